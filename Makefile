@@ -1,0 +1,50 @@
+# iotwin front door: `make demo` and `make test` work on a fresh Debian machine as root.
+SHELL := /bin/bash
+VENV  := .venv
+PY    := $(VENV)/bin/python
+BUILD := build
+JOBS  ?= 2
+
+# Everything the project needs from Debian. Installed only when missing.
+DEBIAN_PACKAGES := build-essential cmake pkg-config git \
+  mpich libmpich-dev libhdf5-mpich-dev hdf5-tools libhdf5-doc \
+  libsimgrid-dev libyaml-dev nlohmann-json3-dev \
+  python3 python3-venv python3-yaml fio
+
+.PHONY: all deps build python demo test lint clean
+
+all: build python
+
+deps: .deps-stamp
+.deps-stamp: Makefile
+	@missing=$$(for p in $(DEBIAN_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "iotwin: installing Debian packages:" $$missing; \
+	  apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; \
+	fi
+	@touch $@
+
+build: deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo > /dev/null
+	cmake --build $(BUILD) -j $(JOBS)
+
+$(VENV)/.stamp: tuner/pyproject.toml | deps
+	python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e 'tuner[dev]'
+	@touch $@
+
+python: $(VENV)/.stamp
+
+lint: python
+	$(VENV)/bin/ruff check tuner tests validation experiments bench
+
+test: build python lint
+	$(PY) -m pytest tests
+
+demo: build python
+	$(VENV)/bin/iotwin demo
+
+clean:
+	rm -rf $(BUILD) $(VENV) .deps-stamp

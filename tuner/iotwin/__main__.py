@@ -1,0 +1,5 @@
+import sys
+
+from iotwin.cli import main
+
+sys.exit(main())

@@ -1,0 +1,1 @@
+"""Subcommands of `iotwin`, one module each (see iotwin.cli)."""

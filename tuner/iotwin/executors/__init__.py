@@ -1,0 +1,1 @@
+"""Executors: where a configuration is measured (see iotwin.executors.base)."""
