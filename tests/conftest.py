@@ -1,0 +1,20 @@
+"""Shared test fixtures. The compiled parts must be built (`make build`) before pytest runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from iotwin import paths
+
+
+@pytest.fixture(scope="session")
+def build_dir() -> Path:
+    return paths.build_dir()
+
+
+@pytest.fixture
+def scratch(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A directory on the real disk for files the kernels write."""
+    return tmp_path_factory.mktemp("scratch")
