@@ -1,0 +1,136 @@
+"""The results store: round trips, WAL durability across processes, schema versioning."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from iotwin.errors import UserError
+from iotwin.store import SCHEMA_VERSION, Store, config_hash, resolve_path
+
+CONFIG = {"mpiio": {"cb_nodes": 2, "cb_config_list": "*:*"}, "hdf5": {"alignment":
+          {"threshold": 0, "boundary": "1MiB"}}}
+
+
+def test_evaluation_round_trip(tmp_path: Path) -> None:
+    with Store(tmp_path / "r.db") as store:
+        campaign = store.create_campaign("tune vpic", kind="tune", spec={"budget": 20})
+        eid = store.add_evaluation(
+            campaign, config=CONFIG, workload="vpic-io --particles 1024", ranks=4,
+            platform="local", source="real", status="ok", repetition=3, measured_s=1.5,
+            rate_mbs=89.5, bytes=134217728, phases={"write_s": 1.0, "sync_s": 0.5},
+            effective=[{"file": "a.h5", "not_effective": []}], details={"generation": 2})
+    with Store(tmp_path / "r.db") as store:
+        (row,) = store.evaluations(campaign)
+        assert row.id == eid
+        assert row.config == CONFIG
+        assert row.config_hash == config_hash(CONFIG)
+        assert (row.workload, row.ranks, row.platform, row.source) == (
+            "vpic-io --particles 1024", 4, "local", "real")
+        assert (row.repetition, row.status, row.measured_s, row.predicted_s) == (3, "ok", 1.5,
+                                                                                 None)
+        assert row.phases == {"write_s": 1.0, "sync_s": 0.5}
+        assert row.effective == [{"file": "a.h5", "not_effective": []}]
+        assert row.details == {"generation": 2}
+        assert store.campaign(campaign).spec == {"budget": 20}
+
+
+def test_filters_select_matching_rows(tmp_path: Path) -> None:
+    with Store(tmp_path / "r.db") as store:
+        for source, status in (("sim", "ok"), ("real", "failed"), ("real", "ok")):
+            store.add_evaluation(None, config=CONFIG, workload="w", ranks=2, platform="p",
+                                 source=source, status=status)
+        store.add_evaluation(None, config={}, workload="w", ranks=2, platform="p",
+                             source="real", status="ok")
+        assert [e.source for e in store.evaluations(status="ok")] == ["sim", "real", "real"]
+        assert len(store.evaluations(source="real", config_hash=config_hash(CONFIG))) == 2
+        assert store.evaluations(ranks=3) == []
+
+
+def test_config_hash_ignores_key_order_but_not_values() -> None:
+    reordered = {"hdf5": CONFIG["hdf5"], "mpiio": {"cb_config_list": "*:*", "cb_nodes": 2}}
+    assert config_hash(reordered) == config_hash(CONFIG)
+    assert config_hash({"mpiio": {"cb_nodes": 4}}) != config_hash({"mpiio": {"cb_nodes": 2}})
+
+
+def test_calibrations_latest_per_platform(tmp_path: Path) -> None:
+    with Store(tmp_path / "r.db") as store:
+        first = store.add_calibration("hopper", {"ost_bw": 1.0}, fit_error=0.2, heldout_error=0.3)
+        store.add_calibration("local", {"ost_bw": 9.0}, fit_error=0.1, heldout_error=None)
+        last = store.add_calibration("hopper", {"ost_bw": 2.0}, fit_error=0.1, heldout_error=0.15)
+        latest = store.latest_calibration("hopper")
+        assert latest is not None and latest.id == last != first
+        assert latest.parameters == {"ost_bw": 2.0}
+        assert store.calibration(first).heldout_error == 0.3
+        assert store.latest_calibration("nowhere") is None
+
+
+def test_database_is_in_wal_mode_with_schema_version(tmp_path: Path) -> None:
+    Store(tmp_path / "r.db").close()
+    raw = sqlite3.connect(tmp_path / "r.db")
+    assert raw.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert raw.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+
+
+def test_row_is_durable_when_writer_is_killed(tmp_path: Path) -> None:
+    """A row added by a process that then dies without closing is readable by another."""
+    db = tmp_path / "r.db"
+    writer = (
+        "import os, sys\n"
+        "from iotwin.store import Store\n"
+        f"s = Store({str(db)!r})\n"
+        "s.add_evaluation(None, config={}, workload='w', ranks=1, platform='p',"
+        " source='real', status='ok', measured_s=2.0)\n"
+        "os._exit(9)\n"  # no close, no commit hook, no atexit
+    )
+    result = subprocess.run([sys.executable, "-c", writer], check=False)
+    assert result.returncode == 9
+    with Store(db) as store:
+        assert [e.measured_s for e in store.evaluations()] == [2.0]
+
+
+def test_reader_sees_rows_while_writer_holds_connection(tmp_path: Path) -> None:
+    with Store(tmp_path / "r.db") as writer, Store(tmp_path / "r.db") as reader:
+        writer.add_evaluation(None, config={}, workload="w", ranks=1, platform="p",
+                              source="sim", status="ok", predicted_s=1.0)
+        assert len(reader.evaluations()) == 1
+
+
+def test_bad_status_is_rejected(tmp_path: Path) -> None:
+    with Store(tmp_path / "r.db") as store, pytest.raises(sqlite3.IntegrityError):
+        store.add_evaluation(None, config={}, workload="w", ranks=1, platform="p",
+                             source="real", status="maybe")  # type: ignore[arg-type]
+
+
+def test_newer_schema_is_refused_by_name(tmp_path: Path) -> None:
+    db = tmp_path / "r.db"
+    Store(db).close()
+    raw = sqlite3.connect(db)
+    raw.execute(f"PRAGMA user_version={SCHEMA_VERSION + 1}")
+    raw.commit()
+    raw.close()
+    with pytest.raises(UserError, match=r"r\.db.*newer"):
+        Store(db)
+
+
+def test_non_database_file_is_a_user_error(tmp_path: Path) -> None:
+    bogus = tmp_path / "notes.txt"
+    bogus.write_text("this is not sqlite " * 100)
+    with pytest.raises(UserError, match=r"notes\.txt"):
+        Store(bogus)
+
+
+def test_store_path_precedence(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("IOTWIN_STORE", raising=False)
+    assert resolve_path(None) == Path("iotwin.db")
+    monkeypatch.setenv("IOTWIN_STORE", "/x/env.db")
+    assert resolve_path(None) == Path("/x/env.db")
+    assert resolve_path("cli.db") == Path("cli.db")
+
+
+def test_unreachable_path_is_a_user_error(tmp_path: Path) -> None:
+    with pytest.raises(UserError, match="no-such-dir"):
+        Store(tmp_path / "no-such-dir" / "r.db")

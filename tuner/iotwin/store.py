@@ -1,0 +1,332 @@
+"""The results store: every evaluation (simulated, real, twin) and calibration, in SQLite.
+
+One file, three tables:
+
+- ``campaigns``: a named group of evaluations (an ``iotwin run``, a tuning campaign, a study)
+  with its spec as JSON, so a killed campaign can be resumed from the store alone.
+- ``evaluations``: one row per measured or predicted repetition of one config on one workload
+  and platform: ``source`` is ``sim`` | ``real`` | ``twin``; ``status`` is ``ok`` | ``failed`` |
+  ``timeout``; the config is kept as YAML text plus a canonical hash to find "already measured"
+  configs; ``effective`` holds what the interposer reported as applied / effective.
+- ``calibrations``: fitted platform parameters with their fit and held-out errors.
+
+The database runs in WAL mode with ``synchronous=FULL`` and every ``add_*`` call is its own
+transaction: a row is on disk when the call returns, so a crash loses nothing measured, and
+readers (a progress display, ``iotwin show``) never block the writer. The schema version is
+SQLite's ``user_version``; opening a newer database than this code knows is an error.
+
+Location: ``--store PATH``, else ``$IOTWIN_STORE``, else ``./iotwin.db`` (see `resolve_path`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+
+from iotwin.errors import UserError
+
+Source = Literal["sim", "real", "twin"]
+Status = Literal["ok", "failed", "timeout"]
+
+SCHEMA_VERSION = 1
+DEFAULT_FILENAME = "iotwin.db"
+
+_SCHEMA = """
+CREATE TABLE campaigns (
+    id       INTEGER PRIMARY KEY,
+    name     TEXT NOT NULL,
+    kind     TEXT NOT NULL,               -- run | tune | calibrate | study | ...
+    spec     TEXT NOT NULL DEFAULT '{}',  -- JSON: what is needed to resume / reproduce it
+    created  REAL NOT NULL                -- seconds since the epoch (UTC)
+);
+CREATE TABLE evaluations (
+    id           INTEGER PRIMARY KEY,
+    campaign_id  INTEGER REFERENCES campaigns(id),
+    config_yaml  TEXT NOT NULL,
+    config_hash  TEXT NOT NULL,
+    workload     TEXT NOT NULL,           -- e.g. "vpic-io --particles 1048576"
+    ranks        INTEGER NOT NULL,
+    platform     TEXT NOT NULL,           -- platform model name, or the machine measured on
+    source       TEXT NOT NULL CHECK (source IN ('sim', 'real', 'twin')),
+    repetition   INTEGER NOT NULL DEFAULT 0,
+    status       TEXT NOT NULL CHECK (status IN ('ok', 'failed', 'timeout')),
+    predicted_s  REAL,
+    measured_s   REAL,
+    rate_mbs     REAL,
+    bytes        INTEGER,
+    phases       TEXT NOT NULL DEFAULT '{}',  -- JSON: phase -> seconds
+    effective    TEXT NOT NULL DEFAULT '[]',  -- JSON: interposer reports, one per file
+    error        TEXT,
+    details      TEXT NOT NULL DEFAULT '{}',  -- JSON: anything else (generation, seed, ...)
+    created      REAL NOT NULL
+);
+CREATE INDEX evaluations_by_campaign ON evaluations(campaign_id);
+CREATE INDEX evaluations_by_config ON evaluations(config_hash, workload, ranks, platform);
+CREATE TABLE calibrations (
+    id             INTEGER PRIMARY KEY,
+    campaign_id    INTEGER REFERENCES campaigns(id),
+    platform       TEXT NOT NULL,
+    parameters     TEXT NOT NULL,         -- JSON: parameter -> fitted value
+    fit_error      REAL,
+    heldout_error  REAL,
+    details        TEXT NOT NULL DEFAULT '{}',
+    created        REAL NOT NULL
+);
+CREATE INDEX calibrations_by_platform ON calibrations(platform, created);
+"""
+
+
+def config_hash(config: Mapping[str, Any]) -> str:
+    """Canonical hash of a config: the same settings give the same hash whatever the key order."""
+    canonical = json.dumps(config, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(canonical.encode()).hexdigest()[:20]
+
+
+def resolve_path(cli_value: str | os.PathLike[str] | None = None) -> Path:
+    """The store to use: the ``--store`` value, else ``$IOTWIN_STORE``, else ``./iotwin.db``."""
+    return Path(cli_value or os.environ.get("IOTWIN_STORE") or DEFAULT_FILENAME)
+
+
+def add_store_argument(parser: argparse.ArgumentParser) -> None:
+    """The ``--store PATH`` option every command that reads or writes results shares."""
+    parser.add_argument("--store", metavar="PATH", default=None,
+                        help="results database (default: $IOTWIN_STORE, else ./iotwin.db)")
+
+
+@dataclass(frozen=True)
+class Campaign:
+    id: int
+    name: str
+    kind: str
+    spec: dict[str, Any]
+    created: float
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """One row of ``evaluations``; ``config`` is the parsed ``config_yaml``."""
+
+    id: int
+    campaign_id: int | None
+    config: dict[str, Any]
+    config_hash: str
+    workload: str
+    ranks: int
+    platform: str
+    source: Source
+    repetition: int
+    status: Status
+    predicted_s: float | None
+    measured_s: float | None
+    rate_mbs: float | None
+    bytes: int | None
+    phases: dict[str, float]
+    effective: list[dict[str, Any]]
+    error: str | None
+    details: dict[str, Any]
+    created: float
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+
+@dataclass(frozen=True)
+class Calibration:
+    id: int
+    campaign_id: int | None
+    platform: str
+    parameters: dict[str, float]
+    fit_error: float | None
+    heldout_error: float | None
+    details: dict[str, Any]
+    created: float
+
+
+_JSON_COLUMNS = {"spec", "phases", "effective", "details", "parameters"}
+
+
+def _decode_row(row: sqlite3.Row) -> dict[str, Any]:
+    decoded = {key: (json.loads(row[key]) if key in _JSON_COLUMNS else row[key])
+               for key in row.keys()}  # noqa: SIM118 (sqlite3.Row is not a dict)
+    if "config_yaml" in decoded:
+        decoded["config"] = yaml.safe_load(decoded.pop("config_yaml")) or {}
+    return decoded
+
+
+class Store:
+    """An open results database. Use as a context manager, or call `close`.
+
+    >>> with Store("iotwin.db") as store:
+    ...     cid = store.create_campaign("demo", kind="run")
+    ...     store.add_evaluation(cid, config={}, workload="vpic-io", ranks=4,
+    ...                          platform="local", source="real", status="ok", measured_s=1.2)
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        # isolation_level=None: autocommit, so each add_* is one committed transaction.
+        try:
+            self._db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
+        except sqlite3.DatabaseError as error:
+            raise UserError(f"{self.path}: cannot open the results store: {error}") from error
+        self._db.row_factory = sqlite3.Row
+        try:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.execute("PRAGMA foreign_keys=ON")
+            self._migrate()
+        except sqlite3.DatabaseError as error:
+            self._db.close()
+            raise UserError(f"{self.path}: cannot open as an iotwin store: {error}") from error
+
+    def _migrate(self) -> None:
+        version = self._db.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise UserError(f"{self.path}: store schema v{version} is newer than this iotwin "
+                            f"(v{SCHEMA_VERSION}); upgrade iotwin")
+        if version == 0:
+            self._create_schema()
+
+    def _create_schema(self) -> None:
+        # IMMEDIATE takes the write lock first, so two processes opening a new store at
+        # once do not both create the tables; the loser sees the version and stops.
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            if self._db.execute("PRAGMA user_version").fetchone()[0] == 0:
+                for statement in _SCHEMA.split(";"):
+                    if statement.strip():
+                        self._db.execute(statement)
+                self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            self._db.execute("COMMIT")
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _insert(self, table: str, values: Mapping[str, Any]) -> int:
+        columns = ", ".join(values)
+        marks = ", ".join("?" for _ in values)
+        cursor = self._db.execute(f"INSERT INTO {table} ({columns}) VALUES ({marks})",
+                                  tuple(values.values()))
+        assert cursor.lastrowid is not None
+        return cursor.lastrowid
+
+    # -- campaigns ----------------------------------------------------------------------------
+
+    def create_campaign(self, name: str, *, kind: str,
+                        spec: Mapping[str, Any] | None = None) -> int:
+        """A new campaign; returns its id."""
+        return self._insert("campaigns", {"name": name, "kind": kind,
+                                          "spec": json.dumps(dict(spec or {})),
+                                          "created": time.time()})
+
+    def campaign(self, campaign_id: int) -> Campaign:
+        row = self._db.execute("SELECT * FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()
+        if row is None:
+            raise UserError(f"{self.path}: no campaign {campaign_id}")
+        return Campaign(**_decode_row(row))
+
+    def campaigns(self, kind: str | None = None) -> list[Campaign]:
+        query, params = "SELECT * FROM campaigns", ()
+        if kind is not None:
+            query, params = query + " WHERE kind = ?", (kind,)
+        rows = self._db.execute(query + " ORDER BY id", params)
+        return [Campaign(**_decode_row(row)) for row in rows]
+
+    # -- evaluations --------------------------------------------------------------------------
+
+    def add_evaluation(self, campaign_id: int | None, *, config: Mapping[str, Any],
+                       workload: str, ranks: int, platform: str, source: Source,
+                       status: Status, repetition: int = 0,
+                       predicted_s: float | None = None, measured_s: float | None = None,
+                       rate_mbs: float | None = None, bytes: int | None = None,
+                       phases: Mapping[str, float] | None = None,
+                       effective: list[dict[str, Any]] | None = None,
+                       error: str | None = None,
+                       details: Mapping[str, Any] | None = None) -> int:
+        """Record one repetition; committed (durable) when this returns. Returns its id."""
+        return self._insert("evaluations", {
+            "campaign_id": campaign_id,
+            "config_yaml": yaml.safe_dump(dict(config), sort_keys=True),
+            "config_hash": config_hash(config),
+            "workload": workload, "ranks": ranks, "platform": platform, "source": source,
+            "repetition": repetition, "status": status,
+            "predicted_s": predicted_s, "measured_s": measured_s, "rate_mbs": rate_mbs,
+            "bytes": bytes,
+            "phases": json.dumps(dict(phases or {})),
+            "effective": json.dumps(effective or []),
+            "error": error,
+            "details": json.dumps(dict(details or {})),
+            "created": time.time(),
+        })
+
+    def evaluations(self, campaign_id: int | None = None, *, source: Source | None = None,
+                    status: Status | None = None, config_hash: str | None = None,
+                    workload: str | None = None, ranks: int | None = None,
+                    platform: str | None = None) -> list[Evaluation]:
+        """Evaluations matching every given filter, oldest first."""
+        filters = {"campaign_id": campaign_id, "source": source, "status": status,
+                   "config_hash": config_hash, "workload": workload, "ranks": ranks,
+                   "platform": platform}
+        given = {column: value for column, value in filters.items() if value is not None}
+        where = " AND ".join(f"{column} = ?" for column in given) or "1"
+        rows = self._db.execute(f"SELECT * FROM evaluations WHERE {where} ORDER BY id",
+                                tuple(given.values()))
+        return [Evaluation(**_decode_row(row)) for row in rows]
+
+    def iter_evaluations(self) -> Iterator[Evaluation]:
+        """Every evaluation, oldest first, without loading them all at once."""
+        for row in self._db.execute("SELECT * FROM evaluations ORDER BY id"):
+            yield Evaluation(**_decode_row(row))
+
+    # -- calibrations -------------------------------------------------------------------------
+
+    def add_calibration(self, platform: str, parameters: Mapping[str, float], *,
+                        fit_error: float | None, heldout_error: float | None,
+                        campaign_id: int | None = None,
+                        details: Mapping[str, Any] | None = None) -> int:
+        """Record a fitted platform model; returns its id (``fitted: <id>`` in platform YAML)."""
+        return self._insert("calibrations", {
+            "campaign_id": campaign_id, "platform": platform,
+            "parameters": json.dumps(dict(parameters)),
+            "fit_error": fit_error, "heldout_error": heldout_error,
+            "details": json.dumps(dict(details or {})), "created": time.time(),
+        })
+
+    def calibration(self, calibration_id: int) -> Calibration:
+        row = self._db.execute("SELECT * FROM calibrations WHERE id = ?",
+                               (calibration_id,)).fetchone()
+        if row is None:
+            raise UserError(f"{self.path}: no calibration {calibration_id}")
+        return Calibration(**_decode_row(row))
+
+    def calibrations(self, platform: str | None = None) -> list[Calibration]:
+        """Calibrations (of one platform if given), oldest first."""
+        query, params = "SELECT * FROM calibrations", ()
+        if platform is not None:
+            query, params = query + " WHERE platform = ?", (platform,)
+        rows = self._db.execute(query + " ORDER BY id", params)
+        return [Calibration(**_decode_row(row)) for row in rows]
+
+    def latest_calibration(self, platform: str) -> Calibration | None:
+        found = self.calibrations(platform)
+        return found[-1] if found else None
