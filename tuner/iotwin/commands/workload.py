@@ -1,0 +1,34 @@
+"""`iotwin workload`: make workload files (sim-models/WORKLOAD.md) from other descriptions."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from iotwin.replication.darshan_workload import workload_from_log
+from iotwin.replication.output import workload_text, write_atomically
+
+
+def _from_darshan(args: argparse.Namespace) -> int:
+    # everything is read and built before the output file is touched
+    text = workload_text(workload_from_log(Path(args.log)))
+    if args.output:
+        write_atomically(Path(args.output), text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("workload", help="make workload files",
+                                   description=__doc__)
+    actions = parser.add_subparsers(title="actions", metavar="ACTION", required=True)
+    darshan = actions.add_parser(
+        "from-darshan", help="replicate the writes recorded in a Darshan log",
+        description="Characterise the files, datasets, access sizes and transfer modes an "
+        "application wrote (MPI-IO and HDF5 modules) and write them as a workload.")
+    darshan.add_argument("log", metavar="LOG.darshan")
+    darshan.add_argument("-o", "--output", metavar="W.yaml",
+                         help="output file (default: standard output)")
+    darshan.set_defaults(func=_from_darshan)

@@ -1,0 +1,26 @@
+"""Writing a workload file all at once: a failed run leaves no partial file behind."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+
+def workload_text(work: dict[str, Any]) -> str:
+    return yaml.safe_dump(work, sort_keys=False, default_flow_style=None, width=100)
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write to a temporary file next to ``path``, then rename it into place."""
+    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or ".")
+    try:
+        with os.fdopen(fd, "w") as handle:
+            handle.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
