@@ -81,6 +81,47 @@ void decomp_free(decomposition *d)
     }
 }
 
+static void sort_descending(uint64_t v[], int n)
+{
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && v[j] > v[j - 1]; j--) {
+            uint64_t t = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = t;
+        }
+}
+
+/* Prime factors largest first, each given to the axis with the smallest product so far. */
+int decomp_grid_create(uint64_t nwriters, int ndims, uint64_t grid[])
+{
+    if (nwriters == 0 || ndims < 1 || ndims > DECOMP_MAX_DIMS)
+        return -1;
+    uint64_t factors[64];
+    int nfactors = 0;
+    for (uint64_t n = nwriters, p = 2; n > 1;) {
+        if (p * p > n)
+            p = n;
+        if (n % p == 0) {
+            factors[nfactors++] = p;
+            n /= p;
+        } else {
+            p++;
+        }
+    }
+    sort_descending(factors, nfactors);
+    for (int a = 0; a < ndims; a++)
+        grid[a] = 1;
+    for (int f = 0; f < nfactors; f++) {
+        int smallest = 0;
+        for (int a = 1; a < ndims; a++)
+            if (grid[a] < grid[smallest])
+                smallest = a;
+        grid[smallest] *= factors[f];
+    }
+    sort_descending(grid, ndims);
+    return 0;
+}
+
 uint64_t decomp_writers(const decomposition *d)
 {
     uint64_t n = 1;

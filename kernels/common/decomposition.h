@@ -33,6 +33,11 @@ int decomp_init_listed(decomposition *d, int ndims, const uint64_t grid[],
                        const uint64_t *const extents[]);
 void decomp_free(decomposition *d);
 
+/* A process grid for nwriters writers over ndims axes, as MPI_Dims_create chooses one: the
+ * factors as close to each other as the prime factorisation allows, in non-increasing order.
+ * Computed without MPI so that a run of any size can be described. */
+int decomp_grid_create(uint64_t nwriters, int ndims, uint64_t grid[]);
+
 uint64_t decomp_writers(const decomposition *d);
 void decomp_dims(const decomposition *d, uint64_t dims[]);
 void decomp_block(const decomposition *d, uint64_t writer, uint64_t start[], uint64_t count[]);

@@ -1,0 +1,31 @@
+/* The HDF5 side of a kernel run: one shared file through the MPI-IO driver, datasets written
+ * as the layout says, synced to storage, closed. Every function is collective; on failure it
+ * returns -1 with a message naming the file or dataset. */
+#ifndef IOTWIN_H5OUTPUT_H
+#define IOTWIN_H5OUTPUT_H
+
+#include <hdf5.h>
+#include <mpi.h>
+#include <stddef.h>
+
+#include "layout.h"
+
+typedef struct {
+    hid_t file;
+    hid_t dxpl;
+    const char *path;
+    int rank;
+} h5_output;
+
+/* Whether this HDF5 has a multi-dataset write (H5Dwrite_multi, HDF5 >= 1.14). */
+int h5_has_multi_write(void);
+
+int h5_output_create(h5_output *o, const char *path, int independent, char *err, size_t errlen);
+/* Creates and writes every dataset of the layout, in order (one call when l->one_call). */
+int h5_output_write(h5_output *o, const layout *l, char *err, size_t errlen);
+/* Gets the file's data to storage: H5Fflush(H5F_SCOPE_GLOBAL), which in the MPI-IO driver ends
+ * in MPI_File_sync (ROMIO: fsync on every rank that has the file open). */
+int h5_output_sync(h5_output *o, char *err, size_t errlen);
+int h5_output_close(h5_output *o, char *err, size_t errlen);
+
+#endif

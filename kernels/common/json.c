@@ -1,0 +1,23 @@
+#include "json.h"
+
+void json_string(FILE *out, const char *text)
+{
+    fputc('"', out);
+    for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
+        if (*c == '"' || *c == '\\')
+            fprintf(out, "\\%c", *c);
+        else if (*c < 0x20)
+            fprintf(out, "\\u%04x", *c);
+        else
+            fputc(*c, out);
+    }
+    fputc('"', out);
+}
+
+void json_uint_list(FILE *out, int n, const uint64_t values[])
+{
+    fputc('[', out);
+    for (int i = 0; i < n; i++)
+        fprintf(out, "%s%llu", i ? ", " : "", (unsigned long long)values[i]);
+    fputc(']', out);
+}

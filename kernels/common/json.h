@@ -1,0 +1,11 @@
+/* The few JSON writing helpers the kernels need (their output is one flat object per line). */
+#ifndef IOTWIN_JSON_H
+#define IOTWIN_JSON_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+void json_string(FILE *out, const char *text);
+void json_uint_list(FILE *out, int n, const uint64_t values[]);
+
+#endif

@@ -1,0 +1,195 @@
+#include "kernel.h"
+
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "h5output.h"
+#include "json.h"
+#include "workload.h"
+
+#define EXIT_BAD_ARGUMENTS 2
+
+typedef struct {
+    const char *file;
+    int independent, sync, describe, help;
+    uint64_t ranks; /* 0: not given */
+    int one_call_requested;
+} common_settings;
+
+typedef struct {
+    double open_s, write_s, sync_s, close_s;
+} phase_times;
+
+/* Before MPI_Init the rank is only known from the launcher's environment (MPICH's Hydra sets
+ * PMI_RANK); used so that a bad command line is reported once, not once per rank. */
+static int is_first_launched_rank(void)
+{
+    const char *rank = getenv("PMI_RANK");
+    return !rank || strcmp(rank, "0") == 0;
+}
+
+static int fail_arguments(const kernel_def *k, const char *message)
+{
+    if (is_first_launched_rank())
+        fprintf(stderr, "%s: error: %s\n", k->name, message);
+    return EXIT_BAD_ARGUMENTS;
+}
+
+static void print_help(const kernel_def *k, const kernel_option *const tables[], size_t n)
+{
+    printf("usage: %s [options]\n\n%s\n\nOptions:\n", k->name, k->summary);
+    options_print_help(stdout, tables, n);
+    printf("\nPrints one JSON line (rank 0): bytes, open/write/sync/close times, rate_mbs.\n");
+}
+
+static char *command_line(int argc, char **argv, const char *name)
+{
+    size_t len = strlen(name) + 1;
+    for (int i = 1; i < argc; i++)
+        len += strlen(argv[i]) + 1;
+    char *line = malloc(len);
+    if (!line)
+        return NULL;
+    strcpy(line, name);
+    for (int i = 1; i < argc; i++)
+        strcat(strcat(line, " "), argv[i]);
+    return line;
+}
+
+static int describe(int argc, char **argv, const kernel_def *k, const common_settings *c,
+                    const layout *l)
+{
+    char *source = command_line(argc, argv, k->name);
+    workload_run run = {k->name, source ? source : k->name, c->file, k->role,
+                        c->ranks ? c->ranks : 1, c->independent, c->sync};
+    workload_print(stdout, &run, l);
+    free(source);
+    return 0;
+}
+
+static double phase_start(void)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+    return MPI_Wtime();
+}
+
+static void die_on(int failed, const kernel_def *k, const char *err)
+{
+    if (!failed)
+        return;
+    fprintf(stderr, "%s: error: %s\n", k->name, err);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+/* Each phase starts after a barrier, so rank 0's clock covers the slowest rank. */
+static phase_times run_phases(const kernel_def *k, const common_settings *c, const layout *l)
+{
+    char err[512];
+    h5_output out;
+    phase_times t = {0, 0, 0, 0};
+    double start = phase_start();
+    die_on(h5_output_create(&out, c->file, c->independent, err, sizeof err), k, err);
+    double opened = phase_start();
+    die_on(h5_output_write(&out, l, err, sizeof err), k, err);
+    double written = phase_start();
+    if (c->sync)
+        die_on(h5_output_sync(&out, err, sizeof err), k, err);
+    double synced = phase_start();
+    die_on(h5_output_close(&out, err, sizeof err), k, err);
+    double closed = phase_start();
+    t.open_s = opened - start;
+    t.write_s = written - opened;
+    t.sync_s = synced - written;
+    t.close_s = closed - synced;
+    return t;
+}
+
+static void print_report(const kernel_def *k, const common_settings *c, int ranks,
+                         const layout *l, const phase_times *t,
+                         const kernel_option *const tables[], size_t ntables)
+{
+    double total = t->open_s + t->write_s + t->sync_s + t->close_s;
+    uint64_t bytes = layout_bytes(l);
+    printf("{\"kernel\": \"%s\", \"ranks\": %d, \"file\": ", k->name, ranks);
+    json_string(stdout, c->file);
+    printf(", \"bytes\": %llu, \"datasets\": %zu, \"open_s\": %.6f, \"write_s\": %.6f, "
+           "\"sync_s\": %.6f, \"close_s\": %.6f, \"total_s\": %.6f, \"rate_mbs\": %.3f, "
+           "\"params\": {",
+           (unsigned long long)bytes, l->count, t->open_s, t->write_s, t->sync_s, t->close_s,
+           total, total > 0 ? (double)bytes / 1e6 / total : 0.0);
+    options_write_params(stdout, tables, ntables);
+    printf(", \"transfer\": \"%s\", \"hdf5\": \"%d.%d.%d\"}}\n",
+           c->independent ? "independent" : "collective", H5_VERS_MAJOR, H5_VERS_MINOR,
+           H5_VERS_RELEASE);
+    fflush(stdout);
+}
+
+static int run(const kernel_def *k, common_settings *c, const kernel_option *const tables[],
+               size_t ntables)
+{
+    int rank, size, status = 0;
+    char err[512] = "";
+    MPI_Init(NULL, NULL);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    layout l = {0};
+    run_shape shape = {(uint64_t)size, c->independent};
+    if (c->ranks && c->ranks != (uint64_t)size)
+        snprintf(err, sizeof err, "--ranks %llu differs from the %d ranks of this run "
+                 "(--ranks is for --describe)", (unsigned long long)c->ranks, size);
+    else if (k->lay_out(&shape, &l, err, sizeof err) == 0 && l.one_call && !h5_has_multi_write())
+        snprintf(err, sizeof err, "writing all datasets in one call needs H5Dwrite_multi "
+                 "(HDF5 >= 1.14); this HDF5 is %d.%d.%d, where every dataset is its own "
+                 "H5Dwrite (run without the option, or describe it with --describe)",
+                 H5_VERS_MAJOR, H5_VERS_MINOR, H5_VERS_RELEASE);
+    if (*err) {
+        if (rank == 0)
+            fprintf(stderr, "%s: error: %s\n", k->name, err);
+        status = EXIT_BAD_ARGUMENTS;
+    } else {
+        phase_times t = run_phases(k, c, &l);
+        if (rank == 0)
+            print_report(k, c, size, &l, &t, tables, ntables);
+    }
+    layout_free(&l);
+    MPI_Finalize();
+    return status;
+}
+
+int kernel_main(int argc, char **argv, const kernel_def *k)
+{
+    char default_file[128], err[512];
+    snprintf(default_file, sizeof default_file, "%s.h5", k->name);
+    common_settings c = {default_file, 0, 1, 0, 0, 0, 0};
+    const kernel_option common[] = {
+        {"file", OPT_TEXT, &c.file, 0, 0, "output file (default: KERNEL.h5)", NULL},
+        {"independent", OPT_SWITCH, &c.independent, 1, 0,
+         "independent transfers (default: collective)", NULL},
+        {"sync", OPT_SWITCH, &c.sync, 1, 0,
+         "flush to storage inside the timed region (default)", "sync"},
+        {"no-sync", OPT_SWITCH, &c.sync, 0, 0, "do not flush to storage", NULL},
+        {"describe", OPT_SWITCH, &c.describe, 1, 0,
+         "print the workload (sim-models/WORKLOAD.md) as JSON, write nothing", NULL},
+        {"ranks", OPT_COUNT, &c.ranks, 0, 0, "ranks to describe (default 1)", NULL},
+        {"help", OPT_SWITCH, &c.help, 1, 0, "this help", NULL},
+        {NULL, 0, NULL, 0, 0, NULL, NULL},
+    };
+    const kernel_option *const tables[] = {k->options, common};
+    size_t ntables = 2;
+    if (options_parse(argc, argv, tables, ntables, err, sizeof err))
+        return fail_arguments(k, err);
+    if (c.help) {
+        print_help(k, tables, ntables);
+        return 0;
+    }
+    if (!c.describe)
+        return run(k, &c, tables, ntables);
+    layout l = {0};
+    run_shape shape = {c.ranks ? c.ranks : 1, c.independent};
+    int status = k->lay_out(&shape, &l, err, sizeof err) ? fail_arguments(k, err)
+                                                          : describe(argc, argv, k, &c, &l);
+    layout_free(&l);
+    return status;
+}

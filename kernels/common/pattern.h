@@ -1,0 +1,19 @@
+/* The values the kernels write, so that a reader can check every element without a copy:
+ * element g (row-major index in the whole dataset) of the k-th dataset in write order holds
+ *     (k * 1000003 + g) mod 2^23
+ * which every element type (float32, float64, int32) represents exactly. */
+#ifndef IOTWIN_PATTERN_H
+#define IOTWIN_PATTERN_H
+
+#include <stdint.h>
+
+#include "layout.h"
+
+#define PATTERN_DATASET_STRIDE 1000003u
+#define PATTERN_MODULUS (1u << 23)
+
+/* Fills buf with the values of the block (start, count) of dataset k whose global dims are dims. */
+void pattern_fill(void *buf, element_type type, uint64_t k, int ndims, const uint64_t dims[],
+                  const uint64_t start[], const uint64_t count[]);
+
+#endif
