@@ -1,0 +1,475 @@
+"""The tuning config: load, validate, write, and resolve what applies to one file or dataset.
+
+The schema (``data/config-schema.yaml``) is the single definition of the keys; the interposer's
+C key table is generated from it by ``interposer/gen_key_table.py``, which reuses
+:func:`load_schema` and :meth:`Key.expected`, so both sides phrase errors the same way.
+
+YAML is read with a deliberately small resolver (as YAML 1.2's core schema): plain ``true`` /
+``false`` are booleans, plain decimal digits are integers, everything else is a string. The C
+side (libyaml) resolves scalars by the same rules, so ``010`` or ``yes`` cannot mean one thing
+to the validator and another to the interposer.
+"""
+
+from __future__ import annotations
+
+import copy
+import fnmatch
+import functools
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from iotwin import paths
+from iotwin.errors import UserError
+from iotwin.units import format_size, parse_size
+
+#: blocks of settings, in the order they are applied to a file
+BLOCKS = ("lustre", "mpiio", "hdf5", "dataset")
+
+
+class ConfigError(UserError):
+    """A tuning config that cannot be used; the message names the file and the key path."""
+
+
+@dataclass(frozen=True)
+class Key:
+    """One key of the schema, with its type and bounds."""
+
+    name: str
+    type: str
+    min: int | None = None
+    max: int | None = None
+    multiple_of: int | None = None
+    values: tuple[str, ...] = ()
+    hint: str | None = None
+    required: bool = False
+    exclusive_with: str | None = None
+    fields: dict[str, Key] = field(default_factory=dict)
+    expected_phrase: str | None = None
+    doc: str = ""
+
+    def expected(self) -> str:
+        """What a valid value looks like, as error messages say it ("expected <this>")."""
+        if self.expected_phrase:
+            return self.expected_phrase
+        if self.type == "int":
+            return _int_phrase(self.min, self.max)
+        if self.type == "size":
+            return _size_phrase(self.min, self.multiple_of)
+        if self.type == "enum":
+            return "one of " + ", ".join(self.values)
+        if self.type == "record":
+            return "a mapping with keys " + ", ".join(self.fields)
+        return _TYPE_PHRASES[self.type]
+
+
+_TYPE_PHRASES = {
+    "bool": "true or false",
+    "string": "a string",
+    "string-map": "a mapping of names to strings",
+    "int-list": "a list of positive integers",
+}
+
+
+def _int_phrase(low: int | None, high: int | None) -> str:
+    if low is not None and low == high:
+        return str(low)
+    if low == 1 and high is None:
+        return "a positive integer"
+    if low is not None and high is not None:
+        return f"an integer from {low} to {high}"
+    if low is not None:
+        return f"an integer >= {low}"
+    return "an integer"
+
+
+def _size_phrase(low: int | None, multiple_of: int | None) -> str:
+    if multiple_of:
+        return f"a size that is a multiple of {format_size(multiple_of)}"
+    if low:
+        return "a positive size such as 4MiB" if low == 1 else f"a size of at least {low}"
+    return "a size such as 4MiB"
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Where keys may appear: the top level, a `files` entry, or a `datasets` entry."""
+
+    name: str
+    keys: dict[str, Key]
+    blocks: tuple[str, ...] = ()
+    lists: dict[str, str] = field(default_factory=dict)  # list key -> scope of its entries
+    inline: str | None = None  # a block whose keys sit directly in this scope
+
+
+@dataclass(frozen=True)
+class Schema:
+    blocks: dict[str, dict[str, Key]]
+    scopes: dict[str, Scope]
+
+    def allowed_keys(self, scope: Scope) -> list[str]:
+        inline = list(self.blocks[scope.inline]) if scope.inline else []
+        return [*scope.keys, *scope.blocks, *scope.lists, *inline]
+
+
+def schema_path() -> Path:
+    return paths.data_dir() / "config-schema.yaml"
+
+
+@functools.lru_cache(maxsize=1)
+def load_schema(path: Path | None = None) -> Schema:
+    raw = yaml.safe_load((path or schema_path()).read_text())
+    blocks = {name: _keys(spec) for name, spec in raw["blocks"].items()}
+    scopes = {name: _scope(name, spec) for name, spec in raw["document"].items()}
+    return Schema(blocks, scopes)
+
+
+def _keys(specs: dict[str, dict[str, Any]]) -> dict[str, Key]:
+    return {name: _key(name, spec) for name, spec in specs.items()}
+
+
+def _key(name: str, spec: dict[str, Any]) -> Key:
+    return Key(
+        name=name,
+        type=spec["type"],
+        min=_size_bound(spec.get("min")),
+        max=_size_bound(spec.get("max")),
+        multiple_of=_size_bound(spec.get("multiple_of")),
+        values=tuple(spec.get("values", ())),
+        hint=spec.get("hint"),
+        required=bool(spec.get("required", False)),
+        exclusive_with=spec.get("exclusive_with"),
+        fields=_keys(spec.get("fields", {})),
+        expected_phrase=spec.get("expected"),
+        doc=spec.get("doc", ""),
+    )
+
+
+def _size_bound(value: int | str | None) -> int | None:
+    if value is None or isinstance(value, int):
+        return value
+    return parse_size(value)
+
+
+def _scope(name: str, spec: dict[str, Any]) -> Scope:
+    return Scope(name=name, keys=_keys(spec.get("keys", {})),
+                 blocks=tuple(spec.get("blocks", ())), lists=dict(spec.get("lists", {})),
+                 inline=spec.get("inline"))
+
+
+# --- reading YAML ------------------------------------------------------------------------
+
+class _DuplicateKey(Exception):
+    def __init__(self, key: str, line: int) -> None:
+        super().__init__(f"line {line}: duplicate key '{key}'")
+
+
+class _ConfigLoader(yaml.SafeLoader):
+    """SafeLoader with YAML 1.2 core-schema scalars and duplicate keys refused."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if isinstance(key, str | int) and key in seen:
+                raise _DuplicateKey(str(key), key_node.start_mark.line + 1)
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
+_ConfigLoader.yaml_implicit_resolvers = {}
+_ConfigLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF"))
+_ConfigLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:int", re.compile(r"^[-+]?[0-9]+$"), list("-+0123456789"))
+_ConfigLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:null", re.compile(r"^(?:~|null|Null|NULL|)$"), ["~", "n", "N", ""])
+_ConfigLoader.add_constructor(
+    "tag:yaml.org,2002:int", lambda loader, node: int(loader.construct_scalar(node), 10))
+
+
+def parse_yaml(text: str, source: str) -> Any:
+    try:
+        return yaml.load(text, Loader=_ConfigLoader)
+    except _DuplicateKey as error:
+        raise ConfigError(f"{source}: {error}") from None
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f"line {mark.line + 1}: " if mark else ""
+        problem = getattr(error, "problem", None) or str(error)
+        raise ConfigError(f"{source}: {where}malformed YAML: {problem}") from None
+
+
+def load_config(path: str | Path) -> dict[str, Any]:
+    """Read and validate a config file; sizes come back as byte counts."""
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot read the config: {error.strerror}") from None
+    return validate_config(parse_yaml(text, str(path)), str(path))
+
+
+# --- validation ------------------------------------------------------------------------------
+
+def describe(value: Any) -> str:
+    """A value as error messages quote it (the C side prints the same)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, list):
+        return "a list"
+    return "a mapping" if isinstance(value, dict) else json.dumps(str(value))
+
+
+def validate_config(data: Any, source: str) -> dict[str, Any]:
+    """The normalised config (sizes as ints), or ConfigError naming ``source`` and the key path."""
+    if data is None:
+        return {}
+    return _Validator(load_schema(), source).scope(data, "top", "")
+
+
+class _Validator:
+    def __init__(self, schema: Schema, source: str) -> None:
+        self.schema = schema
+        self.source = source
+
+    def fail(self, path: str, message: str) -> ConfigError:
+        return ConfigError(f"{self.source}: {path}: {message}" if path else
+                           f"{self.source}: {message}")
+
+    def mapping(self, value: Any, path: str, what: str) -> dict[Any, Any]:
+        if not isinstance(value, dict):
+            raise self.fail(path, f"expected {what}, got {describe(value)}")
+        return value
+
+    def scope(self, data: Any, scope_name: str, path: str) -> dict[str, Any]:
+        scope = self.schema.scopes[scope_name]
+        mapping = self.mapping(data, path, "a mapping of config blocks")
+        allowed = self.schema.allowed_keys(scope)
+        result: dict[str, Any] = {}
+        for name, value in mapping.items():
+            key_path = _join(path, str(name))
+            if name in scope.keys:
+                result[name] = self.value(scope.keys[name], value, key_path)
+            elif name in scope.blocks:
+                result[name] = self.block(name, value, key_path)
+            elif name in scope.lists:
+                result[name] = self.entries(scope.lists[name], value, key_path)
+            elif scope.inline and name in self.schema.blocks[scope.inline]:
+                result[name] = self.value(self.schema.blocks[scope.inline][name], value, key_path)
+            else:
+                raise self.fail(key_path, "unknown key (expected one of " + ", ".join(allowed)
+                                + ")")
+        self.check_required(scope.keys, result, path)
+        if scope.inline:
+            self.check_exclusive(self.schema.blocks[scope.inline], result, path)
+        return result
+
+    def block(self, block: str, value: Any, path: str) -> dict[str, Any]:
+        keys = self.schema.blocks[block]
+        mapping = self.mapping(value, path, f"a mapping of {block} settings")
+        result = self.keyed(keys, mapping, path)
+        self.check_exclusive(keys, result, path)
+        return result
+
+    def keyed(self, keys: dict[str, Key], mapping: dict[Any, Any], path: str) -> dict[str, Any]:
+        result = {}
+        for name, value in mapping.items():
+            key_path = _join(path, str(name))
+            if name not in keys:
+                raise self.fail(key_path, "unknown key (expected one of " + ", ".join(keys)
+                                + ")")
+            result[name] = self.value(keys[name], value, key_path)
+        return result
+
+    def entries(self, scope_name: str, value: Any, path: str) -> list[dict[str, Any]]:
+        if not isinstance(value, list):
+            raise self.fail(path, f"expected a list of {scope_name} blocks, got {describe(value)}")
+        return [self.scope(item, scope_name, f"{path}[{i}]") for i, item in enumerate(value)]
+
+    def check_required(self, keys: dict[str, Key], result: dict[str, Any], path: str) -> None:
+        for name, key in keys.items():
+            if key.required and name not in result:
+                raise self.fail(_join(path, name), "required key is missing")
+
+    def check_exclusive(self, keys: dict[str, Key], result: dict[str, Any], path: str) -> None:
+        for name, key in keys.items():
+            if key.exclusive_with and name in result and key.exclusive_with in result:
+                raise self.fail(_join(path, name), f"cannot be combined with {key.exclusive_with}")
+
+    def value(self, key: Key, value: Any, path: str) -> Any:
+        checked = _CHECKS[key.type](self, key, value, path)
+        if checked is _INVALID:
+            raise self.fail(path, f"expected {key.expected()}, got {describe(value)}")
+        return checked
+
+    def check_int(self, key: Key, value: Any, path: str) -> Any:
+        if not isinstance(value, int) or isinstance(value, bool) or not _in_bounds(key, value):
+            return _INVALID
+        return value
+
+    def check_size(self, key: Key, value: Any, path: str) -> Any:
+        if isinstance(value, int | str) and not isinstance(value, bool):
+            try:
+                size = parse_size(value)
+            except ValueError:
+                return _INVALID
+            if _in_bounds(key, size):
+                return size
+        return _INVALID
+
+    def check_bool(self, key: Key, value: Any, path: str) -> Any:
+        return value if isinstance(value, bool) else _INVALID
+
+    def check_enum(self, key: Key, value: Any, path: str) -> Any:
+        return value if isinstance(value, str) and value in key.values else _INVALID
+
+    def check_string(self, key: Key, value: Any, path: str) -> Any:
+        if not isinstance(value, str):
+            return _INVALID
+        if key.name == "match" and "[^" in value:
+            raise self.fail(path, "'[^' means different things to fnmatch implementations; "
+                            "write '[!' to negate a set")
+        return value
+
+    def check_string_map(self, key: Key, value: Any, path: str) -> Any:
+        if not isinstance(value, dict):
+            return _INVALID
+        result = {}
+        for name, item in value.items():
+            if not isinstance(name, str) or isinstance(item, dict | list) or item is None:
+                raise self.fail(_join(path, str(name)),
+                                f"expected a string value, got {describe(item)}")
+            result[name] = describe(item) if not isinstance(item, str) else item
+        return result
+
+    def check_int_list(self, key: Key, value: Any, path: str) -> Any:
+        if not isinstance(value, list) or not value:
+            return _INVALID
+        for i, item in enumerate(value):
+            if not isinstance(item, int) or isinstance(item, bool) or item < 1:
+                raise self.fail(f"{path}[{i}]",
+                                f"expected a positive integer, got {describe(item)}")
+        return list(value)
+
+    def check_record(self, key: Key, value: Any, path: str) -> Any:
+        if not isinstance(value, dict):
+            return _INVALID
+        return self.keyed(key.fields, value, path)
+
+
+_INVALID = object()
+_CHECKS = {
+    "int": _Validator.check_int,
+    "size": _Validator.check_size,
+    "bool": _Validator.check_bool,
+    "enum": _Validator.check_enum,
+    "string": _Validator.check_string,
+    "string-map": _Validator.check_string_map,
+    "int-list": _Validator.check_int_list,
+    "record": _Validator.check_record,
+}
+
+
+def _in_bounds(key: Key, value: int) -> bool:
+    return ((key.min is None or value >= key.min) and (key.max is None or value <= key.max)
+            and (not key.multiple_of or value % key.multiple_of == 0))
+
+
+def _join(path: str, name: str) -> str:
+    return f"{path}.{name}" if path else name
+
+
+# --- writing -------------------------------------------------------------------------------
+
+def dump_config(data: dict[str, Any]) -> str:
+    """YAML the interposer reads, sizes written with units (``4MiB``)."""
+    return yaml.safe_dump(_with_units(data, "top"), sort_keys=False, default_flow_style=False)
+
+
+def _with_units(data: dict[str, Any], scope_name: str) -> dict[str, Any]:
+    schema = load_schema()
+    scope = schema.scopes[scope_name]
+    inline = schema.blocks[scope.inline] if scope.inline else {}
+    out: dict[str, Any] = {}
+    for name, value in data.items():
+        if name in scope.blocks:
+            out[name] = _block_with_units(schema.blocks[name], value)
+        elif name in scope.lists:
+            out[name] = [_with_units(item, scope.lists[name]) for item in value]
+        elif name in inline:
+            out[name] = _value_with_units(inline[name], value)
+        else:
+            out[name] = value
+    return out
+
+
+def _block_with_units(keys: dict[str, Key], block: dict[str, Any]) -> dict[str, Any]:
+    return {name: _value_with_units(keys[name], value) for name, value in block.items()}
+
+
+def _value_with_units(key: Key, value: Any) -> Any:
+    if key.type == "size":
+        text = format_size(value)
+        return text if not text.isdigit() else value
+    if key.type == "record":
+        return _block_with_units(key.fields, value)
+    return value
+
+
+# --- scoping -------------------------------------------------------------------------------
+
+def matches(pattern: str, name: str) -> bool:
+    """The one glob rule: fnmatch on the full name, or on its last ``/`` component."""
+    return (fnmatch.fnmatchcase(name, pattern)
+            or fnmatch.fnmatchcase(name.rsplit("/", 1)[-1], pattern))
+
+
+def matched_blocks(config: dict[str, Any], file_name: str,
+                   dataset_name: str | None = None) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(label, {block: settings}) for each part of ``config`` that applies, in applying order."""
+    yield "top", {b: config[b] for b in BLOCKS if b in config}
+    files = [(i, entry) for i, entry in enumerate(config.get("files", []))
+             if matches(entry["match"], file_name)]
+    for i, entry in files:
+        yield f"files[{i}]", {b: entry[b] for b in BLOCKS if b in entry}
+    if dataset_name is None:
+        return
+    for i, entry in files:
+        for j, scoped in enumerate(entry.get("datasets", [])):
+            if matches(scoped["match"], dataset_name):
+                settings = {k: v for k, v in scoped.items() if k != "match"}
+                yield f"files[{i}].datasets[{j}]", {"dataset": settings}
+
+
+def resolve(config: dict[str, Any], file_name: str,
+            dataset_name: str | None = None) -> dict[str, dict[str, Any]]:
+    """The settings for one file (and dataset): later blocks override earlier ones key by key."""
+    schema = load_schema()
+    settings: dict[str, dict[str, Any]] = {b: {} for b in BLOCKS}
+    for _label, blocks in matched_blocks(config, file_name, dataset_name):
+        for block, values in blocks.items():
+            _merge(schema.blocks[block], settings[block], values)
+    return settings
+
+
+def _merge(keys: dict[str, Key], into: dict[str, Any], values: dict[str, Any]) -> None:
+    for name, value in values.items():
+        key = keys[name]
+        if key.type in ("record", "string-map"):
+            into[name] = {**into.get(name, {}), **value}
+        else:
+            into[name] = copy.deepcopy(value)
+        if key.exclusive_with:
+            into.pop(key.exclusive_with, None)
