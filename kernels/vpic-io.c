@@ -1,6 +1,8 @@
 /* VPIC-IO: the particle dump of the VPIC plasma code as H5Part writes it. Every rank holds the
  * same number of particles; each of the 8 particle variables is one 1D dataset under /Step#0 in
  * one shared file, rank r owning elements [r*N, (r+1)*N). */
+#include <stdio.h>
+
 #include "common/kernel.h"
 
 static const struct {
