@@ -1,0 +1,53 @@
+/* The workload the replay proxy runs (sim-models/WORKLOAD.md, with its replication
+ * extensions keep_open and access_elements), loaded from YAML or JSON. */
+#ifndef IOTWIN_REPLAY_WORKLOAD_H
+#define IOTWIN_REPLAY_WORKLOAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "decomposition.h"
+
+typedef enum { MODE_SHARED, MODE_PER_RANK, MODE_GROUPS } file_mode;
+typedef enum { API_HDF5, API_MPIIO } file_api;
+
+typedef struct {
+    char *name;
+    uint64_t element_bytes;
+    decomposition decomp;
+    int chunked;
+    uint64_t chunk[DECOMP_MAX_DIMS];
+    int collective;
+    uint64_t access_elements; /* 0: the whole block in one call */
+} replay_dataset;
+
+typedef struct {
+    char *name;               /* may hold %r (rank) or %g (group) */
+    char *role;
+    file_mode mode;
+    uint64_t groups;
+    file_api api;
+    int create;
+    double compute_before_s;
+    uint64_t flushes;
+    int keep_open;
+    replay_dataset *datasets;
+    size_t ndatasets;
+} replay_session;
+
+typedef struct {
+    char *name;
+    uint64_t ranks;
+    replay_session *sessions;
+    size_t nsessions;
+} replay_workload;
+
+/* Returns 0, or -1 with a message naming the file and the bad key. */
+int replay_workload_load(const char *path, replay_workload *w, char *err, size_t errlen);
+void replay_workload_free(replay_workload *w);
+
+/* Writers of one file of the session and this rank's writer index and file index. */
+void replay_session_place(const replay_session *s, uint64_t ranks, uint64_t rank,
+                          uint64_t *writers, uint64_t *writer, uint64_t *file_index);
+
+#endif
