@@ -34,6 +34,7 @@ from typing import Any, Literal
 import yaml
 
 from iotwin.errors import UserError
+from iotwin.executors.base import Target
 
 Source = Literal["sim", "real", "twin"]
 Status = Literal["ok", "failed", "timeout"]
@@ -90,6 +91,11 @@ def config_hash(config: Mapping[str, Any]) -> str:
     """Canonical hash of a config: the same settings give the same hash whatever the key order."""
     canonical = json.dumps(config, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(canonical.encode()).hexdigest()[:20]
+
+
+def workload_of(target: Target) -> str:
+    """How a run's target is named in ``evaluations.workload``: the program and its arguments."""
+    return " ".join((target.kernel, *target.args) if target.kernel else target.command)
 
 
 def resolve_path(cli_value: str | os.PathLike[str] | None = None) -> Path:

@@ -1,0 +1,111 @@
+"""The local executor: real mpiexec runs that fail, hang, or succeed, and their scratch files."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+from iotwin import config as tuning
+from iotwin.executors.base import Target
+from iotwin.executors.local import LocalExecutor, kernel_result_line, program_argv
+
+VPIC_BYTES_PER_PARTICLE = 6 * 4 + 2 * 4  # 6 float and 2 int variables
+
+
+@pytest.fixture
+def executor(scratch: Path) -> LocalExecutor:
+    return LocalExecutor(timeout_s=60, scratch_root=scratch / "runs")
+
+
+def test_crashing_program_is_failed_with_its_stderr(executor: LocalExecutor) -> None:
+    target = Target(ranks=2, command=("sh", "-c", "echo 'disk on fire' >&2; exit 3"))
+    result = executor.run_once(target, {})
+    assert result.status == "failed"
+    assert result.error is not None
+    assert "exit status 3" in result.error and "disk on fire" in result.error
+
+
+def test_rank_killed_by_a_signal_is_failed(executor: LocalExecutor) -> None:
+    result = executor.run_once(Target(ranks=2, command=("sh", "-c", "kill -SEGV $$")), {})
+    assert result.status == "failed"
+    assert (result.error or "").startswith("exit status ")
+
+
+def _live_processes(marker: str) -> list[int]:
+    """Processes (zombies excluded) whose command line contains ``marker``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if not entry.name.isdigit() or marker not in (entry / "cmdline").read_text():
+                continue
+            if (entry / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
+                found.append(int(entry.name))
+        except OSError:
+            continue  # the process ended while we looked
+    return found
+
+
+def _wait_until_gone(marker: str, attempts: int = 50) -> list[int]:
+    # Killing mpiexec makes its proxies kill the ranks, asynchronously.
+    for _ in range(attempts):
+        if not _live_processes(marker):
+            return []
+        time.sleep(0.2)
+    return _live_processes(marker)
+
+
+def test_hanging_program_times_out_and_is_killed(scratch: Path) -> None:
+    marker = f"{os.getpid() % 1000 + 100}.123"  # a sleep length no one else uses
+    executor = LocalExecutor(timeout_s=2, scratch_root=scratch / "runs")
+    result = executor.run_once(Target(ranks=2, command=("sleep", marker)), {})
+    assert result.status == "timeout"
+    assert "killed after 2 s" in (result.error or "")
+    assert _wait_until_gone(marker) == []
+
+
+def test_kernel_result_comes_from_its_json_line(executor: LocalExecutor) -> None:
+    particles = 16384
+    target = Target(ranks=2, kernel="vpic-io", args=("--particles", str(particles)))
+    result = executor.run_once(target, {})
+    assert result.status == "ok", result.error
+    assert result.bytes == 2 * particles * VPIC_BYTES_PER_PARTICLE
+    assert result.total_s is not None and result.rate_mbs is not None
+    assert result.rate_mbs == pytest.approx(result.bytes / 1e6 / result.total_s, rel=0.01)
+    assert {"open_s", "write_s", "sync_s", "close_s", "total_s"} <= set(result.phases)
+
+
+def test_bad_kernel_arguments_are_a_failed_run(executor: LocalExecutor) -> None:
+    target = Target(ranks=1, kernel="vpic-io", args=("--particles", "many"))
+    result = executor.run_once(target, {})
+    assert result.status == "failed"
+    assert "particles" in (result.error or "")
+
+
+def test_scratch_is_removed_and_the_last_run_kept_on_request(scratch: Path) -> None:
+    runs, keep = scratch / "runs", scratch / "kept"
+    config = {"mpiio": {"cb_nodes": 2, "cb_config_list": "*:*"}}
+    target = Target(ranks=1, kernel="vpic-io", args=("--particles", "1024"))
+    LocalExecutor(scratch_root=runs).run_once(target, config)
+    assert list(runs.iterdir()) == []
+    LocalExecutor(scratch_root=runs, keep_last=keep).run_once(target, config)
+    assert list(runs.iterdir()) == []
+    assert (keep / "vpic-io.h5").stat().st_size > 1024 * VPIC_BYTES_PER_PARTICLE
+    assert tuning.load_config(keep / "iotwin-config.yaml") == tuning.validate_config(config, "x")
+
+
+def test_kernel_result_line_is_the_last_json_object_with_a_total() -> None:
+    stdout = ('{"total_s": 1}\nwarning: {not json\n{"note": "no total"}\n'
+              '{"total_s": 2.5, "bytes": 10}\ntrailing text\n')
+    assert kernel_result_line(stdout) == {"total_s": 2.5, "bytes": 10}
+    assert kernel_result_line("no json here\n") is None
+
+
+def test_program_arguments_naming_local_files_become_absolute(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "app").write_text("")
+    (tmp_path / "input.yaml").write_text("")
+    monkeypatch.chdir(tmp_path)
+    argv = program_argv(Target(ranks=1, command=("./app", "input.yaml", "out.h5", "-v")))
+    assert argv == [str(tmp_path / "app"), str(tmp_path / "input.yaml"), "out.h5", "-v"]

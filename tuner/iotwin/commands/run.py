@@ -1,0 +1,175 @@
+"""`iotwin run`: measure a kernel or any HDF5 program under a tuning config, R times.
+
+    iotwin run vpic-io --ranks 4 [--config cfg.yaml] [--repeat R] [-- kernel args]
+    iotwin run --ranks 4 [--config cfg.yaml] -- ./any_hdf5_app args
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from iotwin import config, paths
+from iotwin.errors import UserError
+from iotwin.executors.base import Target
+from iotwin.executors.local import LocalExecutor
+from iotwin.interposer_reports import SettingOutcome, setting_outcomes
+from iotwin.repetitions import Measurement, measure
+from iotwin.stats import Summary
+from iotwin.store import Store, add_store_argument, resolve_path
+
+KERNELS = ("vpic-io", "vorpal-io", "gcrm-io", "replay")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "run", help="measure a kernel or any HDF5 program under a tuning config",
+        description="Run a kernel (" + ", ".join(KERNELS) + ") or, after --, any HDF5 program "
+        "under mpiexec with the interposer applying the config; repeat, print the median and "
+        "spread, and store every repetition.",
+        usage="iotwin run [KERNEL] --ranks N [options] [-- KERNEL_ARGS | -- PROGRAM ARGS]")
+    _add_options(parser)
+    # argparse cannot take a positional, then options, then `--` and more positionals; the
+    # rest of the line is parsed again in `_split_words` with the same options.
+    parser.add_argument("words", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    parser.set_defaults(func=main)
+
+
+def _add_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--ranks", type=int, metavar="N", help="MPI ranks (required)")
+    parser.add_argument("--config", metavar="YAML", help="tuning config (interposer/CONFIG.md); "
+                        "default: none, the application's and site's own settings")
+    parser.add_argument("--repeat", type=int, default=3, metavar="R",
+                        help="repetitions (default 3)")
+    parser.add_argument("--timeout", type=float, default=600.0, metavar="S",
+                        help="seconds before a repetition is killed (status timeout; default 600)")
+    parser.add_argument("--platform", default="local",
+                        help="machine name recorded in the store (default: local)")
+    parser.add_argument("--keep", metavar="DIR", type=Path,
+                        help="keep the last repetition's output files in DIR")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_store_argument(parser)
+
+
+def _split_words(args: argparse.Namespace) -> tuple[str | None, list[str]]:
+    """(kernel, arguments after --), with options found among the words applied to ``args``."""
+    words: list[str] = args.words
+    head, tail = (words[:words.index("--")], words[words.index("--") + 1:]) if "--" in words \
+        else (words, [])
+    inner = argparse.ArgumentParser(prog="iotwin run", add_help=False)
+    _add_options(inner)
+    inner.add_argument("kernel", nargs="?")
+    inner.parse_args(head, namespace=args)
+    return args.kernel, tail
+
+
+def build_target(args: argparse.Namespace) -> Target:
+    kernel, tail = _split_words(args)
+    if args.ranks is None or args.ranks < 1:
+        raise UserError("--ranks N is required (N >= 1)")
+    if args.repeat < 1:
+        raise UserError(f"--repeat must be >= 1, got {args.repeat}")
+    if kernel is None:
+        if not tail:
+            raise UserError("name a kernel (" + ", ".join(KERNELS) + ") or a program after --")
+        return Target(ranks=args.ranks, command=tuple(tail))
+    if kernel not in KERNELS:
+        raise UserError(f"unknown kernel {kernel!r}: expected one of {', '.join(KERNELS)} "
+                        "(for another program: iotwin run --ranks N -- PROGRAM ARGS)")
+    _require_built(lambda: paths.kernel_binary(kernel))
+    return Target(ranks=args.ranks, kernel=kernel, args=tuple(tail))
+
+
+def _require_built(find: Callable[[], Path]) -> None:
+    try:
+        find()
+    except paths.MissingBuildError as error:
+        raise UserError(str(error)) from error
+
+
+def load_config(path: str | None) -> dict[str, Any]:
+    """The config at ``path``, validated before anything runs; {} when no config is given."""
+    return {} if path is None else config.load_config(path)
+
+
+def main(args: argparse.Namespace) -> int:
+    target = build_target(args)
+    tuning = load_config(args.config)
+    _require_built(paths.interposer_library)
+    executor = LocalExecutor(timeout_s=args.timeout, keep_last=args.keep)
+    store_path = resolve_path(args.store)
+    with Store(store_path) as store:
+        campaign = store.create_campaign(target.label, kind="run", spec={
+            "target": {"ranks": target.ranks, "kernel": target.kernel, "args": target.args,
+                       "command": target.command},
+            "config_file": args.config, "repeat": args.repeat})
+        measurement = measure(executor, target, tuning, repeat=args.repeat, store=store,
+                              campaign_id=campaign, platform=args.platform)
+    if args.json:
+        print(json.dumps(as_json(measurement, campaign, store_path), indent=1))
+    else:
+        print(as_text(measurement, args.config, campaign, store_path))
+    return 0 if len(measurement.ok_runs) == len(measurement.runs) else 1
+
+
+def as_json(measurement: Measurement, campaign: int, store_path: Path) -> dict[str, Any]:
+    time, rate = measurement.time, measurement.rate
+    return {
+        "target": measurement.target.label,
+        "config": measurement.config,
+        "repetitions": [{"status": run.status, "total_s": run.total_s, "rate_mbs": run.rate_mbs,
+                         "bytes": run.bytes, "phases": run.phases, "error": run.error}
+                        for run in measurement.runs],
+        "time_s": time.as_dict() if time else None,
+        "rate_mbs": rate.as_dict() if rate else None,
+        "settings": [vars(outcome) for outcome in setting_outcomes(measurement.reports)],
+        "reports": measurement.reports,
+        "store": str(store_path), "campaign": campaign,
+        "evaluations": measurement.evaluation_ids,
+    }
+
+
+def as_text(measurement: Measurement, config_file: str | None, campaign: int,
+            store_path: Path) -> str:
+    runs, ok = measurement.runs, measurement.ok_runs
+    lines = [f"{measurement.target.label}, config {config_file or '(none)'}: "
+             f"{len(ok)}/{len(runs)} repetitions ok"]
+    lines += _summary_lines(measurement.time, measurement.rate, ok[-1].bytes if ok else None)
+    lines += [f"  {run.status} (rep {i + 1}): {(run.error or '').strip()}"
+              for i, run in enumerate(runs) if not run.ok]
+    lines += settings_lines(setting_outcomes(measurement.reports), bool(measurement.config))
+    ids = measurement.evaluation_ids
+    lines.append(f"stored: campaign {campaign}, evaluations {ids[0]}-{ids[-1]} in {store_path}")
+    return "\n".join(lines)
+
+
+def _summary_lines(time: Summary | None, rate: Summary | None, nbytes: int | None) -> list[str]:
+    lines = []
+    if time:
+        lines.append(f"  time   {time.format('s')}")
+    if rate:
+        lines.append(f"  rate   {rate.format('MB/s')}")
+    if nbytes is not None:
+        lines.append(f"  bytes  {nbytes:,}")
+    return lines
+
+
+def settings_lines(outcomes: list[SettingOutcome], config_given: bool) -> list[str]:
+    """What the interposer applied, and what did not take effect, per file."""
+    if not outcomes:
+        return ["settings: the interposer reported no settings" + (
+            " (does the program write HDF5 through the shared parallel library?)"
+            if config_given else " (no config given)")]
+    lines = ["settings (read back from the open file by the interposer):"]
+    for outcome in outcomes:
+        if outcome.took_effect:
+            lines.append(f"  effective      {outcome.file}: {outcome.key} = {outcome.effective}")
+        else:
+            reason = f" ({outcome.reason})" if outcome.reason else ""
+            lines.append(f"  NOT effective  {outcome.file}: {outcome.key}: requested "
+                         f"{outcome.requested}, got {outcome.effective}{reason}")
+    return lines
+

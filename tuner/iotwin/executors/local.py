@@ -1,0 +1,141 @@
+"""Real runs on this machine: mpiexec with the interposer preloaded.
+
+Each repetition runs in a fresh scratch directory on the real disk (not tmpfs: the device must
+decide the time), with the config written as YAML next to the interposer's report; the
+directory is removed afterwards unless ``keep_last`` names where to keep the last one.
+
+A kernel of kernels/ prints one JSON result line (kernels/README.md) and its times are used.
+Any other program is timed by the wall time of mpiexec (launch included), and its bytes come
+from the interposer's reports.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from iotwin import paths
+from iotwin.config import dump_config
+from iotwin.executors.base import RunResult, Target
+from iotwin.interposer_reports import read_reports, total_bytes
+from iotwin.launch import Completed, run_mpi
+
+CONFIG_NAME = "iotwin-config.yaml"
+REPORT_NAME = "iotwin-report.jsonl"
+STDERR_TAIL_LINES = 15
+
+
+def default_scratch_root() -> Path:
+    """``$IOTWIN_SCRATCH``, else ``runs/`` in the repository (on the real disk, git-ignored)."""
+    env = os.environ.get("IOTWIN_SCRATCH")
+    return Path(env) if env else paths.repo_root() / "runs"
+
+
+@dataclass
+class LocalExecutor:
+    """Runs a Target under mpiexec.mpich on this machine (source = real)."""
+
+    timeout_s: float | None = 600.0
+    scratch_root: Path = field(default_factory=default_scratch_root)
+    keep_last: Path | None = None  # move the last run's directory here instead of deleting it
+    preload: bool = True  # False: run without the interposer (overhead baselines)
+    source: str = "real"
+
+    def run_once(self, target: Target, config: Mapping[str, Any], *, seed: int = 0) -> RunResult:
+        self.scratch_root.mkdir(parents=True, exist_ok=True)
+        run_dir = Path(tempfile.mkdtemp(prefix="run-", dir=self.scratch_root))
+        try:
+            return self._run_in(run_dir, target, config)
+        finally:
+            self._dispose(run_dir)
+
+    def _run_in(self, run_dir: Path, target: Target, config: Mapping[str, Any]) -> RunResult:
+        config_path, report_path = run_dir / CONFIG_NAME, run_dir / REPORT_NAME
+        config_path.write_text(dump_config(dict(config)))
+        argv = [*self._preload_prefix(), *program_argv(target)]
+        env = {"IOTWIN_CONFIG": str(config_path), "IOTWIN_REPORT": str(report_path)}
+        started = time.perf_counter()
+        completed = run_mpi(target.ranks, argv, env=env, cwd=run_dir, timeout=self.timeout_s)
+        wall_s = time.perf_counter() - started
+        return self._result(target, completed, wall_s, read_reports(report_path))
+
+    def _preload_prefix(self) -> list[str]:
+        # LD_PRELOAD goes to the ranks only (through env), not to mpiexec and its proxies.
+        if not self.preload:
+            return []
+        preload = [str(paths.interposer_library()), os.environ.get("LD_PRELOAD", "")]
+        return ["env", "LD_PRELOAD=" + ":".join(filter(None, preload))]
+
+    def _result(self, target: Target, completed: Completed, wall_s: float,
+                reports: list[dict[str, Any]]) -> RunResult:
+        if completed.timed_out:
+            return RunResult("timeout", reports=reports,
+                             error=f"killed after {self.timeout_s:g} s\n{_tail(completed.stderr)}")
+        if completed.returncode != 0:
+            # mpiexec reports a rank killed by a signal on stdout, not stderr
+            diagnosis = "\n".join(filter(None, (_tail(completed.stderr), _tail(completed.stdout))))
+            return RunResult("failed", reports=reports,
+                             error=f"exit status {completed.returncode}\n{diagnosis}")
+        line = kernel_result_line(completed.stdout)
+        if line is not None:
+            return RunResult("ok", total_s=float(line["total_s"]),
+                             rate_mbs=_number(line.get("rate_mbs")), bytes=line.get("bytes"),
+                             phases={key: float(value) for key, value in line.items()
+                                     if key.endswith("_s") and isinstance(value, (int, float))},
+                             reports=reports)
+        if target.kernel is not None:
+            return RunResult("failed", reports=reports,
+                             error=f"{target.kernel} printed no JSON result line\n"
+                                   f"{_tail(completed.stdout)}")
+        nbytes = total_bytes(reports)
+        rate = nbytes / 1e6 / wall_s if nbytes is not None and wall_s > 0 else None
+        return RunResult("ok", total_s=wall_s, rate_mbs=rate, bytes=nbytes,
+                         phases={"wall_s": wall_s}, reports=reports)
+
+    def _dispose(self, run_dir: Path) -> None:
+        if self.keep_last is None:
+            shutil.rmtree(run_dir, ignore_errors=True)
+            return
+        shutil.rmtree(self.keep_last, ignore_errors=True)
+        self.keep_last.parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(str(run_dir), self.keep_last)
+
+
+def program_argv(target: Target) -> list[str]:
+    """The program and its arguments, with paths made independent of the scratch directory."""
+    if target.kernel is not None:
+        return [str(paths.kernel_binary(target.kernel)), *target.args]
+    # The program runs in the scratch directory: arguments naming existing files relative
+    # to the caller's directory (./app, input.yaml) are made absolute so they still resolve.
+    return [os.path.abspath(arg) if not os.path.isabs(arg) and os.path.exists(arg) else arg
+            for arg in target.command]
+
+
+def kernel_result_line(stdout: str) -> dict[str, Any] | None:
+    """The last stdout line that is a kernel's JSON result (it has ``total_s``), if any."""
+    for line in reversed(stdout.splitlines()):
+        if not line.startswith("{"):
+            continue
+        try:
+            parsed = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(parsed, dict) and isinstance(parsed.get("total_s"), (int, float)):
+            return parsed
+    return None
+
+
+def _number(value: object) -> float | None:
+    return float(value) if isinstance(value, (int, float)) else None
+
+
+def _tail(text: str, lines: int = STDERR_TAIL_LINES) -> str:
+    return "\n".join(text.rstrip().splitlines()[-lines:])
+

@@ -1,0 +1,74 @@
+"""Measuring one config R times: each repetition is stored the moment it exists.
+
+Used by ``iotwin run`` and ``iotwin demo``; the result summarises the repetitions as a median
+and spread of time and rate (iotwin.stats).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+from iotwin.executors.base import Executor, RunResult, Target
+from iotwin.stats import Summary, summarize
+from iotwin.store import Store, workload_of
+
+
+@dataclass
+class Measurement:
+    """The repetitions of one target under one config, and their ids in the store."""
+
+    target: Target
+    config: Mapping[str, Any]
+    runs: list[RunResult] = field(default_factory=list)
+    evaluation_ids: list[int] = field(default_factory=list)
+
+    @property
+    def ok_runs(self) -> list[RunResult]:
+        return [run for run in self.runs if run.ok]
+
+    @property
+    def time(self) -> Summary | None:
+        times = [run.total_s for run in self.ok_runs if run.total_s is not None]
+        return summarize(times) if times else None
+
+    @property
+    def rate(self) -> Summary | None:
+        rates = [run.rate_mbs for run in self.ok_runs if run.rate_mbs is not None]
+        return summarize(rates) if rates else None
+
+    @property
+    def reports(self) -> list[dict[str, Any]]:
+        """The interposer's reports of the last successful repetition (settings do not vary)."""
+        return self.ok_runs[-1].reports if self.ok_runs else []
+
+
+def measure(executor: Executor, target: Target, config: Mapping[str, Any], *, repeat: int,
+            store: Store, campaign_id: int | None, platform: str, label: str = "",
+            progress: TextIO | None = sys.stderr) -> Measurement:
+    """Run ``target`` ``repeat`` times under ``config``, storing every repetition."""
+    measurement = Measurement(target, config)
+    for repetition in range(repeat):
+        run = executor.run_once(target, config, seed=repetition)
+        measurement.runs.append(run)
+        measurement.evaluation_ids.append(store.add_evaluation(
+            campaign_id, config=config, workload=workload_of(target), ranks=target.ranks,
+            platform=platform, source=executor.source,  # type: ignore[arg-type]
+            status=run.status, repetition=repetition, measured_s=run.total_s,
+            rate_mbs=run.rate_mbs, bytes=run.bytes, phases=run.phases, effective=run.reports,
+            error=run.error, details={"label": label} if label else None))
+        if progress is not None:
+            print(progress_line(label or target.label, repetition, repeat, run), file=progress,
+                  flush=True)
+    return measurement
+
+
+def progress_line(label: str, repetition: int, repeat: int, run: RunResult) -> str:
+    head = f"  {label}  rep {repetition + 1}/{repeat}: {run.status}"
+    if not run.ok:
+        first_line = (run.error or "").strip().splitlines()[:2]
+        return f"{head}  {' | '.join(first_line)}"
+    rate = f"  {run.rate_mbs:.1f} MB/s" if run.rate_mbs is not None else ""
+    return f"{head}  {run.total_s:.3f} s{rate}"
