@@ -19,7 +19,7 @@ from iotwin.executors.local import LocalExecutor
 from iotwin.interposer_reports import SettingOutcome, setting_outcomes
 from iotwin.repetitions import Measurement, measure
 from iotwin.stats import Summary
-from iotwin.store import Store, add_store_argument, resolve_path
+from iotwin.store import Store, add_store_argument, resolve_path, workload_of
 
 KERNELS = ("vpic-io", "vorpal-io", "gcrm-io", "replay")
 
@@ -118,7 +118,8 @@ def main(args: argparse.Namespace) -> int:
 def as_json(measurement: Measurement, campaign: int, store_path: Path) -> dict[str, Any]:
     time, rate = measurement.time, measurement.rate
     return {
-        "target": measurement.target.label,
+        "target": {"workload": workload_of(measurement.target),
+                   "ranks": measurement.target.ranks},
         "config": measurement.config,
         "repetitions": [{"status": run.status, "total_s": run.total_s, "rate_mbs": run.rate_mbs,
                          "bytes": run.bytes, "phases": run.phases, "error": run.error}
@@ -135,7 +136,8 @@ def as_json(measurement: Measurement, campaign: int, store_path: Path) -> dict[s
 def as_text(measurement: Measurement, config_file: str | None, campaign: int,
             store_path: Path) -> str:
     runs, ok = measurement.runs, measurement.ok_runs
-    lines = [f"{measurement.target.label}, config {config_file or '(none)'}: "
+    target = measurement.target
+    lines = [f"{workload_of(target)} x{target.ranks}, config {config_file or '(none)'}: "
              f"{len(ok)}/{len(runs)} repetitions ok"]
     lines += _summary_lines(measurement.time, measurement.rate, ok[-1].bytes if ok else None)
     lines += [f"  {run.status} (rep {i + 1}): {(run.error or '').strip()}"
