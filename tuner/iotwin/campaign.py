@@ -1,0 +1,256 @@
+"""A tuning campaign: a strategy's evaluations, measured and predicted, all in the store.
+
+:class:`Campaign` is the :class:`~iotwin.search.evaluator.Evaluator` the strategies talk to.
+It turns points into configs, runs new configs on the executor (``repetitions`` times; the
+median rate counts), predicts with the model, refits it after each real batch, and records
+every repetition, prediction and calibration in the store the moment it exists.
+
+Resuming: a strategy is deterministic given its seed and the rates it is told, so a resumed
+campaign replays it from the start. Measured configs are found by canonical hash in the
+store (a config whose repetitions were cut short gets only the missing ones), predictions
+and calibrations are looked up by the number of measurements they were made after, so the
+replay reaches the point where the campaign was killed without running or storing anything
+twice.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any, Protocol
+
+from iotwin.executors.base import Executor, RunResult, Target
+from iotwin.search.evaluator import BudgetExhausted
+from iotwin.space import BoundSpace, Point
+from iotwin.store import Evaluation, Store, config_hash
+
+
+@dataclass(frozen=True)
+class CampaignSpec:
+    """Everything needed to start, or resume, a campaign (stored as the campaign's spec)."""
+
+    ranks: int
+    platform: str
+    space: str
+    strategy: str
+    executor: str
+    real_budget: int
+    kernel: str | None = None
+    args: tuple[str, ...] = ()
+    command: tuple[str, ...] = ()
+    seed: int = 0
+    repetitions: int = 1
+    timeout_s: float | None = 600.0
+    truth_seed: int = 0
+    fixed: dict[str, Any] = field(default_factory=dict)
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def target(self) -> Target:
+        return Target(ranks=self.ranks, kernel=self.kernel, args=self.args,
+                      command=self.command)
+
+    @property
+    def workload_label(self) -> str:
+        return " ".join((self.kernel, *self.args) if self.kernel else self.command)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> CampaignSpec:
+        tuples = {key: tuple(data.get(key, ())) for key in ("args", "command")}
+        return cls(**{**data, **tuples})
+
+
+@dataclass(frozen=True)
+class Fit:
+    """A model refit: the parameters it found and its error on the data it was fitted to."""
+
+    parameters: dict[str, float]
+    fit_error: float | None
+    heldout_error: float | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+class Model(Protocol):
+    """Predicts rates of configs and refits itself to measurements (the simulator, or a fake)."""
+
+    platform_name: str
+
+    def predict(self, configs: Sequence[Mapping[str, Any]]) -> list[float | None]: ...
+
+    def fit(self, measured: Sequence[tuple[Mapping[str, Any], float]]) -> Fit: ...
+
+    def use(self, parameters: Mapping[str, float]) -> None:
+        """Adopt parameters fitted before (a resumed campaign's stored calibration)."""
+        ...
+
+
+@dataclass(frozen=True)
+class Progress:
+    generation: int
+    runs_used: int
+    budget: int
+    best_measured: float | None
+    best_predicted: float | None
+    model_error: float | None  # median |predicted / measured - 1| over the last real batch
+
+
+@dataclass
+class _Measured:
+    point: Point
+    config: dict[str, Any]
+    rate: float | None
+    predicted: float | None  # the model's rate for it just before it was measured
+
+
+class Campaign:
+    def __init__(self, store: Store, campaign_id: int, spec: CampaignSpec, space: BoundSpace,
+                 executor: Executor, model: Model | None = None,
+                 on_progress: Callable[[Progress], None] | None = None) -> None:
+        self.store, self.id, self.spec, self.space = store, campaign_id, spec, space
+        self.executor, self.model = executor, model
+        self.on_progress = on_progress or (lambda progress: None)
+        self.measured: dict[str, _Measured] = {}
+        self._batch: list[_Measured] = []
+        self._calibration_id = 0  # 0: the platform model as loaded
+        self._stored_repetitions = self._group_by_hash(self._rows(executor.source))
+        self._stored_predictions = {
+            (row.details.get("calibration", 0), row.config_hash): row.rate_mbs
+            for row in self._rows("sim")}
+        self._predictions: dict[str, float | None] = {}
+
+    # -- Evaluator ------------------------------------------------------------------------------
+
+    def runs_left(self) -> int:
+        return self.spec.real_budget - len(self.measured)
+
+    def is_measured(self, point: Point) -> bool:
+        return config_hash(self.space.config(point)) in self.measured
+
+    def measure(self, points: Sequence[Point]) -> list[float | None]:
+        rates = []
+        for point in points:
+            config = self.space.config(point)
+            key = config_hash(config)
+            if key not in self.measured:
+                if self.runs_left() <= 0:
+                    raise BudgetExhausted
+                entry = _Measured(point, config, self._measured_rate(config, key),
+                                  self._predictions.get(key))
+                self.measured[key] = entry
+                self._batch.append(entry)
+            rates.append(self.measured[key].rate)
+        return rates
+
+    def predict(self, points: Sequence[Point]) -> list[float | None]:
+        if self.model is None:
+            return [None] * len(points)
+        configs = [self.space.config(point) for point in points]
+        keys = [config_hash(config) for config in configs]
+        missing = {k: c for k, c in zip(keys, configs, strict=True)
+                   if k not in self._predictions and not self._restore_prediction(k)}
+        if missing:
+            rates = self.model.predict(list(missing.values()))
+            for (key, config), rate in zip(missing.items(), rates, strict=True):
+                self._predictions[key] = rate
+                self._store_prediction(config, rate)
+        return [self._predictions[key] for key in keys]
+
+    def recalibrate(self) -> None:
+        observed = [(m.config, m.rate) for m in self.measured.values() if m.rate is not None]
+        if self.model is None or not observed:
+            return
+        stored = self._stored_calibration(len(self.measured))
+        if stored is not None:
+            self._calibration_id, parameters = stored
+            self.model.use(parameters)
+        else:
+            fit = self.model.fit(observed)
+            self._calibration_id = self.store.add_calibration(
+                self.model.platform_name, fit.parameters, fit_error=fit.fit_error,
+                heldout_error=self.batch_error(), campaign_id=self.id,
+                details={**fit.details, "measured": len(self.measured),
+                         "heldout": "prediction error on the real batch before this fit"})
+        self._predictions = {}
+
+    def end_generation(self, generation: int, best_predicted: float | None = None) -> None:
+        best = self.best()
+        self.on_progress(Progress(generation, len(self.measured), self.spec.real_budget,
+                                  best.rate if best else None, best_predicted,
+                                  self.batch_error()))
+        self._batch = []
+
+    # -- results --------------------------------------------------------------------------------
+
+    def best(self) -> _Measured | None:
+        ok = [m for m in self.measured.values() if m.rate is not None]
+        return max(ok, key=lambda m: m.rate or 0.0) if ok else None
+
+    def batch_error(self) -> float | None:
+        errors = [abs(m.predicted / m.rate - 1) for m in self._batch
+                  if m.predicted and m.rate]
+        return statistics.median(errors) if errors else None
+
+    # -- measuring ------------------------------------------------------------------------------
+
+    def _measured_rate(self, config: dict[str, Any], key: str) -> float | None:
+        """Median rate of the config's repetitions; stored ones are reused, missing ones run."""
+        done = self._stored_repetitions.get(key, [])
+        rates = [row.rate_mbs for row in done if row.ok and row.rate_mbs]
+        for repetition in range(len(done), self.spec.repetitions):
+            result = self.executor.run_once(self.spec.target, config,
+                                            seed=self._run_seed(key, repetition))
+            self._store_run(config, repetition, result)
+            if result.ok and result.rate_mbs:
+                rates.append(result.rate_mbs)
+        return statistics.median(rates) if rates else None
+
+    def _run_seed(self, key: str, repetition: int) -> int:
+        """Distinct per config and repetition, reproducible from the campaign seed."""
+        return (self.spec.seed * 1_000_003 + int(key[:8], 16) + repetition) % 2**31
+
+    def _store_run(self, config: Mapping[str, Any], repetition: int, result: RunResult) -> None:
+        self.store.add_evaluation(
+            self.id, config=config, workload=self.spec.workload_label, ranks=self.spec.ranks,
+            platform=self.spec.platform, source=self.executor.source,  # type: ignore[arg-type]
+            status=result.status, repetition=repetition, measured_s=result.total_s,
+            rate_mbs=result.rate_mbs, bytes=result.bytes, phases=result.phases,
+            effective=result.reports, error=result.error,
+            details={"measured_index": len(self.measured)})
+
+    # -- predictions and calibrations in the store ----------------------------------------------
+
+    def _restore_prediction(self, key: str) -> bool:
+        found = (self._calibration_id, key) in self._stored_predictions
+        if found:
+            self._predictions[key] = self._stored_predictions[(self._calibration_id, key)]
+        return found
+
+    def _store_prediction(self, config: Mapping[str, Any], rate: float | None) -> None:
+        assert self.model is not None
+        ok = rate is not None and math.isfinite(rate) and rate > 0
+        self.store.add_evaluation(
+            self.id, config=config, workload=self.spec.workload_label, ranks=self.spec.ranks,
+            platform=self.model.platform_name, source="sim", status="ok" if ok else "failed",
+            rate_mbs=rate if ok else None, details={"calibration": self._calibration_id})
+
+    def _stored_calibration(self, measured: int) -> tuple[int, dict[str, float]] | None:
+        for calibration in self.store.calibrations():
+            if (calibration.campaign_id == self.id
+                    and calibration.details.get("measured") == measured):
+                return calibration.id, calibration.parameters
+        return None
+
+    def _rows(self, source: str) -> list[Evaluation]:
+        return self.store.evaluations(self.id, source=source)  # type: ignore[arg-type]
+
+    @staticmethod
+    def _group_by_hash(rows: Sequence[Evaluation]) -> dict[str, list[Evaluation]]:
+        grouped: dict[str, list[Evaluation]] = {}
+        for row in rows:
+            grouped.setdefault(row.config_hash, []).append(row)
+        return grouped

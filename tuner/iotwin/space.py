@@ -1,0 +1,359 @@
+"""Parameter spaces: which tuning-config keys a search may set, to which values, under which rules.
+
+A space is data (``tuner/iotwin/spaces/NAME.yaml``, format below). Binding it to a
+:class:`SpaceContext` (the platform's file system and limits, the rank count) gives a
+:class:`BoundSpace`: the searched parameters (genes), each a list of values, so a point of
+the space is a tuple of value indices. Operators work on indices and so cannot leave the
+space; :meth:`BoundSpace.repair` applies the constraints and :meth:`BoundSpace.config` turns a
+point into the tuning-config dict of interposer/CONFIG.md.
+
+Space file::
+
+    name: table3
+    description: free text
+    parameters:
+      - name: stripe_count
+        key: lustre.stripe_count          # config key path; a list sets several keys to one value
+        values: [4, 8, 16, -1]            # null = leave the key absent (site / library default)
+        filesystems: [lustre]             # only on these file systems (absent: everywhere)
+        at_most: max_stripe_count         # context bound; -1 and null are exempt
+        over_bound: repair                # repair (clamp to the largest allowed value) | reject
+      - name: cb_buffer_size
+        key: mpiio.cb_buffer_size
+        same_as: stripe_size              # derived from that parameter whenever it is searched
+        values: [1MiB, 4MiB]              # searched itself only when `same_as` is not
+      - name: cb_config_list
+        key: mpiio.cb_config_list
+        template: "*:{cb_nodes}"          # derived: formatted from other parameters' values
+      - name: romio_ds_write
+        key: mpiio.romio_ds_write
+        values: [automatic, enable, disable]
+        active_when: {transfer_mode: [independent]}   # otherwise absent from the config
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from iotwin import paths
+from iotwin.errors import UserError
+from iotwin.units import format_size, parse_size
+
+Point = tuple[int, ...]
+
+_SIZE_KEYS = ("stripe_size", "cb_buffer_size", "chunk_size", "meta_block_size",
+              "sieve_buf_size", "ind_wr_buffer_size", "threshold", "boundary")
+_PARAMETER_KEYS = {"name", "key", "values", "filesystems", "at_most", "over_bound", "same_as",
+                   "template", "active_when", "note"}
+
+
+@dataclass(frozen=True)
+class SpaceContext:
+    """What a space needs to know about where it is searched."""
+
+    filesystem: str  # lustre | gpfs | ufs (a local file system)
+    ranks: int
+    max_stripe_count: int | None = None
+
+    def bound(self, name: str) -> int | None:
+        if name not in ("ranks", "max_stripe_count"):
+            raise UserError(f"unknown bound {name!r}: expected ranks or max_stripe_count")
+        return getattr(self, name)
+
+
+@dataclass(frozen=True)
+class Parameter:
+    name: str
+    keys: tuple[str, ...]
+    values: tuple[Any, ...] = ()
+    filesystems: tuple[str, ...] = ()
+    at_most: str | None = None
+    over_bound: str = "repair"
+    same_as: str | None = None
+    template: str | None = None
+    active_when: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
+
+    def applies_on(self, filesystem: str) -> bool:
+        return not self.filesystems or filesystem in self.filesystems
+
+
+class Rejected(UserError):
+    """A point that violates a constraint which is not repaired; the message says which."""
+
+
+@dataclass(frozen=True)
+class Space:
+    name: str
+    description: str
+    parameters: tuple[Parameter, ...]
+
+    def bind(self, context: SpaceContext, fixed: Mapping[str, Any] | None = None) -> BoundSpace:
+        """The space on one platform; ``fixed`` pins parameters to one value each."""
+        return BoundSpace(self._pinned(fixed or {}), context)
+
+    def _pinned(self, fixed: Mapping[str, Any]) -> Space:
+        by_name = {p.name: p for p in self.parameters}
+        unknown = set(fixed) - set(by_name)
+        if unknown:
+            raise UserError(f"space {self.name}: no parameter {sorted(unknown)[0]!r} to fix")
+        pinned = []
+        for parameter in self.parameters:
+            if parameter.name in fixed:
+                leaf = parameter.keys[0].split(".")[-1]
+                value = _parse_value(leaf, fixed[parameter.name], f"fixed {parameter.name}")
+                if value not in parameter.values:
+                    raise UserError(f"space {self.name}: {parameter.name}: {value!r} is not "
+                                    f"one of {list(parameter.values)}")
+                parameter = replace(parameter, values=(value,))
+            pinned.append(parameter)
+        return replace(self, parameters=tuple(pinned))
+
+
+class BoundSpace:
+    """A space on one platform and rank count: genes, repair, configs."""
+
+    def __init__(self, space: Space, context: SpaceContext) -> None:
+        self.space = space
+        self.context = context
+        present = [p for p in space.parameters if p.applies_on(context.filesystem)]
+        searched_names = {p.name for p in present if p.values and not p.template}
+        self.genes: tuple[Parameter, ...] = tuple(
+            p for p in present
+            if p.values and not p.template and not (p.same_as and p.same_as in searched_names))
+        self.derived: tuple[Parameter, ...] = tuple(p for p in present if p not in self.genes)
+        self._index = {p.name: i for i, p in enumerate(self.genes)}
+
+    @property
+    def name(self) -> str:
+        return self.space.name
+
+    @property
+    def upper(self) -> list[int]:
+        """The largest index of each gene (for integer mutation operators)."""
+        return [len(p.values) - 1 for p in self.genes]
+
+    @property
+    def size(self) -> int:
+        return math.prod(len(p.values) for p in self.genes)
+
+    def random_point(self, rng: random.Random) -> Point:
+        return tuple(rng.randrange(len(p.values)) for p in self.genes)
+
+    def points(self) -> Iterator[Point]:
+        """Every point, in lexicographic order (repair them to drop equivalent ones)."""
+        return itertools.product(*(range(len(p.values)) for p in self.genes))
+
+    def values(self, point: Point) -> dict[str, Any]:
+        """Gene name -> value of a point (inactive genes included)."""
+        self._check_shape(point)
+        return {p.name: p.values[i] for p, i in zip(self.genes, point, strict=True)}
+
+    def point_of(self, values: Mapping[str, Any]) -> Point:
+        """The point with these gene values (missing genes take their first value)."""
+        unknown = set(values) - set(self._index)
+        if unknown:
+            raise UserError(f"space {self.name}: no parameter {sorted(unknown)[0]!r}")
+        point = []
+        for gene in self.genes:
+            value = values.get(gene.name, gene.values[0])
+            if value not in gene.values:
+                raise UserError(f"space {self.name}: {gene.name}: {value!r} is not one of "
+                                f"{list(gene.values)}")
+            point.append(gene.values.index(value))
+        return tuple(point)
+
+    def is_active(self, parameter: Parameter, values: Mapping[str, Any]) -> bool:
+        return all(values.get(name) in allowed for name, allowed in parameter.active_when.items())
+
+    def repair(self, point: Point) -> tuple[Point, list[str]]:
+        """The equivalent point that satisfies every repairable constraint, and what changed.
+
+        Inactive genes are reset to their first value so that points which give the same
+        config are the same point. Raises :class:`Rejected` for a bound with ``over_bound:
+        reject``.
+        """
+        values = self.values(point)
+        repaired = list(point)
+        notes: list[str] = []
+        for i, gene in enumerate(self.genes):
+            if not self.is_active(gene, values):
+                repaired[i] = 0
+                continue
+            allowed = self._largest_within_bound(gene, repaired[i])
+            if allowed != repaired[i]:
+                if gene.over_bound == "reject":
+                    raise Rejected(self._bound_message(gene, gene.values[repaired[i]]))
+                notes.append(f"{self._bound_message(gene, gene.values[repaired[i]])}: "
+                             f"using {gene.values[allowed]}")
+                repaired[i] = allowed
+        return tuple(repaired), notes
+
+    def config(self, point: Point) -> dict[str, Any]:
+        """The tuning config (interposer/CONFIG.md) of a point, after repair."""
+        point, _ = self.repair(point)
+        values = self.values(point)
+        config: dict[str, Any] = {}
+        for gene in self.genes:
+            if self.is_active(gene, values):
+                _set_keys(config, gene.keys, values[gene.name])
+        for derived in self.derived:
+            if not self.is_active(derived, values):
+                continue
+            value = self._derived_value(derived, values)
+            if value is not None:
+                _set_keys(config, derived.keys, value)
+        return config
+
+    def describe(self, point: Point) -> str:
+        point, _ = self.repair(point)
+        values = self.values(point)
+        return " ".join(f"{g.name}={_show(_config_value(g.keys[0].split('.')[-1], values[g.name]))}"
+                        for g in self.genes if self.is_active(g, values) and len(g.values) > 1)
+
+    def _derived_value(self, parameter: Parameter, values: Mapping[str, Any]) -> Any:
+        if parameter.template is not None:
+            inputs = {name: value for name, value in values.items() if value is not None}
+            try:
+                return parameter.template.format(**inputs)
+            except KeyError:
+                return None  # a template input is inactive: leave the key to its default
+        if parameter.same_as is not None:
+            return values.get(parameter.same_as)
+        return None
+
+    def _largest_within_bound(self, gene: Parameter, index: int) -> int:
+        bound = self.context.bound(gene.at_most) if gene.at_most else None
+        if bound is None or not _exceeds(gene.values[index], bound):
+            return index
+        within = [i for i, v in enumerate(gene.values) if not _exceeds(v, bound)]
+        if not within:
+            raise Rejected(f"space {self.name}: {gene.name}: no value within "
+                           f"{gene.at_most}={bound}")
+        return max(within, key=lambda i: gene.values[i])
+
+    def _bound_message(self, gene: Parameter, value: Any) -> str:
+        bound = self.context.bound(gene.at_most) if gene.at_most else None
+        return f"{gene.name}={value} exceeds {gene.at_most}={bound}"
+
+    def _check_shape(self, point: Sequence[int]) -> None:
+        if len(point) != len(self.genes):
+            raise ValueError(f"space {self.name}: a point has {len(self.genes)} genes, "
+                             f"got {len(point)}")
+        for gene, index in zip(self.genes, point, strict=True):
+            if not 0 <= index < len(gene.values):
+                raise ValueError(f"space {self.name}: {gene.name}: index {index} outside "
+                                 f"0..{len(gene.values) - 1}")
+
+
+def _exceeds(value: Any, bound: int) -> bool:
+    """Special values (-1 = "all", null = default) never exceed a bound."""
+    return isinstance(value, int) and value > 0 and value > bound
+
+
+def _set_keys(config: dict[str, Any], keys: Sequence[str], value: Any) -> None:
+    if value is None:
+        return
+    for key in keys:
+        node = config
+        *parents, leaf = key.split(".")
+        for part in parents:
+            node = node.setdefault(part, {})
+        node[leaf] = _config_value(leaf, value)
+
+
+def _config_value(leaf: str, value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _config_value(k, v) for k, v in value.items()}
+    if leaf in _SIZE_KEYS and isinstance(value, int) and value > 0:
+        return format_size(value)
+    return value
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, dict):
+        return "(" + ",".join(_show(v) for v in value.values()) + ")"
+    if value is None:
+        return "default"
+    return str(value)
+
+
+# --- loading -------------------------------------------------------------------------------
+
+def list_spaces() -> list[str]:
+    return sorted(p.stem for p in paths.spaces_dir().glob("*.yaml"))
+
+
+def load_space(name_or_path: str | Path) -> Space:
+    """A space by name (``tuner/iotwin/spaces/NAME.yaml``) or from a YAML file."""
+    path = Path(name_or_path)
+    if not path.suffix:
+        path = paths.spaces_dir() / f"{name_or_path}.yaml"
+        if not path.exists():
+            raise UserError(f"no space {name_or_path!r}: known spaces are "
+                            f"{', '.join(list_spaces())}")
+    try:
+        data = yaml.safe_load(path.read_text())
+    except (OSError, yaml.YAMLError) as error:
+        raise UserError(f"{path}: cannot read space: {error}") from error
+    return parse_space(data, str(path))
+
+
+def parse_space(data: Any, source: str) -> Space:
+    if not isinstance(data, dict) or not isinstance(data.get("parameters"), list):
+        raise UserError(f"{source}: a space is a mapping with a `parameters` list")
+    parameters = tuple(_parse_parameter(p, f"{source}: parameters[{i}]")
+                       for i, p in enumerate(data["parameters"]))
+    names = [p.name for p in parameters]
+    for parameter in parameters:
+        for other in (parameter.same_as, *parameter.active_when):
+            if other is not None and other not in names:
+                raise UserError(f"{source}: {parameter.name}: refers to unknown parameter "
+                                f"{other!r}")
+    if len(set(names)) != len(names):
+        raise UserError(f"{source}: parameter names must be unique")
+    return Space(str(data.get("name", Path(source).stem)), str(data.get("description", "")),
+                 parameters)
+
+
+def _parse_parameter(data: Any, where: str) -> Parameter:
+    if not isinstance(data, dict) or "name" not in data or "key" not in data:
+        raise UserError(f"{where}: a parameter needs `name` and `key`")
+    where = f"{where} ({data['name']})"
+    unknown = set(data) - _PARAMETER_KEYS
+    if unknown:
+        raise UserError(f"{where}: unknown key {sorted(unknown)[0]!r}")
+    keys = data["key"] if isinstance(data["key"], list) else [data["key"]]
+    values = tuple(_parse_value(k.split(".")[-1], v, where)
+                   for k in keys[:1] for v in data.get("values", []))
+    if not values and not data.get("template"):
+        raise UserError(f"{where}: needs `values` or `template`")
+    if len(set(map(_show, values))) != len(values):
+        raise UserError(f"{where}: values must be distinct")
+    if data.get("over_bound", "repair") not in ("repair", "reject"):
+        raise UserError(f"{where}: over_bound: expected repair or reject")
+    active_when = {str(k): tuple(v if isinstance(v, list) else [v])
+                   for k, v in (data.get("active_when") or {}).items()}
+    return Parameter(name=str(data["name"]), keys=tuple(keys), values=values,
+                     filesystems=tuple(data.get("filesystems", ())), at_most=data.get("at_most"),
+                     over_bound=data.get("over_bound", "repair"), same_as=data.get("same_as"),
+                     template=data.get("template"), active_when=active_when)
+
+
+def _parse_value(leaf: str, value: Any, where: str) -> Any:
+    """Sizes become byte counts, so that equal sizes compare equal however they are written."""
+    try:
+        if isinstance(value, dict):
+            return {k: _parse_value(k, v, where) for k, v in value.items()}
+        if leaf in _SIZE_KEYS and isinstance(value, str):
+            return parse_size(value)
+    except ValueError as error:
+        raise UserError(f"{where}: {error}") from error
+    return value
