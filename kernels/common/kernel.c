@@ -69,6 +69,19 @@ static int describe(int argc, char **argv, const kernel_def *k, const common_set
     return 0;
 }
 
+/* The kernel's layout for this shape; a failure without a message is running out of memory. */
+static int lay_out(const kernel_def *k, const run_shape *shape, layout *l, char *err,
+                   size_t errlen)
+{
+    *err = '\0';
+    if (k->lay_out(shape, l, err, errlen) == 0)
+        return 0;
+    if (!*err)
+        snprintf(err, errlen, "out of memory laying out %llu ranks",
+                 (unsigned long long)shape->ranks);
+    return -1;
+}
+
 static double phase_start(void)
 {
     MPI_Barrier(MPI_COMM_WORLD);
@@ -139,7 +152,7 @@ static int run(const kernel_def *k, common_settings *c, const kernel_option *con
     if (c->ranks && c->ranks != (uint64_t)size)
         snprintf(err, sizeof err, "--ranks %llu differs from the %d ranks of this run "
                  "(--ranks is for --describe)", (unsigned long long)c->ranks, size);
-    else if (k->lay_out(&shape, &l, err, sizeof err) == 0 && l.one_call && !h5_has_multi_write())
+    else if (lay_out(k, &shape, &l, err, sizeof err) == 0 && l.one_call && !h5_has_multi_write())
         snprintf(err, sizeof err, "writing all datasets in one call needs H5Dwrite_multi "
                  "(HDF5 >= 1.14); this HDF5 is %d.%d.%d, where every dataset is its own "
                  "H5Dwrite (run without the option, or describe it with --describe)",
@@ -188,8 +201,8 @@ int kernel_main(int argc, char **argv, const kernel_def *k)
         return run(k, &c, tables, ntables);
     layout l = {0};
     run_shape shape = {c.ranks ? c.ranks : 1, c.independent};
-    int status = k->lay_out(&shape, &l, err, sizeof err) ? fail_arguments(k, err)
-                                                          : describe(argc, argv, k, &c, &l);
+    int status = lay_out(k, &shape, &l, err, sizeof err) ? fail_arguments(k, err)
+                                                      : describe(argc, argv, k, &c, &l);
     layout_free(&l);
     return status;
 }

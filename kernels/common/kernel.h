@@ -20,7 +20,8 @@ typedef struct {
     const char *summary;          /* one paragraph for --help */
     const char *role;             /* the file's role in the workload (WORKLOAD.md) */
     const kernel_option *options; /* terminated by an entry with name NULL */
-    /* Appends the run's datasets to `out`; returns 0, or -1 with err naming the bad option. */
+    /* Appends the run's datasets to `out`; returns 0, or -1 with err naming the bad option
+     * (err left empty: out of memory). */
     int (*lay_out)(const run_shape *shape, layout *out, char *err, size_t errlen);
 } kernel_def;
 
