@@ -21,10 +21,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
+from iotwin.errors import UserError
 from iotwin.executors.base import Executor, RunResult, Target
+from iotwin.search import NEEDS_MODEL, run_strategy, strategy_settings
 from iotwin.search.evaluator import BudgetExhausted
-from iotwin.space import BoundSpace, Point
-from iotwin.store import Evaluation, Store, config_hash
+from iotwin.space import BoundSpace, Point, SpaceContext, load_space
+from iotwin.store import Evaluation, Store, config_hash, workload_of
 
 
 @dataclass(frozen=True)
@@ -51,10 +53,6 @@ class CampaignSpec:
     def target(self) -> Target:
         return Target(ranks=self.ranks, kernel=self.kernel, args=self.args,
                       command=self.command)
-
-    @property
-    def workload_label(self) -> str:
-        return " ".join((self.kernel, *self.args) if self.kernel else self.command)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -215,7 +213,8 @@ class Campaign:
 
     def _store_run(self, config: Mapping[str, Any], repetition: int, result: RunResult) -> None:
         self.store.add_evaluation(
-            self.id, config=config, workload=self.spec.workload_label, ranks=self.spec.ranks,
+            self.id, config=config, workload=workload_of(self.spec.target),
+            ranks=self.spec.ranks,
             platform=self.spec.platform, source=self.executor.source,  # type: ignore[arg-type]
             status=result.status, repetition=repetition, measured_s=result.total_s,
             rate_mbs=result.rate_mbs, bytes=result.bytes, phases=result.phases,
@@ -234,7 +233,8 @@ class Campaign:
         assert self.model is not None
         ok = rate is not None and math.isfinite(rate) and rate > 0
         self.store.add_evaluation(
-            self.id, config=config, workload=self.spec.workload_label, ranks=self.spec.ranks,
+            self.id, config=config, workload=workload_of(self.spec.target),
+            ranks=self.spec.ranks,
             platform=self.model.platform_name, source="sim", status="ok" if ok else "failed",
             rate_mbs=rate if ok else None, details={"calibration": self._calibration_id})
 
@@ -254,3 +254,48 @@ class Campaign:
         for row in rows:
             grouped.setdefault(row.config_hash, []).append(row)
         return grouped
+
+
+# -- assembling a campaign from its spec --------------------------------------------------------
+
+def space_context(platform: str, ranks: int) -> SpaceContext:
+    """The file system and limits of a platform model, as a space needs them."""
+    from iotwin.platforms import load_platform
+
+    data = load_platform(platform).data
+    filesystem = data.get("filesystem", {})
+    return SpaceContext(filesystem=str(filesystem.get("type", "ufs")), ranks=ranks,
+                        max_stripe_count=filesystem.get("max_stripe_count"))
+
+
+def make_executor(spec: CampaignSpec) -> Executor:
+    if spec.executor == "local":
+        from iotwin.executors.local import LocalExecutor
+
+        return LocalExecutor(timeout_s=spec.timeout_s)
+    if spec.executor == "twin":
+        from iotwin.executors.twin import TwinExecutor
+
+        return TwinExecutor(spec.platform, truth_seed=spec.truth_seed)
+    raise UserError(f"unknown executor {spec.executor!r}: expected local or twin")
+
+
+def make_model(spec: CampaignSpec) -> Model:
+    from iotwin.calibrate import SimModel
+
+    return SimModel.for_target(spec.platform, spec.target)
+
+
+def open_campaign(store: Store, campaign_id: int, spec: CampaignSpec,
+                  on_progress: Callable[[Progress], None] | None = None, *,
+                  executor: Executor | None = None) -> Campaign:
+    """The campaign of ``spec`` as stored under ``campaign_id``, ready to run or resume."""
+    space = load_space(spec.space).bind(space_context(spec.platform, spec.ranks), spec.fixed)
+    model = make_model(spec) if spec.strategy in NEEDS_MODEL else None
+    return Campaign(store, campaign_id, spec, space, executor or make_executor(spec), model,
+                    on_progress)
+
+
+def run_campaign(campaign: Campaign) -> None:
+    settings = strategy_settings(campaign.spec.strategy, campaign.spec.settings)
+    run_strategy(campaign.spec.strategy, campaign, campaign.spec.seed, settings)

@@ -1,0 +1,165 @@
+"""`iotwin tune`: search a parameter space for the fastest config of a kernel or program.
+
+    iotwin tune --kernel vpic-io --ranks 4 --platform local --space local --real-budget 20
+                [--strategy sim-screened] [--executor local|twin] [--seed S] [--json]
+                [-- kernel args]
+    iotwin tune --resume ID
+
+Prints one progress line per generation, writes the best measured config as YAML for the
+interposer, then re-measures the default and the tuned config R times each and prints both.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from iotwin.campaign import Campaign, CampaignSpec, Progress, open_campaign, run_campaign
+from iotwin.config import dump_config
+from iotwin.errors import UserError
+from iotwin.repetitions import Measurement, measure
+from iotwin.search import STRATEGIES, strategy_settings
+from iotwin.stats import Summary
+from iotwin.store import Store, add_store_argument, resolve_path
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "tune", help="find the fastest I/O config of a kernel or program",
+        description="Search a parameter space with a few real runs (sim-screened: most "
+        "candidates are evaluated in simulation) and write the best config found.",
+        usage="iotwin tune (--kernel K | -- PROGRAM ARGS) --ranks N [options] [-- KERNEL_ARGS]"
+              "\n       iotwin tune --resume ID")
+    parser.add_argument("--kernel", help="kernel of kernels/ (vpic-io, vorpal-io, gcrm-io)")
+    parser.add_argument("--ranks", type=int, metavar="N", help="MPI ranks")
+    parser.add_argument("--platform", default="local", help="platform model (default local)")
+    parser.add_argument("--space", default="local", help="parameter space (default local)")
+    parser.add_argument("--fix", action="append", default=[], metavar="PARAM=VALUE",
+                        help="pin a space parameter to one value (repeatable)")
+    parser.add_argument("--strategy", default="sim-screened", choices=sorted(STRATEGIES))
+    parser.add_argument("--set", action="append", default=[], metavar="SETTING=VALUE",
+                        help="override a strategy setting of search/strategies.yaml")
+    parser.add_argument("--executor", default="local", choices=("local", "twin"),
+                        help="where real runs happen: this machine, or the platform's twin")
+    parser.add_argument("--real-budget", type=int, default=20, metavar="R",
+                        help="distinct configs run for real (default 20)")
+    parser.add_argument("--repetitions", type=int, default=1, metavar="R",
+                        help="runs per config during the search; the median counts (default 1)")
+    parser.add_argument("--timeout", type=float, default=600.0, metavar="S",
+                        help="seconds before a run is killed and counted as failed")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--truth-seed", type=int, default=0,
+                        help="twin executor: which perturbed truth of the platform runs")
+    parser.add_argument("--resume", type=int, metavar="ID",
+                        help="continue campaign ID; nothing measured is run again")
+    parser.add_argument("--output", type=Path, metavar="YAML",
+                        help="tuned config file (default tuned-<campaign>.yaml)")
+    parser.add_argument("--summary-repeat", type=int, default=5, metavar="R",
+                        help="re-measure default and tuned R times each (0: skip; default 5)")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_store_argument(parser)
+    parser.add_argument("rest", nargs="*", help=argparse.SUPPRESS)
+    parser.set_defaults(func=main)
+
+
+def main(args: argparse.Namespace) -> int:
+    with Store(resolve_path(args.store)) as store:
+        campaign_id, spec = _resume(store, args) if args.resume else _start(store, args)
+        print(f"campaign {campaign_id}: {spec.strategy} on {spec.target.label}, "
+              f"space {spec.space}, platform {spec.platform}, executor {spec.executor}, "
+              f"budget {spec.real_budget}", file=sys.stderr, flush=True)
+        campaign = open_campaign(store, campaign_id, spec, _print_progress)
+        run_campaign(campaign)
+        best = campaign.best()
+        if best is None:
+            raise UserError(f"campaign {campaign_id}: no run succeeded; see `iotwin show "
+                            f"{campaign_id}` for the errors")
+        output = args.output or Path(f"tuned-{campaign_id}.yaml")
+        output.write_text(dump_config(best.config))
+        summary = _default_vs_tuned(store, campaign, best.config, args.summary_repeat)
+        _report(campaign, best.rate, output, summary, args.json)
+    return 0
+
+
+def _start(store: Store, args: argparse.Namespace) -> tuple[int, CampaignSpec]:
+    if args.ranks is None or args.ranks < 1:
+        raise UserError("--ranks N is required (N >= 1)")
+    if args.real_budget < 1 or args.repetitions < 1:
+        raise UserError("--real-budget and --repetitions must be >= 1")
+    if args.kernel is None and not args.rest:
+        raise UserError("name a --kernel or a program after --")
+    settings = _assignments(args.set, "--set")
+    strategy_settings(args.strategy, settings)  # unknown settings fail before anything runs
+    spec = CampaignSpec(
+        ranks=args.ranks, platform=args.platform, space=args.space, strategy=args.strategy,
+        executor=args.executor, real_budget=args.real_budget, kernel=args.kernel,
+        args=tuple(args.rest) if args.kernel else (),
+        command=() if args.kernel else tuple(args.rest), seed=args.seed,
+        repetitions=args.repetitions, timeout_s=args.timeout, truth_seed=args.truth_seed,
+        fixed=_assignments(args.fix, "--fix"), settings=settings)
+    name = f"tune {spec.target.label} on {spec.platform}"
+    return store.create_campaign(name, kind="tune", spec=spec.to_json()), spec
+
+
+def _resume(store: Store, args: argparse.Namespace) -> tuple[int, CampaignSpec]:
+    campaign = store.campaign(args.resume)
+    if campaign.kind != "tune":
+        raise UserError(f"campaign {args.resume} is a {campaign.kind} campaign, not a tuning")
+    return campaign.id, CampaignSpec.from_json(campaign.spec)
+
+
+def _assignments(items: list[str], option: str) -> dict[str, Any]:
+    """NAME=VALUE pairs; values are read as YAML (4, 1MiB, null, true)."""
+    parsed: dict[str, Any] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name:
+            raise UserError(f"{option} {item!r}: expected NAME=VALUE")
+        parsed[name] = yaml.safe_load(value)
+    return parsed
+
+
+def _print_progress(progress: Progress) -> None:
+    def rate(value: float | None) -> str:
+        return f"{value:9.1f} MB/s" if value is not None else "        - MB/s"
+
+    error = f"{100 * progress.model_error:5.1f}%" if progress.model_error is not None else "    -"
+    print(f"gen {progress.generation:3d}  runs {progress.runs_used:3d}/{progress.budget:<3d}  "
+          f"best measured {rate(progress.best_measured)}  "
+          f"best predicted {rate(progress.best_predicted)}  model error {error}",
+          file=sys.stderr, flush=True)
+
+
+def _default_vs_tuned(store: Store, campaign: Campaign, tuned: dict[str, Any],
+                      repeat: int) -> dict[str, Measurement]:
+    if repeat < 1:
+        return {}
+    return {label: measure(campaign.executor, campaign.spec.target, config, repeat=repeat,
+                           store=store, campaign_id=campaign.id, platform=campaign.spec.platform,
+                           label=label)
+            for label, config in (("default", {}), ("tuned", tuned))}
+
+
+def _report(campaign: Campaign, best_rate: float | None, output: Path,
+            summary: dict[str, Measurement], as_json: bool) -> None:
+    rates: dict[str, Summary | None] = {label: m.rate for label, m in summary.items()}
+    speedup = (rates["tuned"].median / rates["default"].median
+               if rates.get("tuned") and rates.get("default") else None)
+    if as_json:
+        print(json.dumps({
+            "campaign": campaign.id, "runs_used": len(campaign.measured),
+            "best_measured_mbs": best_rate, "config_file": str(output),
+            "summary": {k: (v.as_dict() if v else None) for k, v in rates.items()},
+            "speedup": speedup}, indent=2))
+        return
+    print(f"best measured: {best_rate:.1f} MB/s after {len(campaign.measured)} real runs; "
+          f"tuned config written to {output}")
+    for label, rate in rates.items():
+        print(f"  {label:8s} {rate.format('MB/s') if rate else 'every run failed'}")
+    if speedup is not None:
+        print(f"  tuned / default: {speedup:.2f}x (medians, same session)")
