@@ -1,0 +1,264 @@
+#define _GNU_SOURCE
+#include "apply.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void iot_hint_text(int key_id, const struct iot_value *value, char *out, size_t len)
+{
+    switch (IOT_KEYS[key_id].type) {
+    case IOT_BOOL: snprintf(out, len, "%s", value->i ? "true" : "false"); break;
+    case IOT_ENUM: snprintf(out, len, "%s", IOT_KEYS[key_id].values[value->i]); break;
+    case IOT_STRING: snprintf(out, len, "%s", value->s); break;
+    default: snprintf(out, len, "%lld", value->i); break;
+    }
+}
+
+void iot_hint_key_path(const char *hint, char *out, size_t len)
+{
+    for (int id = 0; id < IOT_NKEYS; id++)
+        if (IOT_KEYS[id].hint && strcmp(IOT_KEYS[id].hint, hint) == 0) {
+            snprintf(out, len, "%s.%s", IOT_BLOCK_NAMES[IOT_KEYS[id].block], IOT_KEYS[id].name);
+            return;
+        }
+    snprintf(out, len, "mpiio.hints.%s", hint);
+}
+
+void iot_not_effective(struct iot_list *list, const char *key, const char *requested,
+                       const char *effective, const char *reason)
+{
+    FILE *out = iot_list_item(list);
+    fputs("{\"key\": ", out);
+    iot_json_string(out, key);
+    fputs(", \"requested\": ", out);
+    iot_json_string(out, requested);
+    fputs(", \"effective\": ", out);
+    iot_json_string(out, effective);
+    fputs(", \"reason\": ", out);
+    iot_json_string(out, reason);
+    fputc('}', out);
+}
+
+/* --- file access ----------------------------------------------------------------------------- */
+
+static MPI_Info requested_hints(const struct iot_settings *s)
+{
+    MPI_Info info = MPI_INFO_NULL;
+    char text[256];
+    for (int id = 0; id < IOT_NKEYS; id++) {
+        const struct iot_value *value = &s->v[id];
+        if (!value->set || !(IOT_KEYS[id].hint || id == IOT_K_MPIIO_HINTS))
+            continue;
+        if (info == MPI_INFO_NULL)
+            MPI_Info_create(&info);
+        if (id == IOT_K_MPIIO_HINTS) {
+            for (int i = 0; i < value->nmap; i++)
+                MPI_Info_set(info, value->names[i], value->values[i]);
+            continue;
+        }
+        iot_hint_text(id, value, text, sizeof text);
+        MPI_Info_set(info, IOT_KEYS[id].hint, text);
+    }
+    return info;
+}
+
+static void write_info(FILE *out, MPI_Info info)
+{
+    int n = 0, flag = 0;
+    char name[MPI_MAX_INFO_KEY + 1], value[MPI_MAX_INFO_VAL + 1];
+    if (info != MPI_INFO_NULL)
+        MPI_Info_get_nkeys(info, &n);
+    fputc('{', out);
+    for (int i = 0; i < n; i++) {
+        MPI_Info_get_nthkey(info, i, name);
+        MPI_Info_get(info, name, MPI_MAX_INFO_VAL, value, &flag);
+        fputs(i ? ", " : "", out);
+        iot_json_string(out, name);
+        fputs(": ", out);
+        iot_json_string(out, flag ? value : NULL);
+    }
+    fputc('}', out);
+}
+
+static void merge_info(MPI_Info into, MPI_Info from)
+{
+    int n = 0, flag = 0;
+    char name[MPI_MAX_INFO_KEY + 1], value[MPI_MAX_INFO_VAL + 1];
+    MPI_Info_get_nkeys(from, &n);
+    for (int i = 0; i < n; i++) {
+        MPI_Info_get_nthkey(from, i, name);
+        MPI_Info_get(from, name, MPI_MAX_INFO_VAL, value, &flag);
+        MPI_Info_set(into, name, value);
+    }
+}
+
+/* Hints go into the info of the fapl's MPI-IO driver; the application's communicator and
+ * hints are kept (ours win on conflicts). */
+static void apply_hints(struct iot_file *file, hid_t fapl, FILE *applied)
+{
+    MPI_Comm comm = MPI_COMM_NULL;
+    MPI_Info info = MPI_INFO_NULL;
+    file->requested = requested_hints(&file->settings);
+    fputs("\"hints\": ", applied);
+    write_info(applied, file->requested);
+    if (!file->mpio || H5Pget_fapl_mpio(fapl, &comm, &info) < 0)
+        return;
+    file->comm = comm;   /* HDF5 handed us a duplicate: ours until the report */
+    if (file->requested == MPI_INFO_NULL)
+        goto done;
+    if (info == MPI_INFO_NULL)
+        MPI_Info_create(&info);
+    merge_info(info, file->requested);
+    H5Pset_fapl_mpio(fapl, comm, info);
+done:
+    if (info != MPI_INFO_NULL)
+        MPI_Info_free(&info);
+}
+
+static void apply_alignment(const struct iot_settings *s, hid_t fapl, FILE *applied, int *n)
+{
+    hsize_t threshold = 1, boundary = 1;
+    H5Pget_alignment(fapl, &threshold, &boundary);
+    if (s->v[IOT_K_HDF5_ALIGNMENT_THRESHOLD].set)
+        threshold = (hsize_t)s->v[IOT_K_HDF5_ALIGNMENT_THRESHOLD].i;
+    if (s->v[IOT_K_HDF5_ALIGNMENT_BOUNDARY].set)
+        boundary = (hsize_t)s->v[IOT_K_HDF5_ALIGNMENT_BOUNDARY].i;
+    H5Pset_alignment(fapl, threshold, boundary);
+    fprintf(applied, "%s\"alignment\": {\"threshold\": %llu, \"boundary\": %llu}",
+            iot_json_sep(n), (unsigned long long)threshold, (unsigned long long)boundary);
+}
+
+static void apply_hdf5(const struct iot_settings *s, hid_t fapl, int mpio, FILE *applied)
+{
+    const struct iot_value *v = s->v;
+    int n = 0;
+    fputs(", \"hdf5\": {", applied);
+    if (v[IOT_K_HDF5_ALIGNMENT].set)
+        apply_alignment(s, fapl, applied, &n);
+    if (v[IOT_K_HDF5_META_BLOCK_SIZE].set && H5Pset_meta_block_size(fapl, (hsize_t)v[IOT_K_HDF5_META_BLOCK_SIZE].i) >= 0)
+        fprintf(applied, "%s\"meta_block_size\": %lld", iot_json_sep(&n), v[IOT_K_HDF5_META_BLOCK_SIZE].i);
+    if (v[IOT_K_HDF5_SIEVE_BUF_SIZE].set && H5Pset_sieve_buf_size(fapl, (size_t)v[IOT_K_HDF5_SIEVE_BUF_SIZE].i) >= 0)
+        fprintf(applied, "%s\"sieve_buf_size\": %lld", iot_json_sep(&n), v[IOT_K_HDF5_SIEVE_BUF_SIZE].i);
+    if (mpio && v[IOT_K_HDF5_COLL_METADATA_WRITE].set
+        && H5Pset_coll_metadata_write(fapl, (hbool_t)v[IOT_K_HDF5_COLL_METADATA_WRITE].i) >= 0)
+        fprintf(applied, "%s\"coll_metadata_write\": %s", iot_json_sep(&n),
+                v[IOT_K_HDF5_COLL_METADATA_WRITE].i ? "true" : "false");
+    if (mpio && v[IOT_K_HDF5_ALL_COLL_METADATA_OPS].set
+        && H5Pset_all_coll_metadata_ops(fapl, (hbool_t)v[IOT_K_HDF5_ALL_COLL_METADATA_OPS].i) >= 0)
+        fprintf(applied, "%s\"all_coll_metadata_ops\": %s", iot_json_sep(&n),
+                v[IOT_K_HDF5_ALL_COLL_METADATA_OPS].i ? "true" : "false");
+    fputc('}', applied);
+}
+
+hid_t iot_apply_fapl(struct iot_file *file, hid_t app_fapl)
+{
+    hid_t fapl = H5Pcopy(app_fapl == H5P_DEFAULT ? H5P_FILE_ACCESS_DEFAULT : app_fapl);
+    size_t len = 0;
+    FILE *applied = open_memstream(&file->applied, &len);
+    file->mpio = H5Pget_driver(fapl) == H5FD_MPIO;
+    fputc('{', applied);
+    apply_hints(file, fapl, applied);
+    apply_hdf5(&file->settings, fapl, file->mpio, applied);
+    fputc('}', applied);
+    fclose(applied);
+    return fapl;
+}
+
+/* --- dataset creation ------------------------------------------------------------------------ */
+
+/* chunk_size: whole trailing dimensions, split along the slowest axis that has to be split. */
+static void chunk_from_size(long long target, size_t element, int rank, const hsize_t *dims,
+                            hsize_t *chunk)
+{
+    long long row = (long long)element;
+    for (int i = 0; i < rank; i++)
+        chunk[i] = dims[i] ? dims[i] : 1;
+    for (int i = 0; i < rank; i++) {
+        long long rest = row;
+        for (int j = i + 1; j < rank; j++)
+            rest *= (long long)chunk[j];
+        long long fit = target / rest;
+        if (fit >= 1) {
+            chunk[i] = fit < (long long)chunk[i] ? (hsize_t)fit : chunk[i];
+            return;
+        }
+        chunk[i] = 1;
+    }
+}
+
+static int chunk_dims(struct iot_dataset *d, hid_t type, hid_t space, hsize_t *chunk)
+{
+    const struct iot_value *v = d->settings.v;
+    hsize_t dims[H5S_MAX_RANK], maxdims[H5S_MAX_RANK];
+    char requested[64], reason[128];
+    int rank = H5Sget_simple_extent_dims(space, dims, maxdims);
+    const char *key = v[IOT_K_DATASET_CHUNK_DIMS].set ? "dataset.chunk_dims" : "dataset.chunk_size";
+    if (rank < 1) {
+        iot_not_effective(&d->not_effective, key, NULL, NULL, "a scalar or null dataspace cannot be chunked");
+        return 0;
+    }
+    if (v[IOT_K_DATASET_CHUNK_DIMS].set && v[IOT_K_DATASET_CHUNK_DIMS].nlist != rank) {
+        snprintf(requested, sizeof requested, "%d dimensions", v[IOT_K_DATASET_CHUNK_DIMS].nlist);
+        snprintf(reason, sizeof reason, "the dataset has %d dimensions", rank);
+        iot_not_effective(&d->not_effective, key, requested, NULL, reason);
+        return 0;
+    }
+    if (v[IOT_K_DATASET_CHUNK_DIMS].set)
+        for (int i = 0; i < rank; i++)
+            chunk[i] = (hsize_t)v[IOT_K_DATASET_CHUNK_DIMS].list[i];
+    else
+        chunk_from_size(v[IOT_K_DATASET_CHUNK_SIZE].i, H5Tget_size(type), rank, dims, chunk);
+    for (int i = 0; i < rank; i++)   /* HDF5 refuses chunks larger than a fixed dimension */
+        if (maxdims[i] != H5S_UNLIMITED && chunk[i] > maxdims[i])
+            chunk[i] = maxdims[i] ? maxdims[i] : 1;
+    return rank;
+}
+
+static void apply_chunking(struct iot_dataset *d, hid_t dcpl, hid_t type, hid_t space,
+                           FILE *applied, int *n)
+{
+    hsize_t chunk[H5S_MAX_RANK];
+    int rank = chunk_dims(d, type, space, chunk);
+    if (rank < 1 || H5Pset_chunk(dcpl, rank, chunk) < 0)
+        return;
+    fprintf(applied, "%s\"chunk_dims\": [", iot_json_sep(n));
+    for (int i = 0; i < rank; i++)
+        fprintf(applied, "%s%llu", i ? ", " : "", (unsigned long long)chunk[i]);
+    fputc(']', applied);
+}
+
+hid_t iot_apply_dcpl(struct iot_dataset *d, hid_t app_dcpl, hid_t type, hid_t space)
+{
+    static const H5D_fill_time_t fill_times[] = {H5D_FILL_TIME_NEVER, H5D_FILL_TIME_ALLOC,
+                                                  H5D_FILL_TIME_IFSET};
+    static const H5D_alloc_time_t alloc_times[] = {H5D_ALLOC_TIME_DEFAULT, H5D_ALLOC_TIME_EARLY,
+                                                   H5D_ALLOC_TIME_LATE, H5D_ALLOC_TIME_INCR};
+    const struct iot_value *v = d->settings.v;
+    if (!v[IOT_K_DATASET_CHUNK_SIZE].set && !v[IOT_K_DATASET_CHUNK_DIMS].set
+        && !v[IOT_K_DATASET_FILL_TIME].set && !v[IOT_K_DATASET_ALLOC_TIME].set)
+        return -1;
+    hid_t dcpl = H5Pcopy(app_dcpl == H5P_DEFAULT ? H5P_DATASET_CREATE_DEFAULT : app_dcpl);
+    size_t len = 0;
+    FILE *applied = open_memstream(&d->applied, &len);
+    int n = 0;
+    fputc('{', applied);
+    if (v[IOT_K_DATASET_CHUNK_SIZE].set || v[IOT_K_DATASET_CHUNK_DIMS].set)
+        apply_chunking(d, dcpl, type, space, applied, &n);
+    if (v[IOT_K_DATASET_FILL_TIME].set && H5Pset_fill_time(dcpl, fill_times[v[IOT_K_DATASET_FILL_TIME].i]) >= 0)
+        fprintf(applied, "%s\"fill_time\": \"%s\"", iot_json_sep(&n), IOT_KEYS[IOT_K_DATASET_FILL_TIME].values[v[IOT_K_DATASET_FILL_TIME].i]);
+    if (v[IOT_K_DATASET_ALLOC_TIME].set && H5Pset_alloc_time(dcpl, alloc_times[v[IOT_K_DATASET_ALLOC_TIME].i]) >= 0)
+        fprintf(applied, "%s\"alloc_time\": \"%s\"", iot_json_sep(&n), IOT_KEYS[IOT_K_DATASET_ALLOC_TIME].values[v[IOT_K_DATASET_ALLOC_TIME].i]);
+    fputc('}', applied);
+    fclose(applied);
+    return dcpl;
+}
+
+int iot_transfer_mode(const struct iot_settings *settings, H5FD_mpio_xfer_t *mode)
+{
+    const struct iot_value *v = &settings->v[IOT_K_DATASET_TRANSFER_MODE];
+    if (!v->set)
+        return 0;
+    *mode = v->i == 0 ? H5FD_MPIO_COLLECTIVE : H5FD_MPIO_INDEPENDENT;
+    return 1;
+}

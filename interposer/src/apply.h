@@ -1,0 +1,25 @@
+/* Turning resolved settings into HDF5 property lists and MPI-IO hints. Each function works on
+ * a copy of the application's list and records what it set (JSON) in the file/dataset record. */
+#pragma once
+#include <hdf5.h>
+
+#include "records.h"
+
+/* The text a key's value is passed as in an MPI_Info ("4194304", "enable", "true"). */
+void iot_hint_text(int key_id, const struct iot_value *value, char *out, size_t len);
+
+/* The key path ("mpiio.cb_nodes", "mpiio.hints.NAME") that asked for a hint, into out. */
+void iot_hint_key_path(const char *hint, char *out, size_t len);
+
+/* A new file access list: the application's plus the settings; sets file->comm / requested. */
+hid_t iot_apply_fapl(struct iot_file *file, hid_t app_fapl);
+
+/* A new dataset creation list, or -1 when the settings change nothing. */
+hid_t iot_apply_dcpl(struct iot_dataset *dataset, hid_t app_dcpl, hid_t type, hid_t space);
+
+/* The transfer mode the settings ask for; 0 when they ask for none. */
+int iot_transfer_mode(const struct iot_settings *settings, H5FD_mpio_xfer_t *mode);
+
+/* One entry of a `not_effective` list. */
+void iot_not_effective(struct iot_list *list, const char *key, const char *requested,
+                       const char *effective, const char *reason);

@@ -1,0 +1,296 @@
+#define _GNU_SOURCE
+#include "readback.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "apply.h"
+#include "fsinfo.h"
+
+/* --- hints ----------------------------------------------------------------------------------- */
+
+static int is_striping_hint(const char *hint)
+{
+    return strcmp(hint, "striping_factor") == 0 || strcmp(hint, "striping_unit") == 0
+        || strcmp(hint, "start_iodevice") == 0 || strncmp(hint, "romio_lustre_", 13) == 0;
+}
+
+static void hint_reason(const struct iot_file *file, enum iot_fs fs, const char *hint,
+                        const char *effective, char *reason, size_t len)
+{
+    if (is_striping_hint(hint) && fs != IOT_FS_LUSTRE)
+        snprintf(reason, len, "the file is on %s, not Lustre: ROMIO's generic driver drops "
+                 "striping_factor and start_iodevice, and striping_unit only aligns "
+                 "collective-buffering file domains", file->fs_type);
+    else if (!effective)
+        snprintf(reason, len, "dropped by ROMIO: its driver for this file system (%s) does "
+                 "not know the hint", file->fs_type);
+    else
+        snprintf(reason, len, "ROMIO adjusted the value");
+}
+
+static void compare_hints(struct iot_file *file, enum iot_fs fs, MPI_Info effective)
+{
+    int n = 0, flag = 0;
+    char name[MPI_MAX_INFO_KEY + 1], wanted[MPI_MAX_INFO_VAL + 1], got[MPI_MAX_INFO_VAL + 1];
+    char key[MPI_MAX_INFO_KEY + 64], reason[256];
+    MPI_Info_get_nkeys(file->requested, &n);
+    for (int i = 0; i < n; i++) {
+        MPI_Info_get_nthkey(file->requested, i, name);
+        MPI_Info_get(file->requested, name, MPI_MAX_INFO_VAL, wanted, &flag);
+        MPI_Info_get(effective, name, MPI_MAX_INFO_VAL, got, &flag);
+        int same = flag && strcmp(wanted, got) == 0;
+        if (same && !(is_striping_hint(name) && fs != IOT_FS_LUSTRE))
+            continue;
+        iot_hint_key_path(name, key, sizeof key);
+        hint_reason(file, fs, name, flag ? got : NULL, reason, sizeof reason);
+        iot_not_effective(&file->not_effective, key, wanted, flag ? got : NULL, reason);
+    }
+}
+
+static void write_info(FILE *out, MPI_Info info)
+{
+    int n = 0, flag = 0, k = 0;
+    char name[MPI_MAX_INFO_KEY + 1], value[MPI_MAX_INFO_VAL + 1];
+    MPI_Info_get_nkeys(info, &n);
+    fputc('{', out);
+    for (int i = 0; i < n; i++) {
+        MPI_Info_get_nthkey(info, i, name);
+        MPI_Info_get(info, name, MPI_MAX_INFO_VAL, value, &flag);
+        fputs(iot_json_sep(&k), out);
+        iot_json_string(out, name);
+        fputs(": ", out);
+        iot_json_string(out, flag ? value : NULL);
+    }
+    fputc('}', out);
+}
+
+/* Hints as ROMIO applied them: from the open MPI file, not from the fapl (H5Pget_fapl_mpio
+ * returns the info that was passed in, whatever ROMIO did with it). */
+static void readback_hints(struct iot_file *file, enum iot_fs fs, FILE *out)
+{
+    void *handle = NULL;
+    MPI_Info info = MPI_INFO_NULL;
+    if (!file->mpio || H5Fget_vfd_handle(file->id, H5P_DEFAULT, &handle) < 0 || !handle
+        || MPI_File_get_info(*(MPI_File *)handle, &info) != MPI_SUCCESS) {
+        fputs("\"hints\": null", out);
+        return;
+    }
+    fputs("\"hints\": ", out);
+    write_info(out, info);
+    if (file->requested != MPI_INFO_NULL)
+        compare_hints(file, fs, info);
+    MPI_Info_free(&info);
+}
+
+static void hints_without_mpio(struct iot_file *file)
+{
+    int n = 0, flag = 0;
+    char name[MPI_MAX_INFO_KEY + 1], wanted[MPI_MAX_INFO_VAL + 1], key[MPI_MAX_INFO_KEY + 64];
+    if (file->mpio || file->requested == MPI_INFO_NULL)
+        return;
+    MPI_Info_get_nkeys(file->requested, &n);
+    for (int i = 0; i < n; i++) {
+        MPI_Info_get_nthkey(file->requested, i, name);
+        MPI_Info_get(file->requested, name, MPI_MAX_INFO_VAL, wanted, &flag);
+        iot_hint_key_path(name, key, sizeof key);
+        iot_not_effective(&file->not_effective, key, wanted, NULL,
+                          "the application did not open the file with the MPI-IO driver");
+    }
+}
+
+/* --- HDF5 file properties -------------------------------------------------------------------- */
+
+static void compare_number(struct iot_file *file, int key, long long got)
+{
+    char wanted[32], effective[32], path[64];
+    const struct iot_value *v = &file->settings.v[key];
+    if (!v->set || v->i == got)
+        return;
+    snprintf(wanted, sizeof wanted, "%lld", v->i);
+    snprintf(effective, sizeof effective, "%lld", got);
+    snprintf(path, sizeof path, "hdf5.%s%s%s",
+             IOT_KEYS[key].parent >= 0 ? IOT_KEYS[IOT_KEYS[key].parent].name : "",
+             IOT_KEYS[key].parent >= 0 ? "." : "", IOT_KEYS[key].name);
+    iot_not_effective(&file->not_effective, path, wanted, effective,
+                      file->mpio || IOT_KEYS[key].type != IOT_BOOL ? "HDF5 did not keep the value"
+                      : "collective metadata needs the MPI-IO driver");
+}
+
+static void readback_hdf5(struct iot_file *file, FILE *out)
+{
+    hid_t fapl = H5Fget_access_plist(file->id);
+    hsize_t threshold = 0, boundary = 0, meta_block = 0;
+    size_t sieve = 0;
+    hbool_t coll_write = 0, coll_ops = 0;
+    H5Pget_alignment(fapl, &threshold, &boundary);
+    H5Pget_meta_block_size(fapl, &meta_block);
+    H5Pget_sieve_buf_size(fapl, &sieve);
+    if (file->mpio) {
+        H5Pget_coll_metadata_write(fapl, &coll_write);
+        H5Pget_all_coll_metadata_ops(fapl, &coll_ops);
+    }
+    H5Pclose(fapl);
+    fprintf(out, ", \"hdf5\": {\"alignment\": {\"threshold\": %llu, \"boundary\": %llu}, "
+            "\"meta_block_size\": %llu, \"sieve_buf_size\": %zu, \"coll_metadata_write\": %s, "
+            "\"all_coll_metadata_ops\": %s}", (unsigned long long)threshold,
+            (unsigned long long)boundary, (unsigned long long)meta_block, sieve,
+            coll_write ? "true" : "false", coll_ops ? "true" : "false");
+    compare_number(file, IOT_K_HDF5_ALIGNMENT_THRESHOLD, (long long)threshold);
+    compare_number(file, IOT_K_HDF5_ALIGNMENT_BOUNDARY, (long long)boundary);
+    compare_number(file, IOT_K_HDF5_META_BLOCK_SIZE, (long long)meta_block);
+    compare_number(file, IOT_K_HDF5_SIEVE_BUF_SIZE, (long long)sieve);
+    compare_number(file, IOT_K_HDF5_COLL_METADATA_WRITE, coll_write);
+    compare_number(file, IOT_K_HDF5_ALL_COLL_METADATA_OPS, coll_ops);
+}
+
+static void readback_lustre(struct iot_file *file, enum iot_fs fs, FILE *out)
+{
+    long long count = 0, size = 0;
+    if (fs != IOT_FS_LUSTRE || iot_lustre_layout(file->name, &count, &size) != 0) {
+        fputs(", \"lustre\": null", out);
+        return;
+    }
+    fprintf(out, ", \"lustre\": {\"stripe_count\": %lld, \"stripe_size\": %lld}", count, size);
+}
+
+void iot_readback_file(struct iot_file *file)
+{
+    size_t len = 0;
+    FILE *out = open_memstream(&file->effective, &len);
+    enum iot_fs fs = iot_fs_type(file->name, file->fs_type, sizeof file->fs_type);
+    fputc('{', out);
+    readback_hints(file, fs, out);
+    hints_without_mpio(file);
+    readback_hdf5(file, out);
+    readback_lustre(file, fs, out);
+    fputc('}', out);
+    fclose(out);
+}
+
+/* --- datasets -------------------------------------------------------------------------------- */
+
+static const char *layout_name(H5D_layout_t layout)
+{
+    switch (layout) {
+    case H5D_COMPACT: return "compact";
+    case H5D_CONTIGUOUS: return "contiguous";
+    case H5D_CHUNKED: return "chunked";
+    case H5D_VIRTUAL: return "virtual";
+    default: return "unknown";
+    }
+}
+
+static const char *io_mode_name(H5D_mpio_actual_io_mode_t mode)
+{
+    switch (mode) {
+    case H5D_MPIO_NO_COLLECTIVE: return "independent";
+    case H5D_MPIO_CHUNK_INDEPENDENT: return "chunk_independent";
+    case H5D_MPIO_CHUNK_COLLECTIVE: return "chunk_collective";
+    case H5D_MPIO_CHUNK_MIXED: return "chunk_mixed";
+    case H5D_MPIO_CONTIGUOUS_COLLECTIVE: return "contiguous_collective";
+    }
+    return "unknown";
+}
+
+static void no_collective_reason(uint32_t cause, char *out, size_t len)
+{
+    static const struct { uint32_t bit; const char *text; } CAUSES[] = {
+        {H5D_MPIO_SET_INDEPENDENT, "the transfer list asks for independent I/O"},
+        {H5D_MPIO_DATATYPE_CONVERSION, "datatype conversion"},
+        {H5D_MPIO_DATA_TRANSFORMS, "data transforms"},
+        {H5D_MPIO_NOT_SIMPLE_OR_SCALAR_DATASPACES, "a dataspace is neither simple nor scalar"},
+        {H5D_MPIO_NOT_CONTIGUOUS_OR_CHUNKED_DATASET, "the layout is neither contiguous nor chunked"},
+        {H5D_MPIO_PARALLEL_FILTERED_WRITES_DISABLED, "filtered writes cannot be parallel here"},
+    };
+    size_t n = (size_t)snprintf(out, len, "HDF5 fell back to independent I/O:");
+    for (size_t i = 0; i < sizeof CAUSES / sizeof CAUSES[0] && n < len; i++)
+        if (cause & CAUSES[i].bit)
+            n += (size_t)snprintf(out + n, len - n, " %s;", CAUSES[i].text);
+}
+
+static void compare_dataset(struct iot_dataset *d, const char *key, int wanted_index, int got_index,
+                            const char *reason)
+{
+    const struct iot_key *k = key[0] == 'f' ? &IOT_KEYS[IOT_K_DATASET_FILL_TIME]
+                                            : &IOT_KEYS[IOT_K_DATASET_ALLOC_TIME];
+    char path[64];
+    if (wanted_index == got_index)
+        return;
+    snprintf(path, sizeof path, "dataset.%s", key);
+    iot_not_effective(&d->not_effective, path, k->values[wanted_index],
+                      got_index >= 0 ? k->values[got_index] : NULL, reason);
+}
+
+static void readback_creation(struct iot_dataset *d, hid_t dcpl, FILE *out)
+{
+    static const int fill_index[] = {[H5D_FILL_TIME_ALLOC] = 1, [H5D_FILL_TIME_NEVER] = 0,
+                                     [H5D_FILL_TIME_IFSET] = 2};
+    static const int alloc_index[] = {[H5D_ALLOC_TIME_DEFAULT] = 0, [H5D_ALLOC_TIME_EARLY] = 1,
+                                      [H5D_ALLOC_TIME_LATE] = 2, [H5D_ALLOC_TIME_INCR] = 3};
+    H5D_layout_t layout = H5Pget_layout(dcpl);
+    H5D_fill_time_t fill = H5D_FILL_TIME_IFSET;
+    H5D_alloc_time_t alloc = H5D_ALLOC_TIME_DEFAULT;
+    hsize_t chunk[H5S_MAX_RANK];
+    H5Pget_fill_time(dcpl, &fill);
+    H5Pget_alloc_time(dcpl, &alloc);
+    fprintf(out, "\"layout\": \"%s\", \"chunk_dims\": ", layout_name(layout));
+    int rank = layout == H5D_CHUNKED ? H5Pget_chunk(dcpl, H5S_MAX_RANK, chunk) : -1;
+    for (int i = 0; i < rank; i++)
+        fprintf(out, "%s%llu", i ? ", " : "[", (unsigned long long)chunk[i]);
+    fputs(rank > 0 ? "]" : "null", out);
+    fprintf(out, ", \"fill_time\": \"%s\", \"alloc_time\": \"%s\"",
+            IOT_KEYS[IOT_K_DATASET_FILL_TIME].values[fill_index[fill]],
+            IOT_KEYS[IOT_K_DATASET_ALLOC_TIME].values[alloc_index[alloc]]);
+    const struct iot_value *v = d->settings.v;
+    if (v[IOT_K_DATASET_FILL_TIME].set)
+        compare_dataset(d, "fill_time", (int)v[IOT_K_DATASET_FILL_TIME].i, fill_index[fill],
+                        "HDF5 did not keep the value");
+    if (v[IOT_K_DATASET_ALLOC_TIME].set)
+        compare_dataset(d, "alloc_time", (int)v[IOT_K_DATASET_ALLOC_TIME].i, alloc_index[alloc],
+                        "parallel HDF5 allocates dataset space early whatever the property says");
+    if ((v[IOT_K_DATASET_CHUNK_DIMS].set || v[IOT_K_DATASET_CHUNK_SIZE].set) && layout != H5D_CHUNKED)
+        iot_not_effective(&d->not_effective, v[IOT_K_DATASET_CHUNK_DIMS].set ?
+                          "dataset.chunk_dims" : "dataset.chunk_size", "chunked",
+                          layout_name(layout), "the dataset was not created chunked");
+}
+
+static void readback_transfer(struct iot_dataset *d, const struct iot_file *file, FILE *out)
+{
+    H5FD_mpio_xfer_t wanted;
+    char reason[512];
+    if (!d->have_io_mode) {
+        fputs(", \"io_mode\": null", out);
+        return;
+    }
+    fprintf(out, ", \"io_mode\": \"%s\"", io_mode_name(d->io_mode));
+    if (iot_transfer_mode(&d->settings, &wanted) && wanted == H5FD_MPIO_COLLECTIVE
+        && d->io_mode == H5D_MPIO_NO_COLLECTIVE) {
+        no_collective_reason(d->no_collective_cause, reason, sizeof reason);
+        iot_not_effective(&d->not_effective, "dataset.transfer_mode", "collective",
+                          "independent", file->mpio ? reason : "the file is not opened with MPI-IO");
+    }
+}
+
+void iot_readback_dataset(struct iot_dataset *d, const struct iot_file *file)
+{
+    size_t len = 0;
+    FILE *out = open_memstream(&d->effective, &len);
+    hid_t dcpl = H5Dget_create_plist(d->id);
+    haddr_t offset = H5Dget_offset(d->id);
+    fputc('{', out);
+    if (dcpl >= 0) {
+        readback_creation(d, dcpl, out);
+        H5Pclose(dcpl);
+        fputs(", ", out);
+    }
+    if (offset == HADDR_UNDEF)
+        fputs("\"offset\": null", out);
+    else
+        fprintf(out, "\"offset\": %llu", (unsigned long long)offset);
+    fprintf(out, ", \"storage_size\": %llu", (unsigned long long)H5Dget_storage_size(d->id));
+    readback_transfer(d, file, out);
+    fputc('}', out);
+    fclose(out);
+}

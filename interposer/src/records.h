@@ -1,0 +1,52 @@
+/* What the interposer remembers about each file and dataset between open and the report. */
+#pragma once
+#include <hdf5.h>
+#include <mpi.h>
+
+#include "config.h"
+#include "json.h"
+
+#define IOT_MATCHED_LEN 512
+
+struct iot_dataset {
+    hid_t id;                 /* the application's id while open; -1 after H5Dclose */
+    char *name;               /* full path in the file */
+    char matched[IOT_MATCHED_LEN];
+    struct iot_settings settings;
+    hid_t dxpl;               /* transfer list used for the application's H5P_DEFAULT writes */
+    long long calls, bytes;
+    double seconds;
+    int have_io_mode;         /* actual transfer mode of the last write, read back from the dxpl */
+    H5D_mpio_actual_io_mode_t io_mode;
+    uint32_t no_collective_cause;
+    char *applied;            /* JSON object */
+    char *effective;          /* JSON object, read back before the dataset closes */
+    struct iot_list not_effective;
+};
+
+struct iot_file {
+    hid_t id;
+    char *name;               /* as the application passed it */
+    const char *how;          /* "create" or "open" */
+    char matched[IOT_MATCHED_LEN];
+    struct iot_settings settings;
+    int mpio;                 /* opened with the MPI-IO driver */
+    MPI_Comm comm;            /* our duplicate of the file's communicator (MPI_COMM_NULL if none) */
+    MPI_Info requested;       /* the hints the interposer set (MPI_INFO_NULL if none) */
+    char fs_type[32];
+    double open_s, write_s, flush_s, close_s;
+    long long bytes, writes;
+    char *applied;            /* JSON object */
+    char *effective;          /* JSON object, read back after open */
+    struct iot_list not_effective;
+    struct iot_dataset **datasets;
+    int ndatasets;
+};
+
+struct iot_file *iot_file_new(hid_t id, const char *name, const char *how);
+struct iot_file *iot_file_find(hid_t id);
+void iot_file_forget(struct iot_file *file);   /* removes and frees it */
+
+struct iot_dataset *iot_dataset_new(struct iot_file *file, hid_t id, const char *name);
+struct iot_dataset *iot_dataset_find(hid_t id, struct iot_file **file);
+void iot_records_free_all(void);

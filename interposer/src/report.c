@@ -1,0 +1,177 @@
+#define _GNU_SOURCE
+#include "report.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+
+/* --- reduction over the file's communicator -------------------------------------------------- */
+
+static char *dataset_lines(const struct iot_file *file, int *len)
+{
+    char *text = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&text, &size);
+    for (int i = 0; i < file->ndatasets; i++) {
+        const struct iot_dataset *d = file->datasets[i];
+        fprintf(out, "%lld %lld %.9f %s\n", d->calls, d->bytes, d->seconds, d->name);
+    }
+    fclose(out);
+    *len = (int)size;
+    return text;
+}
+
+static struct iot_dataset *dataset_named(struct iot_file *file, const char *name)
+{
+    for (int i = 0; i < file->ndatasets; i++)
+        if (strcmp(file->datasets[i]->name, name) == 0)
+            return file->datasets[i];
+    return iot_dataset_new(file, -1, name);
+}
+
+static void merge_dataset_lines(struct iot_file *file, char *text)
+{
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        long long calls = 0, bytes = 0;
+        double seconds = 0;
+        int used = 0;
+        if (sscanf(line, "%lld %lld %lf %n", &calls, &bytes, &seconds, &used) < 3)
+            continue;
+        struct iot_dataset *d = dataset_named(file, line + used);
+        d->calls += calls;
+        d->bytes += bytes;
+        d->seconds = seconds > d->seconds ? seconds : d->seconds;
+    }
+}
+
+/* Rank 0 gets every rank's per-dataset writes (ranks may have written different datasets). */
+static void gather_datasets(struct iot_file *file, int rank, int size)
+{
+    int len = 0;
+    char *mine = dataset_lines(file, &len);
+    int *lens = rank == 0 ? calloc((size_t)size, sizeof *lens) : NULL;
+    int *offsets = rank == 0 ? calloc((size_t)size, sizeof *offsets) : NULL;
+    MPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, file->comm);
+    int total = 0;
+    for (int r = 0; rank == 0 && r < size; r++) {
+        offsets[r] = total;
+        total += lens[r];
+    }
+    char *all = rank == 0 ? calloc((size_t)total + 1, 1) : NULL;
+    MPI_Gatherv(mine, len, MPI_CHAR, all, lens, offsets, MPI_CHAR, 0, file->comm);
+    if (rank == 0) {
+        for (int i = 0; i < file->ndatasets; i++) {   /* rank 0's own lines are in `all` too */
+            file->datasets[i]->calls = file->datasets[i]->bytes = 0;
+            file->datasets[i]->seconds = 0;
+        }
+        merge_dataset_lines(file, all + lens[0]);
+        merge_dataset_lines(file, mine);
+    }
+    free(all);
+    free(lens);
+    free(offsets);
+    free(mine);
+}
+
+static int reduce(struct iot_file *file, int *ranks)
+{
+    int rank = 0;
+    *ranks = 1;
+    if (file->comm == MPI_COMM_NULL)
+        return 0;
+    MPI_Comm_rank(file->comm, &rank);
+    MPI_Comm_size(file->comm, ranks);
+    double times[4] = {file->open_s, file->write_s, file->flush_s, file->close_s}, max[4];
+    long long counts[2] = {file->bytes, file->writes}, sums[2];
+    MPI_Reduce(times, max, 4, MPI_DOUBLE, MPI_MAX, 0, file->comm);
+    MPI_Reduce(counts, sums, 2, MPI_LONG_LONG, MPI_SUM, 0, file->comm);
+    gather_datasets(file, rank, *ranks);
+    if (rank == 0) {
+        file->open_s = max[0], file->write_s = max[1], file->flush_s = max[2];
+        file->close_s = max[3], file->bytes = sums[0], file->writes = sums[1];
+    }
+    return rank;
+}
+
+/* --- the JSON line ----------------------------------------------------------------------------- */
+
+static void write_labels(FILE *out, const char *matched)
+{
+    char *copy = strdup(matched), *save = NULL;
+    int n = 0;
+    fputc('[', out);
+    for (char *label = strtok_r(copy, ",", &save); label; label = strtok_r(NULL, ",", &save)) {
+        fputs(n++ ? ", " : "", out);
+        iot_json_string(out, label);
+    }
+    fputc(']', out);
+    free(copy);
+}
+
+static void write_dataset(FILE *out, struct iot_dataset *d)
+{
+    fputs("{\"name\": ", out);
+    iot_json_string(out, d->name);
+    fputs(", \"matched\": ", out);
+    write_labels(out, d->matched);
+    fprintf(out, ", \"applied\": %s, \"effective\": %s, \"not_effective\": ",
+            d->applied ? d->applied : "{}", d->effective ? d->effective : "null");
+    iot_list_write(out, &d->not_effective);
+    fprintf(out, ", \"writes\": {\"calls\": %lld, \"bytes\": %lld, \"seconds\": %.6f}}",
+            d->calls, d->bytes, d->seconds);
+}
+
+static void write_report(FILE *out, struct iot_file *file, const struct iot_run *run, int ranks)
+{
+    unsigned major = 0, minor = 0, release = 0;
+    H5get_libversion(&major, &minor, &release);
+    fputs("{\"iotwin_report\": 1, \"file\": ", out);
+    iot_json_string(out, file->name);
+    fprintf(out, ", \"how\": \"%s\", \"ranks\": %d, \"fs\": \"%s\", \"driver\": \"%s\", "
+            "\"hdf5_version\": \"%u.%u.%u\", \"async_api\": ", file->how, ranks, file->fs_type,
+            file->mpio ? "mpio" : "other", major, minor, release);
+    iot_json_string(out, run->async_api);
+    fputs(", \"config\": ", out);
+    iot_json_string(out, run->config_path);
+    fputs(", \"config_error\": ", out);
+    iot_json_string(out, run->config_error);
+    fputs(", \"matched\": ", out);
+    write_labels(out, file->matched);
+    fprintf(out, ", \"applied\": %s, \"effective\": %s, \"not_effective\": ",
+            file->applied ? file->applied : "{}", file->effective ? file->effective : "null");
+    iot_list_write(out, &file->not_effective);
+    fprintf(out, ", \"timings\": {\"open_s\": %.6f, \"write_s\": %.6f, \"flush_s\": %.6f, "
+            "\"close_s\": %.6f}, \"bytes\": %lld, \"writes\": %lld, \"datasets\": [",
+            file->open_s, file->write_s, file->flush_s, file->close_s, file->bytes, file->writes);
+    for (int i = 0; i < file->ndatasets; i++) {
+        fputs(i ? ", " : "", out);
+        write_dataset(out, file->datasets[i]);
+    }
+    fputs("]}\n", out);
+}
+
+static void append_line(const char *path, const char *text, size_t len)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return;
+    if (write(fd, text, len) < 0) { /* a report is best effort: never fail the application */ }
+    close(fd);
+}
+
+void iot_report_file(struct iot_file *file, const struct iot_run *run)
+{
+    int ranks = 1;
+    if (reduce(file, &ranks) != 0 || !run->report_path)
+        return;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    write_report(out, file, run, ranks);
+    fclose(out);
+    append_line(run->report_path, text, len);
+    free(text);
+}
