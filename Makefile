@@ -37,8 +37,11 @@ $(VENV)/.stamp: tuner/pyproject.toml | deps
 
 python: $(VENV)/.stamp
 
+# Only the Python trees that exist: git keeps no empty directories.
+PY_TREES := $(wildcard tuner tests validation experiments bench)
+
 lint: python
-	$(VENV)/bin/ruff check tuner tests validation experiments bench
+	$(VENV)/bin/ruff check $(PY_TREES)
 
 test: build python lint
 	$(PY) -m pytest tests
