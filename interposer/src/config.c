@@ -360,8 +360,10 @@ static void scope_key_names(const struct iot_scope *scope, char *out, size_t len
             n += snprintf(out + n, len - n, "%s%s", n ? ", " : "", IOT_BLOCK_NAMES[b]);
     if (scope->list_name)
         n += snprintf(out + n, len - n, "%s%s", n ? ", " : "", scope->list_name);
-    if (scope->inline_block)
-        key_names(-1, block_index(scope->inline_block), out + n, len - n > 0 ? len - n : 0);
+    if (scope->inline_block && n + 2 < len) {
+        n += (size_t)snprintf(out + n, len - n, "%s", n ? ", " : "");
+        key_names(-1, block_index(scope->inline_block), out + n, len - n);
+    }
 }
 
 struct scope_target {
