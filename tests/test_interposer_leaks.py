@@ -1,0 +1,55 @@
+"""The interposer lives in other people's programs: it must not leak or touch bad memory.
+Valgrind runs one rank of vpic-io (an MPI singleton) under the library with a config that
+exercises every path: hints, Lustre keys, alignment, dataset-scoped chunking."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+from iotwin import paths
+
+pytestmark = pytest.mark.slow
+
+CONFIG = """
+mpiio: {cb_nodes: 2, cb_config_list: "*:*", hints: {foo: bar}}
+lustre: {stripe_count: 4}
+hdf5: {alignment: {threshold: 0, boundary: 1MiB}}
+files: [{match: "*.h5", datasets: [{match: x, chunk_size: 4KiB, fill_time: never}]}]
+"""
+# a frame in the library: by name without debug info, by source file with it
+OURS = re.compile(r"libiotwin_h5|\((hooks|config|units|apply|readback|report|records|fsinfo|json)"
+                  r"\.c:\d+\)")
+
+
+def loss_records(valgrind_log: str) -> list[str]:
+    """Each leak or memory-error record: the lines from its heading to the blank line."""
+    records, current = [], []
+    for line in valgrind_log.splitlines():
+        text = line.split("== ", 1)[-1] if "==" in line else line
+        if not text.strip():
+            if current:
+                records.append("\n".join(current))
+            current = []
+        else:
+            current.append(text)
+    return [r for r in records if "lost in loss record" in r or r.startswith("Invalid")]
+
+
+def test_no_leak_or_memory_error_comes_from_the_interposer(scratch: Path):
+    (scratch / "cfg.yaml").write_text(CONFIG)
+    report = scratch / "report.jsonl"
+    env = {**os.environ, "LD_PRELOAD": str(paths.interposer_library()),
+           "IOTWIN_CONFIG": str(scratch / "cfg.yaml"), "IOTWIN_REPORT": str(report)}
+    done = subprocess.run(
+        ["valgrind", "--leak-check=full", "--show-leak-kinds=definite,indirect",
+         "--num-callers=40", paths.kernel_binary("vpic-io"), "--file", str(scratch / "v.h5"),
+         "--particles", "1000"], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "LEAK SUMMARY" in done.stderr or "no leaks are possible" in done.stderr
+    assert report.read_text().count("\n") == 1          # the library did its work
+    ours = [record for record in loss_records(done.stderr) if OURS.search(record)]
+    assert not ours, "\n\n".join(ours)
