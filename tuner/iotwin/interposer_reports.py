@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from iotwin import config
+
 Report = dict[str, Any]
 
 
@@ -54,21 +56,47 @@ class SettingOutcome:
 
 
 def setting_outcomes(reports: list[Report]) -> list[SettingOutcome]:
-    """Requested settings of every file, effective ones first per file, then those that were not."""
+    """Every requested setting of every file and dataset: took effect, or not and why.
+
+    The interposer's ``not_effective`` entries are authoritative (they carry the reason); any
+    other applied setting is checked against what was read back, so a setting that silently
+    did not take effect is still shown as not effective.
+    """
+    hint_keys = _config_keys_of_hints()
     outcomes: list[SettingOutcome] = []
     for report in reports:
         file = str(report.get("file", "?"))
-        not_effective = {entry.get("key"): entry for entry in report.get("not_effective", [])
-                         if isinstance(entry, dict)}
-        effective = _flatten(report.get("effective", {}))
-        for key, requested in _flatten(report.get("applied", {})).items():
-            if key in not_effective:
-                continue
-            outcomes.append(SettingOutcome(file, key, requested, effective.get(key), True))
-        for key, entry in not_effective.items():
-            outcomes.append(SettingOutcome(file, str(key), entry.get("requested"),
-                                           entry.get("effective"), False, entry.get("reason")))
+        outcomes += _section_outcomes(file, report, hint_keys)
+        for dataset in report.get("datasets", []):
+            where = f"{file}:{dataset.get('name', '?')}"
+            outcomes += _section_outcomes(where, dataset, hint_keys)
     return outcomes
+
+
+def _section_outcomes(where: str, section: Report,
+                      hint_keys: dict[str, str]) -> list[SettingOutcome]:
+    not_effective = {str(entry.get("key")): entry for entry in section.get("not_effective", [])
+                     if isinstance(entry, dict)}
+    read_back = _flatten(section.get("effective") or {})
+    outcomes = []
+    for key, requested in _flatten(section.get("applied") or {}).items():
+        name = hint_keys.get(key, key)
+        if name in not_effective:
+            continue
+        got = read_back.get(key)
+        same = got is not None and str(got) == str(requested)
+        outcomes.append(SettingOutcome(where, name, requested, got, same,
+                                       None if same else "read back differently"))
+    outcomes += [SettingOutcome(where, key, entry.get("requested"), entry.get("effective"), False,
+                                entry.get("reason")) for key, entry in not_effective.items()]
+    return outcomes
+
+
+def _config_keys_of_hints() -> dict[str, str]:
+    """{"hints.striping_factor": "lustre.stripe_count", "hints.cb_nodes": "mpiio.cb_nodes"...}"""
+    schema = config.load_schema()
+    return {f"hints.{key.hint}": f"{block}.{name}" for block, keys in schema.blocks.items()
+            for name, key in keys.items() if key.hint}
 
 
 def _flatten(tree: Any, prefix: str = "") -> dict[str, Any]:
