@@ -21,7 +21,7 @@ REPLICATED = {"macsio": next(LOGS.glob("shane_macsio_*.darshan")),
 def _replay(work: dict, directory: Path) -> dict:
     spec = directory / "workload.yaml"
     spec.write_text(yaml.safe_dump(work, sort_keys=False))
-    done = launch.run_mpi(work["ranks"], [paths.kernel_binary("replay/replay"), "--dir",
+    done = launch.run_mpi(work["ranks"], [paths.kernel_binary("replay"), "--dir",
                                            directory, "--compute-scale", "0", spec], timeout=600)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -99,7 +99,7 @@ def test_file_modes_keep_open_appends_and_access_sizes(scratch: Path) -> None:
 def test_wrong_rank_count_is_refused_with_the_count_to_use(scratch: Path) -> None:
     spec = scratch / "w.yaml"
     spec.write_text(yaml.safe_dump(_modes_workload()))
-    done = launch.run_mpi(1, [paths.kernel_binary("replay/replay"), spec], timeout=60)
+    done = launch.run_mpi(1, [paths.kernel_binary("replay"), spec], timeout=60)
     assert done.returncode == 2 and "mpiexec -n 2" in done.stderr
 
 
@@ -108,6 +108,6 @@ def test_bad_key_is_named(scratch: Path) -> None:
     work["files"][1]["datasets"][0]["element_bytes"] = 3
     spec = scratch / "w.yaml"
     spec.write_text(yaml.safe_dump(work))
-    done = launch.run_mpi(2, [paths.kernel_binary("replay/replay"), spec], timeout=60)
+    done = launch.run_mpi(2, [paths.kernel_binary("replay"), spec], timeout=60)
     assert done.returncode == 2
     assert "files[1].datasets[0].element_bytes: expected 1, 2, 4 or 8, got 3" in done.stderr
