@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from iotwin.config import dump_config, validate_config
 from iotwin.errors import UserError
 from iotwin.space import Rejected, SpaceContext, list_spaces, load_space, parse_space
 
@@ -45,10 +46,11 @@ def test_point_becomes_the_config_the_interposer_reads() -> None:
     point = space.point_of({"stripe_count": -1, "stripe_size": 4 * 2**20, "cb_nodes": 24,
                             "alignment": {"threshold": 0, "boundary": 64 * 2**10}})
     assert space.config(point) == {
-        "lustre": {"stripe_count": -1, "stripe_size": "4MiB"},
-        "mpiio": {"cb_nodes": 24, "cb_buffer_size": "4MiB"},
-        "hdf5": {"alignment": {"threshold": 0, "boundary": "64KiB"}},
+        "lustre": {"stripe_count": -1, "stripe_size": 4 * 2**20},
+        "mpiio": {"cb_nodes": 24, "cb_buffer_size": 4 * 2**20},
+        "hdf5": {"alignment": {"threshold": 0, "boundary": 64 * 2**10}},
     }
+    assert "stripe_size: 4MiB" in dump_config(space.config(point))
 
 
 def test_stripe_count_over_the_platform_maximum_is_repaired() -> None:
@@ -110,3 +112,14 @@ def test_bad_space_files_name_the_problem(data: dict, message: str) -> None:
 def test_unknown_space_lists_the_known_ones() -> None:
     with pytest.raises(UserError, match=r"known spaces are .*table3"):
         load_space("nosuch")
+
+
+@pytest.mark.parametrize("name, context", [("table3", HOPPER), ("table3", INTREPID),
+                                           ("poster", HOPPER), ("local", LOCAL)])
+def test_every_config_of_a_space_is_valid_for_the_interposer(name: str,
+                                                             context: SpaceContext) -> None:
+    space = load_space(name).bind(context)
+    rng = random.Random(11)
+    for _ in range(200):
+        config = space.config(space.random_point(rng))
+        assert validate_config(config, name) == config

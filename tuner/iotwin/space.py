@@ -5,7 +5,8 @@ A space is data (``tuner/iotwin/spaces/NAME.yaml``, format below). Binding it to
 :class:`BoundSpace`: the searched parameters (genes), each a list of values, so a point of
 the space is a tuple of value indices. Operators work on indices and so cannot leave the
 space; :meth:`BoundSpace.repair` applies the constraints and :meth:`BoundSpace.config` turns a
-point into the tuning-config dict of interposer/CONFIG.md.
+point into the tuning-config dict of interposer/CONFIG.md (sizes as byte counts, so that
+equal settings give equal configs and hashes; ``iotwin.config.dump_config`` writes units).
 
 Space file::
 
@@ -34,6 +35,7 @@ Space file::
 from __future__ import annotations
 
 import itertools
+import json
 import math
 import random
 from collections.abc import Iterator, Mapping, Sequence
@@ -215,7 +217,7 @@ class BoundSpace:
     def describe(self, point: Point) -> str:
         point, _ = self.repair(point)
         values = self.values(point)
-        return " ".join(f"{g.name}={_show(_config_value(g.keys[0].split('.')[-1], values[g.name]))}"
+        return " ".join(f"{g.name}={_show(g.keys[0].split('.')[-1], values[g.name])}"
                         for g in self.genes if self.is_active(g, values) and len(g.values) > 1)
 
     def _derived_value(self, parameter: Parameter, values: Mapping[str, Any]) -> Any:
@@ -266,22 +268,16 @@ def _set_keys(config: dict[str, Any], keys: Sequence[str], value: Any) -> None:
         *parents, leaf = key.split(".")
         for part in parents:
             node = node.setdefault(part, {})
-        node[leaf] = _config_value(leaf, value)
+        node[leaf] = value
 
 
-def _config_value(leaf: str, value: Any) -> Any:
+def _show(leaf: str, value: Any) -> str:
     if isinstance(value, dict):
-        return {k: _config_value(k, v) for k, v in value.items()}
-    if leaf in _SIZE_KEYS and isinstance(value, int) and value > 0:
-        return format_size(value)
-    return value
-
-
-def _show(value: Any) -> str:
-    if isinstance(value, dict):
-        return "(" + ",".join(_show(v) for v in value.values()) + ")"
+        return "(" + ",".join(_show(k, v) for k, v in value.items()) + ")"
     if value is None:
         return "default"
+    if leaf in _SIZE_KEYS and isinstance(value, int) and value > 0:
+        return format_size(value)
     return str(value)
 
 
@@ -335,7 +331,7 @@ def _parse_parameter(data: Any, where: str) -> Parameter:
                    for k in keys[:1] for v in data.get("values", []))
     if not values and not data.get("template"):
         raise UserError(f"{where}: needs `values` or `template`")
-    if len(set(map(_show, values))) != len(values):
+    if len({json.dumps(v, sort_keys=True) for v in values}) != len(values):
         raise UserError(f"{where}: values must be distinct")
     if data.get("over_bound", "repair") not in ("repair", "reject"):
         raise UserError(f"{where}: over_bound: expected repair or reject")
