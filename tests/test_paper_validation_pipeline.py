@@ -1,0 +1,219 @@
+"""The paper-validation pipeline on a stand-in simulator: rows, configs, fit, leave-one-out.
+
+The stand-in's rate grows with the parallelism a config asks for (stripe count, or cb_nodes on
+GPFS) and pays a fixed open/close cost, with three free parameters: enough physics for a fit
+to move and for tuned configs to differ from defaults, and instant, so the whole CSV runs.
+The real simulator's run of a subset is in test_paper_validation_simulator.py.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from iotwin import calibrate, paper_validation
+from iotwin.errors import UserError
+from iotwin.replication.sessions import session_bytes
+
+FREE = {"stream_mbs": (150.0, 10.0, 20000.0), "scaling": (0.2, 0.0, 1.0),
+        "open_close_s": (5.0, 0.01, 100.0)}
+
+
+@dataclass(frozen=True)
+class StandInPlatform:
+    name: str
+    filesystem: str
+    max_stripe_count: int
+    values: Mapping[str, float] = field(default_factory=dict)
+
+    def free_parameters(self) -> dict[str, tuple[float, float, float]]:
+        return {k: (self.values.get(k, v), lo, hi) for k, (v, lo, hi) in FREE.items()}
+
+    def with_values(self, values: Mapping[str, float]) -> StandInPlatform:
+        return StandInPlatform(self.name, self.filesystem, self.max_stripe_count,
+                               {**self.values, **values})
+
+
+@dataclass(frozen=True)
+class StandInResult:
+    rate_mbs: float
+    ok: bool = True
+
+
+def stand_in_platform(name: str) -> StandInPlatform:
+    filesystem = "gpfs" if name == "intrepid" else "lustre"
+    return StandInPlatform(name, filesystem, 160)
+
+
+def stand_in_simulate(platform: StandInPlatform, workload: Mapping[str, Any],
+                      configs: Sequence[Mapping[str, Any]], **_: Any) -> list[StandInResult]:
+    values = {k: v[0] for k, v in platform.free_parameters().items()}
+    written = sum(session_bytes(entry, workload["ranks"]) for entry in workload["files"])
+    results = []
+    for config in configs:
+        stripes = config.get("lustre", {}).get("stripe_count") or 1
+        stripes = platform.max_stripe_count if stripes == -1 else stripes
+        parallel = stripes if platform.filesystem == "lustre" else \
+            config.get("mpiio", {}).get("cb_nodes") or 1
+        rate = values["stream_mbs"] * parallel ** values["scaling"]
+        seconds = written / 1e6 / rate + values["open_close_s"]
+        results.append(StandInResult(written / 1e6 / seconds))
+    return results
+
+
+@pytest.fixture
+def stand_in(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(calibrate, "simulate", stand_in_simulate)
+
+
+def kernel_workload(kernel: str, ranks: int, args: Sequence[str]) -> dict[str, Any]:
+    from iotwin.workload import kernel_workload as describe
+    return describe(kernel, ranks, list(args))
+
+
+def run(**options: Any) -> paper_validation.PaperValidation:
+    return paper_validation.run_paper_validation(
+        load_platform=stand_in_platform, kernel_workload=kernel_workload,
+        max_evaluations=15, **options)
+
+
+def published_rows() -> list[dict[str, str]]:
+    with (paper_validation.paper_dir() / "published-measurements.csv").open() as stream:
+        return list(csv.DictReader(stream))
+
+
+def test_the_table_has_every_published_row(stand_in: None) -> None:
+    result = run(loo=False)
+    table = {(r.model, r.kernel, r.cores, r.setting) for r in result.rows}
+    spread = {s.label for s in result.spreads}
+    for row in published_rows():
+        key = (row["platform"].lower(), row["kernel"], int(row["cores"]), row["setting"])
+        if row["setting"] in ("default", "tuned"):
+            assert key in table, key
+        else:
+            assert f"{key[0]} {key[1]} {key[2]}" in spread, key
+    assert len(result.rows) == sum(r["setting"] in ("default", "tuned") for r in published_rows())
+    markdown = paper_validation.markdown(result)
+    assert all(r.label in markdown for r in result.rows)
+
+
+def test_published_tuned_parameters_become_the_rows_config(stand_in: None) -> None:
+    result = run(platforms=["ranger"], kernels=["VPIC-IO"], loo=False)
+    tuned = next(r for r in result.rows if r.setting == "tuned")
+    assert tuned.origin == "published"
+    assert tuned.config == {"lustre": {"stripe_count": 96, "stripe_size": 128 << 20},
+                            "mpiio": {"cb_nodes": 48, "cb_buffer_size": 128 << 20},
+                            "hdf5": {"alignment": {"threshold": 4 << 10,
+                                                   "boundary": 16 << 10}}}
+    default = next(r for r in result.rows if r.setting == "default")
+    assert default.origin == "site default" and default.config == {}
+
+
+def test_unpublished_tuned_config_is_the_models_best_candidate(stand_in: None) -> None:
+    result = run(platforms=["stampede"], kernels=["VPIC-IO"], loo=False)
+    tuned = next(r for r in result.rows if r.setting == "tuned")
+    assert tuned.origin == "model optimum"
+    # the stand-in is fastest with the most stripes: the best sampled candidate has them
+    settings = paper_validation.load_settings()
+    row = next(r for r in paper_validation.read_published(settings.published)
+               if r.label == tuned.label)
+    candidates = paper_validation.sample_configs(settings.model_optimum,
+                                                 stand_in_platform("stampede"), row)
+    counts = [c["lustre"]["stripe_count"] for c in candidates]
+    best = max(counts, key=lambda n: 160 if n == -1 else n)
+    assert tuned.config["lustre"]["stripe_count"] == best
+
+
+def test_fit_lowers_the_loss_and_the_error(stand_in: None) -> None:
+    result = run(platforms=["hopper"], loo=False)
+    (fit,) = result.fits
+    assert fit.loss_after < fit.loss_before
+    assert fit.parameters != fit.before
+    fitted, prior = result.metrics["fitted"], result.metrics["prior"]
+    assert fitted["median_abs_error"] < prior["median_abs_error"]
+
+
+def test_leave_one_out_never_uses_the_held_out_row(stand_in: None,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    settings = paper_validation.load_settings()
+    rows = [r for r in paper_validation.read_published(settings.published)
+            if r.platform == "Intrepid"]
+    cases = paper_validation.build_cases(rows, settings, stand_in_platform, kernel_workload)
+    seen: list[list[float]] = []
+    real_fit = calibrate.fit
+
+    def spying_fit(platform: Any, observations: Sequence[calibrate.Observation],
+                   **options: Any) -> calibrate.Calibration:
+        seen.append([o.rate_mbs for o in observations])
+        return real_fit(platform, observations, **options)
+
+    monkeypatch.setattr(calibrate, "fit", spying_fit)
+    platform = stand_in_platform("intrepid")
+    before = paper_validation.leave_one_out(platform, cases, None, 10)
+    published = [c.published_mbs for c in cases]
+    missing = [sorted(set(published) - set(rates)) for rates in seen]
+    assert all(len(rates) == len(cases) - 1 and len(m) == 1 for rates, m in zip(seen, missing,
+                                                                                 strict=True))
+    assert {m[0] for m in missing} == set(published)
+
+    # changing a row's published value changes every prediction but its own held-out one
+    changed = cases[0].row.__class__(**{**cases[0].row.__dict__,
+                                        "value": cases[0].row.value * 10})
+    cases[0].row = changed
+    after = paper_validation.leave_one_out(platform, cases, None, 10)
+    assert after[0].rate_mbs == pytest.approx(before[0].rate_mbs, rel=1e-9)
+    assert any(not math.isclose(a.rate_mbs or 0, b.rate_mbs or 0, rel_tol=1e-6)
+               for a, b in zip(after[1:], before[1:], strict=True))
+
+
+def test_metrics_count_rankings_and_agree_with_rows(stand_in: None) -> None:
+    result = run(platforms=["hopper"], kernels=["VPIC-IO", "GCRM-IO"])
+    errors = sorted(abs(r.fitted_mbs / r.published_mbs - 1) for r in result.rows)
+    middle = len(errors) // 2
+    expected = errors[middle] if len(errors) % 2 else (errors[middle - 1] + errors[middle]) / 2
+    assert result.metrics["fitted"]["median_abs_error"] == pytest.approx(expected)
+    ranked = result.metrics["tuned_above_default"]
+    assert ranked["cases"] == 4
+    assert ranked["fitted"] == sum((c.fitted_speedup or 0) > 1 for c in result.cases)
+    assert all(r.loo_mbs for r in result.rows)
+
+
+def test_tuned_parameters_are_parsed_with_units_and_unknown_names_refused() -> None:
+    keys = paper_validation.load_settings().tuned_parameter_keys
+    config = paper_validation.parse_tuned_parameters("strp_fac=48 strp_unt=32MB (text, 5.1.2)",
+                                                     keys)
+    assert config == {"lustre": {"stripe_count": 48, "stripe_size": 32 << 20},
+                      "mpiio": {"cb_buffer_size": 32 << 20}}
+    with pytest.raises(UserError, match="stripes"):
+        paper_validation.parse_tuned_parameters("stripes=4", keys)
+    with pytest.raises(UserError, match="align"):
+        paper_validation.parse_tuned_parameters("align=(4KB)", keys)
+
+
+def test_a_bad_published_row_names_its_line(tmp_path: Path) -> None:
+    source = paper_validation.paper_dir() / "published-measurements.csv"
+    lines = source.read_text().splitlines()
+    lines[1] = lines[1].replace(",400,", ",fast,")
+    bad = tmp_path / "rows.csv"
+    bad.write_text("\n".join(lines) + "\n")
+    with pytest.raises(UserError, match=r"rows.csv:2"):
+        paper_validation.read_published(bad)
+
+
+def test_a_workload_of_the_wrong_size_is_refused(tmp_path: Path) -> None:
+    directory = paper_validation.paper_dir()
+    text = (directory / "cases.yaml").read_text().replace(
+        "VPIC-IO: vpic-io --particles 8388608", "VPIC-IO: vpic-io --particles 4194304", 1)
+    (tmp_path / "cases.yaml").write_text(text)
+    (tmp_path / "published-measurements.csv").write_text(
+        (directory / "published-measurements.csv").read_text())
+    settings = paper_validation.load_settings(tmp_path / "cases.yaml")
+    rows = [r for r in paper_validation.read_published(settings.published)
+            if r.platform == "Hopper" and r.kernel == "VPIC-IO" and r.cores == 128]
+    with pytest.raises(UserError, match=r"Hopper VPIC-IO 128.*16.0 GiB"):
+        paper_validation.build_cases(rows, settings, stand_in_platform, kernel_workload)
