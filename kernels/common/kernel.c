@@ -5,11 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "h5output.h"
-#include "json.h"
+#include "report.h"
 #include "workload.h"
-
-#define EXIT_BAD_ARGUMENTS 2
 
 typedef struct {
     const char *file;
@@ -17,32 +16,6 @@ typedef struct {
     uint64_t ranks; /* 0: not given */
     int one_call_requested;
 } common_settings;
-
-typedef struct {
-    double open_s, write_s, sync_s, close_s;
-} phase_times;
-
-/* Before MPI_Init the rank is only known from the launcher's environment (MPICH's Hydra sets
- * PMI_RANK); used so that a bad command line is reported once, not once per rank. */
-static int is_first_launched_rank(void)
-{
-    const char *rank = getenv("PMI_RANK");
-    return !rank || strcmp(rank, "0") == 0;
-}
-
-static int fail_arguments(const kernel_def *k, const char *message)
-{
-    if (is_first_launched_rank())
-        fprintf(stderr, "%s: error: %s\n", k->name, message);
-    return EXIT_BAD_ARGUMENTS;
-}
-
-static void print_help(const kernel_def *k, const kernel_option *const tables[], size_t n)
-{
-    printf("usage: %s [options]\n\n%s\n\nOptions:\n", k->name, k->summary);
-    options_print_help(stdout, tables, n);
-    printf("\nPrints one JSON line (rank 0): bytes, open/write/sync/close times, rate_mbs.\n");
-}
 
 static char *command_line(int argc, char **argv, const char *name)
 {
@@ -82,12 +55,6 @@ static int lay_out(const kernel_def *k, const run_shape *shape, layout *l, char 
     return -1;
 }
 
-static double phase_start(void)
-{
-    MPI_Barrier(MPI_COMM_WORLD);
-    return MPI_Wtime();
-}
-
 static void die_on(int failed, const kernel_def *k, const char *err)
 {
     if (!failed)
@@ -102,16 +69,16 @@ static phase_times run_phases(const kernel_def *k, const common_settings *c, con
     char err[512];
     h5_output out;
     phase_times t = {0, 0, 0, 0};
-    double start = phase_start();
+    double start = phase_clock(MPI_COMM_WORLD);
     die_on(h5_output_create(&out, c->file, c->independent, err, sizeof err), k, err);
-    double opened = phase_start();
+    double opened = phase_clock(MPI_COMM_WORLD);
     die_on(h5_output_write(&out, l, err, sizeof err), k, err);
-    double written = phase_start();
+    double written = phase_clock(MPI_COMM_WORLD);
     if (c->sync)
         die_on(h5_output_sync(&out, err, sizeof err), k, err);
-    double synced = phase_start();
+    double synced = phase_clock(MPI_COMM_WORLD);
     die_on(h5_output_close(&out, err, sizeof err), k, err);
-    double closed = phase_start();
+    double closed = phase_clock(MPI_COMM_WORLD);
     t.open_s = opened - start;
     t.write_s = written - opened;
     t.sync_s = synced - written;
@@ -123,19 +90,12 @@ static void print_report(const kernel_def *k, const common_settings *c, int rank
                          const layout *l, const phase_times *t,
                          const kernel_option *const tables[], size_t ntables)
 {
-    double total = t->open_s + t->write_s + t->sync_s + t->close_s;
     uint64_t bytes = layout_bytes(l);
-    printf("{\"kernel\": \"%s\", \"ranks\": %d, \"file\": ", k->name, ranks);
-    json_string(stdout, c->file);
-    printf(", \"bytes\": %llu, \"datasets\": %zu, \"open_s\": %.6f, \"write_s\": %.6f, "
-           "\"sync_s\": %.6f, \"close_s\": %.6f, \"total_s\": %.6f, \"rate_mbs\": %.3f, "
-           "\"params\": {",
-           (unsigned long long)bytes, l->count, t->open_s, t->write_s, t->sync_s, t->close_s,
-           total, total > 0 ? (double)bytes / 1e6 / total : 0.0);
-    options_write_params(stdout, tables, ntables);
-    printf(", \"transfer\": \"%s\", \"hdf5\": \"%d.%d.%d\"}}\n",
-           c->independent ? "independent" : "collective", H5_VERS_MAJOR, H5_VERS_MINOR,
-           H5_VERS_RELEASE);
+    report_begin(stdout, k->name, (uint64_t)ranks, c->file, bytes);
+    printf(", \"datasets\": %zu", l->count);
+    report_phases(stdout, t, bytes);
+    report_params(stdout, tables, ntables, c->independent ? "independent" : "collective");
+    printf("}\n");
     fflush(stdout);
 }
 
@@ -180,28 +140,26 @@ int kernel_main(int argc, char **argv, const kernel_def *k)
         {"file", OPT_TEXT, &c.file, 0, 0, "output file (default: KERNEL.h5)", NULL},
         {"independent", OPT_SWITCH, &c.independent, 1, 0,
          "independent transfers (default: collective)", NULL},
-        {"sync", OPT_SWITCH, &c.sync, 1, 0,
-         "flush to storage inside the timed region (default)", "sync"},
-        {"no-sync", OPT_SWITCH, &c.sync, 0, 0, "do not flush to storage", NULL},
+        SYNC_OPTIONS(&c.sync),
         {"describe", OPT_SWITCH, &c.describe, 1, 0,
          "print the workload (sim-models/WORKLOAD.md) as JSON, write nothing", NULL},
         {"ranks", OPT_COUNT, &c.ranks, 0, 0, "ranks to describe (default 1)", NULL},
-        {"help", OPT_SWITCH, &c.help, 1, 0, "this help", NULL},
+        HELP_OPTION(&c.help),
         {NULL, 0, NULL, 0, 0, NULL, NULL},
     };
     const kernel_option *const tables[] = {k->options, common};
     size_t ntables = 2;
     if (options_parse(argc, argv, tables, ntables, err, sizeof err))
-        return fail_arguments(k, err);
+        return cli_fail(k->name, err);
     if (c.help) {
-        print_help(k, tables, ntables);
+        cli_print_help(k->name, k->summary, tables, ntables);
         return 0;
     }
     if (!c.describe)
         return run(k, &c, tables, ntables);
     layout l = {0};
     run_shape shape = {c.ranks ? c.ranks : 1, c.independent};
-    int status = lay_out(k, &shape, &l, err, sizeof err) ? fail_arguments(k, err)
+    int status = lay_out(k, &shape, &l, err, sizeof err) ? cli_fail(k->name, err)
                                                       : describe(argc, argv, k, &c, &l);
     layout_free(&l);
     return status;

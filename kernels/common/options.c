@@ -11,7 +11,19 @@ static const kernel_option *find_option(const char *name, size_t namelen,
 {
     for (size_t t = 0; t < ntables; t++)
         for (const kernel_option *o = tables[t]; o->name; o++)
-            if (strlen(o->name) == namelen && strncmp(o->name, name, namelen) == 0)
+            if (o->kind != OPT_OPERAND && strlen(o->name) == namelen &&
+                strncmp(o->name, name, namelen) == 0)
+                return o;
+    return NULL;
+}
+
+/* The operand entry that takes the `index`-th bare argument; NULL when there is none. */
+static const kernel_option *find_operand(size_t index, const kernel_option *const tables[],
+                                         size_t ntables)
+{
+    for (size_t t = 0; t < ntables; t++)
+        for (const kernel_option *o = tables[t]; o->name; o++)
+            if (o->kind == OPT_OPERAND && index-- == 0)
                 return o;
     return NULL;
 }
@@ -43,6 +55,17 @@ static int parse_dims(const char *text, int ndims, uint64_t out[])
     return n == ndims ? 0 : -1;
 }
 
+static int parse_real(const char *text, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (errno || end == text || *end || !(v >= 0))
+        return -1;
+    *out = v;
+    return 0;
+}
+
 static int store_value(const kernel_option *o, const char *value, char *err, size_t errlen)
 {
     switch (o->kind) {
@@ -50,8 +73,14 @@ static int store_value(const kernel_option *o, const char *value, char *err, siz
         *(int *)o->target = o->value;
         return 0;
     case OPT_TEXT:
+    case OPT_OPERAND:
         *(const char **)o->target = value;
         return 0;
+    case OPT_REAL:
+        if (!parse_real(value, o->target))
+            return 0;
+        snprintf(err, errlen, "--%s: '%s' is not a number >= 0", o->name, value);
+        return -1;
     case OPT_COUNT:
     case OPT_LEVEL:
         if (!parse_integer(value, o->kind == OPT_COUNT ? 1 : 0, o->target))
@@ -72,12 +101,18 @@ static int store_value(const kernel_option *o, const char *value, char *err, siz
 int options_parse(int argc, char **argv, const kernel_option *const tables[], size_t ntables,
                   char *err, size_t errlen)
 {
+    size_t operands = 0;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         if (strncmp(arg, "--", 2) != 0) {
-            snprintf(err, errlen, "unexpected argument '%s' (options start with --; see --help)",
-                     arg);
-            return -1;
+            const kernel_option *o = find_operand(operands++, tables, ntables);
+            if (!o) {
+                snprintf(err, errlen, "unexpected argument '%s' (options start with --; "
+                         "see --help)", arg);
+                return -1;
+            }
+            store_value(o, arg, err, errlen);
+            continue;
         }
         const char *name = arg + 2, *eq = strchr(name, '=');
         size_t namelen = eq ? (size_t)(eq - name) : strlen(name);
@@ -112,7 +147,14 @@ static void write_value(FILE *out, const kernel_option *o)
         fputs(*(int *)o->target ? "true" : "false", out);
         break;
     case OPT_TEXT:
-        json_string(out, *(const char **)o->target);
+    case OPT_OPERAND:
+        if (*(const char **)o->target)
+            json_string(out, *(const char **)o->target);
+        else
+            fputs("null", out);
+        break;
+    case OPT_REAL:
+        fprintf(out, "%g", *(const double *)o->target);
         break;
     case OPT_COUNT:
     case OPT_LEVEL:
@@ -131,21 +173,33 @@ void options_print_help(FILE *out, const kernel_option *const tables[], size_t n
             char head[64];
             const char *meta = o->kind == OPT_SWITCH ? ""
                                : o->kind == OPT_DIMS ? " AxBxC"
-                               : o->kind == OPT_TEXT ? " TEXT" : " N";
-            snprintf(head, sizeof head, "--%s%s", o->name, meta);
+                               : o->kind == OPT_TEXT ? " TEXT"
+                               : o->kind == OPT_REAL ? " X" : " N";
+            if (o->kind == OPT_OPERAND)
+                snprintf(head, sizeof head, "%s", o->name);
+            else
+                snprintf(head, sizeof head, "--%s%s", o->name, meta);
             fprintf(out, "  %-26s %s\n", head, o->help);
         }
 }
 
-void options_write_params(FILE *out, const kernel_option *const tables[], size_t ntables)
+void options_print_operands(FILE *out, const kernel_option *const tables[], size_t ntables)
 {
-    const char *sep = "";
+    for (size_t t = 0; t < ntables; t++)
+        for (const kernel_option *o = tables[t]; o->name; o++)
+            if (o->kind == OPT_OPERAND)
+                fprintf(out, " %s", o->name);
+}
+
+int options_write_params(FILE *out, const kernel_option *const tables[], size_t ntables)
+{
+    int written = 0;
     for (size_t t = 0; t < ntables; t++)
         for (const kernel_option *o = tables[t]; o->name; o++) {
             if (!o->report_as)
                 continue;
-            fprintf(out, "%s\"%s\": ", sep, o->report_as);
+            fprintf(out, "%s\"%s\": ", written++ ? ", " : "", o->report_as);
             write_value(out, o);
-            sep = ", ";
         }
+    return written;
 }

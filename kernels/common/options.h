@@ -13,6 +13,9 @@ typedef enum {
     OPT_LEVEL,  /* a non-negative integer into *(uint64_t *)target */
     OPT_DIMS,   /* "AxBxC" with `ndims` positive integers into (uint64_t *)target */
     OPT_TEXT,   /* a string into *(const char **)target */
+    OPT_REAL,   /* a non-negative real number into *(double *)target */
+    OPT_OPERAND, /* a bare argument (no "--"), in table order, into *(const char **)target;
+                  * `name` is what --help calls it */
 } option_kind;
 
 typedef struct {
@@ -29,7 +32,10 @@ typedef struct {
 int options_parse(int argc, char **argv, const kernel_option *const tables[], size_t ntables,
                   char *err, size_t errlen);
 void options_print_help(FILE *out, const kernel_option *const tables[], size_t ntables);
-/* Writes `"name": value, ...` for every option with a report_as name (no braces). */
-void options_write_params(FILE *out, const kernel_option *const tables[], size_t ntables);
+/* The operands for a usage line, e.g. " WORKLOAD" (empty when there are none). */
+void options_print_operands(FILE *out, const kernel_option *const tables[], size_t ntables);
+/* Writes `"name": value, ...` for every option with a report_as name (no braces); returns how
+ * many it wrote. */
+int options_write_params(FILE *out, const kernel_option *const tables[], size_t ntables);
 
 #endif
