@@ -31,6 +31,10 @@ class StandInPlatform:
     max_stripe_count: int
     values: Mapping[str, float] = field(default_factory=dict)
 
+    @property
+    def data(self) -> dict[str, Any]:
+        return {"filesystem": {"type": self.filesystem, "max_stripe_count": self.max_stripe_count}}
+
     def free_parameters(self) -> dict[str, tuple[float, float, float]]:
         return {k: (self.values.get(k, v), lo, hi) for k, (v, lo, hi) in FREE.items()}
 

@@ -281,8 +281,10 @@ def sample_configs(sampling: Sampling, platform: Any, row: PublishedRow) -> list
 
 
 def space_context(platform: Any, ranks: int) -> SpaceContext:
-    return SpaceContext(filesystem=platform.filesystem, ranks=ranks,
-                        max_stripe_count=platform.max_stripe_count)
+    """The file system and stripe limit of a platform model (its YAML's ``filesystem``)."""
+    filesystem = platform.data.get("filesystem", {})
+    return SpaceContext(filesystem=str(filesystem.get("type", "ufs")), ranks=ranks,
+                        max_stripe_count=filesystem.get("max_stripe_count"))
 
 
 # -- predicting and fitting ------------------------------------------------------------------
