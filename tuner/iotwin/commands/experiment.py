@@ -1,0 +1,49 @@
+"""`iotwin experiment FILE`: run a study of experiments/*.yaml. Every evaluation is stored;
+the cells are printed (table or --json) and, with -o DIR, written as CSV beside the report
+page (report-ID.csv, report-ID.html). Progress goes to stderr."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from iotwin.experiment import load_experiment, run_experiment
+from iotwin.store import Store, add_store_argument, resolve_path
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("experiment", help="run an experiment spec (experiments/*.yaml)",
+                                   description=__doc__)
+    parser.add_argument("file", type=Path, help="experiment spec (YAML)")
+    parser.add_argument("-o", "--output", type=Path, metavar="DIR",
+                        help="write report-ID.csv and report-ID.html here")
+    parser.add_argument("--json", action="store_true", help="print the cells as JSON")
+    add_store_argument(parser)
+    parser.set_defaults(func=main)
+
+
+def main(args: argparse.Namespace) -> int:
+    spec = load_experiment(args.file)
+    with Store(resolve_path(args.store)) as store:
+        experiment = run_experiment(spec, store)
+        rows = [cell.row() for cell in experiment.results]
+        if args.output:
+            from iotwin.report import write_report
+
+            html_path, csv_path = write_report(store, experiment.campaign_id, args.output)
+            print(f"wrote {html_path} and {csv_path}")
+    if args.json:
+        print(json.dumps({"campaign": experiment.campaign_id, "cells": rows}, indent=2))
+    else:
+        _print_table(rows)
+    return 0
+
+
+def _print_table(rows: list[dict]) -> None:
+    print(f"{'platform':<10} {'workload':<12} {'ranks':>6} {'config':<16} {'x':>10} "
+          f"{'MB/s':>10} {'published':>9}")
+    for row in rows:
+        print(f"{row['platform']:<10} {row['workload']:<12} {row['ranks']:>6} "
+              f"{row['config']:<16} {row['x']!s:>10} {row['rate_mbs']!s:>10} "
+              f"{row['published_mbs']!s:>9}")

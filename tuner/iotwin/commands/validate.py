@@ -1,0 +1,82 @@
+"""`iotwin validate local | paper`: how good the simulator's predictions are.
+
+``local``: a stratified sample of the local space run on this machine, each config predicted
+by the `local` model calibrated under k-fold cross-validation (validation/local/suite.yaml);
+resumable (re-running the same suite reuses every stored repetition).
+``paper``: the platform models fitted to the published measurements, with leave-one-out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from iotwin.errors import UserError
+from iotwin.store import Store, add_store_argument, resolve_path
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("validate", help="check predictions against measurements",
+                                   description=__doc__,
+                                   formatter_class=argparse.RawDescriptionHelpFormatter)
+    suites = parser.add_subparsers(title="suites", metavar="SUITE")
+    local = suites.add_parser("local", help="real runs on this machine vs the local model")
+    local.add_argument("--suite", type=Path, metavar="YAML",
+                       help="suite settings (default validation/local/suite.yaml)")
+    local.add_argument("-o", "--output", type=Path, metavar="DIR",
+                       help="also write the report page and CSV here")
+    local.add_argument("--json", action="store_true", help="print the figures as JSON")
+    add_store_argument(local)
+    local.set_defaults(func=_local)
+    paper = suites.add_parser("paper", help="platform models vs published measurements")
+    paper.add_argument("--platforms", help="comma-separated model names (default: all)")
+    paper.add_argument("--kernels", help="comma-separated kernels as the CSV names them")
+    paper.add_argument("--no-loo", action="store_true", help="skip leave-one-out refits")
+    paper.add_argument("--write", action="store_true",
+                       help="write results and README tables into validation/paper/")
+    paper.set_defaults(func=_paper)
+    parser.set_defaults(func=lambda args: parser.print_help() or 2)
+
+
+def _local(args: argparse.Namespace) -> int:
+    from iotwin.fidelity import default_suite_path, load_suite, run_local_suite
+
+    suite = load_suite(args.suite or default_suite_path())
+    with Store(resolve_path(args.store)) as store:
+        result = run_local_suite(store, suite)
+        if args.output:
+            from iotwin.report import write_report
+
+            for path in write_report(store, result.campaign_id, args.output):
+                print(f"wrote {path}")
+    figures = result.metrics.as_dict() if result.metrics else None
+    if args.json:
+        print(json.dumps({"campaign": result.campaign_id, "metrics": figures,
+                          "notes": result.notes}, indent=2))
+        return 0
+    for note in result.notes:
+        print(f"note: {note}")
+    if result.metrics is None:
+        raise UserError(f"validation campaign {result.campaign_id}: no metrics: "
+                        + "; ".join(result.notes))
+    m = result.metrics
+    print(f"validation campaign {result.campaign_id}: {m.n} configs")
+    print(f"  Spearman rank correlation   {m.spearman:.3f}   (target >= 0.8)")
+    print(f"  median |predicted/measured-1| {100 * m.median_error:.1f}%")
+    print(f"  90th percentile             {100 * m.p90_error:.1f}%")
+    print(f"  measured best: predicted rank {m.best_predicted_rank} "
+          f"({'in' if m.best_in_top5 else 'NOT in'} the predicted top 5)")
+    return 0
+
+
+def _paper(args: argparse.Namespace) -> int:
+    from iotwin.paper_validation import markdown, paper_dir, run_paper_validation, write_outputs
+
+    result = run_paper_validation(
+        platforms=args.platforms.split(",") if args.platforms else None,
+        kernels=args.kernels.split(",") if args.kernels else None, loo=not args.no_loo)
+    if args.write:
+        write_outputs(result, paper_dir())
+    print(markdown(result))
+    return 0

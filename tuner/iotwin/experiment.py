@@ -1,0 +1,546 @@
+"""Experiments: studies as data (experiments/*.yaml), run by one generic runner.
+
+An experiment is the cross product of platforms x workloads x config entries; each product is
+a *cell*. A config entry is one of:
+
+- ``config: {...}``: a tuning config as given (``{}`` is the site / library default);
+- ``search: {space, samples, seed}``: the best of ``samples`` distinct points of a space,
+  predicted by the platform model (a search in simulation, no real run);
+- ``from: LABEL, keep: [lustre, mpiio, ...]``: the sections ``keep`` of the config an earlier
+  entry found for the same platform and workload (the paper's partial tuning);
+- ``sweep: {key, values, base}``: one cell per value of one dotted config key over ``base``;
+- ``campaign: {strategy, space, budget, seeds, truth_seed}``: a tuning campaign per seed with
+  the platform's twin as the machine (the convergence studies).
+
+``measure`` says what decides a cell's rate: ``sim`` (the platform model), ``twin`` (the
+platform's perturbed, noisy truth) or ``real`` (this machine, platform ``local``), with
+``repetitions`` (the median counts). ``study`` names how a report draws the results.
+Every evaluation is a row of the experiment's campaign (kind ``experiment``) in the store.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import random
+import statistics
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+import yaml
+
+from iotwin import paths
+from iotwin.config import validate_config
+from iotwin.errors import UserError
+from iotwin.executors.base import RunResult, Target
+from iotwin.store import Store, workload_of
+
+STUDIES = ("default-vs-tuned", "partial-tuning", "sensitivity", "scaling", "convergence")
+SOURCES = ("sim", "twin", "real")
+ENTRY_KINDS = ("config", "search", "from", "sweep", "campaign")
+
+_TOP_KEYS = {"name": True, "description": False, "study": True, "measure": False,
+             "repetitions": False, "platforms": True, "workloads": True, "configs": True,
+             "published": False}
+_WORKLOAD_KEYS = {"kernel": True, "ranks": True, "args": False, "label": False}
+_ENTRY_KEYS = {"label": True, "config": False, "search": False, "from": False, "keep": False,
+               "sweep": False, "campaign": False}
+_SEARCH_KEYS = {"space": True, "samples": False, "seed": False}
+_SWEEP_KEYS = {"key": True, "values": True, "base": False}
+_CAMPAIGN_KEYS = {"strategy": True, "space": True, "budget": True, "seeds": False,
+                  "truth_seed": False, "repetitions": False, "settings": False}
+
+Config = dict[str, Any]
+
+
+# -- the spec -----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class WorkloadSpec:
+    kernel: str
+    ranks: int
+    args: tuple[str, ...] = ()
+    label: str = ""
+
+    @property
+    def target(self) -> Target:
+        return Target(ranks=self.ranks, kernel=self.kernel, args=self.args)
+
+    @property
+    def name(self) -> str:
+        return self.label or self.kernel
+
+
+@dataclass(frozen=True)
+class ConfigEntry:
+    label: str
+    kind: str  # one of ENTRY_KINDS
+    body: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ExperimentSpec:
+    name: str
+    study: str
+    platforms: tuple[str, ...]
+    workloads: tuple[WorkloadSpec, ...]
+    configs: tuple[ConfigEntry, ...]
+    description: str = ""
+    measure: str = "sim"
+    repetitions: int = 1
+    published: str | None = None
+    source_file: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "study": self.study, "measure": self.measure,
+                "repetitions": self.repetitions, "platforms": list(self.platforms),
+                "workloads": [{"kernel": w.kernel, "ranks": w.ranks, "args": list(w.args),
+                               "label": w.name} for w in self.workloads],
+                "configs": [{"label": e.label, e.kind: e.body} for e in self.configs],
+                "published": self.published, "file": self.source_file,
+                "description": self.description}
+
+
+def load_experiment(path: str | Path) -> ExperimentSpec:
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text())
+    except OSError as error:
+        raise UserError(f"{path}: cannot read the experiment: {error.strerror}") from None
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f"line {mark.line + 1}: " if mark else ""
+        raise UserError(f"{path}: {where}malformed YAML: "
+                        f"{getattr(error, 'problem', None) or error}") from None
+    return parse_experiment(data, str(path))
+
+
+def parse_experiment(data: Any, source: str) -> ExperimentSpec:
+    """The spec in ``data``; UserError naming ``source`` and the key path of what is wrong."""
+    _check_keys(data, _TOP_KEYS, source, "")
+    study = _choice(data["study"], STUDIES, source, "study")
+    measure = _choice(data.get("measure", "sim"), SOURCES, source, "measure")
+    platforms = _string_list(data["platforms"], source, "platforms")
+    if measure == "real" and platforms != ["local"]:
+        raise UserError(f"{source}: platforms: `measure: real` runs on this machine: "
+                        f"use platforms: [local]")
+    workloads = _list(data["workloads"], source, "workloads")
+    entries = _list(data["configs"], source, "configs")
+    spec = ExperimentSpec(
+        name=_string(data["name"], source, "name"), study=study, measure=measure,
+        platforms=tuple(platforms),
+        workloads=tuple(_workload(w, source, f"workloads[{i}]") for i, w in enumerate(workloads)),
+        configs=_entries(entries, source),
+        description=str(data.get("description", "")).strip(),
+        repetitions=_positive(data.get("repetitions", 1), source, "repetitions"),
+        published=data.get("published"), source_file=source)
+    return spec
+
+
+def _workload(data: Any, source: str, where: str) -> WorkloadSpec:
+    _check_keys(data, _WORKLOAD_KEYS, source, where)
+    args = data.get("args", [])
+    if not isinstance(args, list):
+        raise UserError(f"{source}: {where}.args: expected a list of arguments")
+    return WorkloadSpec(kernel=_string(data["kernel"], source, f"{where}.kernel"),
+                        ranks=_positive(data["ranks"], source, f"{where}.ranks"),
+                        args=tuple(str(a) for a in args), label=str(data.get("label", "")))
+
+
+def _entries(items: list[Any], source: str) -> tuple[ConfigEntry, ...]:
+    entries: list[ConfigEntry] = []
+    for i, data in enumerate(items):
+        where = f"configs[{i}]"
+        _check_keys(data, _ENTRY_KEYS, source, where)
+        kinds = [k for k in ENTRY_KINDS if k in data]
+        if len(kinds) != 1:
+            raise UserError(f"{source}: {where}: give exactly one of {', '.join(ENTRY_KINDS)}")
+        label = _string(data["label"], source, f"{where}.label")
+        if label in {e.label for e in entries}:
+            raise UserError(f"{source}: {where}.label: {label!r} is used twice")
+        entries.append(ConfigEntry(label, kinds[0],
+                                   _entry_body(kinds[0], data, entries, source, where)))
+    return tuple(entries)
+
+
+def _entry_body(kind: str, data: Mapping[str, Any], earlier: list[ConfigEntry], source: str,
+                where: str) -> dict[str, Any]:
+    if kind != "from" and "keep" in data:
+        raise UserError(f"{source}: {where}.keep: only with `from`")
+    if kind == "config":
+        return {"config": validate_config(data["config"], f"{source}: {where}.config")}
+    if kind == "search":
+        _check_keys(data["search"], _SEARCH_KEYS, source, f"{where}.search")
+        return {"space": str(data["search"]["space"]),
+                "samples": _positive(data["search"].get("samples", 200), source,
+                                     f"{where}.search.samples"),
+                "seed": int(data["search"].get("seed", 0))}
+    if kind == "from":
+        origin = data["from"]
+        if origin not in {e.label for e in earlier if e.kind in ("search", "config")}:
+            raise UserError(f"{source}: {where}.from: {origin!r} is not the label of an "
+                            f"earlier config or search entry")
+        keep = _string_list(data.get("keep"), source, f"{where}.keep")
+        return {"from": origin, "keep": keep}
+    if kind == "sweep":
+        body = data["sweep"]
+        _check_keys(body, _SWEEP_KEYS, source, f"{where}.sweep")
+        values = _list(body["values"], source, f"{where}.sweep.values")
+        base = body.get("base") or {}
+        for value in values:  # every swept config must be valid
+            validate_config(set_dotted(base, body["key"], value),
+                            f"{source}: {where}.sweep ({body['key']}={value})")
+        return {"key": str(body["key"]), "values": values, "base": base}
+    body = data["campaign"]
+    _check_keys(body, _CAMPAIGN_KEYS, source, f"{where}.campaign")
+    return {"strategy": str(body["strategy"]), "space": str(body["space"]),
+            "budget": _positive(body["budget"], source, f"{where}.campaign.budget"),
+            "seeds": [int(s) for s in body.get("seeds", [0])],
+            "truth_seed": int(body.get("truth_seed", 0)),
+            "repetitions": _positive(body.get("repetitions", 1), source,
+                                     f"{where}.campaign.repetitions"),
+            "settings": dict(body.get("settings") or {})}
+
+
+def _check_keys(data: Any, keys: Mapping[str, bool], source: str, where: str) -> None:
+    if not isinstance(data, dict):
+        raise UserError(f"{source}: {where or 'top level'}: expected a mapping")
+    prefix = f"{where}." if where else ""
+    for key in data:
+        if key not in keys:
+            raise UserError(f"{source}: {prefix}{key}: unknown key (expected one of "
+                            f"{', '.join(keys)})")
+    for key, required in keys.items():
+        if required and key not in data:
+            raise UserError(f"{source}: {prefix}{key}: missing")
+
+
+def _choice(value: Any, choices: Sequence[str], source: str, where: str) -> str:
+    if value not in choices:
+        raise UserError(f"{source}: {where}: {value!r} is not one of {', '.join(choices)}")
+    return str(value)
+
+
+def _string(value: Any, source: str, where: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise UserError(f"{source}: {where}: expected a non-empty string")
+    return value
+
+
+def _list(value: Any, source: str, where: str) -> list[Any]:
+    if not isinstance(value, list) or not value:
+        raise UserError(f"{source}: {where}: expected a non-empty list")
+    return value
+
+
+def _string_list(value: Any, source: str, where: str) -> list[str]:
+    items = _list(value, source, where)
+    for i, item in enumerate(items):
+        _string(item, source, f"{where}[{i}]")
+    return items
+
+
+def _positive(value: Any, source: str, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise UserError(f"{source}: {where}: expected a positive integer, got {value!r}")
+    return value
+
+
+def set_dotted(config: Mapping[str, Any], key: str, value: Any) -> Config:
+    """A copy of ``config`` with ``mpiio.cb_buffer_size``-style ``key`` set to ``value``."""
+    copy: Config = {k: (dict(v) if isinstance(v, dict) else v) for k, v in config.items()}
+    *parents, leaf = key.split(".")
+    node = copy
+    for part in parents:
+        node = node.setdefault(part, {})
+    node[leaf] = value
+    return copy
+
+
+def get_dotted(config: Mapping[str, Any], key: str) -> Any:
+    node: Any = config
+    for part in key.split("."):
+        node = node.get(part) if isinstance(node, Mapping) else None
+    return node
+
+
+# -- measuring cells ----------------------------------------------------------------------------
+
+@dataclass
+class CellResult:
+    platform: str
+    workload: WorkloadSpec
+    label: str
+    config: Config
+    runs: list[RunResult] = field(default_factory=list)
+    x: Any = None  # the swept value, if any
+    campaign_id: int | None = None
+    published_mbs: float | None = None
+
+    @property
+    def rates(self) -> list[float]:
+        return [r.rate_mbs for r in self.runs if r.ok and r.rate_mbs]
+
+    @property
+    def rate_mbs(self) -> float | None:
+        return statistics.median(self.rates) if self.rates else None
+
+    def row(self) -> dict[str, Any]:
+        rates = self.rates
+        return {"platform": self.platform, "workload": self.workload.name,
+                "ranks": self.workload.ranks, "config": self.label,
+                "x": "" if self.x is None else self.x,
+                "rate_mbs": _rounded(self.rate_mbs),
+                "rate_min_mbs": _rounded(min(rates)) if rates else "",
+                "rate_max_mbs": _rounded(max(rates)) if rates else "",
+                "runs": len(self.runs), "ok": len(rates),
+                "published_mbs": "" if self.published_mbs is None else self.published_mbs,
+                "campaign": "" if self.campaign_id is None else self.campaign_id,
+                "settings": json.dumps(self.config, sort_keys=True)}
+
+
+def _rounded(value: float | None) -> float | str:
+    return "" if value is None else round(value, 3)
+
+
+#: measures configs on (platform, workload): list of repetitions per config
+Measurer = Callable[[str, WorkloadSpec, Sequence[Config]], list[list[RunResult]]]
+
+
+def sim_measurer(repetitions: int = 1) -> Measurer:
+    """Rates predicted by the platform model (one batch of simulations per call)."""
+    from iotwin.platforms import load_platform
+    from iotwin.sim import simulate
+    from iotwin.workload import kernel_workload
+
+    def measure(platform: str, workload: WorkloadSpec, configs: Sequence[Config]
+                ) -> list[list[RunResult]]:
+        work = kernel_workload(workload.kernel, workload.ranks, list(workload.args))
+        results = simulate(load_platform(platform), work, list(configs), jobs=2)
+        return [[RunResult("ok", total_s=r.time_s, rate_mbs=r.rate_mbs, phases=dict(r.phases))
+                 if r.ok else RunResult("failed", error=r.error)] for r in results]
+
+    return measure
+
+
+def executor_measurer(measure: str, repetitions: int, truth_seed: int = 0) -> Measurer:
+    """Each config run ``repetitions`` times on the twin or on this machine."""
+    executors: dict[str, Any] = {}
+
+    def executor(platform: str) -> Any:
+        if platform not in executors:
+            if measure == "twin":
+                from iotwin.executors.twin import TwinExecutor
+
+                executors[platform] = TwinExecutor(platform, truth_seed=truth_seed)
+            else:
+                from iotwin.executors.local import LocalExecutor
+
+                executors[platform] = LocalExecutor()
+        return executors[platform]
+
+    def run(platform: str, workload: WorkloadSpec, configs: Sequence[Config]
+            ) -> list[list[RunResult]]:
+        return [[executor(platform).run_once(workload.target, config, seed=rep)
+                 for rep in range(repetitions)] for config in configs]
+
+    return run
+
+
+def measurer_for(spec: ExperimentSpec) -> Measurer:
+    if spec.measure == "sim":
+        return sim_measurer()
+    return executor_measurer(spec.measure, spec.repetitions)
+
+
+# -- the runner ---------------------------------------------------------------------------------
+
+@dataclass
+class Experiment:
+    """A running experiment: its spec, its campaign in the store, its results so far."""
+
+    spec: ExperimentSpec
+    store: Store
+    measurer: Measurer
+    predictor: Measurer  # the platform model, for `search` entries
+    progress: TextIO | None = sys.stderr
+    campaign_id: int = 0
+    results: list[CellResult] = field(default_factory=list)
+
+    def run(self) -> list[CellResult]:
+        self.campaign_id = self.store.create_campaign(
+            f"experiment {self.spec.name}", kind="experiment", spec=self.spec.to_json())
+        self._say(f"experiment {self.spec.name}: campaign {self.campaign_id}, "
+                  f"{len(self.spec.platforms)} platform(s) x {len(self.spec.workloads)} "
+                  f"workload(s) x {len(self.spec.configs)} config entries, "
+                  f"measured by {self.spec.measure}")
+        published = load_published(self.spec.published)
+        for platform in self.spec.platforms:
+            for workload in self.spec.workloads:
+                cells = self._run_cells(platform, workload)
+                for cell in cells:
+                    cell.published_mbs = published.get(
+                        (platform.lower(), workload.kernel.lower(), workload.ranks, cell.label))
+                self.results.extend(cells)
+        return self.results
+
+    def _run_cells(self, platform: str, workload: WorkloadSpec) -> list[CellResult]:
+        found: dict[str, Config] = {}
+        cells: list[CellResult] = []
+        for entry in self.spec.configs:
+            if entry.kind == "campaign":
+                cells.extend(self._campaign_cells(platform, workload, entry))
+                continue
+            planned = self._plan(platform, workload, entry, found)
+            if entry.kind in ("config", "search"):
+                found[entry.label] = planned[0][1]
+            cells.extend(CellResult(platform, workload, entry.label, config, x=x)
+                         for x, config in planned)
+        pending = [c for c in cells if c.campaign_id is None]
+        self._measure(platform, workload, pending)
+        return cells
+
+    def _plan(self, platform: str, workload: WorkloadSpec, entry: ConfigEntry,
+              found: Mapping[str, Config]) -> list[tuple[Any, Config]]:
+        body = entry.body
+        if entry.kind == "config":
+            return [(None, body["config"])]
+        if entry.kind == "search":
+            return [(None, self._search(platform, workload, entry))]
+        if entry.kind == "from":
+            origin = found[body["from"]]
+            return [(None, {k: v for k, v in origin.items() if k in body["keep"]})]
+        configs = [validate_config(set_dotted(body["base"], body["key"], value), entry.label)
+                   for value in body["values"]]
+        return [(get_dotted(config, body["key"]), config) for config in configs]
+
+    def _search(self, platform: str, workload: WorkloadSpec, entry: ConfigEntry) -> Config:
+        """The best predicted of ``samples`` distinct points of the space (and the default)."""
+        from iotwin.campaign import space_context
+        from iotwin.space import load_space
+
+        body = entry.body
+        space = load_space(body["space"]).bind(space_context(platform, workload.ranks))
+        candidates = sample_configs(space, body["samples"], random.Random(body["seed"]))
+        runs = self.predictor(platform, workload, candidates)
+        for config, repetitions in zip(candidates, runs, strict=True):
+            self._store(platform, workload, config, repetitions, source="sim",
+                        details={"search": entry.label})
+        rates = [r[0].rate_mbs if r[0].ok and r[0].rate_mbs else 0.0 for r in runs]
+        best = max(range(len(candidates)), key=lambda i: rates[i])
+        self._say(f"  {platform} {workload.name} x{workload.ranks}: {entry.label}: best of "
+                  f"{len(candidates)} predicted {rates[best]:.1f} MB/s")
+        return candidates[best]
+
+    def _campaign_cells(self, platform: str, workload: WorkloadSpec, entry: ConfigEntry
+                        ) -> list[CellResult]:
+        from iotwin.campaign import CampaignSpec, open_campaign, run_campaign
+
+        body, cells = entry.body, []
+        for seed in body["seeds"]:
+            spec = CampaignSpec(
+                ranks=workload.ranks, platform=platform, space=body["space"],
+                strategy=body["strategy"], executor="twin", real_budget=body["budget"],
+                kernel=workload.kernel, args=workload.args, seed=seed,
+                repetitions=body["repetitions"], truth_seed=body["truth_seed"],
+                settings=body["settings"])
+            child = self.store.create_campaign(
+                f"experiment {self.campaign_id} {entry.label} seed {seed}", kind="tune",
+                spec=spec.to_json())
+            campaign = open_campaign(self.store, child, spec)
+            run_campaign(campaign)
+            best = campaign.best()
+            run = RunResult("ok", rate_mbs=best.rate) if best and best.rate else RunResult(
+                "failed", error="no run succeeded")
+            cell = CellResult(platform, workload, entry.label, best.config if best else {},
+                              runs=[run], x=seed, campaign_id=child)
+            self._store(platform, workload, cell.config, [run], source="twin",
+                        details={"cell": entry.label, "x": seed, "campaign": child,
+                                 "summary": True})
+            self._say(f"  {platform} {workload.name} x{workload.ranks}: {entry.label} seed "
+                      f"{seed}: campaign {child}, best {cell.rate_mbs or 0:.1f} MB/s after "
+                      f"{len(campaign.measured)} runs")
+            cells.append(cell)
+        return cells
+
+    def _measure(self, platform: str, workload: WorkloadSpec, cells: list[CellResult]) -> None:
+        runs = self.measurer(platform, workload, [c.config for c in cells])
+        for cell, repetitions in zip(cells, runs, strict=True):
+            cell.runs = repetitions
+            self._store(platform, workload, cell.config, repetitions, source=self.spec.measure,
+                        details={"cell": cell.label, "x": cell.x})
+            rate = f"{cell.rate_mbs:.1f} MB/s" if cell.rate_mbs else "failed"
+            x = f" {cell.x}" if cell.x is not None else ""
+            self._say(f"  {platform} {workload.name} x{workload.ranks}: {cell.label}{x}: {rate}")
+
+    def _store(self, platform: str, workload: WorkloadSpec, config: Config,
+               repetitions: Sequence[RunResult], *, source: str,
+               details: Mapping[str, Any]) -> None:
+        for repetition, run in enumerate(repetitions):
+            time_s = {"predicted_s" if source == "sim" else "measured_s": run.total_s}
+            self.store.add_evaluation(
+                self.campaign_id, config=config, workload=workload_of(workload.target),
+                ranks=workload.ranks, platform=platform, source=source,  # type: ignore[arg-type]
+                status=run.status, repetition=repetition, rate_mbs=run.rate_mbs,
+                bytes=run.bytes, phases=run.phases, effective=run.reports, error=run.error,
+                details={**details, "workload_label": workload.name}, **time_s)
+
+    def _say(self, line: str) -> None:
+        if self.progress is not None:
+            print(line, file=self.progress, flush=True)
+
+
+def sample_configs(space: Any, samples: int, rng: random.Random) -> list[Config]:
+    """The default config and up to ``samples`` distinct configs of random points."""
+    from iotwin.store import config_hash
+
+    configs: dict[str, Config] = {config_hash({}): {}}
+    misses = 0
+    while len(configs) <= samples and misses < 1000:
+        config = space.config(space.random_point(rng))
+        key = config_hash(config)
+        misses = misses + 1 if key in configs else 0
+        configs.setdefault(key, config)
+    return list(configs.values())
+
+
+def run_experiment(spec: ExperimentSpec, store: Store, *, measurer: Measurer | None = None,
+                   predictor: Measurer | None = None,
+                   progress: TextIO | None = sys.stderr) -> Experiment:
+    needs_model = any(e.kind == "search" for e in spec.configs) or spec.measure == "sim"
+    experiment = Experiment(
+        spec, store, measurer or measurer_for(spec),
+        predictor or (sim_measurer() if needs_model else _no_model), progress)
+    experiment.run()
+    return experiment
+
+
+def _no_model(platform: str, workload: WorkloadSpec, configs: Sequence[Config]
+              ) -> list[list[RunResult]]:
+    raise UserError("this experiment has no search entry: nothing to predict")
+
+
+# -- published figures --------------------------------------------------------------------------
+
+def published_path(name: str) -> Path:
+    path = Path(name)
+    return path if path.is_absolute() else paths.repo_root() / path
+
+
+def load_published(name: str | None) -> dict[tuple[str, str, int, str], float]:
+    """Published rates (MB/s) by (platform, kernel, cores, setting), lower-case names."""
+    if not name:
+        return {}
+    path = published_path(name)
+    try:
+        with path.open(newline="") as handle:
+            rows = list(csv.DictReader(handle))
+    except OSError as error:
+        raise UserError(f"published: {path}: {error.strerror}") from None
+    return {(r["platform"].lower(), r["kernel"].lower(), int(r["cores"]), r["setting"]):
+            float(r["value"]) for r in rows
+            if r.get("metric") == "rate" and r.get("unit") == "MB/s"}
+

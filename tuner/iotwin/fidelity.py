@@ -1,0 +1,290 @@
+"""The local fidelity suite: how well the calibrated `local` model ranks and predicts real runs.
+
+A stratified sample of configs of a space (every value of every parameter about equally
+often) is run on this machine, repeated (the median counts); each config is then predicted
+by the platform model calibrated under k-fold cross-validation, never on a fold that holds
+the config. The figures: Spearman rank correlation, median and 90th percentile of
+|predicted / measured - 1|, and whether the measured best is among the predicted top 5.
+
+The suite's settings are data (validation/local/suite.yaml). Everything lands in one store
+campaign (kind ``validation``); running the same suite again resumes it: measured
+repetitions are reused and only the missing ones run.
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+import numpy as np
+import yaml
+from scipy.stats import spearmanr
+
+from iotwin import paths
+from iotwin.errors import UserError
+from iotwin.executors.base import Executor, Target
+from iotwin.store import Store, config_hash, workload_of
+
+TOP_K = 5
+_SUITE_KEYS = {"platform", "space", "kernel", "ranks", "args", "samples", "repetitions",
+               "folds", "seed", "fit_evaluations", "timeout_s"}
+
+
+# -- metrics ------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Metrics:
+    n: int
+    spearman: float
+    median_error: float  # median |predicted / measured - 1|
+    p90_error: float  # its 90th percentile
+    best_predicted_rank: int  # 1 = the measured best is the model's first choice
+    best_in_top5: bool
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def meets_targets(self) -> bool:
+        return self.spearman >= 0.8 and self.best_in_top5
+
+
+def relative_errors(predicted: Sequence[float], measured: Sequence[float]) -> np.ndarray:
+    return np.abs(np.asarray(predicted, float) / np.asarray(measured, float) - 1.0)
+
+
+def predicted_rank_of_best(predicted: Sequence[float], measured: Sequence[float]) -> int:
+    """Where the config with the highest measured rate stands in the predicted order (1 = top).
+    Ties in prediction count against the model (the best is placed after its equals)."""
+    best = int(np.argmax(measured))
+    return 1 + sum(1 for i, p in enumerate(predicted) if i != best and p >= predicted[best])
+
+
+def metrics(predicted: Sequence[float], measured: Sequence[float]) -> Metrics:
+    if len(predicted) != len(measured) or len(measured) < 3:
+        raise ValueError("fidelity metrics need >= 3 (predicted, measured) pairs")
+    errors = relative_errors(predicted, measured)
+    rank = predicted_rank_of_best(predicted, measured)
+    return Metrics(n=len(measured), spearman=float(spearmanr(predicted, measured).statistic),
+                   median_error=float(np.median(errors)),
+                   p90_error=float(np.percentile(errors, 90)),
+                   best_predicted_rank=rank, best_in_top5=rank <= TOP_K)
+
+
+# -- the sample ---------------------------------------------------------------------------------
+
+def stratified_configs(space: Any, count: int, rng: random.Random) -> list[dict[str, Any]]:
+    """The default config, then ``count - 1`` distinct configs whose genes cycle through their
+    values in shuffled order (a Latin-hypercube-like design over discrete values); repairs that
+    merge points are topped up with random points."""
+    configs: dict[str, dict[str, Any]] = {config_hash({}): {}}
+    columns = []
+    for size in (len(gene.values) for gene in space.genes):
+        column = [i % size for i in range(count)]
+        rng.shuffle(column)
+        columns.append(column)
+    candidates = [tuple(column[i] for column in columns) for i in range(count)]
+    misses = 0
+    while len(configs) < count and misses < 1000:
+        point = candidates.pop() if candidates else space.random_point(rng)
+        config = space.config(point)
+        misses = misses + 1 if config_hash(config) in configs else 0
+        configs.setdefault(config_hash(config), config)
+    return list(configs.values())
+
+
+# -- the suite ----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Suite:
+    platform: str = "local"
+    space: str = "local"
+    kernel: str = "vpic-io"
+    ranks: int = 4
+    args: tuple[str, ...] = ()
+    samples: int = 40
+    repetitions: int = 3
+    folds: int = 5
+    seed: int = 0
+    fit_evaluations: int = 40
+    timeout_s: float = 300.0
+
+    @property
+    def target(self) -> Target:
+        return Target(ranks=self.ranks, kernel=self.kernel, args=self.args)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"suite": "local", **asdict(self), "args": list(self.args)}
+
+
+def default_suite_path() -> Path:
+    return paths.repo_root() / "validation" / "local" / "suite.yaml"
+
+
+def load_suite(path: Path) -> Suite:
+    try:
+        data = yaml.safe_load(path.read_text()) or {}
+    except (OSError, yaml.YAMLError) as error:
+        raise UserError(f"{path}: cannot read the suite: {error}") from None
+    if not isinstance(data, dict):
+        raise UserError(f"{path}: expected a mapping of suite settings")
+    unknown = sorted(set(data) - _SUITE_KEYS)
+    if unknown:
+        raise UserError(f"{path}: {unknown[0]}: unknown key (expected one of "
+                        f"{', '.join(sorted(_SUITE_KEYS))})")
+    suite = Suite(**{**data, "args": tuple(str(a) for a in data.get("args", []))})
+    for key in ("ranks", "samples", "repetitions", "folds", "fit_evaluations"):
+        value = getattr(suite, key)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise UserError(f"{path}: {key}: expected a positive integer, got {value!r}")
+    if suite.samples < 3 or suite.folds < 2:
+        raise UserError(f"{path}: samples must be >= 3 and folds >= 2")
+    return suite
+
+
+@dataclass
+class SuiteResult:
+    campaign_id: int
+    configs: list[dict[str, Any]]
+    measured: list[float | None]  # median rate per config
+    predicted: list[float | None]  # cross-validated prediction per config
+    metrics: Metrics | None
+    notes: list[str]
+
+
+def find_or_create_campaign(store: Store, suite: Suite) -> int:
+    """The stored campaign of this very suite (to resume), else a new one."""
+    for campaign in store.campaigns(kind="validation"):
+        if campaign.spec == suite.to_json():
+            return campaign.id
+    return store.create_campaign(f"validate local {suite.kernel} x{suite.ranks}",
+                                 kind="validation", spec=suite.to_json())
+
+
+def measure_configs(store: Store, campaign_id: int, suite: Suite, executor: Executor,
+                    configs: Sequence[Mapping[str, Any]], progress: TextIO | None
+                    ) -> list[float | None]:
+    """Median rate of each config; stored repetitions are reused, missing ones run."""
+    rows = store.evaluations(campaign_id, source=executor.source)  # type: ignore[arg-type]
+    done: dict[str, list[Any]] = {}
+    for row in rows:
+        done.setdefault(row.config_hash, []).append(row)
+    medians: list[float | None] = []
+    for index, config in enumerate(configs):
+        stored = done.get(config_hash(config), [])
+        rates = [r.rate_mbs for r in stored if r.ok and r.rate_mbs]
+        for repetition in range(len(stored), suite.repetitions):
+            run = executor.run_once(suite.target, config, seed=repetition)
+            store.add_evaluation(
+                campaign_id, config=config, workload=workload_of(suite.target),
+                ranks=suite.ranks, platform=suite.platform,
+                source=executor.source,  # type: ignore[arg-type]
+                status=run.status, repetition=repetition, measured_s=run.total_s,
+                rate_mbs=run.rate_mbs, bytes=run.bytes, phases=run.phases,
+                effective=run.reports, error=run.error, details={"sample": index})
+            if run.ok and run.rate_mbs:
+                rates.append(run.rate_mbs)
+            _say(progress, f"  config {index + 1}/{len(configs)} rep {repetition + 1}/"
+                           f"{suite.repetitions}: " + (f"{run.rate_mbs:.1f} MB/s" if run.ok
+                                                       else f"{run.status}"))
+        medians.append(statistics.median(rates) if rates else None)
+    return medians
+
+
+def cross_validated_predictions(store: Store, campaign_id: int, suite: Suite,
+                                configs: Sequence[Mapping[str, Any]],
+                                measured: Sequence[float | None], progress: TextIO | None
+                                ) -> list[float | None]:
+    """Each measured config predicted by the model fitted on the other folds only."""
+    from iotwin.calibrate import Observation, fit, predict
+    from iotwin.platforms import load_platform
+    from iotwin.workload import kernel_workload
+
+    platform = load_platform(suite.platform)
+    workload = kernel_workload(suite.kernel, suite.ranks, list(suite.args))
+    usable = [i for i, rate in enumerate(measured) if rate]
+    order = usable[:]
+    random.Random(suite.seed).shuffle(order)
+    predicted: list[float | None] = [None] * len(configs)
+    folds = min(suite.folds, len(usable))
+    for fold in range(folds):
+        held = order[fold::folds]
+        kept = [Observation(workload, configs[i], measured[i] or 0.0)
+                for i in usable if i not in held]
+        fitted = fit(platform, kept, max_evaluations=suite.fit_evaluations)
+        held_obs = [Observation(workload, configs[i], measured[i] or 0.0) for i in held]
+        rates = predict(platform.with_values(fitted.parameters), held_obs)
+        calibration = store.add_calibration(
+            suite.platform, fitted.parameters, fit_error=fitted.fit_error,
+            heldout_error=_median_error(rates, [measured[i] for i in held]),
+            campaign_id=campaign_id,
+            details={**fitted.details, "fold": fold, "folds": folds, "held": len(held)})
+        for i, rate in zip(held, rates, strict=True):
+            predicted[i] = rate
+            store.add_evaluation(
+                campaign_id, config=configs[i], workload=workload_of(suite.target),
+                ranks=suite.ranks, platform=suite.platform, source="sim",
+                status="ok" if rate else "failed", rate_mbs=rate,
+                details={"fold": fold, "calibration": calibration, "sample": i})
+        _say(progress, f"  fold {fold + 1}/{folds}: fitted on {len(kept)}, held-out median "
+                       f"error {_percent(_median_error(rates, [measured[i] for i in held]))}")
+    return predicted
+
+
+def run_local_suite(store: Store, suite: Suite, executor: Executor | None = None,
+                    progress: TextIO | None = sys.stderr) -> SuiteResult:
+    from iotwin.campaign import space_context
+    from iotwin.space import load_space
+
+    campaign_id = find_or_create_campaign(store, suite)
+    space = load_space(suite.space).bind(space_context(suite.platform, suite.ranks))
+    configs = stratified_configs(space, suite.samples, random.Random(suite.seed))
+    _say(progress, f"validation campaign {campaign_id}: {len(configs)} configs of space "
+                   f"{suite.space} x {suite.repetitions} repetitions, {suite.target.label} "
+                   f"{' '.join(suite.args)}")
+    if executor is None:
+        from iotwin.executors.local import LocalExecutor
+
+        executor = LocalExecutor(timeout_s=suite.timeout_s)
+    measured = measure_configs(store, campaign_id, suite, executor, configs, progress)
+    predicted = cross_validated_predictions(store, campaign_id, suite, configs, measured,
+                                            progress)
+    return SuiteResult(campaign_id, list(configs), measured, predicted,
+                       *paired_metrics(predicted, measured))
+
+
+def paired_metrics(predicted: Sequence[float | None], measured: Sequence[float | None]
+                   ) -> tuple[Metrics | None, list[str]]:
+    """Metrics over the configs that have both figures, and notes on those left out."""
+    pairs = [(p, m) for p, m in zip(predicted, measured, strict=True) if p and m]
+    notes = []
+    failed_runs = sum(1 for m in measured if not m)
+    failed_predictions = sum(1 for p, m in zip(predicted, measured, strict=True) if m and not p)
+    if failed_runs:
+        notes.append(f"{failed_runs} config(s) failed every real run: left out")
+    if failed_predictions:
+        notes.append(f"{failed_predictions} config(s) the model could not simulate: left out")
+    if len(pairs) < 3:
+        return None, [*notes, "fewer than 3 configs with both figures: no metrics"]
+    return metrics([p for p, _ in pairs], [m for _, m in pairs]), notes
+
+
+def _median_error(predicted: Sequence[float | None], measured: Sequence[float | None]
+                  ) -> float | None:
+    pairs = [(p, m) for p, m in zip(predicted, measured, strict=True) if p and m]
+    if not pairs:
+        return None
+    return float(np.median(relative_errors([p for p, _ in pairs], [m for _, m in pairs])))
+
+
+def _percent(value: float | None) -> str:
+    return f"{100 * value:.1f}%" if value is not None else "-"
+
+
+def _say(progress: TextIO | None, line: str) -> None:
+    if progress is not None:
+        print(line, file=progress, flush=True)

@@ -1,0 +1,45 @@
+"""Reports: one self-contained HTML page per campaign, experiment or validation, and its CSV.
+
+``write_report(store, id, directory)`` picks the report of the campaign's kind and writes
+``report-<id>.html`` (figures inlined) and ``report-<id>.csv`` (the rows behind them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from iotwin.errors import UserError
+from iotwin.report.page import Page
+from iotwin.report.tables import write_rows
+from iotwin.store import Campaign, Store
+
+Builder = Callable[[Store, Campaign, Page], list[dict[str, Any]]]
+
+
+def _builders() -> dict[str, Builder]:
+    from iotwin.report.campaign import campaign_report
+    from iotwin.report.experiment import experiment_report
+    from iotwin.report.validation import validation_report
+
+    return {"tune": campaign_report, "experiment": experiment_report,
+            "validation": validation_report}
+
+
+def write_report(store: Store, campaign_id: int, directory: Path) -> tuple[Path, Path]:
+    """Write the report of campaign ``campaign_id``; returns the HTML and CSV paths."""
+    campaign = store.campaign(campaign_id)
+    builders = _builders()
+    if campaign.kind not in builders:
+        raise UserError(f"campaign {campaign_id} is a {campaign.kind} campaign: reports exist "
+                        f"for {', '.join(builders)}")
+    page = Page(f"iotwin report {campaign_id}: {campaign.name}")
+    rows = builders[campaign.kind](store, campaign, page)
+    directory.mkdir(parents=True, exist_ok=True)
+    html_path = directory / f"report-{campaign_id}.html"
+    csv_path = directory / f"report-{campaign_id}.csv"
+    page.paragraph(f"Data: {csv_path.name} beside this page; store {store.path}.", "meta")
+    html_path.write_text(page.render())
+    write_rows(csv_path, rows)
+    return html_path, csv_path

@@ -1,0 +1,81 @@
+"""The report of a tuning campaign: convergence, predicted vs measured, the configs measured."""
+
+from __future__ import annotations
+
+import json
+import statistics
+from typing import Any
+
+from iotwin.report import plots
+from iotwin.report.measured import best_so_far, measured_configs
+from iotwin.report.page import Page
+from iotwin.store import Campaign, Store
+
+
+def campaign_report(store: Store, campaign: Campaign, page: Page) -> list[dict[str, Any]]:
+    """Fill ``page``; returns the CSV rows (one per measured config)."""
+    rows = store.evaluations(campaign.id)
+    configs = measured_configs(rows)
+    spec = campaign.spec
+    page.paragraph(f"Campaign {campaign.id}: strategy {spec.get('strategy')}, space "
+                   f"{spec.get('space')}, platform {spec.get('platform')}, executor "
+                   f"{spec.get('executor')}, {spec.get('ranks')} ranks, kernel "
+                   f"{spec.get('kernel')} {' '.join(spec.get('args', []))}, real-run budget "
+                   f"{spec.get('real_budget')}, {spec.get('repetitions')} repetition(s) per "
+                   f"config.", "meta")
+    if not configs:
+        page.paragraph("Nothing was measured in this campaign.")
+        return []
+    page.heading("Convergence")
+    page.figure(plots.convergence({str(spec.get("strategy")): [best_so_far(configs)]},
+                                  f"campaign {campaign.id}: best rate vs real runs"),
+                "Best median rate measured so far after each distinct config run for real.")
+    _predicted_vs_measured(page, configs)
+    _summary(page, rows)
+    page.heading("Measured configs, in the order they ran")
+    table = [c.row() for c in configs]
+    page.table(table)
+    _calibrations(page, store, campaign.id)
+    return table
+
+
+def _predicted_vs_measured(page: Page, configs: list[Any]) -> None:
+    pairs = [(c.predicted_mbs, c.rate_mbs) for c in configs if c.predicted_mbs and c.rate_mbs]
+    page.heading("Predicted vs measured")
+    if not pairs:
+        page.paragraph("No prediction was made before a measurement (the strategy does not "
+                       "use the model).")
+        return
+    best = max(pairs, key=lambda p: p[1])
+    page.figure(plots.predicted_vs_measured(pairs, "model prediction before each real run",
+                                            [best]),
+                "Each point: the model's rate for a config just before it was run (x) and "
+                "the median measured rate (y). On the dashed line the model is exact.")
+
+
+def _summary(page: Page, rows: list[Any]) -> None:
+    """The default and tuned re-measurements `iotwin tune` makes after the search."""
+    labelled: dict[str, list[float]] = {}
+    for row in rows:
+        if row.source != "sim" and row.details.get("label") and row.ok and row.rate_mbs:
+            labelled.setdefault(row.details["label"], []).append(row.rate_mbs)
+    if not labelled:
+        return
+    page.heading("Default vs tuned (re-measured after the search, same session)")
+    page.figure(plots.grouped_bars(["this campaign"], {k: [statistics.median(v)] for k, v in
+                                                       labelled.items()},
+                                   "default vs tuned", log=False),
+                "Median of the re-measurements of each config.")
+    page.table([{"config": k, "median_mbs": statistics.median(v), "min_mbs": min(v),
+                 "max_mbs": max(v), "n": len(v)} for k, v in labelled.items()])
+
+
+def _calibrations(page: Page, store: Store, campaign_id: int) -> None:
+    found = [c for c in store.calibrations() if c.campaign_id == campaign_id]
+    if not found:
+        return
+    page.heading("Calibrations")
+    page.table([{"id": c.id, "measured": c.details.get("measured"), "fit_error": c.fit_error,
+                 "heldout_error": c.heldout_error,
+                 "parameters": json.dumps({k: float(f"{v:.4g}") for k, v in
+                                           c.parameters.items()})} for c in found])

@@ -1,0 +1,195 @@
+"""The report of an experiment: the figure its study calls for, and every cell as a table."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from iotwin.executors.base import RunResult
+from iotwin.experiment import CellResult, WorkloadSpec, load_published
+from iotwin.report import plots
+from iotwin.report.measured import best_so_far, measured_configs
+from iotwin.report.page import Page
+from iotwin.store import Campaign, Evaluation, Store
+
+_SIZE_LEAVES = ("size", "boundary", "threshold")
+
+
+def experiment_report(store: Store, campaign: Campaign, page: Page) -> list[dict[str, Any]]:
+    spec = campaign.spec
+    cells = stored_cells(store, campaign)
+    page.paragraph(f"Experiment {spec.get('name')} (campaign {campaign.id}, from "
+                   f"{spec.get('file')}): study {spec.get('study')}, rates "
+                   f"{_measured_by(spec)}.", "meta")
+    if spec.get("description"):
+        page.paragraph(spec["description"])
+    if not cells:
+        page.paragraph("This experiment has no measured cell yet.")
+        return []
+    _FIGURES[spec["study"]](store, spec, cells, page)
+    page.heading("Every cell")
+    table = [cell.row() for cell in cells]
+    page.table(table)
+    return table
+
+
+def _measured_by(spec: dict[str, Any]) -> str:
+    return {"sim": "predicted by the platform models (simulation)",
+            "twin": "measured on the platforms' twins (perturbed model with noise)",
+            "real": "measured on this machine"}.get(spec.get("measure", "sim"), "?") + (
+        f", median of {spec.get('repetitions')} repetitions" if spec.get("repetitions", 1) > 1
+        else "")
+
+
+def stored_cells(store: Store, campaign: Campaign) -> list[CellResult]:
+    """The experiment's cells rebuilt from its rows (search predictions left out)."""
+    spec = campaign.spec
+    workloads = {(w["label"], w["ranks"]): WorkloadSpec(w["kernel"], w["ranks"],
+                                                        tuple(w["args"]), w["label"])
+                 for w in spec["workloads"]}
+    published = load_published(spec.get("published"))
+    cells: dict[tuple[Any, ...], CellResult] = {}
+    for row in store.evaluations(campaign.id):
+        if "cell" not in row.details:
+            continue
+        workload = workloads[(row.details["workload_label"], row.ranks)]
+        key = (row.platform, workload.name, row.ranks, row.details["cell"],
+               str(row.details.get("x")))
+        if key not in cells:
+            cells[key] = CellResult(
+                row.platform, workload, row.details["cell"], row.config,
+                x=row.details.get("x"), campaign_id=row.details.get("campaign"),
+                published_mbs=published.get((row.platform.lower(), workload.kernel.lower(),
+                                             row.ranks, row.details["cell"])))
+        cells[key].runs.append(_run_of(row))
+    return list(cells.values())
+
+
+def _run_of(row: Evaluation) -> RunResult:
+    return RunResult(row.status, total_s=row.measured_s or row.predicted_s,
+                     rate_mbs=row.rate_mbs, error=row.error)
+
+
+def _group(cell: CellResult) -> str:
+    return f"{cell.workload.name} x{cell.workload.ranks}"
+
+
+def _labels(cells: Sequence[CellResult]) -> list[str]:
+    return list(dict.fromkeys(c.label for c in cells))
+
+
+def _bars(cells: Sequence[CellResult], groups: list[str], group_of: Callable[[CellResult], str]
+          ) -> tuple[dict[str, list[float | None]], dict[str, list[float | None]]]:
+    """Rates and published rates per label, in the order of ``groups``."""
+    rates: dict[str, list[float | None]] = {}
+    published: dict[str, list[float | None]] = {}
+    for label in _labels(cells):
+        by_group = {group_of(c): c for c in cells if c.label == label}
+        rates[label] = [by_group[g].rate_mbs if g in by_group else None for g in groups]
+        published[label] = [by_group[g].published_mbs if g in by_group else None
+                            for g in groups]
+    return rates, published
+
+
+def _default_vs_tuned(store: Store, spec: dict[str, Any], cells: list[CellResult],
+                      page: Page) -> None:
+    page.heading("Default vs tuned, per platform")
+    for platform in dict.fromkeys(c.platform for c in cells):
+        mine = [c for c in cells if c.platform == platform]
+        groups = list(dict.fromkeys(_group(c) for c in mine))
+        rates, published = _bars(mine, groups, _group)
+        page.figure(plots.grouped_bars(groups, rates, f"{platform}", markers=published),
+                    f"{platform}: rate per workload and core count (log scale); black "
+                    "diamonds: the published measurement where there is one.")
+    page.heading("Speedups")
+    page.table(_speedups(cells))
+
+
+def _speedups(cells: Sequence[CellResult]) -> list[dict[str, Any]]:
+    table = []
+    for platform in dict.fromkeys(c.platform for c in cells):
+        for group in dict.fromkeys(_group(c) for c in cells if c.platform == platform):
+            by_label = {c.label: c for c in cells if c.platform == platform
+                        and _group(c) == group}
+            default, tuned = by_label.get("default"), by_label.get("tuned")
+            if not (default and tuned and default.rate_mbs and tuned.rate_mbs):
+                continue
+            row = {"platform": platform, "workload": group, "default_mbs": default.rate_mbs,
+                   "tuned_mbs": tuned.rate_mbs, "speedup": tuned.rate_mbs / default.rate_mbs}
+            if default.published_mbs and tuned.published_mbs:
+                row["published_speedup"] = tuned.published_mbs / default.published_mbs
+            table.append(row)
+    return table
+
+
+def _partial_tuning(store: Store, spec: dict[str, Any], cells: list[CellResult],
+                    page: Page) -> None:
+    page.heading("Partial tuning")
+
+    def group_of(cell: CellResult) -> str:
+        return f"{cell.platform} {_group(cell)}"
+
+    groups = list(dict.fromkeys(group_of(c) for c in cells))
+    rates, _ = _bars(cells, groups, group_of)
+    page.figure(plots.grouped_bars(groups, rates, "default, partial and fully tuned settings"),
+                "Each bar: the rate with only that layer's tuned settings applied (the rest "
+                "at their defaults); log scale.")
+
+
+def _sensitivity(store: Store, spec: dict[str, Any], cells: list[CellResult],
+                 page: Page) -> None:
+    for entry in spec["configs"]:
+        if "sweep" not in entry:
+            continue
+        key = entry["sweep"]["key"]
+        swept = [c for c in cells if c.label == entry["label"] and c.rate_mbs]
+        lines: dict[str, list[tuple[float, float, float, float]]] = {}
+        for cell in swept:
+            lines.setdefault(f"{cell.platform} {_group(cell)}", []).append(_point(cell.x, cell))
+        page.heading(f"Sensitivity to {key}")
+        is_size = key.rsplit(".", 1)[-1].endswith(_SIZE_LEAVES)
+        page.figure(plots.curves(lines, f"rate vs {key}", xlabel=key + (" (bytes, log 2)"
+                                                                       if is_size else ""),
+                                 x_is_size=is_size, log_x=is_size),
+                    f"Rate as {key} varies, everything else as in the sweep's base config.")
+
+
+def _scaling(store: Store, spec: dict[str, Any], cells: list[CellResult], page: Page) -> None:
+    page.heading("Weak scaling")
+    for workload in dict.fromkeys(c.workload.name for c in cells):
+        lines: dict[str, list[tuple[float, float, float, float]]] = {}
+        for cell in cells:
+            if cell.workload.name == workload and cell.rate_mbs:
+                lines.setdefault(f"{cell.platform} {cell.label}", []).append(
+                    _point(cell.workload.ranks, cell))
+        page.figure(plots.curves(lines, f"{workload}: rate vs cores", xlabel="cores (MPI ranks)",
+                                 log_y=True),
+                    f"{workload}: the same data per core at every scale; log-log axes.")
+
+
+def _point(x: Any, cell: CellResult) -> tuple[float, float, float, float]:
+    return (float(x), cell.rate_mbs or 0.0, min(cell.rates), max(cell.rates))
+
+
+def _convergence(store: Store, spec: dict[str, Any], cells: list[CellResult],
+                 page: Page) -> None:
+    page.heading("Convergence")
+    for platform in dict.fromkeys(c.platform for c in cells):
+        for group in dict.fromkeys(_group(c) for c in cells if c.platform == platform):
+            curves: dict[str, list[list[float]]] = {}
+            for cell in cells:
+                if cell.platform == platform and _group(cell) == group and cell.campaign_id:
+                    rows = store.evaluations(cell.campaign_id)
+                    curves.setdefault(cell.label, []).append(best_so_far(measured_configs(rows)))
+            page.figure(plots.convergence(curves, f"{platform} {group}"),
+                        "Best rate measured so far vs real runs: median over seeds, band "
+                        "from the worst to the best seed.")
+
+
+_FIGURES: dict[str, Callable[[Store, dict[str, Any], list[CellResult], Page], None]] = {
+    "default-vs-tuned": _default_vs_tuned,
+    "partial-tuning": _partial_tuning,
+    "sensitivity": _sensitivity,
+    "scaling": _scaling,
+    "convergence": _convergence,
+}

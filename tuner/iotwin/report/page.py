@@ -1,0 +1,72 @@
+"""One self-contained HTML page: text, tables and figures inlined as data: URIs.
+
+Nothing on the page refers outside it (no scripts, fonts, style sheets or image files), so it
+can be mailed, archived or opened offline as it is.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+_STYLE = """
+body { font-family: sans-serif; max-width: 1100px; margin: 2em auto; color: #222; }
+h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 2em; border-bottom: 1px solid #ccc; }
+.scroll { overflow-x: auto; }
+table { border-collapse: collapse; font-size: 0.85em; margin: 1em 0; }
+th, td { border: 1px solid #ccc; padding: 3px 8px; text-align: right; }
+th { background: #f0f0f0; }
+td.text { text-align: left; font-family: monospace; font-size: 0.9em; max-width: 40em;
+          overflow-wrap: break-word; }
+figure { margin: 1em 0; } img { max-width: 100%; }
+figcaption { font-size: 0.85em; color: #555; }
+.meta { color: #555; font-size: 0.9em; }
+"""
+
+
+@dataclass
+class Page:
+    title: str
+    parts: list[str] = field(default_factory=list)
+
+    def heading(self, text: str) -> None:
+        self.parts.append(f"<h2>{html.escape(text)}</h2>")
+
+    def paragraph(self, text: str, css_class: str = "") -> None:
+        attribute = f' class="{css_class}"' if css_class else ""
+        self.parts.append(f"<p{attribute}>{html.escape(text)}</p>")
+
+    def figure(self, png: bytes, caption: str) -> None:
+        data = base64.b64encode(png).decode("ascii")
+        self.parts.append(f'<figure><img alt="{html.escape(caption)}" '
+                          f'src="data:image/png;base64,{data}">'
+                          f"<figcaption>{html.escape(caption)}</figcaption></figure>")
+
+    def table(self, rows: Sequence[Mapping[str, Any]], columns: Sequence[str] | None = None
+              ) -> None:
+        if not rows:
+            self.paragraph("(no rows)")
+            return
+        columns = list(columns or rows[0].keys())
+        head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
+        body = "".join("<tr>" + "".join(_cell(row.get(c)) for c in columns) + "</tr>"
+                       for row in rows)
+        self.parts.append(f'<div class="scroll"><table><thead><tr>{head}</tr></thead>'
+                          f"<tbody>{body}</tbody></table></div>")
+
+    def render(self) -> str:
+        return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+                f"<title>{html.escape(self.title)}</title><style>{_STYLE}</style></head>"
+                f"<body><h1>{html.escape(self.title)}</h1>\n" + "\n".join(self.parts)
+                + "\n</body></html>\n")
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, float):
+        return f"<td>{value:.4g}</td>"
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"<td>{value}</td>"
+    return f'<td class="text">{html.escape("" if value is None else str(value))}</td>'

@@ -1,0 +1,147 @@
+"""The report's figures, drawn with matplotlib and returned as PNG bytes.
+
+Every figure labels its axes with units; rates are MB/s (10^6 bytes per second, as the
+kernels report them), sizes are shown with binary units.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import statistics
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter
+
+from iotwin.units import format_size
+
+RATE_LABEL = "write rate (MB/s)"
+#: (x, median rate, lowest rate, highest rate) per point
+Curve = Sequence[tuple[float, float, float, float]]
+
+
+def _png(fig: Figure) -> bytes:
+    buffer = io.BytesIO()
+    fig.tight_layout()
+    fig.savefig(buffer, format="png", dpi=100)
+    plt.close(fig)
+    return buffer.getvalue()
+
+
+def convergence(runs_by_strategy: Mapping[str, Sequence[Sequence[float]]], title: str) -> bytes:
+    """Best rate so far vs real runs: per strategy the median over seeds, and min-max band.
+
+    ``runs_by_strategy[label]`` holds one best-so-far curve per seed (index i = after i+1 runs).
+    """
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    for label, curves in runs_by_strategy.items():
+        length = max(len(c) for c in curves)
+        xs, median, low, high = [], [], [], []
+        for i in range(length):
+            values = sorted(c[min(i, len(c) - 1)] for c in curves)
+            xs.append(i + 1)
+            median.append(statistics.median(values))
+            low.append(values[0])
+            high.append(values[-1])
+        line, = ax.plot(xs, median, marker=".", label=f"{label} (n={len(curves)})")
+        if len(curves) > 1:
+            ax.fill_between(xs, low, high, alpha=0.2, color=line.get_color())
+    ax.set_xlabel("real runs (distinct configs measured)")
+    ax.set_ylabel(f"best measured {RATE_LABEL}")
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    ax.legend()
+    return _png(fig)
+
+
+def predicted_vs_measured(points: Sequence[tuple[float, float]], title: str,
+                          highlight: Sequence[tuple[float, float]] = ()) -> bytes:
+    """Predicted (x) vs measured (y) rate, log axes, with the y = x line."""
+    fig, ax = plt.subplots(figsize=(6, 6))
+    xs, ys = [p for p, _ in points], [m for _, m in points]
+    ax.scatter(xs, ys, s=22, alpha=0.8, label="config (median of repetitions)")
+    if highlight:
+        ax.scatter([p for p, _ in highlight], [m for _, m in highlight], s=80,
+                   facecolors="none", edgecolors="red", label="measured best")
+    everything = [v for v in xs + ys if v > 0]
+    if everything:
+        low, high = min(everything) / 1.3, max(everything) * 1.3
+        ax.plot([low, high], [low, high], color="grey", linestyle="--", label="y = x")
+        ax.set_xlim(low, high)
+        ax.set_ylim(low, high)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel(f"predicted {RATE_LABEL}")
+    ax.set_ylabel(f"measured {RATE_LABEL}")
+    ax.set_title(title)
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(loc="upper left")
+    return _png(fig)
+
+
+def grouped_bars(groups: Sequence[str], series: Mapping[str, Sequence[float | None]],
+                 title: str, *, log: bool = True,
+                 markers: Mapping[str, Sequence[float | None]] | None = None) -> bytes:
+    """One group of bars per ``groups`` entry, one bar per series; ``markers`` are drawn as
+    points over the bars (published figures beside the simulated ones)."""
+    count = max(len(series), 1)
+    width = 0.8 / count
+    fig, ax = plt.subplots(figsize=(max(7, 0.9 * len(groups) * count / 2 + 3), 4.8))
+    for i, (label, values) in enumerate(series.items()):
+        xs = [g + (i - (count - 1) / 2) * width for g in range(len(groups))]
+        ax.bar(xs, [v or 0 for v in values], width, label=label)
+        for name, marks in (markers or {}).items():
+            if name == label:
+                pts = [(x, m) for x, m in zip(xs, marks, strict=True) if m]
+                ax.scatter([x for x, _ in pts], [m for _, m in pts], marker="D", color="black",
+                           zorder=3, s=18, label=f"{label} (published)")
+    ax.set_xticks(range(len(groups)), groups, rotation=30, ha="right", fontsize=8)
+    if log:
+        ax.set_yscale("log")
+    ax.set_ylabel(RATE_LABEL)
+    ax.set_title(title)
+    ax.grid(alpha=0.3, axis="y", which="both")
+    ax.legend(fontsize=8)
+    return _png(fig)
+
+
+def curves(lines: Mapping[str, Curve], title: str, *, xlabel: str, x_is_size: bool = False,
+           log_x: bool = True, log_y: bool = False) -> bytes:
+    """Rate vs a swept value (a size, shown with units; or a rank count), one line per label,
+    with bars from the lowest to the highest repetition."""
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    for label, points in lines.items():
+        ordered = sorted(points)
+        ys = [y for _, y, _, _ in ordered]
+        spread = [[y - low for _, y, low, _ in ordered], [high - y for _, y, _, high in ordered]]
+        ax.errorbar([x for x, *_ in ordered], ys, yerr=spread, marker="o", capsize=3,
+                    label=label)
+    if log_x:
+        ax.set_xscale("log", base=2)
+    if log_y:
+        ax.set_yscale("log")
+    xs = sorted({point[0] for points in lines.values() for point in points})
+    if xs:
+        ax.set_xticks(xs)
+        ax.xaxis.set_major_formatter(FuncFormatter(_size_tick if x_is_size else _count_tick))
+        ax.xaxis.set_minor_formatter(FuncFormatter(lambda *_: ""))
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(RATE_LABEL)
+    ax.set_title(title)
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=8)
+    return _png(fig)
+
+
+def _size_tick(value: float, _position: Any) -> str:
+    return format_size(int(value)) if value > 0 and math.isfinite(value) else ""
+
+
+def _count_tick(value: float, _position: Any) -> str:
+    return f"{value:g}"
