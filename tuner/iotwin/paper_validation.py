@@ -583,6 +583,10 @@ def _metrics(rows: Sequence[RowResult], loo: bool) -> dict[str, Any]:
         metrics["leave_one_out"] = error_metrics(rows, "loo")
         metrics["tuned_above_default"]["leave_one_out"] = sum(c.loo_ranks_tuned_above
                                                               for c in cases)
+    metrics["per_platform"] = {
+        model: {which: error_metrics([r for r in rows if r.model == model], which)
+                for which in ("prior", "fitted", *(("loo",) if loo else ()))}
+        for model in sorted({r.model for r in rows})}
     return metrics
 
 
@@ -615,6 +619,12 @@ def markdown(result: PaperValidation) -> str:
             lines.append(f"| {name} | {result.metrics['rows']} rows | "
                          f"{_abs_pct(m['median_abs_error'])} | {_abs_pct(m['p90_abs_error'])} | "
                          f"{_num(m['spearman'])} | {m['failed']} |")
+    lines += ["", "| platform | median abs error: prior | fitted | leave-one-out |",
+              "|---|---:|---:|---:|"]
+    for model, figures in result.metrics["per_platform"].items():
+        lines.append(f"| {model} | " + " | ".join(
+            _abs_pct(figures[w]["median_abs_error"]) if w in figures else "-"
+            for w in ("prior", "fitted", "loo")) + " |")
     ranked = result.metrics["tuned_above_default"]
     lines += ["", f"Tuned ranked above default: fitted {ranked['fitted']}/{ranked['cases']} "
               f"(published configs: {ranked['fitted_published_configs']}/"
