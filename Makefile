@@ -9,7 +9,7 @@ JOBS  ?= 2
 DEBIAN_PACKAGES := build-essential cmake pkg-config git \
   mpich libmpich-dev libhdf5-mpich-dev hdf5-tools libhdf5-doc \
   libsimgrid-dev libyaml-dev nlohmann-json3-dev \
-  python3 python3-venv python3-yaml fio strace
+  python3 python3-venv python3-yaml fio strace valgrind
 
 .PHONY: all deps build python demo test lint clean
 
