@@ -8,13 +8,15 @@ a *cell*. A config entry is one of:
   predicted by the platform model (a search in simulation, no real run);
 - ``from: LABEL, keep: [lustre, mpiio, ...]``: the sections ``keep`` of the config an earlier
   entry found for the same platform and workload (the paper's partial tuning);
-- ``sweep: {key, values, base}``: one cell per value of one dotted config key over ``base``;
-- ``campaign: {strategy, space, budget, seeds, truth_seed}``: a tuning campaign per seed with
-  the platform's twin as the machine (the convergence studies).
+- ``sweep: {key, values, base}``: one cell per value of a dotted config key (or of a list of
+  keys set to the same value) over ``base``;
+- ``campaign: {strategy, space, budget, seeds, truth_seed, fixed}``: a tuning campaign per
+  seed with the platform's twin as the machine (the convergence studies).
 
 ``measure`` says what decides a cell's rate: ``sim`` (the platform model), ``twin`` (the
 platform's perturbed, noisy truth) or ``real`` (this machine, platform ``local``), with
-``repetitions`` (the median counts). ``study`` names how a report draws the results.
+``repetitions`` (the median counts). ``study`` names how a report draws the results (one
+kind, or a list of kinds drawn one after the other).
 Every evaluation is a row of the experiment's campaign (kind ``experiment``) in the store.
 """
 
@@ -44,14 +46,15 @@ ENTRY_KINDS = ("config", "search", "from", "sweep", "campaign")
 
 _TOP_KEYS = {"name": True, "description": False, "study": True, "measure": False,
              "repetitions": False, "platforms": True, "workloads": True, "configs": True,
-             "published": False}
+             "published": False, "ranks_per_node": False}
 _WORKLOAD_KEYS = {"kernel": True, "ranks": True, "args": False, "label": False}
 _ENTRY_KEYS = {"label": True, "config": False, "search": False, "from": False, "keep": False,
                "sweep": False, "campaign": False}
 _SEARCH_KEYS = {"space": True, "samples": False, "seed": False}
 _SWEEP_KEYS = {"key": True, "values": True, "base": False}
 _CAMPAIGN_KEYS = {"strategy": True, "space": True, "budget": True, "seeds": False,
-                  "truth_seed": False, "repetitions": False, "settings": False}
+                  "truth_seed": False, "repetitions": False, "settings": False,
+                  "fixed": False}
 
 Config = dict[str, Any]
 
@@ -84,7 +87,7 @@ class ConfigEntry:
 @dataclass(frozen=True)
 class ExperimentSpec:
     name: str
-    study: str
+    study: tuple[str, ...]
     platforms: tuple[str, ...]
     workloads: tuple[WorkloadSpec, ...]
     configs: tuple[ConfigEntry, ...]
@@ -92,13 +95,15 @@ class ExperimentSpec:
     measure: str = "sim"
     repetitions: int = 1
     published: str | None = None
+    ranks_per_node: dict[str, int] = field(default_factory=dict)  # simulated placement
     source_file: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "study": self.study, "measure": self.measure,
+        return {"name": self.name, "study": list(self.study), "measure": self.measure,
                 "repetitions": self.repetitions, "platforms": list(self.platforms),
                 "workloads": [{"kernel": w.kernel, "ranks": w.ranks, "args": list(w.args),
                                "label": w.name} for w in self.workloads],
+                "ranks_per_node": self.ranks_per_node,
                 "configs": [{"label": e.label, e.kind: e.body} for e in self.configs],
                 "published": self.published, "file": self.source_file,
                 "description": self.description}
@@ -121,7 +126,8 @@ def load_experiment(path: str | Path) -> ExperimentSpec:
 def parse_experiment(data: Any, source: str) -> ExperimentSpec:
     """The spec in ``data``; UserError naming ``source`` and the key path of what is wrong."""
     _check_keys(data, _TOP_KEYS, source, "")
-    study = _choice(data["study"], STUDIES, source, "study")
+    studies = data["study"] if isinstance(data["study"], list) else [data["study"]]
+    study = tuple(_choice(s, STUDIES, source, f"study[{i}]") for i, s in enumerate(studies))
     measure = _choice(data.get("measure", "sim"), SOURCES, source, "measure")
     platforms = _string_list(data["platforms"], source, "platforms")
     if measure == "real" and platforms != ["local"]:
@@ -136,8 +142,20 @@ def parse_experiment(data: Any, source: str) -> ExperimentSpec:
         configs=_entries(entries, source),
         description=str(data.get("description", "")).strip(),
         repetitions=_positive(data.get("repetitions", 1), source, "repetitions"),
-        published=data.get("published"), source_file=source)
+        published=data.get("published"),
+        ranks_per_node=_per_node(data.get("ranks_per_node", {}), platforms, source),
+        source_file=source)
     return spec
+
+
+def _per_node(data: Any, platforms: list[str], source: str) -> dict[str, int]:
+    if not isinstance(data, dict):
+        raise UserError(f"{source}: ranks_per_node: expected a mapping platform -> ranks")
+    for platform, count in data.items():
+        if platform not in platforms:
+            raise UserError(f"{source}: ranks_per_node.{platform}: not one of the platforms")
+        _positive(count, source, f"ranks_per_node.{platform}")
+    return dict(data)
 
 
 def _workload(data: Any, source: str, where: str) -> WorkloadSpec:
@@ -193,7 +211,7 @@ def _entry_body(kind: str, data: Mapping[str, Any], earlier: list[ConfigEntry], 
         for value in values:  # every swept config must be valid
             validate_config(set_dotted(base, body["key"], value),
                             f"{source}: {where}.sweep ({body['key']}={value})")
-        return {"key": str(body["key"]), "values": values, "base": base}
+        return {"key": body["key"], "values": values, "base": base}
     body = data["campaign"]
     _check_keys(body, _CAMPAIGN_KEYS, source, f"{where}.campaign")
     return {"strategy": str(body["strategy"]), "space": str(body["space"]),
@@ -202,7 +220,8 @@ def _entry_body(kind: str, data: Mapping[str, Any], earlier: list[ConfigEntry], 
             "truth_seed": int(body.get("truth_seed", 0)),
             "repetitions": _positive(body.get("repetitions", 1), source,
                                      f"{where}.campaign.repetitions"),
-            "settings": dict(body.get("settings") or {})}
+            "settings": dict(body.get("settings") or {}),
+            "fixed": dict(body.get("fixed") or {})}
 
 
 def _check_keys(data: Any, keys: Mapping[str, bool], source: str, where: str) -> None:
@@ -249,14 +268,15 @@ def _positive(value: Any, source: str, where: str) -> int:
     return value
 
 
-def set_dotted(config: Mapping[str, Any], key: str, value: Any) -> Config:
-    """A copy of ``config`` with ``mpiio.cb_buffer_size``-style ``key`` set to ``value``."""
+def set_dotted(config: Mapping[str, Any], keys: str | list[str], value: Any) -> Config:
+    """A copy of ``config`` with each ``mpiio.cb_buffer_size``-style key set to ``value``."""
     copy: Config = {k: (dict(v) if isinstance(v, dict) else v) for k, v in config.items()}
-    *parents, leaf = key.split(".")
-    node = copy
-    for part in parents:
-        node = node.setdefault(part, {})
-    node[leaf] = value
+    for key in [keys] if isinstance(keys, str) else keys:
+        *parents, leaf = str(key).split(".")
+        node = copy
+        for part in parents:
+            node = node.setdefault(part, {})
+        node[leaf] = value
     return copy
 
 
@@ -310,8 +330,9 @@ def _rounded(value: float | None) -> float | str:
 Measurer = Callable[[str, WorkloadSpec, Sequence[Config]], list[list[RunResult]]]
 
 
-def sim_measurer(repetitions: int = 1) -> Measurer:
-    """Rates predicted by the platform model (one batch of simulations per call)."""
+def sim_measurer(ranks_per_node: Mapping[str, int] | None = None) -> Measurer:
+    """Rates predicted by the platform model (one batch of simulations per call), with the
+    ranks placed ``ranks_per_node[platform]`` per node where given."""
     from iotwin.platforms import load_platform
     from iotwin.sim import simulate
     from iotwin.workload import kernel_workload
@@ -319,6 +340,8 @@ def sim_measurer(repetitions: int = 1) -> Measurer:
     def measure(platform: str, workload: WorkloadSpec, configs: Sequence[Config]
                 ) -> list[list[RunResult]]:
         work = kernel_workload(workload.kernel, workload.ranks, list(workload.args))
+        if ranks_per_node and platform in ranks_per_node:
+            work["ranks_per_node"] = ranks_per_node[platform]
         results = simulate(load_platform(platform), work, list(configs), jobs=2)
         return [[RunResult("ok", total_s=r.time_s, rate_mbs=r.rate_mbs, phases=dict(r.phases))
                  if r.ok else RunResult("failed", error=r.error)] for r in results]
@@ -352,7 +375,7 @@ def executor_measurer(measure: str, repetitions: int, truth_seed: int = 0) -> Me
 
 def measurer_for(spec: ExperimentSpec) -> Measurer:
     if spec.measure == "sim":
-        return sim_measurer()
+        return sim_measurer(spec.ranks_per_node)
     return executor_measurer(spec.measure, spec.repetitions)
 
 
@@ -415,7 +438,8 @@ class Experiment:
             return [(None, {k: v for k, v in origin.items() if k in body["keep"]})]
         configs = [validate_config(set_dotted(body["base"], body["key"], value), entry.label)
                    for value in body["values"]]
-        return [(get_dotted(config, body["key"]), config) for config in configs]
+        first_key = body["key"][0] if isinstance(body["key"], list) else body["key"]
+        return [(get_dotted(config, first_key), config) for config in configs]
 
     def _search(self, platform: str, workload: WorkloadSpec, entry: ConfigEntry) -> Config:
         """The best predicted of ``samples`` distinct points of the space (and the default)."""
@@ -446,7 +470,7 @@ class Experiment:
                 strategy=body["strategy"], executor="twin", real_budget=body["budget"],
                 kernel=workload.kernel, args=workload.args, seed=seed,
                 repetitions=body["repetitions"], truth_seed=body["truth_seed"],
-                settings=body["settings"])
+                settings=body["settings"], fixed=body["fixed"])
             child = self.store.create_campaign(
                 f"experiment {self.campaign_id} {entry.label} seed {seed}", kind="tune",
                 spec=spec.to_json())
@@ -513,7 +537,8 @@ def run_experiment(spec: ExperimentSpec, store: Store, *, measurer: Measurer | N
     needs_model = any(e.kind == "search" for e in spec.configs) or spec.measure == "sim"
     experiment = Experiment(
         spec, store, measurer or measurer_for(spec),
-        predictor or (sim_measurer() if needs_model else _no_model), progress)
+        predictor or (sim_measurer(spec.ranks_per_node) if needs_model else _no_model),
+        progress)
     experiment.run()
     return experiment
 

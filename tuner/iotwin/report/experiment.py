@@ -19,14 +19,15 @@ def experiment_report(store: Store, campaign: Campaign, page: Page) -> list[dict
     spec = campaign.spec
     cells = stored_cells(store, campaign)
     page.paragraph(f"Experiment {spec.get('name')} (campaign {campaign.id}, from "
-                   f"{spec.get('file')}): study {spec.get('study')}, rates "
+                   f"{spec.get('file')}): {', '.join(spec.get('study', []))}, rates "
                    f"{_measured_by(spec)}.", "meta")
     if spec.get("description"):
         page.paragraph(spec["description"])
     if not cells:
         page.paragraph("This experiment has no measured cell yet.")
         return []
-    _FIGURES[spec["study"]](store, spec, cells, page)
+    for study in spec["study"]:
+        _FIGURES[study](store, spec, cells, page)
     page.heading("Every cell")
     table = [cell.row() for cell in cells]
     page.table(table)
@@ -141,13 +142,14 @@ def _sensitivity(store: Store, spec: dict[str, Any], cells: list[CellResult],
     for entry in spec["configs"]:
         if "sweep" not in entry:
             continue
-        key = entry["sweep"]["key"]
+        keys = entry["sweep"]["key"]
+        key = " = ".join(keys) if isinstance(keys, list) else keys
         swept = [c for c in cells if c.label == entry["label"] and c.rate_mbs]
         lines: dict[str, list[tuple[float, float, float, float]]] = {}
         for cell in swept:
             lines.setdefault(f"{cell.platform} {_group(cell)}", []).append(_point(cell.x, cell))
         page.heading(f"Sensitivity to {key}")
-        is_size = key.rsplit(".", 1)[-1].endswith(_SIZE_LEAVES)
+        is_size = key.endswith(_SIZE_LEAVES)
         page.figure(plots.curves(lines, f"rate vs {key}", xlabel=key + (" (bytes, log 2)"
                                                                        if is_size else ""),
                                  x_is_size=is_size, log_x=is_size),
