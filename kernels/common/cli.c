@@ -19,6 +19,13 @@ int cli_fail(const char *name, const char *message)
     return EXIT_BAD_ARGUMENTS;
 }
 
+int cli_fail_in_run(const char *name, int rank, const char *message)
+{
+    if (rank == 0)
+        fprintf(stderr, "%s: error: %s\n", name, message);
+    return EXIT_BAD_ARGUMENTS;
+}
+
 void cli_print_help(const char *name, const char *summary, const kernel_option *const tables[],
                     size_t ntables)
 {

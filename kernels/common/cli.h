@@ -18,6 +18,8 @@
 /* Prints the error (before MPI starts: only on the first launched rank) and returns
  * EXIT_BAD_ARGUMENTS. */
 int cli_fail(const char *name, const char *message);
+/* After MPI_Init: rank 0 prints the error; returns EXIT_BAD_ARGUMENTS. */
+int cli_fail_in_run(const char *name, int rank, const char *message);
 void cli_print_help(const char *name, const char *summary, const kernel_option *const tables[],
                     size_t ntables);
 

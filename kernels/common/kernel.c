@@ -70,7 +70,8 @@ static phase_times run_phases(const kernel_def *k, const common_settings *c, con
     h5_output out;
     phase_times t = {0, 0, 0, 0};
     double start = phase_clock(MPI_COMM_WORLD);
-    die_on(h5_output_create(&out, c->file, c->independent, err, sizeof err), k, err);
+    die_on(h5_output_open(&out, c->file, MPI_COMM_WORLD, 1, c->independent, err, sizeof err), k,
+           err);
     double opened = phase_clock(MPI_COMM_WORLD);
     die_on(h5_output_write(&out, l, err, sizeof err), k, err);
     double written = phase_clock(MPI_COMM_WORLD);
@@ -118,9 +119,7 @@ static int run(const kernel_def *k, common_settings *c, const kernel_option *con
                  "H5Dwrite (run without the option, or describe it with --describe)",
                  H5_VERS_MAJOR, H5_VERS_MINOR, H5_VERS_RELEASE);
     if (*err) {
-        if (rank == 0)
-            fprintf(stderr, "%s: error: %s\n", k->name, err);
-        status = EXIT_BAD_ARGUMENTS;
+        status = cli_fail_in_run(k->name, rank, err);
     } else {
         phase_times t = run_phases(k, c, &l);
         if (rank == 0)

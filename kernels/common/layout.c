@@ -35,7 +35,29 @@ void layout_free(layout *l)
 
 size_t element_bytes(element_type type)
 {
-    return type == ELEM_FLOAT64 ? 8 : 4;
+    switch (type) {
+    case ELEM_UINT8:
+        return 1;
+    case ELEM_UINT16:
+        return 2;
+    case ELEM_FLOAT32:
+    case ELEM_INT32:
+        return 4;
+    case ELEM_FLOAT64:
+        return 8;
+    }
+    return 0;
+}
+
+int element_type_of_size(uint64_t bytes, element_type *type)
+{
+    static const element_type by_size[] = {ELEM_UINT8, ELEM_UINT16, ELEM_FLOAT32, ELEM_FLOAT64};
+    for (size_t i = 0; i < sizeof by_size / sizeof by_size[0]; i++)
+        if (element_bytes(by_size[i]) == bytes) {
+            *type = by_size[i];
+            return 0;
+        }
+    return -1;
 }
 
 uint64_t dataset_elements(const dataset_spec *d)

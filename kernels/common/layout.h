@@ -8,7 +8,7 @@
 
 #include "decomposition.h"
 
-typedef enum { ELEM_FLOAT32, ELEM_FLOAT64, ELEM_INT32 } element_type;
+typedef enum { ELEM_FLOAT32, ELEM_FLOAT64, ELEM_INT32, ELEM_UINT8, ELEM_UINT16 } element_type;
 
 typedef struct {
     char name[128];            /* full path, e.g. /Step#0/x */
@@ -16,6 +16,8 @@ typedef struct {
     decomposition decomp;      /* writer w = rank w */
     int chunked;
     uint64_t chunk[DECOMP_MAX_DIMS];
+    uint64_t access_elements;  /* > 0: each rank writes its block in calls of at most this many
+                                * elements (WORKLOAD.md, access_elements); 0: one call */
 } dataset_spec;
 
 typedef struct {
@@ -29,6 +31,9 @@ dataset_spec *layout_add(layout *l, element_type type, const char *name_format, 
     __attribute__((format(printf, 3, 4)));
 void layout_free(layout *l);
 size_t element_bytes(element_type type);
+/* The element type the workload format means by an element size: 1 and 2 bytes unsigned
+ * integers, 4 and 8 bytes floats; -1 for any other size. */
+int element_type_of_size(uint64_t bytes, element_type *type);
 uint64_t dataset_elements(const dataset_spec *d);
 uint64_t layout_bytes(const layout *l);
 

@@ -12,6 +12,12 @@ static void store(void *buf, element_type type, uint64_t at, uint32_t value)
     case ELEM_INT32:
         ((int32_t *)buf)[at] = (int32_t)value;
         break;
+    case ELEM_UINT8:
+        ((uint8_t *)buf)[at] = (uint8_t)value;
+        break;
+    case ELEM_UINT16:
+        ((uint16_t *)buf)[at] = (uint16_t)value;
+        break;
     }
 }
 

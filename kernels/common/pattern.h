@@ -1,7 +1,8 @@
 /* The values the kernels write, so that a reader can check every element without a copy:
  * element g (row-major index in the whole dataset) of the k-th dataset in write order holds
  *     (k * 1000003 + g) mod 2^23
- * which every element type (float32, float64, int32) represents exactly. */
+ * which float32, float64 and int32 represent exactly; uint8 and uint16 elements hold it
+ * modulo 2^8 and 2^16. */
 #ifndef IOTWIN_PATTERN_H
 #define IOTWIN_PATTERN_H
 

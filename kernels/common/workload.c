@@ -61,6 +61,8 @@ static void print_dataset(FILE *out, const dataset_spec *ds, const char *transfe
         json_uint_list(out, ds->decomp.ndims, ds->chunk);
     else
         fputs("null", out);
+    if (ds->access_elements)
+        fprintf(out, ", \"access_elements\": %llu", (unsigned long long)ds->access_elements);
     fprintf(out, ", \"transfer\": \"%s\"}", transfer);
 }
 
