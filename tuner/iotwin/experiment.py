@@ -491,14 +491,23 @@ class Experiment:
         return cells
 
     def _measure(self, platform: str, workload: WorkloadSpec, cells: list[CellResult]) -> None:
-        runs = self.measurer(platform, workload, [c.config for c in cells])
-        for cell, repetitions in zip(cells, runs, strict=True):
-            cell.runs = repetitions
-            self._store(platform, workload, cell.config, repetitions, source=self.spec.measure,
-                        details={"cell": cell.label, "x": cell.x})
-            rate = f"{cell.rate_mbs:.1f} MB/s" if cell.rate_mbs else "failed"
-            x = f" {cell.x}" if cell.x is not None else ""
-            self._say(f"  {platform} {workload.name} x{workload.ranks}: {cell.label}{x}: {rate}")
+        # simulations go in one batch (forked in parallel); real runs one config at a time,
+        # so that progress shows as they happen
+        batch = max(len(cells), 1) if self.spec.measure == "sim" else 1
+        for start in range(0, len(cells), batch):
+            chunk = cells[start:start + batch]
+            runs = self.measurer(platform, workload, [c.config for c in chunk])
+            for cell, repetitions in zip(chunk, runs, strict=True):
+                self._record(platform, workload, cell, repetitions)
+
+    def _record(self, platform: str, workload: WorkloadSpec, cell: CellResult,
+                repetitions: list[RunResult]) -> None:
+        cell.runs = repetitions
+        self._store(platform, workload, cell.config, repetitions, source=self.spec.measure,
+                    details={"cell": cell.label, "x": cell.x})
+        rate = f"{cell.rate_mbs:.1f} MB/s" if cell.rate_mbs else "failed"
+        x = f" {cell.x}" if cell.x is not None else ""
+        self._say(f"  {platform} {workload.name} x{workload.ranks}: {cell.label}{x}: {rate}")
 
     def _store(self, platform: str, workload: WorkloadSpec, config: Config,
                repetitions: Sequence[RunResult], *, source: str,

@@ -1,0 +1,129 @@
+"""The experiment runner: cells from the spec, searches, partial configs, sweeps, the store."""
+
+from __future__ import annotations
+
+import csv
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+from iotwin import campaign as campaign_module
+from iotwin.executors.base import RunResult
+from iotwin.experiment import Config, WorkloadSpec, parse_experiment, run_experiment
+from iotwin.space import SpaceContext
+from iotwin.store import Store
+
+
+def fake_rate(platform: str, workload: WorkloadSpec, config: Config) -> float:
+    """A made-up model: more stripes and larger buffers are faster; platforms differ."""
+    lustre, mpiio = config.get("lustre", {}), config.get("mpiio", {})
+    stripes = lustre.get("stripe_count", 1)
+    stripes = 200 if stripes == -1 else stripes
+    buffer = mpiio.get("cb_buffer_size", 2**20) / 2**20
+    return (10.0 * stripes + buffer) * (2 if platform == "fast" else 1) * workload.ranks
+
+
+def fake_measurer(platform: str, workload: WorkloadSpec, configs: Sequence[Config]
+                  ) -> list[list[RunResult]]:
+    return [[RunResult("ok", total_s=1.0, rate_mbs=fake_rate(platform, workload, c))]
+            for c in configs]
+
+
+SPEC = {
+    "name": "fake", "study": ["default-vs-tuned", "partial-tuning", "sensitivity", "scaling"],
+    "platforms": ["slow", "fast"],
+    "workloads": [{"kernel": "vpic-io", "ranks": 8}, {"kernel": "vpic-io", "ranks": 16}],
+    "configs": [{"label": "default", "config": {}},
+                {"label": "tuned", "search": {"space": "table3", "samples": 30, "seed": 1}},
+                {"label": "lustre-only", "from": "tuned", "keep": ["lustre"]},
+                {"label": "cb", "sweep": {"key": "mpiio.cb_buffer_size",
+                                          "values": ["1MiB", "4MiB", "16MiB"]}}],
+}
+
+
+@pytest.fixture
+def lustre_context(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Searches bind their space to a Lustre file system without loading a platform model."""
+    monkeypatch.setattr(campaign_module, "space_context",
+                        lambda platform, ranks: SpaceContext("lustre", ranks, 160))
+
+
+def run_fake(store: Store):
+    spec = parse_experiment(SPEC, "fake.yaml")
+    return run_experiment(spec, store, measurer=fake_measurer, predictor=fake_measurer,
+                          progress=None)
+
+
+def test_cells_are_the_product_of_platforms_workloads_and_entries(tmp_path: Path,
+                                                                  lustre_context: None) -> None:
+    with Store(tmp_path / "s.db") as store:
+        experiment = run_fake(store)
+    # per (platform, workload): default, tuned, lustre-only and three sweep values
+    assert len(experiment.results) == 2 * 2 * 6
+    keys = {(c.platform, c.workload.ranks, c.label, c.x) for c in experiment.results}
+    assert len(keys) == len(experiment.results)
+
+
+def test_the_search_keeps_the_best_predicted_and_partial_keeps_its_sections(
+        tmp_path: Path, lustre_context: None) -> None:
+    with Store(tmp_path / "s.db") as store:
+        experiment = run_fake(store)
+        searched = [row for row in store.evaluations(experiment.campaign_id, source="sim")
+                    if row.details.get("search") == "tuned"]
+    for platform in ("slow", "fast"):
+        for ranks in (8, 16):
+            cells = {c.label: c for c in experiment.results
+                     if c.platform == platform and c.workload.ranks == ranks}
+            candidates = [r for r in searched if r.platform == platform and r.ranks == ranks]
+            assert len(candidates) == 31  # 30 samples and the default
+            assert cells["tuned"].rate_mbs == max(r.rate_mbs for r in candidates)
+            assert cells["lustre-only"].config == {"lustre": cells["tuned"].config["lustre"]}
+            assert cells["tuned"].rate_mbs > cells["default"].rate_mbs
+
+
+def test_sweep_values_are_normalised_and_every_cell_is_stored(tmp_path: Path,
+                                                              lustre_context: None) -> None:
+    with Store(tmp_path / "s.db") as store:
+        experiment = run_fake(store)
+        measured = store.evaluations(experiment.campaign_id, source="sim")
+    sweep = [c for c in experiment.results if c.label == "cb"]
+    assert sorted({c.x for c in sweep}) == [2**20, 2**22, 2**24]
+    for cell in sweep:
+        assert cell.config == {"mpiio": {"cb_buffer_size": cell.x}}
+    cell_rows = [r for r in measured if "cell" in r.details]
+    assert len(cell_rows) == len(experiment.results)
+
+
+def test_a_tiny_real_experiment_runs_end_to_end(tmp_path: Path) -> None:
+    spec = tmp_path / "tiny.yaml"
+    spec.write_text("""
+name: tiny
+study: sensitivity
+measure: real
+repetitions: 2
+platforms: [local]
+workloads: [{kernel: vpic-io, ranks: 2, args: [--particles, "4096"]}]
+configs:
+  - {label: default, config: {}}
+  - label: cb_nodes
+    sweep: {key: mpiio.cb_nodes, values: [1, 2],
+            base: {mpiio: {romio_cb_write: enable, cb_config_list: "*:*"}}}
+""")
+    done = subprocess.run([sys.executable, "-m", "iotwin", "experiment", str(spec), "--store",
+                           "e.db", "-o", "out"], cwd=tmp_path, text=True, capture_output=True,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.count("local vpic-io x2:") == 3  # one progress line per cell
+    with Store(tmp_path / "e.db") as store:
+        (campaign,) = store.campaigns(kind="experiment")
+        rows = store.evaluations(campaign.id, source="real")
+    assert len(rows) == 3 * 2 and all(r.ok for r in rows)
+    with (tmp_path / "out" / f"report-{campaign.id}.csv").open() as handle:
+        table = list(csv.DictReader(handle))
+    assert [(r["config"], r["x"]) for r in table] == [("default", ""), ("cb_nodes", "1"),
+                                                      ("cb_nodes", "2")]
+    assert all(float(r["rate_min_mbs"]) <= float(r["rate_mbs"]) <= float(r["rate_max_mbs"])
+               for r in table)
+    assert (tmp_path / "out" / f"report-{campaign.id}.html").stat().st_size > 0
