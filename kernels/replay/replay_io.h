@@ -7,10 +7,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/report.h"
 #include "replay_workload.h"
 
 typedef struct {
-    double open_s, write_s, sync_s, close_s;
+    phase_times phases;
     uint64_t bytes;        /* payload written by all ranks */
     uint64_t write_calls;  /* by this rank */
 } session_times;
@@ -26,7 +27,7 @@ typedef struct {
 /* Runs one session; times are measured on rank 0 with barriers between phases. */
 int replay_session_run(replay_state *st, const replay_session *s, session_times *times,
                        char *err, size_t errlen);
-/* Closes the files still open at the end of the run (adds to times->close_s). */
+/* Closes the files still open at the end of the run (adds to times->phases.close_s). */
 int replay_close_all(replay_state *st, session_times *times, char *err, size_t errlen);
 
 #endif

@@ -66,37 +66,43 @@ static int load_dataset(yaml_tree *t, yaml_node_t *node, const char *path, repla
 {
     const char *name;
     int transfer;
+    uint64_t size;
     static const uint64_t none = 0;
     static const int collective = 1;
     char sub[320];
+    dataset_spec *spec = &ds->spec;
     if (tree_text(t, node, "name", path, &name, NULL) ||
-        tree_u64(t, node, "element_bytes", path, &ds->element_bytes, NULL) ||
+        tree_u64(t, node, "element_bytes", path, &size, NULL) ||
         tree_choice(t, node, "transfer", path, TRANSFERS, &transfer, &collective) ||
-        tree_u64(t, node, "access_elements", path, &ds->access_elements, &none))
+        tree_u64(t, node, "access_elements", path, &spec->access_elements, &none))
         return -1;
-    if (ds->element_bytes != 1 && ds->element_bytes != 2 && ds->element_bytes != 4 &&
-        ds->element_bytes != 8) {
+    if (element_type_of_size(size, &spec->type)) {
         snprintf(t->err, t->errlen, "%s.element_bytes: expected 1, 2, 4 or 8, got %llu", path,
-                 (unsigned long long)ds->element_bytes);
+                 (unsigned long long)size);
         return -1;
     }
-    ds->name = strdup(name);
+    if (strlen(name) >= sizeof spec->name) {
+        snprintf(t->err, t->errlen, "%s.name: longer than %zu characters", path,
+                 sizeof spec->name - 1);
+        return -1;
+    }
+    strcpy(spec->name, name);
     ds->collective = transfer;
     snprintf(sub, sizeof sub, "%s.decomposition", path);
-    if (load_decomposition(t, tree_get(t, node, "decomposition"), sub, &ds->decomp))
+    if (load_decomposition(t, tree_get(t, node, "decomposition"), sub, &spec->decomp))
         return -1;
     yaml_node_t *chunk = tree_get(t, node, "chunk_dims");
     if (chunk) {
         size_t n;
         snprintf(sub, sizeof sub, "%s.chunk_dims", path);
-        if (tree_u64_list(t, chunk, sub, ds->chunk, DECOMP_MAX_DIMS, &n))
+        if (tree_u64_list(t, chunk, sub, spec->chunk, DECOMP_MAX_DIMS, &n))
             return -1;
-        if ((int)n != ds->decomp.ndims) {
+        if ((int)n != spec->decomp.ndims) {
             snprintf(t->err, t->errlen, "%s: %zu dims for a %d-D dataset", sub, n,
-                     ds->decomp.ndims);
+                     spec->decomp.ndims);
             return -1;
         }
-        ds->chunked = 1;
+        spec->chunked = 1;
     }
     return 0;
 }
@@ -156,7 +162,7 @@ static int check_session(const replay_session *s, uint64_t ranks, const char *pa
         return -1;
     }
     for (size_t i = 0; i < s->ndatasets; i++) {
-        uint64_t n = decomp_writers(&s->datasets[i].decomp);
+        uint64_t n = decomp_writers(&s->datasets[i].spec.decomp);
         if (n != writers_of(s, ranks)) {
             snprintf(err, errlen, "%s.datasets[%zu].decomposition: %llu blocks for %llu writers "
                      "of a %s file", path, i, (unsigned long long)n,
@@ -235,10 +241,8 @@ void replay_workload_free(replay_workload *w)
 {
     for (size_t i = 0; i < w->nsessions; i++) {
         replay_session *s = &w->sessions[i];
-        for (size_t j = 0; j < s->ndatasets; j++) {
-            free(s->datasets[j].name);
-            decomp_free(&s->datasets[j].decomp);
-        }
+        for (size_t j = 0; j < s->ndatasets; j++)
+            decomp_free(&s->datasets[j].spec.decomp);
         free(s->datasets);
         free(s->name);
         free(s->role);

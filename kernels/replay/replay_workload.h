@@ -6,19 +6,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "decomposition.h"
+#include "common/layout.h"
 
 typedef enum { MODE_SHARED, MODE_PER_RANK, MODE_GROUPS } file_mode;
 typedef enum { API_HDF5, API_MPIIO } file_api;
 
 typedef struct {
-    char *name;
-    uint64_t element_bytes;
-    decomposition decomp;
-    int chunked;
-    uint64_t chunk[DECOMP_MAX_DIMS];
+    dataset_spec spec;        /* writer w = rank w of the file's ranks */
     int collective;
-    uint64_t access_elements; /* 0: the whole block in one call */
 } replay_dataset;
 
 typedef struct {
