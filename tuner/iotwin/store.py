@@ -88,7 +88,11 @@ CREATE INDEX calibrations_by_platform ON calibrations(platform, created);
 
 
 def config_hash(config: Mapping[str, Any]) -> str:
-    """Canonical hash of a config: the same settings give the same hash whatever the key order."""
+    """Canonical hash of a config: the same settings give the same hash whatever the key order.
+
+    Hash validated configs (``iotwin.config.validate_config``), whose sizes are byte counts,
+    so that ``4MiB`` and ``4194304`` are the same config.
+    """
     canonical = json.dumps(config, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(canonical.encode()).hexdigest()[:20]
 
