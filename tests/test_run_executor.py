@@ -85,7 +85,7 @@ def test_bad_kernel_arguments_are_a_failed_run(executor: LocalExecutor) -> None:
 
 def test_scratch_is_removed_and_the_last_run_kept_on_request(scratch: Path) -> None:
     runs, keep = scratch / "runs", scratch / "kept"
-    config = {"mpiio": {"cb_nodes": 2, "cb_config_list": "*:*"}}
+    config = {"mpiio": {"cb_nodes": 2, "cb_config_list": "*:*", "cb_buffer_size": "4MiB"}}
     target = Target(ranks=1, kernel="vpic-io", args=("--particles", "1024"))
     LocalExecutor(scratch_root=runs).run_once(target, config)
     assert list(runs.iterdir()) == []
