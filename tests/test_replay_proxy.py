@@ -7,6 +7,7 @@ from pathlib import Path
 
 import darshan
 import h5py
+import numpy as np
 import pytest
 import yaml
 from iotwin import launch, paths
@@ -111,3 +112,49 @@ def test_bad_key_is_named(scratch: Path) -> None:
     done = launch.run_mpi(2, [paths.kernel_binary("replay"), spec], timeout=60)
     assert done.returncode == 2
     assert "files[1].datasets[0].element_bytes: expected 1, 2, 4 or 8, got 3" in done.stderr
+
+
+def _expected_values(k: int, elements: int, element_bytes: int) -> np.ndarray:
+    """kernels/common/pattern.h: dataset k's element g holds (k * 1000003 + g) mod 2^23,
+    modulo 2^8 and 2^16 for 1- and 2-byte elements."""
+    values = (k * 1000003 + np.arange(elements)) % 2**23
+    return values % 2 ** (8 * element_bytes) if element_bytes < 4 else values
+
+
+def test_replayed_datasets_hold_the_kernels_value_pattern(scratch: Path) -> None:
+    sizes = (1, 2, 4, 8)
+    datasets = [dataset(f"/v{size}", size, [700, 300], transfer="collective", access_elements=256)
+                for size in sizes]
+    _replay(workload("values", "test", 2, [session("values.h5", "checkpoint", datasets)]),
+            scratch)
+    with h5py.File(scratch / "values.h5") as written:
+        for k, size in enumerate(sizes):
+            values = written[f"/v{size}"]
+            assert values.dtype.itemsize == size
+            np.testing.assert_array_equal(values[:], _expected_values(k, 1000, size))
+
+
+def test_replay_reports_its_options_and_hdf5_version(replications: dict[str, dict]) -> None:
+    params = replications["macsio"]["report"]["params"]
+    assert params["compute_scale"] == 0 and params["sync"] is True
+    assert params["workload"].endswith("workload.yaml") and params["hdf5"].count(".") == 2
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    ([], "no workload file given"),
+    (["--compute-scale", "-1", "w.yaml"], "--compute-scale: '-1' is not a number >= 0"),
+    (["a.yaml", "b.yaml"], "unexpected argument 'b.yaml'"),
+    (["--speed", "2", "w.yaml"], "unknown option '--speed'"),
+])
+def test_bad_command_line_is_one_error_line_and_status_2(argv: list[str], message: str) -> None:
+    done = launch.run_mpi(2, [paths.kernel_binary("replay"), *argv], timeout=60)
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and len(lines) == 1  # said once, not once per rank
+    assert lines[0].startswith("replay: error: ") and message in lines[0]
+
+
+def test_help_names_the_workload_operand_and_the_options() -> None:
+    done = launch.run_mpi(1, [paths.kernel_binary("replay"), "--help"], timeout=60)
+    assert done.returncode == 0 and done.stdout.startswith("usage: replay [options] WORKLOAD")
+    for option in ("--dir", "--compute-scale", "--sync", "--no-sync"):
+        assert f"  {option}" in done.stdout
