@@ -31,8 +31,8 @@ from iotwin.executors.base import Executor, Target
 from iotwin.store import Store, config_hash, workload_of
 
 TOP_K = 5
-_SUITE_KEYS = {"platform", "space", "kernel", "ranks", "args", "samples", "repetitions",
-               "folds", "seed", "fit_evaluations", "timeout_s"}
+_SUITE_KEYS = {"platform", "filesystem", "space", "kernel", "ranks", "args", "samples",
+               "repetitions", "folds", "seed", "fit_evaluations", "timeout_s"}
 
 
 # -- metrics ------------------------------------------------------------------------------------
@@ -102,6 +102,7 @@ def stratified_configs(space: Any, count: int, rng: random.Random) -> list[dict[
 @dataclass(frozen=True)
 class Suite:
     platform: str = "local"
+    filesystem: str = "ufs"  # this machine's, as the space needs it (no platform model needed)
     space: str = "local"
     kernel: str = "vpic-io"
     ranks: int = 4
@@ -237,11 +238,10 @@ def cross_validated_predictions(store: Store, campaign_id: int, suite: Suite,
 
 def run_local_suite(store: Store, suite: Suite, executor: Executor | None = None,
                     progress: TextIO | None = sys.stderr) -> SuiteResult:
-    from iotwin.campaign import space_context
-    from iotwin.space import load_space
+    from iotwin.space import SpaceContext, load_space
 
     campaign_id = find_or_create_campaign(store, suite)
-    space = load_space(suite.space).bind(space_context(suite.platform, suite.ranks))
+    space = load_space(suite.space).bind(SpaceContext(suite.filesystem, suite.ranks))
     configs = stratified_configs(space, suite.samples, random.Random(suite.seed))
     _say(progress, f"validation campaign {campaign_id}: {len(configs)} configs of space "
                    f"{suite.space} x {suite.repetitions} repetitions, {suite.target.label} "

@@ -148,12 +148,16 @@ def _sensitivity(store: Store, spec: dict[str, Any], cells: list[CellResult],
         lines: dict[str, list[tuple[float, float, float, float]]] = {}
         for cell in swept:
             lines.setdefault(f"{cell.platform} {_group(cell)}", []).append(_point(cell.x, cell))
+        fixed = {f"{c.label} ({c.platform} {_group(c)})": c.rate_mbs for c in cells
+                 if c.x is None and c.rate_mbs and c.campaign_id is None}
         page.heading(f"Sensitivity to {key}")
         is_size = key.endswith(_SIZE_LEAVES)
         page.figure(plots.curves(lines, f"rate vs {key}", xlabel=key + (" (bytes, log 2)"
                                                                        if is_size else ""),
-                                 x_is_size=is_size, log_x=is_size),
-                    f"Rate as {key} varies, everything else as in the sweep's base config.")
+                                 x_is_size=is_size, log_x=is_size, references=fixed),
+                    f"Rate as {key} varies, everything else as in the sweep's base config "
+                    "(bars: lowest to highest repetition); dashed: the experiment's fixed "
+                    "configs.")
 
 
 def _scaling(store: Store, spec: dict[str, Any], cells: list[CellResult], page: Page) -> None:

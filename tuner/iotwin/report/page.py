@@ -50,7 +50,9 @@ class Page:
         if not rows:
             self.paragraph("(no rows)")
             return
-        columns = list(columns or rows[0].keys())
+        # columns empty in every row (no published figure, no campaign) are left out
+        columns = [c for c in (columns or rows[0].keys())
+                   if any(row.get(c) not in ("", None) for row in rows)]
         head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
         body = "".join("<tr>" + "".join(_cell(row.get(c)) for c in columns) + "</tr>"
                        for row in rows)

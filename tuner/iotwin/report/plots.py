@@ -112,10 +112,16 @@ def grouped_bars(groups: Sequence[str], series: Mapping[str, Sequence[float | No
 
 
 def curves(lines: Mapping[str, Curve], title: str, *, xlabel: str, x_is_size: bool = False,
-           log_x: bool = True, log_y: bool = False) -> bytes:
+           log_x: bool = True, log_y: bool = False,
+           references: Mapping[str, float] | None = None) -> bytes:
     """Rate vs a swept value (a size, shown with units; or a rank count), one line per label,
-    with bars from the lowest to the highest repetition."""
+    with bars from the lowest to the highest repetition; ``references`` are fixed configs'
+    rates, drawn as dashed horizontal lines."""
     fig, ax = plt.subplots(figsize=(8, 4.5))
+    greys = ("0.2", "0.5", "0.7", "0.35", "0.6")
+    for i, (label, rate) in enumerate((references or {}).items()):
+        ax.axhline(rate, linestyle=("--", ":", "-.")[i % 3], linewidth=1,
+                   color=greys[i % len(greys)], label=label)
     for label, points in lines.items():
         ordered = sorted(points)
         ys = [y for _, y, _, _ in ordered]
