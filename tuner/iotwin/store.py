@@ -240,6 +240,20 @@ class Store:
         assert cursor.lastrowid is not None
         return cursor.lastrowid
 
+    def _rows(self, table: str, filters: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """Decoded rows of ``table`` matching every filter that is not None, oldest first."""
+        given = {column: value for column, value in filters.items() if value is not None}
+        where = " AND ".join(f"{column} = ?" for column in given) or "1"
+        rows = self._db.execute(f"SELECT * FROM {table} WHERE {where} ORDER BY id",
+                                tuple(given.values()))
+        return [_decode_row(row) for row in rows]
+
+    def _row_by_id(self, table: str, row_id: int, what: str) -> dict[str, Any]:
+        found = self._rows(table, {"id": row_id})
+        if not found:
+            raise UserError(f"{self.path}: no {what} {row_id}")
+        return found[0]
+
     # -- campaigns ----------------------------------------------------------------------------
 
     def create_campaign(self, name: str, *, kind: str,
@@ -250,17 +264,10 @@ class Store:
                                           "created": time.time()})
 
     def campaign(self, campaign_id: int) -> Campaign:
-        row = self._db.execute("SELECT * FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()
-        if row is None:
-            raise UserError(f"{self.path}: no campaign {campaign_id}")
-        return Campaign(**_decode_row(row))
+        return Campaign(**self._row_by_id("campaigns", campaign_id, "campaign"))
 
     def campaigns(self, kind: str | None = None) -> list[Campaign]:
-        query, params = "SELECT * FROM campaigns", ()
-        if kind is not None:
-            query, params = query + " WHERE kind = ?", (kind,)
-        rows = self._db.execute(query + " ORDER BY id", params)
-        return [Campaign(**_decode_row(row)) for row in rows]
+        return [Campaign(**row) for row in self._rows("campaigns", {"kind": kind})]
 
     # -- evaluations --------------------------------------------------------------------------
 
@@ -294,14 +301,10 @@ class Store:
                     workload: str | None = None, ranks: int | None = None,
                     platform: str | None = None) -> list[Evaluation]:
         """Evaluations matching every given filter, oldest first."""
-        filters = {"campaign_id": campaign_id, "source": source, "status": status,
-                   "config_hash": config_hash, "workload": workload, "ranks": ranks,
-                   "platform": platform}
-        given = {column: value for column, value in filters.items() if value is not None}
-        where = " AND ".join(f"{column} = ?" for column in given) or "1"
-        rows = self._db.execute(f"SELECT * FROM evaluations WHERE {where} ORDER BY id",
-                                tuple(given.values()))
-        return [Evaluation(**_decode_row(row)) for row in rows]
+        return [Evaluation(**row) for row in self._rows("evaluations", {
+            "campaign_id": campaign_id, "source": source, "status": status,
+            "config_hash": config_hash, "workload": workload, "ranks": ranks,
+            "platform": platform})]
 
     def iter_evaluations(self) -> Iterator[Evaluation]:
         """Every evaluation, oldest first, without loading them all at once."""
@@ -323,19 +326,11 @@ class Store:
         })
 
     def calibration(self, calibration_id: int) -> Calibration:
-        row = self._db.execute("SELECT * FROM calibrations WHERE id = ?",
-                               (calibration_id,)).fetchone()
-        if row is None:
-            raise UserError(f"{self.path}: no calibration {calibration_id}")
-        return Calibration(**_decode_row(row))
+        return Calibration(**self._row_by_id("calibrations", calibration_id, "calibration"))
 
     def calibrations(self, platform: str | None = None) -> list[Calibration]:
         """Calibrations (of one platform if given), oldest first."""
-        query, params = "SELECT * FROM calibrations", ()
-        if platform is not None:
-            query, params = query + " WHERE platform = ?", (platform,)
-        rows = self._db.execute(query + " ORDER BY id", params)
-        return [Calibration(**_decode_row(row)) for row in rows]
+        return [Calibration(**row) for row in self._rows("calibrations", {"platform": platform})]
 
     def latest_calibration(self, platform: str) -> Calibration | None:
         found = self.calibrations(platform)
