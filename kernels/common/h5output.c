@@ -176,8 +176,8 @@ static uint64_t calls_needed(const h5_output *o, const dataset_part *p, uint64_t
     return most;
 }
 
-int h5_output_write_dataset(h5_output *o, const dataset_spec *ds, uint64_t k, uint64_t *calls,
-                            char *err, size_t errlen)
+int h5_output_write_dataset(h5_output *o, const dataset_spec *ds, uint64_t k, char *err,
+                            size_t errlen)
 {
     dataset_part p;
     if (part_create(&p, o, ds)) {
@@ -192,8 +192,6 @@ int h5_output_write_dataset(h5_output *o, const dataset_spec *ds, uint64_t k, ui
         uint64_t first = call * rows_per, left = first < p.count[0] ? p.count[0] - first : 0;
         failed = part_select(&p, ds, k, first, left < rows_per ? left : rows_per) ||
                  H5Dwrite(p.dataset, p.type, p.mem_space, p.file_space, o->dxpl, p.values) < 0;
-        if (calls)
-            *calls += 1;
     }
     part_close(&p);
     if (failed)
@@ -204,7 +202,7 @@ int h5_output_write_dataset(h5_output *o, const dataset_spec *ds, uint64_t k, ui
 static int write_one_by_one(h5_output *o, const layout *l, char *err, size_t errlen)
 {
     for (size_t k = 0; k < l->count; k++)
-        if (h5_output_write_dataset(o, &l->datasets[k], k, NULL, err, errlen))
+        if (h5_output_write_dataset(o, &l->datasets[k], k, err, errlen))
             return -1;
     return 0;
 }

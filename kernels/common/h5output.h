@@ -31,9 +31,9 @@ void h5_output_set_transfer(h5_output *o, int independent);
 /* Creates and writes every dataset of the layout, in order (one call when l->one_call). */
 int h5_output_write(h5_output *o, const layout *l, char *err, size_t errlen);
 /* Creates dataset k of the write order (k sets its values, pattern.h) and writes this rank's
- * block, in calls of at most ds->access_elements elements; adds the calls made to *calls. */
-int h5_output_write_dataset(h5_output *o, const dataset_spec *ds, uint64_t k, uint64_t *calls,
-                            char *err, size_t errlen);
+ * block, in calls of at most ds->access_elements elements. */
+int h5_output_write_dataset(h5_output *o, const dataset_spec *ds, uint64_t k, char *err,
+                            size_t errlen);
 /* Gets the file's data to storage: H5Fflush(H5F_SCOPE_GLOBAL), which in the MPI-IO driver ends
  * in MPI_File_sync (ROMIO: fsync on every rank that has the file open). */
 int h5_output_sync(h5_output *o, char *err, size_t errlen);

@@ -75,7 +75,7 @@ static void print_roles(const replay_totals *totals)
 static void print_report(const replay_workload *w, const replay_totals *totals,
                          const kernel_option *const tables[], size_t ntables)
 {
-    session_times all = {{0, 0, 0, 0}, 0, 0};
+    session_times all = {{0, 0, 0, 0}, 0};
     for (int r = 0; r < NROLES; r++) {
         phase_add(&all.phases, &totals->times[r].phases);
         all.bytes += totals->times[r].bytes;

@@ -80,16 +80,16 @@ static void fill(void *buf, uint64_t bytes, uint64_t rank)
     memset(buf, (int)(rank * 37 + 11) & 0xff, bytes);
 }
 
-static int write_h5_dataset(open_file *f, const replay_dataset *d, uint64_t k,
-                            uint64_t *calls, char *err, size_t errlen)
+static int write_h5_dataset(open_file *f, const replay_dataset *d, uint64_t k, char *err,
+                            size_t errlen)
 {
     h5_output_set_transfer(&f->h5, !d->collective);
-    return h5_output_write_dataset(&f->h5, &d->spec, k, calls, err, errlen);
+    return h5_output_write_dataset(&f->h5, &d->spec, k, err, errlen);
 }
 
 /* A bare MPI-IO "dataset": each writer's block bytes, contiguous, in writer order. */
 static int write_mpiio_dataset(open_file *f, const replay_dataset *d, uint64_t writer,
-                               uint64_t rank, uint64_t *calls, char *err, size_t errlen)
+                               uint64_t rank, char *err, size_t errlen)
 {
     const dataset_spec *spec = &d->spec;
     uint64_t size = element_bytes(spec->type);
@@ -115,7 +115,6 @@ static int write_mpiio_dataset(open_file *f, const replay_dataset *d, uint64_t w
         MPI_Offset at = (MPI_Offset)(offset + (n ? first : 0));
         rc = d->collective ? MPI_File_write_at_all(f->mpi, at, buf, (int)n, MPI_BYTE, MPI_STATUS_IGNORE)
                            : MPI_File_write_at(f->mpi, at, buf, (int)n, MPI_BYTE, MPI_STATUS_IGNORE);
-        *calls += 1;
     }
     free(buf);
     f->mpi_end += total;
@@ -165,12 +164,12 @@ static uint64_t session_payload(const replay_session *s, uint64_t ranks)
 }
 
 static int write_datasets(open_file *f, const replay_session *s, uint64_t writer,
-                          uint64_t rank, uint64_t *calls, char *err, size_t errlen)
+                          uint64_t rank, char *err, size_t errlen)
 {
     for (size_t i = 0; i < s->ndatasets; i++) {
         int rc = s->api == API_HDF5
-                     ? write_h5_dataset(f, &s->datasets[i], i, calls, err, errlen)
-                     : write_mpiio_dataset(f, &s->datasets[i], writer, rank, calls, err, errlen);
+                     ? write_h5_dataset(f, &s->datasets[i], i, err, errlen)
+                     : write_mpiio_dataset(f, &s->datasets[i], writer, rank, err, errlen);
         if (rc)
             return -1;
     }
@@ -191,7 +190,7 @@ int replay_session_run(replay_state *st, const replay_session *s, session_times 
     open_file *f = acquire(st, s, comm, path, err, errlen);
     failed = !f;
     double writing = phase_clock(MPI_COMM_WORLD);
-    failed = failed || write_datasets(f, s, writer, st->rank, &times->write_calls, err, errlen);
+    failed = failed || write_datasets(f, s, writer, st->rank, err, errlen);
     double syncing = phase_clock(MPI_COMM_WORLD);
     failed = failed || flush_file(f, s->flushes, st->sync && !s->keep_open, err, errlen);
     double closing = phase_clock(MPI_COMM_WORLD);

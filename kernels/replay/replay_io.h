@@ -13,7 +13,6 @@
 typedef struct {
     phase_times phases;
     uint64_t bytes;        /* payload written by all ranks */
-    uint64_t write_calls;  /* by this rank */
 } session_times;
 
 typedef struct open_file open_file;
