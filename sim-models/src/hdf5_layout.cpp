@@ -1,0 +1,205 @@
+#include "hdf5_layout.hpp"
+
+#include <hdf5.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <stdexcept>
+#include <string>
+
+namespace iosim {
+
+std::vector<uint64_t> effective_chunk_dims(const Dataset& ds, const DatasetSettings& s)
+{
+    if (!s.chunk_dims.empty() || s.chunk_size == 0)
+        return s.chunk_dims;
+    auto dims = ds.dims();
+    uint64_t row = ds.element_bytes;
+    for (size_t a = 1; a < dims.size(); a++)
+        row *= dims[a];
+    auto chunk = dims;
+    chunk[0] = std::clamp<uint64_t>(s.chunk_size / row, 1, dims[0]);
+    return chunk;
+}
+
+namespace {
+
+// Closes an HDF5 id when it goes out of scope.
+struct H5Id {
+    hid_t id;
+    herr_t (*close)(hid_t);
+    ~H5Id()
+    {
+        if (id >= 0)
+            close(id);
+    }
+};
+
+hid_t check(hid_t id, const std::string& what)
+{
+    if (id < 0)
+        throw std::runtime_error("HDF5 layout: " + what + " failed");
+    return id;
+}
+
+hid_t element_type(uint64_t bytes)
+{
+    switch (bytes) {
+    case 1: return H5Tcopy(H5T_NATIVE_UINT8);
+    case 2: return H5Tcopy(H5T_NATIVE_UINT16);
+    case 4: return H5Tcopy(H5T_NATIVE_UINT32);
+    case 8: return H5Tcopy(H5T_NATIVE_UINT64);
+    default: return H5Tcreate(H5T_OPAQUE, bytes);
+    }
+}
+
+hid_t file_access(const FileSettings& s)
+{
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    H5Pset_fapl_sec2(fapl);
+    if (s.align_boundary > 1)
+        H5Pset_alignment(fapl, s.align_threshold, s.align_boundary);
+    H5Pset_meta_block_size(fapl, s.meta_block_size);
+    return fapl;
+}
+
+// Parallel HDF5 allocates all space when the dataset is created, without fill by default.
+hid_t dataset_creation(const std::vector<uint64_t>& chunk)
+{
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY);
+    H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);
+    if (!chunk.empty()) {
+        std::vector<hsize_t> c(chunk.begin(), chunk.end());
+        H5Pset_chunk(dcpl, static_cast<int>(c.size()), c.data());
+    }
+    return dcpl;
+}
+
+// Creates the groups on the way to `path` (e.g. /Step#0 for /Step#0/x).
+void create_parents(hid_t file, const std::string& path)
+{
+    for (size_t slash = path.find('/', 1); slash != std::string::npos; slash = path.find('/', slash + 1)) {
+        std::string group = path.substr(0, slash);
+        if (H5Lexists(file, group.c_str(), H5P_DEFAULT) <= 0)
+            H5Gclose(check(H5Gcreate2(file, group.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), group));
+    }
+}
+
+void read_chunk_addresses(hid_t dset, const Dataset& ds, DatasetLayout& out)
+{
+    auto dims = ds.dims();
+    uint64_t n = 1;
+    out.chunk_bytes = ds.element_bytes;
+    for (size_t a = 0; a < dims.size(); a++) {
+        out.chunk_grid.push_back((dims[a] + out.chunk_dims[a] - 1) / out.chunk_dims[a]);
+        n *= out.chunk_grid.back();
+        out.chunk_bytes *= out.chunk_dims[a];
+    }
+    out.chunk_addr.resize(n);
+    std::vector<hsize_t> coord(dims.size());
+    for (uint64_t c = 0; c < n; c++) {
+        uint64_t rest = c;
+        for (size_t a = dims.size(); a-- > 0;) {
+            coord[a] = (rest % out.chunk_grid[a]) * out.chunk_dims[a];
+            rest /= out.chunk_grid[a];
+        }
+        haddr_t addr = HADDR_UNDEF;
+        hsize_t size = 0;
+        unsigned mask = 0;
+        check(H5Dget_chunk_info_by_coord(dset, coord.data(), &mask, &addr, &size), "chunk address of " + ds.name);
+        out.chunk_addr[c] = addr;
+    }
+}
+
+DatasetLayout create_dataset(hid_t file, const Dataset& ds, const DatasetSettings& s)
+{
+    DatasetLayout out;
+    out.chunk_dims = effective_chunk_dims(ds, s);
+    auto dims = ds.dims();
+    std::vector<hsize_t> h(dims.begin(), dims.end());
+    create_parents(file, ds.name);
+    H5Id space{check(H5Screate_simple(static_cast<int>(h.size()), h.data(), nullptr), "dataspace"), H5Sclose};
+    H5Id type{check(element_type(ds.element_bytes), "datatype"), H5Tclose};
+    H5Id dcpl{dataset_creation(out.chunk_dims), H5Pclose};
+    H5Id dset{check(H5Dcreate2(file, ds.name.c_str(), type.id, space.id, H5P_DEFAULT, dcpl.id, H5P_DEFAULT),
+                    "creating " + ds.name),
+              H5Dclose};
+    if (out.chunk_dims.empty())
+        out.base = H5Dget_offset(dset.id);
+    else
+        read_chunk_addresses(dset.id, ds, out);
+    return out;
+}
+
+uint64_t data_end(const DatasetLayout& d, uint64_t bytes)
+{
+    if (d.chunk_dims.empty())
+        return d.base + bytes;
+    return *std::max_element(d.chunk_addr.begin(), d.chunk_addr.end()) + d.chunk_bytes;
+}
+
+std::string scratch_path();
+
+}  // namespace
+
+void place_datasets(hid_t h5, const FileSession& file, const FileSettings& settings, FileLayout& layout);
+
+FileLayout hdf5_layout(const FileSession& file, const FileSettings& settings)
+{
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+    H5Id fapl{file_access(settings), H5Pclose};
+    std::string path = scratch_path();
+    FileLayout layout;
+    {
+        H5Id h5{check(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.id), "creating " + path), H5Fclose};
+        place_datasets(h5.id, file, settings, layout);
+    }
+    unlink(path.c_str());
+    return layout;
+}
+
+namespace {
+
+// A sparse scratch file on tmpfs: only the metadata blocks are ever written, and tmpfs takes
+// sparse files of any size (ext4 stops at 16 TiB).
+std::string scratch_path()
+{
+    static std::atomic<int> counter{0};
+    const char* dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+    return std::string(dir) + "/iosim-layout-" + std::to_string(getpid()) + "-" + std::to_string(counter++) + ".h5";
+}
+
+}  // namespace
+
+void place_datasets(hid_t h5, const FileSession& file, const FileSettings& settings, FileLayout& layout)
+{
+    uint64_t data_bytes = 0;
+    for (size_t i = 0; i < file.datasets.size(); i++) {
+        const auto& ds = file.datasets[i];
+        layout.datasets.push_back(create_dataset(h5, ds, settings.datasets[i]));
+        const auto& d = layout.datasets.back();
+        uint64_t bytes = d.chunk_dims.empty() ? ds.bytes() : d.chunk_bytes * d.chunk_addr.size();
+        data_bytes += bytes;
+        layout.end_of_file = std::max(layout.end_of_file, data_end(d, bytes));
+        layout.metadata_entries += 1 + d.chunk_addr.size() / 64;  // header, plus chunk index nodes
+    }
+    layout.metadata_entries += 3;  // superblock, root group, its heap
+    layout.metadata_bytes = layout.end_of_file > data_bytes ? layout.end_of_file - data_bytes : 0;
+}
+
+FileLayout flat_layout(const FileSession& file)
+{
+    FileLayout layout;
+    for (const auto& ds : file.datasets) {
+        DatasetLayout d;
+        d.base = layout.end_of_file;
+        layout.end_of_file += ds.bytes();
+        layout.datasets.push_back(d);
+    }
+    return layout;
+}
+
+}  // namespace iosim

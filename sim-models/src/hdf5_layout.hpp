@@ -1,0 +1,38 @@
+// Where HDF5 puts each dataset's data in the file. The answer comes from the HDF5 library
+// itself: the file's objects are created, without data, on a file that discards its writes
+// (/dev/null), so alignment, metadata blocks and early chunk allocation land exactly where
+// the real library of this machine puts them.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "model.hpp"
+#include "workload.hpp"
+
+namespace iosim {
+
+struct DatasetLayout {
+    uint64_t base = 0;                  // contiguous: address of element 0
+    std::vector<uint64_t> chunk_dims;   // empty: contiguous
+    std::vector<uint64_t> chunk_grid;   // chunks along each axis
+    std::vector<uint64_t> chunk_addr;   // chunked: address of each chunk, row-major over the grid
+    uint64_t chunk_bytes = 0;
+};
+
+struct FileLayout {
+    std::vector<DatasetLayout> datasets;
+    uint64_t end_of_file = 0;
+    uint64_t metadata_bytes = 0;  // the file's bytes that are not dataset data
+    uint64_t metadata_entries = 0;  // objects whose metadata is written at close
+};
+
+// Chunk dims for a dataset under its settings (explicit dims, or chunk_size along axis 0).
+std::vector<uint64_t> effective_chunk_dims(const Dataset& ds, const DatasetSettings& s);
+
+FileLayout hdf5_layout(const FileSession& file, const FileSettings& settings);
+
+// Datasets back to back from offset 0, no metadata (MPI-IO and POSIX workloads).
+FileLayout flat_layout(const FileSession& file);
+
+}  // namespace iosim

@@ -1,0 +1,114 @@
+// The simulator's vocabulary: platform parameters, per-file settings, and the plan of phases
+// that the planner produces and a backend times. Pure data, no behaviour.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace iosim {
+
+enum class RouterSide { none, client, server };
+enum class RomioDriver { generic, lustre, gpfs };
+
+struct Platform {
+    std::string name;
+    // compute side
+    int cores_per_node = 1;
+    double nic_Bps = 0;          // per node injection bandwidth
+    double mpi_fabric_Bps = 0;   // aggregate bandwidth of node-to-node traffic
+    double storage_fabric_Bps = 0;  // aggregate bandwidth between compute and storage
+    double collective_step_s = 0;   // one step of a log2(P) collective
+    double memcpy_Bps = 0;          // local copy in the shuffle (ranks on one node)
+    // router / I/O-node layer
+    RouterSide router_side = RouterSide::none;
+    int routers = 0;
+    double router_Bps = 0;
+    int nodes_per_router = 1;  // client side: compute nodes behind one router
+    // file system
+    bool gpfs = false;
+    int servers = 1;
+    int targets = 1;
+    double server_Bps = 0;
+    double target_Bps = 0;
+    double degradation = 0;  // per extra concurrent stream: B / (1 + d (n - 1))
+    uint64_t rpc_max_bytes = 1 << 20;
+    double rpc_overhead_s = 0;
+    double lock_conflict_s = 0;
+    uint64_t lock_block_bytes = 0;  // GPFS block; 0: the Lustre stripe
+    int max_stripe_count = 1;
+    double create_s = 0;            // file create at the metadata server
+    double create_per_stripe_s = 0;
+    double open_s = 0;              // one rank's independent open / metadata read
+    double close_s = 0;
+    double metadata_io_s = 0;       // one small independent metadata write or read
+    double dataset_create_s = 0;
+    RomioDriver driver = RomioDriver::generic;
+    std::string default_cb_nodes = "nodes";  // nodes | stripe_count | per_router:N
+};
+
+// Targets are spread evenly over servers, consecutive targets on one server.
+inline int server_of_target(const Platform& p, int target)
+{
+    return static_cast<int>(static_cast<long long>(target) * p.servers / p.targets);
+}
+
+struct DatasetSettings {
+    std::vector<uint64_t> chunk_dims;  // empty: contiguous
+    uint64_t chunk_size = 0;           // target bytes per chunk (0: unset)
+    bool collective = true;
+    bool fill_on_alloc = false;
+};
+
+struct FileSettings {
+    int stripe_count = 1;
+    uint64_t stripe_size = 1 << 20;
+    int stripe_offset = -1;
+    std::string cb_write = "automatic";
+    int cb_nodes = 0;  // 0: driver default
+    std::string cb_config_list = "*:1";
+    uint64_t cb_buffer_size = 16 << 20;
+    std::string ds_write = "automatic";
+    uint64_t ind_wr_buffer_size = 512 << 10;
+    int co_ratio = 1;
+    uint64_t align_threshold = 1;
+    uint64_t align_boundary = 1;
+    uint64_t meta_block_size = 2048;
+    bool coll_metadata_write = false;
+    bool all_coll_metadata_ops = false;
+    bool gpfs_largeblock = false;
+    std::vector<DatasetSettings> datasets;  // one per workload dataset
+};
+
+// One concurrent transfer: from a client node to a storage target, or node to node.
+struct Flow {
+    int src = 0;            // client node
+    int dst = 0;            // target index (to_target) or client node
+    bool to_target = false;
+    uint64_t bytes = 0;
+    double target_busy_s = 0;  // per-RPC and lock costs the target spends on this flow
+    int streams = 1;           // rank-level streams merged into this flow
+};
+
+// Flows that run together; the phase ends when the last one does. fixed_s is added after.
+struct Phase {
+    std::string label;  // open, write, close, metadata...
+    std::vector<Flow> flows;
+    double fixed_s = 0;
+    uint64_t repeat = 1;  // identical consecutive phases
+};
+
+struct Breakdown {
+    std::vector<uint64_t> bytes_per_target;
+    std::vector<uint64_t> bytes_per_server;
+    uint64_t rpcs = 0;
+    uint64_t lock_conflicts = 0;
+    uint64_t rounds = 0;
+    uint64_t shuffle_bytes = 0;
+    uint64_t payload_bytes = 0;
+    uint64_t file_bytes = 0;
+    std::vector<int> aggregators;  // per collective write call: aggregators used
+    std::vector<std::string> write_paths;  // per write call: two-phase | independent | sieving
+};
+
+}  // namespace iosim

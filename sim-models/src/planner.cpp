@@ -1,0 +1,174 @@
+#include "planner.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+#include "hdf5_layout.hpp"
+
+namespace iosim {
+
+int ranks_per_node(const Platform& p, const Workload& w)
+{
+    return w.ranks_per_node > 0 ? w.ranks_per_node : p.cores_per_node;
+}
+
+namespace {
+
+// Instance i of a session on a 1 TiB slice of a virtual address space, so that concurrently
+// written files never share a lock unit.
+constexpr int instance_shift = 40;
+
+Phase fixed_phase(const char* label, double seconds)
+{
+    Phase ph;
+    ph.label = label;
+    ph.fixed_s = seconds;
+    return ph;
+}
+
+std::vector<int> writers_of(const FileSession& f, int ranks, int instance)
+{
+    int n = f.mode == FileMode::per_rank ? 1 : f.writers_per_instance(ranks);
+    std::vector<int> r(n);
+    int base = f.mode == FileMode::per_rank ? instance : instance * n;
+    std::iota(r.begin(), r.end(), base);
+    return r;
+}
+
+// Packed: consecutive ranks fill a node. Target-grouped: ranks sorted by the target of their
+// first byte in the first file, then packed, so that a target's writers share few nodes.
+std::vector<int> place_ranks(const Platform& p, const Workload& w, const std::vector<FileSettings>& settings,
+                             const std::vector<FileLayout>& layouts, Placement placement)
+{
+    int rpn = ranks_per_node(p, w);
+    std::vector<int> order(w.ranks);
+    std::iota(order.begin(), order.end(), 0);
+    if (placement == Placement::target_grouped && !w.files.empty() && !w.files[0].datasets.empty()) {
+        std::vector<Access> acc;
+        dataset_accesses(w.files[0].datasets[0], layouts[0].datasets[0], acc);
+        Striping st = file_striping(p, settings[0], 0);
+        std::vector<int> target(w.ranks, 0);
+        for (auto it = acc.rbegin(); it != acc.rend(); ++it)
+            if (static_cast<int>(it->writer) < w.ranks)
+                target[it->writer] = st.target_of(it->offset);
+        std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return target[a] < target[b]; });
+    }
+    std::vector<int> node(w.ranks);
+    for (int slot = 0; slot < w.ranks; slot++)
+        node[order[slot]] = slot / rpn;
+    return node;
+}
+
+double open_cost(const Platform& p, const FileSession& f, const FileSettings& s, int writers, int instances)
+{
+    double create = f.create ? (p.create_s + s.stripe_count * p.create_per_stripe_s) * instances : 0;
+    // Without collective metadata reads every rank reads the superblock and root group itself.
+    double reads = f.hdf5 && !s.all_coll_metadata_ops ? writers * instances * p.metadata_io_s : p.metadata_io_s;
+    return create + p.open_s + reads + collective_overhead_s(p, writers);
+}
+
+// Metadata written at a flush or close: one collective write, or one small write per entry
+// from rank 0.
+double metadata_flush_cost(const Platform& p, const FileSettings& s, const FileLayout& layout, int writers)
+{
+    if (layout.metadata_entries == 0)
+        return 0;
+    if (s.coll_metadata_write)
+        return collective_overhead_s(p, writers) + p.metadata_io_s;
+    return static_cast<double>(layout.metadata_entries) * p.metadata_io_s;
+}
+
+struct Session {
+    std::vector<OpenFile> files;
+    std::vector<LockHolders> holders;
+    std::vector<std::vector<std::vector<Access>>> accesses;  // [dataset][instance]
+};
+
+Session open_session(const Platform& p, const Workload& w, const FileSession& f, const FileSettings& s,
+                     const FileLayout& layout, const std::vector<int>& node_of_rank)
+{
+    Session ses;
+    int n = f.instances(w.ranks);
+    ses.files.resize(n);
+    ses.holders.resize(n);
+    ses.accesses.assign(f.datasets.size(), std::vector<std::vector<Access>>(n));
+    for (int i = 0; i < n; i++) {
+        OpenFile& of = ses.files[i];
+        of.settings = &s;
+        of.striping = file_striping(p, s, n > 1 ? i : 0);
+        of.rank_of_writer = writers_of(f, w.ranks, i);
+        for (int r : of.rank_of_writer)
+            of.node_of_writer.push_back(node_of_rank[r]);
+        of.holders = &ses.holders[i];
+        for (size_t d = 0; d < f.datasets.size(); d++) {
+            auto& acc = ses.accesses[d][i];
+            dataset_accesses(f.datasets[d], layout.datasets[d], acc);
+            if (n > 1)
+                for (auto& a : acc)
+                    a.offset += static_cast<uint64_t>(i) << instance_shift;
+        }
+    }
+    return ses;
+}
+
+void write_session(const RomioContext& ctx, const FileSession& f, const FileSettings& s, Session& ses)
+{
+    auto call_for = [&](const std::vector<size_t>& datasets, bool collective) {
+        WriteCall call;
+        call.collective = collective;
+        for (size_t i = 0; i < ses.files.size(); i++) {
+            call.files.push_back(&ses.files[i]);
+            std::vector<Access> acc;
+            for (size_t d : datasets)
+                acc.insert(acc.end(), ses.accesses[d][i].begin(), ses.accesses[d][i].end());
+            std::sort(acc.begin(), acc.end(), [](const Access& a, const Access& b) { return a.offset < b.offset; });
+            for (const auto& a : acc)
+                ctx.breakdown.payload_bytes += a.length;
+            call.accesses.push_back(std::move(acc));
+        }
+        romio_write(ctx, call);
+    };
+    if (f.one_call) {
+        std::vector<size_t> all(f.datasets.size());
+        std::iota(all.begin(), all.end(), 0);
+        call_for(all, s.datasets.empty() || s.datasets[0].collective);
+        return;
+    }
+    for (size_t d = 0; d < f.datasets.size(); d++)
+        call_for({d}, s.datasets[d].collective);
+}
+
+}  // namespace
+
+void plan_run(const Platform& p, const Workload& w, const std::vector<FileSettings>& settings,
+              const PlanOptions& options, Breakdown& bd, const PhaseSink& sink)
+{
+    std::vector<FileLayout> layouts;
+    for (size_t i = 0; i < w.files.size(); i++)
+        layouts.push_back(w.files[i].hdf5 ? hdf5_layout(w.files[i], settings[i]) : flat_layout(w.files[i]));
+    auto node_of_rank = place_ranks(p, w, settings, layouts, options.placement);
+    bd.bytes_per_target.assign(p.targets, 0);
+    RomioContext ctx{p, options.aggregate, w.ranks, bd, sink};
+    for (size_t i = 0; i < w.files.size(); i++) {
+        const FileSession& f = w.files[i];
+        const FileSettings& s = settings[i];
+        int n = f.instances(w.ranks);
+        int writers = f.mode == FileMode::per_rank ? 1 : f.writers_per_instance(w.ranks);
+        if (f.compute_before_s > 0)
+            sink(fixed_phase("compute", f.compute_before_s));
+        double create = f.hdf5 ? f.datasets.size() * (p.dataset_create_s + collective_overhead_s(p, writers)) : 0;
+        sink(fixed_phase("open", open_cost(p, f, s, writers, n) + create));
+        Session ses = open_session(p, w, f, s, layouts[i], node_of_rank);
+        write_session(ctx, f, s, ses);
+        double flush = metadata_flush_cost(p, s, layouts[i], writers);
+        for (int k = 0; k < f.flushes; k++)
+            sink(fixed_phase("write", flush));
+        sink(fixed_phase("close", flush + p.close_s + collective_overhead_s(p, writers)));
+        bd.file_bytes += layouts[i].end_of_file * n;
+    }
+    bd.bytes_per_server.assign(p.servers, 0);
+    for (int t = 0; t < p.targets; t++)
+        bd.bytes_per_server[server_of_target(p, t)] += bd.bytes_per_target[t];
+}
+
+}  // namespace iosim

@@ -1,0 +1,26 @@
+// A workload under one config, turned into the ordered phases of its run: open, dataset
+// creation, write calls (through ROMIO), flushes and close of every file session.
+#pragma once
+
+#include <vector>
+
+#include "model.hpp"
+#include "romio.hpp"
+#include "workload.hpp"
+
+namespace iosim {
+
+enum class Placement { packed, target_grouped };
+
+struct PlanOptions {
+    bool aggregate = true;
+    Placement placement = Placement::packed;
+};
+
+// Emits every phase to ctx.sink, in order. settings: one per workload file session.
+void plan_run(const Platform& p, const Workload& w, const std::vector<FileSettings>& settings,
+              const PlanOptions& options, Breakdown& breakdown, const PhaseSink& sink);
+
+int ranks_per_node(const Platform& p, const Workload& w);
+
+}  // namespace iosim

@@ -1,0 +1,323 @@
+#include "romio.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <memory>
+#include <stdexcept>
+
+namespace iosim {
+
+double collective_overhead_s(const Platform& p, int ranks)
+{
+    return p.collective_step_s * std::ceil(std::log2(std::max(2, ranks)));
+}
+
+namespace {
+
+// "*:N" or "*:*": at most N (or every) writer per node may aggregate.
+int per_node_limit(const std::string& list)
+{
+    auto colon = list.find(':');
+    if (list.empty() || list[0] != '*' || (colon != std::string::npos && colon != 1))
+        throw std::invalid_argument("mpiio.cb_config_list: only \"*:N\" and \"*:*\" are modelled, got '" + list + "'");
+    if (colon == std::string::npos)
+        return 1;
+    std::string n = list.substr(colon + 1);
+    if (n == "*")
+        return 1 << 30;
+    int v = std::stoi(n);
+    if (v < 1)
+        throw std::invalid_argument("mpiio.cb_config_list: per-node count must be >= 1");
+    return v;
+}
+
+int default_aggregator_count(const Platform& p, const FileSettings& s, int nodes, int stripe_count)
+{
+    if (p.driver == RomioDriver::lustre)
+        return stripe_count * std::max(1, s.co_ratio);
+    const std::string& rule = p.default_cb_nodes;
+    if (rule == "stripe_count")
+        return stripe_count;
+    if (rule.rfind("per_router:", 0) == 0) {
+        int per = std::stoi(rule.substr(11));
+        return (nodes + p.nodes_per_router - 1) / p.nodes_per_router * per;
+    }
+    return nodes;
+}
+
+}  // namespace
+
+std::vector<int> choose_aggregators(const Platform& p, const FileSettings& s, const std::vector<int>& node_of_writer,
+                                    int stripe_count)
+{
+    int limit = per_node_limit(s.cb_config_list);
+    std::map<int, std::vector<int>> by_node;  // node -> its writers, in rank order
+    std::vector<int> node_order;
+    for (size_t w = 0; w < node_of_writer.size(); w++) {
+        auto& list = by_node[node_of_writer[w]];
+        if (list.empty())
+            node_order.push_back(node_of_writer[w]);
+        if (static_cast<int>(list.size()) < limit)
+            list.push_back(static_cast<int>(w));
+    }
+    std::vector<int> candidates;
+    for (int node : node_order)
+        for (int w : by_node[node])
+            candidates.push_back(w);
+    int nodes = static_cast<int>(node_order.size());
+    int wanted = s.cb_nodes > 0 ? s.cb_nodes : default_aggregator_count(p, s, nodes, stripe_count);
+    candidates.resize(std::min<size_t>(candidates.size(), std::max(1, wanted)));
+    return candidates;
+}
+
+bool interleaved(const std::vector<Access>& sorted)
+{
+    std::map<uint32_t, std::pair<uint64_t, uint64_t>> range;  // writer -> [first, end)
+    for (const auto& a : sorted) {
+        auto [it, fresh] = range.try_emplace(a.writer, a.offset, a.offset + a.length);
+        if (!fresh)
+            it->second.second = a.offset + a.length;
+    }
+    std::vector<std::pair<uint64_t, uint64_t>> spans;
+    for (auto& [w, r] : range)
+        spans.push_back(r);
+    std::sort(spans.begin(), spans.end());
+    for (size_t i = 1; i < spans.size(); i++)
+        if (spans[i].first < spans[i - 1].second)
+            return true;
+    return false;
+}
+
+namespace {
+
+bool use_collective_buffering(const FileSettings& s, const std::vector<std::vector<Access>>& accesses)
+{
+    if (s.cb_write == "enable")
+        return true;
+    if (s.cb_write == "disable")
+        return false;
+    return std::any_of(accesses.begin(), accesses.end(), [](const auto& a) { return interleaved(a); });
+}
+
+// The file intervals an aggregator owns in successive rounds.
+class FileDomain {
+public:
+    virtual ~FileDomain() = default;
+    // Next round's intervals of aggregator `a`; false when its domain is exhausted.
+    virtual bool next(int a, std::vector<std::pair<uint64_t, uint64_t>>& out) = 0;
+};
+
+// Generic / GPFS drivers: [min, max) split evenly, boundaries aligned to `align`.
+class ContiguousDomain : public FileDomain {
+public:
+    ContiguousDomain(uint64_t lo, uint64_t hi, int naggs, uint64_t align, uint64_t cb) : cb_(cb)
+    {
+        uint64_t size = (hi - lo + naggs - 1) / naggs;
+        uint64_t start = lo;
+        for (int a = 0; a < naggs; a++) {
+            uint64_t end = std::min(hi, lo + size * (a + 1));
+            if (align > 1 && end < hi)
+                end = std::min(hi, (end + align - 1) / align * align);
+            end = std::max(end, start);
+            cursor_.push_back(start);
+            end_.push_back(end);
+            start = end;
+        }
+    }
+    bool next(int a, std::vector<std::pair<uint64_t, uint64_t>>& out) override
+    {
+        if (cursor_[a] >= end_[a])
+            return false;
+        uint64_t stop = std::min(end_[a], cursor_[a] + cb_);
+        out.emplace_back(cursor_[a], stop);
+        cursor_[a] = stop;
+        return true;
+    }
+
+private:
+    uint64_t cb_;
+    std::vector<uint64_t> cursor_, end_;
+};
+
+// Lustre driver: stripe i belongs to aggregator i mod naggs; a round takes as many whole
+// stripes as fit in cb_buffer_size (at least one).
+class StripeCyclicDomain : public FileDomain {
+public:
+    StripeCyclicDomain(uint64_t lo, uint64_t hi, int naggs, uint64_t stripe, uint64_t cb)
+        : lo_(lo), hi_(hi), naggs_(naggs), stripe_(stripe), per_round_(std::max<uint64_t>(1, cb / stripe))
+    {
+        uint64_t first = lo / stripe;
+        for (int a = 0; a < naggs; a++) {
+            uint64_t s = first + ((a - first % naggs) + naggs) % naggs;
+            next_stripe_.push_back(s);
+        }
+    }
+    bool next(int a, std::vector<std::pair<uint64_t, uint64_t>>& out) override
+    {
+        uint64_t& s = next_stripe_[a];
+        if (s * stripe_ >= hi_)
+            return false;
+        for (uint64_t k = 0; k < per_round_ && s * stripe_ < hi_; k++, s += naggs_)
+            out.emplace_back(std::max(lo_, s * stripe_), std::min(hi_, (s + 1) * stripe_));
+        return true;
+    }
+
+private:
+    uint64_t lo_, hi_;
+    uint64_t naggs_, stripe_, per_round_;
+    std::vector<uint64_t> next_stripe_;
+};
+
+struct TwoPhaseFile {
+    OpenFile* file;
+    const std::vector<Access>* accesses;
+    std::vector<int> aggregators;
+    std::unique_ptr<FileDomain> domain;
+    std::vector<size_t> cursor;  // per aggregator: first access that may still overlap
+};
+
+TwoPhaseFile start_two_phase(const Platform& p, OpenFile* f, const std::vector<Access>& acc, Breakdown& bd)
+{
+    TwoPhaseFile t{f, &acc, {}, nullptr, {}};
+    const FileSettings& s = *f->settings;
+    t.aggregators = choose_aggregators(p, s, f->node_of_writer, f->striping.count);
+    int n = static_cast<int>(t.aggregators.size());
+    uint64_t lo = acc.front().offset, hi = 0;
+    for (const auto& a : acc)
+        hi = std::max(hi, a.offset + a.length);
+    if (p.driver == RomioDriver::lustre)
+        t.domain = std::make_unique<StripeCyclicDomain>(lo, hi, n, f->striping.size, s.cb_buffer_size);
+    else
+        t.domain = std::make_unique<ContiguousDomain>(lo, hi, n, f->striping.size, s.cb_buffer_size);
+    t.cursor.assign(n, 0);
+    bd.aggregators.push_back(n);
+    return t;
+}
+
+struct RoundBuilders {
+    std::map<std::pair<int, int>, Flow> shuffle;  // (source key, aggregator node)
+    double local_copy_s = 0;
+};
+
+// One aggregator's share of a round: gather what falls in its intervals, then write it.
+// Returns whether it had anything to do.
+bool aggregator_round(const RomioContext& ctx, TwoPhaseFile& t, int a, RoundBuilders& rb, WritePhaseBuilder& wb)
+{
+    std::vector<std::pair<uint64_t, uint64_t>> intervals;
+    if (!t.domain->next(a, intervals))
+        return false;
+    const auto& acc = *t.accesses;
+    OpenFile& f = *t.file;
+    int agg_writer = t.aggregators[a];
+    int agg_node = f.node_of_writer[agg_writer];
+    int agg_rank = f.rank_of_writer[agg_writer];
+    uint64_t local_bytes = 0;
+    for (auto [lo, hi] : intervals) {
+        size_t& i = t.cursor[a];
+        while (i < acc.size() && acc[i].offset + acc[i].length <= lo)
+            i++;
+        uint64_t first = hi, last = lo, data = 0;
+        for (size_t j = i; j < acc.size() && acc[j].offset < hi; j++) {
+            uint64_t o = std::max(lo, acc[j].offset), e = std::min(hi, acc[j].offset + acc[j].length);
+            int src_node = f.node_of_writer[acc[j].writer];
+            if (src_node == agg_node) {
+                local_bytes += e - o;
+            } else {
+                int key = ctx.aggregate ? src_node : f.rank_of_writer[acc[j].writer];
+                Flow& fl = rb.shuffle[{key, agg_node}];
+                fl.src = src_node;
+                fl.dst = agg_node;
+                fl.bytes += e - o;
+                ctx.breakdown.shuffle_bytes += e - o;
+            }
+            first = std::min(first, o);
+            last = std::max(last, e);
+            data += e - o;
+        }
+        if (data == 0)
+            continue;
+        // Holes in the collective buffer: ROMIO reads the span first (read-modify-write).
+        double read_s = data < last - first ? static_cast<double>(last - first) / ctx.platform.target_Bps : 0;
+        wb.add(agg_node, agg_node, agg_rank, first, last - first, read_s);
+    }
+    rb.local_copy_s = std::max(rb.local_copy_s, static_cast<double>(local_bytes) / ctx.platform.memcpy_Bps);
+    return true;
+}
+
+void two_phase(const RomioContext& ctx, const WriteCall& call)
+{
+    std::vector<TwoPhaseFile> files;
+    for (size_t i = 0; i < call.files.size(); i++)
+        if (!call.accesses[i].empty())
+            files.push_back(start_two_phase(ctx.platform, call.files[i], call.accesses[i], ctx.breakdown));
+    for (;;) {
+        RoundBuilders rb;
+        bool any = false;
+        std::vector<std::unique_ptr<WritePhaseBuilder>> writers;
+        Phase write;
+        write.label = "write";
+        for (auto& t : files) {
+            WritePhaseBuilder wb(ctx.platform, t.file->striping, *t.file->holders, ctx.breakdown);
+            for (size_t a = 0; a < t.aggregators.size(); a++)
+                any |= aggregator_round(ctx, t, static_cast<int>(a), rb, wb);
+            Phase part = wb.finish("write", 0);
+            write.flows.insert(write.flows.end(), part.flows.begin(), part.flows.end());
+        }
+        if (!any)
+            return;
+        ctx.breakdown.rounds++;
+        Phase shuffle;
+        shuffle.label = "write";
+        shuffle.fixed_s = collective_overhead_s(ctx.platform, ctx.total_ranks) + rb.local_copy_s;
+        for (auto& [key, flow] : rb.shuffle)
+            shuffle.flows.push_back(flow);
+        ctx.sink(std::move(shuffle));
+        ctx.sink(std::move(write));
+    }
+}
+
+// Each rank writes its own pieces; with data sieving a noncontiguous rank writes (after
+// reading) the whole span of its pieces instead.
+void independent(const RomioContext& ctx, const WriteCall& call)
+{
+    Phase all;
+    all.label = "write";
+    for (size_t i = 0; i < call.files.size(); i++) {
+        OpenFile& f = *call.files[i];
+        WritePhaseBuilder wb(ctx.platform, f.striping, *f.holders, ctx.breakdown);
+        bool sieve = f.settings->ds_write != "disable";
+        std::map<uint32_t, std::vector<const Access*>> by_writer;
+        for (const auto& a : call.accesses[i])
+            by_writer[a.writer].push_back(&a);
+        for (auto& [w, list] : by_writer) {
+            int node = f.node_of_writer[w], rank = f.rank_of_writer[w];
+            int key = ctx.aggregate ? node : rank;
+            uint64_t first = list.front()->offset, end = list.back()->offset + list.back()->length;
+            if (sieve && list.size() > 1) {
+                wb.add(node, key, rank, first, end - first, static_cast<double>(end - first) / ctx.platform.target_Bps);
+                continue;
+            }
+            for (const Access* a : list)
+                wb.add(node, key, rank, a->offset, a->length);
+        }
+        Phase part = wb.finish("write", 0);
+        all.flows.insert(all.flows.end(), part.flows.begin(), part.flows.end());
+    }
+    ctx.sink(std::move(all));
+}
+
+}  // namespace
+
+void romio_write(const RomioContext& ctx, const WriteCall& call)
+{
+    bool cb = call.collective && !call.files.empty() &&
+              use_collective_buffering(*call.files.front()->settings, call.accesses);
+    ctx.breakdown.write_paths.push_back(cb ? "two-phase" : "independent");
+    if (cb)
+        two_phase(ctx, call);
+    else
+        independent(ctx, call);
+}
+
+}  // namespace iosim

@@ -1,0 +1,116 @@
+#include "striping.hpp"
+
+#include <algorithm>
+
+namespace iosim {
+
+Striping file_striping(const Platform& p, const FileSettings& s, int instance)
+{
+    Striping st;
+    st.targets = p.targets;
+    if (p.gpfs) {
+        st.count = p.targets;
+        st.size = p.lock_block_bytes;
+        st.start = 0;
+    } else {
+        st.count = s.stripe_count;
+        st.size = s.stripe_size;
+        st.start = s.stripe_offset >= 0 ? s.stripe_offset % p.targets
+                                        : static_cast<int>((static_cast<uint64_t>(instance) * s.stripe_count) % p.targets);
+    }
+    return st;
+}
+
+WritePhaseBuilder::WritePhaseBuilder(const Platform& p, const Striping& st, LockHolders& holders, Breakdown& bd)
+    : platform_(p), striping_(st), lock_unit_(p.lock_block_bytes ? p.lock_block_bytes : st.size),
+      holders_(holders), breakdown_(bd)
+{
+}
+
+void WritePhaseBuilder::add_to_target(int client, int key, int writer, int target, uint64_t bytes, uint64_t rpcs)
+{
+    auto [it, fresh] = flows_.try_emplace({key, target});
+    Flow& f = it->second;
+    int& last = last_writer_[{key, target}];
+    if (fresh) {
+        f.src = client;
+        f.dst = target;
+        f.to_target = true;
+        f.streams = 1;
+        last = writer;
+    } else if (last != writer) {
+        f.streams++;
+        last = writer;
+    }
+    f.bytes += bytes;
+    f.target_busy_s += static_cast<double>(rpcs) * platform_.rpc_overhead_s;
+    breakdown_.rpcs += rpcs;
+    breakdown_.bytes_per_target[target] += bytes;
+}
+
+// Writers sharing a lock unit: the second client to touch it in a phase, or a client other than
+// the one that held it last, revokes the lock (a server round trip charged to the target).
+void WritePhaseBuilder::lock_boundary(int client, int key, int writer, uint64_t offset)
+{
+    uint64_t unit = offset / lock_unit_;
+    auto [it, first] = touched_.try_emplace(unit, client);
+    bool conflict = !first && it->second != client;
+    auto held = holders_.find(unit);
+    if (first && held != holders_.end() && held->second != client)
+        conflict = true;
+    holders_[unit] = client;
+    if (!conflict)
+        return;
+    breakdown_.lock_conflicts++;
+    int target = striping_.target_of(offset);
+    add_to_target(client, key, writer, target, 0, 0);
+    flows_[{key, target}].target_busy_s += platform_.lock_conflict_s;
+}
+
+void WritePhaseBuilder::add(int client, int key, int writer, uint64_t offset, uint64_t length, double extra_busy_s)
+{
+    if (length == 0)
+        return;
+    uint64_t end = offset + length;
+    uint64_t rpc = platform_.rpc_max_bytes;
+    auto rpcs_of = [rpc](uint64_t n) { return (n + rpc - 1) / rpc; };
+    // Partial first stripe, whole cycles over all stripes (computed, not walked), then the rest.
+    uint64_t pos = offset;
+    uint64_t size = striping_.size;
+    uint64_t cycle = size * static_cast<uint64_t>(striping_.count);
+    while (pos < end) {
+        uint64_t stripe_end = (pos / size + 1) * size;
+        if (pos % size == 0 && end - pos >= cycle) {
+            uint64_t cycles = (end - pos) / cycle;
+            for (int i = 0; i < striping_.count; i++)
+                add_to_target(client, key, writer, striping_.target_of(pos + i * size), cycles * size, cycles * rpcs_of(size));
+            pos += cycles * cycle;
+            continue;
+        }
+        uint64_t piece = std::min(end, stripe_end) - pos;
+        add_to_target(client, key, writer, striping_.target_of(pos), piece, rpcs_of(piece));
+        pos += piece;
+    }
+    if (offset % lock_unit_ != 0)
+        lock_boundary(client, key, writer, offset);
+    if (end % lock_unit_ != 0)
+        lock_boundary(client, key, writer, end - 1);
+    if (extra_busy_s > 0)
+        flows_[{key, striping_.target_of(offset)}].target_busy_s += extra_busy_s;
+}
+
+Phase WritePhaseBuilder::finish(const std::string& label, double fixed_s)
+{
+    Phase phase;
+    phase.label = label;
+    phase.fixed_s = fixed_s;
+    phase.flows.reserve(flows_.size());
+    for (auto& [key, flow] : flows_)
+        phase.flows.push_back(flow);
+    flows_.clear();
+    last_writer_.clear();
+    touched_.clear();
+    return phase;
+}
+
+}  // namespace iosim

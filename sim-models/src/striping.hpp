@@ -1,0 +1,53 @@
+// Lustre/GPFS placement of file bytes on storage targets, and the builder of one write phase:
+// every piece a client node writes, mapped onto targets, split into RPCs, with the extent-lock
+// conflicts of writers that share a lock unit (a Lustre stripe, a GPFS block).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <unordered_map>
+#include <utility>
+
+#include "model.hpp"
+
+namespace iosim {
+
+struct Striping {
+    int count = 1;        // stripe count (GPFS: every target, round-robin by block)
+    uint64_t size = 1;    // stripe size (GPFS: block size)
+    int start = 0;        // first target
+    int targets = 1;
+    int target_of(uint64_t offset) const
+    {
+        return static_cast<int>((start + (offset / size) % count) % targets);
+    }
+};
+
+Striping file_striping(const Platform& p, const FileSettings& s, int instance);
+
+// Who last held each lock unit of a file, across the phases of one file session.
+using LockHolders = std::unordered_map<uint64_t, int>;
+
+class WritePhaseBuilder {
+public:
+    WritePhaseBuilder(const Platform& p, const Striping& st, LockHolders& holders, Breakdown& bd);
+    // `client` is the lock owner (a node); `key` merges pieces into one flow (node or rank);
+    // `writer` is the rank, so that a merged flow still counts its concurrent streams.
+    void add(int client, int key, int writer, uint64_t offset, uint64_t length, double extra_busy_s = 0);
+    Phase finish(const std::string& label, double fixed_s);
+
+private:
+    void add_to_target(int client, int key, int writer, int target, uint64_t bytes, uint64_t rpcs);
+    void lock_boundary(int client, int key, int writer, uint64_t offset);
+
+    const Platform& platform_;
+    Striping striping_;
+    uint64_t lock_unit_;
+    LockHolders& holders_;
+    Breakdown& breakdown_;
+    std::map<std::pair<int, int>, Flow> flows_;  // (key, target)
+    std::unordered_map<uint64_t, int> touched_;  // lock unit -> first client this phase
+    std::map<std::pair<int, int>, int> last_writer_;  // (key, target) -> last writer added
+};
+
+}  // namespace iosim

@@ -1,0 +1,55 @@
+// The workload (sim-models/WORKLOAD.md) as the simulator reads it: files, datasets, and who
+// writes which block of each dataset.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace iosim {
+
+struct Dataset {
+    std::string name;
+    uint64_t element_bytes = 1;
+    std::vector<uint64_t> grid;                  // writers along each axis
+    std::vector<std::vector<uint64_t>> extents;  // block extent of each grid slot, per axis
+    std::vector<std::vector<uint64_t>> starts;   // first index of each grid slot, per axis
+    std::vector<uint64_t> chunk_dims;            // the application's own chunking (empty: none)
+    bool collective = true;
+
+    std::vector<uint64_t> dims() const;
+    uint64_t bytes() const;
+    uint64_t writers() const;
+    // Block of writer w: start and count per axis (row-major unravel, last axis fastest).
+    void block(uint64_t writer, std::vector<uint64_t>& start, std::vector<uint64_t>& count) const;
+};
+
+enum class FileMode { shared, per_rank, groups };
+
+struct FileSession {
+    std::string name;
+    FileMode mode = FileMode::shared;
+    int groups = 1;
+    bool create = true;
+    bool hdf5 = true;  // api: hdf5 (else mpiio / posix: no HDF5 layout or metadata)
+    double compute_before_s = 0;
+    bool one_call = false;  // one multi-dataset write call instead of one per dataset
+    int flushes = 0;
+    std::vector<Dataset> datasets;
+
+    int instances(int ranks) const;         // how many files this session opens
+    int writers_per_instance(int ranks) const;
+};
+
+struct Workload {
+    std::string name;
+    int ranks = 1;
+    int ranks_per_node = 0;  // 0: the platform's cores per node
+    std::vector<FileSession> files;
+};
+
+Workload parse_workload(const nlohmann::json& data);
+
+}  // namespace iosim

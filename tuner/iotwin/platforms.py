@@ -1,0 +1,142 @@
+"""Platform models: the YAML files of sim-models/platforms/ (schema: sim-models/PLATFORM.md).
+
+A platform YAML gives every number as a leaf ``{value: ..., source|assumption|fitted: ...}``,
+with ``bounds: [lower, upper]`` on the parameters calibration may fit. ``Platform.data`` is the
+same tree with only the values (sizes in bytes), as the simulator reads it.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import random
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from iotwin import paths
+from iotwin.errors import UserError
+from iotwin.units import parse_size
+
+_PROVENANCE = ("source", "assumption", "fitted")
+_SIZE_SUFFIXES = ("_bytes", "_size", "boundary", "threshold")
+
+
+def _is_leaf(node: Any) -> bool:
+    return isinstance(node, dict) and "value" in node
+
+
+def _leaves(tree: Mapping[str, Any], prefix: str = "") -> Iterator[tuple[str, dict[str, Any]]]:
+    for key, node in tree.items():
+        path = f"{prefix}{key}"
+        if _is_leaf(node):
+            yield path, node
+        elif isinstance(node, dict):
+            yield from _leaves(node, path + ".")
+
+
+def _check_leaf(origin: str, path: str, leaf: dict[str, Any]) -> None:
+    if not any(k in leaf for k in _PROVENANCE):
+        raise UserError(f"{origin}: {path}: says neither source, assumption nor fitted")
+    bounds = leaf.get("bounds")
+    if bounds is None:
+        return
+    if not (isinstance(bounds, list) and len(bounds) == 2
+            and all(isinstance(b, int | float) for b in bounds) and bounds[0] <= bounds[1]):
+        raise UserError(f"{origin}: {path}.bounds: expected [lower, upper], got {bounds!r}")
+    if not bounds[0] <= leaf["value"] <= bounds[1]:
+        raise UserError(f"{origin}: {path}: value {leaf['value']} outside bounds {bounds}")
+
+
+def _plain_value(path: str, value: Any) -> Any:
+    if isinstance(value, str) and path.endswith(_SIZE_SUFFIXES):
+        return parse_size(value)
+    return value
+
+
+def _values(tree: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, node in tree.items():
+        path = f"{prefix}{key}"
+        if _is_leaf(node):
+            out[key] = _plain_value(path, node["value"])
+        elif isinstance(node, dict):
+            out[key] = _values(node, path + ".")
+        else:
+            out[key] = node
+    return out
+
+
+@dataclass(frozen=True)
+class Platform:
+    """A machine's model. ``noise`` > 0 only for a truth (twin) platform."""
+
+    name: str
+    tree: dict[str, Any]
+    origin: str = "<memory>"
+    noise: float = 0.0
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return _values(self.tree)
+
+    def free_parameters(self) -> dict[str, tuple[float, float, float]]:
+        return {path: (float(leaf["value"]), float(leaf["bounds"][0]), float(leaf["bounds"][1]))
+                for path, leaf in _leaves(self.tree) if "bounds" in leaf}
+
+    def with_values(self, values: Mapping[str, float]) -> Platform:
+        tree = copy.deepcopy(self.tree)
+        leaves = dict(_leaves(tree))
+        for path, value in values.items():
+            if path not in leaves:
+                raise UserError(f"{self.origin}: no parameter {path}")
+            leaf = leaves[path]
+            leaf["value"] = type(leaf["value"])(value) if isinstance(leaf["value"], int) else value
+        return Platform(self.name, tree, self.origin, self.noise)
+
+    def truth(self, seed: int) -> Platform:
+        """A seeded stand-in for the real machine: every free parameter scaled by a log-normal
+        factor (sigma = twin.perturbation) within its bounds, plus run-to-run noise."""
+        twin = self.data.get("twin", {})
+        sigma = float(twin.get("perturbation", 0.2))
+        rng = random.Random(seed)
+        values = {}
+        for path, (value, lower, upper) in self.free_parameters().items():
+            factor = math.exp(rng.gauss(0.0, sigma))
+            values[path] = min(upper, max(lower, value * factor))
+        perturbed = self.with_values(values)
+        return Platform(f"{self.name}-truth-{seed}", perturbed.tree, self.origin,
+                        float(twin.get("noise", 0.05)))
+
+
+def list_platforms() -> list[str]:
+    return sorted(p.stem for p in paths.platforms_dir().glob("*.yaml"))
+
+
+def parse_platform(tree: Any, origin: str) -> Platform:
+    if not isinstance(tree, dict) or "name" not in tree:
+        raise UserError(f"{origin}: not a platform file (no `name`)")
+    for section in ("compute", "network", "filesystem", "site_defaults"):
+        if not isinstance(tree.get(section), dict):
+            raise UserError(f"{origin}: {section}: missing section")
+    for path, leaf in _leaves(tree):
+        _check_leaf(origin, path, leaf)
+    return Platform(str(tree["name"]), tree, origin)
+
+
+def load_platform(name_or_path: str | Path) -> Platform:
+    """A platform by name (sim-models/platforms/NAME.yaml) or by path."""
+    path = Path(name_or_path)
+    if not path.suffix:
+        path = paths.platforms_dir() / f"{name_or_path}.yaml"
+    if not path.exists():
+        known = ", ".join(list_platforms())
+        raise UserError(f"unknown platform {name_or_path!r} (known: {known})")
+    try:
+        tree = yaml.safe_load(path.read_text())
+    except yaml.YAMLError as error:
+        raise UserError(f"{path}: not valid YAML: {error}") from error
+    return parse_platform(tree, str(path))
