@@ -1,0 +1,109 @@
+"""Python side of the simulator: one batch of configs through ``iosim`` (sim-models/)."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import subprocess
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from iotwin import config as tuning
+from iotwin import paths
+from iotwin.errors import UserError
+from iotwin.platforms import Platform
+from iotwin.units import parse_size
+
+
+@dataclass
+class SimResult:
+    ok: bool
+    time_s: float | None
+    rate_mbs: float | None
+    phases: dict[str, float] = field(default_factory=dict)
+    breakdown: dict[str, Any] = field(default_factory=dict)
+    error: str | None = None
+
+
+def _bytes_where_sizes(block: Mapping[str, Any]) -> dict[str, Any]:
+    """Size strings ("4MiB") as byte counts; free-form hints stay strings as ROMIO takes them."""
+    out: dict[str, Any] = {}
+    for key, value in block.items():
+        if key == "hints":
+            out[key] = {k: str(v) for k, v in value.items()}
+        elif isinstance(value, dict):
+            out[key] = _bytes_where_sizes(value)
+        elif isinstance(value, str):
+            try:
+                out[key] = parse_size(value)
+            except ValueError:
+                out[key] = value
+        else:
+            out[key] = value
+    return out
+
+
+def _file_settings(config: Mapping[str, Any], file: Mapping[str, Any]) -> dict[str, Any]:
+    """What the config sets for one workload file and each of its datasets."""
+    name = str(file["name"]).replace("%r", "0").replace("%g", "0")
+    settings = tuning.resolve(dict(config), name)
+    out = {block: _bytes_where_sizes(settings[block]) for block in ("lustre", "mpiio", "hdf5")}
+    out["datasets"] = [_bytes_where_sizes(tuning.resolve(dict(config), name, d["name"])["dataset"])
+                       for d in file["datasets"]]
+    return out
+
+
+def simulator_input(platform: Platform, workload: Mapping[str, Any],
+                    configs: Sequence[Mapping[str, Any]],
+                    options: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    return {
+        "platform": platform.data,
+        "workload": dict(workload),
+        "configs": [{"files": [_file_settings(c, f) for f in workload["files"]]} for c in configs],
+        "options": dict(options or {}),
+    }
+
+
+def _with_noise(result: SimResult, sigma: float, seed: int) -> SimResult:
+    if not result.ok or result.time_s is None or sigma <= 0:
+        return result
+    factor = math.exp(random.Random(seed).gauss(0.0, sigma))
+    result.phases = {k: v * factor for k, v in result.phases.items()}
+    result.time_s *= factor
+    if result.rate_mbs is not None:
+        result.rate_mbs /= factor
+    return result
+
+
+def _result(entry: Mapping[str, Any]) -> SimResult:
+    if not entry.get("ok"):
+        return SimResult(False, None, None, error=str(entry.get("error", "unknown error")))
+    return SimResult(True, float(entry["time_s"]), float(entry["rate_mbs"]),
+                     {k: float(v) for k, v in entry["phases"].items()}, dict(entry["breakdown"]))
+
+
+def run_iosim(payload: Mapping[str, Any], jobs: int = 2) -> list[dict[str, Any]]:
+    """Raw iosim results for a prepared input (see sim-models/IOSIM.md)."""
+    done = subprocess.run([str(paths.simulator_binary()), "--jobs", str(jobs), "-"],
+                          input=json.dumps(payload), capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise UserError(f"iosim failed: {done.stderr.strip()}")
+    return list(json.loads(done.stdout)["results"])
+
+
+def simulate(platform: Platform, workload: dict[str, Any], configs: Sequence[Mapping[str, Any]], *,
+             noise_seed: int | None = None, jobs: int = 2,
+             options: Mapping[str, Any] | None = None) -> list[SimResult]:
+    """Predicted time and rate of `workload` under each config, in order. A truth platform
+    (Platform.truth) adds its run-to-run noise, seeded by `noise_seed` and the config's index."""
+    if not configs:
+        return []
+    raw = run_iosim(simulator_input(platform, workload, configs, options), jobs)
+    results = [_result(entry) for entry in raw]
+    if platform.noise > 0:
+        base = 0 if noise_seed is None else noise_seed
+        results = [_with_noise(r, platform.noise, base * 1_000_003 + i)
+                   for i, r in enumerate(results)]
+    return results
