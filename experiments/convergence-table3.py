@@ -18,7 +18,7 @@ from typing import Any
 
 import yaml
 from iotwin.calibrate import SimModel
-from iotwin.campaign import Campaign, CampaignSpec, run_campaign, space_context
+from iotwin.campaign import Campaign, CampaignSpec, platform_context, run_campaign
 from iotwin.executors.base import RunResult, Target
 from iotwin.executors.twin import TwinExecutor
 from iotwin.search import NEEDS_MODEL, BudgetExhausted
@@ -72,7 +72,7 @@ def runs_to_target(spec: CampaignSpec, space: BoundSpace, twin: TwinExecutor,
 def main(spec_file: Path) -> int:
     study = yaml.safe_load(spec_file.read_text())
     target = Target(ranks=study["ranks"], kernel=study["kernel"], args=tuple(study["args"]))
-    space = load_space(study["space"]).bind(space_context(study["platform"], study["ranks"]),
+    space = load_space(study["space"]).bind(platform_context(study["platform"], study["ranks"]),
                                             study["fixed"])
     twin = TwinExecutor(study["platform"], truth_seed=study["truth_seed"])
     started = time.perf_counter()

@@ -166,8 +166,7 @@ class SimModel:
     @classmethod
     def for_target(cls, platform: str, target: Target) -> SimModel:
         if target.kernel is None:
-            raise UserError("sim-screened needs a kernel (or a workload) to simulate; "
-                            "for an arbitrary program use --strategy h5evolve or random")
+            raise UserError("only a kernel's workload can be simulated")
         return cls(load_platform(platform),
                    kernel_workload(target.kernel, target.ranks, target.args))
 

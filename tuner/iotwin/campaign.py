@@ -19,6 +19,7 @@ import math
 import statistics
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
 from iotwin.errors import UserError
@@ -114,6 +115,7 @@ class Campaign:
         self.on_progress = on_progress or (lambda progress: None)
         self.measured: dict[str, _Measured] = {}
         self._batch: list[_Measured] = []
+        self._next_generation = 0
         self._calibration_id = 0  # 0: the platform model as loaded
         self._stored_repetitions = self._group_by_hash(self._rows(executor.source))
         self._stored_predictions = {
@@ -181,6 +183,12 @@ class Campaign:
                                   best.rate if best else None, best_predicted,
                                   self.batch_error()))
         self._batch = []
+        self._next_generation = generation + 1
+
+    def finish(self) -> None:
+        """Report the runs of a generation the budget cut short."""
+        if self._batch:
+            self.end_generation(self._next_generation)
 
     # -- results --------------------------------------------------------------------------------
 
@@ -258,14 +266,37 @@ class Campaign:
 
 # -- assembling a campaign from its spec --------------------------------------------------------
 
-def space_context(platform: str, ranks: int) -> SpaceContext:
-    """The file system and limits of a platform model, as a space needs them."""
+def space_context(spec: CampaignSpec) -> SpaceContext:
+    """Where the real runs happen, as a space needs it: this machine's file system for the
+    local executor, the platform model's for the twin."""
+    if spec.executor == "local":
+        from iotwin.executors.local import default_scratch_root
+
+        return SpaceContext(filesystem=filesystem_of(default_scratch_root()), ranks=spec.ranks)
+    return platform_context(spec.platform, spec.ranks)
+
+
+def platform_context(platform: str, ranks: int) -> SpaceContext:
     from iotwin.platforms import load_platform
 
     data = load_platform(platform).data
     filesystem = data.get("filesystem", {})
     return SpaceContext(filesystem=str(filesystem.get("type", "ufs")), ranks=ranks,
                         max_stripe_count=filesystem.get("max_stripe_count"))
+
+
+def filesystem_of(path: Path) -> str:
+    """lustre, gpfs, or ufs (ROMIO's name for any other local or network file system)."""
+    path = path.resolve()
+    while not path.exists():
+        path = path.parent
+    best, kind = "", "ufs"
+    for line in Path("/proc/mounts").read_text().splitlines():
+        _, mount, fstype, *_ = line.split()
+        inside = path == Path(mount) or Path(mount) in path.parents
+        if inside and len(mount) > len(best):
+            best, kind = mount, fstype
+    return kind if kind in ("lustre", "gpfs") else "ufs"
 
 
 def make_executor(spec: CampaignSpec) -> Executor:
@@ -286,11 +317,23 @@ def make_model(spec: CampaignSpec) -> Model:
     return SimModel.for_target(spec.platform, spec.target)
 
 
+def check_spec(spec: CampaignSpec) -> None:
+    """Raise UserError for a spec that cannot run, before anything is stored or run."""
+    if spec.ranks < 1 or spec.real_budget < 1 or spec.repetitions < 1:
+        raise UserError("ranks, the real-run budget and repetitions must be >= 1")
+    strategy_settings(spec.strategy, spec.settings)
+    load_space(spec.space).bind(space_context(spec), spec.fixed)
+    if spec.strategy in NEEDS_MODEL and spec.kernel is None:
+        raise UserError(f"{spec.strategy} needs a kernel to simulate; for an arbitrary "
+                        "program use --strategy h5evolve or random")
+    make_executor(spec)
+
+
 def open_campaign(store: Store, campaign_id: int, spec: CampaignSpec,
                   on_progress: Callable[[Progress], None] | None = None, *,
                   executor: Executor | None = None) -> Campaign:
     """The campaign of ``spec`` as stored under ``campaign_id``, ready to run or resume."""
-    space = load_space(spec.space).bind(space_context(spec.platform, spec.ranks), spec.fixed)
+    space = load_space(spec.space).bind(space_context(spec), spec.fixed)
     model = make_model(spec) if spec.strategy in NEEDS_MODEL else None
     return Campaign(store, campaign_id, spec, space, executor or make_executor(spec), model,
                     on_progress)
@@ -299,3 +342,4 @@ def open_campaign(store: Store, campaign_id: int, spec: CampaignSpec,
 def run_campaign(campaign: Campaign) -> None:
     settings = strategy_settings(campaign.spec.strategy, campaign.spec.settings)
     run_strategy(campaign.spec.strategy, campaign, campaign.spec.seed, settings)
+    campaign.finish()

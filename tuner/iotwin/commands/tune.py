@@ -19,11 +19,18 @@ from typing import Any
 
 import yaml
 
-from iotwin.campaign import Campaign, CampaignSpec, Progress, open_campaign, run_campaign
+from iotwin.campaign import (
+    Campaign,
+    CampaignSpec,
+    Progress,
+    check_spec,
+    open_campaign,
+    run_campaign,
+)
 from iotwin.config import dump_config
 from iotwin.errors import UserError
 from iotwin.repetitions import Measurement, measure
-from iotwin.search import STRATEGIES, strategy_settings
+from iotwin.search import STRATEGIES
 from iotwin.stats import Summary
 from iotwin.store import Store, add_store_argument, resolve_path
 
@@ -87,14 +94,11 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _start(store: Store, args: argparse.Namespace) -> tuple[int, CampaignSpec]:
-    if args.ranks is None or args.ranks < 1:
-        raise UserError("--ranks N is required (N >= 1)")
-    if args.real_budget < 1 or args.repetitions < 1:
-        raise UserError("--real-budget and --repetitions must be >= 1")
+    if args.ranks is None:
+        raise UserError("--ranks N is required")
     if args.kernel is None and not args.rest:
         raise UserError("name a --kernel or a program after --")
     settings = _assignments(args.set, "--set")
-    strategy_settings(args.strategy, settings)  # unknown settings fail before anything runs
     spec = CampaignSpec(
         ranks=args.ranks, platform=args.platform, space=args.space, strategy=args.strategy,
         executor=args.executor, real_budget=args.real_budget, kernel=args.kernel,
@@ -102,6 +106,7 @@ def _start(store: Store, args: argparse.Namespace) -> tuple[int, CampaignSpec]:
         command=() if args.kernel else tuple(args.rest), seed=args.seed,
         repetitions=args.repetitions, timeout_s=args.timeout, truth_seed=args.truth_seed,
         fixed=_assignments(args.fix, "--fix"), settings=settings)
+    check_spec(spec)
     name = f"tune {spec.target.label} on {spec.platform}"
     return store.create_campaign(name, kind="tune", spec=spec.to_json()), spec
 
