@@ -1,0 +1,199 @@
+"""iosim mechanisms on a small synthetic platform where the expected times can be computed."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from iotwin.platforms import Platform, parse_platform
+from iotwin.sim import SimResult, simulate
+
+MB = 1e6
+MiB = 2**20
+
+
+def _leaf(value: Any) -> dict[str, Any]:
+    return {"value": value, "assumption": "test platform"}
+
+
+def small_platform(**overrides: Any) -> Platform:
+    """4 OSTs of 100 MB/s on 2 servers; every cost but the ones a test sets is zero."""
+    fs = {"type": "lustre", "servers": 2, "targets": 4, "target_mbs": 100, "server_mbs": 1e6,
+          "degradation": 0.0, "rpc_max_bytes": MiB, "rpc_overhead_s": 0.0, "lock_conflict_s": 0.0,
+          "create_s": 0.0, "open_s": 0.0, "close_s": 0.0, "metadata_io_s": 0.0}
+    net = {"mpi_fabric_mbs": 1e6, "storage_fabric_mbs": 1e6, "collective_step_s": 0.0,
+           "memcpy_mbs": 1e6}
+    compute = {"cores_per_node": 1, "nic_mbs": 1e6}
+    for key, value in overrides.items():
+        for section in (fs, net, compute):
+            if key in section:
+                section[key] = value
+    tree = {
+        "name": "small",
+        "compute": {k: _leaf(v) for k, v in compute.items()},
+        "network": {k: _leaf(v) for k, v in net.items()},
+        "filesystem": {k: _leaf(v) if k != "type" else v for k, v in fs.items()},
+        "site_defaults": {
+            "romio_driver": _leaf("generic"), "default_cb_nodes": _leaf("nodes"),
+            "lustre": {"stripe_count": _leaf(1), "stripe_size": _leaf(MiB),
+                       "stripe_offset": _leaf(0)},
+            "mpiio": {"romio_cb_write": _leaf("automatic"), "cb_buffer_size": _leaf(4 * MiB),
+                      "cb_config_list": _leaf("*:1")},
+        },
+    }
+    return parse_platform(tree, "test")
+
+
+def workload(ranks: int, block: int, *, api: str = "mpiio", transfer: str = "independent",
+             datasets: int = 1, ranks_per_node: int = 1) -> dict[str, Any]:
+    return {
+        "iotwin_workload": 1, "name": "t", "ranks": ranks, "ranks_per_node": ranks_per_node,
+        "files": [{"name": "t.h5", "api": api, "datasets": [
+            {"name": f"/d{i}", "element_bytes": 1, "transfer": transfer,
+             "decomposition": {"grid": [ranks], "block": [block]}} for i in range(datasets)]}],
+    }
+
+
+def run(platform: Platform, wl: dict[str, Any], *configs: dict[str, Any],
+        **options: Any) -> list[SimResult]:
+    results = simulate(platform, wl, list(configs) or [{}], options=options)
+    for r in results:
+        assert r.ok, r.error
+    return results
+
+
+def test_one_writer_one_ost_takes_size_over_bandwidth_plus_rpc_costs() -> None:
+    size = 64 * MiB
+    [r] = run(small_platform(rpc_overhead_s=0.01), workload(1, size))
+    assert r.phases["write"] == pytest.approx(size / (100 * MB) + 64 * 0.01, rel=1e-6)
+    assert r.breakdown["rpcs"] == 64
+
+
+def test_stripe_mapping_spreads_bytes_over_count_targets_from_the_offset() -> None:
+    size = 8 * MiB
+    [r] = run(small_platform(), workload(1, size),
+              {"lustre": {"stripe_count": 2, "stripe_size": "1MiB", "stripe_offset": 1}})
+    assert r.breakdown["bytes_per_target"] == [0, size // 2, size // 2, 0]
+    assert r.breakdown["bytes_per_server"] == [size // 2, size // 2]
+
+
+def test_more_stripes_write_faster_until_the_nic_limits() -> None:
+    size = 64 * MiB
+    one, four = run(small_platform(), workload(1, size), {"lustre": {"stripe_count": 1}},
+                    {"lustre": {"stripe_count": 4}})
+    assert four.phases["write"] == pytest.approx(one.phases["write"] / 4, rel=1e-6)
+    [nic_bound] = run(small_platform(nic_mbs=150), workload(1, size),
+                      {"lustre": {"stripe_count": 4}})
+    assert nic_bound.phases["write"] == pytest.approx(size / (150 * MB), rel=1e-6)
+
+
+def test_concurrent_streams_degrade_an_ost() -> None:
+    wl = workload(4, 16 * MiB)
+    clean, = run(small_platform(), wl)
+    degraded, = run(small_platform(degradation=0.1), wl)
+    assert clean.phases["write"] == pytest.approx(64 * MiB / (100 * MB), rel=1e-6)
+    assert degraded.phases["write"] == pytest.approx(clean.phases["write"] * 1.3, rel=1e-6)
+
+
+def test_writers_sharing_a_stripe_conflict_on_its_lock() -> None:
+    unaligned = workload(4, 3 * MiB // 2)
+    aligned = workload(4, 2 * MiB)
+    plat = small_platform(lock_conflict_s=0.05)
+    shared, = run(plat, unaligned)
+    clean, = run(plat, aligned)
+    assert shared.breakdown["lock_conflicts"] > 0
+    assert clean.breakdown["lock_conflicts"] == 0
+    assert shared.phases["write"] > shared.breakdown["payload_bytes"] / (100 * MB) + 0.04
+
+
+def test_collective_buffering_aggregators_follow_cb_nodes_and_cb_config_list() -> None:
+    wl = workload(8, 4 * MiB, transfer="collective", ranks_per_node=4)
+    enable = {"romio_cb_write": "enable"}
+    default, capped, per_node = run(small_platform(), wl, {"mpiio": enable},
+                                    {"mpiio": {**enable, "cb_nodes": 1}},
+                                    {"mpiio": {**enable, "cb_config_list": "*:*", "cb_nodes": 8}})
+    assert default.breakdown["aggregators"] == [2]       # *:1 on 2 nodes
+    assert capped.breakdown["aggregators"] == [1]
+    assert per_node.breakdown["aggregators"] == [8]
+    assert default.breakdown["write_paths"] == ["two-phase"]
+    # rounds: each aggregator's 16 MiB domain in 4 MiB buffers
+    assert default.breakdown["rounds"] == 4
+    # packed ranks and contiguous domains: each node aggregates its own data...
+    assert default.breakdown["shuffle_bytes"] == 0
+    # ...one aggregator receives the other node's 16 MiB over the network
+    assert capped.breakdown["shuffle_bytes"] == 16 * MiB
+
+
+def test_cb_write_disable_gives_independent_writes() -> None:
+    wl = workload(8, 4 * MiB, transfer="collective", ranks_per_node=4)
+    [r] = run(small_platform(), wl, {"mpiio": {"romio_cb_write": "disable"}})
+    assert r.breakdown["write_paths"] == ["independent"]
+    assert r.breakdown["rounds"] == 0
+
+
+def test_automatic_cb_skips_buffering_for_non_interleaved_writes() -> None:
+    wl = workload(4, MiB, transfer="collective")
+    [r] = run(small_platform(), wl)
+    assert r.breakdown["write_paths"] == ["independent"]
+
+
+def test_smaller_cb_buffer_means_more_rounds() -> None:
+    wl = workload(8, 4 * MiB, transfer="collective", ranks_per_node=4)
+    big, small = run(small_platform(), wl,
+                     {"mpiio": {"romio_cb_write": "enable", "cb_buffer_size": "8MiB"}},
+                     {"mpiio": {"romio_cb_write": "enable", "cb_buffer_size": "1MiB"}})
+    assert (big.breakdown["rounds"], small.breakdown["rounds"]) == (2, 16)  # 16 MiB domains
+
+
+def test_hdf5_alignment_puts_datasets_on_boundaries() -> None:
+    wl = workload(2, 3 * MiB, api="hdf5", datasets=3)
+    plain, aligned = run(small_platform(), wl, {},
+                         {"hdf5": {"alignment": {"threshold": 0, "boundary": "1MiB"}}})
+    assert plain.breakdown["file_bytes"] < 3 * 6 * MiB + 64 * 1024
+    assert aligned.breakdown["file_bytes"] % MiB == 0
+    assert aligned.breakdown["lock_conflicts"] <= plain.breakdown["lock_conflicts"]
+
+
+def test_independent_metadata_reads_cost_per_rank() -> None:
+    wl = workload(16, MiB, api="hdf5")
+    plat = small_platform(metadata_io_s=0.01)
+    indep, coll = run(plat, wl, {}, {"hdf5": {"all_coll_metadata_ops": True}})
+    assert indep.phases["open"] - coll.phases["open"] == pytest.approx(15 * 0.01, rel=1e-6)
+
+
+def test_aggregating_ranks_and_rounds_matches_the_unaggregated_simulation() -> None:
+    wl = workload(16, 6 * MiB, transfer="collective", ranks_per_node=4)
+    cfg = {"mpiio": {"romio_cb_write": "enable", "cb_buffer_size": "2MiB"},
+           "lustre": {"stripe_count": 4}}
+    plat = small_platform(degradation=0.05, rpc_overhead_s=0.001, nic_mbs=300)
+    [fast] = run(plat, wl, cfg, aggregate=True)
+    [slow] = run(plat, wl, cfg, aggregate=False)
+    assert fast.breakdown["distinct_phases_simulated"] < fast.breakdown["rounds"] * 2
+    assert fast.time_s == pytest.approx(slow.time_s, rel=0.05)
+    indep = {"mpiio": {"romio_cb_write": "disable"}, "lustre": {"stripe_count": 4}}
+    [fast_i] = run(plat, wl, indep, aggregate=True)
+    [slow_i] = run(plat, wl, indep, aggregate=False)
+    assert fast_i.time_s == pytest.approx(slow_i.time_s, rel=0.05)
+
+
+def test_a_bad_config_is_an_error_entry_not_a_failed_batch() -> None:
+    bad = {"mpiio": {"romio_cb_write": "enable", "cb_config_list": "nodeA:2"}}
+    results = simulate(small_platform(), workload(2, MiB, transfer="collective"), [{}, bad, {}])
+    assert [r.ok for r in results] == [True, False, True]
+    assert "cb_config_list" in (results[1].error or "")
+
+
+def test_truth_platform_is_seeded_and_noisy() -> None:
+    from iotwin.platforms import load_platform
+    hopper = load_platform("hopper")
+    assert hopper.truth(3).free_parameters() == hopper.truth(3).free_parameters()
+    assert hopper.truth(3).free_parameters() != hopper.truth(4).free_parameters()
+    truth = hopper.truth(3)
+    wl = workload(4, MiB)
+    a = simulate(truth, wl, [{}], noise_seed=1)[0]
+    b = simulate(truth, wl, [{}], noise_seed=2)[0]
+    assert a.time_s != b.time_s
+    assert simulate(truth, wl, [{}], noise_seed=1)[0].time_s == a.time_s
+    assert copy.deepcopy(hopper).free_parameters() == hopper.free_parameters()
