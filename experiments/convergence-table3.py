@@ -21,6 +21,7 @@ from iotwin.calibrate import SimModel
 from iotwin.campaign import Campaign, CampaignSpec, platform_context, run_campaign
 from iotwin.executors.base import RunResult, Target
 from iotwin.executors.twin import TwinExecutor
+from iotwin.platforms import load_platform
 from iotwin.search import NEEDS_MODEL, BudgetExhausted
 from iotwin.space import BoundSpace, load_space
 from iotwin.store import Store, config_hash
@@ -59,9 +60,11 @@ def exhaustive_truth(twin: TwinExecutor, target: Target, space: BoundSpace
 
 
 def runs_to_target(spec: CampaignSpec, space: BoundSpace, twin: TwinExecutor,
-                   true_rate: Mapping[str, float], goal: float, store: Store) -> int | None:
+                   true_rate: Mapping[str, float], goal: float, store: Store,
+                   study: Mapping[str, Any]) -> int | None:
     executor = CountingTwin(twin, true_rate, goal)
-    model = (SimModel.for_target(spec.platform, spec.target)
+    model = (SimModel(load_platform(spec.platform), twin.workload(spec.target),
+                      study.get("fit_parameters"), study.get("fit_evaluations", 20))
              if spec.strategy in NEEDS_MODEL else None)
     campaign_id = store.create_campaign(f"convergence {spec.strategy} seed {spec.seed}",
                                         kind="tune", spec=spec.to_json())
@@ -91,8 +94,9 @@ def main(spec_file: Path) -> int:
                                     space=study["space"], strategy=strategy, executor="twin",
                                     real_budget=cap, kernel=target.kernel, args=target.args,
                                     seed=seed, truth_seed=study["truth_seed"],
-                                    fixed=study["fixed"])
-                runs = runs_to_target(spec, space, twin, true_rate, goal, store)
+                                    fixed=study["fixed"],
+                                    settings=study.get("settings", {}).get(strategy, {}))
+                runs = runs_to_target(spec, space, twin, true_rate, goal, store, study)
                 results[strategy].append(runs)
                 print(f"  {strategy:13s} seed {seed}: "
                       f"{runs if runs is not None else f'not within {cap}'} runs", flush=True)

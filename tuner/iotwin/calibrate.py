@@ -157,10 +157,11 @@ class SimModel:
     """A platform model predicting one workload; refitted to a campaign's measurements."""
 
     def __init__(self, platform: Platform, workload: Mapping[str, Any],
-                 parameters: Sequence[str] | None = None) -> None:
+                 parameters: Sequence[str] | None = None, max_evaluations: int = 20) -> None:
         self.base = self.platform = platform
         self.workload = dict(workload)
         self.parameters = parameters
+        self.max_evaluations = max_evaluations
         self.platform_name = platform.name
 
     @classmethod
@@ -177,7 +178,7 @@ class SimModel:
     def fit(self, measured: Sequence[tuple[Mapping[str, Any], float]]) -> Fit:
         observations = [Observation(self.workload, config, rate) for config, rate in measured]
         calibration = fit(self.base, observations, parameters=self.parameters,
-                          max_evaluations=20)
+                          max_evaluations=self.max_evaluations)
         self.use(calibration.parameters)
         return Fit(calibration.parameters, calibration.fit_error, None, calibration.details)
 
