@@ -17,6 +17,7 @@ public:
 
 // Builds the platform for `nodes` client nodes and runs `body` inside the simulation with a
 // backend bound to it. Once per process: SimGrid's engine is a per-process singleton.
-void run_simgrid(const Platform& p, int nodes, const std::function<void(Backend&)>& body);
+// coupled: every flow through its whole path (exact, slow); else each resource with its total.
+void run_simgrid(const Platform& p, int nodes, bool coupled, const std::function<void(Backend&)>& body);
 
 }  // namespace iosim

@@ -1,6 +1,8 @@
 #include <simgrid/s4u.hpp>
 
 #include <algorithm>
+#include <exception>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -19,11 +21,18 @@ namespace {
 // when they sit on the server side).
 class SimgridBackend : public Backend {
 public:
-    SimgridBackend(const Platform& p, int nodes) : p_(p) { build(nodes); }
+    SimgridBackend(const Platform& p, int nodes, bool coupled) : p_(p), coupled_(coupled) { build(nodes); }
 
     double time_flows(const Phase& phase) override
     {
         set_target_bandwidths(phase);
+        return coupled_ ? coupled_flows(phase) : decoupled_flows(phase);
+    }
+
+private:
+    // Every flow its own transfer through its whole path, alongside its OST's work.
+    double coupled_flows(const Phase& phase)
+    {
         double start = sg4::Engine::get_clock();
         std::vector<sg4::CommPtr> comms;
         std::vector<sg4::IoPtr> ios;
@@ -50,7 +59,40 @@ public:
         return sg4::Engine::get_clock() - start;
     }
 
-private:
+    // For speed: each resource sees the total it must carry, all at once: one transfer per
+    // client node (its NIC, routers, fabric), one per server (its link and routers), one I/O
+    // per OST. Every bottleneck is kept; what is lost is a slow node holding back an OST that
+    // would otherwise serve another node faster (the coupled mode keeps that, at a cost).
+    double decoupled_flows(const Phase& phase)
+    {
+        std::map<std::pair<int, int>, uint64_t> node_to_node;
+        std::map<int, uint64_t> node_out, server_in;
+        std::map<int, double> target_bytes;
+        for (const Flow& f : phase.flows) {
+            if (!f.to_target) {
+                node_to_node[{f.src, f.dst}] += f.bytes;
+                continue;
+            }
+            node_out[f.src] += f.bytes;
+            server_in[server_of_target(p_, f.dst)] += f.bytes;
+            target_bytes[f.dst] += static_cast<double>(f.bytes) + f.target_busy_s * disks_[f.dst]->get_write_bandwidth();
+        }
+        double start = sg4::Engine::get_clock();
+        std::vector<sg4::ActivityPtr> all;
+        for (auto& [pair, bytes] : node_to_node)
+            all.push_back(sg4::Comm::sendto_async(mpi_host_[pair.first], mpi_host_[pair.second], bytes));
+        for (auto& [node, bytes] : node_out)
+            all.push_back(sg4::Comm::sendto_async(storage_host_[node], hub_, bytes));
+        for (auto& [server, bytes] : server_in)
+            all.push_back(sg4::Comm::sendto_async(hub_, server_host_[server], bytes));
+        for (auto& [target, bytes] : target_bytes)
+            if (bytes >= 1)
+                all.push_back(disks_[target]->write_async(static_cast<sg_size_t>(bytes)));
+        for (auto& a : all)
+            a->wait();
+        return sg4::Engine::get_clock() - start;
+    }
+
     sg4::Link* link(const std::string& name, double bw)
     {
         return zone_->create_link(name, bw)->set_latency(0)->seal();
@@ -85,8 +127,17 @@ private:
             route(mpi_host_.back(), {up, mpi_fabric}, {down});
         }
         std::vector<sg4::Link*> servers;
-        for (int s = 0; s < p_.servers; s++)
+        hub_ = zone_->create_host("hub", 1e9)->seal();
+        route(hub_, {}, {});
+        for (int s = 0; s < p_.servers; s++) {
             servers.push_back(link("server-" + std::to_string(s), p_.server_Bps));
+            server_host_.push_back(zone_->create_host("server-" + std::to_string(s), 1e9)->seal());
+            std::vector<sg4::Link*> down;
+            if (p_.router_side == RouterSide::server)
+                down.push_back(routers[static_cast<size_t>(s) * p_.routers / p_.servers]);
+            down.push_back(servers.back());
+            route(server_host_.back(), {servers.back()}, down);
+        }
         for (int t = 0; t < p_.targets; t++) {
             sg4::Host* h = zone_->create_host("ost-" + std::to_string(t), 1e9);
             disks_.push_back(h->create_disk("ost-disk-" + std::to_string(t), p_.target_Bps, p_.target_Bps)->seal());
@@ -119,15 +170,17 @@ private:
     }
 
     const Platform& p_;
+    bool coupled_;
     sg4::NetZone* zone_ = nullptr;
-    std::vector<sg4::Host*> storage_host_, mpi_host_, target_host_;
+    sg4::Host* hub_ = nullptr;
+    std::vector<sg4::Host*> storage_host_, mpi_host_, target_host_, server_host_;
     std::vector<sg4::Disk*> disks_;
     std::vector<int> streams_;
 };
 
 }  // namespace
 
-void run_simgrid(const Platform& p, int nodes, const std::function<void(Backend&)>& body)
+void run_simgrid(const Platform& p, int nodes, bool coupled, const std::function<void(Backend&)>& body)
 {
     int argc = 2;
     char name[] = "iosim";
@@ -138,9 +191,19 @@ void run_simgrid(const Platform& p, int nodes, const std::function<void(Backend&
     sg4::Engine::set_config("network/crosstraffic:0");
     sg4::Engine::set_config("network/TCP-gamma:0");
     sg4::Engine::set_config("network/loopback-bw:1e15");
-    SimgridBackend backend(p, std::max(1, nodes));
-    sg4::Actor::create("planner", sg4::Host::by_name("node-0"), [&backend, &body]() { body(backend); });
+    SimgridBackend backend(p, std::max(1, nodes), coupled);
+    // An exception must not unwind through SimGrid's actor context: carry it out instead.
+    std::exception_ptr failure;
+    sg4::Actor::create("planner", sg4::Host::by_name("node-0"), [&backend, &body, &failure]() {
+        try {
+            body(backend);
+        } catch (...) {
+            failure = std::current_exception();
+        }
+    });
     engine.run();
+    if (failure)
+        std::rethrow_exception(failure);
 }
 
 }  // namespace iosim

@@ -133,7 +133,7 @@ json simulate_one(const json& input)
     std::map<std::string, double> phases{{"open", 0}, {"write", 0}, {"close", 0}};
     Breakdown bd;
     uint64_t distinct = 0;
-    run_simgrid(platform, nodes, [&](Backend& backend) {
+    run_simgrid(platform, nodes, !options.aggregate, [&](Backend& backend) {
         PhaseTimer timer(backend, platform, options.aggregate);
         plan_run(platform, workload, settings, options, bd,
                  [&](Phase&& ph) { phases[ph.label] += timer.time(ph) * static_cast<double>(ph.repeat); });

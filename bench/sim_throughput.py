@@ -1,0 +1,70 @@
+"""Simulator throughput: configs per second for vpic-io on hopper (128, 2048, 4096 ranks) and
+the wall time of one 298,048-rank vpic-io run on bluewaters. Prints figures; asserts nothing.
+
+    IOTWIN_BUILD=build .venv/bin/python bench/sim_throughput.py [--configs 40] [--skip-bluewaters]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+from typing import Any
+
+from iotwin.platforms import load_platform
+from iotwin.sim import simulate
+
+VARIABLES = ("x", "y", "z", "id1", "id2", "px", "py", "pz")
+
+
+def vpic_workload(ranks: int, particles: int, ranks_per_node: int | None = None) -> dict[str, Any]:
+    """vpic-io as the kernel describes it: 8 one-dimensional variables of 4-byte elements."""
+    wl: dict[str, Any] = {
+        "iotwin_workload": 1, "name": "vpic-io", "ranks": ranks,
+        "files": [{"name": "vpic-io.h5", "datasets": [
+            {"name": f"/Step#0/{v}", "element_bytes": 4,
+             "decomposition": {"grid": [ranks], "block": [particles]}} for v in VARIABLES]}],
+    }
+    if ranks_per_node:
+        wl["ranks_per_node"] = ranks_per_node
+    return wl
+
+
+def random_configs(n: int, seed: int = 0) -> list[dict[str, Any]]:
+    rng = random.Random(seed)
+    return [{"lustre": {"stripe_count": rng.choice([2, 8, 16, 32, 48, 64, 96, 156]),
+                        "stripe_size": rng.choice(["1MiB", "4MiB", "16MiB", "32MiB"])},
+             "mpiio": {"cb_nodes": rng.choice([8, 24, 48, 96]),
+                       "cb_buffer_size": rng.choice(["4MiB", "16MiB", "64MiB"]),
+                       "romio_cb_write": rng.choice(["enable", "disable"])},
+             "hdf5": {"alignment": {"threshold": 0,
+                                    "boundary": rng.choice(["4KiB", "64KiB", "1MiB"])}}}
+            for _ in range(n)]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--configs", type=int, default=40)
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--skip-bluewaters", action="store_true")
+    args = parser.parse_args()
+    hopper = load_platform("hopper")
+    configs = random_configs(args.configs)
+    for ranks in (128, 2048, 4096):
+        start = time.perf_counter()
+        results = simulate(hopper, vpic_workload(ranks, 8 * 2**20), configs, jobs=args.jobs)
+        wall = time.perf_counter() - start
+        failed = sum(not r.ok for r in results)
+        print(f"hopper vpic-io {ranks:5d} ranks: {len(configs) / wall:6.1f} configs/s "
+              f"({len(configs)} configs in {wall:.2f} s, {failed} failed)")
+    if not args.skip_bluewaters:
+        bluewaters = load_platform("bluewaters")
+        start = time.perf_counter()
+        [r] = simulate(bluewaters, vpic_workload(298_048, 32 * 2**20, 32), [{}], jobs=1)
+        wall = time.perf_counter() - start
+        rate = f"{r.rate_mbs:.0f} MB/s predicted" if r.ok else f"failed: {r.error}"
+        print(f"bluewaters vpic-io 298048 ranks: {wall:.1f} s wall ({rate})")
+
+
+if __name__ == "__main__":
+    main()
