@@ -1,0 +1,62 @@
+"""`iotwin simulate`: predict the I/O time of a kernel or workload on a platform model."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from iotwin.errors import UserError
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "simulate", help="predict I/O time and rate on a platform model",
+        description="Simulate a kernel run (its workload from `KERNEL --describe`) or a workload "
+        "file on a platform model, under a tuning config (default: the site's defaults).")
+    parser.add_argument("--platform", required=True, help="platform name or YAML path")
+    what = parser.add_mutually_exclusive_group(required=True)
+    what.add_argument("--kernel", help="kernel name (vpic-io, vorpal-io, gcrm-io)")
+    what.add_argument("--workload", metavar="W.yaml", help="workload file")
+    parser.add_argument("--ranks", type=int, help="MPI ranks (with --kernel)")
+    parser.add_argument("--config", metavar="CFG.yaml", help="tuning config")
+    parser.add_argument("--placement", choices=("packed", "target-grouped"), default="packed",
+                        help="rank-to-node placement (default packed)")
+    parser.add_argument("--json", action="store_true", help="print the full result as JSON")
+    parser.add_argument("kernel_args", nargs=argparse.REMAINDER,
+                        help="-- then arguments for the kernel")
+    parser.set_defaults(func=main)
+
+
+def _workload(args: argparse.Namespace) -> dict[str, Any]:
+    from iotwin.workload import kernel_workload, load_workload
+
+    if args.workload:
+        return load_workload(args.workload)
+    if not args.ranks or args.ranks < 1:
+        raise UserError("--kernel needs --ranks N (N >= 1)")
+    extra = [a for a in args.kernel_args if a != "--"]
+    return kernel_workload(args.kernel, args.ranks, extra)
+
+
+def main(args: argparse.Namespace) -> int:
+    from iotwin.config import load_config
+    from iotwin.platforms import load_platform
+    from iotwin.sim import simulate
+
+    platform = load_platform(args.platform)
+    config = load_config(args.config) if args.config else {}
+    [result] = simulate(platform, _workload(args), [config], jobs=1,
+                        options={"placement": args.placement})
+    if args.json:
+        print(json.dumps(result.__dict__, indent=2))
+        return 0 if result.ok else 1
+    if not result.ok:
+        raise UserError(f"simulation failed: {result.error}")
+    phases = ", ".join(f"{k} {v:.3f} s" for k, v in result.phases.items())
+    aggregators = result.breakdown.get("aggregators") or ["-"]
+    print(f"{platform.name}: {result.time_s:.3f} s, {result.rate_mbs:.1f} MB/s ({phases})")
+    print(f"  write paths: {', '.join(result.breakdown['write_paths'])}; aggregators: "
+          f"{aggregators[0]}; rounds {result.breakdown['rounds']}; RPCs {result.breakdown['rpcs']}; "
+          f"lock conflicts {result.breakdown['lock_conflicts']}")
+    return 0
