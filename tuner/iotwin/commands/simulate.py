@@ -54,9 +54,9 @@ def main(args: argparse.Namespace) -> int:
     if not result.ok:
         raise UserError(f"simulation failed: {result.error}")
     phases = ", ".join(f"{k} {v:.3f} s" for k, v in result.phases.items())
-    aggregators = result.breakdown.get("aggregators") or ["-"]
+    bd = result.breakdown
+    aggregators = bd.get("aggregators") or ["-"]
     print(f"{platform.name}: {result.time_s:.3f} s, {result.rate_mbs:.1f} MB/s ({phases})")
-    print(f"  write paths: {', '.join(result.breakdown['write_paths'])}; aggregators: "
-          f"{aggregators[0]}; rounds {result.breakdown['rounds']}; RPCs {result.breakdown['rpcs']}; "
-          f"lock conflicts {result.breakdown['lock_conflicts']}")
+    print(f"  write paths: {', '.join(bd['write_paths'])}; aggregators: {aggregators[0]}; "
+          f"rounds {bd['rounds']}; RPCs {bd['rpcs']}; lock conflicts {bd['lock_conflicts']}")
     return 0
