@@ -17,7 +17,7 @@ import json
 import math
 import random
 import statistics
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -103,10 +103,18 @@ def relative_error(predicted: Sequence[float | None],
     return float(np.median(np.abs(np.exp(log_errors(predicted, observations)) - 1)))
 
 
+#: (platform, observations, jobs) -> the simulated rate of each observation
+Predictor = Callable[[Platform, Sequence[Observation], int], list[float | None]]
+
+
 def fit(platform: Platform, observations: Sequence[Observation], *,
         parameters: Sequence[str] | None = None, max_evaluations: int = 60,
-        jobs: int = 2) -> Calibration:
-    """Fit ``parameters`` (default: every free one) of ``platform`` to ``observations``."""
+        jobs: int = 2, predictor: Predictor | None = None) -> Calibration:
+    """Fit ``parameters`` (default: every free one) of ``platform`` to ``observations``.
+
+    ``predictor`` replaces :func:`predict` where an observation is not one plain simulation.
+    """
+    rates_of = predictor or predict
     if not observations:
         raise UserError("nothing to calibrate on: no successful measured run")
     free = platform.free_parameters()
@@ -119,13 +127,13 @@ def fit(platform: Platform, observations: Sequence[Observation], *,
 
     def residuals(x: np.ndarray) -> np.ndarray:
         candidate = platform.with_values(scale.values(x))
-        return log_errors(predict(candidate, observations, jobs), observations)
+        return log_errors(rates_of(candidate, observations, jobs), observations)
 
     solution = least_squares(residuals, scale.start, bounds=(scale.lower, scale.upper),
                              loss="soft_l1", f_scale=0.1, diff_step=0.02,
                              max_nfev=max_evaluations)
     fitted = scale.values(solution.x)
-    error = relative_error(predict(platform.with_values(fitted), observations, jobs),
+    error = relative_error(rates_of(platform.with_values(fitted), observations, jobs),
                            observations)
     return Calibration(fitted, error, None, {"observations": len(observations),
                                              "evaluations": int(solution.nfev),
