@@ -27,3 +27,27 @@ def test_every_selected_row_is_simulated(
     tuned = stampede_vpic.rows[1]
     assert tuned.origin == "model optimum" and tuned.config
     assert stampede_vpic.cases[0].published_speedup == pytest.approx(2328 / 394)
+
+
+@pytest.mark.parametrize("config", [{}, {"lustre": {"stripe_count": 8, "stripe_size": 1 << 20},
+                                         "mpiio": {"cb_nodes": 4, "cb_buffer_size": 1 << 20}}])
+def test_extrapolated_steps_match_the_full_simulation(config: dict) -> None:
+    from iotwin.calibrate import Observation, predict
+    from iotwin.platforms import load_platform
+    from iotwin.workload import kernel_workload
+
+    def vorpal(steps: int) -> dict:
+        args = ["--block", "40x40x24", "--steps", str(steps)]
+        return paper_validation.placed(kernel_workload("vorpal-io", 16, args), 4)
+
+    platform = load_platform("hopper")
+    full = vorpal(6)
+    virtual = {paper_validation.STEPS_KEY: 6, "step_workloads": [vorpal(1), vorpal(2)]}
+    assert paper_validation.workload_bytes(virtual) == paper_validation.workload_bytes(full)
+    (expected,) = predict(platform, [Observation(full, config, 1.0)])
+    (extrapolated,) = paper_validation.predict_rates(platform, [Observation(virtual, config, 1.0)])
+    (one_step,) = predict(platform, [Observation(vorpal(1), config, 1.0)])
+    assert expected and extrapolated
+    assert extrapolated == pytest.approx(expected, rel=0.02)
+    # and the extrapolation is closer than simply taking one step's rate
+    assert abs(extrapolated - expected) <= abs((one_step or 0) - expected)

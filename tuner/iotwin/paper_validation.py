@@ -47,6 +47,8 @@ FITTED_SETTINGS = ("default", "tuned")
 SPREAD_SETTINGS = ("min_observed", "max_observed")
 #: soft-L1 scale on log rate, as :func:`iotwin.calibrate.fit` minimises it
 _LOSS_SCALE = 0.1
+#: a workload of identical steps simulated as its first one and two (see predict_rates)
+STEPS_KEY = "extrapolated_steps"
 _README_BEGIN = "<!-- paper-validation results: begin -->"
 _README_END = "<!-- paper-validation results: end -->"
 
@@ -167,6 +169,7 @@ class Settings:
     spread: Sampling
     fit_parameters: Mapping[str, Sequence[str] | None]
     fit_max_evaluations: int
+    extrapolate_steps: Sequence[str] = ()
 
     def workload_command(self, row: PublishedRow) -> tuple[str, list[str], int]:
         """(kernel, arguments, ranks per node) that reproduce a row's experiment."""
@@ -195,7 +198,8 @@ def load_settings(path: Path | None = None) -> Settings:
             model_optimum=Sampling(**data["model_optimum"]),
             spread=Sampling(**data["spread"]),
             fit_parameters=data.get("fit_parameters") or {},
-            fit_max_evaluations=int(data.get("fit_max_evaluations", 40)))
+            fit_max_evaluations=int(data.get("fit_max_evaluations", 40)),
+            extrapolate_steps=tuple(data.get("extrapolate_steps") or ()))
     except (OSError, yaml.YAMLError) as error:
         raise UserError(f"{path}: {error}") from error
     except (KeyError, TypeError, ValueError) as error:
@@ -252,13 +256,38 @@ def row_workload(row: PublishedRow, settings: Settings,
                  kernel_workload: Callable[..., dict[str, Any]]) -> dict[str, Any]:
     """The kernel's workload for a row, checked against the row's published data size."""
     kernel, args, per_node = settings.workload_command(row)
-    workload = placed(kernel_workload(kernel, row.cores, args), per_node)
-    written = sum(session_bytes(entry, workload["ranks"]) for entry in workload["files"])
+    if row.kernel in settings.extrapolate_steps:
+        steps, describe = _steps_argument(args, row)
+        workload = {STEPS_KEY: steps, "step_workloads": [
+            placed(kernel_workload(kernel, row.cores, describe(n)), per_node) for n in (1, 2)]}
+    else:
+        workload = placed(kernel_workload(kernel, row.cores, args), per_node)
+    written = workload_bytes(workload)
     if abs(written / row.data_bytes - 1) > settings.size_tolerance:
         raise UserError(f"cases.yaml: {row.platform} {row.kernel} {row.cores}: `{kernel} "
                         f"{' '.join(args)}` writes {written / 2**30:.1f} GiB, the row "
                         f"{row.data_written} (tolerance {settings.size_tolerance:.0%})")
     return workload
+
+
+def _steps_argument(args: Sequence[str], row: PublishedRow
+                    ) -> tuple[int, Callable[[int], list[str]]]:
+    """The ``--steps T`` of a command line, and the same line with another step count."""
+    try:
+        at = list(args).index("--steps") + 1
+        steps = int(args[at])
+    except (ValueError, IndexError) as error:
+        raise UserError(f"cases.yaml: {row.platform} {row.kernel}: extrapolated steps need "
+                        f"`--steps T` in `{' '.join(args)}`") from error
+    return steps, lambda n: [*args[:at], str(n), *args[at + 1:]]
+
+
+def workload_bytes(workload: Mapping[str, Any]) -> int:
+    """Payload of a workload (of all its steps when they are extrapolated)."""
+    if STEPS_KEY in workload:
+        one, two = (workload_bytes(w) for w in workload["step_workloads"])
+        return one + (workload[STEPS_KEY] - 1) * (two - one)
+    return sum(session_bytes(entry, workload["ranks"]) for entry in workload["files"])
 
 
 def placed(workload: dict[str, Any], ranks_per_node: int) -> dict[str, Any]:
@@ -289,6 +318,35 @@ def space_context(platform: Any, ranks: int) -> SpaceContext:
 
 # -- predicting and fitting ------------------------------------------------------------------
 
+def predict_rates(platform: Any, observations: Sequence[Observation],
+                  jobs: int = 2) -> list[float | None]:
+    """:func:`iotwin.calibrate.predict`, with T identical steps timed as t1 + (T - 1)(t2 - t1).
+
+    A workload of T identical steps costs the simulator T times one step; its first step (which
+    also pays the file's create, open and close) and its first two give the rest when the steps
+    are identical. README.md quantifies it against full simulations.
+    """
+    queries: list[Observation] = []
+    starts = []
+    for obs in observations:
+        starts.append(len(queries))
+        parts = obs.workload.get("step_workloads", [obs.workload])
+        queries.extend(Observation(part, obs.config, obs.rate_mbs) for part in parts)
+    rates = calibrate.predict(platform, queries, jobs)
+    return [_extrapolated(obs.workload, rates[at], rates[at + 1]) if STEPS_KEY in obs.workload
+            else rates[at] for obs, at in zip(observations, starts, strict=True)]
+
+
+def _extrapolated(workload: Mapping[str, Any], one: float | None, two: float | None
+                  ) -> float | None:
+    if not one or not two:
+        return None
+    one_bytes, two_bytes = (workload_bytes(w) for w in workload["step_workloads"])
+    one_s, two_s = one_bytes / 1e6 / one, two_bytes / 1e6 / two
+    total_s = one_s + (workload[STEPS_KEY] - 1) * (two_s - one_s)
+    return workload_bytes(workload) / 1e6 / total_s if total_s > 0 else None
+
+
 @dataclass(frozen=True)
 class Predicted:
     config: Config
@@ -304,7 +362,7 @@ def predict_cases(platform: Any, cases: Sequence[Case]) -> list[Predicted]:
         spans.append((len(queries), len(queries) + len(configs)))
         queries.extend(Observation(case.workload, config, case.published_mbs)
                        for config in configs)
-    rates = calibrate.predict(platform, queries)
+    rates = predict_rates(platform, queries)
     predictions = []
     for start, stop in spans:
         best = max(range(start, stop), key=lambda i: rates[i] or 0.0)
@@ -341,7 +399,7 @@ def fit_cases(platform: Any, cases: Sequence[Case], parameters: Sequence[str] | 
         observations = [Observation(c.workload, p.config, c.published_mbs)
                         for c, p in zip(cases, chosen, strict=True)]
         calibration = calibrate.fit(platform, observations, parameters=parameters,
-                                    max_evaluations=max_evaluations)
+                                    max_evaluations=max_evaluations, predictor=predict_rates)
         evaluations += int(calibration.details.get("evaluations", 0))
         fitted = platform.with_values(calibration.parameters)
         rechosen = predict_cases(fitted, cases)
@@ -496,8 +554,8 @@ def spread_of(platform: Any, rows: Sequence[PublishedRow], workload: dict[str, A
         return None
     lowest, highest = by_setting["min_observed"], by_setting["max_observed"]
     configs = sample_configs(sampling, platform, lowest)
-    rates = calibrate.predict(platform, [Observation(workload, c, 1.0) for c in configs])
-    written = sum(session_bytes(entry, workload["ranks"]) for entry in workload["files"])
+    rates = predict_rates(platform, [Observation(workload, c, 1.0) for c in configs])
+    written = workload_bytes(workload)
     runtimes = [written / 1e6 / rate for rate in rates if rate]
     return Spread(f"{lowest.platform.lower()} {lowest.kernel} {lowest.cores}", lowest.value,
                   highest.value, min(runtimes, default=None), max(runtimes, default=None),
