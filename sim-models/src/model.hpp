@@ -108,7 +108,18 @@ struct Breakdown {
     uint64_t payload_bytes = 0;
     uint64_t file_bytes = 0;
     std::vector<int> aggregators;  // per collective write call: aggregators used
-    std::vector<std::string> write_paths;  // per write call: two-phase | independent | sieving
+    std::vector<std::string> write_paths;  // per write call: two-phase | independent
+    // With options.report_ranges: per file session and dataset, [offset, length, writer] runs
+    // of instance 0, so tests can compare them with what the real library wrote.
+    struct Range {
+        uint64_t offset, length;
+        uint32_t writer;
+    };
+    struct DatasetRanges {
+        std::string file, dataset;
+        std::vector<Range> ranges;
+    };
+    std::vector<DatasetRanges> dataset_ranges;
 };
 
 }  // namespace iosim

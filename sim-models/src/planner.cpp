@@ -159,6 +159,12 @@ void plan_run(const Platform& p, const Workload& w, const std::vector<FileSettin
         double create = f.hdf5 ? f.datasets.size() * (p.dataset_create_s + collective_overhead_s(p, writers)) : 0;
         sink(fixed_phase("open", open_cost(p, f, s, writers, n) + create));
         Session ses = open_session(p, w, f, s, layouts[i], node_of_rank);
+        if (options.report_ranges)
+            for (size_t d = 0; d < f.datasets.size(); d++) {
+                bd.dataset_ranges.push_back({f.name, f.datasets[d].name, {}});
+                for (const Access& a : ses.accesses[d][0])
+                    bd.dataset_ranges.back().ranges.push_back({a.offset, a.length, a.writer});
+            }
         write_session(ctx, f, s, ses);
         double flush = metadata_flush_cost(p, s, layouts[i], writers);
         for (int k = 0; k < f.flushes; k++)

@@ -15,6 +15,7 @@ enum class Placement { packed, target_grouped };
 struct PlanOptions {
     bool aggregate = true;
     Placement placement = Placement::packed;
+    bool report_ranges = false;
 };
 
 // Emits every phase to ctx.sink, in order. settings: one per workload file session.

@@ -90,6 +90,7 @@ PlanOptions parse_options(const json& o)
 {
     PlanOptions opt;
     opt.aggregate = o.value("aggregate", true);
+    opt.report_ranges = o.value("report_ranges", false);
     std::string placement = o.value("placement", std::string("packed"));
     if (placement == "target-grouped")
         opt.placement = Placement::target_grouped;
@@ -98,9 +99,21 @@ PlanOptions parse_options(const json& o)
     return opt;
 }
 
+json ranges_json(const Breakdown& bd)
+{
+    json out = json::array();
+    for (const auto& d : bd.dataset_ranges) {
+        json ranges = json::array();
+        for (const auto& r : d.ranges)
+            ranges.push_back({r.offset, r.length, r.writer});
+        out.push_back({{"file", d.file}, {"dataset", d.dataset}, {"ranges", ranges}});
+    }
+    return out;
+}
+
 json breakdown_json(const Breakdown& bd, uint64_t distinct)
 {
-    return {{"bytes_per_target", bd.bytes_per_target},
+    json out = {{"bytes_per_target", bd.bytes_per_target},
             {"bytes_per_server", bd.bytes_per_server},
             {"rpcs", bd.rpcs},
             {"lock_conflicts", bd.lock_conflicts},
@@ -111,6 +124,9 @@ json breakdown_json(const Breakdown& bd, uint64_t distinct)
             {"aggregators", bd.aggregators},
             {"write_paths", bd.write_paths},
             {"distinct_phases_simulated", distinct}};
+    if (!bd.dataset_ranges.empty())
+        out["dataset_ranges"] = ranges_json(bd);
+    return out;
 }
 
 }  // namespace

@@ -1,0 +1,67 @@
+"""The simulated workloads of the kernels write exactly the byte ranges the real kernels write.
+
+Each kernel runs for real at 2 ranks; the file's dataset extents (h5py: contiguous offset, or
+every chunk's address and size) must equal the union of the ranges iosim maps the ranks'
+blocks to, and every rank's share must be its block of the decomposition.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import h5py
+import pytest
+from iotwin import launch, paths
+from iotwin.platforms import load_platform
+from iotwin.sim import run_iosim, simulator_input
+from iotwin.workload import kernel_workload
+
+CASES = [
+    ("vpic-io", ["--particles", "5000"]),
+    ("vorpal-io", ["--block", "10x12x7", "--steps", "2"]),
+    ("vorpal-io", ["--block", "8x8x8", "--uneven"]),
+    ("gcrm-io", ["--resolution", "3", "--subdomain-resolution", "1"]),
+]
+RANKS = 2
+
+
+def merged(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    out: list[list[int]] = []
+    for start, length in sorted(ranges):
+        if out and out[-1][1] == start:
+            out[-1][1] = start + length
+        else:
+            out.append([start, start + length])
+    return [(a, b - a) for a, b in out]
+
+
+def real_extents(dataset: Any) -> list[tuple[int, int]]:
+    if dataset.chunks is None:
+        return [(dataset.id.get_offset(), dataset.id.get_storage_size())]
+    infos = (dataset.id.get_chunk_info(i) for i in range(dataset.id.get_num_chunks()))
+    return [(info.byte_offset, info.size) for info in infos]
+
+
+@pytest.mark.parametrize(("kernel", "args"), CASES)
+def test_simulated_ranges_are_the_kernels_bytes(kernel: str, args: list[str],
+                                                scratch: Path) -> None:
+    target = scratch / f"{kernel}.h5"
+    done = launch.run_mpi(RANKS, [paths.kernel_binary(kernel), "--file", target, *args],
+                          cwd=scratch, timeout=300)
+    assert done.returncode == 0, done.stderr
+    workload = kernel_workload(kernel, RANKS, args)
+    payload = simulator_input(load_platform("local"), workload, [{}], {"report_ranges": True})
+    [result] = run_iosim(payload, jobs=1)
+    assert result["ok"], result.get("error")
+    simulated = {d["dataset"]: d["ranges"] for d in result["breakdown"]["dataset_ranges"]}
+    assert len(simulated) == sum(len(f["datasets"]) for f in workload["files"])
+    with h5py.File(target, "r") as f:
+        for name, ranges in simulated.items():
+            real = merged(real_extents(f[name]))
+            union = merged([(off, length) for off, length, _ in ranges])
+            assert union == real, name
+            assert real and real[0][1] > 0, name
+            per_writer = [sum(n for _, n, w in ranges if w == writer) for writer in range(RANKS)]
+            assert sum(per_writer) == f[name].size * f[name].dtype.itemsize, name
+            assert all(n > 0 for n in per_writer), name
