@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from iotwin import calibrate, paper_validation
 from iotwin.errors import UserError
 from iotwin.replication.sessions import session_bytes
@@ -70,20 +71,28 @@ def stand_in_simulate(platform: StandInPlatform, workload: Mapping[str, Any],
     return results
 
 
-@pytest.fixture
-def stand_in(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(calibrate, "simulate", stand_in_simulate)
-
-
 def kernel_workload(kernel: str, ranks: int, args: Sequence[str]) -> dict[str, Any]:
     from iotwin.workload import kernel_workload as describe
     return describe(kernel, ranks, list(args))
 
 
-def run(**options: Any) -> paper_validation.PaperValidation:
+@pytest.fixture
+def stand_in(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """The stand-in simulator, and the suite's settings fitting the stand-in's parameters."""
+    monkeypatch.setattr(calibrate, "simulate", stand_in_simulate)
+    directory = paper_validation.paper_dir()
+    settings = yaml.safe_load((directory / "cases.yaml").read_text())
+    settings["fit_parameters"] = {}
+    (tmp_path / "cases.yaml").write_text(yaml.safe_dump(settings))
+    (tmp_path / settings["published"]).write_text(
+        (directory / settings["published"]).read_text())
+    return tmp_path / "cases.yaml"
+
+
+def run(settings: Path, **options: Any) -> paper_validation.PaperValidation:
     return paper_validation.run_paper_validation(
-        load_platform=stand_in_platform, kernel_workload=kernel_workload,
-        max_evaluations=15, **options)
+        settings_path=settings, load_platform=stand_in_platform,
+        kernel_workload=kernel_workload, max_evaluations=15, **options)
 
 
 def published_rows() -> list[dict[str, str]]:
@@ -91,8 +100,8 @@ def published_rows() -> list[dict[str, str]]:
         return list(csv.DictReader(stream))
 
 
-def test_the_table_has_every_published_row(stand_in: None) -> None:
-    result = run(loo=False)
+def test_the_table_has_every_published_row(stand_in: Path) -> None:
+    result = run(stand_in, loo=False)
     table = {(r.model, r.kernel, r.cores, r.setting) for r in result.rows}
     spread = {s.label for s in result.spreads}
     for row in published_rows():
@@ -106,8 +115,8 @@ def test_the_table_has_every_published_row(stand_in: None) -> None:
     assert all(r.label in markdown for r in result.rows)
 
 
-def test_published_tuned_parameters_become_the_rows_config(stand_in: None) -> None:
-    result = run(platforms=["ranger"], kernels=["VPIC-IO"], loo=False)
+def test_published_tuned_parameters_become_the_rows_config(stand_in: Path) -> None:
+    result = run(stand_in, platforms=["ranger"], kernels=["VPIC-IO"], loo=False)
     tuned = next(r for r in result.rows if r.setting == "tuned")
     assert tuned.origin == "published"
     assert tuned.config == {"lustre": {"stripe_count": 96, "stripe_size": 128 << 20},
@@ -118,8 +127,8 @@ def test_published_tuned_parameters_become_the_rows_config(stand_in: None) -> No
     assert default.origin == "site default" and default.config == {}
 
 
-def test_unpublished_tuned_config_is_the_models_best_candidate(stand_in: None) -> None:
-    result = run(platforms=["stampede"], kernels=["VPIC-IO"], loo=False)
+def test_unpublished_tuned_config_is_the_models_best_candidate(stand_in: Path) -> None:
+    result = run(stand_in, platforms=["stampede"], kernels=["VPIC-IO"], loo=False)
     tuned = next(r for r in result.rows if r.setting == "tuned")
     assert tuned.origin == "model optimum"
     # the stand-in is fastest with the most stripes: the best sampled candidate has them
@@ -133,8 +142,8 @@ def test_unpublished_tuned_config_is_the_models_best_candidate(stand_in: None) -
     assert tuned.config["lustre"]["stripe_count"] == best
 
 
-def test_fit_lowers_the_loss_and_the_error(stand_in: None) -> None:
-    result = run(platforms=["hopper"], loo=False)
+def test_fit_lowers_the_loss_and_the_error(stand_in: Path) -> None:
+    result = run(stand_in, platforms=["hopper"], loo=False)
     (fit,) = result.fits
     assert fit.loss_after < fit.loss_before
     assert fit.parameters != fit.before
@@ -142,7 +151,7 @@ def test_fit_lowers_the_loss_and_the_error(stand_in: None) -> None:
     assert fitted["median_abs_error"] < prior["median_abs_error"]
 
 
-def test_leave_one_out_never_uses_the_held_out_row(stand_in: None,
+def test_leave_one_out_never_uses_the_held_out_row(stand_in: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     settings = paper_validation.load_settings()
     rows = [r for r in paper_validation.read_published(settings.published)
@@ -158,7 +167,7 @@ def test_leave_one_out_never_uses_the_held_out_row(stand_in: None,
 
     monkeypatch.setattr(calibrate, "fit", spying_fit)
     platform = stand_in_platform("intrepid")
-    before = paper_validation.leave_one_out(platform, cases, None, 10)
+    before = paper_validation.leave_one_out(platform, cases, None, 10, lambda _: None)
     published = [c.published_mbs for c in cases]
     missing = [sorted(set(published) - set(rates)) for rates in seen]
     assert all(len(rates) == len(cases) - 1 and len(m) == 1 for rates, m in zip(seen, missing,
@@ -169,14 +178,14 @@ def test_leave_one_out_never_uses_the_held_out_row(stand_in: None,
     changed = cases[0].row.__class__(**{**cases[0].row.__dict__,
                                         "value": cases[0].row.value * 10})
     cases[0].row = changed
-    after = paper_validation.leave_one_out(platform, cases, None, 10)
+    after = paper_validation.leave_one_out(platform, cases, None, 10, lambda _: None)
     assert after[0].rate_mbs == pytest.approx(before[0].rate_mbs, rel=1e-9)
     assert any(not math.isclose(a.rate_mbs or 0, b.rate_mbs or 0, rel_tol=1e-6)
                for a, b in zip(after[1:], before[1:], strict=True))
 
 
-def test_metrics_count_rankings_and_agree_with_rows(stand_in: None) -> None:
-    result = run(platforms=["hopper"], kernels=["VPIC-IO", "GCRM-IO"])
+def test_metrics_count_rankings_and_agree_with_rows(stand_in: Path) -> None:
+    result = run(stand_in, platforms=["hopper"], kernels=["VPIC-IO", "GCRM-IO"])
     errors = sorted(abs(r.fitted_mbs / r.published_mbs - 1) for r in result.rows)
     middle = len(errors) // 2
     expected = errors[middle] if len(errors) % 2 else (errors[middle - 1] + errors[middle]) / 2

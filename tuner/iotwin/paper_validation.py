@@ -24,6 +24,7 @@ import math
 import random
 import re
 import statistics
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -418,10 +419,11 @@ def fit_cases(platform: Any, cases: Sequence[Case], parameters: Sequence[str] | 
 
 
 def leave_one_out(platform: Any, cases: Sequence[Case], parameters: Sequence[str] | None,
-                  max_evaluations: int) -> list[Predicted]:
+                  max_evaluations: int, say: Callable[[str], None] = print) -> list[Predicted]:
     """Each case predicted by the platform fitted to all the other cases."""
     predictions = []
     for held in range(len(cases)):
+        say(f"{platform.name}: leave-one-out {held + 1}/{len(cases)}: {cases[held].row.label}")
         kept = [case for i, case in enumerate(cases) if i != held]
         fitted, _ = fit_cases(platform, kept, parameters, max_evaluations)
         predictions.append(predict_cases(fitted, [cases[held]])[0])
@@ -569,13 +571,15 @@ def run_paper_validation(*, settings_path: Path | None = None,
                          kernels: Sequence[str] | None = None, loo: bool = True,
                          max_evaluations: int | None = None,
                          load_platform: LoadPlatform | None = None,
-                         kernel_workload: Callable[..., dict[str, Any]] | None = None
-                         ) -> PaperValidation:
+                         kernel_workload: Callable[..., dict[str, Any]] | None = None,
+                         progress: Callable[[str], None] | None = None) -> PaperValidation:
     """Fit each platform model to its published rows; the table, the fits and the metrics.
 
     ``platforms`` (model names) and ``kernels`` (as the CSV names them, e.g. ``VPIC-IO``)
-    select a subset of the rows; ``loo=False`` skips the leave-one-out refits.
+    select a subset of the rows; ``loo=False`` skips the leave-one-out refits; ``progress``
+    is told what starts (fits and refits take minutes each on the real simulator).
     """
+    say = progress or (lambda _: None)
     settings = load_settings(settings_path)
     if load_platform is None:
         from iotwin.platforms import load_platform
@@ -595,11 +599,12 @@ def run_paper_validation(*, settings_path: Path | None = None,
         platform = load_platform(model)
         mine = [case for case in cases if case.model == model]
         parameters = settings.fit_parameters.get(model)
+        say(f"{model}: fitting {len(mine)} rows")
         fitted, fit = fit_cases(platform, mine, parameters, evaluations)
         fits.append(fit)
         prior = predict_cases(platform, mine)
         after = predict_cases(fitted, mine)
-        held_out = (leave_one_out(platform, mine, parameters, evaluations) if loo
+        held_out = (leave_one_out(platform, mine, parameters, evaluations, say) if loo
                     else [Predicted({}, None)] * len(mine))
         results.extend(_row_result(*args) for args in zip(mine, prior, after, held_out,
                                                           strict=True))
@@ -756,7 +761,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         result = run_paper_validation(
             platforms=args.platforms.split(",") if args.platforms else None,
-            kernels=args.kernels.split(",") if args.kernels else None, loo=not args.no_loo)
+            kernels=args.kernels.split(",") if args.kernels else None, loo=not args.no_loo,
+            progress=lambda text: print(text, file=sys.stderr, flush=True))
         if args.write:
             write_outputs(result, paper_dir())
     except UserError as error:
