@@ -6,7 +6,6 @@ import copy
 from typing import Any
 
 import pytest
-
 from iotwin.platforms import Platform, parse_platform
 from iotwin.sim import SimResult, simulate
 
@@ -197,3 +196,26 @@ def test_truth_platform_is_seeded_and_noisy() -> None:
     assert a.time_s != b.time_s
     assert simulate(truth, wl, [{}], noise_seed=1)[0].time_s == a.time_s
     assert copy.deepcopy(hopper).free_parameters() == hopper.free_parameters()
+
+
+def test_grouping_the_ranks_of_an_ost_on_few_nodes_cuts_its_client_count() -> None:
+    # 16 ranks of one stripe each over 4 OSTs: packed, every node writes to every OST
+    # (4 clients each); grouped, each node serves one OST alone.
+    wl = workload(16, MiB, ranks_per_node=4)
+    cfg = {"lustre": {"stripe_count": 4}}
+    plat = small_platform(degradation=0.1)
+    [packed] = run(plat, wl, cfg, placement="packed")
+    [grouped] = run(plat, wl, cfg, placement="target-grouped")
+    per_ost = 4 * MiB / (100 * MB)
+    assert packed.phases["write"] == pytest.approx(per_ost * 1.3, rel=1e-6)
+    assert grouped.phases["write"] == pytest.approx(per_ost, rel=1e-6)
+
+
+def test_site_defaults_apply_when_the_config_is_silent() -> None:
+    from iotwin.platforms import load_platform
+    hopper = load_platform("hopper")
+    wl = workload(48, 4 * MiB, transfer="collective", ranks_per_node=24)
+    default, tuned = run(hopper, wl, {}, {"lustre": {"stripe_count": 8}})
+    assert sum(1 for b in default.breakdown["bytes_per_target"] if b) == 2  # site stripe count
+    assert default.breakdown["write_paths"] == ["two-phase"]  # Cray: cb enabled by default
+    assert sum(1 for b in tuned.breakdown["bytes_per_target"] if b) == 8

@@ -31,7 +31,7 @@ struct Platform {
     int targets = 1;
     double server_Bps = 0;
     double target_Bps = 0;
-    double degradation = 0;  // per extra concurrent stream: B / (1 + d (n - 1))
+    double degradation = 0;  // per extra client node writing to a target: B / (1 + d (n - 1))
     uint64_t rpc_max_bytes = 1 << 20;
     double rpc_overhead_s = 0;
     double lock_conflict_s = 0;
@@ -87,7 +87,6 @@ struct Flow {
     bool to_target = false;
     uint64_t bytes = 0;
     double target_busy_s = 0;  // per-RPC and lock costs the target spends on this flow
-    int streams = 1;           // rank-level streams merged into this flow
 };
 
 // Flows that run together; the phase ends when the last one does. fixed_s is added after.

@@ -211,7 +211,6 @@ bool aggregator_round(const RomioContext& ctx, TwoPhaseFile& t, int a, RoundBuil
     OpenFile& f = *t.file;
     int agg_writer = t.aggregators[a];
     int agg_node = f.node_of_writer[agg_writer];
-    int agg_rank = f.rank_of_writer[agg_writer];
     uint64_t local_bytes = 0;
     for (auto [lo, hi] : intervals) {
         size_t& i = t.cursor[a];
@@ -239,7 +238,7 @@ bool aggregator_round(const RomioContext& ctx, TwoPhaseFile& t, int a, RoundBuil
             continue;
         // Holes in the collective buffer: ROMIO reads the span first (read-modify-write).
         double read_s = data < last - first ? static_cast<double>(last - first) / ctx.platform.target_Bps : 0;
-        wb.add(agg_node, agg_node, agg_rank, first, last - first, read_s);
+        wb.add(agg_node, agg_node, first, last - first, read_s);
     }
     rb.local_copy_s = std::max(rb.local_copy_s, static_cast<double>(local_bytes) / ctx.platform.memcpy_Bps);
     return true;
@@ -291,15 +290,15 @@ void independent(const RomioContext& ctx, const WriteCall& call)
         for (const auto& a : call.accesses[i])
             by_writer[a.writer].push_back(&a);
         for (auto& [w, list] : by_writer) {
-            int node = f.node_of_writer[w], rank = f.rank_of_writer[w];
-            int key = ctx.aggregate ? node : rank;
+            int node = f.node_of_writer[w];
+            int key = ctx.aggregate ? node : f.rank_of_writer[w];
             uint64_t first = list.front()->offset, end = list.back()->offset + list.back()->length;
             if (sieve && list.size() > 1) {
-                wb.add(node, key, rank, first, end - first, static_cast<double>(end - first) / ctx.platform.target_Bps);
+                wb.add(node, key, first, end - first, static_cast<double>(end - first) / ctx.platform.target_Bps);
                 continue;
             }
             for (const Access* a : list)
-                wb.add(node, key, rank, a->offset, a->length);
+                wb.add(node, key, a->offset, a->length);
         }
         Phase part = wb.finish("write", 0);
         all.flows.insert(all.flows.end(), part.flows.begin(), part.flows.end());

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <exception>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -153,14 +154,15 @@ private:
         zone_->seal();
     }
 
-    // Degradation under concurrency: a target with n streams this phase delivers
-    // B / (1 + d (n - 1)) in total.
+    // Degradation under concurrency: a target written by n client nodes this phase delivers
+    // B / (1 + d (n - 1)) in total (ranks of one node share its Lustre client).
     void set_target_bandwidths(const Phase& phase)
     {
+        std::set<std::pair<int, int>> clients;
         streams_.assign(p_.targets, 0);
         for (const Flow& f : phase.flows)
-            if (f.to_target)
-                streams_[f.dst] += f.streams;
+            if (f.to_target && clients.emplace(f.dst, f.src).second)
+                streams_[f.dst]++;
         for (int t = 0; t < p_.targets; t++) {
             double n = std::max(1, streams_[t]);
             double bw = p_.target_Bps / (1 + p_.degradation * (n - 1));

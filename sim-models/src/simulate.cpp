@@ -73,8 +73,7 @@ private:
             buf[8] = f.to_target ? 1 : 0;
             std::memcpy(buf + 9, &f.bytes, 8);
             std::memcpy(buf + 17, &f.target_busy_s, 8);
-            std::memcpy(buf + 25, &f.streams, 4);
-            key.append(buf, 29);
+            key.append(buf, 25);
         }
         return key;
     }

@@ -27,20 +27,14 @@ WritePhaseBuilder::WritePhaseBuilder(const Platform& p, const Striping& st, Lock
 {
 }
 
-void WritePhaseBuilder::add_to_target(int client, int key, int writer, int target, uint64_t bytes, uint64_t rpcs)
+void WritePhaseBuilder::add_to_target(int client, int key, int target, uint64_t bytes, uint64_t rpcs)
 {
     auto [it, fresh] = flows_.try_emplace({key, target});
     Flow& f = it->second;
-    int& last = last_writer_[{key, target}];
     if (fresh) {
         f.src = client;
         f.dst = target;
         f.to_target = true;
-        f.streams = 1;
-        last = writer;
-    } else if (last != writer) {
-        f.streams++;
-        last = writer;
     }
     f.bytes += bytes;
     f.target_busy_s += static_cast<double>(rpcs) * platform_.rpc_overhead_s;
@@ -50,7 +44,7 @@ void WritePhaseBuilder::add_to_target(int client, int key, int writer, int targe
 
 // Writers sharing a lock unit: the second client to touch it in a phase, or a client other than
 // the one that held it last, revokes the lock (a server round trip charged to the target).
-void WritePhaseBuilder::lock_boundary(int client, int key, int writer, uint64_t offset)
+void WritePhaseBuilder::lock_boundary(int client, int key, uint64_t offset)
 {
     uint64_t unit = offset / lock_unit_;
     auto [it, first] = touched_.try_emplace(unit, client);
@@ -63,11 +57,11 @@ void WritePhaseBuilder::lock_boundary(int client, int key, int writer, uint64_t 
         return;
     breakdown_.lock_conflicts++;
     int target = striping_.target_of(offset);
-    add_to_target(client, key, writer, target, 0, 0);
+    add_to_target(client, key, target, 0, 0);
     flows_[{key, target}].target_busy_s += platform_.lock_conflict_s;
 }
 
-void WritePhaseBuilder::add(int client, int key, int writer, uint64_t offset, uint64_t length, double extra_busy_s)
+void WritePhaseBuilder::add(int client, int key, uint64_t offset, uint64_t length, double extra_busy_s)
 {
     if (length == 0)
         return;
@@ -83,18 +77,18 @@ void WritePhaseBuilder::add(int client, int key, int writer, uint64_t offset, ui
         if (pos % size == 0 && end - pos >= cycle) {
             uint64_t cycles = (end - pos) / cycle;
             for (int i = 0; i < striping_.count; i++)
-                add_to_target(client, key, writer, striping_.target_of(pos + i * size), cycles * size, cycles * rpcs_of(size));
+                add_to_target(client, key, striping_.target_of(pos + i * size), cycles * size, cycles * rpcs_of(size));
             pos += cycles * cycle;
             continue;
         }
         uint64_t piece = std::min(end, stripe_end) - pos;
-        add_to_target(client, key, writer, striping_.target_of(pos), piece, rpcs_of(piece));
+        add_to_target(client, key, striping_.target_of(pos), piece, rpcs_of(piece));
         pos += piece;
     }
     if (offset % lock_unit_ != 0)
-        lock_boundary(client, key, writer, offset);
+        lock_boundary(client, key, offset);
     if (end % lock_unit_ != 0)
-        lock_boundary(client, key, writer, end - 1);
+        lock_boundary(client, key, end - 1);
     if (extra_busy_s > 0)
         flows_[{key, striping_.target_of(offset)}].target_busy_s += extra_busy_s;
 }
@@ -108,7 +102,6 @@ Phase WritePhaseBuilder::finish(const std::string& label, double fixed_s)
     for (auto& [key, flow] : flows_)
         phase.flows.push_back(flow);
     flows_.clear();
-    last_writer_.clear();
     touched_.clear();
     return phase;
 }

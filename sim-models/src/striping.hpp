@@ -31,14 +31,14 @@ using LockHolders = std::unordered_map<uint64_t, int>;
 class WritePhaseBuilder {
 public:
     WritePhaseBuilder(const Platform& p, const Striping& st, LockHolders& holders, Breakdown& bd);
-    // `client` is the lock owner (a node); `key` merges pieces into one flow (node or rank);
-    // `writer` is the rank, so that a merged flow still counts its concurrent streams.
-    void add(int client, int key, int writer, uint64_t offset, uint64_t length, double extra_busy_s = 0);
+    // `client` is the lock owner and the OST's stream (a node's Lustre client); `key` merges
+    // pieces into one flow (the node, or the rank when nothing is aggregated).
+    void add(int client, int key, uint64_t offset, uint64_t length, double extra_busy_s = 0);
     Phase finish(const std::string& label, double fixed_s);
 
 private:
-    void add_to_target(int client, int key, int writer, int target, uint64_t bytes, uint64_t rpcs);
-    void lock_boundary(int client, int key, int writer, uint64_t offset);
+    void add_to_target(int client, int key, int target, uint64_t bytes, uint64_t rpcs);
+    void lock_boundary(int client, int key, uint64_t offset);
 
     const Platform& platform_;
     Striping striping_;
@@ -47,7 +47,6 @@ private:
     Breakdown& breakdown_;
     std::map<std::pair<int, int>, Flow> flows_;  // (key, target)
     std::unordered_map<uint64_t, int> touched_;  // lock unit -> first client this phase
-    std::map<std::pair<int, int>, int> last_writer_;  // (key, target) -> last writer added
 };
 
 }  // namespace iosim
