@@ -230,3 +230,25 @@ def test_a_workload_of_the_wrong_size_is_refused(tmp_path: Path) -> None:
             if r.platform == "Hopper" and r.kernel == "VPIC-IO" and r.cores == 128]
     with pytest.raises(UserError, match=r"Hopper VPIC-IO 128.*16.0 GiB"):
         paper_validation.build_cases(rows, settings, stand_in_platform, kernel_workload)
+
+
+def test_fitted_values_are_recorded_in_a_platform_yaml_in_place(tmp_path: Path) -> None:
+    from iotwin import paths
+    from iotwin.platforms import load_platform
+
+    original = (paths.platforms_dir() / "hopper.yaml").read_text()
+    copy = tmp_path / "hopper.yaml"
+    copy.write_text(original)
+    paper_validation.record_fitted(copy, "paper-hopper-1", {"filesystem.target_mbs": 312.5,
+                                                            "compute.nic_mbs": 4500.0})
+    paper_validation.record_fitted(copy, "paper-hopper-2", {"filesystem.target_mbs": 300.0})
+    free = load_platform(copy).free_parameters()
+    assert free["filesystem.target_mbs"][0] == 300.0
+    assert free["compute.nic_mbs"][0] == 4500.0
+    changed = [(a, b) for a, b in zip(original.splitlines(), copy.read_text().splitlines(),
+                                      strict=True) if a != b]
+    assert len(changed) == 2
+    assert all("fitted: paper-hopper-" in b for _, b in changed)
+    assert sum("fitted: paper-hopper-2" in b for _, b in changed) == 1
+    with pytest.raises(UserError, match=r"filesystem\.no_such_leaf"):
+        paper_validation.record_fitted(copy, "x", {"filesystem.no_such_leaf": 1.0})

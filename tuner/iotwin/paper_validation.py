@@ -747,6 +747,46 @@ def write_outputs(result: PaperValidation, directory: Path) -> None:
                       + text[end:])
 
 
+def record_fitted(platform_yaml: Path, calibration: str, values: Mapping[str, float]) -> None:
+    """Set fitted values in a platform YAML, marked ``fitted: <calibration>``, in place.
+
+    Each value is a one-line leaf ``name: {value: ..., bounds: ..., source: ...}`` under its
+    section; only that line changes, so the file's comments and layout stay as they are.
+    """
+    lines = platform_yaml.read_text().splitlines(keepends=True)
+    for dotted, value in values.items():
+        at = _leaf_line(lines, dotted.split("."), platform_yaml)
+        leaf = re.sub(r"\s*fitted: [^,}]*,", "", lines[at])
+        lines[at] = re.sub(r"\{value: [^,}]+,", f"{{value: {value:.6g}, fitted: {calibration},",
+                           leaf, count=1)
+    platform_yaml.write_text("".join(lines))
+
+
+def _leaf_line(lines: Sequence[str], keys: Sequence[str], origin: Path) -> int:
+    """The index of the line holding the leaf ``keys`` (nested by indentation)."""
+    at, indent = -1, -1
+    for key in keys:
+        child_indent, found = None, None
+        for i in range(at + 1, len(lines)):
+            text = lines[i].strip()
+            if not text or text.startswith("#"):
+                continue
+            level = len(lines[i]) - len(lines[i].lstrip(" "))
+            if level <= indent:
+                break
+            child_indent = level if child_indent is None else child_indent
+            if level == child_indent and text.startswith(f"{key}:"):
+                found = i
+                break
+        if found is None:
+            break
+        at, indent = found, child_indent or 0
+    else:
+        if "{value:" in lines[at]:
+            return at
+    raise UserError(f"{origin}: no one-line leaf {'.'.join(keys)} to record a fit in")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m iotwin.paper_validation",
@@ -757,6 +797,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--write", action="store_true",
                         help="write results.json, calibrations.json and README.md's tables "
                              "in validation/paper/")
+    parser.add_argument("--record", action="store_true",
+                        help="also set the fitted values in sim-models/platforms/*.yaml")
     args = parser.parse_args(argv)
     try:
         result = run_paper_validation(
@@ -765,6 +807,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             progress=lambda text: print(text, file=sys.stderr, flush=True))
         if args.write:
             write_outputs(result, paper_dir())
+        if args.record:
+            for fit in result.fits:
+                record_fitted(paths.platforms_dir() / f"{fit.model}.yaml",
+                              result.calibration_ids[fit.model], fit.parameters)
     except UserError as error:
         print(f"paper validation: error: {error}")
         return 2
