@@ -252,3 +252,15 @@ def test_fitted_values_are_recorded_in_a_platform_yaml_in_place(tmp_path: Path) 
     assert sum("fitted: paper-hopper-2" in b for _, b in changed) == 1
     with pytest.raises(UserError, match=r"filesystem\.no_such_leaf"):
         paper_validation.record_fitted(copy, "x", {"filesystem.no_such_leaf": 1.0})
+
+
+def test_leave_one_out_in_forked_workers_matches_one_process(stand_in: Path) -> None:
+    settings = paper_validation.load_settings(stand_in)
+    rows = [r for r in paper_validation.read_published(settings.published)
+            if r.platform == "Ranger" and r.kernel != "VORPAL-IO"]
+    cases = paper_validation.build_cases(rows, settings, stand_in_platform, kernel_workload)
+    platform = stand_in_platform("ranger")
+    alone = paper_validation.leave_one_out(platform, cases, None, 10, lambda _: None)
+    forked = paper_validation.leave_one_out(platform, cases, None, 10, lambda _: None, 2)
+    assert [p.rate_mbs for p in forked] == pytest.approx([p.rate_mbs for p in alone])
+    assert [p.config for p in forked] == [p.config for p in alone]

@@ -21,11 +21,12 @@ import csv
 import hashlib
 import json
 import math
+import multiprocessing
 import random
 import re
 import statistics
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -419,15 +420,32 @@ def fit_cases(platform: Any, cases: Sequence[Case], parameters: Sequence[str] | 
 
 
 def leave_one_out(platform: Any, cases: Sequence[Case], parameters: Sequence[str] | None,
-                  max_evaluations: int, say: Callable[[str], None] = print) -> list[Predicted]:
-    """Each case predicted by the platform fitted to all the other cases."""
-    predictions = []
-    for held in range(len(cases)):
+                  max_evaluations: int, say: Callable[[str], None] = print, workers: int = 1
+                  ) -> list[Predicted]:
+    """Each case predicted by the platform fitted to all the other cases.
+
+    ``workers`` > 1 runs that many refits at once, in forked processes.
+    """
+    def held_out(held: int) -> Predicted:
         say(f"{platform.name}: leave-one-out {held + 1}/{len(cases)}: {cases[held].row.label}")
         kept = [case for i, case in enumerate(cases) if i != held]
         fitted, _ = fit_cases(platform, kept, parameters, max_evaluations)
-        predictions.append(predict_cases(fitted, [cases[held]])[0])
-    return predictions
+        return predict_cases(fitted, [cases[held]])[0]
+
+    if workers <= 1:
+        return [held_out(held) for held in range(len(cases))]
+    global _forked_job
+    _forked_job = held_out  # forked workers inherit it: a closure cannot be pickled
+    with multiprocessing.get_context("fork").Pool(workers) as pool:
+        return pool.map(_run_forked_job, range(len(cases)), chunksize=1)
+
+
+_forked_job: Callable[[int], Predicted] | None = None
+
+
+def _run_forked_job(index: int) -> Predicted:
+    assert _forked_job is not None
+    return _forked_job(index)
 
 
 # -- the result ------------------------------------------------------------------------------
@@ -517,12 +535,12 @@ def error_metrics(rows: Sequence[RowResult], which: str) -> dict[str, float | No
     pairs = [(r.published_mbs, getattr(r, f"{which}_mbs")) for r in rows]
     usable = [(p, s) for p, s in pairs if s]
     if not usable:
-        return {"median_abs_error": None, "p90_abs_error": None, "spearman": None,
-                "failed": len(pairs)}
+        return {"rows": len(pairs), "median_abs_error": None, "p90_abs_error": None,
+                "spearman": None, "failed": len(pairs)}
     errors = [abs(s / p - 1) for p, s in usable]
     rho = spearmanr([p for p, _ in usable], [s for _, s in usable]).statistic \
         if len(usable) > 2 else None
-    return {"median_abs_error": float(statistics.median(errors)),
+    return {"rows": len(pairs), "median_abs_error": float(statistics.median(errors)),
             "p90_abs_error": float(np.percentile(errors, 90)),
             "spearman": None if rho is None or math.isnan(rho) else float(rho),
             "failed": len(pairs) - len(usable)}
@@ -568,7 +586,8 @@ def spread_of(platform: Any, rows: Sequence[PublishedRow], workload: dict[str, A
 
 def run_paper_validation(*, settings_path: Path | None = None,
                          platforms: Sequence[str] | None = None,
-                         kernels: Sequence[str] | None = None, loo: bool = True,
+                         kernels: Sequence[str] | None = None,
+                         loo: bool | Collection[str] = True, workers: int = 1,
                          max_evaluations: int | None = None,
                          load_platform: LoadPlatform | None = None,
                          kernel_workload: Callable[..., dict[str, Any]] | None = None,
@@ -576,8 +595,9 @@ def run_paper_validation(*, settings_path: Path | None = None,
     """Fit each platform model to its published rows; the table, the fits and the metrics.
 
     ``platforms`` (model names) and ``kernels`` (as the CSV names them, e.g. ``VPIC-IO``)
-    select a subset of the rows; ``loo=False`` skips the leave-one-out refits; ``progress``
-    is told what starts (fits and refits take minutes each on the real simulator).
+    select a subset of the rows; ``loo`` is False (no leave-one-out refits), True (every
+    platform) or the platforms to refit; ``workers`` refits run at once; ``progress`` is told
+    what starts (fits and refits take minutes each on the real simulator).
     """
     say = progress or (lambda _: None)
     settings = load_settings(settings_path)
@@ -594,7 +614,7 @@ def run_paper_validation(*, settings_path: Path | None = None,
     cases = build_cases(rows, settings, load_platform, kernel_workload)
     evaluations = max_evaluations or settings.fit_max_evaluations
     results: list[RowResult] = []
-    fits, spreads = [], []
+    fits, spreads, refitted = [], [], []
     for model in sorted({case.model for case in cases}):
         platform = load_platform(model)
         mine = [case for case in cases if case.model == model]
@@ -604,13 +624,17 @@ def run_paper_validation(*, settings_path: Path | None = None,
         fits.append(fit)
         prior = predict_cases(platform, mine)
         after = predict_cases(fitted, mine)
-        held_out = (leave_one_out(platform, mine, parameters, evaluations, say) if loo
-                    else [Predicted({}, None)] * len(mine))
+        refit = loo is True or (loo is not False and model in loo)
+        if refit:
+            refitted.append(model)
+        held_out = (leave_one_out(platform, mine, parameters, evaluations, say, workers)
+                    if refit else [Predicted({}, None)] * len(mine))
         results.extend(_row_result(*args) for args in zip(mine, prior, after, held_out,
                                                           strict=True))
         spreads.extend(_spreads(fitted, rows, mine, settings.spread))
     return PaperValidation(results, case_results(results), fits, spreads,
-                           _metrics(results, loo), {f.model: calibration_id(f) for f in fits})
+                           _metrics(results, refitted),
+                           {f.model: calibration_id(f) for f in fits})
 
 
 def _row_result(case: Case, prior: Predicted, fitted: Predicted, held_out: Predicted
@@ -633,7 +657,7 @@ def _spreads(platform: Any, rows: Sequence[PublishedRow], cases: Sequence[Case],
     return found
 
 
-def _metrics(rows: Sequence[RowResult], loo: bool) -> dict[str, Any]:
+def _metrics(rows: Sequence[RowResult], refitted: Collection[str]) -> dict[str, Any]:
     cases = case_results(rows)
     metrics: dict[str, Any] = {"rows": len(rows), "prior": error_metrics(rows, "prior"),
                                "fitted": error_metrics(rows, "fitted")}
@@ -642,13 +666,15 @@ def _metrics(rows: Sequence[RowResult], loo: bool) -> dict[str, Any]:
         "cases": len(cases), "fitted": sum(c.fitted_ranks_tuned_above for c in cases),
         "fitted_published_configs": sum(c.fitted_ranks_tuned_above for c in published_cases),
         "published_configs": len(published_cases)}
-    if loo:
-        metrics["leave_one_out"] = error_metrics(rows, "loo")
+    if refitted:
+        metrics["leave_one_out"] = error_metrics([r for r in rows if r.model in refitted], "loo")
         metrics["tuned_above_default"]["leave_one_out"] = sum(c.loo_ranks_tuned_above
                                                               for c in cases)
+        metrics["tuned_above_default"]["leave_one_out_cases"] = sum(
+            c.label.split()[0] in refitted for c in cases)
     metrics["per_platform"] = {
         model: {which: error_metrics([r for r in rows if r.model == model], which)
-                for which in ("prior", "fitted", *(("loo",) if loo else ()))}
+                for which in ("prior", "fitted", "loo")}
         for model in sorted({r.model for r in rows})}
     return metrics
 
@@ -679,7 +705,7 @@ def markdown(result: PaperValidation) -> str:
     for name in ("prior", "fitted", "leave_one_out"):
         m = result.metrics.get(name)
         if m:
-            lines.append(f"| {name} | {result.metrics['rows']} rows | "
+            lines.append(f"| {name} | {m['rows']} rows | "
                          f"{_abs_pct(m['median_abs_error'])} | {_abs_pct(m['p90_abs_error'])} | "
                          f"{_num(m['spearman'])} | {m['failed']} |")
     lines += ["", "| platform | median abs error: prior | fitted | leave-one-out |",
@@ -692,7 +718,7 @@ def markdown(result: PaperValidation) -> str:
     lines += ["", f"Tuned ranked above default: fitted {ranked['fitted']}/{ranked['cases']} "
               f"(published configs: {ranked['fitted_published_configs']}/"
               f"{ranked['published_configs']})"
-              + (f", leave-one-out {ranked['leave_one_out']}/{ranked['cases']}"
+              + (f", leave-one-out {ranked['leave_one_out']}/{ranked['leave_one_out_cases']}"
                  if "leave_one_out" in ranked else "") + "."]
     lines += ["", "| model | calibration | parameter | YAML value | fitted |",
               "|---|---|---|---:|---:|"]
@@ -794,6 +820,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--platforms", help="comma-separated model names (default: all)")
     parser.add_argument("--kernels", help="comma-separated kernels as the CSV names them")
     parser.add_argument("--no-loo", action="store_true", help="skip leave-one-out")
+    parser.add_argument("--loo", metavar="P,Q", help="leave-one-out for these platforms only")
+    parser.add_argument("--jobs", type=int, default=1, help="leave-one-out refits at once")
     parser.add_argument("--write", action="store_true",
                         help="write results.json, calibrations.json and README.md's tables "
                              "in validation/paper/")
@@ -803,7 +831,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         result = run_paper_validation(
             platforms=args.platforms.split(",") if args.platforms else None,
-            kernels=args.kernels.split(",") if args.kernels else None, loo=not args.no_loo,
+            kernels=args.kernels.split(",") if args.kernels else None,
+            loo=False if args.no_loo else args.loo.split(",") if args.loo else True,
+            workers=args.jobs,
             progress=lambda text: print(text, file=sys.stderr, flush=True))
         if args.write:
             write_outputs(result, paper_dir())
