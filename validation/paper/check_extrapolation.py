@@ -1,0 +1,48 @@
+"""VORPAL-IO at the papers' sizes: full simulation vs the suite's step extrapolation.
+
+Prints, for hopper's default and the poster's tuned config at 128 and 512 cores, the rate of
+the full T-step simulation, the extrapolated rate from one and two steps, their difference,
+and the simulation time of each. Run: .venv/bin/python validation/paper/check_extrapolation.py
+"""
+
+from __future__ import annotations
+
+import time
+
+from iotwin.calibrate import Observation, predict
+from iotwin.paper_validation import STEPS_KEY, placed, predict_rates
+from iotwin.platforms import load_platform
+from iotwin.workload import kernel_workload
+
+TUNED = {"lustre": {"stripe_count": 96, "stripe_size": 32 << 20},
+         "mpiio": {"cb_nodes": 48, "cb_buffer_size": 32 << 20}}
+
+
+def vorpal(ranks: int, per_node: int, steps: int) -> dict:
+    return placed(kernel_workload("vorpal-io", ranks, ["--block", "100x100x60",
+                                                       "--steps", str(steps)]), per_node)
+
+
+def timed(function, *args):  # type: ignore[no-untyped-def]
+    start = time.perf_counter()
+    value = function(*args)
+    return value, time.perf_counter() - start
+
+
+def main() -> None:
+    platform = load_platform("hopper")
+    print("ranks steps config  full MB/s  extrapolated MB/s  difference  full s  extrapolated s")
+    for ranks, per_node, steps in ((128, 24, 20), (512, 16, 19)):
+        virtual = {STEPS_KEY: steps, "step_workloads": [vorpal(ranks, per_node, n)
+                                                        for n in (1, 2)]}
+        full = vorpal(ranks, per_node, steps)
+        for label, config in (("default", {}), ("tuned", TUNED)):
+            (exact,), exact_s = timed(predict, platform, [Observation(full, config, 1.0)], 1)
+            (guess,), guess_s = timed(predict_rates, platform,
+                                      [Observation(virtual, config, 1.0)], 1)
+            print(f"{ranks:5d} {steps:5d} {label:7s} {exact:10.1f} {guess:18.1f} "
+                  f"{100 * (guess / exact - 1):+10.2f}% {exact_s:7.1f} {guess_s:15.1f}")
+
+
+if __name__ == "__main__":
+    main()
