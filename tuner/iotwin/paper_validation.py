@@ -267,7 +267,7 @@ def row_workload(row: PublishedRow, settings: Settings,
     written = workload_bytes(workload)
     if abs(written / row.data_bytes - 1) > settings.size_tolerance:
         raise UserError(f"cases.yaml: {row.platform} {row.kernel} {row.cores}: `{kernel} "
-                        f"{' '.join(args)}` writes {written / 2**30:.1f} GiB, the row "
+                        f"{' '.join(args)}` writes {written / 2**30:.1f} GiB where the row has "
                         f"{row.data_written} (tolerance {settings.size_tolerance:.0%})")
     return workload
 
