@@ -1,6 +1,9 @@
-// Many configs against one platform and workload: each simulation in its own forked child
-// (the engine is a per-process singleton), `jobs` at a time, results in input order. A config
-// that fails or crashes yields an error entry; the batch goes on.
+// Many configs against one platform and workload, `jobs` worker processes at a time, results in
+// input order. A worker is a forked process that builds the simulation engine once (SimGrid's
+// engine is a per-process singleton) and simulates the configs it is handed one after another,
+// sharing the HDF5 layouts and the times of phases it has seen. A config that fails yields an
+// error entry; a worker that crashes yields an error entry for the config it was running, is
+// replaced, and the batch goes on.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -202,4 +202,29 @@ FileLayout flat_layout(const FileSession& file)
     return layout;
 }
 
+namespace {
+
+// Everything hdf5_layout() reads from the settings, as bytes.
+std::string layout_key(size_t file_index, const FileSession& file, const FileSettings& s)
+{
+    std::vector<uint64_t> words{file_index, file.hdf5, s.align_threshold, s.align_boundary, s.meta_block_size};
+    for (size_t i = 0; i < file.datasets.size(); i++) {
+        auto chunk = effective_chunk_dims(file.datasets[i], s.datasets[i]);
+        words.push_back(chunk.size());
+        words.insert(words.end(), chunk.begin(), chunk.end());
+    }
+    return std::string(reinterpret_cast<const char*>(words.data()), words.size() * sizeof(uint64_t));
+}
+
+}  // namespace
+
+const FileLayout& LayoutCache::get(size_t file_index, const FileSession& file, const FileSettings& settings)
+{
+    std::string key = layout_key(file_index, file, settings);
+    auto it = layouts_.find(key);
+    if (it == layouts_.end())
+        it = layouts_.emplace(key, file.hdf5 ? hdf5_layout(file, settings) : flat_layout(file)).first;
+    return it->second;
+}
+
 }  // namespace iosim

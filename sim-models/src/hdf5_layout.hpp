@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "model.hpp"
@@ -34,5 +36,15 @@ FileLayout hdf5_layout(const FileSession& file, const FileSettings& settings);
 
 // Datasets back to back from offset 0, no metadata (MPI-IO and POSIX workloads).
 FileLayout flat_layout(const FileSession& file);
+
+// The layouts of one workload's files, each computed once per combination of the settings
+// that decide it (alignment, metadata block size, chunk dims): configs of a batch share them.
+class LayoutCache {
+public:
+    const FileLayout& get(size_t file_index, const FileSession& file, const FileSettings& settings);
+
+private:
+    std::map<std::string, FileLayout> layouts_;
+};
 
 }  // namespace iosim

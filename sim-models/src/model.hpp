@@ -2,6 +2,7 @@
 // that the planner produces and a backend times. Pure data, no behaviour.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -51,6 +52,18 @@ struct Platform {
 inline int server_of_target(const Platform& p, int target)
 {
     return static_cast<int>(static_cast<long long>(target) * p.servers / p.targets);
+}
+
+// Server-side routers are shared evenly by the servers.
+inline int router_of_server(const Platform& p, int server)
+{
+    return static_cast<int>(static_cast<long long>(server) * p.routers / p.servers);
+}
+
+// Client-side routers (I/O nodes) serve consecutive compute nodes.
+inline int router_of_node(const Platform& p, int node)
+{
+    return std::min(p.routers - 1, node / p.nodes_per_router);
 }
 
 struct DatasetSettings {

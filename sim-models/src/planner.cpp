@@ -38,14 +38,14 @@ std::vector<int> writers_of(const FileSession& f, int ranks, int instance)
 // Packed: consecutive ranks fill a node. Target-grouped: ranks sorted by the target of their
 // first byte in the first file, then packed, so that a target's writers share few nodes.
 std::vector<int> place_ranks(const Platform& p, const Workload& w, const std::vector<FileSettings>& settings,
-                             const std::vector<FileLayout>& layouts, Placement placement)
+                             const std::vector<const FileLayout*>& layouts, Placement placement)
 {
     int rpn = ranks_per_node(p, w);
     std::vector<int> order(w.ranks);
     std::iota(order.begin(), order.end(), 0);
     if (placement == Placement::target_grouped && !w.files.empty() && !w.files[0].datasets.empty()) {
         std::vector<Access> acc;
-        dataset_accesses(w.files[0].datasets[0], layouts[0].datasets[0], acc);
+        dataset_accesses(w.files[0].datasets[0], layouts[0]->datasets[0], acc);
         Striping st = file_striping(p, settings[0], 0);
         std::vector<int> target(w.ranks, 0);
         for (auto it = acc.rbegin(); it != acc.rend(); ++it)
@@ -141,11 +141,9 @@ void write_session(const RomioContext& ctx, const FileSession& f, const FileSett
 }  // namespace
 
 void plan_run(const Platform& p, const Workload& w, const std::vector<FileSettings>& settings,
-              const PlanOptions& options, Breakdown& bd, const PhaseSink& sink)
+              const std::vector<const FileLayout*>& layouts, const PlanOptions& options, Breakdown& bd,
+              const PhaseSink& sink)
 {
-    std::vector<FileLayout> layouts;
-    for (size_t i = 0; i < w.files.size(); i++)
-        layouts.push_back(w.files[i].hdf5 ? hdf5_layout(w.files[i], settings[i]) : flat_layout(w.files[i]));
     auto node_of_rank = place_ranks(p, w, settings, layouts, options.placement);
     bd.bytes_per_target.assign(p.targets, 0);
     RomioContext ctx{p, options.aggregate, w.ranks, bd, sink};
@@ -158,7 +156,7 @@ void plan_run(const Platform& p, const Workload& w, const std::vector<FileSettin
             sink(fixed_phase("compute", f.compute_before_s));
         double create = f.hdf5 ? f.datasets.size() * (p.dataset_create_s + collective_overhead_s(p, writers)) : 0;
         sink(fixed_phase("open", open_cost(p, f, s, writers, n) + create));
-        Session ses = open_session(p, w, f, s, layouts[i], node_of_rank);
+        Session ses = open_session(p, w, f, s, *layouts[i], node_of_rank);
         if (options.report_ranges)
             for (size_t d = 0; d < f.datasets.size(); d++) {
                 bd.dataset_ranges.push_back({f.name, f.datasets[d].name, {}});
@@ -166,11 +164,11 @@ void plan_run(const Platform& p, const Workload& w, const std::vector<FileSettin
                     bd.dataset_ranges.back().ranges.push_back({a.offset, a.length, a.writer});
             }
         write_session(ctx, f, s, ses);
-        double flush = metadata_flush_cost(p, s, layouts[i], writers);
+        double flush = metadata_flush_cost(p, s, *layouts[i], writers);
         for (int k = 0; k < f.flushes; k++)
             sink(fixed_phase("write", flush));
         sink(fixed_phase("close", flush + p.close_s + collective_overhead_s(p, writers)));
-        bd.file_bytes += layouts[i].end_of_file * n;
+        bd.file_bytes += layouts[i]->end_of_file * n;
     }
     bd.bytes_per_server.assign(p.servers, 0);
     for (int t = 0; t < p.targets; t++)

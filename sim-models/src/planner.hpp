@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "hdf5_layout.hpp"
 #include "model.hpp"
 #include "romio.hpp"
 #include "workload.hpp"
@@ -18,9 +19,10 @@ struct PlanOptions {
     bool report_ranges = false;
 };
 
-// Emits every phase to ctx.sink, in order. settings: one per workload file session.
+// Emits every phase to `sink`, in order. settings and layouts: one per workload file session.
 void plan_run(const Platform& p, const Workload& w, const std::vector<FileSettings>& settings,
-              const PlanOptions& options, Breakdown& breakdown, const PhaseSink& sink);
+              const std::vector<const FileLayout*>& layouts, const PlanOptions& options, Breakdown& breakdown,
+              const PhaseSink& sink);
 
 int ranks_per_node(const Platform& p, const Workload& w);
 

@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <exception>
-#include <map>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -22,15 +20,33 @@ namespace {
 // when they sit on the server side).
 class SimgridBackend : public Backend {
 public:
-    SimgridBackend(const Platform& p, int nodes, bool coupled) : p_(p), coupled_(coupled) { build(nodes); }
+    SimgridBackend(const Platform& p, int nodes) : p_(p) { build(nodes); }
 
     double time_flows(const Phase& phase) override
     {
-        set_target_bandwidths(phase);
-        return coupled_ ? coupled_flows(phase) : decoupled_flows(phase);
+        std::vector<int> clients = target_clients(p_, phase);
+        for (int t = 0; t < p_.targets; t++)
+            set_target_bandwidth(t, degraded_bandwidth(p_, clients[t]));
+        return in_own_actor([this, &phase]() { return coupled_flows(phase); });
+    }
+
+    double time_loads(const ResourceLoads& loads) override
+    {
+        for (const auto& t : loads.targets)
+            set_target_bandwidth(t.target, t.bandwidth);
+        return in_own_actor([this, &loads]() { return decoupled_flows(loads); });
     }
 
 private:
+    // SimGrid 3.32 keeps every disk I/O in its issuing actor's activity list until the actor
+    // ends, and scans that list whenever a wait ends: a phase runs in an actor of its own.
+    double in_own_actor(const std::function<double()>& timing)
+    {
+        double seconds = 0;
+        sg4::Actor::create("phase", hub_, [&timing, &seconds]() { seconds = timing(); })->join();
+        return seconds;
+    }
+
     // Every flow its own transfer through its whole path, alongside its OST's work.
     double coupled_flows(const Phase& phase)
     {
@@ -64,34 +80,28 @@ private:
     // client node (its NIC, routers, fabric), one per server (its link and routers), one I/O
     // per OST. Every bottleneck is kept; what is lost is a slow node holding back an OST that
     // would otherwise serve another node faster (the coupled mode keeps that, at a cost).
-    double decoupled_flows(const Phase& phase)
+    double decoupled_flows(const ResourceLoads& loads)
     {
-        std::map<std::pair<int, int>, uint64_t> node_to_node;
-        std::map<int, uint64_t> node_out, server_in;
-        std::map<int, double> target_bytes;
-        for (const Flow& f : phase.flows) {
-            if (!f.to_target) {
-                node_to_node[{f.src, f.dst}] += f.bytes;
-                continue;
-            }
-            node_out[f.src] += f.bytes;
-            server_in[server_of_target(p_, f.dst)] += f.bytes;
-            target_bytes[f.dst] += static_cast<double>(f.bytes) + f.target_busy_s * disks_[f.dst]->get_write_bandwidth();
-        }
         double start = sg4::Engine::get_clock();
         std::vector<sg4::ActivityPtr> all;
-        for (auto& [pair, bytes] : node_to_node)
-            all.push_back(sg4::Comm::sendto_async(mpi_host_[pair.first], mpi_host_[pair.second], bytes));
-        for (auto& [node, bytes] : node_out)
-            all.push_back(sg4::Comm::sendto_async(storage_host_[node], hub_, bytes));
-        for (auto& [server, bytes] : server_in)
-            all.push_back(sg4::Comm::sendto_async(hub_, server_host_[server], bytes));
-        for (auto& [target, bytes] : target_bytes)
-            if (bytes >= 1)
-                all.push_back(disks_[target]->write_async(static_cast<sg_size_t>(bytes)));
+        for (const auto& e : loads.node_to_node)
+            all.push_back(sg4::Comm::sendto_async(mpi_host_[e.src], mpi_host_[e.dst], e.bytes));
+        for (const auto& n : loads.node_out)
+            all.push_back(sg4::Comm::sendto_async(storage_host_[n.id], hub_, n.bytes));
+        for (const auto& s : loads.server_in)
+            all.push_back(sg4::Comm::sendto_async(hub_, server_host_[s.id], s.bytes));
+        for (const auto& t : loads.targets)
+            if (t.bytes >= 1)
+                all.push_back(disks_[t.target]->write_async(static_cast<sg_size_t>(t.bytes)));
         for (auto& a : all)
             a->wait();
         return sg4::Engine::get_clock() - start;
+    }
+
+    void set_target_bandwidth(int target, double bw)
+    {
+        if (bw != disks_[target]->get_write_bandwidth())
+            disks_[target]->set_write_bandwidth(bw);
     }
 
     sg4::Link* link(const std::string& name, double bw)
@@ -122,7 +132,7 @@ private:
             mpi_host_.push_back(zone_->create_host("mpi-" + id, 1e9)->seal());
             std::vector<sg4::Link*> storage_up{up};
             if (p_.router_side == RouterSide::client)
-                storage_up.push_back(routers[std::min<int>(p_.routers - 1, n / p_.nodes_per_router)]);
+                storage_up.push_back(routers[router_of_node(p_, n)]);
             storage_up.push_back(storage_fabric);
             route(storage_host_.back(), storage_up, {down});
             route(mpi_host_.back(), {up, mpi_fabric}, {down});
@@ -135,7 +145,7 @@ private:
             server_host_.push_back(zone_->create_host("server-" + std::to_string(s), 1e9)->seal());
             std::vector<sg4::Link*> down;
             if (p_.router_side == RouterSide::server)
-                down.push_back(routers[static_cast<size_t>(s) * p_.routers / p_.servers]);
+                down.push_back(routers[router_of_server(p_, s)]);
             down.push_back(servers.back());
             route(server_host_.back(), {servers.back()}, down);
         }
@@ -146,7 +156,7 @@ private:
             int server = server_of_target(p_, t);
             std::vector<sg4::Link*> down;
             if (p_.router_side == RouterSide::server)
-                down.push_back(routers[static_cast<size_t>(server) * p_.routers / p_.servers]);
+                down.push_back(routers[router_of_server(p_, server)]);
             down.push_back(servers[server]);
             route(h, {servers[server]}, down);
             target_host_.push_back(h);
@@ -154,35 +164,16 @@ private:
         zone_->seal();
     }
 
-    // Degradation under concurrency: a target written by n client nodes this phase delivers
-    // B / (1 + d (n - 1)) in total (ranks of one node share its Lustre client).
-    void set_target_bandwidths(const Phase& phase)
-    {
-        std::set<std::pair<int, int>> clients;
-        streams_.assign(p_.targets, 0);
-        for (const Flow& f : phase.flows)
-            if (f.to_target && clients.emplace(f.dst, f.src).second)
-                streams_[f.dst]++;
-        for (int t = 0; t < p_.targets; t++) {
-            double n = std::max(1, streams_[t]);
-            double bw = p_.target_Bps / (1 + p_.degradation * (n - 1));
-            if (bw != disks_[t]->get_write_bandwidth())
-                disks_[t]->set_write_bandwidth(bw);
-        }
-    }
-
     const Platform& p_;
-    bool coupled_;
     sg4::NetZone* zone_ = nullptr;
     sg4::Host* hub_ = nullptr;
     std::vector<sg4::Host*> storage_host_, mpi_host_, target_host_, server_host_;
     std::vector<sg4::Disk*> disks_;
-    std::vector<int> streams_;
 };
 
 }  // namespace
 
-void run_simgrid(const Platform& p, int nodes, bool coupled, const std::function<void(Backend&)>& body)
+void run_simgrid(const Platform& p, int nodes, const std::function<void(Backend&)>& body)
 {
     int argc = 2;
     char name[] = "iosim";
@@ -193,7 +184,7 @@ void run_simgrid(const Platform& p, int nodes, bool coupled, const std::function
     sg4::Engine::set_config("network/crosstraffic:0");
     sg4::Engine::set_config("network/TCP-gamma:0");
     sg4::Engine::set_config("network/loopback-bw:1e15");
-    SimgridBackend backend(p, std::max(1, nodes), coupled);
+    SimgridBackend backend(p, std::max(1, nodes));
     // An exception must not unwind through SimGrid's actor context: carry it out instead.
     std::exception_ptr failure;
     sg4::Actor::create("planner", sg4::Host::by_name("node-0"), [&backend, &body, &failure]() {

@@ -1,0 +1,50 @@
+// Times the phases of a simulation on a backend. Aggregated mode: a phase's resource loads
+// are timed once per symmetric key, and the times are kept across the simulations of a batch
+// (same platform, same nodes). Unaggregated mode: every phase through every flow's path.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "backend.hpp"
+
+namespace iosim {
+
+// Seconds per symmetric key of resource loads, for one backend.
+class PhaseCache {
+public:
+    // The entry for `key`, timed by `time` if absent.
+    const std::pair<const std::string, double>& find_or_time(std::string&& key, const std::function<double()>& time);
+    // Between simulations only (entries of the running one must stay): bounds the memory.
+    void trim();
+
+private:
+    static constexpr size_t max_key_bytes = size_t{256} << 20;
+    std::unordered_map<std::string, double> seconds_;
+    size_t key_bytes_ = 0;
+};
+
+class PhaseTimer {
+public:
+    PhaseTimer(Backend& backend, const Platform& p, bool aggregate, PhaseCache& cache)
+        : backend_(backend), platform_(p), aggregate_(aggregate), cache_(cache)
+    {
+    }
+
+    // The phase's seconds, fixed costs included.
+    double time(const Phase& phase);
+    // Distinct phases of this simulation (aggregated: distinct keys, timed now or before).
+    uint64_t distinct() const { return aggregate_ ? seen_.size() : timed_; }
+
+private:
+    Backend& backend_;
+    const Platform& platform_;
+    bool aggregate_;
+    PhaseCache& cache_;
+    std::unordered_set<const std::string*> seen_;
+    uint64_t timed_ = 0;
+};
+
+}  // namespace iosim
