@@ -142,3 +142,19 @@ def test_globs_match_full_name_or_basename():
     assert resolve(config, "/deep/dir/out1.h5")["mpiio"] == {"cb_nodes": 3}
     assert resolve(config, "/deep/out/x.h5")["mpiio"] == {}
     assert "'[!'" in error_of("files: [{match: 'a[^b]'}]")
+
+
+def test_dump_accepts_sizes_as_validation_does(tmp_path: Path):
+    written = {"mpiio": {"cb_buffer_size": "4MiB"},
+               "hdf5": {"alignment": {"threshold": "64k", "boundary": "1MiB"}},
+               "files": [{"match": "*.h5", "datasets": [{"match": "x", "chunk_size": "3000"}]}]}
+    text = dump_config(written)
+    assert "cb_buffer_size: 4MiB" in text and "threshold: 64KiB" in text
+    path = tmp_path / "out.yaml"
+    path.write_text(text)
+    assert load_config(path) == validate_config(written, "written")
+
+
+def test_dump_refuses_a_bad_value_naming_it():
+    with pytest.raises(ConfigError, match=r"tuned: mpiio\.cb_buffer_size: expected .*\"4 lots\""):
+        dump_config({"mpiio": {"cb_buffer_size": "4 lots"}}, "tuned")

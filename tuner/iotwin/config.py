@@ -393,9 +393,16 @@ def _join(path: str, name: str) -> str:
 
 # --- writing -------------------------------------------------------------------------------
 
-def dump_config(data: dict[str, Any]) -> str:
-    """YAML the interposer reads, sizes written with units (``4MiB``)."""
-    return yaml.safe_dump(_with_units(data, "top"), sort_keys=False, default_flow_style=False)
+def dump_config(data: dict[str, Any], source: str = "config") -> str:
+    """YAML the interposer reads, sizes written with units (``4MiB``).
+
+    ``data`` is validated first, so it may hold sizes in any form :func:`validate_config`
+    accepts (``4194304``, ``"4MiB"``, ``"4m"``), and a bad one is a ConfigError naming
+    ``source`` rather than a file the interposer would refuse.
+    """
+    normalised = validate_config(data, source)
+    return yaml.safe_dump(_with_units(normalised, "top"), sort_keys=False,
+                          default_flow_style=False)
 
 
 def _with_units(data: dict[str, Any], scope_name: str) -> dict[str, Any]:
