@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -12,6 +15,20 @@ from iotwin.executors.base import Target
 from iotwin.executors.local import LocalExecutor, kernel_result_line, program_argv
 
 VPIC_BYTES_PER_PARTICLE = 6 * 4 + 2 * 4  # 6 float and 2 int variables
+REPLAY_WORKLOAD = """
+iotwin_workload: 1
+name: relative
+ranks: 2
+files:
+  - name: relative.h5
+    role: checkpoint
+    mode: shared
+    api: hdf5
+    create: true
+    datasets:
+      - {name: /d, element_bytes: 8, decomposition: {grid: [2], block: [4096]},
+         transfer: collective}
+"""
 
 
 @pytest.fixture
@@ -47,22 +64,47 @@ def _live_processes(marker: str) -> list[int]:
     return found
 
 
-def _wait_until_gone(marker: str, attempts: int = 50) -> list[int]:
-    # Killing mpiexec makes its proxies kill the ranks, asynchronously.
-    for _ in range(attempts):
-        if not _live_processes(marker):
-            return []
-        time.sleep(0.2)
-    return _live_processes(marker)
+def _unique_sleep() -> str:
+    return f"{os.getpid() % 1000 + 100}.{time.monotonic_ns() % 1000:03d}"  # no one else's
 
 
-def test_hanging_program_times_out_and_is_killed(scratch: Path) -> None:
-    marker = f"{os.getpid() % 1000 + 100}.123"  # a sleep length no one else uses
+def _stubborn_ranks(marker: str) -> tuple[str, ...]:
+    """Ranks that ignore every polite signal and sleep ``marker`` seconds."""
+    return ("sh", "-c", f"trap '' TERM INT HUP; exec sleep {marker}")
+
+
+def test_hanging_program_times_out_and_every_rank_is_gone_on_return(scratch: Path) -> None:
+    marker = _unique_sleep()
     executor = LocalExecutor(timeout_s=2, scratch_root=scratch / "runs")
-    result = executor.run_once(Target(ranks=2, command=("sleep", marker)), {})
+    result = executor.run_once(Target(ranks=2, command=_stubborn_ranks(marker)), {})
     assert result.status == "timeout"
     assert "killed after 2 s" in (result.error or "")
-    assert _wait_until_gone(marker) == []
+    assert _live_processes(marker) == []
+
+
+INTERRUPTED_RUN = """
+import sys
+from pathlib import Path
+from iotwin.executors.base import Target
+from iotwin.executors.local import LocalExecutor
+executor = LocalExecutor(timeout_s=600, scratch_root=Path(sys.argv[1]))
+command = ("sh", "-c", "trap '' TERM INT HUP; exec sleep " + sys.argv[2])
+try:
+    executor.run_once(Target(ranks=2, command=command), {})
+except KeyboardInterrupt:
+    sys.exit(130)
+"""
+
+
+def test_an_interrupted_run_leaves_no_rank_behind(scratch: Path) -> None:
+    marker = _unique_sleep()
+    caller = subprocess.Popen([sys.executable, "-c", INTERRUPTED_RUN, str(scratch), marker])
+    while len(_live_processes(marker)) < 2:
+        assert caller.poll() is None, "the run ended before it could be interrupted"
+        time.sleep(0.05)
+    caller.send_signal(signal.SIGINT)  # Ctrl-C reaches iotwin, not the ranks' own sessions
+    assert caller.wait(timeout=60) == 130
+    assert _live_processes(marker) == []
 
 
 def test_kernel_result_comes_from_its_json_line(executor: LocalExecutor) -> None:
@@ -109,3 +151,15 @@ def test_program_arguments_naming_local_files_become_absolute(
     monkeypatch.chdir(tmp_path)
     argv = program_argv(Target(ranks=1, command=("./app", "input.yaml", "out.h5", "-v")))
     assert argv == [str(tmp_path / "app"), str(tmp_path / "input.yaml"), "out.h5", "-v"]
+    replay = Target(ranks=1, kernel="replay", args=("--compute-scale", "0", "input.yaml"))
+    argv = program_argv(replay)
+    assert argv[1:] == ["--compute-scale", "0", str(tmp_path / "input.yaml")]
+
+
+def test_a_kernel_reads_a_relative_input_file_from_the_callers_directory(
+        executor: LocalExecutor, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "w.yaml").write_text(REPLAY_WORKLOAD)
+    monkeypatch.chdir(tmp_path)
+    result = executor.run_once(Target(ranks=2, kernel="replay", args=("w.yaml",)), {})
+    assert result.status == "ok", result.error
+    assert result.bytes == 2 * 4096 * 8

@@ -7,13 +7,19 @@ directory is removed afterwards unless ``keep_last`` names where to keep the las
 A kernel of kernels/ prints one JSON result line (kernels/README.md) and its times are used.
 Any other program is timed by the wall time of mpiexec (launch included), and its bytes come
 from the interposer's reports.
+
+Hydra's proxies start each rank in a session of its own, so neither the launcher's process
+group nor the terminal's Ctrl-C reaches them. Every process of a run carries the run's
+directory in ``IOTWIN_RUN_DIR``; on a timeout or an interrupt all of them are killed.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
+import signal
 import tempfile
 import time
 from collections.abc import Mapping
@@ -29,7 +35,10 @@ from iotwin.launch import Completed, run_mpi
 
 CONFIG_NAME = "iotwin-config.yaml"
 REPORT_NAME = "iotwin-report.jsonl"
+RUN_MARKER = "IOTWIN_RUN_DIR"
 STDERR_TAIL_LINES = 15
+KILL_POLL_S = 0.05
+KILL_POLLS = 200  # how long killed processes may take to go (blocked in I/O, say)
 
 
 def default_scratch_root() -> Path:
@@ -60,10 +69,17 @@ class LocalExecutor:
         config_path, report_path = run_dir / CONFIG_NAME, run_dir / REPORT_NAME
         config_path.write_text(dump_config(dict(config)))
         argv = [*self._preload_prefix(), *program_argv(target)]
-        env = {"IOTWIN_CONFIG": str(config_path), "IOTWIN_REPORT": str(report_path)}
+        env = {"IOTWIN_CONFIG": str(config_path), "IOTWIN_REPORT": str(report_path),
+               RUN_MARKER: str(run_dir)}
         started = time.perf_counter()
-        completed = run_mpi(target.ranks, argv, env=env, cwd=run_dir, timeout=self.timeout_s)
+        try:
+            completed = run_mpi(target.ranks, argv, env=env, cwd=run_dir, timeout=self.timeout_s)
+        except BaseException:  # an interrupt: the run must not go on without us
+            kill_run(run_dir)
+            raise
         wall_s = time.perf_counter() - started
+        if completed.timed_out:
+            kill_run(run_dir)
         return self._result(target, completed, wall_s, read_reports(report_path))
 
     def _preload_prefix(self) -> list[str]:
@@ -111,11 +127,47 @@ class LocalExecutor:
 def program_argv(target: Target) -> list[str]:
     """The program and its arguments, with paths made independent of the scratch directory."""
     if target.kernel is not None:
-        return [str(paths.kernel_binary(target.kernel)), *target.args]
-    # The program runs in the scratch directory: arguments naming existing files relative
-    # to the caller's directory (./app, input.yaml) are made absolute so they still resolve.
-    return [os.path.abspath(arg) if not os.path.isabs(arg) and os.path.exists(arg) else arg
-            for arg in target.command]
+        argv = [str(paths.kernel_binary(target.kernel)), *target.args]
+    else:
+        argv = list(target.command)
+    return [outside_scratch(arg) for arg in argv]
+
+
+def outside_scratch(arg: str) -> str:
+    """``arg`` made absolute if it names an existing file relative to the caller's directory.
+
+    The program runs in the scratch directory, so ``./app`` or ``w.yaml`` would not resolve
+    there; anything else (options, names of files yet to be written) is left as it is.
+    """
+    return os.path.abspath(arg) if not os.path.isabs(arg) and os.path.exists(arg) else arg
+
+
+def kill_run(run_dir: Path) -> None:
+    """SIGKILL every process of the run in ``run_dir`` (mpiexec, proxies, ranks); wait for them."""
+    marker = f"{RUN_MARKER}={run_dir}".encode()
+    for _ in range(KILL_POLLS):
+        pids = run_processes(marker)
+        if not pids:
+            return
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(KILL_POLL_S)
+
+
+def run_processes(marker: bytes) -> list[int]:
+    """Live processes whose environment holds ``marker`` (a zombie's environment reads empty)."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes()
+        except OSError:  # gone meanwhile, or not ours to read
+            continue
+        if marker in environ.split(b"\0"):
+            pids.append(int(entry.name))
+    return pids
 
 
 def kernel_result_line(stdout: str) -> dict[str, Any] | None:
