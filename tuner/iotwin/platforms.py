@@ -87,6 +87,10 @@ class Platform:
         return {path: (float(leaf["value"]), float(leaf["bounds"][0]), float(leaf["bounds"][1]))
                 for path, leaf in _leaves(self.tree) if "bounds" in leaf}
 
+    def parameter_paths(self) -> list[str]:
+        """The dotted path of every value of the model (what ``with_values`` may set)."""
+        return [path for path, _ in _leaves(self.tree)]
+
     def with_values(self, values: Mapping[str, float]) -> Platform:
         tree = copy.deepcopy(self.tree)
         leaves = dict(_leaves(tree))
