@@ -138,6 +138,11 @@ files:
     assert x["matched"] == ["top", "files[0]", "files[0].datasets[0]"]
     assert y["effective"]["io_mode"] == "independent"
     assert z["effective"]["io_mode"] == "contiguous_collective"
+    # the transfer mode is set on the writes' transfer lists: applied, and read back
+    assert y["applied"] == {"transfer_mode": "independent"}
+    assert y["effective"]["transfer_mode"] == "independent"
+    assert x["applied"] == {"chunk_dims": [1000], "fill_time": "never"}
+    assert z["applied"] == {} and z["effective"]["transfer_mode"] == "collective"
     with h5py.File(scratch / "vpic.h5", "r") as f:
         assert f["Step#0/x"].chunks == (1000,)
         assert f["Step#0/y"].chunks is None

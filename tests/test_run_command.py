@@ -62,6 +62,18 @@ def test_vpic_run_json_summarises_its_repetitions(scratch: Path) -> None:
         assert [row.id for row in store.evaluations(result["campaign"])] == result["evaluations"]
 
 
+def test_a_transfer_mode_only_config_is_reported_per_dataset(scratch: Path) -> None:
+    (scratch / "independent.yaml").write_text("dataset: {transfer_mode: independent}\n")
+    done = iotwin("run", "vpic-io", "--ranks", "2", "--config", "independent.yaml",
+                  "--store", "r.db", "--", "--particles", "4096", cwd=scratch)
+    assert done.returncode == 0, done.stderr
+    assert "reported no settings" not in done.stdout
+    effective = [line.split()[1] for line in done.stdout.splitlines()
+                 if line.strip().startswith("effective") and "transfer_mode = independent" in line]
+    assert sorted(effective) == sorted(f"vpic-io.h5:/Step#0/{name}:" for name in
+                                       ("x", "y", "z", "id1", "id2", "px", "py", "pz"))
+
+
 def test_bad_config_is_refused_before_anything_runs(scratch: Path) -> None:
     (scratch / "cfg.yaml").write_text("mpiio:\n  cb_nodes: -3\n")
     done = iotwin("run", "vpic-io", "--ranks", "2", "--config", "cfg.yaml", "--store", "r.db",

@@ -30,13 +30,13 @@ void iot_not_effective(struct iot_list *list, const char *key, const char *reque
 {
     FILE *out = iot_list_item(list);
     fputs("{\"key\": ", out);
-    iot_json_string(out, key);
+    json_string(out, key);
     fputs(", \"requested\": ", out);
-    iot_json_string(out, requested);
+    json_string(out, requested);
     fputs(", \"effective\": ", out);
-    iot_json_string(out, effective);
+    json_string(out, effective);
     fputs(", \"reason\": ", out);
-    iot_json_string(out, reason);
+    json_string(out, reason);
     fputc('}', out);
 }
 
@@ -74,9 +74,9 @@ static void write_info(FILE *out, MPI_Info info)
         MPI_Info_get_nthkey(info, i, name);
         MPI_Info_get(info, name, MPI_MAX_INFO_VAL, value, &flag);
         fputs(i ? ", " : "", out);
-        iot_json_string(out, name);
+        json_string(out, name);
         fputs(": ", out);
-        iot_json_string(out, flag ? value : NULL);
+        json_string(out, flag ? value : NULL);
     }
     fputc('}', out);
 }
@@ -240,16 +240,14 @@ hid_t iot_apply_dcpl(struct iot_dataset *d, hid_t app_dcpl, hid_t type, hid_t sp
         return -1;
     hid_t dcpl = H5Pcopy(app_dcpl == H5P_DEFAULT ? H5P_DATASET_CREATE_DEFAULT : app_dcpl);
     size_t len = 0;
-    FILE *applied = open_memstream(&d->applied, &len);
+    FILE *applied = open_memstream(&d->applied_creation, &len);
     int n = 0;
-    fputc('{', applied);
     if (v[IOT_K_DATASET_CHUNK_SIZE].set || v[IOT_K_DATASET_CHUNK_DIMS].set)
         apply_chunking(d, dcpl, type, space, applied, &n);
     if (v[IOT_K_DATASET_FILL_TIME].set && H5Pset_fill_time(dcpl, fill_times[v[IOT_K_DATASET_FILL_TIME].i]) >= 0)
         fprintf(applied, "%s\"fill_time\": \"%s\"", iot_json_sep(&n), IOT_KEYS[IOT_K_DATASET_FILL_TIME].values[v[IOT_K_DATASET_FILL_TIME].i]);
     if (v[IOT_K_DATASET_ALLOC_TIME].set && H5Pset_alloc_time(dcpl, alloc_times[v[IOT_K_DATASET_ALLOC_TIME].i]) >= 0)
         fprintf(applied, "%s\"alloc_time\": \"%s\"", iot_json_sep(&n), IOT_KEYS[IOT_K_DATASET_ALLOC_TIME].values[v[IOT_K_DATASET_ALLOC_TIME].i]);
-    fputc('}', applied);
     fclose(applied);
     return dcpl;
 }

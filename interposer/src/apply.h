@@ -14,7 +14,8 @@ void iot_hint_key_path(const char *hint, char *out, size_t len);
 /* A new file access list: the application's plus the settings; sets file->comm / requested. */
 hid_t iot_apply_fapl(struct iot_file *file, hid_t app_fapl);
 
-/* A new dataset creation list, or -1 when the settings change nothing. */
+/* A new dataset creation list, or -1 when the settings change nothing; what it set goes to
+ * dataset->applied_creation. */
 hid_t iot_apply_dcpl(struct iot_dataset *dataset, hid_t app_dcpl, hid_t type, hid_t space);
 
 /* The transfer mode the settings ask for; 0 when they ask for none. */

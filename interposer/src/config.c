@@ -90,7 +90,7 @@ static void json_quote(const char *text, char *out, size_t len)
     FILE *stream = fmemopen(out, len, "w");
     if (!stream)
         return;
-    iot_json_string(stream, text);
+    json_string(stream, text);
     fclose(stream);
 }
 

@@ -399,6 +399,7 @@ static hid_t transfer_list(struct iot_dataset *d, const struct iot_file *file, h
     *restore = 0;
     if (!file->mpio)
         return dxpl;
+    d->transfer_set |= change;
     if (dxpl == H5P_DEFAULT) {
         if (d->dxpl < 0) {
             d->dxpl = H5Pcreate(H5P_DATASET_XFER);

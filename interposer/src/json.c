@@ -3,24 +3,6 @@
 
 #include <stdlib.h>
 
-void iot_json_string(FILE *out, const char *text)
-{
-    if (!text) {
-        fputs("null", out);
-        return;
-    }
-    fputc('"', out);
-    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(out, "\\%c", *p);
-        else if (*p < 0x20)
-            fprintf(out, "\\u%04x", *p);
-        else
-            fputc(*p, out);
-    }
-    fputc('"', out);
-}
-
 const char *iot_json_sep(int *count)
 {
     return (*count)++ ? ", " : "";

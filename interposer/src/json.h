@@ -1,8 +1,9 @@
-/* Writing the report's JSON: strings, and lists built item by item in memory. */
+/* Writing the report's JSON: strings (json_string, shared with the kernels), and lists built
+ * item by item in memory. */
 #pragma once
 #include <stdio.h>
 
-void iot_json_string(FILE *out, const char *text);  /* NULL -> null */
+#include "common/json.h"
 
 /* "" before the first member of an object or list, ", " before the others. */
 const char *iot_json_sep(int *count);

@@ -59,9 +59,9 @@ static void write_info(FILE *out, MPI_Info info)
         MPI_Info_get_nthkey(info, i, name);
         MPI_Info_get(info, name, MPI_MAX_INFO_VAL, value, &flag);
         fputs(iot_json_sep(&k), out);
-        iot_json_string(out, name);
+        json_string(out, name);
         fputs(": ", out);
-        iot_json_string(out, flag ? value : NULL);
+        json_string(out, flag ? value : NULL);
     }
     fputc('}', out);
 }
@@ -261,10 +261,12 @@ static void readback_transfer(struct iot_dataset *d, const struct iot_file *file
     H5FD_mpio_xfer_t wanted;
     char reason[512];
     if (!d->have_io_mode) {
-        fputs(", \"io_mode\": null", out);
+        fputs(", \"io_mode\": null, \"transfer_mode\": null", out);
         return;
     }
-    fprintf(out, ", \"io_mode\": \"%s\"", io_mode_name(d->io_mode));
+    /* transfer_mode in the config's terms: collective unless HDF5 did no collective I/O */
+    fprintf(out, ", \"io_mode\": \"%s\", \"transfer_mode\": \"%s\"", io_mode_name(d->io_mode),
+            d->io_mode == H5D_MPIO_NO_COLLECTIVE ? "independent" : "collective");
     if (iot_transfer_mode(&d->settings, &wanted) && wanted == H5FD_MPIO_COLLECTIVE
         && d->io_mode == H5D_MPIO_NO_COLLECTIVE) {
         no_collective_reason(d->no_collective_cause, reason, sizeof reason);

@@ -39,7 +39,7 @@ static void dataset_free(struct iot_dataset *dataset)
     iot_settings_clear(&dataset->settings);
     iot_list_discard(&dataset->not_effective);
     free(dataset->name);
-    free(dataset->applied);
+    free(dataset->applied_creation);
     free(dataset->effective);
     free(dataset);
 }

@@ -14,12 +14,13 @@ struct iot_dataset {
     char matched[IOT_MATCHED_LEN];
     struct iot_settings settings;
     hid_t dxpl;               /* transfer list used for the application's H5P_DEFAULT writes */
+    int transfer_set;         /* the settings' transfer mode was set on its writes' lists */
     long long calls, bytes;
     double seconds;
     int have_io_mode;         /* actual transfer mode of the last write, read back from the dxpl */
     H5D_mpio_actual_io_mode_t io_mode;
     uint32_t no_collective_cause;
-    char *applied;            /* JSON object */
+    char *applied_creation;   /* JSON members (no braces) set on its creation list, or NULL */
     char *effective;          /* JSON object, read back before the dataset closes */
     struct iot_list not_effective;
 };

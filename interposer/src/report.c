@@ -105,20 +105,35 @@ static void write_labels(FILE *out, const char *matched)
     fputc('[', out);
     for (char *label = strtok_r(copy, ",", &save); label; label = strtok_r(NULL, ",", &save)) {
         fputs(n++ ? ", " : "", out);
-        iot_json_string(out, label);
+        json_string(out, label);
     }
     fputc(']', out);
     free(copy);
 }
 
+/* What was set on the dataset's creation list and on its writes' transfer lists. */
+static void write_dataset_applied(FILE *out, const struct iot_dataset *d)
+{
+    int n = d->applied_creation && d->applied_creation[0];
+    fprintf(out, "{%s", n ? d->applied_creation : "");
+    if (d->transfer_set) {
+        const struct iot_value *mode = &d->settings.v[IOT_K_DATASET_TRANSFER_MODE];
+        fprintf(out, "%s\"transfer_mode\": ", iot_json_sep(&n));
+        json_string(out, IOT_KEYS[IOT_K_DATASET_TRANSFER_MODE].values[mode->i]);
+    }
+    fputc('}', out);
+}
+
 static void write_dataset(FILE *out, struct iot_dataset *d)
 {
     fputs("{\"name\": ", out);
-    iot_json_string(out, d->name);
+    json_string(out, d->name);
     fputs(", \"matched\": ", out);
     write_labels(out, d->matched);
-    fprintf(out, ", \"applied\": %s, \"effective\": %s, \"not_effective\": ",
-            d->applied ? d->applied : "{}", d->effective ? d->effective : "null");
+    fputs(", \"applied\": ", out);
+    write_dataset_applied(out, d);
+    fprintf(out, ", \"effective\": %s, \"not_effective\": ",
+            d->effective ? d->effective : "null");
     iot_list_write(out, &d->not_effective);
     fprintf(out, ", \"writes\": {\"calls\": %lld, \"bytes\": %lld, \"seconds\": %.6f}}",
             d->calls, d->bytes, d->seconds);
@@ -129,15 +144,15 @@ static void write_report(FILE *out, struct iot_file *file, const struct iot_run 
     unsigned major = 0, minor = 0, release = 0;
     H5get_libversion(&major, &minor, &release);
     fputs("{\"iotwin_report\": 1, \"file\": ", out);
-    iot_json_string(out, file->name);
+    json_string(out, file->name);
     fprintf(out, ", \"how\": \"%s\", \"ranks\": %d, \"fs\": \"%s\", \"driver\": \"%s\", "
             "\"hdf5_version\": \"%u.%u.%u\", \"async_api\": ", file->how, ranks, file->fs_type,
             file->mpio ? "mpio" : "other", major, minor, release);
-    iot_json_string(out, run->async_api);
+    json_string(out, run->async_api);
     fputs(", \"config\": ", out);
-    iot_json_string(out, run->config_path);
+    json_string(out, run->config_path);
     fputs(", \"config_error\": ", out);
-    iot_json_string(out, run->config_error);
+    json_string(out, run->config_error);
     fputs(", \"matched\": ", out);
     write_labels(out, file->matched);
     fprintf(out, ", \"applied\": %s, \"effective\": %s, \"not_effective\": ",

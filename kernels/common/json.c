@@ -2,6 +2,10 @@
 
 void json_string(FILE *out, const char *text)
 {
+    if (!text) {
+        fputs("null", out);
+        return;
+    }
     fputc('"', out);
     for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
         if (*c == '"' || *c == '\\')
