@@ -134,3 +134,39 @@ def test_store_path_precedence(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_unreachable_path_is_a_user_error(tmp_path: Path) -> None:
     with pytest.raises(UserError, match="no-such-dir"):
         Store(tmp_path / "no-such-dir" / "r.db")
+
+
+def _prediction(campaign: int | None, nodes: int, **overrides: object) -> dict[str, object]:
+    return {"campaign_id": campaign, "config": {"mpiio": {"cb_nodes": nodes}}, "workload": "w",
+            "ranks": 4, "platform": "p", "source": "sim", "status": "ok",
+            "predicted_s": 1.0 / nodes, **overrides}
+
+
+def test_a_batch_of_evaluations_is_stored_in_one_transaction(tmp_path: Path) -> None:
+    with Store(tmp_path / "r.db") as store:
+        campaign = store.create_campaign("screen", kind="tune")
+        statements: list[str] = []
+        store._db.set_trace_callback(statements.append)
+        ids = store.add_evaluations(_prediction(campaign, n, details={"generation": 1})
+                                    for n in (1, 2, 4))
+        store._db.set_trace_callback(None)
+        assert [s for s in statements if s.split()[0] in ("BEGIN", "COMMIT")] == [
+            "BEGIN IMMEDIATE", "COMMIT"]
+    with Store(tmp_path / "r.db") as store:
+        rows = store.evaluations(campaign)
+    assert [row.id for row in rows] == ids
+    assert [(row.config["mpiio"]["cb_nodes"], row.predicted_s) for row in rows] == [
+        (1, 1.0), (2, 0.5), (4, 0.25)]
+    assert {row.details["generation"] for row in rows} == {1}
+
+
+def test_a_bad_row_stores_none_of_its_batch(tmp_path: Path) -> None:
+    with Store(tmp_path / "r.db") as store:
+        with pytest.raises(sqlite3.IntegrityError):
+            store.add_evaluations([_prediction(None, 1), _prediction(None, 2, status="maybe")])
+        with pytest.raises(TypeError, match="colour"):
+            store.add_evaluations([_prediction(None, 1, colour="blue")])
+        assert store.evaluations() == []
+        store.add_evaluation(None, config={}, workload="w", ranks=1, platform="p",
+                             source="sim", status="ok")  # the store is still usable
+        assert len(store.evaluations()) == 1

@@ -12,7 +12,9 @@ One file, three tables:
 
 The database runs in WAL mode with ``synchronous=FULL`` and every ``add_*`` call is its own
 transaction: a row is on disk when the call returns, so a crash loses nothing measured, and
-readers (a progress display, ``iotwin show``) never block the writer. The schema version is
+readers (a progress display, ``iotwin show``) never block the writer. ``add_evaluations``
+stores a batch (a generation's predictions) in one transaction: all its rows or none, for
+one synced commit instead of one per row. The schema version is
 SQLite's ``user_version``; opening a newer database than this code knows is an error.
 
 Location: ``--store PATH``, else ``$IOTWIN_STORE``, else ``./iotwin.db`` (see `resolve_path`).
@@ -26,7 +28,8 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -209,19 +212,25 @@ class Store:
             self._create_schema()
 
     def _create_schema(self) -> None:
-        # IMMEDIATE takes the write lock first, so two processes opening a new store at
-        # once do not both create the tables; the loser sees the version and stops.
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
+        # The write lock is taken first, so two processes opening a new store at once do
+        # not both create the tables; the loser sees the version and stops.
+        with self._transaction():
             if self._db.execute("PRAGMA user_version").fetchone()[0] == 0:
                 for statement in _SCHEMA.split(";"):
                     if statement.strip():
                         self._db.execute(statement)
                 self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
-            self._db.execute("COMMIT")
+
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        """One transaction around the block (IMMEDIATE: the write lock first), or none of it."""
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
         except BaseException:
             self._db.execute("ROLLBACK")
             raise
+        self._db.execute("COMMIT")
 
     def close(self) -> None:
         self._db.close()
@@ -295,6 +304,15 @@ class Store:
             "details": json.dumps(dict(details or {})),
             "created": time.time(),
         })
+
+    def add_evaluations(self, rows: Iterable[Mapping[str, Any]]) -> list[int]:
+        """Record many evaluations in one transaction; their ids, in order.
+
+        Each row holds `add_evaluation`'s arguments by name (``campaign_id`` included). The
+        batch is durable when this returns, and a bad row stores none of them.
+        """
+        with self._transaction():
+            return [self.add_evaluation(**row) for row in rows]
 
     def evaluations(self, campaign_id: int | None = None, *, source: Source | None = None,
                     status: Status | None = None, config_hash: str | None = None,
