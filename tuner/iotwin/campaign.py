@@ -155,9 +155,9 @@ class Campaign:
                    if k not in self._predictions and not self._restore_prediction(k)}
         if missing:
             rates = self.model.predict(list(missing.values()))
-            for (key, config), rate in zip(missing.items(), rates, strict=True):
-                self._predictions[key] = rate
-                self._store_prediction(config, rate)
+            self._predictions.update(zip(missing, rates, strict=True))
+            self.store.add_evaluations(self._prediction_row(config, rate) for config, rate
+                                       in zip(missing.values(), rates, strict=True))
         return [self._predictions[key] for key in keys]
 
     def recalibrate(self) -> None:
@@ -237,11 +237,11 @@ class Campaign:
             self._predictions[key] = self._stored_predictions[(self._calibration_id, key)]
         return found
 
-    def _store_prediction(self, config: Mapping[str, Any], rate: float | None) -> None:
+    def _prediction_row(self, config: Mapping[str, Any], rate: float | None) -> dict[str, Any]:
         assert self.model is not None
         ok = rate is not None and math.isfinite(rate) and rate > 0
-        self.store.add_evaluation(
-            self.id, config=config, workload=workload_of(self.spec.target),
+        return dict(
+            campaign_id=self.id, config=config, workload=workload_of(self.spec.target),
             ranks=self.spec.ranks,
             platform=self.model.platform_name, source="sim", status="ok" if ok else "failed",
             rate_mbs=rate if ok else None, details={"calibration": self._calibration_id})
