@@ -29,3 +29,16 @@ def test_sim_screened_tunes_against_the_twin_and_beats_the_default(tmp_path: Pat
     assert {r.source for r in rows} == {"sim", "twin"}
     assert calibrations and calibrations[-1].campaign_id == result["campaign"]
     assert "model error" in done.stderr
+
+
+def test_the_twins_true_rates_are_noise_free_and_its_runs_scatter() -> None:
+    from iotwin.executors.base import Target
+    from iotwin.executors.twin import TwinExecutor
+
+    twin = TwinExecutor("hopper", truth_seed=3)
+    target = Target(ranks=64, kernel="vpic-io", args=("--particles", "65536"))
+    config = {"lustre": {"stripe_count": 8, "stripe_size": "4MiB"}}
+    true = twin.true_rates(target, [config] * 3)  # each index has its own noise seed
+    assert true[0] is not None and true.count(true[0]) == 3
+    runs = [twin.run_once(target, config, seed=seed).rate_mbs for seed in range(3)]
+    assert len(set(runs)) == 3 and true[0] not in runs
