@@ -239,7 +239,8 @@ class BoundSpace:
         if not within:
             raise Rejected(f"space {self.name}: {gene.name}: no value within "
                            f"{gene.at_most}={bound}")
-        return max(within, key=lambda i: gene.values[i])
+        # the largest number within the bound; null (the default) ranks below every number
+        return max(within, key=lambda i: (gene.values[i] is not None, gene.values[i] or 0))
 
     def _bound_message(self, gene: Parameter, value: Any) -> str:
         bound = self.context.bound(gene.at_most) if gene.at_most else None

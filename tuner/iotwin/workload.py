@@ -13,9 +13,11 @@ import yaml
 from iotwin import paths
 from iotwin.errors import UserError
 
+# keep_open and access_elements: WORKLOAD.md's replication extensions (optional, ignorable)
 _FILE_KEYS = {"name", "role", "mode", "groups", "api", "create", "compute_before_s", "write_calls",
-              "flushes", "datasets"}
-_DATASET_KEYS = {"name", "element_bytes", "element_type", "decomposition", "chunk_dims", "transfer"}
+              "flushes", "keep_open", "datasets"}
+_DATASET_KEYS = {"name", "element_bytes", "element_type", "decomposition", "chunk_dims", "transfer",
+                 "access_elements"}
 _CHOICES = {"role": ("checkpoint", "visualisation", "other"),
             "mode": ("shared", "per-rank", "groups"),
             "api": ("hdf5", "mpiio", "posix"), "write_calls": ("per-dataset", "one-call"),
