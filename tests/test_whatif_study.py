@@ -1,68 +1,164 @@
-"""iotwin whatif: the study logic with a stand-in simulator whose best config is known."""
+"""iotwin whatif: variants of real platform models, tuning through the tuner's space and search
+strategies, the peak check; with a stand-in simulator whose best config is known."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
-from iotwin import paths
 from iotwin.cli import main
 from iotwin.commands.whatif import plot, table
 from iotwin.errors import UserError
-from iotwin.whatif import load_grid, parse_variation, study
+from iotwin.platforms import Platform, load_platform
+from iotwin.space import parse_space
+from iotwin.whatif import (
+    Prediction,
+    Tuning,
+    Variation,
+    parse_variation,
+    peak_mbs,
+    study,
+    tune,
+    vary,
+)
 
-GRID = paths.repo_root() / "experiments" / "macsio" / "whatif-grid.yaml"
-WORK = {"name": "w", "ranks": 4, "files": []}
+WORK = {"name": "w", "ranks": 48, "ranks_per_node": 24, "files": []}
+SPACE = parse_space({"name": "small", "parameters": [
+    {"name": "stripe_count", "key": "lustre.stripe_count", "values": [1, 4, 16, 64, -1],
+     "filesystems": ["lustre"], "at_most": "max_stripe_count"},
+    {"name": "cb_buffer_size", "key": "mpiio.cb_buffer_size", "values": ["1MiB", "4MiB"]},
+    {"name": "romio_cb_write", "key": "mpiio.romio_cb_write", "values": ["enable", "disable"]},
+]}, "small.yaml")
 
 
-def _platform(name: str) -> dict:
-    return {"name": name, "filesystem": {"ost_count": {"hopper": 156, "archer": 48}[name]}}
+def stripes_used(platform: Platform, config: dict[str, Any]) -> int:
+    fs = platform.data["filesystem"]
+    count = config.get("lustre", {}).get("stripe_count", 2)
+    return fs["max_stripe_count"] if count == -1 else count
 
 
-def _simulate(platform: dict, work: dict, configs: list[dict]) -> list[float]:
-    """Rate grows with stripe count up to the platform's OSTs / 4, and with its OST count."""
-    osts = platform["filesystem"]["ost_count"]
-    rates = []
+def stand_in(platform: Platform, work: Any, configs: list[dict[str, Any]]) -> list[float | None]:
+    """Rate grows with the stripes used, a 4 MiB buffer helps, buffering off fails."""
+    target_mbs = platform.data["filesystem"]["target_mbs"]
+    rates: list[float | None] = []
     for config in configs:
-        stripes = config.get("lustre", {}).get("stripe_count", 1)
-        rates.append(osts * (1 + min(stripes, osts // 4)) - abs(stripes - osts // 4))
+        mpiio = config.get("mpiio", {})
+        if mpiio.get("romio_cb_write") == "disable":
+            rates.append(None)
+            continue
+        bonus = 1.5 if mpiio.get("cb_buffer_size") == 4 * 2**20 else 1.0
+        rates.append(target_mbs * min(stripes_used(platform, config), 40) * bonus / 10)
     return rates
 
 
-def test_tuning_finds_the_best_grid_point_per_platform() -> None:
-    results = study(WORK, ["hopper", "archer"], _platform, _simulate, grid=load_grid(GRID))
-    by_platform = {r.platform: r for r in results}
-    assert by_platform["hopper"].tuned_config["lustre"]["stripe_count"] == 64  # caps at 39
-    assert by_platform["archer"].tuned_config["lustre"]["stripe_count"] == 16  # caps at 12
-    for r in results:
-        assert r.tuned_mbs == max(_simulate(_platform(r.platform), WORK, load_grid(GRID)))
-        assert r.default_mbs == _simulate(_platform(r.platform), WORK, [{}])[0]
+def test_exhaustive_tuning_finds_the_stand_ins_best_point() -> None:
+    hopper = load_platform("hopper")
+    machine, strategy = tune(hopper, WORK, Tuning(SPACE, budget=100), stand_in)
+    assert strategy == "exhaustive"  # 5 x 2 x 2 = 20 points fit the budget
+    assert len(machine.measured) == 20
+    point, rate = machine.best()
+    config = machine.space.config(point)
+    assert stripes_used(hopper, config) >= 40 and config["mpiio"]["cb_buffer_size"] == 4 * 2**20
+    assert rate == max(r for r in stand_in(hopper, WORK, [config]) if r is not None)
 
 
-def test_variants_set_the_platform_key() -> None:
-    results = study(WORK, ["archer"], _platform, _simulate,
-                    variation=parse_variation("filesystem.ost_count=24,96"))
-    assert [r.variant for r in results] == ["filesystem.ost_count=24", "filesystem.ost_count=96"]
-    assert results[1].default_mbs > results[0].default_mbs
+def test_the_genetic_search_keeps_to_its_simulation_budget() -> None:
+    machine, strategy = tune(load_platform("hopper"), WORK, Tuning(SPACE, budget=7, seed=3),
+                             stand_in)
+    assert strategy == "h5evolve"
+    assert len(machine.measured) == 7
+
+
+def test_a_strategy_that_needs_a_second_model_is_refused() -> None:
+    with pytest.raises(UserError, match="sim-screened"):
+        tune(load_platform("hopper"), WORK, Tuning(SPACE, "sim-screened"), stand_in)
+
+
+def test_study_reports_default_tuned_and_the_tuned_config() -> None:
+    results = study(WORK, ["hopper", "archer"], load_platform, stand_in,
+                    tuning=Tuning(SPACE, budget=100))
+    for result in results:
+        platform = load_platform(result.platform)
+        assert result.default_mbs == stand_in(platform, WORK, [{}])[0]
+        assert result.tuned_mbs == stand_in(platform, WORK, [result.tuned_config])[0]
+        assert result.tuned_mbs is not None and result.tuned_mbs > result.default_mbs
+        assert "stripe_count=" in result.tuned_settings
+
+
+def test_ost_count_scales_servers_and_stripe_limits() -> None:
+    archer = load_platform("archer")  # 48 OSTs on 12 servers, at most 48 stripes, default 4
+    fs = vary(archer, {"ost_count": 96}).data["filesystem"]
+    assert (fs["targets"], fs["servers"], fs["max_stripe_count"]) == (96, 24, 96)
+    small = vary(archer, {"ost_count": 2}).data
+    assert small["filesystem"]["max_stripe_count"] == 2
+    assert small["site_defaults"]["lustre"]["stripe_count"] == 2  # was 4: more than the OSTs
+    alone = vary(archer, {"filesystem.targets": 96}).data["filesystem"]
+    assert (alone["targets"], alone["servers"]) == (96, 12)
+
+
+def test_a_stripe_limit_below_the_ost_count_is_kept() -> None:
+    bluewaters = load_platform("bluewaters")  # 1440 OSTs, one file over at most 160
+    assert vary(bluewaters, {"ost_count": 2880}).data["filesystem"]["max_stripe_count"] == 160
+    assert vary(bluewaters, {"ost_count": 100}).data["filesystem"]["max_stripe_count"] == 100
+
+
+def test_variants_are_every_combination() -> None:
+    results = study(WORK, ["archer"], load_platform, stand_in, variations=[
+        parse_variation("ost_count=24,96"), parse_variation("filesystem.target_mbs=250,1000")])
+    assert [r.variant for r in results] == [
+        "ost_count=24 filesystem.target_mbs=250", "ost_count=24 filesystem.target_mbs=1000",
+        "ost_count=96 filesystem.target_mbs=250", "ost_count=96 filesystem.target_mbs=1000"]
+    assert results[1].default_mbs == 4 * results[0].default_mbs
     assert all(r.tuned_mbs is None for r in results)
 
 
-def test_unknown_platform_key_is_named() -> None:
-    with pytest.raises(UserError, match="no key 'osts'"):
-        study(WORK, ["archer"], _platform, _simulate,
-              variation=parse_variation("filesystem.osts=4"))
+@pytest.mark.parametrize(("setting", "message"), [
+    ({"osts": 4}, "no parameter 'osts'"),
+    ({"targets": 4}, "did you mean filesystem.targets"),
+    ({"ost_count": 0}, "positive whole number"),
+    ({"filesystem.target_mbs": "fast"}, "expected a value like 500"),
+])
+def test_bad_variants_are_named(setting: dict[str, Any], message: str) -> None:
+    with pytest.raises(UserError, match=message):
+        vary(load_platform("archer"), setting)
 
 
 def test_bad_variation_syntax_is_refused() -> None:
-    with pytest.raises(UserError, match="KEY=V1,V2"):
+    with pytest.raises(UserError, match="PATH=V1,V2"):
         parse_variation("ost_count")
+    assert parse_variation("ost_count=24,48") == Variation("ost_count", (24, 48))
+
+
+def test_peak_is_the_least_limit_on_the_nodes_used() -> None:
+    hopper = load_platform("hopper").data
+    assert peak_mbs(load_platform("hopper"), WORK) == 2 * hopper["compute"]["nic_mbs"]
+    many = {**WORK, "ranks": 24 * 1000}  # 1000 nodes: the file system's limit decides
+    fs = hopper["filesystem"]
+    assert peak_mbs(load_platform("hopper"), many) == min(
+        hopper["network"]["storage_fabric_mbs"], fs["targets"] * fs["target_mbs"],
+        fs["servers"] * fs["server_mbs"])
+    intrepid = load_platform("intrepid")  # one BG/P I/O node serves 64 nodes of 4 cores
+    routers = intrepid.data["routers"]
+    assert peak_mbs(intrepid, {"ranks": 256}) == routers["bandwidth_mbs"]
+
+
+def test_a_rate_above_the_peak_is_flagged() -> None:
+    def too_fast(platform: Platform, work: Any, configs: list[Any]) -> list[float | None]:
+        return [1e9] * len(configs)
+
+    result = study(WORK, ["hopper"], load_platform, too_fast)[0]
+    assert result.above_peak
+    assert "ABOVE PEAK" in table([result])
+    assert not study(WORK, ["hopper"], load_platform, stand_in)[0].above_peak
 
 
 def test_table_and_plot(tmp_path: Path) -> None:
-    results = study(WORK, ["hopper", "archer"], _platform, _simulate, grid=load_grid(GRID))
+    results = study(WORK, ["hopper", "archer"], load_platform, stand_in,
+                    tuning=Tuning(SPACE, budget=100))
     text = table(results)
-    assert text.count("\n") == 2 and '"stripe_count":16' in text
-    plot(results, "test", tmp_path / "w.png")
+    assert text.count("\n") == 2 and text.count("stripe_count=") == 2
+    plot([*results, Prediction("cab", "default", None, 100.0)], "test", tmp_path / "w.png")
     assert (tmp_path / "w.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 

@@ -1,113 +1,299 @@
-"""What-if studies: a workload's predicted default and tuned rates on many platforms.
+"""What-if studies: a workload's predicted default and tuned rates on platform models.
 
-Tuning here is a search in simulation only: every point of a small grid (a YAML mapping of
-dotted config keys to value lists, experiments/macsio/whatif-grid.yaml) is simulated and the
-fastest kept. Platform variants (`ost_count=24,48`) set one key of the platform model.
+A *variant* of a platform sets some of its parameters (PLATFORM.md paths, e.g.
+``filesystem.target_mbs=250,500``) through :meth:`Platform.with_values`. ``ost_count=N`` grows
+or shrinks the file system by whole servers, as sites do: N targets and the servers in the
+same targets-per-server ratio (``filesystem.targets=N`` alone keeps the servers, so that more
+OSTs share the same server links). On Lustre the largest stripe count and the site's default
+stripe count follow the OST count (a file has at most one stripe per OST).
+
+*Tuned* is a search in simulation with the tuner's own machinery: a space
+(``spaces/whatif.yaml`` by default) bound to the platform, and one of the search strategies
+(exhaustive when the space fits in the budget, else the genetic search). The model is the
+machine here, so every "measurement" is one simulation and the budget counts simulations.
+
+Every prediction carries the platform's peak for the nodes the workload uses (the least of its
+aggregate limits: client NICs, client-side routers, storage fabric, server-side routers,
+servers, targets): a predicted rate above it is a model error, and is flagged.
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import yaml
 
 from iotwin.errors import UserError
+from iotwin.platforms import Platform
+from iotwin.search import STRATEGIES, run_strategy, strategy_settings
+from iotwin.search.evaluator import BudgetExhausted
+from iotwin.space import BoundSpace, Point, Space, SpaceContext
+from iotwin.store import config_hash
 
 Config = dict[str, Any]
-#: (platform model, workload, configs) -> predicted rate in MB/s for each config
-Simulate = Callable[[Any, Mapping[str, Any], Sequence[Config]], list[float]]
+#: (platform model, workload, configs) -> predicted rate in MB/s of each config (None: failed)
+Simulate = Callable[[Platform, Mapping[str, Any], Sequence[Config]], list[float | None]]
+
+#: ``ost_count=N``: N targets, servers scaled to keep the platform's targets per server
+OST_COUNT = "ost_count"
+#: a prediction above the peak by more than this fraction is flagged
+PEAK_TOLERANCE = 0.01
+
+
+@dataclass(frozen=True)
+class Variation:
+    """One platform parameter and the values it takes (``--vary PATH=V1,V2``)."""
+
+    path: str
+    values: tuple[Any, ...]
+
+    def label(self, value: Any) -> str:
+        return f"{self.path}={value}"
+
+
+@dataclass(frozen=True)
+class Tuning:
+    """How `tuned` is searched: a space, a strategy, a budget of simulations, a seed."""
+
+    space: Space
+    strategy: str | None = None  # None: exhaustive if the space fits the budget, else h5evolve
+    budget: int = 300
+    seed: int = 0
 
 
 @dataclass
 class Prediction:
     platform: str
     variant: str
-    default_mbs: float
+    default_mbs: float | None
+    peak_mbs: float
     tuned_mbs: float | None = None
     tuned_config: Config = field(default_factory=dict)
+    tuned_settings: str = ""  # the searched parameters' values, as the space names them
+    simulations: int = 0  # by the search
+    strategy: str = ""
 
     @property
     def speedup(self) -> float | None:
         return self.tuned_mbs / self.default_mbs if self.tuned_mbs and self.default_mbs else None
 
-
-def nested(dotted: Mapping[str, Any]) -> Config:
-    """{"lustre.stripe_count": 4} -> {"lustre": {"stripe_count": 4}}."""
-    config: Config = {}
-    for key, value in dotted.items():
-        *parents, leaf = key.split(".")
-        node = config
-        for part in parents:
-            node = node.setdefault(part, {})
-        node[leaf] = value
-    return config
+    @property
+    def above_peak(self) -> bool:
+        limit = self.peak_mbs * (1 + PEAK_TOLERANCE)
+        return any(r is not None and r > limit for r in (self.default_mbs, self.tuned_mbs))
 
 
-def load_grid(path: Path) -> list[Config]:
-    try:
-        grid = yaml.safe_load(path.read_text())
-    except (OSError, yaml.YAMLError) as error:
-        raise UserError(f"{path}: {error}") from error
-    if not isinstance(grid, dict) or not grid or not all(
-            isinstance(v, list) and v for v in grid.values()):
-        raise UserError(f"{path}: expected a mapping of config keys to non-empty value lists")
-    keys = list(grid)
-    return [nested(dict(zip(keys, values, strict=True)))
-            for values in itertools.product(*grid.values())]
+# -- platform variants ---------------------------------------------------------------------------
 
-
-def parse_variation(text: str) -> tuple[str, list[Any]]:
-    """``ost_count=24,48`` -> ("ost_count", [24, 48])."""
+def parse_variation(text: str) -> Variation:
+    """``ost_count=24,48`` -> Variation("filesystem.targets", (24, 48))."""
     key, sep, values = text.partition("=")
     if not sep or not key or not values:
-        raise UserError(f"--vary {text}: expected KEY=V1,V2,... (e.g. ost_count=24,48)")
-    return key, [yaml.safe_load(v) for v in values.split(",")]
+        raise UserError(f"--vary {text}: expected PATH=V1,V2,... (e.g. filesystem.targets=24,48)")
+    return Variation(key, tuple(yaml.safe_load(v) for v in values.split(",")))
 
 
-def with_setting(platform: Any, dotted_key: str, value: Any) -> Any:
-    """A copy of a platform model (nested mappings) with one dotted key set."""
-    if not isinstance(platform, Mapping):
-        raise UserError(f"--vary {dotted_key}: this platform model cannot be varied by key")
-    copy = dict(platform)
-    head, _, rest = dotted_key.partition(".")
-    if rest:
-        copy[head] = with_setting(platform.get(head, {}), rest, value)
-    elif head not in platform:
-        raise UserError(f"--vary {dotted_key}: the platform has no key {head!r} "
-                        f"(it has: {', '.join(map(str, platform))})")
+def _parameters(platform: Platform, path: str, value: Any) -> dict[str, Any]:
+    """The platform parameters one ``--vary`` setting stands for."""
+    if path == OST_COUNT:
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise UserError(f"--vary {path}={value}: expected a positive whole number of OSTs")
+        fs = platform.data["filesystem"]
+        servers = max(1, round(value * fs["servers"] / fs["targets"]))
+        return {"filesystem.targets": int(value), "filesystem.servers": servers}
+    known = platform.parameter_paths()
+    if path not in known:
+        nearby = [p for p in known if p.split(".")[-1] == path.split(".")[-1]]
+        hint = f"; did you mean {nearby[0]}?" if nearby else ""
+        raise UserError(f"--vary {path}: {platform.name} has no parameter {path!r}{hint} "
+                        f"(parameters: {OST_COUNT}, {', '.join(known)})")
+    current = _value_at(platform.data, path)
+    if isinstance(current, int | float) != isinstance(value, int | float) or value is None:
+        raise UserError(f"--vary {path}={value}: expected a value like {current!r}")
+    return {path: value}
+
+
+def _value_at(data: Mapping[str, Any], path: str) -> Any:
+    node: Any = data
+    for part in path.split("."):
+        node = node[part]
+    return node
+
+
+def vary(platform: Platform, settings: Mapping[str, Any]) -> Platform:
+    """The platform with ``settings`` (``--vary`` path -> value) applied, kept consistent."""
+    parameters: dict[str, Any] = {}
+    for path, value in settings.items():
+        parameters.update(_parameters(platform, path, value))
+    varied = platform.with_values(parameters)
+    return varied.with_values(_stripe_limits(varied, platform))
+
+
+def _stripe_limits(varied: Platform, original: Platform) -> dict[str, int]:
+    """Lustre: no more stripes than OSTs, and a limit equal to the OST count stays equal."""
+    fs, before = varied.data["filesystem"], original.data["filesystem"]
+    if fs.get("type") != "lustre":
+        return {}
+    targets = int(fs["targets"])
+    limit = targets if before["max_stripe_count"] == before["targets"] else min(
+        int(fs["max_stripe_count"]), targets)
+    limits = {"filesystem.max_stripe_count": limit}
+    default_count = varied.data["site_defaults"].get("lustre", {}).get("stripe_count")
+    if isinstance(default_count, int) and default_count > limit:
+        limits["site_defaults.lustre.stripe_count"] = limit
+    return limits
+
+
+def variants(platform: Platform, variations: Sequence[Variation]) -> list[tuple[str, Platform]]:
+    """(label, platform) for every combination of the variations' values."""
+    if not variations:
+        return [("default", platform)]
+    out = []
+    for values in itertools.product(*(v.values for v in variations)):
+        label = " ".join(v.label(x) for v, x in zip(variations, values, strict=True))
+        out.append((label, vary(platform, {v.path: x
+                                           for v, x in zip(variations, values, strict=True)})))
+    return out
+
+
+# -- the physical ceiling ------------------------------------------------------------------------
+
+def nodes_used(platform: Platform, work: Mapping[str, Any]) -> int:
+    per_node = int(work.get("ranks_per_node") or platform.data["compute"]["cores_per_node"])
+    return math.ceil(int(work["ranks"]) / per_node)
+
+
+def peak_mbs(platform: Platform, work: Mapping[str, Any]) -> float:
+    """The least aggregate bandwidth on the way from the workload's nodes to the disks."""
+    data = platform.data
+    nodes = nodes_used(platform, work)
+    fs, network = data["filesystem"], data["network"]
+    limits = [nodes * data["compute"]["nic_mbs"], network["storage_fabric_mbs"],
+              fs["servers"] * fs["server_mbs"], fs["targets"] * fs["target_mbs"]]
+    routers = data.get("routers")
+    if routers:
+        count = routers["count"]
+        if routers.get("side") == "client":
+            count = min(count, math.ceil(nodes / routers["nodes_per_router"]))
+        limits.append(count * routers["bandwidth_mbs"])
+    return float(min(limits))
+
+
+# -- tuning in simulation ------------------------------------------------------------------------
+
+class SimulatedMachine:
+    """The search strategies' Evaluator where the platform model is the machine: a measurement
+    is a simulation (batched per call, each config once), and the budget counts them."""
+
+    def __init__(self, space: BoundSpace, rates: Callable[[Sequence[Config]], list[float | None]],
+                 budget: int) -> None:
+        self.space, self._rates, self.budget = space, rates, budget
+        self.measured: dict[str, tuple[Point, float | None]] = {}
+
+    def runs_left(self) -> int:
+        return self.budget - len(self.measured)
+
+    def is_measured(self, point: Point) -> bool:
+        return config_hash(self.space.config(point)) in self.measured
+
+    def measure(self, points: Sequence[Point]) -> list[float | None]:
+        keys = [config_hash(self.space.config(p)) for p in points]
+        new = list({k: p for k, p in zip(keys, points, strict=True)
+                    if k not in self.measured}.items())
+        allowed = new[:max(0, self.runs_left())]
+        if allowed:
+            rates = self._rates([self.space.config(p) for _, p in allowed])
+            for (key, point), rate in zip(allowed, rates, strict=True):
+                self.measured[key] = (point, rate)
+        if len(allowed) < len(new):
+            raise BudgetExhausted
+        return [self.measured[k][1] for k in keys]
+
+    def predict(self, points: Sequence[Point]) -> list[float | None]:
+        return [None] * len(points)  # no second model: strategies that need one are refused
+
+    def recalibrate(self) -> None:
+        pass
+
+    def end_generation(self, generation: int, best_predicted: float | None = None) -> None:
+        pass
+
+    def best(self) -> tuple[Point, float] | None:
+        ok = [(p, r) for p, r in self.measured.values() if r is not None]
+        return max(ok, key=lambda item: item[1]) if ok else None
+
+
+def fits(space: BoundSpace, budget: int) -> bool:
+    """Whether the space's distinct points (after repair) number at most ``budget``."""
+    if space.size <= budget:
+        return True
+    distinct = set()
+    for point in space.points():
+        distinct.add(space.repair(point)[0])
+        if len(distinct) > budget:
+            return False
+    return True
+
+
+def choose_strategy(tuning: Tuning, space: BoundSpace) -> str:
+    if tuning.strategy is None:
+        return "exhaustive" if fits(space, tuning.budget) else "h5evolve"
+    if tuning.strategy not in STRATEGIES or tuning.strategy == "sim-screened":
+        usable = ", ".join(s for s in STRATEGIES if s != "sim-screened")
+        raise UserError(f"--strategy {tuning.strategy}: a what-if search simulates every "
+                        f"point; choose one of {usable}")
+    return tuning.strategy
+
+
+def space_context(platform: Platform, work: Mapping[str, Any]) -> SpaceContext:
+    fs = platform.data["filesystem"]
+    return SpaceContext(filesystem=str(fs.get("type", "ufs")), ranks=int(work["ranks"]),
+                        max_stripe_count=fs.get("max_stripe_count"))
+
+
+def tune(platform: Platform, work: Mapping[str, Any], tuning: Tuning,
+         simulate: Simulate) -> tuple[SimulatedMachine, str]:
+    space = tuning.space.bind(space_context(platform, work))
+    strategy = choose_strategy(tuning, space)
+    machine = SimulatedMachine(space, lambda configs: simulate(platform, work, configs),
+                               tuning.budget)
+    settings = strategy_settings(strategy)
+    if strategy == "h5evolve":  # run on until the simulation budget, not the paper's 40 x 15
+        settings["generations"] = tuning.budget
+    run_strategy(strategy, machine, tuning.seed, settings)
+    return machine, strategy
+
+
+# -- the study -----------------------------------------------------------------------------------
+
+def predict(platform_name: str, variant: str, platform: Platform, work: Mapping[str, Any],
+            tuning: Tuning | None, simulate: Simulate) -> Prediction:
+    default = simulate(platform, work, [{}])[0]
+    prediction = Prediction(platform_name, variant, default, peak_mbs(platform, work))
+    if tuning is None:
+        return prediction
+    machine, prediction.strategy = tune(platform, work, tuning, simulate)
+    prediction.simulations = len(machine.measured)
+    best = machine.best()
+    if best and (default is None or best[1] > default):
+        point, prediction.tuned_mbs = best
+        prediction.tuned_config = machine.space.config(point)
+        prediction.tuned_settings = machine.space.describe(point)
     else:
-        copy[head] = value
-    return copy
-
-
-def predict(platform_name: str, variant: str, platform: Any, work: Mapping[str, Any],
-            grid: list[Config] | None, simulate: Simulate) -> Prediction:
-    configs: list[Config] = [{}] + (grid or [])
-    rates = simulate(platform, work, configs)
-    prediction = Prediction(platform_name, variant, rates[0])
-    if grid:
-        best = max(range(1, len(configs)), key=lambda i: rates[i])
-        if rates[best] > rates[0]:
-            prediction.tuned_mbs, prediction.tuned_config = rates[best], configs[best]
-        else:
-            prediction.tuned_mbs = rates[0]
+        prediction.tuned_mbs = default  # nothing searched beats the site's defaults
     return prediction
 
 
-def study(work: Mapping[str, Any], platforms: Sequence[str], load_platform: Callable[[str], Any],
-          simulate: Simulate, *, variation: tuple[str, list[Any]] | None = None,
-          grid: list[Config] | None = None) -> list[Prediction]:
+def study(work: Mapping[str, Any], platforms: Sequence[str],
+          load_platform: Callable[[str], Platform], simulate: Simulate, *,
+          variations: Sequence[Variation] = (), tuning: Tuning | None = None
+          ) -> list[Prediction]:
     results = []
     for name in platforms:
-        model = load_platform(name)
-        variants = [("default", model)]
-        if variation:
-            key, values = variation
-            variants = [(f"{key}={v}", with_setting(model, key, v)) for v in values]
-        for label, variant in variants:
-            results.append(predict(name, label, variant, work, grid, simulate))
+        for label, variant in variants(load_platform(name), variations):
+            results.append(predict(name, label, variant, work, tuning, simulate))
     return results

@@ -1,4 +1,10 @@
-"""`iotwin whatif`: predicted default and tuned rates of a workload on several platforms."""
+"""`iotwin whatif`: predicted default and tuned rates of a workload on several platforms.
+
+Variants: `--vary filesystem.targets=24,96` (or `ost_count=24,96`), repeatable (the variants
+are every combination). Tuning: `--tune` searches a tuner space in simulation (default
+spaces/whatif.yaml), exhaustively if it fits `--budget` simulations, else with the genetic
+search. Rates are MB/s (10^6 bytes/s) of the workload's I/O time, compute excluded.
+"""
 
 from __future__ import annotations
 
@@ -8,37 +14,36 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from iotwin import paths
 from iotwin.errors import UserError
-from iotwin.whatif import Prediction, load_grid, parse_variation, study
+from iotwin.whatif import Config, Prediction, Tuning, parse_variation, study
+from iotwin.workload import load_workload
 
 
 def _simulator() -> tuple[Any, Any]:
-    """The simulator's Python entry points: load_platform(name), simulate(p, w, configs)."""
-    try:
-        from iotwin.platforms import load_platform  # type: ignore[import-not-found]
-        from iotwin.sim import simulate  # type: ignore[import-not-found]
-    except ImportError as error:
-        raise UserError(f"the simulator is not available ({error}): build it first") from error
+    """load_platform(name) and simulate(platform, work, configs) -> rates, from iotwin.sim."""
+    from iotwin.platforms import load_platform
+    from iotwin.sim import simulate
 
-    def rates(platform: Any, work: Any, configs: Any) -> list[float]:
-        return [r["rate_mbs"] if isinstance(r, dict) else r.rate_mbs
-                for r in simulate(platform, work, configs)]
+    def rates(platform: Any, work: Any, configs: list[Config]) -> list[float | None]:
+        return [r.rate_mbs if r.ok else None for r in simulate(platform, work, configs)]
 
     return load_platform, rates
 
 
+def _mbs(value: float | None, width: int) -> str:
+    return f"{value:{width}.1f}" if value is not None else f"{'failed':>{width}}"
+
+
 def table(predictions: list[Prediction]) -> str:
-    lines = [f"{'platform':<10} {'variant':<16} {'default MB/s':>12} {'tuned MB/s':>11} "
-             f"{'x':>5}  tuned config"]
+    lines = [f"{'platform':<10} {'variant':<24} {'peak MB/s':>10} {'default MB/s':>12} "
+             f"{'tuned MB/s':>11} {'x':>5}  tuned settings"]
     for p in predictions:
-        tuned = f"{p.tuned_mbs:11.1f}" if p.tuned_mbs is not None else f"{'-':>11}"
+        tuned = _mbs(p.tuned_mbs, 11) if p.strategy else f"{'-':>11}"
         speedup = f"{p.speedup:5.2f}" if p.speedup else f"{'-':>5}"
-        config = json.dumps(p.tuned_config, separators=(",", ":")) if p.tuned_config else "-"
-        lines.append(f"{p.platform:<10} {p.variant:<16} {p.default_mbs:12.1f} {tuned} "
-                     f"{speedup}  {config}")
+        config = p.tuned_settings or ("(site default)" if p.strategy else "-")
+        flag = "  ABOVE PEAK: model error" if p.above_peak else ""
+        lines.append(f"{p.platform:<10} {p.variant:<24} {p.peak_mbs:10.0f} "
+                     f"{_mbs(p.default_mbs, 12)} {tuned} {speedup}  {config}{flag}")
     return "\n".join(lines)
 
 
@@ -50,53 +55,76 @@ def plot(predictions: list[Prediction], title: str, path: Path) -> None:
 
     labels = [p.platform if p.variant == "default" else f"{p.platform}\n{p.variant}"
               for p in predictions]
-    xs = range(len(predictions))
-    fig, ax = plt.subplots(figsize=(max(6, 1.1 * len(labels)), 4))
-    ax.bar([x - 0.2 for x in xs], [p.default_mbs for p in predictions], 0.4, label="default")
-    if any(p.tuned_mbs for p in predictions):
-        ax.bar([x + 0.2 for x in xs], [p.tuned_mbs or 0 for p in predictions], 0.4,
-               label="tuned (simulated)")
-    ax.set_xticks(list(xs), labels, fontsize=8)
-    ax.set_ylabel("predicted write rate (MB/s)")
-    ax.set_title(title)
-    ax.legend()
+    xs = list(range(len(predictions)))
+    tuned = any(p.strategy for p in predictions)
+    width = 0.38 if tuned else 0.6
+    fig, ax = plt.subplots(figsize=(max(6.0, 1.3 * len(labels)), 4.2))
+    ax.bar([x - width / 2 if tuned else x for x in xs],
+           [p.default_mbs or 0 for p in predictions], width, label="default (site settings)",
+           color="#9aa5b1")
+    if tuned:
+        bars = ax.bar([x + width / 2 for x in xs], [p.tuned_mbs or 0 for p in predictions],
+                      width, label="tuned in simulation", color="#1f77b4")
+        ax.bar_label(bars, [f"x{p.speedup:.1f}" if p.speedup else "" for p in predictions],
+                     fontsize=7, padding=2)
+    ax.scatter(xs, [p.peak_mbs for p in predictions], marker="_", s=900, color="#d62728",
+               zorder=3, label="platform peak for these nodes")
+    ax.set_yscale("log")
+    ax.set_xticks(xs, labels, fontsize=8)
+    ax.set_ylabel("predicted write rate (MB/s, log scale)")
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=8, loc="upper left")
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    fig.savefig(path, dpi=110)
     plt.close(fig)
 
 
+def _tuning(args: argparse.Namespace) -> Tuning | None:
+    if not args.tune:
+        return None
+    from iotwin.space import load_space
+
+    if args.budget < 1:
+        raise UserError(f"--budget {args.budget}: expected a positive number of simulations")
+    return Tuning(load_space(args.space), args.strategy, args.budget, args.seed)
+
+
 def _run(args: argparse.Namespace) -> int:
-    try:
-        work = yaml.safe_load(Path(args.workload).read_text())
-    except (OSError, yaml.YAMLError) as error:
-        raise UserError(f"{args.workload}: {error}") from error
+    work = load_workload(args.workload)
     platforms = [p for p in args.platforms.split(",") if p]
-    variation = parse_variation(args.vary) if args.vary else None
-    grid = load_grid(Path(args.grid)) if args.tune else None
+    variations = [parse_variation(v) for v in args.vary or []]
     load_platform, simulate = _simulator()
-    predictions = study(work, platforms, load_platform, simulate, variation=variation, grid=grid)
+    predictions = study(work, platforms, load_platform, simulate, variations=variations,
+                        tuning=_tuning(args))
     if args.json:
-        print(json.dumps([asdict(p) for p in predictions]))
+        print(json.dumps([{**asdict(p), "above_peak": p.above_peak} for p in predictions]))
     else:
         print(table(predictions))
     if args.plot:
-        plot(predictions, f"{work.get('name', args.workload)}: what-if", Path(args.plot))
+        what = "default and tuned" if args.tune else "default"
+        plot(predictions, f"{work.get('name', args.workload)} ({work['ranks']} ranks): "
+                          f"predicted {what} write rates", Path(args.plot))
     return 0
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "whatif", help="predict a workload's default and tuned rates on several platforms",
-        description=__doc__)
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--workload", required=True, metavar="W.yaml")
     parser.add_argument("--platforms", required=True, help="comma-separated platform names")
-    parser.add_argument("--vary", metavar="KEY=V1,V2",
-                        help="platform variants, e.g. filesystem.ost_count=24,48")
+    parser.add_argument("--vary", metavar="PATH=V1,V2", action="append",
+                        help="platform variants, e.g. ost_count=24,96 or "
+                             "filesystem.target_mbs=250,500 (repeatable)")
     parser.add_argument("--tune", action="store_true",
-                        help="also search the grid in simulation and report the best config")
-    parser.add_argument("--grid", default=str(paths.repo_root() / "experiments" / "macsio"
-                                              / "whatif-grid.yaml"),
-                        help="tuning grid (default: experiments/macsio/whatif-grid.yaml)")
+                        help="also search a tuner space in simulation for the best config")
+    parser.add_argument("--space", default="whatif", help="tuner space (default: whatif)")
+    parser.add_argument("--strategy", default=None,
+                        help="exhaustive | h5evolve | random (default: exhaustive if the space "
+                             "fits the budget, else h5evolve)")
+    parser.add_argument("--budget", type=int, default=300,
+                        help="simulations per platform variant for --tune (default 300)")
+    parser.add_argument("--seed", type=int, default=0, help="search seed (default 0)")
     parser.add_argument("--plot", metavar="PNG", help="write a bar chart here")
     parser.add_argument("--json", action="store_true", help="one JSON document instead of a table")
     parser.set_defaults(func=_run)
