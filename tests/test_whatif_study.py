@@ -166,3 +166,18 @@ def test_cli_rejects_a_missing_workload(tmp_path: Path, capsys: pytest.CaptureFi
     missing = tmp_path / "none.yaml"
     assert main(["whatif", "--workload", str(missing), "--platforms", "hopper"]) == 2
     assert str(missing) in capsys.readouterr().err
+
+
+def test_more_ranks_than_the_platform_has_cores_run_oversubscribed() -> None:
+    seen: list[Any] = []
+
+    def recording(platform: Platform, work: Any, configs: list[Any]) -> list[float | None]:
+        seen.append(work)
+        return stand_in(platform, work, configs)
+
+    result = study({"name": "w", "ranks": 128, "files": []}, ["local"], load_platform,
+                   recording)[0]
+    assert result.note == "oversubscribed: 128 ranks per node"  # local: one node of 2 cores
+    assert seen[0]["ranks_per_node"] == 128
+    assert result.peak_mbs == load_platform("local").data["filesystem"]["target_mbs"]
+    assert study(WORK, ["hopper"], load_platform, stand_in)[0].note == ""

@@ -76,6 +76,7 @@ class Prediction:
     tuned_settings: str = ""  # the searched parameters' values, as the space names them
     simulations: int = 0  # by the search
     strategy: str = ""
+    note: str = ""
 
     @property
     def speedup(self) -> float | None:
@@ -270,10 +271,21 @@ def tune(platform: Platform, work: Mapping[str, Any], tuning: Tuning,
 
 # -- the study -----------------------------------------------------------------------------------
 
+def placed(platform: Platform, work: Mapping[str, Any]) -> tuple[Mapping[str, Any], str]:
+    """The workload on the platform's nodes: oversubscribed (as mpiexec would run it) when it
+    needs more nodes than the platform has, with a note saying so."""
+    nodes = int(platform.data["compute"]["nodes"])
+    if nodes_used(platform, work) <= nodes:
+        return work, ""
+    per_node = math.ceil(int(work["ranks"]) / nodes)
+    return {**work, "ranks_per_node": per_node}, f"oversubscribed: {per_node} ranks per node"
+
+
 def predict(platform_name: str, variant: str, platform: Platform, work: Mapping[str, Any],
             tuning: Tuning | None, simulate: Simulate) -> Prediction:
+    work, note = placed(platform, work)
     default = simulate(platform, work, [{}])[0]
-    prediction = Prediction(platform_name, variant, default, peak_mbs(platform, work))
+    prediction = Prediction(platform_name, variant, default, peak_mbs(platform, work), note=note)
     if tuning is None:
         return prediction
     machine, prediction.strategy = tune(platform, work, tuning, simulate)

@@ -41,7 +41,8 @@ def table(predictions: list[Prediction]) -> str:
         tuned = _mbs(p.tuned_mbs, 11) if p.strategy else f"{'-':>11}"
         speedup = f"{p.speedup:5.2f}" if p.speedup else f"{'-':>5}"
         config = p.tuned_settings or ("(site default)" if p.strategy else "-")
-        flag = "  ABOVE PEAK: model error" if p.above_peak else ""
+        flag = ("  ABOVE PEAK: model error" if p.above_peak else "") + (
+            f"  ({p.note})" if p.note else "")
         lines.append(f"{p.platform:<10} {p.variant:<24} {p.peak_mbs:10.0f} "
                      f"{_mbs(p.default_mbs, 12)} {tuned} {speedup}  {config}{flag}")
     return "\n".join(lines)
