@@ -1,102 +1,105 @@
-"""`iotwin demo`: one kernel under contrasting configs, real runs, compared as ratios.
+"""`iotwin demo`: a short sim-screened tuning of a kernel on this machine, default vs tuned.
 
-What runs is data: ``iotwin/data/demo.yaml`` (kernel, ranks, arguments, repetitions, and the
-configs, the first being the baseline); ``--spec`` names another file of the same form.
+What runs is data: ``iotwin/data/demo.yaml`` holds ``iotwin tune`` options (``--spec`` names
+another file of the same form). The demo prints the ``iotwin tune`` command it stands for,
+runs it (progress per generation, then the default and the tuned config measured R times
+each in the same session), and shows the tuned config it wrote.
 """
 
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass
+import os
+import shlex
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from iotwin import config, paths
-from iotwin.commands.run import settings_lines
+from iotwin import paths
+from iotwin.cli import build_parser
 from iotwin.errors import UserError
-from iotwin.executors.base import Target
-from iotwin.executors.local import LocalExecutor
-from iotwin.interposer_reports import setting_outcomes
-from iotwin.repetitions import Measurement, measure
-from iotwin.store import Store, add_store_argument, resolve_path, workload_of
-
-
-@dataclass(frozen=True)
-class DemoSpec:
-    target: Target
-    repeat: int
-    configs: list[tuple[str, dict[str, Any]]]  # (name, validated config); the first is the baseline
+from iotwin.executors.local import default_scratch_root
+from iotwin.store import add_store_argument, resolve_path
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "demo", help="run a kernel under contrasting configs and compare them",
-        description="Measure a kernel for real under a baseline and contrasting tuning configs "
-        "(iotwin/data/demo.yaml) and print the median, spread and ratio of each.")
+        "demo", help="tune a kernel on this machine, briefly, and compare default and tuned",
+        description="A short sim-screened tuning of a kernel with a few real runs "
+        "(iotwin/data/demo.yaml says which, as `iotwin tune` options), then the default and "
+        "the tuned config measured in the same session: medians and spread of each.")
     parser.add_argument("--spec", type=Path, default=paths.data_dir() / "demo.yaml",
                         help="demo description (default: iotwin/data/demo.yaml)")
-    parser.add_argument("--repeat", type=int, metavar="R", help="repetitions per config "
-                        "(default: the spec's)")
+    parser.add_argument("--output", type=Path, metavar="YAML",
+                        help="tuned config file (default: demo-tuned.yaml in the scratch root, "
+                             "runs/ or $IOTWIN_SCRATCH)")
     add_store_argument(parser)
     parser.set_defaults(func=main)
 
 
-def load_spec(path: Path, repeat: int | None) -> DemoSpec:
+def load_spec(path: Path) -> dict[str, Any]:
     try:
-        data = yaml.safe_load(path.read_text())
-        target = Target(ranks=int(data["ranks"]), kernel=str(data["kernel"]),
-                        args=tuple(str(arg) for arg in data.get("args", [])))
-        configs = [(str(entry["name"]),
-                    config.validate_config(entry["config"] or {}, f"{path}: configs[{i}].config"))
-                   for i, entry in enumerate(data["configs"])]
-        repeats = int(repeat if repeat is not None else data.get("repeat", 3))
-    except (OSError, yaml.YAMLError, KeyError, TypeError, ValueError) as error:
+        spec = yaml.safe_load(path.read_text())
+    except (OSError, yaml.YAMLError) as error:
         raise UserError(f"{path}: not a demo description: {error}") from error
-    if not configs or repeats < 1:
-        raise UserError(f"{path}: a demo needs at least one config and one repetition")
-    return DemoSpec(target, repeats, configs)
+    if not isinstance(spec, dict) or "kernel" not in spec:
+        raise UserError(f"{path}: not a demo description: expected a mapping of `iotwin tune` "
+                        "options with a kernel")
+    return spec
+
+
+def tune_argv(spec: Mapping[str, Any], source: Path) -> list[str]:
+    """The ``iotwin tune`` arguments a demo description stands for (kernel args after --)."""
+    argv = ["tune"]
+    for key, value in spec.items():
+        if key == "args":
+            continue
+        option = "--" + str(key).replace("_", "-")
+        if isinstance(value, dict):
+            argv += [arg for name, item in value.items()
+                     for arg in (option, f"{name}={_text(item)}")]
+        elif isinstance(value, bool):
+            argv += [option] if value else []
+        elif isinstance(value, list):
+            raise UserError(f"{source}: {key}: expected a value or a mapping, got a list")
+        else:
+            argv += [option, _text(value)]
+    return [*argv, "--", *(str(arg) for arg in spec.get("args") or [])]
+
+
+def _text(value: Any) -> str:
+    """A value as `iotwin tune` reads it back (YAML): null, true, 4MiB, 100."""
+    if value is None or isinstance(value, bool):
+        return yaml.safe_dump(value).splitlines()[0]
+    return str(value)
 
 
 def main(args: argparse.Namespace) -> int:
-    spec = load_spec(args.spec, args.repeat)
+    spec = load_spec(args.spec)
     try:
-        paths.kernel_binary(spec.target.kernel or "")
+        paths.kernel_binary(str(spec["kernel"]))
         paths.interposer_library()
     except paths.MissingBuildError as error:
         raise UserError(str(error)) from error
-    print(f"iotwin demo: {workload_of(spec.target)} on {spec.target.ranks} ranks, "
-          f"{spec.repeat} repetitions per config, every one stored\n", flush=True)
-    store_path = resolve_path(args.store)
-    with Store(store_path) as store:
-        campaign = store.create_campaign("demo", kind="demo", spec={
-            "spec_file": str(args.spec), "repeat": spec.repeat})
-        results = [(name, measure(LocalExecutor(), spec.target, cfg, repeat=spec.repeat,
-                                  store=store, campaign_id=campaign, platform="local",
-                                  label=name))
-                   for name, cfg in spec.configs]
-    print()
-    print(comparison(results))
-    print(f"\nstored: campaign {campaign} in {store_path}")
-    return 0 if all(len(m.ok_runs) == len(m.runs) for _, m in results) else 1
+    output = args.output or _shown(default_scratch_root() / "demo-tuned.yaml")
+    output.parent.mkdir(parents=True, exist_ok=True)
+    argv = tune_argv(spec, args.spec)
+    argv[1:1] = ["--store", str(resolve_path(args.store)), "--output", str(output)]
+    print(f"iotwin demo: a short {spec.get('strategy', 'sim-screened')} tuning on this "
+          f"machine, as\n  iotwin {shlex.join(argv)}\n", flush=True)
+    tune_args, unknown = build_parser().parse_known_args(argv)
+    if unknown:
+        keys = [arg[2:].replace("-", "_") for arg in unknown if arg.startswith("--")]
+        raise UserError(f"{args.spec}: not `iotwin tune` options: {', '.join(keys or unknown)}")
+    status = int(tune_args.func(tune_args) or 0)
+    print(f"\ntuned config ({output}; apply it to any run with "
+          f"`iotwin run ... --config {output}`):")
+    print("  " + output.read_text().rstrip().replace("\n", "\n  "))
+    return status
 
 
-def comparison(results: list[tuple[str, Measurement]]) -> str:
-    """Each config's median and spread of time and rate, its rate as a ratio of the baseline's,
-    and what the interposer reported about its settings."""
-    baseline = results[0][1].rate
-    width = max(len(name) for name, _ in results)
-    lines = []
-    for name, measurement in results:
-        time, rate = measurement.time, measurement.rate
-        if time is None or rate is None:
-            lines.append(f"{name:<{width}}  no successful repetition")
-            continue
-        ratio = ("  (baseline)" if measurement is results[0][1] else
-                 f"  x{rate.median / baseline.median:.2f} vs baseline" if baseline else "")
-        lines.append(f"{name:<{width}}  rate {rate.format('MB/s')}{ratio}")
-        lines.append(f"{'':<{width}}  time {time.format('s')}")
-        lines += ["    " + line for line in settings_lines(
-            setting_outcomes(measurement.reports), bool(measurement.config))]
-    return "\n".join(lines)
+def _shown(path: Path) -> Path:
+    """``path`` relative to the current directory when it lies below it."""
+    return Path(os.path.relpath(path)) if path.is_relative_to(Path.cwd()) else path
