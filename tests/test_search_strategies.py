@@ -12,7 +12,7 @@ import pytest
 from iotwin.campaign import Campaign, CampaignSpec, Fit
 from iotwin.executors.base import RunResult, Target
 from iotwin.search import run_strategy, strategy_settings
-from iotwin.search.operators import Individual, make_toolbox, vary
+from iotwin.search.operators import Individual, distance, make_toolbox, vary
 from iotwin.space import BoundSpace, SpaceContext, load_space
 from iotwin.store import Store
 from iotwin.units import parse_size
@@ -169,3 +169,45 @@ def test_individuals_clone_with_their_fitness() -> None:
     clone = toolbox.clone(individual)
     assert isinstance(clone, Individual) and clone == individual
     assert clone.fitness.values == (3.0,) and clone.fitness is not individual.fitness
+
+
+def test_spread_picks_each_point_farthest_from_the_ones_before() -> None:
+    space = load_space("poster").bind(HOPPER)
+    toolbox = make_toolbox(space, random.Random(4))
+    ranked = toolbox.population(60)
+    anchor = ranked[0].point
+    chosen = toolbox.spread(ranked, 3, [anchor])
+    assert len({ind.point for ind in chosen}) == 3
+    anchors = [anchor]
+    for picked in chosen:
+        def gap(ind: Individual, among: list[tuple[int, ...]] = anchors) -> float:
+            return min(distance(space.upper, ind, a) for a in among)
+        assert gap(picked) == max(gap(ind) for ind in ranked if ind.point not in anchors)
+        anchors.append(picked.point)
+
+
+def test_sim_screened_first_batch_explores_away_from_the_top(tmp_path: Path) -> None:
+    settings = strategy_settings("sim-screened")
+    campaign, _ = make_campaign(tmp_path, "sim-screened", budget=60, model=True)
+    batches: list[int] = []
+    campaign.on_progress = lambda progress: batches.append(progress.runs_used)
+    run_strategy("sim-screened", campaign, seed=2, settings=settings)
+    first = [m.point for m in list(campaign.measured.values())[:batches[0]]]
+    top, explored = first[:settings["top_k"]], first[settings["top_k"]:]
+    assert batches[0] == settings["top_k"] + settings["explore"] == len(first)
+    upper = campaign.space.upper
+
+    def nearest(point: tuple[int, ...], others: list[tuple[int, ...]]) -> float:
+        return min(distance(upper, point, o) for o in others if o != point)
+
+    assert min(nearest(p, top) for p in explored) > max(nearest(p, top) for p in top)
+
+
+def test_sim_screened_stops_by_itself_once_the_model_expects_no_gain(tmp_path: Path) -> None:
+    settings = strategy_settings("sim-screened")
+    campaign, executor = make_campaign(tmp_path, "sim-screened", budget=600, model=True)
+    run_strategy("sim-screened", campaign, seed=5, settings=settings)
+    best = campaign.best()
+    assert best is not None and best.rate >= 0.95 * optimum(campaign.space)
+    # well before the budget, and not before a batch after the first
+    assert settings["top_k"] + settings["explore"] < len(executor.runs) < 60

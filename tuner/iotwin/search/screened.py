@@ -1,10 +1,15 @@
 """sim-screened: a genetic search on simulated rates; only the most promising go to real runs.
 
-Each generation evolves a large population on the current model's predictions, sends the
-top-k distinct not-yet-measured candidates to the executor, feeds the measured best back
-into the population and refits the model to everything measured. It stops when the budget
-is spent, when the model has no unmeasured candidate left to propose, or when ``patience``
-real batches in a row did not improve the best measured rate by more than ``tolerance``.
+Each generation evolves a large population on the current model's predictions and sends
+the top-k distinct not-yet-measured candidates to the executor; the first batch adds
+``explore`` candidates from the better half of the population that lie farthest from the
+others, so that the first refit sees configs that differ, not k neighbours. The measured
+best are fed back into the population and the model is refitted to everything measured.
+
+It stops when the budget is spent, when the model has no unmeasured candidate left, or on
+convergence: ``patience`` generations in a row in which the refitted model expects no
+unmeasured candidate to beat the best measured config by more than ``tolerance`` (both
+rates predicted, so the measured best's luck in the noise does not end the search).
 """
 
 from __future__ import annotations
@@ -23,24 +28,48 @@ from iotwin.space import Point
 def sim_screened(evaluator: Evaluator, rng: random.Random, settings: Mapping[str, Any]) -> None:
     toolbox = make_toolbox(evaluator.space, rng, tournament=settings["tournament"])
     population = toolbox.population(settings["population"])
-    measured_best: dict[Point, float] = {}
-    stalled, best_so_far, generation = 0, 0.0, 0
-    while evaluator.runs_left() > 0 and stalled < settings["patience"]:
+    measured: dict[Point, float] = {}
+    settled, generation = 0, 0
+    while evaluator.runs_left() > 0:
         population = _evolve_on_model(evaluator, toolbox, rng, population, settings)
         candidates = _top_unmeasured(evaluator, population, settings["top_k"])
         if not candidates:
             break
+        settled = settled + 1 if _expects_no_gain(evaluator, candidates[0], measured,
+                                                  settings["tolerance"]) else 0
+        if settled >= settings["patience"]:
+            break
+        if generation == 0:
+            candidates += _far_apart(evaluator, toolbox, population, candidates,
+                                     settings["explore"])
         for point, rate in zip(candidates, evaluator.measure(candidates), strict=True):
             if rate is not None:
-                measured_best[point] = rate
+                measured[point] = rate
         evaluator.recalibrate()
-        population = _with_measured_best(population, measured_best, settings["top_k"])
-        best = max(measured_best.values(), default=0.0)
-        stalled = 0 if best > best_so_far * (1 + settings["tolerance"]) else stalled + 1
-        best_so_far = max(best, best_so_far)
+        population = _with_measured_best(population, measured, settings["top_k"])
         evaluator.end_generation(generation, population[0].fitness.values[0]
                                  if population[0].fitness.valid else None)
         generation += 1
+
+
+def _expects_no_gain(evaluator: Evaluator, candidate: Point, measured: Mapping[Point, float],
+                     tolerance: float) -> bool:
+    """Whether the model predicts ``candidate`` (its best unmeasured) no better than the best
+    measured config, both on the current model."""
+    if not measured:
+        return False
+    best = max(measured, key=measured.__getitem__)
+    expected, reached = evaluator.predict([candidate, best])
+    return expected is not None and reached is not None and expected <= reached * (1 + tolerance)
+
+
+def _far_apart(evaluator: Evaluator, toolbox: base.Toolbox, ranked: list[Individual],
+               chosen: list[Point], k: int) -> list[Point]:
+    """Up to ``k`` unmeasured points of the better half of ``ranked``, far from ``chosen``."""
+    half = [ind for ind in ranked[:max(1, len(ranked) // 2)]
+            if ind.point not in chosen and not evaluator.is_measured(ind.point)]
+    k = min(k, evaluator.runs_left() - len(chosen))
+    return [ind.point for ind in toolbox.spread(half, k, chosen)] if k > 0 else []
 
 
 def _evolve_on_model(evaluator: Evaluator, toolbox: base.Toolbox, rng: random.Random,
