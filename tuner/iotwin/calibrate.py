@@ -5,7 +5,9 @@ The loss is on log rate (a 2x error counts the same at 100 MB/s and at 10 GB/s) 
 platform YAML gives each free parameter. Parameters are searched on a log scale when their
 range is positive (bandwidths span decades) and on a linear one otherwise. Cross-validation
 (k folds) gives the held-out error: how well the calibrated model predicts runs it was not
-fitted to, which is what a search relies on.
+fitted to, which is what a search relies on. With ``prior_sigma`` the fit is a MAP estimate:
+each parameter is pulled toward the platform's value, so that a handful of runs does not
+drag the model wherever their noise points.
 
 :class:`SimModel` wraps a platform and a workload as the :class:`~iotwin.campaign.Model`
 that ``sim-screened`` predicts with and refits after each real batch.
@@ -34,6 +36,8 @@ from iotwin.workload import kernel_workload
 
 #: the residual of a config the model cannot simulate: as if it predicted 1000x off
 _FAILED_RESIDUAL = math.log(1000.0)
+#: soft-L1 scale on log rate: residuals beyond ~10% count linearly, not squared
+_F_SCALE = 0.1
 
 
 @dataclass(frozen=True)
@@ -56,15 +60,22 @@ class Calibration:
 class _Scale:
     """Maps the free parameters to and from the optimiser's vector."""
 
-    def __init__(self, free: Mapping[str, tuple[float, float, float]]) -> None:
+    def __init__(self, free: Mapping[str, tuple[float, float, float]],
+                 start: Mapping[str, float] | None = None) -> None:
         self.names = sorted(free)
         self.log = [free[n][1] > 0 for n in self.names]
         self.lower = np.array([self._to(free[n][1], lg) for n, lg in zip(self.names, self.log,
                                                                           strict=True)])
         self.upper = np.array([self._to(free[n][2], lg) for n, lg in zip(self.names, self.log,
                                                                           strict=True)])
-        start = [self._to(free[n][0], lg) for n, lg in zip(self.names, self.log, strict=True)]
-        self.start = np.clip(start, self.lower, self.upper)
+        prior = [self._to(free[n][0], lg) for n, lg in zip(self.names, self.log, strict=True)]
+        self.prior = np.clip(prior, self.lower, self.upper)
+        begin = [self._to((start or {}).get(n, free[n][0]), lg)
+                 for n, lg in zip(self.names, self.log, strict=True)]
+        self.start = np.clip(begin, self.lower, self.upper)
+        # one prior sigma in the optimiser's units: a log factor, or that fraction of the value
+        self.unit = np.array([1.0 if lg else max(abs(free[n][0]), (free[n][2] - free[n][1]) / 100)
+                              for n, lg in zip(self.names, self.log, strict=True)])
 
     @staticmethod
     def _to(value: float, log: bool) -> float:
@@ -109,10 +120,14 @@ Predictor = Callable[[Platform, Sequence[Observation], int], list[float | None]]
 
 def fit(platform: Platform, observations: Sequence[Observation], *,
         parameters: Sequence[str] | None = None, max_evaluations: int = 60,
-        jobs: int = 2, predictor: Predictor | None = None) -> Calibration:
+        jobs: int = 2, predictor: Predictor | None = None,
+        start: Mapping[str, float] | None = None,
+        prior_sigma: float | None = None) -> Calibration:
     """Fit ``parameters`` (default: every free one) of ``platform`` to ``observations``.
 
     ``predictor`` replaces :func:`predict` where an observation is not one plain simulation.
+    ``start`` (values by name) replaces the platform's values as the starting point, and
+    ``prior_sigma`` (a log factor) regularises each parameter toward the platform's value.
     """
     rates_of = predictor or predict
     if not observations:
@@ -123,21 +138,26 @@ def fit(platform: Platform, observations: Sequence[Observation], *,
     if unknown:
         raise UserError(f"platform {platform.name}: {unknown[0]!r} is not a free parameter "
                         f"(free: {', '.join(sorted(free))})")
-    scale = _Scale({name: free[name] for name in chosen})
+    scale = _Scale({name: free[name] for name in chosen}, start)
 
     def residuals(x: np.ndarray) -> np.ndarray:
         candidate = platform.with_values(scale.values(x))
-        return log_errors(rates_of(candidate, observations, jobs), observations)
+        errors = log_errors(rates_of(candidate, observations, jobs), observations)
+        if not prior_sigma:
+            return errors
+        # a deviation of one prior sigma weighs as much as one observation off by _F_SCALE
+        return np.concatenate([errors, _F_SCALE * (x - scale.prior) / (prior_sigma * scale.unit)])
 
     solution = least_squares(residuals, scale.start, bounds=(scale.lower, scale.upper),
-                             loss="soft_l1", f_scale=0.1, diff_step=0.02,
+                             loss="soft_l1", f_scale=_F_SCALE, diff_step=0.02,
                              max_nfev=max_evaluations)
     fitted = scale.values(solution.x)
     error = relative_error(rates_of(platform.with_values(fitted), observations, jobs),
                            observations)
     return Calibration(fitted, error, None, {"observations": len(observations),
                                              "evaluations": int(solution.nfev),
-                                             "loss": "soft_l1 on log rate"})
+                                             "loss": "soft_l1 on log rate",
+                                             "prior_sigma": prior_sigma})
 
 
 def cross_validate(platform: Platform, observations: Sequence[Observation], *, folds: int = 5,
@@ -161,23 +181,68 @@ def cross_validate(platform: Platform, observations: Sequence[Observation], *, f
                        {**final.details, "folds": folds})
 
 
+def influential_parameters(platform: Platform, observations: Sequence[Observation],
+                           count: int, factor: float = 0.3, jobs: int = 2,
+                           predictor: Predictor | None = None) -> list[str]:
+    """The ``count`` free parameters that most reorder the observations' simulated rates when
+    scaled by ``exp(factor)`` (spread of the log-rate changes), and the one that most moves
+    their level (mean change) if it is not among them: what the measured runs can tell apart,
+    and what ranking candidates depends on."""
+    rates_of = predictor or predict
+    free = platform.free_parameters()
+    baseline = rates_of(platform, observations, jobs)
+    spread, level = {}, {}
+    for name, (value, lower, upper) in sorted(free.items()):
+        moved = min(upper, value * math.exp(factor)) if value > 0 else lower + (upper - lower) / 10
+        rates = rates_of(platform.with_values({name: moved}), observations, jobs)
+        changes = [math.log(r / b) for r, b in zip(rates, baseline, strict=True) if r and b]
+        spread[name] = float(np.std(changes)) if changes else 0.0
+        level[name] = abs(float(np.mean(changes))) if changes else 0.0
+    chosen = sorted(spread, key=lambda n: -spread[n])[:count]
+    loudest = max(level, key=lambda n: level[n], default=None)
+    if loudest is not None and loudest not in chosen and level[loudest] > 0:
+        chosen.append(loudest)
+    return [name for name in chosen if spread[name] > 0 or level[name] > 0]
+
+
+@dataclass(frozen=True)
+class RefitSettings:
+    """How :class:`SimModel` refits itself (sim-screened's ``fit_*`` settings)."""
+
+    parameters: int = 3  # refitted: the most influential on the measured configs
+    evaluations: int = 30  # optimiser evaluations per refit
+    prior_sigma: float = 0.3  # log factor the machine may plausibly differ from the model
+
+    @classmethod
+    def from_settings(cls, settings: Mapping[str, Any]) -> RefitSettings:
+        defaults = cls()
+        return cls(int(settings.get("fit_parameters", defaults.parameters)),
+                   int(settings.get("fit_evaluations", defaults.evaluations)),
+                   float(settings.get("fit_prior_sigma", defaults.prior_sigma)))
+
+
 class SimModel:
-    """A platform model predicting one workload; refitted to a campaign's measurements."""
+    """A platform model predicting one workload; refitted to a campaign's measurements.
+
+    Each refit starts from the previous one, fits the parameters that matter for the configs
+    measured so far, and is pulled toward the platform's values (``RefitSettings``)."""
 
     def __init__(self, platform: Platform, workload: Mapping[str, Any],
-                 parameters: Sequence[str] | None = None, max_evaluations: int = 20) -> None:
+                 refit: RefitSettings | None = None) -> None:
         self.base = self.platform = platform
         self.workload = dict(workload)
-        self.parameters = parameters
-        self.max_evaluations = max_evaluations
+        self.refit = refit or RefitSettings()
+        self.fitted: dict[str, float] = {}
         self.platform_name = platform.name
 
     @classmethod
-    def for_target(cls, platform: str, target: Target) -> SimModel:
+    def for_target(cls, platform: str, target: Target,
+                   settings: Mapping[str, Any] | None = None) -> SimModel:
         if target.kernel is None:
             raise UserError("only a kernel's workload can be simulated")
         return cls(load_platform(platform),
-                   kernel_workload(target.kernel, target.ranks, target.args))
+                   kernel_workload(target.kernel, target.ranks, target.args),
+                   RefitSettings.from_settings(settings or {}))
 
     def predict(self, configs: Sequence[Mapping[str, Any]]) -> list[float | None]:
         results = simulate(self.platform, self.workload, configs)
@@ -185,14 +250,20 @@ class SimModel:
 
     def fit(self, measured: Sequence[tuple[Mapping[str, Any], float]]) -> Fit:
         observations = [Observation(self.workload, config, rate) for config, rate in measured]
-        calibration = fit(self.base, observations, parameters=self.parameters,
-                          max_evaluations=self.max_evaluations)
+        chosen = influential_parameters(self.base, observations, self.refit.parameters,
+                                        self.refit.prior_sigma)
+        if not chosen:  # no free parameter changes these configs' rates: nothing to learn
+            return Fit(dict(self.fitted), None, None, {"parameters": "none influential"})
+        calibration = fit(self.base, observations, parameters=chosen,
+                          max_evaluations=self.refit.evaluations, start=self.fitted,
+                          prior_sigma=self.refit.prior_sigma)
         self.use(calibration.parameters)
-        return Fit(calibration.parameters, calibration.fit_error, None, calibration.details)
+        return Fit(calibration.parameters, calibration.fit_error, None,
+                   {**calibration.details, "parameters": chosen})
 
     def use(self, parameters: Mapping[str, float]) -> None:
+        self.fitted = dict(parameters)
         self.platform = self.base.with_values(parameters)
-
 
 
 def observations_from_store(store: Store, platform: str, campaign_id: int | None = None

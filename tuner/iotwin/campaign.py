@@ -314,7 +314,8 @@ def make_executor(spec: CampaignSpec) -> Executor:
 def make_model(spec: CampaignSpec) -> Model:
     from iotwin.calibrate import SimModel
 
-    return SimModel.for_target(spec.platform, spec.target)
+    return SimModel.for_target(spec.platform, spec.target,
+                               strategy_settings(spec.strategy, spec.settings))
 
 
 def check_spec(spec: CampaignSpec) -> None:

@@ -1,0 +1,81 @@
+"""The in-campaign refit: which parameters it fits, the pull toward the model, the warm start."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import pytest
+from iotwin.calibrate import Observation, fit, influential_parameters
+from iotwin.platforms import Platform, load_platform
+
+LEVEL = "filesystem.target_mbs"  # scales every config's rate alike
+ORDER = "filesystem.degradation"  # matters more the more writers a config has
+IDLE = "filesystem.create_s"  # changes nothing here
+
+
+def synthetic_rates(platform: Platform, observations: Sequence[Observation],
+                    jobs: int = 2) -> list[float | None]:
+    """rate = target_mbs * writers / (1 + degradation * writers): a known landscape."""
+    filesystem = platform.data["filesystem"]
+    return [filesystem["target_mbs"] * o.config["writers"]
+            / (1 + filesystem["degradation"] * 100 * o.config["writers"])
+            for o in observations]
+
+
+def observations_of(platform: Platform, writers: Sequence[int],
+                    noise: Sequence[float] = ()) -> list[Observation]:
+    configs = [{"writers": w} for w in writers]
+    empty = [Observation({}, c, 1.0) for c in configs]
+    rates = synthetic_rates(platform, empty)
+    factors = list(noise) or [1.0] * len(configs)
+    return [Observation({}, c, (r or 0) * f)
+            for c, r, f in zip(configs, rates, factors, strict=True)]
+
+
+def test_influential_parameters_rank_reordering_then_level_and_skip_idle_ones() -> None:
+    model = load_platform("hopper")
+    observations = observations_of(model, [1, 4, 16, 64])
+    assert influential_parameters(model, observations, 1, predictor=synthetic_rates) == [
+        ORDER, LEVEL]
+    chosen = influential_parameters(model, observations, 20, predictor=synthetic_rates)
+    assert set(chosen) == {ORDER, LEVEL}  # every other free parameter leaves the rates alone
+    assert IDLE not in chosen
+
+
+def test_the_prior_keeps_few_noisy_runs_from_dragging_the_model() -> None:
+    model = load_platform("hopper")
+    prior = model.free_parameters()[LEVEL][0]
+    truth = model.with_values({LEVEL: prior * 1.2})
+    # two runs, both 25% high by the noise: unregularised, the fit follows them
+    observations = observations_of(truth, [4, 16], noise=[1.25, 1.25])
+    free = fit(model, observations, parameters=[LEVEL], predictor=synthetic_rates)
+    pulled = fit(model, observations, parameters=[LEVEL], predictor=synthetic_rates,
+                 prior_sigma=0.1)
+    assert free.parameters[LEVEL] == pytest.approx(prior * 1.5, rel=0.02)
+    assert prior < pulled.parameters[LEVEL] < free.parameters[LEVEL]
+    assert pulled.details["prior_sigma"] == 0.1
+
+
+def test_many_runs_outweigh_the_prior() -> None:
+    model = load_platform("hopper")
+    prior = model.free_parameters()[LEVEL][0]
+    truth = model.with_values({LEVEL: prior * 1.3})
+    observations = observations_of(truth, list(range(1, 41)))
+    pulled = fit(model, observations, parameters=[LEVEL], predictor=synthetic_rates,
+                 prior_sigma=0.3)
+    assert pulled.parameters[LEVEL] == pytest.approx(prior * 1.3, rel=0.03)
+
+
+def test_a_warm_start_at_the_answer_stays_there() -> None:
+    model = load_platform("hopper")
+    prior = model.free_parameters()[LEVEL][0]
+    answer = prior * 1.4
+    observations = observations_of(model.with_values({LEVEL: answer}), [2, 8, 32])
+    cold = fit(model, observations, parameters=[LEVEL], predictor=synthetic_rates,
+               max_evaluations=2)
+    warm = fit(model, observations, parameters=[LEVEL], predictor=synthetic_rates,
+               max_evaluations=2, start={LEVEL: answer})
+    assert warm.parameters[LEVEL] == pytest.approx(answer, rel=1e-3)
+    assert warm.fit_error < 1e-3 < cold.fit_error
+    assert not math.isclose(cold.parameters[LEVEL], answer, rel_tol=1e-3)
