@@ -1,32 +1,42 @@
 """Runs needed to reach the optimum: sim-screened vs h5evolve vs random, on a twin machine.
 
-Reads convergence-table3.yaml, finds the truth model's optimum by simulating every point of
-the (pinned) space without noise, then runs each strategy from each seed against the twin
-until a measured config's noise-free rate is within the target of that optimum, and prints
-the real runs each needed: median, min-max, and how often the cap was hit first.
+Reads convergence-table3.yaml (or the spec given), and for each truth seed (a machine: the
+platform's perturbed, noisy twin) finds the truth's optimum by simulating every point of the
+(pinned) space without noise, cached on disk so it is computed once per truth. Then it runs
+each strategy from each search seed against that twin until a measured config's noise-free
+rate is within the target of the optimum, and prints the real runs each needed: median,
+min-max, per seed, and how often the cap was hit first. The figures also go to a Markdown
+file next to the spec (SPEC.md), with the command that made them.
 """
 
 from __future__ import annotations
 
+import copy
+import hashlib
+import json
 import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
-from iotwin.calibrate import SimModel
+from iotwin import paths
+from iotwin.calibrate import RefitSettings, SimModel
 from iotwin.campaign import Campaign, CampaignSpec, platform_context, run_campaign
 from iotwin.executors.base import RunResult, Target
 from iotwin.executors.twin import TwinExecutor
-from iotwin.platforms import load_platform
-from iotwin.search import NEEDS_MODEL, BudgetExhausted
+from iotwin.platforms import Platform, load_platform
+from iotwin.search import NEEDS_MODEL, BudgetExhausted, strategy_settings
 from iotwin.space import BoundSpace, load_space
 from iotwin.store import Store, config_hash
 
 SPEC_FILE = Path(__file__).with_suffix(".yaml")
+CACHE_DIR = paths.repo_root() / "runs" / "convergence"
+
 
 
 class TargetReached(BudgetExhausted):
@@ -34,42 +44,81 @@ class TargetReached(BudgetExhausted):
 
 
 class CountingTwin:
-    """The twin, counting real runs until one measures a config within the target."""
+    """The twin, counting real runs until one measures a config within the target; with
+    ``to_end`` the campaign goes on to its own stop."""
 
     source = "twin"
 
-    def __init__(self, twin: TwinExecutor, true_rate: Mapping[str, float], goal: float) -> None:
-        self.twin, self.true_rate, self.goal = twin, true_rate, goal
+    def __init__(self, twin: TwinExecutor, true_rate: Mapping[str, float], goal: float,
+                 to_end: bool = False) -> None:
+        self.twin, self.true_rate, self.goal, self.to_end = twin, true_rate, goal, to_end
         self.runs = 0
-        self.best_true = 0.0
+        self.reached_at: int | None = None
 
     def run_once(self, target: Target, config: Mapping[str, Any], *, seed: int = 0) -> RunResult:
         self.runs += 1
-        self.best_true = max(self.best_true, self.true_rate.get(config_hash(config), 0.0))
+        if self.reached_at is None and self.true_rate.get(config_hash(config), 0.0) >= self.goal:
+            self.reached_at = self.runs
         result = self.twin.run_once(target, config, seed=seed)
-        if self.best_true >= self.goal:
+        if self.reached_at is not None and not self.to_end:
             raise TargetReached
         return result
 
 
+@dataclass(frozen=True)
+class Outcome:
+    """One campaign: runs to the target (None: not reached), and, run to its own stop, the
+    runs it used and the true rate of the config it recommends (its best measured) as a
+    fraction of the optimum."""
+
+    reached_at: int | None
+    runs: int
+    recommended: float | None
+
+
+def with_perturbation(platform: Platform, sigma: float | None) -> Platform:
+    """The platform whose twin perturbs its free parameters by ``sigma`` (None: its own)."""
+    if sigma is None:
+        return platform
+    tree = copy.deepcopy(platform.tree)
+    tree.setdefault("twin", {})["perturbation"] = {
+        "value": sigma, "assumption": "convergence study: a machine further from the model"}
+    return Platform(platform.name, tree, platform.origin, platform.noise)
+
+
 def exhaustive_truth(twin: TwinExecutor, target: Target, space: BoundSpace
                      ) -> dict[str, float]:
+    """Noise-free truth rate of every distinct config, cached under runs/convergence/ by
+    everything it depends on (truth parameters, workload, configs, simulator binary)."""
     configs = {config_hash(c): c for c in map(space.config, space.points())}
+    inputs = json.dumps([twin.truth.data, twin.workload(target), sorted(configs)],
+                        sort_keys=True).encode()
+    digest = hashlib.sha256(inputs + paths.simulator_binary().read_bytes()).hexdigest()[:16]
+    cache = CACHE_DIR / f"{twin.truth.name}-{digest}.json"
+    if cache.exists():
+        return dict(json.loads(cache.read_text()))
     rates = twin.true_rates(target, list(configs.values()))
-    return {key: rate for key, rate in zip(configs, rates, strict=True) if rate}
+    found = {key: rate for key, rate in zip(configs, rates, strict=True) if rate}
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    cache.write_text(json.dumps(found))
+    return found
 
 
 def runs_to_target(spec: CampaignSpec, space: BoundSpace, twin: TwinExecutor,
                    true_rate: Mapping[str, float], goal: float, store: Store,
-                   study: Mapping[str, Any]) -> int | None:
-    executor = CountingTwin(twin, true_rate, goal)
-    model = (SimModel(load_platform(spec.platform), twin.workload(spec.target),
-                      study.get("fit_parameters"), study.get("fit_evaluations", 20))
+                   to_end: bool) -> Outcome:
+    executor = CountingTwin(twin, true_rate, goal, to_end)
+    refit = RefitSettings.from_settings(strategy_settings(spec.strategy, spec.settings))
+    model = (SimModel(load_platform(spec.platform), twin.workload(spec.target), refit)
              if spec.strategy in NEEDS_MODEL else None)
     campaign_id = store.create_campaign(f"convergence {spec.strategy} seed {spec.seed}",
                                         kind="tune", spec=spec.to_json())
-    run_campaign(Campaign(store, campaign_id, spec, space, executor, model))
-    return executor.runs if executor.best_true >= goal else None
+    campaign = Campaign(store, campaign_id, spec, space, executor, model)
+    run_campaign(campaign)
+    best = campaign.best()
+    recommended = true_rate.get(config_hash(best.config)) if best else None
+    return Outcome(executor.reached_at, executor.runs,
+                   recommended / max(true_rate.values()) if recommended else None)
 
 
 def main(spec_file: Path) -> int:
@@ -77,47 +126,85 @@ def main(spec_file: Path) -> int:
     target = Target(ranks=study["ranks"], kernel=study["kernel"], args=tuple(study["args"]))
     space = load_space(study["space"]).bind(platform_context(study["platform"], study["ranks"]),
                                             study["fixed"])
-    twin = TwinExecutor(study["platform"], truth_seed=study["truth_seed"])
-    started = time.perf_counter()
-    true_rate = exhaustive_truth(twin, target, space)
-    optimum = max(true_rate.values())
-    print(f"{study['platform']} twin (truth seed {study['truth_seed']}), {target.label}, "
-          f"space {study['space']} pinned {study['fixed']}: {len(true_rate)} distinct configs, "
-          f"optimum {optimum:.0f} MB/s ({time.perf_counter() - started:.0f} s to simulate all)")
-    goal = study["target"] * optimum
-    results: dict[str, list[int | None]] = {}
-    with tempfile.TemporaryDirectory() as scratch, Store(Path(scratch) / "study.db") as store:
+    machine = with_perturbation(load_platform(study["platform"]), study.get("perturbation"))
+    results: dict[str, dict[tuple[int, int], Outcome]] = {s: {} for s in study["strategies"]}
+    lines = [f"{study['platform']} twin, {target.label}, space {study['space']} pinned "
+             f"{study['fixed']} ({space.size} points), target {study['target']} of the optimum"]
+    print(lines[0], flush=True)
+    for truth_seed in study["truth_seeds"]:
+        twin = TwinExecutor(machine, truth_seed=truth_seed)
+        started = time.perf_counter()
+        true_rate = exhaustive_truth(twin, target, space)
+        optimum = max(true_rate.values())
+        lines.append(f"truth seed {truth_seed}: optimum {optimum:.0f} MB/s, "
+                     f"{sum(r >= study['target'] * optimum for r in true_rate.values())} of "
+                     f"{len(true_rate)} configs within the target")
+        print(f"{lines[-1]} ({time.perf_counter() - started:.0f} s)", flush=True)
         for strategy, cap in study["strategies"].items():
-            results[strategy] = []
             for seed in study["seeds"]:
-                spec = CampaignSpec(ranks=target.ranks, platform=study["platform"],
-                                    space=study["space"], strategy=strategy, executor="twin",
-                                    real_budget=cap, kernel=target.kernel, args=target.args,
-                                    seed=seed, truth_seed=study["truth_seed"],
-                                    fixed=study["fixed"],
-                                    settings=study.get("settings", {}).get(strategy, {}))
-                runs = runs_to_target(spec, space, twin, true_rate, goal, store, study)
-                results[strategy].append(runs)
-                print(f"  {strategy:13s} seed {seed}: "
-                      f"{runs if runs is not None else f'not within {cap}'} runs", flush=True)
-    print_table(results, study)
+                outcome = run_one(study, target, space, twin, true_rate, optimum, strategy, cap,
+                                  truth_seed, seed)
+                results[strategy][(truth_seed, seed)] = outcome
+                print(f"  {strategy:13s} truth {truth_seed} seed {seed}: "
+                      f"{describe(outcome, cap)}", flush=True)
+    report = summary(results, study, lines, spec_file)
+    print("\n" + report)
+    spec_file.with_suffix(".md").write_text(report)
     return 0
 
 
-def print_table(results: Mapping[str, list[int | None]], study: Mapping[str, Any]) -> None:
-    print(f"\nreal runs to come within {100 * (1 - study['target']):.0f}% of the optimum "
-          f"(seeds {study['seeds']}):")
+def run_one(study: Mapping[str, Any], target: Target, space: BoundSpace, twin: TwinExecutor,
+            true_rate: Mapping[str, float], optimum: float, strategy: str, cap: int,
+            truth_seed: int, seed: int) -> Outcome:
+    spec = CampaignSpec(ranks=target.ranks, platform=study["platform"], space=study["space"],
+                        strategy=strategy, executor="twin", real_budget=cap,
+                        kernel=target.kernel, args=target.args, seed=seed,
+                        truth_seed=truth_seed, fixed=study["fixed"],
+                        settings=study.get("settings", {}).get(strategy, {}))
+    with tempfile.TemporaryDirectory() as scratch, Store(Path(scratch) / "study.db") as store:
+        return runs_to_target(spec, space, twin, true_rate, study["target"] * optimum, store,
+                              strategy in study.get("run_to_end", []))
+
+
+def describe(outcome: Outcome, cap: int) -> str:
+    reached = outcome.reached_at if outcome.reached_at is not None else f"not within {cap}"
+    if outcome.runs == outcome.reached_at:
+        return f"{reached} runs"
+    recommended = f"{outcome.recommended:.3f}" if outcome.recommended else "none"
+    return (f"{reached} runs; stopped itself after {outcome.runs}, recommending "
+            f"{recommended} of the optimum")
+
+
+def summary(results: Mapping[str, Mapping[tuple[int, int], Outcome]],
+            study: Mapping[str, Any], context: Sequence[str], spec_file: Path) -> str:
+    """The figures as Markdown: one row per strategy, then every run."""
+    within = f"{100 * (1 - study['target']):.0f}%"
+    spec = spec_file.resolve()
+    shown = spec.relative_to(paths.repo_root()) if paths.repo_root() in spec.parents else spec
+    out = [f"# Real runs to come within {within} of the optimum", "",
+           f"`.venv/bin/python experiments/convergence-table3.py {shown}`", "",
+           *[f"- {c}" for c in context], "",
+           "| strategy | median | min-max | missed (cap) | runs per (truth seed/search seed) |",
+           "|---|---|---|---|---|"]
     medians = {}
-    for strategy, runs in results.items():
+    for strategy, outcomes in results.items():
         cap = study["strategies"][strategy]
-        counted = [r if r is not None else cap for r in runs]  # a miss counts as the cap
+        runs = {key: o.reached_at for key, o in outcomes.items()}
+        counted = [r if r is not None else cap for r in runs.values()]  # a miss counts as cap
         medians[strategy] = statistics.median(counted)
-        missed = sum(r is None for r in runs)
-        print(f"  {strategy:13s} median {medians[strategy]:6.1f}  min {min(counted):4d}  "
-              f"max {max(counted):4d}  missed {missed}/{len(runs)} (cap {cap})")
-    if "sim-screened" in medians and "h5evolve" in medians:
-        print(f"  h5evolve / sim-screened (medians): "
-              f"{medians['h5evolve'] / medians['sim-screened']:.1f}x")
+        each = ", ".join(f"{t}/{s}: {r if r is not None else '-'}" for (t, s), r in runs.items())
+        out.append(f"| {strategy} | {medians[strategy]:g} | {min(counted)}-{max(counted)} | "
+                   f"{sum(r is None for r in runs.values())}/{len(counted)} ({cap}) | {each} |")
+    if medians.get("sim-screened") and "h5evolve" in medians:
+        out += ["", f"h5evolve / sim-screened (medians): "
+                    f"{medians['h5evolve'] / medians['sim-screened']:.1f}x"]
+    for strategy in study.get("run_to_end", []):
+        used = [o.runs for o in results[strategy].values()]
+        ratios = [o.recommended or 0.0 for o in results[strategy].values()]
+        out += ["", f"{strategy} run to its own stop: {statistics.median(used):g} runs "
+                    f"(median; {min(used)}-{max(used)}), recommending a config at "
+                    f"{min(ratios):.3f}-{max(ratios):.3f} of the optimum (true rates)"]
+    return "\n".join(out) + "\n"
 
 
 if __name__ == "__main__":
