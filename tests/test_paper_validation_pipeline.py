@@ -264,3 +264,17 @@ def test_leave_one_out_in_forked_workers_matches_one_process(stand_in: Path) -> 
     forked = paper_validation.leave_one_out(platform, cases, None, 10, lambda _: None, 2)
     assert [p.rate_mbs for p in forked] == pytest.approx([p.rate_mbs for p in alone])
     assert [p.config for p in forked] == [p.config for p in alone]
+
+
+def test_platform_parts_saved_in_a_partial_directory_are_reused(stand_in: Path,
+                                                                tmp_path: Path) -> None:
+    parts = tmp_path / "parts"
+    first = run(stand_in, platforms=["ranger", "stampede"], kernels=["VPIC-IO"],
+                loo=["stampede"], partial=parts)
+    assert sorted(p.name for p in parts.iterdir()) == ["ranger.json", "stampede.json"]
+    told: list[str] = []
+    again = run(stand_in, platforms=["ranger", "stampede"], kernels=["VPIC-IO"],
+                loo=["stampede"], partial=parts, progress=told.append)
+    assert told == [f"{m}: from {parts / m}.json" for m in ("ranger", "stampede")]
+    assert again.to_json() == first.to_json()
+    assert first.metrics["leave_one_out"]["rows"] == 2

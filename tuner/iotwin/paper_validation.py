@@ -591,13 +591,16 @@ def run_paper_validation(*, settings_path: Path | None = None,
                          max_evaluations: int | None = None,
                          load_platform: LoadPlatform | None = None,
                          kernel_workload: Callable[..., dict[str, Any]] | None = None,
-                         progress: Callable[[str], None] | None = None) -> PaperValidation:
+                         progress: Callable[[str], None] | None = None,
+                         partial: Path | None = None) -> PaperValidation:
     """Fit each platform model to its published rows; the table, the fits and the metrics.
 
     ``platforms`` (model names) and ``kernels`` (as the CSV names them, e.g. ``VPIC-IO``)
     select a subset of the rows; ``loo`` is False (no leave-one-out refits), True (every
     platform) or the platforms to refit; ``workers`` refits run at once; ``progress`` is told
-    what starts (fits and refits take minutes each on the real simulator).
+    what starts (fits and refits take minutes each on the real simulator). With ``partial``,
+    each platform's part is saved there as ``MODEL.json`` when done and a saved part is
+    reused: platforms can run in separate processes, and a last run merges them.
     """
     say = progress or (lambda _: None)
     settings = load_settings(settings_path)
@@ -616,25 +619,55 @@ def run_paper_validation(*, settings_path: Path | None = None,
     results: list[RowResult] = []
     fits, spreads, refitted = [], [], []
     for model in sorted({case.model for case in cases}):
-        platform = load_platform(model)
         mine = [case for case in cases if case.model == model]
-        parameters = settings.fit_parameters.get(model)
-        say(f"{model}: fitting {len(mine)} rows")
-        fitted, fit = fit_cases(platform, mine, parameters, evaluations)
-        fits.append(fit)
-        prior = predict_cases(platform, mine)
-        after = predict_cases(fitted, mine)
         refit = loo is True or (loo is not False and model in loo)
-        if refit:
+        saved = partial / f"{model}.json" if partial else None
+        if saved and saved.exists():
+            say(f"{model}: from {saved}")
+            part = PlatformPart.from_json(json.loads(saved.read_text()))
+        else:
+            part = _validate_platform(load_platform(model), mine, rows, settings, evaluations,
+                                      refit, say, workers)
+            if saved:
+                saved.parent.mkdir(parents=True, exist_ok=True)
+                saved.write_text(json.dumps(asdict(part), indent=1) + "\n")
+        results.extend(part.rows)
+        fits.append(part.fit)
+        spreads.extend(part.spreads)
+        if any(r.loo_mbs for r in part.rows):
             refitted.append(model)
-        held_out = (leave_one_out(platform, mine, parameters, evaluations, say, workers)
-                    if refit else [Predicted({}, None)] * len(mine))
-        results.extend(_row_result(*args) for args in zip(mine, prior, after, held_out,
-                                                          strict=True))
-        spreads.extend(_spreads(fitted, rows, mine, settings.spread))
     return PaperValidation(results, case_results(results), fits, spreads,
                            _metrics(results, refitted),
                            {f.model: calibration_id(f) for f in fits})
+
+
+@dataclass
+class PlatformPart:
+    """One platform's share of the validation (what ``partial`` directories keep)."""
+
+    rows: list[RowResult]
+    fit: PlatformFit
+    spreads: list[Spread]
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> PlatformPart:
+        return cls([RowResult(**r) for r in data["rows"]], PlatformFit(**data["fit"]),
+                   [Spread(**s) for s in data["spreads"]])
+
+
+def _validate_platform(platform: Any, cases: Sequence[Case], rows: Sequence[PublishedRow],
+                       settings: Settings, evaluations: int, refit: bool,
+                       say: Callable[[str], None], workers: int) -> PlatformPart:
+    parameters = settings.fit_parameters.get(platform.name)
+    say(f"{platform.name}: fitting {len(cases)} rows")
+    fitted, fit = fit_cases(platform, cases, parameters, evaluations)
+    prior = predict_cases(platform, cases)
+    after = predict_cases(fitted, cases)
+    held_out = (leave_one_out(platform, cases, parameters, evaluations, say, workers)
+                if refit else [Predicted({}, None)] * len(cases))
+    return PlatformPart([_row_result(*args) for args in zip(cases, prior, after, held_out,
+                                                           strict=True)],
+                        fit, _spreads(fitted, rows, cases, settings.spread))
 
 
 def _row_result(case: Case, prior: Predicted, fitted: Predicted, held_out: Predicted
@@ -822,6 +855,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-loo", action="store_true", help="skip leave-one-out")
     parser.add_argument("--loo", metavar="P,Q", help="leave-one-out for these platforms only")
     parser.add_argument("--jobs", type=int, default=1, help="leave-one-out refits at once")
+    parser.add_argument("--partial", type=Path, metavar="DIR",
+                        help="save each platform's part in DIR, reuse the parts found there")
     parser.add_argument("--write", action="store_true",
                         help="write results.json, calibrations.json and README.md's tables "
                              "in validation/paper/")
@@ -833,7 +868,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             platforms=args.platforms.split(",") if args.platforms else None,
             kernels=args.kernels.split(",") if args.kernels else None,
             loo=False if args.no_loo else args.loo.split(",") if args.loo else True,
-            workers=args.jobs,
+            workers=args.jobs, partial=args.partial,
             progress=lambda text: print(text, file=sys.stderr, flush=True))
         if args.write:
             write_outputs(result, paper_dir())
