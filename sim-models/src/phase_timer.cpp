@@ -1,5 +1,7 @@
 #include "phase_timer.hpp"
 
+#include <cstring>
+
 namespace iosim {
 
 const std::pair<const std::string, double>& PhaseCache::find_or_time(std::string&& key,
@@ -13,12 +15,60 @@ const std::pair<const std::string, double>& PhaseCache::find_or_time(std::string
     return *it;
 }
 
+const PhaseCache::Entry* PhaseCache::find_phase(const std::string& phase_key) const
+{
+    auto it = phases_.find(phase_key);
+    return it == phases_.end() ? nullptr : it->second;
+}
+
+void PhaseCache::remember_phase(std::string&& phase_key, const Entry& entry)
+{
+    key_bytes_ += phase_key.size();
+    phases_.emplace(std::move(phase_key), &entry);
+}
+
 void PhaseCache::trim()
 {
     if (key_bytes_ <= max_key_bytes)
         return;
+    phases_.clear();
     seconds_.clear();
     key_bytes_ = 0;
+}
+
+// The flows with client nodes renamed in order of appearance (nodes are interchangeable
+// unless client-side routers group them): equal keys mean equal resource loads up to symmetry.
+std::string PhaseTimer::phase_key(const Phase& phase)
+{
+    bool rename = platform_.router_side != RouterSide::client;
+    std::vector<int> renamed;
+    int next = 0;
+    auto name = [&](int node) {
+        if (!rename)
+            return node;
+        if (static_cast<size_t>(node) >= node_name_.size())
+            node_name_.resize(static_cast<size_t>(node) + 1, -1);
+        if (node_name_[node] < 0) {
+            node_name_[node] = next++;
+            renamed.push_back(node);
+        }
+        return node_name_[node];
+    };
+    std::string key;
+    key.reserve(phase.flows.size() * 25);
+    for (const Flow& f : phase.flows) {
+        int src = name(f.src), dst = f.to_target ? f.dst : name(f.dst);
+        char buf[25];
+        std::memcpy(buf, &src, 4);
+        std::memcpy(buf + 4, &dst, 4);
+        buf[8] = f.to_target ? 1 : 0;
+        std::memcpy(buf + 9, &f.bytes, 8);
+        std::memcpy(buf + 17, &f.target_busy_s, 8);
+        key.append(buf, sizeof buf);
+    }
+    for (int node : renamed)
+        node_name_[node] = -1;
+    return key;
 }
 
 double PhaseTimer::time(const Phase& phase)
@@ -29,11 +79,16 @@ double PhaseTimer::time(const Phase& phase)
         timed_++;
         return backend_.time_flows(phase) + phase.fixed_s;
     }
-    ResourceLoads loads = resource_loads(platform_, phase);
-    const auto& entry = cache_.find_or_time(symmetric_key(platform_, loads),
-                                            [this, &loads]() { return backend_.time_loads(loads); });
-    seen_.insert(&entry.first);
-    return entry.second + phase.fixed_s;
+    std::string quick = phase_key(phase);
+    const PhaseCache::Entry* entry = cache_.find_phase(quick);
+    if (!entry) {
+        ResourceLoads loads = resource_loads(platform_, phase);
+        entry = &cache_.find_or_time(symmetric_key(platform_, loads),
+                                     [this, &loads]() { return backend_.time_loads(loads); });
+        cache_.remember_phase(std::move(quick), *entry);
+    }
+    seen_.insert(&entry->first);
+    return entry->second + phase.fixed_s;
 }
 
 }  // namespace iosim

@@ -7,22 +7,29 @@
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 #include "backend.hpp"
 
 namespace iosim {
 
-// Seconds per symmetric key of resource loads, for one backend.
+// Seconds per symmetric key of resource loads, for one backend, and a shortcut to them from
+// phases as the planner emits them (computing the loads and their key costs more than
+// looking a phase up).
 class PhaseCache {
 public:
+    using Entry = std::pair<const std::string, double>;
     // The entry for `key`, timed by `time` if absent.
-    const std::pair<const std::string, double>& find_or_time(std::string&& key, const std::function<double()>& time);
+    const Entry& find_or_time(std::string&& key, const std::function<double()>& time);
+    const Entry* find_phase(const std::string& phase_key) const;
+    void remember_phase(std::string&& phase_key, const Entry& entry);
     // Between simulations only (entries of the running one must stay): bounds the memory.
     void trim();
 
 private:
     static constexpr size_t max_key_bytes = size_t{256} << 20;
     std::unordered_map<std::string, double> seconds_;
+    std::unordered_map<std::string, const Entry*> phases_;
     size_t key_bytes_ = 0;
 };
 
@@ -39,12 +46,16 @@ public:
     uint64_t distinct() const { return aggregate_ ? seen_.size() : timed_; }
 
 private:
+    std::string phase_key(const Phase& phase);
+
     Backend& backend_;
     const Platform& platform_;
     bool aggregate_;
     PhaseCache& cache_;
     std::unordered_set<const std::string*> seen_;
     uint64_t timed_ = 0;
+    std::vector<int> node_name_;  // scratch of phase_key(): node -> name, -1 when unnamed
+
 };
 
 }  // namespace iosim

@@ -2,20 +2,54 @@
 
 #include <algorithm>
 #include <functional>
-#include <map>
-#include <numeric>
-#include <set>
 #include <utility>
 
 namespace iosim {
 
+namespace {
+
+// (target, client node) pairs of the phase, sorted, each once.
+std::vector<std::pair<int, int>> target_client_pairs(const Phase& phase)
+{
+    std::vector<std::pair<int, int>> pairs;
+    for (const Flow& f : phase.flows)
+        if (f.to_target)
+            pairs.emplace_back(f.dst, f.src);
+    std::sort(pairs.begin(), pairs.end());
+    pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+    return pairs;
+}
+
+// Amounts summed per id, in id order; the amounts of one id are added in the order given.
+template <typename Amount>
+std::vector<std::pair<int, Amount>> sum_by_id(std::vector<std::pair<int, Amount>> items)
+{
+    std::stable_sort(items.begin(), items.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<std::pair<int, Amount>> sums;
+    for (const auto& [id, amount] : items) {
+        if (!sums.empty() && sums.back().first == id)
+            sums.back().second += amount;
+        else
+            sums.emplace_back(id, amount);
+    }
+    return sums;
+}
+
+std::vector<ResourceTotal> totals(std::vector<std::pair<int, uint64_t>> items)
+{
+    std::vector<ResourceTotal> out;
+    for (const auto& [id, bytes] : sum_by_id(std::move(items)))
+        out.push_back({id, bytes});
+    return out;
+}
+
+}  // namespace
+
 std::vector<int> target_clients(const Platform& p, const Phase& phase)
 {
-    std::set<std::pair<int, int>> seen;
     std::vector<int> clients(p.targets, 0);
-    for (const Flow& f : phase.flows)
-        if (f.to_target && seen.emplace(f.dst, f.src).second)
-            clients[f.dst]++;
+    for (const auto& pair : target_client_pairs(phase))
+        clients[pair.first]++;
     return clients;
 }
 
@@ -24,33 +58,41 @@ double degraded_bandwidth(const Platform& p, int clients)
     return p.target_Bps / (1 + p.degradation * (std::max(1, clients) - 1));
 }
 
+// Sums by sorting what the flows carry, not by arrays over every node or OST: a phase of a
+// huge run often has a handful of flows, and there may be millions of such phases.
 ResourceLoads resource_loads(const Platform& p, const Phase& phase)
 {
-    std::map<std::pair<int, int>, uint64_t> node_to_node;
-    std::map<int, uint64_t> node_out, server_in;
-    std::map<int, double> target_busy_s;
-    std::map<int, uint64_t> target_bytes;
+    std::vector<std::pair<int, uint64_t>> mpi_out, mpi_in, node_out, server_in, target_bytes;
+    std::vector<std::pair<int, double>> target_busy_s;
     for (const Flow& f : phase.flows) {
         if (!f.to_target) {
-            node_to_node[{f.src, f.dst}] += f.bytes;
+            // A node's traffic to itself is a local copy (SimGrid's loopback), not its NIC's.
+            if (f.src != f.dst) {
+                mpi_out.emplace_back(f.src, f.bytes);
+                mpi_in.emplace_back(f.dst, f.bytes);
+            }
             continue;
         }
-        node_out[f.src] += f.bytes;
-        server_in[server_of_target(p, f.dst)] += f.bytes;
-        target_bytes[f.dst] += f.bytes;
-        target_busy_s[f.dst] += f.target_busy_s;
+        node_out.emplace_back(f.src, f.bytes);
+        server_in.emplace_back(server_of_target(p, f.dst), f.bytes);
+        target_bytes.emplace_back(f.dst, f.bytes);
+        target_busy_s.emplace_back(f.dst, f.target_busy_s);
     }
     ResourceLoads loads;
-    for (auto& [pair, bytes] : node_to_node)
-        loads.node_to_node.push_back({pair.first, pair.second, bytes});
-    for (auto& [node, bytes] : node_out)
-        loads.node_out.push_back({node, bytes});
-    for (auto& [server, bytes] : server_in)
-        loads.server_in.push_back({server, bytes});
-    std::vector<int> clients = target_clients(p, phase);
-    for (auto& [target, bytes] : target_bytes) {
-        double bw = degraded_bandwidth(p, clients[target]);
-        loads.targets.push_back({target, bw, static_cast<double>(bytes) + target_busy_s[target] * bw});
+    loads.mpi_out = totals(std::move(mpi_out));
+    loads.mpi_in = totals(std::move(mpi_in));
+    loads.node_out = totals(std::move(node_out));
+    loads.server_in = totals(std::move(server_in));
+    auto bytes = sum_by_id(std::move(target_bytes));
+    auto busy = sum_by_id(std::move(target_busy_s));
+    auto clients = target_client_pairs(phase);
+    size_t c = 0;
+    for (size_t i = 0; i < bytes.size(); i++) {
+        int target = bytes[i].first, n = 0;
+        for (; c < clients.size() && clients[c].first <= target; c++)
+            n += clients[c].first == target;
+        double bw = degraded_bandwidth(p, n);
+        loads.targets.push_back({target, bw, static_cast<double>(bytes[i].second) + busy[i].second * bw});
     }
     return loads;
 }
@@ -70,6 +112,7 @@ public:
         for (uint64_t v : values)
             put(v);
     }
+    void reserve(size_t bytes) { key_.reserve(bytes); }
     std::string take() { return std::move(key_); }
 
 private:
@@ -80,68 +123,26 @@ private:
 // the sorted totals of each group, the groups sorted.
 void put_grouped(KeyWriter& key, const std::vector<ResourceTotal>& totals, const std::function<int(int)>& group_of)
 {
-    std::map<int, std::vector<uint64_t>> groups;
+    std::vector<std::pair<int, uint64_t>> by_group;
     for (const auto& t : totals)
-        groups[group_of(t.id)].push_back(t.bytes);
-    std::vector<std::vector<uint64_t>> sorted;
-    for (auto& [g, bytes] : groups) {
-        std::sort(bytes.begin(), bytes.end());
-        sorted.push_back(std::move(bytes));
+        by_group.emplace_back(group_of(t.id), t.bytes);
+    std::sort(by_group.begin(), by_group.end());
+    std::vector<std::vector<uint64_t>> groups;
+    for (size_t i = 0; i < by_group.size(); i++) {
+        if (i == 0 || by_group[i].first != by_group[i - 1].first)
+            groups.emplace_back();
+        groups.back().push_back(by_group[i].second);
     }
-    std::sort(sorted.begin(), sorted.end());
-    key.put(sorted.size());
-    for (const auto& g : sorted)
+    std::sort(groups.begin(), groups.end());
+    key.put(groups.size());
+    for (const auto& g : groups)
         key.put_all(g);
 }
 
-// Sources and destinations renamed apart: sources by the sorted sizes they send, destinations
-// by the sorted (source, size) pairs they receive; ties keep their original order. Any
-// renaming gives a key of an isomorphic graph; this one makes rotations of a pattern collide.
-void put_node_to_node(KeyWriter& key, const std::vector<NodeToNode>& edges)
+void put_exact(KeyWriter& key, const std::vector<ResourceTotal>& totals)
 {
-    std::map<int, std::vector<uint64_t>> sent;
-    for (const auto& e : edges)
-        sent[e.src].push_back(e.bytes);
-    std::vector<std::pair<std::vector<uint64_t>, int>> sources;
-    for (auto& [src, sizes] : sent) {
-        std::sort(sizes.begin(), sizes.end());
-        sources.emplace_back(std::move(sizes), src);
-    }
-    std::sort(sources.begin(), sources.end());
-    std::map<int, int> src_name;
-    for (const auto& s : sources)
-        src_name.emplace(s.second, static_cast<int>(src_name.size()));
-    std::map<int, std::vector<std::pair<int, uint64_t>>> received;
-    for (const auto& e : edges)
-        received[e.dst].emplace_back(src_name[e.src], e.bytes);
-    std::vector<std::pair<std::vector<std::pair<int, uint64_t>>, int>> dests;
-    for (auto& [dst, in] : received) {
-        std::sort(in.begin(), in.end(), [](const auto& a, const auto& b) {
-            return std::tie(a.second, a.first) < std::tie(b.second, b.first);
-        });
-        dests.emplace_back(std::move(in), dst);
-    }
-    std::sort(dests.begin(), dests.end());
-    key.put(dests.size());
-    for (const auto& d : dests) {
-        key.put(d.first.size());
-        for (const auto& [src, bytes] : d.first) {
-            key.put(src);
-            key.put(bytes);
-        }
-    }
-}
-
-void put_exact(KeyWriter& key, const ResourceLoads& loads)
-{
-    key.put(loads.node_to_node.size());
-    for (const auto& e : loads.node_to_node) {
-        key.put(e.src);
-        key.put(e.dst);
-        key.put(e.bytes);
-    }
-    key.put(loads.node_out.size());
-    for (const auto& t : loads.node_out) {
+    key.put(totals.size());
+    for (const auto& t : totals) {
         key.put(t.id);
         key.put(t.bytes);
     }
@@ -152,19 +153,22 @@ void put_exact(KeyWriter& key, const ResourceLoads& loads)
 std::string symmetric_key(const Platform& p, const ResourceLoads& loads)
 {
     KeyWriter key;
+    key.reserve(16 * (loads.mpi_out.size() + loads.mpi_in.size() + loads.node_out.size() + loads.server_in.size() +
+                      loads.targets.size()) + 64);
+    auto one_group = [](int) { return 0; };
     // A NIC's up link carries both kinds of traffic: with both in one phase, keep node names.
-    bool loopback = std::any_of(loads.node_to_node.begin(), loads.node_to_node.end(),
-                                [](const NodeToNode& e) { return e.src == e.dst; });
-    if (loopback || (!loads.node_to_node.empty() && !loads.node_out.empty())) {
+    if (!loads.mpi_out.empty() && !loads.node_out.empty()) {
         key.put('x');
-        put_exact(key, loads);
+        put_exact(key, loads.mpi_out);
+        put_exact(key, loads.node_out);
     } else {
         key.put('n');
-        put_node_to_node(key, loads.node_to_node);
+        put_grouped(key, loads.mpi_out, one_group);
         put_grouped(key, loads.node_out, [&p](int node) {
             return p.router_side == RouterSide::client ? router_of_node(p, node) : 0;
         });
     }
+    put_grouped(key, loads.mpi_in, one_group);
     put_grouped(key, loads.server_in, [&p](int server) {
         return p.router_side == RouterSide::server ? router_of_server(p, server) : 0;
     });

@@ -1,6 +1,6 @@
 // A phase as its resources see it when each carries its total at once (the aggregated mode):
-// node-to-node totals, each client node's storage traffic, each server's, each OST's work at
-// its degraded bandwidth. symmetric_key() names the loads up to renaming of interchangeable
+// what each client node sends to and receives from other nodes, each client node's storage
+// traffic, each server's, each OST's work at its degraded bandwidth. symmetric_key() names the loads up to renaming of interchangeable
 // resources, so that phases which only differ by such a renaming are timed once.
 #pragma once
 
@@ -11,11 +11,6 @@
 #include "model.hpp"
 
 namespace iosim {
-
-struct NodeToNode {
-    int src, dst;
-    uint64_t bytes;
-};
 
 struct ResourceTotal {
     int id;  // client node or server
@@ -29,7 +24,8 @@ struct TargetLoad {
 };
 
 struct ResourceLoads {
-    std::vector<NodeToNode> node_to_node;  // by (src, dst)
+    std::vector<ResourceTotal> mpi_out;    // by node: what it sends to other nodes
+    std::vector<ResourceTotal> mpi_in;     // by node: what it receives from other nodes
     std::vector<ResourceTotal> node_out;   // by node
     std::vector<ResourceTotal> server_in;  // by server
     std::vector<TargetLoad> targets;       // by target; only targets with work
@@ -43,9 +39,9 @@ double degraded_bandwidth(const Platform& p, int clients);
 ResourceLoads resource_loads(const Platform& p, const Phase& phase);
 
 // Equal keys mean loads that take the same time: client nodes are interchangeable within a
-// client-side router (node-to-node sources and destinations independently: a NIC's two
-// directions are separate links), servers within a server-side router, routers among
-// themselves, and OSTs among themselves (an OST's disk is reached by no other flow).
+// client-side router (a NIC's two directions independently: they are separate links), servers
+// within a server-side router, routers among themselves, and OSTs among themselves (an OST's
+// disk is reached by no other flow).
 std::string symmetric_key(const Platform& p, const ResourceLoads& loads);
 
 }  // namespace iosim

@@ -76,16 +76,19 @@ private:
         return sg4::Engine::get_clock() - start;
     }
 
-    // For speed: each resource sees the total it must carry, all at once: one transfer per
-    // client node (its NIC, routers, fabric), one per server (its link and routers), one I/O
-    // per OST. Every bottleneck is kept; what is lost is a slow node holding back an OST that
+    // For speed: each resource sees the total it must carry, all at once: per client node one
+    // transfer of what it sends to other nodes (its NIC, the MPI fabric), one of what it
+    // receives, one of what it sends to storage (its NIC, routers, storage fabric); one transfer
+    // per server (its link and routers), one I/O per OST. Every bottleneck is kept; what is lost is a slow node holding back an OST that
     // would otherwise serve another node faster (the coupled mode keeps that, at a cost).
     double decoupled_flows(const ResourceLoads& loads)
     {
         double start = sg4::Engine::get_clock();
         std::vector<sg4::ActivityPtr> all;
-        for (const auto& e : loads.node_to_node)
-            all.push_back(sg4::Comm::sendto_async(mpi_host_[e.src], mpi_host_[e.dst], e.bytes));
+        for (const auto& n : loads.mpi_out)
+            all.push_back(sg4::Comm::sendto_async(mpi_host_[n.id], hub_, n.bytes));
+        for (const auto& n : loads.mpi_in)
+            all.push_back(sg4::Comm::sendto_async(hub_, mpi_host_[n.id], n.bytes));
         for (const auto& n : loads.node_out)
             all.push_back(sg4::Comm::sendto_async(storage_host_[n.id], hub_, n.bytes));
         for (const auto& s : loads.server_in)
