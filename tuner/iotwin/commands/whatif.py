@@ -54,8 +54,8 @@ def plot(predictions: list[Prediction], title: str, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    labels = [p.platform if p.variant == "default" else f"{p.platform}\n{p.variant}"
-              for p in predictions]
+    labels = [(p.platform if p.variant == "default" else f"{p.platform}\n{p.variant}")
+              + (f"\n({p.note.split(':')[0]})" if p.note else "") for p in predictions]
     xs = list(range(len(predictions)))
     tuned = any(p.strategy for p in predictions)
     width = 0.38 if tuned else 0.6
@@ -74,9 +74,10 @@ def plot(predictions: list[Prediction], title: str, path: Path) -> None:
     ax.set_xticks(xs, labels, fontsize=8)
     ax.set_ylabel("predicted write rate (MB/s, log scale)")
     ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=8, loc="upper left")
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.12 - 0.05 * any(
+        p.variant != "default" for p in predictions)), ncol=3, frameon=False)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(fig)
 
 
