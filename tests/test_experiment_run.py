@@ -46,7 +46,7 @@ SPEC = {
 @pytest.fixture
 def lustre_context(monkeypatch: pytest.MonkeyPatch) -> None:
     """Searches bind their space to a Lustre file system without loading a platform model."""
-    monkeypatch.setattr(campaign_module, "space_context",
+    monkeypatch.setattr(campaign_module, "platform_context",
                         lambda platform, ranks: SpaceContext("lustre", ranks, 160))
 
 

@@ -110,7 +110,7 @@ def test_a_tune_campaign_report_has_convergence_and_predicted_vs_measured(
 
 def test_an_experiment_report_draws_each_study(tmp_path: Path,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(campaign_module, "space_context",
+    monkeypatch.setattr(campaign_module, "platform_context",
                         lambda platform, ranks: SpaceContext("lustre", ranks, 160))
 
     def measurer(platform, workload, configs):

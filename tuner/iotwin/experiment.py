@@ -443,11 +443,11 @@ class Experiment:
 
     def _search(self, platform: str, workload: WorkloadSpec, entry: ConfigEntry) -> Config:
         """The best predicted of ``samples`` distinct points of the space (and the default)."""
-        from iotwin.campaign import space_context
+        from iotwin.campaign import platform_context
         from iotwin.space import load_space
 
         body = entry.body
-        space = load_space(body["space"]).bind(space_context(platform, workload.ranks))
+        space = load_space(body["space"]).bind(platform_context(platform, workload.ranks))
         candidates = sample_configs(space, body["samples"], random.Random(body["seed"]))
         runs = self.predictor(platform, workload, candidates)
         for config, repetitions in zip(candidates, runs, strict=True):

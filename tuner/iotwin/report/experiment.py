@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from iotwin.executors.base import RunResult
@@ -11,6 +11,7 @@ from iotwin.report import plots
 from iotwin.report.measured import best_so_far, measured_configs
 from iotwin.report.page import Page
 from iotwin.store import Campaign, Evaluation, Store
+from iotwin.units import format_size
 
 _SIZE_LEAVES = ("size", "boundary", "threshold")
 
@@ -30,8 +31,26 @@ def experiment_report(store: Store, campaign: Campaign, page: Page) -> list[dict
         _FIGURES[study](store, spec, cells, page)
     page.heading("Every cell")
     table = [cell.row() for cell in cells]
-    page.table(table)
+    page.table([_shown(row, _size_sweeps(spec)) for row in table])
     return table
+
+
+def _size_sweeps(spec: dict[str, Any]) -> set[str]:
+    """Labels of the sweeps whose values are sizes."""
+    labels = set()
+    for entry in spec["configs"]:
+        keys = entry.get("sweep", {}).get("key", [])
+        first = keys[0] if isinstance(keys, list) and keys else keys
+        if first and str(first).endswith(_SIZE_LEAVES):
+            labels.add(entry["label"])
+    return labels
+
+
+def _shown(row: dict[str, Any], size_sweeps: set[str]) -> dict[str, Any]:
+    """A row as the page shows it: swept sizes with units (the CSV keeps bytes)."""
+    if row["config"] in size_sweeps and isinstance(row["x"], int):
+        return {**row, "x": format_size(row["x"])}
+    return row
 
 
 def _measured_by(spec: dict[str, Any]) -> str:
@@ -152,12 +171,15 @@ def _sensitivity(store: Store, spec: dict[str, Any], cells: list[CellResult],
                  if c.x is None and c.rate_mbs and c.campaign_id is None}
         page.heading(f"Sensitivity to {key}")
         is_size = key.endswith(_SIZE_LEAVES)
-        page.figure(plots.curves(lines, f"rate vs {key}", xlabel=key + (" (bytes, log 2)"
+        log_y = _spans_decades(cell.rate_mbs or 0.0 for cell in swept)
+        page.figure(plots.curves(lines, f"rate vs {key}", xlabel=key + (" (log scale)"
                                                                        if is_size else ""),
-                                 x_is_size=is_size, log_x=is_size, references=fixed),
+                                 x_is_size=is_size, log_x=is_size, log_y=log_y,
+                                 references=fixed),
                     f"Rate as {key} varies, everything else as in the sweep's base config "
                     "(bars: lowest to highest repetition); dashed: the experiment's fixed "
-                    "configs.")
+                    "configs." + (" Log rate axis: the lines differ by more than 10x."
+                                  if log_y else ""))
 
 
 def _scaling(store: Store, spec: dict[str, Any], cells: list[CellResult], page: Page) -> None:
@@ -171,6 +193,11 @@ def _scaling(store: Store, spec: dict[str, Any], cells: list[CellResult], page: 
         page.figure(plots.curves(lines, f"{workload}: rate vs cores", xlabel="cores (MPI ranks)",
                                  log_y=True),
                     f"{workload}: the same data per core at every scale; log-log axes.")
+
+
+def _spans_decades(rates: Iterable[float]) -> bool:
+    positive = [r for r in rates if r > 0]
+    return bool(positive) and max(positive) > 10 * min(positive)
 
 
 def _point(x: Any, cell: CellResult) -> tuple[float, float, float, float]:

@@ -132,6 +132,8 @@ def curves(lines: Mapping[str, Curve], title: str, *, xlabel: str, x_is_size: bo
         ax.set_xscale("log", base=2)
     if log_y:
         ax.set_yscale("log")
+        ax.yaxis.set_major_formatter(FuncFormatter(_count_tick))  # 6000, not 6 x 10^3
+        ax.yaxis.set_minor_formatter(FuncFormatter(_count_tick))
     xs = sorted({point[0] for points in lines.values() for point in points})
     if xs:
         ax.set_xticks(xs)
