@@ -286,19 +286,26 @@ void independent(const RomioContext& ctx, const WriteCall& call)
         OpenFile& f = *call.files[i];
         WritePhaseBuilder wb(ctx.platform, f.striping, *f.holders, ctx.breakdown);
         bool sieve = f.settings->ds_write != "disable";
-        std::map<uint32_t, std::vector<const Access*>> by_writer;
+        // Each writer's pieces, in file order, writer by writer.
+        std::vector<const Access*> by_writer;
         for (const auto& a : call.accesses[i])
-            by_writer[a.writer].push_back(&a);
-        for (auto& [w, list] : by_writer) {
+            by_writer.push_back(&a);
+        std::stable_sort(by_writer.begin(), by_writer.end(),
+                         [](const Access* a, const Access* b) { return a->writer < b->writer; });
+        for (size_t begin = 0, end; begin < by_writer.size(); begin = end) {
+            uint32_t w = by_writer[begin]->writer;
+            for (end = begin + 1; end < by_writer.size() && by_writer[end]->writer == w; end++) {
+            }
             int node = f.node_of_writer[w];
             int key = ctx.aggregate ? node : f.rank_of_writer[w];
-            uint64_t first = list.front()->offset, end = list.back()->offset + list.back()->length;
-            if (sieve && list.size() > 1) {
-                wb.add(node, key, first, end - first, static_cast<double>(end - first) / ctx.platform.target_Bps);
+            uint64_t first = by_writer[begin]->offset;
+            uint64_t last = by_writer[end - 1]->offset + by_writer[end - 1]->length;
+            if (sieve && end - begin > 1) {
+                wb.add(node, key, first, last - first, static_cast<double>(last - first) / ctx.platform.target_Bps);
                 continue;
             }
-            for (const Access* a : list)
-                wb.add(node, key, a->offset, a->length);
+            for (size_t k = begin; k < end; k++)
+                wb.add(node, key, by_writer[k]->offset, by_writer[k]->length);
         }
         Phase part = wb.finish("write", 0);
         all.flows.insert(all.flows.end(), part.flows.begin(), part.flows.end());

@@ -1,6 +1,8 @@
 #include "striping.hpp"
 
 #include <algorithm>
+#include <numeric>
+#include <tuple>
 
 namespace iosim {
 
@@ -23,19 +25,35 @@ Striping file_striping(const Platform& p, const FileSettings& s, int instance)
 
 WritePhaseBuilder::WritePhaseBuilder(const Platform& p, const Striping& st, LockHolders& holders, Breakdown& bd)
     : platform_(p), striping_(st), lock_unit_(p.lock_block_bytes ? p.lock_block_bytes : st.size),
-      holders_(holders), breakdown_(bd)
+      holders_(holders), breakdown_(bd), slot_(p.targets, -1)
 {
+}
+
+Flow& WritePhaseBuilder::flow(int client, int key, int target)
+{
+    if (key != current_key_) {
+        for (int t : slotted_)
+            slot_[t] = -1;
+        slotted_.clear();
+        current_key_ = key;
+    }
+    int& slot = slot_[target];
+    if (slot < 0) {
+        slot = static_cast<int>(flows_.size());
+        slotted_.push_back(target);
+        Flow f;
+        f.src = client;
+        f.dst = target;
+        f.to_target = true;
+        flows_.push_back(f);
+        flow_key_.push_back(key);
+    }
+    return flows_[slot];
 }
 
 void WritePhaseBuilder::add_to_target(int client, int key, int target, uint64_t bytes, uint64_t rpcs)
 {
-    auto [it, fresh] = flows_.try_emplace({key, target});
-    Flow& f = it->second;
-    if (fresh) {
-        f.src = client;
-        f.dst = target;
-        f.to_target = true;
-    }
+    Flow& f = flow(client, key, target);
     f.bytes += bytes;
     f.target_busy_s += static_cast<double>(rpcs) * platform_.rpc_overhead_s;
     breakdown_.rpcs += rpcs;
@@ -57,8 +75,7 @@ void WritePhaseBuilder::lock_boundary(int client, int key, uint64_t offset)
         return;
     breakdown_.lock_conflicts++;
     int target = striping_.target_of(offset);
-    add_to_target(client, key, target, 0, 0);
-    flows_[{key, target}].target_busy_s += platform_.lock_conflict_s;
+    flow(client, key, target).target_busy_s += platform_.lock_conflict_s;
 }
 
 void WritePhaseBuilder::add(int client, int key, uint64_t offset, uint64_t length, double extra_busy_s)
@@ -90,7 +107,7 @@ void WritePhaseBuilder::add(int client, int key, uint64_t offset, uint64_t lengt
     if (end % lock_unit_ != 0)
         lock_boundary(client, key, end - 1);
     if (extra_busy_s > 0)
-        flows_[{key, striping_.target_of(offset)}].target_busy_s += extra_busy_s;
+        flow(client, key, striping_.target_of(offset)).target_busy_s += extra_busy_s;
 }
 
 Phase WritePhaseBuilder::finish(const std::string& label, double fixed_s)
@@ -98,10 +115,29 @@ Phase WritePhaseBuilder::finish(const std::string& label, double fixed_s)
     Phase phase;
     phase.label = label;
     phase.fixed_s = fixed_s;
+    // By (key, target); a key's flows to one target merged in order of creation.
+    std::vector<size_t> order(flows_.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [this](size_t a, size_t b) {
+        return std::tie(flow_key_[a], flows_[a].dst) < std::tie(flow_key_[b], flows_[b].dst);
+    });
     phase.flows.reserve(flows_.size());
-    for (auto& [key, flow] : flows_)
-        phase.flows.push_back(flow);
+    for (size_t k = 0; k < order.size(); k++) {
+        const Flow& f = flows_[order[k]];
+        bool same = k > 0 && flow_key_[order[k]] == flow_key_[order[k - 1]] && f.dst == phase.flows.back().dst;
+        if (!same) {
+            phase.flows.push_back(f);
+            continue;
+        }
+        phase.flows.back().bytes += f.bytes;
+        phase.flows.back().target_busy_s += f.target_busy_s;
+    }
     flows_.clear();
+    flow_key_.clear();
+    for (int t : slotted_)
+        slot_[t] = -1;
+    slotted_.clear();
+    current_key_ = -1;
     touched_.clear();
     return phase;
 }

@@ -4,7 +4,7 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
+#include <vector>
 #include <unordered_map>
 #include <utility>
 
@@ -38,6 +38,7 @@ public:
 
 private:
     void add_to_target(int client, int key, int target, uint64_t bytes, uint64_t rpcs);
+    Flow& flow(int client, int key, int target);
     void lock_boundary(int client, int key, uint64_t offset);
 
     const Platform& platform_;
@@ -45,7 +46,14 @@ private:
     uint64_t lock_unit_;
     LockHolders& holders_;
     Breakdown& breakdown_;
-    std::map<std::pair<int, int>, Flow> flows_;  // (key, target)
+    // Flows in order of creation, each with its key; a key's flow per target is found through
+    // slot_ while the key is current (pieces come key by key). A key that comes back gets new
+    // flows, merged with its earlier ones by finish().
+    std::vector<Flow> flows_;
+    std::vector<int> flow_key_;
+    int current_key_ = -1;
+    std::vector<int> slot_;  // target -> index in flows_ for the current key, -1 if none
+    std::vector<int> slotted_;  // targets whose slot_ is set
     std::unordered_map<uint64_t, int> touched_;  // lock unit -> first client this phase
 };
 
