@@ -9,8 +9,9 @@ stripe count follow the OST count (a file has at most one stripe per OST).
 
 *Tuned* is a search in simulation with the tuner's own machinery: a space
 (``spaces/whatif.yaml`` by default) bound to the platform, and one of the search strategies
-(exhaustive when the space fits in the budget, else the genetic search). The model is the
-machine here, so every "measurement" is one simulation and the budget counts simulations.
+(exhaustive when the space fits in the budget, else the genetic search, topped up with random
+points if its population converges first). The model is the machine here, so every
+"measurement" is one simulation and the budget counts simulations.
 
 Every prediction carries the platform's peak for the nodes the workload uses (the least of its
 aggregate limits: client NICs, client-side routers, storage fabric, server-side routers,
@@ -266,6 +267,10 @@ def tune(platform: Platform, work: Mapping[str, Any], tuning: Tuning,
     if strategy == "h5evolve":  # run on until the simulation budget, not the paper's 40 x 15
         settings["generations"] = tuning.budget
     run_strategy(strategy, machine, tuning.seed, settings)
+    if machine.runs_left() > 0 and strategy == "h5evolve":
+        # the population converged before the budget was spent: spend the rest on fresh points
+        run_strategy("random", machine, tuning.seed, strategy_settings("random"))
+        strategy = "h5evolve+random"
     return machine, strategy
 
 
