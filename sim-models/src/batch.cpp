@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "simulate.hpp"
@@ -19,30 +20,30 @@ using nlohmann::json;
 
 namespace {
 
-bool read_exact(int fd, void* buf, size_t n)
+// All n bytes through read or write, which may move fewer at a time; false on end or error.
+template <typename Buffer>
+bool transfer_all(ssize_t (*io)(int, Buffer, size_t), int fd, Buffer buf, size_t n)
 {
-    auto* p = static_cast<char*>(buf);
+    using Byte = std::conditional_t<std::is_const_v<std::remove_pointer_t<Buffer>>, const char, char>;
+    auto* p = static_cast<Byte*>(buf);
     while (n > 0) {
-        ssize_t got = read(fd, p, n);
-        if (got <= 0)
+        ssize_t moved = io(fd, p, n);
+        if (moved <= 0)
             return false;
-        p += got;
-        n -= static_cast<size_t>(got);
+        p += moved;
+        n -= static_cast<size_t>(moved);
     }
     return true;
 }
 
+bool read_exact(int fd, void* buf, size_t n)
+{
+    return transfer_all<void*>(read, fd, buf, n);
+}
+
 bool write_exact(int fd, const void* buf, size_t n)
 {
-    const auto* p = static_cast<const char*>(buf);
-    while (n > 0) {
-        ssize_t put = write(fd, p, n);
-        if (put <= 0)
-            return false;
-        p += put;
-        n -= static_cast<size_t>(put);
-    }
-    return true;
+    return transfer_all<const void*>(write, fd, buf, n);
 }
 
 json error_entry(const std::string& message)

@@ -4,8 +4,7 @@
 
 namespace iosim {
 
-const std::pair<const std::string, double>& PhaseCache::find_or_time(std::string&& key,
-                                                                      const std::function<double()>& time)
+const PhaseCache::Entry& PhaseCache::find_or_time(std::string&& key, const std::function<double()>& time)
 {
     auto it = seconds_.find(key);
     if (it == seconds_.end()) {

@@ -175,11 +175,12 @@ struct TwoPhaseFile {
     std::vector<int> aggregators;
     std::unique_ptr<FileDomain> domain;
     std::vector<size_t> cursor;  // per aggregator: first access that may still overlap
+    std::unique_ptr<WritePhaseBuilder> writes;  // one round's writes at a time
 };
 
 TwoPhaseFile start_two_phase(const Platform& p, OpenFile* f, const std::vector<Access>& acc, Breakdown& bd)
 {
-    TwoPhaseFile t{f, &acc, {}, nullptr, {}};
+    TwoPhaseFile t{f, &acc, {}, nullptr, {}, std::make_unique<WritePhaseBuilder>(p, f->striping, *f->holders, bd)};
     const FileSettings& s = *f->settings;
     t.aggregators = choose_aggregators(p, s, f->node_of_writer, f->striping.count);
     int n = static_cast<int>(t.aggregators.size());
@@ -253,14 +254,12 @@ void two_phase(const RomioContext& ctx, const WriteCall& call)
     for (;;) {
         RoundBuilders rb;
         bool any = false;
-        std::vector<std::unique_ptr<WritePhaseBuilder>> writers;
         Phase write;
         write.label = "write";
         for (auto& t : files) {
-            WritePhaseBuilder wb(ctx.platform, t.file->striping, *t.file->holders, ctx.breakdown);
             for (size_t a = 0; a < t.aggregators.size(); a++)
-                any |= aggregator_round(ctx, t, static_cast<int>(a), rb, wb);
-            Phase part = wb.finish("write", 0);
+                any |= aggregator_round(ctx, t, static_cast<int>(a), rb, *t.writes);
+            Phase part = t.writes->finish("write", 0);
             write.flows.insert(write.flows.end(), part.flows.begin(), part.flows.end());
         }
         if (!any)
