@@ -174,6 +174,8 @@ DatasetSettings dataset_settings(const json& d, const Dataset& ds)
         out.fill_on_alloc = d["fill_time"].get<std::string>() == "alloc";
     if (!out.chunk_dims.empty() && out.chunk_dims.size() != ds.grid.size())
         throw std::invalid_argument("dataset " + ds.name + ": chunk_dims needs one entry per axis");
+    if (std::find(out.chunk_dims.begin(), out.chunk_dims.end(), 0) != out.chunk_dims.end())
+        throw std::invalid_argument("dataset " + ds.name + ": chunk_dims must all be >= 1");
     return out;
 }
 
