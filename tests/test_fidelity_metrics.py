@@ -16,6 +16,7 @@ from iotwin.fidelity import (
     Suite,
     load_suite,
     measure_configs,
+    medians,
     metrics,
     predicted_rank_of_best,
     stratified_configs,
@@ -109,7 +110,8 @@ def test_measurements_resume_from_the_store(tmp_path: Path) -> None:
         again = measure_configs(store, campaign, suite, executor, configs, None)
         assert executor.runs == 9 + 2 * 3  # only the two new configs ran
         assert again[:3] == first
-        assert again[0] == 100.0 + 10 + len(str(configs[0]))  # median of seeds 0, 1, 2
+        assert again[0] == [100.0 + 10 * seed + len(str(configs[0])) for seed in range(3)]
+        assert medians(again)[0] == 100.0 + 10 + len(str(configs[0]))  # median of seeds 0-2
 
 
 def test_a_suite_file_with_an_unknown_key_is_refused(tmp_path: Path) -> None:

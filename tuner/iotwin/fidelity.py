@@ -5,6 +5,9 @@ often) is run on this machine, repeated (the median counts); each config is then
 by the platform model calibrated under k-fold cross-validation, never on a fold that holds
 the config. The figures: Spearman rank correlation, median and 90th percentile of
 |predicted / measured - 1|, and whether the measured best is among the predicted top 5.
+Beside them, what the measurements themselves allow: the noise floor (how far repetitions
+of one config spread, and how well one repetition ranks the configs like another), and the
+model's log residual per setting (which mechanism it gets wrong).
 
 The suite's settings are data (validation/local/suite.yaml). Everything lands in one store
 campaign (kind ``validation``); running the same suite again resumes it: measured
@@ -17,7 +20,7 @@ import random
 import statistics
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -29,6 +32,7 @@ from iotwin import paths
 from iotwin.errors import UserError
 from iotwin.executors.base import Executor, Target
 from iotwin.store import Store, config_hash, workload_of
+from iotwin.units import format_size
 
 TOP_K = 5
 _SUITE_KEYS = {"platform", "filesystem", "space", "kernel", "ranks", "args", "samples",
@@ -73,6 +77,75 @@ def metrics(predicted: Sequence[float], measured: Sequence[float]) -> Metrics:
                    median_error=float(np.median(errors)),
                    p90_error=float(np.percentile(errors, 90)),
                    best_predicted_rank=rank, best_in_top5=rank <= TOP_K)
+
+
+# -- what the measurements allow, and where the model is wrong --------------------------------
+
+@dataclass(frozen=True)
+class NoiseFloor:
+    """How reproducible the measurements are: the limit of any model judged against them."""
+
+    configs: int  # configs with >= 2 successful repetitions
+    median_spread: float  # median over configs of (max - min) / median of their repetitions
+    p90_spread: float  # its 90th percentile
+    repeat_spearman: float  # Spearman of the 1st repetition's rates against the 2nd's
+    between_configs: float  # 90th / 10th percentile of the configs' median rates
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def noise_floor(rates_of_configs: Sequence[Sequence[float]]) -> NoiseFloor | None:
+    """The spread of repetitions against the spread between configs; None under 3 configs
+    repeated. ``repeat_spearman`` ranks single runs: medians of several rank better."""
+    repeated = [rates for rates in rates_of_configs if len(rates) >= 2]
+    if len(repeated) < 3:
+        return None
+    spreads = [(max(rates) - min(rates)) / statistics.median(rates) for rates in repeated]
+    centres = [statistics.median(rates) for rates in rates_of_configs if rates]
+    agreement = spearmanr([r[0] for r in repeated], [r[1] for r in repeated]).statistic
+    return NoiseFloor(configs=len(repeated), median_spread=float(np.median(spreads)),
+                      p90_spread=float(np.percentile(spreads, 90)),
+                      repeat_spearman=float(agreement),
+                      between_configs=float(np.percentile(centres, 90)
+                                            / np.percentile(centres, 10)))
+
+
+@dataclass(frozen=True)
+class SettingResidual:
+    setting: str  # a config key and its value, e.g. "dataset.fill_time=ifset"
+    configs: int
+    median_log_ratio: float  # median of log(predicted / measured) over those configs
+
+
+def residuals_by_setting(configs: Sequence[Mapping[str, Any]],
+                         predicted: Sequence[float | None], measured: Sequence[float | None]
+                         ) -> list[SettingResidual]:
+    """The model's median log error among the configs that share each setting, largest
+    first: a setting whose configs are all over- or under-predicted names a mechanism the
+    model gets wrong (the default config, with no settings, counts nowhere)."""
+    by_setting: dict[str, list[float]] = {}
+    for config, p, m in zip(configs, predicted, measured, strict=True):
+        if p and m:
+            for setting in flat_settings(config):
+                by_setting.setdefault(setting, []).append(float(np.log(p / m)))
+    residuals = [SettingResidual(setting, len(logs), float(np.median(logs)))
+                 for setting, logs in by_setting.items()]
+    return sorted(residuals, key=lambda r: -abs(r.median_log_ratio))
+
+
+def flat_settings(config: Mapping[str, Any], prefix: str = "") -> list[str]:
+    """``{"dataset": {"chunk_size": 4194304}}`` -> ``["dataset.chunk_size=4MiB"]``."""
+    settings = []
+    for key, value in sorted(config.items()):
+        name = f"{prefix}{key}"
+        if isinstance(value, Mapping):
+            settings.extend(flat_settings(value, f"{name}."))
+        elif isinstance(value, int) and not isinstance(value, bool) and value >= 1024:
+            settings.append(f"{name}={format_size(value)}")
+        else:
+            settings.append(f"{name}={value}")
+    return settings
 
 
 # -- the sample ---------------------------------------------------------------------------------
@@ -155,6 +228,8 @@ class SuiteResult:
     predicted: list[float | None]  # cross-validated prediction per config
     metrics: Metrics | None
     notes: list[str]
+    noise: NoiseFloor | None = None
+    residuals: list[SettingResidual] = field(default_factory=list)
 
 
 def find_or_create_campaign(store: Store, suite: Suite) -> int:
@@ -168,15 +243,16 @@ def find_or_create_campaign(store: Store, suite: Suite) -> int:
 
 def measure_configs(store: Store, campaign_id: int, suite: Suite, executor: Executor,
                     configs: Sequence[Mapping[str, Any]], progress: TextIO | None
-                    ) -> list[float | None]:
-    """Median rate of each config; stored repetitions are reused, missing ones run."""
+                    ) -> list[list[float]]:
+    """The successful rates of each config, by repetition; stored repetitions are reused,
+    missing ones run."""
     rows = store.evaluations(campaign_id, source=executor.source)  # type: ignore[arg-type]
     done: dict[str, list[Any]] = {}
     for row in rows:
         done.setdefault(row.config_hash, []).append(row)
-    medians: list[float | None] = []
+    rates_of_configs: list[list[float]] = []
     for index, config in enumerate(configs):
-        stored = done.get(config_hash(config), [])
+        stored = sorted(done.get(config_hash(config), []), key=lambda r: r.repetition or 0)
         rates = [r.rate_mbs for r in stored if r.ok and r.rate_mbs]
         for repetition in range(len(stored), suite.repetitions):
             run = executor.run_once(suite.target, config, seed=repetition)
@@ -192,8 +268,12 @@ def measure_configs(store: Store, campaign_id: int, suite: Suite, executor: Exec
             _say(progress, f"  config {index + 1}/{len(configs)} rep {repetition + 1}/"
                            f"{suite.repetitions}: " + (f"{run.rate_mbs:.1f} MB/s" if run.ok
                                                        else f"{run.status}"))
-        medians.append(statistics.median(rates) if rates else None)
-    return medians
+        rates_of_configs.append(rates)
+    return rates_of_configs
+
+
+def medians(rates_of_configs: Sequence[Sequence[float]]) -> list[float | None]:
+    return [statistics.median(rates) if rates else None for rates in rates_of_configs]
 
 
 def cross_validated_predictions(store: Store, campaign_id: int, suite: Suite,
@@ -250,11 +330,13 @@ def run_local_suite(store: Store, suite: Suite, executor: Executor | None = None
         from iotwin.executors.local import LocalExecutor
 
         executor = LocalExecutor(timeout_s=suite.timeout_s)
-    measured = measure_configs(store, campaign_id, suite, executor, configs, progress)
+    rates = measure_configs(store, campaign_id, suite, executor, configs, progress)
+    measured = medians(rates)
     predicted = cross_validated_predictions(store, campaign_id, suite, configs, measured,
                                             progress)
     return SuiteResult(campaign_id, list(configs), measured, predicted,
-                       *paired_metrics(predicted, measured))
+                       *paired_metrics(predicted, measured), noise=noise_floor(rates),
+                       residuals=residuals_by_setting(configs, predicted, measured))
 
 
 def paired_metrics(predicted: Sequence[float | None], measured: Sequence[float | None]
