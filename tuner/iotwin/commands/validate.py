@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import asdict
 from pathlib import Path
 
 from iotwin.errors import UserError
@@ -53,6 +54,8 @@ def _local(args: argparse.Namespace) -> int:
     figures = result.metrics.as_dict() if result.metrics else None
     if args.json:
         print(json.dumps({"campaign": result.campaign_id, "metrics": figures,
+                          "noise": result.noise.as_dict() if result.noise else None,
+                          "residuals": [asdict(r) for r in result.residuals],
                           "notes": result.notes}, indent=2))
         return 0
     for note in result.notes:
@@ -67,6 +70,15 @@ def _local(args: argparse.Namespace) -> int:
     print(f"  90th percentile             {100 * m.p90_error:.1f}%")
     print(f"  measured best: predicted rank {m.best_predicted_rank} "
           f"({'in' if m.best_in_top5 else 'NOT in'} the predicted top 5)")
+    if result.noise:
+        n = result.noise
+        print(f"noise floor ({n.configs} configs repeated): repetitions spread "
+              f"{100 * n.median_spread:.1f}% (median), {100 * n.p90_spread:.1f}% (p90); "
+              f"Spearman of one repetition against another {n.repeat_spearman:.3f}; "
+              f"config medians span x{n.between_configs:.2f} (p90/p10)")
+    print("model's median log(predicted/measured) by setting, largest first:")
+    for r in result.residuals[:8]:
+        print(f"  {r.median_log_ratio:+.2f}  {r.setting}  ({r.configs} configs)")
     return 0
 
 
