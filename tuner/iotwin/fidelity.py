@@ -230,6 +230,7 @@ class SuiteResult:
     notes: list[str]
     noise: NoiseFloor | None = None
     residuals: list[SettingResidual] = field(default_factory=list)
+    uncalibrated: Metrics | None = None  # the platform's own values, no fit: what a fit buys
 
 
 def find_or_create_campaign(store: Store, suite: Suite) -> int:
@@ -334,9 +335,22 @@ def run_local_suite(store: Store, suite: Suite, executor: Executor | None = None
     measured = medians(rates)
     predicted = cross_validated_predictions(store, campaign_id, suite, configs, measured,
                                             progress)
+    uncalibrated, _ = paired_metrics(uncalibrated_predictions(suite, configs), measured)
     return SuiteResult(campaign_id, list(configs), measured, predicted,
                        *paired_metrics(predicted, measured), noise=noise_floor(rates),
-                       residuals=residuals_by_setting(configs, predicted, measured))
+                       residuals=residuals_by_setting(configs, predicted, measured),
+                       uncalibrated=uncalibrated)
+
+
+def uncalibrated_predictions(suite: Suite, configs: Sequence[Mapping[str, Any]]
+                             ) -> list[float | None]:
+    from iotwin.platforms import load_platform
+    from iotwin.sim import simulate
+    from iotwin.workload import kernel_workload
+
+    workload = kernel_workload(suite.kernel, suite.ranks, list(suite.args))
+    results = simulate(load_platform(suite.platform), workload, configs)
+    return [r.rate_mbs if r.ok and r.rate_mbs else None for r in results]
 
 
 def paired_metrics(predicted: Sequence[float | None], measured: Sequence[float | None]

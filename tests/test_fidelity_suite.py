@@ -1,0 +1,49 @@
+"""The local suite end to end on the simulator, with runs that the model itself produces."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+from iotwin.executors.base import RunResult, Target
+from iotwin.fidelity import Suite, run_local_suite
+from iotwin.platforms import load_platform
+from iotwin.sim import simulate
+from iotwin.store import Store
+from iotwin.workload import kernel_workload
+
+SUITE = Suite(samples=6, repetitions=2, folds=2, fit_evaluations=3,
+              args=("--particles", "65536"))
+
+
+class ModelExecutor:
+    """Runs whose rate is the uncalibrated local model's, 1 % higher on the second one."""
+
+    source = "real"
+
+    def __init__(self) -> None:
+        self.platform = load_platform("local")
+        self.workload = kernel_workload("vpic-io", 4, list(SUITE.args))
+
+    def run_once(self, target: Target, config: Mapping[str, Any], *, seed: int = 0
+                 ) -> RunResult:
+        rate = simulate(self.platform, self.workload, [config])[0].rate_mbs
+        assert rate
+        return RunResult("ok", total_s=1.0, rate_mbs=rate * (1 + 0.01 * seed))
+
+
+def test_measurements_that_follow_the_model_give_perfect_uncalibrated_figures(
+        tmp_path: Path) -> None:
+    with Store(tmp_path / "s.db") as store:
+        result = run_local_suite(store, SUITE, ModelExecutor(), progress=None)
+    assert result.uncalibrated is not None and result.metrics is not None
+    assert result.uncalibrated.spearman == pytest.approx(1.0)
+    assert result.uncalibrated.median_error == pytest.approx(0.005 / 1.005)  # median of 1, 1.01
+    assert result.uncalibrated.best_predicted_rank == 1
+    assert result.metrics.n == 6  # every config predicted by a fit on the other fold
+    assert result.noise is not None and result.noise.configs == 6
+    assert result.noise.median_spread == pytest.approx(0.01 / 1.005)
+    assert result.noise.repeat_spearman == pytest.approx(1.0)
+    assert {r.setting for r in result.residuals} >= {"dataset.transfer_mode=independent"}
