@@ -56,6 +56,8 @@ def _local(args: argparse.Namespace) -> int:
         print(json.dumps({"campaign": result.campaign_id, "metrics": figures,
                           "noise": result.noise.as_dict() if result.noise else None,
                           "residuals": [asdict(r) for r in result.residuals],
+                          "uncalibrated": (result.uncalibrated.as_dict()
+                                           if result.uncalibrated else None),
                           "notes": result.notes}, indent=2))
         return 0
     for note in result.notes:
@@ -70,6 +72,11 @@ def _local(args: argparse.Namespace) -> int:
     print(f"  90th percentile             {100 * m.p90_error:.1f}%")
     print(f"  measured best: predicted rank {m.best_predicted_rank} "
           f"({'in' if m.best_in_top5 else 'NOT in'} the predicted top 5)")
+    if result.uncalibrated:
+        u = result.uncalibrated
+        print(f"  uncalibrated model: Spearman {u.spearman:.3f}, median error "
+              f"{100 * u.median_error:.1f}%, measured best at predicted rank "
+              f"{u.best_predicted_rank}")
     if result.noise:
         n = result.noise
         print(f"noise floor ({n.configs} configs repeated): repetitions spread "
