@@ -99,6 +99,8 @@ def grouped_bars(groups: Sequence[str], series: Mapping[str, Sequence[float | No
         for name, marks in (markers or {}).items():
             if name == label:
                 pts = [(x, m) for x, m in zip(xs, marks, strict=True) if m]
+                if not pts:
+                    continue  # no published figure for this series: no legend entry either
                 ax.scatter([x for x, _ in pts], [m for _, m in pts], marker="D", color="black",
                            zorder=3, s=18, label=f"{label} (published)")
     ax.set_xticks(range(len(groups)), groups, rotation=30, ha="right", fontsize=8)
@@ -133,7 +135,7 @@ def curves(lines: Mapping[str, Curve], title: str, *, xlabel: str, x_is_size: bo
     if log_y:
         ax.set_yscale("log")
         ax.yaxis.set_major_formatter(FuncFormatter(_count_tick))  # 6000, not 6 x 10^3
-        ax.yaxis.set_minor_formatter(FuncFormatter(_count_tick))
+        ax.yaxis.set_minor_formatter(FuncFormatter(_minor_rate_tick))
     xs = sorted({point[0] for points in lines.values() for point in points})
     if xs:
         ax.set_xticks(xs)
@@ -153,3 +155,11 @@ def _size_tick(value: float, _position: Any) -> str:
 
 def _count_tick(value: float, _position: Any) -> str:
     return f"{value:g}"
+
+
+def _minor_rate_tick(value: float, _position: Any) -> str:
+    """Only 2x and 5x a power of ten: every minor tick labelled crowds the axis."""
+    if value <= 0 or not math.isfinite(value):
+        return ""
+    leading = round(value / 10 ** math.floor(math.log10(value)), 6)
+    return f"{value:g}" if leading in (2, 5) else ""
