@@ -61,10 +61,12 @@ def main() -> None:
         results = simulate(hopper, vpic_workload(ranks, 8 * 2**20), configs, jobs=args.jobs)
         wall, cpu = time.perf_counter() - start, child_cpu_s() - cpu
         failed = sum(not r.ok for r in results)
+        phases = sum(r.breakdown.get("distinct_phases_simulated", 0) for r in results)
         # CPU time says what the 2 cores could do when the machine is not shared.
         print(f"hopper vpic-io {ranks:5d} ranks: {len(configs) / wall:6.1f} configs/s wall, "
               f"{args.jobs * len(configs) / cpu:6.1f} configs/s on {args.jobs} idle cores "
-              f"({len(configs)} configs: {wall:.2f} s wall, {cpu:.2f} s CPU, {failed} failed)")
+              f"({len(configs)} configs: {wall:.2f} s wall, {cpu:.2f} s CPU, {failed} failed, "
+              f"{phases} distinct phases)")
     if not args.skip_bluewaters:
         bluewaters = load_platform("bluewaters")
         for name, config in (("site defaults", {}),
