@@ -8,7 +8,8 @@ from iotwin.sim import simulate
 from test_sim_mechanisms import MB, MiB, small_platform, workload
 
 
-def test_configs_simulated_together_match_configs_simulated_alone() -> None:
+@pytest.mark.parametrize("aggregate", [True, False])
+def test_configs_simulated_together_match_configs_simulated_alone(aggregate: bool) -> None:
     plat = small_platform(degradation=0.05, rpc_overhead_s=0.001, lock_conflict_s=0.01)
     wl = workload(16, 3 * MiB, transfer="collective", ranks_per_node=4, api="hdf5", datasets=2)
     configs = [
@@ -19,8 +20,9 @@ def test_configs_simulated_together_match_configs_simulated_alone() -> None:
          "hdf5": {"alignment": {"threshold": 0, "boundary": "1MiB"}}},
         {"mpiio": {"romio_cb_write": "enable", "cb_buffer_size": "1MiB"}},  # a repeat
     ]
-    together = simulate(plat, wl, configs, jobs=2)
-    alone = [simulate(plat, wl, [c], jobs=1)[0] for c in configs]
+    options = {"aggregate": aggregate}
+    together = simulate(plat, wl, configs, jobs=2, options=options)
+    alone = [simulate(plat, wl, [c], jobs=1, options=options)[0] for c in configs]
     for t, a in zip(together, alone, strict=True):
         assert t.ok and a.ok, (t.error, a.error)
         assert t.time_s == pytest.approx(a.time_s, rel=1e-9)
