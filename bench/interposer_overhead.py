@@ -1,65 +1,180 @@
-"""Overhead of libiotwin_h5.so on a kernel that makes many small writes.
+"""Overhead of libiotwin_h5.so on kernels that make many small HDF5 calls.
 
-vorpal-io with many time steps and small blocks creates and writes hundreds of small datasets
-per rank, which is where per-call costs of the interposer (hooks, timing, read-back at
-H5Dclose, the report at H5Fclose) show. The kernel runs with --no-sync: the library adds CPU
-time per call, and device flushes would only add noise to that comparison. Runs alternate
-with and without the library so that drift on this shared machine hits both sides; prints the
-medians of the kernel's own open -> close time and their ratio (target: below 1.02).
+Two kernels, where per-call costs of the interposer (hooks, timing, read-back at H5Dclose, the
+report at H5Fclose) show most:
+- one dataset, many writes: `replay` of a one-dataset workload whose `access_elements` cuts
+  each rank's block into `--writes` small H5Dwrite calls;
+- many datasets: `vorpal-io` with many time steps of small blocks (hundreds of small datasets,
+  one write each).
+Each runs without a config and with one (mpiio hints, hdf5 alignment, dataset settings) whose
+values do not change the I/O HDF5 does (defaults, or an alignment threshold above every
+dataset's size), so both sides do the same I/O and only the interposer's own work differs.
+The kernels run with --no-sync: the library adds CPU time per call; device flushes would only
+add noise.
+
+Two figures per case:
+- instructions: `valgrind --tool=callgrind` totals of a 1-rank run (MPICH singleton) with and
+  without the library: repeatable whatever else the machine runs;
+- wall clock: runs on `--ranks` ranks alternating with and without the library, so drift on a
+  shared machine hits both sides; the ratio of the medians of the kernel's open -> close time.
+Target for both ratios: below 1.02.
 
     .venv/bin/python bench/interposer_overhead.py [--runs 7] [--ranks 2] [--steps 100]
+        [--writes 2000] [--config cfg.yaml] [--no-wall] [--no-instructions]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import shutil
 import statistics
+import subprocess
 import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
+import yaml
 from iotwin import launch, paths
+from iotwin.replication.sessions import dataset, session, workload
+
+# Exercises every applying and read-back path; the values equal what HDF5 / ROMIO would do anyway
+# (alignment threshold above the datasets' sizes: nothing is aligned; alloc_time early is what
+# parallel HDF5 forces; the kernels write collectively).
+NEUTRAL_CONFIG = """\
+mpiio:
+  romio_cb_write: automatic
+  cb_buffer_size: 16MiB
+  romio_ds_write: automatic
+hdf5:
+  alignment: {threshold: 64MiB, boundary: 1MiB}
+dataset:
+  alloc_time: early
+  transfer_mode: collective
+"""
+
+ACCESS_ELEMENTS = 256   # float64: 2 KiB per H5Dwrite
 
 
-def one_run(ranks: int, argv: list[str], env: dict[str, str]) -> float:
+@dataclass
+class Kernel:
+    label: str
+    argv: Callable[[int], list[str]]   # command line for a run on that many ranks
+
+
+def many_writes(folder: Path, writes: int) -> Kernel:
+    def argv(ranks: int) -> list[str]:
+        spec = folder / f"one-dataset-{ranks}.yaml"
+        per_rank = [writes * ACCESS_ELEMENTS] * ranks
+        files = [session("one-dataset.h5", "checkpoint",
+                         [dataset("/data", 8, per_rank, transfer="collective",
+                                  access_elements=ACCESS_ELEMENTS)])]
+        spec.write_text(yaml.safe_dump(workload("one-dataset", "interposer_overhead", ranks,
+                                                files)))
+        return [str(paths.kernel_binary("replay")), "--dir", str(folder), "--no-sync", str(spec)]
+    return Kernel(f"replay, 1 dataset x {writes} writes of {ACCESS_ELEMENTS * 8} B per rank",
+                  argv)
+
+
+def many_datasets(folder: Path, steps: int, block: str) -> Kernel:
+    def argv(ranks: int) -> list[str]:
+        del ranks
+        return [str(paths.kernel_binary("vorpal-io")), "--file", str(folder / "v.h5"),
+                "--steps", str(steps), "--block", block, "--no-sync"]
+    return Kernel(f"vorpal-io, {steps} steps x 3 datasets of {block} per rank", argv)
+
+
+def library_env(folder: Path, config: Path | None) -> dict[str, str]:
+    env = {"LD_PRELOAD": str(paths.interposer_library()),
+           "IOTWIN_REPORT": str(folder / "report.jsonl")}
+    if config:
+        env["IOTWIN_CONFIG"] = str(config)
+    return env
+
+
+def instructions(argv: list[str], env: dict[str, str], out: Path) -> int:
+    """Instructions executed by a 1-rank run (MPICH singleton), counted by callgrind."""
+    command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *argv]
+    done = subprocess.run(command, env={**os.environ, **env}, capture_output=True, text=True,
+                          timeout=1800, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"callgrind run failed: {' '.join(command)}\n{done.stderr.strip()}")
+    for line in out.read_text().splitlines():
+        if line.startswith("totals:") or line.startswith("summary:"):
+            return int(line.split()[1])
+    raise SystemExit(f"no instruction total in {out}")
+
+
+def kernel_seconds(ranks: int, argv: list[str], env: dict[str, str]) -> float:
     done = launch.run_mpi(ranks, argv, env=env, timeout=600)
     if done.returncode != 0:
-        raise SystemExit(f"run failed: {done.stderr.strip()}")
+        raise SystemExit(f"run failed: {' '.join(argv)}\n{done.stderr.strip()}")
     return float(json.loads(done.stdout.strip().splitlines()[-1])["total_s"])
+
+
+def wall_clock(ranks: int, argv: list[str], env: dict[str, str], runs: int) -> dict[str, list]:
+    times: dict[str, list[float]] = {"without": [], "with": []}
+    kernel_seconds(ranks, argv, {})   # warm-up: page cache, first touch of the binaries
+    for _ in range(runs):
+        times["without"].append(kernel_seconds(ranks, argv, {}))
+        times["with"].append(kernel_seconds(ranks, argv, env))
+    return times
+
+
+def report_calls(folder: Path) -> tuple[int, int]:
+    """H5Dwrite calls and datasets of the last file the library reported."""
+    line = json.loads((folder / "report.jsonl").read_text().splitlines()[-1])
+    return int(line["writes"]), len(line["datasets"])
+
+
+def measure(kernel: Kernel, config: Path | None, args: argparse.Namespace, folder: Path) -> None:
+    env = library_env(folder, config)
+    print(f"{kernel.label}; config: {config.name if config else 'none'}")
+    if args.instructions:
+        argv = kernel.argv(1)
+        without = instructions(argv, {}, folder / "callgrind.without")
+        with_library = instructions(argv, env, folder / "callgrind.with")
+        writes, datasets = report_calls(folder)
+        print(f"  instructions, 1 rank ({writes} writes, {datasets} datasets): without "
+              f"{without / 1e6:.1f} M, with {with_library / 1e6:.1f} M, ratio "
+              f"{with_library / without:.4f} (library: {(with_library - without) / 1e3:.0f} k, "
+              f"{(with_library - without) / max(writes, 1):.0f} per write)")
+    if args.wall:
+        times = wall_clock(args.ranks, kernel.argv(args.ranks), env, args.runs)
+        medians = {side: statistics.median(values) for side, values in times.items()}
+        spread = ", ".join(f"{side} {medians[side]:.4f} s [{min(v):.4f}..{max(v):.4f}]"
+                           for side, v in times.items())
+        print(f"  wall clock, {args.ranks} ranks, {args.runs} runs per side: medians {spread}; "
+              f"ratio {medians['with'] / medians['without']:.4f}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=7, help="runs per side (>= 5)")
-    parser.add_argument("--ranks", type=int, default=2)
+    parser.add_argument("--runs", type=int, default=7, help="wall-clock runs per side")
+    parser.add_argument("--ranks", type=int, default=2, help="ranks of the wall-clock runs")
     parser.add_argument("--steps", type=int, default=100, help="vorpal-io time steps")
     parser.add_argument("--block", default="16x16x16", help="vorpal-io block per rank")
-    parser.add_argument("--config", type=Path, help="tuning config to load (default: none)")
+    parser.add_argument("--writes", type=int, default=2000, help="replay writes per rank")
+    parser.add_argument("--config", type=Path,
+                        help="tuning config to load instead of the built-in neutral one")
+    parser.add_argument("--no-wall", dest="wall", action="store_false")
+    parser.add_argument("--no-instructions", dest="instructions", action="store_false")
     args = parser.parse_args()
+    if args.instructions and not shutil.which("valgrind"):
+        raise SystemExit("valgrind is not installed (apt-get install valgrind)")
     folder = Path(tempfile.mkdtemp(prefix="iotwin-overhead-"))
-    argv = [str(paths.kernel_binary("vorpal-io")), "--file", str(folder / "v.h5"),
-            "--steps", str(args.steps), "--block", args.block, "--no-sync"]
-    with_library = {"LD_PRELOAD": str(paths.interposer_library()),
-                    "IOTWIN_REPORT": str(folder / "report.jsonl")}
-    if args.config:
-        with_library["IOTWIN_CONFIG"] = str(args.config.resolve())
-    times: dict[str, list[float]] = {"without": [], "with": []}
-    one_run(args.ranks, argv, {})   # warm-up: page cache, first-touch of the binaries
-    for _ in range(args.runs):
-        times["without"].append(one_run(args.ranks, argv, {}))
-        times["with"].append(one_run(args.ranks, argv, with_library))
-    writes = json.loads((folder / "report.jsonl").read_text().splitlines()[-1])["writes"]
-    medians = {side: statistics.median(values) for side, values in times.items()}
-    print(f"vorpal-io x{args.ranks}, {args.steps} steps of {args.block}: {writes} H5Dwrite "
-          f"calls per run, {args.runs} runs per side")
-    for side, values in times.items():
-        print(f"  {side:8s} library: median {medians[side]:.4f} s  "
-              f"(min {min(values):.4f}, max {max(values):.4f})")
-    print(f"  ratio with/without: medians {medians['with'] / medians['without']:.4f}, "
-          f"minima {min(times['with']) / min(times['without']):.4f}")
-    for path in folder.iterdir():
-        path.unlink()
-    folder.rmdir()
+    try:
+        config = args.config.resolve() if args.config else folder / "neutral-config.yaml"
+        if not args.config:
+            config.write_text(NEUTRAL_CONFIG)
+        for kernel in (many_writes(folder, args.writes),
+                       many_datasets(folder, args.steps, args.block)):
+            for cfg in (None, config):
+                measure(kernel, cfg, args, folder)
+    finally:
+        shutil.rmtree(folder)
 
 
 if __name__ == "__main__":
