@@ -1,6 +1,7 @@
 """The interposer lives in other people's programs: it must not leak or touch bad memory.
 Valgrind runs one rank of vpic-io (an MPI singleton) under the library with a config that
-exercises every path: hints, Lustre keys, alignment, dataset-scoped chunking."""
+exercises every path: hints, Lustre keys, alignment, dataset-scoped chunking, and the
+amended default creation list the other datasets share."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ CONFIG = """
 mpiio: {cb_nodes: 2, cb_config_list: "*:*", hints: {foo: bar}}
 lustre: {stripe_count: 4}
 hdf5: {alignment: {threshold: 0, boundary: 1MiB}}
+dataset: {alloc_time: early}
 files: [{match: "*.h5", datasets: [{match: x, chunk_size: 4KiB, fill_time: never}]}]
 """
 # a frame in the library: by name without debug info, by source file with it

@@ -216,40 +216,98 @@ static int chunk_dims(struct iot_dataset *d, hid_t type, hid_t space, hsize_t *c
 }
 
 static void apply_chunking(struct iot_dataset *d, hid_t dcpl, hid_t type, hid_t space,
-                           FILE *applied, int *n)
+                           struct iot_text *applied, int *n)
 {
     hsize_t chunk[H5S_MAX_RANK];
     int rank = chunk_dims(d, type, space, chunk);
     if (rank < 1 || H5Pset_chunk(dcpl, rank, chunk) < 0)
         return;
-    fprintf(applied, "%s\"chunk_dims\": [", iot_json_sep(n));
+    iot_text_add(applied, "%s\"chunk_dims\": [", iot_json_sep(n));
     for (int i = 0; i < rank; i++)
-        fprintf(applied, "%s%llu", i ? ", " : "", (unsigned long long)chunk[i]);
-    fputc(']', applied);
+        iot_text_add(applied, "%s%llu", i ? ", " : "", (unsigned long long)chunk[i]);
+    iot_text_add(applied, "]");
+}
+
+static const H5D_fill_time_t FILL_TIMES[] = {H5D_FILL_TIME_NEVER, H5D_FILL_TIME_ALLOC,
+                                             H5D_FILL_TIME_IFSET};
+static const H5D_alloc_time_t ALLOC_TIMES[] = {H5D_ALLOC_TIME_DEFAULT, H5D_ALLOC_TIME_EARLY,
+                                               H5D_ALLOC_TIME_LATE, H5D_ALLOC_TIME_INCR};
+
+/* fill_time and alloc_time on dcpl; what took goes to applied. */
+static void apply_times(const struct iot_value *v, hid_t dcpl, struct iot_text *applied, int *n)
+{
+    const struct iot_value *fill = &v[IOT_K_DATASET_FILL_TIME], *alloc = &v[IOT_K_DATASET_ALLOC_TIME];
+    if (fill->set && H5Pset_fill_time(dcpl, FILL_TIMES[fill->i]) >= 0)
+        iot_text_add(applied, "%s\"fill_time\": \"%s\"", iot_json_sep(n),
+                     IOT_KEYS[IOT_K_DATASET_FILL_TIME].values[fill->i]);
+    if (alloc->set && H5Pset_alloc_time(dcpl, ALLOC_TIMES[alloc->i]) >= 0)
+        iot_text_add(applied, "%s\"alloc_time\": \"%s\"", iot_json_sep(n),
+                     IOT_KEYS[IOT_K_DATASET_ALLOC_TIME].values[alloc->i]);
+}
+
+/* Amended copies of the default creation list for settings without chunking, one per
+ * fill_time x alloc_time the config asks for: copying a list costs more than the rest of the
+ * creation hook, and the default list never changes. HDF5 frees them when it shuts down. */
+#define TIME_CHOICES 5   /* "not set" and the values of the larger of the two enums */
+
+static struct {
+    hid_t dcpl;
+    char *applied;
+} default_copies[TIME_CHOICES][TIME_CHOICES];
+
+static int default_copy_reusable(const struct iot_value *v, hid_t app_dcpl, int *fill, int *alloc)
+{
+    if (app_dcpl != H5P_DEFAULT || v[IOT_K_DATASET_CHUNK_SIZE].set || v[IOT_K_DATASET_CHUNK_DIMS].set)
+        return 0;
+    *fill = v[IOT_K_DATASET_FILL_TIME].set ? 1 + (int)v[IOT_K_DATASET_FILL_TIME].i : 0;
+    *alloc = v[IOT_K_DATASET_ALLOC_TIME].set ? 1 + (int)v[IOT_K_DATASET_ALLOC_TIME].i : 0;
+    return 1;
 }
 
 hid_t iot_apply_dcpl(struct iot_dataset *d, hid_t app_dcpl, hid_t type, hid_t space)
 {
-    static const H5D_fill_time_t fill_times[] = {H5D_FILL_TIME_NEVER, H5D_FILL_TIME_ALLOC,
-                                                  H5D_FILL_TIME_IFSET};
-    static const H5D_alloc_time_t alloc_times[] = {H5D_ALLOC_TIME_DEFAULT, H5D_ALLOC_TIME_EARLY,
-                                                   H5D_ALLOC_TIME_LATE, H5D_ALLOC_TIME_INCR};
     const struct iot_value *v = d->settings.v;
+    int fill = 0, alloc = 0, n = 0;
     if (!v[IOT_K_DATASET_CHUNK_SIZE].set && !v[IOT_K_DATASET_CHUNK_DIMS].set
         && !v[IOT_K_DATASET_FILL_TIME].set && !v[IOT_K_DATASET_ALLOC_TIME].set)
         return -1;
+    int reusable = default_copy_reusable(v, app_dcpl, &fill, &alloc);
+    if (reusable && default_copies[fill][alloc].applied
+        && H5Iis_valid(default_copies[fill][alloc].dcpl) > 0) {   /* gone if the app ran H5close */
+        d->applied_creation = strdup(default_copies[fill][alloc].applied);
+        return default_copies[fill][alloc].dcpl;
+    }
     hid_t dcpl = H5Pcopy(app_dcpl == H5P_DEFAULT ? H5P_DATASET_CREATE_DEFAULT : app_dcpl);
-    size_t len = 0;
-    FILE *applied = open_memstream(&d->applied_creation, &len);
-    int n = 0;
+    struct iot_text applied = {NULL, 0, 0};
+    iot_text_add(&applied, "%s", "");
     if (v[IOT_K_DATASET_CHUNK_SIZE].set || v[IOT_K_DATASET_CHUNK_DIMS].set)
-        apply_chunking(d, dcpl, type, space, applied, &n);
-    if (v[IOT_K_DATASET_FILL_TIME].set && H5Pset_fill_time(dcpl, fill_times[v[IOT_K_DATASET_FILL_TIME].i]) >= 0)
-        fprintf(applied, "%s\"fill_time\": \"%s\"", iot_json_sep(&n), IOT_KEYS[IOT_K_DATASET_FILL_TIME].values[v[IOT_K_DATASET_FILL_TIME].i]);
-    if (v[IOT_K_DATASET_ALLOC_TIME].set && H5Pset_alloc_time(dcpl, alloc_times[v[IOT_K_DATASET_ALLOC_TIME].i]) >= 0)
-        fprintf(applied, "%s\"alloc_time\": \"%s\"", iot_json_sep(&n), IOT_KEYS[IOT_K_DATASET_ALLOC_TIME].values[v[IOT_K_DATASET_ALLOC_TIME].i]);
-    fclose(applied);
+        apply_chunking(d, dcpl, type, space, &applied, &n);
+    apply_times(v, dcpl, &applied, &n);
+    d->applied_creation = applied.s;
+    if (reusable && dcpl >= 0) {
+        free(default_copies[fill][alloc].applied);
+        default_copies[fill][alloc].dcpl = dcpl;
+        default_copies[fill][alloc].applied = strdup(applied.s);
+    }
     return dcpl;
+}
+
+void iot_apply_free(void)
+{
+    for (int f = 0; f < TIME_CHOICES; f++)
+        for (int a = 0; a < TIME_CHOICES; a++) {
+            free(default_copies[f][a].applied);
+            default_copies[f][a].applied = NULL;
+        }
+}
+
+void iot_release_dcpl(hid_t dcpl)
+{
+    for (int f = 0; f < TIME_CHOICES; f++)
+        for (int a = 0; a < TIME_CHOICES; a++)
+            if (default_copies[f][a].applied && default_copies[f][a].dcpl == dcpl)
+                return;
+    H5Pclose(dcpl);
 }
 
 int iot_transfer_mode(const struct iot_settings *settings, H5FD_mpio_xfer_t *mode)

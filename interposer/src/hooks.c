@@ -115,6 +115,7 @@ __attribute__((destructor)) static void shutdown_interposer(void)
         iot_records_free_all();
     iot_config_free(iot.config);
     iot.config = NULL;
+    iot_apply_free();
 }
 
 /* HDF5 prints its error stack by default; attempts with amended lists are made quietly. */
@@ -333,7 +334,7 @@ static hid_t create_dataset(hid_t loc, const char *name, hid_t type, hid_t space
                               : iot.dcreate2(loc, name, type, space, lcpl, amended, dapl);
         quiet_end(q);
         if (amended >= 0) {
-            H5Pclose(amended);
+            iot_release_dcpl(amended);
             if (id < 0)
                 iot_not_effective(&d->not_effective, "dataset", NULL, NULL,
                                   "HDF5 refused the amended creation list; created as the "
@@ -343,8 +344,8 @@ static hid_t create_dataset(hid_t loc, const char *name, hid_t type, hid_t space
     if (id < 0)
         id = version == 1 ? iot.dcreate1(loc, name, type, space, dcpl)
                           : iot.dcreate2(loc, name, type, space, lcpl, dcpl, dapl);
-    if (d)
-        d->id = id;
+    if (d && id >= 0)
+        iot_dataset_opened(file, d, id);
     return id;
 }
 
@@ -417,7 +418,9 @@ static void record_io_mode(struct iot_dataset *d, hid_t dxpl)
 {
     uint32_t local = 0, global = 0;
     d->have_io_mode = H5Pget_mpio_actual_io_mode(dxpl, &d->io_mode) >= 0;
-    if (d->have_io_mode && H5Pget_mpio_no_collective_cause(dxpl, &local, &global) >= 0)
+    /* the cause is only reported for a write that did no collective I/O */
+    if (d->have_io_mode && d->io_mode == H5D_MPIO_NO_COLLECTIVE
+        && H5Pget_mpio_no_collective_cause(dxpl, &local, &global) >= 0)
         d->no_collective_cause = global;
 }
 
@@ -461,7 +464,7 @@ EXPORT herr_t H5Dclose(hid_t id)
     }
     herr_t rc = iot.dclose(id);
     if (d)
-        d->id = -1;
+        iot_dataset_closed(d);
     return rc;
 }
 

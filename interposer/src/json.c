@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "json.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 
 const char *iot_json_sep(int *count)
@@ -10,14 +11,16 @@ const char *iot_json_sep(int *count)
 
 void iot_list_open(struct iot_list *list)
 {
+    list->out = NULL;   /* opened with the first item: most lists stay empty */
     list->text = NULL;
     list->len = 0;
     list->n = 0;
-    list->out = open_memstream(&list->text, &list->len);
 }
 
 FILE *iot_list_item(struct iot_list *list)
 {
+    if (!list->out)
+        list->out = open_memstream(&list->text, &list->len);
     if (list->n++)
         fputs(", ", list->out);
     return list->out;
@@ -25,8 +28,12 @@ FILE *iot_list_item(struct iot_list *list)
 
 void iot_list_write(FILE *out, struct iot_list *list)
 {
-    fflush(list->out);
-    fprintf(out, "[%s]", list->text ? list->text : "");
+    if (list->out)
+        fflush(list->out);
+    fputc('[', out);
+    if (list->text)
+        fputs(list->text, out);
+    fputc(']', out);
     iot_list_discard(list);
 }
 
@@ -37,4 +44,29 @@ void iot_list_discard(struct iot_list *list)
     free(list->text);
     list->out = NULL;
     list->text = NULL;
+}
+
+void iot_text_add(struct iot_text *text, const char *format, ...)
+{
+    va_list args;
+    for (;;) {
+        size_t room = text->cap - text->len;
+        va_start(args, format);
+        int n = vsnprintf(text->s ? text->s + text->len : NULL, room, format, args);
+        va_end(args);
+        if (n < 0)
+            return;
+        if ((size_t)n < room) {
+            text->len += (size_t)n;
+            return;
+        }
+        size_t cap = text->cap ? 2 * text->cap : 256;
+        while (cap <= text->len + (size_t)n)
+            cap *= 2;
+        char *grown = realloc(text->s, cap);
+        if (!grown)
+            return;
+        text->s = grown;
+        text->cap = cap;
+    }
 }

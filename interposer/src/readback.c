@@ -223,7 +223,7 @@ static void compare_dataset(struct iot_dataset *d, const char *key, int wanted_i
                       got_index >= 0 ? k->values[got_index] : NULL, reason);
 }
 
-static void readback_creation(struct iot_dataset *d, hid_t dcpl, FILE *out)
+static void readback_creation(struct iot_dataset *d, hid_t dcpl, struct iot_text *out)
 {
     static const int fill_index[] = {[H5D_FILL_TIME_ALLOC] = 1, [H5D_FILL_TIME_NEVER] = 0,
                                      [H5D_FILL_TIME_IFSET] = 2};
@@ -235,12 +235,12 @@ static void readback_creation(struct iot_dataset *d, hid_t dcpl, FILE *out)
     hsize_t chunk[H5S_MAX_RANK];
     H5Pget_fill_time(dcpl, &fill);
     H5Pget_alloc_time(dcpl, &alloc);
-    fprintf(out, "\"layout\": \"%s\", \"chunk_dims\": ", layout_name(layout));
+    iot_text_add(out, "\"layout\": \"%s\", \"chunk_dims\": ", layout_name(layout));
     int rank = layout == H5D_CHUNKED ? H5Pget_chunk(dcpl, H5S_MAX_RANK, chunk) : -1;
     for (int i = 0; i < rank; i++)
-        fprintf(out, "%s%llu", i ? ", " : "[", (unsigned long long)chunk[i]);
-    fputs(rank > 0 ? "]" : "null", out);
-    fprintf(out, ", \"fill_time\": \"%s\", \"alloc_time\": \"%s\"",
+        iot_text_add(out, "%s%llu", i ? ", " : "[", (unsigned long long)chunk[i]);
+    iot_text_add(out, "%s", rank > 0 ? "]" : "null");
+    iot_text_add(out, ", \"fill_time\": \"%s\", \"alloc_time\": \"%s\"",
             IOT_KEYS[IOT_K_DATASET_FILL_TIME].values[fill_index[fill]],
             IOT_KEYS[IOT_K_DATASET_ALLOC_TIME].values[alloc_index[alloc]]);
     const struct iot_value *v = d->settings.v;
@@ -256,16 +256,17 @@ static void readback_creation(struct iot_dataset *d, hid_t dcpl, FILE *out)
                           layout_name(layout), "the dataset was not created chunked");
 }
 
-static void readback_transfer(struct iot_dataset *d, const struct iot_file *file, FILE *out)
+static void readback_transfer(struct iot_dataset *d, const struct iot_file *file,
+                              struct iot_text *out)
 {
     H5FD_mpio_xfer_t wanted;
     char reason[512];
     if (!d->have_io_mode) {
-        fputs(", \"io_mode\": null, \"transfer_mode\": null", out);
+        iot_text_add(out, ", \"io_mode\": null, \"transfer_mode\": null");
         return;
     }
     /* transfer_mode in the config's terms: collective unless HDF5 did no collective I/O */
-    fprintf(out, ", \"io_mode\": \"%s\", \"transfer_mode\": \"%s\"", io_mode_name(d->io_mode),
+    iot_text_add(out, ", \"io_mode\": \"%s\", \"transfer_mode\": \"%s\"", io_mode_name(d->io_mode),
             d->io_mode == H5D_MPIO_NO_COLLECTIVE ? "independent" : "collective");
     if (iot_transfer_mode(&d->settings, &wanted) && wanted == H5FD_MPIO_COLLECTIVE
         && d->io_mode == H5D_MPIO_NO_COLLECTIVE) {
@@ -277,22 +278,22 @@ static void readback_transfer(struct iot_dataset *d, const struct iot_file *file
 
 void iot_readback_dataset(struct iot_dataset *d, const struct iot_file *file)
 {
-    size_t len = 0;
-    FILE *out = open_memstream(&d->effective, &len);
+    struct iot_text out = {NULL, 0, 0};
     hid_t dcpl = H5Dget_create_plist(d->id);
     haddr_t offset = H5Dget_offset(d->id);
-    fputc('{', out);
+    iot_text_add(&out, "{");
     if (dcpl >= 0) {
-        readback_creation(d, dcpl, out);
+        readback_creation(d, dcpl, &out);
         H5Pclose(dcpl);
-        fputs(", ", out);
+        iot_text_add(&out, ", ");
     }
     if (offset == HADDR_UNDEF)
-        fputs("\"offset\": null", out);
+        iot_text_add(&out, "\"offset\": null");
     else
-        fprintf(out, "\"offset\": %llu", (unsigned long long)offset);
-    fprintf(out, ", \"storage_size\": %llu", (unsigned long long)H5Dget_storage_size(d->id));
-    readback_transfer(d, file, out);
-    fputc('}', out);
-    fclose(out);
+        iot_text_add(&out, "\"offset\": %llu", (unsigned long long)offset);
+    iot_text_add(&out, ", \"storage_size\": %llu",
+                 (unsigned long long)H5Dget_storage_size(d->id));
+    readback_transfer(d, file, &out);
+    iot_text_add(&out, "}");
+    d->effective = out.s;
 }

@@ -7,8 +7,14 @@
 
 static struct iot_file **files;
 static int nfiles;
-static struct iot_dataset *last_found;   /* many writes in a row go to one dataset */
-static struct iot_file *last_found_file;
+
+/* Datasets open in the application, in the order they were opened: lookups by id scan only
+ * these, newest first (a program usually writes and closes the dataset it opened last). */
+static struct open_dataset {
+    struct iot_dataset *dataset;
+    struct iot_file *file;
+} *open_datasets;
+static int nopen, open_capacity;
 
 struct iot_file *iot_file_new(hid_t id, const char *name, const char *how)
 {
@@ -68,36 +74,57 @@ void iot_file_forget(struct iot_file *file)
             files[i] = files[--nfiles];
             break;
         }
-    if (last_found_file == file)
-        last_found = NULL, last_found_file = NULL;
+    int kept = 0;
+    for (int i = 0; i < nopen; i++)
+        if (open_datasets[i].file != file)
+            open_datasets[kept++] = open_datasets[i];
+    nopen = kept;
     file_free(file);
+}
+
+void iot_dataset_opened(struct iot_file *file, struct iot_dataset *dataset, hid_t id)
+{
+    if (nopen == open_capacity) {
+        open_capacity = open_capacity ? 2 * open_capacity : 16;
+        open_datasets = realloc(open_datasets, (size_t)open_capacity * sizeof *open_datasets);
+    }
+    dataset->id = id;
+    open_datasets[nopen++] = (struct open_dataset){dataset, file};
+}
+
+void iot_dataset_closed(struct iot_dataset *dataset)
+{
+    for (int i = nopen - 1; i >= 0; i--)
+        if (open_datasets[i].dataset == dataset) {
+            memmove(&open_datasets[i], &open_datasets[i + 1],
+                    (size_t)(nopen - i - 1) * sizeof *open_datasets);
+            nopen--;
+            break;
+        }
+    dataset->id = -1;
 }
 
 struct iot_dataset *iot_dataset_new(struct iot_file *file, hid_t id, const char *name)
 {
     struct iot_dataset *dataset = calloc(1, sizeof *dataset);
-    dataset->id = id;
+    dataset->id = -1;
     dataset->name = strdup(name);
     dataset->dxpl = -1;
     iot_list_open(&dataset->not_effective);
     file->datasets = realloc(file->datasets, (size_t)(file->ndatasets + 1) * sizeof *file->datasets);
     file->datasets[file->ndatasets++] = dataset;
+    if (id >= 0)
+        iot_dataset_opened(file, dataset, id);
     return dataset;
 }
 
 struct iot_dataset *iot_dataset_find(hid_t id, struct iot_file **file)
 {
-    if (last_found && last_found->id == id) {
-        *file = last_found_file;
-        return last_found;
-    }
-    for (int i = 0; i < nfiles; i++)
-        for (int j = 0; j < files[i]->ndatasets; j++)
-            if (files[i]->datasets[j]->id == id) {
-                last_found = files[i]->datasets[j];
-                last_found_file = *file = files[i];
-                return last_found;
-            }
+    for (int i = nopen - 1; i >= 0; i--)
+        if (open_datasets[i].dataset->id == id) {
+            *file = open_datasets[i].file;
+            return open_datasets[i].dataset;
+        }
     return NULL;
 }
 
@@ -107,4 +134,7 @@ void iot_records_free_all(void)
         iot_file_forget(files[0]);
     free(files);
     files = NULL;
+    free(open_datasets);
+    open_datasets = NULL;
+    open_capacity = 0;
 }

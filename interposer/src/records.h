@@ -48,6 +48,9 @@ struct iot_file *iot_file_new(hid_t id, const char *name, const char *how);
 struct iot_file *iot_file_find(hid_t id);
 void iot_file_forget(struct iot_file *file);   /* removes and frees it */
 
+/* A dataset's record; id >= 0 registers it as open (as iot_dataset_opened). */
 struct iot_dataset *iot_dataset_new(struct iot_file *file, hid_t id, const char *name);
-struct iot_dataset *iot_dataset_find(hid_t id, struct iot_file **file);
+void iot_dataset_opened(struct iot_file *file, struct iot_dataset *dataset, hid_t id);
+void iot_dataset_closed(struct iot_dataset *dataset);
+struct iot_dataset *iot_dataset_find(hid_t id, struct iot_file **file);   /* open ones only */
 void iot_records_free_all(void);

@@ -24,34 +24,46 @@ static char *dataset_lines(const struct iot_file *file, int *len)
     return text;
 }
 
-static struct iot_dataset *dataset_named(struct iot_file *file, const char *name)
+/* The record named `name`; ranks usually list their datasets in the same order, so the one
+ * after the previous match is tried first (*next), which keeps merging linear. */
+static struct iot_dataset *dataset_named(struct iot_file *file, const char *name, int *next)
 {
+    if (*next < file->ndatasets && strcmp(file->datasets[*next]->name, name) == 0)
+        return file->datasets[(*next)++];
     for (int i = 0; i < file->ndatasets; i++)
-        if (strcmp(file->datasets[i]->name, name) == 0)
+        if (strcmp(file->datasets[i]->name, name) == 0) {
+            *next = i + 1;
             return file->datasets[i];
+        }
+    *next = file->ndatasets + 1;
     return iot_dataset_new(file, -1, name);
 }
 
+/* Adds one rank's lines "calls bytes seconds name" to rank 0's records. */
 static void merge_dataset_lines(struct iot_file *file, char *text)
 {
-    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
-        long long calls = 0, bytes = 0;
-        double seconds = 0;
-        int used = 0;
-        if (sscanf(line, "%lld %lld %lf %n", &calls, &bytes, &seconds, &used) < 3)
+    int next = 0;
+    for (char *line = text, *next_line; line && *line; line = next_line) {
+        next_line = strchr(line, '\n');
+        if (next_line)
+            *next_line++ = '\0';
+        char *rest = line;
+        long long calls = strtoll(rest, &rest, 10), bytes = strtoll(rest, &rest, 10);
+        double seconds = strtod(rest, &rest);
+        if (*rest++ != ' ')
             continue;
-        struct iot_dataset *d = dataset_named(file, line + used);
+        struct iot_dataset *d = dataset_named(file, rest, &next);
         d->calls += calls;
         d->bytes += bytes;
         d->seconds = seconds > d->seconds ? seconds : d->seconds;
     }
 }
 
-/* Rank 0 gets every rank's per-dataset writes (ranks may have written different datasets). */
+/* Rank 0 gets the other ranks' per-dataset writes (ranks may have written different datasets). */
 static void gather_datasets(struct iot_file *file, int rank, int size)
 {
     int len = 0;
-    char *mine = dataset_lines(file, &len);
+    char *mine = rank == 0 ? NULL : dataset_lines(file, &len);
     int *lens = rank == 0 ? calloc((size_t)size, sizeof *lens) : NULL;
     int *offsets = rank == 0 ? calloc((size_t)size, sizeof *offsets) : NULL;
     MPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, file->comm);
@@ -62,14 +74,8 @@ static void gather_datasets(struct iot_file *file, int rank, int size)
     }
     char *all = rank == 0 ? calloc((size_t)total + 1, 1) : NULL;
     MPI_Gatherv(mine, len, MPI_CHAR, all, lens, offsets, MPI_CHAR, 0, file->comm);
-    if (rank == 0) {
-        for (int i = 0; i < file->ndatasets; i++) {   /* rank 0's own lines are in `all` too */
-            file->datasets[i]->calls = file->datasets[i]->bytes = 0;
-            file->datasets[i]->seconds = 0;
-        }
-        merge_dataset_lines(file, all + lens[0]);
-        merge_dataset_lines(file, mine);
-    }
+    if (rank == 0)
+        merge_dataset_lines(file, all);
     free(all);
     free(lens);
     free(offsets);
@@ -88,7 +94,8 @@ static int reduce(struct iot_file *file, int *ranks)
     long long counts[2] = {file->bytes, file->writes}, sums[2];
     MPI_Reduce(times, max, 4, MPI_DOUBLE, MPI_MAX, 0, file->comm);
     MPI_Reduce(counts, sums, 2, MPI_LONG_LONG, MPI_SUM, 0, file->comm);
-    gather_datasets(file, rank, *ranks);
+    if (*ranks > 1)
+        gather_datasets(file, rank, *ranks);
     if (rank == 0) {
         file->open_s = max[0], file->write_s = max[1], file->flush_s = max[2];
         file->close_s = max[3], file->bytes = sums[0], file->writes = sums[1];
