@@ -258,12 +258,15 @@ EXPORT hid_t H5Fopen(const char *name, unsigned flags, hid_t fapl)
 
 static struct iot_file *file_of(hid_t object)
 {
+    struct iot_file *file = iot_file_find(object);   /* the object is often the file itself */
+    if (file)
+        return file;
     struct quiet q = quiet_begin();
     hid_t fid = H5Iget_file_id(object);
     quiet_end(q);
     if (fid < 0)
         return NULL;
-    struct iot_file *file = iot_file_find(fid);
+    file = iot_file_find(fid);
     H5Idec_ref(fid);
     return file;
 }
@@ -310,10 +313,13 @@ static char *full_name(hid_t loc, const char *name)
             base[0] = '\0';
         quiet_end(q);
     }
-    size_t n = strlen(base);
-    int slash = n == 0 || base[n - 1] != '/';
-    if (asprintf(&out, "%s%s%s", base, name[0] == '/' || !slash ? "" : "/", name) < 0)
+    size_t n = strlen(base), len = strlen(name);
+    if (name[0] != '/' && (n == 0 || base[n - 1] != '/'))
+        base[n++] = '/';   /* H5Iget_name's buffer holds at most sizeof base - 1 characters */
+    if (!(out = malloc(n + len + 1)))
         return NULL;
+    memcpy(out, base, n);
+    memcpy(out + n, name, len + 1);
     return out;
 }
 

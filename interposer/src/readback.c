@@ -239,10 +239,9 @@ static void readback_creation(struct iot_dataset *d, hid_t dcpl, struct iot_text
     int rank = layout == H5D_CHUNKED ? H5Pget_chunk(dcpl, H5S_MAX_RANK, chunk) : -1;
     for (int i = 0; i < rank; i++)
         iot_text_add(out, "%s%llu", i ? ", " : "[", (unsigned long long)chunk[i]);
-    iot_text_add(out, "%s", rank > 0 ? "]" : "null");
-    iot_text_add(out, ", \"fill_time\": \"%s\", \"alloc_time\": \"%s\"",
-            IOT_KEYS[IOT_K_DATASET_FILL_TIME].values[fill_index[fill]],
-            IOT_KEYS[IOT_K_DATASET_ALLOC_TIME].values[alloc_index[alloc]]);
+    iot_text_add(out, "%s, \"fill_time\": \"%s\", \"alloc_time\": \"%s\"",
+                 rank > 0 ? "]" : "null", IOT_KEYS[IOT_K_DATASET_FILL_TIME].values[fill_index[fill]],
+                 IOT_KEYS[IOT_K_DATASET_ALLOC_TIME].values[alloc_index[alloc]]);
     const struct iot_value *v = d->settings.v;
     if (v[IOT_K_DATASET_FILL_TIME].set)
         compare_dataset(d, "fill_time", (int)v[IOT_K_DATASET_FILL_TIME].i, fill_index[fill],
@@ -267,7 +266,7 @@ static void readback_transfer(struct iot_dataset *d, const struct iot_file *file
     }
     /* transfer_mode in the config's terms: collective unless HDF5 did no collective I/O */
     iot_text_add(out, ", \"io_mode\": \"%s\", \"transfer_mode\": \"%s\"", io_mode_name(d->io_mode),
-            d->io_mode == H5D_MPIO_NO_COLLECTIVE ? "independent" : "collective");
+                 d->io_mode == H5D_MPIO_NO_COLLECTIVE ? "independent" : "collective");
     if (iot_transfer_mode(&d->settings, &wanted) && wanted == H5FD_MPIO_COLLECTIVE
         && d->io_mode == H5D_MPIO_NO_COLLECTIVE) {
         no_collective_reason(d->no_collective_cause, reason, sizeof reason);
@@ -287,12 +286,12 @@ void iot_readback_dataset(struct iot_dataset *d, const struct iot_file *file)
         H5Pclose(dcpl);
         iot_text_add(&out, ", ");
     }
+    unsigned long long storage = (unsigned long long)H5Dget_storage_size(d->id);
     if (offset == HADDR_UNDEF)
-        iot_text_add(&out, "\"offset\": null");
+        iot_text_add(&out, "\"offset\": null, \"storage_size\": %llu", storage);
     else
-        iot_text_add(&out, "\"offset\": %llu", (unsigned long long)offset);
-    iot_text_add(&out, ", \"storage_size\": %llu",
-                 (unsigned long long)H5Dget_storage_size(d->id));
+        iot_text_add(&out, "\"offset\": %llu, \"storage_size\": %llu",
+                     (unsigned long long)offset, storage);
     readback_transfer(d, file, &out);
     iot_text_add(&out, "}");
     d->effective = out.s;

@@ -111,7 +111,9 @@ struct iot_dataset *iot_dataset_new(struct iot_file *file, hid_t id, const char 
     dataset->name = strdup(name);
     dataset->dxpl = -1;
     iot_list_open(&dataset->not_effective);
-    file->datasets = realloc(file->datasets, (size_t)(file->ndatasets + 1) * sizeof *file->datasets);
+    if ((file->ndatasets & (file->ndatasets - 1)) == 0)   /* 0, 1, 2, 4, ...: double */
+        file->datasets = realloc(file->datasets,
+                                 (size_t)(file->ndatasets ? 2 * file->ndatasets : 1) * sizeof *file->datasets);
     file->datasets[file->ndatasets++] = dataset;
     if (id >= 0)
         iot_dataset_opened(file, dataset, id);
