@@ -14,7 +14,11 @@ add noise.
 
 Two figures per case:
 - instructions: `valgrind --tool=callgrind` totals of a 1-rank run (MPICH singleton) with and
-  without the library: repeatable whatever else the machine runs;
+  without the library: repeatable whatever else the machine runs. The difference splits into
+  the library's own work (its hooks' inclusive counts minus those of the real HDF5 calls they
+  make) and what the settings it applied cost inside HDF5 / ROMIO (with a config: ROMIO
+  parses the file's hints again in every MPI_File_set_view HDF5 makes, one per write; an
+  application passing the same hints itself pays that too);
 - wall clock: runs on `--ranks` ranks alternating with and without the library, so drift on a
   shared machine hits both sides; the ratio of the medians of the kernel's open -> close time.
 Target for both ratios: below 1.02.
@@ -28,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -94,17 +99,45 @@ def library_env(folder: Path, config: Path | None) -> dict[str, str]:
     return env
 
 
-def instructions(argv: list[str], env: dict[str, str], out: Path) -> int:
+# callgrind_annotate --inclusive=yes lines: "  1,234 (0.5%)  path/file.c:H5Dwrite [object]"
+ANNOTATED = re.compile(r"^\s*([\d,]+) \(\s*[\d.]+%\)\s+(\S*):(H5\w+) \[(\S+)\]$")
+HOOKED = {"H5Fcreate", "H5Fopen", "H5Fflush", "H5Fclose", "H5Dcreate1", "H5Dcreate2",
+          "H5Dwrite", "H5Dclose"}
+
+
+@dataclass
+class Counts:
+    total: int   # the whole run
+    own: int     # inside the library's hooks, not inside the real HDF5 calls they make
+
+
+def callgrind_counts(out: Path) -> Counts:
+    total = next(int(line.split()[1]) for line in out.read_text().splitlines()
+                 if line.startswith(("summary:", "totals:")))
+    annotated = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--auto=no",
+                                "--threshold=100", str(out)], capture_output=True, text=True,
+                               check=True).stdout
+    own = 0
+    for line in annotated.splitlines():
+        match = ANNOTATED.match(line)
+        if not match or match[3] not in HOOKED:
+            continue
+        count = int(match[1].replace(",", ""))
+        if "libiotwin_h5" in match[4] and match[2].endswith("hooks.c"):
+            own += count
+        elif "libhdf5" in match[4]:
+            own -= count
+    return Counts(total, own)
+
+
+def instructions(argv: list[str], env: dict[str, str], out: Path) -> Counts:
     """Instructions executed by a 1-rank run (MPICH singleton), counted by callgrind."""
     command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *argv]
     done = subprocess.run(command, env={**os.environ, **env}, capture_output=True, text=True,
                           timeout=1800, check=False)
     if done.returncode != 0:
         raise SystemExit(f"callgrind run failed: {' '.join(command)}\n{done.stderr.strip()}")
-    for line in out.read_text().splitlines():
-        if line.startswith("totals:") or line.startswith("summary:"):
-            return int(line.split()[1])
-    raise SystemExit(f"no instruction total in {out}")
+    return callgrind_counts(out)
 
 
 def kernel_seconds(ranks: int, argv: list[str], env: dict[str, str]) -> float:
@@ -134,13 +167,17 @@ def measure(kernel: Kernel, config: Path | None, args: argparse.Namespace, folde
     print(f"{kernel.label}; config: {config.name if config else 'none'}")
     if args.instructions:
         argv = kernel.argv(1)
-        without = instructions(argv, {}, folder / "callgrind.without")
-        with_library = instructions(argv, env, folder / "callgrind.with")
+        without = instructions(argv, {}, folder / "callgrind.without").total
+        counts = instructions(argv, env, folder / "callgrind.with")
         writes, datasets = report_calls(folder)
         print(f"  instructions, 1 rank ({writes} writes, {datasets} datasets): without "
-              f"{without / 1e6:.1f} M, with {with_library / 1e6:.1f} M, ratio "
-              f"{with_library / without:.4f} (library: {(with_library - without) / 1e3:.0f} k, "
-              f"{(with_library - without) / max(writes, 1):.0f} per write)")
+              f"{without / 1e6:.1f} M, with {counts.total / 1e6:.1f} M, ratio "
+              f"{counts.total / without:.4f}")
+        own, rest = counts.own, counts.total - without - counts.own
+        print(f"    the library's own work: {own / 1e6:.2f} M ({own / max(writes, 1):.0f} per "
+              f"write, {own / max(datasets, 1):.0f} per dataset), ratio (without + own) / "
+              f"without {(without + own) / without:.4f}; inside HDF5 / MPI and loading the "
+              f"library: {rest / 1e6:.2f} M")
     if args.wall:
         times = wall_clock(args.ranks, kernel.argv(args.ranks), env, args.runs)
         medians = {side: statistics.median(values) for side, values in times.items()}

@@ -161,3 +161,11 @@ def test_an_hdf5_program_not_written_for_iotwin(scratch: Path):
         assert report["effective"]["hints"]["cb_buffer_size"] == str(4 * MiB)
     offsets = dataset_offsets(scratch / "ParaEg1.h5")
     assert offsets and all(offset % MiB == 0 for offset in offsets.values())
+    # ParaEg1's datasets share one transfer list, closed before the datasets are: the mode of
+    # each dataset's own last write is still what is reported
+    modes = {(Path(r["file"]).name, d["name"]): d["effective"]["io_mode"]
+             for r in created if r["ranks"] == 4 for d in r["datasets"]}
+    assert modes == {("ParaEg0.h5", "/Data1"): "independent",
+                     ("ParaEg0.h5", "/Data2"): "independent",
+                     ("ParaEg1.h5", "/Data1"): "contiguous_collective",
+                     ("ParaEg1.h5", "/Data2"): "contiguous_collective"}

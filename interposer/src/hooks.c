@@ -33,7 +33,9 @@ static struct {
     hid_t (*dcreate2)(hid_t, const char *, hid_t, hid_t, hid_t, hid_t, hid_t);
     hid_t (*dcreate1)(hid_t, const char *, hid_t, hid_t, hid_t);
     herr_t (*dwrite)(hid_t, hid_t, hid_t, hid_t, hid_t, const void *);
+    herr_t (*dread)(hid_t, hid_t, hid_t, hid_t, hid_t, void *);
     herr_t (*dclose)(hid_t);
+    herr_t (*pclose)(hid_t);
 } iot;
 
 static double now(void)
@@ -41,6 +43,34 @@ static double now(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* --- the I/O mode of writes -------------------------------------------------------------- */
+
+static void record_io_mode(struct iot_dataset *d, hid_t dxpl)
+{
+    uint32_t local = 0, global = 0;
+    d->have_io_mode = H5Pget_mpio_actual_io_mode(dxpl, &d->io_mode) >= 0;
+    /* the cause is only reported for a write that did no collective I/O */
+    if (d->have_io_mode && d->io_mode == H5D_MPIO_NO_COLLECTIVE
+        && H5Pget_mpio_no_collective_cause(dxpl, &local, &global) >= 0)
+        d->no_collective_cause = global;
+}
+
+/* The actual I/O mode of a dataset's last write is read from the transfer list it used only
+ * when it could change or go: before the list carries another dataset's write or any read, is
+ * closed, or the dataset is read back (reading it after every write costs a few percent of a
+ * small write). */
+static struct {
+    hid_t dxpl;
+    struct iot_dataset *dataset;   /* NULL: nothing pending */
+} pending_io_mode = {-1, NULL};
+
+static void settle_io_mode(void)
+{
+    if (pending_io_mode.dataset)
+        record_io_mode(pending_io_mode.dataset, pending_io_mode.dxpl);
+    pending_io_mode.dataset = NULL;
 }
 
 /* --- start-up -------------------------------------------------------------------------------- */
@@ -100,7 +130,9 @@ static void init(void)
     iot.dcreate2 = dlsym(RTLD_NEXT, "H5Dcreate2");
     iot.dcreate1 = dlsym(RTLD_NEXT, "H5Dcreate1");
     iot.dwrite = dlsym(RTLD_NEXT, "H5Dwrite");
+    iot.dread = dlsym(RTLD_NEXT, "H5Dread");
     iot.dclose = dlsym(RTLD_NEXT, "H5Dclose");
+    iot.pclose = dlsym(RTLD_NEXT, "H5Pclose");
     const char *report = getenv("IOTWIN_REPORT");
     iot.run.report_path = report && *report ? report : NULL;
     describe_async_api();
@@ -111,6 +143,7 @@ __attribute__((destructor)) static void shutdown_interposer(void)
 {
     int finalized = 0;
     MPI_Finalized(&finalized);
+    pending_io_mode.dataset = NULL;
     if (!finalized)   /* after MPI_Finalize, communicators of unclosed files cannot be freed */
         iot_records_free_all();
     iot_config_free(iot.config);
@@ -288,6 +321,7 @@ EXPORT herr_t H5Fclose(hid_t id)
     struct iot_file *file = iot_file_find(id);
     if (!file)
         return iot.fclose(id);
+    settle_io_mode();
     struct quiet q = quiet_begin();
     for (int i = 0; i < file->ndatasets; i++)   /* datasets the application left open */
         if (file->datasets[i]->id >= 0 && !file->datasets[i]->effective)
@@ -420,34 +454,30 @@ static hid_t transfer_list(struct iot_dataset *d, const struct iot_file *file, h
     return dxpl;
 }
 
-static void record_io_mode(struct iot_dataset *d, hid_t dxpl)
-{
-    uint32_t local = 0, global = 0;
-    d->have_io_mode = H5Pget_mpio_actual_io_mode(dxpl, &d->io_mode) >= 0;
-    /* the cause is only reported for a write that did no collective I/O */
-    if (d->have_io_mode && d->io_mode == H5D_MPIO_NO_COLLECTIVE
-        && H5Pget_mpio_no_collective_cause(dxpl, &local, &global) >= 0)
-        d->no_collective_cause = global;
-}
-
 EXPORT herr_t H5Dwrite(hid_t dataset, hid_t mem_type, hid_t mem_space, hid_t file_space,
                        hid_t dxpl, const void *buf)
 {
     init();
     struct iot_file *file = NULL;
     struct iot_dataset *d = dataset_of(dataset, &file);
-    if (!d)
+    if (!d) {
+        settle_io_mode();   /* the write may use the pending transfer list */
         return iot.dwrite(dataset, mem_type, mem_space, file_space, dxpl, buf);
+    }
     int restore = 0;
     H5FD_mpio_xfer_t previous = H5FD_MPIO_INDEPENDENT;
     hid_t used = transfer_list(d, file, dxpl, &restore, &previous);
+    if (pending_io_mode.dataset != d || pending_io_mode.dxpl != used)
+        settle_io_mode();
     double start = now();
     herr_t rc = iot.dwrite(dataset, mem_type, mem_space, file_space, used, buf);
     double seconds = now() - start;
     if (restore)
         H5Pset_dxpl_mpio(dxpl, previous);
-    if (file->mpio && used != H5P_DEFAULT)
-        record_io_mode(d, used);
+    if (file->mpio && used != H5P_DEFAULT) {
+        pending_io_mode.dataset = d;
+        pending_io_mode.dxpl = used;
+    }
     long long bytes = rc >= 0 ? selected_bytes(dataset, mem_type, mem_space, file_space) : 0;
     d->calls++;
     d->bytes += bytes;
@@ -463,6 +493,8 @@ EXPORT herr_t H5Dclose(hid_t id)
     init();
     struct iot_file *file = NULL;
     struct iot_dataset *d = iot_dataset_find(id, &file);
+    if (d && pending_io_mode.dataset == d)
+        settle_io_mode();
     if (d && !d->effective) {
         struct quiet q = quiet_begin();
         iot_readback_dataset(d, file);
@@ -472,6 +504,23 @@ EXPORT herr_t H5Dclose(hid_t id)
     if (d)
         iot_dataset_closed(d);
     return rc;
+}
+
+/* A read sets the actual I/O mode of its transfer list too. */
+EXPORT herr_t H5Dread(hid_t dataset, hid_t mem_type, hid_t mem_space, hid_t file_space,
+                      hid_t dxpl, void *buf)
+{
+    init();
+    settle_io_mode();
+    return iot.dread(dataset, mem_type, mem_space, file_space, dxpl, buf);
+}
+
+EXPORT herr_t H5Pclose(hid_t list)
+{
+    init();
+    if (pending_io_mode.dataset && pending_io_mode.dxpl == list)
+        settle_io_mode();
+    return iot.pclose(list);
 }
 
 /* For tests: validate a config with the interposer's own parser; prints the error or "ok". */
