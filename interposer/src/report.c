@@ -122,7 +122,9 @@ static void write_labels(FILE *out, const char *matched)
 static void write_dataset_applied(FILE *out, const struct iot_dataset *d)
 {
     int n = d->applied_creation && d->applied_creation[0];
-    fprintf(out, "{%s", n ? d->applied_creation : "");
+    fputc('{', out);
+    if (n)
+        fputs(d->applied_creation, out);
     if (d->transfer_set) {
         const struct iot_value *mode = &d->settings.v[IOT_K_DATASET_TRANSFER_MODE];
         fprintf(out, "%s\"transfer_mode\": ", iot_json_sep(&n));
@@ -139,8 +141,9 @@ static void write_dataset(FILE *out, struct iot_dataset *d)
     write_labels(out, d->matched);
     fputs(", \"applied\": ", out);
     write_dataset_applied(out, d);
-    fprintf(out, ", \"effective\": %s, \"not_effective\": ",
-            d->effective ? d->effective : "null");
+    fputs(", \"effective\": ", out);
+    fputs(d->effective ? d->effective : "null", out);
+    fputs(", \"not_effective\": ", out);
     iot_list_write(out, &d->not_effective);
     fprintf(out, ", \"writes\": {\"calls\": %lld, \"bytes\": %lld, \"seconds\": %.6f}}",
             d->calls, d->bytes, d->seconds);
