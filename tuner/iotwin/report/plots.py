@@ -92,7 +92,8 @@ def grouped_bars(groups: Sequence[str], series: Mapping[str, Sequence[float | No
     points over the bars (published figures beside the simulated ones)."""
     count = max(len(series), 1)
     width = 0.8 / count
-    fig, ax = plt.subplots(figsize=(max(7, 0.9 * len(groups) * count / 2 + 3), 4.8))
+    # wide enough for the bars, narrow enough for a page (and a screenshot)
+    fig, ax = plt.subplots(figsize=(min(14, max(7, 0.9 * len(groups) * count / 2 + 3)), 4.8))
     for i, (label, values) in enumerate(series.items()):
         xs = [g + (i - (count - 1) / 2) * width for g in range(len(groups))]
         ax.bar(xs, [v or 0 for v in values], width, label=label)
