@@ -102,7 +102,7 @@ def library_env(folder: Path, config: Path | None) -> dict[str, str]:
 # callgrind_annotate --inclusive=yes lines: "  1,234 (0.5%)  path/file.c:H5Dwrite [object]"
 ANNOTATED = re.compile(r"^\s*([\d,]+) \(\s*[\d.]+%\)\s+(\S*):(H5\w+) \[(\S+)\]$")
 HOOKED = {"H5Fcreate", "H5Fopen", "H5Fflush", "H5Fclose", "H5Dcreate1", "H5Dcreate2",
-          "H5Dwrite", "H5Dclose"}
+          "H5Dwrite", "H5Dread", "H5Dclose", "H5Pclose"}
 
 
 @dataclass
@@ -114,9 +114,11 @@ class Counts:
 def callgrind_counts(out: Path) -> Counts:
     total = next(int(line.split()[1]) for line in out.read_text().splitlines()
                  if line.startswith(("summary:", "totals:")))
+    # run from / : below its working directory, callgrind_annotate shortens some file names
+    # and then lists one function under two names, its counts split between them
     annotated = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--auto=no",
                                 "--threshold=100", str(out)], capture_output=True, text=True,
-                               check=True).stdout
+                               check=True, cwd="/").stdout
     own = 0
     for line in annotated.splitlines():
         match = ANNOTATED.match(line)

@@ -235,11 +235,11 @@ static void readback_creation(struct iot_dataset *d, hid_t dcpl, struct iot_text
     hsize_t chunk[H5S_MAX_RANK];
     H5Pget_fill_time(dcpl, &fill);
     H5Pget_alloc_time(dcpl, &alloc);
-    iot_text_add(out, "\"layout\": \"%s\", \"chunk_dims\": ", layout_name(layout));
+    iot_text_add(out, "{\"layout\": \"%s\", \"chunk_dims\": ", layout_name(layout));
     int rank = layout == H5D_CHUNKED ? H5Pget_chunk(dcpl, H5S_MAX_RANK, chunk) : -1;
     for (int i = 0; i < rank; i++)
         iot_text_add(out, "%s%llu", i ? ", " : "[", (unsigned long long)chunk[i]);
-    iot_text_add(out, "%s, \"fill_time\": \"%s\", \"alloc_time\": \"%s\"",
+    iot_text_add(out, "%s, \"fill_time\": \"%s\", \"alloc_time\": \"%s\", ",
                  rank > 0 ? "]" : "null", IOT_KEYS[IOT_K_DATASET_FILL_TIME].values[fill_index[fill]],
                  IOT_KEYS[IOT_K_DATASET_ALLOC_TIME].values[alloc_index[alloc]]);
     const struct iot_value *v = d->settings.v;
@@ -261,11 +261,11 @@ static void readback_transfer(struct iot_dataset *d, const struct iot_file *file
     H5FD_mpio_xfer_t wanted;
     char reason[512];
     if (!d->have_io_mode) {
-        iot_text_add(out, ", \"io_mode\": null, \"transfer_mode\": null");
+        iot_text_add(out, ", \"io_mode\": null, \"transfer_mode\": null}");
         return;
     }
     /* transfer_mode in the config's terms: collective unless HDF5 did no collective I/O */
-    iot_text_add(out, ", \"io_mode\": \"%s\", \"transfer_mode\": \"%s\"", io_mode_name(d->io_mode),
+    iot_text_add(out, ", \"io_mode\": \"%s\", \"transfer_mode\": \"%s\"}", io_mode_name(d->io_mode),
                  d->io_mode == H5D_MPIO_NO_COLLECTIVE ? "independent" : "collective");
     if (iot_transfer_mode(&d->settings, &wanted) && wanted == H5FD_MPIO_COLLECTIVE
         && d->io_mode == H5D_MPIO_NO_COLLECTIVE) {
@@ -280,19 +280,17 @@ void iot_readback_dataset(struct iot_dataset *d, const struct iot_file *file)
     struct iot_text out = {NULL, 0, 0};
     hid_t dcpl = H5Dget_create_plist(d->id);
     haddr_t offset = H5Dget_offset(d->id);
-    iot_text_add(&out, "{");
     if (dcpl >= 0) {
-        readback_creation(d, dcpl, &out);
+        readback_creation(d, dcpl, &out);   /* opens the object */
         H5Pclose(dcpl);
-        iot_text_add(&out, ", ");
-    }
+    } else
+        iot_text_add(&out, "{");
     unsigned long long storage = (unsigned long long)H5Dget_storage_size(d->id);
     if (offset == HADDR_UNDEF)
         iot_text_add(&out, "\"offset\": null, \"storage_size\": %llu", storage);
     else
         iot_text_add(&out, "\"offset\": %llu, \"storage_size\": %llu",
                      (unsigned long long)offset, storage);
-    readback_transfer(d, file, &out);
-    iot_text_add(&out, "}");
+    readback_transfer(d, file, &out);   /* closes it */
     d->effective = out.s;
 }
