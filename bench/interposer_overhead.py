@@ -99,10 +99,11 @@ def library_env(folder: Path, config: Path | None) -> dict[str, str]:
     return env
 
 
-# callgrind_annotate --inclusive=yes lines: "  1,234 (0.5%)  path/file.c:H5Dwrite [object]"
-ANNOTATED = re.compile(r"^\s*([\d,]+) \(\s*[\d.]+%\)\s+(\S*):(H5\w+) \[(\S+)\]$")
 HOOKED = {"H5Fcreate", "H5Fopen", "H5Fflush", "H5Fclose", "H5Dcreate1", "H5Dcreate2",
           "H5Dwrite", "H5Dread", "H5Dclose", "H5Pclose"}
+LIBRARY = "libiotwin_h5"
+# a callgrind name entry: "(id) name" defines an id, "(id)" refers to it
+NAMED = re.compile(r"^\((\d+)\)(?: (.*))?$")
 
 
 @dataclass
@@ -111,24 +112,52 @@ class Counts:
     own: int     # inside the library's hooks, not inside the real HDF5 calls they make
 
 
+def call_arcs(out: Path) -> dict[tuple[str, str, str, str], int]:
+    """(caller object, caller, callee object, callee) -> inclusive instructions of those calls,
+    read from callgrind's own file (callgrind_annotate's listing can split a function)."""
+    names: dict[str, dict[str, str]] = {"ob": {}, "fn": {}}
+    arcs: dict[tuple[str, str, str, str], int] = {}
+    obj = fn = callee_obj = callee = ""
+    pending_call = False
+    for line in out.read_text().splitlines():
+        key, _, value = line.partition("=")
+        if key in ("ob", "cob", "fn", "cfn"):
+            match = NAMED.match(value)
+            space = names[key[-2:]]
+            name = (space.setdefault(match[1], match[2]) if match[2] else space[match[1]]) \
+                if match else value
+            if key == "ob":
+                obj = callee_obj = name
+            elif key == "cob":
+                callee_obj = name
+            elif key == "fn":
+                fn = name
+            else:
+                callee = name
+        elif key == "calls":
+            pending_call = True
+        elif pending_call:
+            arc = (obj, fn, callee_obj, callee)
+            arcs[arc] = arcs.get(arc, 0) + int(line.split()[1])
+            pending_call = False
+            callee_obj = obj
+    return arcs
+
+
 def callgrind_counts(out: Path) -> Counts:
+    """The library's own work: calls into its hooks (from the application, and from the library
+    itself: their real calls are subtracted with the hook's), minus the real HDF5 calls the
+    hooks pass on."""
     total = next(int(line.split()[1]) for line in out.read_text().splitlines()
                  if line.startswith(("summary:", "totals:")))
-    # run from / : below its working directory, callgrind_annotate shortens some file names
-    # and then lists one function under two names, its counts split between them
-    annotated = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--auto=no",
-                                "--threshold=100", str(out)], capture_output=True, text=True,
-                               check=True, cwd="/").stdout
     own = 0
-    for line in annotated.splitlines():
-        match = ANNOTATED.match(line)
-        if not match or match[3] not in HOOKED:
+    for (caller_obj, _, callee_obj, callee), count in call_arcs(out).items():
+        if callee not in HOOKED:
             continue
-        count = int(match[1].replace(",", ""))
-        if "libiotwin_h5" in match[4] and match[2].endswith("hooks.c"):
-            own += count
-        elif "libhdf5" in match[4]:
-            own -= count
+        if LIBRARY in callee_obj:
+            own += count   # from the application, or from the library's own code
+        elif LIBRARY in caller_obj:
+            own -= count   # the real HDF5 call a hook passes on
     return Counts(total, own)
 
 
