@@ -99,8 +99,6 @@ def library_env(folder: Path, config: Path | None) -> dict[str, str]:
     return env
 
 
-HOOKED = {"H5Fcreate", "H5Fopen", "H5Fflush", "H5Fclose", "H5Dcreate1", "H5Dcreate2",
-          "H5Dwrite", "H5Dread", "H5Dclose", "H5Pclose"}
 LIBRARY = "libiotwin_h5"
 # a callgrind name entry: "(id) name" defines an id, "(id)" refers to it
 NAMED = re.compile(r"^\((\d+)\)(?: (.*))?$")
@@ -150,9 +148,12 @@ def callgrind_counts(out: Path) -> Counts:
     hooks pass on."""
     total = next(int(line.split()[1]) for line in out.read_text().splitlines()
                  if line.startswith(("summary:", "totals:")))
+    arcs = call_arcs(out)
+    hooked = {callee for (_, _, callee_obj, callee) in arcs
+              if LIBRARY in callee_obj and callee.startswith("H5")}   # this build's hooks
     own = 0
-    for (caller_obj, _, callee_obj, callee), count in call_arcs(out).items():
-        if callee not in HOOKED:
+    for (caller_obj, _, callee_obj, callee), count in arcs.items():
+        if callee not in hooked:
             continue
         if LIBRARY in callee_obj:
             own += count   # from the application, or from the library's own code
