@@ -110,6 +110,15 @@ class Counts:
     own: int     # inside the library's hooks, not inside the real HDF5 calls they make
 
 
+def resolve_name(space: dict[str, str], value: str) -> str:
+    match = NAMED.match(value)
+    if not match:
+        return value
+    if match[2] is not None:
+        space[match[1]] = match[2]
+    return space[match[1]]
+
+
 def call_arcs(out: Path) -> dict[tuple[str, str, str, str], int]:
     """(caller object, caller, callee object, callee) -> inclusive instructions of those calls,
     read from callgrind's own file (callgrind_annotate's listing can split a function)."""
@@ -120,10 +129,7 @@ def call_arcs(out: Path) -> dict[tuple[str, str, str, str], int]:
     for line in out.read_text().splitlines():
         key, _, value = line.partition("=")
         if key in ("ob", "cob", "fn", "cfn"):
-            match = NAMED.match(value)
-            space = names[key[-2:]]
-            name = (space.setdefault(match[1], match[2]) if match[2] else space[match[1]]) \
-                if match else value
+            name = resolve_name(names[key[-2:]], value)
             if key == "ob":
                 obj = callee_obj = name
             elif key == "cob":
