@@ -66,12 +66,21 @@ inline int router_of_node(const Platform& p, int node)
     return std::min(p.routers - 1, node / p.nodes_per_router);
 }
 
+enum class FillTime { ifset, alloc, never };
+
 struct DatasetSettings {
     std::vector<uint64_t> chunk_dims;  // empty: contiguous
     uint64_t chunk_size = 0;           // target bytes per chunk (0: unset)
     bool collective = true;
-    bool fill_on_alloc = false;
+    FillTime fill_time = FillTime::ifset;  // HDF5 default
 };
+
+// Parallel HDF5 1.10 allocates early and then writes fill values into every chunk unless the
+// fill time is never; a contiguous dataset is filled only with fill time alloc.
+inline bool filled_at_allocation(FillTime fill_time, bool chunked)
+{
+    return fill_time == FillTime::alloc || (chunked && fill_time == FillTime::ifset);
+}
 
 struct FileSettings {
     int stripe_count = 1;

@@ -111,21 +111,38 @@ Session open_session(const Platform& p, const Workload& w, const FileSession& f,
     return ses;
 }
 
+// One write call over `datasets` of every instance, each instance's accesses in file order.
+WriteCall session_call(Session& ses, const std::vector<size_t>& datasets, bool collective)
+{
+    WriteCall call;
+    call.collective = collective;
+    for (size_t i = 0; i < ses.files.size(); i++) {
+        call.files.push_back(&ses.files[i]);
+        std::vector<Access> acc;
+        for (size_t d : datasets)
+            acc.insert(acc.end(), ses.accesses[d][i].begin(), ses.accesses[d][i].end());
+        std::sort(acc.begin(), acc.end(), [](const Access& a, const Access& b) { return a.offset < b.offset; });
+        call.accesses.push_back(std::move(acc));
+    }
+    return call;
+}
+
+// The fill values parallel HDF5 writes when it allocates a dataset at create: one collective
+// write of the dataset's extent per filled dataset.
+void fill_at_allocation(const RomioContext& ctx, const FileSettings& s, const FileLayout& layout, Session& ses)
+{
+    for (size_t d = 0; d < s.datasets.size(); d++)
+        if (filled_at_allocation(s.datasets[d].fill_time, !layout.datasets[d].chunk_dims.empty()))
+            romio_write(ctx, session_call(ses, {d}, true));
+}
+
 void write_session(const RomioContext& ctx, const FileSession& f, const FileSettings& s, Session& ses)
 {
     auto call_for = [&](const std::vector<size_t>& datasets, bool collective) {
-        WriteCall call;
-        call.collective = collective;
-        for (size_t i = 0; i < ses.files.size(); i++) {
-            call.files.push_back(&ses.files[i]);
-            std::vector<Access> acc;
-            for (size_t d : datasets)
-                acc.insert(acc.end(), ses.accesses[d][i].begin(), ses.accesses[d][i].end());
-            std::sort(acc.begin(), acc.end(), [](const Access& a, const Access& b) { return a.offset < b.offset; });
+        WriteCall call = session_call(ses, datasets, collective);
+        for (const auto& acc : call.accesses)
             for (const auto& a : acc)
                 ctx.breakdown.payload_bytes += a.length;
-            call.accesses.push_back(std::move(acc));
-        }
         romio_write(ctx, call);
     };
     if (f.one_call) {
@@ -163,6 +180,8 @@ void plan_run(const Platform& p, const Workload& w, const std::vector<FileSettin
                 for (const Access& a : ses.accesses[d][0])
                     bd.dataset_ranges.back().ranges.push_back({a.offset, a.length, a.writer});
             }
+        if (f.hdf5)
+            fill_at_allocation(ctx, s, *layouts[i], ses);
         write_session(ctx, f, s, ses);
         double flush = metadata_flush_cost(p, s, *layouts[i], writers);
         for (int k = 0; k < f.flushes; k++)

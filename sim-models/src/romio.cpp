@@ -15,6 +15,23 @@ double collective_overhead_s(const Platform& p, int ranks)
 
 namespace {
 
+// Collective steps of every collective write call, buffered or not: HDF5 1.10's allreduce of
+// the I/O mode decision, ROMIO's two allgathers of the ranks' start and end offsets in
+// ADIOI_GEN_WriteStridedColl (before it decides whether to buffer), and the closing
+// synchronisation of the call.
+constexpr int collective_call_steps = 4;
+
+// Ranks beyond the cores of a node wait for a time slice in every collective step.
+double oversubscription(const Platform& p, const WriteCall& call)
+{
+    int most = 0;
+    std::map<int, int> per_node;
+    for (const OpenFile* f : call.files)
+        for (int node : f->node_of_writer)
+            most = std::max(most, ++per_node[node]);
+    return std::max(1.0, static_cast<double>(most) / p.cores_per_node);
+}
+
 // "*:N" or "*:*": at most N (or every) writer per node may aggregate.
 int per_node_limit(const std::string& list)
 {
@@ -319,6 +336,13 @@ void romio_write(const RomioContext& ctx, const WriteCall& call)
     bool cb = call.collective && !call.files.empty() &&
               use_collective_buffering(*call.files.front()->settings, call.accesses);
     ctx.breakdown.write_paths.push_back(cb ? "two-phase" : "independent");
+    if (call.collective && !call.files.empty()) {
+        Phase sync;
+        sync.label = "write";
+        sync.fixed_s = collective_call_steps * collective_overhead_s(ctx.platform, ctx.total_ranks) *
+                       oversubscription(ctx.platform, call);
+        ctx.sink(std::move(sync));
+    }
     if (cb)
         two_phase(ctx, call);
     else
