@@ -219,3 +219,58 @@ def test_site_defaults_apply_when_the_config_is_silent() -> None:
     assert sum(1 for b in default.breakdown["bytes_per_target"] if b) == 2  # site stripe count
     assert default.breakdown["write_paths"] == ["two-phase"]  # Cray: cb enabled by default
     assert sum(1 for b in tuned.breakdown["bytes_per_target"] if b) == 8
+
+
+def _collective_call_cost(ranks_per_node: int) -> float:
+    """Time a collective, non-buffered write call adds over the same bytes written independently."""
+    plat = small_platform(collective_step_s=0.01)
+    indep = run(plat, workload(4, MiB, transfer="independent", ranks_per_node=ranks_per_node))[0]
+    coll = run(plat, workload(4, MiB, transfer="collective", ranks_per_node=ranks_per_node))[0]
+    assert coll.breakdown["write_paths"] == ["independent"]
+    assert coll.breakdown["bytes_per_target"] == indep.breakdown["bytes_per_target"]
+    return coll.phases["write"] - indep.phases["write"]
+
+
+def test_a_collective_call_costs_collective_steps_even_when_romio_does_not_buffer() -> None:
+    cost = _collective_call_cost(ranks_per_node=1)
+    steps = cost / (0.01 * 2)  # one step of a log2(4) collective
+    assert steps >= 3
+    assert steps == pytest.approx(round(steps), abs=1e-6)
+
+
+def test_ranks_beyond_the_cores_of_a_node_slow_every_collective_step() -> None:
+    # Two ranks on a 1-core node: each step waits for the descheduled rank.
+    doubled = 2 * _collective_call_cost(ranks_per_node=1)
+    assert _collective_call_cost(ranks_per_node=2) == pytest.approx(doubled, rel=1e-6)
+
+
+def _fill_written(fill_time: str, chunked: bool) -> tuple[int, float]:
+    """Bytes beyond the payload and extra write time of an HDF5 dataset with `fill_time`."""
+    ranks, block = 4, MiB
+    wl = workload(ranks, block, api="hdf5", transfer="independent")
+    dataset = {"fill_time": fill_time, **({"chunk_dims": [block]} if chunked else {})}
+    never = {"dataset": {**dataset, "fill_time": "never"}}
+    filled, bare = run(small_platform(), wl, {"dataset": dataset}, never)
+    extra = sum(filled.breakdown["bytes_per_target"]) - sum(bare.breakdown["bytes_per_target"])
+    assert sum(bare.breakdown["bytes_per_target"]) == ranks * block
+    return extra, filled.phases["write"] - bare.phases["write"]
+
+
+@pytest.mark.parametrize("fill_time", ["ifset", "alloc"])
+def test_chunked_datasets_are_filled_at_allocation_unless_never(fill_time: str) -> None:
+    extra_bytes, extra_s = _fill_written(fill_time, chunked=True)
+    assert extra_bytes == 4 * MiB
+    assert extra_s > 0
+
+
+@pytest.mark.parametrize(("fill_time", "filled"), [("ifset", False), ("alloc", True)])
+def test_contiguous_datasets_are_filled_only_with_alloc(fill_time: str, filled: bool) -> None:
+    extra_bytes, _ = _fill_written(fill_time, chunked=False)
+    assert extra_bytes == (4 * MiB if filled else 0)
+
+
+def test_an_unknown_fill_time_is_an_error_naming_it() -> None:
+    config = {"dataset": {"fill_time": "sometimes"}}
+    [r] = simulate(small_platform(), workload(2, MiB, api="hdf5"), [config])
+    assert not r.ok
+    assert "fill_time" in (r.error or "")
