@@ -27,6 +27,7 @@ import yaml
 from iotwin import paths
 from iotwin.errors import UserError
 from iotwin.units import format_size, parse_size
+from iotwin.yaml_files import describe_yaml_error
 
 #: blocks of settings, in the order they are applied to a file
 BLOCKS = ("lustre", "mpiio", "hdf5", "dataset")
@@ -199,10 +200,7 @@ def parse_yaml(text: str, source: str) -> Any:
     except _DuplicateKey as error:
         raise ConfigError(f"{source}: {error}") from None
     except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f"line {mark.line + 1}: " if mark else ""
-        problem = getattr(error, "problem", None) or str(error)
-        raise ConfigError(f"{source}: {where}malformed YAML: {problem}") from None
+        raise ConfigError(f"{source}: {describe_yaml_error(error)}") from None
 
 
 def load_config(path: str | Path) -> dict[str, Any]:

@@ -32,13 +32,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-import yaml
-
 from iotwin import paths
 from iotwin.config import validate_config
 from iotwin.errors import UserError
 from iotwin.executors.base import RunResult, Target
 from iotwin.store import Store, workload_of
+from iotwin.yaml_files import read_yaml
 
 STUDIES = ("default-vs-tuned", "partial-tuning", "sensitivity", "scaling", "convergence")
 SOURCES = ("sim", "twin", "real")
@@ -111,15 +110,7 @@ class ExperimentSpec:
 
 def load_experiment(path: str | Path) -> ExperimentSpec:
     path = Path(path)
-    try:
-        data = yaml.safe_load(path.read_text())
-    except OSError as error:
-        raise UserError(f"{path}: cannot read the experiment: {error.strerror}") from None
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f"line {mark.line + 1}: " if mark else ""
-        raise UserError(f"{path}: {where}malformed YAML: "
-                        f"{getattr(error, 'problem', None) or error}") from None
+    data = read_yaml(path, "experiment")
     return parse_experiment(data, str(path))
 
 

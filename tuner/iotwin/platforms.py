@@ -15,11 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from iotwin import paths
 from iotwin.errors import UserError
 from iotwin.units import parse_size
+from iotwin.yaml_files import read_yaml
 
 _PROVENANCE = ("source", "assumption", "fitted")
 _SIZE_SUFFIXES = ("_bytes", "_size", "boundary", "threshold")
@@ -139,8 +138,4 @@ def load_platform(name_or_path: str | Path) -> Platform:
     if not path.exists():
         known = ", ".join(list_platforms())
         raise UserError(f"unknown platform {name_or_path!r} (known: {known})")
-    try:
-        tree = yaml.safe_load(path.read_text())
-    except yaml.YAMLError as error:
-        raise UserError(f"{path}: not valid YAML: {error}") from error
-    return parse_platform(tree, str(path))
+    return parse_platform(read_yaml(path, "platform"), str(path))

@@ -12,6 +12,7 @@ import yaml
 
 from iotwin import paths
 from iotwin.errors import UserError
+from iotwin.yaml_files import read_yaml
 
 # keep_open and access_elements: WORKLOAD.md's replication extensions (optional, ignorable)
 _FILE_KEYS = {"name", "role", "mode", "groups", "api", "create", "compute_before_s", "write_calls",
@@ -126,13 +127,7 @@ def validate_workload(data: Any, source: str) -> dict[str, Any]:
 
 def load_workload(path: str | Path) -> dict[str, Any]:
     path = Path(path)
-    try:
-        data = yaml.safe_load(path.read_text())
-    except OSError as error:
-        raise UserError(f"{path}: cannot read: {error.strerror}") from error
-    except yaml.YAMLError as error:
-        raise UserError(f"{path}: not valid YAML/JSON: {error}") from error
-    return validate_workload(data, str(path))
+    return validate_workload(read_yaml(path, "workload"), str(path))
 
 
 def dump_workload(data: dict[str, Any]) -> str:
