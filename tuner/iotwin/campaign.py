@@ -208,26 +208,33 @@ class Campaign:
         done = self._stored_repetitions.get(key, [])
         rates = [row.rate_mbs for row in done if row.ok and row.rate_mbs]
         for repetition in range(len(done), self.spec.repetitions):
-            result = self.executor.run_once(self.spec.target, config,
-                                            seed=self._run_seed(key, repetition))
-            self._store_run(config, repetition, result)
+            result = self.run_and_store(config, repetition,
+                                        {"measured_index": len(self.measured)})
             if result.ok and result.rate_mbs:
                 rates.append(result.rate_mbs)
         return statistics.median(rates) if rates else None
+
+    def run_and_store(self, config: Mapping[str, Any], repetition: int,
+                      details: Mapping[str, Any]) -> RunResult:
+        """One real run of ``config``, in the store the moment it exists."""
+        seed = self._run_seed(config_hash(config), repetition)
+        result = self.executor.run_once(self.spec.target, config, seed=seed)
+        self._store_run(config, repetition, result, details)
+        return result
 
     def _run_seed(self, key: str, repetition: int) -> int:
         """Distinct per config and repetition, reproducible from the campaign seed."""
         return (self.spec.seed * 1_000_003 + int(key[:8], 16) + repetition) % 2**31
 
-    def _store_run(self, config: Mapping[str, Any], repetition: int, result: RunResult) -> None:
+    def _store_run(self, config: Mapping[str, Any], repetition: int, result: RunResult,
+                   details: Mapping[str, Any]) -> None:
         self.store.add_evaluation(
             self.id, config=config, workload=workload_of(self.spec.target),
             ranks=self.spec.ranks,
             platform=self.spec.platform, source=self.executor.source,  # type: ignore[arg-type]
             status=result.status, repetition=repetition, measured_s=result.total_s,
             rate_mbs=result.rate_mbs, bytes=result.bytes, phases=result.phases,
-            effective=result.reports, error=result.error,
-            details={"measured_index": len(self.measured)})
+            effective=result.reports, error=result.error, details=dict(details))
 
     # -- predictions and calibrations in the store ----------------------------------------------
 

@@ -28,6 +28,7 @@ from iotwin.campaign import (
     run_campaign,
 )
 from iotwin.config import dump_config
+from iotwin.confirm import Confirmed, confirm_best
 from iotwin.errors import UserError
 from iotwin.repetitions import Measurement, measure
 from iotwin.search import STRATEGIES
@@ -66,6 +67,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="continue campaign ID; nothing measured is run again")
     parser.add_argument("--output", type=Path, metavar="YAML",
                         help="tuned config file (default tuned-<campaign>.yaml)")
+    parser.add_argument("--confirm", type=int, default=3, metavar="K",
+                        help="re-measure the search's K best configs before choosing the tuned "
+                             "one (0: take the best single run; default 3)")
+    parser.add_argument("--confirm-runs", type=int, default=3, metavar="R",
+                        help="runs of each confirmed candidate in all, interleaved; the median "
+                             "decides (default 3)")
     parser.add_argument("--summary-repeat", type=int, default=5, metavar="R",
                         help="re-measure default and tuned R times each (0: skip; default 5)")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -82,14 +89,15 @@ def main(args: argparse.Namespace) -> int:
               f"budget {spec.real_budget}", file=sys.stderr, flush=True)
         campaign = open_campaign(store, campaign_id, spec, _print_progress)
         run_campaign(campaign)
-        best = campaign.best()
-        if best is None:
+        confirmed = confirm_best(campaign, args.confirm, args.confirm_runs)
+        if not confirmed:
             raise UserError(f"campaign {campaign_id}: no run succeeded; see `iotwin show "
                             f"{campaign_id}` for the errors")
+        best = confirmed[0]
         output = args.output or Path(f"tuned-{campaign_id}.yaml")
         output.write_text(dump_config(best.config))
         summary = _default_vs_tuned(store, campaign, best.config, args.summary_repeat)
-        _report(campaign, best.rate, output, summary, args.json)
+        _report(campaign, confirmed, output, summary, args.json)
     return 0
 
 
@@ -150,20 +158,28 @@ def _default_vs_tuned(store: Store, campaign: Campaign, tuned: dict[str, Any],
             for label, config in (("default", {}), ("tuned", tuned))}
 
 
-def _report(campaign: Campaign, best_rate: float | None, output: Path,
+def _report(campaign: Campaign, confirmed: list[Confirmed], output: Path,
             summary: dict[str, Measurement], as_json: bool) -> None:
     rates: dict[str, Summary | None] = {label: m.rate for label, m in summary.items()}
     speedup = (rates["tuned"].median / rates["default"].median
                if rates.get("tuned") and rates.get("default") else None)
+    best = confirmed[0]
     if as_json:
         print(json.dumps({
             "campaign": campaign.id, "runs_used": len(campaign.measured),
-            "best_measured_mbs": best_rate, "config_file": str(output),
+            "best_measured_mbs": best.rate, "best_measured_runs": len(best.rates),
+            "confirmed": [{"search_mbs": c.search_rate, "median_mbs": c.rate,
+                           "runs": len(c.rates)} for c in confirmed],
+            "config_file": str(output),
             "summary": {k: (v.as_dict() if v else None) for k, v in rates.items()},
             "speedup": speedup}, indent=2))
         return
-    print(f"best measured: {best_rate:.1f} MB/s after {len(campaign.measured)} real runs; "
-          f"tuned config written to {output}")
+    if len(confirmed) > 1:
+        for rank, candidate in enumerate(confirmed, 1):
+            print(f"  confirmed {rank}: median {candidate.rate:.1f} MB/s of "
+                  f"{len(candidate.rates)} runs (search run {candidate.search_rate:.1f} MB/s)")
+    print(f"best measured: {best.rate:.1f} MB/s (median of {len(best.rates)} runs) after "
+          f"{len(campaign.measured)} configs run for real; tuned config written to {output}")
     for label, rate in rates.items():
         print(f"  {label:8s} {rate.format('MB/s') if rate else 'every run failed'}")
     if speedup is not None:
