@@ -87,6 +87,11 @@ def tune_campaign(store: Store) -> int:
             store.add_evaluation(cid, config=config, workload="vpic-io", ranks=4,
                                  platform="local", source="real", status="ok",
                                  repetition=repetition, rate_mbs=40.0 + 12 * i + repetition)
+    best = {"mpiio": {"cb_nodes": 6}}
+    for repetition, rate in ((2, 90.0), (3, 92.0)):
+        store.add_evaluation(cid, config=best, workload="vpic-io", ranks=4, platform="local",
+                             source="real", status="ok", repetition=repetition, rate_mbs=rate,
+                             details={"label": "confirm"})
     for label, rate in (("default", 30.0), ("tuned", 95.0)):
         store.add_evaluation(cid, config={}, workload="vpic-io", ranks=4, platform="local",
                              source="real", status="ok", rate_mbs=rate,
@@ -100,7 +105,9 @@ def test_a_tune_campaign_report_has_convergence_and_predicted_vs_measured(
         cid = tune_campaign(store)
         html_path, csv_path = write_report(store, cid, tmp_path / "out")
     parser = check_page(html_path)
-    assert {"Convergence", "Predicted vs measured"} <= set(parser.headings)
+    assert {"Convergence", "Predicted vs measured", "Confirmation of the best candidates",
+            "Default vs tuned (re-measured after the search, same session)"
+            } <= set(parser.headings)
     assert len(parser.images) == 3  # convergence, predicted vs measured, default vs tuned
     rows = read_csv(csv_path)
     assert [int(r["index"]) for r in rows] == list(range(1, 7))  # summary runs left out

@@ -31,6 +31,7 @@ def campaign_report(store: Store, campaign: Campaign, page: Page) -> list[dict[s
                                   f"campaign {campaign.id}: best rate vs real runs"),
                 "Best median rate measured so far after each distinct config run for real.")
     _predicted_vs_measured(page, configs)
+    _confirmation(page, rows)
     _summary(page, rows)
     page.heading("Measured configs, in the order they ran")
     table = [c.row() for c in configs]
@@ -53,12 +54,37 @@ def _predicted_vs_measured(page: Page, configs: list[Any]) -> None:
                 "the median measured rate (y). On the dashed line the model is exact.")
 
 
+def _measured(row: Any) -> bool:
+    return bool(row.source != "sim" and row.ok and row.rate_mbs)
+
+
+def _confirmation(page: Page, rows: list[Any]) -> None:
+    """The search's top candidates re-measured before the tuned config was chosen."""
+    confirmed = {row.config_hash for row in rows if row.details.get("label") == "confirm"}
+    runs: dict[str, list[Any]] = {}
+    for row in rows:
+        searched_or_confirmed = row.details.get("label") in (None, "confirm")
+        if row.config_hash in confirmed and searched_or_confirmed and _measured(row):
+            runs.setdefault(row.config_hash, []).append(row)
+    if not runs:
+        return
+    page.heading("Confirmation of the best candidates")
+    page.paragraph("The search's best configs by a single run, re-measured in interleaved "
+                   "rounds; the best median became the tuned config.")
+    table = [{"median_mbs": statistics.median(r.rate_mbs for r in found),
+              "search_run_mbs": found[0].rate_mbs, "runs": len(found),
+              "config": json.dumps(found[0].config, sort_keys=True)}
+             for found in runs.values()]
+    page.table(sorted(table, key=lambda row: -row["median_mbs"]))
+
+
 def _summary(page: Page, rows: list[Any]) -> None:
     """The default and tuned re-measurements `iotwin tune` makes after the search."""
     labelled: dict[str, list[float]] = {}
     for row in rows:
-        if row.source != "sim" and row.details.get("label") and row.ok and row.rate_mbs:
-            labelled.setdefault(row.details["label"], []).append(row.rate_mbs)
+        label = row.details.get("label")
+        if label in ("default", "tuned") and _measured(row):
+            labelled.setdefault(label, []).append(row.rate_mbs)
     if not labelled:
         return
     page.heading("Default vs tuned (re-measured after the search, same session)")
