@@ -55,12 +55,26 @@ def _file_settings(config: Mapping[str, Any], file: Mapping[str, Any]) -> dict[s
     return out
 
 
+def placed(platform: Platform, workload: Mapping[str, Any]) -> dict[str, Any]:
+    """The workload's ranks on the platform's nodes as mpiexec puts them: a node's cores
+    each, and when that needs more nodes than the platform has, spread over all of its nodes
+    (oversubscribed, as 4 ranks run on this 1-node, 2-core machine). A placement the workload
+    states is kept."""
+    if workload.get("ranks_per_node"):
+        return dict(workload)
+    compute = platform.data["compute"]
+    nodes, ranks = int(compute["nodes"]), int(workload["ranks"])
+    if ranks <= nodes * int(compute["cores_per_node"]):
+        return dict(workload)
+    return {**workload, "ranks_per_node": math.ceil(ranks / nodes)}
+
+
 def simulator_input(platform: Platform, workload: Mapping[str, Any],
                     configs: Sequence[Mapping[str, Any]],
                     options: Mapping[str, Any] | None = None) -> dict[str, Any]:
     return {
         "platform": platform.data,
-        "workload": dict(workload),
+        "workload": placed(platform, workload),
         "configs": [{"files": [_file_settings(c, f) for f in workload["files"]]} for c in configs],
         "options": dict(options or {}),
     }
