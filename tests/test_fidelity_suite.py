@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 from iotwin.executors.base import RunResult, Target
-from iotwin.fidelity import Suite, run_local_suite
+from iotwin.fidelity import Suite, predicted_rank, run_local_suite, top_measured
 from iotwin.platforms import load_platform
 from iotwin.sim import simulate
 from iotwin.store import Store
@@ -47,3 +48,19 @@ def test_measurements_that_follow_the_model_give_perfect_uncalibrated_figures(
     assert result.noise.median_spread == pytest.approx(0.01 / 1.005)
     assert result.noise.repeat_spearman == pytest.approx(1.0)
     assert {r.setting for r in result.residuals} >= {"dataset.transfer_mode=independent"}
+
+
+def test_the_confirmation_reuses_the_suites_campaign_and_ranks_its_best(tmp_path: Path) -> None:
+    confirming = replace(SUITE, confirm_top=3, confirm_rounds=2)
+    with Store(tmp_path / "s.db") as store:
+        plain = run_local_suite(store, SUITE, ModelExecutor(), progress=None)
+        result = run_local_suite(store, confirming, ModelExecutor(), progress=None)
+    assert result.campaign_id == plain.campaign_id  # the stored runs are this suite's
+    assert result.measured == plain.measured  # confirmation runs stay out of the medians
+    confirmed = result.confirmation
+    assert confirmed is not None and plain.confirmation is None
+    assert confirmed.samples == top_measured(result.measured, 3)
+    # the model's rates, 1 % up per seed: the top config stays the best, runs paired by round
+    assert confirmed.best == confirmed.samples[0]
+    assert (confirmed.rounds_won, confirmed.rounds_paired) == (2, 2)
+    assert confirmed.best_predicted_rank == predicted_rank(result.predicted, confirmed.best)

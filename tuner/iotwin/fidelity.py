@@ -9,6 +9,12 @@ Beside them, what the measurements themselves allow: the noise floor (how far re
 of one config spread, and how well one repetition ranks the configs like another), and the
 model's log residual per setting (which mechanism it gets wrong).
 
+A best picked from a few noisy repetitions is itself noisy (and its repetitions are biased
+upwards: they are why it was picked). The suite therefore confirms it: the measured top-k
+configs run again in interleaved rounds (every config once a round, the order rotated, so
+drift hits them alike), and the confirmed best is the highest median of those fresh runs
+alone; beside it, how many rounds it won against the runner-up and a paired signed-rank test.
+
 The suite's settings are data (validation/local/suite.yaml). Everything lands in one store
 campaign (kind ``validation``); running the same suite again resumes it: measured
 repetitions are reused and only the missing ones run.
@@ -20,13 +26,13 @@ import random
 import statistics
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
 
 import numpy as np
 import yaml
-from scipy.stats import spearmanr
+from scipy.stats import spearmanr, wilcoxon
 
 from iotwin import paths
 from iotwin.errors import UserError
@@ -35,8 +41,10 @@ from iotwin.store import Store, config_hash, workload_of
 from iotwin.units import format_size
 
 TOP_K = 5
+# Settings of the confirmation only: changing them keeps the stored campaign and its runs.
+_CONFIRM_KEYS = ("confirm_top", "confirm_rounds")
 _SUITE_KEYS = {"platform", "filesystem", "space", "kernel", "ranks", "args", "samples",
-               "repetitions", "folds", "seed", "fit_evaluations", "timeout_s"}
+               "repetitions", "folds", "seed", "fit_evaluations", "timeout_s", *_CONFIRM_KEYS}
 
 
 # -- metrics ------------------------------------------------------------------------------------
@@ -62,10 +70,18 @@ def relative_errors(predicted: Sequence[float], measured: Sequence[float]) -> np
 
 
 def predicted_rank_of_best(predicted: Sequence[float], measured: Sequence[float]) -> int:
-    """Where the config with the highest measured rate stands in the predicted order (1 = top).
-    Ties in prediction count against the model (the best is placed after its equals)."""
-    best = int(np.argmax(measured))
-    return 1 + sum(1 for i, p in enumerate(predicted) if i != best and p >= predicted[best])
+    """Where the config with the highest measured rate stands in the predicted order (1 = top)."""
+    return predicted_rank(predicted, int(np.argmax(measured)))
+
+
+def predicted_rank(predicted: Sequence[float | None], index: int) -> int:
+    """Where config ``index`` stands in the predicted order (1 = top) among the configs with a
+    prediction. Ties count against the model (the config is placed after its equals)."""
+    own = predicted[index]
+    if own is None:
+        raise ValueError(f"config {index + 1} has no prediction to rank")
+    return 1 + sum(1 for i, p in enumerate(predicted) if i != index and p is not None
+                   and p >= own)
 
 
 def metrics(predicted: Sequence[float], measured: Sequence[float]) -> Metrics:
@@ -186,6 +202,8 @@ class Suite:
     seed: int = 0
     fit_evaluations: int = 40
     timeout_s: float = 300.0
+    confirm_top: int = 5  # the measured top-k that the confirmation re-runs
+    confirm_rounds: int = 0  # interleaved rounds of them; 0: no confirmation
 
     @property
     def target(self) -> Target:
@@ -193,6 +211,15 @@ class Suite:
 
     def to_json(self) -> dict[str, Any]:
         return {"suite": "local", **asdict(self), "args": list(self.args)}
+
+    def identity(self) -> dict[str, Any]:
+        """What decides the stratified runs and fits: a stored campaign with the same identity
+        is this suite's, whatever its confirmation settings."""
+        return _identity(self.to_json())
+
+
+def _identity(spec: Mapping[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in spec.items() if key not in _CONFIRM_KEYS}
 
 
 def default_suite_path() -> Path:
@@ -211,12 +238,17 @@ def load_suite(path: Path) -> Suite:
         raise UserError(f"{path}: {unknown[0]}: unknown key (expected one of "
                         f"{', '.join(sorted(_SUITE_KEYS))})")
     suite = Suite(**{**data, "args": tuple(str(a) for a in data.get("args", []))})
-    for key in ("ranks", "samples", "repetitions", "folds", "fit_evaluations"):
+    for key in ("ranks", "samples", "repetitions", "folds", "fit_evaluations", "confirm_top",
+                "confirm_rounds"):
         value = getattr(suite, key)
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise UserError(f"{path}: {key}: expected a positive integer, got {value!r}")
+        least = 0 if key == "confirm_rounds" else 1
+        if isinstance(value, bool) or not isinstance(value, int) or value < least:
+            raise UserError(f"{path}: {key}: expected an integer >= {least}, got {value!r}")
     if suite.samples < 3 or suite.folds < 2:
         raise UserError(f"{path}: samples must be >= 3 and folds >= 2")
+    if suite.confirm_rounds and not 2 <= suite.confirm_top <= suite.samples:
+        raise UserError(f"{path}: confirm_top: expected 2 to samples ({suite.samples}) configs "
+                        f"to confirm, got {suite.confirm_top}")
     return suite
 
 
@@ -231,12 +263,13 @@ class SuiteResult:
     noise: NoiseFloor | None = None
     residuals: list[SettingResidual] = field(default_factory=list)
     uncalibrated: Metrics | None = None  # the platform's own values, no fit: what a fit buys
+    confirmation: Confirmation | None = None  # the measured best re-decided on fresh runs
 
 
 def find_or_create_campaign(store: Store, suite: Suite) -> int:
     """The stored campaign of this very suite (to resume), else a new one."""
     for campaign in store.campaigns(kind="validation"):
-        if campaign.spec == suite.to_json():
+        if _identity(campaign.spec) == suite.identity():
             return campaign.id
     return store.create_campaign(f"validate local {suite.kernel} x{suite.ranks}",
                                  kind="validation", spec=suite.to_json())
@@ -247,30 +280,136 @@ def measure_configs(store: Store, campaign_id: int, suite: Suite, executor: Exec
                     ) -> list[list[float]]:
     """The successful rates of each config, by repetition; stored repetitions are reused,
     missing ones run."""
-    rows = store.evaluations(campaign_id, source=executor.source)  # type: ignore[arg-type]
     done: dict[str, list[Any]] = {}
-    for row in rows:
-        done.setdefault(row.config_hash, []).append(row)
+    for row in _real_rows(store, campaign_id, executor):
+        if _CONFIRM_ROUND not in row.details:
+            done.setdefault(row.config_hash, []).append(row)
     rates_of_configs: list[list[float]] = []
     for index, config in enumerate(configs):
         stored = sorted(done.get(config_hash(config), []), key=lambda r: r.repetition or 0)
         rates = [r.rate_mbs for r in stored if r.ok and r.rate_mbs]
         for repetition in range(len(stored), suite.repetitions):
-            run = executor.run_once(suite.target, config, seed=repetition)
-            store.add_evaluation(
-                campaign_id, config=config, workload=workload_of(suite.target),
-                ranks=suite.ranks, platform=suite.platform,
-                source=executor.source,  # type: ignore[arg-type]
-                status=run.status, repetition=repetition, measured_s=run.total_s,
-                rate_mbs=run.rate_mbs, bytes=run.bytes, phases=run.phases,
-                effective=run.reports, error=run.error, details={"sample": index})
-            if run.ok and run.rate_mbs:
-                rates.append(run.rate_mbs)
+            rate = _run_and_store(store, campaign_id, suite, executor, config, repetition,
+                                  {"sample": index})
+            rates.extend([rate] if rate else [])
             _say(progress, f"  config {index + 1}/{len(configs)} rep {repetition + 1}/"
-                           f"{suite.repetitions}: " + (f"{run.rate_mbs:.1f} MB/s" if run.ok
-                                                       else f"{run.status}"))
+                           f"{suite.repetitions}: {_rate(rate)}")
         rates_of_configs.append(rates)
     return rates_of_configs
+
+
+def _real_rows(store: Store, campaign_id: int, executor: Executor) -> list[Any]:
+    return store.evaluations(campaign_id, source=executor.source)  # type: ignore[arg-type]
+
+
+def _run_and_store(store: Store, campaign_id: int, suite: Suite, executor: Executor,
+                   config: Mapping[str, Any], repetition: int, details: Mapping[str, Any]
+                   ) -> float | None:
+    """One real run, stored the moment it ends; its rate, None if it failed."""
+    run = executor.run_once(suite.target, config, seed=repetition)
+    store.add_evaluation(
+        campaign_id, config=config, workload=workload_of(suite.target), ranks=suite.ranks,
+        platform=suite.platform, source=executor.source,  # type: ignore[arg-type]
+        status=run.status, repetition=repetition, measured_s=run.total_s,
+        rate_mbs=run.rate_mbs, bytes=run.bytes, phases=run.phases, effective=run.reports,
+        error=run.error, details=details)
+    return run.rate_mbs if run.ok and run.rate_mbs else None
+
+
+# -- the confirmation of the measured best ------------------------------------------------------
+
+_CONFIRM_ROUND = "confirm_round"  # details key of a confirmation run
+
+
+@dataclass(frozen=True)
+class Confirmation:
+    """The measured top-k re-run in interleaved rounds; the best decided on those runs only."""
+
+    samples: list[int]  # the configs confirmed (indices), by their suite median, highest first
+    rounds: list[dict[int, float]]  # per confirmed config: round -> rate of its successful runs
+    best: int  # index of the config with the highest median of its confirmation runs
+    runner_up: int  # the next one
+    rounds_won: int  # rounds in which the best beat the runner-up (both runs successful)
+    rounds_paired: int
+    p_value: float | None  # Wilcoxon signed-rank test of those paired rounds (two-sided)
+    best_predicted_rank: int | None = None  # the cross-validated model's rank of the best
+
+    def median(self, sample: int) -> float:
+        return statistics.median(self.rounds[self.samples.index(sample)].values())
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "best_median_mbs": self.median(self.best),
+                "runner_up_median_mbs": self.median(self.runner_up)}
+
+    def summary(self) -> list[str]:
+        """The confirmation in a few lines, for people."""
+        rounds = max((len(r) for r in self.rounds), default=0)
+        raw = self.samples[0]
+        rank = self.best_predicted_rank
+        test = f", signed-rank p = {self.p_value:.3f}" if self.p_value is not None else ""
+        return [
+            f"confirmation: the measured top {len(self.samples)} re-run, up to {rounds} "
+            f"interleaved rounds each",
+            f"  confirmed best: config {self.best + 1}, median {self.median(self.best):.1f} MB/s"
+            f" (the suite's best was config {raw + 1}); predicted rank "
+            + (f"{rank} ({'in' if rank <= TOP_K else 'NOT in'} the predicted top {TOP_K})"
+               if rank is not None else "- (no prediction)"),
+            f"  runner-up: config {self.runner_up + 1}, median "
+            f"{self.median(self.runner_up):.1f} MB/s; the best won {self.rounds_won} of "
+            f"{self.rounds_paired} paired rounds{test}",
+        ]
+
+
+def top_measured(measured: Sequence[float | None], k: int) -> list[int]:
+    """The k configs with the highest measured rates, highest first."""
+    ranked = sorted((i for i, rate in enumerate(measured) if rate), key=lambda i: -measured[i])
+    return ranked[:k]
+
+
+def confirm_runs(store: Store, campaign_id: int, suite: Suite, executor: Executor,
+                 configs: Sequence[Mapping[str, Any]], samples: Sequence[int],
+                 progress: TextIO | None) -> list[dict[int, float]]:
+    """``suite.confirm_rounds`` rounds of one run of every sample, the order rotated from round
+    to round; stored runs are reused. Each sample's successful rates by round."""
+    stored: dict[tuple[str, int], Any] = {}
+    for row in _real_rows(store, campaign_id, executor):
+        if _CONFIRM_ROUND in row.details:
+            stored[(row.config_hash, row.details[_CONFIRM_ROUND])] = row
+    rates: list[dict[int, float]] = [{} for _ in samples]
+    for round_ in range(suite.confirm_rounds):
+        for position in range(len(samples)):
+            slot = (position + round_) % len(samples)
+            sample = samples[slot]
+            row = stored.get((config_hash(configs[sample]), round_))
+            if row is not None:
+                rate = row.rate_mbs if row.ok and row.rate_mbs else None
+            else:
+                rate = _run_and_store(store, campaign_id, suite, executor, configs[sample],
+                                      suite.repetitions + round_,
+                                      {"sample": sample, _CONFIRM_ROUND: round_})
+                _say(progress, f"  confirm round {round_ + 1}/{suite.confirm_rounds} config "
+                               f"{sample + 1}: {_rate(rate)}")
+            if rate:
+                rates[slot][round_] = rate
+    return rates
+
+
+def confirmation(samples: Sequence[int], rounds: Sequence[Mapping[int, float]]
+                 ) -> Confirmation | None:
+    """The best and runner-up by the median of their confirmation runs, and how clearly the
+    best beats the runner-up round by round; None under 2 confirmed configs with runs."""
+    ran = [(sample, dict(r)) for sample, r in zip(samples, rounds, strict=True) if r]
+    if len(ran) < 2:
+        return None
+    ranked = sorted(ran, key=lambda item: -statistics.median(item[1].values()))
+    (best, best_rounds), (runner_up, runner_rounds) = ranked[0], ranked[1]
+    paired = sorted(set(best_rounds) & set(runner_rounds))
+    differences = [best_rounds[r] - runner_rounds[r] for r in paired]
+    p_value = (float(wilcoxon(differences).pvalue)
+               if len(differences) >= 2 and any(differences) else None)
+    return Confirmation(samples=list(samples), rounds=[dict(r) for r in rounds], best=best,
+                        runner_up=runner_up, rounds_won=sum(1 for d in differences if d > 0),
+                        rounds_paired=len(paired), p_value=p_value)
 
 
 def medians(rates_of_configs: Sequence[Sequence[float]]) -> list[float | None]:
@@ -333,13 +472,21 @@ def run_local_suite(store: Store, suite: Suite, executor: Executor | None = None
         executor = LocalExecutor(timeout_s=suite.timeout_s)
     rates = measure_configs(store, campaign_id, suite, executor, configs, progress)
     measured = medians(rates)
+    confirmed = None
+    if suite.confirm_rounds:
+        samples = top_measured(measured, suite.confirm_top)
+        confirmed = confirmation(samples, confirm_runs(store, campaign_id, suite, executor,
+                                                       configs, samples, progress))
     predicted = cross_validated_predictions(store, campaign_id, suite, configs, measured,
                                             progress)
+    if confirmed is not None and predicted[confirmed.best] is not None:
+        confirmed = replace(confirmed,
+                            best_predicted_rank=predicted_rank(predicted, confirmed.best))
     uncalibrated, _ = paired_metrics(uncalibrated_predictions(suite, configs), measured)
     return SuiteResult(campaign_id, list(configs), measured, predicted,
                        *paired_metrics(predicted, measured), noise=noise_floor(rates),
                        residuals=residuals_by_setting(configs, predicted, measured),
-                       uncalibrated=uncalibrated)
+                       uncalibrated=uncalibrated, confirmation=confirmed)
 
 
 def uncalibrated_predictions(suite: Suite, configs: Sequence[Mapping[str, Any]]
@@ -375,6 +522,10 @@ def _median_error(predicted: Sequence[float | None], measured: Sequence[float | 
     if not pairs:
         return None
     return float(np.median(relative_errors([p for p, _ in pairs], [m for _, m in pairs])))
+
+
+def _rate(rate: float | None) -> str:
+    return f"{rate:.1f} MB/s" if rate else "failed"
 
 
 def _percent(value: float | None) -> str:

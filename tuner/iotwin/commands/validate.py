@@ -58,6 +58,8 @@ def _local(args: argparse.Namespace) -> int:
                           "residuals": [asdict(r) for r in result.residuals],
                           "uncalibrated": (result.uncalibrated.as_dict()
                                            if result.uncalibrated else None),
+                          "confirmation": (result.confirmation.as_dict()
+                                           if result.confirmation else None),
                           "notes": result.notes}, indent=2))
         return 0
     for note in result.notes:
@@ -83,6 +85,8 @@ def _local(args: argparse.Namespace) -> int:
               f"{100 * n.median_spread:.1f}% (median), {100 * n.p90_spread:.1f}% (p90); "
               f"Spearman of one repetition against another {n.repeat_spearman:.3f}; "
               f"config medians span x{n.between_configs:.2f} (p90/p10)")
+    for line in result.confirmation.summary() if result.confirmation else []:
+        print(line)
     print("model's median log(predicted/measured) by setting, largest first:")
     for r in result.residuals[:8]:
         print(f"  {r.median_log_ratio:+.2f}  {r.setting}  ({r.configs} configs)")
