@@ -8,21 +8,22 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-import pytest
-from iotwin import campaign as campaign_module
 from iotwin.executors.base import RunResult
 from iotwin.experiment import Config, WorkloadSpec, parse_experiment, run_experiment
-from iotwin.space import SpaceContext
 from iotwin.store import Store
+
+LUSTRE, GPFS = "hopper", "intrepid"  # platform models: Lustre (156 OSTs) and GPFS
 
 
 def fake_rate(platform: str, workload: WorkloadSpec, config: Config) -> float:
-    """A made-up model: more stripes and larger buffers are faster; platforms differ."""
+    """A made-up model: more stripes, larger buffers and more aggregators are faster."""
     lustre, mpiio = config.get("lustre", {}), config.get("mpiio", {})
     stripes = lustre.get("stripe_count", 1)
     stripes = 200 if stripes == -1 else stripes
     buffer = mpiio.get("cb_buffer_size", 2**20) / 2**20
-    return (10.0 * stripes + buffer) * (2 if platform == "fast" else 1) * workload.ranks
+    aggregators = mpiio.get("cb_nodes", 1)
+    return (10.0 * stripes + buffer + aggregators) * (2 if platform == GPFS else 1) \
+        * workload.ranks
 
 
 def fake_measurer(platform: str, workload: WorkloadSpec, configs: Sequence[Config]
@@ -33,21 +34,17 @@ def fake_measurer(platform: str, workload: WorkloadSpec, configs: Sequence[Confi
 
 SPEC = {
     "name": "fake", "study": ["default-vs-tuned", "partial-tuning", "sensitivity", "scaling"],
-    "platforms": ["slow", "fast"],
+    "platforms": [LUSTRE, GPFS],
     "workloads": [{"kernel": "vpic-io", "ranks": 8}, {"kernel": "vpic-io", "ranks": 16}],
     "configs": [{"label": "default", "config": {}},
-                {"label": "tuned", "search": {"space": "table3", "samples": 30, "seed": 1}},
-                {"label": "lustre-only", "from": "tuned", "keep": ["lustre"]},
+                {"label": "tuned", "search": {"space": "table3", "budget": 30, "seed": 1}},
+                {"label": "lustre-only",
+                 "search": {"space": "table3", "budget": 100, "sections": ["lustre"]}},
+                {"label": "mpiio-only", "search": {"space": "table3", "budget": 20,
+                                                   "strategy": "random", "sections": ["mpiio"]}},
                 {"label": "cb", "sweep": {"key": "mpiio.cb_buffer_size",
                                           "values": ["1MiB", "4MiB", "16MiB"]}}],
 }
-
-
-@pytest.fixture
-def lustre_context(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Searches bind their space to a Lustre file system without loading a platform model."""
-    monkeypatch.setattr(campaign_module, "platform_context",
-                        lambda platform, ranks: SpaceContext("lustre", ranks, 160))
 
 
 def run_fake(store: Store):
@@ -56,35 +53,70 @@ def run_fake(store: Store):
                           progress=None)
 
 
-def test_cells_are_the_product_of_platforms_workloads_and_entries(tmp_path: Path,
-                                                                  lustre_context: None) -> None:
+def cells_of(experiment, platform: str, ranks: int) -> dict:
+    return {c.label: c for c in experiment.results
+            if c.platform == platform and c.workload.ranks == ranks and c.x is None}
+
+
+def test_cells_are_the_product_of_platforms_workloads_and_entries(tmp_path: Path) -> None:
     with Store(tmp_path / "s.db") as store:
         experiment = run_fake(store)
-    # per (platform, workload): default, tuned, lustre-only and three sweep values
-    assert len(experiment.results) == 2 * 2 * 6
+    # per (platform, workload): default, tuned, lustre-only, mpiio-only, three sweep values
+    assert len(experiment.results) == 2 * 2 * 7
     keys = {(c.platform, c.workload.ranks, c.label, c.x) for c in experiment.results}
     assert len(keys) == len(experiment.results)
 
 
-def test_the_search_keeps_the_best_predicted_and_partial_keeps_its_sections(
-        tmp_path: Path, lustre_context: None) -> None:
+def test_the_search_keeps_its_best_simulation_within_its_budget(tmp_path: Path) -> None:
     with Store(tmp_path / "s.db") as store:
         experiment = run_fake(store)
         searched = [row for row in store.evaluations(experiment.campaign_id, source="sim")
                     if row.details.get("search") == "tuned"]
-    for platform in ("slow", "fast"):
+    for platform in (LUSTRE, GPFS):
         for ranks in (8, 16):
-            cells = {c.label: c for c in experiment.results
-                     if c.platform == platform and c.workload.ranks == ranks}
+            tuned = cells_of(experiment, platform, ranks)["tuned"]
             candidates = [r for r in searched if r.platform == platform and r.ranks == ranks]
-            assert len(candidates) == 31  # 30 samples and the default
-            assert cells["tuned"].rate_mbs == max(r.rate_mbs for r in candidates)
-            assert cells["lustre-only"].config == {"lustre": cells["tuned"].config["lustre"]}
-            assert cells["tuned"].rate_mbs > cells["default"].rate_mbs
+            # the full Table 3 space is far larger than 30 points: the genetic search
+            assert tuned.tuning == {"strategy": "h5evolve", "simulations": 30}
+            assert len(candidates) == 1 + 30  # the default, then the budget
+            assert tuned.rate_mbs == max(r.rate_mbs for r in candidates)
+            assert tuned.rate_mbs > cells_of(experiment, platform, ranks)["default"].rate_mbs
 
 
-def test_sweep_values_are_normalised_and_every_cell_is_stored(tmp_path: Path,
-                                                              lustre_context: None) -> None:
+def test_a_partial_search_sets_only_its_sections_and_is_exhaustive_when_it_fits(
+        tmp_path: Path) -> None:
+    with Store(tmp_path / "s.db") as store:
+        experiment = run_fake(store)
+    for ranks in (8, 16):
+        lustre = cells_of(experiment, LUSTRE, ranks)
+        # 10 stripe counts x 8 stripe sizes fit in 100 simulations; -1 (all OSTs) wins
+        assert lustre["lustre-only"].tuning == {"strategy": "exhaustive", "simulations": 80}
+        assert set(lustre["lustre-only"].config) == {"lustre"}
+        assert lustre["lustre-only"].config["lustre"]["stripe_count"] == -1
+        assert lustre["mpiio-only"].tuning == {"strategy": "random", "simulations": 20}
+        assert set(lustre["mpiio-only"].config) == {"mpiio"}
+        # GPFS has no Lustre parameter: the search has the default alone, and keeps it
+        gpfs = cells_of(experiment, GPFS, ranks)
+        assert gpfs["lustre-only"].config == {}
+        assert gpfs["lustre-only"].rate_mbs == gpfs["default"].rate_mbs
+
+
+def test_the_search_settings_reach_the_report_rows(tmp_path: Path) -> None:
+    from iotwin.report import write_report
+
+    with Store(tmp_path / "s.db") as store:
+        experiment = run_fake(store)
+        _, csv_path = write_report(store, experiment.campaign_id, tmp_path)
+    with csv_path.open() as handle:
+        rows = list(csv.DictReader(handle))
+    searched = {(r["platform"], r["ranks"], r["config"]): (r["strategy"], r["simulations"])
+                for r in rows if r["strategy"]}
+    assert searched[(LUSTRE, "8", "lustre-only")] == ("exhaustive", "80")
+    assert searched[(GPFS, "16", "tuned")] == ("h5evolve", "30")
+    assert {r["config"] for r in rows if not r["strategy"]} == {"default", "cb"}
+
+
+def test_sweep_values_are_normalised_and_every_cell_is_stored(tmp_path: Path) -> None:
     with Store(tmp_path / "s.db") as store:
         experiment = run_fake(store)
         measured = store.evaluations(experiment.campaign_id, source="sim")

@@ -15,7 +15,7 @@ GOOD = {
     "name": "t", "study": "sensitivity", "measure": "sim", "platforms": ["hopper"],
     "workloads": [{"kernel": "vpic-io", "ranks": 8, "args": ["--particles", "1024"]}],
     "configs": [{"label": "default", "config": {}},
-                {"label": "tuned", "search": {"space": "table3", "samples": 4}},
+                {"label": "tuned", "search": {"space": "table3", "budget": 4}},
                 {"label": "lustre-only", "from": "tuned", "keep": ["lustre"]},
                 {"label": "cb", "sweep": {"key": "mpiio.cb_buffer_size",
                                           "values": ["1MiB", "4MiB"]}}],
@@ -46,8 +46,21 @@ def test_the_good_spec_parses_into_its_entries() -> None:
     (["study"], "histogram", "x.yaml: study[0]: 'histogram' is not one of"),
     (["measure"], "guess", "x.yaml: measure: 'guess' is not one of"),
     (["configs", 2, "from"], "missing", "x.yaml: configs[2].from: 'missing' is not the label"),
-    (["configs", 1, "search", "samples"], -1,
-     "x.yaml: configs[1].search.samples: expected a positive integer"),
+    (["configs", 1, "search", "budget"], -1,
+     "x.yaml: configs[1].search.budget: expected a positive integer"),
+    (["configs", 1, "search", "samples"], 16,
+     "x.yaml: configs[1].search.samples: unknown key (expected one of space, strategy, budget"),
+    (["configs", 1, "search", "strategy"], "sim-screened",
+     "x.yaml: configs[1].search.strategy: 'sim-screened' is not one of"),
+    (["configs", 1, "search", "sections"], ["lustre", "posix"],
+     "x.yaml: configs[1].search.sections: 'posix' is not one of lustre, mpiio, hdf5, dataset"),
+    (["configs", 1, "search", "space"], "nosuchspace", "x.yaml: configs[1].search.space: "),
+    (["configs", 1, "search", "seed"], "one", "x.yaml: configs[1].search.seed: expected a whole"),
+    (["configs", 1, "search", "budget"], {"vpic-io": 4, "gcrm-io": 8},
+     "x.yaml: configs[1].search.budget: give one budget per workload label (vpic-io), got "
+     "gcrm-io, vpic-io"),
+    (["configs", 1, "search", "budget"], {"vpic-io": 0},
+     "x.yaml: configs[1].search.budget.vpic-io: expected a positive integer"),
     (["configs", 0, "config"], {"mpiio": {"cb_nodes": -3}}, "configs[0].config"),
     (["configs", 3, "sweep", "values"], ["1MiB", "lots"], "configs[3].sweep (mpiio"),
     (["configs", 1, "label"], "default", "configs[1].label: 'default' is used twice"),
@@ -92,3 +105,17 @@ def test_set_dotted_sets_every_key_and_leaves_the_original_alone() -> None:
     assert changed == {"mpiio": {"romio_cb_write": "enable", "cb_buffer_size": 4},
                        "lustre": {"stripe_size": 4}}
     assert base == {"mpiio": {"romio_cb_write": "enable"}}
+
+
+def test_a_search_restricted_to_sections_keeps_only_their_parameters() -> None:
+    from iotwin.experiment_search import section_space
+    from iotwin.space import load_space
+
+    table3 = load_space("table3")
+    names = {sections: [p.name for p in section_space(table3, sections).parameters]
+             for sections in (("lustre",), ("mpiio",), ("hdf5", "dataset"))}
+    assert names[("lustre",)] == ["stripe_count", "stripe_size"]
+    assert names[("mpiio",)] == ["cb_buffer_size", "cb_nodes", "bglockless", "IBM_largeblock_io"]
+    assert names[("hdf5", "dataset")] == ["alignment", "chunk_size"]
+    every = [p for group in names.values() for p in group]
+    assert sorted(every) == sorted(p.name for p in table3.parameters)

@@ -126,10 +126,10 @@ def test_an_experiment_report_draws_each_study(tmp_path: Path,
 
     spec = parse_experiment({
         "name": "e", "study": ["default-vs-tuned", "partial-tuning", "sensitivity", "scaling"],
-        "platforms": ["a", "b"],
+        "platforms": ["hopper", "stampede"],
         "workloads": [{"kernel": "vpic-io", "ranks": 8}, {"kernel": "vpic-io", "ranks": 64}],
         "configs": [{"label": "default", "config": {}},
-                    {"label": "tuned", "search": {"space": "table3", "samples": 5}},
+                    {"label": "tuned", "search": {"space": "table3", "budget": 5}},
                     {"label": "lustre-only", "from": "tuned", "keep": ["lustre"]},
                     {"label": "cb", "sweep": {"key": "mpiio.cb_buffer_size",
                                               "values": ["1MiB", "4MiB"]}}]}, "e.yaml")

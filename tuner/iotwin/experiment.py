@@ -4,8 +4,10 @@ An experiment is the cross product of platforms x workloads x config entries; ea
 a *cell*. A config entry is one of:
 
 - ``config: {...}``: a tuning config as given (``{}`` is the site / library default);
-- ``search: {space, samples, seed}``: the best of ``samples`` distinct points of a space,
-  predicted by the platform model (a search in simulation, no real run);
+- ``search: {space, strategy?, budget, seed?, sections?}``: the best config the what-if
+  search finds in simulation (iotwin.experiment_search: exhaustive when the space fits the
+  budget of simulations, else the genetic search), ``sections`` restricting it to the
+  parameters of those config sections with every other key at its default (partial tuning);
 - ``from: LABEL, keep: [lustre, mpiio, ...]``: the sections ``keep`` of the config an earlier
   entry found for the same platform and workload (the paper's partial tuning);
 - ``sweep: {key, values, base}``: one cell per value of a dotted config key (or of a list of
@@ -24,7 +26,6 @@ from __future__ import annotations
 
 import csv
 import json
-import random
 import statistics
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -36,6 +37,7 @@ from iotwin import paths
 from iotwin.config import validate_config
 from iotwin.errors import UserError
 from iotwin.executors.base import RunResult, Target
+from iotwin.experiment_search import SearchSpec, search
 from iotwin.store import Store, workload_of
 from iotwin.yaml_files import read_yaml
 
@@ -49,7 +51,8 @@ _TOP_KEYS = {"name": True, "description": False, "study": True, "measure": False
 _WORKLOAD_KEYS = {"kernel": True, "ranks": True, "args": False, "label": False}
 _ENTRY_KEYS = {"label": True, "config": False, "search": False, "from": False, "keep": False,
                "sweep": False, "campaign": False}
-_SEARCH_KEYS = {"space": True, "samples": False, "seed": False}
+_SEARCH_KEYS = {"space": True, "strategy": False, "budget": True, "seed": False,
+                "sections": False}
 _SWEEP_KEYS = {"key": True, "values": True, "base": False}
 _CAMPAIGN_KEYS = {"strategy": True, "space": True, "budget": True, "seeds": False,
                   "truth_seed": False, "repetitions": False, "settings": False,
@@ -136,7 +139,19 @@ def parse_experiment(data: Any, source: str) -> ExperimentSpec:
         published=data.get("published"),
         ranks_per_node=_per_node(data.get("ranks_per_node", {}), platforms, source),
         source_file=source)
+    _check_budgets(spec)
     return spec
+
+
+def _check_budgets(spec: ExperimentSpec) -> None:
+    """A budget given per workload names every workload label, and nothing else."""
+    labels = {w.name for w in spec.workloads}
+    for i, entry in enumerate(spec.configs):
+        budget = entry.body.get("budget") if entry.kind == "search" else None
+        if isinstance(budget, dict) and set(budget) != labels:
+            raise UserError(f"{spec.source_file}: configs[{i}].search.budget: give one budget "
+                            f"per workload label ({', '.join(sorted(labels))}), got "
+                            f"{', '.join(sorted(budget)) or 'none'}")
 
 
 def _per_node(data: Any, platforms: list[str], source: str) -> dict[str, int]:
@@ -182,11 +197,7 @@ def _entry_body(kind: str, data: Mapping[str, Any], earlier: list[ConfigEntry], 
     if kind == "config":
         return {"config": validate_config(data["config"], f"{source}: {where}.config")}
     if kind == "search":
-        _check_keys(data["search"], _SEARCH_KEYS, source, f"{where}.search")
-        return {"space": str(data["search"]["space"]),
-                "samples": _positive(data["search"].get("samples", 200), source,
-                                     f"{where}.search.samples"),
-                "seed": int(data["search"].get("seed", 0))}
+        return _search_body(data["search"], source, f"{where}.search")
     if kind == "from":
         origin = data["from"]
         if origin not in {e.label for e in earlier if e.kind in ("search", "config")}:
@@ -213,6 +224,34 @@ def _entry_body(kind: str, data: Mapping[str, Any], earlier: list[ConfigEntry], 
                                      f"{where}.campaign.repetitions"),
             "settings": dict(body.get("settings") or {}),
             "fixed": dict(body.get("fixed") or {})}
+
+
+def _search_body(data: Any, source: str, where: str) -> dict[str, Any]:
+    _check_keys(data, _SEARCH_KEYS, source, where)
+    seed = data.get("seed", 0)
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise UserError(f"{source}: {where}.seed: expected a whole number, got {seed!r}")
+    sections = data.get("sections")
+    budgets = _budgets(data["budget"], source, f"{where}.budget")
+    spec = SearchSpec(
+        space=_string(data["space"], source, f"{where}.space"),
+        budget=min(budgets.values()), seed=seed,
+        strategy=None if data.get("strategy") is None else str(data["strategy"]),
+        sections=() if sections is None else tuple(_string_list(sections, source,
+                                                                f"{where}.sections")))
+    spec.check(f"{source}: {where}")
+    return {**spec.to_json(), "budget": data["budget"]}
+
+
+def _budgets(value: Any, source: str, where: str) -> dict[str, int]:
+    """Simulations a search may spend: one count, or a count per workload label."""
+    if not isinstance(value, dict):
+        return {"": _positive(value, source, where)}
+    if not value:
+        raise UserError(f"{source}: {where}: expected a positive integer or a mapping "
+                        f"workload label -> positive integer")
+    return {str(label): _positive(count, source, f"{where}.{label}")
+            for label, count in value.items()}
 
 
 def _check_keys(data: Any, keys: Mapping[str, bool], source: str, where: str) -> None:
@@ -290,6 +329,8 @@ class CellResult:
     x: Any = None  # the swept value, if any
     campaign_id: int | None = None
     published_mbs: float | None = None
+    #: how a searched config was found: {"strategy": ..., "simulations": ...}
+    tuning: dict[str, Any] | None = None
 
     @property
     def rates(self) -> list[float]:
@@ -310,6 +351,8 @@ class CellResult:
                 "runs": len(self.runs), "ok": len(rates),
                 "published_mbs": "" if self.published_mbs is None else self.published_mbs,
                 "campaign": "" if self.campaign_id is None else self.campaign_id,
+                "strategy": (self.tuning or {}).get("strategy", ""),
+                "simulations": (self.tuning or {}).get("simulations", ""),
                 "settings": json.dumps(self.config, sort_keys=True)}
 
 
@@ -323,19 +366,34 @@ Measurer = Callable[[str, WorkloadSpec, Sequence[Config]], list[list[RunResult]]
 
 def sim_measurer(ranks_per_node: Mapping[str, int] | None = None) -> Measurer:
     """Rates predicted by the platform model (one batch of simulations per call), with the
-    ranks placed ``ranks_per_node[platform]`` per node where given."""
+    ranks placed ``ranks_per_node[platform]`` per node where given. A simulation is
+    deterministic: a config simulated before on the same platform and workload (the default,
+    a search's best when its cell is measured) is looked up, not run again."""
     from iotwin.platforms import load_platform
     from iotwin.sim import simulate
+    from iotwin.store import config_hash
     from iotwin.workload import kernel_workload
 
-    def measure(platform: str, workload: WorkloadSpec, configs: Sequence[Config]
-                ) -> list[list[RunResult]]:
+    done: dict[tuple[str, WorkloadSpec, str], list[RunResult]] = {}
+
+    def run(platform: str, workload: WorkloadSpec, configs: Sequence[Config]) -> None:
         work = kernel_workload(workload.kernel, workload.ranks, list(workload.args))
         if ranks_per_node and platform in ranks_per_node:
             work["ranks_per_node"] = ranks_per_node[platform]
         results = simulate(load_platform(platform), work, list(configs), jobs=2)
-        return [[RunResult("ok", total_s=r.time_s, rate_mbs=r.rate_mbs, phases=dict(r.phases))
-                 if r.ok else RunResult("failed", error=r.error)] for r in results]
+        for config, r in zip(configs, results, strict=True):
+            done[(platform, workload, config_hash(config))] = [
+                RunResult("ok", total_s=r.time_s, rate_mbs=r.rate_mbs, phases=dict(r.phases))
+                if r.ok else RunResult("failed", error=r.error)]
+
+    def measure(platform: str, workload: WorkloadSpec, configs: Sequence[Config]
+                ) -> list[list[RunResult]]:
+        keys = [(platform, workload, config_hash(c)) for c in configs]
+        new = {key: config for key, config in zip(keys, configs, strict=True)
+               if key not in done}
+        if new:
+            run(platform, workload, list(new.values()))
+        return [done[key] for key in keys]
 
     return measure
 
@@ -408,8 +466,13 @@ class Experiment:
             if entry.kind == "campaign":
                 cells.extend(self._campaign_cells(platform, workload, entry))
                 continue
-            planned = self._plan(platform, workload, entry, found)
-            if entry.kind in ("config", "search"):
+            if entry.kind == "search":
+                cell = self._search(platform, workload, entry)
+                found[entry.label] = cell.config
+                cells.append(cell)
+                continue
+            planned = self._plan(entry, found)
+            if entry.kind == "config":
                 found[entry.label] = planned[0][1]
             cells.extend(CellResult(platform, workload, entry.label, config, x=x)
                          for x, config in planned)
@@ -417,13 +480,11 @@ class Experiment:
         self._measure(platform, workload, pending)
         return cells
 
-    def _plan(self, platform: str, workload: WorkloadSpec, entry: ConfigEntry,
-              found: Mapping[str, Config]) -> list[tuple[Any, Config]]:
+    def _plan(self, entry: ConfigEntry, found: Mapping[str, Config]
+              ) -> list[tuple[Any, Config]]:
         body = entry.body
         if entry.kind == "config":
             return [(None, body["config"])]
-        if entry.kind == "search":
-            return [(None, self._search(platform, workload, entry))]
         if entry.kind == "from":
             origin = found[body["from"]]
             return [(None, {k: v for k, v in origin.items() if k in body["keep"]})]
@@ -432,23 +493,32 @@ class Experiment:
         first_key = body["key"][0] if isinstance(body["key"], list) else body["key"]
         return [(get_dotted(config, first_key), config) for config in configs]
 
-    def _search(self, platform: str, workload: WorkloadSpec, entry: ConfigEntry) -> Config:
-        """The best predicted of ``samples`` distinct points of the space (and the default)."""
-        from iotwin.campaign import platform_context
-        from iotwin.space import load_space
+    def _search(self, platform: str, workload: WorkloadSpec, entry: ConfigEntry
+                ) -> CellResult:
+        """The cell of the best config the entry's search finds on the platform model; every
+        simulation of the search is a row of the experiment (details: ``search``)."""
 
-        body = entry.body
-        space = load_space(body["space"]).bind(platform_context(platform, workload.ranks))
-        candidates = sample_configs(space, body["samples"], random.Random(body["seed"]))
-        runs = self.predictor(platform, workload, candidates)
-        for config, repetitions in zip(candidates, runs, strict=True):
-            self._store(platform, workload, config, repetitions, source="sim",
-                        details={"search": entry.label})
-        rates = [r[0].rate_mbs if r[0].ok and r[0].rate_mbs else 0.0 for r in runs]
-        best = max(range(len(candidates)), key=lambda i: rates[i])
-        self._say(f"  {platform} {workload.name} x{workload.ranks}: {entry.label}: best of "
-                  f"{len(candidates)} predicted {rates[best]:.1f} MB/s")
-        return candidates[best]
+        def rates(configs: Sequence[Config]) -> list[float | None]:
+            runs = self.predictor(platform, workload, configs)
+            for config, repetitions in zip(configs, runs, strict=True):
+                self._store(platform, workload, config, repetitions, source="sim",
+                            details={"search": entry.label})
+            return [r[0].rate_mbs if r[0].ok else None for r in runs]
+
+        work: dict[str, Any] = {"ranks": workload.ranks}
+        if platform in self.spec.ranks_per_node:
+            work["ranks_per_node"] = self.spec.ranks_per_node[platform]
+        budget = entry.body["budget"]
+        if isinstance(budget, dict):
+            budget = budget[workload.name]
+        spec = SearchSpec.from_json({**entry.body, "budget": budget})
+        found = search(platform, work, spec, rates)
+        self._say(f"  {platform} {workload.name} x{workload.ranks}: {entry.label}: "
+                  f"{found.strategy}, {found.simulations} simulations, best predicted "
+                  f"{found.tuned_mbs or 0:.1f} MB/s (default {found.default_mbs or 0:.1f})")
+        return CellResult(platform, workload, entry.label, found.tuned_config,
+                          tuning={"strategy": found.strategy,
+                                  "simulations": found.simulations})
 
     def _campaign_cells(self, platform: str, workload: WorkloadSpec, entry: ConfigEntry
                         ) -> list[CellResult]:
@@ -494,8 +564,11 @@ class Experiment:
     def _record(self, platform: str, workload: WorkloadSpec, cell: CellResult,
                 repetitions: list[RunResult]) -> None:
         cell.runs = repetitions
+        details = {"cell": cell.label, "x": cell.x}
+        if cell.tuning:
+            details["tuning"] = cell.tuning
         self._store(platform, workload, cell.config, repetitions, source=self.spec.measure,
-                    details={"cell": cell.label, "x": cell.x})
+                    details=details)
         rate = f"{cell.rate_mbs:.1f} MB/s" if cell.rate_mbs else "failed"
         x = f" {cell.x}" if cell.x is not None else ""
         self._say(f"  {platform} {workload.name} x{workload.ranks}: {cell.label}{x}: {rate}")
@@ -515,20 +588,6 @@ class Experiment:
     def _say(self, line: str) -> None:
         if self.progress is not None:
             print(line, file=self.progress, flush=True)
-
-
-def sample_configs(space: Any, samples: int, rng: random.Random) -> list[Config]:
-    """The default config and up to ``samples`` distinct configs of random points."""
-    from iotwin.store import config_hash
-
-    configs: dict[str, Config] = {config_hash({}): {}}
-    misses = 0
-    while len(configs) <= samples and misses < 1000:
-        config = space.config(space.random_point(rng))
-        key = config_hash(config)
-        misses = misses + 1 if key in configs else 0
-        configs.setdefault(key, config)
-    return list(configs.values())
 
 
 def run_experiment(spec: ExperimentSpec, store: Store, *, measurer: Measurer | None = None,

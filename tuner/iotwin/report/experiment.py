@@ -79,6 +79,7 @@ def stored_cells(store: Store, campaign: Campaign) -> list[CellResult]:
             cells[key] = CellResult(
                 row.platform, workload, row.details["cell"], row.config,
                 x=row.details.get("x"), campaign_id=row.details.get("campaign"),
+                tuning=row.details.get("tuning"),
                 published_mbs=published.get((row.platform.lower(), workload.kernel.lower(),
                                              row.ranks, row.details["cell"])))
         cells[key].runs.append(_run_of(row))

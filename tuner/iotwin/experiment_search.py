@@ -1,0 +1,84 @@
+"""An experiment's ``search`` entry: `tuned` found in simulation by the what-if search.
+
+The search is :func:`iotwin.whatif.predict`'s (exhaustive when the space fits the budget,
+else the genetic search topped up with random points; the default config wins when nothing
+searched beats it), so an experiment's `tuned` and ``iotwin whatif --tune`` are one search.
+``sections`` restricts the space to the parameters that set those config sections (the
+paper's partial tuning: only the Lustre, MPI-IO or HDF5 layer searched, every other key left
+at its site or library default).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from iotwin.errors import UserError
+from iotwin.search import STRATEGIES
+from iotwin.space import Space, load_space
+from iotwin.whatif import Prediction, Tuning, predict
+
+Config = dict[str, Any]
+#: the platform model's rate (MB/s) of each config on the cell's platform and workload
+Rates = Callable[[Sequence[Config]], list[float | None]]
+
+#: config sections a partial search may be restricted to (interposer/CONFIG.md)
+SECTIONS = ("lustre", "mpiio", "hdf5", "dataset")
+#: strategies that simulate every point they try (sim-screened needs real runs besides)
+USABLE_STRATEGIES = tuple(s for s in STRATEGIES if s != "sim-screened")
+
+
+@dataclass(frozen=True)
+class SearchSpec:
+    """``search: {space, strategy?, budget, seed?, sections?}`` of an experiment entry."""
+
+    space: str
+    budget: int
+    seed: int = 0
+    strategy: str | None = None  # None: exhaustive if the space fits the budget, else h5evolve
+    sections: tuple[str, ...] = ()  # empty: every section of the space
+
+    def to_json(self) -> dict[str, Any]:
+        return {"space": self.space, "strategy": self.strategy, "budget": self.budget,
+                "seed": self.seed, "sections": list(self.sections)}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> SearchSpec:
+        return cls(space=data["space"], budget=data["budget"], seed=data["seed"],
+                   strategy=data["strategy"], sections=tuple(data["sections"]))
+
+    def check(self, where: str) -> None:
+        """UserError naming ``where`` for a strategy, section or space that does not exist."""
+        if self.strategy is not None and self.strategy not in USABLE_STRATEGIES:
+            raise UserError(f"{where}.strategy: {self.strategy!r} is not one of "
+                            f"{', '.join(USABLE_STRATEGIES)} (a search in simulation)")
+        for section in self.sections:
+            if section not in SECTIONS:
+                raise UserError(f"{where}.sections: {section!r} is not one of "
+                                f"{', '.join(SECTIONS)}")
+        try:
+            self.searched_space()
+        except UserError as error:
+            raise UserError(f"{where}.space: {error}") from None
+
+    def searched_space(self) -> Space:
+        space = load_space(self.space)
+        return section_space(space, self.sections) if self.sections else space
+
+
+def section_space(space: Space, sections: Sequence[str]) -> Space:
+    """The parameters of ``space`` whose every config key lies in one of ``sections``."""
+    kept = tuple(p for p in space.parameters
+                 if all(key.split(".")[0] in sections for key in p.keys))
+    return replace(space, name=f"{space.name}[{','.join(sections)}]", parameters=kept)
+
+
+def search(platform_name: str, work: Mapping[str, Any], spec: SearchSpec,
+           rates: Rates) -> Prediction:
+    """The default and the best config ``spec``'s search finds, ``rates`` being the model."""
+    from iotwin.platforms import load_platform
+
+    tuning = Tuning(spec.searched_space(), spec.strategy, spec.budget, spec.seed)
+    return predict(platform_name, "default", load_platform(platform_name), work, tuning,
+                   lambda _platform, _work, configs: rates(configs))
