@@ -44,6 +44,10 @@ struct Platform {
     double close_s = 0;
     double metadata_io_s = 0;       // one small independent metadata write or read
     double dataset_create_s = 0;
+    // Lustre client (write-back cache); 0 turns the mechanism off
+    uint64_t osc_dirty_bytes = 0;   // dirty data one client node may hold per OSC (max_dirty_mb)
+    double process_write_Bps = 0;   // what one client process can copy into the cache and send
+    double node_write_Bps = 0;      // what one client node's Lustre client can send
     RomioDriver driver = RomioDriver::generic;
     std::string default_cb_nodes = "nodes";  // nodes | stripe_count | per_router:N
 };
@@ -117,6 +121,8 @@ struct Phase {
     std::vector<Flow> flows;
     double fixed_s = 0;
     uint64_t repeat = 1;  // identical consecutive phases
+    uint64_t max_process_bytes = 0;  // most bytes one process writes to storage in the phase
+    bool sync = false;  // waits until every write before it is on the targets (close, flush)
 };
 
 struct Breakdown {

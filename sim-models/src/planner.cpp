@@ -18,11 +18,12 @@ namespace {
 // written files never share a lock unit.
 constexpr int instance_shift = 40;
 
-Phase fixed_phase(const char* label, double seconds)
+Phase fixed_phase(const char* label, double seconds, bool sync = false)
 {
     Phase ph;
     ph.label = label;
     ph.fixed_s = seconds;
+    ph.sync = sync;
     return ph;
 }
 
@@ -184,9 +185,10 @@ void plan_run(const Platform& p, const Workload& w, const std::vector<FileSettin
             fill_at_allocation(ctx, s, *layouts[i], ses);
         write_session(ctx, f, s, ses);
         double flush = metadata_flush_cost(p, s, *layouts[i], writers);
+        // H5Fflush and H5Fclose sync the file (MPI_File_sync): cached writes reach the targets.
         for (int k = 0; k < f.flushes; k++)
-            sink(fixed_phase("write", flush));
-        sink(fixed_phase("close", flush + p.close_s + collective_overhead_s(p, writers)));
+            sink(fixed_phase("write", flush, true));
+        sink(fixed_phase("close", flush + p.close_s + collective_overhead_s(p, writers), true));
         bd.file_bytes += layouts[i]->end_of_file * n;
     }
     bd.bytes_per_server.assign(p.servers, 0);

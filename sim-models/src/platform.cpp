@@ -78,6 +78,21 @@ void parse_filesystem(const json& data, Platform& p)
         throw std::invalid_argument("platform.filesystem: servers, targets, bandwidths and rpc_max_bytes must be > 0");
 }
 
+// Optional: without it the client writes through (no cache, no process limit).
+void parse_lustre_client(const json& data, Platform& p)
+{
+    const char* section = "lustre_client";
+    if (!data.contains(section))
+        return;
+    p.osc_dirty_bytes = static_cast<uint64_t>(optional(data, section, "osc_dirty_bytes", 0));
+    p.process_write_Bps = optional(data, section, "process_write_mbs", 0) * MB;
+    p.node_write_Bps = optional(data, section, "node_write_mbs", 0) * MB;
+    if (p.process_write_Bps < 0)
+        throw std::invalid_argument("platform.lustre_client.process_write_mbs: must be >= 0");
+    if (p.node_write_Bps < 0)
+        throw std::invalid_argument("platform.lustre_client.node_write_mbs: must be >= 0");
+}
+
 }  // namespace
 
 Platform parse_platform(const json& data)
@@ -92,6 +107,7 @@ Platform parse_platform(const json& data)
     p.memcpy_Bps = number(data, "network", "memcpy_mbs") * MB;
     parse_routers(data, p);
     parse_filesystem(data, p);
+    parse_lustre_client(data, p);
     p.dataset_create_s = optional(data, "hdf5", "dataset_create_s", 0);
     const auto& site = data.at("site_defaults");
     p.driver = parse_driver(site.value("romio_driver", std::string("generic")));

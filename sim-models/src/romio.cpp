@@ -256,7 +256,7 @@ bool aggregator_round(const RomioContext& ctx, TwoPhaseFile& t, int a, RoundBuil
             continue;
         // Holes in the collective buffer: ROMIO reads the span first (read-modify-write).
         double read_s = data < last - first ? static_cast<double>(last - first) / ctx.platform.target_Bps : 0;
-        wb.add(agg_node, agg_node, first, last - first, read_s);
+        wb.add(agg_node, agg_node, f.rank_of_writer[agg_writer], first, last - first, read_s);
     }
     rb.local_copy_s = std::max(rb.local_copy_s, static_cast<double>(local_bytes) / ctx.platform.memcpy_Bps);
     return true;
@@ -278,6 +278,7 @@ void two_phase(const RomioContext& ctx, const WriteCall& call)
                 any |= aggregator_round(ctx, t, static_cast<int>(a), rb, *t.writes);
             Phase part = t.writes->finish("write", 0);
             write.flows.insert(write.flows.end(), part.flows.begin(), part.flows.end());
+            write.max_process_bytes = std::max(write.max_process_bytes, part.max_process_bytes);
         }
         if (!any)
             return;
@@ -313,18 +314,20 @@ void independent(const RomioContext& ctx, const WriteCall& call)
             for (end = begin + 1; end < by_writer.size() && by_writer[end]->writer == w; end++) {
             }
             int node = f.node_of_writer[w];
-            int key = ctx.aggregate ? node : f.rank_of_writer[w];
+            int rank = f.rank_of_writer[w];
+            int key = ctx.aggregate ? node : rank;
             uint64_t first = by_writer[begin]->offset;
             uint64_t last = by_writer[end - 1]->offset + by_writer[end - 1]->length;
             if (sieve && end - begin > 1) {
-                wb.add(node, key, first, last - first, static_cast<double>(last - first) / ctx.platform.target_Bps);
+                wb.add(node, key, rank, first, last - first, static_cast<double>(last - first) / ctx.platform.target_Bps);
                 continue;
             }
             for (size_t k = begin; k < end; k++)
-                wb.add(node, key, by_writer[k]->offset, by_writer[k]->length);
+                wb.add(node, key, rank, by_writer[k]->offset, by_writer[k]->length);
         }
         Phase part = wb.finish("write", 0);
         all.flows.insert(all.flows.end(), part.flows.begin(), part.flows.end());
+        all.max_process_bytes = std::max(all.max_process_bytes, part.max_process_bytes);
     }
     ctx.sink(std::move(all));
 }

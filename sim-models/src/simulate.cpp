@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "lustre_client.hpp"
 #include "platform.hpp"
 
 namespace iosim {
@@ -83,8 +84,11 @@ json Scenario::simulate(Backend& backend, PhaseCache& cache, const json& config)
     Breakdown bd;
     cache.trim();
     PhaseTimer timer(backend, platform_, options_.aggregate, cache);
-    plan_run(platform_, workload_, settings, layouts, options_, bd,
-             [&](Phase&& ph) { phases[ph.label] += timer.time(ph) * static_cast<double>(ph.repeat); });
+    LustreClient client(platform_, timer);
+    plan_run(platform_, workload_, settings, layouts, options_, bd, [&](Phase&& ph) {
+        for (uint64_t k = 0; k < ph.repeat; k++)
+            phases[ph.label] += client.run(ph);
+    });
     double total = 0;
     for (auto& [label, t] : phases)
         total += t;

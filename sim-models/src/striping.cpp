@@ -78,10 +78,22 @@ void WritePhaseBuilder::lock_boundary(int client, int key, uint64_t offset)
     flow(client, key, target).target_busy_s += platform_.lock_conflict_s;
 }
 
-void WritePhaseBuilder::add(int client, int key, uint64_t offset, uint64_t length, double extra_busy_s)
+void WritePhaseBuilder::count_process_bytes(int process, uint64_t bytes)
+{
+    if (static_cast<size_t>(process) >= process_bytes_.size())
+        process_bytes_.resize(static_cast<size_t>(process) + 1, 0);
+    uint64_t& sum = process_bytes_[process];
+    if (sum == 0)
+        processes_.push_back(process);
+    sum += bytes;
+    max_process_bytes_ = std::max(max_process_bytes_, sum);
+}
+
+void WritePhaseBuilder::add(int client, int key, int process, uint64_t offset, uint64_t length, double extra_busy_s)
 {
     if (length == 0)
         return;
+    count_process_bytes(process, length);
     uint64_t end = offset + length;
     uint64_t rpc = platform_.rpc_max_bytes;
     auto rpcs_of = [rpc](uint64_t n) { return (n + rpc - 1) / rpc; };
@@ -115,6 +127,7 @@ Phase WritePhaseBuilder::finish(const std::string& label, double fixed_s)
     Phase phase;
     phase.label = label;
     phase.fixed_s = fixed_s;
+    phase.max_process_bytes = max_process_bytes_;
     // By (key, target); a key's flows to one target merged in order of creation.
     std::vector<size_t> order(flows_.size());
     std::iota(order.begin(), order.end(), 0);
@@ -139,6 +152,10 @@ Phase WritePhaseBuilder::finish(const std::string& label, double fixed_s)
     slotted_.clear();
     current_key_ = -1;
     touched_.clear();
+    for (int process : processes_)
+        process_bytes_[process] = 0;
+    processes_.clear();
+    max_process_bytes_ = 0;
     return phase;
 }
 

@@ -32,14 +32,16 @@ class WritePhaseBuilder {
 public:
     WritePhaseBuilder(const Platform& p, const Striping& st, LockHolders& holders, Breakdown& bd);
     // `client` is the lock owner and the OST's stream (a node's Lustre client); `key` merges
-    // pieces into one flow (the node, or the rank when nothing is aggregated).
-    void add(int client, int key, uint64_t offset, uint64_t length, double extra_busy_s = 0);
+    // pieces into one flow (the node, or the rank when nothing is aggregated); `process` is
+    // the rank that issues the write.
+    void add(int client, int key, int process, uint64_t offset, uint64_t length, double extra_busy_s = 0);
     Phase finish(const std::string& label, double fixed_s);
 
 private:
     void add_to_target(int client, int key, int target, uint64_t bytes, uint64_t rpcs);
     Flow& flow(int client, int key, int target);
     void lock_boundary(int client, int key, uint64_t offset);
+    void count_process_bytes(int process, uint64_t bytes);
 
     const Platform& platform_;
     Striping striping_;
@@ -55,6 +57,9 @@ private:
     std::vector<int> slot_;  // target -> index in flows_ for the current key, -1 if none
     std::vector<int> slotted_;  // targets whose slot_ is set
     std::unordered_map<uint64_t, int> touched_;  // lock unit -> first client this phase
+    std::vector<uint64_t> process_bytes_;  // process -> bytes it writes this phase
+    std::vector<int> processes_;           // processes whose process_bytes_ is set
+    uint64_t max_process_bytes_ = 0;
 };
 
 }  // namespace iosim

@@ -1,0 +1,135 @@
+#include "lustre_client.hpp"
+
+#include <algorithm>
+
+namespace iosim {
+
+namespace {
+
+uint64_t osc_of(const Flow& f)
+{
+    return static_cast<uint64_t>(static_cast<uint32_t>(f.src)) << 32 | static_cast<uint32_t>(f.dst);
+}
+
+bool writes_to_storage(const Phase& phase)
+{
+    return std::any_of(phase.flows.begin(), phase.flows.end(), [](const Flow& f) { return f.to_target; });
+}
+
+}  // namespace
+
+double LustreClient::run(const Phase& phase)
+{
+    double seconds;
+    if (phase.sync && write_back()) {
+        flush_window();
+        seconds = std::max(0.0, flushed_at_ - now_) + timer_.time(phase);
+    } else if (!writes_to_storage(phase)) {
+        seconds = timer_.time(phase);
+    } else {
+        return write_back() ? write_back_phase(phase) : write_through(phase);
+    }
+    now_ += seconds;
+    return seconds;
+}
+
+double LustreClient::copy_s(const Phase& phase)
+{
+    double seconds = 0;
+    if (platform_.process_write_Bps > 0)
+        seconds = static_cast<double>(phase.max_process_bytes) / platform_.process_write_Bps;
+    if (platform_.node_write_Bps > 0) {
+        node_bytes_.clear();
+        uint64_t most = 0;
+        for (const Flow& f : phase.flows)
+            if (f.to_target)
+                most = std::max(most, node_bytes_[f.src] += f.bytes);
+        seconds = std::max(seconds, static_cast<double>(most) / platform_.node_write_Bps);
+    }
+    return seconds;
+}
+
+// No cache: the write ends when its data is on the targets, or when its busiest process has
+// pushed it, whichever is later.
+double LustreClient::write_through(const Phase& phase)
+{
+    double seconds = timer_.time(phase);
+    double copy = copy_s(phase);
+    if (copy > seconds - phase.fixed_s)
+        seconds = copy + phase.fixed_s;
+    now_ += seconds;
+    return seconds;
+}
+
+bool LustreClient::over_budget(bool alone) const
+{
+    return std::any_of(phase_osc_.begin(), phase_osc_.end(), [&](const auto& osc_bytes) {
+        auto it = window_.find(osc_bytes.first);
+        uint64_t cached = alone || it == window_.end() ? 0 : it->second.bytes;
+        return cached + osc_bytes.second > platform_.osc_dirty_bytes;
+    });
+}
+
+double LustreClient::write_back_phase(const Phase& phase)
+{
+    double start = now_;
+    phase_osc_.clear();
+    for (const Flow& f : phase.flows)
+        if (f.to_target)
+            phase_osc_[osc_of(f)] += f.bytes;
+    // No room in some OSC: the open window goes out, and the next writes wait until the window
+    // before it is on the targets (the budget holds about one window while another drains).
+    if (!window_.empty() && over_budget(false)) {
+        flush_window();
+        now_ = std::max(now_, earlier_flushed_at_);
+    }
+    if (window_.empty())
+        window_start_ = now_;
+    last_.flows.clear();
+    for (const Flow& f : phase.flows) {
+        if (!f.to_target)
+            continue;
+        auto [it, fresh] = window_.try_emplace(osc_of(f), f);
+        if (!fresh) {
+            it->second.bytes += f.bytes;
+            it->second.target_busy_s += f.target_busy_s;
+        }
+        last_.flows.push_back(f);
+    }
+    last_start_ = now_;
+    now_ += phase.fixed_s + copy_s(phase);
+    // A write larger than the budget on its own cannot run ahead of its flush.
+    if (over_budget(true)) {
+        flush_window();
+        now_ = std::max(now_, flushed_at_);
+    }
+    return now_ - start;
+}
+
+// The window's writes flush together, after the previous window (the targets are busy until
+// then), starting as their copy starts (the client sends each RPC as it fills); the last write
+// cannot be on the targets before its own flush, and at least its last RPC leaves after the copy.
+void LustreClient::flush_window()
+{
+    if (window_.empty())
+        return;
+    Phase merged;
+    merged.label = "write";
+    for (const auto& [osc, flow] : window_)
+        merged.flows.push_back(flow);
+    // In OSC order, whatever the hash table's order.
+    std::sort(merged.flows.begin(), merged.flows.end(),
+              [](const Flow& a, const Flow& b) { return osc_of(a) < osc_of(b); });
+    double all = timer_.time(merged);
+    double last = timer_.time(last_);
+    uint64_t largest = 0;
+    for (const Flow& f : last_.flows)
+        largest = std::max(largest, f.bytes);
+    double last_rpc = largest > 0 ? last * std::min(1.0, static_cast<double>(platform_.rpc_max_bytes) / largest) : 0;
+    double end = std::max({std::max(flushed_at_, window_start_) + all, last_start_ + last, now_ + last_rpc});
+    earlier_flushed_at_ = flushed_at_;
+    flushed_at_ = end;
+    window_.clear();
+}
+
+}  // namespace iosim

@@ -1,0 +1,48 @@
+// A Lustre client between the application and the OSTs: a write returns once its data is in
+// the client's cache (copied at what one process can push), while the cache is flushed in the
+// background, up to a dirty budget per OSC (one client node's connection to one OST); a close
+// or flush waits until everything written before it is on the targets.
+#pragma once
+
+#include <cstdint>
+#include <unordered_map>
+
+#include "phase_timer.hpp"
+
+namespace iosim {
+
+class LustreClient {
+public:
+    LustreClient(const Platform& p, PhaseTimer& timer) : platform_(p), timer_(timer) {}
+
+    // Application seconds spent in `phase` (once): what its label is charged.
+    double run(const Phase& phase);
+
+private:
+    bool write_back() const { return platform_.osc_dirty_bytes > 0; }
+    // What the client side takes to push the phase's writes: its busiest process, its
+    // busiest node.
+    double copy_s(const Phase& phase);
+    double write_through(const Phase& phase);
+    double write_back_phase(const Phase& phase);
+    // Would the phase's OSC loads (phase_osc_) push an OSC past its budget, with the open
+    // window's data or (alone) without?
+    bool over_budget(bool alone) const;
+    void flush_window();
+
+    const Platform& platform_;
+    PhaseTimer& timer_;
+    double now_ = 0;            // the application's clock
+    double flushed_at_ = 0;     // when the last window in flight is on the targets
+    double earlier_flushed_at_ = 0;  // when the window before it was
+    // The open window: writes in the cache together, each OSC within its budget, merged by
+    // OSC (node, target); and the last of its write phases.
+    std::unordered_map<uint64_t, Flow> window_;
+    std::unordered_map<uint64_t, uint64_t> phase_osc_;  // scratch: the phase's bytes per OSC
+    std::unordered_map<int, uint64_t> node_bytes_;     // scratch: the phase's bytes per node
+    double window_start_ = 0;
+    Phase last_;
+    double last_start_ = 0;
+};
+
+}  // namespace iosim
