@@ -35,7 +35,8 @@ def fake_measurer(platform: str, workload: WorkloadSpec, configs: Sequence[Confi
 SPEC = {
     "name": "fake", "study": ["default-vs-tuned", "partial-tuning", "sensitivity", "scaling"],
     "platforms": [LUSTRE, GPFS],
-    "workloads": [{"kernel": "vpic-io", "ranks": 8}, {"kernel": "vpic-io", "ranks": 16}],
+    "workloads": [{"kernel": "vpic-io", "ranks": 8},
+                  {"kernel": "vpic-io", "ranks": 16, "fixed": {"chunk_size": None}}],
     "configs": [{"label": "default", "config": {}},
                 {"label": "tuned", "search": {"space": "table3", "budget": 30, "seed": 1}},
                 {"label": "lustre-only",
@@ -81,6 +82,15 @@ def test_the_search_keeps_its_best_simulation_within_its_budget(tmp_path: Path) 
             assert len(candidates) == 1 + 30  # the default, then the budget
             assert tuned.rate_mbs == max(r.rate_mbs for r in candidates)
             assert tuned.rate_mbs > cells_of(experiment, platform, ranks)["default"].rate_mbs
+
+
+def test_a_workloads_fixed_parameters_are_pinned_in_its_searches(tmp_path: Path) -> None:
+    with Store(tmp_path / "s.db") as store:
+        experiment = run_fake(store)
+        searched = [row for row in store.evaluations(experiment.campaign_id, source="sim")
+                    if row.details.get("search") == "tuned"]
+    chunked = {row.ranks for row in searched if "chunk_size" in row.config.get("dataset", {})}
+    assert chunked == {8}  # 16 ranks: chunk_size fixed to null (the kernel's own layout)
 
 
 def test_a_partial_search_sets_only_its_sections_and_is_exhaustive_when_it_fits(

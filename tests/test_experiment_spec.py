@@ -59,6 +59,10 @@ def test_the_good_spec_parses_into_its_entries() -> None:
     (["configs", 1, "search", "budget"], {"vpic-io": 4, "gcrm-io": 8},
      "x.yaml: configs[1].search.budget: give one budget per workload label (vpic-io), got "
      "gcrm-io, vpic-io"),
+    (["workloads", 0, "fixed"], {"chunk": None},
+     "x.yaml: workloads[0].fixed: space table3: no parameter 'chunk' to fix"),
+    (["workloads", 0, "fixed"], {"chunk_size": "3MiB"},
+     "x.yaml: workloads[0].fixed: space table3: chunk_size: 3145728 is not one of"),
     (["configs", 1, "search", "budget"], {"vpic-io": 0},
      "x.yaml: configs[1].search.budget.vpic-io: expected a positive integer"),
     (["configs", 0, "config"], {"mpiio": {"cb_nodes": -3}}, "configs[0].config"),

@@ -48,7 +48,8 @@ ENTRY_KINDS = ("config", "search", "from", "sweep", "campaign")
 _TOP_KEYS = {"name": True, "description": False, "study": True, "measure": False,
              "repetitions": False, "platforms": True, "workloads": True, "configs": True,
              "published": False, "ranks_per_node": False}
-_WORKLOAD_KEYS = {"kernel": True, "ranks": True, "args": False, "label": False}
+_WORKLOAD_KEYS = {"kernel": True, "ranks": True, "args": False, "label": False,
+                  "fixed": False}
 _ENTRY_KEYS = {"label": True, "config": False, "search": False, "from": False, "keep": False,
                "sweep": False, "campaign": False}
 _SEARCH_KEYS = {"space": True, "strategy": False, "budget": True, "seed": False,
@@ -69,6 +70,8 @@ class WorkloadSpec:
     ranks: int
     args: tuple[str, ...] = ()
     label: str = ""
+    #: space parameters pinned in every search for this workload (name -> value)
+    fixed: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     @property
     def target(self) -> Target:
@@ -104,7 +107,7 @@ class ExperimentSpec:
         return {"name": self.name, "study": list(self.study), "measure": self.measure,
                 "repetitions": self.repetitions, "platforms": list(self.platforms),
                 "workloads": [{"kernel": w.kernel, "ranks": w.ranks, "args": list(w.args),
-                               "label": w.name} for w in self.workloads],
+                               "label": w.name, "fixed": w.fixed} for w in self.workloads],
                 "ranks_per_node": self.ranks_per_node,
                 "configs": [{"label": e.label, e.kind: e.body} for e in self.configs],
                 "published": self.published, "file": self.source_file,
@@ -139,19 +142,27 @@ def parse_experiment(data: Any, source: str) -> ExperimentSpec:
         published=data.get("published"),
         ranks_per_node=_per_node(data.get("ranks_per_node", {}), platforms, source),
         source_file=source)
-    _check_budgets(spec)
+    _check_searches(spec)
     return spec
 
 
-def _check_budgets(spec: ExperimentSpec) -> None:
-    """A budget given per workload names every workload label, and nothing else."""
+def _check_searches(spec: ExperimentSpec) -> None:
+    """A budget given per workload names every workload label, and nothing else; a
+    workload's fixed parameters are parameters of each space searched for it."""
     labels = {w.name for w in spec.workloads}
     for i, entry in enumerate(spec.configs):
-        budget = entry.body.get("budget") if entry.kind == "search" else None
+        if entry.kind != "search":
+            continue
+        budget = entry.body["budget"]
         if isinstance(budget, dict) and set(budget) != labels:
             raise UserError(f"{spec.source_file}: configs[{i}].search.budget: give one budget "
                             f"per workload label ({', '.join(sorted(labels))}), got "
                             f"{', '.join(sorted(budget)) or 'none'}")
+        for j, workload in enumerate(spec.workloads):
+            try:
+                _search_spec(entry, workload).searched_space(workload.fixed)
+            except UserError as error:
+                raise UserError(f"{spec.source_file}: workloads[{j}].fixed: {error}") from None
 
 
 def _per_node(data: Any, platforms: list[str], source: str) -> dict[str, int]:
@@ -169,9 +180,13 @@ def _workload(data: Any, source: str, where: str) -> WorkloadSpec:
     args = data.get("args", [])
     if not isinstance(args, list):
         raise UserError(f"{source}: {where}.args: expected a list of arguments")
+    fixed = data.get("fixed", {})
+    if not isinstance(fixed, dict):
+        raise UserError(f"{source}: {where}.fixed: expected a mapping space parameter -> value")
     return WorkloadSpec(kernel=_string(data["kernel"], source, f"{where}.kernel"),
                         ranks=_positive(data["ranks"], source, f"{where}.ranks"),
-                        args=tuple(str(a) for a in args), label=str(data.get("label", "")))
+                        args=tuple(str(a) for a in args), label=str(data.get("label", "")),
+                        fixed=dict(fixed))
 
 
 def _entries(items: list[Any], source: str) -> tuple[ConfigEntry, ...]:
@@ -252,6 +267,13 @@ def _budgets(value: Any, source: str, where: str) -> dict[str, int]:
                         f"workload label -> positive integer")
     return {str(label): _positive(count, source, f"{where}.{label}")
             for label, count in value.items()}
+
+
+def _search_spec(entry: ConfigEntry, workload: WorkloadSpec) -> SearchSpec:
+    budget = entry.body["budget"]
+    if isinstance(budget, dict):
+        budget = budget[workload.name]
+    return SearchSpec.from_json({**entry.body, "budget": budget})
 
 
 def _check_keys(data: Any, keys: Mapping[str, bool], source: str, where: str) -> None:
@@ -508,11 +530,7 @@ class Experiment:
         work: dict[str, Any] = {"ranks": workload.ranks}
         if platform in self.spec.ranks_per_node:
             work["ranks_per_node"] = self.spec.ranks_per_node[platform]
-        budget = entry.body["budget"]
-        if isinstance(budget, dict):
-            budget = budget[workload.name]
-        spec = SearchSpec.from_json({**entry.body, "budget": budget})
-        found = search(platform, work, spec, rates)
+        found = search(platform, work, _search_spec(entry, workload), rates, workload.fixed)
         self._say(f"  {platform} {workload.name} x{workload.ranks}: {entry.label}: "
                   f"{found.strategy}, {found.simulations} simulations, best predicted "
                   f"{found.tuned_mbs or 0:.1f} MB/s (default {found.default_mbs or 0:.1f})")

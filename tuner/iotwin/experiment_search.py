@@ -5,7 +5,8 @@ else the genetic search topped up with random points; the default config wins wh
 searched beats it), so an experiment's `tuned` and ``iotwin whatif --tune`` are one search.
 ``sections`` restricts the space to the parameters that set those config sections (the
 paper's partial tuning: only the Lustre, MPI-IO or HDF5 layer searched, every other key left
-at its site or library default).
+at its site or library default). A workload's ``fixed`` pins parameters of every space
+searched for it (``chunk_size: null`` for a kernel whose datasets the paper left contiguous).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 
 from iotwin.errors import UserError
 from iotwin.search import STRATEGIES
-from iotwin.space import Space, load_space
+from iotwin.space import Space, SpaceContext, load_space
 from iotwin.whatif import Prediction, Tuning, predict
 
 Config = dict[str, Any]
@@ -58,12 +59,15 @@ class SearchSpec:
                 raise UserError(f"{where}.sections: {section!r} is not one of "
                                 f"{', '.join(SECTIONS)}")
         try:
-            self.searched_space()
+            self.searched_space({})
         except UserError as error:
             raise UserError(f"{where}.space: {error}") from None
 
-    def searched_space(self) -> Space:
+    def searched_space(self, fixed: Mapping[str, Any]) -> Space:
+        """The space searched: ``sections``' parameters, those in ``fixed`` pinned."""
         space = load_space(self.space)
+        if fixed:  # binding pins them; the context does not matter to that
+            space = space.bind(SpaceContext("ufs", 1), fixed).space
         return section_space(space, self.sections) if self.sections else space
 
 
@@ -74,11 +78,11 @@ def section_space(space: Space, sections: Sequence[str]) -> Space:
     return replace(space, name=f"{space.name}[{','.join(sections)}]", parameters=kept)
 
 
-def search(platform_name: str, work: Mapping[str, Any], spec: SearchSpec,
-           rates: Rates) -> Prediction:
+def search(platform_name: str, work: Mapping[str, Any], spec: SearchSpec, rates: Rates,
+           fixed: Mapping[str, Any] | None = None) -> Prediction:
     """The default and the best config ``spec``'s search finds, ``rates`` being the model."""
     from iotwin.platforms import load_platform
 
-    tuning = Tuning(spec.searched_space(), spec.strategy, spec.budget, spec.seed)
+    tuning = Tuning(spec.searched_space(fixed or {}), spec.strategy, spec.budget, spec.seed)
     return predict(platform_name, "default", load_platform(platform_name), work, tuning,
                    lambda _platform, _work, configs: rates(configs))
