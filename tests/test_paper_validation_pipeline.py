@@ -82,7 +82,6 @@ def stand_in(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     monkeypatch.setattr(calibrate, "simulate", stand_in_simulate)
     directory = paper_validation.paper_dir()
     settings = yaml.safe_load((directory / "cases.yaml").read_text())
-    settings["fit_parameters"] = {}
     (tmp_path / "cases.yaml").write_text(yaml.safe_dump(settings))
     (tmp_path / settings["published"]).write_text(
         (directory / settings["published"]).read_text())
@@ -147,7 +146,7 @@ def test_fit_lowers_the_loss_and_the_error(stand_in: Path) -> None:
     (fit,) = result.fits
     assert fit.loss_after < fit.loss_before
     assert fit.parameters != fit.before
-    fitted, prior = result.metrics["fitted"], result.metrics["prior"]
+    fitted, prior = (result.metrics["overall"][w] for w in ("fitted", "prior"))
     assert fitted["median_abs_error"] < prior["median_abs_error"]
 
 
@@ -167,7 +166,8 @@ def test_leave_one_out_never_uses_the_held_out_row(stand_in: Path,
 
     monkeypatch.setattr(calibrate, "fit", spying_fit)
     platform = stand_in_platform("intrepid")
-    before = paper_validation.leave_one_out(platform, cases, None, 10, lambda _: None)
+    budget = paper_validation.FitBudget(10, 2, 0.01)
+    before = paper_validation.leave_one_out(platform, cases, list(FREE), budget, lambda _: None)
     published = [c.published_mbs for c in cases]
     missing = [sorted(set(published) - set(rates)) for rates in seen]
     assert all(len(rates) == len(cases) - 1 and len(m) == 1 for rates, m in zip(seen, missing,
@@ -178,7 +178,7 @@ def test_leave_one_out_never_uses_the_held_out_row(stand_in: Path,
     changed = cases[0].row.__class__(**{**cases[0].row.__dict__,
                                         "value": cases[0].row.value * 10})
     cases[0].row = changed
-    after = paper_validation.leave_one_out(platform, cases, None, 10, lambda _: None)
+    after = paper_validation.leave_one_out(platform, cases, list(FREE), budget, lambda _: None)
     assert after[0].rate_mbs == pytest.approx(before[0].rate_mbs, rel=1e-9)
     assert any(not math.isclose(a.rate_mbs or 0, b.rate_mbs or 0, rel_tol=1e-6)
                for a, b in zip(after[1:], before[1:], strict=True))
@@ -189,10 +189,12 @@ def test_metrics_count_rankings_and_agree_with_rows(stand_in: Path) -> None:
     errors = sorted(abs(r.fitted_mbs / r.published_mbs - 1) for r in result.rows)
     middle = len(errors) // 2
     expected = errors[middle] if len(errors) % 2 else (errors[middle - 1] + errors[middle]) / 2
-    assert result.metrics["fitted"]["median_abs_error"] == pytest.approx(expected)
-    ranked = result.metrics["tuned_above_default"]
-    assert ranked["cases"] == 4
-    assert ranked["fitted"] == sum((c.fitted_speedup or 0) > 1 for c in result.cases)
+    fitted = result.metrics["overall"]["fitted"]
+    assert fitted["median_abs_error"] == pytest.approx(expected)
+    assert fitted["cases"] == 4
+    assert fitted["tuned_above_default"] == sum((c.fitted_speedup or 0) > 1
+                                                for c in result.cases)
+    assert result.metrics["per_platform"]["hopper"]["loo"]["rows"] == len(result.rows) == 8
     assert all(r.loo_mbs for r in result.rows)
 
 
@@ -260,8 +262,10 @@ def test_leave_one_out_in_forked_workers_matches_one_process(stand_in: Path) -> 
             if r.platform == "Ranger" and r.kernel != "VORPAL-IO"]
     cases = paper_validation.build_cases(rows, settings, stand_in_platform, kernel_workload)
     platform = stand_in_platform("ranger")
-    alone = paper_validation.leave_one_out(platform, cases, None, 10, lambda _: None)
-    forked = paper_validation.leave_one_out(platform, cases, None, 10, lambda _: None, 2)
+    budget = paper_validation.FitBudget(10, 2, 0.01)
+    alone = paper_validation.leave_one_out(platform, cases, list(FREE), budget, lambda _: None)
+    forked = paper_validation.leave_one_out(platform, cases, list(FREE), budget,
+                                            lambda _: None, 2)
     assert [p.rate_mbs for p in forked] == pytest.approx([p.rate_mbs for p in alone])
     assert [p.config for p in forked] == [p.config for p in alone]
 
@@ -269,12 +273,11 @@ def test_leave_one_out_in_forked_workers_matches_one_process(stand_in: Path) -> 
 def test_platform_parts_saved_in_a_partial_directory_are_reused(stand_in: Path,
                                                                 tmp_path: Path) -> None:
     parts = tmp_path / "parts"
-    first = run(stand_in, platforms=["ranger", "stampede"], kernels=["VPIC-IO"],
-                loo=["stampede"], partial=parts)
+    first = run(stand_in, platforms=["ranger", "stampede"], kernels=["VPIC-IO"], partial=parts)
     assert sorted(p.name for p in parts.iterdir()) == ["ranger.json", "stampede.json"]
     told: list[str] = []
-    again = run(stand_in, platforms=["ranger", "stampede"], kernels=["VPIC-IO"],
-                loo=["stampede"], partial=parts, progress=told.append)
+    again = run(stand_in, platforms=["ranger", "stampede"], kernels=["VPIC-IO"], partial=parts,
+                progress=told.append)
     assert told == [f"{m}: from {parts / m}.json" for m in ("ranger", "stampede")]
     assert again.to_json() == first.to_json()
-    assert first.metrics["leave_one_out"]["rows"] == 2
+    assert first.metrics["overall"]["loo"]["rows"] == 4

@@ -26,8 +26,9 @@ import random
 import re
 import statistics
 import sys
-from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,7 @@ from scipy.stats import spearmanr
 from iotwin import calibrate, paths
 from iotwin.calibrate import Observation
 from iotwin.errors import UserError
+from iotwin.paper_sensitivity import ParameterEffect, SelectionRule, scan, select
 from iotwin.replication.sessions import session_bytes
 from iotwin.space import SpaceContext, load_space
 from iotwin.units import parse_size
@@ -160,6 +162,20 @@ class Sampling:
 
 
 @dataclass(frozen=True)
+class FitBudget:
+    """``fit`` in cases.yaml: rounds of a bounded least-squares fit until it has converged."""
+
+    evaluations_per_round: int
+    max_rounds: int
+    tolerance: float  # converged: a round lowers the loss by less than this fraction
+
+    @classmethod
+    def from_settings(cls, data: Mapping[str, Any]) -> FitBudget:
+        return cls(int(data["evaluations_per_round"]), int(data["max_rounds"]),
+                   float(data["tolerance"]))
+
+
+@dataclass(frozen=True)
 class Settings:
     """validation/paper/cases.yaml."""
 
@@ -169,8 +185,8 @@ class Settings:
     tuned_parameter_keys: Mapping[str, Sequence[str]]
     model_optimum: Sampling
     spread: Sampling
-    fit_parameters: Mapping[str, Sequence[str] | None]
-    fit_max_evaluations: int
+    selection: SelectionRule
+    fit: FitBudget
     extrapolate_steps: Sequence[str] = ()
 
     def workload_command(self, row: PublishedRow) -> tuple[str, list[str], int]:
@@ -199,8 +215,8 @@ def load_settings(path: Path | None = None) -> Settings:
             tuned_parameter_keys=data["tuned_parameter_keys"],
             model_optimum=Sampling(**data["model_optimum"]),
             spread=Sampling(**data["spread"]),
-            fit_parameters=data.get("fit_parameters") or {},
-            fit_max_evaluations=int(data.get("fit_max_evaluations", 40)),
+            selection=SelectionRule.from_settings(data["fit_selection"]),
+            fit=FitBudget.from_settings(data["fit"]),
             extrapolate_steps=tuple(data.get("extrapolate_steps") or ()))
     except (OSError, yaml.YAMLError) as error:
         raise UserError(f"{path}: {error}") from error
@@ -326,7 +342,9 @@ def predict_rates(platform: Any, observations: Sequence[Observation],
 
     A workload of T identical steps costs the simulator T times one step; its first step (which
     also pays the file's create, open and close) and its first two give the rest when the steps
-    are identical. README.md quantifies it against full simulations.
+    are identical. README.md quantifies it against full simulations. The simulator is
+    deterministic: a (platform, workload, config) simulated before in this process is not
+    simulated again (leave-one-out refits start from the same point as the fit).
     """
     queries: list[Observation] = []
     starts = []
@@ -334,9 +352,25 @@ def predict_rates(platform: Any, observations: Sequence[Observation],
         starts.append(len(queries))
         parts = obs.workload.get("step_workloads", [obs.workload])
         queries.extend(Observation(part, obs.config, obs.rate_mbs) for part in parts)
-    rates = calibrate.predict(platform, queries, jobs)
+    rates = _simulated_rates(platform, queries, jobs)
     return [_extrapolated(obs.workload, rates[at], rates[at + 1]) if STEPS_KEY in obs.workload
             else rates[at] for obs, at in zip(observations, starts, strict=True)]
+
+
+_simulated: dict[str, float | None] = {}  # digest of (platform, workload, config) -> rate
+
+
+def _simulated_rates(platform: Any, queries: Sequence[Observation], jobs: int
+                     ) -> list[float | None]:
+    model = json.dumps([platform.data, platform.free_parameters()], sort_keys=True)
+    keys = [hashlib.sha1((model + json.dumps([q.workload, q.config], sort_keys=True)).encode())
+            .hexdigest() for q in queries]
+    missing = {key: query for key, query in zip(keys, queries, strict=True)
+               if key not in _simulated}
+    for key, rate in zip(missing, calibrate.predict(platform, list(missing.values()), jobs),
+                         strict=True):
+        _simulated[key] = rate
+    return [_simulated[key] for key in keys]
 
 
 def _extrapolated(workload: Mapping[str, Any], one: float | None, two: float | None
@@ -388,48 +422,74 @@ class PlatformFit:
     loss_after: float
     evaluations: int
     rounds: int
+    converged: bool
+
+    def on_bound(self, platform: Any) -> list[str]:
+        """The fitted parameters that ended within 1% (of the log range) of a bound."""
+        free = platform.free_parameters()
+        return [name for name, value in self.parameters.items()
+                if _near_bound(value, *free[name][1:])]
 
 
-def fit_cases(platform: Any, cases: Sequence[Case], parameters: Sequence[str] | None,
-              max_evaluations: int) -> tuple[Any, PlatformFit]:
-    """Fit ``platform`` to ``cases``; model-optimum configs are re-chosen after each round."""
+def _near_bound(value: float, lower: float, upper: float) -> bool:
+    if lower > 0:
+        value, lower, upper = math.log(value), math.log(lower), math.log(upper)
+    return min(value - lower, upper - value) <= 0.01 * (upper - lower)
+
+
+def fit_cases(platform: Any, cases: Sequence[Case], parameters: Sequence[str],
+              budget: FitBudget) -> tuple[Any, PlatformFit]:
+    """Fit ``parameters`` of ``platform`` to ``cases`` in rounds until converged.
+
+    Each round is a bounded least-squares fit of ``budget.evaluations_per_round`` evaluations
+    from where the last one ended, after which the model-optimum configs are re-chosen under
+    the fitted model. Converged: the configs stayed, and the fit stopped by itself or lowered
+    the loss by less than ``budget.tolerance``. A round that raises the loss is not kept.
+    """
     published = [case.published_mbs for case in cases]
     chosen = predict_cases(platform, cases)
-    loss_before = robust_loss([p.rate_mbs for p in chosen], published)
-    fitted, evaluations, rounds = platform, 0, 0
-    for rounds in range(1, 3):  # noqa: B007 - the count is reported
+    loss_before = loss = robust_loss([p.rate_mbs for p in chosen], published)
+    fitted, values = platform, {}
+    evaluations, rounds, converged = 0, 0, not parameters
+    while parameters and not converged and rounds < budget.max_rounds:
+        rounds += 1
         observations = [Observation(c.workload, p.config, c.published_mbs)
                         for c, p in zip(cases, chosen, strict=True)]
         calibration = calibrate.fit(platform, observations, parameters=parameters,
-                                    max_evaluations=max_evaluations, predictor=predict_rates)
-        evaluations += int(calibration.details.get("evaluations", 0))
-        fitted = platform.with_values(calibration.parameters)
-        rechosen = predict_cases(fitted, cases)
-        configs_moved = [p.config for p in rechosen] != [p.config for p in chosen]
-        chosen = rechosen
-        if not configs_moved:
+                                    max_evaluations=budget.evaluations_per_round,
+                                    predictor=predict_rates, start=values)
+        used = int(calibration.details.get("evaluations", 0))
+        evaluations += used
+        candidate = platform.with_values(calibration.parameters)
+        rechosen = predict_cases(candidate, cases)
+        new_loss = robust_loss([p.rate_mbs for p in rechosen], published)
+        if new_loss > loss:
             break
+        settled = [p.config for p in rechosen] == [p.config for p in chosen]
+        converged = settled and (used < budget.evaluations_per_round
+                                 or loss - new_loss <= budget.tolerance * loss)
+        fitted, values, chosen, loss = candidate, calibration.parameters, rechosen, new_loss
     free = platform.free_parameters()
-    values = fitted.free_parameters()
-    names = sorted(parameters or free)
+    now = fitted.free_parameters()
     return fitted, PlatformFit(
-        model=platform.name, parameters={n: values[n][0] for n in names},
-        before={n: free[n][0] for n in names}, loss_before=loss_before,
-        loss_after=robust_loss([p.rate_mbs for p in chosen], published),
-        evaluations=evaluations, rounds=rounds)
+        model=platform.name, parameters={n: now[n][0] for n in parameters},
+        before={n: free[n][0] for n in parameters}, loss_before=loss_before, loss_after=loss,
+        evaluations=evaluations, rounds=rounds, converged=converged)
 
 
-def leave_one_out(platform: Any, cases: Sequence[Case], parameters: Sequence[str] | None,
-                  max_evaluations: int, say: Callable[[str], None] = print, workers: int = 1
+def leave_one_out(platform: Any, cases: Sequence[Case], parameters: Sequence[str],
+                  budget: FitBudget, say: Callable[[str], None] = print, workers: int = 1
                   ) -> list[Predicted]:
     """Each case predicted by the platform fitted to all the other cases.
 
-    ``workers`` > 1 runs that many refits at once, in forked processes.
+    The refits fit the same parameters as the full fit: their choice (paper_sensitivity) uses
+    the rows' workloads and configs, never a published value. ``workers`` > 1 runs that many
+    refits at once, in forked processes.
     """
     def held_out(held: int) -> Predicted:
         say(f"{platform.name}: leave-one-out {held + 1}/{len(cases)}: {cases[held].row.label}")
         kept = [case for i, case in enumerate(cases) if i != held]
-        fitted, _ = fit_cases(platform, kept, parameters, max_evaluations)
+        fitted, _ = fit_cases(platform, kept, parameters, budget)
         return predict_cases(fitted, [cases[held]])[0]
 
     if workers <= 1:
@@ -477,16 +537,14 @@ class CaseResult:
     label: str
     origin: str  # how the tuned config was chosen
     published_speedup: float
+    prior_speedup: float | None
     fitted_speedup: float | None
     loo_speedup: float | None
 
-    @property
-    def fitted_ranks_tuned_above(self) -> bool:
-        return bool(self.fitted_speedup and self.fitted_speedup > 1)
-
-    @property
-    def loo_ranks_tuned_above(self) -> bool:
-        return bool(self.loo_speedup and self.loo_speedup > 1)
+    def ranks_tuned_above(self, which: str) -> bool:
+        """Whether model ``which`` (prior, fitted, loo) simulates tuned above default."""
+        speedup = getattr(self, f"{which}_speedup")
+        return bool(speedup and speedup > 1)
 
 
 @dataclass
@@ -519,13 +577,17 @@ class PaperValidation:
     spreads: list[Spread]
     metrics: dict[str, Any]
     calibration_ids: dict[str, str]
+    effects: dict[str, list[ParameterEffect]]  # per platform: the sensitivity scan
+    on_bound: dict[str, list[str]]  # per platform: fitted parameters that ended on a bound
 
     def to_json(self) -> dict[str, Any]:
         return {"metrics": self.metrics, "calibration_ids": self.calibration_ids,
                 "fits": [asdict(f) for f in self.fits], "rows": [asdict(r) for r in self.rows],
-                "cases": [{**asdict(c), "fitted_ranks_tuned_above": c.fitted_ranks_tuned_above,
-                           "loo_ranks_tuned_above": c.loo_ranks_tuned_above}
-                          for c in self.cases],
+                "cases": [{**asdict(c), **{f"{w}_ranks_tuned_above": c.ranks_tuned_above(w)
+                                           for w in MODELS}} for c in self.cases],
+                "sensitivity": {m: [asdict(e) for e in found]
+                                for m, found in self.effects.items()},
+                "on_bound": self.on_bound,
                 "spreads": [{**asdict(s), "published_ratio": s.published_ratio,
                              "simulated_ratio": s.simulated_ratio} for s in self.spreads]}
 
@@ -558,7 +620,7 @@ def case_results(rows: Sequence[RowResult]) -> list[CaseResult]:
         results.append(CaseResult(
             f"{model} {kernel} {cores}", tuned.origin,
             tuned.published_mbs / default.published_mbs,
-            _ratio(tuned.fitted_mbs, default.fitted_mbs), _ratio(tuned.loo_mbs, default.loo_mbs)))
+            *(_ratio(getattr(tuned, f"{w}_mbs"), getattr(default, f"{w}_mbs")) for w in MODELS)))
     return results
 
 
@@ -587,23 +649,26 @@ def spread_of(platform: Any, rows: Sequence[PublishedRow], workload: dict[str, A
 def run_paper_validation(*, settings_path: Path | None = None,
                          platforms: Sequence[str] | None = None,
                          kernels: Sequence[str] | None = None,
-                         loo: bool | Collection[str] = True, workers: int = 1,
+                         loo: bool = True, workers: int = 1,
                          max_evaluations: int | None = None,
                          load_platform: LoadPlatform | None = None,
                          kernel_workload: Callable[..., dict[str, Any]] | None = None,
                          progress: Callable[[str], None] | None = None,
                          partial: Path | None = None) -> PaperValidation:
-    """Fit each platform model to its published rows; the table, the fits and the metrics.
+    """Per platform: scan, choose and fit its free parameters, refit without each row; report.
 
     ``platforms`` (model names) and ``kernels`` (as the CSV names them, e.g. ``VPIC-IO``)
-    select a subset of the rows; ``loo`` is False (no leave-one-out refits), True (every
-    platform) or the platforms to refit; ``workers`` refits run at once; ``progress`` is told
-    what starts (fits and refits take minutes each on the real simulator). With ``partial``,
-    each platform's part is saved there as ``MODEL.json`` when done and a saved part is
-    reused: platforms can run in separate processes, and a last run merges them.
+    select a subset of the rows; ``loo`` runs the leave-one-out refits; ``workers`` refits run
+    at once; ``max_evaluations`` replaces cases.yaml's evaluations per fit round; ``progress``
+    is told what starts. With ``partial``, each platform's part is saved there as
+    ``MODEL.json`` when done and a saved part is reused: an interrupted run resumes, and
+    platforms can run in separate processes that a last run merges.
     """
     say = progress or (lambda _: None)
     settings = load_settings(settings_path)
+    if max_evaluations:
+        settings = replace(settings, fit=replace(settings.fit,
+                                                 evaluations_per_round=max_evaluations))
     if load_platform is None:
         from iotwin.platforms import load_platform
     if kernel_workload is None:
@@ -615,30 +680,25 @@ def run_paper_validation(*, settings_path: Path | None = None,
         raise UserError(f"no published row for platforms {platforms or 'any'} and kernels "
                         f"{kernels or 'any'}")
     cases = build_cases(rows, settings, load_platform, kernel_workload)
-    evaluations = max_evaluations or settings.fit_max_evaluations
-    results: list[RowResult] = []
-    fits, spreads, refitted = [], [], []
+    parts = []
     for model in sorted({case.model for case in cases}):
         mine = [case for case in cases if case.model == model]
-        refit = loo is True or (loo is not False and model in loo)
         saved = partial / f"{model}.json" if partial else None
         if saved and saved.exists():
             say(f"{model}: from {saved}")
-            part = PlatformPart.from_json(json.loads(saved.read_text()))
-        else:
-            part = _validate_platform(load_platform(model), mine, rows, settings, evaluations,
-                                      refit, say, workers)
-            if saved:
-                saved.parent.mkdir(parents=True, exist_ok=True)
-                saved.write_text(json.dumps(asdict(part), indent=1) + "\n")
-        results.extend(part.rows)
-        fits.append(part.fit)
-        spreads.extend(part.spreads)
-        if any(r.loo_mbs for r in part.rows):
-            refitted.append(model)
-    return PaperValidation(results, case_results(results), fits, spreads,
-                           _metrics(results, refitted),
-                           {f.model: calibration_id(f) for f in fits})
+            parts.append(PlatformPart.from_json(json.loads(saved.read_text())))
+            continue
+        parts.append(_validate_platform(load_platform(model), mine, rows, settings, loo, say,
+                                        workers))
+        if saved:
+            saved.parent.mkdir(parents=True, exist_ok=True)
+            saved.write_text(json.dumps(asdict(parts[-1]), indent=1) + "\n")
+    results = [row for part in parts for row in part.rows]
+    return PaperValidation(results, case_results(results), [p.fit for p in parts],
+                           [s for p in parts for s in p.spreads], _metrics(results),
+                           {p.fit.model: calibration_id(p.fit) for p in parts},
+                           {p.fit.model: p.effects for p in parts},
+                           {p.fit.model: p.on_bound for p in parts})
 
 
 @dataclass
@@ -648,26 +708,38 @@ class PlatformPart:
     rows: list[RowResult]
     fit: PlatformFit
     spreads: list[Spread]
+    effects: list[ParameterEffect]
+    on_bound: list[str]
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> PlatformPart:
         return cls([RowResult(**r) for r in data["rows"]], PlatformFit(**data["fit"]),
-                   [Spread(**s) for s in data["spreads"]])
+                   [Spread(**s) for s in data["spreads"]],
+                   [ParameterEffect(**e) for e in data["effects"]], list(data["on_bound"]))
 
 
 def _validate_platform(platform: Any, cases: Sequence[Case], rows: Sequence[PublishedRow],
-                       settings: Settings, evaluations: int, refit: bool,
-                       say: Callable[[str], None], workers: int) -> PlatformPart:
-    parameters = settings.fit_parameters.get(platform.name)
-    say(f"{platform.name}: fitting {len(cases)} rows")
-    fitted, fit = fit_cases(platform, cases, parameters, evaluations)
+                       settings: Settings, refit: bool, say: Callable[[str], None],
+                       workers: int) -> PlatformPart:
+    name = platform.name
     prior = predict_cases(platform, cases)
+    say(f"{name}: sensitivity scan of {len(platform.free_parameters())} bounded parameters "
+        f"over {len(cases)} rows")
+    at_prior = [Observation(c.workload, p.config, c.published_mbs)
+                for c, p in zip(cases, prior, strict=True)]
+    effects = scan(platform, lambda model: predict_rates(model, at_prior))
+    parameters = select(effects, len(cases), settings.selection)
+    say(f"{name}: fitting {', '.join(parameters) or 'nothing'} to {len(cases)} rows")
+    fitted, fit = fit_cases(platform, cases, parameters, settings.fit)
+    say(f"{name}: fit {'converged' if fit.converged else 'NOT converged'} after "
+        f"{fit.evaluations} evaluations in {fit.rounds} rounds")
     after = predict_cases(fitted, cases)
-    held_out = (leave_one_out(platform, cases, parameters, evaluations, say, workers)
+    held_out = (leave_one_out(platform, cases, parameters, settings.fit, say, workers)
                 if refit else [Predicted({}, None)] * len(cases))
     return PlatformPart([_row_result(*args) for args in zip(cases, prior, after, held_out,
                                                            strict=True)],
-                        fit, _spreads(fitted, rows, cases, settings.spread))
+                        fit, _spreads(fitted, rows, cases, settings.spread), effects,
+                        fit.on_bound(platform))
 
 
 def _row_result(case: Case, prior: Predicted, fitted: Predicted, held_out: Predicted
@@ -690,26 +762,30 @@ def _spreads(platform: Any, rows: Sequence[PublishedRow], cases: Sequence[Case],
     return found
 
 
-def _metrics(rows: Sequence[RowResult], refitted: Collection[str]) -> dict[str, Any]:
+MODELS = ("prior", "fitted", "loo")
+
+
+def _metrics(rows: Sequence[RowResult]) -> dict[str, Any]:
+    """The figures overall and per platform: for each of the prior, fitted and leave-one-out
+    models, the row errors (error_metrics) and how often tuned is ranked above default."""
+    platforms = sorted({r.model for r in rows})
+    return {"overall": _figures(rows),
+            "per_platform": {m: _figures([r for r in rows if r.model == m]) for m in platforms}}
+
+
+def _figures(rows: Sequence[RowResult]) -> dict[str, Any]:
     cases = case_results(rows)
-    metrics: dict[str, Any] = {"rows": len(rows), "prior": error_metrics(rows, "prior"),
-                               "fitted": error_metrics(rows, "fitted")}
-    published_cases = [c for c in cases if c.origin == "published"]
-    metrics["tuned_above_default"] = {
-        "cases": len(cases), "fitted": sum(c.fitted_ranks_tuned_above for c in cases),
-        "fitted_published_configs": sum(c.fitted_ranks_tuned_above for c in published_cases),
-        "published_configs": len(published_cases)}
-    if refitted:
-        metrics["leave_one_out"] = error_metrics([r for r in rows if r.model in refitted], "loo")
-        metrics["tuned_above_default"]["leave_one_out"] = sum(c.loo_ranks_tuned_above
-                                                              for c in cases)
-        metrics["tuned_above_default"]["leave_one_out_cases"] = sum(
-            c.label.split()[0] in refitted for c in cases)
-    metrics["per_platform"] = {
-        model: {which: error_metrics([r for r in rows if r.model == model], which)
-                for which in ("prior", "fitted", "loo")}
-        for model in sorted({r.model for r in rows})}
-    return metrics
+    published = [c for c in cases if c.origin == "published"]
+    figures = {}
+    for which in MODELS:
+        if not any(getattr(r, f"{which}_mbs") for r in rows):
+            continue  # not run (leave-one-out skipped)
+        figures[which] = {**error_metrics(rows, which),
+                          "tuned_above_default": sum(c.ranks_tuned_above(which) for c in cases),
+                          "published_configs_above": sum(c.ranks_tuned_above(which)
+                                                         for c in published),
+                          "cases": len(cases), "published_config_cases": len(published)}
+    return figures
 
 
 def calibration_id(fit: PlatformFit) -> str:
@@ -722,6 +798,37 @@ def calibration_id(fit: PlatformFit) -> str:
 
 def markdown(result: PaperValidation) -> str:
     """The tables and metrics, as validation/paper/README.md shows them."""
+    sections = [_figures_table(result), _rows_table(result), _speedups_table(result),
+                _sensitivity_table(result), _fits_table(result)]
+    if result.spreads:
+        sections.append(_spreads_table(result))
+    return "\n\n".join("\n".join(lines) for lines in sections) + "\n"
+
+
+_MODEL_TITLES = {"prior": "prior (YAML values)", "fitted": "fitted", "loo": "leave-one-out"}
+
+
+def _figures_table(result: PaperValidation) -> list[str]:
+    lines = ["| platform | model | rows | Spearman | median abs error | 90th pct abs error "
+             "| tuned above default | of which published configs |",
+             "|---|---|---:|---:|---:|---:|---:|---:|"]
+    scopes = [("all", result.metrics["overall"]), *result.metrics["per_platform"].items()]
+    for scope, figures in scopes:
+        for which in MODELS:
+            m = figures.get(which)
+            if m is None:
+                lines.append(f"| {scope} | {_MODEL_TITLES[which]} | not run | | | | | |")
+                continue
+            failed = f" ({m['failed']} failed)" if m["failed"] else ""
+            lines.append(
+                f"| {scope} | {_MODEL_TITLES[which]} | {m['rows'] - m['failed']}{failed} | "
+                f"{_num(m['spearman'])} | {_abs_pct(m['median_abs_error'])} | "
+                f"{_abs_pct(m['p90_abs_error'])} | {m['tuned_above_default']}/{m['cases']} | "
+                f"{m['published_configs_above']}/{m['published_config_cases']} |")
+    return lines
+
+
+def _rows_table(result: PaperValidation) -> list[str]:
     lines = ["| row | tuned config | published MB/s | prior MB/s | fitted MB/s | fit error "
              "| leave-one-out MB/s | LOO error |", "|---|---|---:|---:|---:|---:|---:|---:|"]
     refitted = {r.model for r in result.rows if r.loo_mbs}
@@ -731,44 +838,50 @@ def markdown(result: PaperValidation) -> str:
         lines.append(f"| {r.label} | {origin} | {r.published_mbs:.0f} | {_mbs(r.prior_mbs)} | "
                      f"{_mbs(r.fitted_mbs)} | {_pct(r.error('fitted'))} | {held_out} | "
                      f"{_pct(r.error('loo'))} |")
-    lines += ["", "| experiment | tuned config | published speedup | fitted | leave-one-out |",
-              "|---|---|---:|---:|---:|"]
+    return lines
+
+
+def _speedups_table(result: PaperValidation) -> list[str]:
+    lines = ["| experiment | tuned config | published speedup | prior | fitted | "
+             "leave-one-out |", "|---|---|---:|---:|---:|---:|"]
     lines += [f"| {c.label} | {c.origin} | {c.published_speedup:.2f}x | "
-              f"{_times(c.fitted_speedup)} | {_times(c.loo_speedup)} |" for c in result.cases]
-    lines += ["", "| model | errors | median abs | 90th pct abs | Spearman | failed |",
-              "|---|---|---:|---:|---:|---:|"]
-    for name in ("prior", "fitted", "leave_one_out"):
-        m = result.metrics.get(name)
-        if m:
-            lines.append(f"| {name} | {m['rows']} rows | "
-                         f"{_abs_pct(m['median_abs_error'])} | {_abs_pct(m['p90_abs_error'])} | "
-                         f"{_num(m['spearman'])} | {m['failed']} |")
-    lines += ["", "| platform | median abs error: prior | fitted | leave-one-out |",
-              "|---|---:|---:|---:|"]
-    for model, figures in result.metrics["per_platform"].items():
-        lines.append(f"| {model} | " + " | ".join(
-            _abs_pct(figures[w]["median_abs_error"]) if w in figures else "-"
-            for w in ("prior", "fitted", "loo")) + " |")
-    ranked = result.metrics["tuned_above_default"]
-    lines += ["", f"Tuned ranked above default: fitted {ranked['fitted']}/{ranked['cases']} "
-              f"(published configs: {ranked['fitted_published_configs']}/"
-              f"{ranked['published_configs']})"
-              + (f", leave-one-out {ranked['leave_one_out']}/{ranked['leave_one_out_cases']}"
-                 if "leave_one_out" in ranked else "") + "."]
-    lines += ["", "| model | calibration | parameter | YAML value | fitted |",
-              "|---|---|---|---:|---:|"]
+              f"{_times(c.prior_speedup)} | {_times(c.fitted_speedup)} | "
+              f"{_times(c.loo_speedup)} |" for c in result.cases]
+    return lines
+
+
+def _sensitivity_table(result: PaperValidation) -> list[str]:
+    lines = ["| platform | bounded parameter | bounds | largest row change, lower to upper "
+             "bound | fitted? |", "|---|---|---|---:|---|"]
+    for model, effects in result.effects.items():
+        for e in sorted(effects, key=lambda e: (not e.chosen, -e.largest)):
+            lines.append(f"| {model} | {e.name} | {e.lower:.4g} - {e.upper:.4g} | "
+                         f"{math.exp(e.largest):.2f}x | "
+                         f"{'**yes**, ' if e.chosen else 'no: '}{e.reason} |")
+    return lines
+
+
+def _fits_table(result: PaperValidation) -> list[str]:
+    lines = ["| model | calibration | parameter | YAML value | fitted | on a bound | fit |",
+             "|---|---|---|---:|---:|---|---|"]
     for fit in result.fits:
+        state = (f"{'converged' if fit.converged else 'not converged'}, {fit.evaluations} "
+                 f"evaluations, loss {fit.loss_before:.3g} -> {fit.loss_after:.3g}")
         for name, value in fit.parameters.items():
+            bound = "yes" if name in result.on_bound.get(fit.model, []) else ""
             lines.append(f"| {fit.model} | {result.calibration_ids[fit.model]} | {name} | "
-                         f"{fit.before[name]:.4g} | {value:.4g} |")
-    if result.spreads:
-        lines += ["", "| experiment | published min-max s | ratio | simulated min-max s "
-                  "(configs) | ratio |", "|---|---|---:|---|---:|"]
-        lines += [f"| {s.label} | {s.published_min_s:.0f}-{s.published_max_s:.0f} | "
-                  f"{s.published_ratio:.1f}x | {_num(s.simulated_min_s)}-"
-                  f"{_num(s.simulated_max_s)} ({s.configs}) | {_times(s.simulated_ratio)} |"
-                  for s in result.spreads]
-    return "\n".join(lines) + "\n"
+                         f"{fit.before[name]:.4g} | {value:.4g} | {bound} | {state} |")
+    return lines
+
+
+def _spreads_table(result: PaperValidation) -> list[str]:
+    lines = ["| experiment | published min-max s | ratio | simulated min-max s (configs) "
+             "| ratio |", "|---|---|---:|---|---:|"]
+    lines += [f"| {s.label} | {s.published_min_s:.0f}-{s.published_max_s:.0f} | "
+              f"{s.published_ratio:.1f}x | {_num(s.simulated_min_s)}-"
+              f"{_num(s.simulated_max_s)} ({s.configs}) | {_times(s.simulated_ratio)} |"
+              for s in result.spreads]
+    return lines
 
 
 def _mbs(value: float | None) -> str:
@@ -796,8 +909,10 @@ def write_outputs(result: PaperValidation, directory: Path) -> None:
     (directory / "results.json").write_text(json.dumps(result.to_json(), indent=1) + "\n")
     calibrations = {result.calibration_ids[f.model]: {
         "platform": f.model, "parameters": f.parameters, "yaml_values": f.before,
-        "loss_before": f.loss_before, "loss_after": f.loss_after,
-        "fit_error": result.metrics["fitted"]["median_abs_error"]} for f in result.fits}
+        "loss_before": f.loss_before, "loss_after": f.loss_after, "converged": f.converged,
+        "on_bound": result.on_bound[f.model],
+        "fit_error": result.metrics["per_platform"][f.model]["fitted"]["median_abs_error"]}
+        for f in result.fits}
     (directory / "calibrations.json").write_text(json.dumps(calibrations, indent=1) + "\n")
     readme = directory / "README.md"
     text = readme.read_text() if readme.exists() else ""
@@ -848,14 +963,11 @@ def _leaf_line(lines: Sequence[str], keys: Sequence[str], origin: Path) -> int:
     raise UserError(f"{origin}: no one-line leaf {'.'.join(keys)} to record a fit in")
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m iotwin.paper_validation",
-        description="Fit the platform models to the published measurements and report.")
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``iotwin validate paper`` and ``python -m iotwin.paper_validation``."""
     parser.add_argument("--platforms", help="comma-separated model names (default: all)")
     parser.add_argument("--kernels", help="comma-separated kernels as the CSV names them")
-    parser.add_argument("--no-loo", action="store_true", help="skip leave-one-out")
-    parser.add_argument("--loo", metavar="P,Q", help="leave-one-out for these platforms only")
+    parser.add_argument("--no-loo", action="store_true", help="skip the leave-one-out refits")
     parser.add_argument("--jobs", type=int, default=1, help="leave-one-out refits at once")
     parser.add_argument("--partial", type=Path, metavar="DIR",
                         help="save each platform's part in DIR, reuse the parts found there")
@@ -863,26 +975,44 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="write results.json, calibrations.json and README.md's tables "
                              "in validation/paper/")
     parser.add_argument("--record", action="store_true",
-                        help="also set the fitted values in sim-models/platforms/*.yaml")
-    args = parser.parse_args(argv)
-    try:
-        result = run_paper_validation(
-            platforms=args.platforms.split(",") if args.platforms else None,
-            kernels=args.kernels.split(",") if args.kernels else None,
-            loo=False if args.no_loo else args.loo.split(",") if args.loo else True,
-            workers=args.jobs, partial=args.partial,
-            progress=lambda text: print(text, file=sys.stderr, flush=True))
-        if args.write:
-            write_outputs(result, paper_dir())
-        if args.record:
-            for fit in result.fits:
-                record_fitted(paths.platforms_dir() / f"{fit.model}.yaml",
-                              result.calibration_ids[fit.model], fit.parameters)
-    except UserError as error:
-        print(f"paper validation: error: {error}")
-        return 2
+                        help="also set the fitted values that are not on a bound in "
+                             "sim-models/platforms/*.yaml")
+
+
+def run_from_arguments(args: argparse.Namespace) -> int:
+    """Run as the options say; progress on stderr, the tables on stdout."""
+    started = time.monotonic()
+
+    def progress(text: str) -> None:
+        print(f"[{time.monotonic() - started:6.0f} s] {text}", file=sys.stderr, flush=True)
+
+    result = run_paper_validation(
+        platforms=args.platforms.split(",") if args.platforms else None,
+        kernels=args.kernels.split(",") if args.kernels else None, loo=not args.no_loo,
+        workers=args.jobs, partial=args.partial, progress=progress)
+    if args.write:
+        write_outputs(result, paper_dir())
+    if args.record:
+        for fit in result.fits:
+            inside = {name: value for name, value in fit.parameters.items()
+                      if name not in result.on_bound[fit.model]}
+            record_fitted(paths.platforms_dir() / f"{fit.model}.yaml",
+                          result.calibration_ids[fit.model], inside)
     print(markdown(result))
+    progress("done")
     return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m iotwin.paper_validation",
+        description="Fit the platform models to the published measurements and report.")
+    add_arguments(parser)
+    try:
+        return run_from_arguments(parser.parse_args(argv))
+    except UserError as error:
+        print(f"paper validation: error: {error}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

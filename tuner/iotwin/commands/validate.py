@@ -31,11 +31,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_store_argument(local)
     local.set_defaults(func=_local)
     paper = suites.add_parser("paper", help="platform models vs published measurements")
-    paper.add_argument("--platforms", help="comma-separated model names (default: all)")
-    paper.add_argument("--kernels", help="comma-separated kernels as the CSV names them")
-    paper.add_argument("--no-loo", action="store_true", help="skip leave-one-out refits")
-    paper.add_argument("--write", action="store_true",
-                       help="write results and README tables into validation/paper/")
+    from iotwin.paper_validation import add_arguments
+
+    add_arguments(paper)
     paper.set_defaults(func=_paper)
     parser.set_defaults(func=lambda args: parser.print_help() or 2)
 
@@ -94,12 +92,6 @@ def _local(args: argparse.Namespace) -> int:
 
 
 def _paper(args: argparse.Namespace) -> int:
-    from iotwin.paper_validation import markdown, paper_dir, run_paper_validation, write_outputs
+    from iotwin.paper_validation import run_from_arguments
 
-    result = run_paper_validation(
-        platforms=args.platforms.split(",") if args.platforms else None,
-        kernels=args.kernels.split(",") if args.kernels else None, loo=not args.no_loo)
-    if args.write:
-        write_outputs(result, paper_dir())
-    print(markdown(result))
-    return 0
+    return run_from_arguments(args)
