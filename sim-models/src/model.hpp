@@ -25,7 +25,9 @@ struct Platform {
     RouterSide router_side = RouterSide::none;
     int routers = 0;
     double router_Bps = 0;
-    int nodes_per_router = 1;  // client side: compute nodes behind one router
+    int nodes_per_router = 1;  // client side: compute nodes behind one router (a BG/P pset)
+    int min_partition_nodes = 0;  // client side: smallest partition a job runs in
+    int job_nodes = 0, job_routers = 0;  // client side: the job's nodes and the routers they span
     // file system
     bool gpfs = false;
     int servers = 1;
@@ -64,9 +66,12 @@ inline int router_of_server(const Platform& p, int server)
     return static_cast<int>(static_cast<long long>(server) * p.routers / p.servers);
 }
 
-// Client-side routers (I/O nodes) serve consecutive compute nodes.
+// Client-side routers (I/O nodes): the job's nodes are spread evenly over the routers of its
+// partition (place_job), consecutive nodes on one router.
 inline int router_of_node(const Platform& p, int node)
 {
+    if (p.job_routers > 0)
+        return static_cast<int>(static_cast<long long>(node) * p.job_routers / p.job_nodes);
     return std::min(p.routers - 1, node / p.nodes_per_router);
 }
 
@@ -103,6 +108,7 @@ struct FileSettings {
     bool coll_metadata_write = false;
     bool all_coll_metadata_ops = false;
     bool gpfs_largeblock = false;
+    int bgl_nodes_pset = 0;  // BG/P driver: aggregators per full pset (0: the platform's default)
     std::vector<DatasetSettings> datasets;  // one per workload dataset
 };
 

@@ -42,6 +42,17 @@ RomioDriver parse_driver(const std::string& name)
     throw std::invalid_argument("platform.site_defaults.romio_driver: unknown driver '" + name + "'");
 }
 
+void check_default_cb_nodes(const std::string& rule)
+{
+    const std::string per_router = "per_router:";
+    bool per = rule.rfind(per_router, 0) == 0 && rule.size() > per_router.size() &&
+               rule.find_first_not_of("0123456789", per_router.size()) == std::string::npos &&
+               std::stoi(rule.substr(per_router.size())) > 0;
+    if (rule != "nodes" && rule != "stripe_count" && !per)
+        throw std::invalid_argument("platform.site_defaults.default_cb_nodes: nodes, stripe_count or per_router:N, got '" +
+                                    rule + "'");
+}
+
 void parse_routers(const json& data, Platform& p)
 {
     if (!data.contains("routers"))
@@ -53,6 +64,10 @@ void parse_routers(const json& data, Platform& p)
     p.routers = static_cast<int>(number(data, "routers", "count"));
     p.router_Bps = number(data, "routers", "bandwidth_mbs") * MB;
     p.nodes_per_router = static_cast<int>(optional(data, "routers", "nodes_per_router", 1));
+    p.min_partition_nodes = static_cast<int>(optional(data, "routers", "min_partition_nodes", 0));
+    if (p.routers < 1 || p.nodes_per_router < 1 || p.min_partition_nodes < 0)
+        throw std::invalid_argument("platform.routers: count and nodes_per_router must be >= 1, "
+                                    "min_partition_nodes >= 0");
 }
 
 void parse_filesystem(const json& data, Platform& p)
@@ -112,9 +127,20 @@ Platform parse_platform(const json& data)
     const auto& site = data.at("site_defaults");
     p.driver = parse_driver(site.value("romio_driver", std::string("generic")));
     p.default_cb_nodes = site.value("default_cb_nodes", std::string("nodes"));
+    check_default_cb_nodes(p.default_cb_nodes);
     if (p.cores_per_node < 1 || p.nic_Bps <= 0)
         throw std::invalid_argument("platform.compute: cores_per_node and nic_mbs must be > 0");
     return p;
+}
+
+void place_job(Platform& p, int nodes)
+{
+    if (p.router_side != RouterSide::client || p.min_partition_nodes == 0)
+        return;
+    int partition = std::max(nodes, p.min_partition_nodes);
+    int routers = (partition + p.nodes_per_router - 1) / p.nodes_per_router;
+    p.job_nodes = nodes;
+    p.job_routers = std::min({routers, p.routers, nodes});
 }
 
 namespace {
@@ -139,6 +165,26 @@ void apply_lustre(const json& l, FileSettings& s, const Platform& p)
         throw std::invalid_argument("lustre.stripe_size: must be > 0");
 }
 
+// An MPI-IO hint that must be a positive integer (hints are strings; a number is accepted).
+int positive_hint(const json& hints, const char* name, int fallback)
+{
+    if (!hints.contains(name))
+        return fallback;
+    const json& v = hints[name];
+    std::string text = v.is_string() ? v.get<std::string>() : v.dump();
+    size_t used = 0;
+    int value = 0;
+    try {
+        value = std::stoi(text, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (used == 0 || used != text.size() || value < 1)
+        throw std::invalid_argument(std::string("mpiio.hints.") + name + ": expected a positive integer, got '" +
+                                    text + "'");
+    return value;
+}
+
 void apply_mpiio(const json& m, FileSettings& s)
 {
     if (m.contains("romio_cb_write"))
@@ -155,8 +201,9 @@ void apply_mpiio(const json& m, FileSettings& s)
         s.ind_wr_buffer_size = m["ind_wr_buffer_size"].get<uint64_t>();
     if (m.contains("IBM_largeblock_io"))
         s.gpfs_largeblock = m["IBM_largeblock_io"].get<bool>();
-    if (m.contains("hints") && m["hints"].contains("romio_lustre_co_ratio"))
-        s.co_ratio = std::stoi(m["hints"]["romio_lustre_co_ratio"].get<std::string>());
+    const json hints = m.value("hints", json::object());
+    s.co_ratio = positive_hint(hints, "romio_lustre_co_ratio", s.co_ratio);
+    s.bgl_nodes_pset = positive_hint(hints, "bgl_nodes_pset", s.bgl_nodes_pset);
     if (s.cb_buffer_size == 0)
         throw std::invalid_argument("mpiio.cb_buffer_size: must be > 0");
 }

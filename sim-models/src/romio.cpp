@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -53,14 +54,38 @@ int default_aggregator_count(const Platform& p, const FileSettings& s, int nodes
 {
     if (p.driver == RomioDriver::lustre)
         return stripe_count * std::max(1, s.co_ratio);
-    const std::string& rule = p.default_cb_nodes;
-    if (rule == "stripe_count")
+    if (p.default_cb_nodes == "stripe_count")
         return stripe_count;
-    if (rule.rfind("per_router:", 0) == 0) {
-        int per = std::stoi(rule.substr(11));
-        return (nodes + p.nodes_per_router - 1) / p.nodes_per_router * per;
-    }
     return nodes;
+}
+
+constexpr const char* per_pset_rule = "per_router:";
+
+// ROMIO's Blue Gene driver (ad_bgl_aggrs.c, ADIOI_BGL_compute_agg_ranklist_serial): in every
+// pset (the compute nodes of one I/O node) that holds ranks of the job, aggregators in
+// proportion to those ranks, `per_pset` for a full pset of ranks and at least one; within a
+// pset the ranks on CPU 0 of their node first, in rank order, then CPU 1, and so on. The
+// driver's hints code reads bgl_nodes_pset, not cb_nodes or cb_config_list.
+std::vector<int> pset_aggregators(const Platform& p, const std::vector<int>& node_of_writer, int per_pset)
+{
+    std::map<int, std::vector<std::pair<int, int>>> by_pset;  // pset -> (cpu, writer), rank order
+    std::map<int, int> on_node;
+    int ranks_per_node = 1;
+    for (size_t w = 0; w < node_of_writer.size(); w++) {
+        int node = node_of_writer[w];
+        int cpu = on_node[node]++;
+        ranks_per_node = std::max(ranks_per_node, cpu + 1);
+        by_pset[router_of_node(p, node)].emplace_back(cpu, static_cast<int>(w));
+    }
+    double ratio = std::min(1.0, static_cast<double>(per_pset) / (p.nodes_per_router * ranks_per_node));
+    std::vector<int> out;
+    for (auto& [pset, ranks] : by_pset) {
+        auto n = std::max<size_t>(1, static_cast<size_t>(static_cast<double>(ranks.size()) * ratio));
+        std::stable_sort(ranks.begin(), ranks.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+        for (size_t i = 0; i < n; i++)
+            out.push_back(ranks[i].second);
+    }
+    return out;
 }
 
 }  // namespace
@@ -68,6 +93,11 @@ int default_aggregator_count(const Platform& p, const FileSettings& s, int nodes
 std::vector<int> choose_aggregators(const Platform& p, const FileSettings& s, const std::vector<int>& node_of_writer,
                                     int stripe_count)
 {
+    const std::string& rule = p.default_cb_nodes;
+    if (rule.rfind(per_pset_rule, 0) == 0) {
+        int per_pset = s.bgl_nodes_pset > 0 ? s.bgl_nodes_pset : std::stoi(rule.substr(std::strlen(per_pset_rule)));
+        return pset_aggregators(p, node_of_writer, per_pset);
+    }
     int limit = per_node_limit(s.cb_config_list);
     std::map<int, std::vector<int>> by_node;  // node -> its writers, in rank order
     std::vector<int> node_order;

@@ -67,6 +67,7 @@ Scenario::Scenario(const json& input)
 {
     int rpn = ranks_per_node(platform_, workload_);
     nodes_ = std::max(1, (workload_.ranks + rpn - 1) / rpn);
+    place_job(platform_, nodes_);
 }
 
 json Scenario::simulate(Backend& backend, PhaseCache& cache, const json& config)
