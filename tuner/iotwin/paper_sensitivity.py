@@ -8,8 +8,9 @@ the one whose effect is least explained by those already taken, while its own pa
 some row by ``min_effect`` and while the platform has ``rows_per_parameter`` rows for each
 parameter taken. A parameter whose effect on these rows is what the chosen ones already do
 (e.g. two bandwidths in series that both cap the same rows) cannot be told apart from them by
-these rows and is left at its YAML value. Integer parameters (a site default stripe count)
-are scanned and shown, but a gradient fit cannot move them.
+these rows and is left at its YAML value. Small counts (a site default stripe count) are
+scanned and shown, but a gradient fit cannot move them: its finite-difference steps of a few
+percent round back to the same integer.
 """
 
 from __future__ import annotations
@@ -62,19 +63,24 @@ def scan(platform: Any, rates_of: RowRates) -> list[ParameterEffect]:
             continue
         low, high = (rates_of(platform.with_values({name: bound})) for bound in (lower, upper))
         changes = [math.log(h / lo) if h and lo else 0.0 for lo, h in zip(low, high, strict=True)]
-        integer = _is_integer(platform.data, name)
+        integer = _is_small_count(platform.data, name)
         effects.append(ParameterEffect(name, lower, upper, integer, changes))
     return effects
 
 
-def _is_integer(values: Mapping[str, Any], dotted: str) -> bool:
-    """Whether the model's value at ``dotted`` is an integer (a count, not a rate)."""
+#: an integer below this is a count that a step of a few percent does not change
+_SMALL_COUNT = 50
+
+
+def _is_small_count(values: Mapping[str, Any], dotted: str) -> bool:
+    """Whether the model's value at ``dotted`` is a small integer (rates written as whole
+    numbers, e.g. ``400`` MB/s, are not: a fit moves them in steps of 1)."""
     node: Any = values
     for key in dotted.split("."):
         if not isinstance(node, Mapping) or key not in node:
             return False
         node = node[key]
-    return isinstance(node, int) and not isinstance(node, bool)
+    return isinstance(node, int) and not isinstance(node, bool) and abs(node) < _SMALL_COUNT
 
 
 def select(effects: Sequence[ParameterEffect], rows: int, rule: SelectionRule
@@ -86,7 +92,7 @@ def select(effects: Sequence[ParameterEffect], rows: int, rule: SelectionRule
     candidates = []
     for effect in effects:
         if effect.integer:
-            effect.reason = "integer: a gradient fit cannot move it"
+            effect.reason = "a small count: a gradient fit cannot move it"
         elif effect.largest < rule.min_effect:
             effect.reason = f"moves no row by {rule.min_effect:.0%} between its bounds"
         else:
