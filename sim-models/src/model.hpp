@@ -54,10 +54,11 @@ struct Platform {
     std::string default_cb_nodes = "nodes";  // nodes | stripe_count | per_router:N
 };
 
-// Targets are spread evenly over servers, consecutive targets on one server.
+// Target i on server i mod servers: a file's stripe objects, on consecutive target indices,
+// land on different servers, as Lustre's object allocator spreads them.
 inline int server_of_target(const Platform& p, int target)
 {
-    return static_cast<int>(static_cast<long long>(target) * p.servers / p.targets);
+    return target % p.servers;
 }
 
 // Server-side routers are shared evenly by the servers.
