@@ -110,3 +110,16 @@ def test_a_negative_process_rate_is_an_error_naming_it() -> None:
     [r] = simulate(bad, workload(1, MiB), [{}])
     assert not r.ok
     assert "process_write_mbs" in (r.error or "")
+
+
+@pytest.mark.parametrize("config", [
+    {"mpiio": {"romio_cb_write": "enable", "cb_buffer_size": "2MiB"},
+     "lustre": {"stripe_count": 4, "stripe_size": "1MiB"}},
+    {"mpiio": {"romio_cb_write": "disable"}, "lustre": {"stripe_count": 4}},
+])
+def test_aggregated_and_per_rank_simulations_agree_with_the_client(config: dict[str, Any]) -> None:
+    wl = workload(16, 6 * MiB, transfer="collective", ranks_per_node=4)
+    plat = with_client(small_platform(), dirty=8 * MiB, process_mbs=300, node_mbs=500)
+    [aggregated] = run(plat, wl, config)
+    [per_rank] = run(plat, wl, config, aggregate=False)
+    assert aggregated.time_s == pytest.approx(per_rank.time_s, rel=0.05)

@@ -76,7 +76,17 @@ double LustreClient::write_back_phase(const Phase& phase)
     phase_osc_.clear();
     for (const Flow& f : phase.flows)
         if (f.to_target)
-            phase_osc_[osc_of(f)] += f.bytes;
+            phase_osc_.emplace_back(osc_of(f), f.bytes);
+    // One entry per OSC: a phase may carry several flows of one node to one target.
+    std::sort(phase_osc_.begin(), phase_osc_.end());
+    size_t kept = 0;
+    for (size_t i = 0; i < phase_osc_.size(); i++) {
+        if (kept > 0 && phase_osc_[kept - 1].first == phase_osc_[i].first)
+            phase_osc_[kept - 1].second += phase_osc_[i].second;
+        else
+            phase_osc_[kept++] = phase_osc_[i];
+    }
+    phase_osc_.resize(kept);
     // No room in some OSC: the open window goes out, and the next writes wait until the window
     // before it is on the targets (the budget holds about one window while another drains).
     if (!window_.empty() && over_budget(false)) {

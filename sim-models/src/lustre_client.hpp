@@ -6,6 +6,8 @@
 
 #include <cstdint>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "phase_timer.hpp"
 
@@ -38,7 +40,7 @@ private:
     // The open window: writes in the cache together, each OSC within its budget, merged by
     // OSC (node, target); and the last of its write phases.
     std::unordered_map<uint64_t, Flow> window_;
-    std::unordered_map<uint64_t, uint64_t> phase_osc_;  // scratch: the phase's bytes per OSC
+    std::vector<std::pair<uint64_t, uint64_t>> phase_osc_;  // scratch: the phase's bytes per OSC
     std::unordered_map<int, uint64_t> node_bytes_;     // scratch: the phase's bytes per node
     double window_start_ = 0;
     Phase last_;
