@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 import yaml
-from iotwin import calibrate, paper_validation
+from iotwin import calibrate, paper_report, paper_validation
 from iotwin.errors import UserError
 from iotwin.replication.sessions import session_bytes
 
@@ -110,7 +110,7 @@ def test_the_table_has_every_published_row(stand_in: Path) -> None:
         else:
             assert f"{key[0]} {key[1]} {key[2]}" in spread, key
     assert len(result.rows) == sum(r["setting"] in ("default", "tuned") for r in published_rows())
-    markdown = paper_validation.markdown(result)
+    markdown = paper_report.markdown(result)
     assert all(r.label in markdown for r in result.rows)
 
 
@@ -241,9 +241,9 @@ def test_fitted_values_are_recorded_in_a_platform_yaml_in_place(tmp_path: Path) 
     original = (paths.platforms_dir() / "hopper.yaml").read_text()
     copy = tmp_path / "hopper.yaml"
     copy.write_text(original)
-    paper_validation.record_fitted(copy, "paper-hopper-1", {"filesystem.target_mbs": 312.5,
+    paper_report.record_fitted(copy, "paper-hopper-1", {"filesystem.target_mbs": 312.5,
                                                             "compute.nic_mbs": 4500.0})
-    paper_validation.record_fitted(copy, "paper-hopper-2", {"filesystem.target_mbs": 300.0})
+    paper_report.record_fitted(copy, "paper-hopper-2", {"filesystem.target_mbs": 300.0})
     free = load_platform(copy).free_parameters()
     assert free["filesystem.target_mbs"][0] == 300.0
     assert free["compute.nic_mbs"][0] == 4500.0
@@ -253,7 +253,7 @@ def test_fitted_values_are_recorded_in_a_platform_yaml_in_place(tmp_path: Path) 
     assert all("fitted: paper-hopper-" in b for _, b in changed)
     assert sum("fitted: paper-hopper-2" in b for _, b in changed) == 1
     with pytest.raises(UserError, match=r"filesystem\.no_such_leaf"):
-        paper_validation.record_fitted(copy, "x", {"filesystem.no_such_leaf": 1.0})
+        paper_report.record_fitted(copy, "x", {"filesystem.no_such_leaf": 1.0})
 
 
 def test_leave_one_out_in_forked_workers_matches_one_process(stand_in: Path) -> None:
