@@ -70,14 +70,13 @@ bool LustreClient::over_budget(bool alone) const
     });
 }
 
-double LustreClient::write_back_phase(const Phase& phase)
+// One entry per OSC: a phase may carry several flows of one node to one target.
+void LustreClient::load_oscs(const Phase& phase)
 {
-    double start = now_;
     phase_osc_.clear();
     for (const Flow& f : phase.flows)
         if (f.to_target)
             phase_osc_.emplace_back(osc_of(f), f.bytes);
-    // One entry per OSC: a phase may carry several flows of one node to one target.
     std::sort(phase_osc_.begin(), phase_osc_.end());
     size_t kept = 0;
     for (size_t i = 0; i < phase_osc_.size(); i++) {
@@ -87,14 +86,10 @@ double LustreClient::write_back_phase(const Phase& phase)
             phase_osc_[kept++] = phase_osc_[i];
     }
     phase_osc_.resize(kept);
-    // No room in some OSC: the open window goes out, and the next writes wait until the window
-    // before it is on the targets (the budget holds about one window while another drains).
-    if (!window_.empty() && over_budget(false)) {
-        flush_window();
-        now_ = std::max(now_, earlier_flushed_at_);
-    }
-    if (window_.empty())
-        window_start_ = now_;
+}
+
+void LustreClient::add_to_window(const Phase& phase)
+{
     last_.flows.clear();
     for (const Flow& f : phase.flows) {
         if (!f.to_target)
@@ -107,6 +102,21 @@ double LustreClient::write_back_phase(const Phase& phase)
         last_.flows.push_back(f);
     }
     last_start_ = now_;
+}
+
+double LustreClient::write_back_phase(const Phase& phase)
+{
+    double start = now_;
+    load_oscs(phase);
+    // No room in some OSC: the open window goes out, and the next writes wait until the window
+    // before it is on the targets (the budget holds about one window while another drains).
+    if (!window_.empty() && over_budget(false)) {
+        flush_window();
+        now_ = std::max(now_, earlier_flushed_at_);
+    }
+    if (window_.empty())
+        window_start_ = now_;
+    add_to_window(phase);
     now_ += phase.fixed_s + copy_s(phase);
     // A write larger than the budget on its own cannot run ahead of its flush.
     if (over_budget(true)) {

@@ -27,6 +27,8 @@ private:
     double copy_s(const Phase& phase);
     double write_through(const Phase& phase);
     double write_back_phase(const Phase& phase);
+    void load_oscs(const Phase& phase);      // the phase's bytes per OSC into phase_osc_
+    void add_to_window(const Phase& phase);  // its writes into the open window, as its last
     // Would the phase's OSC loads (phase_osc_) push an OSC past its budget, with the open
     // window's data or (alone) without?
     bool over_budget(bool alone) const;
