@@ -8,22 +8,27 @@ as the local executor, so strategies cannot tell which one runs (source = twin).
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
 from iotwin.executors.base import RunResult, Target
 from iotwin.platforms import Platform, load_platform
-from iotwin.sim import SimResult, simulate
+from iotwin.sim import SimResult, _with_noise, simulate
+from iotwin.store import config_hash
 from iotwin.workload import kernel_workload
 
 
 class TwinExecutor:
     source = "twin"
 
-    def __init__(self, platform: str | Platform, *, truth_seed: int = 0) -> None:
+    def __init__(self, platform: str | Platform, *, truth_seed: int = 0,
+                 truth: Platform | None = None) -> None:
+        """The twin of ``platform``'s truth ``truth_seed``, or of ``truth`` when given (a truth
+        whose parameters a test or a study has set itself)."""
         model = load_platform(platform) if isinstance(platform, str) else platform
-        self.truth = model.truth(truth_seed)
+        self.truth = truth if truth is not None else model.truth(truth_seed)
         self._workloads: dict[Target, dict[str, Any]] = {}
 
     def run_once(self, target: Target, config: Mapping[str, Any], *, seed: int = 0) -> RunResult:
@@ -34,7 +39,9 @@ class TwinExecutor:
             workload = self.workload(target)
         except Exception as error:  # a bad kernel argument is a failed run, not a crash
             return RunResult("failed", error=f"cannot describe {target.label}: {error}")
-        return _as_run(simulate(self.truth, workload, [config], noise_seed=seed, jobs=1)[0])
+        [result] = self.noise_free_results(workload, [config], jobs=1)
+        noise_seed = _noise_seed(self.truth.name, target, config, seed)
+        return _as_run(_with_noise(result, self.truth.noise, noise_seed))
 
     def true_rates(self, target: Target, configs: Sequence[Mapping[str, Any]], *,
                    jobs: int = 2) -> list[float | None]:
@@ -43,15 +50,55 @@ class TwinExecutor:
         The noise is switched off on the platform itself: ``simulate`` adds a truth platform's
         noise whatever the seed, and the maximum of thousands of noisy rates overstates the
         optimum by several sigma."""
-        results = simulate(replace(self.truth, noise=0.0), self.workload(target), configs,
-                           jobs=jobs)
+        results = self.noise_free_results(self.workload(target), configs, jobs=jobs)
         return [r.rate_mbs if r.ok else None for r in results]
+
+    def noise_free_results(self, workload: Mapping[str, Any],
+                           configs: Sequence[Mapping[str, Any]], *, jobs: int
+                           ) -> list[SimResult]:
+        """The truth's simulation of each config, its straggler OSTs applied, without noise."""
+        results = simulate(replace(self.truth, noise=0.0), dict(workload), configs, jobs=jobs)
+        return [with_stragglers(r, self.truth.data) for r in results]
 
     def workload(self, target: Target) -> dict[str, Any]:
         if target not in self._workloads:
             assert target.kernel is not None
             self._workloads[target] = kernel_workload(target.kernel, target.ranks, target.args)
         return self._workloads[target]
+
+
+def with_stragglers(result: SimResult, truth: Mapping[str, Any]) -> SimResult:
+    """``result`` with its write phase stretched to what the truth's slowest straggler OST
+    needs for its share of the bytes: its slowdown times the time a model OST is busy with
+    them (bytes at ``target_mbs``, plus its share of the RPCs at ``rpc_overhead_s``). That busy
+    time leaves out degradation and each two-phase round's wait for its slowest OST, so the
+    stretch is a lower bound; a phase with enough slack on the straggler is not stretched."""
+    stragglers = truth.get("twin", {}).get("stragglers", [])
+    per_target = result.breakdown.get("bytes_per_target", [])
+    total = sum(per_target)
+    if not (result.ok and stragglers and total and result.time_s):
+        return result
+    fs = truth["filesystem"]
+    rpc_s_per_byte = result.breakdown.get("rpcs", 0) * fs["rpc_overhead_s"] / total
+    needed = max(factor * per_target[int(target)] * (1 / (fs["target_mbs"] * 1e6)
+                                                      + rpc_s_per_byte)
+                 for target, factor in stragglers)
+    extra = needed - result.phases.get("write", 0.0)
+    if extra <= 0:
+        return result
+    time_s = result.time_s + extra
+    return replace(result, time_s=time_s, phases={**result.phases,
+                                                  "write": result.phases["write"] + extra},
+                   rate_mbs=result.rate_mbs * result.time_s / time_s if result.rate_mbs else None)
+
+
+def _noise_seed(truth: str, target: Target, config: Mapping[str, Any], seed: int) -> int:
+    """The run's noise stream: its seed mixed with the machine and what runs, so that callers
+    numbering repetitions 0, 1, 2 for every config (``iotwin run``, calibration designs) do not
+    give every config, on every truth, the same noise factors, which would cancel out of any
+    comparison."""
+    what = f"{truth} {target.label} {' '.join(target.args)} {config_hash(config)}"
+    return (seed * 1_000_003 + int(hashlib.sha256(what.encode()).hexdigest()[:8], 16)) % 2**31
 
 
 def _as_run(result: SimResult) -> RunResult:
