@@ -22,6 +22,8 @@ from iotwin.yaml_files import read_yaml
 
 _PROVENANCE = ("source", "assumption", "fitted")
 _SIZE_SUFFIXES = ("_bytes", "_size", "boundary", "threshold")
+#: the sections that describe the machine itself (not its site defaults or its twin)
+_MACHINE_SECTIONS = ("compute", "network", "routers", "filesystem", "hdf5")
 
 
 def _is_leaf(node: Any) -> bool:
@@ -101,18 +103,63 @@ class Platform:
         return Platform(self.name, tree, self.origin, self.noise)
 
     def truth(self, seed: int) -> Platform:
-        """A seeded stand-in for the real machine: every free parameter scaled by a log-normal
-        factor (sigma = twin.perturbation) within its bounds, plus run-to-run noise."""
+        """A seeded stand-in for the real machine, differing from the model as a machine does
+        (the settings are the platform's ``twin`` section, PLATFORM.md):
+
+        - every free parameter scaled by a log-normal factor (sigma ``perturbation``, default
+          0.2), within its bounds: what calibration can find;
+        - every fixed cost and bandwidth (a ``_s`` or ``_mbs`` value without bounds) scaled the
+          same way with sigma ``unfitted_perturbation`` (default 0): what the model takes as
+          known and never refits;
+        - a fraction ``slow_targets`` of the OSTs (default 0) slower by a factor drawn
+          uniformly from ``slowdown`` ([low, high]): stragglers, which the model, whose OSTs
+          are all alike, cannot represent. They are listed in ``twin.stragglers`` of the
+          truth as [target, factor] pairs; the twin executor applies them;
+        - run-to-run noise: sigma ``noise`` (default 0.05) of a log-normal factor per run.
+        """
         twin = self.data.get("twin", {})
-        sigma = float(twin.get("perturbation", 0.2))
         rng = random.Random(seed)
-        values = {}
-        for path, (value, lower, upper) in self.free_parameters().items():
-            factor = math.exp(rng.gauss(0.0, sigma))
-            values[path] = min(upper, max(lower, value * factor))
-        perturbed = self.with_values(values)
-        return Platform(f"{self.name}-truth-{seed}", perturbed.tree, self.origin,
+        values = _perturbed(self.free_parameters(), float(twin.get("perturbation", 0.2)), rng)
+        unfitted = {path: (float(value), 0.0, math.inf) for path, value in self._fixed_costs()}
+        values.update(_perturbed(unfitted, float(twin.get("unfitted_perturbation", 0.0)), rng))
+        tree = self.with_values(values).tree
+        slow = _slow_targets(int(self.data["filesystem"]["targets"]),
+                             float(twin.get("slow_targets", 0.0)),
+                             twin.get("slowdown", [1.0, 1.0]), rng)
+        tree.setdefault("twin", {})["stragglers"] = {
+            "value": slow, "assumption": f"truth seed {seed}: [OST, slowdown] drawn by the twin"}
+        return Platform(f"{self.name}-truth-{seed}", tree, self.origin,
                         float(twin.get("noise", 0.05)))
+
+    def _fixed_costs(self) -> list[tuple[str, float]]:
+        """Costs and bandwidths of the machine that calibration never fits (no bounds)."""
+        return [(path, float(leaf["value"])) for path, leaf in _leaves(self.tree)
+                if path.split(".")[0] in _MACHINE_SECTIONS and path.endswith(("_s", "_mbs"))
+                and "bounds" not in leaf and isinstance(leaf["value"], int | float)
+                and leaf["value"] > 0]
+
+
+def _perturbed(parameters: Mapping[str, tuple[float, float, float]], sigma: float,
+               rng: random.Random) -> dict[str, float]:
+    """Each (value, lower, upper) scaled by exp(N(0, sigma)), clipped to its bounds (one draw
+    per parameter, whatever sigma, so that a truth seed draws the same OSTs at any sigma)."""
+    values = {}
+    for path, (value, lower, upper) in parameters.items():
+        factor = math.exp(rng.gauss(0.0, sigma))
+        values[path] = min(upper, max(lower, value * factor))
+    return values
+
+
+def _slow_targets(targets: int, fraction: float, slowdown: Any, rng: random.Random
+                  ) -> list[list[float]]:
+    if not (isinstance(slowdown, list) and len(slowdown) == 2 and 1 <= slowdown[0] <= slowdown[1]):
+        raise UserError(f"twin.slowdown: expected [low, high] with 1 <= low <= high, "
+                        f"got {slowdown!r}")
+    if not 0 <= fraction <= 1:
+        raise UserError(f"twin.slow_targets: expected a fraction of the OSTs in [0, 1], "
+                        f"got {fraction}")
+    chosen = sorted(rng.sample(range(targets), round(fraction * targets)))
+    return [[target, rng.uniform(*slowdown)] for target in chosen]
 
 
 def list_platforms() -> list[str]:
