@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -11,6 +12,7 @@ import pytest
 from iotwin.executors.base import RunResult, Target
 from iotwin.fidelity import Suite, predicted_rank, run_local_suite, top_measured
 from iotwin.platforms import load_platform
+from iotwin.report import write_report
 from iotwin.sim import simulate
 from iotwin.store import Store
 from iotwin.workload import kernel_workload
@@ -55,6 +57,10 @@ def test_the_confirmation_reuses_the_suites_campaign_and_ranks_its_best(tmp_path
     with Store(tmp_path / "s.db") as store:
         plain = run_local_suite(store, SUITE, ModelExecutor(), progress=None)
         result = run_local_suite(store, confirming, ModelExecutor(), progress=None)
+        report = [p for p in write_report(store, result.campaign_id, tmp_path / "report")
+                  if p.suffix == ".csv"]
+    with report[0].open() as csv_file:
+        assert {row["repetitions"] for row in csv.DictReader(csv_file)} == {"2"}  # suite's only
     assert result.campaign_id == plain.campaign_id  # the stored runs are this suite's
     assert result.measured == plain.measured  # confirmation runs stay out of the medians
     confirmed = result.confirmation

@@ -37,7 +37,7 @@ from scipy.stats import spearmanr, wilcoxon
 from iotwin import paths
 from iotwin.errors import UserError
 from iotwin.executors.base import Executor, Target
-from iotwin.store import Store, config_hash, workload_of
+from iotwin.store import Evaluation, Store, config_hash, workload_of
 from iotwin.units import format_size
 
 TOP_K = 5
@@ -280,9 +280,9 @@ def measure_configs(store: Store, campaign_id: int, suite: Suite, executor: Exec
                     ) -> list[list[float]]:
     """The successful rates of each config, by repetition; stored repetitions are reused,
     missing ones run."""
-    done: dict[str, list[Any]] = {}
+    done: dict[str, list[Evaluation]] = {}
     for row in _real_rows(store, campaign_id, executor):
-        if _CONFIRM_ROUND not in row.details:
+        if not is_confirmation_run(row):
             done.setdefault(row.config_hash, []).append(row)
     rates_of_configs: list[list[float]] = []
     for index, config in enumerate(configs):
@@ -298,7 +298,7 @@ def measure_configs(store: Store, campaign_id: int, suite: Suite, executor: Exec
     return rates_of_configs
 
 
-def _real_rows(store: Store, campaign_id: int, executor: Executor) -> list[Any]:
+def _real_rows(store: Store, campaign_id: int, executor: Executor) -> list[Evaluation]:
     return store.evaluations(campaign_id, source=executor.source)  # type: ignore[arg-type]
 
 
@@ -319,6 +319,12 @@ def _run_and_store(store: Store, campaign_id: int, suite: Suite, executor: Execu
 # -- the confirmation of the measured best ------------------------------------------------------
 
 _CONFIRM_ROUND = "confirm_round"  # details key of a confirmation run
+
+
+def is_confirmation_run(row: Evaluation) -> bool:
+    """A run of the confirmation, not one of the suite's repetitions (which alone make the
+    medians that the model is judged against)."""
+    return _CONFIRM_ROUND in row.details
 
 
 @dataclass(frozen=True)
@@ -371,9 +377,9 @@ def confirm_runs(store: Store, campaign_id: int, suite: Suite, executor: Executo
                  progress: TextIO | None) -> list[dict[int, float]]:
     """``suite.confirm_rounds`` rounds of one run of every sample, the order rotated from round
     to round; stored runs are reused. Each sample's successful rates by round."""
-    stored: dict[tuple[str, int], Any] = {}
+    stored: dict[tuple[str, int], Evaluation] = {}
     for row in _real_rows(store, campaign_id, executor):
-        if _CONFIRM_ROUND in row.details:
+        if is_confirmation_run(row):
             stored[(row.config_hash, row.details[_CONFIRM_ROUND])] = row
     rates: list[dict[int, float]] = [{} for _ in samples]
     for round_ in range(suite.confirm_rounds):

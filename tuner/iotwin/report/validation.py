@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from iotwin.fidelity import TOP_K, paired_metrics
+from iotwin.fidelity import TOP_K, is_confirmation_run, paired_metrics
 from iotwin.report import plots
 from iotwin.report.measured import measured_configs
 from iotwin.report.page import Page
@@ -12,7 +12,7 @@ from iotwin.store import Campaign, Store
 
 
 def validation_report(store: Store, campaign: Campaign, page: Page) -> list[dict[str, Any]]:
-    rows = store.evaluations(campaign.id)
+    rows = [row for row in store.evaluations(campaign.id) if not is_confirmation_run(row)]
     configs = measured_configs(rows)
     latest_cv: dict[str, float | None] = {}
     for row in rows:
