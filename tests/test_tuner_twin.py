@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import subprocess
 import sys
 from pathlib import Path
 
+from iotwin.platforms import Platform, load_platform
 from iotwin.store import Store
 
 
@@ -42,3 +44,42 @@ def test_the_twins_true_rates_are_noise_free_and_its_runs_scatter() -> None:
     assert true[0] is not None and true.count(true[0]) == 3
     runs = [twin.run_once(target, config, seed=seed).rate_mbs for seed in range(3)]
     assert len(set(runs)) == 3 and true[0] not in runs
+
+
+def _machine(**twin: object) -> Platform:
+    """hopper with its twin section replaced by ``twin`` (values as Platform.truth reads them)."""
+    hopper = load_platform("hopper")
+    tree = copy.deepcopy(hopper.tree)
+    tree["twin"].update({k: {"value": v, "assumption": "test"} for k, v in twin.items()})
+    return Platform(hopper.name, tree, hopper.origin)
+
+
+def test_a_truth_perturbs_fixed_costs_only_when_asked() -> None:
+    model = load_platform("hopper")
+    fixed = "filesystem.open_s"
+    assert fixed not in model.free_parameters()
+    value = model.data["filesystem"]["open_s"]
+    assert _machine().truth(5).data["filesystem"]["open_s"] == value
+    perturbed = _machine(unfitted_perturbation=0.3).truth(5)
+    assert perturbed.data["filesystem"]["open_s"] != value
+    # the free parameters are drawn first: the same truth seed, the same free values
+    assert perturbed.free_parameters() == _machine().truth(5).free_parameters()
+
+
+def test_straggler_osts_slow_the_files_striped_over_them_only() -> None:
+    from iotwin.executors.base import Target
+    from iotwin.executors.twin import TwinExecutor
+
+    machine = _machine(slow_targets=0.05, slowdown=[4, 4])
+    stragglers = machine.truth(0).data["twin"]["stragglers"]
+    assert len(stragglers) == round(0.05 * 156) and all(f == 4 for _, f in stragglers)
+    first_slow = min(int(t) for t, _ in stragglers)
+    assert first_slow >= 4  # truth 0: the first four OSTs are not stragglers
+    target = Target(ranks=48, kernel="vpic-io", args=("--particles", "262144"))
+    narrow = {"lustre": {"stripe_count": 4, "stripe_size": 1048576}}  # OSTs 0-3
+    wide = {"lustre": {"stripe_count": first_slow + 1, "stripe_size": 1048576}}
+    plain = TwinExecutor(machine, truth=_machine().truth(0))
+    slow = TwinExecutor(machine, truth_seed=0)
+    assert slow.true_rates(target, [narrow]) == plain.true_rates(target, [narrow])
+    [fast_wide], [slow_wide] = plain.true_rates(target, [wide]), slow.true_rates(target, [wide])
+    assert fast_wide and slow_wide and slow_wide < 0.9 * fast_wide
