@@ -18,7 +18,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,6 +31,7 @@ from iotwin.executors.base import RunResult, Target
 from iotwin.executors.twin import TwinExecutor
 from iotwin.platforms import Platform, load_platform
 from iotwin.search import NEEDS_MODEL, BudgetExhausted, strategy_settings
+from iotwin.sim import simulate
 from iotwin.space import BoundSpace, load_space
 from iotwin.store import Store, config_hash
 
@@ -76,32 +77,50 @@ class Outcome:
     recommended: float | None
 
 
-def with_perturbation(platform: Platform, sigma: float | None) -> Platform:
-    """The platform whose twin perturbs its free parameters by ``sigma`` (None: its own)."""
-    if sigma is None:
+def with_twin(platform: Platform, settings: Mapping[str, Any] | None) -> Platform:
+    """The platform whose twin section has ``settings`` (Platform.truth reads them: how far
+    each truth is from the model) in place of its own."""
+    if not settings:
         return platform
     tree = copy.deepcopy(platform.tree)
-    tree.setdefault("twin", {})["perturbation"] = {
-        "value": sigma, "assumption": "convergence study: a machine further from the model"}
+    twin = tree.setdefault("twin", {})
+    for key, value in settings.items():
+        twin[key] = {"value": value, "assumption": "convergence study: the machine's truth"}
     return Platform(platform.name, tree, platform.origin, platform.noise)
 
 
-def exhaustive_truth(twin: TwinExecutor, target: Target, space: BoundSpace
+def exhaustive_rates(label: str, platform: Platform, workload: Mapping[str, Any],
+                     space: BoundSpace, rates_of: Callable[[list[dict[str, Any]]], list[Any]]
                      ) -> dict[str, float]:
-    """Noise-free truth rate of every distinct config, cached under runs/convergence/ by
-    everything it depends on (truth parameters, workload, configs, simulator binary)."""
+    """Rate of every distinct config by ``rates_of``, cached under runs/convergence/ by
+    everything it depends on (platform values, workload, configs, simulator binary)."""
     configs = {config_hash(c): c for c in map(space.config, space.points())}
-    inputs = json.dumps([twin.truth.data, twin.workload(target), sorted(configs)],
-                        sort_keys=True).encode()
+    inputs = json.dumps([platform.data, workload, sorted(configs)], sort_keys=True).encode()
     digest = hashlib.sha256(inputs + paths.simulator_binary().read_bytes()).hexdigest()[:16]
-    cache = CACHE_DIR / f"{twin.truth.name}-{digest}.json"
+    cache = CACHE_DIR / f"{label}-{digest}.json"
     if cache.exists():
         return dict(json.loads(cache.read_text()))
-    rates = twin.true_rates(target, list(configs.values()))
+    rates = rates_of(list(configs.values()))
     found = {key: rate for key, rate in zip(configs, rates, strict=True) if rate}
     cache.parent.mkdir(parents=True, exist_ok=True)
     cache.write_text(json.dumps(found))
     return found
+
+
+def exhaustive_truth(twin: TwinExecutor, target: Target, space: BoundSpace
+                     ) -> dict[str, float]:
+    """Noise-free truth rate of every distinct config."""
+    return exhaustive_rates(twin.truth.name, twin.truth, twin.workload(target), space,
+                            lambda configs: twin.true_rates(target, configs))
+
+
+def model_optimum(model: Platform, workload: Mapping[str, Any], space: BoundSpace) -> str:
+    """The config (hash) the uncalibrated model predicts best: what a model-guided search
+    measures first. Where it lands in a truth says how far the truth is from the model."""
+    def rates_of(configs: list[dict[str, Any]]) -> list[float | None]:
+        return [r.rate_mbs if r.ok else None for r in simulate(model, dict(workload), configs)]
+    predicted = exhaustive_rates(f"{model.name}-model", model, workload, space, rates_of)
+    return max(predicted, key=lambda key: predicted[key])
 
 
 def runs_to_target(spec: CampaignSpec, space: BoundSpace, twin: TwinExecutor,
@@ -126,19 +145,24 @@ def main(spec_file: Path) -> int:
     target = Target(ranks=study["ranks"], kernel=study["kernel"], args=tuple(study["args"]))
     space = load_space(study["space"]).bind(platform_context(study["platform"], study["ranks"]),
                                             study["fixed"])
-    machine = with_perturbation(load_platform(study["platform"]), study.get("perturbation"))
+    machine = with_twin(load_platform(study["platform"]), study.get("truth"))
     results: dict[str, dict[tuple[int, int], Outcome]] = {s: {} for s in study["strategies"]}
+    began = time.perf_counter()
     lines = [f"{study['platform']} twin, {target.label}, space {study['space']} pinned "
              f"{study['fixed']} ({space.size} points), target {study['target']} of the optimum"]
     print(lines[0], flush=True)
+    model_best: str | None = None
     for truth_seed in study["truth_seeds"]:
         twin = TwinExecutor(machine, truth_seed=truth_seed)
         started = time.perf_counter()
         true_rate = exhaustive_truth(twin, target, space)
+        model_best = model_best or model_optimum(load_platform(study["platform"]),
+                                                 twin.workload(target), space)
         optimum = max(true_rate.values())
         lines.append(f"truth seed {truth_seed}: optimum {optimum:.0f} MB/s, "
                      f"{sum(r >= study['target'] * optimum for r in true_rate.values())} of "
-                     f"{len(true_rate)} configs within the target")
+                     f"{len(true_rate)} configs within the target; the model's own best "
+                     f"config is at {true_rate.get(model_best, 0.0) / optimum:.3f} of it")
         print(f"{lines[-1]} ({time.perf_counter() - started:.0f} s)", flush=True)
         for strategy, cap in study["strategies"].items():
             for search_seed in study["seeds"]:
@@ -150,6 +174,8 @@ def main(spec_file: Path) -> int:
                 results[strategy][(truth_seed, seed)] = outcome
                 print(f"  {strategy:13s} truth {truth_seed} seed {seed}: "
                       f"{describe(outcome, cap)}", flush=True)
+    lines.append(f"wall time {(time.perf_counter() - began) / 60:.0f} min on this machine "
+                 f"(2 cores), the exhaustive optima included unless cached")
     report = summary(results, study, lines, spec_file)
     print("\n" + report)
     spec_file.with_suffix(".md").write_text(report)
