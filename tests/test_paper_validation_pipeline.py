@@ -274,10 +274,25 @@ def test_platform_parts_saved_in_a_partial_directory_are_reused(stand_in: Path,
                                                                 tmp_path: Path) -> None:
     parts = tmp_path / "parts"
     first = run(stand_in, platforms=["ranger", "stampede"], kernels=["VPIC-IO"], partial=parts)
-    assert sorted(p.name for p in parts.iterdir()) == ["ranger.json", "stampede.json"]
+    assert sorted(p.name for p in parts.glob("*.json")) == ["ranger.json", "stampede.json"]
     told: list[str] = []
     again = run(stand_in, platforms=["ranger", "stampede"], kernels=["VPIC-IO"], partial=parts,
                 progress=told.append)
     assert told == [f"{m}: from {parts / m}.json" for m in ("ranger", "stampede")]
     assert again.to_json() == first.to_json()
     assert first.metrics["overall"]["loo"]["rows"] == 4
+
+
+def test_an_interrupted_run_resumes_from_its_logged_simulations(
+        stand_in: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    parts = tmp_path / "parts"
+    first = run(stand_in, platforms=["intrepid"], kernels=["VPIC-IO"], partial=parts)
+    (parts / "intrepid.json").unlink()  # as if stopped before the platform was done
+    paper_validation._simulated.clear()
+
+    def no_simulator(*_: Any, **__: Any) -> None:
+        raise AssertionError("simulated again")
+
+    monkeypatch.setattr(calibrate, "simulate", no_simulator)
+    again = run(stand_in, platforms=["intrepid"], kernels=["VPIC-IO"], partial=parts)
+    assert again.to_json() == first.to_json()

@@ -22,6 +22,7 @@ import hashlib
 import json
 import math
 import multiprocessing
+import os
 import random
 import re
 import statistics
@@ -356,6 +357,23 @@ def predict_rates(platform: Any, observations: Sequence[Observation],
 
 
 _simulated: dict[str, float | None] = {}  # digest of (platform, workload, config) -> rate
+_simulated_log: list[Path] = []  # where new simulations are appended (``partial``)
+
+
+def keep_simulations(directory: Path | None) -> None:
+    """Reuse the simulations logged in ``directory`` and log this process's new ones there
+    (``simulated-PID.jsonl``: processes sharing the directory do not write the same file), so
+    that an interrupted run resumes without simulating again. None: log nothing."""
+    _simulated_log.clear()
+    if directory is None:
+        return
+    for log in sorted(directory.glob("simulated-*.jsonl")):
+        for line in log.read_text().splitlines():
+            if line.endswith("}"):  # a line cut by an interruption is skipped
+                entry = json.loads(line)
+                _simulated[entry["key"]] = entry["rate_mbs"]
+    directory.mkdir(parents=True, exist_ok=True)
+    _simulated_log.append(directory / f"simulated-{os.getpid()}.jsonl")
 
 
 def _simulated_rates(platform: Any, queries: Sequence[Observation], jobs: int
@@ -365,9 +383,12 @@ def _simulated_rates(platform: Any, queries: Sequence[Observation], jobs: int
             .hexdigest() for q in queries]
     missing = {key: query for key, query in zip(keys, queries, strict=True)
                if key not in _simulated}
-    for key, rate in zip(missing, calibrate.predict(platform, list(missing.values()), jobs),
-                         strict=True):
-        _simulated[key] = rate
+    rates = calibrate.predict(platform, list(missing.values()), jobs) if missing else []
+    _simulated.update(zip(missing, rates, strict=True))
+    for log in _simulated_log:
+        with log.open("a") as stream:
+            stream.writelines(json.dumps({"key": key, "rate_mbs": rate}) + "\n"
+                              for key, rate in zip(missing, rates, strict=True))
     return [_simulated[key] for key in keys]
 
 
@@ -659,8 +680,9 @@ def run_paper_validation(*, settings_path: Path | None = None,
     select a subset of the rows; ``loo`` runs the leave-one-out refits; ``workers`` refits run
     at once; ``max_evaluations`` replaces cases.yaml's evaluations per fit round; ``progress``
     is told what starts. With ``partial``, each platform's part is saved there as
-    ``MODEL.json`` when done and a saved part is reused: an interrupted run resumes, and
-    platforms can run in separate processes that a last run merges.
+    ``MODEL.json`` when done and a saved part is reused, and every simulation is logged there
+    (``simulated-PID.jsonl``) and not run again: an interrupted run resumes where it stopped,
+    and platforms can run in separate processes that a last run merges.
     """
     say = progress or (lambda _: None)
     settings = load_settings(settings_path)
@@ -678,6 +700,7 @@ def run_paper_validation(*, settings_path: Path | None = None,
         raise UserError(f"no published row for platforms {platforms or 'any'} and kernels "
                         f"{kernels or 'any'}")
     cases = build_cases(rows, settings, load_platform, kernel_workload)
+    keep_simulations(partial)
     parts = []
     for model in sorted({case.model for case in cases}):
         mine = [case for case in cases if case.model == model]
