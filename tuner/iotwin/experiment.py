@@ -248,6 +248,7 @@ def _search_body(data: Any, source: str, where: str) -> dict[str, Any]:
         raise UserError(f"{source}: {where}.seed: expected a whole number, got {seed!r}")
     sections = data.get("sections")
     budgets = _budgets(data["budget"], source, f"{where}.budget")
+    # checked here with one of the budgets; each cell's search takes its workload's own
     spec = SearchSpec(
         space=_string(data["space"], source, f"{where}.space"),
         budget=min(budgets.values()), seed=seed,
