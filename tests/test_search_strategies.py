@@ -211,3 +211,25 @@ def test_sim_screened_stops_by_itself_once_the_model_expects_no_gain(tmp_path: P
     assert best is not None and best.rate >= 0.95 * optimum(campaign.space)
     # well before the budget, and not before a batch after the first
     assert settings["top_k"] + settings["explore"] < len(executor.runs) < 60
+
+
+class UnfittableModel(SkewedModel):
+    """Off by a factor of 2 in a way its fit cannot represent: its rankings near the
+    optimum are right, its rates are not."""
+
+    def predict(self, configs: Sequence[Mapping[str, Any]]) -> list[float | None]:
+        return [synthetic_rate(c, 3.0) * (2.0 if c.get("mpiio", {}).get("cb_nodes", 1) > 8
+                                          else 0.6) for c in configs]
+
+    def fit(self, measured: Sequence[tuple[Mapping[str, Any], float]]) -> Fit:
+        return Fit({"skew": 3.0}, fit_error=1.0)
+
+
+@pytest.mark.parametrize(("trust_error", "stops_early"), [(0.1, False), (10.0, True)])
+def test_sim_screened_stops_only_on_a_model_that_predicted_its_last_batch(
+        tmp_path: Path, trust_error: float, stops_early: bool) -> None:
+    settings = {**strategy_settings("sim-screened"), "trust_error": trust_error}
+    campaign, executor = make_campaign(tmp_path, "sim-screened", budget=40, model=True)
+    campaign.model = UnfittableModel()
+    run_strategy("sim-screened", campaign, seed=5, settings=settings)
+    assert (len(executor.runs) < 40) == stops_early

@@ -9,13 +9,17 @@ best are fed back into the population and the model is refitted to everything me
 It stops when the budget is spent, when the model has no unmeasured candidate left, or on
 convergence: ``patience`` generations in a row in which the refitted model expects no
 unmeasured candidate to beat the best measured config by more than ``tolerance`` (both
-rates predicted, so the measured best's luck in the noise does not end the search).
+rates predicted, so the measured best's luck in the noise does not end the search). A model
+is only trusted to end the search while it predicted the last real batch within
+``trust_error`` (median |predicted / measured - 1|): a model that cannot represent the
+machine says "no gain" wrongly, and then the budget is spent on its best guesses instead.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+import statistics
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from deap import base
@@ -29,27 +33,38 @@ def sim_screened(evaluator: Evaluator, rng: random.Random, settings: Mapping[str
     toolbox = make_toolbox(evaluator.space, rng, tournament=settings["tournament"])
     population = toolbox.population(settings["population"])
     measured: dict[Point, float] = {}
-    settled, generation = 0, 0
+    settled, generation, trusted = 0, 0, False
     while evaluator.runs_left() > 0:
         population = _evolve_on_model(evaluator, toolbox, rng, population, settings)
         candidates = _top_unmeasured(evaluator, population, settings["top_k"])
         if not candidates:
             break
-        settled = settled + 1 if _expects_no_gain(evaluator, candidates[0], measured,
-                                                  settings["tolerance"]) else 0
+        settled = settled + 1 if trusted and _expects_no_gain(
+            evaluator, candidates[0], measured, settings["tolerance"]) else 0
         if settled >= settings["patience"]:
             break
         if generation == 0:
             candidates += _far_apart(evaluator, toolbox, population, candidates,
                                      settings["explore"])
-        for point, rate in zip(candidates, evaluator.measure(candidates), strict=True):
+        predicted = evaluator.predict(candidates)
+        rates = evaluator.measure(candidates)
+        for point, rate in zip(candidates, rates, strict=True):
             if rate is not None:
                 measured[point] = rate
+        error = _prediction_error(predicted, rates)
+        trusted = error is not None and error <= settings["trust_error"]
         evaluator.recalibrate()
         population = _with_measured_best(population, measured, settings["top_k"])
         evaluator.end_generation(generation, population[0].fitness.values[0]
                                  if population[0].fitness.valid else None)
         generation += 1
+
+
+def _prediction_error(predicted: Sequence[float | None],
+                      measured: Sequence[float | None]) -> float | None:
+    """Median |predicted / measured - 1| over the points with both rates."""
+    errors = [abs(p / m - 1) for p, m in zip(predicted, measured, strict=True) if p and m]
+    return statistics.median(errors) if errors else None
 
 
 def _expects_no_gain(evaluator: Evaluator, candidate: Point, measured: Mapping[Point, float],
