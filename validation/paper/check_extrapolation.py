@@ -3,10 +3,12 @@
 Prints, for hopper's default and the poster's tuned config at 128 and 512 cores, the rate of
 the full T-step simulation, the extrapolated rate from one and two steps, their difference,
 and the simulation time of each. Run: .venv/bin/python validation/paper/check_extrapolation.py
+[--ranks 128,512] (default both).
 """
 
 from __future__ import annotations
 
+import argparse
 import time
 
 from iotwin.calibrate import Observation, predict
@@ -29,10 +31,17 @@ def timed(function, *args):  # type: ignore[no-untyped-def]
     return value, time.perf_counter() - start
 
 
+SIZES = {128: (24, 20), 512: (16, 19)}  # ranks: (ranks per node, steps) as cases.yaml has them
+
+
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--ranks", default="128,512", help="comma-separated: 128, 512")
+    chosen = [int(r) for r in parser.parse_args().ranks.split(",")]
     platform = load_platform("hopper")
     print("ranks steps config  full MB/s  extrapolated MB/s  difference  full s  extrapolated s")
-    for ranks, per_node, steps in ((128, 24, 20), (512, 16, 19)):
+    for ranks in chosen:
+        per_node, steps = SIZES[ranks]
         virtual = {STEPS_KEY: steps, "step_workloads": [vorpal(ranks, per_node, n)
                                                         for n in (1, 2)]}
         full = vorpal(ranks, per_node, steps)
