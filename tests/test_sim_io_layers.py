@@ -71,3 +71,19 @@ def test_open_create_and_close_costs_add_to_their_phases() -> None:
     assert costed.phases["open"] - free.phases["open"] == pytest.approx(0.05 + 0.01)
     assert costed.phases["close"] - free.phases["close"] == pytest.approx(0.02)
     assert costed.phases["write"] == pytest.approx(free.phases["write"])
+
+
+@pytest.mark.parametrize("ranks_per_node", [1, 4])
+def test_collective_metadata_is_written_by_one_collective_write_call(ranks_per_node: int) -> None:
+    # HDF5 1.10 writes the dirty metadata at close with one MPI_File_write_at_all: its
+    # collective steps (4 calls of ceil(log2 4) = 2 steps) wait for time slices when the
+    # ranks outnumber the cores, like any collective write call; the close's own 2 do not
+    wl = workload(4, MiB, api="hdf5", transfer="collective", ranks_per_node=ranks_per_node)
+    config = {"hdf5": {"coll_metadata_write": True}}
+
+    def close_s(step: float) -> float:
+        result, = run(small_platform(collective_step_s=step), wl, config)
+        return result.phases["close"]
+
+    oversubscription = ranks_per_node  # one core per node
+    assert close_s(0.01) - close_s(0.0) == pytest.approx(2 * 0.01 + 4 * 2 * 0.01 * oversubscription)

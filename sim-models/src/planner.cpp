@@ -70,12 +70,14 @@ double open_cost(const Platform& p, const FileSession& f, const FileSettings& s,
 
 // Metadata written at a flush or close: one collective write, or one small write per entry
 // from rank 0.
-double metadata_flush_cost(const Platform& p, const FileSettings& s, const FileLayout& layout, int writers)
+double metadata_flush_cost(const Platform& p, const FileSettings& s, const FileLayout& layout, int writers,
+                           double oversubscription)
 {
     if (layout.metadata_entries == 0)
         return 0;
+    // HDF5 1.10 writes the dirty entries with one collective MPI_File_write_at_all.
     if (s.coll_metadata_write)
-        return collective_overhead_s(p, writers) + p.metadata_io_s;
+        return collective_write_call_s(p, writers, oversubscription) + p.metadata_io_s;
     return static_cast<double>(layout.metadata_entries) * p.metadata_io_s;
 }
 
@@ -184,7 +186,7 @@ void plan_run(const Platform& p, const Workload& w, const std::vector<FileSettin
         if (f.hdf5)
             fill_at_allocation(ctx, s, *layouts[i], ses);
         write_session(ctx, f, s, ses);
-        double flush = metadata_flush_cost(p, s, *layouts[i], writers);
+        double flush = metadata_flush_cost(p, s, *layouts[i], writers, oversubscription(p, node_of_rank));
         // H5Fflush and H5Fclose sync the file (MPI_File_sync): cached writes reach the targets.
         for (int k = 0; k < f.flushes; k++)
             sink(fixed_phase("write", flush, true));

@@ -14,23 +14,34 @@ double collective_overhead_s(const Platform& p, int ranks)
     return p.collective_step_s * std::ceil(std::log2(std::max(2, ranks)));
 }
 
-namespace {
-
 // Collective steps of every collective write call, buffered or not: HDF5 1.10's allreduce of
 // the I/O mode decision, ROMIO's two allgathers of the ranks' start and end offsets in
 // ADIOI_GEN_WriteStridedColl (before it decides whether to buffer), and the closing
 // synchronisation of the call.
 constexpr int collective_call_steps = 4;
 
-// Ranks beyond the cores of a node wait for a time slice in every collective step.
-double oversubscription(const Platform& p, const WriteCall& call)
+double collective_write_call_s(const Platform& p, int ranks, double oversubscription)
+{
+    return collective_call_steps * collective_overhead_s(p, ranks) * oversubscription;
+}
+
+double oversubscription(const Platform& p, const std::vector<int>& node_of_rank)
 {
     int most = 0;
     std::map<int, int> per_node;
-    for (const OpenFile* f : call.files)
-        for (int node : f->node_of_writer)
-            most = std::max(most, ++per_node[node]);
+    for (int node : node_of_rank)
+        most = std::max(most, ++per_node[node]);
     return std::max(1.0, static_cast<double>(most) / p.cores_per_node);
+}
+
+namespace {
+
+double call_oversubscription(const Platform& p, const WriteCall& call)
+{
+    std::vector<int> nodes;
+    for (const OpenFile* f : call.files)
+        nodes.insert(nodes.end(), f->node_of_writer.begin(), f->node_of_writer.end());
+    return oversubscription(p, nodes);
 }
 
 // "*:N" or "*:*": at most N (or every) writer per node may aggregate.
@@ -372,8 +383,7 @@ void romio_write(const RomioContext& ctx, const WriteCall& call)
     if (call.collective && !call.files.empty()) {
         Phase sync;
         sync.label = "write";
-        sync.fixed_s = collective_call_steps * collective_overhead_s(ctx.platform, ctx.total_ranks) *
-                       oversubscription(ctx.platform, call);
+        sync.fixed_s = collective_write_call_s(ctx.platform, ctx.total_ranks, call_oversubscription(ctx.platform, call));
         ctx.sink(std::move(sync));
     }
     if (cb)

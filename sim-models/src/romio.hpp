@@ -49,4 +49,10 @@ void romio_write(const RomioContext& ctx, const WriteCall& call);
 
 double collective_overhead_s(const Platform& p, int ranks);
 
+// The collective steps of one collective MPI-IO write call, buffered or not.
+double collective_write_call_s(const Platform& p, int ranks, double oversubscription);
+
+// Ranks beyond a node's cores wait for a time slice in every collective step.
+double oversubscription(const Platform& p, const std::vector<int>& node_of_rank);
+
 }  // namespace iosim
