@@ -29,14 +29,19 @@ def test_ranks_beyond_the_platforms_cores_share_its_nodes(vpic: dict[str, Any]) 
 def test_a_workload_that_fits_or_states_its_placement_is_left_as_it_is(
         vpic: dict[str, Any]) -> None:
     assert "ranks_per_node" not in placed(load_platform("hopper"), vpic)
-    assert placed(load_platform("local"), {**vpic, "ranks_per_node": 2})["ranks_per_node"] == 2
+    assert placed(load_platform("hopper"), {**vpic, "ranks_per_node": 2})["ranks_per_node"] == 2
+
+
+def test_a_stated_placement_needing_more_nodes_than_the_platform_has_is_spread(
+        vpic: dict[str, Any]) -> None:
+    assert placed(load_platform("local"), {**vpic, "ranks_per_node": 2})["ranks_per_node"] == 4
 
 
 def test_one_node_means_one_aggregator_under_the_default_cb_config_list(
         vpic: dict[str, Any]) -> None:
     local = load_platform("local")
     [one_node] = simulate(local, vpic, [BUFFERED])
-    [two_nodes] = simulate(local, {**vpic, "ranks_per_node": 2}, [BUFFERED])
+    [two_nodes] = simulate(local.with_values({"compute.nodes": 2}), vpic, [BUFFERED])
     assert set(one_node.breakdown["aggregators"]) == {1}
     assert set(two_nodes.breakdown["aggregators"]) == {2}
 
@@ -45,6 +50,6 @@ def test_calibration_predicts_the_oversubscribed_placement(vpic: dict[str, Any])
     local = load_platform("local")
     [predicted] = predict(local, [Observation(vpic, BUFFERED, 1.0)], jobs=1)
     [one_node] = simulate(local, {**vpic, "ranks_per_node": 4}, [BUFFERED], jobs=1)
-    [two_nodes] = simulate(local, {**vpic, "ranks_per_node": 2}, [BUFFERED], jobs=1)
+    [two_nodes] = simulate(local.with_values({"compute.nodes": 2}), vpic, [BUFFERED], jobs=1)
     assert predicted == pytest.approx(one_node.rate_mbs)
     assert predicted != pytest.approx(two_nodes.rate_mbs)

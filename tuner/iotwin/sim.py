@@ -56,15 +56,14 @@ def _file_settings(config: Mapping[str, Any], file: Mapping[str, Any]) -> dict[s
 
 
 def placed(platform: Platform, workload: Mapping[str, Any]) -> dict[str, Any]:
-    """The workload's ranks on the platform's nodes as mpiexec puts them: a node's cores
-    each, and when that needs more nodes than the platform has, spread over all of its nodes
-    (oversubscribed, as 4 ranks run on this 1-node, 2-core machine). A placement the workload
-    states is kept."""
-    if workload.get("ranks_per_node"):
-        return dict(workload)
+    """The workload's ranks on the platform's nodes as mpiexec puts them: the placement the
+    workload states, else a node's cores each; when that needs more nodes than the platform
+    has, spread over all of its nodes (oversubscribed, as 4 ranks run on this 1-node, 2-core
+    machine)."""
     compute = platform.data["compute"]
     nodes, ranks = int(compute["nodes"]), int(workload["ranks"])
-    if ranks <= nodes * int(compute["cores_per_node"]):
+    per_node = int(workload.get("ranks_per_node") or compute["cores_per_node"])
+    if math.ceil(ranks / per_node) <= nodes:
         return dict(workload)
     return {**workload, "ranks_per_node": math.ceil(ranks / nodes)}
 

@@ -28,6 +28,7 @@ from typing import Any
 
 import yaml
 
+from iotwin import sim
 from iotwin.errors import UserError
 from iotwin.platforms import Platform
 from iotwin.search import STRATEGIES, run_strategy, strategy_settings
@@ -277,13 +278,12 @@ def tune(platform: Platform, work: Mapping[str, Any], tuning: Tuning,
 # -- the study -----------------------------------------------------------------------------------
 
 def placed(platform: Platform, work: Mapping[str, Any]) -> tuple[Mapping[str, Any], str]:
-    """The workload on the platform's nodes: oversubscribed (as mpiexec would run it) when it
-    needs more nodes than the platform has, with a note saying so."""
-    nodes = int(platform.data["compute"]["nodes"])
-    if nodes_used(platform, work) <= nodes:
+    """The workload on the platform's nodes (as every simulation places it), with a note when
+    it needs more nodes than the platform has and runs oversubscribed."""
+    spread = sim.placed(platform, work)
+    if spread.get("ranks_per_node") == work.get("ranks_per_node"):
         return work, ""
-    per_node = math.ceil(int(work["ranks"]) / nodes)
-    return {**work, "ranks_per_node": per_node}, f"oversubscribed: {per_node} ranks per node"
+    return spread, f"oversubscribed: {spread['ranks_per_node']} ranks per node"
 
 
 def predict(platform_name: str, variant: str, platform: Platform, work: Mapping[str, Any],
