@@ -77,7 +77,7 @@ def test_confirmation_taken_again_runs_nothing_new(tmp_path: Path) -> None:
         first = confirm_best(campaign, candidates=3, runs=3, progress=io.StringIO())
         runs_before = sum(executor.runs.values())
         again = confirm_best(campaign, candidates=3, runs=3, progress=io.StringIO())
-        assert sum(executor.runs.values()) == runs_before == 4 + 3 * 2
+        assert sum(executor.runs.values()) == runs_before == 4 + 3 * 3
         assert [c.config for c in again] == [c.config for c in first]
 
 
@@ -85,6 +85,6 @@ def test_without_confirmation_the_best_single_run_is_taken(tmp_path: Path) -> No
     executor = LuckyFirstRunExecutor()
     with Store(tmp_path / "store.db") as store:
         campaign = searched_campaign(store, executor)
-        confirmed = confirm_best(campaign, candidates=0, runs=3, progress=io.StringIO())
+        confirmed = confirm_best(campaign, candidates=1, runs=3, progress=io.StringIO())
         assert sum(executor.runs.values()) == 4
         assert len(confirmed) == 1 and confirmed[0].rate == 360.0

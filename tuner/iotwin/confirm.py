@@ -2,9 +2,10 @@
 
 A search measures most configs once. On a noisy machine the highest single run is as often a
 lucky draw as a better config (the winner's curse), so the tuned config is chosen from the
-search's top candidates re-measured in interleaved rounds (drift hits them alike), by the
-median of all their runs. Every run is stored the moment it exists; a resumed campaign counts
-the stored runs and only runs the missing ones.
+search's top candidates re-measured in interleaved rounds, the order rotated from round to
+round (drift and load hit them alike), by the median of these fresh runs alone: the search
+run that picked a candidate is biased upward by the picking. Every run is stored the moment
+it exists; a resumed campaign counts the stored runs and only runs the missing ones.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from iotwin.campaign import Campaign
 from iotwin.repetitions import progress_line
 from iotwin.store import config_hash
 
+_LABEL = "confirm"  # details label of a confirmation run
+
 
 @dataclass(frozen=True)
 class Confirmed:
@@ -25,7 +28,7 @@ class Confirmed:
 
     config: dict[str, Any]
     search_rate: float  # the rate that ranked it during the search
-    rates: tuple[float, ...]
+    rates: tuple[float, ...]  # of its confirmation runs (the search's own without them)
 
     @property
     def rate(self) -> float | None:
@@ -34,38 +37,42 @@ class Confirmed:
 
 def confirm_best(campaign: Campaign, candidates: int, runs: int,
                  progress: TextIO | None = sys.stderr) -> list[Confirmed]:
-    """The search's ``candidates`` best configs, each measured ``runs`` times in all, best
-    median first. With ``candidates`` < 2 or ``runs`` < 2 nothing is re-run."""
+    """The search's ``candidates`` best configs, each run ``runs`` more times, best median
+    of those runs first. With ``candidates`` < 2 or ``runs`` < 1 nothing is re-run and the
+    best single run is taken."""
     top = sorted((m for m in campaign.measured.values() if m.rate is not None),
                  key=lambda m: m.rate or 0.0, reverse=True)[:max(candidates, 1)]
-    if candidates >= 2 and runs >= 2:
-        for round_index in range(runs):
-            for rank, entry in enumerate(top, 1):
-                _run_missing(campaign, entry.config, round_index, f"candidate {rank}", runs,
-                             progress)
-    found = [Confirmed(entry.config, entry.rate or 0.0, _stored_rates(campaign, entry.config))
-             for entry in top]
+    if candidates < 2 or runs < 1:
+        return [Confirmed(m.config, m.rate or 0.0, (m.rate or 0.0,)) for m in top]
+    for round_index in range(runs):
+        for position in range(len(top)):
+            slot = (position + round_index) % len(top)
+            _run_missing(campaign, top[slot].config, round_index, f"candidate {slot + 1}", runs,
+                         progress)
+    found = [Confirmed(m.config, m.rate or 0.0, _confirmation_rates(campaign, m.config))
+             for m in top]
     return sorted(found, key=lambda c: c.rate or 0.0, reverse=True)
 
 
 def _run_missing(campaign: Campaign, config: dict[str, Any], round_index: int, label: str,
                  runs: int, progress: TextIO | None) -> None:
-    """One more run of ``config`` if it has fewer than ``round_index + 1`` stored."""
-    done = len(_stored_runs(campaign, config))
+    """One more confirmation run of ``config`` if it has no more than ``round_index``."""
+    done = len(_confirmation_runs(campaign, config))
     if done > round_index:
         return
-    result = campaign.run_and_store(config, done, {"label": "confirm"})
+    repetition = campaign.spec.repetitions + done  # after the search's repetitions
+    result = campaign.run_and_store(config, repetition, {"label": _LABEL})
     if progress is not None:
         print(progress_line(label, round_index, runs, result), file=progress, flush=True)
 
 
-def _stored_runs(campaign: Campaign, config: dict[str, Any]) -> list[Any]:
+def _confirmation_runs(campaign: Campaign, config: dict[str, Any]) -> list[Any]:
     key = config_hash(config)
     return [row for row in campaign.store.evaluations(
                 campaign.id, source=campaign.executor.source)  # type: ignore[arg-type]
-            if row.config_hash == key]
+            if row.config_hash == key and row.details.get("label") == _LABEL]
 
 
-def _stored_rates(campaign: Campaign, config: dict[str, Any]) -> tuple[float, ...]:
-    return tuple(row.rate_mbs for row in _stored_runs(campaign, config)
+def _confirmation_rates(campaign: Campaign, config: dict[str, Any]) -> tuple[float, ...]:
+    return tuple(row.rate_mbs for row in _confirmation_runs(campaign, config)
                  if row.ok and row.rate_mbs)

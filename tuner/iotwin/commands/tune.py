@@ -71,7 +71,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="re-measure the search's K best configs before choosing the tuned "
                              "one (0: take the best single run; default 3)")
     parser.add_argument("--confirm-runs", type=int, default=3, metavar="R",
-                        help="runs of each confirmed candidate in all, interleaved; the median "
+                        help="fresh runs of each candidate, interleaved; the median of these "
                              "decides (default 3)")
     parser.add_argument("--summary-repeat", type=int, default=5, metavar="R",
                         help="re-measure default and tuned R times each (0: skip; default 5)")
@@ -177,7 +177,8 @@ def _report(campaign: Campaign, confirmed: list[Confirmed], output: Path,
     if len(confirmed) > 1:
         for rank, candidate in enumerate(confirmed, 1):
             print(f"  confirmed {rank}: median {candidate.rate:.1f} MB/s of "
-                  f"{len(candidate.rates)} runs (search run {candidate.search_rate:.1f} MB/s)")
+                  f"{len(candidate.rates)} fresh runs (search run {candidate.search_rate:.1f} "
+                  f"MB/s)")
     print(f"best measured: {best.rate:.1f} MB/s (median of {len(best.rates)} runs) after "
           f"{len(campaign.measured)} configs run for real; tuned config written to {output}")
     for label, rate in rates.items():
