@@ -358,6 +358,7 @@ def predict_rates(platform: Any, observations: Sequence[Observation],
 
 _simulated: dict[str, float | None] = {}  # digest of (platform, workload, config) -> rate
 _simulated_log: list[Path] = []  # where new simulations are appended (``partial``)
+_logged: set[str] = set()  # the keys that log holds
 
 
 def keep_simulations(directory: Path | None) -> None:
@@ -365,6 +366,7 @@ def keep_simulations(directory: Path | None) -> None:
     (``simulated-PID.jsonl``: processes sharing the directory do not write the same file), so
     that an interrupted run resumes without simulating again. None: log nothing."""
     _simulated_log.clear()
+    _logged.clear()
     if directory is None:
         return
     for log in sorted(directory.glob("simulated-*.jsonl")):
@@ -372,6 +374,7 @@ def keep_simulations(directory: Path | None) -> None:
             if line.endswith("}"):  # a line cut by an interruption is skipped
                 entry = json.loads(line)
                 _simulated[entry["key"]] = entry["rate_mbs"]
+                _logged.add(entry["key"])
     directory.mkdir(parents=True, exist_ok=True)
     _simulated_log.append(directory / f"simulated-{os.getpid()}.jsonl")
 
@@ -385,10 +388,12 @@ def _simulated_rates(platform: Any, queries: Sequence[Observation], jobs: int
                if key not in _simulated}
     rates = calibrate.predict(platform, list(missing.values()), jobs) if missing else []
     _simulated.update(zip(missing, rates, strict=True))
+    unlogged = {key: _simulated[key] for key in keys if key not in _logged}
     for log in _simulated_log:
         with log.open("a") as stream:
             stream.writelines(json.dumps({"key": key, "rate_mbs": rate}) + "\n"
-                              for key, rate in zip(missing, rates, strict=True))
+                              for key, rate in unlogged.items())
+        _logged.update(unlogged)
     return [_simulated[key] for key in keys]
 
 
