@@ -307,15 +307,22 @@ def filesystem_of(path: Path) -> str:
 
 
 def make_executor(spec: CampaignSpec) -> Executor:
-    if spec.executor == "local":
+    return executor_named(spec.executor, spec.platform, timeout_s=spec.timeout_s,
+                          truth_seed=spec.truth_seed)
+
+
+def executor_named(name: str, platform: str, *, timeout_s: float | None = 600.0,
+                   truth_seed: int = 0) -> Executor:
+    """The executor ``name``: ``local`` (this machine) or ``twin`` (``platform``'s truth)."""
+    if name == "local":
         from iotwin.executors.local import LocalExecutor
 
-        return LocalExecutor(timeout_s=spec.timeout_s)
-    if spec.executor == "twin":
+        return LocalExecutor(timeout_s=timeout_s)
+    if name == "twin":
         from iotwin.executors.twin import TwinExecutor
 
-        return TwinExecutor(spec.platform, truth_seed=spec.truth_seed)
-    raise UserError(f"unknown executor {spec.executor!r}: expected local or twin")
+        return TwinExecutor(platform, truth_seed=truth_seed)
+    raise UserError(f"unknown executor {name!r}: expected local or twin")
 
 
 def make_model(spec: CampaignSpec) -> Model:

@@ -1,9 +1,16 @@
-"""`iotwin calibrate`: fit a platform model to the runs measured on it, cross-validated."""
+"""`iotwin calibrate`: fit a platform model to the runs measured on it, cross-validated.
+
+With ``--design NAME`` it first runs a calibration design (``iotwin/data/calibration-NAME.yaml``
+or a path: probes that each excite one mechanism) through an executor, stores every run in a
+new campaign, and fits the design's parameters to those runs.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
+from typing import Any
 
 from iotwin.errors import UserError
 from iotwin.store import Store, add_store_argument, resolve_path
@@ -19,6 +26,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--campaign", type=int, metavar="ID", help="only this campaign's runs")
     parser.add_argument("--parameters", metavar="A,B", help="fit only these free parameters")
     parser.add_argument("--folds", type=int, default=5, help="cross-validation folds (default 5)")
+    parser.add_argument("--design", metavar="NAME|YAML",
+                        help="run this calibration design first and fit to its runs only")
+    parser.add_argument("--executor", choices=("twin", "local"), default="twin",
+                        help="where a design's probes run (default twin: the platform's truth)")
+    parser.add_argument("--truth-seed", type=int, default=0,
+                        help="twin executor: which perturbed truth of the platform runs")
     parser.add_argument("--json", action="store_true", help="print as JSON")
     add_store_argument(parser)
     parser.set_defaults(func=main)
@@ -31,12 +44,18 @@ def main(args: argparse.Namespace) -> int:
 
     platform = load_platform(args.platform)
     with Store(resolve_path(args.store)) as store:
-        observations, notes = observations_from_store(store, platform.name, args.campaign)
+        if args.design:
+            args.campaign, observations, notes, design_parameters = _run_design(
+                store, platform, args)
+            args.parameters = args.parameters or ",".join(design_parameters)
+        else:
+            observations, notes = observations_from_store(store, platform.name, args.campaign)
         if len(observations) < 2:
             raise UserError(f"platform {platform.name}: {len(observations)} usable measured "
                             "runs in the store; calibration needs at least 2")
         parameters = args.parameters.split(",") if args.parameters else None
-        calibration = cross_validate(platform, observations, folds=args.folds,
+        calibration = cross_validate(platform, observations,
+                                     folds=min(args.folds, len(observations)),
                                      parameters=parameters)
         calibration_id = store.add_calibration(
             platform.name, calibration.parameters, fit_error=calibration.fit_error,
@@ -59,3 +78,28 @@ def main(args: argparse.Namespace) -> int:
     for name, value in sorted(calibration.parameters.items()):
         print(f"  {name:40s} {before[name][0]:12.4g} -> {value:12.4g}")
     return 0
+
+
+def _run_design(store: Store, platform: Any, args: argparse.Namespace
+                ) -> tuple[int, list[Any], list[str], list[str]]:
+    """Run the design's probes into a new campaign: its id, observations, notes, parameters."""
+    from iotwin.calibration_design import load_design, measure_design
+    from iotwin.campaign import executor_named
+
+    design = load_design(args.design)
+    campaign_id = store.create_campaign(
+        f"calibration design {design.name} on {platform.name}", kind="calibrate",
+        spec={"design": design.name, "platform": platform.name, "executor": args.executor,
+              "truth_seed": args.truth_seed})
+    print(f"campaign {campaign_id}: design {design.name}, {len(design.probes)} probes x "
+          f"{design.repetitions} runs on {args.executor}", file=sys.stderr, flush=True)
+    executor = executor_named(args.executor, platform.name, truth_seed=args.truth_seed)
+    observations = measure_design(design, platform, executor, store, campaign_id)
+    missing = len(design.probes) - len(observations)
+    notes = [f"{missing} probes had no successful run"] if missing else []
+    truth = getattr(executor, "truth", None)
+    if truth is not None:  # a twin: what the fit should find
+        values = truth.free_parameters()
+        notes.append("the twin's truth: " + ", ".join(
+            f"{name} {values[name][0]:.4g}" for name in design.parameters))
+    return campaign_id, observations, notes, design.parameters
