@@ -79,7 +79,7 @@ def simulator_input(platform: Platform, workload: Mapping[str, Any],
     }
 
 
-def _with_noise(result: SimResult, sigma: float, seed: int) -> SimResult:
+def with_noise(result: SimResult, sigma: float, seed: int) -> SimResult:
     if not result.ok or result.time_s is None or sigma <= 0:
         return result
     factor = math.exp(random.Random(seed).gauss(0.0, sigma))
@@ -117,6 +117,6 @@ def simulate(platform: Platform, workload: dict[str, Any], configs: Sequence[Map
     results = [_result(entry) for entry in raw]
     if platform.noise > 0:
         base = 0 if noise_seed is None else noise_seed
-        results = [_with_noise(r, platform.noise, base * 1_000_003 + i)
+        results = [with_noise(r, platform.noise, base * 1_000_003 + i)
                    for i, r in enumerate(results)]
     return results

@@ -15,7 +15,7 @@ from typing import Any
 
 from iotwin.executors.base import RunResult, Target
 from iotwin.platforms import Platform, load_platform
-from iotwin.sim import SimResult, _with_noise, simulate
+from iotwin.sim import SimResult, simulate, with_noise
 from iotwin.store import config_hash
 from iotwin.workload import kernel_workload
 
@@ -41,7 +41,7 @@ class TwinExecutor:
             return RunResult("failed", error=f"cannot describe {target.label}: {error}")
         [result] = self.noise_free_results(workload, [config], jobs=1)
         noise_seed = _noise_seed(self.truth.name, target, config, seed)
-        return _as_run(_with_noise(result, self.truth.noise, noise_seed))
+        return _as_run(with_noise(result, self.truth.noise, noise_seed))
 
     def true_rates(self, target: Target, configs: Sequence[Mapping[str, Any]], *,
                    jobs: int = 2) -> list[float | None]:
