@@ -29,7 +29,7 @@ Curve = Sequence[tuple[float, float, float, float]]
 def _png(fig: Figure) -> bytes:
     buffer = io.BytesIO()
     fig.tight_layout()
-    fig.savefig(buffer, format="png", dpi=100)
+    fig.savefig(buffer, format="png", dpi=100, bbox_inches="tight")  # keeps outside legends
     plt.close(fig)
     return buffer.getvalue()
 
@@ -110,7 +110,7 @@ def grouped_bars(groups: Sequence[str], series: Mapping[str, Sequence[float | No
     ax.set_ylabel(RATE_LABEL)
     ax.set_title(title)
     ax.grid(alpha=0.3, axis="y", which="both")
-    ax.legend(fontsize=8)
+    _legend_beside(ax)
     return _png(fig)
 
 
@@ -146,8 +146,13 @@ def curves(lines: Mapping[str, Curve], title: str, *, xlabel: str, x_is_size: bo
     ax.set_ylabel(RATE_LABEL)
     ax.set_title(title)
     ax.grid(alpha=0.3, which="both")
-    ax.legend(fontsize=8)
+    _legend_beside(ax)
     return _png(fig)
+
+
+def _legend_beside(ax: Any) -> None:
+    """The legend right of the axes, where it cannot hide a bar, a point or a line."""
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
 
 
 def _size_tick(value: float, _position: Any) -> str:
