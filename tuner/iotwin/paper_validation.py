@@ -800,13 +800,15 @@ def _metrics(rows: Sequence[RowResult]) -> dict[str, Any]:
 
 
 def _figures(rows: Sequence[RowResult]) -> dict[str, Any]:
-    cases = case_results(rows)
-    published = [c for c in cases if c.origin == "published"]
     figures = {}
     for which in MODELS:
-        if not any(getattr(r, f"{which}_mbs") for r in rows):
+        ran = {r.model for r in rows if getattr(r, f"{which}_mbs")}
+        if not ran:
             continue  # not run (leave-one-out skipped)
-        figures[which] = {**error_metrics(rows, which),
+        used = [r for r in rows if r.model in ran]  # platforms it ran on (their failures count)
+        cases = case_results(used)
+        published = [c for c in cases if c.origin == "published"]
+        figures[which] = {**error_metrics(used, which),
                           "tuned_above_default": sum(c.ranks_tuned_above(which) for c in cases),
                           "published_configs_above": sum(c.ranks_tuned_above(which)
                                                          for c in published),
