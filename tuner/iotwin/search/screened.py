@@ -12,7 +12,8 @@ unmeasured candidate to beat the best measured config by more than ``tolerance``
 rates predicted, so the measured best's luck in the noise does not end the search). A model
 is only trusted to end the search while it predicted the last real batch within
 ``trust_error`` (median |predicted / measured - 1|): a model that cannot represent the
-machine says "no gain" wrongly, and then the budget is spent on its best guesses instead.
+machine says "no gain" wrongly. While it is not trusted, each batch also runs ``explore``
+random unmeasured points, since a model cannot lead to what it does not represent.
 """
 
 from __future__ import annotations
@@ -46,6 +47,8 @@ def sim_screened(evaluator: Evaluator, rng: random.Random, settings: Mapping[str
         if generation == 0:
             candidates += _far_apart(evaluator, toolbox, population, candidates,
                                      settings["explore"])
+        elif not trusted:
+            candidates += _unmodelled(evaluator, toolbox, candidates, settings["explore"])
         predicted = evaluator.predict(candidates)
         rates = evaluator.measure(candidates)
         for point, rate in zip(candidates, rates, strict=True):
@@ -85,6 +88,21 @@ def _far_apart(evaluator: Evaluator, toolbox: base.Toolbox, ranked: list[Individ
             if ind.point not in chosen and not evaluator.is_measured(ind.point)]
     k = min(k, evaluator.runs_left() - len(chosen))
     return [ind.point for ind in toolbox.spread(half, k, chosen)] if k > 0 else []
+
+
+def _unmodelled(evaluator: Evaluator, toolbox: base.Toolbox, chosen: list[Point],
+                k: int) -> list[Point]:
+    """Up to ``k`` random unmeasured points: while the model mispredicts the machine, part of
+    each batch does not follow it (what the model cannot represent, it cannot lead to)."""
+    k = min(k, evaluator.runs_left() - len(chosen))
+    found: list[Point] = []
+    for individual in toolbox.population(20 * max(k, 0)):
+        if len(found) >= k:
+            break
+        point = individual.point
+        if point not in chosen and point not in found and not evaluator.is_measured(point):
+            found.append(point)
+    return found
 
 
 def _evolve_on_model(evaluator: Evaluator, toolbox: base.Toolbox, rng: random.Random,
