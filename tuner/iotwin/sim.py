@@ -61,6 +61,8 @@ def placed(platform: Platform, workload: Mapping[str, Any]) -> dict[str, Any]:
     has, spread over all of its nodes (oversubscribed, as 4 ranks run on this 1-node, 2-core
     machine)."""
     compute = platform.data["compute"]
+    if "nodes" not in compute:  # no node count: as many nodes as the placement needs
+        return dict(workload)
     nodes, ranks = int(compute["nodes"]), int(workload["ranks"])
     per_node = int(workload.get("ranks_per_node") or compute["cores_per_node"])
     if math.ceil(ranks / per_node) <= nodes:
