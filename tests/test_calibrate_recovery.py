@@ -88,7 +88,7 @@ def test_a_bad_design_is_an_error_naming_the_key(tmp_path: Path) -> None:
     with pytest.raises(UserError, match=r"probes\[0\]\.nodes"):
         parse_design({"name": "d", "kernel": "vpic-io", "repetitions": 3,
                       "probes": [{**probe, "nodes": 0}]}, "d.yaml")
-    with pytest.raises(UserError, match="unknown key 'repeats'"):
+    with pytest.raises(UserError, match="repeats: unknown key"):
         parse_design({"name": "d", "kernel": "vpic-io", "repeats": 3, "probes": [probe]},
                      "d.yaml")
     with pytest.raises(UserError, match=r"probes\[0\]\.config"):

@@ -25,7 +25,7 @@ from iotwin.platforms import Platform
 from iotwin.repetitions import measure
 from iotwin.store import Store
 from iotwin.workload import kernel_workload
-from iotwin.yaml_files import read_yaml
+from iotwin.yaml_files import check_keys, read_yaml
 
 _DESIGN_KEYS = {"name", "kernel", "repetitions", "probes"}
 _PROBE_KEYS = {"name", "excites", "why", "nodes", "args", "config"}
@@ -96,15 +96,8 @@ def _probe(data: Any, origin: str, path: str) -> Probe:
                  tuple(args), validate_config(probe.get("config"), f"{origin}: {path}.config"))
 
 
-def _mapping(data: Any, origin: str, path: str, allowed: set[str]) -> dict[str, Any]:
-    where = f"{path}: " if path else ""
-    if not isinstance(data, dict):
-        raise UserError(f"{origin}: {where}expected a mapping")
-    unknown = sorted(set(data) - allowed)
-    if unknown:
-        raise UserError(f"{origin}: {where}unknown key {unknown[0]!r} "
-                        f"(known: {', '.join(sorted(allowed))})")
-    return data
+def _mapping(data: Any, origin: str, path: str, allowed: set[str]) -> Mapping[str, Any]:
+    return check_keys(data, sorted(allowed), origin, path)
 
 
 def _text(data: Mapping[str, Any], origin: str, key: str, path: str = "") -> str:

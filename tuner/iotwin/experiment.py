@@ -39,7 +39,7 @@ from iotwin.errors import UserError
 from iotwin.executors.base import RunResult, Target
 from iotwin.experiment_search import SearchSpec, search
 from iotwin.store import Store, workload_of
-from iotwin.yaml_files import read_yaml
+from iotwin.yaml_files import check_keys, read_yaml
 
 STUDIES = ("default-vs-tuned", "partial-tuning", "sensitivity", "scaling", "convergence")
 SOURCES = ("sim", "twin", "real")
@@ -278,16 +278,7 @@ def _search_spec(entry: ConfigEntry, workload: WorkloadSpec) -> SearchSpec:
 
 
 def _check_keys(data: Any, keys: Mapping[str, bool], source: str, where: str) -> None:
-    if not isinstance(data, dict):
-        raise UserError(f"{source}: {where or 'top level'}: expected a mapping")
-    prefix = f"{where}." if where else ""
-    for key in data:
-        if key not in keys:
-            raise UserError(f"{source}: {prefix}{key}: unknown key (expected one of "
-                            f"{', '.join(keys)})")
-    for key, required in keys.items():
-        if required and key not in data:
-            raise UserError(f"{source}: {prefix}{key}: missing")
+    check_keys(data, list(keys), source, where, [k for k, required in keys.items() if required])
 
 
 def _choice(value: Any, choices: Sequence[str], source: str, where: str) -> str:

@@ -31,7 +31,6 @@ from pathlib import Path
 from typing import Any, TextIO
 
 import numpy as np
-import yaml
 from scipy.stats import spearmanr, wilcoxon
 
 from iotwin import paths
@@ -39,6 +38,7 @@ from iotwin.errors import UserError
 from iotwin.executors.base import Executor, Target
 from iotwin.store import Evaluation, Store, config_hash, workload_of
 from iotwin.units import format_size
+from iotwin.yaml_files import check_keys, read_yaml
 
 TOP_K = 5
 # Settings of the confirmation only: changing them keeps the stored campaign and its runs.
@@ -227,16 +227,8 @@ def default_suite_path() -> Path:
 
 
 def load_suite(path: Path) -> Suite:
-    try:
-        data = yaml.safe_load(path.read_text()) or {}
-    except (OSError, yaml.YAMLError) as error:
-        raise UserError(f"{path}: cannot read the suite: {error}") from None
-    if not isinstance(data, dict):
-        raise UserError(f"{path}: expected a mapping of suite settings")
-    unknown = sorted(set(data) - _SUITE_KEYS)
-    if unknown:
-        raise UserError(f"{path}: {unknown[0]}: unknown key (expected one of "
-                        f"{', '.join(sorted(_SUITE_KEYS))})")
+    data = read_yaml(path, "suite") or {}
+    check_keys(data, sorted(_SUITE_KEYS), str(path))
     suite = Suite(**{**data, "args": tuple(str(a) for a in data.get("args", []))})
     for key in ("ranks", "samples", "repetitions", "folds", "fit_evaluations", "confirm_top",
                 "confirm_rounds"):
