@@ -87,3 +87,16 @@ def test_collective_metadata_is_written_by_one_collective_write_call(ranks_per_n
 
     oversubscription = ranks_per_node  # one core per node
     assert close_s(0.01) - close_s(0.0) == pytest.approx(2 * 0.01 + 4 * 2 * 0.01 * oversubscription)
+
+
+@pytest.mark.parametrize(("hints", "aggregators"), [({}, 2), ({"romio_lustre_co_ratio": "2"}, 4)])
+def test_romios_lustre_driver_takes_its_aggregators_from_the_stripe_count(
+        hints: dict[str, str], aggregators: int) -> None:
+    # ad_lustre: cb_nodes defaults to the stripe count times co_ratio, not one per node
+    tree = copy.deepcopy(small_platform().tree)
+    tree["site_defaults"]["romio_driver"] = _leaf("lustre")
+    platform = parse_platform(tree, "test")
+    wl = workload(8, 4 * MiB, transfer="collective")  # 8 nodes
+    config = {"lustre": {"stripe_count": 2}, "mpiio": {"romio_cb_write": "enable", "hints": hints}}
+    result, = run(platform, wl, config)
+    assert result.breakdown["aggregators"] == [aggregators]
