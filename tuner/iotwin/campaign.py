@@ -27,6 +27,7 @@ from iotwin.executors.base import Executor, RunResult, Target
 from iotwin.search import NEEDS_MODEL, run_strategy, strategy_settings
 from iotwin.search.evaluator import BudgetExhausted
 from iotwin.space import BoundSpace, Point, SpaceContext, load_space
+from iotwin.stats import median_relative_error
 from iotwin.store import Evaluation, Store, config_hash, workload_of
 
 
@@ -197,9 +198,8 @@ class Campaign:
         return max(ok, key=lambda m: m.rate or 0.0) if ok else None
 
     def batch_error(self) -> float | None:
-        errors = [abs(m.predicted / m.rate - 1) for m in self._batch
-                  if m.predicted and m.rate]
-        return statistics.median(errors) if errors else None
+        return median_relative_error([m.predicted for m in self._batch],
+                                     [m.rate for m in self._batch])
 
     # -- measuring ------------------------------------------------------------------------------
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 
 from iotwin.campaign import Campaign
-from iotwin.repetitions import progress_line
+from iotwin.repetitions import progress_line, rotated_rounds
 from iotwin.store import config_hash
 
 _LABEL = "confirm"  # details label of a confirmation run
@@ -44,35 +44,29 @@ def confirm_best(campaign: Campaign, candidates: int, runs: int,
                  key=lambda m: m.rate or 0.0, reverse=True)[:max(candidates, 1)]
     if candidates < 2 or runs < 1:
         return [Confirmed(m.config, m.rate or 0.0, (m.rate or 0.0,)) for m in top]
-    for round_index in range(runs):
-        for position in range(len(top)):
-            slot = (position + round_index) % len(top)
-            _run_missing(campaign, top[slot].config, round_index, f"candidate {slot + 1}", runs,
-                         progress)
-    found = [Confirmed(m.config, m.rate or 0.0, _confirmation_rates(campaign, m.config))
-             for m in top]
+    stored = _stored_confirmations(campaign)
+    for round_index, slot in rotated_rounds(len(top), runs):
+        config = top[slot].config
+        done = stored.setdefault(config_hash(config), [])
+        if len(done) > round_index:
+            continue
+        repetition = campaign.spec.repetitions + len(done)  # after the search's repetitions
+        result = campaign.run_and_store(config, repetition, {"label": _LABEL})
+        done.append(result.rate_mbs if result.ok else None)
+        if progress is not None:
+            print(progress_line(f"candidate {slot + 1}", round_index, runs, result),
+                  file=progress, flush=True)
+    found = [Confirmed(m.config, m.rate or 0.0,
+                       tuple(r for r in stored[config_hash(m.config)] if r)) for m in top]
     return sorted(found, key=lambda c: c.rate or 0.0, reverse=True)
 
 
-def _run_missing(campaign: Campaign, config: dict[str, Any], round_index: int, label: str,
-                 runs: int, progress: TextIO | None) -> None:
-    """One more confirmation run of ``config`` if it has no more than ``round_index``."""
-    done = len(_confirmation_runs(campaign, config))
-    if done > round_index:
-        return
-    repetition = campaign.spec.repetitions + done  # after the search's repetitions
-    result = campaign.run_and_store(config, repetition, {"label": _LABEL})
-    if progress is not None:
-        print(progress_line(label, round_index, runs, result), file=progress, flush=True)
-
-
-def _confirmation_runs(campaign: Campaign, config: dict[str, Any]) -> list[Any]:
-    key = config_hash(config)
-    return [row for row in campaign.store.evaluations(
-                campaign.id, source=campaign.executor.source)  # type: ignore[arg-type]
-            if row.config_hash == key and row.details.get("label") == _LABEL]
-
-
-def _confirmation_rates(campaign: Campaign, config: dict[str, Any]) -> tuple[float, ...]:
-    return tuple(row.rate_mbs for row in _confirmation_runs(campaign, config)
-                 if row.ok and row.rate_mbs)
+def _stored_confirmations(campaign: Campaign) -> dict[str, list[float | None]]:
+    """Config hash -> the rate of each stored confirmation run (None: it failed)."""
+    stored: dict[str, list[float | None]] = {}
+    for row in campaign.store.evaluations(
+            campaign.id, source=campaign.executor.source):  # type: ignore[arg-type]
+        if row.details.get("label") == _LABEL:
+            stored.setdefault(row.config_hash, []).append(
+                row.rate_mbs if row.ok and row.rate_mbs else None)
+    return stored

@@ -36,6 +36,8 @@ from scipy.stats import spearmanr, wilcoxon
 from iotwin import paths
 from iotwin.errors import UserError
 from iotwin.executors.base import Executor, Target
+from iotwin.repetitions import rotated_rounds
+from iotwin.stats import median_relative_error
 from iotwin.store import Evaluation, Store, config_hash, workload_of
 from iotwin.units import format_size
 from iotwin.yaml_files import check_keys, read_yaml
@@ -374,21 +376,19 @@ def confirm_runs(store: Store, campaign_id: int, suite: Suite, executor: Executo
         if is_confirmation_run(row):
             stored[(row.config_hash, row.details[_CONFIRM_ROUND])] = row
     rates: list[dict[int, float]] = [{} for _ in samples]
-    for round_ in range(suite.confirm_rounds):
-        for position in range(len(samples)):
-            slot = (position + round_) % len(samples)
-            sample = samples[slot]
-            row = stored.get((config_hash(configs[sample]), round_))
-            if row is not None:
-                rate = row.rate_mbs if row.ok and row.rate_mbs else None
-            else:
-                rate = _run_and_store(store, campaign_id, suite, executor, configs[sample],
-                                      suite.repetitions + round_,
-                                      {"sample": sample, _CONFIRM_ROUND: round_})
-                _say(progress, f"  confirm round {round_ + 1}/{suite.confirm_rounds} config "
-                               f"{sample + 1}: {_rate(rate)}")
-            if rate:
-                rates[slot][round_] = rate
+    for round_, slot in rotated_rounds(len(samples), suite.confirm_rounds):
+        sample = samples[slot]
+        row = stored.get((config_hash(configs[sample]), round_))
+        if row is not None:
+            rate = row.rate_mbs if row.ok and row.rate_mbs else None
+        else:
+            rate = _run_and_store(store, campaign_id, suite, executor, configs[sample],
+                                  suite.repetitions + round_,
+                                  {"sample": sample, _CONFIRM_ROUND: round_})
+            _say(progress, f"  confirm round {round_ + 1}/{suite.confirm_rounds} config "
+                           f"{sample + 1}: {_rate(rate)}")
+        if rate:
+            rates[slot][round_] = rate
     return rates
 
 
@@ -437,9 +437,10 @@ def cross_validated_predictions(store: Store, campaign_id: int, suite: Suite,
         fitted = fit(platform, kept, max_evaluations=suite.fit_evaluations)
         held_obs = [Observation(workload, configs[i], measured[i] or 0.0) for i in held]
         rates = predict(platform.with_values(fitted.parameters), held_obs)
+        heldout = median_relative_error(rates, [measured[i] for i in held])
         calibration = store.add_calibration(
             suite.platform, fitted.parameters, fit_error=fitted.fit_error,
-            heldout_error=_median_error(rates, [measured[i] for i in held]),
+            heldout_error=heldout,
             campaign_id=campaign_id,
             details={**fitted.details, "fold": fold, "folds": folds, "held": len(held)})
         for i, rate in zip(held, rates, strict=True):
@@ -450,7 +451,7 @@ def cross_validated_predictions(store: Store, campaign_id: int, suite: Suite,
                 status="ok" if rate else "failed", rate_mbs=rate,
                 details={"fold": fold, "calibration": calibration, "sample": i})
         _say(progress, f"  fold {fold + 1}/{folds}: fitted on {len(kept)}, held-out median "
-                       f"error {_percent(_median_error(rates, [measured[i] for i in held]))}")
+                       f"error {_percent(heldout)}")
     return predicted
 
 
@@ -512,14 +513,6 @@ def paired_metrics(predicted: Sequence[float | None], measured: Sequence[float |
     if len(pairs) < 3:
         return None, [*notes, "fewer than 3 configs with both figures: no metrics"]
     return metrics([p for p, _ in pairs], [m for _, m in pairs]), notes
-
-
-def _median_error(predicted: Sequence[float | None], measured: Sequence[float | None]
-                  ) -> float | None:
-    pairs = [(p, m) for p, m in zip(predicted, measured, strict=True) if p and m]
-    if not pairs:
-        return None
-    return float(np.median(relative_errors([p for p, _ in pairs], [m for _, m in pairs])))
 
 
 def _rate(rate: float | None) -> str:

@@ -7,7 +7,7 @@ and spread of time and rate (iotwin.stats).
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
@@ -72,3 +72,12 @@ def progress_line(label: str, repetition: int, repeat: int, run: RunResult) -> s
         return f"{head}  {' | '.join(first_line)}"
     rate = f"  {run.rate_mbs:.1f} MB/s" if run.rate_mbs is not None else ""
     return f"{head}  {run.total_s:.3f} s{rate}"
+
+
+def rotated_rounds(count: int, rounds: int) -> Iterator[tuple[int, int]]:
+    """(round, item) for ``rounds`` rounds of one run of each of ``count`` items, the order
+    rotated by one each round: drift and load during a round hit every item alike, and no
+    item always runs first."""
+    for round_index in range(rounds):
+        for position in range(count):
+            yield round_index, (position + round_index) % count

@@ -7,7 +7,7 @@ range (min-max) and the relative spread (max - min) / median, never a single run
 from __future__ import annotations
 
 import statistics
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 
 
@@ -43,3 +43,10 @@ def summarize(values: Iterable[float]) -> Summary:
 
 def ratio_of_medians(numerator: Summary, denominator: Summary) -> float:
     return numerator.median / denominator.median
+
+
+def median_relative_error(predicted: Sequence[float | None],
+                          measured: Sequence[float | None]) -> float | None:
+    """Median |predicted / measured - 1| over the pairs that have both rates; None if none."""
+    errors = [abs(p / m - 1) for p, m in zip(predicted, measured, strict=True) if p and m]
+    return statistics.median(errors) if errors else None

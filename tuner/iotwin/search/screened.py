@@ -19,8 +19,7 @@ random unmeasured points, since a model cannot lead to what it does not represen
 from __future__ import annotations
 
 import random
-import statistics
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from deap import base
@@ -28,6 +27,7 @@ from deap import base
 from iotwin.search.evaluator import Evaluator
 from iotwin.search.operators import Individual, make_toolbox, rate_fitness, vary
 from iotwin.space import Point
+from iotwin.stats import median_relative_error
 
 
 def sim_screened(evaluator: Evaluator, rng: random.Random, settings: Mapping[str, Any]) -> None:
@@ -54,20 +54,13 @@ def sim_screened(evaluator: Evaluator, rng: random.Random, settings: Mapping[str
         for point, rate in zip(candidates, rates, strict=True):
             if rate is not None:
                 measured[point] = rate
-        error = _prediction_error(predicted, rates)
+        error = median_relative_error(predicted, rates)
         trusted = error is not None and error <= settings["trust_error"]
         evaluator.recalibrate()
         population = _with_measured_best(population, measured, settings["top_k"])
         evaluator.end_generation(generation, population[0].fitness.values[0]
                                  if population[0].fitness.valid else None)
         generation += 1
-
-
-def _prediction_error(predicted: Sequence[float | None],
-                      measured: Sequence[float | None]) -> float | None:
-    """Median |predicted / measured - 1| over the points with both rates."""
-    errors = [abs(p / m - 1) for p, m in zip(predicted, measured, strict=True) if p and m]
-    return statistics.median(errors) if errors else None
 
 
 def _expects_no_gain(evaluator: Evaluator, candidate: Point, measured: Mapping[Point, float],
