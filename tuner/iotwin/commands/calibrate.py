@@ -43,23 +43,24 @@ def main(args: argparse.Namespace) -> int:
     from iotwin.platforms import load_platform
 
     platform = load_platform(args.platform)
+    parameters = args.parameters.split(",") if args.parameters else None
     with Store(resolve_path(args.store)) as store:
+        campaign_id = args.campaign
         if args.design:
-            args.campaign, observations, notes, design_parameters = _run_design(
+            campaign_id, observations, notes, design_parameters = _run_design(
                 store, platform, args)
-            args.parameters = args.parameters or ",".join(design_parameters)
+            parameters = parameters or design_parameters
         else:
-            observations, notes = observations_from_store(store, platform.name, args.campaign)
+            observations, notes = observations_from_store(store, platform.name, campaign_id)
         if len(observations) < 2:
             raise UserError(f"platform {platform.name}: {len(observations)} usable measured "
                             "runs in the store; calibration needs at least 2")
-        parameters = args.parameters.split(",") if args.parameters else None
         calibration = cross_validate(platform, observations,
                                      folds=min(args.folds, len(observations)),
                                      parameters=parameters)
         calibration_id = store.add_calibration(
             platform.name, calibration.parameters, fit_error=calibration.fit_error,
-            heldout_error=calibration.heldout_error, campaign_id=args.campaign,
+            heldout_error=calibration.heldout_error, campaign_id=campaign_id,
             details=calibration.details)
     before = platform.free_parameters()
     if args.json:
