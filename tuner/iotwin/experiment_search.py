@@ -16,9 +16,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from iotwin.errors import UserError
-from iotwin.search import STRATEGIES
 from iotwin.space import Space, SpaceContext, load_space
-from iotwin.whatif import Prediction, Tuning, predict
+from iotwin.whatif import SIMULATION_STRATEGIES, Prediction, Tuning, predict
 
 Config = dict[str, Any]
 #: the platform model's rate (MB/s) of each config on the cell's platform and workload
@@ -26,8 +25,6 @@ Rates = Callable[[Sequence[Config]], list[float | None]]
 
 #: config sections a partial search may be restricted to (interposer/CONFIG.md)
 SECTIONS = ("lustre", "mpiio", "hdf5", "dataset")
-#: strategies that simulate every point they try (sim-screened needs real runs besides)
-USABLE_STRATEGIES = tuple(s for s in STRATEGIES if s != "sim-screened")
 
 
 @dataclass(frozen=True)
@@ -51,9 +48,9 @@ class SearchSpec:
 
     def check(self, where: str) -> None:
         """UserError naming ``where`` for a strategy, section or space that does not exist."""
-        if self.strategy is not None and self.strategy not in USABLE_STRATEGIES:
+        if self.strategy is not None and self.strategy not in SIMULATION_STRATEGIES:
             raise UserError(f"{where}.strategy: {self.strategy!r} is not one of "
-                            f"{', '.join(USABLE_STRATEGIES)} (a search in simulation)")
+                            f"{', '.join(SIMULATION_STRATEGIES)} (a search in simulation)")
         for section in self.sections:
             if section not in SECTIONS:
                 raise UserError(f"{where}.sections: {section!r} is not one of "

@@ -31,7 +31,7 @@ import yaml
 from iotwin import sim
 from iotwin.errors import UserError
 from iotwin.platforms import Platform
-from iotwin.search import STRATEGIES, run_strategy, strategy_settings
+from iotwin.search import NEEDS_MODEL, STRATEGIES, run_strategy, strategy_settings
 from iotwin.search.evaluator import BudgetExhausted
 from iotwin.space import BoundSpace, Point, Space, SpaceContext
 from iotwin.store import config_hash
@@ -242,13 +242,16 @@ def fits(space: BoundSpace, budget: int) -> bool:
     return True
 
 
+#: strategies that simulate every point they try (sim-screened needs real runs besides)
+SIMULATION_STRATEGIES = tuple(s for s in STRATEGIES if s not in NEEDS_MODEL)
+
+
 def choose_strategy(tuning: Tuning, space: BoundSpace) -> str:
     if tuning.strategy is None:
         return "exhaustive" if fits(space, tuning.budget) else "h5evolve"
-    if tuning.strategy not in STRATEGIES or tuning.strategy == "sim-screened":
-        usable = ", ".join(s for s in STRATEGIES if s != "sim-screened")
+    if tuning.strategy not in SIMULATION_STRATEGIES:
         raise UserError(f"--strategy {tuning.strategy}: a what-if search simulates every "
-                        f"point; choose one of {usable}")
+                        f"point; choose one of {', '.join(SIMULATION_STRATEGIES)}")
     return tuning.strategy
 
 
