@@ -74,22 +74,94 @@ void chunked_runs(const Dataset& ds, const DatasetLayout& layout, const std::vec
     }
 }
 
+
+// Appends a run, or extends the last one when the same writer continues it.
+void append_run(std::vector<Access>& out, uint64_t offset, uint64_t length, uint32_t writer)
+{
+    if (!out.empty() && out.back().writer == writer && out.back().offset + out.back().length == offset) {
+        out.back().length += length;
+        return;
+    }
+    out.push_back({offset, length, writer});
+}
+
+// A contiguous dataset's runs straight in file order: every row of the axes before the last
+// split axis crosses that axis' slots in order. The axes after it belong whole to every block.
+// Same runs as box_runs() per writer, sorted, without the sort.
+void contiguous_runs(const Dataset& ds, const std::vector<uint64_t>& dims, uint64_t base, std::vector<Access>& out)
+{
+    size_t nd = dims.size();
+    if (std::any_of(dims.begin(), dims.end(), [](uint64_t n) { return n == 0; }))
+        return;
+    size_t split = 0;  // the last axis with more than one slot (0 if none)
+    for (size_t a = 0; a < nd; a++)
+        if (ds.grid[a] > 1)
+            split = a;
+    uint64_t tail = ds.element_bytes;  // bytes of one index step along `split`
+    for (size_t a = split + 1; a < nd; a++)
+        tail *= dims[a];
+    std::vector<uint64_t> writer_stride(nd, 1);
+    for (size_t a = nd - 1; a-- > 0;)
+        writer_stride[a] = writer_stride[a + 1] * ds.grid[a + 1];
+    std::vector<uint64_t> idx(split, 0), slot(split, 0);
+    auto settle = [&](size_t a) {  // the slot holding idx[a], past empty slots
+        while (idx[a] >= ds.starts[a][slot[a]] + ds.extents[a][slot[a]])
+            slot[a]++;
+    };
+    for (size_t a = 0; a < split; a++)
+        settle(a);
+    uint64_t rows = 1;
+    for (size_t a = 0; a < split; a++)
+        rows *= dims[a];
+    out.reserve(out.size() + rows * ds.grid[split]);
+    for (;;) {
+        uint64_t row = 0, writer = 0;
+        for (size_t a = 0; a < split; a++) {
+            row = row * dims[a] + idx[a];
+            writer += slot[a] * writer_stride[a];
+        }
+        for (uint64_t s = 0; s < ds.grid[split]; s++) {
+            uint64_t n = ds.extents[split][s];
+            if (n > 0)
+                append_run(out, base + (row * dims[split] + ds.starts[split][s]) * tail, n * tail,
+                           static_cast<uint32_t>(writer + s * writer_stride[split]));
+        }
+        size_t a = split;
+        while (a > 0) {
+            a--;
+            if (++idx[a] < dims[a]) {
+                settle(a);
+                break;
+            }
+            idx[a] = 0;
+            slot[a] = 0;
+            settle(a);
+            if (a == 0)
+                return;
+        }
+        if (split == 0)
+            return;
+    }
+}
+
 }  // namespace
 
 void dataset_accesses(const Dataset& ds, const DatasetLayout& layout, std::vector<Access>& out)
 {
-    auto dims = ds.dims();
+    if (layout.chunk_dims.empty()) {
+        contiguous_runs(ds, ds.dims(), layout.base, out);
+        return;
+    }
+    size_t first = out.size();
     std::vector<uint64_t> start, count;
     for (uint64_t w = 0; w < ds.writers(); w++) {
         ds.block(w, start, count);
         bool empty = std::any_of(count.begin(), count.end(), [](uint64_t n) { return n == 0; });
-        if (empty)
-            continue;
-        if (layout.chunk_dims.empty())
-            box_runs(start, count, dims, layout.base, ds.element_bytes, static_cast<uint32_t>(w), out);
-        else
+        if (!empty)
             chunked_runs(ds, layout, start, count, static_cast<uint32_t>(w), out);
     }
+    std::sort(out.begin() + static_cast<std::ptrdiff_t>(first), out.end(),
+              [](const Access& a, const Access& b) { return a.offset < b.offset; });
 }
 
 }  // namespace iosim

@@ -16,7 +16,8 @@ struct Access {
     uint32_t writer;
 };
 
-// Appends the writes of every writer of `ds`, in writer order, runs in file order per writer.
+// Appends the writes of every writer of `ds` in file order (by offset). A writer's pieces that
+// touch in the file are one run.
 void dataset_accesses(const Dataset& ds, const DatasetLayout& layout, std::vector<Access>& out);
 
 }  // namespace iosim

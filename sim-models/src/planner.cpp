@@ -82,19 +82,34 @@ double metadata_flush_cost(const Platform& p, const FileSettings& s, const FileL
 }
 
 struct Session {
+    const FileSession* file;
+    const FileLayout* layout;
     std::vector<OpenFile> files;
     std::vector<LockHolders> holders;
-    std::vector<std::vector<std::vector<Access>>> accesses;  // [dataset][instance]
 };
+
+// The pieces instance i writes of the datasets listed, in file order. Made when a call needs
+// them: a file's datasets together may hold more runs than fit in memory at once.
+std::vector<Access> instance_accesses(const Session& ses, const std::vector<size_t>& datasets, size_t i)
+{
+    std::vector<Access> acc;
+    for (size_t d : datasets)
+        dataset_accesses(ses.file->datasets[d], ses.layout->datasets[d], acc);
+    if (!std::is_sorted(acc.begin(), acc.end(), [](const Access& a, const Access& b) { return a.offset < b.offset; }))
+        std::sort(acc.begin(), acc.end(), [](const Access& a, const Access& b) { return a.offset < b.offset; });
+    if (ses.files.size() > 1)
+        for (auto& a : acc)
+            a.offset += static_cast<uint64_t>(i) << instance_shift;
+    return acc;
+}
 
 Session open_session(const Platform& p, const Workload& w, const FileSession& f, const FileSettings& s,
                      const FileLayout& layout, const std::vector<int>& node_of_rank)
 {
-    Session ses;
+    Session ses{&f, &layout, {}, {}};
     int n = f.instances(w.ranks);
     ses.files.resize(n);
     ses.holders.resize(n);
-    ses.accesses.assign(f.datasets.size(), std::vector<std::vector<Access>>(n));
     for (int i = 0; i < n; i++) {
         OpenFile& of = ses.files[i];
         of.settings = &s;
@@ -103,13 +118,6 @@ Session open_session(const Platform& p, const Workload& w, const FileSession& f,
         for (int r : of.rank_of_writer)
             of.node_of_writer.push_back(node_of_rank[r]);
         of.holders = &ses.holders[i];
-        for (size_t d = 0; d < f.datasets.size(); d++) {
-            auto& acc = ses.accesses[d][i];
-            dataset_accesses(f.datasets[d], layout.datasets[d], acc);
-            if (n > 1)
-                for (auto& a : acc)
-                    a.offset += static_cast<uint64_t>(i) << instance_shift;
-        }
     }
     return ses;
 }
@@ -121,11 +129,7 @@ WriteCall session_call(Session& ses, const std::vector<size_t>& datasets, bool c
     call.collective = collective;
     for (size_t i = 0; i < ses.files.size(); i++) {
         call.files.push_back(&ses.files[i]);
-        std::vector<Access> acc;
-        for (size_t d : datasets)
-            acc.insert(acc.end(), ses.accesses[d][i].begin(), ses.accesses[d][i].end());
-        std::sort(acc.begin(), acc.end(), [](const Access& a, const Access& b) { return a.offset < b.offset; });
-        call.accesses.push_back(std::move(acc));
+        call.accesses.push_back(instance_accesses(ses, datasets, i));
     }
     return call;
 }
@@ -180,7 +184,7 @@ void plan_run(const Platform& p, const Workload& w, const std::vector<FileSettin
         if (options.report_ranges)
             for (size_t d = 0; d < f.datasets.size(); d++) {
                 bd.dataset_ranges.push_back({f.name, f.datasets[d].name, {}});
-                for (const Access& a : ses.accesses[d][0])
+                for (const Access& a : instance_accesses(ses, {d}, 0))
                     bd.dataset_ranges.back().ranges.push_back({a.offset, a.length, a.writer});
             }
         if (f.hdf5)

@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <stdexcept>
+#include <utility>
 
 namespace iosim {
 
@@ -131,15 +132,18 @@ std::vector<int> choose_aggregators(const Platform& p, const FileSettings& s, co
 
 bool interleaved(const std::vector<Access>& sorted)
 {
-    std::map<uint32_t, std::pair<uint64_t, uint64_t>> range;  // writer -> [first, end)
+    constexpr uint64_t none = ~uint64_t{0};
+    std::vector<std::pair<uint64_t, uint64_t>> spans;  // per writer: [first, end)
     for (const auto& a : sorted) {
-        auto [it, fresh] = range.try_emplace(a.writer, a.offset, a.offset + a.length);
-        if (!fresh)
-            it->second.second = a.offset + a.length;
+        if (a.writer >= spans.size())
+            spans.resize(a.writer + 1, {none, 0});
+        auto& span = spans[a.writer];
+        if (span.first == none)
+            span.first = a.offset;
+        span.second = a.offset + a.length;
     }
-    std::vector<std::pair<uint64_t, uint64_t>> spans;
-    for (auto& [w, r] : range)
-        spans.push_back(r);
+    spans.erase(std::remove_if(spans.begin(), spans.end(), [](const auto& r) { return r.first == none; }),
+                spans.end());
     std::sort(spans.begin(), spans.end());
     for (size_t i = 1; i < spans.size(); i++)
         if (spans[i].first < spans[i - 1].second)
@@ -229,16 +233,35 @@ private:
 
 struct TwoPhaseFile {
     OpenFile* file;
-    const std::vector<Access>* accesses;
+    std::vector<Access> accesses;  // with one flow per node, a node's touching pieces as one
     std::vector<int> aggregators;
     std::unique_ptr<FileDomain> domain;
     std::vector<size_t> cursor;  // per aggregator: first access that may still overlap
     std::unique_ptr<WritePhaseBuilder> writes;  // one round's writes at a time
 };
 
-TwoPhaseFile start_two_phase(const Platform& p, OpenFile* f, const std::vector<Access>& acc, Breakdown& bd)
+// Pieces that touch in the file and come from one node travel in the same shuffle flow: one
+// piece serves for all (same bytes per flow, same spans and holes), and rounds scan fewer.
+std::vector<Access> merged_by_node(const std::vector<Access>& sorted, const std::vector<int>& node_of_writer)
 {
-    TwoPhaseFile t{f, &acc, {}, nullptr, {}, std::make_unique<WritePhaseBuilder>(p, f->striping, *f->holders, bd)};
+    std::vector<Access> out;
+    for (const auto& a : sorted) {
+        if (!out.empty() && out.back().offset + out.back().length == a.offset &&
+            node_of_writer[out.back().writer] == node_of_writer[a.writer]) {
+            out.back().length += a.length;
+            continue;
+        }
+        out.push_back(a);
+    }
+    return out;
+}
+
+TwoPhaseFile start_two_phase(const RomioContext& ctx, OpenFile* f, const std::vector<Access>& acc)
+{
+    const Platform& p = ctx.platform;
+    Breakdown& bd = ctx.breakdown;
+    TwoPhaseFile t{f, ctx.aggregate ? merged_by_node(acc, f->node_of_writer) : acc, {}, nullptr, {},
+                   std::make_unique<WritePhaseBuilder>(p, f->striping, *f->holders, bd)};
     const FileSettings& s = *f->settings;
     t.aggregators = choose_aggregators(p, s, f->node_of_writer, f->striping.count);
     int n = static_cast<int>(t.aggregators.size());
@@ -266,7 +289,7 @@ bool aggregator_round(const RomioContext& ctx, TwoPhaseFile& t, int a, RoundBuil
     std::vector<std::pair<uint64_t, uint64_t>> intervals;
     if (!t.domain->next(a, intervals))
         return false;
-    const auto& acc = *t.accesses;
+    const auto& acc = t.accesses;
     OpenFile& f = *t.file;
     int agg_writer = t.aggregators[a];
     int agg_node = f.node_of_writer[agg_writer];
@@ -308,7 +331,7 @@ void two_phase(const RomioContext& ctx, const WriteCall& call)
     std::vector<TwoPhaseFile> files;
     for (size_t i = 0; i < call.files.size(); i++)
         if (!call.accesses[i].empty())
-            files.push_back(start_two_phase(ctx.platform, call.files[i], call.accesses[i], ctx.breakdown));
+            files.push_back(start_two_phase(ctx, call.files[i], call.accesses[i]));
     for (;;) {
         RoundBuilders rb;
         bool any = false;
@@ -334,6 +357,24 @@ void two_phase(const RomioContext& ctx, const WriteCall& call)
     }
 }
 
+// Each writer's pieces, writer by writer, in file order within a writer (a counting sort).
+std::vector<const Access*> grouped_by_writer(const std::vector<Access>& sorted)
+{
+    std::vector<size_t> first;  // per writer: its first slot in the output
+    for (const auto& a : sorted) {
+        if (a.writer >= first.size())
+            first.resize(a.writer + 1, 0);
+        first[a.writer]++;
+    }
+    size_t total = 0;
+    for (auto& n : first)
+        total += std::exchange(n, total);
+    std::vector<const Access*> out(sorted.size());
+    for (const auto& a : sorted)
+        out[first[a.writer]++] = &a;
+    return out;
+}
+
 // Each rank writes its own pieces; with data sieving a noncontiguous rank writes (after
 // reading) the whole span of its pieces instead.
 void independent(const RomioContext& ctx, const WriteCall& call)
@@ -344,12 +385,7 @@ void independent(const RomioContext& ctx, const WriteCall& call)
         OpenFile& f = *call.files[i];
         WritePhaseBuilder wb(ctx.platform, f.striping, *f.holders, ctx.breakdown);
         bool sieve = f.settings->ds_write != "disable";
-        // Each writer's pieces, in file order, writer by writer.
-        std::vector<const Access*> by_writer;
-        for (const auto& a : call.accesses[i])
-            by_writer.push_back(&a);
-        std::stable_sort(by_writer.begin(), by_writer.end(),
-                         [](const Access* a, const Access* b) { return a->writer < b->writer; });
+        std::vector<const Access*> by_writer = grouped_by_writer(call.accesses[i]);
         for (size_t begin = 0, end; begin < by_writer.size(); begin = end) {
             uint32_t w = by_writer[begin]->writer;
             for (end = begin + 1; end < by_writer.size() && by_writer[end]->writer == w; end++) {
