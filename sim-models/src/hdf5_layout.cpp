@@ -6,8 +6,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <iostream>
 #include <stdexcept>
 #include <string>
+
+#include "hdf5_chunk_index.hpp"
 
 namespace iosim {
 
@@ -88,30 +91,70 @@ void create_parents(hid_t file, const std::string& path)
     }
 }
 
-void read_chunk_addresses(hid_t dset, const Dataset& ds, DatasetLayout& out)
+// Sets the chunk grid of a chunked dataset's layout; its chunk addresses come once all datasets exist.
+void set_chunk_grid(const Dataset& ds, DatasetLayout& out)
 {
     auto dims = ds.dims();
-    uint64_t n = 1;
     out.chunk_bytes = ds.element_bytes;
     for (size_t a = 0; a < dims.size(); a++) {
         out.chunk_grid.push_back((dims[a] + out.chunk_dims[a] - 1) / out.chunk_dims[a]);
-        n *= out.chunk_grid.back();
         out.chunk_bytes *= out.chunk_dims[a];
     }
-    out.chunk_addr.resize(n);
-    std::vector<hsize_t> coord(dims.size());
-    for (uint64_t c = 0; c < n; c++) {
-        uint64_t rest = c;
-        for (size_t a = dims.size(); a-- > 0;) {
-            coord[a] = (rest % out.chunk_grid[a]) * out.chunk_dims[a];
-            rest /= out.chunk_grid[a];
-        }
-        haddr_t addr = HADDR_UNDEF;
-        hsize_t size = 0;
-        unsigned mask = 0;
-        check(H5Dget_chunk_info_by_coord(dset, coord.data(), &mask, &addr, &size), "chunk address of " + ds.name);
-        out.chunk_addr[c] = addr;
+}
+
+uint64_t chunk_count(const DatasetLayout& d)
+{
+    uint64_t n = 1;
+    for (uint64_t chunks : d.chunk_grid)
+        n *= chunks;
+    return n;
+}
+
+uint64_t chunk_address(hid_t dset, const DatasetLayout& d, uint64_t chunk, const std::string& name)
+{
+    std::vector<hsize_t> coord(d.chunk_grid.size());
+    for (size_t a = coord.size(); a-- > 0;) {
+        coord[a] = (chunk % d.chunk_grid[a]) * d.chunk_dims[a];
+        chunk /= d.chunk_grid[a];
     }
+    haddr_t addr = HADDR_UNDEF;
+    hsize_t size = 0;
+    unsigned mask = 0;
+    check(H5Dget_chunk_info_by_coord(dset, coord.data(), &mask, &addr, &size), "chunk address of " + name);
+    return addr;
+}
+
+// The library's answer for every chunk. HDF5 1.10 iterates the chunk B-tree from its start for
+// each query, so this costs O(n^2) for n chunks.
+std::vector<uint64_t> query_chunk_addresses(hid_t dset, const DatasetLayout& d, const std::string& name)
+{
+    std::vector<uint64_t> addresses(chunk_count(d));
+    for (uint64_t c = 0; c < addresses.size(); c++)
+        addresses[c] = chunk_address(dset, d, c, name);
+    return addresses;
+}
+
+bool agrees_with_library(hid_t dset, const DatasetLayout& d, const std::vector<uint64_t>& addresses,
+                         const std::string& name)
+{
+    const uint64_t n = addresses.size();
+    for (uint64_t c : {n - 1, n / 3, 2 * n / 3})
+        if (chunk_address(dset, d, c, name) != addresses[c])
+            return false;
+    return true;
+}
+
+// The chunk addresses from the B-tree leaves in the file, in O(n), when they hold every chunk
+// and agree with the library at the first, the last and two chunks in between; else queried.
+std::vector<uint64_t> read_chunk_addresses(hid_t dset, const ChunkBtreeLeaves& leaves, const DatasetLayout& d,
+                                           const std::string& name)
+{
+    auto addresses = leaves.chunk_addresses(chunk_address(dset, d, 0, name),
+                                            ChunkGrid{d.chunk_dims, d.chunk_grid, d.chunk_bytes});
+    if (!addresses.empty() && agrees_with_library(dset, d, addresses, name))
+        return addresses;
+    std::cerr << "iosim: the chunk B-tree of " << name << " was not read from the file; querying HDF5 per chunk\n";
+    return query_chunk_addresses(dset, d, name);
 }
 
 DatasetLayout create_dataset(hid_t file, const Dataset& ds, const DatasetSettings& s)
@@ -130,8 +173,27 @@ DatasetLayout create_dataset(hid_t file, const Dataset& ds, const DatasetSetting
     if (out.chunk_dims.empty())
         out.base = H5Dget_offset(dset.id);
     else
-        read_chunk_addresses(dset.id, ds, out);
+        set_chunk_grid(ds, out);
     return out;
+}
+
+// Once every dataset exists: a flush between creations would release the space aggregators
+// and move the later objects away from where the application's library puts them.
+void read_all_chunk_addresses(hid_t file, const std::string& path, const FileSession& session, FileLayout& layout)
+{
+    auto chunked = [](const DatasetLayout& d) { return !d.chunk_dims.empty(); };
+    if (std::none_of(layout.datasets.begin(), layout.datasets.end(), chunked))
+        return;
+    check(H5Fflush(file, H5F_SCOPE_LOCAL), "flushing " + path);
+    ChunkBtreeLeaves leaves(path);
+    for (size_t i = 0; i < layout.datasets.size(); i++) {
+        auto& d = layout.datasets[i];
+        const std::string& name = session.datasets[i].name;
+        if (!chunked(d))
+            continue;
+        H5Id dset{check(H5Dopen2(file, name.c_str(), H5P_DEFAULT), "opening " + name), H5Dclose};
+        d.chunk_addr = read_chunk_addresses(dset.id, leaves, d, name);
+    }
 }
 
 uint64_t data_end(const DatasetLayout& d, uint64_t bytes)
@@ -145,7 +207,8 @@ std::string scratch_path();
 
 }  // namespace
 
-void place_datasets(hid_t h5, const FileSession& file, const FileSettings& settings, FileLayout& layout);
+void place_datasets(hid_t h5, const std::string& path, const FileSession& file, const FileSettings& settings,
+                    FileLayout& layout);
 
 FileLayout hdf5_layout(const FileSession& file, const FileSettings& settings)
 {
@@ -155,7 +218,7 @@ FileLayout hdf5_layout(const FileSession& file, const FileSettings& settings)
     FileLayout layout;
     {
         H5Id h5{check(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.id), "creating " + path), H5Fclose};
-        place_datasets(h5.id, file, settings, layout);
+        place_datasets(h5.id, path, file, settings, layout);
     }
     unlink(path.c_str());
     return layout;
@@ -174,13 +237,16 @@ std::string scratch_path()
 
 }  // namespace
 
-void place_datasets(hid_t h5, const FileSession& file, const FileSettings& settings, FileLayout& layout)
+void place_datasets(hid_t h5, const std::string& path, const FileSession& file, const FileSettings& settings,
+                    FileLayout& layout)
 {
+    for (size_t i = 0; i < file.datasets.size(); i++)
+        layout.datasets.push_back(create_dataset(h5, file.datasets[i], settings.datasets[i]));
+    read_all_chunk_addresses(h5, path, file, layout);
     uint64_t data_bytes = 0;
     for (size_t i = 0; i < file.datasets.size(); i++) {
         const auto& ds = file.datasets[i];
-        layout.datasets.push_back(create_dataset(h5, ds, settings.datasets[i]));
-        const auto& d = layout.datasets.back();
+        const auto& d = layout.datasets[i];
         uint64_t bytes = d.chunk_dims.empty() ? ds.bytes() : d.chunk_bytes * d.chunk_addr.size();
         data_bytes += bytes;
         layout.end_of_file = std::max(layout.end_of_file, data_end(d, bytes));

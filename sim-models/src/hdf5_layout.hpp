@@ -1,7 +1,8 @@
 // Where HDF5 puts each dataset's data in the file. The answer comes from the HDF5 library
-// itself: the file's objects are created, without data, on a file that discards its writes
-// (/dev/null), so alignment, metadata blocks and early chunk allocation land exactly where
-// the real library of this machine puts them.
+// itself: the file's objects are created, without data, in a sparse scratch file, so alignment,
+// metadata blocks and early chunk allocation land exactly where the real library of this
+// machine puts them. Chunk addresses are then read from the chunk B-trees the library wrote
+// to that file (hdf5_chunk_index.hpp), checked against the library's own answers.
 #pragma once
 
 #include <cstdint>
