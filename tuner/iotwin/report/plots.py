@@ -85,6 +85,10 @@ def predicted_vs_measured(points: Sequence[tuple[float, float]], title: str,
     return _png(fig)
 
 
+# one shape per series, so that the legend tells a published default from a published tuned
+_PUBLISHED_MARKERS = ("D", "^", "s", "v", "o")
+
+
 def grouped_bars(groups: Sequence[str], series: Mapping[str, Sequence[float | None]],
                  title: str, *, log: bool = True,
                  markers: Mapping[str, Sequence[float | None]] | None = None) -> bytes:
@@ -102,8 +106,9 @@ def grouped_bars(groups: Sequence[str], series: Mapping[str, Sequence[float | No
                 pts = [(x, m) for x, m in zip(xs, marks, strict=True) if m]
                 if not pts:
                     continue  # no published figure for this series: no legend entry either
-                ax.scatter([x for x, _ in pts], [m for _, m in pts], marker="D", color="black",
-                           zorder=3, s=18, label=f"{label} (published)")
+                ax.scatter([x for x, _ in pts], [m for _, m in pts], color="black", zorder=3,
+                           marker=_PUBLISHED_MARKERS[i % len(_PUBLISHED_MARKERS)], s=22,
+                           label=f"{label} (published)")
     ax.set_xticks(range(len(groups)), groups, rotation=30, ha="right", fontsize=8)
     if log:
         ax.set_yscale("log")
