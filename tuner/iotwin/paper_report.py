@@ -6,8 +6,9 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from iotwin.errors import UserError
 from iotwin.paper_validation import MODELS, PaperValidation
@@ -28,80 +29,81 @@ def markdown(result: PaperValidation) -> str:
 _MODEL_TITLES = {"prior": "prior (YAML values)", "fitted": "fitted", "loo": "leave-one-out"}
 
 
+def _table(header: Sequence[str], align: str, rows: Iterable[Sequence[str]]) -> list[str]:
+    """A markdown table: ``align`` has one letter per column, ``l`` (left) or ``r`` (right)."""
+    rule = "|" + "|".join("---:" if a == "r" else "---" for a in align) + "|"
+    return [_table_row(header), rule, *(_table_row(cells) for cells in rows)]
+
+
+def _table_row(cells: Sequence[str]) -> str:
+    return "| " + " | ".join(cells) + " |"
+
+
 def _figures_table(result: PaperValidation) -> list[str]:
-    lines = ["| platform | model | rows | Spearman | median abs error | 90th pct abs error "
-             "| tuned above default | of which published configs |",
-             "|---|---|---:|---:|---:|---:|---:|---:|"]
     scopes = [("all", result.metrics["overall"]), *result.metrics["per_platform"].items()]
-    for scope, figures in scopes:
-        for which in MODELS:
-            m = figures.get(which)
-            if m is None:
-                lines.append(f"| {scope} | {_MODEL_TITLES[which]} | not run | | | | | |")
-                continue
-            failed = f" ({m['failed']} failed)" if m["failed"] else ""
-            lines.append(
-                f"| {scope} | {_MODEL_TITLES[which]} | {m['rows'] - m['failed']}{failed} | "
-                f"{_num(m['spearman'])} | {_abs_pct(m['median_abs_error'])} | "
-                f"{_abs_pct(m['p90_abs_error'])} | {m['tuned_above_default']}/{m['cases']} | "
-                f"{m['published_configs_above']}/{m['published_config_cases']} |")
-    return lines
+    rows = [_figures_row(scope, which, figures.get(which))
+            for scope, figures in scopes for which in MODELS]
+    return _table(["platform", "model", "rows", "Spearman", "median abs error",
+                   "90th pct abs error", "tuned above default", "of which published configs"],
+                  "llrrrrrr", rows)
+
+
+def _figures_row(scope: str, which: str, m: Mapping[str, Any] | None) -> list[str]:
+    if m is None:
+        return [scope, _MODEL_TITLES[which], "not run", "", "", "", "", ""]
+    failed = f" ({m['failed']} failed)" if m["failed"] else ""
+    return [scope, _MODEL_TITLES[which], f"{m['rows'] - m['failed']}{failed}",
+            _num(m["spearman"]), _abs_pct(m["median_abs_error"]), _abs_pct(m["p90_abs_error"]),
+            f"{m['tuned_above_default']}/{m['cases']}",
+            f"{m['published_configs_above']}/{m['published_config_cases']}"]
 
 
 def _rows_table(result: PaperValidation) -> list[str]:
-    lines = ["| row | tuned config | published MB/s | prior MB/s | fitted MB/s | fit error "
-             "| leave-one-out MB/s | LOO error |", "|---|---|---:|---:|---:|---:|---:|---:|"]
     refitted = {r.model for r in result.rows if r.loo_mbs}
-    for r in result.rows:
-        origin = r.origin if r.setting == "tuned" else ""
-        held_out = _mbs(r.loo_mbs) if r.model in refitted else "not run"
-        lines.append(f"| {r.label} | {origin} | {r.published_mbs:.0f} | {_mbs(r.prior_mbs)} | "
-                     f"{_mbs(r.fitted_mbs)} | {_pct(r.error('fitted'))} | {held_out} | "
-                     f"{_pct(r.error('loo'))} |")
-    return lines
+    rows = [[r.label, r.origin if r.setting == "tuned" else "", f"{r.published_mbs:.0f}",
+             _mbs(r.prior_mbs), _mbs(r.fitted_mbs), _pct(r.error("fitted")),
+             _mbs(r.loo_mbs) if r.model in refitted else "not run", _pct(r.error("loo"))]
+            for r in result.rows]
+    return _table(["row", "tuned config", "published MB/s", "prior MB/s", "fitted MB/s",
+                   "fit error", "leave-one-out MB/s", "LOO error"], "llrrrrrr", rows)
 
 
 def _speedups_table(result: PaperValidation) -> list[str]:
-    lines = ["| experiment | tuned config | published speedup | prior | fitted | "
-             "leave-one-out |", "|---|---|---:|---:|---:|---:|"]
-    lines += [f"| {c.label} | {c.origin} | {c.published_speedup:.2f}x | "
-              f"{_times(c.prior_speedup)} | {_times(c.fitted_speedup)} | "
-              f"{_times(c.loo_speedup)} |" for c in result.cases]
-    return lines
+    rows = [[c.label, c.origin, f"{c.published_speedup:.2f}x", _times(c.prior_speedup),
+             _times(c.fitted_speedup), _times(c.loo_speedup)] for c in result.cases]
+    return _table(["experiment", "tuned config", "published speedup", "prior", "fitted",
+                   "leave-one-out"], "llrrrr", rows)
 
 
 def _sensitivity_table(result: PaperValidation) -> list[str]:
-    lines = ["| platform | bounded parameter | bounds | largest row change, lower to upper "
-             "bound | fitted? |", "|---|---|---|---:|---|"]
-    for model, effects in result.effects.items():
-        for e in sorted(effects, key=lambda e: (not e.chosen, -e.largest)):
-            lines.append(f"| {model} | {e.name} | {e.lower:.4g} - {e.upper:.4g} | "
-                         f"{math.exp(e.largest):.2f}x | "
-                         f"{'**yes**, ' if e.chosen else 'no: '}{e.reason} |")
-    return lines
+    rows = [[model, e.name, f"{e.lower:.4g} - {e.upper:.4g}", f"{math.exp(e.largest):.2f}x",
+             f"{'**yes**, ' if e.chosen else 'no: '}{e.reason}"]
+            for model, effects in result.effects.items()
+            for e in sorted(effects, key=lambda e: (not e.chosen, -e.largest))]
+    return _table(["platform", "bounded parameter", "bounds",
+                   "largest row change, lower to upper bound", "fitted?"], "lllrl", rows)
 
 
 def _fits_table(result: PaperValidation) -> list[str]:
-    lines = ["| model | calibration | parameter | YAML value | fitted | on a bound | fit |",
-             "|---|---|---|---:|---:|---|---|"]
+    rows = []
     for fit in result.fits:
         state = (f"{'converged' if fit.converged else 'not converged'}, {fit.evaluations} "
                  f"evaluations, loss {fit.loss_before:.3g} -> {fit.loss_after:.3g}")
-        for name, value in fit.parameters.items():
-            bound = "yes" if name in result.on_bound.get(fit.model, []) else ""
-            lines.append(f"| {fit.model} | {result.calibration_ids[fit.model]} | {name} | "
-                         f"{fit.before[name]:.4g} | {value:.4g} | {bound} | {state} |")
-    return lines
+        bounds = result.on_bound.get(fit.model, [])
+        rows += [[fit.model, result.calibration_ids[fit.model], name, f"{fit.before[name]:.4g}",
+                  f"{value:.4g}", "yes" if name in bounds else "", state]
+                 for name, value in fit.parameters.items()]
+    return _table(["model", "calibration", "parameter", "YAML value", "fitted", "on a bound",
+                   "fit"], "lllrrll", rows)
 
 
 def _spreads_table(result: PaperValidation) -> list[str]:
-    lines = ["| experiment | published min-max s | ratio | simulated min-max s (configs) "
-             "| ratio |", "|---|---|---:|---|---:|"]
-    lines += [f"| {s.label} | {s.published_min_s:.0f}-{s.published_max_s:.0f} | "
-              f"{s.published_ratio:.1f}x | {_num(s.simulated_min_s)}-"
-              f"{_num(s.simulated_max_s)} ({s.configs}) | {_times(s.simulated_ratio)} |"
-              for s in result.spreads]
-    return lines
+    rows = [[s.label, f"{s.published_min_s:.0f}-{s.published_max_s:.0f}",
+             f"{s.published_ratio:.1f}x",
+             f"{_num(s.simulated_min_s)}-{_num(s.simulated_max_s)} ({s.configs})",
+             _times(s.simulated_ratio)] for s in result.spreads]
+    return _table(["experiment", "published min-max s", "ratio",
+                   "simulated min-max s (configs)", "ratio"], "llrlr", rows)
 
 
 def _mbs(value: float | None) -> str:
