@@ -74,15 +74,9 @@ void chunked_runs(const Dataset& ds, const DatasetLayout& layout, const std::vec
     }
 }
 
-
-// Appends a run, or extends the last one when the same writer continues it.
-void append_run(std::vector<Access>& out, uint64_t offset, uint64_t length, uint32_t writer)
+bool same_writer(const Access& a, const Access& b)
 {
-    if (!out.empty() && out.back().writer == writer && out.back().offset + out.back().length == offset) {
-        out.back().length += length;
-        return;
-    }
-    out.push_back({offset, length, writer});
+    return a.writer == b.writer;
 }
 
 // A contiguous dataset's runs straight in file order: every row of the axes before the last
@@ -123,8 +117,10 @@ void contiguous_runs(const Dataset& ds, const std::vector<uint64_t>& dims, uint6
         for (uint64_t s = 0; s < ds.grid[split]; s++) {
             uint64_t n = ds.extents[split][s];
             if (n > 0)
-                append_run(out, base + (row * dims[split] + ds.starts[split][s]) * tail, n * tail,
-                           static_cast<uint32_t>(writer + s * writer_stride[split]));
+                append_touching(out,
+                                {base + (row * dims[split] + ds.starts[split][s]) * tail, n * tail,
+                                 static_cast<uint32_t>(writer + s * writer_stride[split])},
+                                same_writer);
         }
         size_t a = split;
         while (a > 0) {
@@ -146,6 +142,14 @@ void contiguous_runs(const Dataset& ds, const std::vector<uint64_t>& dims, uint6
 
 }  // namespace
 
+void sort_by_offset(std::vector<Access>& out, size_t from)
+{
+    auto by_offset = [](const Access& a, const Access& b) { return a.offset < b.offset; };
+    auto first = out.begin() + static_cast<std::ptrdiff_t>(from);
+    if (!std::is_sorted(first, out.end(), by_offset))
+        std::sort(first, out.end(), by_offset);
+}
+
 void dataset_accesses(const Dataset& ds, const DatasetLayout& layout, std::vector<Access>& out)
 {
     if (layout.chunk_dims.empty()) {
@@ -160,8 +164,7 @@ void dataset_accesses(const Dataset& ds, const DatasetLayout& layout, std::vecto
         if (!empty)
             chunked_runs(ds, layout, start, count, static_cast<uint32_t>(w), out);
     }
-    std::sort(out.begin() + static_cast<std::ptrdiff_t>(first), out.end(),
-              [](const Access& a, const Access& b) { return a.offset < b.offset; });
+    sort_by_offset(out, first);
 }
 
 }  // namespace iosim

@@ -2,6 +2,7 @@
 // dataset's layout (row-major, contiguous or chunked).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -15,6 +16,21 @@ struct Access {
     uint64_t length;
     uint32_t writer;
 };
+
+// Sorts out[from, end) by offset; a range already in order is left as it is.
+void sort_by_offset(std::vector<Access>& out, size_t from = 0);
+
+// Appends `a`, or lengthens the last piece when `a` starts where it ends and
+// `same_source(last, a)`: touching pieces that travel together become one.
+template <class SameSource>
+void append_touching(std::vector<Access>& out, const Access& a, SameSource same_source)
+{
+    if (!out.empty() && out.back().offset + out.back().length == a.offset && same_source(out.back(), a)) {
+        out.back().length += a.length;
+        return;
+    }
+    out.push_back(a);
+}
 
 // Appends the writes of every writer of `ds` in file order (by offset). A writer's pieces that
 // touch in the file are one run.

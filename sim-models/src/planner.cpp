@@ -95,8 +95,7 @@ std::vector<Access> instance_accesses(const Session& ses, const std::vector<size
     std::vector<Access> acc;
     for (size_t d : datasets)
         dataset_accesses(ses.file->datasets[d], ses.layout->datasets[d], acc);
-    if (!std::is_sorted(acc.begin(), acc.end(), [](const Access& a, const Access& b) { return a.offset < b.offset; }))
-        std::sort(acc.begin(), acc.end(), [](const Access& a, const Access& b) { return a.offset < b.offset; });
+    sort_by_offset(acc);
     if (ses.files.size() > 1)
         for (auto& a : acc)
             a.offset += static_cast<uint64_t>(i) << instance_shift;

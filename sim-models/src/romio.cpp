@@ -244,15 +244,12 @@ struct TwoPhaseFile {
 // piece serves for all (same bytes per flow, same spans and holes), and rounds scan fewer.
 std::vector<Access> merged_by_node(const std::vector<Access>& sorted, const std::vector<int>& node_of_writer)
 {
+    auto same_node = [&](const Access& a, const Access& b) {
+        return node_of_writer[a.writer] == node_of_writer[b.writer];
+    };
     std::vector<Access> out;
-    for (const auto& a : sorted) {
-        if (!out.empty() && out.back().offset + out.back().length == a.offset &&
-            node_of_writer[out.back().writer] == node_of_writer[a.writer]) {
-            out.back().length += a.length;
-            continue;
-        }
-        out.push_back(a);
-    }
+    for (const auto& a : sorted)
+        append_touching(out, a, same_node);
     return out;
 }
 
