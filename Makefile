@@ -9,7 +9,8 @@ JOBS  ?= 2
 DEBIAN_PACKAGES := build-essential cmake pkg-config git \
   mpich libmpich-dev libhdf5-mpich-dev hdf5-tools libhdf5-doc \
   libsimgrid-dev libyaml-dev nlohmann-json3-dev \
-  python3 python3-venv python3-yaml fio strace valgrind
+  python3 python3-venv python3-yaml fio strace valgrind \
+  slurm-wlm munge
 
 .PHONY: all deps build python demo test lint clean
 

@@ -66,11 +66,8 @@ class LocalExecutor:
             self._dispose(run_dir)
 
     def _run_in(self, run_dir: Path, target: Target, config: Mapping[str, Any]) -> RunResult:
-        config_path, report_path = run_dir / CONFIG_NAME, run_dir / REPORT_NAME
-        config_path.write_text(dump_config(dict(config)))
         argv = [*self._preload_prefix(), *program_argv(target)]
-        env = {"IOTWIN_CONFIG": str(config_path), "IOTWIN_REPORT": str(report_path),
-               RUN_MARKER: str(run_dir)}
+        env = prepare_run_dir(run_dir, config)
         started = time.perf_counter()
         try:
             completed = run_mpi(target.ranks, argv, env=env, cwd=run_dir, timeout=self.timeout_s)
@@ -80,40 +77,11 @@ class LocalExecutor:
         wall_s = time.perf_counter() - started
         if completed.timed_out:
             kill_run(run_dir)
-        return self._result(target, completed, wall_s, read_reports(report_path))
+        return run_result(target, completed, wall_s, read_reports(run_dir / REPORT_NAME),
+                          self.timeout_s)
 
     def _preload_prefix(self) -> list[str]:
-        # LD_PRELOAD goes to the ranks only (through env), not to mpiexec and its proxies.
-        if not self.preload:
-            return []
-        preload = [str(paths.interposer_library()), os.environ.get("LD_PRELOAD", "")]
-        return ["env", "LD_PRELOAD=" + ":".join(filter(None, preload))]
-
-    def _result(self, target: Target, completed: Completed, wall_s: float,
-                reports: list[dict[str, Any]]) -> RunResult:
-        if completed.timed_out:
-            return RunResult("timeout", reports=reports,
-                             error=f"killed after {self.timeout_s:g} s\n{_tail(completed.stderr)}")
-        if completed.returncode != 0:
-            # mpiexec reports a rank killed by a signal on stdout, not stderr
-            diagnosis = "\n".join(filter(None, (_tail(completed.stderr), _tail(completed.stdout))))
-            return RunResult("failed", reports=reports,
-                             error=f"exit status {completed.returncode}\n{diagnosis}")
-        line = kernel_result_line(completed.stdout)
-        if line is not None:
-            return RunResult("ok", total_s=float(line["total_s"]),
-                             rate_mbs=_number(line.get("rate_mbs")), bytes=line.get("bytes"),
-                             phases={key: float(value) for key, value in line.items()
-                                     if key.endswith("_s") and isinstance(value, (int, float))},
-                             reports=reports)
-        if target.kernel is not None:
-            return RunResult("failed", reports=reports,
-                             error=f"{target.kernel} printed no JSON result line\n"
-                                   f"{_tail(completed.stdout)}")
-        nbytes = total_bytes(reports)
-        rate = nbytes / 1e6 / wall_s if nbytes is not None and wall_s > 0 else None
-        return RunResult("ok", total_s=wall_s, rate_mbs=rate, bytes=nbytes,
-                         phases={"wall_s": wall_s}, reports=reports)
+        return preload_prefix() if self.preload else []
 
     def _dispose(self, run_dir: Path) -> None:
         if self.keep_last is None:
@@ -122,6 +90,49 @@ class LocalExecutor:
         shutil.rmtree(self.keep_last, ignore_errors=True)
         self.keep_last.parent.mkdir(parents=True, exist_ok=True)
         shutil.move(str(run_dir), self.keep_last)
+
+
+def preload_prefix() -> list[str]:
+    """``env LD_PRELOAD=...`` before the program: the interposer goes to the ranks only, not
+    to the launcher and its proxies."""
+    preload = [str(paths.interposer_library()), os.environ.get("LD_PRELOAD", "")]
+    return ["env", "LD_PRELOAD=" + ":".join(filter(None, preload))]
+
+
+def prepare_run_dir(run_dir: Path, config: Mapping[str, Any]) -> dict[str, str]:
+    """Writes the config into ``run_dir``; the environment the interposer reads there."""
+    config_path = run_dir / CONFIG_NAME
+    config_path.write_text(dump_config(dict(config)))
+    return {"IOTWIN_CONFIG": str(config_path), "IOTWIN_REPORT": str(run_dir / REPORT_NAME),
+            RUN_MARKER: str(run_dir)}
+
+
+def run_result(target: Target, completed: Completed, wall_s: float,
+               reports: list[dict[str, Any]], timeout_s: float | None) -> RunResult:
+    """What one launch of ``target`` measured, from its exit, output and interposer reports."""
+    if completed.timed_out:
+        return RunResult("timeout", reports=reports,
+                         error=f"killed after {timeout_s:g} s\n{_tail(completed.stderr)}")
+    if completed.returncode != 0:
+        # mpiexec reports a rank killed by a signal on stdout, not stderr
+        diagnosis = "\n".join(filter(None, (_tail(completed.stderr), _tail(completed.stdout))))
+        return RunResult("failed", reports=reports,
+                         error=f"exit status {completed.returncode}\n{diagnosis}")
+    line = kernel_result_line(completed.stdout)
+    if line is not None:
+        return RunResult("ok", total_s=float(line["total_s"]),
+                         rate_mbs=_number(line.get("rate_mbs")), bytes=line.get("bytes"),
+                         phases={key: float(value) for key, value in line.items()
+                                 if key.endswith("_s") and isinstance(value, (int, float))},
+                         reports=reports)
+    if target.kernel is not None:
+        return RunResult("failed", reports=reports,
+                         error=f"{target.kernel} printed no JSON result line\n"
+                               f"{_tail(completed.stdout)}")
+    nbytes = total_bytes(reports)
+    rate = nbytes / 1e6 / wall_s if nbytes is not None and wall_s > 0 else None
+    return RunResult("ok", total_s=wall_s, rate_mbs=rate, bytes=nbytes,
+                     phases={"wall_s": wall_s}, reports=reports)
 
 
 def program_argv(target: Target) -> list[str]:

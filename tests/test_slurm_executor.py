@@ -1,0 +1,102 @@
+"""The Slurm executor against a real one-node Slurm cluster (slurmctld, slurmd, munged from
+Debian's packages) that this module starts in a temporary directory and stops afterwards."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from iotwin.executors.base import Target
+from iotwin.executors.slurm import Site, SlurmExecutor
+from slurm_cluster import SlurmCluster, missing_daemons, slurm_cluster
+
+PARTICLES = 16384  # x 32 B x 4 ranks = 2 MiB: a short run
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SlurmCluster]:
+    assert not missing_daemons(), f"{missing_daemons()} not installed: run `make deps`"
+    with slurm_cluster(tmp_path_factory.mktemp("slurm")) as started:
+        print(f"test Slurm cluster up in {started.started_in_s:.1f} s")
+        yield started
+
+
+def executor(cluster: SlurmCluster, scratch: Path, timeout_s: float = 120.0) -> SlurmExecutor:
+    return SlurmExecutor(timeout_s=timeout_s, scratch_root=scratch, env=cluster.env)
+
+
+def test_a_kernel_run_as_a_job_measures_what_the_local_run_does(cluster: SlurmCluster,
+                                                                 scratch: Path) -> None:
+    config = {"mpiio": {"cb_nodes": 2, "cb_config_list": "*:*"}}
+    target = Target(ranks=4, kernel="vpic-io", args=("--particles", str(PARTICLES)))
+    result = executor(cluster, scratch).run_once(target, config)
+    assert result.status == "ok", result.error
+    assert result.bytes == 4 * 32 * PARTICLES
+    assert result.rate_mbs is not None and result.rate_mbs > 0
+    [report] = result.reports
+    assert report["ranks"] == 4
+    assert report["effective"]["hints"]["cb_nodes"] == "2"  # the config reached the ranks
+
+
+def test_a_failing_program_is_a_failed_run_with_its_exit_status(cluster: SlurmCluster,
+                                                                scratch: Path) -> None:
+    target = Target(ranks=2, command=("sh", "-c", "echo broken input >&2; exit 3"))
+    result = executor(cluster, scratch).run_once(target, {})
+    assert result.status == "failed"
+    assert result.error is not None
+    assert "exit status 3" in result.error and "broken input" in result.error
+
+
+def test_a_job_over_its_time_limit_is_a_timeout(cluster: SlurmCluster, scratch: Path) -> None:
+    # Slurm's limits are whole minutes: 30 s asks for 1 minute, and the job sleeps past it.
+    target = Target(ranks=1, command=("sleep", "300"))
+    started = time.monotonic()
+    result = executor(cluster, scratch, timeout_s=30).run_once(target, {})
+    assert result.status == "timeout", result.error
+    assert "time limit" in (result.error or "")
+    assert time.monotonic() - started < 240  # ended by Slurm, not by the program
+
+
+def test_a_site_file_sets_the_launcher_and_sbatch_options(tmp_path: Path) -> None:
+    site_file = tmp_path / "site.yaml"
+    site_file.write_text("name: big\nsbatch: {partition: regular, account: m123, "
+                         "extra: [--constraint=haswell]}\ncores_per_node: 32\n"
+                         "launcher: 'srun --mpi=pmi2 -n {ranks} {program}'\n")
+    site = Site.load(site_file)
+    assert site.sbatch_options(100, 90) == ["--ntasks=100", "--nodes=4", "--time=2",
+                                            "--partition=regular", "--account=m123",
+                                            "--constraint=haswell"]
+    assert site.launch_line(100, ["./app", "a b"]) == "srun --mpi=pmi2 -n 100 ./app 'a b'"
+
+
+def test_a_site_file_with_an_unknown_key_is_refused_by_name(tmp_path: Path) -> None:
+    site_file = tmp_path / "site.yaml"
+    site_file.write_text("partition: debug\n")
+    with pytest.raises(Exception, match="partition: unknown key"):
+        Site.load(site_file)
+
+
+def test_a_job_the_scheduler_cancels_is_a_failed_run_saying_so(cluster: SlurmCluster,
+                                                               scratch: Path) -> None:
+    results = []
+    target = Target(ranks=1, command=("sleep", "120"))
+    worker = threading.Thread(
+        target=lambda: results.append(executor(cluster, scratch).run_once(target, {})))
+    worker.start()
+    env = {**os.environ, **cluster.env}
+    for _ in range(200):  # until the job runs
+        running = subprocess.run(["squeue", "-h", "-t", "R", "-n", "iotwin", "-o", "%i"],
+                                 capture_output=True, text=True, env=env, check=True).stdout
+        if running.strip():
+            break
+        time.sleep(0.1)
+    subprocess.run(["scancel", running.strip()], check=True, env=env)
+    worker.join(timeout=60)
+    [result] = results
+    assert result.status == "failed"
+    assert "cancelled" in (result.error or "").lower()

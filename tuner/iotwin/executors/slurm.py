@@ -1,0 +1,192 @@
+"""Real runs as Slurm jobs: each run is one `sbatch` job, followed until it ends.
+
+The job runs the site's launcher (`tuner/iotwin/data/sites/*.yaml`) in a scratch directory
+on the shared file system, exactly as the local executor runs mpiexec: the same config file,
+interposer, report and result parsing (`local.run_result`). The job script records the
+launcher's exit status and wall time in the directory; stdout and stderr land there too.
+
+Scheduler outcomes become run statuses: COMPLETED -> the program's own result; FAILED,
+OUT_OF_MEMORY, CANCELLED -> failed (with the state and the program's stderr); TIMEOUT -> timeout;
+NODE_FAIL, PREEMPTED, BOOT_FAIL -> submitted once more, then failed. An interrupt (Ctrl-C)
+cancels the job it was waiting for.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import shlex
+import shutil
+import subprocess
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from iotwin import paths
+from iotwin.errors import UserError
+from iotwin.executors.base import RunResult, Target
+from iotwin.executors.local import (
+    REPORT_NAME,
+    default_scratch_root,
+    preload_prefix,
+    prepare_run_dir,
+    program_argv,
+    run_result,
+)
+from iotwin.interposer_reports import read_reports
+from iotwin.launch import Completed
+from iotwin.yaml_files import check_keys, read_yaml
+
+SCRIPT_NAME = "iotwin-job.sh"
+STATUS_NAME = "iotwin-job-status"  # "<exit status> <start epoch s> <end epoch s>"
+POLL_S = 0.5
+RETRIED_STATES = ("NODE_FAIL", "PREEMPTED", "BOOT_FAIL")
+FAILED_STATES = ("FAILED", "OUT_OF_MEMORY", "CANCELLED", "DEADLINE", "REVOKED")
+ENDED_STATES = ("COMPLETED", "TIMEOUT", *FAILED_STATES, *RETRIED_STATES)
+
+
+@dataclass(frozen=True)
+class Site:
+    """A cluster's sbatch options and launcher (a site YAML)."""
+
+    name: str = "default"
+    sbatch: Mapping[str, Any] = field(default_factory=dict)
+    cores_per_node: int = 16
+    launcher: str = "mpiexec.mpich -n {ranks} {program}"
+
+    @classmethod
+    def load(cls, path: Path | None = None) -> Site:
+        source = path or paths.data_dir() / "sites" / "default.yaml"
+        data = check_keys(read_yaml(source, "site file"),
+                          ("name", "sbatch", "cores_per_node", "launcher"), str(source))
+        check_keys(data.get("sbatch") or {}, ("partition", "account", "qos", "extra"),
+                   str(source), "sbatch")
+        site = cls(**data)
+        if "{program}" not in site.launcher:
+            raise UserError(f"{source}: launcher: must contain {{program}}: {site.launcher!r}")
+        return site
+
+    def sbatch_options(self, ranks: int, time_limit_s: float | None) -> list[str]:
+        options = [f"--ntasks={ranks}", f"--nodes={math.ceil(ranks / self.cores_per_node)}"]
+        if time_limit_s is not None:
+            options.append(f"--time={max(1, math.ceil(time_limit_s / 60))}")
+        for key, value in self.sbatch.items():
+            if key == "extra":
+                options.extend(str(v) for v in value or ())
+            elif value is not None:
+                options.append(f"--{key}={value}")
+        return options
+
+    def launch_line(self, ranks: int, argv: Sequence[str]) -> str:
+        return self.launcher.format(ranks=ranks, program=shlex.join(argv))
+
+
+@dataclass
+class SlurmExecutor:
+    """Runs a Target as one Slurm job per run (source = real)."""
+
+    timeout_s: float | None = 600.0
+    site: Site = field(default_factory=Site.load)
+    scratch_root: Path = field(default_factory=default_scratch_root)
+    env: Mapping[str, str] = field(default_factory=dict)  # for sbatch/squeue (SLURM_CONF, ...)
+    source: str = "real"
+
+    def run_once(self, target: Target, config: Mapping[str, Any], *, seed: int = 0) -> RunResult:
+        self.scratch_root.mkdir(parents=True, exist_ok=True)
+        run_dir = Path(tempfile.mkdtemp(prefix="job-", dir=self.scratch_root))
+        try:
+            return self._run_in(run_dir, target, config)
+        finally:
+            shutil.rmtree(run_dir, ignore_errors=True)
+
+    def _run_in(self, run_dir: Path, target: Target, config: Mapping[str, Any]) -> RunResult:
+        script = self._write_script(run_dir, target, config)
+        state = self._submit_and_follow(run_dir, script, target.ranks)
+        if state in RETRIED_STATES:  # the machine's fault, not the config's: once more
+            state = self._submit_and_follow(run_dir, script, target.ranks)
+        return self._result(run_dir, target, state)
+
+    def _write_script(self, run_dir: Path, target: Target, config: Mapping[str, Any]) -> Path:
+        exports = "\n".join(f"export {k}={shlex.quote(v)}"
+                            for k, v in prepare_run_dir(run_dir, config).items())
+        launch = self.site.launch_line(target.ranks, [*preload_prefix(), *program_argv(target)])
+        script = run_dir / SCRIPT_NAME
+        script.write_text(f"""#!/bin/bash
+cd {shlex.quote(str(run_dir))}
+{exports}
+start=$(date +%s.%N)
+{launch} > stdout 2> stderr
+status=$?
+echo "$status $start $(date +%s.%N)" > {STATUS_NAME}
+exit $status
+""")
+        return script
+
+    def _submit_and_follow(self, run_dir: Path, script: Path, ranks: int) -> str:
+        job = self._sbatch(run_dir, script, ranks)
+        try:
+            return self._wait(job)
+        except BaseException:  # an interrupt: the job must not go on without us
+            self._slurm("scancel", job)
+            raise
+
+    def _sbatch(self, run_dir: Path, script: Path, ranks: int) -> str:
+        options = self.site.sbatch_options(ranks, self.timeout_s)
+        done = self._slurm("sbatch", "--parsable", "--job-name=iotwin", f"--chdir={run_dir}",
+                           f"--output={run_dir}/slurm.out", *options, str(script))
+        if done.returncode != 0:
+            raise UserError(f"sbatch {' '.join(options)} {script}: exit status "
+                            f"{done.returncode}: {done.stderr.strip()}")
+        return done.stdout.strip().split(";")[0]
+
+    def _wait(self, job: str) -> str:
+        while True:
+            state = job_state(job, self.env)
+            if state in ENDED_STATES:
+                return state
+            time.sleep(POLL_S)
+
+    def _result(self, run_dir: Path, target: Target, state: str) -> RunResult:
+        reports = read_reports(run_dir / REPORT_NAME)
+        stdout, stderr = (_read(run_dir / name) for name in ("stdout", "stderr"))
+        if state == "TIMEOUT":
+            return RunResult("timeout", reports=reports,
+                             error=f"Slurm ended the job at its time limit "
+                                   f"({self.timeout_s:g} s asked)\n{stderr[-2000:]}")
+        status = _read(run_dir / STATUS_NAME).split()
+        if len(status) != 3:  # the job ended before its program did (cancelled, killed)
+            return RunResult("failed", reports=reports,
+                             error=f"Slurm job {state.lower()} before the program ended\n"
+                                   f"{stderr[-2000:]}{_read(run_dir / 'slurm.out')[-1000:]}")
+        code, start, end = int(status[0]), float(status[1]), float(status[2])
+        return run_result(target, Completed(code, stdout, stderr), end - start, reports,
+                          self.timeout_s)
+
+    def _slurm(self, *argv: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(argv, capture_output=True, text=True, check=False,
+                              env={**os.environ, **self.env})
+
+
+def job_state(job: str, env: Mapping[str, str]) -> str:
+    """The job's state as Slurm names it (PENDING, RUNNING, COMPLETED, TIMEOUT, ...): from the
+    controller while it remembers the job, else from accounting (sacct)."""
+    full_env = {**os.environ, **env}
+    shown = subprocess.run(["scontrol", "-o", "show", "job", job], capture_output=True,
+                           text=True, check=False, env=full_env)
+    for word in shown.stdout.split():
+        if word.startswith("JobState="):
+            return word.split("=", 1)[1]
+    accounted = subprocess.run(["sacct", "-n", "-P", "-X", "-j", job, "-o", "State"],
+                               capture_output=True, text=True, check=False, env=full_env)
+    lines = accounted.stdout.split()
+    if accounted.returncode == 0 and lines:
+        return lines[0].split()[0]
+    raise UserError(f"Slurm knows no job {job} (scontrol: {shown.stderr.strip()}; "
+                    f"sacct: {accounted.stderr.strip()})")
+
+
+def _read(path: Path) -> str:
+    return path.read_text(errors="replace") if path.exists() else ""
