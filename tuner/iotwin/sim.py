@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from iotwin import config as tuning
-from iotwin import paths
+from iotwin import paths, sim_cluster
 from iotwin.errors import UserError
 from iotwin.platforms import Platform
 from iotwin.units import parse_size
@@ -100,7 +100,11 @@ def _result(entry: Mapping[str, Any]) -> SimResult:
 
 
 def run_iosim(payload: Mapping[str, Any], jobs: int = 2) -> list[dict[str, Any]]:
-    """Raw iosim results for a prepared input (see sim-models/IOSIM.md)."""
+    """Raw iosim results for a prepared input (see sim-models/IOSIM.md): on the Dask cluster
+    that ``IOTWIN_SIM_CLUSTER`` names (iotwin.sim_cluster), else in one local process."""
+    address = sim_cluster.cluster_address()
+    if address:
+        return sim_cluster.run_on_cluster(payload, address)
     done = subprocess.run([str(paths.simulator_binary()), "--jobs", str(jobs), "-"],
                           input=json.dumps(payload), capture_output=True, text=True, check=False)
     if done.returncode != 0:
