@@ -3,16 +3,20 @@ Debian's packages) that this module starts in a temporary directory and stops af
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from iotwin.errors import UserError
 from iotwin.executors.base import Target
 from iotwin.executors.slurm import Site, SlurmExecutor
+from iotwin.launch import launcher, run_mpi
 from slurm_cluster import SlurmCluster, missing_daemons, slurm_cluster
 
 PARTICLES = 16384  # x 32 B x 4 ranks = 2 MiB: a short run
@@ -66,7 +70,7 @@ def test_a_site_file_sets_the_launcher_and_sbatch_options(tmp_path: Path) -> Non
     site_file = tmp_path / "site.yaml"
     site_file.write_text("name: big\nsbatch: {partition: regular, account: m123, "
                          "extra: [--constraint=haswell]}\ncores_per_node: 32\n"
-                         "launcher: 'srun --mpi=pmi2 -n {ranks} {program}'\n")
+                         "launcher: srun\n")
     site = Site.load(site_file)
     assert site.sbatch_options(100, 90) == ["--ntasks=100", "--nodes=4", "--time=2",
                                             "--partition=regular", "--account=m123",
@@ -100,3 +104,51 @@ def test_a_job_the_scheduler_cancels_is_a_failed_run_saying_so(cluster: SlurmClu
     [result] = results
     assert result.status == "failed"
     assert "cancelled" in (result.error or "").lower()
+
+
+def test_inside_an_allocation_each_run_is_a_job_step(cluster: SlurmCluster, scratch: Path) -> None:
+    program = (
+        "import json, sys\n"
+        "from pathlib import Path\n"
+        "from iotwin.executors.base import Target\n"
+        "from iotwin.executors.slurm import SlurmExecutor, Site\n"
+        f"target = Target(ranks=4, kernel='vpic-io', args=('--particles', '{PARTICLES}'))\n"
+        "executor = SlurmExecutor(site=Site(launcher='srun'), scratch_root=Path(sys.argv[1]))\n"
+        "result = executor.run_once(target, {'mpiio': {'cb_nodes': 2, 'cb_config_list': '*:*'}})\n"
+        "print(json.dumps({'status': result.status, 'error': result.error,\n"
+        "                  'bytes': result.bytes, 'reports': result.reports}))\n")
+    batch_jobs_before = iotwin_jobs(cluster)
+    done = subprocess.run(["salloc", "-n", "4", sys.executable, "-c", program, str(scratch)],
+                          capture_output=True, text=True, timeout=300, check=False,
+                          env={**os.environ, **cluster.env})
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["status"] == "ok", result["error"]
+    assert result["bytes"] == 4 * 32 * PARTICLES
+    [report] = result["reports"]
+    assert report["ranks"] == 4  # srun started the 4 ranks as one MPI job
+    assert report["effective"]["hints"]["cb_nodes"] == "2"
+    assert iotwin_jobs(cluster) == batch_jobs_before  # a step of salloc's job, no sbatch
+
+
+def iotwin_jobs(cluster: SlurmCluster) -> int:
+    """How many jobs the executor submitted with sbatch (named iotwin) have ended."""
+    log = cluster.root / "log" / "jobcomp.txt"
+    return log.read_text().count(" Name=iotwin ") if log.exists() else 0
+
+
+def test_launchers_pass_the_interposer_variables_as_each_needs() -> None:
+    openmpi = launcher("openmpi").argv(4, ["./app", "-x"], ["IOTWIN_CONFIG", "IOTWIN_REPORT"])
+    assert openmpi == ["mpiexec.openmpi", "--oversubscribe", "-n", "4", "-x", "IOTWIN_CONFIG",
+                       "-x", "IOTWIN_REPORT", "./app", "-x"]
+    assert launcher("srun").argv(2, ["./app"], ["IOTWIN_CONFIG"]) == [
+        "srun", "--mpi=pmi2", "-n", "2", "./app"]  # srun passes the whole environment
+    custom = launcher("aprun -n {ranks} -N 24 {program}").argv(48, ["./a b"])
+    assert custom == ["aprun", "-n", "48", "-N", "24", "./a b"]
+
+
+def test_a_launcher_that_cannot_start_is_named_in_the_error(scratch: Path) -> None:
+    with pytest.raises(UserError, match="cannot start the launcher: no-such-mpiexec -n 2"):
+        run_mpi(2, ["true"], cwd=scratch, using=launcher("no-such-mpiexec -n {ranks} {program}"))
+    with pytest.raises(UserError, match=r"neither a launcher of launchers\.yaml"):
+        launcher("mpirun")

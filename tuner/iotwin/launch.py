@@ -1,20 +1,80 @@
-"""Starting MPI programs: the one place that knows how mpiexec is called here.
+"""Starting MPI programs: the one place that knows how a launcher is called.
 
-Debian can have several MPI flavours installed side by side; iotwin's kernels and interposer
-are built against MPICH, so its launcher is used explicitly (``IOTWIN_MPIEXEC`` overrides).
+Launchers are data (tuner/iotwin/data/launchers.yaml): a command template per launcher, and
+how the variables the ranks need are passed where the launcher does not pass its whole
+environment on. Debian can have several MPI flavours installed side by side; iotwin's kernels
+and interposer are built against MPICH, so `mpich` is the default (``IOTWIN_MPIEXEC`` names
+another mpiexec for it).
 """
 
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import signal
 import subprocess
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
+from iotwin import paths
 from iotwin.errors import UserError
+from iotwin.yaml_files import check_keys, read_yaml
+
+DEFAULT_LAUNCHER = "mpich"
+
+
+@dataclass(frozen=True)
+class Launcher:
+    name: str
+    command: str  # template: {ranks}, {program}, optionally {env}
+    env_flag: str = ""  # template per variable: {name}
+
+    def argv(self, ranks: int, program: Sequence[str | Path],
+             env_names: Collection[str] = ()) -> list[str]:
+        """The launch command as arguments; the program's own arguments are kept whole."""
+        words = []
+        for word in shlex.split(self.command):
+            if word == "{program}":
+                words.extend(map(str, program))
+            elif word == "{env}":
+                words.extend(w for name in sorted(env_names)
+                             for w in shlex.split(self.env_flag.format(name=name)))
+            else:
+                words.append(word.format(ranks=ranks))
+        return words
+
+    def line(self, ranks: int, program: Sequence[str | Path],
+             env_names: Collection[str] = ()) -> str:
+        """The launch command as one shell line (a job script's)."""
+        return shlex.join(self.argv(ranks, program, env_names))
+
+
+@cache
+def _launchers() -> dict[str, Launcher]:
+    source = paths.data_dir() / "launchers.yaml"
+    data = read_yaml(source, "launcher list")
+    launchers = {}
+    for name, entry in data.items():
+        check_keys(entry, ("command", "env_flag"), str(source), name, required=("command",))
+        launchers[name] = Launcher(name, **entry)
+    return launchers
+
+
+def launcher(spec: str | None = None) -> Launcher:
+    """The launcher ``spec`` names (launchers.yaml), or ``spec`` itself as a template with
+    {ranks} and {program}; None: MPICH's mpiexec."""
+    if spec is None or spec == DEFAULT_LAUNCHER:
+        return Launcher(DEFAULT_LAUNCHER, f"{shlex.quote(mpiexec())} -n {{ranks}} {{program}}")
+    if spec in _launchers():
+        return _launchers()[spec]
+    if "{program}" not in spec or "{ranks}" not in spec:
+        raise UserError(f"launcher {spec!r}: neither a launcher of launchers.yaml "
+                        f"({', '.join(sorted(_launchers()))}) nor a template with {{ranks}} "
+                        f"and {{program}}")
+    return Launcher("custom", spec)
 
 
 def mpiexec() -> str:
@@ -25,7 +85,7 @@ def mpiexec() -> str:
 
 
 def mpi_command(ranks: int, argv: Sequence[str | Path]) -> list[str]:
-    return [mpiexec(), "-n", str(ranks), *map(str, argv)]
+    return launcher().argv(ranks, argv)
 
 
 @dataclass
@@ -40,12 +100,20 @@ class Completed:
 
 
 def run_mpi(ranks: int, argv: Sequence[str | Path], *, env: Mapping[str, str] | None = None,
-            cwd: str | Path | None = None, timeout: float | None = None) -> Completed:
-    """Run ``argv`` on ``ranks`` ranks; on timeout the whole process group is killed."""
+            cwd: str | Path | None = None, timeout: float | None = None,
+            using: Launcher | None = None) -> Completed:
+    """Run ``argv`` on ``ranks`` ranks; on timeout the whole process group is killed. A
+    launcher that cannot be started is a UserError naming its command."""
+    command = (using or launcher()).argv(ranks, argv, (env or {}).keys())
     full_env = {**os.environ, **(env or {})}
-    with subprocess.Popen(mpi_command(ranks, argv), env=full_env, cwd=cwd, text=True,
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          start_new_session=True) as proc:
+    try:
+        proc = subprocess.Popen(command, env=full_env, cwd=cwd, text=True,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                start_new_session=True)
+    except OSError as error:
+        raise UserError(f"cannot start the launcher: {shlex.join(command)}: "
+                        f"{error.strerror}") from None
+    with proc:
         try:
             out, err = proc.communicate(timeout=timeout)
             return Completed(proc.returncode, out, err)

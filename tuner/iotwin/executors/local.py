@@ -31,7 +31,7 @@ from iotwin import paths
 from iotwin.config import dump_config
 from iotwin.executors.base import RunResult, Target
 from iotwin.interposer_reports import read_reports, total_bytes
-from iotwin.launch import Completed, run_mpi
+from iotwin.launch import Completed, Launcher, run_mpi
 
 CONFIG_NAME = "iotwin-config.yaml"
 REPORT_NAME = "iotwin-report.jsonl"
@@ -56,6 +56,7 @@ class LocalExecutor:
     keep_last: Path | None = None  # move the last run's directory here instead of deleting it
     preload: bool = True  # False: run without the interposer (overhead baselines)
     source: str = "real"
+    launcher: Launcher | None = None  # None: MPICH's mpiexec (launch.launcher)
 
     def run_once(self, target: Target, config: Mapping[str, Any], *, seed: int = 0) -> RunResult:
         self.scratch_root.mkdir(parents=True, exist_ok=True)
@@ -70,7 +71,8 @@ class LocalExecutor:
         env = prepare_run_dir(run_dir, config)
         started = time.perf_counter()
         try:
-            completed = run_mpi(target.ranks, argv, env=env, cwd=run_dir, timeout=self.timeout_s)
+            completed = run_mpi(target.ranks, argv, env=env, cwd=run_dir,
+                                timeout=self.timeout_s, using=self.launcher)
         except BaseException:  # an interrupt: the run must not go on without us
             kill_run(run_dir)
             raise

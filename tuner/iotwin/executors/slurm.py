@@ -1,9 +1,12 @@
-"""Real runs as Slurm jobs: each run is one `sbatch` job, followed until it ends.
+"""Real runs through Slurm.
 
-The job runs the site's launcher (`tuner/iotwin/data/sites/*.yaml`) in a scratch directory
-on the shared file system, exactly as the local executor runs mpiexec: the same config file,
-interposer, report and result parsing (`local.run_result`). The job script records the
-launcher's exit status and wall time in the directory; stdout and stderr land there too.
+Inside an allocation (``SLURM_JOB_ID`` set: an salloc shell, a batch script running iotwin)
+each run is a job step: the site's launcher (srun) started from here, as the local executor
+starts mpiexec. Elsewhere each run is one `sbatch` job, followed until it ends. The job runs
+the site's launcher (a site file, tuner/iotwin/data/sites/) in a scratch directory on the
+shared file system, as the local executor runs mpiexec: the same config file, interposer,
+report and result parsing (`local.run_result`). The job script records the launcher's exit
+status and wall time in the directory; stdout and stderr land there too.
 
 Scheduler outcomes become run statuses: COMPLETED -> the program's own result; FAILED,
 OUT_OF_MEMORY, CANCELLED -> failed (with the state and the program's stderr); TIMEOUT -> timeout;
@@ -30,6 +33,7 @@ from iotwin.errors import UserError
 from iotwin.executors.base import RunResult, Target
 from iotwin.executors.local import (
     REPORT_NAME,
+    LocalExecutor,
     default_scratch_root,
     preload_prefix,
     prepare_run_dir,
@@ -37,7 +41,7 @@ from iotwin.executors.local import (
     run_result,
 )
 from iotwin.interposer_reports import read_reports
-from iotwin.launch import Completed
+from iotwin.launch import Completed, launcher
 from iotwin.yaml_files import check_keys, read_yaml
 
 SCRIPT_NAME = "iotwin-job.sh"
@@ -55,7 +59,7 @@ class Site:
     name: str = "default"
     sbatch: Mapping[str, Any] = field(default_factory=dict)
     cores_per_node: int = 16
-    launcher: str = "mpiexec.mpich -n {ranks} {program}"
+    launcher: str = "mpich"  # a name of launchers.yaml, or a template
 
     @classmethod
     def load(cls, path: Path | None = None) -> Site:
@@ -65,8 +69,10 @@ class Site:
         check_keys(data.get("sbatch") or {}, ("partition", "account", "qos", "extra"),
                    str(source), "sbatch")
         site = cls(**data)
-        if "{program}" not in site.launcher:
-            raise UserError(f"{source}: launcher: must contain {{program}}: {site.launcher!r}")
+        try:
+            launcher(site.launcher)
+        except UserError as error:
+            raise UserError(f"{source}: launcher: {error}") from None
         return site
 
     def sbatch_options(self, ranks: int, time_limit_s: float | None) -> list[str]:
@@ -80,8 +86,8 @@ class Site:
                 options.append(f"--{key}={value}")
         return options
 
-    def launch_line(self, ranks: int, argv: Sequence[str]) -> str:
-        return self.launcher.format(ranks=ranks, program=shlex.join(argv))
+    def launch_line(self, ranks: int, argv: Sequence[str], env_names: Sequence[str] = ()) -> str:
+        return launcher(self.launcher).line(ranks, argv, env_names)
 
 
 @dataclass
@@ -95,6 +101,9 @@ class SlurmExecutor:
     source: str = "real"
 
     def run_once(self, target: Target, config: Mapping[str, Any], *, seed: int = 0) -> RunResult:
+        if in_allocation(self.env):  # inside a job already: each run is a job step
+            return LocalExecutor(timeout_s=self.timeout_s, scratch_root=self.scratch_root,
+                                 launcher=launcher(self.site.launcher)).run_once(target, config)
         self.scratch_root.mkdir(parents=True, exist_ok=True)
         run_dir = Path(tempfile.mkdtemp(prefix="job-", dir=self.scratch_root))
         try:
@@ -110,9 +119,10 @@ class SlurmExecutor:
         return self._result(run_dir, target, state)
 
     def _write_script(self, run_dir: Path, target: Target, config: Mapping[str, Any]) -> Path:
-        exports = "\n".join(f"export {k}={shlex.quote(v)}"
-                            for k, v in prepare_run_dir(run_dir, config).items())
-        launch = self.site.launch_line(target.ranks, [*preload_prefix(), *program_argv(target)])
+        env = prepare_run_dir(run_dir, config)
+        exports = "\n".join(f"export {k}={shlex.quote(v)}" for k, v in env.items())
+        launch = self.site.launch_line(target.ranks, [*preload_prefix(), *program_argv(target)],
+                                       list(env))
         script = run_dir / SCRIPT_NAME
         script.write_text(f"""#!/bin/bash
 cd {shlex.quote(str(run_dir))}
@@ -168,6 +178,11 @@ exit $status
     def _slurm(self, *argv: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(argv, capture_output=True, text=True, check=False,
                               env={**os.environ, **self.env})
+
+
+def in_allocation(env: Mapping[str, str]) -> bool:
+    """True inside a Slurm job (an salloc shell, a batch script): runs become job steps."""
+    return "SLURM_JOB_ID" in {**os.environ, **env}
 
 
 def job_state(job: str, env: Mapping[str, str]) -> str:
