@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "apply.h"
+#include "capture.h"
 #include "config.h"
 #include "fsinfo.h"
 #include "readback.h"
@@ -36,6 +37,8 @@ static struct {
     herr_t (*dread)(hid_t, hid_t, hid_t, hid_t, hid_t, void *);
     herr_t (*dclose)(hid_t);
     herr_t (*pclose)(hid_t);
+    herr_t (*dset_extent)(hid_t, const hsize_t *);
+    herr_t (*dextend)(hid_t, const hsize_t *);
 } iot;
 
 static double now(void)
@@ -133,10 +136,13 @@ static void init(void)
     iot.dread = dlsym(RTLD_NEXT, "H5Dread");
     iot.dclose = dlsym(RTLD_NEXT, "H5Dclose");
     iot.pclose = dlsym(RTLD_NEXT, "H5Pclose");
+    iot.dset_extent = dlsym(RTLD_NEXT, "H5Dset_extent");
+    iot.dextend = dlsym(RTLD_NEXT, "H5Dextend");
     const char *report = getenv("IOTWIN_REPORT");
     iot.run.report_path = report && *report ? report : NULL;
     describe_async_api();
     load_config();
+    iot_capture_init();
 }
 
 __attribute__((destructor)) static void shutdown_interposer(void)
@@ -255,7 +261,7 @@ static hid_t open_file(open_call call, const char *how, const char *name, unsign
         lustre_precreate(file, name, flags);
     else
         lustre_on_open(file);
-    double start = now();
+    double start = now(), epoch = iot_capture_clock();
     hid_t id = amended >= 0 ? call(real_name, flags, fcpl, amended) : -1;
     quiet_end(q);
     if (id < 0) {   /* as the application asked, with its own error reporting */
@@ -272,6 +278,7 @@ static hid_t open_file(open_call call, const char *how, const char *name, unsign
     }
     file->id = id;
     q = quiet_begin();
+    iot_capture_open(file, epoch, iot_capture_clock());
     iot_readback_file(file);
     quiet_end(q);
     return id;
@@ -308,10 +315,12 @@ EXPORT herr_t H5Fflush(hid_t object, H5F_scope_t scope)
 {
     init();
     struct iot_file *file = file_of(object);
-    double start = now();
+    double start = now(), epoch = iot_capture_clock();
     herr_t rc = iot.fflush(object, scope);
     if (file)
         file->flush_s += now() - start;
+    if (file && rc >= 0)
+        iot_capture_flush(file, epoch, iot_capture_clock());
     return rc;
 }
 
@@ -327,9 +336,10 @@ EXPORT herr_t H5Fclose(hid_t id)
         if (file->datasets[i]->id >= 0 && !file->datasets[i]->effective)
             iot_readback_dataset(file->datasets[i], file);
     quiet_end(q);
-    double start = now();
+    double start = now(), epoch = iot_capture_clock();
     herr_t rc = iot.fclose(id);
     file->close_s = now() - start;
+    iot_capture_close(file, epoch, iot_capture_clock());
     iot_report_file(file, &iot.run);
     iot_file_forget(file);
     return rc;
@@ -384,8 +394,12 @@ static hid_t create_dataset(hid_t loc, const char *name, hid_t type, hid_t space
     if (id < 0)
         id = version == 1 ? iot.dcreate1(loc, name, type, space, dcpl)
                           : iot.dcreate2(loc, name, type, space, lcpl, dcpl, dapl);
-    if (d && id >= 0)
+    if (d && id >= 0) {
         iot_dataset_opened(file, d, id);
+        struct quiet q = quiet_begin();
+        iot_capture_created(file, d, type, space, dcpl);
+        quiet_end(q);
+    }
     return id;
 }
 
@@ -412,6 +426,9 @@ static struct iot_dataset *dataset_of(hid_t id, struct iot_file **file)
     d = iot_dataset_new(*file, id, path ? path : "?");
     free(path);
     resolve(&d->settings, d->matched, (*file)->name, d->name);
+    struct quiet q = quiet_begin();
+    iot_capture_opened(*file, d, id);
+    quiet_end(q);
     return d;
 }
 
@@ -469,9 +486,12 @@ EXPORT herr_t H5Dwrite(hid_t dataset, hid_t mem_type, hid_t mem_space, hid_t fil
     hid_t used = transfer_list(d, file, dxpl, &restore, &previous);
     if (pending_io_mode.dataset != d || pending_io_mode.dxpl != used)
         settle_io_mode();
-    double start = now();
+    int capture = file->capture != NULL;
+    double start = now(), epoch = capture ? iot_capture_clock() : 0;
     herr_t rc = iot.dwrite(dataset, mem_type, mem_space, file_space, used, buf);
     double seconds = now() - start;
+    if (capture && rc >= 0)
+        iot_capture_write(file, d, file_space, dxpl, epoch, epoch + seconds);
     if (restore)
         H5Pset_dxpl_mpio(dxpl, previous);
     if (file->mpio && used != H5P_DEFAULT) {
@@ -521,6 +541,29 @@ EXPORT herr_t H5Pclose(hid_t list)
     if (pending_io_mode.dataset && pending_io_mode.dxpl == list)
         settle_io_mode();
     return iot.pclose(list);
+}
+
+/* Changing a dataset's extent is not expressible in a captured workload (yet). */
+static void extent_changed(hid_t dataset, const char *call)
+{
+    struct iot_file *file = NULL;
+    struct iot_dataset *d = iot_dataset_find(dataset, &file);
+    if (d)
+        iot_capture_unsupported(file, call, d->name);
+}
+
+EXPORT herr_t H5Dset_extent(hid_t dataset, const hsize_t size[])
+{
+    init();
+    extent_changed(dataset, "H5Dset_extent on");
+    return iot.dset_extent(dataset, size);
+}
+
+EXPORT herr_t H5Dextend(hid_t dataset, const hsize_t size[])
+{
+    init();
+    extent_changed(dataset, "H5Dextend on");
+    return iot.dextend(dataset, size);
 }
 
 /* For tests: validate a config with the interposer's own parser; prints the error or "ok". */

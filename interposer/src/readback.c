@@ -171,7 +171,7 @@ void iot_readback_file(struct iot_file *file)
 
 /* --- datasets -------------------------------------------------------------------------------- */
 
-static const char *layout_name(H5D_layout_t layout)
+const char *iot_layout_name(H5D_layout_t layout)
 {
     switch (layout) {
     case H5D_COMPACT: return "compact";
@@ -235,7 +235,7 @@ static void readback_creation(struct iot_dataset *d, hid_t dcpl, struct iot_text
     hsize_t chunk[H5S_MAX_RANK];
     H5Pget_fill_time(dcpl, &fill);
     H5Pget_alloc_time(dcpl, &alloc);
-    iot_text_add(out, "{\"layout\": \"%s\", \"chunk_dims\": ", layout_name(layout));
+    iot_text_add(out, "{\"layout\": \"%s\", \"chunk_dims\": ", iot_layout_name(layout));
     int rank = layout == H5D_CHUNKED ? H5Pget_chunk(dcpl, H5S_MAX_RANK, chunk) : -1;
     for (int i = 0; i < rank; i++)
         iot_text_add(out, "%s%llu", i ? ", " : "[", (unsigned long long)chunk[i]);
@@ -252,7 +252,7 @@ static void readback_creation(struct iot_dataset *d, hid_t dcpl, struct iot_text
     if ((v[IOT_K_DATASET_CHUNK_DIMS].set || v[IOT_K_DATASET_CHUNK_SIZE].set) && layout != H5D_CHUNKED)
         iot_not_effective(&d->not_effective, v[IOT_K_DATASET_CHUNK_DIMS].set ?
                           "dataset.chunk_dims" : "dataset.chunk_size", "chunked",
-                          layout_name(layout), "the dataset was not created chunked");
+                          iot_layout_name(layout), "the dataset was not created chunked");
 }
 
 static void readback_transfer(struct iot_dataset *d, const struct iot_file *file,

@@ -6,3 +6,4 @@
 
 void iot_readback_file(struct iot_file *file);
 void iot_readback_dataset(struct iot_dataset *dataset, const struct iot_file *file);
+const char *iot_layout_name(H5D_layout_t layout);   /* "contiguous", "chunked", ... */

@@ -23,6 +23,7 @@ struct iot_dataset {
     char *applied_creation;   /* JSON members (no braces) set on its creation list, or NULL */
     char *effective;          /* JSON object, read back before the dataset closes */
     struct iot_list not_effective;
+    int capture_index;        /* 1 + its index in the file's capture; 0: not captured */
 };
 
 struct iot_file {
@@ -42,6 +43,7 @@ struct iot_file {
     struct iot_list not_effective;
     struct iot_dataset **datasets;
     int ndatasets;
+    struct iot_capture *capture;   /* NULL: capture off */
 };
 
 struct iot_file *iot_file_new(hid_t id, const char *name, const char *how);

@@ -1,0 +1,50 @@
+/* What capture.c records on each rank and capture_gather.c gathers at H5Fclose. */
+#pragma once
+#include <hdf5.h>
+
+#include "json.h"
+#include "records.h"
+
+#define MAXR H5S_MAX_RANK
+#define DESC(rank) (4 * (rank))   /* one hyperslab: start, stride, count, block */
+
+struct cap_dataset {
+    char *name;
+    long long element_bytes;
+    int rank, created;
+    hsize_t dims[MAXR], max_dims[MAXR], chunk[MAXR];
+    H5D_layout_t layout;
+    H5D_fill_time_t fill;
+    H5D_alloc_time_t alloc;
+    long long writes;            /* this rank's writes so far */
+};
+
+/* One call of this rank. A write's file selection is in the pool at `sel`: the number of
+ * hyperslabs, then each one's start, stride, count, block (boxes: stride 1, block 1). */
+struct cap_call {
+    int dataset;                 /* -1: a flush */
+    int collective;
+    long long ordinal;           /* among this rank's writes of the dataset, or its flushes */
+    double start, end, gap;
+    size_t sel;
+};
+
+struct iot_capture {
+    double t_open, t_open_done, last_end;
+    const char *driver;
+    struct cap_dataset *datasets;
+    int ndatasets;
+    size_t dataset_cap;
+    struct cap_call *calls;
+    int ncalls;
+    size_t call_cap;
+    long long *pool;
+    size_t npool, pool_cap;
+    struct iot_list unsupported;
+    long long flushes;
+    const char *failed;          /* why the capture of this session failed, or NULL */
+};
+
+/* Gathers one session over the file's communicator and writes its line (rank 0). */
+void iot_capture_gather(struct iot_file *file, struct iot_capture *c, double close_start,
+                        double close_end, const char *path);
