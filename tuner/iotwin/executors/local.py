@@ -56,6 +56,7 @@ class LocalExecutor:
     keep_last: Path | None = None  # move the last run's directory here instead of deleting it
     preload: bool = True  # False: run without the interposer (overhead baselines)
     source: str = "real"
+    env: Mapping[str, str] = field(default_factory=dict)  # more variables for the ranks
 
     def run_once(self, target: Target, config: Mapping[str, Any], *, seed: int = 0) -> RunResult:
         self.scratch_root.mkdir(parents=True, exist_ok=True)
@@ -69,8 +70,8 @@ class LocalExecutor:
         config_path, report_path = run_dir / CONFIG_NAME, run_dir / REPORT_NAME
         config_path.write_text(dump_config(dict(config)))
         argv = [*self._preload_prefix(), *program_argv(target)]
-        env = {"IOTWIN_CONFIG": str(config_path), "IOTWIN_REPORT": str(report_path),
-               RUN_MARKER: str(run_dir)}
+        env = {**self.env, "IOTWIN_CONFIG": str(config_path),
+               "IOTWIN_REPORT": str(report_path), RUN_MARKER: str(run_dir)}
         started = time.perf_counter()
         try:
             completed = run_mpi(target.ranks, argv, env=env, cwd=run_dir, timeout=self.timeout_s)
