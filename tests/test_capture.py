@@ -92,12 +92,13 @@ def test_vpic_capture_says_what_describe_says(ranks: int, scratch: Path) -> None
     [session] = work["files"]
     assert work["ranks"] == ranks and session["mode"] == "shared" and session["create"]
     assert [d["name"] for d in session["datasets"]] == [d["name"] for d in described["datasets"]]
-    for dataset, want in zip(session["datasets"], described["datasets"]):
+    for dataset, want in zip(session["datasets"], described["datasets"], strict=True):
         assert dataset["element_bytes"] == want["element_bytes"]
         [call] = writes_of(session, dataset["name"])
         assert call["selections"] == [want["decomposition"]]
         assert call["transfer"] == want["transfer"]
-    assert [c["write"][0] for c in session["calls"] if "write" in c] == [d["name"] for d in described["datasets"]]
+    written = [c["write"][0] for c in session["calls"] if "write" in c]
+    assert written == [d["name"] for d in described["datasets"]]
 
 
 @pytest.mark.parametrize("ranks", [2, 4])
@@ -121,7 +122,7 @@ def test_h5py_script_capture(ranks: int, scratch: Path, parallel_h5py: None) -> 
     work = capture(h5py_script, ranks, scratch)
     [session] = work["files"]
     assert [d["name"] for d in session["datasets"]] == ["/field", "/run/table", "/series"]
-    field, table, series = session["datasets"]
+    field, _, series = session["datasets"]
     assert field["dims"] == [32 * ranks, 48] and series["chunk_dims"] == [1, 16 * ranks]
     [call] = writes_of(session, "/field")
     assert call["transfer"] == "collective"
@@ -169,7 +170,7 @@ def test_a_program_that_writes_no_hdf5_is_named(scratch: Path) -> None:
 
 
 def test_a_missing_program_is_refused_before_any_run(scratch: Path) -> None:
-    with pytest.raises(UserError, match="program not found: ./no-such-program"):
+    with pytest.raises(UserError, match=r"program not found: \./no-such-program"):
         capture_records(["./no-such-program"], 2)
 
 
