@@ -14,6 +14,26 @@
 
 static const char *capture_path;
 
+/* The last transfer and creation lists read, with what was read: applications pass the same
+ * list to many calls, and reading a property costs as much as a small write's bookkeeping.
+ * An entry goes when its list is changed by a setter hooked here or closed. */
+static struct {
+    hid_t id;
+    int collective;
+} xfer_seen = {-1, 0};
+static struct {
+    hid_t id;
+    struct cap_dataset settings;
+} dcpl_seen = {.id = -1};
+
+void iot_capture_plist_changed(hid_t plist)
+{
+    if (plist == xfer_seen.id)
+        xfer_seen.id = -1;
+    if (plist == dcpl_seen.id)
+        dcpl_seen.id = -1;
+}
+
 void iot_capture_init(void)
 {
     const char *path = getenv("IOTWIN_CAPTURE");
@@ -32,8 +52,7 @@ double iot_capture_clock(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* Room for `need` items in *items (capacity *cap); 0 on failure. */
-static int grow(void *items, size_t *cap, size_t need, size_t size)
+int iot_capture_grow(void *items, size_t *cap, size_t need, size_t size)
 {
     void **p = items;
     if (need <= *cap)
@@ -104,7 +123,8 @@ static struct cap_dataset *add_dataset(struct iot_file *file, struct iot_dataset
     struct iot_capture *c = file->capture;
     if (!c || c->failed || d->capture_index)
         return NULL;
-    if (!grow(&c->datasets, &c->dataset_cap, (size_t)c->ndatasets + 1, sizeof *c->datasets)) {
+    if (!iot_capture_room(&c->datasets, &c->dataset_cap, (size_t)c->ndatasets + 1,
+                          sizeof *c->datasets)) {
         c->failed = "out of memory";
         return NULL;
     }
@@ -132,11 +152,20 @@ static void read_creation(struct cap_dataset *cd, hid_t dcpl)
 {
     if (dcpl == H5P_DEFAULT)
         return;
+    const struct cap_dataset *seen = &dcpl_seen.settings;
+    if (dcpl == dcpl_seen.id) {
+        cd->layout = seen->layout, cd->fill = seen->fill, cd->alloc = seen->alloc;
+        memcpy(cd->chunk, seen->chunk, sizeof cd->chunk);
+        return;
+    }
     cd->layout = H5Pget_layout(dcpl);
     if (cd->layout == H5D_CHUNKED && H5Pget_chunk(dcpl, MAXR, cd->chunk) < 0)
         cd->layout = H5D_CONTIGUOUS;
     H5Pget_fill_time(dcpl, &cd->fill);
     H5Pget_alloc_time(dcpl, &cd->alloc);
+    dcpl_seen.id = dcpl;
+    dcpl_seen.settings = *cd;
+    dcpl_seen.settings.name = NULL;
 }
 
 void iot_capture_created(struct iot_file *file, struct iot_dataset *d, hid_t type, hid_t space,
@@ -158,8 +187,10 @@ void iot_capture_opened(struct iot_file *file, struct iot_dataset *d, hid_t id)
     hid_t type = H5Dget_type(id), space = H5Dget_space(id), dcpl = H5Dget_create_plist(id);
     if (type >= 0 && space >= 0)
         read_shape(cd, type, space);
-    if (dcpl >= 0)
+    if (dcpl >= 0) {
         read_creation(cd, dcpl);
+        iot_capture_plist_changed(dcpl);   /* ours, closed below */
+    }
     H5Tclose(type);
     H5Sclose(space);
     H5Pclose(dcpl);
@@ -171,7 +202,7 @@ void iot_capture_opened(struct iot_file *file, struct iot_dataset *d, hid_t id)
 
 static struct cap_call *add_call(struct iot_capture *c, double start, double end)
 {
-    if (!grow(&c->calls, &c->call_cap, (size_t)c->ncalls + 1, sizeof *c->calls)) {
+    if (!iot_capture_room(&c->calls, &c->call_cap, (size_t)c->ncalls + 1, sizeof *c->calls)) {
         c->failed = "out of memory";
         return NULL;
     }
@@ -186,7 +217,7 @@ static struct cap_call *add_call(struct iot_capture *c, double start, double end
 
 static long long *pool_take(struct iot_capture *c, size_t n)
 {
-    if (!grow(&c->pool, &c->pool_cap, c->npool + n, sizeof *c->pool)) {
+    if (!iot_capture_room(&c->pool, &c->pool_cap, c->npool + n, sizeof *c->pool)) {
         c->failed = "out of memory";
         return NULL;
     }
@@ -274,12 +305,24 @@ static int push_points(struct iot_capture *c, int rank, hid_t space)
     return boxes;
 }
 
-/* This rank's file selection; the number of hyperslabs, -1 on failure. */
-static int push_selection(struct iot_capture *c, const struct cap_dataset *cd, hid_t space)
+/* This rank's file selection of `points` elements (-1: not known); the number of hyperslabs,
+ * -1 on failure. A selection that fills its bounding box (most do) costs one HDF5 call. */
+static int push_selection(struct iot_capture *c, const struct cap_dataset *cd, hid_t space,
+                          hssize_t points)
 {
-    hsize_t zero[MAXR] = {0};
+    static const hsize_t zero[MAXR];
+    hsize_t lo[MAXR], hi[MAXR];
     if (space == H5S_ALL)
         return push_box(c, cd->rank, zero, cd->dims) < 0 ? -1 : 1;
+    if (points == 0)
+        return 0;
+    if (points > 0 && cd->rank > 0 && H5Sget_select_bounds(space, lo, hi) >= 0) {
+        hssize_t volume = 1;
+        for (int a = 0; a < cd->rank; a++)
+            volume *= (hssize_t)(hi[a] = hi[a] - lo[a] + 1);
+        if (volume == points)
+            return push_box(c, cd->rank, lo, hi) < 0 ? -1 : 1;
+    }
     switch (H5Sget_select_type(space)) {
     case H5S_SEL_NONE: return 0;
     case H5S_SEL_ALL: return push_box(c, cd->rank, zero, cd->dims) < 0 ? -1 : 1;
@@ -294,13 +337,17 @@ static int push_selection(struct iot_capture *c, const struct cap_dataset *cd, h
 static int is_collective(const struct iot_file *file, hid_t dxpl)
 {
     H5FD_mpio_xfer_t mode = H5FD_MPIO_INDEPENDENT;
-    if (!file->mpio || dxpl == H5P_DEFAULT || H5Pget_dxpl_mpio(dxpl, &mode) < 0)
+    if (!file->mpio || dxpl == H5P_DEFAULT)
         return 0;
-    return mode == H5FD_MPIO_COLLECTIVE;
+    if (dxpl != xfer_seen.id) {
+        xfer_seen.collective = H5Pget_dxpl_mpio(dxpl, &mode) >= 0 && mode == H5FD_MPIO_COLLECTIVE;
+        xfer_seen.id = dxpl;
+    }
+    return xfer_seen.collective;
 }
 
 void iot_capture_write(struct iot_file *file, struct iot_dataset *d, hid_t file_space,
-                       hid_t dxpl, double start, double end)
+                       hssize_t points, hid_t dxpl, double start, double end)
 {
     struct iot_capture *c = file->capture;
     if (!c || c->failed || !d->capture_index)
@@ -308,7 +355,7 @@ void iot_capture_write(struct iot_file *file, struct iot_dataset *d, hid_t file_
     struct cap_dataset *cd = &c->datasets[d->capture_index - 1];
     size_t at = c->npool;
     long long *n = pool_take(c, 1);
-    int boxes = n ? push_selection(c, cd, file_space) : -1;
+    int boxes = n ? push_selection(c, cd, file_space, points) : -1;
     struct cap_call *call = boxes >= 0 ? add_call(c, start, end) : NULL;
     if (!call) {
         c->failed = c->failed ? c->failed : "a file selection could not be read";

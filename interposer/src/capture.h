@@ -19,8 +19,11 @@ void iot_capture_open(struct iot_file *file, double start, double end);
 void iot_capture_created(struct iot_file *file, struct iot_dataset *d, hid_t type, hid_t space,
                          hid_t dcpl);
 void iot_capture_opened(struct iot_file *file, struct iot_dataset *d, hid_t id);
+/* `points`: the file selection's element count when the caller knows it, else -1. */
 void iot_capture_write(struct iot_file *file, struct iot_dataset *d, hid_t file_space,
-                       hid_t dxpl, double start, double end);
+                       hssize_t points, hid_t dxpl, double start, double end);
+/* A property list was changed or closed: what was read from it is stale. */
+void iot_capture_plist_changed(hid_t plist);
 void iot_capture_flush(struct iot_file *file, double start, double end);
 void iot_capture_unsupported(struct iot_file *file, const char *what, const char *name);
 /* After the real H5Fclose: gathers (collective on the file's communicator) and writes. */

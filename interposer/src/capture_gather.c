@@ -299,25 +299,139 @@ static int gather_irregular(struct session *s, const struct iot_capture *c)
 
 /* --- the JSON line (rank 0) ----------------------------------------------------------------- */
 
-static void write_list(FILE *out, const long long *v, int n)
+/* The record is built in a plain growing buffer, numbers by hand: it holds a few numbers per
+ * call, and stdio (even on a memory stream) costs more than a small write's whole capture. */
+struct buf {
+    char *s;
+    size_t len, cap;
+    int failed;
+};
+
+static inline void put_bytes(struct buf *b, const char *text, size_t n)
 {
-    fputc('[', out);
-    for (int i = 0; i < n; i++)
-        fprintf(out, "%s%lld", i ? ", " : "", v[i]);
-    fputc(']', out);
+    if (b->failed || !iot_capture_room(&b->s, &b->cap, b->len + n + 1, 1)) {
+        b->failed = 1;
+        return;
+    }
+    memcpy(b->s + b->len, text, n);
+    b->len += n;
+    b->s[b->len] = '\0';
 }
 
-static void write_hsizes(FILE *out, const hsize_t *v, int n, int unlimited_as_null)
+static inline void put(struct buf *b, const char *text)
 {
-    fputc('[', out);
-    for (int i = 0; i < n; i++) {
-        fputs(i ? ", " : "", out);
-        if (unlimited_as_null && v[i] == H5S_UNLIMITED)
-            fputs("null", out);
-        else
-            fprintf(out, "%llu", (unsigned long long)v[i]);
+    put_bytes(b, text, strlen(text));
+}
+
+#define PUT(b, literal) put_bytes(b, literal, sizeof literal - 1)
+
+/* Room for n more bytes at the end: where to write them, or NULL. */
+static inline char *reserve(struct buf *b, size_t n)
+{
+    if (b->failed || !iot_capture_room(&b->s, &b->cap, b->len + n + 1, 1)) {
+        b->failed = 1;
+        return NULL;
     }
-    fputc(']', out);
+    return b->s + b->len;
+}
+
+static inline void wrote(struct buf *b, char *end)
+{
+    b->len = (size_t)(end - b->s);
+    *end = '\0';
+}
+
+#define INT_CHARS 21
+
+static char *format_int(char *p, long long v)
+{
+    char digits[INT_CHARS];
+    int n = 0;
+    unsigned long long u = v < 0 ? -(unsigned long long)v : (unsigned long long)v;
+    do
+        digits[n++] = (char)('0' + u % 10);
+    while (u /= 10);
+    if (v < 0)
+        *p++ = '-';
+    while (n)
+        *p++ = digits[--n];
+    return p;
+}
+
+static void put_int(struct buf *b, long long v)
+{
+    char *p = reserve(b, INT_CHARS);
+    if (p)
+        wrote(b, format_int(p, v));
+}
+
+/* Seconds to the microsecond. */
+static void put_seconds(struct buf *b, double seconds)
+{
+    long long us = (long long)(seconds * 1e6 + (seconds < 0 ? -0.5 : 0.5));
+    char *p = reserve(b, INT_CHARS + 8);
+    if (!p)
+        return;
+    if (us < 0) {
+        *p++ = '-';
+        us = -us;
+    }
+    p = format_int(p, us / 1000000);
+    *p++ = '.';
+    for (int i = 5, f = (int)(us % 1000000); i >= 0; i--, f /= 10)
+        p[i] = (char)('0' + f % 10);
+    wrote(b, p + 6);
+}
+
+/* A JSON string: names that need no escaping are copied, the others go through json_string. */
+static void put_string(struct buf *b, const char *text)
+{
+    const char *p = text;
+    while (*p && *p != '"' && *p != '\\' && (unsigned char)*p >= 0x20)
+        p++;
+    if (!*p) {
+        PUT(b, "\"");
+        put_bytes(b, text, (size_t)(p - text));
+        PUT(b, "\"");
+        return;
+    }
+    char *escaped = NULL;
+    size_t n = 0;
+    FILE *out = open_memstream(&escaped, &n);
+    if (out) {
+        json_string(out, text);
+        fclose(out);
+        put_bytes(b, escaped, n);
+    }
+    free(escaped);
+}
+
+static void write_list(struct buf *out, const long long *v, int n)
+{
+    char *p = reserve(out, 2 + (size_t)n * (INT_CHARS + 2));
+    if (!p)
+        return;
+    *p++ = '[';
+    for (int i = 0; i < n; i++) {
+        if (i)
+            *p++ = ',', *p++ = ' ';
+        p = format_int(p, v[i]);
+    }
+    *p++ = ']';
+    wrote(out, p);
+}
+
+static void write_hsizes(struct buf *out, const hsize_t *v, int n, int unlimited_as_null)
+{
+    PUT(out, "[");
+    for (int i = 0; i < n; i++) {
+        put(out, i ? ", " : "");
+        if (unlimited_as_null && v[i] == H5S_UNLIMITED)
+            PUT(out, "null");
+        else
+            put_int(out, (long long)v[i]);
+    }
+    PUT(out, "]");
 }
 
 static int all_equal(const long long *v, int n, long long value)
@@ -334,26 +448,28 @@ struct run {
     long long step[MAXR];
 };
 
-static void write_run(FILE *out, const struct run *run, int rank, int *count)
+static void write_run(struct buf *out, const struct run *run, int rank, int *count)
 {
-    const long long *h = run->h;
-    fprintf(out, "%s{\"ranks\": [%d, %d], \"start\": ", (*count)++ ? ", " : "", run->first, run->n);
+    const long long *h = run->h, ranks[2] = {run->first, run->n};
+    put(out, (*count)++ ? ", {\"ranks\": " : "{\"ranks\": ");
+    write_list(out, ranks, 2);
+    PUT(out, ", \"start\": ");
     write_list(out, h, rank);
     if (run->n > 1 && !all_equal(run->step, rank, 0)) {
-        fputs(", \"start_step\": ", out);
+        PUT(out, ", \"start_step\": ");
         write_list(out, run->step, rank);
     }
-    fputs(", \"count\": ", out);
+    PUT(out, ", \"count\": ");
     write_list(out, h + 2 * rank, rank);
     if (!all_equal(h + rank, rank, 1)) {
-        fputs(", \"stride\": ", out);
+        PUT(out, ", \"stride\": ");
         write_list(out, h + rank, rank);
     }
     if (!all_equal(h + 3 * rank, rank, 1)) {
-        fputs(", \"block\": ", out);
+        PUT(out, ", \"block\": ");
         write_list(out, h + 3 * rank, rank);
     }
-    fputc('}', out);
+    PUT(out, "}");
 }
 
 /* Extends the run with writer w's single hyperslab h if it continues it. */
@@ -373,11 +489,11 @@ static int extends(struct run *run, int w, const long long *h, int rank)
 }
 
 /* The runs of one irregular write; cursor[w] walks writer w's gathered selections. */
-static void write_runs(FILE *out, const long long **cursor, int writers, int rank)
+static void write_runs(struct buf *out, const long long **cursor, int writers, int rank)
 {
     struct run run = {0, 0, 0, NULL, {0}};
     int count = 0;
-    fputs("{\"runs\": [", out);
+    PUT(out, "{\"runs\": [");
     for (int w = 0; w < writers; w++) {
         long long n = *cursor[w];
         const long long *h = cursor[w] + 1;
@@ -395,49 +511,55 @@ static void write_runs(FILE *out, const long long **cursor, int writers, int ran
     }
     if (run.open)
         write_run(out, &run, rank, &count);
-    fputs("]}", out);
+    PUT(out, "]}");
 }
 
-static void write_regular(FILE *out, const struct session *s, int g, int rank)
+static void write_regular(struct buf *out, const struct session *s, int g, int rank)
 {
     size_t x = s->axis[g];
-    fputs("{\"grid\": ", out);
+    PUT(out, "{\"grid\": ");
     write_list(out, s->grid + x, rank);
-    fputs(", \"block\": ", out);
+    PUT(out, ", \"block\": ");
     write_list(out, s->block + x, rank);
     if (!all_equal(s->origin + x, rank, 0)) {
-        fputs(", \"origin\": ", out);
+        PUT(out, ", \"origin\": ");
         write_list(out, s->origin + x, rank);
     }
-    fputc('}', out);
+    PUT(out, "}");
 }
 
-static void write_datasets(FILE *out, const struct iot_capture *c)
+static void write_datasets(struct buf *out, const struct iot_capture *c)
 {
     static const char *FILL[] = {[H5D_FILL_TIME_ALLOC] = "alloc", [H5D_FILL_TIME_NEVER] = "never",
                                  [H5D_FILL_TIME_IFSET] = "ifset"};
     static const char *ALLOC[] = {[H5D_ALLOC_TIME_DEFAULT] = "default",
                                   [H5D_ALLOC_TIME_EARLY] = "early", [H5D_ALLOC_TIME_LATE] = "late",
                                   [H5D_ALLOC_TIME_INCR] = "incr"};
-    fputs(", \"datasets\": [", out);
+    PUT(out, ", \"datasets\": [");
     for (int d = 0; d < c->ndatasets; d++) {
         const struct cap_dataset *cd = &c->datasets[d];
-        fputs(d ? ", {\"name\": " : "{\"name\": ", out);
-        json_string(out, cd->name);
-        fprintf(out, ", \"element_bytes\": %lld, \"dims\": ", cd->element_bytes);
+        put(out, d ? ", {\"name\": " : "{\"name\": ");
+        put_string(out, cd->name);
+        PUT(out, ", \"element_bytes\": ");
+        put_int(out, cd->element_bytes);
+        PUT(out, ", \"dims\": ");
         write_hsizes(out, cd->dims, cd->rank, 0);
-        fputs(", \"max_dims\": ", out);
+        PUT(out, ", \"max_dims\": ");
         write_hsizes(out, cd->max_dims, cd->rank, 1);
-        fprintf(out, ", \"layout\": \"%s\", \"chunk_dims\": ", iot_layout_name(cd->layout));
+        PUT(out, ", \"layout\": \"");
+        put(out, iot_layout_name(cd->layout));
+        PUT(out, "\", \"chunk_dims\": ");
         if (cd->layout == H5D_CHUNKED)
             write_hsizes(out, cd->chunk, cd->rank, 0);
         else
-            fputs("null", out);
-        fprintf(out, ", \"fill_time\": \"%s\", \"alloc_time\": \"%s\"}",
-                cd->fill >= 0 && cd->fill <= H5D_FILL_TIME_IFSET ? FILL[cd->fill] : "ifset",
-                cd->alloc >= 0 && cd->alloc <= H5D_ALLOC_TIME_INCR ? ALLOC[cd->alloc] : "default");
+            PUT(out, "null");
+        PUT(out, ", \"fill_time\": \"");
+        put(out, cd->fill >= 0 && cd->fill <= H5D_FILL_TIME_IFSET ? FILL[cd->fill] : "ifset");
+        PUT(out, "\", \"alloc_time\": \"");
+        put(out, cd->alloc >= 0 && cd->alloc <= H5D_ALLOC_TIME_INCR ? ALLOC[cd->alloc] : "default");
+        PUT(out, "\"}");
     }
-    fputc(']', out);
+    PUT(out, "]");
 }
 
 static const struct session *order_of;
@@ -449,7 +571,7 @@ static int by_start(const void *a, const void *b)
     return sx < sy ? -1 : sx > sy ? 1 : x - y;
 }
 
-static int write_calls(FILE *out, const struct session *s, const struct iot_capture *c)
+static int write_calls(struct buf *out, const struct session *s, const struct iot_capture *c)
 {
     int C = s->ncalls, *order = malloc(((size_t)C + 1) * sizeof *order);
     const long long **cursor = malloc((size_t)s->size * sizeof *cursor);
@@ -460,45 +582,61 @@ static int write_calls(FILE *out, const struct session *s, const struct iot_capt
     for (int g = 0; g < C; g++)
         order[g] = g;
     order_of = s;
-    qsort(order, (size_t)C, sizeof *order, by_start);
+    int sorted = 1;
+    for (int g = 1; g < C && sorted; g++)
+        sorted = by_start(&order[g - 1], &order[g]) < 0;
+    if (!sorted)
+        qsort(order, (size_t)C, sizeof *order, by_start);
     /* each writer's irregular selections follow in global write order */
     for (int w = 0, off = 0; w < s->size; w++) {
         cursor[w] = s->gathered + off;
         off += s->gathered_len ? s->gathered_len[w] : 0;
     }
     /* the cursors walk the writes in global order, the calls are written in time order */
-    char **sel = calloc((size_t)s->nwrites + 1, sizeof *sel);
-    for (int g = 0; sel && g < s->nwrites; g++) {
-        size_t len = 0;
-        FILE *text = open_memstream(&sel[g], &len);
+    struct buf sels = {NULL, 0, 0, 0};
+    size_t *at = malloc(((size_t)s->nwrites + 1) * sizeof *at);
+    for (int g = 0; at && g < s->nwrites; g++) {
         int rank = rank_of(c->datasets, s, g);
+        at[g] = sels.len;
         if (s->regular[g])
-            write_regular(text, s, g, rank);
+            write_regular(&sels, s, g, rank);
         else
-            write_runs(text, cursor, s->size, rank);
-        fclose(text);
+            write_runs(&sels, cursor, s->size, rank);
     }
-    fputs(", \"calls\": [", out);
-    for (int i = 0; sel && i < C; i++) {
+    if (at)
+        at[s->nwrites] = sels.len;
+    struct buf names = {NULL, 0, 0, 0};   /* as JSON strings, each once */
+    size_t *name_at = malloc(((size_t)s->nd + 1) * sizeof *name_at);
+    for (int d = 0; name_at && d < s->nd; d++) {
+        name_at[d] = names.len;
+        put_string(&names, c->datasets[d].name);
+    }
+    if (name_at)
+        name_at[s->nd] = names.len;
+    int ok = at && name_at && !sels.failed && !names.failed;
+    PUT(out, ", \"calls\": [");
+    for (int i = 0; ok && i < C; i++) {
         int g = order[i];
-        double gap = s->maxs[2 + C + g];
-        fputs(i ? ", " : "", out);
+        put(out, i ? ", " : "");
         if (s->dataset[g] < 0) {
-            fprintf(out, "{\"flush\": true, \"compute_before_s\": %.6f}", gap);
+            PUT(out, "{\"flush\": true, \"compute_before_s\": ");
+            put_seconds(out, s->maxs[2 + C + g]);
+            PUT(out, "}");
             continue;
         }
-        fputs("{\"write\": [", out);
-        json_string(out, c->datasets[s->dataset[g]].name);
-        fprintf(out, "], \"transfer\": \"%s\", \"compute_before_s\": %.6f, \"start\": %.6f, "
-                "\"end\": %.6f, \"selections\": [%s]}",
-                s->maxs[2 + 2 * C + g] > 0 ? "collective" : "independent", gap,
-                s->mins[2 + g], s->maxs[2 + g], sel[g]);
+        PUT(out, "{\"write\": [");
+        int d = s->dataset[g];
+        put_bytes(out, names.s + name_at[d], name_at[d + 1] - name_at[d]);
+        put(out, s->maxs[2 + 2 * C + g] > 0 ? "], \"transfer\": \"collective\""
+                                            : "], \"transfer\": \"independent\"");
+        PUT(out, ", \"compute_before_s\": ");
+        put_seconds(out, s->maxs[2 + C + g]);
+        PUT(out, ", \"selections\": [");
+        put_bytes(out, sels.s + at[g], at[g + 1] - at[g]);
+        PUT(out, "]}");
     }
-    fputc(']', out);
-    for (int g = 0; sel && g < s->nwrites; g++)
-        free(sel[g]);
-    int ok = sel != NULL;
-    free(sel), free(order), free(cursor);
+    PUT(out, "]");
+    free(sels.s), free(at), free(names.s), free(name_at), free(order), free(cursor);
     return ok;
 }
 
@@ -514,30 +652,61 @@ static void world(int *rank, int *size)
     }
 }
 
+/* A FILE-based writer's text (JSON strings, lists), appended to the buffer. */
+static void put_stream(struct buf *b, void (*write)(FILE *, void *), void *arg)
+{
+    char *text = NULL;
+    size_t n = 0;
+    FILE *out = open_memstream(&text, &n);
+    if (!out) {
+        b->failed = 1;
+        return;
+    }
+    write(out, arg);
+    fclose(out);
+    put_bytes(b, text, n);
+    free(text);
+}
+
+static void list_writer(FILE *out, void *list)
+{
+    iot_list_write(out, list);
+}
+
 static int write_record(const struct session *s, struct iot_file *file, struct iot_capture *c,
                         const char *path)
 {
-    int world_rank, world_size, ok;
-    char *text = NULL;
-    size_t len = 0;
-    FILE *out = open_memstream(&text, &len);
-    if (!out)
-        return 0;
+    int world_rank, world_size;
+    struct buf out = {NULL, 0, 0, 0};
     world(&world_rank, &world_size);
-    fputs("{\"iotwin_capture\": 1, \"file\": ", out);
-    json_string(out, file->name);
-    fprintf(out, ", \"how\": \"%s\", \"comm_size\": %d, \"world_rank\": %d, \"world_size\": %d, "
-            "\"t_open\": %.6f, \"t_open_done\": %.6f, \"t_close\": %.6f, \"t_close_done\": %.6f, "
-            "\"driver\": \"%s\"", file->how, s->size, world_rank, world_size, s->mins[0],
-            s->maxs[0], s->mins[1], s->maxs[1], c->driver);
-    write_datasets(out, c);
-    ok = write_calls(out, s, c);
-    fputs(", \"unsupported\": ", out);
-    iot_list_write(out, &c->unsupported);
-    fputs("}\n", out);
-    fclose(out);
-    ok = ok && iot_append_line(path, text, len) == 0;
-    free(text);
+    PUT(&out, "{\"iotwin_capture\": 1, \"file\": ");
+    put_string(&out, file->name);
+    PUT(&out, ", \"how\": \"");
+    put(&out, file->how);
+    PUT(&out, "\", \"comm_size\": ");
+    put_int(&out, s->size);
+    PUT(&out, ", \"world_rank\": ");
+    put_int(&out, world_rank);
+    PUT(&out, ", \"world_size\": ");
+    put_int(&out, world_size);
+    const char *times[] = {"t_open", "t_open_done", "t_close", "t_close_done"};
+    const double values[] = {s->mins[0], s->maxs[0], s->mins[1], s->maxs[1]};
+    for (int i = 0; i < 4; i++) {
+        PUT(&out, ", \"");
+        put(&out, times[i]);
+        PUT(&out, "\": ");
+        put_seconds(&out, values[i]);
+    }
+    PUT(&out, ", \"driver\": \"");
+    put(&out, c->driver);
+    PUT(&out, "\"");
+    write_datasets(&out, c);
+    int ok = write_calls(&out, s, c);
+    PUT(&out, ", \"unsupported\": ");
+    put_stream(&out, list_writer, &c->unsupported);
+    PUT(&out, "}\n");
+    ok = ok && !out.failed && iot_append_line(path, out.s, out.len) == 0;
+    free(out.s);
     return ok;
 }
 

@@ -432,11 +432,12 @@ static struct iot_dataset *dataset_of(hid_t id, struct iot_file **file)
     return d;
 }
 
-static long long selected_bytes(hid_t dataset, hid_t mem_type, hid_t mem_space, hid_t file_space)
+static long long selected_bytes(hid_t dataset, hid_t mem_type, hid_t mem_space, hid_t file_space,
+                                hssize_t file_points)
 {
     hssize_t points;
     if (file_space != H5S_ALL)
-        points = H5Sget_select_npoints(file_space);
+        points = file_points;
     else if (mem_space != H5S_ALL)
         points = H5Sget_select_npoints(mem_space);
     else {
@@ -490,15 +491,17 @@ EXPORT herr_t H5Dwrite(hid_t dataset, hid_t mem_type, hid_t mem_space, hid_t fil
     double start = now(), epoch = capture ? iot_capture_clock() : 0;
     herr_t rc = iot.dwrite(dataset, mem_type, mem_space, file_space, used, buf);
     double seconds = now() - start;
+    hssize_t file_points = rc >= 0 && file_space != H5S_ALL ? H5Sget_select_npoints(file_space) : -1;
     if (capture && rc >= 0)
-        iot_capture_write(file, d, file_space, dxpl, epoch, epoch + seconds);
+        iot_capture_write(file, d, file_space, file_points, dxpl, epoch, epoch + seconds);
     if (restore)
         H5Pset_dxpl_mpio(dxpl, previous);
     if (file->mpio && used != H5P_DEFAULT) {
         pending_io_mode.dataset = d;
         pending_io_mode.dxpl = used;
     }
-    long long bytes = rc >= 0 ? selected_bytes(dataset, mem_type, mem_space, file_space) : 0;
+    long long bytes = rc >= 0 ? selected_bytes(dataset, mem_type, mem_space, file_space,
+                                               file_points) : 0;
     d->calls++;
     d->bytes += bytes;
     d->seconds += seconds;
@@ -540,7 +543,32 @@ EXPORT herr_t H5Pclose(hid_t list)
     init();
     if (pending_io_mode.dataset && pending_io_mode.dxpl == list)
         settle_io_mode();
+    iot_capture_plist_changed(list);
     return iot.pclose(list);
+}
+
+/* Setters of the properties capture reads: what it read from that list is stale. */
+#define PLIST_SETTER(name, type)                                                                \
+    EXPORT herr_t name(hid_t list, type value)                                                  \
+    {                                                                                           \
+        static herr_t (*real)(hid_t, type);                                                     \
+        if (!real)                                                                              \
+            real = (herr_t (*)(hid_t, type))dlsym(RTLD_NEXT, #name);                            \
+        iot_capture_plist_changed(list);                                                        \
+        return real(list, value);                                                               \
+    }
+PLIST_SETTER(H5Pset_dxpl_mpio, H5FD_mpio_xfer_t)
+PLIST_SETTER(H5Pset_layout, H5D_layout_t)
+PLIST_SETTER(H5Pset_fill_time, H5D_fill_time_t)
+PLIST_SETTER(H5Pset_alloc_time, H5D_alloc_time_t)
+
+EXPORT herr_t H5Pset_chunk(hid_t list, int rank, const hsize_t dims[])
+{
+    static herr_t (*real)(hid_t, int, const hsize_t[]);
+    if (!real)
+        real = (herr_t (*)(hid_t, int, const hsize_t[]))dlsym(RTLD_NEXT, "H5Pset_chunk");
+    iot_capture_plist_changed(list);
+    return real(list, rank, dims);
 }
 
 /* Changing a dataset's extent is not expressible in a captured workload (yet). */
