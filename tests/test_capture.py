@@ -147,7 +147,7 @@ def test_regular_capture_does_not_grow_with_ranks(scratch: Path) -> None:
     sizes = {}
     for ranks in (1, 4, 16):
         [record] = capture_records(vpic(scratch), ranks, timeout_s=600)
-        assert all("grid" in c["selections"][0] for c in record["calls"])
+        assert all("grid" in c["selections"][0] for c in record["calls"] if "write" in c)
         sizes[ranks] = normalised_size(record)
     assert sizes[1] == sizes[4] == sizes[16], sizes
 

@@ -23,7 +23,7 @@ static struct {
 } xfer_seen = {-1, 0};
 static struct {
     hid_t id;
-    struct cap_dataset settings;
+    struct iot_creation creation;
 } dcpl_seen = {.id = -1};
 
 void iot_capture_plist_changed(hid_t plist)
@@ -135,9 +135,8 @@ static struct cap_dataset *add_dataset(struct iot_file *file, struct iot_dataset
         return NULL;
     }
     d->capture_index = ++c->ndatasets;
-    cd->layout = H5D_CONTIGUOUS;
-    cd->fill = H5D_FILL_TIME_IFSET;
-    cd->alloc = H5D_ALLOC_TIME_DEFAULT;
+    cd->creation = (struct iot_creation){H5D_CONTIGUOUS, -1, {0}, H5D_FILL_TIME_IFSET,
+                                         H5D_ALLOC_TIME_DEFAULT};
     return cd;
 }
 
@@ -152,20 +151,12 @@ static void read_creation(struct cap_dataset *cd, hid_t dcpl)
 {
     if (dcpl == H5P_DEFAULT)
         return;
-    const struct cap_dataset *seen = &dcpl_seen.settings;
-    if (dcpl == dcpl_seen.id) {
-        cd->layout = seen->layout, cd->fill = seen->fill, cd->alloc = seen->alloc;
-        memcpy(cd->chunk, seen->chunk, sizeof cd->chunk);
-        return;
+    if (dcpl != dcpl_seen.id) {
+        if (!iot_read_creation(dcpl, &dcpl_seen.creation))
+            return;
+        dcpl_seen.id = dcpl;
     }
-    cd->layout = H5Pget_layout(dcpl);
-    if (cd->layout == H5D_CHUNKED && H5Pget_chunk(dcpl, MAXR, cd->chunk) < 0)
-        cd->layout = H5D_CONTIGUOUS;
-    H5Pget_fill_time(dcpl, &cd->fill);
-    H5Pget_alloc_time(dcpl, &cd->alloc);
-    dcpl_seen.id = dcpl;
-    dcpl_seen.settings = *cd;
-    dcpl_seen.settings.name = NULL;
+    cd->creation = dcpl_seen.creation;
 }
 
 void iot_capture_created(struct iot_file *file, struct iot_dataset *d, hid_t type, hid_t space,

@@ -547,16 +547,18 @@ static void write_datasets(struct buf *out, const struct iot_capture *c)
         PUT(out, ", \"max_dims\": ");
         write_hsizes(out, cd->max_dims, cd->rank, 1);
         PUT(out, ", \"layout\": \"");
-        put(out, iot_layout_name(cd->layout));
+        put(out, iot_layout_name(cd->creation.layout));
         PUT(out, "\", \"chunk_dims\": ");
-        if (cd->layout == H5D_CHUNKED)
-            write_hsizes(out, cd->chunk, cd->rank, 0);
+        if (cd->creation.layout == H5D_CHUNKED && cd->creation.chunk_rank > 0)
+            write_hsizes(out, cd->creation.chunk, cd->creation.chunk_rank, 0);
         else
             PUT(out, "null");
         PUT(out, ", \"fill_time\": \"");
-        put(out, cd->fill >= 0 && cd->fill <= H5D_FILL_TIME_IFSET ? FILL[cd->fill] : "ifset");
+        H5D_fill_time_t fill = cd->creation.fill;
+        H5D_alloc_time_t alloc = cd->creation.alloc;
+        put(out, fill >= 0 && fill <= H5D_FILL_TIME_IFSET ? FILL[fill] : "ifset");
         PUT(out, "\", \"alloc_time\": \"");
-        put(out, cd->alloc >= 0 && cd->alloc <= H5D_ALLOC_TIME_INCR ? ALLOC[cd->alloc] : "default");
+        put(out, alloc >= 0 && alloc <= H5D_ALLOC_TIME_INCR ? ALLOC[alloc] : "default");
         PUT(out, "\"}");
     }
     PUT(out, "]");

@@ -12,10 +12,8 @@ struct cap_dataset {
     char *name;
     long long element_bytes;
     int rank, created;
-    hsize_t dims[MAXR], max_dims[MAXR], chunk[MAXR];
-    H5D_layout_t layout;
-    H5D_fill_time_t fill;
-    H5D_alloc_time_t alloc;
+    hsize_t dims[MAXR], max_dims[MAXR];
+    struct iot_creation creation;   /* the application's own creation list */
     long long writes;            /* this rank's writes so far */
 };
 

@@ -152,6 +152,7 @@ __attribute__((destructor)) static void shutdown_interposer(void)
     pending_io_mode.dataset = NULL;
     if (!finalized)   /* after MPI_Finalize, communicators of unclosed files cannot be freed */
         iot_records_free_all();
+    iot_readback_forget(NULL);
     iot_config_free(iot.config);
     iot.config = NULL;
     iot_apply_free();
@@ -341,6 +342,7 @@ EXPORT herr_t H5Fclose(hid_t id)
     file->close_s = now() - start;
     iot_capture_close(file, epoch, iot_capture_clock());
     iot_report_file(file, &iot.run);
+    iot_readback_forget(file);
     iot_file_forget(file);
     return rc;
 }
@@ -373,7 +375,7 @@ static hid_t create_dataset(hid_t loc, const char *name, hid_t type, hid_t space
     struct iot_file *file = file_of(loc);
     char *path = file ? full_name(loc, name) : NULL;
     struct iot_dataset *d = path ? iot_dataset_new(file, -1, path) : NULL;
-    hid_t amended = -1, id = -1;
+    hid_t amended = -1, id = -1, used = dcpl;   /* the list HDF5 created the dataset with */
     free(path);
     if (d) {
         resolve(&d->settings, d->matched, file->name, d->name);
@@ -383,13 +385,12 @@ static hid_t create_dataset(hid_t loc, const char *name, hid_t type, hid_t space
             id = version == 1 ? iot.dcreate1(loc, name, type, space, amended)
                               : iot.dcreate2(loc, name, type, space, lcpl, amended, dapl);
         quiet_end(q);
-        if (amended >= 0) {
-            iot_release_dcpl(amended);
-            if (id < 0)
-                iot_not_effective(&d->not_effective, "dataset", NULL, NULL,
-                                  "HDF5 refused the amended creation list; created as the "
-                                  "application asked");
-        }
+        if (amended >= 0 && id >= 0)
+            used = amended;
+        if (amended >= 0 && id < 0)
+            iot_not_effective(&d->not_effective, "dataset", NULL, NULL,
+                              "HDF5 refused the amended creation list; created as the "
+                              "application asked");
     }
     if (id < 0)
         id = version == 1 ? iot.dcreate1(loc, name, type, space, dcpl)
@@ -397,9 +398,12 @@ static hid_t create_dataset(hid_t loc, const char *name, hid_t type, hid_t space
     if (d && id >= 0) {
         iot_dataset_opened(file, d, id);
         struct quiet q = quiet_begin();
+        iot_readback_created(d, file, used);
         iot_capture_created(file, d, type, space, dcpl);
         quiet_end(q);
     }
+    if (amended >= 0)
+        iot_release_dcpl(amended);
     return id;
 }
 

@@ -8,6 +8,15 @@
 
 #define IOT_MATCHED_LEN 512
 
+/* A dataset's creation properties as HDF5 applied them. */
+struct iot_creation {
+    H5D_layout_t layout;
+    int chunk_rank;           /* -1: not chunked */
+    hsize_t chunk[H5S_MAX_RANK];
+    H5D_fill_time_t fill;
+    H5D_alloc_time_t alloc;
+};
+
 struct iot_dataset {
     hid_t id;                 /* the application's id while open; -1 after H5Dclose */
     char *name;               /* full path in the file */
@@ -24,6 +33,8 @@ struct iot_dataset {
     char *effective;          /* JSON object, read back before the dataset closes */
     struct iot_list not_effective;
     int capture_index;        /* 1 + its index in the file's capture; 0: not captured */
+    int have_creation;        /* creation read back (at create) */
+    struct iot_creation creation;
 };
 
 struct iot_file {
