@@ -14,24 +14,18 @@
 
 static const char *capture_path;
 
-/* The last transfer and creation lists read, with what was read: applications pass the same
- * list to many calls, and reading a property costs as much as a small write's bookkeeping.
- * An entry goes when its list is changed by a setter hooked here or closed. */
+/* The last transfer list read, with its mode: applications pass the same list to many
+ * writes, and reading a property costs as much as a small write's capture. It is read again
+ * once a hooked H5Pset_dxpl_mpio changes it, or it is closed. */
 static struct {
     hid_t id;
     int collective;
 } xfer_seen = {-1, 0};
-static struct {
-    hid_t id;
-    struct iot_creation creation;
-} dcpl_seen = {.id = -1};
 
 void iot_capture_plist_changed(hid_t plist)
 {
     if (plist == xfer_seen.id)
         xfer_seen.id = -1;
-    if (plist == dcpl_seen.id)
-        dcpl_seen.id = -1;
 }
 
 void iot_capture_init(void)
@@ -147,27 +141,16 @@ static void read_shape(struct cap_dataset *cd, hid_t type, hid_t space)
     cd->rank = rank > 0 ? rank : 0;
 }
 
-static void read_creation(struct cap_dataset *cd, hid_t dcpl)
-{
-    if (dcpl == H5P_DEFAULT)
-        return;
-    if (dcpl != dcpl_seen.id) {
-        if (!iot_read_creation(dcpl, &dcpl_seen.creation))
-            return;
-        dcpl_seen.id = dcpl;
-    }
-    cd->creation = dcpl_seen.creation;
-}
-
 void iot_capture_created(struct iot_file *file, struct iot_dataset *d, hid_t type, hid_t space,
-                         hid_t dcpl)
+                         const struct iot_creation *settings)
 {
     struct cap_dataset *cd = add_dataset(file, d);
     if (!cd)
         return;
     cd->created = 1;
     read_shape(cd, type, space);
-    read_creation(cd, dcpl);
+    if (settings)
+        cd->creation = *settings;
 }
 
 void iot_capture_opened(struct iot_file *file, struct iot_dataset *d, hid_t id)
@@ -178,10 +161,8 @@ void iot_capture_opened(struct iot_file *file, struct iot_dataset *d, hid_t id)
     hid_t type = H5Dget_type(id), space = H5Dget_space(id), dcpl = H5Dget_create_plist(id);
     if (type >= 0 && space >= 0)
         read_shape(cd, type, space);
-    if (dcpl >= 0) {
-        read_creation(cd, dcpl);
-        iot_capture_plist_changed(dcpl);   /* ours, closed below */
-    }
+    if (dcpl >= 0)
+        iot_read_creation(dcpl, &cd->creation);
     H5Tclose(type);
     H5Sclose(space);
     H5Pclose(dcpl);

@@ -15,9 +15,10 @@ int iot_capture_enabled(void);
 double iot_capture_clock(void);   /* epoch seconds */
 
 void iot_capture_open(struct iot_file *file, double start, double end);
-/* A dataset created in the session (the application's own creation list) or opened in it. */
+/* A dataset created in the session (`settings`: the application's own creation list's, NULL
+ * if unknown) or opened in it. */
 void iot_capture_created(struct iot_file *file, struct iot_dataset *d, hid_t type, hid_t space,
-                         hid_t dcpl);
+                         const struct iot_creation *settings);
 void iot_capture_opened(struct iot_file *file, struct iot_dataset *d, hid_t id);
 /* `points`: the file selection's element count when the caller knows it, else -1. */
 void iot_capture_write(struct iot_file *file, struct iot_dataset *d, hid_t file_space,

@@ -398,8 +398,13 @@ static hid_t create_dataset(hid_t loc, const char *name, hid_t type, hid_t space
     if (d && id >= 0) {
         iot_dataset_opened(file, d, id);
         struct quiet q = quiet_begin();
-        iot_readback_created(d, file, used);
-        iot_capture_created(file, d, type, space, dcpl);
+        /* the application's own settings: read once, for the read-back and the capture */
+        struct iot_creation own;
+        int have_own = (used == dcpl || file->capture)
+                       && iot_read_creation(dcpl == H5P_DEFAULT ? H5P_DATASET_CREATE_DEFAULT : dcpl,
+                                            &own);
+        iot_readback_created(d, file, used, used == dcpl && have_own ? &own : NULL);
+        iot_capture_created(file, d, type, space, have_own ? &own : NULL);
         quiet_end(q);
     }
     if (amended >= 0)
@@ -551,28 +556,14 @@ EXPORT herr_t H5Pclose(hid_t list)
     return iot.pclose(list);
 }
 
-/* Setters of the properties capture reads: what it read from that list is stale. */
-#define PLIST_SETTER(name, type)                                                                \
-    EXPORT herr_t name(hid_t list, type value)                                                  \
-    {                                                                                           \
-        static herr_t (*real)(hid_t, type);                                                     \
-        if (!real)                                                                              \
-            real = (herr_t (*)(hid_t, type))dlsym(RTLD_NEXT, #name);                            \
-        iot_capture_plist_changed(list);                                                        \
-        return real(list, value);                                                               \
-    }
-PLIST_SETTER(H5Pset_dxpl_mpio, H5FD_mpio_xfer_t)
-PLIST_SETTER(H5Pset_layout, H5D_layout_t)
-PLIST_SETTER(H5Pset_fill_time, H5D_fill_time_t)
-PLIST_SETTER(H5Pset_alloc_time, H5D_alloc_time_t)
-
-EXPORT herr_t H5Pset_chunk(hid_t list, int rank, const hsize_t dims[])
+/* The transfer mode capture reads from a list is stale once the list changes. */
+EXPORT herr_t H5Pset_dxpl_mpio(hid_t list, H5FD_mpio_xfer_t mode)
 {
-    static herr_t (*real)(hid_t, int, const hsize_t[]);
+    static herr_t (*real)(hid_t, H5FD_mpio_xfer_t);
     if (!real)
-        real = (herr_t (*)(hid_t, int, const hsize_t[]))dlsym(RTLD_NEXT, "H5Pset_chunk");
+        real = (herr_t (*)(hid_t, H5FD_mpio_xfer_t))dlsym(RTLD_NEXT, "H5Pset_dxpl_mpio");
     iot_capture_plist_changed(list);
-    return real(list, rank, dims);
+    return real(list, mode);
 }
 
 /* Changing a dataset's extent is not expressible in a captured workload (yet). */

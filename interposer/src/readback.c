@@ -256,11 +256,14 @@ void iot_readback_forget(const struct iot_file *file)
         last_creation.file = NULL;
 }
 
-void iot_readback_created(struct iot_dataset *d, const struct iot_file *file, hid_t used_dcpl)
+void iot_readback_created(struct iot_dataset *d, const struct iot_file *file, hid_t used_dcpl,
+                          const struct iot_creation *settings)
 {
     struct iot_creation given;
-    if (!iot_read_creation(used_dcpl == H5P_DEFAULT ? H5P_DATASET_CREATE_DEFAULT : used_dcpl,
-                           &given))
+    if (settings)
+        given = *settings;
+    else if (!iot_read_creation(used_dcpl == H5P_DEFAULT ? H5P_DATASET_CREATE_DEFAULT : used_dcpl,
+                                &given))
         return;
     if (file == last_creation.file && same_creation(&given, &last_creation.given)) {
         d->creation = last_creation.effective;
