@@ -101,6 +101,12 @@ void iot_capture_free(struct iot_capture *c)
     free(c);
 }
 
+void iot_capture_metadata(struct iot_file *file, double seconds)
+{
+    if (file && file->capture)
+        file->capture->metadata_s += seconds;
+}
+
 void iot_capture_unsupported(struct iot_file *file, const char *what, const char *name)
 {
     if (!file || !file->capture)
@@ -182,8 +188,10 @@ static struct cap_call *add_call(struct iot_capture *c, double start, double end
     memset(call, 0, sizeof *call);
     call->start = start;
     call->end = end;
-    call->gap = start > c->last_end ? start - c->last_end : 0;
+    double gap = start - c->last_end - c->metadata_s;
+    call->gap = gap > 0 ? gap : 0;
     c->last_end = end;
+    c->metadata_s = 0;
     return call;
 }
 

@@ -25,6 +25,8 @@ void iot_capture_write(struct iot_file *file, struct iot_dataset *d, hid_t file_
                        hssize_t points, hid_t dxpl, double start, double end);
 /* A property list was changed or closed: what was read from it is stale. */
 void iot_capture_plist_changed(hid_t plist);
+/* Seconds spent creating or closing a dataset: not counted as compute before the next call. */
+void iot_capture_metadata(struct iot_file *file, double seconds);
 void iot_capture_flush(struct iot_file *file, double start, double end);
 void iot_capture_unsupported(struct iot_file *file, const char *what, const char *name);
 /* After the real H5Fclose: gathers (collective on the file's communicator) and writes. */

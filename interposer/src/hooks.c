@@ -376,6 +376,7 @@ static hid_t create_dataset(hid_t loc, const char *name, hid_t type, hid_t space
     char *path = file ? full_name(loc, name) : NULL;
     struct iot_dataset *d = path ? iot_dataset_new(file, -1, path) : NULL;
     hid_t amended = -1, id = -1, used = dcpl;   /* the list HDF5 created the dataset with */
+    double start = file && file->capture ? now() : 0;
     free(path);
     if (d) {
         resolve(&d->settings, d->matched, file->name, d->name);
@@ -395,6 +396,8 @@ static hid_t create_dataset(hid_t loc, const char *name, hid_t type, hid_t space
     if (id < 0)
         id = version == 1 ? iot.dcreate1(loc, name, type, space, dcpl)
                           : iot.dcreate2(loc, name, type, space, lcpl, dcpl, dapl);
+    if (file && file->capture)
+        iot_capture_metadata(file, now() - start);
     if (d && id >= 0) {
         iot_dataset_opened(file, d, id);
         struct quiet q = quiet_begin();
@@ -525,6 +528,7 @@ EXPORT herr_t H5Dclose(hid_t id)
     init();
     struct iot_file *file = NULL;
     struct iot_dataset *d = iot_dataset_find(id, &file);
+    double start = file && file->capture ? now() : 0;
     if (d && pending_io_mode.dataset == d)
         settle_io_mode();
     if (d && !d->effective) {
@@ -533,6 +537,8 @@ EXPORT herr_t H5Dclose(hid_t id)
         quiet_end(q);
     }
     herr_t rc = iot.dclose(id);
+    if (file && file->capture)
+        iot_capture_metadata(file, now() - start);
     if (d)
         iot_dataset_closed(d);
     return rc;
