@@ -46,6 +46,17 @@ double iot_capture_clock(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+double iot_capture_epoch_of(double monotonic)
+{
+    static double offset;   /* realtime - monotonic, once: writes are timed by the hooks' clock */
+    if (offset == 0) {
+        struct timespec t;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        offset = iot_capture_clock() - ((double)t.tv_sec + 1e-9 * (double)t.tv_nsec);
+    }
+    return monotonic + offset;
+}
+
 int iot_capture_grow(void *items, size_t *cap, size_t need, size_t size)
 {
     void **p = items;

@@ -13,6 +13,7 @@ struct iot_capture;
 void iot_capture_init(void);
 int iot_capture_enabled(void);
 double iot_capture_clock(void);   /* epoch seconds */
+double iot_capture_epoch_of(double monotonic);   /* a CLOCK_MONOTONIC time in epoch seconds */
 
 void iot_capture_open(struct iot_file *file, double start, double end);
 /* A dataset created in the session (`settings`: the application's own creation list's, NULL

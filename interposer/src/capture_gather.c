@@ -177,22 +177,24 @@ static int find_regular(struct session *s, const struct iot_capture *c)
     /* round 1: all one box?  extents min / max, start min (the origin) */
     long long *lo = malloc(((size_t)W + 2 * T + 1) * sizeof *lo);
     long long *hi = malloc(((size_t)W + T + 1) * sizeof *hi);
+    const long long **box = malloc(((size_t)W + 1) * sizeof *box);   /* this rank's, or NULL */
     s->grid = malloc((T + 1) * sizeof *s->grid);
     s->block = malloc((T + 1) * sizeof *s->block);
     s->origin = malloc((T + 1) * sizeof *s->origin);
-    if (!all_ok(s, lo && hi && s->grid && s->block && s->origin)) {
-        free(lo), free(hi);
+    if (!all_ok(s, lo && hi && box && s->grid && s->block && s->origin)) {
+        free(lo), free(hi), free(box);
         return 0;
     }
     for (int g = 0; g < W; g++) {
         int r = c->datasets[s->dataset[g]].rank;
         const long long *start = NULL, *ext = NULL;
-        int box = one_box(selection(s, c, g), r, &start, &ext);
-        lo[g] = box;
+        int one = one_box(selection(s, c, g), r, &start, &ext);
+        box[g] = one ? start : NULL;
+        lo[g] = one;
         for (int a = 0; a < r; a++) {
-            lo[W + s->axis[g] + a] = box ? ext[a] : 0;
-            lo[W + T + s->axis[g] + a] = box ? start[a] : 0;
-            hi[s->axis[g] + a] = box ? ext[a] : 0;
+            lo[W + s->axis[g] + a] = one ? ext[a] : 0;
+            lo[W + T + s->axis[g] + a] = one ? start[a] : 0;
+            hi[s->axis[g] + a] = one ? ext[a] : 0;
         }
     }
     allreduce(s, lo, W + 2 * (int)T, MPI_LONG_LONG, MPI_MIN);
@@ -210,14 +212,13 @@ static int find_regular(struct session *s, const struct iot_capture *c)
     /* round 2: coordinates; the grid is their maximum + 1 */
     for (int g = 0; g < W; g++) {
         int r = c->datasets[s->dataset[g]].rank;
-        const long long *start = NULL, *ext = NULL;
-        int box = s->regular[g] && one_box(selection(s, c, g), r, &start, &ext);
+        const long long *start = s->regular[g] ? box[g] : NULL;
         hi[g] = 0;
         for (int a = 0; a < r; a++) {
             size_t x = s->axis[g] + a;
-            long long offset = box ? start[a] - s->origin[x] : 0;
-            hi[g] |= box && offset % s->block[x] != 0;
-            hi[W + x] = box ? offset / s->block[x] : 0;
+            long long offset = start ? start[a] - s->origin[x] : 0;
+            hi[g] |= start && offset % s->block[x] != 0;
+            hi[W + x] = start ? offset / s->block[x] : 0;
         }
     }
     allreduce(s, hi, W + (int)T, MPI_LONG_LONG, MPI_MAX);
@@ -233,17 +234,16 @@ static int find_regular(struct session *s, const struct iot_capture *c)
     /* round 3: every rank sits at unravel(rank, grid) */
     for (int g = 0; g < W; g++) {
         int r = c->datasets[s->dataset[g]].rank;
-        const long long *start = NULL, *ext = NULL;
+        const long long *start = s->regular[g] ? box[g] : NULL;
         long long coord[MAXR];
-        int box = s->regular[g] && one_box(selection(s, c, g), r, &start, &ext);
-        for (int a = 0; box && a < r; a++)
+        for (int a = 0; start && a < r; a++)
             coord[a] = (start[a] - s->origin[s->axis[g] + a]) / s->block[s->axis[g] + a];
-        lo[g] = box && unravel_matches(s->rank, coord, s->grid + s->axis[g], r);
+        lo[g] = start && unravel_matches(s->rank, coord, s->grid + s->axis[g], r);
     }
     allreduce(s, lo, W, MPI_LONG_LONG, MPI_MIN);
     for (int g = 0; g < W; g++)
         s->regular[g] = s->regular[g] && lo[g];
-    free(lo), free(hi);
+    free(lo), free(hi), free(box);
     return 1;
 }
 

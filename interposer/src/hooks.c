@@ -500,12 +500,13 @@ EXPORT herr_t H5Dwrite(hid_t dataset, hid_t mem_type, hid_t mem_space, hid_t fil
     if (pending_io_mode.dataset != d || pending_io_mode.dxpl != used)
         settle_io_mode();
     int capture = file->capture != NULL;
-    double start = now(), epoch = capture ? iot_capture_clock() : 0;
+    double start = now();
     herr_t rc = iot.dwrite(dataset, mem_type, mem_space, file_space, used, buf);
     double seconds = now() - start;
     hssize_t file_points = rc >= 0 && file_space != H5S_ALL ? H5Sget_select_npoints(file_space) : -1;
     if (capture && rc >= 0)
-        iot_capture_write(file, d, file_space, file_points, dxpl, epoch, epoch + seconds);
+        iot_capture_write(file, d, file_space, file_points, dxpl, iot_capture_epoch_of(start),
+                          iot_capture_epoch_of(start + seconds));
     if (restore)
         H5Pset_dxpl_mpio(dxpl, previous);
     if (file->mpio && used != H5P_DEFAULT) {
