@@ -138,6 +138,24 @@ def test_h5py_script_capture(ranks: int, scratch: Path, parallel_h5py: None) -> 
         assert call["compute_before_s"] >= 0.15   # the script computes 0.2 s before each step
 
 
+def test_points_strided_one_rank_and_extent_changes(scratch: Path) -> None:
+    program = [str(paths.build_dir() / "tests" / "programs" / "selections_writer"),
+               str(scratch / "s.h5")]
+    [record] = capture_records(program, 3)
+    calls = {c["write"][0]: c for c in record["calls"]}
+    points = [{"ranks": [r, 1], "start": [4 * r + offset], "count": [count]}
+              for r in range(3) for offset, count in ((0, 2), (3, 1))]
+    assert calls["/points"]["selections"] == [{"runs": points}]
+    assert calls["/strided"]["selections"] == [{"runs": [
+        {"ranks": [0, 3], "start": [0], "start_step": [1], "count": [4], "stride": [3]}]}]
+    assert calls["/strided"]["transfer"] == "collective"
+    assert calls["/rank0"]["selections"] == [{"runs": [{"ranks": [0, 1], "start": [0],
+                                                         "count": [4]}]}]
+    grow = record["datasets"][-1]
+    assert (grow["name"], grow["max_dims"], grow["chunk_dims"]) == ("/grow", [None], [4])
+    assert record["unsupported"] == ["H5Dset_extent on /grow"]
+
+
 def normalised_size(record: dict[str, Any]) -> int:
     """The record's length with every number written as 0: what may not grow with ranks."""
     return len(re.sub(r"-?\d+(\.\d+)?(e-?\d+)?", "0", json.dumps(record)))

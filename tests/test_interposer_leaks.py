@@ -57,3 +57,18 @@ def test_no_leak_or_memory_error_comes_from_the_interposer(scratch: Path):
     assert capture.read_text().count("\n") == 1
     ours = [record for record in loss_records(done.stderr) if OURS.search(record)]
     assert not ours, "\n\n".join(ours)
+
+
+def test_capture_of_irregular_selections_leaks_nothing(scratch: Path):
+    """Points, strided hyperslabs, one rank's writes, an extent change: capture's other paths."""
+    capture = scratch / "capture.jsonl"
+    env = {**os.environ, "LD_PRELOAD": str(paths.interposer_library()),
+           "IOTWIN_CAPTURE": str(capture)}
+    done = subprocess.run(
+        ["valgrind", "--leak-check=full", "--show-leak-kinds=definite,indirect",
+         "--num-callers=40", paths.build_dir() / "tests" / "programs" / "selections_writer",
+         str(scratch / "s.h5")], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert '"runs"' in capture.read_text()
+    ours = [record for record in loss_records(done.stderr) if OURS.search(record)]
+    assert not ours, "\n\n".join(ours)
