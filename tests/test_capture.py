@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,7 @@ from iotwin import paths
 from iotwin.errors import UserError
 from iotwin.platforms import load_platform
 from iotwin.sim import simulator_input
-from iotwin.workload import kernel_workload
+from iotwin.workload import kernel_workload, load_workload
 from iotwin.workloads.capture import (
     CaptureError,
     capture_records,
@@ -190,6 +191,29 @@ def test_a_program_that_writes_no_hdf5_is_named(scratch: Path) -> None:
 def test_a_missing_program_is_refused_before_any_run(scratch: Path) -> None:
     with pytest.raises(UserError, match=r"program not found: \./no-such-program"):
         capture_records(["./no-such-program"], 2)
+
+
+def iotwin(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "iotwin", *argv], cwd=cwd, text=True,
+                          capture_output=True, check=False)
+
+
+def test_the_command_refuses_a_missing_program_and_writes_nothing(scratch: Path) -> None:
+    done = iotwin("workload", "capture", "--ranks", "2", "-o", "w.yaml", "--", "./missing",
+                  cwd=scratch)
+    assert done.returncode == 2
+    assert "program not found: ./missing" in done.stderr
+    assert not (scratch / "w.yaml").exists()
+
+
+def test_the_command_writes_the_workload(scratch: Path) -> None:
+    """Needs the workload validator to accept `calls` (the simulator side of the contract)."""
+    done = iotwin("workload", "capture", "--ranks", "2", "-o", "w.yaml", "--", *vpic(scratch),
+                  cwd=scratch)
+    assert done.returncode == 0, done.stderr
+    work = load_workload(scratch / "w.yaml")
+    assert work["ranks"] == 2 and work["name"] == "vpic-io"
+    assert len([c for c in work["files"][0]["calls"] if "write" in c]) == 8
 
 
 # --- merging records ------------------------------------------------------------------------
