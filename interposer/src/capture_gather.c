@@ -24,7 +24,8 @@ struct session {
     int nd, ncalls, nwrites;       /* global calls: writes (by dataset, k), then flushes */
     long long *per_dataset;        /* max writes per dataset over ranks; [nd] = flushes */
     int *dataset, *local;          /* per global call: dataset (-1 flush), this rank's call or -1 */
-    double *mins, *maxs;           /* [t_open, t_close, start[C]]; [open_done, close_done, end[C], gap[C], coll[C]] */
+    double *mins;                  /* t_open, t_close, start[C] */
+    double *maxs;                  /* t_open_done, t_close_done, end[C], gap[C], collective[C] */
     size_t *axis;                  /* per write: offset of its axes in the axis arrays */
     size_t naxes;
     int *regular;

@@ -503,7 +503,8 @@ EXPORT herr_t H5Dwrite(hid_t dataset, hid_t mem_type, hid_t mem_space, hid_t fil
     double start = now();
     herr_t rc = iot.dwrite(dataset, mem_type, mem_space, file_space, used, buf);
     double seconds = now() - start;
-    hssize_t file_points = rc >= 0 && file_space != H5S_ALL ? H5Sget_select_npoints(file_space) : -1;
+    hssize_t file_points = rc >= 0 && file_space != H5S_ALL ? H5Sget_select_npoints(file_space)
+                                                            : -1;
     if (capture && rc >= 0)
         iot_capture_write(file, d, file_space, file_points, dxpl, iot_capture_epoch_of(start),
                           iot_capture_epoch_of(start + seconds));

@@ -239,7 +239,8 @@ static int same_creation(const struct iot_creation *a, const struct iot_creation
 {
     return a->layout == b->layout && a->chunk_rank == b->chunk_rank && a->fill == b->fill
         && a->alloc == b->alloc
-        && (a->chunk_rank <= 0 || memcmp(a->chunk, b->chunk, (size_t)a->chunk_rank * sizeof *a->chunk) == 0);
+        && (a->chunk_rank <= 0
+            || memcmp(a->chunk, b->chunk, (size_t)a->chunk_rank * sizeof *a->chunk) == 0);
 }
 
 /* What HDF5 made of the last creation list read back: a dataset of the same file created from
