@@ -38,6 +38,7 @@ static struct {
     herr_t (*dclose)(hid_t);
     herr_t (*pclose)(hid_t);
     herr_t (*dset_extent)(hid_t, const hsize_t *);
+    int (*idec_ref)(hid_t);
     herr_t (*dextend)(hid_t, const hsize_t *);
 } iot;
 
@@ -137,6 +138,7 @@ static void init(void)
     iot.dclose = dlsym(RTLD_NEXT, "H5Dclose");
     iot.pclose = dlsym(RTLD_NEXT, "H5Pclose");
     iot.dset_extent = dlsym(RTLD_NEXT, "H5Dset_extent");
+    iot.idec_ref = dlsym(RTLD_NEXT, "H5Idec_ref");
     iot.dextend = dlsym(RTLD_NEXT, "H5Dextend");
     const char *report = getenv("IOTWIN_REPORT");
     iot.run.report_path = report && *report ? report : NULL;
@@ -325,12 +327,10 @@ EXPORT herr_t H5Fflush(hid_t object, H5F_scope_t scope)
     return rc;
 }
 
-EXPORT herr_t H5Fclose(hid_t id)
+typedef int (*closer)(hid_t id);   /* H5Fclose, H5Dclose, or H5Idec_ref of the last reference */
+
+static int close_file(struct iot_file *file, hid_t id, closer close)
 {
-    init();
-    struct iot_file *file = iot_file_find(id);
-    if (!file)
-        return iot.fclose(id);
     settle_io_mode();
     struct quiet q = quiet_begin();
     for (int i = 0; i < file->ndatasets; i++)   /* datasets the application left open */
@@ -338,13 +338,20 @@ EXPORT herr_t H5Fclose(hid_t id)
             iot_readback_dataset(file->datasets[i], file);
     quiet_end(q);
     double start = now(), epoch = iot_capture_clock();
-    herr_t rc = iot.fclose(id);
+    int rc = close(id);
     file->close_s = now() - start;
     iot_capture_close(file, epoch, iot_capture_clock());
     iot_report_file(file, &iot.run);
     iot_readback_forget(file);
     iot_file_forget(file);
     return rc;
+}
+
+EXPORT herr_t H5Fclose(hid_t id)
+{
+    init();
+    struct iot_file *file = iot_file_find(id);
+    return file ? close_file(file, id, iot.fclose) : iot.fclose(id);
 }
 
 /* --- datasets -------------------------------------------------------------------------------- */
@@ -525,11 +532,8 @@ EXPORT herr_t H5Dwrite(hid_t dataset, hid_t mem_type, hid_t mem_space, hid_t fil
     return rc;
 }
 
-EXPORT herr_t H5Dclose(hid_t id)
+static int close_dataset(struct iot_dataset *d, struct iot_file *file, hid_t id, closer close)
 {
-    init();
-    struct iot_file *file = NULL;
-    struct iot_dataset *d = iot_dataset_find(id, &file);
     double start = file && file->capture ? now() : 0;
     if (d && pending_io_mode.dataset == d)
         settle_io_mode();
@@ -538,12 +542,37 @@ EXPORT herr_t H5Dclose(hid_t id)
         iot_readback_dataset(d, file);
         quiet_end(q);
     }
-    herr_t rc = iot.dclose(id);
+    int rc = close(id);
     if (file && file->capture)
         iot_capture_metadata(file, now() - start);
     if (d)
         iot_dataset_closed(d);
     return rc;
+}
+
+EXPORT herr_t H5Dclose(hid_t id)
+{
+    init();
+    struct iot_file *file = NULL;
+    struct iot_dataset *d = iot_dataset_find(id, &file);
+    return close_dataset(d, file, id, iot.dclose);
+}
+
+/* Some bindings (h5py) close every object by dropping its last reference, never calling
+ * H5Fclose or H5Dclose: the last reference of a file or dataset is their close. */
+EXPORT int H5Idec_ref(hid_t id)
+{
+    init();
+    if (pending_io_mode.dataset && pending_io_mode.dxpl == id)
+        settle_io_mode();
+    iot_capture_plist_changed(id);
+    struct iot_file *file = iot_file_find(id);
+    if (file && H5Iget_ref(id) == 1)
+        return close_file(file, id, iot.idec_ref);
+    struct iot_dataset *d = file ? NULL : iot_dataset_find(id, &file);
+    if (d && H5Iget_ref(id) == 1)
+        return close_dataset(d, file, id, iot.idec_ref);
+    return iot.idec_ref(id);
 }
 
 /* A read sets the actual I/O mode of its transfer list too. */
