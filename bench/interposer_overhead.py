@@ -23,6 +23,9 @@ Two figures per case:
   shared machine hits both sides; the ratio of the medians of the kernel's open -> close time.
 Target for both ratios: below 1.02.
 
+A third variant turns workload capture on (IOTWIN_CAPTURE, no config) and prints what it adds
+to the library's instructions without it (target below 2 %).
+
     .venv/bin/python bench/interposer_overhead.py [--runs 7] [--ranks 2] [--steps 100]
         [--writes 2000] [--config cfg.yaml] [--no-wall] [--no-instructions]
 """
@@ -91,11 +94,13 @@ def many_datasets(folder: Path, steps: int, block: str) -> Kernel:
     return Kernel(f"vorpal-io, {steps} steps x 3 datasets of {block} per rank", argv)
 
 
-def library_env(folder: Path, config: Path | None) -> dict[str, str]:
+def library_env(folder: Path, config: Path | None, capture: bool = False) -> dict[str, str]:
     env = {"LD_PRELOAD": str(paths.interposer_library()),
            "IOTWIN_REPORT": str(folder / "report.jsonl")}
     if config:
         env["IOTWIN_CONFIG"] = str(config)
+    if capture:
+        env["IOTWIN_CAPTURE"] = str(folder / "capture.jsonl")
     return env
 
 
@@ -200,9 +205,13 @@ def report_calls(folder: Path) -> tuple[int, int]:
     return int(line["writes"]), len(line["datasets"])
 
 
-def measure(kernel: Kernel, config: Path | None, args: argparse.Namespace, folder: Path) -> None:
-    env = library_env(folder, config)
-    print(f"{kernel.label}; config: {config.name if config else 'none'}")
+def measure(kernel: Kernel, config: Path | None, args: argparse.Namespace, folder: Path,
+            capture: bool = False) -> Counts | None:
+    """Prints the figures; returns the instruction counts with the library."""
+    env = library_env(folder, config, capture)
+    print(f"{kernel.label}; config: {config.name if config else 'none'}"
+          f"{'; capture on' if capture else ''}")
+    counts = None
     if args.instructions:
         argv = kernel.argv(1)
         without = instructions(argv, {}, folder / "callgrind.without").total
@@ -223,6 +232,7 @@ def measure(kernel: Kernel, config: Path | None, args: argparse.Namespace, folde
                            for side, v in times.items())
         print(f"  wall clock, {args.ranks} ranks, {args.runs} runs per side: medians {spread}; "
               f"ratio {medians['with'] / medians['without']:.4f}")
+    return counts
 
 
 def main() -> None:
@@ -246,8 +256,14 @@ def main() -> None:
             config.write_text(NEUTRAL_CONFIG)
         for kernel in (many_writes(folder, args.writes),
                        many_datasets(folder, args.steps, args.block)):
-            for cfg in (None, config):
-                measure(kernel, cfg, args, folder)
+            library = measure(kernel, None, args, folder)
+            measure(kernel, config, args, folder)
+            captured = measure(kernel, None, args, folder, capture=True)
+            if library and captured:
+                added = (captured.own - library.own) / 1e6
+                print(f"  capture adds {100 * (captured.total / library.total - 1):.2f} % "
+                      f"instructions to the library without capture ({added:.2f} M of the "
+                      f"library's own work)")
     finally:
         shutil.rmtree(folder)
 

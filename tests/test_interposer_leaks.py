@@ -1,7 +1,7 @@
 """The interposer lives in other people's programs: it must not leak or touch bad memory.
 Valgrind runs one rank of vpic-io (an MPI singleton) under the library with a config that
 exercises every path: hints, Lustre keys, alignment, dataset-scoped chunking, and the
-amended default creation list the other datasets share."""
+amended default creation list the other datasets share; with workload capture on."""
 
 from __future__ import annotations
 
@@ -23,8 +23,8 @@ dataset: {alloc_time: early}
 files: [{match: "*.h5", datasets: [{match: x, chunk_size: 4KiB, fill_time: never}]}]
 """
 # a frame in the library: by name without debug info, by source file with it
-OURS = re.compile(r"libiotwin_h5|\((hooks|config|units|apply|readback|report|records|fsinfo|json)"
-                  r"\.c:\d+\)")
+OURS = re.compile(r"libiotwin_h5|\((hooks|config|units|apply|readback|report|records|fsinfo|json"
+                  r"|capture|capture_gather)\.c:\d+\)")
 
 
 def loss_records(valgrind_log: str) -> list[str]:
@@ -43,9 +43,10 @@ def loss_records(valgrind_log: str) -> list[str]:
 
 def test_no_leak_or_memory_error_comes_from_the_interposer(scratch: Path):
     (scratch / "cfg.yaml").write_text(CONFIG)
-    report = scratch / "report.jsonl"
+    report, capture = scratch / "report.jsonl", scratch / "capture.jsonl"
     env = {**os.environ, "LD_PRELOAD": str(paths.interposer_library()),
-           "IOTWIN_CONFIG": str(scratch / "cfg.yaml"), "IOTWIN_REPORT": str(report)}
+           "IOTWIN_CONFIG": str(scratch / "cfg.yaml"), "IOTWIN_REPORT": str(report),
+           "IOTWIN_CAPTURE": str(capture)}
     done = subprocess.run(
         ["valgrind", "--leak-check=full", "--show-leak-kinds=definite,indirect",
          "--num-callers=40", paths.kernel_binary("vpic-io"), "--file", str(scratch / "v.h5"),
@@ -53,5 +54,21 @@ def test_no_leak_or_memory_error_comes_from_the_interposer(scratch: Path):
     assert done.returncode == 0, done.stderr[-2000:]
     assert "LEAK SUMMARY" in done.stderr or "no leaks are possible" in done.stderr
     assert report.read_text().count("\n") == 1          # the library did its work
+    assert capture.read_text().count("\n") == 1
+    ours = [record for record in loss_records(done.stderr) if OURS.search(record)]
+    assert not ours, "\n\n".join(ours)
+
+
+def test_capture_of_irregular_selections_leaks_nothing(scratch: Path):
+    """Points, strided hyperslabs, one rank's writes, an extent change: capture's other paths."""
+    capture = scratch / "capture.jsonl"
+    env = {**os.environ, "LD_PRELOAD": str(paths.interposer_library()),
+           "IOTWIN_CAPTURE": str(capture)}
+    done = subprocess.run(
+        ["valgrind", "--leak-check=full", "--show-leak-kinds=definite,indirect",
+         "--num-callers=40", paths.build_dir() / "tests" / "programs" / "selections_writer",
+         str(scratch / "s.h5")], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert '"runs"' in capture.read_text()
     ours = [record for record in loss_records(done.stderr) if OURS.search(record)]
     assert not ours, "\n\n".join(ours)

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "apply.h"
+#include "capture.h"
 #include "config.h"
 #include "fsinfo.h"
 #include "readback.h"
@@ -36,6 +37,9 @@ static struct {
     herr_t (*dread)(hid_t, hid_t, hid_t, hid_t, hid_t, void *);
     herr_t (*dclose)(hid_t);
     herr_t (*pclose)(hid_t);
+    herr_t (*dset_extent)(hid_t, const hsize_t *);
+    int (*idec_ref)(hid_t);
+    herr_t (*dextend)(hid_t, const hsize_t *);
 } iot;
 
 static double now(void)
@@ -133,10 +137,14 @@ static void init(void)
     iot.dread = dlsym(RTLD_NEXT, "H5Dread");
     iot.dclose = dlsym(RTLD_NEXT, "H5Dclose");
     iot.pclose = dlsym(RTLD_NEXT, "H5Pclose");
+    iot.dset_extent = dlsym(RTLD_NEXT, "H5Dset_extent");
+    iot.idec_ref = dlsym(RTLD_NEXT, "H5Idec_ref");
+    iot.dextend = dlsym(RTLD_NEXT, "H5Dextend");
     const char *report = getenv("IOTWIN_REPORT");
     iot.run.report_path = report && *report ? report : NULL;
     describe_async_api();
     load_config();
+    iot_capture_init();
 }
 
 __attribute__((destructor)) static void shutdown_interposer(void)
@@ -146,6 +154,7 @@ __attribute__((destructor)) static void shutdown_interposer(void)
     pending_io_mode.dataset = NULL;
     if (!finalized)   /* after MPI_Finalize, communicators of unclosed files cannot be freed */
         iot_records_free_all();
+    iot_readback_forget(NULL);
     iot_config_free(iot.config);
     iot.config = NULL;
     iot_apply_free();
@@ -255,7 +264,7 @@ static hid_t open_file(open_call call, const char *how, const char *name, unsign
         lustre_precreate(file, name, flags);
     else
         lustre_on_open(file);
-    double start = now();
+    double start = now(), epoch = iot_capture_clock();
     hid_t id = amended >= 0 ? call(real_name, flags, fcpl, amended) : -1;
     quiet_end(q);
     if (id < 0) {   /* as the application asked, with its own error reporting */
@@ -272,6 +281,7 @@ static hid_t open_file(open_call call, const char *how, const char *name, unsign
     }
     file->id = id;
     q = quiet_begin();
+    iot_capture_open(file, epoch, iot_capture_clock());
     iot_readback_file(file);
     quiet_end(q);
     return id;
@@ -308,10 +318,32 @@ EXPORT herr_t H5Fflush(hid_t object, H5F_scope_t scope)
 {
     init();
     struct iot_file *file = file_of(object);
-    double start = now();
+    double start = now(), epoch = iot_capture_clock();
     herr_t rc = iot.fflush(object, scope);
     if (file)
         file->flush_s += now() - start;
+    if (file && rc >= 0)
+        iot_capture_flush(file, epoch, iot_capture_clock());
+    return rc;
+}
+
+typedef int (*closer)(hid_t id);   /* H5Fclose, H5Dclose, or H5Idec_ref of the last reference */
+
+static int close_file(struct iot_file *file, hid_t id, closer close)
+{
+    settle_io_mode();
+    struct quiet q = quiet_begin();
+    for (int i = 0; i < file->ndatasets; i++)   /* datasets the application left open */
+        if (file->datasets[i]->id >= 0 && !file->datasets[i]->effective)
+            iot_readback_dataset(file->datasets[i], file);
+    quiet_end(q);
+    double start = now(), epoch = iot_capture_clock();
+    int rc = close(id);
+    file->close_s = now() - start;
+    iot_capture_close(file, epoch, iot_capture_clock());
+    iot_report_file(file, &iot.run);
+    iot_readback_forget(file);
+    iot_file_forget(file);
     return rc;
 }
 
@@ -319,20 +351,7 @@ EXPORT herr_t H5Fclose(hid_t id)
 {
     init();
     struct iot_file *file = iot_file_find(id);
-    if (!file)
-        return iot.fclose(id);
-    settle_io_mode();
-    struct quiet q = quiet_begin();
-    for (int i = 0; i < file->ndatasets; i++)   /* datasets the application left open */
-        if (file->datasets[i]->id >= 0 && !file->datasets[i]->effective)
-            iot_readback_dataset(file->datasets[i], file);
-    quiet_end(q);
-    double start = now();
-    herr_t rc = iot.fclose(id);
-    file->close_s = now() - start;
-    iot_report_file(file, &iot.run);
-    iot_file_forget(file);
-    return rc;
+    return file ? close_file(file, id, iot.fclose) : iot.fclose(id);
 }
 
 /* --- datasets -------------------------------------------------------------------------------- */
@@ -363,7 +382,8 @@ static hid_t create_dataset(hid_t loc, const char *name, hid_t type, hid_t space
     struct iot_file *file = file_of(loc);
     char *path = file ? full_name(loc, name) : NULL;
     struct iot_dataset *d = path ? iot_dataset_new(file, -1, path) : NULL;
-    hid_t amended = -1, id = -1;
+    hid_t amended = -1, id = -1, used = dcpl;   /* the list HDF5 created the dataset with */
+    double start = file && file->capture ? now() : 0;
     free(path);
     if (d) {
         resolve(&d->settings, d->matched, file->name, d->name);
@@ -373,19 +393,32 @@ static hid_t create_dataset(hid_t loc, const char *name, hid_t type, hid_t space
             id = version == 1 ? iot.dcreate1(loc, name, type, space, amended)
                               : iot.dcreate2(loc, name, type, space, lcpl, amended, dapl);
         quiet_end(q);
-        if (amended >= 0) {
-            iot_release_dcpl(amended);
-            if (id < 0)
-                iot_not_effective(&d->not_effective, "dataset", NULL, NULL,
-                                  "HDF5 refused the amended creation list; created as the "
-                                  "application asked");
-        }
+        if (amended >= 0 && id >= 0)
+            used = amended;
+        if (amended >= 0 && id < 0)
+            iot_not_effective(&d->not_effective, "dataset", NULL, NULL,
+                              "HDF5 refused the amended creation list; created as the "
+                              "application asked");
     }
     if (id < 0)
         id = version == 1 ? iot.dcreate1(loc, name, type, space, dcpl)
                           : iot.dcreate2(loc, name, type, space, lcpl, dcpl, dapl);
-    if (d && id >= 0)
+    if (file && file->capture)
+        iot_capture_metadata(file, now() - start);
+    if (d && id >= 0) {
         iot_dataset_opened(file, d, id);
+        struct quiet q = quiet_begin();
+        /* the application's own settings: read once, for the read-back and the capture */
+        struct iot_creation own;
+        int have_own = (used == dcpl || file->capture)
+                       && iot_read_creation(dcpl == H5P_DEFAULT ? H5P_DATASET_CREATE_DEFAULT : dcpl,
+                                            &own);
+        iot_readback_created(d, file, used, used == dcpl && have_own ? &own : NULL);
+        iot_capture_created(file, d, type, space, have_own ? &own : NULL);
+        quiet_end(q);
+    }
+    if (amended >= 0)
+        iot_release_dcpl(amended);
     return id;
 }
 
@@ -412,14 +445,18 @@ static struct iot_dataset *dataset_of(hid_t id, struct iot_file **file)
     d = iot_dataset_new(*file, id, path ? path : "?");
     free(path);
     resolve(&d->settings, d->matched, (*file)->name, d->name);
+    struct quiet q = quiet_begin();
+    iot_capture_opened(*file, d, id);
+    quiet_end(q);
     return d;
 }
 
-static long long selected_bytes(hid_t dataset, hid_t mem_type, hid_t mem_space, hid_t file_space)
+static long long selected_bytes(hid_t dataset, hid_t mem_type, hid_t mem_space, hid_t file_space,
+                                hssize_t file_points)
 {
     hssize_t points;
     if (file_space != H5S_ALL)
-        points = H5Sget_select_npoints(file_space);
+        points = file_points;
     else if (mem_space != H5S_ALL)
         points = H5Sget_select_npoints(mem_space);
     else {
@@ -469,16 +506,23 @@ EXPORT herr_t H5Dwrite(hid_t dataset, hid_t mem_type, hid_t mem_space, hid_t fil
     hid_t used = transfer_list(d, file, dxpl, &restore, &previous);
     if (pending_io_mode.dataset != d || pending_io_mode.dxpl != used)
         settle_io_mode();
+    int capture = file->capture != NULL;
     double start = now();
     herr_t rc = iot.dwrite(dataset, mem_type, mem_space, file_space, used, buf);
     double seconds = now() - start;
+    hssize_t file_points = rc >= 0 && file_space != H5S_ALL ? H5Sget_select_npoints(file_space)
+                                                            : -1;
+    if (capture && rc >= 0)
+        iot_capture_write(file, d, file_space, file_points, dxpl, iot_capture_epoch_of(start),
+                          iot_capture_epoch_of(start + seconds));
     if (restore)
         H5Pset_dxpl_mpio(dxpl, previous);
     if (file->mpio && used != H5P_DEFAULT) {
         pending_io_mode.dataset = d;
         pending_io_mode.dxpl = used;
     }
-    long long bytes = rc >= 0 ? selected_bytes(dataset, mem_type, mem_space, file_space) : 0;
+    long long bytes = rc >= 0 ? selected_bytes(dataset, mem_type, mem_space, file_space,
+                                               file_points) : 0;
     d->calls++;
     d->bytes += bytes;
     d->seconds += seconds;
@@ -488,11 +532,9 @@ EXPORT herr_t H5Dwrite(hid_t dataset, hid_t mem_type, hid_t mem_space, hid_t fil
     return rc;
 }
 
-EXPORT herr_t H5Dclose(hid_t id)
+static int close_dataset(struct iot_dataset *d, struct iot_file *file, hid_t id, closer close)
 {
-    init();
-    struct iot_file *file = NULL;
-    struct iot_dataset *d = iot_dataset_find(id, &file);
+    double start = file && file->capture ? now() : 0;
     if (d && pending_io_mode.dataset == d)
         settle_io_mode();
     if (d && !d->effective) {
@@ -500,10 +542,37 @@ EXPORT herr_t H5Dclose(hid_t id)
         iot_readback_dataset(d, file);
         quiet_end(q);
     }
-    herr_t rc = iot.dclose(id);
+    int rc = close(id);
+    if (file && file->capture)
+        iot_capture_metadata(file, now() - start);
     if (d)
         iot_dataset_closed(d);
     return rc;
+}
+
+EXPORT herr_t H5Dclose(hid_t id)
+{
+    init();
+    struct iot_file *file = NULL;
+    struct iot_dataset *d = iot_dataset_find(id, &file);
+    return close_dataset(d, file, id, iot.dclose);
+}
+
+/* Some bindings (h5py) close every object by dropping its last reference, never calling
+ * H5Fclose or H5Dclose: the last reference of a file or dataset is their close. */
+EXPORT int H5Idec_ref(hid_t id)
+{
+    init();
+    if (pending_io_mode.dataset && pending_io_mode.dxpl == id)
+        settle_io_mode();
+    iot_capture_plist_changed(id);
+    struct iot_file *file = iot_file_find(id);
+    if (file && H5Iget_ref(id) == 1)
+        return close_file(file, id, iot.idec_ref);
+    struct iot_dataset *d = file ? NULL : iot_dataset_find(id, &file);
+    if (d && H5Iget_ref(id) == 1)
+        return close_dataset(d, file, id, iot.idec_ref);
+    return iot.idec_ref(id);
 }
 
 /* A read sets the actual I/O mode of its transfer list too. */
@@ -520,7 +589,41 @@ EXPORT herr_t H5Pclose(hid_t list)
     init();
     if (pending_io_mode.dataset && pending_io_mode.dxpl == list)
         settle_io_mode();
+    iot_capture_plist_changed(list);
     return iot.pclose(list);
+}
+
+/* The transfer mode capture reads from a list is stale once the list changes. */
+EXPORT herr_t H5Pset_dxpl_mpio(hid_t list, H5FD_mpio_xfer_t mode)
+{
+    static herr_t (*real)(hid_t, H5FD_mpio_xfer_t);
+    if (!real)
+        real = (herr_t (*)(hid_t, H5FD_mpio_xfer_t))dlsym(RTLD_NEXT, "H5Pset_dxpl_mpio");
+    iot_capture_plist_changed(list);
+    return real(list, mode);
+}
+
+/* Changing a dataset's extent is not expressible in a captured workload (yet). */
+static void extent_changed(hid_t dataset, const char *call)
+{
+    struct iot_file *file = NULL;
+    struct iot_dataset *d = iot_dataset_find(dataset, &file);
+    if (d)
+        iot_capture_unsupported(file, call, d->name);
+}
+
+EXPORT herr_t H5Dset_extent(hid_t dataset, const hsize_t size[])
+{
+    init();
+    extent_changed(dataset, "H5Dset_extent on");
+    return iot.dset_extent(dataset, size);
+}
+
+EXPORT herr_t H5Dextend(hid_t dataset, const hsize_t size[])
+{
+    init();
+    extent_changed(dataset, "H5Dextend on");
+    return iot.dextend(dataset, size);
 }
 
 /* For tests: validate a config with the interposer's own parser; prints the error or "ok". */

@@ -171,7 +171,7 @@ void iot_readback_file(struct iot_file *file)
 
 /* --- datasets -------------------------------------------------------------------------------- */
 
-static const char *layout_name(H5D_layout_t layout)
+const char *iot_layout_name(H5D_layout_t layout)
 {
     switch (layout) {
     case H5D_COMPACT: return "compact";
@@ -223,22 +223,77 @@ static void compare_dataset(struct iot_dataset *d, const char *key, int wanted_i
                       got_index >= 0 ? k->values[got_index] : NULL, reason);
 }
 
-static void readback_creation(struct iot_dataset *d, hid_t dcpl, struct iot_text *out)
+int iot_read_creation(hid_t dcpl, struct iot_creation *c)
+{
+    memset(c, 0, sizeof *c);
+    c->layout = H5Pget_layout(dcpl);
+    c->chunk_rank = c->layout == H5D_CHUNKED ? H5Pget_chunk(dcpl, H5S_MAX_RANK, c->chunk) : -1;
+    c->fill = H5D_FILL_TIME_IFSET;
+    c->alloc = H5D_ALLOC_TIME_DEFAULT;
+    H5Pget_fill_time(dcpl, &c->fill);
+    H5Pget_alloc_time(dcpl, &c->alloc);
+    return c->layout >= 0;
+}
+
+static int same_creation(const struct iot_creation *a, const struct iot_creation *b)
+{
+    return a->layout == b->layout && a->chunk_rank == b->chunk_rank && a->fill == b->fill
+        && a->alloc == b->alloc
+        && (a->chunk_rank <= 0
+            || memcmp(a->chunk, b->chunk, (size_t)a->chunk_rank * sizeof *a->chunk) == 0);
+}
+
+/* What HDF5 made of the last creation list read back: a dataset of the same file created from
+ * a list with the same settings gets the same (reading a dataset's creation list back costs
+ * more than creating a small dataset; reading the four settings from the list given is cheap). */
+static struct {
+    const struct iot_file *file;
+    struct iot_creation given, effective;
+} last_creation = {NULL, {0}, {0}};
+
+void iot_readback_forget(const struct iot_file *file)
+{
+    if (!file || file == last_creation.file)
+        last_creation.file = NULL;
+}
+
+void iot_readback_created(struct iot_dataset *d, const struct iot_file *file, hid_t used_dcpl,
+                          const struct iot_creation *settings)
+{
+    struct iot_creation given;
+    if (settings)
+        given = *settings;
+    else if (!iot_read_creation(used_dcpl == H5P_DEFAULT ? H5P_DATASET_CREATE_DEFAULT : used_dcpl,
+                                &given))
+        return;
+    if (file == last_creation.file && same_creation(&given, &last_creation.given)) {
+        d->creation = last_creation.effective;
+        d->have_creation = 1;
+        return;
+    }
+    hid_t dcpl = H5Dget_create_plist(d->id);
+    d->have_creation = dcpl >= 0 && iot_read_creation(dcpl, &d->creation);
+    if (dcpl >= 0)
+        H5Pclose(dcpl);
+    last_creation.file = d->have_creation ? file : NULL;
+    last_creation.given = given;
+    last_creation.effective = d->creation;
+}
+
+static void readback_creation(struct iot_dataset *d, const struct iot_creation *c,
+                              struct iot_text *out)
 {
     static const int fill_index[] = {[H5D_FILL_TIME_ALLOC] = 1, [H5D_FILL_TIME_NEVER] = 0,
                                      [H5D_FILL_TIME_IFSET] = 2};
     static const int alloc_index[] = {[H5D_ALLOC_TIME_DEFAULT] = 0, [H5D_ALLOC_TIME_EARLY] = 1,
                                       [H5D_ALLOC_TIME_LATE] = 2, [H5D_ALLOC_TIME_INCR] = 3};
-    H5D_layout_t layout = H5Pget_layout(dcpl);
-    H5D_fill_time_t fill = H5D_FILL_TIME_IFSET;
-    H5D_alloc_time_t alloc = H5D_ALLOC_TIME_DEFAULT;
-    hsize_t chunk[H5S_MAX_RANK];
-    H5Pget_fill_time(dcpl, &fill);
-    H5Pget_alloc_time(dcpl, &alloc);
-    iot_text_add(out, "{\"layout\": \"%s\", \"chunk_dims\": ", layout_name(layout));
-    int rank = layout == H5D_CHUNKED ? H5Pget_chunk(dcpl, H5S_MAX_RANK, chunk) : -1;
+    H5D_layout_t layout = c->layout;
+    H5D_fill_time_t fill = c->fill;
+    H5D_alloc_time_t alloc = c->alloc;
+    iot_text_add(out, "{\"layout\": \"%s\", \"chunk_dims\": ", iot_layout_name(layout));
+    int rank = c->chunk_rank;
     for (int i = 0; i < rank; i++)
-        iot_text_add(out, "%s%llu", i ? ", " : "[", (unsigned long long)chunk[i]);
+        iot_text_add(out, "%s%llu", i ? ", " : "[", (unsigned long long)c->chunk[i]);
     iot_text_add(out, "%s, \"fill_time\": \"%s\", \"alloc_time\": \"%s\", ",
                  rank > 0 ? "]" : "null", IOT_KEYS[IOT_K_DATASET_FILL_TIME].values[fill_index[fill]],
                  IOT_KEYS[IOT_K_DATASET_ALLOC_TIME].values[alloc_index[alloc]]);
@@ -252,7 +307,7 @@ static void readback_creation(struct iot_dataset *d, hid_t dcpl, struct iot_text
     if ((v[IOT_K_DATASET_CHUNK_DIMS].set || v[IOT_K_DATASET_CHUNK_SIZE].set) && layout != H5D_CHUNKED)
         iot_not_effective(&d->not_effective, v[IOT_K_DATASET_CHUNK_DIMS].set ?
                           "dataset.chunk_dims" : "dataset.chunk_size", "chunked",
-                          layout_name(layout), "the dataset was not created chunked");
+                          iot_layout_name(layout), "the dataset was not created chunked");
 }
 
 static void readback_transfer(struct iot_dataset *d, const struct iot_file *file,
@@ -278,12 +333,16 @@ static void readback_transfer(struct iot_dataset *d, const struct iot_file *file
 void iot_readback_dataset(struct iot_dataset *d, const struct iot_file *file)
 {
     struct iot_text out = {NULL, 0, 0};
-    hid_t dcpl = H5Dget_create_plist(d->id);
     haddr_t offset = H5Dget_offset(d->id);
-    if (dcpl >= 0) {
-        readback_creation(d, dcpl, &out);   /* opens the object */
-        H5Pclose(dcpl);
-    } else
+    if (!d->have_creation) {   /* a dataset the application opened */
+        hid_t dcpl = H5Dget_create_plist(d->id);
+        d->have_creation = dcpl >= 0 && iot_read_creation(dcpl, &d->creation);
+        if (dcpl >= 0)
+            H5Pclose(dcpl);
+    }
+    if (d->have_creation)
+        readback_creation(d, &d->creation, &out);   /* opens the object */
+    else
         iot_text_add(&out, "{");
     unsigned long long storage = (unsigned long long)H5Dget_storage_size(d->id);
     if (offset == HADDR_UNDEF)

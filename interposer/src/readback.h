@@ -6,3 +6,13 @@
 
 void iot_readback_file(struct iot_file *file);
 void iot_readback_dataset(struct iot_dataset *dataset, const struct iot_file *file);
+/* Layout, chunk dims, fill and alloc time of a creation list; 0 if it cannot be read. */
+int iot_read_creation(hid_t dcpl, struct iot_creation *creation);
+/* A dataset just created from `used_dcpl` (the list HDF5 was given; `settings`: its settings
+ * if already read, else NULL): its creation properties, read back once per file and distinct
+ * settings of the lists given. */
+void iot_readback_created(struct iot_dataset *dataset, const struct iot_file *file,
+                          hid_t used_dcpl, const struct iot_creation *settings);
+/* The file closes (NULL: at exit): forget what was read back in it. */
+void iot_readback_forget(const struct iot_file *file);
+const char *iot_layout_name(H5D_layout_t layout);   /* "contiguous", "chunked", ... */

@@ -2,6 +2,8 @@
  * (Debian's parallel HDF5 is not thread-safe anyway), so the tables need no lock. */
 #include "records.h"
 
+#include "capture.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,6 +57,7 @@ static void file_free(struct iot_file *file)
     for (int i = 0; i < file->ndatasets; i++)
         dataset_free(file->datasets[i]);
     free(file->datasets);
+    iot_capture_free(file->capture);
     if (file->comm != MPI_COMM_NULL)
         MPI_Comm_free(&file->comm);
     if (file->requested != MPI_INFO_NULL)

@@ -8,6 +8,15 @@
 
 #define IOT_MATCHED_LEN 512
 
+/* A dataset's creation properties as HDF5 applied them. */
+struct iot_creation {
+    H5D_layout_t layout;
+    int chunk_rank;           /* -1: not chunked */
+    hsize_t chunk[H5S_MAX_RANK];
+    H5D_fill_time_t fill;
+    H5D_alloc_time_t alloc;
+};
+
 struct iot_dataset {
     hid_t id;                 /* the application's id while open; -1 after H5Dclose */
     char *name;               /* full path in the file */
@@ -23,6 +32,9 @@ struct iot_dataset {
     char *applied_creation;   /* JSON members (no braces) set on its creation list, or NULL */
     char *effective;          /* JSON object, read back before the dataset closes */
     struct iot_list not_effective;
+    int capture_index;        /* 1 + its index in the file's capture; 0: not captured */
+    int have_creation;        /* creation read back (at create) */
+    struct iot_creation creation;
 };
 
 struct iot_file {
@@ -42,6 +54,7 @@ struct iot_file {
     struct iot_list not_effective;
     struct iot_dataset **datasets;
     int ndatasets;
+    struct iot_capture *capture;   /* NULL: capture off */
 };
 
 struct iot_file *iot_file_new(hid_t id, const char *name, const char *how);

@@ -178,13 +178,14 @@ static void write_report(FILE *out, struct iot_file *file, const struct iot_run 
     fputs("]}\n", out);
 }
 
-static void append_line(const char *path, const char *text, size_t len)
+int iot_append_line(const char *path, const char *text, size_t len)
 {
     int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (fd < 0)
-        return;
-    if (write(fd, text, len) < 0) { /* a report is best effort: never fail the application */ }
+        return -1;
+    ssize_t written = write(fd, text, len);   /* best effort: never fail the application */
     close(fd);
+    return written == (ssize_t)len ? 0 : -1;
 }
 
 void iot_report_file(struct iot_file *file, const struct iot_run *run)
@@ -197,6 +198,6 @@ void iot_report_file(struct iot_file *file, const struct iot_run *run)
     FILE *out = open_memstream(&text, &len);
     write_report(out, file, run, ranks);
     fclose(out);
-    append_line(run->report_path, text, len);
+    iot_append_line(run->report_path, text, len);
     free(text);
 }

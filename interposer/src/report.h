@@ -11,3 +11,6 @@ struct iot_run {
 };
 
 void iot_report_file(struct iot_file *file, const struct iot_run *run);
+
+/* Appends one line with a single write (O_APPEND: lines of several processes stay whole). */
+int iot_append_line(const char *path, const char *text, size_t len);

@@ -84,6 +84,18 @@ def mpiexec() -> str:
     raise UserError("no MPICH launcher found (mpiexec.mpich): run `make deps`")
 
 
+def require_program(program: str | Path) -> None:
+    """Refuse, before any run, a program that is neither an executable file nor on PATH."""
+    name = str(program)
+    if os.sep in name:
+        if not os.path.isfile(name):
+            raise UserError(f"program not found: {name}")
+        if not os.access(name, os.X_OK):
+            raise UserError(f"program is not executable: {name}")
+    elif shutil.which(name) is None:
+        raise UserError(f"program not found on PATH: {name}")
+
+
 def mpi_command(ranks: int, argv: Sequence[str | Path]) -> list[str]:
     return launcher().argv(ranks, argv)
 

@@ -6,9 +6,11 @@ import argparse
 import sys
 from pathlib import Path
 
+from iotwin import config
 from iotwin.replication.darshan_workload import workload_from_log
 from iotwin.replication.macsio import simulation_workload
 from iotwin.replication.output import workload_text, write_atomically
+from iotwin.workloads.capture import capture_records, unsupported, workload_from_capture
 
 
 def _from_darshan(args: argparse.Namespace) -> int:
@@ -18,6 +20,16 @@ def _from_darshan(args: argparse.Namespace) -> int:
 def _macsio(args: argparse.Namespace) -> int:
     return _emit(workload_text(simulation_workload(Path(args.description), args.simulation)),
                  args.output)
+
+
+def _capture(args: argparse.Namespace) -> int:
+    command = args.program[1:] if args.program[:1] == ["--"] else args.program
+    tuning = config.load_config(args.config) if args.config else {}
+    records = capture_records(command, args.ranks, config=tuning, timeout_s=args.timeout)
+    for what in unsupported(records):
+        print(f"iotwin: not in the workload: {what}", file=sys.stderr)
+    work = workload_from_capture(records, Path(command[0]).name, " ".join(command))
+    return _emit(workload_text(work), args.output)
 
 
 def _emit(text: str, output: str | None) -> int:
@@ -50,3 +62,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     macsio.add_argument("-o", "--output", metavar="W.yaml",
                         help="output file (default: standard output)")
     macsio.set_defaults(func=_macsio)
+    capture = actions.add_parser(
+        "capture", help="run a program once under the interposer and write its workload",
+        usage="iotwin workload capture --ranks N [--config CFG] [-o W.yaml] -- PROGRAM ARGS",
+        description="Run any parallel HDF5 program on N ranks with the interposer capturing "
+        "its files, datasets, writes with every rank's selection, flushes and compute gaps "
+        "(interposer/README.md), and write them as a workload.")
+    capture.add_argument("--ranks", type=int, required=True, metavar="N")
+    capture.add_argument("--config", metavar="CFG", help="tuning config to run under")
+    capture.add_argument("--timeout", type=float, default=600.0, metavar="S",
+                         help="seconds before the run is killed as hung (default 600)")
+    capture.add_argument("-o", "--output", metavar="W.yaml",
+                         help="output file (default: standard output)")
+    capture.add_argument("program", nargs=argparse.REMAINDER, metavar="-- PROGRAM ARGS")
+    capture.set_defaults(func=_capture)

@@ -57,6 +57,7 @@ class LocalExecutor:
     preload: bool = True  # False: run without the interposer (overhead baselines)
     source: str = "real"
     launcher: Launcher | None = None  # None: MPICH's mpiexec (launch.launcher)
+    env: Mapping[str, str] = field(default_factory=dict)  # more variables for the ranks
 
     def run_once(self, target: Target, config: Mapping[str, Any], *, seed: int = 0) -> RunResult:
         self.scratch_root.mkdir(parents=True, exist_ok=True)
@@ -68,7 +69,7 @@ class LocalExecutor:
 
     def _run_in(self, run_dir: Path, target: Target, config: Mapping[str, Any]) -> RunResult:
         argv = [*self._preload_prefix(), *program_argv(target)]
-        env = prepare_run_dir(run_dir, config)
+        env = {**self.env, **prepare_run_dir(run_dir, config)}
         started = time.perf_counter()
         try:
             completed = run_mpi(target.ranks, argv, env=env, cwd=run_dir,

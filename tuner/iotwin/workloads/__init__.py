@@ -1,0 +1,1 @@
+"""Workloads (sim-models/WORKLOAD.md) made from what programs do."""

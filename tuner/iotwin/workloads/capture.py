@@ -1,0 +1,192 @@
+"""A program's workload from the interposer's capture (IOTWIN_CAPTURE, interposer/README.md).
+
+The interposer writes one record per file session (JSON lines). One run's records become one
+workload: sessions in time order; W single-process records whose names differ only by the
+rank become one `per-rank` session (`%r`), M records of W/M ranks each whose names differ only
+by the group number one `groups` session (`%g`); a session's `compute_before_s` is the gap
+after the previous session's close; its `calls` are copied through. The gap between a
+session's last call and its close is dropped (it is neither I/O nor, in this model, compute
+before anything). Sessions that created and wrote nothing (files only read) are left out.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from iotwin.errors import UserError
+from iotwin.executors.base import Target
+from iotwin.executors.local import LocalExecutor
+from iotwin.launch import require_program
+from iotwin.workload import validate_workload
+
+CAPTURE_VARIABLE = "IOTWIN_CAPTURE"
+CALL_TIMES = ("start", "end")   # in the records for the rate; not workload keys
+
+
+class CaptureError(UserError):
+    """The program could not be captured: it crashed, hung, or wrote no HDF5 file."""
+
+
+def read_capture(path: Path) -> list[dict[str, Any]]:
+    """The capture records of a file (no file: none)."""
+    if not path.exists():
+        return []
+    records = []
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise UserError(f"{path}:{number}: not a capture record: {error}") from error
+        if isinstance(record, dict) and record.get("iotwin_capture") == 1:
+            records.append(record)
+    return records
+
+
+def _writes_anything(record: Mapping[str, Any]) -> bool:
+    return bool(record.get("datasets")) or any("write" in c for c in record.get("calls", []))
+
+
+def _template(name: str, number: int, mark: str) -> str | None:
+    """``name`` with its last occurrence of ``number`` (as a whole number) replaced by ``mark``."""
+    matches = [m for m in re.finditer(r"\d+", name) if int(m.group()) == number]
+    if not matches:
+        return None
+    last = matches[-1]
+    return name[:last.start()] + mark + name[last.end():]
+
+
+def _session_groups(records: list[dict[str, Any]], world: int) -> list[tuple[str, list]]:
+    """(mode, records) per workload session: the records of one per-rank or N-M file set go
+    together; every other record is a shared session of its own."""
+    sessions: list[tuple[str, list]] = []
+    pending: dict[tuple[str, int, str], list[dict[str, Any]]] = {}
+    for record in sorted(records, key=lambda r: r["t_open"]):
+        size = int(record["comm_size"])
+        if size == world:
+            sessions.append(("shared", [record]))
+            continue
+        index = int(record["world_rank"]) // size
+        mark = "%r" if size == 1 else "%g"
+        template = _template(record["file"], index, mark)
+        if template is None:
+            raise UserError(f"{record['file']}: opened by {size} of {world} ranks, but its name "
+                            f"holds no rank or group number: not expressible as per-rank or "
+                            f"groups files")
+        key = (template, size, record["how"])
+        members = pending.setdefault(key, [])
+        if any(int(m["world_rank"]) == int(record["world_rank"]) for m in members):
+            raise UserError(f"{record['file']}: opened again by the same ranks before the "
+                            f"other {world // size - len(members)} files of its set")
+        members.append(record)
+        if len(members) == world // size:
+            del pending[key]
+            sessions.append(("per-rank" if size == 1 else "groups", members))
+    if pending:
+        (template, size, _), members = next(iter(pending.items()))
+        raise UserError(f"{template}: {len(members)} files of {world // size} expected "
+                        f"(one per {'rank' if size == 1 else 'group'}): incomplete file set")
+    return sessions
+
+
+def _dataset(node: Mapping[str, Any]) -> dict[str, Any]:
+    dataset = {"name": node["name"], "element_bytes": int(node["element_bytes"]),
+               "dims": [int(d) for d in node["dims"]],
+               "chunk_dims": node["chunk_dims"] if node["layout"] == "chunked" else None,
+               "fill_time": node["fill_time"], "alloc_time": node["alloc_time"]}
+    return dataset
+
+
+def _call(node: Mapping[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in node.items() if key not in CALL_TIMES}
+
+
+def _session(mode: str, members: list[dict[str, Any]], world: int,
+             previous_close: float | None) -> dict[str, Any]:
+    first = min(members, key=lambda r: int(r["world_rank"]))
+    t_open = min(float(r["t_open"]) for r in members)
+    gap = max(0.0, t_open - previous_close) if previous_close is not None else 0.0
+    name = first["file"] if mode == "shared" else _template(
+        first["file"], int(first["world_rank"]) // int(first["comm_size"]),
+        "%r" if mode == "per-rank" else "%g")
+    session: dict[str, Any] = {"name": name, "role": "other", "mode": mode}
+    if mode == "groups":
+        session["groups"] = world // int(first["comm_size"])
+    session.update({"api": "hdf5", "create": first["how"] == "create",
+                    "compute_before_s": round(gap, 6),
+                    "datasets": [_dataset(d) for d in first["datasets"]],
+                    "calls": [_call(c) for c in first["calls"]]})
+    return session
+
+
+def merge_records(records: Sequence[Mapping[str, Any]], name: str, source: str) -> dict[str, Any]:
+    """One run's capture records as one workload (not validated: see workload_from_capture)."""
+    writing = [dict(r) for r in records if _writes_anything(r)]
+    if not writing:
+        raise CaptureError(f"{source}: wrote no HDF5 dataset (the interposer captured no file "
+                           f"session that created or wrote one)")
+    worlds = {int(r["world_size"]) for r in writing}
+    if len(worlds) != 1:
+        raise UserError(f"{source}: capture records of runs on {sorted(worlds)} ranks: "
+                        f"merge the records of one run at a time")
+    world = worlds.pop()
+    files: list[dict[str, Any]] = []
+    previous_close: float | None = None
+    for mode, members in _session_groups(writing, world):
+        files.append(_session(mode, members, world, previous_close))
+        previous_close = max(float(r["t_close_done"]) for r in members)
+    return {"iotwin_workload": 1, "name": name, "source": source, "ranks": world,
+            "files": files}
+
+
+def workload_from_capture(records: Sequence[Mapping[str, Any]], name: str,
+                          source: str) -> dict[str, Any]:
+    """One run's capture records as one validated workload."""
+    return validate_workload(merge_records(records, name, source), source)
+
+
+def unsupported(records: Sequence[Mapping[str, Any]]) -> list[str]:
+    """What the program did that the captured workload cannot express, once each."""
+    seen: dict[str, None] = {}
+    for record in records:
+        for what in record.get("unsupported", []):
+            seen.setdefault(f"{record['file']}: {what}", None)
+    return list(seen)
+
+
+def capture_records(command: Sequence[str], ranks: int, *,
+                    config: Mapping[str, Any] | None = None, timeout_s: float = 600.0,
+                    keep: Path | None = None) -> list[dict[str, Any]]:
+    """Run ``command`` once on ``ranks`` ranks under the interposer with capture on; ``keep``:
+    where to keep the directory the program ran in (with the files it wrote)."""
+    if not command:
+        raise UserError("name the program to capture after --")
+    require_program(command[0])
+    target = Target(ranks=ranks, command=tuple(command))
+    with tempfile.TemporaryDirectory(prefix="iotwin-capture-") as folder:
+        path = Path(folder) / "capture.jsonl"
+        executor = LocalExecutor(timeout_s=timeout_s, env={CAPTURE_VARIABLE: str(path)},
+                                 keep_last=keep)
+        result = executor.run_once(target, dict(config or {}))
+        if result.status == "timeout":
+            raise CaptureError(f"{target.label} hung: {result.error}")
+        if result.status != "ok":
+            raise CaptureError(f"{target.label} failed: {result.error}")
+        records = read_capture(path)
+    if not records:
+        raise CaptureError(f"{target.label} wrote no HDF5 file: the interposer saw no "
+                           f"H5Fcreate or H5Fopen closed by H5Fclose")
+    return records
+
+
+def capture_workload(command: Sequence[str], ranks: int, *,
+                     config: Mapping[str, Any] | None = None,
+                     timeout_s: float = 600.0) -> dict[str, Any]:
+    """The workload of one run of ``command`` on ``ranks`` ranks."""
+    records = capture_records(command, ranks, config=config, timeout_s=timeout_s)
+    return workload_from_capture(records, os.path.basename(command[0]), " ".join(command))
