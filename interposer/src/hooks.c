@@ -39,6 +39,7 @@ static struct {
     herr_t (*pclose)(hid_t);
     herr_t (*dset_extent)(hid_t, const hsize_t *);
     int (*idec_ref)(hid_t);
+    herr_t (*oclose)(hid_t);
     herr_t (*dextend)(hid_t, const hsize_t *);
 } iot;
 
@@ -139,6 +140,7 @@ static void init(void)
     iot.pclose = dlsym(RTLD_NEXT, "H5Pclose");
     iot.dset_extent = dlsym(RTLD_NEXT, "H5Dset_extent");
     iot.idec_ref = dlsym(RTLD_NEXT, "H5Idec_ref");
+    iot.oclose = dlsym(RTLD_NEXT, "H5Oclose");
     iot.dextend = dlsym(RTLD_NEXT, "H5Dextend");
     const char *report = getenv("IOTWIN_REPORT");
     iot.run.report_path = report && *report ? report : NULL;
@@ -556,6 +558,15 @@ EXPORT herr_t H5Dclose(hid_t id)
     struct iot_file *file = NULL;
     struct iot_dataset *d = iot_dataset_find(id, &file);
     return close_dataset(d, file, id, iot.dclose);
+}
+
+/* H5Oclose closes any object, a dataset too. */
+EXPORT herr_t H5Oclose(hid_t id)
+{
+    init();
+    struct iot_file *file = NULL;
+    struct iot_dataset *d = iot_dataset_find(id, &file);
+    return d ? close_dataset(d, file, id, iot.oclose) : iot.oclose(id);
 }
 
 /* Some bindings (h5py) close every object by dropping its last reference, never calling
