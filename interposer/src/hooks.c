@@ -275,6 +275,7 @@ static hid_t open_file(open_call call, const char *how, const char *name, unsign
         id = call(name, flags, fcpl, fapl);
     }
     file->open_s = now() - start;
+    file->t_open = epoch;
     if (amended >= 0)
         H5Pclose(amended);
     if (id < 0) {
@@ -342,7 +343,8 @@ static int close_file(struct iot_file *file, hid_t id, closer close)
     double start = now(), epoch = iot_capture_clock();
     int rc = close(id);
     file->close_s = now() - start;
-    iot_capture_close(file, epoch, iot_capture_clock());
+    file->t_close = iot_capture_clock();
+    iot_capture_close(file, epoch, file->t_close);
     iot_report_file(file, &iot.run);
     iot_readback_forget(file);
     iot_file_forget(file);

@@ -48,6 +48,7 @@ struct iot_file {
     MPI_Info requested;       /* the hints the interposer set (MPI_INFO_NULL if none) */
     char fs_type[32];
     double open_s, write_s, flush_s, close_s;
+    double t_open, t_close;   /* epoch seconds: open called, close returned (earliest, latest rank) */
     long long bytes, writes;
     char *applied;            /* JSON object */
     char *effective;          /* JSON object, read back after open */

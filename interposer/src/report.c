@@ -90,15 +90,18 @@ static int reduce(struct iot_file *file, int *ranks)
         return 0;
     MPI_Comm_rank(file->comm, &rank);
     MPI_Comm_size(file->comm, ranks);
-    double times[4] = {file->open_s, file->write_s, file->flush_s, file->close_s}, max[4];
+    /* -t_open: the maximum of its negation is the earliest open */
+    double times[6] = {file->open_s, file->write_s, file->flush_s, file->close_s,
+                       -file->t_open, file->t_close}, max[6];
     long long counts[2] = {file->bytes, file->writes}, sums[2];
-    MPI_Reduce(times, max, 4, MPI_DOUBLE, MPI_MAX, 0, file->comm);
+    MPI_Reduce(times, max, 6, MPI_DOUBLE, MPI_MAX, 0, file->comm);
     MPI_Reduce(counts, sums, 2, MPI_LONG_LONG, MPI_SUM, 0, file->comm);
     if (*ranks > 1)
         gather_datasets(file, rank, *ranks);
     if (rank == 0) {
         file->open_s = max[0], file->write_s = max[1], file->flush_s = max[2];
         file->close_s = max[3], file->bytes = sums[0], file->writes = sums[1];
+        file->t_open = -max[4], file->t_close = max[5];
     }
     return rank;
 }
@@ -169,8 +172,10 @@ static void write_report(FILE *out, struct iot_file *file, const struct iot_run 
             file->applied ? file->applied : "{}", file->effective ? file->effective : "null");
     iot_list_write(out, &file->not_effective);
     fprintf(out, ", \"timings\": {\"open_s\": %.6f, \"write_s\": %.6f, \"flush_s\": %.6f, "
-            "\"close_s\": %.6f}, \"bytes\": %lld, \"writes\": %lld, \"datasets\": [",
-            file->open_s, file->write_s, file->flush_s, file->close_s, file->bytes, file->writes);
+            "\"close_s\": %.6f}, \"span\": {\"open\": %.6f, \"closed\": %.6f}, "
+            "\"bytes\": %lld, \"writes\": %lld, \"datasets\": [",
+            file->open_s, file->write_s, file->flush_s, file->close_s, file->t_open,
+            file->t_close, file->bytes, file->writes);
     for (int i = 0; i < file->ndatasets; i++) {
         fputs(i ? ", " : "", out);
         write_dataset(out, file->datasets[i]);

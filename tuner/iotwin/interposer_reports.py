@@ -55,6 +55,33 @@ class SettingOutcome:
     reason: str | None = None
 
 
+@dataclass(frozen=True)
+class IoSpan:
+    """When a program did its HDF5 I/O, from the reports' per-file spans (earliest rank's open
+    to latest rank's close, epoch seconds)."""
+
+    span_s: float  # first open to last close
+    compute_s: float  # time within it when none of its HDF5 files was open
+
+    @property
+    def io_s(self) -> float:
+        return self.span_s - self.compute_s
+
+
+def io_span(reports: list[Report]) -> IoSpan | None:
+    """The program's I/O time: from its first HDF5 file open to its last close, less the gaps
+    between file sessions (its computation, reported apart); None without spans."""
+    spans = sorted((float(r["span"]["open"]), float(r["span"]["closed"]))
+                   for r in reports if isinstance(r.get("span"), dict))
+    if not spans:
+        return None
+    compute, covered_until = 0.0, spans[0][1]
+    for start, end in spans[1:]:
+        compute += max(0.0, start - covered_until)
+        covered_until = max(covered_until, end)
+    return IoSpan(covered_until - spans[0][0], compute)
+
+
 def setting_outcomes(reports: list[Report]) -> list[SettingOutcome]:
     """Every requested setting of every file and dataset: took effect, or not and why.
 

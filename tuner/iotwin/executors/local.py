@@ -5,8 +5,9 @@ decide the time), with the config written as YAML next to the interposer's repor
 directory is removed afterwards unless ``keep_last`` names where to keep the last one.
 
 A kernel of kernels/ prints one JSON result line (kernels/README.md) and its times are used.
-Any other program is timed by the wall time of mpiexec (launch included), and its bytes come
-from the interposer's reports.
+Any other program is timed by the interposer: from its first HDF5 file open to its last close,
+less the gaps between file sessions (compute, reported apart); mpiexec's wall time (launch
+included) is kept beside it. Its bytes come from the interposer's reports too.
 
 Hydra's proxies start each rank in a session of its own, so neither the launcher's process
 group nor the terminal's Ctrl-C reaches them. Every process of a run carries the run's
@@ -30,7 +31,7 @@ from typing import Any
 from iotwin import paths
 from iotwin.config import dump_config
 from iotwin.executors.base import RunResult, Target
-from iotwin.interposer_reports import read_reports, total_bytes
+from iotwin.interposer_reports import io_span, read_reports, total_bytes
 from iotwin.launch import Completed, Launcher, run_mpi
 
 CONFIG_NAME = "iotwin-config.yaml"
@@ -132,10 +133,23 @@ def run_result(target: Target, completed: Completed, wall_s: float,
         return RunResult("failed", reports=reports,
                          error=f"{target.kernel} printed no JSON result line\n"
                                f"{_tail(completed.stdout)}")
-    nbytes = total_bytes(reports)
-    rate = nbytes / 1e6 / wall_s if nbytes is not None and wall_s > 0 else None
-    return RunResult("ok", total_s=wall_s, rate_mbs=rate, bytes=nbytes,
-                     phases={"wall_s": wall_s}, reports=reports)
+    return program_result(reports, wall_s)
+
+
+def program_result(reports: list[dict[str, Any]], wall_s: float) -> RunResult:
+    """A program's run timed by the interposer: its I/O time from the first HDF5 file open to
+    the last close, the gaps between file sessions (compute) apart; the launcher's wall time
+    (start-up included) is kept beside it, never used as the I/O time."""
+    nbytes, span = total_bytes(reports), io_span(reports)
+    if span is None or span.io_s <= 0:
+        return RunResult("failed", reports=reports, phases={"wall_s": wall_s},
+                         error="the interposer reported no HDF5 file closed: no I/O to time "
+                               "(did the program write through HDF5, linked to the shared "
+                               "libhdf5?)")
+    rate = nbytes / 1e6 / span.io_s if nbytes is not None else None
+    return RunResult("ok", total_s=span.io_s, rate_mbs=rate, bytes=nbytes,
+                     phases={"io_s": span.io_s, "compute_s": span.compute_s,
+                             "wall_s": wall_s}, reports=reports)
 
 
 def program_argv(target: Target) -> list[str]:
