@@ -45,8 +45,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
-from iotwin import launch, paths
-from iotwin.replication.sessions import dataset, session, workload
+from iotwin import paths
+from iotwin.executors import launch
+from iotwin.workloads.replication.sessions import dataset, session, workload
 
 # Exercises every applying and read-back path; the values equal what HDF5 / ROMIO would do anyway
 # (alignment threshold above the datasets' sizes: nothing is aligned; alloc_time early is what

@@ -10,11 +10,11 @@ from __future__ import annotations
 import argparse
 import time
 
-from iotwin.experiment import load_experiment
+from iotwin.model.platforms import load_platform
+from iotwin.model.sim import simulate
 from iotwin.paths import repo_root
-from iotwin.platforms import load_platform
-from iotwin.sim import simulate
-from iotwin.workload import kernel_workload
+from iotwin.studies.experiment import load_experiment
+from iotwin.workloads.workload import kernel_workload
 
 SPEC = repo_root() / "experiments" / "table4-default-vs-tuned.yaml"
 

@@ -12,8 +12,8 @@ import resource
 import time
 from typing import Any
 
-from iotwin.platforms import load_platform
-from iotwin.sim import simulate
+from iotwin.model.platforms import load_platform
+from iotwin.model.sim import simulate
 
 VARIABLES = ("x", "y", "z", "id1", "id2", "px", "py", "pz")
 

@@ -25,15 +25,15 @@ from typing import Any
 
 import yaml
 from iotwin import paths
-from iotwin.calibrate import RefitSettings, SimModel
-from iotwin.campaign import Campaign, CampaignSpec, platform_context, run_campaign
 from iotwin.executors.base import RunResult, Target
 from iotwin.executors.twin import TwinExecutor
-from iotwin.platforms import Platform, load_platform
-from iotwin.search import NEEDS_MODEL, BudgetExhausted, strategy_settings
-from iotwin.sim import simulate
-from iotwin.space import BoundSpace, load_space
-from iotwin.store import Store, config_hash
+from iotwin.model.calibration import RefitSettings, SimModel
+from iotwin.model.platforms import Platform, load_platform
+from iotwin.model.sim import simulate
+from iotwin.search import BudgetExhausted, select, strategy_settings
+from iotwin.space.parameters import BoundSpace, load_space
+from iotwin.store.database import Store, config_hash
+from iotwin.tuning.campaign import Campaign, CampaignSpec, platform_context, run_campaign
 
 SPEC_FILE = Path(__file__).with_suffix(".yaml")
 CACHE_DIR = paths.repo_root() / "runs" / "convergence"
@@ -129,7 +129,7 @@ def runs_to_target(spec: CampaignSpec, space: BoundSpace, twin: TwinExecutor,
     executor = CountingTwin(twin, true_rate, goal, to_end)
     refit = RefitSettings.from_settings(strategy_settings(spec.strategy, spec.settings))
     model = (SimModel(load_platform(spec.platform), twin.workload(spec.target), refit)
-             if spec.strategy in NEEDS_MODEL else None)
+             if select(spec.strategy).needs_model else None)
     campaign_id = store.create_campaign(f"convergence {spec.strategy} seed {spec.seed}",
                                         kind="tune", spec=spec.to_json())
     campaign = Campaign(store, campaign_id, spec, space, executor, model)

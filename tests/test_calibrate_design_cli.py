@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import yaml
-from iotwin.store import Store
+from iotwin.store.database import Store
 
 DESIGN = {
     "name": "tiny", "kernel": "vpic-io", "repetitions": 2,

@@ -12,16 +12,16 @@ import random
 from pathlib import Path
 
 import pytest
-from iotwin.calibrate import Observation, cross_validate, fit
-from iotwin.calibration_design import load_design, measure_design, parse_design
-from iotwin.campaign import platform_context
 from iotwin.errors import UserError
 from iotwin.executors.twin import TwinExecutor
-from iotwin.platforms import Platform, load_platform
-from iotwin.sim import simulate
-from iotwin.space import load_space
-from iotwin.store import Store
-from iotwin.workload import kernel_workload
+from iotwin.model.calibration import Observation, cross_validate, fit
+from iotwin.model.calibration_design import load_design, measure_design, parse_design
+from iotwin.model.platforms import Platform, load_platform
+from iotwin.model.sim import simulate
+from iotwin.space.parameters import load_space
+from iotwin.store.database import Store
+from iotwin.tuning.campaign import platform_context
+from iotwin.workloads.workload import kernel_workload
 
 # One value per mechanism the design excites: OST streaming, per-RPC cost, degradation under
 # concurrent clients, extent-lock revocation, the client node's send rate.

@@ -6,8 +6,8 @@ import math
 from collections.abc import Sequence
 
 import pytest
-from iotwin.calibrate import Observation, fit, influential_parameters
-from iotwin.platforms import Platform, load_platform
+from iotwin.model.calibration import Observation, fit, influential_parameters
+from iotwin.model.platforms import Platform, load_platform
 
 LEVEL = "filesystem.target_mbs"  # scales every config's rate alike
 ORDER = "filesystem.degradation"  # matters more the more writers a config has

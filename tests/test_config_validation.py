@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from iotwin.config import (
+from iotwin.config.schema import (
     ConfigError,
     dump_config,
     load_config,

@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 import yaml
 from iotwin import paths
-from iotwin.replication.macsio import (
+from iotwin.workloads.replication.macsio import (
     initial_state_bytes,
     part_bytes_from_file_size,
     simulation_workload,
 )
-from iotwin.replication.sessions import bytes_per_role
+from iotwin.workloads.replication.sessions import bytes_per_role
 
 EXPERIMENTS = paths.repo_root() / "experiments" / "macsio"
 DESCRIPTION = EXPERIMENTS / "simulations.yaml"

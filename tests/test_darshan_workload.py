@@ -9,8 +9,8 @@ import darshan
 import pytest
 import yaml
 from iotwin.cli import main
-from iotwin.replication.darshan_workload import log_bytes_per_role, workload_from_log
-from iotwin.replication.sessions import bytes_per_role
+from iotwin.workloads.replication.darshan_workload import log_bytes_per_role, workload_from_log
+from iotwin.workloads.replication.sessions import bytes_per_role
 
 LOGS = Path(darshan.__file__).parent / "examples" / "example_logs"
 MACSIO = next(LOGS.glob("shane_macsio_*.darshan"))

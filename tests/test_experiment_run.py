@@ -9,8 +9,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from iotwin.executors.base import RunResult
-from iotwin.experiment import Config, WorkloadSpec, parse_experiment, run_experiment
-from iotwin.store import Store
+from iotwin.store.database import Store
+from iotwin.studies.experiment import Config, WorkloadSpec, parse_experiment, run_experiment
 
 LUSTRE, GPFS = "hopper", "intrepid"  # platform models: Lustre (156 OSTs) and GPFS
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 from iotwin.errors import UserError
-from iotwin.experiment import load_experiment, parse_experiment, set_dotted
+from iotwin.studies.experiment import load_experiment, parse_experiment, set_dotted
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -112,8 +112,8 @@ def test_set_dotted_sets_every_key_and_leaves_the_original_alone() -> None:
 
 
 def test_a_search_restricted_to_sections_keeps_only_their_parameters() -> None:
-    from iotwin.experiment_search import section_space
-    from iotwin.space import load_space
+    from iotwin.space.parameters import load_space
+    from iotwin.studies.experiment_search import section_space
 
     table3 = load_space("table3")
     names = {sections: [p.name for p in section_space(table3, sections).parameters]

@@ -11,7 +11,9 @@ from typing import Any
 import pytest
 from iotwin.errors import UserError
 from iotwin.executors.base import RunResult, Target
-from iotwin.fidelity import (
+from iotwin.space.parameters import SpaceContext, load_space
+from iotwin.store.database import Store, config_hash
+from iotwin.validation.local import (
     Suite,
     confirm_runs,
     confirmation,
@@ -22,8 +24,6 @@ from iotwin.fidelity import (
     stratified_configs,
     top_measured,
 )
-from iotwin.space import SpaceContext, load_space
-from iotwin.store import Store, config_hash
 from scipy.stats import wilcoxon
 
 

@@ -6,7 +6,7 @@ import random
 
 import numpy as np
 import pytest
-from iotwin.fidelity import flat_settings, noise_floor, residuals_by_setting
+from iotwin.validation.local import flat_settings, noise_floor, residuals_by_setting
 
 
 def test_identical_repetitions_have_no_spread_and_rank_alike() -> None:

@@ -12,7 +12,9 @@ import numpy as np
 import pytest
 from iotwin.errors import UserError
 from iotwin.executors.base import RunResult, Target
-from iotwin.fidelity import (
+from iotwin.space.parameters import SpaceContext, load_space
+from iotwin.store.database import Store
+from iotwin.validation.local import (
     Suite,
     load_suite,
     measure_configs,
@@ -21,8 +23,6 @@ from iotwin.fidelity import (
     predicted_rank_of_best,
     stratified_configs,
 )
-from iotwin.space import SpaceContext, load_space
-from iotwin.store import Store
 
 
 def pearson_of_ranks(a: list[float], b: list[float]) -> float:

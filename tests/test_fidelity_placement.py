@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from iotwin.calibrate import Observation, predict
-from iotwin.platforms import load_platform
-from iotwin.sim import placed, run_iosim, simulate, simulator_input
-from iotwin.workload import kernel_workload
+from iotwin.model.calibration import Observation, predict
+from iotwin.model.platforms import load_platform
+from iotwin.model.sim import placed, run_iosim, simulate, simulator_input
+from iotwin.workloads.workload import kernel_workload
 
 BUFFERED = {"mpiio": {"romio_cb_write": "enable"}}  # cb_config_list *:1: one aggregator a node
 

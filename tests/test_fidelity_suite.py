@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 from iotwin.executors.base import RunResult, Target
-from iotwin.fidelity import Suite, predicted_rank, run_local_suite, top_measured
-from iotwin.platforms import load_platform
+from iotwin.model.platforms import load_platform
+from iotwin.model.sim import simulate
 from iotwin.report import write_report
-from iotwin.sim import simulate
-from iotwin.store import Store
-from iotwin.workload import kernel_workload
+from iotwin.store.database import Store
+from iotwin.validation.local import Suite, predicted_rank, run_local_suite, top_measured
+from iotwin.workloads.workload import kernel_workload
 
 SUITE = Suite(samples=6, repetitions=2, folds=2, fit_evaluations=3,
               args=("--particles", "65536"))

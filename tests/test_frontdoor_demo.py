@@ -10,8 +10,8 @@ from pathlib import Path
 
 import yaml
 from iotwin import paths
-from iotwin.config import load_config
-from iotwin.store import Store
+from iotwin.config.schema import load_config
+from iotwin.store.database import Store
 
 SUMMARY_REPEAT = 2
 TINY_DEMO = f"""

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from iotwin import paths
-from iotwin.config import ConfigError, load_config
+from iotwin.config.schema import ConfigError, load_config
 
 CASES = {
     "good": """

@@ -9,7 +9,8 @@ from pathlib import Path
 import h5py
 import numpy as np
 import pytest
-from iotwin import launch, paths
+from iotwin import paths
+from iotwin.executors import launch
 
 pytestmark = pytest.mark.slow
 

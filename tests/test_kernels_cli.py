@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from iotwin import paths
-from iotwin.launch import run_mpi
+from iotwin.executors.launch import run_mpi
 
 KERNELS = ["vpic-io", "vorpal-io", "gcrm-io"]
 PAPER_SCALE_RANKS = 298048  # VPIC-IO on Blue Waters

@@ -17,7 +17,7 @@ import h5py
 import numpy as np
 import pytest
 from iotwin import paths
-from iotwin.launch import run_mpi
+from iotwin.executors.launch import run_mpi
 
 PATTERN_STRIDE = 1000003
 PATTERN_MODULUS = 2**23

@@ -17,9 +17,11 @@ from typing import Any
 
 import pytest
 import yaml
-from iotwin import calibrate, paper_report, paper_validation
 from iotwin.errors import UserError
-from iotwin.replication.sessions import session_bytes
+from iotwin.model import calibration as calibrate
+from iotwin.validation import paper as paper_validation
+from iotwin.validation import paper_report
+from iotwin.workloads.replication.sessions import session_bytes
 
 FREE = {"stream_mbs": (150.0, 10.0, 20000.0), "scaling": (0.2, 0.0, 1.0),
         "open_close_s": (5.0, 0.01, 100.0)}
@@ -72,7 +74,7 @@ def stand_in_simulate(platform: StandInPlatform, workload: Mapping[str, Any],
 
 
 def kernel_workload(kernel: str, ranks: int, args: Sequence[str]) -> dict[str, Any]:
-    from iotwin.workload import kernel_workload as describe
+    from iotwin.workloads.workload import kernel_workload as describe
     return describe(kernel, ranks, list(args))
 
 
@@ -236,7 +238,7 @@ def test_a_workload_of_the_wrong_size_is_refused(tmp_path: Path) -> None:
 
 def test_fitted_values_are_recorded_in_a_platform_yaml_in_place(tmp_path: Path) -> None:
     from iotwin import paths
-    from iotwin.platforms import load_platform
+    from iotwin.model.platforms import load_platform
 
     original = (paths.platforms_dir() / "hopper.yaml").read_text()
     copy = tmp_path / "hopper.yaml"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from iotwin import paper_validation
+from iotwin.validation import paper as paper_validation
 
 
 @pytest.fixture(scope="module")
@@ -32,9 +32,9 @@ def test_every_selected_row_is_simulated(
 @pytest.mark.parametrize("config", [{}, {"lustre": {"stripe_count": 8, "stripe_size": 1 << 20},
                                          "mpiio": {"cb_nodes": 4, "cb_buffer_size": 1 << 20}}])
 def test_extrapolated_steps_match_the_full_simulation(config: dict) -> None:
-    from iotwin.calibrate import Observation, predict
-    from iotwin.platforms import load_platform
-    from iotwin.workload import kernel_workload
+    from iotwin.model.calibration import Observation, predict
+    from iotwin.model.platforms import load_platform
+    from iotwin.workloads.workload import kernel_workload
 
     def vorpal(steps: int) -> dict:
         args = ["--block", "40x40x24", "--steps", str(steps)]

@@ -10,9 +10,10 @@ import h5py
 import numpy as np
 import pytest
 import yaml
-from iotwin import launch, paths
-from iotwin.replication.darshan_workload import log_bytes_per_role, workload_from_log
-from iotwin.replication.sessions import dataset, session, workload
+from iotwin import paths
+from iotwin.executors import launch
+from iotwin.workloads.replication.darshan_workload import log_bytes_per_role, workload_from_log
+from iotwin.workloads.replication.sessions import dataset, session, workload
 
 LOGS = Path(darshan.__file__).parent / "examples" / "example_logs"
 REPLICATED = {"macsio": next(LOGS.glob("shane_macsio_*.darshan")),

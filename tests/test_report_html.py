@@ -10,13 +10,13 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from iotwin import campaign as campaign_module
 from iotwin.errors import UserError
 from iotwin.executors.base import RunResult
-from iotwin.experiment import parse_experiment, run_experiment
 from iotwin.report import write_report
-from iotwin.space import SpaceContext
-from iotwin.store import Store
+from iotwin.space.parameters import SpaceContext
+from iotwin.store.database import Store
+from iotwin.studies.experiment import parse_experiment, run_experiment
+from iotwin.tuning import campaign as campaign_module
 
 
 class PageParser(HTMLParser):

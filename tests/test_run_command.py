@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from iotwin import paths
-from iotwin.store import Store
+from iotwin.store.database import Store
 
 REPO = paths.repo_root()
 

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from iotwin import config as tuning
+from iotwin.config import schema as tuning
 from iotwin.executors.base import Target
 from iotwin.executors.local import LocalExecutor, kernel_result_line, program_argv
 

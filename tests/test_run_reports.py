@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from iotwin.interposer_reports import read_reports, setting_outcomes, total_bytes
+from iotwin.executors.interposer_reports import read_reports, setting_outcomes, total_bytes
 
 REPORT = {
     "file": "out.h5", "bytes": 1000,

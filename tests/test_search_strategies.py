@@ -9,12 +9,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from iotwin.campaign import Campaign, CampaignSpec, Fit
 from iotwin.executors.base import RunResult, Target
+from iotwin.model.protocol import Fit
 from iotwin.search import run_strategy, strategy_settings
 from iotwin.search.operators import Individual, distance, make_toolbox, vary
-from iotwin.space import BoundSpace, SpaceContext, load_space
-from iotwin.store import Store
+from iotwin.space.parameters import BoundSpace, SpaceContext, load_space
+from iotwin.store.database import Store
+from iotwin.tuning.campaign import Campaign, CampaignSpec
 from iotwin.units import parse_size
 
 HOPPER = SpaceContext(filesystem="lustre", ranks=512, max_stripe_count=156)

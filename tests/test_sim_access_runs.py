@@ -11,8 +11,8 @@ import itertools
 from typing import Any
 
 import pytest
-from iotwin.platforms import load_platform
-from iotwin.sim import run_iosim, simulator_input
+from iotwin.model.platforms import load_platform
+from iotwin.model.sim import run_iosim, simulator_input
 
 ELEMENT = 8
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import copy
 
 import pytest
-from iotwin.platforms import Platform, parse_platform
-from iotwin.sim import simulate
+from iotwin.model.platforms import Platform, parse_platform
+from iotwin.model.sim import simulate
 from test_sim_mechanisms import MB, MiB, run, small_platform, workload
 
 

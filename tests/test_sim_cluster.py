@@ -10,11 +10,11 @@ import threading
 import time
 
 import pytest
-from iotwin import sim_cluster
-from iotwin.platforms import load_platform
-from iotwin.sim import simulate
-from iotwin.space import SpaceContext, load_space
-from iotwin.workload import kernel_workload
+from iotwin.model import sim_cluster
+from iotwin.model.platforms import load_platform
+from iotwin.model.sim import simulate
+from iotwin.space.parameters import SpaceContext, load_space
+from iotwin.workloads.workload import kernel_workload
 
 CLUSTER = "local:2"
 

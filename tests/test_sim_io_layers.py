@@ -10,7 +10,7 @@ import copy
 from typing import Any
 
 import pytest
-from iotwin.platforms import Platform, parse_platform
+from iotwin.model.platforms import Platform, parse_platform
 from test_sim_mechanisms import MB, MiB, _leaf, run, small_platform, workload
 
 KiB = 2**10

@@ -16,10 +16,11 @@ from typing import Any
 import h5py
 import pytest
 import yaml
-from iotwin import launch, paths
-from iotwin.platforms import load_platform
-from iotwin.sim import simulator_input
-from iotwin.workload import kernel_workload
+from iotwin import paths
+from iotwin.executors import launch
+from iotwin.model.platforms import load_platform
+from iotwin.model.sim import simulator_input
+from iotwin.workloads.workload import kernel_workload
 
 # 640 chunks per dataset: the chunk B-trees have many leaves (at most 64 entries each).
 MANY_CHUNKS = ["--resolution", "4", "--subdomain-resolution", "3", "--levels", "5"]

@@ -7,8 +7,8 @@ import copy
 from typing import Any
 
 import pytest
-from iotwin.platforms import Platform, parse_platform
-from iotwin.sim import simulate
+from iotwin.model.platforms import Platform, parse_platform
+from iotwin.model.sim import simulate
 from test_sim_mechanisms import MB, MiB, run, small_platform, workload
 
 

@@ -6,8 +6,8 @@ import copy
 from typing import Any
 
 import pytest
-from iotwin.platforms import Platform, parse_platform
-from iotwin.sim import SimResult, simulate
+from iotwin.model.platforms import Platform, parse_platform
+from iotwin.model.sim import SimResult, simulate
 
 MB = 1e6
 MiB = 2**20
@@ -185,7 +185,7 @@ def test_a_bad_config_is_an_error_entry_not_a_failed_batch() -> None:
 
 
 def test_truth_platform_is_seeded_and_noisy() -> None:
-    from iotwin.platforms import load_platform
+    from iotwin.model.platforms import load_platform
     hopper = load_platform("hopper")
     assert hopper.truth(3).free_parameters() == hopper.truth(3).free_parameters()
     assert hopper.truth(3).free_parameters() != hopper.truth(4).free_parameters()
@@ -212,7 +212,7 @@ def test_grouping_the_ranks_of_an_ost_on_few_nodes_cuts_its_client_count() -> No
 
 
 def test_site_defaults_apply_when_the_config_is_silent() -> None:
-    from iotwin.platforms import load_platform
+    from iotwin.model.platforms import load_platform
     hopper = load_platform("hopper")
     wl = workload(48, 4 * MiB, transfer="collective", ranks_per_node=24)
     default, tuned = run(hopper, wl, {}, {"lustre": {"stripe_count": 8}})

@@ -4,7 +4,7 @@ gives what it gives alone, and rounds that differ only by which OST they hit are
 from __future__ import annotations
 
 import pytest
-from iotwin.sim import simulate
+from iotwin.model.sim import simulate
 from test_sim_mechanisms import MB, MiB, small_platform, workload
 
 

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from iotwin.errors import UserError
 from iotwin.executors.base import Target
+from iotwin.executors.launch import launcher, run_mpi
 from iotwin.executors.slurm import Site, SlurmExecutor
-from iotwin.launch import launcher, run_mpi
 from slurm_cluster import SlurmCluster, missing_daemons, slurm_cluster
 
 PARTICLES = 16384  # x 32 B x 4 ranks = 2 MiB: a short run

@@ -5,9 +5,9 @@ from __future__ import annotations
 import random
 
 import pytest
-from iotwin.config import dump_config, validate_config
+from iotwin.config.schema import dump_config, validate_config
 from iotwin.errors import UserError
-from iotwin.space import Rejected, SpaceContext, list_spaces, load_space, parse_space
+from iotwin.space.parameters import Rejected, SpaceContext, list_spaces, load_space, parse_space
 
 HOPPER = SpaceContext(filesystem="lustre", ranks=2048, max_stripe_count=156)
 INTREPID = SpaceContext(filesystem="gpfs", ranks=2048)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from iotwin.errors import UserError
-from iotwin.store import SCHEMA_VERSION, Store, config_hash, resolve_path
+from iotwin.store.database import SCHEMA_VERSION, Store, config_hash, resolve_path
 
 CONFIG = {"mpiio": {"cb_nodes": 2, "cb_config_list": "*:*"}, "hdf5": {"alignment":
           {"threshold": 0, "boundary": "1MiB"}}}
@@ -80,7 +80,7 @@ def test_row_is_durable_when_writer_is_killed(tmp_path: Path) -> None:
     db = tmp_path / "r.db"
     writer = (
         "import os, sys\n"
-        "from iotwin.store import Store\n"
+        "from iotwin.store.database import Store\n"
         f"s = Store({str(db)!r})\n"
         "s.add_evaluation(None, config={}, workload='w', ranks=1, platform='p',"
         " source='real', status='ok', measured_s=2.0)\n"

@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 
 import yaml
-from iotwin.config import validate_config
-from iotwin.store import Store
+from iotwin.config.schema import validate_config
+from iotwin.store.database import Store
 
 FAKE_KERNEL = Path(__file__).parent / "programs" / "fake_tuned_kernel.py"
 

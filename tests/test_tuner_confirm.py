@@ -10,12 +10,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from iotwin.campaign import Campaign, CampaignSpec
-from iotwin.confirm import confirm_best
 from iotwin.executors.base import RunResult, Target
 from iotwin.search import run_strategy
-from iotwin.space import SpaceContext, load_space
-from iotwin.store import Store, config_hash
+from iotwin.space.parameters import SpaceContext, load_space
+from iotwin.store.database import Store, config_hash
+from iotwin.tuning.campaign import Campaign, CampaignSpec
+from iotwin.tuning.confirmation import confirm_best
 
 # Only the transfer mode and the fill time vary: four configs.
 FIXED = {"romio_cb_write": "enable", "cb_nodes": 1, "cb_buffer_size": None, "alignment": None,

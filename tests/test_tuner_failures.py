@@ -5,11 +5,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from iotwin.campaign import Campaign, CampaignSpec
 from iotwin.executors.local import LocalExecutor
 from iotwin.search import run_strategy
-from iotwin.space import SpaceContext, load_space
-from iotwin.store import Store
+from iotwin.space.parameters import SpaceContext, load_space
+from iotwin.store.database import Store
+from iotwin.tuning.campaign import Campaign, CampaignSpec
 
 FAKE_KERNEL = Path(__file__).parent / "programs" / "fake_tuned_kernel.py"
 ONLY_CB_NODES = {"transfer_mode": "collective", "romio_cb_write": "enable",

@@ -11,7 +11,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from iotwin.store import Store
+from iotwin.store.database import Store
 
 DRIVER = Path(__file__).parent / "programs" / "tune_fake_kernel.py"
 BUDGET, REPETITIONS = 12, 2  # as in the driver's spec

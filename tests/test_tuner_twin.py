@@ -8,8 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from iotwin.platforms import Platform, load_platform
-from iotwin.store import Store
+from iotwin.model.platforms import Platform, load_platform
+from iotwin.store.database import Store
 
 
 def test_sim_screened_tunes_against_the_twin_and_beats_the_default(tmp_path: Path) -> None:

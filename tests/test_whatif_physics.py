@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 from iotwin.commands.whatif import _simulator
-from iotwin.platforms import load_platform
-from iotwin.space import parse_space
-from iotwin.whatif import Tuning, parse_variation, study, vary
+from iotwin.model.platforms import load_platform
+from iotwin.space.parameters import parse_space
+from iotwin.studies.whatif import Tuning, parse_variation, study, vary
 
 RANKS = 32
 CHECKPOINT = {

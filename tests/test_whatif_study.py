@@ -10,9 +10,9 @@ import pytest
 from iotwin.cli import main
 from iotwin.commands.whatif import plot, table
 from iotwin.errors import UserError
-from iotwin.platforms import Platform, load_platform
-from iotwin.space import parse_space
-from iotwin.whatif import (
+from iotwin.model.platforms import Platform, load_platform
+from iotwin.space.parameters import parse_space
+from iotwin.studies.whatif import (
     Prediction,
     Tuning,
     Variation,

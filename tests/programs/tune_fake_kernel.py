@@ -10,10 +10,10 @@ simulator. Prints the campaign id first, so a test can kill it and resume it.
 import sys
 from pathlib import Path
 
-from iotwin.campaign import Campaign, CampaignSpec, run_campaign
 from iotwin.executors.local import LocalExecutor
-from iotwin.space import SpaceContext, load_space
-from iotwin.store import Store
+from iotwin.space.parameters import SpaceContext, load_space
+from iotwin.store.database import Store
+from iotwin.tuning.campaign import Campaign, CampaignSpec, run_campaign
 
 FAKE_KERNEL = Path(__file__).with_name("fake_tuned_kernel.py")
 SPEC = CampaignSpec(ranks=1, platform="local", space="local", strategy="random",

@@ -49,7 +49,7 @@ def platforms_dir() -> Path:
 
 
 def spaces_dir() -> Path:
-    return Path(__file__).resolve().parent / "spaces"
+    return Path(__file__).resolve().parent / "space" / "spaces"
 
 
 def data_dir() -> Path:

@@ -15,12 +15,12 @@ import argparse
 import statistics
 from pathlib import Path
 
-from iotwin.config import load_config
+from iotwin.config.schema import load_config
 from iotwin.executors.base import Target
 from iotwin.executors.local import LocalExecutor
-from iotwin.platforms import load_platform
-from iotwin.sim import simulate
-from iotwin.workload import kernel_workload
+from iotwin.model.platforms import load_platform
+from iotwin.model.sim import simulate
+from iotwin.workloads.workload import kernel_workload
 
 ARGS = ["--particles", "1048576"]  # 128 MiB with 4 ranks, as the suite
 PHASES = ("open_s", "write_s", "sync_s", "close_s")

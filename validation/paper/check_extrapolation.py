@@ -11,10 +11,10 @@ from __future__ import annotations
 import argparse
 import time
 
-from iotwin.calibrate import Observation, predict
-from iotwin.paper_validation import STEPS_KEY, placed, predict_rates
-from iotwin.platforms import load_platform
-from iotwin.workload import kernel_workload
+from iotwin.model.calibration import Observation, predict
+from iotwin.model.platforms import load_platform
+from iotwin.validation.paper import STEPS_KEY, placed, predict_rates
+from iotwin.workloads.workload import kernel_workload
 
 TUNED = {"lustre": {"stripe_count": 96, "stripe_size": 32 << 20},
          "mpiio": {"cb_nodes": 48, "cb_buffer_size": 32 << 20}}

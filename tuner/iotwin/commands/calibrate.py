@@ -13,7 +13,7 @@ import sys
 from typing import Any
 
 from iotwin.errors import UserError
-from iotwin.store import Store, add_store_argument, resolve_path
+from iotwin.store.database import Store, add_store_argument, resolve_path
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -39,8 +39,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def main(args: argparse.Namespace) -> int:
     # the simulator's modules load only when the command runs, not with every `iotwin` call
-    from iotwin.calibrate import cross_validate, observations_from_store
-    from iotwin.platforms import load_platform
+    from iotwin.model.calibration import cross_validate, observations_from_store
+    from iotwin.model.platforms import load_platform
 
     platform = load_platform(args.platform)
     parameters = args.parameters.split(",") if args.parameters else None
@@ -84,8 +84,8 @@ def main(args: argparse.Namespace) -> int:
 def _run_design(store: Store, platform: Any, args: argparse.Namespace
                 ) -> tuple[int, list[Any], list[str], list[str]]:
     """Run the design's probes into a new campaign: its id, observations, notes, parameters."""
-    from iotwin.calibration_design import load_design, measure_design
-    from iotwin.campaign import executor_named
+    from iotwin.model.calibration_design import load_design, measure_design
+    from iotwin.tuning.campaign import executor_named
 
     design = load_design(args.design)
     campaign_id = store.create_campaign(

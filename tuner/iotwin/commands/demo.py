@@ -21,7 +21,7 @@ from iotwin import paths
 from iotwin.cli import build_parser
 from iotwin.errors import UserError
 from iotwin.executors.local import default_scratch_root
-from iotwin.store import add_store_argument, resolve_path
+from iotwin.store.database import add_store_argument, resolve_path
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

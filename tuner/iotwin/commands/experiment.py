@@ -8,8 +8,8 @@ import argparse
 import json
 from pathlib import Path
 
-from iotwin.experiment import load_experiment, run_experiment
-from iotwin.store import Store, add_store_argument, resolve_path
+from iotwin.store.database import Store, add_store_argument, resolve_path
+from iotwin.studies.experiment import load_experiment, run_experiment
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 
 from iotwin.report import write_report
-from iotwin.store import Store, add_store_argument, resolve_path
+from iotwin.store.database import Store, add_store_argument, resolve_path
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

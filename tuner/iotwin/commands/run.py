@@ -12,14 +12,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from iotwin import config, paths
+from iotwin import paths
+from iotwin.config import schema as config
 from iotwin.errors import UserError
 from iotwin.executors.base import Target
+from iotwin.executors.interposer_reports import SettingOutcome, setting_outcomes
 from iotwin.executors.local import LocalExecutor
-from iotwin.interposer_reports import SettingOutcome, setting_outcomes
-from iotwin.repetitions import Measurement, measure
 from iotwin.stats import Summary
-from iotwin.store import Store, add_store_argument, resolve_path, workload_of
+from iotwin.store.database import Store, add_store_argument, resolve_path, workload_of
+from iotwin.tuning.repetitions import Measurement, measure
 
 KERNELS = ("vpic-io", "vorpal-io", "gcrm-io", "replay")
 

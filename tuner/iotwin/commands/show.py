@@ -8,7 +8,7 @@ import statistics
 from collections import Counter
 from typing import Any
 
-from iotwin.store import Calibration, Evaluation, Store, add_store_argument, resolve_path
+from iotwin.store.database import Calibration, Evaluation, Store, add_store_argument, resolve_path
 
 TOP = 10
 

@@ -29,7 +29,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _workload(args: argparse.Namespace) -> dict[str, Any]:
-    from iotwin.workload import kernel_workload, load_workload
+    from iotwin.workloads.workload import kernel_workload, load_workload
 
     if args.workload:
         return load_workload(args.workload)
@@ -40,9 +40,9 @@ def _workload(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def main(args: argparse.Namespace) -> int:
-    from iotwin.config import load_config
-    from iotwin.platforms import load_platform
-    from iotwin.sim import simulate
+    from iotwin.config.schema import load_config
+    from iotwin.model.platforms import load_platform
+    from iotwin.model.sim import simulate
 
     platform = load_platform(args.platform)
     config = load_config(args.config) if args.config else {}

@@ -19,7 +19,12 @@ from typing import Any
 
 import yaml
 
-from iotwin.campaign import (
+from iotwin.config.schema import dump_config
+from iotwin.errors import UserError
+from iotwin.search import STRATEGIES
+from iotwin.stats import Summary
+from iotwin.store.database import Store, add_store_argument, resolve_path
+from iotwin.tuning.campaign import (
     Campaign,
     CampaignSpec,
     Progress,
@@ -27,13 +32,8 @@ from iotwin.campaign import (
     open_campaign,
     run_campaign,
 )
-from iotwin.config import dump_config
-from iotwin.confirm import Confirmed, confirm_best
-from iotwin.errors import UserError
-from iotwin.repetitions import Measurement, measure
-from iotwin.search import STRATEGIES
-from iotwin.stats import Summary
-from iotwin.store import Store, add_store_argument, resolve_path
+from iotwin.tuning.confirmation import Confirmed, confirm_best
+from iotwin.tuning.repetitions import Measurement, measure
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
+import time
 from dataclasses import asdict
 from pathlib import Path
 
+from iotwin import paths
 from iotwin.errors import UserError
-from iotwin.store import Store, add_store_argument, resolve_path
+from iotwin.store.database import Store, add_store_argument, resolve_path
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -31,15 +34,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_store_argument(local)
     local.set_defaults(func=_local)
     paper = suites.add_parser("paper", help="platform models vs published measurements")
-    from iotwin.paper_validation import add_arguments
-
-    add_arguments(paper)
+    _add_paper_arguments(paper)
     paper.set_defaults(func=_paper)
     parser.set_defaults(func=lambda args: parser.print_help() or 2)
 
 
 def _local(args: argparse.Namespace) -> int:
-    from iotwin.fidelity import default_suite_path, load_suite, run_local_suite
+    from iotwin.validation.local import default_suite_path, load_suite, run_local_suite
 
     suite = load_suite(args.suite or default_suite_path())
     with Store(resolve_path(args.store)) as store:
@@ -91,7 +92,44 @@ def _local(args: argparse.Namespace) -> int:
     return 0
 
 
-def _paper(args: argparse.Namespace) -> int:
-    from iotwin.paper_validation import run_from_arguments
+def _add_paper_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``iotwin validate paper``."""
+    parser.add_argument("--platforms", help="comma-separated model names (default: all)")
+    parser.add_argument("--kernels", help="comma-separated kernels as the CSV names them")
+    parser.add_argument("--no-loo", action="store_true", help="skip the leave-one-out refits")
+    parser.add_argument("--jobs", type=int, default=1, help="leave-one-out refits at once")
+    parser.add_argument("--partial", type=Path, metavar="DIR",
+                        help="save each platform's part in DIR, reuse the parts found there")
+    parser.add_argument("--write", action="store_true",
+                        help="write results.json, calibrations.json and README.md's tables "
+                             "in validation/paper/")
+    parser.add_argument("--record", action="store_true",
+                        help="also set the fitted values that are not on a bound in "
+                             "sim-models/platforms/*.yaml")
 
-    return run_from_arguments(args)
+
+def _paper(args: argparse.Namespace) -> int:
+    """Run as the options say; progress on stderr, the tables on stdout."""
+    from iotwin.validation.paper import paper_dir, run_paper_validation
+    from iotwin.validation.paper_report import markdown, record_fitted, write_outputs
+
+    started = time.monotonic()
+
+    def progress(text: str) -> None:
+        print(f"[{time.monotonic() - started:6.0f} s] {text}", file=sys.stderr, flush=True)
+
+    result = run_paper_validation(
+        platforms=args.platforms.split(",") if args.platforms else None,
+        kernels=args.kernels.split(",") if args.kernels else None, loo=not args.no_loo,
+        workers=args.jobs, partial=args.partial, progress=progress)
+    if args.write:
+        write_outputs(result, paper_dir())
+    if args.record:
+        for fit in result.fits:
+            inside = {name: value for name, value in fit.parameters.items()
+                      if name not in result.on_bound[fit.model]}
+            record_fitted(paths.platforms_dir() / f"{fit.model}.yaml",
+                          result.calibration_ids[fit.model], inside)
+    print(markdown(result))
+    progress("done")
+    return 0

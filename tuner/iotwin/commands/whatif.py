@@ -15,14 +15,14 @@ from pathlib import Path
 from typing import Any
 
 from iotwin.errors import UserError
-from iotwin.whatif import Config, Prediction, Tuning, parse_variation, study
-from iotwin.workload import load_workload
+from iotwin.studies.whatif import Config, Prediction, Tuning, parse_variation, study
+from iotwin.workloads.workload import load_workload
 
 
 def _simulator() -> tuple[Any, Any]:
-    """load_platform(name) and simulate(platform, work, configs) -> rates, from iotwin.sim."""
-    from iotwin.platforms import load_platform
-    from iotwin.sim import simulate
+    """load_platform(name) and simulate(platform, work, configs) -> rates, from iotwin.model.sim."""
+    from iotwin.model.platforms import load_platform
+    from iotwin.model.sim import simulate
 
     def rates(platform: Any, work: Any, configs: list[Config]) -> list[float | None]:
         return [r.rate_mbs if r.ok else None for r in simulate(platform, work, configs)]
@@ -84,7 +84,7 @@ def plot(predictions: list[Prediction], title: str, path: Path) -> None:
 def _tuning(args: argparse.Namespace) -> Tuning | None:
     if not args.tune:
         return None
-    from iotwin.space import load_space
+    from iotwin.space.parameters import load_space
 
     if args.budget < 1:
         raise UserError(f"--budget {args.budget}: expected a positive number of simulations")

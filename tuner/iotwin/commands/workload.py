@@ -6,11 +6,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from iotwin import config
-from iotwin.replication.darshan_workload import workload_from_log
-from iotwin.replication.macsio import simulation_workload
-from iotwin.replication.output import workload_text, write_atomically
+from iotwin.config import schema as config
 from iotwin.workloads.capture import capture_records, unsupported, workload_from_capture
+from iotwin.workloads.replication.darshan_workload import workload_from_log
+from iotwin.workloads.replication.macsio import simulation_workload
+from iotwin.workloads.replication.output import workload_text, write_atomically
 
 
 def _from_darshan(args: argparse.Namespace) -> int:

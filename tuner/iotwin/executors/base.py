@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from iotwin.store.source import Source
+
 Status = Literal["ok", "failed", "timeout"]
 
 
@@ -56,7 +58,7 @@ class Executor(Protocol):
     """Runs a target once under a config."""
 
     #: the store's `source` for what this executor measures: "real" or "twin"
-    source: str
+    source: Source
 
     def run_once(self, target: Target, config: Mapping[str, Any], *, seed: int = 0) -> RunResult:
         """Measure one repetition. Never raises for a failing run: returns status failed/timeout."""

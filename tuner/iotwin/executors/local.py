@@ -29,10 +29,11 @@ from pathlib import Path
 from typing import Any
 
 from iotwin import paths
-from iotwin.config import dump_config
+from iotwin.config.schema import dump_config
 from iotwin.executors.base import RunResult, Target
-from iotwin.interposer_reports import io_span, read_reports, total_bytes
-from iotwin.launch import Completed, Launcher, run_mpi
+from iotwin.executors.interposer_reports import io_span, read_reports, total_bytes
+from iotwin.executors.launch import Completed, Launcher, run_mpi
+from iotwin.store.source import Source
 
 CONFIG_NAME = "iotwin-config.yaml"
 REPORT_NAME = "iotwin-report.jsonl"
@@ -56,7 +57,7 @@ class LocalExecutor:
     scratch_root: Path = field(default_factory=default_scratch_root)
     keep_last: Path | None = None  # move the last run's directory here instead of deleting it
     preload: bool = True  # False: run without the interposer (overhead baselines)
-    source: str = "real"
+    source: Source = "real"
     launcher: Launcher | None = None  # None: MPICH's mpiexec (launch.launcher)
     env: Mapping[str, str] = field(default_factory=dict)  # more variables for the ranks
 

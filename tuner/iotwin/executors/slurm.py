@@ -31,6 +31,8 @@ from typing import Any
 from iotwin import paths
 from iotwin.errors import UserError
 from iotwin.executors.base import RunResult, Target
+from iotwin.executors.interposer_reports import read_reports
+from iotwin.executors.launch import Completed, launcher
 from iotwin.executors.local import (
     REPORT_NAME,
     LocalExecutor,
@@ -40,8 +42,7 @@ from iotwin.executors.local import (
     program_argv,
     run_result,
 )
-from iotwin.interposer_reports import read_reports
-from iotwin.launch import Completed, launcher
+from iotwin.store.source import Source
 from iotwin.yaml_files import check_keys, read_yaml
 
 SCRIPT_NAME = "iotwin-job.sh"
@@ -98,7 +99,7 @@ class SlurmExecutor:
     site: Site = field(default_factory=Site.load)
     scratch_root: Path = field(default_factory=default_scratch_root)
     env: Mapping[str, str] = field(default_factory=dict)  # for sbatch/squeue (SLURM_CONF, ...)
-    source: str = "real"
+    source: Source = "real"
 
     def run_once(self, target: Target, config: Mapping[str, Any], *, seed: int = 0) -> RunResult:
         if in_allocation(self.env):  # inside a job already: each run is a job step

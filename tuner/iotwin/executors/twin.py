@@ -14,14 +14,15 @@ from dataclasses import replace
 from typing import Any
 
 from iotwin.executors.base import RunResult, Target
-from iotwin.platforms import Platform, load_platform
-from iotwin.sim import SimResult, simulate, with_noise
-from iotwin.store import config_hash
-from iotwin.workload import kernel_workload
+from iotwin.model.platforms import Platform, load_platform
+from iotwin.model.sim import SimResult, simulate, with_noise
+from iotwin.store.database import config_hash
+from iotwin.store.source import Source
+from iotwin.workloads.workload import kernel_workload
 
 
 class TwinExecutor:
-    source = "twin"
+    source: Source = "twin"
 
     def __init__(self, platform: str | Platform, *, truth_seed: int = 0,
                  truth: Platform | None = None) -> None:

@@ -13,7 +13,7 @@ from typing import Any
 from iotwin.errors import UserError
 from iotwin.report.page import Page
 from iotwin.report.tables import write_rows
-from iotwin.store import Campaign, Store
+from iotwin.store.database import Campaign, Store
 
 Builder = Callable[[Store, Campaign, Page], list[dict[str, Any]]]
 

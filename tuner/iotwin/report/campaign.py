@@ -9,7 +9,7 @@ from typing import Any
 from iotwin.report import plots
 from iotwin.report.measured import best_so_far, measured_configs
 from iotwin.report.page import Page
-from iotwin.store import Campaign, Store
+from iotwin.store.database import Campaign, Store
 
 
 def campaign_report(store: Store, campaign: Campaign, page: Page) -> list[dict[str, Any]]:

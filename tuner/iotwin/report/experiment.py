@@ -6,11 +6,11 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from iotwin.executors.base import RunResult
-from iotwin.experiment import CellResult, WorkloadSpec, load_published
 from iotwin.report import plots
 from iotwin.report.measured import best_so_far, measured_configs
 from iotwin.report.page import Page
-from iotwin.store import Campaign, Evaluation, Store
+from iotwin.store.database import Campaign, Evaluation, Store
+from iotwin.studies.experiment import CellResult, WorkloadSpec, load_published
 from iotwin.units import format_size
 
 _SIZE_LEAVES = ("size", "boundary", "threshold")

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from iotwin.store import Evaluation
+from iotwin.store.database import Evaluation
 
 
 @dataclass(frozen=True)

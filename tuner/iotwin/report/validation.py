@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from iotwin.fidelity import TOP_K, is_confirmation_run, paired_metrics
 from iotwin.report import plots
 from iotwin.report.measured import measured_configs
 from iotwin.report.page import Page
-from iotwin.store import Campaign, Store
+from iotwin.store.database import Campaign, Store
+from iotwin.validation.local import TOP_K, is_confirmation_run, paired_metrics
 
 
 def validation_report(store: Store, campaign: Campaign, page: Page) -> list[dict[str, Any]]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import random
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,22 +24,46 @@ from iotwin.search.screened import sim_screened
 
 Strategy = Callable[[Evaluator, random.Random, Mapping[str, Any]], None]
 
-STRATEGIES: dict[str, Strategy] = {
-    "h5evolve": h5evolve,
-    "sim-screened": sim_screened,
-    "random": random_search,
-    "exhaustive": exhaustive,
-}
 
-#: strategies that need a model (the simulator) to predict rates
-NEEDS_MODEL = {"sim-screened"}
+@dataclass(frozen=True)
+class StrategyKind:
+    """One search strategy and what it can do (as IOR's aiori records carry theirs)."""
+
+    name: str
+    run: Strategy
+    #: it predicts rates with a model (the simulator) besides the real runs it asks for
+    needs_model: bool
+    #: a search in simulation only (what-if) may use it: it asks nothing but rates of points
+    runs_in_simulation: bool
+    #: it stops on its own before the budget (a converged population) and so leaves runs over
+    may_stop_early: bool
+
+
+REGISTRY: tuple[StrategyKind, ...] = (
+    StrategyKind("h5evolve", h5evolve, needs_model=False, runs_in_simulation=True,
+                 may_stop_early=True),
+    StrategyKind("sim-screened", sim_screened, needs_model=True, runs_in_simulation=False,
+                 may_stop_early=True),
+    StrategyKind("random", random_search, needs_model=False, runs_in_simulation=True,
+                 may_stop_early=False),
+    StrategyKind("exhaustive", exhaustive, needs_model=False, runs_in_simulation=True,
+                 may_stop_early=False),
+)
+
+STRATEGIES: dict[str, StrategyKind] = {kind.name: kind for kind in REGISTRY}
+
+
+def select(name: str) -> StrategyKind:
+    """The strategy called ``name``; UserError naming the choices if there is none."""
+    if name not in STRATEGIES:
+        raise UserError(f"unknown strategy {name!r}: choose one of {', '.join(STRATEGIES)}")
+    return STRATEGIES[name]
 
 
 def strategy_settings(name: str, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The strategy's settings from strategies.yaml, with ``overrides`` applied and checked."""
+    select(name)
     defaults = yaml.safe_load((Path(__file__).parent / "strategies.yaml").read_text())
-    if name not in STRATEGIES:
-        raise UserError(f"unknown strategy {name!r}: choose one of {', '.join(STRATEGIES)}")
     settings = dict(defaults.get(name) or {})
     for key, value in (overrides or {}).items():
         if key not in settings:
@@ -52,8 +77,8 @@ def run_strategy(name: str, evaluator: Evaluator, seed: int,
                  settings: Mapping[str, Any]) -> None:
     """Run a strategy to its end or to the end of the real-run budget."""
     with contextlib.suppress(BudgetExhausted):
-        STRATEGIES[name](evaluator, random.Random(seed), settings)
+        select(name).run(evaluator, random.Random(seed), settings)
 
 
-__all__ = ["NEEDS_MODEL", "STRATEGIES", "BudgetExhausted", "Evaluator", "run_strategy",
-           "strategy_settings"]
+__all__ = ["REGISTRY", "STRATEGIES", "BudgetExhausted", "Evaluator", "StrategyKind", "run_strategy",
+           "select", "strategy_settings"]

@@ -1,6 +1,6 @@
 """What a strategy may ask of the campaign that runs it.
 
-Strategies see points of a :class:`~iotwin.space.BoundSpace` and rates in MB/s (higher is
+Strategies see points of a :class:`~iotwin.space.parameters.BoundSpace` and rates in MB/s (higher is
 better); they never see executors, the store or the simulator, so a new executor or model
 changes no strategy.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from iotwin.space import BoundSpace, Point
+from iotwin.space.parameters import BoundSpace, Point
 
 
 class BudgetExhausted(Exception):

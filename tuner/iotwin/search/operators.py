@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from deap import base
 
-from iotwin.space import BoundSpace, Point
+from iotwin.space.parameters import BoundSpace, Point
 
 
 class RateFitness(base.Fitness):

@@ -7,7 +7,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from iotwin.search.evaluator import Evaluator
-from iotwin.space import BoundSpace, Point
+from iotwin.space.parameters import BoundSpace, Point
 
 _BATCH = 10  # points per reported "generation"
 

@@ -26,7 +26,7 @@ from deap import base
 
 from iotwin.search.evaluator import Evaluator
 from iotwin.search.operators import Individual, make_toolbox, rate_fitness, vary
-from iotwin.space import Point
+from iotwin.space.parameters import Point
 from iotwin.stats import median_relative_error
 
 

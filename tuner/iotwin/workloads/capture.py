@@ -21,9 +21,9 @@ from typing import Any
 
 from iotwin.errors import UserError
 from iotwin.executors.base import Target
+from iotwin.executors.launch import require_program
 from iotwin.executors.local import LocalExecutor
-from iotwin.launch import require_program
-from iotwin.workload import validate_workload
+from iotwin.workloads.workload import validate_workload
 
 CAPTURE_VARIABLE = "IOTWIN_CAPTURE"
 CALL_TIMES = ("start", "end")   # in the records for the rate; not workload keys

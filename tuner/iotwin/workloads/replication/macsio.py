@@ -18,7 +18,7 @@ from typing import Any
 import yaml
 
 from iotwin.errors import UserError
-from iotwin.replication.sessions import Session, dataset, session, workload
+from iotwin.workloads.replication.sessions import Session, dataset, session, workload
 
 MB = 10**6  # the paper prints decimal megabytes
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from iotwin import config
+from iotwin.config import schema as config
 
 Report = dict[str, Any]
 

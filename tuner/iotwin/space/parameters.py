@@ -1,12 +1,12 @@
 """Parameter spaces: which tuning-config keys a search may set, to which values, under which rules.
 
-A space is data (``tuner/iotwin/spaces/NAME.yaml``, format below). Binding it to a
+A space is data (``tuner/iotwin/space/spaces/NAME.yaml``, format below). Binding it to a
 :class:`SpaceContext` (the platform's file system and limits, the rank count) gives a
 :class:`BoundSpace`: the searched parameters (genes), each a list of values, so a point of
 the space is a tuple of value indices. Operators work on indices and so cannot leave the
 space; :meth:`BoundSpace.repair` applies the constraints and :meth:`BoundSpace.config` turns a
 point into the tuning-config dict of interposer/CONFIG.md (sizes as byte counts, so that
-equal settings give equal configs and hashes; ``iotwin.config.dump_config`` writes units).
+equal settings give equal configs and hashes; ``iotwin.config.schema.dump_config`` writes units).
 
 Space file::
 
@@ -289,7 +289,7 @@ def list_spaces() -> list[str]:
 
 
 def load_space(name_or_path: str | Path) -> Space:
-    """A space by name (``tuner/iotwin/spaces/NAME.yaml``) or from a YAML file."""
+    """A space by name (``tuner/iotwin/space/spaces/NAME.yaml``) or from a YAML file."""
     path = Path(name_or_path)
     if not path.suffix:
         path = paths.spaces_dir() / f"{name_or_path}.yaml"

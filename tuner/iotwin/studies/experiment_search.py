@@ -1,6 +1,6 @@
 """An experiment's ``search`` entry: `tuned` found in simulation by the what-if search.
 
-The search is :func:`iotwin.whatif.predict`'s (exhaustive when the space fits the budget,
+The search is :func:`iotwin.studies.whatif.predict`'s (exhaustive when the space fits the budget,
 else the genetic search topped up with random points; the default config wins when nothing
 searched beats it), so an experiment's `tuned` and ``iotwin whatif --tune`` are one search.
 ``sections`` restricts the space to the parameters that set those config sections (the
@@ -16,8 +16,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from iotwin.errors import UserError
-from iotwin.space import Space, SpaceContext, load_space
-from iotwin.whatif import SIMULATION_STRATEGIES, Prediction, Tuning, predict
+from iotwin.space.parameters import Space, SpaceContext, load_space
+from iotwin.studies.whatif import SIMULATION_STRATEGIES, Prediction, Tuning, predict
 
 Config = dict[str, Any]
 #: the platform model's rate (MB/s) of each config on the cell's platform and workload
@@ -78,7 +78,7 @@ def section_space(space: Space, sections: Sequence[str]) -> Space:
 def search(platform_name: str, work: Mapping[str, Any], spec: SearchSpec, rates: Rates,
            fixed: Mapping[str, Any] | None = None) -> Prediction:
     """The default and the best config ``spec``'s search finds, ``rates`` being the model."""
-    from iotwin.platforms import load_platform
+    from iotwin.model.platforms import load_platform
 
     tuning = Tuning(spec.searched_space(fixed or {}), spec.strategy, spec.budget, spec.seed)
     return predict(platform_name, "default", load_platform(platform_name), work, tuning,

@@ -28,13 +28,13 @@ from typing import Any
 
 import yaml
 
-from iotwin import sim
 from iotwin.errors import UserError
-from iotwin.platforms import Platform
-from iotwin.search import NEEDS_MODEL, STRATEGIES, run_strategy, strategy_settings
+from iotwin.model import sim
+from iotwin.model.platforms import Platform
+from iotwin.search import REGISTRY, run_strategy, select, strategy_settings
 from iotwin.search.evaluator import BudgetExhausted
-from iotwin.space import BoundSpace, Point, Space, SpaceContext
-from iotwin.store import config_hash
+from iotwin.space.parameters import BoundSpace, Point, Space, SpaceContext
+from iotwin.store.database import config_hash
 
 Config = dict[str, Any]
 #: (platform model, workload, configs) -> predicted rate in MB/s of each config (None: failed)
@@ -243,7 +243,7 @@ def fits(space: BoundSpace, budget: int) -> bool:
 
 
 #: strategies that simulate every point they try (sim-screened needs real runs besides)
-SIMULATION_STRATEGIES = tuple(s for s in STRATEGIES if s not in NEEDS_MODEL)
+SIMULATION_STRATEGIES = tuple(kind.name for kind in REGISTRY if kind.runs_in_simulation)
 
 
 def choose_strategy(tuning: Tuning, space: BoundSpace) -> str:
@@ -268,13 +268,14 @@ def tune(platform: Platform, work: Mapping[str, Any], tuning: Tuning,
     machine = SimulatedMachine(space, lambda configs: simulate(platform, work, configs),
                                tuning.budget)
     settings = strategy_settings(strategy)
-    if strategy == "h5evolve":  # run on until the simulation budget, not the paper's 40 x 15
+    may_stop_early = select(strategy).may_stop_early
+    if "generations" in settings:  # run on until the simulation budget, not the paper's 40 x 15
         settings["generations"] = tuning.budget
     run_strategy(strategy, machine, tuning.seed, settings)
-    if machine.runs_left() > 0 and strategy == "h5evolve":
+    if machine.runs_left() > 0 and may_stop_early:
         # the population converged before the budget was spent: spend the rest on fresh points
         run_strategy("random", machine, tuning.seed, strategy_settings("random"))
-        strategy = "h5evolve+random"
+        strategy = f"{strategy}+random"
     return machine, strategy
 
 

@@ -36,9 +36,9 @@ from scipy.stats import spearmanr, wilcoxon
 from iotwin import paths
 from iotwin.errors import UserError
 from iotwin.executors.base import Executor, Target
-from iotwin.repetitions import rotated_rounds
 from iotwin.stats import median_relative_error
-from iotwin.store import Evaluation, Store, config_hash, workload_of
+from iotwin.store.database import Evaluation, Store, config_hash, workload_of
+from iotwin.tuning.repetitions import rotated_rounds
 from iotwin.units import format_size
 from iotwin.yaml_files import check_keys, read_yaml
 
@@ -293,7 +293,7 @@ def measure_configs(store: Store, campaign_id: int, suite: Suite, executor: Exec
 
 
 def _real_rows(store: Store, campaign_id: int, executor: Executor) -> list[Evaluation]:
-    return store.evaluations(campaign_id, source=executor.source)  # type: ignore[arg-type]
+    return store.evaluations(campaign_id, source=executor.source)
 
 
 def _run_and_store(store: Store, campaign_id: int, suite: Suite, executor: Executor,
@@ -301,12 +301,8 @@ def _run_and_store(store: Store, campaign_id: int, suite: Suite, executor: Execu
                    ) -> float | None:
     """One real run, stored the moment it ends; its rate, None if it failed."""
     run = executor.run_once(suite.target, config, seed=repetition)
-    store.add_evaluation(
-        campaign_id, config=config, workload=workload_of(suite.target), ranks=suite.ranks,
-        platform=suite.platform, source=executor.source,  # type: ignore[arg-type]
-        status=run.status, repetition=repetition, measured_s=run.total_s,
-        rate_mbs=run.rate_mbs, bytes=run.bytes, phases=run.phases, effective=run.reports,
-        error=run.error, details=details)
+    store.add_run(campaign_id, suite.target, run, config=config, platform=suite.platform,
+                  source=executor.source, repetition=repetition, details=details)
     return run.rate_mbs if run.ok and run.rate_mbs else None
 
 
@@ -419,9 +415,9 @@ def cross_validated_predictions(store: Store, campaign_id: int, suite: Suite,
                                 measured: Sequence[float | None], progress: TextIO | None
                                 ) -> list[float | None]:
     """Each measured config predicted by the model fitted on the other folds only."""
-    from iotwin.calibrate import Observation, fit, predict
-    from iotwin.platforms import load_platform
-    from iotwin.workload import kernel_workload
+    from iotwin.model.calibration import Observation, fit, predict
+    from iotwin.model.platforms import load_platform
+    from iotwin.workloads.workload import kernel_workload
 
     platform = load_platform(suite.platform)
     workload = kernel_workload(suite.kernel, suite.ranks, list(suite.args))
@@ -457,7 +453,7 @@ def cross_validated_predictions(store: Store, campaign_id: int, suite: Suite,
 
 def run_local_suite(store: Store, suite: Suite, executor: Executor | None = None,
                     progress: TextIO | None = sys.stderr) -> SuiteResult:
-    from iotwin.space import SpaceContext, load_space
+    from iotwin.space.parameters import SpaceContext, load_space
 
     campaign_id = find_or_create_campaign(store, suite)
     space = load_space(suite.space).bind(SpaceContext(suite.filesystem, suite.ranks))
@@ -490,9 +486,9 @@ def run_local_suite(store: Store, suite: Suite, executor: Executor | None = None
 
 def uncalibrated_predictions(suite: Suite, configs: Sequence[Mapping[str, Any]]
                              ) -> list[float | None]:
-    from iotwin.platforms import load_platform
-    from iotwin.sim import simulate
-    from iotwin.workload import kernel_workload
+    from iotwin.model.platforms import load_platform
+    from iotwin.model.sim import simulate
+    from iotwin.workloads.workload import kernel_workload
 
     workload = kernel_workload(suite.kernel, suite.ranks, list(suite.args))
     results = simulate(load_platform(suite.platform), workload, configs)

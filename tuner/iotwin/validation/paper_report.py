@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from iotwin.errors import UserError
-from iotwin.paper_validation import MODELS, PaperValidation
+from iotwin.validation.paper import MODELS, PaperValidation
 
 _README_BEGIN = "<!-- paper-validation results: begin -->"
 _README_END = "<!-- paper-validation results: end -->"

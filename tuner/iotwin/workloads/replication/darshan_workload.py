@@ -15,8 +15,20 @@ import re
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from iotwin.replication.darshan_log import DatasetActivity, FileActivity, LogActivity, read_log
-from iotwin.replication.sessions import Dataset, Session, dataset, session, spread, workload
+from iotwin.workloads.replication.darshan_log import (
+    DatasetActivity,
+    FileActivity,
+    LogActivity,
+    read_log,
+)
+from iotwin.workloads.replication.sessions import (
+    Dataset,
+    Session,
+    dataset,
+    session,
+    spread,
+    workload,
+)
 
 #: file names that mark a visualisation (plot, trickle) file rather than a checkpoint
 VISUALISATION_NAME = re.compile(r"(vis|viz|plot|graph|movie)", re.IGNORECASE)

@@ -15,9 +15,9 @@ import sys
 from dataclasses import dataclass
 from typing import Any, TextIO
 
-from iotwin.campaign import Campaign
-from iotwin.repetitions import progress_line, rotated_rounds
-from iotwin.store import config_hash
+from iotwin.store.database import config_hash
+from iotwin.tuning.campaign import Campaign
+from iotwin.tuning.repetitions import progress_line, rotated_rounds
 
 _LABEL = "confirm"  # details label of a confirmation run
 
@@ -65,7 +65,7 @@ def _stored_confirmations(campaign: Campaign) -> dict[str, list[float | None]]:
     """Config hash -> the rate of each stored confirmation run (None: it failed)."""
     stored: dict[str, list[float | None]] = {}
     for row in campaign.store.evaluations(
-            campaign.id, source=campaign.executor.source):  # type: ignore[arg-type]
+            campaign.id, source=campaign.executor.source):
         if row.details.get("label") == _LABEL:
             stored.setdefault(row.config_hash, []).append(
                 row.rate_mbs if row.ok and row.rate_mbs else None)

@@ -4,7 +4,7 @@ A design (``tuner/iotwin/data/calibration-NAME.yaml``) lists probes: a kernel ru
 of nodes under one tuning config, chosen so that one mechanism of the platform model decides
 its time, and the free parameters it excites. :func:`measure_design` runs every probe through
 an executor (a real machine or the twin) and stores each repetition; the observations it
-returns, one median per probe, are what :func:`iotwin.calibrate.fit` fits the design's
+returns, one median per probe, are what :func:`iotwin.model.calibration.fit` fits the design's
 parameters to.
 """
 
@@ -17,14 +17,14 @@ from pathlib import Path
 from typing import Any
 
 from iotwin import paths
-from iotwin.calibrate import Observation
-from iotwin.config import validate_config
+from iotwin.config.schema import validate_config
 from iotwin.errors import UserError
 from iotwin.executors.base import Executor, Target
-from iotwin.platforms import Platform
-from iotwin.repetitions import measure
-from iotwin.store import Store
-from iotwin.workload import kernel_workload
+from iotwin.model.calibration import Observation
+from iotwin.model.platforms import Platform
+from iotwin.store.database import Store
+from iotwin.tuning.repetitions import measure
+from iotwin.workloads.workload import kernel_workload
 from iotwin.yaml_files import check_keys, read_yaml
 
 _DESIGN_KEYS = {"name", "kernel", "repetitions", "probes"}

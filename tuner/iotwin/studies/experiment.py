@@ -5,7 +5,7 @@ a *cell*. A config entry is one of:
 
 - ``config: {...}``: a tuning config as given (``{}`` is the site / library default);
 - ``search: {space, strategy?, budget, seed?, sections?}``: the best config the what-if
-  search finds in simulation (iotwin.experiment_search: exhaustive when the space fits the
+  search finds in simulation (iotwin.studies.experiment_search: exhaustive when the space fits the
   budget of simulations, else the genetic search), ``sections`` restricting it to the
   parameters of those config sections with every other key at its default (partial tuning);
 - ``from: LABEL, keep: [lustre, mpiio, ...]``: the sections ``keep`` of the config an earlier
@@ -34,15 +34,15 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from iotwin import paths
-from iotwin.config import validate_config
+from iotwin.config.schema import validate_config
 from iotwin.errors import UserError
 from iotwin.executors.base import RunResult, Target
-from iotwin.experiment_search import SearchSpec, search
-from iotwin.store import Store, workload_of
+from iotwin.store.database import Source, Store
+from iotwin.studies.experiment_search import SearchSpec, search
 from iotwin.yaml_files import check_keys, read_yaml
 
 STUDIES = ("default-vs-tuned", "partial-tuning", "sensitivity", "scaling", "convergence")
-SOURCES = ("sim", "twin", "real")
+SOURCES: tuple[Source, ...] = ("sim", "twin", "real")
 ENTRY_KINDS = ("config", "search", "from", "sweep", "campaign")
 
 _TOP_KEYS = {"name": True, "description": False, "study": True, "measure": False,
@@ -97,7 +97,7 @@ class ExperimentSpec:
     workloads: tuple[WorkloadSpec, ...]
     configs: tuple[ConfigEntry, ...]
     description: str = ""
-    measure: str = "sim"
+    measure: Source = "sim"
     repetitions: int = 1
     published: str | None = None
     ranks_per_node: dict[str, int] = field(default_factory=dict)  # simulated placement
@@ -125,7 +125,7 @@ def parse_experiment(data: Any, source: str) -> ExperimentSpec:
     _check_keys(data, _TOP_KEYS, source, "")
     studies = data["study"] if isinstance(data["study"], list) else [data["study"]]
     study = tuple(_choice(s, STUDIES, source, f"study[{i}]") for i, s in enumerate(studies))
-    measure = _choice(data.get("measure", "sim"), SOURCES, source, "measure")
+    measure = _source(data.get("measure", "sim"), source)
     platforms = _string_list(data["platforms"], source, "platforms")
     if measure == "real" and platforms != ["local"]:
         raise UserError(f"{source}: platforms: `measure: real` runs on this machine: "
@@ -281,6 +281,14 @@ def _check_keys(data: Any, keys: Mapping[str, bool], source: str, where: str) ->
     check_keys(data, list(keys), source, where, [k for k, required in keys.items() if required])
 
 
+def _source(value: Any, source: str) -> Source:
+    """``measure``: one of SOURCES."""
+    for choice in SOURCES:
+        if value == choice:
+            return choice
+    raise UserError(f"{source}: measure: {value!r} is not one of {', '.join(SOURCES)}")
+
+
 def _choice(value: Any, choices: Sequence[str], source: str, where: str) -> str:
     if value not in choices:
         raise UserError(f"{source}: {where}: {value!r} is not one of {', '.join(choices)}")
@@ -383,10 +391,10 @@ def sim_measurer(ranks_per_node: Mapping[str, int] | None = None) -> Measurer:
     ranks placed ``ranks_per_node[platform]`` per node where given. A simulation is
     deterministic: a config simulated before on the same platform and workload (the default,
     a search's best when its cell is measured) is looked up, not run again."""
-    from iotwin.platforms import load_platform
-    from iotwin.sim import simulate
-    from iotwin.store import config_hash
-    from iotwin.workload import kernel_workload
+    from iotwin.model.platforms import load_platform
+    from iotwin.model.sim import simulate
+    from iotwin.store.database import config_hash
+    from iotwin.workloads.workload import kernel_workload
 
     done: dict[tuple[str, WorkloadSpec, str], list[RunResult]] = {}
 
@@ -532,7 +540,7 @@ class Experiment:
 
     def _campaign_cells(self, platform: str, workload: WorkloadSpec, entry: ConfigEntry
                         ) -> list[CellResult]:
-        from iotwin.campaign import CampaignSpec, open_campaign, run_campaign
+        from iotwin.tuning.campaign import CampaignSpec, open_campaign, run_campaign
 
         body, cells = entry.body, []
         for seed in body["seeds"]:
@@ -584,16 +592,12 @@ class Experiment:
         self._say(f"  {platform} {workload.name} x{workload.ranks}: {cell.label}{x}: {rate}")
 
     def _store(self, platform: str, workload: WorkloadSpec, config: Config,
-               repetitions: Sequence[RunResult], *, source: str,
+               repetitions: Sequence[RunResult], *, source: Source,
                details: Mapping[str, Any]) -> None:
         for repetition, run in enumerate(repetitions):
-            time_s = {"predicted_s" if source == "sim" else "measured_s": run.total_s}
-            self.store.add_evaluation(
-                self.campaign_id, config=config, workload=workload_of(workload.target),
-                ranks=workload.ranks, platform=platform, source=source,  # type: ignore[arg-type]
-                status=run.status, repetition=repetition, rate_mbs=run.rate_mbs,
-                bytes=run.bytes, phases=run.phases, effective=run.reports, error=run.error,
-                details={**details, "workload_label": workload.name}, **time_s)
+            self.store.add_run(self.campaign_id, workload.target, run, config=config,
+                               platform=platform, source=source, repetition=repetition,
+                               details={**details, "workload_label": workload.name})
 
     def _say(self, line: str) -> None:
         if self.progress is not None:

@@ -10,10 +10,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from iotwin import config as tuning
-from iotwin import paths, sim_cluster
+from iotwin import paths
+from iotwin.config import schema as tuning
 from iotwin.errors import UserError
-from iotwin.platforms import Platform
+from iotwin.model import sim_cluster
+from iotwin.model.platforms import Platform
 from iotwin.units import parse_size
 
 
@@ -101,7 +102,7 @@ def _result(entry: Mapping[str, Any]) -> SimResult:
 
 def run_iosim(payload: Mapping[str, Any], jobs: int = 2) -> list[dict[str, Any]]:
     """Raw iosim results for a prepared input (see sim-models/IOSIM.md): on the Dask cluster
-    that ``IOTWIN_SIM_CLUSTER`` names (iotwin.sim_cluster), else in one local process."""
+    that ``IOTWIN_SIM_CLUSTER`` names (iotwin.model.sim_cluster), else in one local process."""
     address = sim_cluster.cluster_address()
     if address:
         return sim_cluster.run_on_cluster(payload, address)

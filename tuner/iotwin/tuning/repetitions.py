@@ -13,7 +13,7 @@ from typing import Any, TextIO
 
 from iotwin.executors.base import Executor, RunResult, Target
 from iotwin.stats import Summary, summarize
-from iotwin.store import Store, workload_of
+from iotwin.store.database import Store
 
 
 @dataclass
@@ -53,12 +53,10 @@ def measure(executor: Executor, target: Target, config: Mapping[str, Any], *, re
     for repetition in range(repeat):
         run = executor.run_once(target, config, seed=repetition)
         measurement.runs.append(run)
-        measurement.evaluation_ids.append(store.add_evaluation(
-            campaign_id, config=config, workload=workload_of(target), ranks=target.ranks,
-            platform=platform, source=executor.source,  # type: ignore[arg-type]
-            status=run.status, repetition=repetition, measured_s=run.total_s,
-            rate_mbs=run.rate_mbs, bytes=run.bytes, phases=run.phases, effective=run.reports,
-            error=run.error, details={"label": label} if label else None))
+        measurement.evaluation_ids.append(store.add_run(
+            campaign_id, target, run, config=config, platform=platform,
+            source=executor.source, repetition=repetition,
+            details={"label": label} if label else None))
         if progress is not None:
             print(progress_line(label or target.label, repetition, repeat, run), file=progress,
                   flush=True)

@@ -37,9 +37,9 @@ from typing import Any, Literal
 import yaml
 
 from iotwin.errors import UserError
-from iotwin.executors.base import Target
+from iotwin.executors.base import RunResult, Target
+from iotwin.store.source import Source
 
-Source = Literal["sim", "real", "twin"]
 Status = Literal["ok", "failed", "timeout"]
 
 SCHEMA_VERSION = 1
@@ -93,7 +93,7 @@ CREATE INDEX calibrations_by_platform ON calibrations(platform, created);
 def config_hash(config: Mapping[str, Any]) -> str:
     """Canonical hash of a config: the same settings give the same hash whatever the key order.
 
-    Hash validated configs (``iotwin.config.validate_config``), whose sizes are byte counts,
+    Hash validated configs (``iotwin.config.schema.validate_config``), whose sizes are byte counts,
     so that ``4MiB`` and ``4194304`` are the same config.
     """
     canonical = json.dumps(config, sort_keys=True, separators=(",", ":"), default=str)
@@ -304,6 +304,18 @@ class Store:
             "details": json.dumps(dict(details or {})),
             "created": time.time(),
         })
+
+    def add_run(self, campaign_id: int | None, target: Target, run: RunResult, *,
+                config: Mapping[str, Any], platform: str, source: Source,
+                repetition: int = 0, details: Mapping[str, Any] | None = None) -> int:
+        """Record one run of ``target`` (a real or twin run, or a simulation when ``source`` is
+        "sim", whose time is a prediction); its id."""
+        time_s = {"predicted_s" if source == "sim" else "measured_s": run.total_s}
+        return self.add_evaluation(
+            campaign_id, config=config, workload=workload_of(target), ranks=target.ranks,
+            platform=platform, source=source, status=run.status, repetition=repetition,
+            rate_mbs=run.rate_mbs, bytes=run.bytes, phases=run.phases, effective=run.reports,
+            error=run.error, details=details, **time_s)
 
     def add_evaluations(self, rows: Iterable[Mapping[str, Any]]) -> list[int]:
         """Record many evaluations in one transaction; their ids, in order.

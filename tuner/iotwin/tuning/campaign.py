@@ -20,15 +20,16 @@ import statistics
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from iotwin.errors import UserError
 from iotwin.executors.base import Executor, RunResult, Target
-from iotwin.search import NEEDS_MODEL, run_strategy, strategy_settings
+from iotwin.model.protocol import Model
+from iotwin.search import run_strategy, select, strategy_settings
 from iotwin.search.evaluator import BudgetExhausted
-from iotwin.space import BoundSpace, Point, SpaceContext, load_space
+from iotwin.space.parameters import BoundSpace, Point, SpaceContext, load_space
 from iotwin.stats import median_relative_error
-from iotwin.store import Evaluation, Store, config_hash, workload_of
+from iotwin.store.database import Evaluation, Source, Store, config_hash, workload_of
 
 
 @dataclass(frozen=True)
@@ -63,30 +64,6 @@ class CampaignSpec:
     def from_json(cls, data: Mapping[str, Any]) -> CampaignSpec:
         tuples = {key: tuple(data.get(key, ())) for key in ("args", "command")}
         return cls(**{**data, **tuples})
-
-
-@dataclass(frozen=True)
-class Fit:
-    """A model refit: the parameters it found and its error on the data it was fitted to."""
-
-    parameters: dict[str, float]
-    fit_error: float | None
-    heldout_error: float | None = None
-    details: dict[str, Any] = field(default_factory=dict)
-
-
-class Model(Protocol):
-    """Predicts rates of configs and refits itself to measurements (the simulator, or a fake)."""
-
-    platform_name: str
-
-    def predict(self, configs: Sequence[Mapping[str, Any]]) -> list[float | None]: ...
-
-    def fit(self, measured: Sequence[tuple[Mapping[str, Any], float]]) -> Fit: ...
-
-    def use(self, parameters: Mapping[str, float]) -> None:
-        """Adopt parameters fitted before (a resumed campaign's stored calibration)."""
-        ...
 
 
 @dataclass(frozen=True)
@@ -228,13 +205,9 @@ class Campaign:
 
     def _store_run(self, config: Mapping[str, Any], repetition: int, result: RunResult,
                    details: Mapping[str, Any]) -> None:
-        self.store.add_evaluation(
-            self.id, config=config, workload=workload_of(self.spec.target),
-            ranks=self.spec.ranks,
-            platform=self.spec.platform, source=self.executor.source,  # type: ignore[arg-type]
-            status=result.status, repetition=repetition, measured_s=result.total_s,
-            rate_mbs=result.rate_mbs, bytes=result.bytes, phases=result.phases,
-            effective=result.reports, error=result.error, details=dict(details))
+        self.store.add_run(self.id, self.spec.target, result, config=config,
+                           platform=self.spec.platform, source=self.executor.source,
+                           repetition=repetition, details=details)
 
     # -- predictions and calibrations in the store ----------------------------------------------
 
@@ -260,8 +233,8 @@ class Campaign:
                 return calibration.id, calibration.parameters
         return None
 
-    def _rows(self, source: str) -> list[Evaluation]:
-        return self.store.evaluations(self.id, source=source)  # type: ignore[arg-type]
+    def _rows(self, source: Source) -> list[Evaluation]:
+        return self.store.evaluations(self.id, source=source)
 
     @staticmethod
     def _group_by_hash(rows: Sequence[Evaluation]) -> dict[str, list[Evaluation]]:
@@ -284,7 +257,7 @@ def space_context(spec: CampaignSpec) -> SpaceContext:
 
 
 def platform_context(platform: str, ranks: int) -> SpaceContext:
-    from iotwin.platforms import load_platform
+    from iotwin.model.platforms import load_platform
 
     data = load_platform(platform).data
     filesystem = data.get("filesystem", {})
@@ -326,7 +299,7 @@ def executor_named(name: str, platform: str, *, timeout_s: float | None = 600.0,
 
 
 def make_model(spec: CampaignSpec) -> Model:
-    from iotwin.calibrate import SimModel
+    from iotwin.model.calibration import SimModel
 
     return SimModel.for_target(spec.platform, spec.target,
                                strategy_settings(spec.strategy, spec.settings))
@@ -338,7 +311,7 @@ def check_spec(spec: CampaignSpec) -> None:
         raise UserError("ranks, the real-run budget and repetitions must be >= 1")
     strategy_settings(spec.strategy, spec.settings)
     load_space(spec.space).bind(space_context(spec), spec.fixed)
-    if spec.strategy in NEEDS_MODEL and spec.kernel is None:
+    if select(spec.strategy).needs_model and spec.kernel is None:
         raise UserError(f"{spec.strategy} needs a kernel to simulate; for an arbitrary "
                         "program use --strategy h5evolve or random")
     make_executor(spec)
@@ -349,7 +322,7 @@ def open_campaign(store: Store, campaign_id: int, spec: CampaignSpec,
                   executor: Executor | None = None) -> Campaign:
     """The campaign of ``spec`` as stored under ``campaign_id``, ready to run or resume."""
     space = load_space(spec.space).bind(space_context(spec), spec.fixed)
-    model = make_model(spec) if spec.strategy in NEEDS_MODEL else None
+    model = make_model(spec) if select(spec.strategy).needs_model else None
     return Campaign(store, campaign_id, spec, space, executor or make_executor(spec), model,
                     on_progress)
 

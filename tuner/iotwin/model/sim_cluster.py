@@ -10,7 +10,7 @@ than one node.
         cluster.scale(jobs=4)          # 128 workers, one iosim each
         print(cluster.scheduler_address)   # -> IOTWIN_SIM_CLUSTER=tcp://...
 
-Unset, batches run in one local `iosim --jobs N` process (iotwin.sim.run_iosim). On a cluster
+Unset, batches run in one local `iosim --jobs N` process (iotwin.model.sim.run_iosim). On a cluster
 a batch is cut into chunks of configs; each chunk is one task that runs `iosim --jobs 1` on a
 worker (workers must see the same iosim binary and platform files: a shared file system).
 Chunks are deterministic, so a task recomputed after its worker died (Dask reschedules the

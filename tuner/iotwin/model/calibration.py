@@ -9,7 +9,7 @@ fitted to, which is what a search relies on. With ``prior_sigma`` the fit is a M
 each parameter is pulled toward the platform's value, so that a handful of runs does not
 drag the model wherever their noise points.
 
-:class:`SimModel` wraps a platform and a workload as the :class:`~iotwin.campaign.Model`
+:class:`SimModel` wraps a platform and a workload as the :class:`~iotwin.model.protocol.Model`
 that ``sim-screened`` predicts with and refits after each real batch.
 """
 
@@ -27,13 +27,13 @@ from typing import Any
 import numpy as np
 from scipy.optimize import least_squares
 
-from iotwin.campaign import Fit
 from iotwin.errors import UserError
 from iotwin.executors.base import Target
-from iotwin.platforms import Platform, load_platform
-from iotwin.sim import SimResult, simulate
-from iotwin.store import Evaluation, Store
-from iotwin.workload import kernel_workload
+from iotwin.model.platforms import Platform, load_platform
+from iotwin.model.protocol import Fit
+from iotwin.model.sim import SimResult, simulate
+from iotwin.store.database import Evaluation, Store
+from iotwin.workloads.workload import kernel_workload
 
 #: the residual of a config the model cannot simulate: as if it predicted 1000x off
 _FAILED_RESIDUAL = math.log(1000.0)

@@ -7,7 +7,7 @@ parameters' meaning, what "tuned" means where no parameters are published) is da
 ``validation/paper/cases.yaml``.
 
 Each platform model's free parameters (bounds from its YAML) are fitted to that platform's
-default and tuned rows with :func:`iotwin.calibrate.fit` (robust loss on log rate). A tuned
+default and tuned rows with :func:`iotwin.model.calibration.fit` (robust loss on log rate). A tuned
 row without published parameters is predicted with the model's own best config over a seeded
 sample of the paper's space, chosen under the model being fitted and re-chosen after the fit.
 Leave-one-out refits the platform without each row in turn and predicts that row: the held-out
@@ -16,7 +16,6 @@ error is what the fitted models are worth on rows they have not seen.
 
 from __future__ import annotations
 
-import argparse
 import csv
 import hashlib
 import json
@@ -26,8 +25,6 @@ import os
 import random
 import re
 import statistics
-import sys
-import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -37,20 +34,21 @@ import numpy as np
 import yaml
 from scipy.stats import spearmanr
 
-from iotwin import calibrate, paths
-from iotwin.calibrate import Observation
+from iotwin import paths
 from iotwin.errors import UserError
-from iotwin.paper_sensitivity import ParameterEffect, SelectionRule, scan, select
-from iotwin.replication.sessions import session_bytes
-from iotwin.space import SpaceContext, load_space
+from iotwin.model import calibration as calibrate
+from iotwin.model.calibration import Observation
+from iotwin.space.parameters import SpaceContext, load_space
+from iotwin.studies.paper_sensitivity import ParameterEffect, SelectionRule, scan, select
 from iotwin.units import parse_size
+from iotwin.workloads.replication.sessions import session_bytes
 
 Config = dict[str, Any]
 LoadPlatform = Callable[[str], Any]
 
 FITTED_SETTINGS = ("default", "tuned")
 SPREAD_SETTINGS = ("min_observed", "max_observed")
-#: soft-L1 scale on log rate, as :func:`iotwin.calibrate.fit` minimises it
+#: soft-L1 scale on log rate, as :func:`iotwin.model.calibration.fit` minimises it
 _LOSS_SCALE = 0.1
 #: a workload of identical steps simulated as its first one and two (see predict_rates)
 STEPS_KEY = "extrapolated_steps"
@@ -337,7 +335,8 @@ def space_context(platform: Any, ranks: int) -> SpaceContext:
 
 def predict_rates(platform: Any, observations: Sequence[Observation],
                   jobs: int = 2) -> list[float | None]:
-    """:func:`iotwin.calibrate.predict`, with T identical steps timed as t1 + (T - 1)(t2 - t1).
+    """:func:`iotwin.model.calibration.predict`, with T identical steps timed as
+    t1 + (T - 1)(t2 - t1).
 
     A workload of T identical steps costs the simulator T times one step; its first step (which
     also pays the file's create, open and close) and its first two give the rest when the steps
@@ -695,9 +694,9 @@ def run_paper_validation(*, settings_path: Path | None = None,
         settings = replace(settings, fit=replace(settings.fit,
                                                  evaluations_per_round=max_evaluations))
     if load_platform is None:
-        from iotwin.platforms import load_platform
+        from iotwin.model.platforms import load_platform
     if kernel_workload is None:
-        from iotwin.workload import kernel_workload
+        from iotwin.workloads.workload import kernel_workload
     rows = [row for row in read_published(settings.published)
             if (not platforms or model_name(row) in platforms)
             and (not kernels or row.kernel in kernels)]
@@ -820,63 +819,3 @@ def calibration_id(fit: PlatformFit) -> str:
     """A stable name for a fit: the model and a digest of its fitted values."""
     digest = hashlib.sha1(json.dumps(fit.parameters, sort_keys=True).encode()).hexdigest()
     return f"paper-{fit.model}-{digest[:8]}"
-
-
-# -- the command line ---------------------------------------------------------------------
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options of ``iotwin validate paper`` and ``python -m iotwin.paper_validation``."""
-    parser.add_argument("--platforms", help="comma-separated model names (default: all)")
-    parser.add_argument("--kernels", help="comma-separated kernels as the CSV names them")
-    parser.add_argument("--no-loo", action="store_true", help="skip the leave-one-out refits")
-    parser.add_argument("--jobs", type=int, default=1, help="leave-one-out refits at once")
-    parser.add_argument("--partial", type=Path, metavar="DIR",
-                        help="save each platform's part in DIR, reuse the parts found there")
-    parser.add_argument("--write", action="store_true",
-                        help="write results.json, calibrations.json and README.md's tables "
-                             "in validation/paper/")
-    parser.add_argument("--record", action="store_true",
-                        help="also set the fitted values that are not on a bound in "
-                             "sim-models/platforms/*.yaml")
-
-
-def run_from_arguments(args: argparse.Namespace) -> int:
-    """Run as the options say; progress on stderr, the tables on stdout."""
-    from iotwin.paper_report import markdown, record_fitted, write_outputs
-
-    started = time.monotonic()
-
-    def progress(text: str) -> None:
-        print(f"[{time.monotonic() - started:6.0f} s] {text}", file=sys.stderr, flush=True)
-
-    result = run_paper_validation(
-        platforms=args.platforms.split(",") if args.platforms else None,
-        kernels=args.kernels.split(",") if args.kernels else None, loo=not args.no_loo,
-        workers=args.jobs, partial=args.partial, progress=progress)
-    if args.write:
-        write_outputs(result, paper_dir())
-    if args.record:
-        for fit in result.fits:
-            inside = {name: value for name, value in fit.parameters.items()
-                      if name not in result.on_bound[fit.model]}
-            record_fitted(paths.platforms_dir() / f"{fit.model}.yaml",
-                          result.calibration_ids[fit.model], inside)
-    print(markdown(result))
-    progress("done")
-    return 0
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m iotwin.paper_validation",
-        description="Fit the platform models to the published measurements and report.")
-    add_arguments(parser)
-    try:
-        return run_from_arguments(parser.parse_args(argv))
-    except UserError as error:
-        print(f"paper validation: error: {error}", file=sys.stderr)
-        return 2
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""The tuning config: its schema (data/config-schema.yaml) and validation."""

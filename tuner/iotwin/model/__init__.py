@@ -1,0 +1,1 @@
+"""The performance model: the iosim driver, platforms, calibration, the Model/Fit protocol."""

@@ -1,0 +1,1 @@
+"""Parameter spaces (spaces/*.yaml) bound to a platform."""

@@ -1,0 +1,1 @@
+"""The SQLite store of campaigns, evaluations, predictions and calibrations."""

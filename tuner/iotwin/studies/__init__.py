@@ -1,0 +1,1 @@
+"""Studies built from tuning campaigns: experiments, what-if, paper sensitivity."""

@@ -1,0 +1,1 @@
+"""One tuning campaign: the evaluator, confirmation, repetitions and the tune pipeline."""

@@ -1,0 +1,1 @@
+"""How well the twin predicts: the local suite and the paper's cases."""
