@@ -33,7 +33,7 @@ from iotwin.model.sim import simulate
 from iotwin.search import BudgetExhausted, select, strategy_settings
 from iotwin.space.parameters import BoundSpace, load_space
 from iotwin.store.database import Store, config_hash
-from iotwin.tuning.campaign import Campaign, CampaignSpec, platform_context, run_campaign
+from iotwin.tuning.campaign import CampaignEvaluator, CampaignSpec, platform_context, run_campaign
 
 SPEC_FILE = Path(__file__).with_suffix(".yaml")
 CACHE_DIR = paths.repo_root() / "runs" / "convergence"
@@ -132,7 +132,7 @@ def runs_to_target(spec: CampaignSpec, space: BoundSpace, twin: TwinExecutor,
              if select(spec.strategy).needs_model else None)
     campaign_id = store.create_campaign(f"convergence {spec.strategy} seed {spec.seed}",
                                         kind="tune", spec=spec.to_json())
-    campaign = Campaign(store, campaign_id, spec, space, executor, model)
+    campaign = CampaignEvaluator(store, campaign_id, spec, space, executor, model)
     run_campaign(campaign)
     best = campaign.best()
     recommended = true_rate.get(config_hash(best.config)) if best else None

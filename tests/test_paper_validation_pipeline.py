@@ -162,7 +162,7 @@ def test_leave_one_out_never_uses_the_held_out_row(stand_in: Path,
     real_fit = calibrate.fit
 
     def spying_fit(platform: Any, observations: Sequence[calibrate.Observation],
-                   **options: Any) -> calibrate.Calibration:
+                   **options: Any) -> calibrate.Fit:
         seen.append([o.rate_mbs for o in observations])
         return real_fit(platform, observations, **options)
 

@@ -38,7 +38,7 @@ def test_extrapolated_steps_match_the_full_simulation(config: dict) -> None:
 
     def vorpal(steps: int) -> dict:
         args = ["--block", "40x40x24", "--steps", str(steps)]
-        return paper_validation.placed(kernel_workload("vorpal-io", 16, args), 4)
+        return paper_validation.with_ranks_per_node(kernel_workload("vorpal-io", 16, args), 4)
 
     # Without the Lustre client's write-back budget: at this size all six steps fit in it and
     # are not identical in time (a step's flush overlaps the next); at the papers' sizes a step

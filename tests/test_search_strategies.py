@@ -15,7 +15,7 @@ from iotwin.search import run_strategy, strategy_settings
 from iotwin.search.operators import Individual, distance, make_toolbox, vary
 from iotwin.space.parameters import BoundSpace, SpaceContext, load_space
 from iotwin.store.database import Store
-from iotwin.tuning.campaign import Campaign, CampaignSpec
+from iotwin.tuning.campaign import CampaignEvaluator, CampaignSpec
 from iotwin.units import parse_size
 
 HOPPER = SpaceContext(filesystem="lustre", ranks=512, max_stripe_count=156)
@@ -77,14 +77,14 @@ def optimum(space: BoundSpace) -> float:
 
 def make_campaign(tmp_path: Path, strategy: str, budget: int, *, model: bool = False,
                   seed: int = 1, space: BoundSpace | None = None
-                  ) -> tuple[Campaign, SyntheticExecutor]:
+                  ) -> tuple[CampaignEvaluator, SyntheticExecutor]:
     spec = CampaignSpec(ranks=512, platform="synthetic", space="poster", strategy=strategy,
                         executor="twin", real_budget=budget, kernel="vpic-io", seed=seed)
     store = Store(tmp_path / f"{strategy}-{seed}.db")
     campaign_id = store.create_campaign("t", kind="tune", spec=spec.to_json())
     executor = SyntheticExecutor()
     space = space or load_space("poster").bind(HOPPER)
-    campaign = Campaign(store, campaign_id, spec, space, executor,
+    campaign = CampaignEvaluator(store, campaign_id, spec, space, executor,
                         SkewedModel() if model else None)
     return campaign, executor
 

@@ -51,7 +51,7 @@ def test_tune_writes_the_best_config_and_compares_it_with_the_default(tmp_path: 
         stored = len(db.evaluations(result["campaign"]))
     assert stored == len(searched) + 3 * 3 + 2 * 2  # 3 fresh runs of the top 3, then summary
     resumed = iotwin("tune", "--resume", str(result["campaign"]), "--store", store,
-                     "--summary-repeat", "0", "--output", str(tmp_path / "again.yaml"),
+                     "--output", str(tmp_path / "again.yaml"),
                      cwd=tmp_path)
     assert resumed.returncode == 0, resumed.stderr
     with Store(store) as db:

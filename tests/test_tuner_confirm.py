@@ -14,7 +14,7 @@ from iotwin.executors.base import RunResult, Target
 from iotwin.search import run_strategy
 from iotwin.space.parameters import SpaceContext, load_space
 from iotwin.store.database import Store, config_hash
-from iotwin.tuning.campaign import Campaign, CampaignSpec
+from iotwin.tuning.campaign import CampaignEvaluator, CampaignSpec
 from iotwin.tuning.confirmation import confirm_best
 
 # Only the transfer mode and the fill time vary: four configs.
@@ -44,12 +44,12 @@ class LuckyFirstRunExecutor:
         return RunResult(status="ok", total_s=100.0 / rate, rate_mbs=rate, bytes=10**8)
 
 
-def searched_campaign(store: Store, executor: LuckyFirstRunExecutor) -> Campaign:
+def searched_campaign(store: Store, executor: LuckyFirstRunExecutor) -> CampaignEvaluator:
     space = load_space("local").bind(SpaceContext("ufs", ranks=4), FIXED)
     spec = CampaignSpec(ranks=4, platform="local", space="local", strategy="exhaustive",
                         executor="local", real_budget=4, command=("fake",))
     campaign_id = store.create_campaign("confirm", kind="tune", spec=spec.to_json())
-    campaign = Campaign(store, campaign_id, spec, space, executor)
+    campaign = CampaignEvaluator(store, campaign_id, spec, space, executor)
     run_strategy("exhaustive", campaign, seed=0, settings={})
     return campaign
 

@@ -9,7 +9,7 @@ from iotwin.executors.local import LocalExecutor
 from iotwin.search import run_strategy
 from iotwin.space.parameters import SpaceContext, load_space
 from iotwin.store.database import Store
-from iotwin.tuning.campaign import Campaign, CampaignSpec
+from iotwin.tuning.campaign import CampaignEvaluator, CampaignSpec
 
 FAKE_KERNEL = Path(__file__).parent / "programs" / "fake_tuned_kernel.py"
 ONLY_CB_NODES = {"transfer_mode": "collective", "romio_cb_write": "enable",
@@ -26,7 +26,7 @@ def test_crash_and_hang_are_failed_evaluations(tmp_path: Path) -> None:
     executor = LocalExecutor(timeout_s=3.0, scratch_root=tmp_path / "runs", preload=False)
     with Store(tmp_path / "store.db") as store:
         campaign_id = store.create_campaign("failures", kind="tune", spec=spec.to_json())
-        campaign = Campaign(store, campaign_id, spec, space, executor)
+        campaign = CampaignEvaluator(store, campaign_id, spec, space, executor)
         run_strategy("exhaustive", campaign, seed=0, settings={})
 
         rows = store.evaluations(campaign_id, source="real")

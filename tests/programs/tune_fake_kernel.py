@@ -13,7 +13,7 @@ from pathlib import Path
 from iotwin.executors.local import LocalExecutor
 from iotwin.space.parameters import SpaceContext, load_space
 from iotwin.store.database import Store
-from iotwin.tuning.campaign import Campaign, CampaignSpec, run_campaign
+from iotwin.tuning.campaign import CampaignEvaluator, CampaignSpec, run_campaign
 
 FAKE_KERNEL = Path(__file__).with_name("fake_tuned_kernel.py")
 SPEC = CampaignSpec(ranks=1, platform="local", space="local", strategy="random",
@@ -34,7 +34,7 @@ def main() -> int:
     space = load_space(spec.space).bind(SpaceContext("ufs", ranks=4), spec.fixed)
     executor = LocalExecutor(timeout_s=spec.timeout_s, scratch_root=Path(sys.argv[1]).parent,
                              preload=False)
-    run_campaign(Campaign(store, campaign_id, spec, space, executor))
+    run_campaign(CampaignEvaluator(store, campaign_id, spec, space, executor))
     return 0
 
 

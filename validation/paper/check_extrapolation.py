@@ -13,7 +13,7 @@ import time
 
 from iotwin.model.calibration import Observation, predict
 from iotwin.model.platforms import load_platform
-from iotwin.validation.paper import STEPS_KEY, placed, predict_rates
+from iotwin.validation.paper import STEPS_KEY, predict_rates, with_ranks_per_node
 from iotwin.workloads.workload import kernel_workload
 
 TUNED = {"lustre": {"stripe_count": 96, "stripe_size": 32 << 20},
@@ -21,7 +21,7 @@ TUNED = {"lustre": {"stripe_count": 96, "stripe_size": 32 << 20},
 
 
 def vorpal(ranks: int, per_node: int, steps: int) -> dict:
-    return placed(kernel_workload("vorpal-io", ranks, ["--block", "100x100x60",
+    return with_ranks_per_node(kernel_workload("vorpal-io", ranks, ["--block", "100x100x60",
                                                        "--steps", str(steps)]), per_node)
 
 

@@ -84,8 +84,8 @@ def main(args: argparse.Namespace) -> int:
 def _run_design(store: Store, platform: Any, args: argparse.Namespace
                 ) -> tuple[int, list[Any], list[str], list[str]]:
     """Run the design's probes into a new campaign: its id, observations, notes, parameters."""
+    from iotwin.executors import make_executor
     from iotwin.model.calibration_design import load_design, measure_design
-    from iotwin.tuning.campaign import executor_named
 
     design = load_design(args.design)
     campaign_id = store.create_campaign(
@@ -94,7 +94,7 @@ def _run_design(store: Store, platform: Any, args: argparse.Namespace
               "truth_seed": args.truth_seed})
     print(f"campaign {campaign_id}: design {design.name}, {len(design.probes)} probes x "
           f"{design.repetitions} runs on {args.executor}", file=sys.stderr, flush=True)
-    executor = executor_named(args.executor, platform.name, truth_seed=args.truth_seed)
+    executor = make_executor(args.executor, platform.name, truth_seed=args.truth_seed)
     observations = measure_design(design, platform, executor, store, campaign_id)
     missing = len(design.probes) - len(observations)
     notes = [f"{missing} probes had no successful run"] if missing else []

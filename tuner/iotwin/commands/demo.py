@@ -18,10 +18,11 @@ from typing import Any
 import yaml
 
 from iotwin import paths
-from iotwin.cli import build_parser
+from iotwin.commands.tune import OPTIONS, spec_from_options, tune_and_report
 from iotwin.errors import UserError
 from iotwin.executors.local import default_scratch_root
-from iotwin.store.database import add_store_argument, resolve_path
+from iotwin.store.database import Store, add_store_argument, resolve_path
+from iotwin.tuning.pipeline import start
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -89,15 +90,17 @@ def main(args: argparse.Namespace) -> int:
     argv[1:1] = ["--store", str(resolve_path(args.store)), "--output", str(output)]
     print(f"iotwin demo: a short {spec.get('strategy', 'sim-screened')} tuning on this "
           f"machine, as\n  iotwin {shlex.join(argv)}\n", flush=True)
-    tune_args, unknown = build_parser().parse_known_args(argv)
+    unknown = [str(key) for key in spec if key not in (*OPTIONS, "args", "json")]
     if unknown:
-        keys = [arg[2:].replace("-", "_") for arg in unknown if arg.startswith("--")]
-        raise UserError(f"{args.spec}: not `iotwin tune` options: {', '.join(keys or unknown)}")
-    status = int(tune_args.func(tune_args) or 0)
+        raise UserError(f"{args.spec}: not `iotwin tune` options: {', '.join(unknown)}")
+    tune_spec = spec_from_options({**spec, "rest": spec.get("args") or []})
+    with Store(resolve_path(args.store)) as store:
+        tune_and_report(store, start(store, tune_spec), tune_spec, output,
+                        bool(spec.get("json")))
     print(f"\ntuned config ({output}; apply it to any run with "
           f"`iotwin run ... --config {output}`):")
     print("  " + output.read_text().rstrip().replace("\n", "\n  "))
-    return status
+    return 0
 
 
 def _shown(path: Path) -> Path:

@@ -14,6 +14,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Mapping
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
@@ -21,19 +23,28 @@ import yaml
 
 from iotwin.config.schema import dump_config
 from iotwin.errors import UserError
+from iotwin.executors import EXECUTORS
 from iotwin.search import STRATEGIES
 from iotwin.stats import Summary
 from iotwin.store.database import Store, add_store_argument, resolve_path
-from iotwin.tuning.campaign import (
-    Campaign,
-    CampaignSpec,
-    Progress,
-    check_spec,
-    open_campaign,
-    run_campaign,
+from iotwin.tuning.campaign import CampaignSpec, Progress
+from iotwin.tuning.pipeline import (
+    PipelineOptions,
+    TuneResult,
+    TuneSpec,
+    start,
+    stored_pipeline,
+    stored_spec,
+    tune,
 )
-from iotwin.tuning.confirmation import Confirmed, confirm_best
-from iotwin.tuning.repetitions import Measurement, measure
+
+#: the options that make a campaign, with their defaults: given again with --resume they must
+#: agree with the ones it started with (the stored spec)
+DEFAULTS: dict[str, Any] = {
+    "platform": "local", "space": "local", "strategy": "sim-screened", "executor": "local",
+    "real_budget": 20, "repetitions": 1, "timeout": 600.0, "seed": 0, "truth_seed": 0,
+    "confirm": 3, "confirm_runs": 3, "summary_repeat": 5,
+}
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -45,35 +56,38 @@ def register(subparsers: argparse._SubParsersAction) -> None:
               "\n       iotwin tune --resume ID")
     parser.add_argument("--kernel", help="kernel of kernels/ (vpic-io, vorpal-io, gcrm-io)")
     parser.add_argument("--ranks", type=int, metavar="N", help="MPI ranks")
-    parser.add_argument("--platform", default="local", help="platform model (default local)")
-    parser.add_argument("--space", default="local", help="parameter space (default local)")
-    parser.add_argument("--fix", action="append", default=[], metavar="PARAM=VALUE",
+    parser.add_argument("--platform", help="platform model (default local)")
+    parser.add_argument("--space", help="parameter space (default local)")
+    parser.add_argument("--fix", action="append", metavar="PARAM=VALUE",
                         help="pin a space parameter to one value (repeatable)")
-    parser.add_argument("--strategy", default="sim-screened", choices=sorted(STRATEGIES))
-    parser.add_argument("--set", action="append", default=[], metavar="SETTING=VALUE",
+    parser.add_argument("--strategy", choices=sorted(STRATEGIES),
+                        help="search strategy (default sim-screened)")
+    parser.add_argument("--set", action="append", metavar="SETTING=VALUE",
                         help="override a strategy setting of search/strategies.yaml")
-    parser.add_argument("--executor", default="local", choices=("local", "twin"),
-                        help="where real runs happen: this machine, or the platform's twin")
-    parser.add_argument("--real-budget", type=int, default=20, metavar="R",
+    parser.add_argument("--executor", choices=sorted(EXECUTORS),
+                        help="where real runs happen: this machine (local, the default), or "
+                             "the platform's twin")
+    parser.add_argument("--real-budget", type=int, metavar="R",
                         help="distinct configs run for real (default 20)")
-    parser.add_argument("--repetitions", type=int, default=1, metavar="R",
+    parser.add_argument("--repetitions", type=int, metavar="R",
                         help="runs per config during the search; the median counts (default 1)")
-    parser.add_argument("--timeout", type=float, default=600.0, metavar="S",
-                        help="seconds before a run is killed and counted as failed")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--truth-seed", type=int, default=0,
+    parser.add_argument("--timeout", type=float, metavar="S",
+                        help="seconds before a run is killed and counted as failed (default 600)")
+    parser.add_argument("--seed", type=int, help="the search's seed (default 0)")
+    parser.add_argument("--truth-seed", type=int,
                         help="twin executor: which perturbed truth of the platform runs")
     parser.add_argument("--resume", type=int, metavar="ID",
-                        help="continue campaign ID; nothing measured is run again")
+                        help="continue campaign ID with the options it started with; nothing "
+                             "measured is run again")
     parser.add_argument("--output", type=Path, metavar="YAML",
                         help="tuned config file (default tuned-<campaign>.yaml)")
-    parser.add_argument("--confirm", type=int, default=3, metavar="K",
+    parser.add_argument("--confirm", type=int, metavar="K",
                         help="re-measure the search's K best configs before choosing the tuned "
                              "one (0: take the best single run; default 3)")
-    parser.add_argument("--confirm-runs", type=int, default=3, metavar="R",
+    parser.add_argument("--confirm-runs", type=int, metavar="R",
                         help="fresh runs of each candidate, interleaved; the median of these "
                              "decides (default 3)")
-    parser.add_argument("--summary-repeat", type=int, default=5, metavar="R",
+    parser.add_argument("--summary-repeat", type=int, metavar="R",
                         help="re-measure default and tuned R times each (0: skip; default 5)")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     add_store_argument(parser)
@@ -81,55 +95,127 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=main)
 
 
+#: every option a campaign is made of, as spec_from_options reads them (``rest``: the kernel's
+#: arguments, or the program and its arguments)
+OPTIONS = {"kernel", "ranks", "fix", "set", "rest", *DEFAULTS}
+
+
 def main(args: argparse.Namespace) -> int:
     with Store(resolve_path(args.store)) as store:
         campaign_id, spec = _resume(store, args) if args.resume else _start(store, args)
-        print(f"campaign {campaign_id}: {spec.strategy} on {spec.target.label}, "
-              f"space {spec.space}, platform {spec.platform}, executor {spec.executor}, "
-              f"budget {spec.real_budget}", file=sys.stderr, flush=True)
-        campaign = open_campaign(store, campaign_id, spec, _print_progress)
-        run_campaign(campaign)
-        confirmed = confirm_best(campaign, args.confirm, args.confirm_runs)
-        if not confirmed:
-            raise UserError(f"campaign {campaign_id}: no run succeeded; see `iotwin show "
-                            f"{campaign_id}` for the errors")
-        best = confirmed[0]
-        output = args.output or Path(f"tuned-{campaign_id}.yaml")
-        output.write_text(dump_config(best.config))
-        summary = _default_vs_tuned(store, campaign, best.config, args.summary_repeat)
-        _report(campaign, confirmed, output, summary, args.json)
+        tune_and_report(store, campaign_id, spec, args.output, args.json)
     return 0
 
 
-def _start(store: Store, args: argparse.Namespace) -> tuple[int, CampaignSpec]:
-    if args.ranks is None:
+def tune_and_report(store: Store, campaign_id: int, spec: TuneSpec, output: Path | None,
+                    as_json: bool) -> TuneResult:
+    """Run the stored campaign's tuning, printing its progress, write the tuned config (to
+    ``output``, default tuned-<campaign>.yaml) and print the outcome."""
+    search = spec.search
+    print(f"campaign {campaign_id}: {search.strategy} on {search.target.label}, "
+          f"space {search.space}, platform {search.platform}, executor {search.executor}, "
+          f"budget {search.real_budget}", file=sys.stderr, flush=True)
+    result = tune(spec, store, campaign_id, on_progress=_print_progress)
+    output = output or Path(f"tuned-{campaign_id}.yaml")
+    output.write_text(dump_config(result.tuned))
+    _report(result, output, as_json)
+    return result
+
+
+def spec_from_options(options: Mapping[str, Any]) -> TuneSpec:
+    """The spec of ``iotwin tune``'s options by name (``fix`` and ``set`` as mappings); an
+    option that is missing or None takes its default."""
+    def option(name: str) -> Any:
+        return _option(options, name)
+
+    if options.get("ranks") is None:
         raise UserError("--ranks N is required")
-    if args.kernel is None and not args.rest:
+    kernel, rest = options.get("kernel"), tuple(str(arg) for arg in options.get("rest") or ())
+    if kernel is None and not rest:
         raise UserError("name a --kernel or a program after --")
-    settings = _assignments(args.set, "--set")
-    spec = CampaignSpec(
-        ranks=args.ranks, platform=args.platform, space=args.space, strategy=args.strategy,
-        executor=args.executor, real_budget=args.real_budget, kernel=args.kernel,
-        args=tuple(args.rest) if args.kernel else (),
-        command=() if args.kernel else tuple(args.rest), seed=args.seed,
-        repetitions=args.repetitions, timeout_s=args.timeout, truth_seed=args.truth_seed,
-        fixed=_assignments(args.fix, "--fix"), settings=settings)
-    check_spec(spec)
-    name = f"tune {spec.target.label} on {spec.platform}"
-    return store.create_campaign(name, kind="tune", spec=spec.to_json()), spec
+    search = CampaignSpec(
+        ranks=int(options["ranks"]), platform=option("platform"), space=option("space"),
+        strategy=option("strategy"), executor=option("executor"),
+        real_budget=option("real_budget"), kernel=kernel, args=rest if kernel else (),
+        command=() if kernel else rest, seed=option("seed"),
+        repetitions=option("repetitions"), timeout_s=option("timeout"),
+        truth_seed=option("truth_seed"), fixed=dict(options.get("fix") or {}),
+        settings=dict(options.get("set") or {}))
+    return TuneSpec(search, _pipeline_options(options))
 
 
-def _resume(store: Store, args: argparse.Namespace) -> tuple[int, CampaignSpec]:
-    campaign = store.campaign(args.resume)
-    if campaign.kind != "tune":
-        raise UserError(f"campaign {args.resume} is a {campaign.kind} campaign, not a tuning")
-    return campaign.id, CampaignSpec.from_json(campaign.spec)
+def _option(options: Mapping[str, Any], name: str) -> Any:
+    value = options.get(name)
+    return DEFAULTS[name] if value is None else value
 
 
-def _assignments(items: list[str], option: str) -> dict[str, Any]:
+def _pipeline_options(options: Mapping[str, Any]) -> PipelineOptions:
+    return PipelineOptions(confirm=_option(options, "confirm"),
+                           confirm_runs=_option(options, "confirm_runs"),
+                           summary_repeat=_option(options, "summary_repeat"))
+
+
+def _start(store: Store, args: argparse.Namespace) -> tuple[int, TuneSpec]:
+    spec = spec_from_options({**vars(args), "fix": _assignments(args.fix, "--fix"),
+                              "set": _assignments(args.set, "--set")})
+    return start(store, spec), spec
+
+
+def _resume(store: Store, args: argparse.Namespace) -> tuple[int, TuneSpec]:
+    """The campaign's stored spec; an option given again must agree with it (a campaign
+    stored without its pipeline options takes them from this command line)."""
+    spec = stored_spec(store, args.resume)
+    has_pipeline = stored_pipeline(store.campaign(args.resume).spec)
+    started = json.loads(json.dumps({**spec.search.to_json(), **asdict(spec.pipeline)}))
+    for option, key, given in _given_options(args):
+        if key in _PIPELINE and not has_pipeline:
+            continue
+        if json.loads(json.dumps(given)) != started[key]:
+            raise UserError(f"campaign {args.resume} started with {option} "
+                            f"{_shown(started[key])}; the resume gives {_shown(given)}: leave "
+                            f"{option} out to go on as it started, or start a new campaign")
+    if not has_pipeline:
+        spec = replace(spec, pipeline=_pipeline_options(vars(args)))
+    return args.resume, spec
+
+
+_PIPELINE = {"confirm", "confirm_runs", "summary_repeat"}
+#: command-line option -> (its attribute, the stored spec's key)
+_CAMPAIGN_OPTIONS = {
+    "--kernel": ("kernel", "kernel"), "--ranks": ("ranks", "ranks"),
+    "--platform": ("platform", "platform"), "--space": ("space", "space"),
+    "--strategy": ("strategy", "strategy"), "--executor": ("executor", "executor"),
+    "--real-budget": ("real_budget", "real_budget"),
+    "--repetitions": ("repetitions", "repetitions"), "--timeout": ("timeout", "timeout_s"),
+    "--seed": ("seed", "seed"), "--truth-seed": ("truth_seed", "truth_seed"),
+    "--confirm": ("confirm", "confirm"), "--confirm-runs": ("confirm_runs", "confirm_runs"),
+    "--summary-repeat": ("summary_repeat", "summary_repeat"),
+}
+
+
+def _given_options(args: argparse.Namespace) -> list[tuple[str, str, Any]]:
+    """(option, stored key, value) of each campaign option given on the command line."""
+    given = [(option, key, getattr(args, attribute))
+             for option, (attribute, key) in _CAMPAIGN_OPTIONS.items()
+             if getattr(args, attribute) is not None]
+    if args.fix is not None:
+        given.append(("--fix", "fixed", _assignments(args.fix, "--fix")))
+    if args.set is not None:
+        given.append(("--set", "settings", _assignments(args.set, "--set")))
+    if args.rest:
+        given.append(("arguments after --", "args" if args.kernel else "command",
+                      list(args.rest)))
+    return given
+
+
+def _shown(value: Any) -> str:
+    return " ".join(map(str, value)) if isinstance(value, (list, tuple)) else str(value)
+
+
+def _assignments(items: list[str] | None, option: str) -> dict[str, Any]:
     """NAME=VALUE pairs; values are read as YAML (4, 1MiB, null, true)."""
     parsed: dict[str, Any] = {}
-    for item in items:
+    for item in items or []:
         name, sep, value = item.partition("=")
         if not sep or not name:
             raise UserError(f"{option} {item!r}: expected NAME=VALUE")
@@ -148,18 +234,8 @@ def _print_progress(progress: Progress) -> None:
           file=sys.stderr, flush=True)
 
 
-def _default_vs_tuned(store: Store, campaign: Campaign, tuned: dict[str, Any],
-                      repeat: int) -> dict[str, Measurement]:
-    if repeat < 1:
-        return {}
-    return {label: measure(campaign.executor, campaign.spec.target, config, repeat=repeat,
-                           store=store, campaign_id=campaign.id, platform=campaign.spec.platform,
-                           label=label)
-            for label, config in (("default", {}), ("tuned", tuned))}
-
-
-def _report(campaign: Campaign, confirmed: list[Confirmed], output: Path,
-            summary: dict[str, Measurement], as_json: bool) -> None:
+def _report(result: TuneResult, output: Path, as_json: bool) -> None:
+    campaign, confirmed, summary = result.campaign, result.confirmed, result.summary
     rates: dict[str, Summary | None] = {label: m.rate for label, m in summary.items()}
     speedup = (rates["tuned"].median / rates["default"].median
                if rates.get("tuned") and rates.get("default") else None)

@@ -1,1 +1,101 @@
-"""Executors: where a configuration is measured (see iotwin.executors.base)."""
+"""Executors: where a configuration is measured (see iotwin.executors.base).
+
+One record per executor in :data:`REGISTRY`, its capabilities as fields (as IOR's aiori
+records carry theirs), and :func:`select` to find one by name. A new executor is a module
+here with a class that has ``source`` and ``run_once`` (:class:`~iotwin.executors.base.Executor`)
+and a record below.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from iotwin.errors import UserError
+from iotwin.executors.base import Executor
+from iotwin.space.parameters import SpaceContext
+from iotwin.store.source import Source
+
+
+@dataclass(frozen=True)
+class ExecutorSettings:
+    """What any executor may be given: the platform it stands for, a run's time limit, and
+    the seed of a twin's noise."""
+
+    platform: str
+    timeout_s: float | None = 600.0
+    truth_seed: int = 0
+
+
+@dataclass(frozen=True)
+class ExecutorKind:
+    name: str
+    description: str
+    #: what the store records its runs as
+    source: Source
+    #: its runs happen on this machine: a space is bound to this machine's file system
+    #: (else to the platform model's)
+    on_this_machine: bool
+    make: Callable[[ExecutorSettings], Executor]
+
+
+def _local(settings: ExecutorSettings) -> Executor:
+    from iotwin.executors.local import LocalExecutor
+
+    return LocalExecutor(timeout_s=settings.timeout_s)
+
+
+def _twin(settings: ExecutorSettings) -> Executor:
+    from iotwin.executors.twin import TwinExecutor
+
+    return TwinExecutor(settings.platform, truth_seed=settings.truth_seed)
+
+
+REGISTRY: tuple[ExecutorKind, ...] = (
+    ExecutorKind("local", "real runs under mpiexec on this machine", source="real",
+                 on_this_machine=True, make=_local),
+    ExecutorKind("twin", "the platform's model with hidden true parameters and noise",
+                 source="twin", on_this_machine=False, make=_twin),
+)
+
+EXECUTORS: dict[str, ExecutorKind] = {kind.name: kind for kind in REGISTRY}
+
+
+def select(name: str) -> ExecutorKind:
+    """The executor called ``name``; UserError naming the choices if there is none."""
+    if name not in EXECUTORS:
+        raise UserError(f"unknown executor {name!r}: expected {' or '.join(EXECUTORS)}")
+    return EXECUTORS[name]
+
+
+def make_executor(name: str, platform: str, *, timeout_s: float | None = 600.0,
+                  truth_seed: int = 0) -> Executor:
+    """The executor ``name`` standing for ``platform``."""
+    return select(name).make(ExecutorSettings(platform, timeout_s, truth_seed))
+
+
+def space_context(name: str, platform: str, ranks: int) -> SpaceContext:
+    """Where executor ``name``'s runs happen, as a space needs it: this machine's file system,
+    or the platform model's."""
+    if select(name).on_this_machine:
+        from iotwin.executors.local import default_scratch_root
+
+        return SpaceContext(filesystem=filesystem_of(default_scratch_root()), ranks=ranks)
+    from iotwin.model.platforms import load_platform, platform_space_context
+
+    return platform_space_context(load_platform(platform), ranks)
+
+
+def filesystem_of(path: Path) -> str:
+    """lustre, gpfs, or ufs (ROMIO's name for any other local or network file system)."""
+    path = path.resolve()
+    while not path.exists():
+        path = path.parent
+    best, kind = "", "ufs"
+    for line in Path("/proc/mounts").read_text().splitlines():
+        _, mount, fstype, *_ = line.split()
+        inside = path == Path(mount) or Path(mount) in path.parents
+        if inside and len(mount) > len(best):
+            best, kind = mount, fstype
+    return kind if kind in ("lustre", "gpfs") else "ufs"

@@ -21,7 +21,7 @@ import random
 import statistics
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -48,14 +48,6 @@ class Observation:
     workload: Mapping[str, Any]
     config: Mapping[str, Any]
     rate_mbs: float
-
-
-@dataclass(frozen=True)
-class Calibration:
-    parameters: dict[str, float]
-    fit_error: float  # median |predicted / measured - 1| on the fitted observations
-    heldout_error: float | None  # the same on held-out folds (None: not cross-validated)
-    details: dict[str, Any] = field(default_factory=dict)
 
 
 class _Scale:
@@ -131,7 +123,7 @@ def fit(platform: Platform, observations: Sequence[Observation], *,
         parameters: Sequence[str] | None = None, max_evaluations: int = 60,
         jobs: int = 2, predictor: Predictor | None = None,
         start: Mapping[str, float] | None = None,
-        prior_sigma: float | None = None) -> Calibration:
+        prior_sigma: float | None = None) -> Fit:
     """Fit ``parameters`` (default: every free one) of ``platform`` to ``observations``.
 
     ``predictor`` replaces :func:`predict` where an observation is not one plain simulation.
@@ -163,14 +155,14 @@ def fit(platform: Platform, observations: Sequence[Observation], *,
     fitted = scale.values(solution.x)
     error = relative_error(rates_of(platform.with_values(fitted), observations, jobs),
                            observations)
-    return Calibration(fitted, error, None, {"observations": len(observations),
+    return Fit(fitted, error, None, {"observations": len(observations),
                                              "evaluations": int(solution.nfev),
                                              "loss": "soft_l1 on log rate",
                                              "prior_sigma": prior_sigma})
 
 
 def cross_validate(platform: Platform, observations: Sequence[Observation], *, folds: int = 5,
-                   seed: int = 0, **fit_options: Any) -> Calibration:
+                   seed: int = 0, **fit_options: Any) -> Fit:
     """Fit on all observations; the held-out error comes from ``folds``-fold refits."""
     folds = min(folds, len(observations))
     if folds < 2:
@@ -186,7 +178,7 @@ def cross_validate(platform: Platform, observations: Sequence[Observation], *, f
         predicted = predict(platform.with_values(fitted.parameters), held)
         heldout_errors.extend(np.abs(np.exp(log_errors(predicted, held)) - 1))
     final = fit(platform, observations, **fit_options)
-    return Calibration(final.parameters, final.fit_error, float(np.median(heldout_errors)),
+    return Fit(final.parameters, final.fit_error, float(np.median(heldout_errors)),
                        {**final.details, "folds": folds})
 
 

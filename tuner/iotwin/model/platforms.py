@@ -17,6 +17,7 @@ from typing import Any
 
 from iotwin import paths
 from iotwin.errors import UserError
+from iotwin.space.parameters import SpaceContext
 from iotwin.units import parse_size
 from iotwin.yaml_files import read_yaml
 
@@ -175,6 +176,14 @@ def parse_platform(tree: Any, origin: str) -> Platform:
     for path, leaf in _leaves(tree):
         _check_leaf(origin, path, leaf)
     return Platform(str(tree["name"]), tree, origin)
+
+
+def platform_space_context(platform: Platform, ranks: int) -> SpaceContext:
+    """The platform model's file system and stripe limit (its YAML's ``filesystem``), as a
+    parameter space needs them for ``ranks`` ranks."""
+    filesystem = platform.data.get("filesystem", {})
+    return SpaceContext(filesystem=str(filesystem.get("type", "ufs")), ranks=ranks,
+                        max_stripe_count=filesystem.get("max_stripe_count"))
 
 
 def load_platform(name_or_path: str | Path) -> Platform:

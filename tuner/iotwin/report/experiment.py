@@ -5,11 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from iotwin.executors.base import RunResult
 from iotwin.report import plots
 from iotwin.report.measured import best_so_far, measured_configs
 from iotwin.report.page import Page
-from iotwin.store.database import Campaign, Evaluation, Store
+from iotwin.store.database import Campaign, Store
 from iotwin.studies.experiment import CellResult, WorkloadSpec, load_published
 from iotwin.units import format_size
 
@@ -82,13 +81,8 @@ def stored_cells(store: Store, campaign: Campaign) -> list[CellResult]:
                 tuning=row.details.get("tuning"),
                 published_mbs=published.get((row.platform.lower(), workload.kernel.lower(),
                                              row.ranks, row.details["cell"])))
-        cells[key].runs.append(_run_of(row))
+        cells[key].runs.append(row.run_result())
     return list(cells.values())
-
-
-def _run_of(row: Evaluation) -> RunResult:
-    return RunResult(row.status, total_s=row.measured_s or row.predicted_s,
-                     rate_mbs=row.rate_mbs, error=row.error)
 
 
 def _group(cell: CellResult) -> str:

@@ -38,6 +38,7 @@ import yaml
 
 from iotwin.errors import UserError
 from iotwin.executors.base import RunResult, Target
+from iotwin.store.details import StoredDetails, checked
 from iotwin.store.source import Source
 
 Status = Literal["ok", "failed", "timeout"]
@@ -153,6 +154,12 @@ class Evaluation:
     def ok(self) -> bool:
         return self.status == "ok"
 
+    def run_result(self) -> RunResult:
+        """The run this row records (the inverse of :meth:`Store.add_run`)."""
+        return RunResult(self.status, total_s=self.measured_s or self.predicted_s,
+                         rate_mbs=self.rate_mbs, bytes=self.bytes, phases=dict(self.phases),
+                         reports=list(self.effective), error=self.error)
+
 
 @dataclass(frozen=True)
 class Calibration:
@@ -172,6 +179,8 @@ _JSON_COLUMNS = {"spec", "phases", "effective", "details", "parameters"}
 def _decode_row(row: sqlite3.Row) -> dict[str, Any]:
     decoded = {key: (json.loads(row[key]) if key in _JSON_COLUMNS else row[key])
                for key in row.keys()}  # noqa: SIM118 (sqlite3.Row is not a dict)
+    if "details" in decoded:
+        decoded["details"] = StoredDetails(decoded["details"])
     if "config_yaml" in decoded:
         decoded["config"] = yaml.safe_load(decoded.pop("config_yaml")) or {}
     return decoded
@@ -301,7 +310,7 @@ class Store:
             "phases": json.dumps(dict(phases or {})),
             "effective": json.dumps(effective or []),
             "error": error,
-            "details": json.dumps(dict(details or {})),
+            "details": json.dumps(checked(details)),
             "created": time.time(),
         })
 
@@ -352,7 +361,7 @@ class Store:
             "campaign_id": campaign_id, "platform": platform,
             "parameters": json.dumps(dict(parameters)),
             "fit_error": fit_error, "heldout_error": heldout_error,
-            "details": json.dumps(dict(details or {})), "created": time.time(),
+            "details": json.dumps(checked(details)), "created": time.time(),
         })
 
     def calibration(self, calibration_id: int) -> Calibration:

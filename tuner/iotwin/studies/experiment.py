@@ -36,6 +36,7 @@ from typing import Any, TextIO
 from iotwin import paths
 from iotwin.config.schema import validate_config
 from iotwin.errors import UserError
+from iotwin.executors import make_executor
 from iotwin.executors.base import RunResult, Target
 from iotwin.store.database import Source, Store
 from iotwin.studies.experiment_search import SearchSpec, search
@@ -426,14 +427,8 @@ def executor_measurer(measure: str, repetitions: int, truth_seed: int = 0) -> Me
 
     def executor(platform: str) -> Any:
         if platform not in executors:
-            if measure == "twin":
-                from iotwin.executors.twin import TwinExecutor
-
-                executors[platform] = TwinExecutor(platform, truth_seed=truth_seed)
-            else:
-                from iotwin.executors.local import LocalExecutor
-
-                executors[platform] = LocalExecutor()
+            name = "twin" if measure == "twin" else "local"
+            executors[platform] = make_executor(name, platform, truth_seed=truth_seed)
         return executors[platform]
 
     def run(platform: str, workload: WorkloadSpec, configs: Sequence[Config]
@@ -540,22 +535,24 @@ class Experiment:
 
     def _campaign_cells(self, platform: str, workload: WorkloadSpec, entry: ConfigEntry
                         ) -> list[CellResult]:
-        from iotwin.tuning.campaign import CampaignSpec, open_campaign, run_campaign
+        from iotwin.tuning.campaign import CampaignSpec
+        from iotwin.tuning.pipeline import PipelineOptions, TuneSpec, tune
 
         body, cells = entry.body, []
         for seed in body["seeds"]:
-            spec = CampaignSpec(
+            search = CampaignSpec(
                 ranks=workload.ranks, platform=platform, space=body["space"],
                 strategy=body["strategy"], executor="twin", real_budget=body["budget"],
                 kernel=workload.kernel, args=workload.args, seed=seed,
                 repetitions=body["repetitions"], truth_seed=body["truth_seed"],
                 settings=body["settings"], fixed=body["fixed"])
-            child = self.store.create_campaign(
-                f"experiment {self.campaign_id} {entry.label} seed {seed}", kind="tune",
-                spec=spec.to_json())
-            campaign = open_campaign(self.store, child, spec)
-            run_campaign(campaign)
-            best = campaign.best()
+            # the search's best single run: no confirmation, no default-vs-tuned summary
+            spec = TuneSpec(search, PipelineOptions(confirm=0, confirm_runs=0,
+                                                    summary_repeat=0))
+            result = tune(spec, self.store, progress=None,
+                          name=f"experiment {self.campaign_id} {entry.label} seed {seed}")
+            campaign, child = result.campaign, result.campaign_id
+            best = result.confirmed[0] if result.confirmed else None
             run = RunResult("ok", rate_mbs=best.rate) if best and best.rate else RunResult(
                 "failed", error="no run succeeded")
             cell = CellResult(platform, workload, entry.label, best.config if best else {},

@@ -30,10 +30,10 @@ import yaml
 
 from iotwin.errors import UserError
 from iotwin.model import sim
-from iotwin.model.platforms import Platform
+from iotwin.model.platforms import Platform, platform_space_context
 from iotwin.search import REGISTRY, run_strategy, select, strategy_settings
 from iotwin.search.evaluator import BudgetExhausted
-from iotwin.space.parameters import BoundSpace, Point, Space, SpaceContext
+from iotwin.space.parameters import BoundSpace, Point, Space
 from iotwin.store.database import config_hash
 
 Config = dict[str, Any]
@@ -255,15 +255,9 @@ def choose_strategy(tuning: Tuning, space: BoundSpace) -> str:
     return tuning.strategy
 
 
-def space_context(platform: Platform, work: Mapping[str, Any]) -> SpaceContext:
-    fs = platform.data["filesystem"]
-    return SpaceContext(filesystem=str(fs.get("type", "ufs")), ranks=int(work["ranks"]),
-                        max_stripe_count=fs.get("max_stripe_count"))
-
-
 def tune(platform: Platform, work: Mapping[str, Any], tuning: Tuning,
          simulate: Simulate) -> tuple[SimulatedMachine, str]:
-    space = tuning.space.bind(space_context(platform, work))
+    space = tuning.space.bind(platform_space_context(platform, int(work["ranks"])))
     strategy = choose_strategy(tuning, space)
     machine = SimulatedMachine(space, lambda configs: simulate(platform, work, configs),
                                tuning.budget)
@@ -281,7 +275,8 @@ def tune(platform: Platform, work: Mapping[str, Any], tuning: Tuning,
 
 # -- the study -----------------------------------------------------------------------------------
 
-def placed(platform: Platform, work: Mapping[str, Any]) -> tuple[Mapping[str, Any], str]:
+def placed_with_note(platform: Platform, work: Mapping[str, Any]
+                     ) -> tuple[Mapping[str, Any], str]:
     """The workload on the platform's nodes (as every simulation places it), with a note when
     it needs more nodes than the platform has and runs oversubscribed."""
     spread = sim.placed(platform, work)
@@ -292,7 +287,7 @@ def placed(platform: Platform, work: Mapping[str, Any]) -> tuple[Mapping[str, An
 
 def predict(platform_name: str, variant: str, platform: Platform, work: Mapping[str, Any],
             tuning: Tuning | None, simulate: Simulate) -> Prediction:
-    work, note = placed(platform, work)
+    work, note = placed_with_note(platform, work)
     default = simulate(platform, work, [{}])[0]
     prediction = Prediction(platform_name, variant, default, peak_mbs(platform, work), note=note)
     if tuning is None:

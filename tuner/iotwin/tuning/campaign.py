@@ -1,9 +1,10 @@
 """A tuning campaign: a strategy's evaluations, measured and predicted, all in the store.
 
-:class:`Campaign` is the :class:`~iotwin.search.evaluator.Evaluator` the strategies talk to.
-It turns points into configs, runs new configs on the executor (``repetitions`` times; the
-median rate counts), predicts with the model, refits it after each real batch, and records
-every repetition, prediction and calibration in the store the moment it exists.
+:class:`CampaignEvaluator` is the :class:`~iotwin.search.evaluator.Evaluator` the strategies
+talk to (the store's ``Campaign`` is its row). It turns points into configs, runs new configs
+on the executor (``repetitions`` times; the median rate counts), predicts with the model,
+refits it after each real batch, and records every repetition, prediction and calibration in
+the store the moment it exists.
 
 Resuming: a strategy is deterministic given its seed and the rates it is told, so a resumed
 campaign replays it from the start. Measured configs are found by canonical hash in the
@@ -19,9 +20,9 @@ import math
 import statistics
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any
 
+from iotwin import executors
 from iotwin.errors import UserError
 from iotwin.executors.base import Executor, RunResult, Target
 from iotwin.model.protocol import Model
@@ -84,7 +85,7 @@ class _Measured:
     predicted: float | None  # the model's rate for it just before it was measured
 
 
-class Campaign:
+class CampaignEvaluator:
     def __init__(self, store: Store, campaign_id: int, spec: CampaignSpec, space: BoundSpace,
                  executor: Executor, model: Model | None = None,
                  on_progress: Callable[[Progress], None] | None = None) -> None:
@@ -247,55 +248,20 @@ class Campaign:
 # -- assembling a campaign from its spec --------------------------------------------------------
 
 def space_context(spec: CampaignSpec) -> SpaceContext:
-    """Where the real runs happen, as a space needs it: this machine's file system for the
-    local executor, the platform model's for the twin."""
-    if spec.executor == "local":
-        from iotwin.executors.local import default_scratch_root
-
-        return SpaceContext(filesystem=filesystem_of(default_scratch_root()), ranks=spec.ranks)
-    return platform_context(spec.platform, spec.ranks)
+    """Where the campaign's real runs happen, as its space needs it."""
+    return executors.space_context(spec.executor, spec.platform, spec.ranks)
 
 
 def platform_context(platform: str, ranks: int) -> SpaceContext:
-    from iotwin.model.platforms import load_platform
+    """The space context of the platform model called ``platform``."""
+    from iotwin.model.platforms import load_platform, platform_space_context
 
-    data = load_platform(platform).data
-    filesystem = data.get("filesystem", {})
-    return SpaceContext(filesystem=str(filesystem.get("type", "ufs")), ranks=ranks,
-                        max_stripe_count=filesystem.get("max_stripe_count"))
+    return platform_space_context(load_platform(platform), ranks)
 
 
-def filesystem_of(path: Path) -> str:
-    """lustre, gpfs, or ufs (ROMIO's name for any other local or network file system)."""
-    path = path.resolve()
-    while not path.exists():
-        path = path.parent
-    best, kind = "", "ufs"
-    for line in Path("/proc/mounts").read_text().splitlines():
-        _, mount, fstype, *_ = line.split()
-        inside = path == Path(mount) or Path(mount) in path.parents
-        if inside and len(mount) > len(best):
-            best, kind = mount, fstype
-    return kind if kind in ("lustre", "gpfs") else "ufs"
-
-
-def make_executor(spec: CampaignSpec) -> Executor:
-    return executor_named(spec.executor, spec.platform, timeout_s=spec.timeout_s,
-                          truth_seed=spec.truth_seed)
-
-
-def executor_named(name: str, platform: str, *, timeout_s: float | None = 600.0,
-                   truth_seed: int = 0) -> Executor:
-    """The executor ``name``: ``local`` (this machine) or ``twin`` (``platform``'s truth)."""
-    if name == "local":
-        from iotwin.executors.local import LocalExecutor
-
-        return LocalExecutor(timeout_s=timeout_s)
-    if name == "twin":
-        from iotwin.executors.twin import TwinExecutor
-
-        return TwinExecutor(platform, truth_seed=truth_seed)
-    raise UserError(f"unknown executor {name!r}: expected local or twin")
+def spec_executor(spec: CampaignSpec) -> Executor:
+    return executors.make_executor(spec.executor, spec.platform, timeout_s=spec.timeout_s,
+                                   truth_seed=spec.truth_seed)
 
 
 def make_model(spec: CampaignSpec) -> Model:
@@ -314,20 +280,20 @@ def check_spec(spec: CampaignSpec) -> None:
     if select(spec.strategy).needs_model and spec.kernel is None:
         raise UserError(f"{spec.strategy} needs a kernel to simulate; for an arbitrary "
                         "program use --strategy h5evolve or random")
-    make_executor(spec)
+    spec_executor(spec)
 
 
 def open_campaign(store: Store, campaign_id: int, spec: CampaignSpec,
                   on_progress: Callable[[Progress], None] | None = None, *,
-                  executor: Executor | None = None) -> Campaign:
+                  executor: Executor | None = None) -> CampaignEvaluator:
     """The campaign of ``spec`` as stored under ``campaign_id``, ready to run or resume."""
     space = load_space(spec.space).bind(space_context(spec), spec.fixed)
     model = make_model(spec) if select(spec.strategy).needs_model else None
-    return Campaign(store, campaign_id, spec, space, executor or make_executor(spec), model,
-                    on_progress)
+    return CampaignEvaluator(store, campaign_id, spec, space, executor or spec_executor(spec),
+                             model, on_progress)
 
 
-def run_campaign(campaign: Campaign) -> None:
+def run_campaign(campaign: CampaignEvaluator) -> None:
     settings = strategy_settings(campaign.spec.strategy, campaign.spec.settings)
     run_strategy(campaign.spec.strategy, campaign, campaign.spec.seed, settings)
     campaign.finish()

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import statistics
 import sys
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
 from iotwin.store.database import config_hash
-from iotwin.tuning.campaign import Campaign
+from iotwin.tuning.campaign import CampaignEvaluator
 from iotwin.tuning.repetitions import progress_line, rotated_rounds
 
 _LABEL = "confirm"  # details label of a confirmation run
@@ -35,7 +36,7 @@ class Confirmed:
         return statistics.median(self.rates) if self.rates else None
 
 
-def confirm_best(campaign: Campaign, candidates: int, runs: int,
+def confirm_best(campaign: CampaignEvaluator, candidates: int, runs: int,
                  progress: TextIO | None = sys.stderr) -> list[Confirmed]:
     """The search's ``candidates`` best configs, each run ``runs`` more times, best median
     of those runs first. With ``candidates`` < 2 or ``runs`` < 1 nothing is re-run and the
@@ -44,24 +45,39 @@ def confirm_best(campaign: Campaign, candidates: int, runs: int,
                  key=lambda m: m.rate or 0.0, reverse=True)[:max(candidates, 1)]
     if candidates < 2 or runs < 1:
         return [Confirmed(m.config, m.rate or 0.0, (m.rate or 0.0,)) for m in top]
-    stored = _stored_confirmations(campaign)
-    for round_index, slot in rotated_rounds(len(top), runs):
-        config = top[slot].config
-        done = stored.setdefault(config_hash(config), [])
-        if len(done) > round_index:
-            continue
-        repetition = campaign.spec.repetitions + len(done)  # after the search's repetitions
-        result = campaign.run_and_store(config, repetition, {"label": _LABEL})
-        done.append(result.rate_mbs if result.ok else None)
+
+    def run(slot: int, round_index: int) -> float | None:
+        repetition = campaign.spec.repetitions + round_index  # after the search's repetitions
+        result = campaign.run_and_store(top[slot].config, repetition, {"label": _LABEL})
         if progress is not None:
             print(progress_line(f"candidate {slot + 1}", round_index, runs, result),
                   file=progress, flush=True)
-    found = [Confirmed(m.config, m.rate or 0.0,
-                       tuple(r for r in stored[config_hash(m.config)] if r)) for m in top]
+        return result.rate_mbs if result.ok else None
+
+    rates = confirmation_rounds([config_hash(m.config) for m in top], runs,
+                                _stored_confirmations(campaign), run)
+    found = [Confirmed(m.config, m.rate or 0.0, tuple(r for r in done if r))
+             for m, done in zip(top, rates, strict=True)]
     return sorted(found, key=lambda c: c.rate or 0.0, reverse=True)
 
 
-def _stored_confirmations(campaign: Campaign) -> dict[str, list[float | None]]:
+def confirmation_rounds(hashes: Sequence[str], rounds: int,
+                        stored: Mapping[str, Sequence[float | None]],
+                        run: Callable[[int, int], float | None]) -> list[list[float | None]]:
+    """The confirmation of candidates (by config hash): ``rounds`` rounds of one run of each,
+    the order rotated from round to round. ``stored``: each candidate's confirmation rates
+    stored already, in the order they ran (round 0 first), which are not run again; ``run``
+    (candidate, round) runs and stores one, its rate (None: it failed). Each candidate's
+    rates by round (and any stored beyond ``rounds``)."""
+    done = {key: list(stored.get(key, ())) for key in hashes}
+    for round_index, slot in rotated_rounds(len(hashes), rounds):
+        rates = done[hashes[slot]]
+        if len(rates) <= round_index:
+            rates.append(run(slot, round_index))
+    return [done[key] for key in hashes]
+
+
+def _stored_confirmations(campaign: CampaignEvaluator) -> dict[str, list[float | None]]:
     """Config hash -> the rate of each stored confirmation run (None: it failed)."""
     stored: dict[str, list[float | None]] = {}
     for row in campaign.store.evaluations(

@@ -7,13 +7,13 @@ and spread of time and rate (iotwin.stats).
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from iotwin.executors.base import Executor, RunResult, Target
 from iotwin.stats import Summary, summarize
-from iotwin.store.database import Store
+from iotwin.store.database import Evaluation, Store
 
 
 @dataclass
@@ -47,10 +47,13 @@ class Measurement:
 
 def measure(executor: Executor, target: Target, config: Mapping[str, Any], *, repeat: int,
             store: Store, campaign_id: int | None, platform: str, label: str = "",
-            progress: TextIO | None = sys.stderr) -> Measurement:
-    """Run ``target`` ``repeat`` times under ``config``, storing every repetition."""
-    measurement = Measurement(target, config)
-    for repetition in range(repeat):
+            progress: TextIO | None = sys.stderr,
+            stored: Sequence[Evaluation] = ()) -> Measurement:
+    """Run ``target`` ``repeat`` times under ``config``, storing every repetition; the
+    ``stored`` repetitions of a run cut short count, and only the missing ones run."""
+    measurement = Measurement(target, config, [row.run_result() for row in stored[:repeat]],
+                              [row.id for row in stored[:repeat]])
+    for repetition in range(len(measurement.runs), repeat):
         run = executor.run_once(target, config, seed=repetition)
         measurement.runs.append(run)
         measurement.evaluation_ids.append(store.add_run(

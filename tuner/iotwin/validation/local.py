@@ -38,7 +38,7 @@ from iotwin.errors import UserError
 from iotwin.executors.base import Executor, Target
 from iotwin.stats import median_relative_error
 from iotwin.store.database import Evaluation, Store, config_hash, workload_of
-from iotwin.tuning.repetitions import rotated_rounds
+from iotwin.tuning.confirmation import confirmation_rounds
 from iotwin.units import format_size
 from iotwin.yaml_files import check_keys, read_yaml
 
@@ -367,25 +367,26 @@ def confirm_runs(store: Store, campaign_id: int, suite: Suite, executor: Executo
                  progress: TextIO | None) -> list[dict[int, float]]:
     """``suite.confirm_rounds`` rounds of one run of every sample, the order rotated from round
     to round; stored runs are reused. Each sample's successful rates by round."""
-    stored: dict[tuple[str, int], Evaluation] = {}
-    for row in _real_rows(store, campaign_id, executor):
-        if is_confirmation_run(row):
-            stored[(row.config_hash, row.details[_CONFIRM_ROUND])] = row
-    rates: list[dict[int, float]] = [{} for _ in samples]
-    for round_, slot in rotated_rounds(len(samples), suite.confirm_rounds):
+    rows = sorted((row for row in _real_rows(store, campaign_id, executor)
+                   if is_confirmation_run(row)), key=lambda row: row.details[_CONFIRM_ROUND])
+    stored: dict[str, list[float | None]] = {}
+    for row in rows:
+        stored.setdefault(row.config_hash, []).append(
+            row.rate_mbs if row.ok and row.rate_mbs else None)
+
+    def run(slot: int, round_: int) -> float | None:
         sample = samples[slot]
-        row = stored.get((config_hash(configs[sample]), round_))
-        if row is not None:
-            rate = row.rate_mbs if row.ok and row.rate_mbs else None
-        else:
-            rate = _run_and_store(store, campaign_id, suite, executor, configs[sample],
-                                  suite.repetitions + round_,
-                                  {"sample": sample, _CONFIRM_ROUND: round_})
-            _say(progress, f"  confirm round {round_ + 1}/{suite.confirm_rounds} config "
-                           f"{sample + 1}: {_rate(rate)}")
-        if rate:
-            rates[slot][round_] = rate
-    return rates
+        rate = _run_and_store(store, campaign_id, suite, executor, configs[sample],
+                              suite.repetitions + round_,
+                              {"sample": sample, _CONFIRM_ROUND: round_})
+        _say(progress, f"  confirm round {round_ + 1}/{suite.confirm_rounds} config "
+                       f"{sample + 1}: {_rate(rate)}")
+        return rate
+
+    done = confirmation_rounds([config_hash(configs[s]) for s in samples], suite.confirm_rounds,
+                               stored, run)
+    return [{round_: rate for round_, rate in enumerate(rates[:suite.confirm_rounds]) if rate}
+            for rates in done]
 
 
 def confirmation(samples: Sequence[int], rounds: Sequence[Mapping[int, float]]
@@ -462,9 +463,9 @@ def run_local_suite(store: Store, suite: Suite, executor: Executor | None = None
                    f"{suite.space} x {suite.repetitions} repetitions, {suite.target.label} "
                    f"{' '.join(suite.args)}")
     if executor is None:
-        from iotwin.executors.local import LocalExecutor
+        from iotwin.executors import make_executor
 
-        executor = LocalExecutor(timeout_s=suite.timeout_s)
+        executor = make_executor("local", suite.platform, timeout_s=suite.timeout_s)
     rates = measure_configs(store, campaign_id, suite, executor, configs, progress)
     measured = medians(rates)
     confirmed = None

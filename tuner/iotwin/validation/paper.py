@@ -38,7 +38,8 @@ from iotwin import paths
 from iotwin.errors import UserError
 from iotwin.model import calibration as calibrate
 from iotwin.model.calibration import Observation
-from iotwin.space.parameters import SpaceContext, load_space
+from iotwin.model.platforms import platform_space_context
+from iotwin.space.parameters import load_space
 from iotwin.studies.paper_sensitivity import ParameterEffect, SelectionRule, scan, select
 from iotwin.units import parse_size
 from iotwin.workloads.replication.sessions import session_bytes
@@ -274,9 +275,10 @@ def row_workload(row: PublishedRow, settings: Settings,
     if row.kernel in settings.extrapolate_steps:
         steps, describe = _steps_argument(args, row)
         workload = {STEPS_KEY: steps, "step_workloads": [
-            placed(kernel_workload(kernel, row.cores, describe(n)), per_node) for n in (1, 2)]}
+            with_ranks_per_node(kernel_workload(kernel, row.cores, describe(n)), per_node)
+            for n in (1, 2)]}
     else:
-        workload = placed(kernel_workload(kernel, row.cores, args), per_node)
+        workload = with_ranks_per_node(kernel_workload(kernel, row.cores, args), per_node)
     written = workload_bytes(workload)
     if abs(written / row.data_bytes - 1) > settings.size_tolerance:
         raise UserError(f"cases.yaml: {row.platform} {row.kernel} {row.cores}: `{kernel} "
@@ -305,14 +307,14 @@ def workload_bytes(workload: Mapping[str, Any]) -> int:
     return sum(session_bytes(entry, workload["ranks"]) for entry in workload["files"])
 
 
-def placed(workload: dict[str, Any], ranks_per_node: int) -> dict[str, Any]:
+def with_ranks_per_node(workload: dict[str, Any], ranks_per_node: int) -> dict[str, Any]:
     """The workload run with ``ranks_per_node`` ranks on each node (packed order)."""
     return {**workload, "ranks_per_node": ranks_per_node}
 
 
 def sample_configs(sampling: Sampling, platform: Any, row: PublishedRow) -> list[Config]:
     """A seeded sample of distinct configs of a space on a platform, at a row's rank count."""
-    bound = load_space(sampling.space).bind(space_context(platform, row.cores),
+    bound = load_space(sampling.space).bind(platform_space_context(platform, row.cores),
                                             dict(sampling.pin.get(row.kernel, {})))
     rng = random.Random(f"{sampling.seed}:{row.platform}:{row.kernel}:{row.cores}")
     configs: dict[str, Config] = {}
@@ -322,13 +324,6 @@ def sample_configs(sampling: Sampling, platform: Any, row: PublishedRow) -> list
         config = bound.config(bound.random_point(rng))
         configs.setdefault(json.dumps(config, sort_keys=True), config)
     return list(configs.values())
-
-
-def space_context(platform: Any, ranks: int) -> SpaceContext:
-    """The file system and stripe limit of a platform model (its YAML's ``filesystem``)."""
-    filesystem = platform.data.get("filesystem", {})
-    return SpaceContext(filesystem=str(filesystem.get("type", "ufs")), ranks=ranks,
-                        max_stripe_count=filesystem.get("max_stripe_count"))
 
 
 # -- predicting and fitting ------------------------------------------------------------------
