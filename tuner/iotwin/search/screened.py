@@ -14,6 +14,25 @@ is only trusted to end the search while it predicted the last real batch within
 ``trust_error`` (median |predicted / measured - 1|): a model that cannot represent the
 machine says "no gain" wrongly. While it is not trusted, each batch also runs ``explore``
 random unmeasured points, since a model cannot lead to what it does not represent.
+
+The loop (:func:`sim_screened`), in the manner of DEAP's ``algorithms.py``::
+
+    population <- `population` random points
+    settled <- 0; trusted <- false
+    while real runs are left:
+        evolve population for `inner_generations` on predicted rates (crossover, mutation,
+            tournament selection)
+        candidates <- the `top_k` best distinct unmeasured points of population
+        if no candidate: stop
+        if trusted and the model expects candidates[0] to beat the best measured by less
+            than `tolerance`: settled += 1, else settled <- 0
+        if settled >= `patience`: stop
+        first generation: candidates += `explore` points far apart from them
+        model not trusted: candidates += `explore` random unmeasured points
+        predicted <- model(candidates); rates <- real runs of candidates
+        trusted <- median |predicted / rates - 1| <= `trust_error`
+        refit the model to every measured point
+        population <- population with its tail replaced by the `top_k` best measured
 """
 
 from __future__ import annotations
