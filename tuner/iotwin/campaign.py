@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -50,6 +50,12 @@ class CampaignSpec:
     truth_seed: int = 0
     fixed: dict[str, Any] = field(default_factory=dict)
     settings: dict[str, Any] = field(default_factory=dict)
+    workload: dict[str, Any] | None = None  # a program's workload (captured), for the model
+
+    @property
+    def needs_capture(self) -> bool:
+        """A program to tune in simulation whose workload is not known yet."""
+        return self.strategy in NEEDS_MODEL and self.kernel is None and self.workload is None
 
     @property
     def target(self) -> Target:
@@ -228,13 +234,8 @@ class Campaign:
 
     def _store_run(self, config: Mapping[str, Any], repetition: int, result: RunResult,
                    details: Mapping[str, Any]) -> None:
-        self.store.add_evaluation(
-            self.id, config=config, workload=workload_of(self.spec.target),
-            ranks=self.spec.ranks,
-            platform=self.spec.platform, source=self.executor.source,  # type: ignore[arg-type]
-            status=result.status, repetition=repetition, measured_s=result.total_s,
-            rate_mbs=result.rate_mbs, bytes=result.bytes, phases=result.phases,
-            effective=result.reports, error=result.error, details=dict(details))
+        store_run(self.store, self.id, self.spec, self.executor.source, config, repetition,
+                  result, details)
 
     # -- predictions and calibrations in the store ----------------------------------------------
 
@@ -269,6 +270,37 @@ class Campaign:
         for row in rows:
             grouped.setdefault(row.config_hash, []).append(row)
         return grouped
+
+
+def store_run(store: Store, campaign_id: int, spec: CampaignSpec, source: str,
+              config: Mapping[str, Any], repetition: int, result: RunResult,
+              details: Mapping[str, Any]) -> None:
+    """One real (or twin) run of a campaign, as a row of the store."""
+    store.add_evaluation(
+        campaign_id, config=config, workload=workload_of(spec.target), ranks=spec.ranks,
+        platform=spec.platform, source=source,  # type: ignore[arg-type]
+        status=result.status, repetition=repetition, measured_s=result.total_s,
+        rate_mbs=result.rate_mbs, bytes=result.bytes, phases=result.phases,
+        effective=result.reports, error=result.error, details=dict(details))
+
+
+def capture_workload_of(store: Store, campaign_id: int, spec: CampaignSpec,
+                        progress: Callable[[str], None] = lambda line: None) -> CampaignSpec:
+    """The spec with the program's workload, captured from one run of the default config on
+    this machine; that run is stored as the campaign's first measurement of the default, and
+    the spec with its workload as the campaign's spec (a resume does not capture again)."""
+    from iotwin.workloads.capture import run_captured, unsupported, workload_from_capture
+
+    result, records = run_captured(spec.target, {}, timeout_s=spec.timeout_s or 600.0)
+    store_run(store, campaign_id, spec, "real", {}, 0, result, {"label": "capture"})
+    for what in unsupported(records):
+        progress(f"capture: not modelled: {what}")
+    workload = workload_from_capture(records, Path(spec.command[0]).name, " ".join(spec.command))
+    captured = replace(spec, workload=workload)
+    store.update_campaign_spec(campaign_id, captured.to_json())
+    progress(f"captured the workload of {spec.target.label}: {len(workload['files'])} file "
+             f"session(s), default config {result.rate_mbs:.1f} MB/s")
+    return captured
 
 
 # -- assembling a campaign from its spec --------------------------------------------------------
@@ -329,7 +361,7 @@ def make_model(spec: CampaignSpec) -> Model:
     from iotwin.calibrate import SimModel
 
     return SimModel.for_target(spec.platform, spec.target,
-                               strategy_settings(spec.strategy, spec.settings))
+                               strategy_settings(spec.strategy, spec.settings), spec.workload)
 
 
 def check_spec(spec: CampaignSpec) -> None:
@@ -338,9 +370,10 @@ def check_spec(spec: CampaignSpec) -> None:
         raise UserError("ranks, the real-run budget and repetitions must be >= 1")
     strategy_settings(spec.strategy, spec.settings)
     load_space(spec.space).bind(space_context(spec), spec.fixed)
-    if spec.strategy in NEEDS_MODEL and spec.kernel is None:
-        raise UserError(f"{spec.strategy} needs a kernel to simulate; for an arbitrary "
-                        "program use --strategy h5evolve or random")
+    if spec.needs_capture and spec.executor != "local":
+        raise UserError(f"{spec.strategy} simulates the program's workload, captured from a run "
+                        f"on this machine: use --executor local, or give --workload W.yaml "
+                        f"(iotwin workload capture)")
     make_executor(spec)
 
 

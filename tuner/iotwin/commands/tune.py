@@ -3,6 +3,10 @@
     iotwin tune --kernel vpic-io --ranks 4 --platform local --space local --real-budget 20
                 [--strategy sim-screened] [--executor local|twin] [--seed S] [--json]
                 [-- kernel args]
+    iotwin tune --ranks 4 --real-budget 8 -- PROGRAM ARGS
+
+A program's workload (for sim-screened) is captured by the interposer from its first run, of
+the default config, which counts as a measurement of the default.
     iotwin tune --resume ID
 
 Prints one progress line per generation, writes the best measured config as YAML for the
@@ -23,6 +27,7 @@ from iotwin.campaign import (
     Campaign,
     CampaignSpec,
     Progress,
+    capture_workload_of,
     check_spec,
     open_campaign,
     run_campaign,
@@ -34,6 +39,7 @@ from iotwin.repetitions import Measurement, measure
 from iotwin.search import STRATEGIES
 from iotwin.stats import Summary
 from iotwin.store import Store, add_store_argument, resolve_path
+from iotwin.workload import load_workload
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -75,6 +81,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "decides (default 3)")
     parser.add_argument("--summary-repeat", type=int, default=5, metavar="R",
                         help="re-measure default and tuned R times each (0: skip; default 5)")
+    parser.add_argument("--workload", metavar="W.yaml",
+                        help="a program's workload for the simulator (iotwin workload capture); "
+                             "default: captured from the program's first run, the default config")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     add_store_argument(parser)
     parser.add_argument("rest", nargs="*", help=argparse.SUPPRESS)
@@ -87,6 +96,8 @@ def main(args: argparse.Namespace) -> int:
         print(f"campaign {campaign_id}: {spec.strategy} on {spec.target.label}, "
               f"space {spec.space}, platform {spec.platform}, executor {spec.executor}, "
               f"budget {spec.real_budget}", file=sys.stderr, flush=True)
+        if spec.needs_capture:
+            spec = capture_workload_of(store, campaign_id, spec, _print_line)
         campaign = open_campaign(store, campaign_id, spec, _print_progress)
         run_campaign(campaign)
         confirmed = confirm_best(campaign, args.confirm, args.confirm_runs)
@@ -113,7 +124,8 @@ def _start(store: Store, args: argparse.Namespace) -> tuple[int, CampaignSpec]:
         args=tuple(args.rest) if args.kernel else (),
         command=() if args.kernel else tuple(args.rest), seed=args.seed,
         repetitions=args.repetitions, timeout_s=args.timeout, truth_seed=args.truth_seed,
-        fixed=_assignments(args.fix, "--fix"), settings=settings)
+        fixed=_assignments(args.fix, "--fix"), settings=settings,
+        workload=load_workload(args.workload) if args.workload else None)
     check_spec(spec)
     name = f"tune {spec.target.label} on {spec.platform}"
     return store.create_campaign(name, kind="tune", spec=spec.to_json()), spec
@@ -135,6 +147,10 @@ def _assignments(items: list[str], option: str) -> dict[str, Any]:
             raise UserError(f"{option} {item!r}: expected NAME=VALUE")
         parsed[name] = yaml.safe_load(value)
     return parsed
+
+
+def _print_line(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
 
 
 def _print_progress(progress: Progress) -> None:
