@@ -27,7 +27,7 @@ from iotwin.executors.base import Executor, RunResult, Target
 from iotwin.search import NEEDS_MODEL, run_strategy, strategy_settings
 from iotwin.search.evaluator import BudgetExhausted
 from iotwin.space import BoundSpace, Point, SpaceContext, load_space
-from iotwin.stats import median_relative_error
+from iotwin.stats import format_mbs, median_relative_error
 from iotwin.store import Evaluation, Store, config_hash, workload_of
 
 
@@ -299,7 +299,7 @@ def capture_workload_of(store: Store, campaign_id: int, spec: CampaignSpec,
     captured = replace(spec, workload=workload)
     store.update_campaign_spec(campaign_id, captured.to_json())
     progress(f"captured the workload of {spec.target.label}: {len(workload['files'])} file "
-             f"session(s), default config {result.rate_mbs:.1f} MB/s")
+             f"session(s), default config {format_mbs(result.rate_mbs or 0)} MB/s")
     return captured
 
 

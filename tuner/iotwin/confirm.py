@@ -44,6 +44,7 @@ def confirm_best(campaign: Campaign, candidates: int, runs: int,
                  key=lambda m: m.rate or 0.0, reverse=True)[:max(candidates, 1)]
     if candidates < 2 or runs < 1:
         return [Confirmed(m.config, m.rate or 0.0, (m.rate or 0.0,)) for m in top]
+    top = with_default(top, campaign)
     stored = _stored_confirmations(campaign)
     for round_index, slot in rotated_rounds(len(top), runs):
         config = top[slot].config
@@ -59,6 +60,21 @@ def confirm_best(campaign: Campaign, candidates: int, runs: int,
     found = [Confirmed(m.config, m.rate or 0.0,
                        tuple(r for r in stored[config_hash(m.config)] if r)) for m in top]
     return sorted(found, key=lambda c: c.rate or 0.0, reverse=True)
+
+
+@dataclass(frozen=True)
+class _Default:
+    config: dict[str, Any]
+    rate: float | None
+
+
+def with_default(top: list[Any], campaign: Campaign) -> list[Any]:
+    """The candidates and the default config (no settings), so that the tuned config is
+    never one measured worse than the default in the same rounds."""
+    if any(config_hash(m.config) == config_hash({}) for m in top):
+        return top
+    measured = campaign.measured.get(config_hash({}))
+    return [*top, _Default({}, measured.rate if measured else None)]
 
 
 def _stored_confirmations(campaign: Campaign) -> dict[str, list[float | None]]:

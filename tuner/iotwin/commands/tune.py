@@ -37,7 +37,7 @@ from iotwin.confirm import Confirmed, confirm_best
 from iotwin.errors import UserError
 from iotwin.repetitions import Measurement, measure
 from iotwin.search import STRATEGIES
-from iotwin.stats import Summary
+from iotwin.stats import Speedup, Summary, format_mbs, speedup_interval
 from iotwin.store import Store, add_store_argument, resolve_path
 from iotwin.workload import load_workload
 
@@ -155,7 +155,7 @@ def _print_line(line: str) -> None:
 
 def _print_progress(progress: Progress) -> None:
     def rate(value: float | None) -> str:
-        return f"{value:9.1f} MB/s" if value is not None else "        - MB/s"
+        return f"{format_mbs(value):>9} MB/s" if value is not None else "        - MB/s"
 
     error = f"{100 * progress.model_error:5.1f}%" if progress.model_error is not None else "    -"
     print(f"gen {progress.generation:3d}  runs {progress.runs_used:3d}/{progress.budget:<3d}  "
@@ -188,16 +188,46 @@ def _report(campaign: Campaign, confirmed: list[Confirmed], output: Path,
                            "runs": len(c.rates)} for c in confirmed],
             "config_file": str(output),
             "summary": {k: (v.as_dict() if v else None) for k, v in rates.items()},
-            "speedup": speedup}, indent=2))
+            "speedup": speedup, "speedup_interval": _interval_json(_speedup(summary))},
+            indent=2))
         return
     if len(confirmed) > 1:
         for rank, candidate in enumerate(confirmed, 1):
-            print(f"  confirmed {rank}: median {candidate.rate:.1f} MB/s of "
-                  f"{len(candidate.rates)} fresh runs (search run {candidate.search_rate:.1f} "
-                  f"MB/s)")
-    print(f"best measured: {best.rate:.1f} MB/s (median of {len(best.rates)} runs) after "
-          f"{len(campaign.measured)} configs run for real; tuned config written to {output}")
+            label = " (the default config)" if not candidate.config else ""
+            print(f"  confirmed {rank}: median {format_mbs(candidate.rate or 0)} MB/s of "
+                  f"{len(candidate.rates)} fresh runs (search run "
+                  f"{format_mbs(candidate.search_rate)} MB/s){label}")
+    print(f"best measured: {format_mbs(best.rate or 0)} MB/s (median of {len(best.rates)} runs) "
+          f"after {len(campaign.measured)} configs run for real; tuned config written to {output}")
     for label, rate in rates.items():
         print(f"  {label:8s} {rate.format('MB/s') if rate else 'every run failed'}")
     if speedup is not None:
         print(f"  tuned / default: {speedup:.2f}x (medians, same session)")
+    interval = _speedup(summary)
+    if interval is not None:
+        print(f"  {_interval_line(interval)}")
+
+
+def _speedup(summary: dict[str, Measurement]) -> Speedup | None:
+    """Tuned / default from the summary's runs, with its exact interval (stats.speedup_interval)."""
+    rates = {label: [r.rate_mbs for r in m.runs if r.ok and r.rate_mbs]
+             for label, m in summary.items()}
+    if not rates.get("default") or not rates.get("tuned"):
+        return None
+    return speedup_interval(rates["default"], rates["tuned"])
+
+
+def _interval_line(s: Speedup) -> str:
+    if s.low is None or s.high is None or s.confidence is None:
+        return (f"speedup {s.estimate:.2f}x: too few runs for a 95% interval "
+                f"(use --summary-repeat 4 or more)")
+    verdict = ("significant" if s.significant
+               else "no significant difference: the interval includes 1")
+    return (f"speedup {s.estimate:.2f}x, 95% interval {s.low:.2f}-{s.high:.2f}x "
+            f"(exact, Moses/Mann-Whitney on the runs' log rates, coverage "
+            f"{100 * s.confidence:.1f}%): {verdict}")
+
+
+def _interval_json(s: Speedup | None) -> dict[str, Any] | None:
+    return None if s is None else {"estimate": s.estimate, "low": s.low, "high": s.high,
+                                   "confidence": s.confidence, "significant": s.significant}
