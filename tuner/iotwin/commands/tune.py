@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -31,12 +32,14 @@ from iotwin.campaign import (
     check_spec,
     open_campaign,
     run_campaign,
+    space_context,
 )
 from iotwin.config import dump_config
 from iotwin.confirm import Confirmed, confirm_best
 from iotwin.errors import UserError
 from iotwin.repetitions import Measurement, measure
 from iotwin.search import STRATEGIES
+from iotwin.space import default_space_for
 from iotwin.stats import Speedup, Summary, format_mbs, speedup_interval
 from iotwin.store import Store, add_store_argument, resolve_path
 from iotwin.workload import load_workload
@@ -52,7 +55,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--kernel", help="kernel of kernels/ (vpic-io, vorpal-io, gcrm-io)")
     parser.add_argument("--ranks", type=int, metavar="N", help="MPI ranks")
     parser.add_argument("--platform", default="local", help="platform model (default local)")
-    parser.add_argument("--space", default="local", help="parameter space (default local)")
+    parser.add_argument("--space", help="parameter space (default: the one for the file system "
+                                         "the runs write to: local on this machine, table3 on "
+                                         "a Lustre or GPFS platform's twin)")
     parser.add_argument("--fix", action="append", default=[], metavar="PARAM=VALUE",
                         help="pin a space parameter to one value (repeatable)")
     parser.add_argument("--strategy", default="sim-screened", choices=sorted(STRATEGIES))
@@ -119,13 +124,15 @@ def _start(store: Store, args: argparse.Namespace) -> tuple[int, CampaignSpec]:
         raise UserError("name a --kernel or a program after --")
     settings = _assignments(args.set, "--set")
     spec = CampaignSpec(
-        ranks=args.ranks, platform=args.platform, space=args.space, strategy=args.strategy,
+        ranks=args.ranks, platform=args.platform, space=args.space or "", strategy=args.strategy,
         executor=args.executor, real_budget=args.real_budget, kernel=args.kernel,
         args=tuple(args.rest) if args.kernel else (),
         command=() if args.kernel else tuple(args.rest), seed=args.seed,
         repetitions=args.repetitions, timeout_s=args.timeout, truth_seed=args.truth_seed,
         fixed=_assignments(args.fix, "--fix"), settings=settings,
         workload=load_workload(args.workload) if args.workload else None)
+    if not spec.space:
+        spec = replace(spec, space=default_space_for(space_context(spec).filesystem))
     check_spec(spec)
     name = f"tune {spec.target.label} on {spec.platform}"
     return store.create_campaign(name, kind="tune", spec=spec.to_json()), spec
