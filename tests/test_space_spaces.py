@@ -133,4 +133,4 @@ def test_the_default_space_holds_the_knobs_of_the_runs_file_system() -> None:
     assert default_space_for("gpfs") == "table3"
     lustre = load_space("table3").bind(SpaceContext(filesystem="lustre", ranks=64,
                                                     max_stripe_count=156))
-    assert any(p.key == "lustre.stripe_count" for p in lustre.genes)
+    assert any("lustre.stripe_count" in p.keys for p in lustre.genes)
