@@ -80,3 +80,15 @@ def test_tune_of_a_program_that_writes_no_hdf5_says_so(tmp_path: Path) -> None:
                   sys.executable, str(FAKE_KERNEL), cwd=tmp_path)
     assert done.returncode == 2
     assert "wrote no HDF5 file" in done.stderr
+
+
+def test_a_missing_program_is_refused_before_any_run(tmp_path: Path) -> None:
+    store = tmp_path / "store.db"
+    for command in ("run", "tune"):
+        done = iotwin(command, "--store", str(store), "--ranks", "2", "--", "./missing",
+                      cwd=tmp_path)
+        assert done.returncode == 2
+        assert "program not found: ./missing" in done.stderr
+    if store.exists():
+        with Store(str(store)) as db:
+            assert db.campaigns() == []  # nothing was started, nothing stored

@@ -24,6 +24,7 @@ from typing import Any, Protocol
 
 from iotwin.errors import UserError
 from iotwin.executors.base import Executor, RunResult, Target
+from iotwin.launch import require_program
 from iotwin.search import NEEDS_MODEL, run_strategy, strategy_settings
 from iotwin.search.evaluator import BudgetExhausted
 from iotwin.space import BoundSpace, Point, SpaceContext, load_space
@@ -369,6 +370,8 @@ def check_spec(spec: CampaignSpec) -> None:
     if spec.ranks < 1 or spec.real_budget < 1 or spec.repetitions < 1:
         raise UserError("ranks, the real-run budget and repetitions must be >= 1")
     strategy_settings(spec.strategy, spec.settings)
+    if spec.command:
+        require_program(spec.command[0])
     load_space(spec.space).bind(space_context(spec), spec.fixed)
     if spec.needs_capture and spec.executor != "local":
         raise UserError(f"{spec.strategy} simulates the program's workload, captured from a run "

@@ -17,6 +17,7 @@ from iotwin.errors import UserError
 from iotwin.executors.base import Target
 from iotwin.executors.local import LocalExecutor
 from iotwin.interposer_reports import SettingOutcome, setting_outcomes
+from iotwin.launch import require_program
 from iotwin.repetitions import Measurement, measure
 from iotwin.stats import Summary
 from iotwin.store import Store, add_store_argument, resolve_path, workload_of
@@ -75,6 +76,7 @@ def build_target(args: argparse.Namespace) -> Target:
     if kernel is None:
         if not tail:
             raise UserError("name a kernel (" + ", ".join(KERNELS) + ") or a program after --")
+        require_program(tail[0])
         return Target(ranks=args.ranks, command=tuple(tail))
     if kernel not in KERNELS:
         raise UserError(f"unknown kernel {kernel!r}: expected one of {', '.join(KERNELS)} "
