@@ -39,8 +39,8 @@ VPIC_ARGS = ["--particles", "3000"]
 
 
 def ph5example(folder: Path) -> list[str]:
-    del folder   # writes ./ParaEg0.h5 and ./ParaEg1.h5 where it runs
-    return [str(paths.build_dir() / "tests" / "programs" / "ph5example")]
+    del folder   # writes ./ParaEg0.h5 and ./ParaEg1.h5 where it runs; -c: keeps them
+    return [str(paths.build_dir() / "tests" / "programs" / "ph5example"), "-c"]
 
 
 def h5py_script(folder: Path) -> list[str]:
@@ -206,7 +206,6 @@ def test_the_command_refuses_a_missing_program_and_writes_nothing(scratch: Path)
     assert not (scratch / "w.yaml").exists()
 
 
-@pytest.mark.xfail(strict=True, reason="the workload validator and iosim do not read `calls` yet")
 def test_the_command_writes_the_workload(scratch: Path) -> None:
     """Needs the workload validator to accept `calls` (the simulator side of the contract)."""
     done = iotwin("workload", "capture", "--ranks", "2", "-o", "w.yaml", "--", *vpic(scratch),
@@ -256,7 +255,6 @@ def sessions_with_their_files(work: dict[str, Any], folder: Path):
         yield {**work, "files": [session]}, path if path.is_absolute() else folder / path
 
 
-@pytest.mark.xfail(strict=True, reason="the workload validator and iosim do not read `calls` yet")
 @pytest.mark.parametrize("program", [ph5example, h5py_script, vpic])
 @pytest.mark.parametrize("ranks", [2, 4])
 def test_simulated_ranges_are_the_real_files(program: Any, ranks: int, scratch: Path,

@@ -123,3 +123,14 @@ def test_every_config_of_a_space_is_valid_for_the_interposer(name: str,
     for _ in range(200):
         config = space.config(space.random_point(rng))
         assert validate_config(config, name) == config
+
+
+def test_the_default_space_holds_the_knobs_of_the_runs_file_system() -> None:
+    from iotwin.space.parameters import default_space_for
+
+    assert default_space_for("ufs") == "local"
+    assert default_space_for("lustre") == "table3"  # striping: what Hopper's twin needs
+    assert default_space_for("gpfs") == "table3"
+    lustre = load_space("table3").bind(SpaceContext(filesystem="lustre", ranks=64,
+                                                    max_stripe_count=156))
+    assert any("lustre.stripe_count" in p.keys for p in lustre.genes)

@@ -49,7 +49,8 @@ def test_tune_writes_the_best_config_and_compares_it_with_the_default(tmp_path: 
 
     with Store(store) as db:
         stored = len(db.evaluations(result["campaign"]))
-    assert stored == len(searched) + 3 * 3 + 2 * 2  # 3 fresh runs of the top 3, then summary
+    # 3 fresh runs of the top 3 and of the default config, then the summary
+    assert stored == len(searched) + 4 * 3 + 2 * 2
     resumed = iotwin("tune", "--resume", str(result["campaign"]), "--store", store,
                      "--output", str(tmp_path / "again.yaml"),
                      cwd=tmp_path)
@@ -64,10 +65,30 @@ def test_tune_refuses_bad_input_before_running_anything(tmp_path: Path) -> None:
     cases = {("--strategy", "random", "--set", "population=3"): "no setting 'population'",
              ("--strategy", "random", "--fix", "colour=red"): "no parameter 'colour' to fix",
              ("--strategy", "random", "--space", "nosuch"): "no space 'nosuch'",
-             ("--strategy", "sim-screened"): "sim-screened needs a kernel"}
+             ("--strategy", "sim-screened", "--executor", "twin"): "captured from a run"}
     for extra, message in cases.items():
         done = iotwin("tune", "--store", store, "--ranks", "1", *extra, "--",
                       sys.executable, str(FAKE_KERNEL), cwd=tmp_path)
         assert done.returncode == 2 and message in done.stderr, (extra, done.stderr)
     with Store(store) as db:
         assert not [r for r in db.evaluations() if r.source != "sim"]
+
+
+def test_tune_of_a_program_that_writes_no_hdf5_says_so(tmp_path: Path) -> None:
+    store = str(tmp_path / "store.db")
+    done = iotwin("tune", "--store", store, "--ranks", "1", "--strategy", "sim-screened", "--",
+                  sys.executable, str(FAKE_KERNEL), cwd=tmp_path)
+    assert done.returncode == 2
+    assert "wrote no HDF5 file" in done.stderr
+
+
+def test_a_missing_program_is_refused_before_any_run(tmp_path: Path) -> None:
+    store = tmp_path / "store.db"
+    for command in ("run", "tune"):
+        done = iotwin(command, "--store", str(store), "--ranks", "2", "--", "./missing",
+                      cwd=tmp_path)
+        assert done.returncode == 2
+        assert "program not found: ./missing" in done.stderr
+    if store.exists():
+        with Store(str(store)) as db:
+            assert db.campaigns() == []  # nothing was started, nothing stored

@@ -21,7 +21,8 @@ from iotwin.tuning.confirmation import confirm_best
 FIXED = {"romio_cb_write": "enable", "cb_nodes": 1, "cb_buffer_size": None, "alignment": None,
          "chunk_size": None, "meta_block_size": None, "collective_metadata": False}
 TRUE_RATES = {("collective", "ifset"): 200.0, ("collective", "never"): 240.0,
-              ("independent", "ifset"): 100.0, ("independent", "never"): 120.0}
+              ("independent", "ifset"): 100.0, ("independent", "never"): 120.0,
+              (None, None): 150.0}  # the default config (no settings): a candidate too
 
 
 class LuckyFirstRunExecutor:
@@ -30,13 +31,14 @@ class LuckyFirstRunExecutor:
 
     source = "real"
 
-    def __init__(self) -> None:
+    def __init__(self, rates: Mapping[tuple[Any, Any], float] = TRUE_RATES) -> None:
         self.runs: Counter[str] = Counter()
+        self.rates = rates
 
     def run_once(self, target: Target, config: Mapping[str, Any], *, seed: int = 0) -> RunResult:
         dataset = config.get("dataset", {})
         mode, fill = dataset.get("transfer_mode"), dataset.get("fill_time")
-        rate = TRUE_RATES[(mode, fill)]
+        rate = self.rates[(mode, fill)]
         key = config_hash(config)
         if mode == "independent" and self.runs[key] == 0:
             rate *= 3
@@ -63,11 +65,21 @@ def test_confirmation_rejects_a_lucky_single_run(tmp_path: Path) -> None:
         assert best_single.config["dataset"]["transfer_mode"] == "independent"  # the fluke
 
         confirmed = confirm_best(campaign, candidates=3, runs=3, progress=io.StringIO())
-        assert [len(c.rates) for c in confirmed] == [3, 3, 3]
+        assert [len(c.rates) for c in confirmed] == [3, 3, 3, 3]  # the top 3 and the default
         winner = confirmed[0]
         assert winner.config["dataset"] == {"transfer_mode": "collective", "fill_time": "never"}
         assert winner.rate == 240.0
-        assert [c.rate for c in confirmed[1:]] == [120.0, 100.0]  # medians: the flukes are out
+        # medians: the flukes are out, and the default is measured in the same rounds
+        assert [(c.config, c.rate) for c in confirmed[1:]] == [
+            ({}, 150.0), (confirmed[2].config, 120.0), (confirmed[3].config, 100.0)]
+
+
+def test_the_default_wins_when_no_candidate_beats_it(tmp_path: Path) -> None:
+    executor = LuckyFirstRunExecutor({**TRUE_RATES, (None, None): 500.0})
+    with Store(tmp_path / "store.db") as store:
+        campaign = searched_campaign(store, executor)
+        confirmed = confirm_best(campaign, candidates=3, runs=3, progress=io.StringIO())
+        assert confirmed[0].config == {} and confirmed[0].rate == 500.0
 
 
 def test_confirmation_taken_again_runs_nothing_new(tmp_path: Path) -> None:
@@ -77,7 +89,7 @@ def test_confirmation_taken_again_runs_nothing_new(tmp_path: Path) -> None:
         first = confirm_best(campaign, candidates=3, runs=3, progress=io.StringIO())
         runs_before = sum(executor.runs.values())
         again = confirm_best(campaign, candidates=3, runs=3, progress=io.StringIO())
-        assert sum(executor.runs.values()) == runs_before == 4 + 3 * 3
+        assert sum(executor.runs.values()) == runs_before == 4 + 4 * 3
         assert [c.config for c in again] == [c.config for c in first]
 
 

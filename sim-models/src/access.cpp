@@ -150,6 +150,20 @@ void sort_by_offset(std::vector<Access>& out, size_t from)
         std::sort(first, out.end(), by_offset);
 }
 
+void box_accesses(const Dataset& ds, const DatasetLayout& layout, const std::vector<Box>& boxes,
+                  std::vector<Access>& out)
+{
+    auto dims = ds.dims();
+    for (const Box& b : boxes) {
+        if (std::any_of(b.count.begin(), b.count.end(), [](uint64_t n) { return n == 0; }))
+            continue;
+        if (layout.chunk_dims.empty())
+            box_runs(b.start, b.count, dims, layout.base, ds.element_bytes, b.writer, out);
+        else
+            chunked_runs(ds, layout, b.start, b.count, b.writer, out);
+    }
+}
+
 void dataset_accesses(const Dataset& ds, const DatasetLayout& layout, std::vector<Access>& out)
 {
     if (layout.chunk_dims.empty()) {

@@ -36,4 +36,8 @@ void append_touching(std::vector<Access>& out, const Access& a, SameSource same_
 // touch in the file are one run.
 void dataset_accesses(const Dataset& ds, const DatasetLayout& layout, std::vector<Access>& out);
 
+// Appends the runs of `boxes` (one call's selection of `ds`, WORKLOAD.md `calls`), unsorted.
+void box_accesses(const Dataset& ds, const DatasetLayout& layout, const std::vector<Box>& boxes,
+                  std::vector<Access>& out);
+
 }  // namespace iosim

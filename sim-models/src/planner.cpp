@@ -90,15 +90,49 @@ struct Session {
 
 // The pieces instance i writes of the datasets listed, in file order. Made when a call needs
 // them: a file's datasets together may hold more runs than fit in memory at once.
+// Instance i's copy of accesses made for instance 0: its own slice of the address space.
+void shift_to_instance(const Session& ses, size_t i, std::vector<Access>& acc)
+{
+    if (ses.files.size() > 1)
+        for (auto& a : acc)
+            a.offset += static_cast<uint64_t>(i) << instance_shift;
+}
+
+// The pieces instance i writes of the datasets listed, in file order. Made when a call needs
+// them: a file's datasets together may hold more runs than fit in memory at once.
 std::vector<Access> instance_accesses(const Session& ses, const std::vector<size_t>& datasets, size_t i)
 {
     std::vector<Access> acc;
     for (size_t d : datasets)
         dataset_accesses(ses.file->datasets[d], ses.layout->datasets[d], acc);
     sort_by_offset(acc);
-    if (ses.files.size() > 1)
-        for (auto& a : acc)
-            a.offset += static_cast<uint64_t>(i) << instance_shift;
+    shift_to_instance(ses, i, acc);
+    return acc;
+}
+
+// The pieces instance i writes in one of the session's calls, in file order.
+std::vector<Access> call_accesses(const Session& ses, const IoCall& call, size_t i)
+{
+    std::vector<Access> acc;
+    for (size_t k = 0; k < call.datasets.size(); k++)
+        box_accesses(ses.file->datasets[call.datasets[k]], ses.layout->datasets[call.datasets[k]],
+                     call.boxes[k], acc);
+    sort_by_offset(acc);
+    shift_to_instance(ses, i, acc);
+    return acc;
+}
+
+// Every piece of dataset d that the session writes (all its calls), in file order.
+std::vector<Access> written_ranges(const Session& ses, size_t d)
+{
+    if (ses.file->calls.empty())
+        return instance_accesses(ses, {d}, 0);
+    std::vector<Access> acc;
+    for (const IoCall& call : ses.file->calls)
+        for (size_t k = 0; k < call.datasets.size(); k++)
+            if (call.datasets[k] == d)
+                box_accesses(ses.file->datasets[d], ses.layout->datasets[d], call.boxes[k], acc);
+    sort_by_offset(acc);
     return acc;
 }
 
@@ -142,23 +176,52 @@ void fill_at_allocation(const RomioContext& ctx, const FileSettings& s, const Fi
             romio_write(ctx, session_call(ses, {d}, true));
 }
 
-void write_session(const RomioContext& ctx, const FileSession& f, const FileSettings& s, Session& ses)
+void write_pieces(const RomioContext& ctx, WriteCall call)
 {
+    for (const auto& acc : call.accesses)
+        for (const auto& a : acc)
+            ctx.breakdown.payload_bytes += a.length;
+    romio_write(ctx, call);
+}
+
+// A session's calls as the program made them (WORKLOAD.md `calls`): compute, writes, flushes.
+void replay_calls(const RomioContext& ctx, const FileSession& f, Session& ses, double flush_s)
+{
+    for (const IoCall& c : f.calls) {
+        if (c.compute_before_s > 0)
+            ctx.sink(fixed_phase("compute", c.compute_before_s));
+        if (c.flush) {
+            ctx.sink(fixed_phase("write", flush_s, true));
+            continue;
+        }
+        WriteCall call;
+        call.collective = c.collective;
+        for (size_t i = 0; i < ses.files.size(); i++) {
+            call.files.push_back(&ses.files[i]);
+            call.accesses.push_back(call_accesses(ses, c, i));
+        }
+        write_pieces(ctx, std::move(call));
+    }
+}
+
+void write_session(const RomioContext& ctx, const FileSession& f, const FileSettings& s, Session& ses,
+                   double flush_s)
+{
+    if (!f.calls.empty())
+        return replay_calls(ctx, f, ses, flush_s);
     auto call_for = [&](const std::vector<size_t>& datasets, bool collective) {
-        WriteCall call = session_call(ses, datasets, collective);
-        for (const auto& acc : call.accesses)
-            for (const auto& a : acc)
-                ctx.breakdown.payload_bytes += a.length;
-        romio_write(ctx, call);
+        write_pieces(ctx, session_call(ses, datasets, collective));
     };
     if (f.one_call) {
         std::vector<size_t> all(f.datasets.size());
         std::iota(all.begin(), all.end(), 0);
         call_for(all, s.datasets.empty() || s.datasets[0].collective);
-        return;
+    } else {
+        for (size_t d = 0; d < f.datasets.size(); d++)
+            call_for({d}, s.datasets[d].collective);
     }
-    for (size_t d = 0; d < f.datasets.size(); d++)
-        call_for({d}, s.datasets[d].collective);
+    for (int k = 0; k < f.flushes; k++)
+        ctx.sink(fixed_phase("write", flush_s, true));
 }
 
 }  // namespace
@@ -183,16 +246,14 @@ void plan_run(const Platform& p, const Workload& w, const std::vector<FileSettin
         if (options.report_ranges)
             for (size_t d = 0; d < f.datasets.size(); d++) {
                 bd.dataset_ranges.push_back({f.name, f.datasets[d].name, {}});
-                for (const Access& a : instance_accesses(ses, {d}, 0))
+                for (const Access& a : written_ranges(ses, d))
                     bd.dataset_ranges.back().ranges.push_back({a.offset, a.length, a.writer});
             }
         if (f.hdf5)
             fill_at_allocation(ctx, s, *layouts[i], ses);
-        write_session(ctx, f, s, ses);
-        double flush = metadata_flush_cost(p, s, *layouts[i], writers, oversubscription(p, node_of_rank));
         // H5Fflush and H5Fclose sync the file (MPI_File_sync): cached writes reach the targets.
-        for (int k = 0; k < f.flushes; k++)
-            sink(fixed_phase("write", flush, true));
+        double flush = metadata_flush_cost(p, s, *layouts[i], writers, oversubscription(p, node_of_rank));
+        write_session(ctx, f, s, ses, flush);
         sink(fixed_phase("close", flush + p.close_s + collective_overhead_s(p, writers), true));
         bd.file_bytes += layouts[i]->end_of_file * n;
     }

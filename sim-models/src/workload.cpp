@@ -133,16 +133,149 @@ FileMode parse_mode(const std::string& mode, const std::string& where)
     throw std::invalid_argument(where + ".mode: unknown mode '" + mode + "'");
 }
 
-Dataset parse_dataset(const json& j, const std::string& where)
+// A dataset without a decomposition is written through the session's calls only; its
+// extents come from `dims`, split along axis 0 over the writers (how its fill is shared).
+Dataset parse_dataset(const json& j, uint64_t writers, const std::string& where)
 {
     Dataset ds;
     ds.name = j.at("name").get<std::string>();
     ds.element_bytes = j.at("element_bytes").get<uint64_t>();
-    parse_decomposition(j.at("decomposition"), ds, where + ".decomposition");
+    if (j.contains("decomposition") && !j["decomposition"].is_null()) {
+        parse_decomposition(j["decomposition"], ds, where + ".decomposition");
+        if (j.contains("dims") && u64_list(j["dims"], where + ".dims") != ds.dims())
+            throw std::invalid_argument(where + ".dims: differs from the decomposition's extents");
+    } else {
+        auto dims = u64_list(j.at("dims"), where + ".dims");
+        json split = {{"grid", std::vector<uint64_t>(dims.size(), 1)}, {"dims", dims}};
+        split["grid"][0] = writers;
+        parse_decomposition(split, ds, where + ".dims");
+    }
     if (j.contains("chunk_dims") && !j["chunk_dims"].is_null())
         ds.chunk_dims = u64_list(j["chunk_dims"], where + ".chunk_dims");
     ds.collective = j.value("transfer", std::string("collective")) == "collective";
     return ds;
+}
+
+// HDF5's H5Sselect_hyperslab(start, stride, count, block) as boxes: axes whose blocks touch
+// (stride == block, or one block) are one box side, so a box is a contiguous block's extent.
+void hyperslab_boxes(uint32_t writer, const std::vector<uint64_t>& start, const std::vector<uint64_t>& stride,
+                     const std::vector<uint64_t>& count, const std::vector<uint64_t>& block,
+                     std::vector<Box>& out)
+{
+    size_t nd = start.size();
+    std::vector<uint64_t> steps(nd), side(nd), idx(nd, 0);
+    for (size_t a = 0; a < nd; a++) {
+        bool touching = count[a] == 1 || stride[a] == block[a];
+        steps[a] = touching ? 1 : count[a];
+        side[a] = touching ? count[a] * block[a] : block[a];
+        if (side[a] == 0)
+            return;
+    }
+    for (;;) {
+        Box box{writer, start, side};
+        for (size_t a = 0; a < nd; a++)
+            box.start[a] += idx[a] * stride[a];
+        out.push_back(std::move(box));
+        size_t a = nd;
+        while (a-- > 0) {
+            if (++idx[a] < steps[a])
+                break;
+            idx[a] = 0;
+        }
+        if (a == static_cast<size_t>(-1))
+            return;
+    }
+}
+
+std::vector<uint64_t> axis_list(const json& run, const char* key, size_t nd, uint64_t fill,
+                                const std::string& where)
+{
+    if (!run.contains(key))
+        return std::vector<uint64_t>(nd, fill);
+    auto v = run[key].get<std::vector<uint64_t>>();
+    if (v.size() != nd)
+        throw std::invalid_argument(where + "." + key + ": one value per axis of the dataset");
+    return v;
+}
+
+void run_boxes(const json& run, size_t nd, const std::string& where, std::vector<Box>& out)
+{
+    auto ranks = run.at("ranks").get<std::vector<uint64_t>>();
+    if (ranks.size() < 2 || ranks.size() > 3)
+        throw std::invalid_argument(where + ".ranks: [first, n] or [first, n, step]");
+    uint64_t step = ranks.size() == 3 ? ranks[2] : 1;
+    auto start = axis_list(run, "start", nd, 0, where);
+    auto start_step = axis_list(run, "start_step", nd, 0, where);
+    auto count = axis_list(run, "count", nd, 1, where);
+    auto stride = axis_list(run, "stride", nd, 1, where);
+    auto block = axis_list(run, "block", nd, 1, where);
+    for (uint64_t k = 0; k < ranks[1]; k++) {
+        std::vector<uint64_t> s(start);
+        for (size_t a = 0; a < nd; a++)
+            s[a] += k * start_step[a];
+        hyperslab_boxes(static_cast<uint32_t>(ranks[0] + k * step), s, stride, count, block, out);
+    }
+}
+
+// One dataset's selection in one call (WORKLOAD.md: regular grid + origin, or runs).
+std::vector<Box> parse_selection(const json& j, const Dataset& ds, uint64_t writers, const std::string& where)
+{
+    auto dims = ds.dims();
+    std::vector<Box> boxes;
+    if (j.contains("grid")) {
+        Dataset grid;
+        parse_decomposition(j, grid, where);
+        if (grid.writers() != writers)
+            throw std::invalid_argument(where + ".grid: " + std::to_string(grid.writers()) +
+                                        " writers, the file has " + std::to_string(writers));
+        auto origin = axis_list(j, "origin", dims.size(), 0, where);
+        for (uint64_t w = 0; w < writers; w++) {
+            Box box{static_cast<uint32_t>(w), {}, {}};
+            grid.block(w, box.start, box.count);
+            for (size_t a = 0; a < box.start.size() && a < origin.size(); a++)
+                box.start[a] += origin[a];
+            boxes.push_back(std::move(box));
+        }
+    } else {
+        const auto& runs = j.at("runs");
+        for (size_t r = 0; r < runs.size(); r++)
+            run_boxes(runs[r], dims.size(), where + ".runs[" + std::to_string(r) + "]", boxes);
+    }
+    for (const Box& b : boxes) {
+        if (b.start.size() != dims.size() || b.writer >= writers)
+            throw std::invalid_argument(where + ": a box of writer " + std::to_string(b.writer) +
+                                        " does not fit the dataset or the file's writers");
+        for (size_t a = 0; a < dims.size(); a++)
+            if (b.start[a] + b.count[a] > dims[a])
+                throw std::invalid_argument(where + ": writer " + std::to_string(b.writer) +
+                                            "'s box leaves the dataset along axis " + std::to_string(a));
+    }
+    return boxes;
+}
+
+IoCall parse_call(const json& j, const FileSession& s, uint64_t writers, const std::string& where)
+{
+    IoCall call;
+    call.compute_before_s = j.value("compute_before_s", 0.0);
+    if (j.value("flush", false))
+        return call.flush = true, call;
+    call.collective = j.value("transfer", std::string("collective")) == "collective";
+    const auto& names = j.at("write");
+    const auto& selections = j.at("selections");
+    if (names.size() != selections.size())
+        throw std::invalid_argument(where + ".selections: one per dataset written");
+    for (size_t k = 0; k < names.size(); k++) {
+        auto name = names[k].get<std::string>();
+        size_t d = 0;
+        while (d < s.datasets.size() && s.datasets[d].name != name)
+            d++;
+        if (d == s.datasets.size())
+            throw std::invalid_argument(where + ".write: no dataset " + name + " in the session");
+        call.datasets.push_back(d);
+        call.boxes.push_back(parse_selection(selections[k], s.datasets[d], writers,
+                                             where + ".selections[" + std::to_string(k) + "]"));
+    }
+    return call;
 }
 
 }  // namespace
@@ -170,19 +303,20 @@ Workload parse_workload(const json& data)
         s.compute_before_s = f.value("compute_before_s", 0.0);
         s.one_call = f.value("write_calls", std::string("per-dataset")) == "one-call";
         s.flushes = f.value("flushes", 0);
+        uint64_t writers = s.mode == FileMode::per_rank ? 1 : static_cast<uint64_t>(s.writers_per_instance(w.ranks));
         const auto& dsets = f.at("datasets");
         for (size_t d = 0; d < dsets.size(); d++) {
-            auto ds = parse_dataset(dsets[d], where + ".datasets[" + std::to_string(d) + "]");
-            uint64_t expected = static_cast<uint64_t>(s.writers_per_instance(w.ranks));
-            if (s.mode == FileMode::per_rank)
-                expected = 1;
-            if (ds.writers() != expected)
+            auto ds = parse_dataset(dsets[d], writers, where + ".datasets[" + std::to_string(d) + "]");
+            if (ds.writers() != writers)
                 throw std::invalid_argument(where + ".datasets[" + std::to_string(d) +
                                             "].decomposition: the grid has " +
                                             std::to_string(ds.writers()) + " writers, the file has " +
-                                            std::to_string(expected));
+                                            std::to_string(writers));
             s.datasets.push_back(std::move(ds));
         }
+        if (f.contains("calls"))
+            for (size_t c = 0; c < f["calls"].size(); c++)
+                s.calls.push_back(parse_call(f["calls"][c], s, writers, where + ".calls[" + std::to_string(c) + "]"));
         w.files.push_back(std::move(s));
     }
     return w;

@@ -26,6 +26,22 @@ struct Dataset {
     void block(uint64_t writer, std::vector<uint64_t>& start, std::vector<uint64_t>& count) const;
 };
 
+// One writer's box of a dataset in one call: start and count per axis.
+struct Box {
+    uint32_t writer;
+    std::vector<uint64_t> start, count;
+};
+
+// One I/O call of a file session, as a program made it (WORKLOAD.md `calls`): a write of one
+// or several datasets (H5Dwrite, H5Dwrite_multi) with every writer's boxes, or a flush.
+struct IoCall {
+    bool flush = false;
+    bool collective = true;
+    double compute_before_s = 0;           // the slowest rank's computation before the call
+    std::vector<size_t> datasets;          // indices into the session's datasets
+    std::vector<std::vector<Box>> boxes;   // per listed dataset, the boxes of every writer
+};
+
 enum class FileMode { shared, per_rank, groups };
 
 struct FileSession {
@@ -38,6 +54,7 @@ struct FileSession {
     bool one_call = false;  // one multi-dataset write call instead of one per dataset
     int flushes = 0;
     std::vector<Dataset> datasets;
+    std::vector<IoCall> calls;  // empty: one call per dataset of its decomposition (or one-call)
 
     int instances(int ranks) const;         // how many files this session opens
     int writers_per_instance(int ranks) const;

@@ -17,6 +17,7 @@ from iotwin.config import schema as config
 from iotwin.errors import UserError
 from iotwin.executors.base import Target
 from iotwin.executors.interposer_reports import SettingOutcome, setting_outcomes
+from iotwin.executors.launch import require_program
 from iotwin.executors.local import LocalExecutor
 from iotwin.stats import Summary
 from iotwin.store.database import Store, add_store_argument, resolve_path, workload_of
@@ -76,6 +77,7 @@ def build_target(args: argparse.Namespace) -> Target:
     if kernel is None:
         if not tail:
             raise UserError("name a kernel (" + ", ".join(KERNELS) + ") or a program after --")
+        require_program(tail[0])
         return Target(ranks=args.ranks, command=tuple(tail))
     if kernel not in KERNELS:
         raise UserError(f"unknown kernel {kernel!r}: expected one of {', '.join(KERNELS)} "

@@ -3,6 +3,10 @@
     iotwin tune --kernel vpic-io --ranks 4 --platform local --space local --real-budget 20
                 [--strategy sim-screened] [--executor local|twin] [--seed S] [--json]
                 [-- kernel args]
+    iotwin tune --ranks 4 --real-budget 8 -- PROGRAM ARGS
+
+A program's workload (for sim-screened) is captured by the interposer from its first run, of
+the default config, which counts as a measurement of the default.
     iotwin tune --resume ID
 
 Prints one progress line per generation, writes the best measured config as YAML for the
@@ -21,11 +25,13 @@ from typing import Any
 
 import yaml
 
+from iotwin import executors
 from iotwin.config.schema import dump_config
 from iotwin.errors import UserError
 from iotwin.executors import EXECUTORS
 from iotwin.search import STRATEGIES
-from iotwin.stats import Summary
+from iotwin.space.parameters import default_space_for
+from iotwin.stats import Speedup, Summary, format_mbs, speedup_interval
 from iotwin.store.database import Store, add_store_argument, resolve_path
 from iotwin.tuning.campaign import CampaignSpec, Progress
 from iotwin.tuning.pipeline import (
@@ -37,11 +43,14 @@ from iotwin.tuning.pipeline import (
     stored_spec,
     tune,
 )
+from iotwin.tuning.repetitions import Measurement
+from iotwin.workloads.workload import load_workload
 
 #: the options that make a campaign, with their defaults: given again with --resume they must
-#: agree with the ones it started with (the stored spec)
+#: agree with the ones it started with (the stored spec); the space's default depends on the
+#: file system the runs write to (default_space_for)
 DEFAULTS: dict[str, Any] = {
-    "platform": "local", "space": "local", "strategy": "sim-screened", "executor": "local",
+    "platform": "local", "strategy": "sim-screened", "executor": "local",
     "real_budget": 20, "repetitions": 1, "timeout": 600.0, "seed": 0, "truth_seed": 0,
     "confirm": 3, "confirm_runs": 3, "summary_repeat": 5,
 }
@@ -57,7 +66,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--kernel", help="kernel of kernels/ (vpic-io, vorpal-io, gcrm-io)")
     parser.add_argument("--ranks", type=int, metavar="N", help="MPI ranks")
     parser.add_argument("--platform", help="platform model (default local)")
-    parser.add_argument("--space", help="parameter space (default local)")
+    parser.add_argument("--space", help="parameter space (default: the one for the file system "
+                                         "the runs write to: local on this machine, table3 on "
+                                         "a Lustre or GPFS platform's twin)")
     parser.add_argument("--fix", action="append", metavar="PARAM=VALUE",
                         help="pin a space parameter to one value (repeatable)")
     parser.add_argument("--strategy", choices=sorted(STRATEGIES),
@@ -89,6 +100,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "decides (default 3)")
     parser.add_argument("--summary-repeat", type=int, metavar="R",
                         help="re-measure default and tuned R times each (0: skip; default 5)")
+    parser.add_argument("--workload", metavar="W.yaml",
+                        help="a program's workload for the simulator (iotwin workload capture); "
+                             "default: captured from the program's first run, the default config")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     add_store_argument(parser)
     parser.add_argument("rest", nargs="*", help=argparse.SUPPRESS)
@@ -97,7 +111,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 #: every option a campaign is made of, as spec_from_options reads them (``rest``: the kernel's
 #: arguments, or the program and its arguments)
-OPTIONS = {"kernel", "ranks", "fix", "set", "rest", *DEFAULTS}
+OPTIONS = {"kernel", "ranks", "space", "fix", "set", "workload", "rest", *DEFAULTS}
 
 
 def main(args: argparse.Namespace) -> int:
@@ -134,13 +148,18 @@ def spec_from_options(options: Mapping[str, Any]) -> TuneSpec:
     if kernel is None and not rest:
         raise UserError("name a --kernel or a program after --")
     search = CampaignSpec(
-        ranks=int(options["ranks"]), platform=option("platform"), space=option("space"),
-        strategy=option("strategy"), executor=option("executor"),
-        real_budget=option("real_budget"), kernel=kernel, args=rest if kernel else (),
-        command=() if kernel else rest, seed=option("seed"),
+        ranks=int(options["ranks"]), platform=option("platform"),
+        space=str(options.get("space") or ""), strategy=option("strategy"),
+        executor=option("executor"), real_budget=option("real_budget"), kernel=kernel,
+        args=rest if kernel else (), command=() if kernel else rest, seed=option("seed"),
         repetitions=option("repetitions"), timeout_s=option("timeout"),
         truth_seed=option("truth_seed"), fixed=dict(options.get("fix") or {}),
-        settings=dict(options.get("set") or {}))
+        settings=dict(options.get("set") or {}),
+        workload=load_workload(options["workload"]) if options.get("workload") else None)
+    if not search.space:
+        filesystem = executors.space_context(search.executor, search.platform,
+                                             search.ranks).filesystem
+        search = replace(search, space=default_space_for(filesystem))
     return TuneSpec(search, _pipeline_options(options))
 
 
@@ -223,9 +242,13 @@ def _assignments(items: list[str] | None, option: str) -> dict[str, Any]:
     return parsed
 
 
+def _print_line(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
 def _print_progress(progress: Progress) -> None:
     def rate(value: float | None) -> str:
-        return f"{value:9.1f} MB/s" if value is not None else "        - MB/s"
+        return f"{format_mbs(value):>9} MB/s" if value is not None else "        - MB/s"
 
     error = f"{100 * progress.model_error:5.1f}%" if progress.model_error is not None else "    -"
     print(f"gen {progress.generation:3d}  runs {progress.runs_used:3d}/{progress.budget:<3d}  "
@@ -248,16 +271,46 @@ def _report(result: TuneResult, output: Path, as_json: bool) -> None:
                            "runs": len(c.rates)} for c in confirmed],
             "config_file": str(output),
             "summary": {k: (v.as_dict() if v else None) for k, v in rates.items()},
-            "speedup": speedup}, indent=2))
+            "speedup": speedup, "speedup_interval": _interval_json(_speedup(summary))},
+            indent=2))
         return
     if len(confirmed) > 1:
         for rank, candidate in enumerate(confirmed, 1):
-            print(f"  confirmed {rank}: median {candidate.rate:.1f} MB/s of "
-                  f"{len(candidate.rates)} fresh runs (search run {candidate.search_rate:.1f} "
-                  f"MB/s)")
-    print(f"best measured: {best.rate:.1f} MB/s (median of {len(best.rates)} runs) after "
-          f"{len(campaign.measured)} configs run for real; tuned config written to {output}")
+            label = " (the default config)" if not candidate.config else ""
+            print(f"  confirmed {rank}: median {format_mbs(candidate.rate or 0)} MB/s of "
+                  f"{len(candidate.rates)} fresh runs (search run "
+                  f"{format_mbs(candidate.search_rate)} MB/s){label}")
+    print(f"best measured: {format_mbs(best.rate or 0)} MB/s (median of {len(best.rates)} runs) "
+          f"after {len(campaign.measured)} configs run for real; tuned config written to {output}")
     for label, rate in rates.items():
         print(f"  {label:8s} {rate.format('MB/s') if rate else 'every run failed'}")
     if speedup is not None:
         print(f"  tuned / default: {speedup:.2f}x (medians, same session)")
+    interval = _speedup(summary)
+    if interval is not None:
+        print(f"  {_interval_line(interval)}")
+
+
+def _speedup(summary: dict[str, Measurement]) -> Speedup | None:
+    """Tuned / default from the summary's runs, with its exact interval (stats.speedup_interval)."""
+    rates = {label: [r.rate_mbs for r in m.runs if r.ok and r.rate_mbs]
+             for label, m in summary.items()}
+    if not rates.get("default") or not rates.get("tuned"):
+        return None
+    return speedup_interval(rates["default"], rates["tuned"])
+
+
+def _interval_line(s: Speedup) -> str:
+    if s.low is None or s.high is None or s.confidence is None:
+        return (f"speedup {s.estimate:.2f}x: too few runs for a 95% interval "
+                f"(use --summary-repeat 4 or more)")
+    verdict = ("significant" if s.significant
+               else "no significant difference: the interval includes 1")
+    return (f"speedup {s.estimate:.2f}x, 95% interval {s.low:.2f}-{s.high:.2f}x "
+            f"(exact, Moses/Mann-Whitney on the runs' log rates, coverage "
+            f"{100 * s.confidence:.1f}%): {verdict}")
+
+
+def _interval_json(s: Speedup | None) -> dict[str, Any] | None:
+    return None if s is None else {"estimate": s.estimate, "low": s.low, "high": s.high,
+                                   "confidence": s.confidence, "significant": s.significant}

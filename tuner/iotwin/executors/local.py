@@ -39,6 +39,8 @@ CONFIG_NAME = "iotwin-config.yaml"
 REPORT_NAME = "iotwin-report.jsonl"
 RUN_MARKER = "IOTWIN_RUN_DIR"
 STDERR_TAIL_LINES = 15
+NO_HDF5_IO = ("the interposer reported no HDF5 file closed: no I/O to time (did the program "
+              "write through HDF5, linked to the shared libhdf5?)")
 KILL_POLL_S = 0.05
 KILL_POLLS = 200  # how long killed processes may take to go (blocked in I/O, say)
 
@@ -144,9 +146,7 @@ def program_result(reports: list[dict[str, Any]], wall_s: float) -> RunResult:
     nbytes, span = total_bytes(reports), io_span(reports)
     if span is None or span.io_s <= 0:
         return RunResult("failed", reports=reports, phases={"wall_s": wall_s},
-                         error="the interposer reported no HDF5 file closed: no I/O to time "
-                               "(did the program write through HDF5, linked to the shared "
-                               "libhdf5?)")
+                         error=NO_HDF5_IO)
     rate = nbytes / 1e6 / span.io_s if nbytes is not None else None
     return RunResult("ok", total_s=span.io_s, rate_mbs=rate, bytes=nbytes,
                      phases={"io_s": span.io_s, "compute_s": span.compute_s,

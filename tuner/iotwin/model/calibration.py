@@ -238,11 +238,15 @@ class SimModel:
 
     @classmethod
     def for_target(cls, platform: str, target: Target,
-                   settings: Mapping[str, Any] | None = None) -> SimModel:
-        if target.kernel is None:
-            raise UserError("only a kernel's workload can be simulated")
+                   settings: Mapping[str, Any] | None = None,
+                   workload: Mapping[str, Any] | None = None) -> SimModel:
+        """The model of ``target`` on ``platform``: a kernel's own workload, or a program's
+        captured ``workload``."""
+        if workload is None and target.kernel is None:
+            raise UserError("a program's workload must be captured before it can be simulated")
         return cls(load_platform(platform),
-                   kernel_workload(target.kernel, target.ranks, target.args),
+                   dict(workload) if workload is not None
+                   else kernel_workload(target.kernel or "", target.ranks, target.args),
                    RefitSettings.from_settings(settings or {}))
 
     def predict(self, configs: Sequence[Mapping[str, Any]]) -> list[float | None]:

@@ -288,6 +288,17 @@ def list_spaces() -> list[str]:
     return sorted(p.stem for p in paths.spaces_dir().glob("*.yaml"))
 
 
+def default_space_for(filesystem: str) -> str:
+    """The space that declares itself the default for ``filesystem`` (its `default_for` list):
+    the one that holds that file system's knobs."""
+    for name in list_spaces():
+        data = yaml.safe_load((paths.spaces_dir() / f"{name}.yaml").read_text())
+        if filesystem in (data.get("default_for") or ()):
+            return name
+    raise UserError(f"no space declares itself the default for {filesystem} file systems "
+                    f"(default_for in {paths.spaces_dir()}/*.yaml): name one with --space")
+
+
 def load_space(name_or_path: str | Path) -> Space:
     """A space by name (``tuner/iotwin/space/spaces/NAME.yaml``) or from a YAML file."""
     path = Path(name_or_path)

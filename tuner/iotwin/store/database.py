@@ -281,6 +281,11 @@ class Store:
                                           "spec": json.dumps(dict(spec or {})),
                                           "created": time.time()})
 
+    def update_campaign_spec(self, campaign_id: int, spec: Mapping[str, Any]) -> None:
+        """Replace a campaign's spec (what a resume reads)."""
+        self._db.execute("UPDATE campaigns SET spec = ? WHERE id = ?",
+                         (json.dumps(dict(spec)), campaign_id))
+
     def campaign(self, campaign_id: int) -> Campaign:
         return Campaign(**self._row_by_id("campaigns", campaign_id, "campaign"))
 

@@ -19,17 +19,19 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from iotwin import executors
 from iotwin.errors import UserError
 from iotwin.executors.base import Executor, RunResult, Target
+from iotwin.executors.launch import require_program
 from iotwin.model.protocol import Model
 from iotwin.search import run_strategy, select, strategy_settings
 from iotwin.search.evaluator import BudgetExhausted
 from iotwin.space.parameters import BoundSpace, Point, SpaceContext, load_space
-from iotwin.stats import median_relative_error
+from iotwin.stats import format_mbs, median_relative_error
 from iotwin.store.database import Evaluation, Source, Store, config_hash, workload_of
 
 
@@ -52,6 +54,13 @@ class CampaignSpec:
     truth_seed: int = 0
     fixed: dict[str, Any] = field(default_factory=dict)
     settings: dict[str, Any] = field(default_factory=dict)
+    workload: dict[str, Any] | None = None  # a program's workload (captured), for the model
+
+    @property
+    def needs_capture(self) -> bool:
+        """A program to tune in simulation whose workload is not known yet."""
+        return (select(self.strategy).needs_model and self.kernel is None
+                and self.workload is None)
 
     @property
     def target(self) -> Target:
@@ -245,6 +254,28 @@ class CampaignEvaluator:
         return grouped
 
 
+def capture_workload_of(store: Store, campaign_id: int, spec: CampaignSpec,
+                        progress: Callable[[str], None] = lambda line: None) -> CampaignSpec:
+    """The spec with the program's workload, captured from one run of the default config on
+    this machine; that run is stored as the campaign's first measurement of the default, and
+    the spec with its workload as the campaign's spec (a resume does not capture again)."""
+    from iotwin.workloads.capture import run_captured, unsupported, workload_from_capture
+
+    result, records = run_captured(spec.target, {}, timeout_s=spec.timeout_s or 600.0)
+    store.add_run(campaign_id, spec.target, result, config={}, platform=spec.platform,
+                  source="real", details={"label": "capture"})
+    for what in unsupported(records):
+        progress(f"capture: not modelled: {what}")
+    workload = workload_from_capture(records, Path(spec.command[0]).name, " ".join(spec.command))
+    captured = replace(spec, workload=workload)
+    # the stored spec's other keys (the tune pipeline's options) stay
+    store.update_campaign_spec(campaign_id, {**store.campaign(campaign_id).spec,
+                                             **captured.to_json()})
+    progress(f"captured the workload of {spec.target.label}: {len(workload['files'])} file "
+             f"session(s), default config {format_mbs(result.rate_mbs or 0)} MB/s")
+    return captured
+
+
 # -- assembling a campaign from its spec --------------------------------------------------------
 
 def space_context(spec: CampaignSpec) -> SpaceContext:
@@ -268,7 +299,7 @@ def make_model(spec: CampaignSpec) -> Model:
     from iotwin.model.calibration import SimModel
 
     return SimModel.for_target(spec.platform, spec.target,
-                               strategy_settings(spec.strategy, spec.settings))
+                               strategy_settings(spec.strategy, spec.settings), spec.workload)
 
 
 def check_spec(spec: CampaignSpec) -> None:
@@ -276,10 +307,13 @@ def check_spec(spec: CampaignSpec) -> None:
     if spec.ranks < 1 or spec.real_budget < 1 or spec.repetitions < 1:
         raise UserError("ranks, the real-run budget and repetitions must be >= 1")
     strategy_settings(spec.strategy, spec.settings)
+    if spec.command:
+        require_program(spec.command[0])
     load_space(spec.space).bind(space_context(spec), spec.fixed)
-    if select(spec.strategy).needs_model and spec.kernel is None:
-        raise UserError(f"{spec.strategy} needs a kernel to simulate; for an arbitrary "
-                        "program use --strategy h5evolve or random")
+    if spec.needs_capture and spec.executor != "local":
+        raise UserError(f"{spec.strategy} simulates the program's workload, captured from a run "
+                        f"on this machine: use --executor local, or give --workload W.yaml "
+                        f"(iotwin workload capture)")
     spec_executor(spec)
 
 

@@ -45,6 +45,7 @@ def confirm_best(campaign: CampaignEvaluator, candidates: int, runs: int,
                  key=lambda m: m.rate or 0.0, reverse=True)[:max(candidates, 1)]
     if candidates < 2 or runs < 1:
         return [Confirmed(m.config, m.rate or 0.0, (m.rate or 0.0,)) for m in top]
+    top = with_default(top, campaign)
 
     def run(slot: int, round_index: int) -> float | None:
         repetition = campaign.spec.repetitions + round_index  # after the search's repetitions
@@ -75,6 +76,21 @@ def confirmation_rounds(hashes: Sequence[str], rounds: int,
         if len(rates) <= round_index:
             rates.append(run(slot, round_index))
     return [done[key] for key in hashes]
+
+
+@dataclass(frozen=True)
+class _Default:
+    config: dict[str, Any]
+    rate: float | None
+
+
+def with_default(top: list[Any], campaign: CampaignEvaluator) -> list[Any]:
+    """The candidates and the default config (no settings), so that the tuned config is
+    never one measured worse than the default in the same rounds."""
+    if any(config_hash(m.config) == config_hash({}) for m in top):
+        return top
+    measured = campaign.measured.get(config_hash({}))
+    return [*top, _Default({}, measured.rate if measured else None)]
 
 
 def _stored_confirmations(campaign: CampaignEvaluator) -> dict[str, list[float | None]]:

@@ -3,6 +3,8 @@
     tune(spec, store):
         campaign <- the stored campaign of spec (created when new; a resume reuses every
                     stored run, so nothing measured is run again)
+        capture:  a program to tune in simulation: its workload captured from its first run
+                  (of the default config, stored as a measurement)
         search:   the strategy asks for points until it is done or the real budget is spent
         confirm:  the search's `confirm` best configs each run `confirm_runs` more times,
                   interleaved; the best median of these fresh runs is the tuned config
@@ -17,7 +19,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, TextIO
 
 from iotwin.errors import UserError
@@ -26,6 +28,7 @@ from iotwin.tuning.campaign import (
     CampaignEvaluator,
     CampaignSpec,
     Progress,
+    capture_workload_of,
     check_spec,
     open_campaign,
     run_campaign,
@@ -113,6 +116,9 @@ def tune(spec: TuneSpec, store: Store, campaign_id: int | None = None, *,
     summary) when no run succeeded."""
     if campaign_id is None:
         campaign_id = start(store, spec, name)
+    if spec.search.needs_capture:  # a program to simulate: its workload from its first run
+        spec = replace(spec, search=capture_workload_of(store, campaign_id, spec.search,
+                                                        _printer(progress)))
     campaign = open_campaign(store, campaign_id, spec.search, on_progress)
     run_campaign(campaign)
     options = spec.pipeline
@@ -120,6 +126,13 @@ def tune(spec: TuneSpec, store: Store, campaign_id: int | None = None, *,
     summary = (default_vs_tuned(store, campaign, confirmed[0].config, options.summary_repeat,
                                 progress) if confirmed else {})
     return TuneResult(campaign, confirmed, summary)
+
+
+def _printer(progress: TextIO | None) -> Callable[[str], None]:
+    def say(line: str) -> None:
+        if progress is not None:
+            print(line, file=progress, flush=True)
+    return say
 
 
 def default_vs_tuned(store: Store, campaign: CampaignEvaluator, tuned: dict[str, Any],

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from iotwin.executors.base import Executor, RunResult, Target
-from iotwin.stats import Summary, summarize
+from iotwin.stats import Summary, format_mbs, summarize
 from iotwin.store.database import Evaluation, Store
 
 
@@ -71,7 +71,7 @@ def progress_line(label: str, repetition: int, repeat: int, run: RunResult) -> s
     if not run.ok:
         first_line = (run.error or "").strip().splitlines()[:2]
         return f"{head}  {' | '.join(first_line)}"
-    rate = f"  {run.rate_mbs:.1f} MB/s" if run.rate_mbs is not None else ""
+    rate = f"  {format_mbs(run.rate_mbs)} MB/s" if run.rate_mbs is not None else ""
     return f"{head}  {run.total_s:.3f} s{rate}"
 
 

@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from iotwin.errors import UserError
-from iotwin.executors.base import Target
+from iotwin.executors.base import RunResult, Target
 from iotwin.executors.launch import require_program
-from iotwin.executors.local import LocalExecutor
+from iotwin.executors.local import NO_HDF5_IO, LocalExecutor
 from iotwin.workloads.workload import validate_workload
 
 CAPTURE_VARIABLE = "IOTWIN_CAPTURE"
@@ -159,29 +159,37 @@ def unsupported(records: Sequence[Mapping[str, Any]]) -> list[str]:
     return list(seen)
 
 
-def capture_records(command: Sequence[str], ranks: int, *,
-                    config: Mapping[str, Any] | None = None, timeout_s: float = 600.0,
-                    keep: Path | None = None) -> list[dict[str, Any]]:
-    """Run ``command`` once on ``ranks`` ranks under the interposer with capture on; ``keep``:
-    where to keep the directory the program ran in (with the files it wrote)."""
-    if not command:
-        raise UserError("name the program to capture after --")
-    require_program(command[0])
-    target = Target(ranks=ranks, command=tuple(command))
+def run_captured(target: Target, config: Mapping[str, Any], *, timeout_s: float = 600.0,
+                 keep: Path | None = None) -> tuple[RunResult, list[dict[str, Any]]]:
+    """One run of ``target`` under the interposer with capture on: the run as measured and
+    its capture records; CaptureError if it hung, failed or wrote no HDF5. ``keep``: where to
+    keep the directory the program ran in (with the files it wrote)."""
+    if target.command:
+        require_program(target.command[0])
     with tempfile.TemporaryDirectory(prefix="iotwin-capture-") as folder:
         path = Path(folder) / "capture.jsonl"
         executor = LocalExecutor(timeout_s=timeout_s, env={CAPTURE_VARIABLE: str(path)},
                                  keep_last=keep)
-        result = executor.run_once(target, dict(config or {}))
-        if result.status == "timeout":
-            raise CaptureError(f"{target.label} hung: {result.error}")
-        if result.status != "ok":
-            raise CaptureError(f"{target.label} failed: {result.error}")
+        result = executor.run_once(target, dict(config))
         records = read_capture(path)
-    if not records:
+    if result.status == "timeout":
+        raise CaptureError(f"{target.label} hung: {result.error}")
+    if not records and (result.ok or result.error == NO_HDF5_IO):
         raise CaptureError(f"{target.label} wrote no HDF5 file: the interposer saw no "
                            f"H5Fcreate or H5Fopen closed by H5Fclose")
-    return records
+    if not result.ok:
+        raise CaptureError(f"{target.label} failed: {result.error}")
+    return result, records
+
+
+def capture_records(command: Sequence[str], ranks: int, *,
+                    config: Mapping[str, Any] | None = None, timeout_s: float = 600.0,
+                    keep: Path | None = None) -> list[dict[str, Any]]:
+    """Run ``command`` once on ``ranks`` ranks under the interposer with capture on."""
+    if not command:
+        raise UserError("name the program to capture after --")
+    target = Target(ranks=ranks, command=tuple(command))
+    return run_captured(target, config or {}, timeout_s=timeout_s, keep=keep)[1]
 
 
 def capture_workload(command: Sequence[str], ranks: int, *,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -15,14 +15,18 @@ from iotwin.errors import UserError
 from iotwin.yaml_files import read_yaml
 
 # keep_open and access_elements: WORKLOAD.md's replication extensions (optional, ignorable)
+# calls, dims, fill_time, alloc_time: captured programs (WORKLOAD.md "Calls")
 _FILE_KEYS = {"name", "role", "mode", "groups", "api", "create", "compute_before_s", "write_calls",
-              "flushes", "keep_open", "datasets"}
+              "flushes", "keep_open", "datasets", "calls"}
 _DATASET_KEYS = {"name", "element_bytes", "element_type", "decomposition", "chunk_dims", "transfer",
-                 "access_elements"}
+                 "access_elements", "dims", "fill_time", "alloc_time"}
+_CALL_KEYS = {"write", "transfer", "compute_before_s", "selections", "flush"}
+_RUN_KEYS = {"ranks", "start", "start_step", "count", "stride", "block"}
 _CHOICES = {"role": ("checkpoint", "visualisation", "other"),
             "mode": ("shared", "per-rank", "groups"),
             "api": ("hdf5", "mpiio", "posix"), "write_calls": ("per-dataset", "one-call"),
-            "transfer": ("collective", "independent")}
+            "transfer": ("collective", "independent"), "fill_time": ("ifset", "never", "alloc"),
+            "alloc_time": ("early", "late", "incr", "default")}
 
 
 def _fail(source: str, path: str, message: str) -> UserError:
@@ -79,33 +83,120 @@ def _check_decomposition(node: Any, source: str, path: str) -> int:
     return writers
 
 
+def _writers_of(node: Mapping[str, Any], ranks: int, source: str, path: str) -> int:
+    mode = node.get("mode", "shared")
+    if mode != "groups":
+        return {"shared": ranks, "per-rank": 1}[mode]
+    groups = _positive_int(node.get("groups"), source, f"{path}.groups")
+    if ranks % groups:
+        raise _fail(source, f"{path}.groups", f"{groups} does not divide {ranks} ranks")
+    return ranks // groups
+
+
+def _dataset_dims(dataset: Mapping[str, Any], writers: int, source: str, path: str) -> list[int]:
+    """Checks a dataset's shape (its decomposition, or `dims`); returns its extents."""
+    if dataset.get("decomposition") is None:
+        if "dims" not in dataset:
+            raise _fail(source, f"{path}.dims", "missing (needed without a decomposition)")
+        return _int_list(dataset["dims"], source, f"{path}.dims", 0)
+    decomposition = dataset["decomposition"]
+    got = _check_decomposition(decomposition, source, f"{path}.decomposition")
+    if got != writers:
+        raise _fail(source, f"{path}.decomposition.grid",
+                    f"{got} writers, but the file has {writers}")
+    dims = _decomposition_dims(decomposition)
+    if "dims" in dataset and _int_list(dataset["dims"], source, f"{path}.dims", 0) != dims:
+        raise _fail(source, f"{path}.dims", f"differs from the decomposition's extents {dims}")
+    return dims
+
+
+def _decomposition_dims(node: Mapping[str, Any]) -> list[int]:
+    if "dims" in node:
+        return list(node["dims"])
+    if "extents" in node:
+        return [sum(axis) for axis in node["extents"]]
+    return [g * b for g, b in zip(node["grid"], node["block"], strict=True)]
+
+
+def _check_selection(node: Any, dims: list[int], writers: int, source: str, path: str) -> None:
+    if isinstance(node, dict) and "grid" in node:
+        origin = node.get("origin", [0] * len(dims))
+        got = _check_decomposition({k: v for k, v in node.items() if k != "origin"}, source, path)
+        if got != writers:
+            raise _fail(source, f"{path}.grid", f"{got} writers, but the file has {writers}")
+        reach = [o + e for o, e in zip(origin, _decomposition_dims(node), strict=True)]
+        if any(r > d for r, d in zip(reach, dims, strict=True)):
+            raise _fail(source, path, f"reaches {reach}, beyond the dataset's extents {dims}")
+        return
+    _check_keys(node, {"runs"}, source, path)
+    for r, run in enumerate(node.get("runs") or []):
+        _check_run(run, dims, writers, source, f"{path}.runs[{r}]")
+
+
+def _check_run(run: Any, dims: list[int], writers: int, source: str, path: str) -> None:
+    _check_keys(run, _RUN_KEYS, source, path)
+    ranks = run.get("ranks")
+    if not isinstance(ranks, list) or len(ranks) not in (2, 3):
+        raise _fail(source, f"{path}.ranks", "expected [first, n] or [first, n, step]")
+    first, n, step = (*ranks, 1) if len(ranks) == 2 else ranks
+    if n and first + (n - 1) * step >= writers:
+        raise _fail(source, f"{path}.ranks", f"names a writer beyond the file's {writers}")
+    axes = {key: run.get(key, [default] * len(dims)) for key, default
+            in (("start", 0), ("start_step", 0), ("count", 1), ("stride", 1), ("block", 1))}
+    for key, values in axes.items():
+        if not isinstance(values, list) or len(values) != len(dims):
+            raise _fail(source, f"{path}.{key}", f"one value per axis of the dataset ({len(dims)})")
+    for a, extent in enumerate(dims):
+        if axes["count"][a] == 0 or axes["block"][a] == 0 or n == 0:
+            continue
+        reach = (axes["start"][a] + (n - 1) * axes["start_step"][a]
+                 + (axes["count"][a] - 1) * axes["stride"][a] + axes["block"][a])
+        if reach > extent:
+            raise _fail(source, path, f"reaches {reach} along axis {a}, beyond the extent {extent}")
+
+
+def _check_calls(calls: Any, shapes: Mapping[str, list[int]], writers: int, source: str,
+                 path: str) -> None:
+    if not isinstance(calls, list):
+        raise _fail(source, path, "expected a list")
+    for c, call in enumerate(calls):
+        where = f"{path}[{c}]"
+        _check_keys(call, _CALL_KEYS, source, where)
+        if call.get("flush"):
+            continue
+        names, selections = call.get("write"), call.get("selections")
+        if not isinstance(names, list) or not names:
+            raise _fail(source, f"{where}.write", "expected a non-empty list of dataset names")
+        if not isinstance(selections, list) or len(selections) != len(names):
+            raise _fail(source, f"{where}.selections", "expected one per dataset written")
+        for k, (name, selection) in enumerate(zip(names, selections, strict=True)):
+            if name not in shapes:
+                raise _fail(source, f"{where}.write[{k}]", f"no dataset {name!r} in the session")
+            _check_selection(selection, shapes[name], writers, source,
+                             f"{where}.selections[{k}]")
+
+
 def _check_file(node: Any, ranks: int, source: str, path: str) -> None:
     _check_keys(node, _FILE_KEYS, source, path)
     for key in ("name", "datasets"):
         if key not in node:
             raise _fail(source, f"{path}.{key}", "missing")
-    mode = node.get("mode", "shared")
-    writers = {"shared": ranks, "per-rank": 1}.get(mode, 0)
-    if mode == "groups":
-        groups = _positive_int(node.get("groups"), source, f"{path}.groups")
-        if ranks % groups:
-            raise _fail(source, f"{path}.groups", f"{groups} does not divide {ranks} ranks")
-        writers = ranks // groups
+    writers = _writers_of(node, ranks, source, path)
     if not isinstance(node["datasets"], list) or not node["datasets"]:
         raise _fail(source, f"{path}.datasets", "expected a non-empty list")
+    shapes: dict[str, list[int]] = {}
     for d, dataset in enumerate(node["datasets"]):
         dpath = f"{path}.datasets[{d}]"
         _check_keys(dataset, _DATASET_KEYS, source, dpath)
-        for key in ("name", "element_bytes", "decomposition"):
+        for key in ("name", "element_bytes"):
             if key not in dataset:
                 raise _fail(source, f"{dpath}.{key}", "missing")
         _positive_int(dataset["element_bytes"], source, f"{dpath}.element_bytes")
-        got = _check_decomposition(dataset["decomposition"], source, f"{dpath}.decomposition")
-        if got != writers:
-            raise _fail(source, f"{dpath}.decomposition.grid",
-                        f"{got} writers, but the file has {writers}")
+        shapes[dataset["name"]] = _dataset_dims(dataset, writers, source, dpath)
         if dataset.get("chunk_dims") is not None:
             _int_list(dataset["chunk_dims"], source, f"{dpath}.chunk_dims")
+    if "calls" in node:
+        _check_calls(node["calls"], shapes, writers, source, f"{path}.calls")
 
 
 def validate_workload(data: Any, source: str) -> dict[str, Any]:
