@@ -67,7 +67,7 @@ def scope_row(schema, scope, index_of):
 
 def generate(root: Path) -> str:
     sys.path.insert(0, str(root / "tuner"))
-    from iotwin.config import load_schema  # needs the path set above
+    from iotwin.config.schema import load_schema  # needs the path set above
 
     schema = load_schema(root / "tuner" / "iotwin" / "data" / "config-schema.yaml")
     rows = flatten(schema)
