@@ -17,7 +17,7 @@ import fnmatch
 import functools
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -439,6 +439,25 @@ def matches(pattern: str, name: str) -> bool:
     """The one glob rule: fnmatch on the full name, or on its last ``/`` component."""
     return (fnmatch.fnmatchcase(name, pattern)
             or fnmatch.fnmatchcase(name.rsplit("/", 1)[-1], pattern))
+
+
+def literal_glob(name: str) -> str:
+    """A ``match`` pattern that matches ``name`` only (its glob characters in brackets)."""
+    return "".join(f"[{c}]" if c in "*?[" else c for c in name)
+
+
+def with_dataset_settings(config: dict[str, Any], targets: Iterable[tuple[str, str]],
+                          settings: dict[str, Any]) -> dict[str, Any]:
+    """``config`` with ``settings`` for each (file pattern, dataset pattern) of ``targets``:
+    scoped entries after the config's own, so that they win."""
+    out = copy.deepcopy(config)
+    files = out.setdefault("files", [])
+    for file_pattern, dataset_pattern in targets:
+        entry = {"match": file_pattern, "datasets": [{"match": dataset_pattern, **settings}]}
+        files.append(entry)
+    if not files:
+        del out["files"]
+    return out
 
 
 def matched_blocks(config: dict[str, Any], file_name: str,

@@ -46,6 +46,7 @@ from typing import Any
 import yaml
 
 from iotwin import paths
+from iotwin.config.schema import with_dataset_settings
 from iotwin.errors import UserError
 from iotwin.units import format_size, parse_size
 
@@ -64,6 +65,9 @@ class SpaceContext:
     filesystem: str  # lustre | gpfs | ufs (a local file system)
     ranks: int
     max_stripe_count: int | None = None
+    # (file, dataset) patterns some ranks write alone, independently: a collective transfer
+    # there would hang the program, so configs keep them independent (workloads/partial_writes)
+    partial_writes: tuple[tuple[str, str], ...] = ()
 
     def bound(self, name: str) -> int | None:
         if name not in ("ranks", "max_stripe_count"):
@@ -212,7 +216,14 @@ class BoundSpace:
             value = self._derived_value(derived, values)
             if value is not None:
                 _set_keys(config, derived.keys, value)
-        return config
+        return self._without_hanging_writes(config)
+
+    def _without_hanging_writes(self, config: dict[str, Any]) -> dict[str, Any]:
+        forced = config.get("dataset", {}).get("transfer_mode")
+        if forced != "collective" or not self.context.partial_writes:
+            return config
+        return with_dataset_settings(config, self.context.partial_writes,
+                                     {"transfer_mode": "independent"})
 
     def describe(self, point: Point) -> str:
         point, _ = self.repair(point)

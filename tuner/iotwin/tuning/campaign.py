@@ -279,8 +279,14 @@ def capture_workload_of(store: Store, campaign_id: int, spec: CampaignSpec,
 # -- assembling a campaign from its spec --------------------------------------------------------
 
 def space_context(spec: CampaignSpec) -> SpaceContext:
-    """Where the campaign's real runs happen, as its space needs it."""
-    return executors.space_context(spec.executor, spec.platform, spec.ranks)
+    """Where the campaign's real runs happen, and what its program can take, as its space
+    needs them."""
+    from iotwin.workloads.partial_writes import partial_write_datasets
+
+    context = executors.space_context(spec.executor, spec.platform, spec.ranks)
+    if spec.workload is None:
+        return context
+    return replace(context, partial_writes=partial_write_datasets(spec.workload))
 
 
 def platform_context(platform: str, ranks: int) -> SpaceContext:

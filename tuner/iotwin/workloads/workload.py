@@ -83,7 +83,9 @@ def _check_decomposition(node: Any, source: str, path: str) -> int:
     return writers
 
 
-def _writers_of(node: Mapping[str, Any], ranks: int, source: str, path: str) -> int:
+def session_writers(node: Mapping[str, Any], ranks: int, source: str = "workload",
+                    path: str = "file") -> int:
+    """How many ranks write one instance of a file session (a per-rank file: one)."""
     mode = node.get("mode", "shared")
     if mode != "groups":
         return {"shared": ranks, "per-rank": 1}[mode]
@@ -181,7 +183,7 @@ def _check_file(node: Any, ranks: int, source: str, path: str) -> None:
     for key in ("name", "datasets"):
         if key not in node:
             raise _fail(source, f"{path}.{key}", "missing")
-    writers = _writers_of(node, ranks, source, path)
+    writers = session_writers(node, ranks, source, path)
     if not isinstance(node["datasets"], list) or not node["datasets"]:
         raise _fail(source, f"{path}.datasets", "expected a non-empty list")
     shapes: dict[str, list[int]] = {}

@@ -1,0 +1,64 @@
+"""Datasets that some ranks write alone, where a forced collective transfer would hang the program.
+
+A collective ``H5Dwrite`` returns only once every rank of the file's communicator has called it
+(HDF5's MPI-IO driver makes it an ``MPI_File_write_at_all``). A program that writes a small
+table from rank 0 alone, independently, never makes that call on the other ranks, so forcing
+``transfer_mode: collective`` on that table hangs rank 0 for ever. A captured workload shows
+such writes: a call the program made independently whose selections name fewer writers than
+the file has. A writer with an empty selection cannot be told from one that made no call, so it
+counts as not calling (the safe reading).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from iotwin.config.schema import literal_glob
+from iotwin.workloads.workload import session_writers
+
+_RANK_MARKS = ("%r", "%g")
+
+
+def partial_write_datasets(workload: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+    """(file glob, dataset glob) of each dataset some call writes from a subset of the file's
+    ranks, independently, as config ``match`` patterns (a per-rank file's name matches all)."""
+    found: dict[tuple[str, str], None] = {}
+    for session in workload["files"]:
+        writers = session_writers(session, int(workload["ranks"]))
+        for call in session.get("calls", []):
+            if call.get("transfer") == "collective" or "write" not in call:
+                continue
+            for name, selection in zip(call["write"], call["selections"], strict=True):
+                if len(_writers_named(selection, writers)) < writers:
+                    found.setdefault((file_glob(session["name"]), literal_glob(name)), None)
+    return tuple(found)
+
+
+def file_glob(session_name: str) -> str:
+    """The ``match`` pattern of a session's files: its name, the rank or group number any."""
+    parts = [session_name]
+    for mark in _RANK_MARKS:
+        parts = [piece for part in parts for piece in _split_keep(part, mark)]
+    return "".join("*" if part in _RANK_MARKS else literal_glob(part) for part in parts)
+
+
+def _split_keep(text: str, mark: str) -> list[str]:
+    pieces = text.split(mark)
+    out = [pieces[0]]
+    for piece in pieces[1:]:
+        out += [mark, piece]
+    return [p for p in out if p]
+
+
+def _writers_named(selection: Mapping[str, Any], writers: int) -> set[int]:
+    """The writers that write something in one dataset's selection of one call."""
+    if "runs" not in selection:
+        return set(range(writers))   # a regular grid: every writer writes its block
+    named: set[int] = set()
+    for run in selection["runs"] or []:
+        if 0 in run.get("count", [1]) or 0 in run.get("block", [1]):
+            continue
+        first, n, step = (*run["ranks"], 1) if len(run["ranks"]) == 2 else run["ranks"]
+        named.update(first + k * step for k in range(n))
+    return named
