@@ -277,9 +277,10 @@ def _report(result: TuneResult, output: Path, as_json: bool) -> None:
     if len(confirmed) > 1:
         for rank, candidate in enumerate(confirmed, 1):
             label = " (the default config)" if not candidate.config else ""
+            search = (f"search run {format_mbs(candidate.search_rate)} MB/s"
+                      if candidate.search_rate else "not run in the search")
             print(f"  confirmed {rank}: median {format_mbs(candidate.rate or 0)} MB/s of "
-                  f"{len(candidate.rates)} fresh runs (search run "
-                  f"{format_mbs(candidate.search_rate)} MB/s){label}")
+                  f"{len(candidate.rates)} fresh runs ({search}){label}")
     print(f"best measured: {format_mbs(best.rate or 0)} MB/s (median of {len(best.rates)} runs) "
           f"after {len(campaign.measured)} configs run for real; tuned config written to {output}")
     for label, rate in rates.items():
@@ -306,7 +307,8 @@ def _interval_line(s: Speedup) -> str:
                 f"(use --summary-repeat 4 or more)")
     verdict = ("significant" if s.significant
                else "no significant difference: the interval includes 1")
-    return (f"speedup {s.estimate:.2f}x, 95% interval {s.low:.2f}-{s.high:.2f}x "
+    return (f"speedup {s.estimate:.2f}x (median of the tuned/default run ratios), "
+            f"95% interval {s.low:.2f}-{s.high:.2f}x "
             f"(exact, Moses/Mann-Whitney on the runs' log rates, coverage "
             f"{100 * s.confidence:.1f}%): {verdict}")
 
