@@ -274,3 +274,23 @@ def test_an_unknown_fill_time_is_an_error_naming_it() -> None:
     [r] = simulate(small_platform(), workload(2, MiB, api="hdf5"), [config])
     assert not r.ok
     assert "fill_time" in (r.error or "")
+
+
+def test_the_applications_own_fill_time_counts_unless_a_config_overrides_it() -> None:
+    ranks, block = 4, MiB
+    wl = workload(ranks, block, api="hdf5")
+    dataset = wl["files"][0]["datasets"][0]
+    dataset.update(chunk_dims=[block], fill_time="never")   # as a capture records it
+    chunked = {"dataset": {"chunk_dims": [block]}}
+    own, overridden = run(small_platform(), wl, chunked,
+                          {"dataset": {"chunk_dims": [block], "fill_time": "ifset"}})
+    assert sum(own.breakdown["bytes_per_target"]) == ranks * block   # never: no fill written
+    assert sum(overridden.breakdown["bytes_per_target"]) == 2 * ranks * block
+
+
+def test_an_unknown_fill_time_in_a_workload_is_an_error_naming_the_dataset() -> None:
+    wl = workload(2, MiB, api="hdf5")
+    wl["files"][0]["datasets"][0]["fill_time"] = "sometimes"
+    [r] = simulate(small_platform(), wl, [{}])
+    assert not r.ok
+    assert "datasets[0].fill_time" in (r.error or "")

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "workload.hpp"
+
 namespace iosim {
 
 enum class RouterSide { none, client, server };
@@ -75,8 +77,6 @@ inline int router_of_node(const Platform& p, int node)
         return static_cast<int>(static_cast<long long>(node) * p.job_routers / p.job_nodes);
     return std::min(p.routers - 1, node / p.nodes_per_router);
 }
-
-enum class FillTime { ifset, alloc, never };
 
 struct DatasetSettings {
     std::vector<uint64_t> chunk_dims;  // empty: contiguous

@@ -222,22 +222,12 @@ void apply_hdf5(const json& h, FileSettings& s)
         s.all_coll_metadata_ops = h["all_coll_metadata_ops"].get<bool>();
 }
 
-FillTime parse_fill_time(const std::string& v)
-{
-    if (v == "ifset")
-        return FillTime::ifset;
-    if (v == "alloc")
-        return FillTime::alloc;
-    if (v == "never")
-        return FillTime::never;
-    throw std::invalid_argument("dataset.fill_time: ifset, alloc or never, got '" + v + "'");
-}
-
 DatasetSettings dataset_settings(const json& d, const Dataset& ds)
 {
     DatasetSettings out;
     out.chunk_dims = ds.chunk_dims;
     out.collective = ds.collective;
+    out.fill_time = ds.fill_time;
     if (d.contains("chunk_dims"))
         out.chunk_dims = d["chunk_dims"].get<std::vector<uint64_t>>();
     if (d.contains("chunk_size"))
@@ -245,7 +235,7 @@ DatasetSettings dataset_settings(const json& d, const Dataset& ds)
     if (d.contains("transfer_mode"))
         out.collective = d["transfer_mode"].get<std::string>() == "collective";
     if (d.contains("fill_time"))
-        out.fill_time = parse_fill_time(d["fill_time"].get<std::string>());
+        out.fill_time = parse_fill_time(d["fill_time"].get<std::string>(), "dataset.fill_time");
     if (!out.chunk_dims.empty() && out.chunk_dims.size() != ds.grid.size())
         throw std::invalid_argument("dataset " + ds.name + ": chunk_dims needs one entry per axis");
     if (std::find(out.chunk_dims.begin(), out.chunk_dims.end(), 0) != out.chunk_dims.end())

@@ -9,6 +9,17 @@ extern "C" {
 
 namespace iosim {
 
+FillTime parse_fill_time(const std::string& value, const std::string& where)
+{
+    if (value == "ifset")
+        return FillTime::ifset;
+    if (value == "alloc")
+        return FillTime::alloc;
+    if (value == "never")
+        return FillTime::never;
+    throw std::invalid_argument(where + ": ifset, alloc or never, got '" + value + "'");
+}
+
 using nlohmann::json;
 
 std::vector<uint64_t> Dataset::dims() const
@@ -153,6 +164,8 @@ Dataset parse_dataset(const json& j, uint64_t writers, const std::string& where)
     if (j.contains("chunk_dims") && !j["chunk_dims"].is_null())
         ds.chunk_dims = u64_list(j["chunk_dims"], where + ".chunk_dims");
     ds.collective = j.value("transfer", std::string("collective")) == "collective";
+    if (j.contains("fill_time"))
+        ds.fill_time = parse_fill_time(j["fill_time"].get<std::string>(), where + ".fill_time");
     return ds;
 }
 

@@ -10,6 +10,11 @@
 
 namespace iosim {
 
+// When HDF5 writes fill values (H5Pset_fill_time); the application's choice, a config's over it.
+enum class FillTime { ifset, alloc, never };
+
+FillTime parse_fill_time(const std::string& value, const std::string& where);
+
 struct Dataset {
     std::string name;
     uint64_t element_bytes = 1;
@@ -18,6 +23,7 @@ struct Dataset {
     std::vector<std::vector<uint64_t>> starts;   // first index of each grid slot, per axis
     std::vector<uint64_t> chunk_dims;            // the application's own chunking (empty: none)
     bool collective = true;
+    FillTime fill_time = FillTime::ifset;        // the application's own (HDF5's default)
 
     std::vector<uint64_t> dims() const;
     uint64_t bytes() const;
