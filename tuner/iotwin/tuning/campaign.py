@@ -20,7 +20,6 @@ import math
 import statistics
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
-from pathlib import Path
 from typing import Any
 
 from iotwin import executors
@@ -259,14 +258,14 @@ def capture_workload_of(store: Store, campaign_id: int, spec: CampaignSpec,
     """The spec with the program's workload, captured from one run of the default config on
     this machine; that run is stored as the campaign's first measurement of the default, and
     the spec with its workload as the campaign's spec (a resume does not capture again)."""
-    from iotwin.workloads.capture import run_captured, unsupported, workload_from_capture
+    from iotwin.workloads.capture import capture_program
 
-    result, records = run_captured(spec.target, {}, timeout_s=spec.timeout_s or 600.0)
+    program = capture_program(spec.target, timeout_s=spec.timeout_s or 600.0)
+    result, workload = program.run, program.workload
     store.add_run(campaign_id, spec.target, result, config={}, platform=spec.platform,
                   source="real", details={"label": "capture"})
-    for what in unsupported(records):
+    for what in program.not_modelled:
         progress(f"capture: not modelled: {what}")
-    workload = workload_from_capture(records, Path(spec.command[0]).name, " ".join(spec.command))
     captured = replace(spec, workload=workload)
     # the stored spec's other keys (the tune pipeline's options) stay
     store.update_campaign_spec(campaign_id, {**store.campaign(campaign_id).spec,

@@ -22,6 +22,7 @@ repetitions are reused and only the missing ones run.
 
 from __future__ import annotations
 
+import os
 import random
 import statistics
 import sys
@@ -45,8 +46,10 @@ from iotwin.yaml_files import check_keys, read_yaml
 TOP_K = 5
 # Settings of the confirmation only: changing them keeps the stored campaign and its runs.
 _CONFIRM_KEYS = ("confirm_top", "confirm_rounds")
-_SUITE_KEYS = {"platform", "filesystem", "space", "kernel", "ranks", "args", "samples",
-               "repetitions", "folds", "seed", "fit_evaluations", "timeout_s", *_CONFIRM_KEYS}
+_SUITE_KEYS = {"platform", "filesystem", "space", "kernel", "command", "env", "ranks", "args",
+               "samples", "repetitions", "folds", "seed", "fit_evaluations", "timeout_s",
+               *_CONFIRM_KEYS}
+_WORKLOAD_KEY = "workload"  # a program's captured workload, kept in the campaign's spec
 
 
 # -- metrics ------------------------------------------------------------------------------------
@@ -195,7 +198,9 @@ class Suite:
     platform: str = "local"
     filesystem: str = "ufs"  # this machine's, as the space needs it (no platform model needed)
     space: str = "local"
-    kernel: str = "vpic-io"
+    kernel: str | None = "vpic-io"  # None: the program of ``command``
+    command: tuple[str, ...] = ()  # a program not written for iotwin (its workload captured)
+    env: dict[str, str] = field(default_factory=dict)  # more variables for the program's ranks
     ranks: int = 4
     args: tuple[str, ...] = ()
     samples: int = 40
@@ -209,10 +214,13 @@ class Suite:
 
     @property
     def target(self) -> Target:
+        if self.command:
+            return Target(ranks=self.ranks, command=self.command)
         return Target(ranks=self.ranks, kernel=self.kernel, args=self.args)
 
     def to_json(self) -> dict[str, Any]:
-        return {"suite": "local", **asdict(self), "args": list(self.args)}
+        return {"suite": "local", **asdict(self), "args": list(self.args),
+                "command": list(self.command)}
 
     def identity(self) -> dict[str, Any]:
         """What decides the stratified runs and fits: a stored campaign with the same identity
@@ -221,7 +229,8 @@ class Suite:
 
 
 def _identity(spec: Mapping[str, Any]) -> dict[str, Any]:
-    return {key: value for key, value in spec.items() if key not in _CONFIRM_KEYS}
+    return {key: value for key, value in spec.items()
+            if key not in (*_CONFIRM_KEYS, _WORKLOAD_KEY)}
 
 
 def default_suite_path() -> Path:
@@ -231,7 +240,8 @@ def default_suite_path() -> Path:
 def load_suite(path: Path) -> Suite:
     data = read_yaml(path, "suite") or {}
     check_keys(data, sorted(_SUITE_KEYS), str(path))
-    suite = Suite(**{**data, "args": tuple(str(a) for a in data.get("args", []))})
+    program = _program_keys(data, path)
+    suite = Suite(**{**data, "args": tuple(str(a) for a in data.get("args", [])), **program})
     for key in ("ranks", "samples", "repetitions", "folds", "fit_evaluations", "confirm_top",
                 "confirm_rounds"):
         value = getattr(suite, key)
@@ -244,6 +254,31 @@ def load_suite(path: Path) -> Suite:
         raise UserError(f"{path}: confirm_top: expected 2 to samples ({suite.samples}) configs "
                         f"to confirm, got {suite.confirm_top}")
     return suite
+
+
+def _program_keys(data: Mapping[str, Any], path: Path) -> dict[str, Any]:
+    """``command`` and ``env`` checked, with words naming files relative to the suite file's
+    folder made absolute (the program runs in a scratch directory)."""
+    command, env = data.get("command", []), data.get("env", {})
+    if not command:
+        if env:
+            raise UserError(f"{path}: env: only for a program (`command`)")
+        return {}
+    if "kernel" in data:
+        raise UserError(f"{path}: give `kernel` or `command`, not both")
+    if not isinstance(command, list) or not all(isinstance(w, str | int) for w in command):
+        raise UserError(f"{path}: command: expected a list of words, got {command!r}")
+    if not isinstance(env, dict):
+        raise UserError(f"{path}: env: expected NAME: value pairs, got {env!r}")
+    folder = path.parent
+
+    def absolute(word: Any) -> str:
+        local = folder / str(word)
+        if Path(str(word)).is_absolute() or not local.exists():
+            return str(word)
+        return os.path.normpath(local.absolute())   # textual: a venv's python stays a link
+    return {"kernel": None, "command": tuple(absolute(w) for w in command),
+            "env": {str(k): absolute(v) for k, v in env.items()}}
 
 
 @dataclass
@@ -265,7 +300,7 @@ def find_or_create_campaign(store: Store, suite: Suite) -> int:
     for campaign in store.campaigns(kind="validation"):
         if _identity(campaign.spec) == suite.identity():
             return campaign.id
-    return store.create_campaign(f"validate local {suite.kernel} x{suite.ranks}",
+    return store.create_campaign(f"validate local {suite.target.label} x{suite.ranks}",
                                  kind="validation", spec=suite.to_json())
 
 
@@ -411,17 +446,38 @@ def medians(rates_of_configs: Sequence[Sequence[float]]) -> list[float | None]:
     return [statistics.median(rates) if rates else None for rates in rates_of_configs]
 
 
+def suite_workload(store: Store, campaign_id: int, suite: Suite,
+                   progress: TextIO | None) -> dict[str, Any]:
+    """What the model simulates: a kernel's own description, or the program's workload,
+    captured from one run of its default config when the campaign is new and kept in the
+    campaign's spec (so that a resumed suite predicts from the same workload)."""
+    from iotwin.workloads.capture import capture_program
+    from iotwin.workloads.workload import kernel_workload
+
+    if suite.kernel is not None:
+        return kernel_workload(suite.kernel, suite.ranks, list(suite.args))
+    spec = store.campaign(campaign_id).spec
+    if _WORKLOAD_KEY not in spec:
+        program = capture_program(suite.target, timeout_s=suite.timeout_s, env=suite.env)
+        for what in program.not_modelled:
+            _say(progress, f"capture: not modelled: {what}")
+        store.update_campaign_spec(campaign_id, {**spec, _WORKLOAD_KEY: program.workload})
+        _say(progress, f"captured the workload of {suite.target.label}: "
+                       f"{len(program.workload['files'])} file session(s)")
+        return program.workload
+    return spec[_WORKLOAD_KEY]
+
+
 def cross_validated_predictions(store: Store, campaign_id: int, suite: Suite,
+                                workload: dict[str, Any],
                                 configs: Sequence[Mapping[str, Any]],
                                 measured: Sequence[float | None], progress: TextIO | None
                                 ) -> list[float | None]:
     """Each measured config predicted by the model fitted on the other folds only."""
     from iotwin.model.calibration import Observation, fit, predict
     from iotwin.model.platforms import load_platform
-    from iotwin.workloads.workload import kernel_workload
 
     platform = load_platform(suite.platform)
-    workload = kernel_workload(suite.kernel, suite.ranks, list(suite.args))
     usable = [i for i, rate in enumerate(measured) if rate]
     order = usable[:]
     random.Random(suite.seed).shuffle(order)
@@ -455,17 +511,21 @@ def cross_validated_predictions(store: Store, campaign_id: int, suite: Suite,
 def run_local_suite(store: Store, suite: Suite, executor: Executor | None = None,
                     progress: TextIO | None = sys.stderr) -> SuiteResult:
     from iotwin.space.parameters import SpaceContext, load_space
+    from iotwin.workloads.partial_writes import partial_write_datasets
 
     campaign_id = find_or_create_campaign(store, suite)
-    space = load_space(suite.space).bind(SpaceContext(suite.filesystem, suite.ranks))
+    workload = suite_workload(store, campaign_id, suite, progress)
+    context = SpaceContext(suite.filesystem, suite.ranks,
+                           partial_writes=partial_write_datasets(workload))
+    space = load_space(suite.space).bind(context)
     configs = stratified_configs(space, suite.samples, random.Random(suite.seed))
     _say(progress, f"validation campaign {campaign_id}: {len(configs)} configs of space "
                    f"{suite.space} x {suite.repetitions} repetitions, {suite.target.label} "
                    f"{' '.join(suite.args)}")
     if executor is None:
-        from iotwin.executors import make_executor
+        from iotwin.executors.local import LocalExecutor
 
-        executor = make_executor("local", suite.platform, timeout_s=suite.timeout_s)
+        executor = LocalExecutor(timeout_s=suite.timeout_s, env=suite.env)
     rates = measure_configs(store, campaign_id, suite, executor, configs, progress)
     measured = medians(rates)
     confirmed = None
@@ -473,25 +533,24 @@ def run_local_suite(store: Store, suite: Suite, executor: Executor | None = None
         samples = top_measured(measured, suite.confirm_top)
         confirmed = confirmation(samples, confirm_runs(store, campaign_id, suite, executor,
                                                        configs, samples, progress))
-    predicted = cross_validated_predictions(store, campaign_id, suite, configs, measured,
-                                            progress)
+    predicted = cross_validated_predictions(store, campaign_id, suite, workload, configs,
+                                            measured, progress)
     if confirmed is not None and predicted[confirmed.best] is not None:
         confirmed = replace(confirmed,
                             best_predicted_rank=predicted_rank(predicted, confirmed.best))
-    uncalibrated, _ = paired_metrics(uncalibrated_predictions(suite, configs), measured)
+    uncalibrated, _ = paired_metrics(uncalibrated_predictions(suite, workload, configs),
+                                     measured)
     return SuiteResult(campaign_id, list(configs), measured, predicted,
                        *paired_metrics(predicted, measured), noise=noise_floor(rates),
                        residuals=residuals_by_setting(configs, predicted, measured),
                        uncalibrated=uncalibrated, confirmation=confirmed)
 
 
-def uncalibrated_predictions(suite: Suite, configs: Sequence[Mapping[str, Any]]
-                             ) -> list[float | None]:
+def uncalibrated_predictions(suite: Suite, workload: dict[str, Any],
+                             configs: Sequence[Mapping[str, Any]]) -> list[float | None]:
     from iotwin.model.platforms import load_platform
     from iotwin.model.sim import simulate
-    from iotwin.workloads.workload import kernel_workload
 
-    workload = kernel_workload(suite.kernel, suite.ranks, list(suite.args))
     results = simulate(load_platform(suite.platform), workload, configs)
     return [r.rate_mbs if r.ok and r.rate_mbs else None for r in results]
 

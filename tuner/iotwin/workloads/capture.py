@@ -16,6 +16,7 @@ import os
 import re
 import tempfile
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -160,16 +161,18 @@ def unsupported(records: Sequence[Mapping[str, Any]]) -> list[str]:
 
 
 def run_captured(target: Target, config: Mapping[str, Any], *, timeout_s: float = 600.0,
-                 keep: Path | None = None) -> tuple[RunResult, list[dict[str, Any]]]:
+                 keep: Path | None = None, env: Mapping[str, str] | None = None
+                 ) -> tuple[RunResult, list[dict[str, Any]]]:
     """One run of ``target`` under the interposer with capture on: the run as measured and
     its capture records; CaptureError if it hung, failed or wrote no HDF5. ``keep``: where to
-    keep the directory the program ran in (with the files it wrote)."""
+    keep the directory the program ran in (with the files it wrote); ``env``: more variables
+    for the ranks."""
     if target.command:
         require_program(target.command[0])
     with tempfile.TemporaryDirectory(prefix="iotwin-capture-") as folder:
         path = Path(folder) / "capture.jsonl"
-        executor = LocalExecutor(timeout_s=timeout_s, env={CAPTURE_VARIABLE: str(path)},
-                                 keep_last=keep)
+        executor = LocalExecutor(timeout_s=timeout_s, keep_last=keep,
+                                 env={**(env or {}), CAPTURE_VARIABLE: str(path)})
         result = executor.run_once(target, dict(config))
         records = read_capture(path)
     if result.status == "timeout":
@@ -180,6 +183,24 @@ def run_captured(target: Target, config: Mapping[str, Any], *, timeout_s: float 
     if not result.ok:
         raise CaptureError(f"{target.label} failed: {result.error}")
     return result, records
+
+
+@dataclass(frozen=True)
+class CapturedProgram:
+    """A program's run of the default config and the workload captured from it."""
+
+    run: RunResult
+    workload: dict[str, Any]
+    not_modelled: list[str]  # what the program did that the workload cannot express
+
+
+def capture_program(target: Target, *, timeout_s: float = 600.0,
+                    env: Mapping[str, str] | None = None) -> CapturedProgram:
+    """Run ``target``'s program once, default config, and capture its workload."""
+    result, records = run_captured(target, {}, timeout_s=timeout_s, env=env)
+    workload = workload_from_capture(records, Path(target.command[0]).name,
+                                     " ".join(target.command))
+    return CapturedProgram(result, workload, unsupported(records))
 
 
 def capture_records(command: Sequence[str], ranks: int, *,
