@@ -574,6 +574,50 @@ static int by_start(const void *a, const void *b)
     return sx < sy ? -1 : sx > sy ? 1 : x - y;
 }
 
+/* Write j (in time order) repeats write i shifted by `step`: the same dataset, transfer, grid
+ * and block, every writer's block moved by the same offset. */
+static int repeats(const struct session *s, int g, int h, int rank, const long long *step)
+{
+    int C = s->ncalls;
+    if (s->dataset[h] != s->dataset[g] || !s->regular[h]
+        || (s->maxs[2 + 2 * C + h] > 0) != (s->maxs[2 + 2 * C + g] > 0))
+        return 0;
+    size_t x = s->axis[g], y = s->axis[h];
+    for (int a = 0; a < rank; a++)
+        if (s->grid[y + a] != s->grid[x + a] || s->block[y + a] != s->block[x + a]
+            || s->origin[y + a] != s->origin[x + a] + step[a])
+            return 0;
+    return 1;
+}
+
+/* A loop writing one slab after another is one call repeated: the writes after order[i] that
+ * repeat it with a constant shift of the origin become its `repeat` (WORKLOAD.md), so that the
+ * record does not grow with the loop's length. How many writes it took in. */
+static int write_repeat(struct buf *out, const struct session *s, const int *order, int i,
+                        int rank)
+{
+    int C = s->ncalls, g = order[i], n = 0;
+    if (!s->regular[g] || i + 1 >= C || s->dataset[order[i + 1]] != s->dataset[g]
+        || !s->regular[order[i + 1]])
+        return 0;
+    long long step[MAXR];
+    for (int a = 0; a < rank; a++)
+        step[a] = s->origin[s->axis[order[i + 1]] + a] - s->origin[s->axis[g] + a];
+    double compute = 0;
+    while (i + n + 1 < C && repeats(s, order[i + n], order[i + n + 1], rank, step))
+        compute += s->maxs[2 + C + order[i + n + 1]], n++;
+    if (n == 0)
+        return 0;
+    PUT(out, ", \"repeat\": {\"times\": ");
+    put_int(out, n + 1);
+    PUT(out, ", \"origin_step\": ");
+    write_list(out, step, rank);
+    PUT(out, ", \"compute_between_s\": ");
+    put_seconds(out, compute / n);
+    PUT(out, "}");
+    return n;
+}
+
 static int write_calls(struct buf *out, const struct session *s, const struct iot_capture *c)
 {
     int C = s->ncalls, *order = malloc(((size_t)C + 1) * sizeof *order);
@@ -601,9 +645,7 @@ static int write_calls(struct buf *out, const struct session *s, const struct io
     for (int g = 0; at && g < s->nwrites; g++) {
         int rank = rank_of(c->datasets, s, g);
         at[g] = sels.len;
-        if (s->regular[g])
-            write_regular(&sels, s, g, rank);
-        else
+        if (!s->regular[g])   /* regular ones are written as they come: most fold into repeats */
             write_runs(&sels, cursor, s->size, rank);
     }
     if (at)
@@ -635,8 +677,13 @@ static int write_calls(struct buf *out, const struct session *s, const struct io
         PUT(out, ", \"compute_before_s\": ");
         put_seconds(out, s->maxs[2 + C + g]);
         PUT(out, ", \"selections\": [");
-        put_bytes(out, sels.s + at[g], at[g + 1] - at[g]);
-        PUT(out, "]}");
+        if (s->regular[g])
+            write_regular(out, s, g, rank_of(c->datasets, s, g));
+        else
+            put_bytes(out, sels.s + at[g], at[g + 1] - at[g]);
+        PUT(out, "]");
+        i += write_repeat(out, s, order, i, rank_of(c->datasets, s, g));
+        PUT(out, "}");
     }
     PUT(out, "]");
     free(sels.s), free(at), free(names.s), free(name_at), free(order), free(cursor);

@@ -1,6 +1,7 @@
 #include "workload.hpp"
 
 #include <nlohmann/json.hpp>
+#include <algorithm>
 #include <stdexcept>
 
 extern "C" {
@@ -291,6 +292,37 @@ IoCall parse_call(const json& j, const FileSession& s, uint64_t writers, const s
     return call;
 }
 
+// A call and, with `repeat` (WORKLOAD.md), its repetitions: the k-th with every regular
+// selection's origin moved by k * origin_step, after compute_between_s of computation.
+void append_calls(const json& j, const FileSession& s, uint64_t writers, const std::string& where,
+                  std::vector<IoCall>& calls)
+{
+    calls.push_back(parse_call(j, s, writers, where));
+    if (!j.contains("repeat"))
+        return;
+    const json& repeat = j["repeat"];
+    const auto times = repeat.at("times").get<uint64_t>();
+    const auto step = repeat.at("origin_step").get<std::vector<long long>>();
+    json shifted = j;
+    shifted["compute_before_s"] = repeat.value("compute_between_s", 0.0);
+    for (uint64_t k = 1; k < times; k++) {
+        for (size_t i = 0; i < shifted["selections"].size(); i++) {
+            const json& first = j["selections"][i];
+            if (!first.contains("grid") || step.size() != first["grid"].size())
+                throw std::invalid_argument(where + ".repeat: only for regular selections, "
+                                            "one origin_step per axis");
+            auto origin = first.value("origin", std::vector<long long>(step.size(), 0));
+            for (size_t a = 0; a < step.size(); a++)
+                origin[a] += static_cast<long long>(k) * step[a];
+            if (*std::min_element(origin.begin(), origin.end()) < 0)
+                throw std::invalid_argument(where + ".repeat: repetition " + std::to_string(k) +
+                                            " starts before the dataset");
+            shifted["selections"][i]["origin"] = origin;
+        }
+        calls.push_back(parse_call(shifted, s, writers, where + ".repeat[" + std::to_string(k) + "]"));
+    }
+}
+
 }  // namespace
 
 Workload parse_workload(const json& data)
@@ -329,7 +361,7 @@ Workload parse_workload(const json& data)
         }
         if (f.contains("calls"))
             for (size_t c = 0; c < f["calls"].size(); c++)
-                s.calls.push_back(parse_call(f["calls"][c], s, writers, where + ".calls[" + std::to_string(c) + "]"));
+                append_calls(f["calls"][c], s, writers, where + ".calls[" + std::to_string(c) + "]", s.calls);
         w.files.push_back(std::move(s));
     }
     return w;

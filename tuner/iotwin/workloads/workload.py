@@ -20,7 +20,8 @@ _FILE_KEYS = {"name", "role", "mode", "groups", "api", "create", "compute_before
               "flushes", "keep_open", "datasets", "calls"}
 _DATASET_KEYS = {"name", "element_bytes", "element_type", "decomposition", "chunk_dims", "transfer",
                  "access_elements", "dims", "fill_time", "alloc_time"}
-_CALL_KEYS = {"write", "transfer", "compute_before_s", "selections", "flush"}
+_CALL_KEYS = {"write", "transfer", "compute_before_s", "selections", "flush", "repeat"}
+_REPEAT_KEYS = {"times", "origin_step", "compute_between_s"}
 _RUN_KEYS = {"ranks", "start", "start_step", "count", "stride", "block"}
 _CHOICES = {"role": ("checkpoint", "visualisation", "other"),
             "mode": ("shared", "per-rank", "groups"),
@@ -176,6 +177,27 @@ def _check_calls(calls: Any, shapes: Mapping[str, list[int]], writers: int, sour
                 raise _fail(source, f"{where}.write[{k}]", f"no dataset {name!r} in the session")
             _check_selection(selection, shapes[name], writers, source,
                              f"{where}.selections[{k}]")
+            if "repeat" in call:
+                _check_repeat(call["repeat"], selection, shapes[name], source, f"{where}.repeat")
+
+
+def _check_repeat(node: Any, selection: Mapping[str, Any], dims: list[int], source: str,
+                  path: str) -> None:
+    """The last repetition of a regular selection moved by origin_step stays in the dataset."""
+    _check_keys(node, _REPEAT_KEYS, source, path)
+    times = _positive_int(node.get("times"), source, f"{path}.times")
+    if "grid" not in selection:
+        raise _fail(source, path, "only for regular (grid) selections")
+    step = node.get("origin_step")
+    if (not isinstance(step, list) or len(step) != len(dims)
+            or not all(isinstance(v, int) and not isinstance(v, bool) for v in step)):
+        raise _fail(source, f"{path}.origin_step", f"one integer per axis ({len(dims)})")
+    origin = selection.get("origin", [0] * len(dims))
+    extents = _decomposition_dims({k: v for k, v in selection.items() if k != "origin"})
+    for a, extent in enumerate(dims):
+        last = origin[a] + (times - 1) * step[a]
+        if min(origin[a], last) < 0 or max(origin[a], last) + extents[a] > extent:
+            raise _fail(source, path, f"repetition {times - 1} leaves the dataset along axis {a}")
 
 
 def _check_file(node: Any, ranks: int, source: str, path: str) -> None:
