@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -152,3 +153,34 @@ def test_a_launcher_that_cannot_start_is_named_in_the_error(scratch: Path) -> No
         run_mpi(2, ["true"], cwd=scratch, using=launcher("no-such-mpiexec -n {ranks} {program}"))
     with pytest.raises(UserError, match=r"neither a launcher of launchers\.yaml"):
         launcher("mpirun")
+
+
+def test_tune_runs_every_real_run_as_a_job_of_the_site(cluster: SlurmCluster, scratch: Path,
+                                                       tmp_path: Path) -> None:
+    site = tmp_path / "site.yaml"
+    site.write_text("name: test\nsbatch: {partition: debug}\ncores_per_node: 16\n"
+                    "launcher: mpich\n")
+    jobs_before = iotwin_jobs(cluster)
+    store = tmp_path / "tune.db"
+    done = subprocess.run(
+        [sys.executable, "-m", "iotwin", "tune", "--executor", "slurm", "--site", str(site),
+         "--kernel", "vpic-io", "--ranks", "2", "--strategy", "random", "--real-budget", "2",
+         "--confirm", "0", "--summary-repeat", "0", "--timeout", "120", "--store", str(store),
+         "--output", str(tmp_path / "tuned.yaml"), "--", "--particles", str(PARTICLES)],
+        capture_output=True, text=True, env={**os.environ, **cluster.env}, cwd=scratch,
+        timeout=600, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "executor slurm" in done.stdout + done.stderr
+    assert iotwin_jobs(cluster) - jobs_before == 2   # one sbatch job per real run
+    with sqlite3.connect(store) as db:
+        rows = db.execute("select status from evaluations where source = 'real'").fetchall()
+        spec = json.loads(db.execute("select spec from campaigns").fetchone()[0])
+    assert rows == [("ok",), ("ok",)]
+    assert spec["executor"] == "slurm" and spec["site"] == str(site)
+
+
+def test_an_unknown_executor_names_the_choices() -> None:
+    from iotwin.executors import select
+
+    with pytest.raises(UserError, match="local or twin or slurm"):
+        select("pbs")

@@ -76,8 +76,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--set", action="append", metavar="SETTING=VALUE",
                         help="override a strategy setting of search/strategies.yaml")
     parser.add_argument("--executor", choices=sorted(EXECUTORS),
-                        help="where real runs happen: this machine (local, the default), or "
-                             "the platform's twin")
+                        help="where real runs happen: this machine (local, the default), "
+                             "one Slurm job per run (slurm, with --site), or the platform's "
+                             "twin")
+    parser.add_argument("--site", type=lambda path: str(Path(path).resolve()), metavar="YAML",
+                        help="slurm executor: the site file (sbatch partition, account, qos, "
+                             "launcher; default tuner/iotwin/data/sites/default.yaml)")
     parser.add_argument("--real-budget", type=int, metavar="R",
                         help="distinct configs run for real (default 20)")
     parser.add_argument("--repetitions", type=int, metavar="R",
@@ -155,7 +159,8 @@ def spec_from_options(options: Mapping[str, Any]) -> TuneSpec:
         repetitions=option("repetitions"), timeout_s=option("timeout"),
         truth_seed=option("truth_seed"), fixed=dict(options.get("fix") or {}),
         settings=dict(options.get("set") or {}),
-        workload=load_workload(options["workload"]) if options.get("workload") else None)
+        workload=load_workload(options["workload"]) if options.get("workload") else None,
+        site=options.get("site"))
     if not search.space:
         filesystem = executors.space_context(search.executor, search.platform,
                                              search.ranks).filesystem
@@ -207,6 +212,7 @@ _CAMPAIGN_OPTIONS = {
     "--real-budget": ("real_budget", "real_budget"),
     "--repetitions": ("repetitions", "repetitions"), "--timeout": ("timeout", "timeout_s"),
     "--seed": ("seed", "seed"), "--truth-seed": ("truth_seed", "truth_seed"),
+    "--site": ("site", "site"),
     "--confirm": ("confirm", "confirm"), "--confirm-runs": ("confirm_runs", "confirm_runs"),
     "--summary-repeat": ("summary_repeat", "summary_repeat"),
 }

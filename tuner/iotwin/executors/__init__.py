@@ -26,6 +26,7 @@ class ExecutorSettings:
     platform: str
     timeout_s: float | None = 600.0
     truth_seed: int = 0
+    site: str | None = None  # a site file (sbatch options, launcher); None: the default site
 
 
 @dataclass(frozen=True)
@@ -52,11 +53,21 @@ def _twin(settings: ExecutorSettings) -> Executor:
     return TwinExecutor(settings.platform, truth_seed=settings.truth_seed)
 
 
+def _slurm(settings: ExecutorSettings) -> Executor:
+    from iotwin.executors.slurm import Site, SlurmExecutor
+
+    site = Site.load(Path(settings.site) if settings.site else None)
+    return SlurmExecutor(timeout_s=settings.timeout_s, site=site)
+
+
 REGISTRY: tuple[ExecutorKind, ...] = (
     ExecutorKind("local", "real runs under mpiexec on this machine", source="real",
                  on_this_machine=True, make=_local),
     ExecutorKind("twin", "the platform's model with hidden true parameters and noise",
                  source="twin", on_this_machine=False, make=_twin),
+    # its jobs write to the scratch root this machine sees (a shared file system)
+    ExecutorKind("slurm", "real runs, one Slurm job each (a site file: sbatch options, launcher)",
+                 source="real", on_this_machine=True, make=_slurm),
 )
 
 EXECUTORS: dict[str, ExecutorKind] = {kind.name: kind for kind in REGISTRY}
@@ -70,9 +81,9 @@ def select(name: str) -> ExecutorKind:
 
 
 def make_executor(name: str, platform: str, *, timeout_s: float | None = 600.0,
-                  truth_seed: int = 0) -> Executor:
+                  truth_seed: int = 0, site: str | None = None) -> Executor:
     """The executor ``name`` standing for ``platform``."""
-    return select(name).make(ExecutorSettings(platform, timeout_s, truth_seed))
+    return select(name).make(ExecutorSettings(platform, timeout_s, truth_seed, site))
 
 
 def space_context(name: str, platform: str, ranks: int) -> SpaceContext:

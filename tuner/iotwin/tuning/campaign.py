@@ -54,6 +54,7 @@ class CampaignSpec:
     fixed: dict[str, Any] = field(default_factory=dict)
     settings: dict[str, Any] = field(default_factory=dict)
     workload: dict[str, Any] | None = None  # a program's workload (captured), for the model
+    site: str | None = None  # the slurm executor's site file (None: the default site)
 
     @property
     def needs_capture(self) -> bool:
@@ -297,7 +298,7 @@ def platform_context(platform: str, ranks: int) -> SpaceContext:
 
 def spec_executor(spec: CampaignSpec) -> Executor:
     return executors.make_executor(spec.executor, spec.platform, timeout_s=spec.timeout_s,
-                                   truth_seed=spec.truth_seed)
+                                   truth_seed=spec.truth_seed, site=spec.site)
 
 
 def make_model(spec: CampaignSpec) -> Model:
