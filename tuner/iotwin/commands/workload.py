@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from iotwin.config import schema as config
-from iotwin.workloads.capture import capture_records, unsupported, workload_from_capture
+from iotwin.workloads.capture import capture_program, program_target
 from iotwin.workloads.replication.darshan_workload import workload_from_log
 from iotwin.workloads.replication.macsio import simulation_workload
 from iotwin.workloads.replication.output import workload_text, write_atomically
@@ -25,11 +25,11 @@ def _macsio(args: argparse.Namespace) -> int:
 def _capture(args: argparse.Namespace) -> int:
     command = args.program[1:] if args.program[:1] == ["--"] else args.program
     tuning = config.load_config(args.config) if args.config else {}
-    records = capture_records(command, args.ranks, config=tuning, timeout_s=args.timeout)
-    for what in unsupported(records):
+    program = capture_program(program_target(command, args.ranks), config=tuning,
+                              timeout_s=args.timeout)
+    for what in program.not_modelled:
         print(f"iotwin: not in the workload: {what}", file=sys.stderr)
-    work = workload_from_capture(records, Path(command[0]).name, " ".join(command))
-    return _emit(workload_text(work), args.output)
+    return _emit(workload_text(program.workload), args.output)
 
 
 def _emit(text: str, output: str | None) -> int:

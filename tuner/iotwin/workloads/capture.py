@@ -12,7 +12,6 @@ before anything). Sessions that created and wrote nothing (files only read) are 
 from __future__ import annotations
 
 import json
-import os
 import re
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -194,28 +193,28 @@ class CapturedProgram:
     not_modelled: list[str]  # what the program did that the workload cannot express
 
 
-def capture_program(target: Target, *, timeout_s: float = 600.0,
-                    env: Mapping[str, str] | None = None) -> CapturedProgram:
-    """Run ``target``'s program once, default config, and capture its workload."""
-    result, records = run_captured(target, {}, timeout_s=timeout_s, env=env)
+def capture_program(target: Target, *, config: Mapping[str, Any] | None = None,
+                    timeout_s: float = 600.0, env: Mapping[str, str] | None = None
+                    ) -> CapturedProgram:
+    """Run ``target``'s program once under ``config`` (default: none) and capture its
+    workload, named after the program."""
+    result, records = run_captured(target, config or {}, timeout_s=timeout_s, env=env)
     workload = workload_from_capture(records, Path(target.command[0]).name,
                                      " ".join(target.command))
     return CapturedProgram(result, workload, unsupported(records))
 
 
+def program_target(command: Sequence[str], ranks: int) -> Target:
+    """The program to capture on ``ranks`` ranks; UserError when none is named."""
+    if not command:
+        raise UserError("name the program to capture after --")
+    return Target(ranks=ranks, command=tuple(command))
+
+
 def capture_records(command: Sequence[str], ranks: int, *,
                     config: Mapping[str, Any] | None = None, timeout_s: float = 600.0,
                     keep: Path | None = None) -> list[dict[str, Any]]:
-    """Run ``command`` once on ``ranks`` ranks under the interposer with capture on."""
-    if not command:
-        raise UserError("name the program to capture after --")
-    target = Target(ranks=ranks, command=tuple(command))
-    return run_captured(target, config or {}, timeout_s=timeout_s, keep=keep)[1]
-
-
-def capture_workload(command: Sequence[str], ranks: int, *,
-                     config: Mapping[str, Any] | None = None,
-                     timeout_s: float = 600.0) -> dict[str, Any]:
-    """The workload of one run of ``command`` on ``ranks`` ranks."""
-    records = capture_records(command, ranks, config=config, timeout_s=timeout_s)
-    return workload_from_capture(records, os.path.basename(command[0]), " ".join(command))
+    """Run ``command`` once on ``ranks`` ranks under the interposer with capture on: the
+    records as the interposer wrote them."""
+    return run_captured(program_target(command, ranks), config or {}, timeout_s=timeout_s,
+                        keep=keep)[1]
