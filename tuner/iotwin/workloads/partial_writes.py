@@ -11,6 +11,7 @@ counts as not calling (the safe reading).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -37,18 +38,8 @@ def partial_write_datasets(workload: Mapping[str, Any]) -> tuple[tuple[str, str]
 
 def file_glob(session_name: str) -> str:
     """The ``match`` pattern of a session's files: its name, the rank or group number any."""
-    parts = [session_name]
-    for mark in _RANK_MARKS:
-        parts = [piece for part in parts for piece in _split_keep(part, mark)]
-    return "".join("*" if part in _RANK_MARKS else literal_glob(part) for part in parts)
-
-
-def _split_keep(text: str, mark: str) -> list[str]:
-    pieces = text.split(mark)
-    out = [pieces[0]]
-    for piece in pieces[1:]:
-        out += [mark, piece]
-    return [p for p in out if p]
+    return "".join("*" if part in _RANK_MARKS else literal_glob(part)
+                   for part in re.split(r"(%[rg])", session_name))
 
 
 def _writers_named(selection: Mapping[str, Any], writers: int) -> set[int]:
