@@ -677,12 +677,13 @@ static int write_calls(struct buf *out, const struct session *s, const struct io
         PUT(out, ", \"compute_before_s\": ");
         put_seconds(out, s->maxs[2 + C + g]);
         PUT(out, ", \"selections\": [");
+        int rank = rank_of(c->datasets, s, g);
         if (s->regular[g])
-            write_regular(out, s, g, rank_of(c->datasets, s, g));
+            write_regular(out, s, g, rank);
         else
             put_bytes(out, sels.s + at[g], at[g + 1] - at[g]);
         PUT(out, "]");
-        i += write_repeat(out, s, order, i, rank_of(c->datasets, s, g));
+        i += write_repeat(out, s, order, i, rank);
         PUT(out, "}");
     }
     PUT(out, "]");

@@ -4,6 +4,8 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "words.hpp"
+
 namespace iosim {
 
 using nlohmann::json;
@@ -33,13 +35,10 @@ double optional(const json& data, const char* section, const char* key, double f
 
 RomioDriver parse_driver(const std::string& name)
 {
-    if (name == "lustre")
-        return RomioDriver::lustre;
-    if (name == "gpfs")
-        return RomioDriver::gpfs;
-    if (name == "generic")
-        return RomioDriver::generic;
-    throw std::invalid_argument("platform.site_defaults.romio_driver: unknown driver '" + name + "'");
+    return parse_word<RomioDriver>(
+        name, {{"lustre", RomioDriver::lustre}, {"gpfs", RomioDriver::gpfs},
+               {"generic", RomioDriver::generic}},
+        "platform.site_defaults.romio_driver");
 }
 
 void check_default_cb_nodes(const std::string& rule)

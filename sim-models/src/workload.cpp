@@ -1,4 +1,5 @@
 #include "workload.hpp"
+#include "words.hpp"
 
 #include <nlohmann/json.hpp>
 #include <algorithm>
@@ -12,13 +13,9 @@ namespace iosim {
 
 FillTime parse_fill_time(const std::string& value, const std::string& where)
 {
-    if (value == "ifset")
-        return FillTime::ifset;
-    if (value == "alloc")
-        return FillTime::alloc;
-    if (value == "never")
-        return FillTime::never;
-    throw std::invalid_argument(where + ": ifset, alloc or never, got '" + value + "'");
+    return parse_word<FillTime>(
+        value, {{"ifset", FillTime::ifset}, {"alloc", FillTime::alloc}, {"never", FillTime::never}},
+        where);
 }
 
 using nlohmann::json;
@@ -136,13 +133,10 @@ void parse_decomposition(const json& j, Dataset& ds, const std::string& where)
 
 FileMode parse_mode(const std::string& mode, const std::string& where)
 {
-    if (mode == "shared")
-        return FileMode::shared;
-    if (mode == "per-rank")
-        return FileMode::per_rank;
-    if (mode == "groups")
-        return FileMode::groups;
-    throw std::invalid_argument(where + ".mode: unknown mode '" + mode + "'");
+    return parse_word<FileMode>(
+        mode, {{"shared", FileMode::shared}, {"per-rank", FileMode::per_rank},
+               {"groups", FileMode::groups}},
+        where + ".mode");
 }
 
 // A dataset without a decomposition is written through the session's calls only; its
@@ -303,15 +297,18 @@ void append_calls(const json& j, const FileSession& s, uint64_t writers, const s
     const json& repeat = j["repeat"];
     const auto times = repeat.at("times").get<uint64_t>();
     const auto step = repeat.at("origin_step").get<std::vector<long long>>();
+    std::vector<std::vector<long long>> origins;  // of each selection in the first call
+    for (const json& selection : j.at("selections")) {
+        if (!selection.contains("grid") || step.size() != selection["grid"].size())
+            throw std::invalid_argument(where + ".repeat: only for regular selections, "
+                                        "one origin_step per axis");
+        origins.push_back(selection.value("origin", std::vector<long long>(step.size(), 0)));
+    }
     json shifted = j;
     shifted["compute_before_s"] = repeat.value("compute_between_s", 0.0);
     for (uint64_t k = 1; k < times; k++) {
-        for (size_t i = 0; i < shifted["selections"].size(); i++) {
-            const json& first = j["selections"][i];
-            if (!first.contains("grid") || step.size() != first["grid"].size())
-                throw std::invalid_argument(where + ".repeat: only for regular selections, "
-                                            "one origin_step per axis");
-            auto origin = first.value("origin", std::vector<long long>(step.size(), 0));
+        for (size_t i = 0; i < origins.size(); i++) {
+            auto origin = origins[i];
             for (size_t a = 0; a < step.size(); a++)
                 origin[a] += static_cast<long long>(k) * step[a];
             if (*std::min_element(origin.begin(), origin.end()) < 0)
