@@ -13,12 +13,13 @@ from test_sim_mechanisms import MB, MiB, run, small_platform, workload
 
 
 def with_client(platform: Platform, *, dirty: int, process_mbs: float,
-                node_mbs: float = 0) -> Platform:
+                node_mbs: float = 0, close_flushes: bool = True) -> Platform:
     tree = copy.deepcopy(platform.tree)
     tree["lustre_client"] = {
         "osc_dirty_bytes": {"value": dirty, "assumption": "test"},
         "process_write_mbs": {"value": process_mbs, "assumption": "test"},
         "node_write_mbs": {"value": node_mbs, "assumption": "test"},
+        "close_flushes": {"value": close_flushes, "assumption": "test"},
     }
     return parse_platform(tree, "test")
 
@@ -42,6 +43,27 @@ def test_one_writer_one_ost_still_takes_size_over_bandwidth_with_a_larger_budget
     # The write returns after the copy; the close waits for the rest of the flush.
     assert after.phases["write"] == pytest.approx(size / (10_000 * MB), rel=1e-6)
     assert after.phases["close"] == pytest.approx(expected - size / (10_000 * MB), rel=1e-6)
+
+
+def test_a_close_that_does_not_flush_leaves_the_cached_writes_behind() -> None:
+    """A page cache: close(2) does not wait for dirty pages, an H5Fflush (fsync) does."""
+    size = 16 * MiB
+    page_cache = with_client(small_platform(), dirty=64 * MiB, process_mbs=1_000,
+                             close_flushes=False)
+    [r] = run(page_cache, workload(1, size))
+    assert r.phases["write"] == pytest.approx(size / (1_000 * MB), rel=1e-6)
+    assert r.phases["close"] == 0
+    flushed = workload(1, size)
+    flushed["files"][0]["flushes"] = 1
+    [f] = run(page_cache, flushed)
+    assert f.time_s == pytest.approx(size / (100 * MB), rel=1e-6)
+
+
+def test_close_flushes_must_be_true_or_false() -> None:
+    tree = copy.deepcopy(with_client(small_platform(), dirty=MiB, process_mbs=1).tree)
+    tree["lustre_client"]["close_flushes"]["value"] = "no"
+    with pytest.raises(Exception, match="close_flushes"):
+        run(parse_platform(tree, "test"), workload(1, MiB))
 
 
 def test_write_back_overlaps_rounds_on_successive_osts() -> None:

@@ -53,6 +53,25 @@ def test_a_repeated_call_simulates_as_the_calls_written_out(platform: str) -> No
     assert folded_results[0].phases.get("compute", 0) == pytest.approx(0.5 + 4 * 0.25)
 
 
+@pytest.mark.parametrize("platform", ["local", "hopper"])
+def test_a_configured_transfer_mode_overrides_the_programs_calls(platform: str) -> None:
+    """The interposer sets the config's transfer mode on each H5Dwrite's transfer list, so a
+    captured collective call under `transfer_mode: independent` is an independent call."""
+    machine = load_platform(platform)
+    as_captured = validate_workload(folded(), "collective")
+    independent_program = copy.deepcopy(folded())
+    independent_program["files"][0]["calls"][0]["transfer"] = "independent"
+    independent_program = validate_workload(independent_program, "independent")
+    forced = {"dataset": {"transfer_mode": "independent"}}
+    [overridden] = simulate(machine, as_captured, [forced])
+    [own, own_forced] = simulate(machine, independent_program, [{}, forced])
+    [collective] = simulate(machine, as_captured, [{}])
+    assert (overridden.time_s, overridden.breakdown) == (own.time_s, own.breakdown)
+    assert own_forced.time_s == own.time_s
+    assert set(overridden.breakdown["write_paths"]) == {"independent"}
+    assert overridden.time_s != collective.time_s
+
+
 @pytest.mark.parametrize(("repeat", "message"), [
     ({"times": STEPS + 1, "origin_step": [1, 0]}, "repetition 5 leaves the dataset along axis 0"),
     ({"times": 2, "origin_step": [1]}, "origin_step: one integer per axis"),

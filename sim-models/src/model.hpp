@@ -52,6 +52,7 @@ struct Platform {
     uint64_t osc_dirty_bytes = 0;   // dirty data one client node may hold per OSC (max_dirty_mb)
     double process_write_Bps = 0;   // what one client process can copy into the cache and send
     double node_write_Bps = 0;      // what one client node's Lustre client can send
+    bool close_flushes = true;      // a file's close waits for its cached writes
     RomioDriver driver = RomioDriver::generic;
     std::string default_cb_nodes = "nodes";  // nodes | stripe_count | per_router:N
 };
@@ -82,6 +83,7 @@ struct DatasetSettings {
     std::vector<uint64_t> chunk_dims;  // empty: contiguous
     uint64_t chunk_size = 0;           // target bytes per chunk (0: unset)
     bool collective = true;
+    bool transfer_forced = false;  // the config sets transfer_mode: it overrides the program's calls
     FillTime fill_time = FillTime::ifset;  // HDF5 default
 };
 

@@ -184,8 +184,17 @@ void write_pieces(const RomioContext& ctx, WriteCall call)
     romio_write(ctx, call);
 }
 
+// The interposer sets a forced transfer mode on the call's transfer property list: the
+// config's mode for the call's (first) dataset where it sets one, the program's own otherwise.
+bool call_collective(const IoCall& c, const FileSettings& s)
+{
+    const DatasetSettings& d = s.datasets[c.datasets.front()];
+    return d.transfer_forced ? d.collective : c.collective;
+}
+
 // A session's calls as the program made them (WORKLOAD.md `calls`): compute, writes, flushes.
-void replay_calls(const RomioContext& ctx, const FileSession& f, Session& ses, double flush_s)
+void replay_calls(const RomioContext& ctx, const FileSession& f, const FileSettings& s, Session& ses,
+                  double flush_s)
 {
     for (const IoCall& c : f.calls) {
         if (c.compute_before_s > 0)
@@ -195,7 +204,7 @@ void replay_calls(const RomioContext& ctx, const FileSession& f, Session& ses, d
             continue;
         }
         WriteCall call;
-        call.collective = c.collective;
+        call.collective = call_collective(c, s);
         for (size_t i = 0; i < ses.files.size(); i++) {
             call.files.push_back(&ses.files[i]);
             call.accesses.push_back(call_accesses(ses, c, i));
@@ -208,7 +217,7 @@ void write_session(const RomioContext& ctx, const FileSession& f, const FileSett
                    double flush_s)
 {
     if (!f.calls.empty())
-        return replay_calls(ctx, f, ses, flush_s);
+        return replay_calls(ctx, f, s, ses, flush_s);
     auto call_for = [&](const std::vector<size_t>& datasets, bool collective) {
         write_pieces(ctx, session_call(ses, datasets, collective));
     };
@@ -251,10 +260,11 @@ void plan_run(const Platform& p, const Workload& w, const std::vector<FileSettin
             }
         if (f.hdf5)
             fill_at_allocation(ctx, s, *layouts[i], ses);
-        // H5Fflush and H5Fclose sync the file (MPI_File_sync): cached writes reach the targets.
+        // H5Fflush syncs the file (MPI_File_sync): cached writes reach the targets. Whether
+        // H5Fclose waits for them too is the platform's (close_flushes).
         double flush = metadata_flush_cost(p, s, *layouts[i], writers, oversubscription(p, node_of_rank));
         write_session(ctx, f, s, ses, flush);
-        sink(fixed_phase("close", flush + p.close_s + collective_overhead_s(p, writers), true));
+        sink(fixed_phase("close", flush + p.close_s + collective_overhead_s(p, writers), p.close_flushes));
         bd.file_bytes += layouts[i]->end_of_file * n;
     }
     bd.bytes_per_server.assign(p.servers, 0);

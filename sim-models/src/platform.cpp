@@ -101,6 +101,10 @@ void parse_lustre_client(const json& data, Platform& p)
     p.osc_dirty_bytes = static_cast<uint64_t>(optional(data, section, "osc_dirty_bytes", 0));
     p.process_write_Bps = optional(data, section, "process_write_mbs", 0) * MB;
     p.node_write_Bps = optional(data, section, "node_write_mbs", 0) * MB;
+    const json& flushes = data[section].value("close_flushes", json(true));
+    if (!flushes.is_boolean())
+        throw std::invalid_argument("platform.lustre_client.close_flushes: expected true or false");
+    p.close_flushes = flushes.get<bool>();
     if (p.process_write_Bps < 0)
         throw std::invalid_argument("platform.lustre_client.process_write_mbs: must be >= 0");
     if (p.node_write_Bps < 0)
@@ -231,8 +235,10 @@ DatasetSettings dataset_settings(const json& d, const Dataset& ds)
         out.chunk_dims = d["chunk_dims"].get<std::vector<uint64_t>>();
     if (d.contains("chunk_size"))
         out.chunk_size = d["chunk_size"].get<uint64_t>();
-    if (d.contains("transfer_mode"))
+    if (d.contains("transfer_mode")) {
         out.collective = d["transfer_mode"].get<std::string>() == "collective";
+        out.transfer_forced = true;
+    }
     if (d.contains("fill_time"))
         out.fill_time = parse_fill_time(d["fill_time"].get<std::string>(), "dataset.fill_time");
     if (!out.chunk_dims.empty() && out.chunk_dims.size() != ds.grid.size())
