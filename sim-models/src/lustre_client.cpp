@@ -36,15 +36,15 @@ double LustreClient::run(const Phase& phase)
 double LustreClient::copy_s(const Phase& phase)
 {
     double seconds = 0;
-    if (platform_.process_write_Bps > 0)
-        seconds = static_cast<double>(phase.max_process_bytes) / platform_.process_write_Bps;
-    if (platform_.node_write_Bps > 0) {
+    if (platform_.cache.process_write_Bps > 0)
+        seconds = static_cast<double>(phase.max_process_bytes) / platform_.cache.process_write_Bps;
+    if (platform_.cache.node_write_Bps > 0) {
         node_bytes_.clear();
         uint64_t most = 0;
         for (const Flow& f : phase.flows)
             if (f.to_target)
                 most = std::max(most, node_bytes_[f.src] += f.bytes);
-        seconds = std::max(seconds, static_cast<double>(most) / platform_.node_write_Bps);
+        seconds = std::max(seconds, static_cast<double>(most) / platform_.cache.node_write_Bps);
     }
     return seconds;
 }
@@ -66,7 +66,7 @@ bool LustreClient::over_budget(bool alone) const
     return std::any_of(phase_osc_.begin(), phase_osc_.end(), [&](const auto& osc_bytes) {
         auto it = window_.find(osc_bytes.first);
         uint64_t cached = alone || it == window_.end() ? 0 : it->second.bytes;
-        return cached + osc_bytes.second > platform_.osc_dirty_bytes;
+        return cached + osc_bytes.second > platform_.cache.osc_dirty_bytes;
     });
 }
 
@@ -145,7 +145,7 @@ void LustreClient::flush_window()
     uint64_t largest = 0;
     for (const Flow& f : last_.flows)
         largest = std::max(largest, f.bytes);
-    double last_rpc = largest > 0 ? last * std::min(1.0, static_cast<double>(platform_.rpc_max_bytes) / largest) : 0;
+    double last_rpc = largest > 0 ? last * std::min(1.0, static_cast<double>(platform_.fs.rpc_max_bytes) / largest) : 0;
     double end = std::max({std::max(flushed_at_, window_start_) + all, last_start_ + last, now_ + last_rpc});
     earlier_flushed_at_ = flushed_at_;
     flushed_at_ = end;

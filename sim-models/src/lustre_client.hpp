@@ -21,7 +21,7 @@ public:
     double run(const Phase& phase);
 
 private:
-    bool write_back() const { return platform_.osc_dirty_bytes > 0; }
+    bool write_back() const { return platform_.cache.osc_dirty_bytes > 0; }
     // What the client side takes to push the phase's writes: its busiest process, its
     // busiest node.
     double copy_s(const Phase& phase);

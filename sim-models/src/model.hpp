@@ -13,24 +13,32 @@ namespace iosim {
 
 enum class RouterSide { none, client, server };
 enum class RomioDriver { generic, lustre, gpfs };
+// ROMIO's romio_cb_write and romio_ds_write hints.
+enum class Hint { automatic, enable, disable };
 
-struct Platform {
-    std::string name;
-    // compute side
+struct Compute {
     int cores_per_node = 1;
-    double nic_Bps = 0;          // per node injection bandwidth
-    double mpi_fabric_Bps = 0;   // aggregate bandwidth of node-to-node traffic
+    double nic_Bps = 0;  // per node injection bandwidth
+};
+
+struct Network {
+    double mpi_fabric_Bps = 0;      // aggregate bandwidth of node-to-node traffic
     double storage_fabric_Bps = 0;  // aggregate bandwidth between compute and storage
     double collective_step_s = 0;   // one step of a log2(P) collective
     double memcpy_Bps = 0;          // local copy in the shuffle (ranks on one node)
-    // router / I/O-node layer
-    RouterSide router_side = RouterSide::none;
-    int routers = 0;
-    double router_Bps = 0;
-    int nodes_per_router = 1;  // client side: compute nodes behind one router (a BG/P pset)
+};
+
+// The router / I/O-node layer: client side (BG/P I/O nodes) or server side (LNET routers).
+struct Routers {
+    RouterSide side = RouterSide::none;
+    int count = 0;
+    double Bps = 0;
+    int nodes_per_router = 1;     // client side: compute nodes behind one router (a BG/P pset)
     int min_partition_nodes = 0;  // client side: smallest partition a job runs in
     int job_nodes = 0, job_routers = 0;  // client side: the job's nodes and the routers they span
-    // file system
+};
+
+struct FileSystem {
     bool gpfs = false;
     int servers = 1;
     int targets = 1;
@@ -47,36 +55,63 @@ struct Platform {
     double open_s = 0;              // one rank's independent open / metadata read
     double close_s = 0;
     double metadata_io_s = 0;       // one small independent metadata write or read
-    double dataset_create_s = 0;
-    // Lustre client (write-back cache); 0 turns the mechanism off
+};
+
+// The client's write-back cache (a Lustre client, or a kernel page cache); 0 turns it off.
+struct ClientCache {
     uint64_t osc_dirty_bytes = 0;   // dirty data one client node may hold per OSC (max_dirty_mb)
     double process_write_Bps = 0;   // what one client process can copy into the cache and send
-    double node_write_Bps = 0;      // what one client node's Lustre client can send
+    double node_write_Bps = 0;      // what one client node's client can send
     bool close_flushes = true;      // a file's close waits for its cached writes
+};
+
+struct Hdf5Costs {
+    double dataset_create_s = 0;
+};
+
+// How the generic and GPFS drivers pick aggregators untuned (the Lustre driver: stripe count x
+// co-ratio): one per node, one per stripe, or ROMIO's Blue Gene rule of N per full pset.
+struct CbNodesRule {
+    enum class Kind { nodes, stripe_count, per_router } kind = Kind::nodes;
+    int per_router = 0;
+};
+
+struct SiteDefaults {
     RomioDriver driver = RomioDriver::generic;
-    std::string default_cb_nodes = "nodes";  // nodes | stripe_count | per_router:N
+    CbNodesRule default_cb_nodes;
+};
+
+struct Platform {
+    std::string name;
+    Compute compute;
+    Network network;
+    Routers routers;
+    FileSystem fs;
+    ClientCache cache;
+    Hdf5Costs hdf5;
+    SiteDefaults site;
 };
 
 // Target i on server i mod servers: a file's stripe objects, on consecutive target indices,
 // land on different servers, as Lustre's object allocator spreads them.
 inline int server_of_target(const Platform& p, int target)
 {
-    return target % p.servers;
+    return target % p.fs.servers;
 }
 
 // Server-side routers are shared evenly by the servers.
 inline int router_of_server(const Platform& p, int server)
 {
-    return static_cast<int>(static_cast<long long>(server) * p.routers / p.servers);
+    return static_cast<int>(static_cast<long long>(server) * p.routers.count / p.fs.servers);
 }
 
 // Client-side routers (I/O nodes): the job's nodes are spread evenly over the routers of its
 // partition (place_job), consecutive nodes on one router.
 inline int router_of_node(const Platform& p, int node)
 {
-    if (p.job_routers > 0)
-        return static_cast<int>(static_cast<long long>(node) * p.job_routers / p.job_nodes);
-    return std::min(p.routers - 1, node / p.nodes_per_router);
+    if (p.routers.job_routers > 0)
+        return static_cast<int>(static_cast<long long>(node) * p.routers.job_routers / p.routers.job_nodes);
+    return std::min(p.routers.count - 1, node / p.routers.nodes_per_router);
 }
 
 struct DatasetSettings {
@@ -98,11 +133,11 @@ struct FileSettings {
     int stripe_count = 1;
     uint64_t stripe_size = 1 << 20;
     int stripe_offset = -1;
-    std::string cb_write = "automatic";
+    Hint cb_write = Hint::automatic;
     int cb_nodes = 0;  // 0: driver default
     std::string cb_config_list = "*:1";
     uint64_t cb_buffer_size = 16 << 20;
-    std::string ds_write = "automatic";
+    Hint ds_write = Hint::automatic;
     uint64_t ind_wr_buffer_size = 512 << 10;
     int co_ratio = 1;
     uint64_t align_threshold = 1;

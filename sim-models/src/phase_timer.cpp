@@ -39,7 +39,7 @@ void PhaseCache::trim()
 // unless client-side routers group them): equal keys mean equal resource loads up to symmetry.
 std::string PhaseTimer::phase_key(const Phase& phase)
 {
-    bool rename = platform_.router_side != RouterSide::client;
+    bool rename = platform_.routers.side != RouterSide::client;
     std::vector<int> renamed;
     int next = 0;
     auto name = [&](int node) {

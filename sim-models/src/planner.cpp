@@ -9,7 +9,7 @@ namespace iosim {
 
 int ranks_per_node(const Platform& p, const Workload& w)
 {
-    return w.ranks_per_node > 0 ? w.ranks_per_node : p.cores_per_node;
+    return w.ranks_per_node > 0 ? w.ranks_per_node : p.compute.cores_per_node;
 }
 
 namespace {
@@ -62,10 +62,10 @@ std::vector<int> place_ranks(const Platform& p, const Workload& w, const std::ve
 
 double open_cost(const Platform& p, const FileSession& f, const FileSettings& s, int writers, int instances)
 {
-    double create = f.create ? (p.create_s + s.stripe_count * p.create_per_stripe_s) * instances : 0;
+    double create = f.create ? (p.fs.create_s + s.stripe_count * p.fs.create_per_stripe_s) * instances : 0;
     // Without collective metadata reads every rank reads the superblock and root group itself.
-    double reads = f.hdf5 && !s.all_coll_metadata_ops ? writers * instances * p.metadata_io_s : p.metadata_io_s;
-    return create + p.open_s + reads + collective_overhead_s(p, writers);
+    double reads = f.hdf5 && !s.all_coll_metadata_ops ? writers * instances * p.fs.metadata_io_s : p.fs.metadata_io_s;
+    return create + p.fs.open_s + reads + collective_overhead_s(p, writers);
 }
 
 // Metadata written at a flush or close: one collective write, or one small write per entry
@@ -77,8 +77,8 @@ double metadata_flush_cost(const Platform& p, const FileSettings& s, const FileL
         return 0;
     // HDF5 1.10 writes the dirty entries with one collective MPI_File_write_at_all.
     if (s.coll_metadata_write)
-        return collective_write_call_s(p, writers, oversubscription) + p.metadata_io_s;
-    return static_cast<double>(layout.metadata_entries) * p.metadata_io_s;
+        return collective_write_call_s(p, writers, oversubscription) + p.fs.metadata_io_s;
+    return static_cast<double>(layout.metadata_entries) * p.fs.metadata_io_s;
 }
 
 struct Session {
@@ -240,7 +240,7 @@ void plan_run(const Platform& p, const Workload& w, const std::vector<FileSettin
               const PhaseSink& sink)
 {
     auto node_of_rank = place_ranks(p, w, settings, layouts, options.placement);
-    bd.bytes_per_target.assign(p.targets, 0);
+    bd.bytes_per_target.assign(p.fs.targets, 0);
     RomioContext ctx{p, options.aggregate, w.ranks, bd, sink};
     for (size_t i = 0; i < w.files.size(); i++) {
         const FileSession& f = w.files[i];
@@ -249,7 +249,7 @@ void plan_run(const Platform& p, const Workload& w, const std::vector<FileSettin
         int writers = f.mode == FileMode::per_rank ? 1 : f.writers_per_instance(w.ranks);
         if (f.compute_before_s > 0)
             sink(fixed_phase("compute", f.compute_before_s));
-        double create = f.hdf5 ? f.datasets.size() * (p.dataset_create_s + collective_overhead_s(p, writers)) : 0;
+        double create = f.hdf5 ? f.datasets.size() * (p.hdf5.dataset_create_s + collective_overhead_s(p, writers)) : 0;
         sink(fixed_phase("open", open_cost(p, f, s, writers, n) + create));
         Session ses = open_session(p, w, f, s, *layouts[i], node_of_rank);
         if (options.report_ranges)
@@ -264,11 +264,11 @@ void plan_run(const Platform& p, const Workload& w, const std::vector<FileSettin
         // H5Fclose waits for them too is the platform's (close_flushes).
         double flush = metadata_flush_cost(p, s, *layouts[i], writers, oversubscription(p, node_of_rank));
         write_session(ctx, f, s, ses, flush);
-        sink(fixed_phase("close", flush + p.close_s + collective_overhead_s(p, writers), p.close_flushes));
+        sink(fixed_phase("close", flush + p.fs.close_s + collective_overhead_s(p, writers), p.cache.close_flushes));
         bd.file_bytes += layouts[i]->end_of_file * n;
     }
-    bd.bytes_per_server.assign(p.servers, 0);
-    for (int t = 0; t < p.targets; t++)
+    bd.bytes_per_server.assign(p.fs.servers, 0);
+    for (int t = 0; t < p.fs.targets; t++)
         bd.bytes_per_server[server_of_target(p, t)] += bd.bytes_per_target[t];
 }
 

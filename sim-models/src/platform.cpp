@@ -41,15 +41,29 @@ RomioDriver parse_driver(const std::string& name)
         "platform.site_defaults.romio_driver");
 }
 
-void check_default_cb_nodes(const std::string& rule)
+CbNodesRule parse_default_cb_nodes(const std::string& rule)
 {
+    const std::string key = "platform.site_defaults.default_cb_nodes";
     const std::string per_router = "per_router:";
-    bool per = rule.rfind(per_router, 0) == 0 && rule.size() > per_router.size() &&
-               rule.find_first_not_of("0123456789", per_router.size()) == std::string::npos &&
-               std::stoi(rule.substr(per_router.size())) > 0;
-    if (rule != "nodes" && rule != "stripe_count" && !per)
-        throw std::invalid_argument("platform.site_defaults.default_cb_nodes: nodes, stripe_count or per_router:N, got '" +
-                                    rule + "'");
+    if (rule.rfind(per_router, 0) != 0)
+        return {parse_word<CbNodesRule::Kind>(rule, {{"nodes", CbNodesRule::Kind::nodes},
+                                                     {"stripe_count", CbNodesRule::Kind::stripe_count}},
+                                              key + " (or per_router:N)"),
+                0};
+    std::string count = rule.substr(per_router.size());
+    bool digits = !count.empty() && count.find_first_not_of("0123456789") == std::string::npos;
+    if (!digits || std::stoi(count) < 1)
+        throw std::invalid_argument(key + ": per_router:N needs a whole N >= 1, got '" + rule + "'");
+    return {CbNodesRule::Kind::per_router, std::stoi(count)};
+}
+
+Hint parse_hint(const json& value, const char* key)
+{
+    if (value.is_boolean())
+        return value.get<bool>() ? Hint::enable : Hint::disable;
+    return parse_word<Hint>(value.get<std::string>(),
+                            {{"automatic", Hint::automatic}, {"enable", Hint::enable}, {"disable", Hint::disable}},
+                            key);
 }
 
 void parse_routers(const json& data, Platform& p)
@@ -59,12 +73,12 @@ void parse_routers(const json& data, Platform& p)
     std::string side = data["routers"].value("side", std::string("server"));
     if (side != "client" && side != "server")
         throw std::invalid_argument("platform.routers.side: client or server");
-    p.router_side = side == "client" ? RouterSide::client : RouterSide::server;
-    p.routers = static_cast<int>(number(data, "routers", "count"));
-    p.router_Bps = number(data, "routers", "bandwidth_mbs") * MB;
-    p.nodes_per_router = static_cast<int>(optional(data, "routers", "nodes_per_router", 1));
-    p.min_partition_nodes = static_cast<int>(optional(data, "routers", "min_partition_nodes", 0));
-    if (p.routers < 1 || p.nodes_per_router < 1 || p.min_partition_nodes < 0)
+    p.routers.side = side == "client" ? RouterSide::client : RouterSide::server;
+    p.routers.count = static_cast<int>(number(data, "routers", "count"));
+    p.routers.Bps = number(data, "routers", "bandwidth_mbs") * MB;
+    p.routers.nodes_per_router = static_cast<int>(optional(data, "routers", "nodes_per_router", 1));
+    p.routers.min_partition_nodes = static_cast<int>(optional(data, "routers", "min_partition_nodes", 0));
+    if (p.routers.count < 1 || p.routers.nodes_per_router < 1 || p.routers.min_partition_nodes < 0)
         throw std::invalid_argument("platform.routers: count and nodes_per_router must be >= 1, "
                                     "min_partition_nodes >= 0");
 }
@@ -72,23 +86,23 @@ void parse_routers(const json& data, Platform& p)
 void parse_filesystem(const json& data, Platform& p)
 {
     const char* fs = "filesystem";
-    p.gpfs = data.at(fs).value("type", std::string("lustre")) == "gpfs";
-    p.servers = static_cast<int>(number(data, fs, "servers"));
-    p.targets = static_cast<int>(number(data, fs, "targets"));
-    p.server_Bps = number(data, fs, "server_mbs") * MB;
-    p.target_Bps = number(data, fs, "target_mbs") * MB;
-    p.degradation = optional(data, fs, "degradation", 0);
-    p.rpc_max_bytes = static_cast<uint64_t>(number(data, fs, "rpc_max_bytes"));
-    p.rpc_overhead_s = number(data, fs, "rpc_overhead_s");
-    p.lock_conflict_s = number(data, fs, "lock_conflict_s");
-    p.lock_block_bytes = static_cast<uint64_t>(optional(data, fs, "lock_block_bytes", 0));
-    p.max_stripe_count = static_cast<int>(optional(data, fs, "max_stripe_count", p.targets));
-    p.create_s = number(data, fs, "create_s");
-    p.create_per_stripe_s = optional(data, fs, "create_per_stripe_s", 0);
-    p.open_s = number(data, fs, "open_s");
-    p.close_s = number(data, fs, "close_s");
-    p.metadata_io_s = number(data, fs, "metadata_io_s");
-    if (p.servers < 1 || p.targets < 1 || p.target_Bps <= 0 || p.server_Bps <= 0 || p.rpc_max_bytes == 0)
+    p.fs.gpfs = data.at(fs).value("type", std::string("lustre")) == "gpfs";
+    p.fs.servers = static_cast<int>(number(data, fs, "servers"));
+    p.fs.targets = static_cast<int>(number(data, fs, "targets"));
+    p.fs.server_Bps = number(data, fs, "server_mbs") * MB;
+    p.fs.target_Bps = number(data, fs, "target_mbs") * MB;
+    p.fs.degradation = optional(data, fs, "degradation", 0);
+    p.fs.rpc_max_bytes = static_cast<uint64_t>(number(data, fs, "rpc_max_bytes"));
+    p.fs.rpc_overhead_s = number(data, fs, "rpc_overhead_s");
+    p.fs.lock_conflict_s = number(data, fs, "lock_conflict_s");
+    p.fs.lock_block_bytes = static_cast<uint64_t>(optional(data, fs, "lock_block_bytes", 0));
+    p.fs.max_stripe_count = static_cast<int>(optional(data, fs, "max_stripe_count", p.fs.targets));
+    p.fs.create_s = number(data, fs, "create_s");
+    p.fs.create_per_stripe_s = optional(data, fs, "create_per_stripe_s", 0);
+    p.fs.open_s = number(data, fs, "open_s");
+    p.fs.close_s = number(data, fs, "close_s");
+    p.fs.metadata_io_s = number(data, fs, "metadata_io_s");
+    if (p.fs.servers < 1 || p.fs.targets < 1 || p.fs.target_Bps <= 0 || p.fs.server_Bps <= 0 || p.fs.rpc_max_bytes == 0)
         throw std::invalid_argument("platform.filesystem: servers, targets, bandwidths and rpc_max_bytes must be > 0");
 }
 
@@ -98,16 +112,16 @@ void parse_lustre_client(const json& data, Platform& p)
     const char* section = "lustre_client";
     if (!data.contains(section))
         return;
-    p.osc_dirty_bytes = static_cast<uint64_t>(optional(data, section, "osc_dirty_bytes", 0));
-    p.process_write_Bps = optional(data, section, "process_write_mbs", 0) * MB;
-    p.node_write_Bps = optional(data, section, "node_write_mbs", 0) * MB;
+    p.cache.osc_dirty_bytes = static_cast<uint64_t>(optional(data, section, "osc_dirty_bytes", 0));
+    p.cache.process_write_Bps = optional(data, section, "process_write_mbs", 0) * MB;
+    p.cache.node_write_Bps = optional(data, section, "node_write_mbs", 0) * MB;
     const json& flushes = data[section].value("close_flushes", json(true));
     if (!flushes.is_boolean())
         throw std::invalid_argument("platform.lustre_client.close_flushes: expected true or false");
-    p.close_flushes = flushes.get<bool>();
-    if (p.process_write_Bps < 0)
+    p.cache.close_flushes = flushes.get<bool>();
+    if (p.cache.process_write_Bps < 0)
         throw std::invalid_argument("platform.lustre_client.process_write_mbs: must be >= 0");
-    if (p.node_write_Bps < 0)
+    if (p.cache.node_write_Bps < 0)
         throw std::invalid_argument("platform.lustre_client.node_write_mbs: must be >= 0");
 }
 
@@ -117,49 +131,43 @@ Platform parse_platform(const json& data)
 {
     Platform p;
     p.name = data.value("name", std::string("platform"));
-    p.cores_per_node = static_cast<int>(number(data, "compute", "cores_per_node"));
-    p.nic_Bps = number(data, "compute", "nic_mbs") * MB;
-    p.mpi_fabric_Bps = number(data, "network", "mpi_fabric_mbs") * MB;
-    p.storage_fabric_Bps = number(data, "network", "storage_fabric_mbs") * MB;
-    p.collective_step_s = number(data, "network", "collective_step_s");
-    p.memcpy_Bps = number(data, "network", "memcpy_mbs") * MB;
+    p.compute.cores_per_node = static_cast<int>(number(data, "compute", "cores_per_node"));
+    p.compute.nic_Bps = number(data, "compute", "nic_mbs") * MB;
+    p.network.mpi_fabric_Bps = number(data, "network", "mpi_fabric_mbs") * MB;
+    p.network.storage_fabric_Bps = number(data, "network", "storage_fabric_mbs") * MB;
+    p.network.collective_step_s = number(data, "network", "collective_step_s");
+    p.network.memcpy_Bps = number(data, "network", "memcpy_mbs") * MB;
     parse_routers(data, p);
     parse_filesystem(data, p);
     parse_lustre_client(data, p);
-    p.dataset_create_s = optional(data, "hdf5", "dataset_create_s", 0);
+    p.hdf5.dataset_create_s = optional(data, "hdf5", "dataset_create_s", 0);
     const auto& site = data.at("site_defaults");
-    p.driver = parse_driver(site.value("romio_driver", std::string("generic")));
-    p.default_cb_nodes = site.value("default_cb_nodes", std::string("nodes"));
-    check_default_cb_nodes(p.default_cb_nodes);
-    if (p.cores_per_node < 1 || p.nic_Bps <= 0)
+    p.site.driver = parse_driver(site.value("romio_driver", std::string("generic")));
+    p.site.default_cb_nodes = parse_default_cb_nodes(site.value("default_cb_nodes", std::string("nodes")));
+    if (p.compute.cores_per_node < 1 || p.compute.nic_Bps <= 0)
         throw std::invalid_argument("platform.compute: cores_per_node and nic_mbs must be > 0");
     return p;
 }
 
 void place_job(Platform& p, int nodes)
 {
-    if (p.router_side != RouterSide::client || p.min_partition_nodes == 0)
+    if (p.routers.side != RouterSide::client || p.routers.min_partition_nodes == 0)
         return;
-    int partition = std::max(nodes, p.min_partition_nodes);
-    int routers = (partition + p.nodes_per_router - 1) / p.nodes_per_router;
-    p.job_nodes = nodes;
-    p.job_routers = std::min({routers, p.routers, nodes});
+    int partition = std::max(nodes, p.routers.min_partition_nodes);
+    int routers = (partition + p.routers.nodes_per_router - 1) / p.routers.nodes_per_router;
+    p.routers.job_nodes = nodes;
+    p.routers.job_routers = std::min({routers, p.routers.count, nodes});
 }
 
 namespace {
-
-bool is_enabled(const json& v)
-{
-    return v.is_boolean() ? v.get<bool>() : v.get<std::string>() == "enable";
-}
 
 void apply_lustre(const json& l, FileSettings& s, const Platform& p)
 {
     if (l.contains("stripe_count")) {
         int c = l["stripe_count"].get<int>();
-        s.stripe_count = c < 0 ? p.targets : c;
+        s.stripe_count = c < 0 ? p.fs.targets : c;
     }
-    s.stripe_count = std::clamp(s.stripe_count, 1, std::min(p.max_stripe_count, p.targets));
+    s.stripe_count = std::clamp(s.stripe_count, 1, std::min(p.fs.max_stripe_count, p.fs.targets));
     if (l.contains("stripe_size"))
         s.stripe_size = l["stripe_size"].get<uint64_t>();
     if (l.contains("stripe_offset"))
@@ -191,7 +199,7 @@ int positive_hint(const json& hints, const char* name, int fallback)
 void apply_mpiio(const json& m, FileSettings& s)
 {
     if (m.contains("romio_cb_write"))
-        s.cb_write = m["romio_cb_write"].get<std::string>();
+        s.cb_write = parse_hint(m["romio_cb_write"], "mpiio.romio_cb_write");
     if (m.contains("cb_nodes"))
         s.cb_nodes = m["cb_nodes"].get<int>();
     if (m.contains("cb_config_list"))
@@ -199,7 +207,7 @@ void apply_mpiio(const json& m, FileSettings& s)
     if (m.contains("cb_buffer_size"))
         s.cb_buffer_size = m["cb_buffer_size"].get<uint64_t>();
     if (m.contains("romio_ds_write"))
-        s.ds_write = m["romio_ds_write"].get<std::string>();
+        s.ds_write = parse_hint(m["romio_ds_write"], "mpiio.romio_ds_write");
     if (m.contains("ind_wr_buffer_size"))
         s.ind_wr_buffer_size = m["ind_wr_buffer_size"].get<uint64_t>();
     if (m.contains("IBM_largeblock_io"))
@@ -270,8 +278,6 @@ FileSettings resolve_settings(const json& platform_data, const json& file_config
     apply_lustre(block("lustre"), s, platform);
     apply_mpiio(block("mpiio"), s);
     apply_hdf5(block("hdf5"), s);
-    if (!is_enabled(json(s.cb_write)) && s.cb_write != "disable" && s.cb_write != "automatic")
-        throw std::invalid_argument("mpiio.romio_cb_write: enable, disable or automatic");
     json site_dataset = site.value("dataset", json::object());
     json per_dataset = file_config.value("datasets", json::array());
     for (size_t i = 0; i < file.datasets.size(); i++) {

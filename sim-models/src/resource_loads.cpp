@@ -47,7 +47,7 @@ std::vector<ResourceTotal> totals(std::vector<std::pair<int, uint64_t>> items)
 
 std::vector<int> target_clients(const Platform& p, const Phase& phase)
 {
-    std::vector<int> clients(p.targets, 0);
+    std::vector<int> clients(p.fs.targets, 0);
     for (const auto& pair : target_client_pairs(phase))
         clients[pair.first]++;
     return clients;
@@ -55,7 +55,7 @@ std::vector<int> target_clients(const Platform& p, const Phase& phase)
 
 double degraded_bandwidth(const Platform& p, int clients)
 {
-    return p.target_Bps / (1 + p.degradation * (std::max(1, clients) - 1));
+    return p.fs.target_Bps / (1 + p.fs.degradation * (std::max(1, clients) - 1));
 }
 
 // Sums by sorting what the flows carry, not by arrays over every node or OST: a phase of a
@@ -165,12 +165,12 @@ std::string symmetric_key(const Platform& p, const ResourceLoads& loads)
         key.put('n');
         put_grouped(key, loads.mpi_out, one_group);
         put_grouped(key, loads.node_out, [&p](int node) {
-            return p.router_side == RouterSide::client ? router_of_node(p, node) : 0;
+            return p.routers.side == RouterSide::client ? router_of_node(p, node) : 0;
         });
     }
     put_grouped(key, loads.mpi_in, one_group);
     put_grouped(key, loads.server_in, [&p](int server) {
-        return p.router_side == RouterSide::server ? router_of_server(p, server) : 0;
+        return p.routers.side == RouterSide::server ? router_of_server(p, server) : 0;
     });
     std::vector<std::pair<double, double>> targets;
     for (const auto& t : loads.targets)

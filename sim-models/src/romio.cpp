@@ -12,7 +12,7 @@ namespace iosim {
 
 double collective_overhead_s(const Platform& p, int ranks)
 {
-    return p.collective_step_s * std::ceil(std::log2(std::max(2, ranks)));
+    return p.network.collective_step_s * std::ceil(std::log2(std::max(2, ranks)));
 }
 
 // Collective steps of every collective write call, buffered or not: HDF5 1.10's allreduce of
@@ -32,7 +32,7 @@ double oversubscription(const Platform& p, const std::vector<int>& node_of_rank)
     std::map<int, int> per_node;
     for (int node : node_of_rank)
         most = std::max(most, ++per_node[node]);
-    return std::max(1.0, static_cast<double>(most) / p.cores_per_node);
+    return std::max(1.0, static_cast<double>(most) / p.compute.cores_per_node);
 }
 
 namespace {
@@ -64,14 +64,12 @@ int per_node_limit(const std::string& list)
 
 int default_aggregator_count(const Platform& p, const FileSettings& s, int nodes, int stripe_count)
 {
-    if (p.driver == RomioDriver::lustre)
+    if (p.site.driver == RomioDriver::lustre)
         return stripe_count * std::max(1, s.co_ratio);
-    if (p.default_cb_nodes == "stripe_count")
+    if (p.site.default_cb_nodes.kind == CbNodesRule::Kind::stripe_count)
         return stripe_count;
     return nodes;
 }
-
-constexpr const char* per_pset_rule = "per_router:";
 
 // ROMIO's Blue Gene driver (ad_bgl_aggrs.c, ADIOI_BGL_compute_agg_ranklist_serial): in every
 // pset (the compute nodes of one I/O node) that holds ranks of the job, aggregators in
@@ -89,7 +87,7 @@ std::vector<int> pset_aggregators(const Platform& p, const std::vector<int>& nod
         ranks_per_node = std::max(ranks_per_node, cpu + 1);
         by_pset[router_of_node(p, node)].emplace_back(cpu, static_cast<int>(w));
     }
-    double ratio = std::min(1.0, static_cast<double>(per_pset) / (p.nodes_per_router * ranks_per_node));
+    double ratio = std::min(1.0, static_cast<double>(per_pset) / (p.routers.nodes_per_router * ranks_per_node));
     std::vector<int> out;
     for (auto& [pset, ranks] : by_pset) {
         auto n = std::max<size_t>(1, static_cast<size_t>(static_cast<double>(ranks.size()) * ratio));
@@ -105,9 +103,9 @@ std::vector<int> pset_aggregators(const Platform& p, const std::vector<int>& nod
 std::vector<int> choose_aggregators(const Platform& p, const FileSettings& s, const std::vector<int>& node_of_writer,
                                     int stripe_count)
 {
-    const std::string& rule = p.default_cb_nodes;
-    if (rule.rfind(per_pset_rule, 0) == 0) {
-        int per_pset = s.bgl_nodes_pset > 0 ? s.bgl_nodes_pset : std::stoi(rule.substr(std::strlen(per_pset_rule)));
+    const CbNodesRule& rule = p.site.default_cb_nodes;
+    if (rule.kind == CbNodesRule::Kind::per_router) {
+        int per_pset = s.bgl_nodes_pset > 0 ? s.bgl_nodes_pset : rule.per_router;
         return pset_aggregators(p, node_of_writer, per_pset);
     }
     int limit = per_node_limit(s.cb_config_list);
@@ -155,9 +153,9 @@ namespace {
 
 bool use_collective_buffering(const FileSettings& s, const std::vector<std::vector<Access>>& accesses)
 {
-    if (s.cb_write == "enable")
+    if (s.cb_write == Hint::enable)
         return true;
-    if (s.cb_write == "disable")
+    if (s.cb_write == Hint::disable)
         return false;
     return std::any_of(accesses.begin(), accesses.end(), [](const auto& a) { return interleaved(a); });
 }
@@ -265,7 +263,7 @@ TwoPhaseFile start_two_phase(const RomioContext& ctx, OpenFile* f, const std::ve
     uint64_t lo = acc.front().offset, hi = 0;
     for (const auto& a : acc)
         hi = std::max(hi, a.offset + a.length);
-    if (p.driver == RomioDriver::lustre)
+    if (p.site.driver == RomioDriver::lustre)
         t.domain = std::make_unique<StripeCyclicDomain>(lo, hi, n, f->striping.size, s.cb_buffer_size);
     else
         t.domain = std::make_unique<ContiguousDomain>(lo, hi, n, f->striping.size, s.cb_buffer_size);
@@ -316,10 +314,10 @@ bool aggregator_round(const RomioContext& ctx, TwoPhaseFile& t, int a, RoundBuil
         if (data == 0)
             continue;
         // Holes in the collective buffer: ROMIO reads the span first (read-modify-write).
-        double read_s = data < last - first ? static_cast<double>(last - first) / ctx.platform.target_Bps : 0;
+        double read_s = data < last - first ? static_cast<double>(last - first) / ctx.platform.fs.target_Bps : 0;
         wb.add(agg_node, agg_node, f.rank_of_writer[agg_writer], first, last - first, read_s);
     }
-    rb.local_copy_s = std::max(rb.local_copy_s, static_cast<double>(local_bytes) / ctx.platform.memcpy_Bps);
+    rb.local_copy_s = std::max(rb.local_copy_s, static_cast<double>(local_bytes) / ctx.platform.network.memcpy_Bps);
     return true;
 }
 
@@ -381,7 +379,7 @@ void independent(const RomioContext& ctx, const WriteCall& call)
     for (size_t i = 0; i < call.files.size(); i++) {
         OpenFile& f = *call.files[i];
         WritePhaseBuilder wb(ctx.platform, f.striping, *f.holders, ctx.breakdown);
-        bool sieve = f.settings->ds_write != "disable";
+        bool sieve = f.settings->ds_write != Hint::disable;
         std::vector<const Access*> by_writer = grouped_by_writer(call.accesses[i]);
         for (size_t begin = 0, end; begin < by_writer.size(); begin = end) {
             uint32_t w = by_writer[begin]->writer;
@@ -393,7 +391,7 @@ void independent(const RomioContext& ctx, const WriteCall& call)
             uint64_t first = by_writer[begin]->offset;
             uint64_t last = by_writer[end - 1]->offset + by_writer[end - 1]->length;
             if (sieve && end - begin > 1) {
-                wb.add(node, key, rank, first, last - first, static_cast<double>(last - first) / ctx.platform.target_Bps);
+                wb.add(node, key, rank, first, last - first, static_cast<double>(last - first) / ctx.platform.fs.target_Bps);
                 continue;
             }
             for (size_t k = begin; k < end; k++)

@@ -25,7 +25,7 @@ public:
     double time_flows(const Phase& phase) override
     {
         std::vector<int> clients = target_clients(p_, phase);
-        for (int t = 0; t < p_.targets; t++)
+        for (int t = 0; t < p_.fs.targets; t++)
             set_target_bandwidth(t, degraded_bandwidth(p_, clients[t]));
         return in_own_actor([this, &phase]() { return coupled_flows(phase); });
     }
@@ -122,19 +122,19 @@ private:
     void build(int nodes)
     {
         zone_ = sg4::create_star_zone("storage");
-        sg4::Link* mpi_fabric = link("mpi-fabric", p_.mpi_fabric_Bps);
-        sg4::Link* storage_fabric = link("storage-fabric", p_.storage_fabric_Bps);
+        sg4::Link* mpi_fabric = link("mpi-fabric", p_.network.mpi_fabric_Bps);
+        sg4::Link* storage_fabric = link("storage-fabric", p_.network.storage_fabric_Bps);
         std::vector<sg4::Link*> routers;
-        for (int r = 0; r < p_.routers; r++)
-            routers.push_back(link("router-" + std::to_string(r), p_.router_Bps));
+        for (int r = 0; r < p_.routers.count; r++)
+            routers.push_back(link("router-" + std::to_string(r), p_.routers.Bps));
         for (int n = 0; n < nodes; n++) {
             std::string id = std::to_string(n);
-            sg4::Link* up = link("nic-up-" + id, p_.nic_Bps);
-            sg4::Link* down = link("nic-down-" + id, p_.nic_Bps);
+            sg4::Link* up = link("nic-up-" + id, p_.compute.nic_Bps);
+            sg4::Link* down = link("nic-down-" + id, p_.compute.nic_Bps);
             storage_host_.push_back(zone_->create_host("node-" + id, 1e9)->seal());
             mpi_host_.push_back(zone_->create_host("mpi-" + id, 1e9)->seal());
             std::vector<sg4::Link*> storage_up{up};
-            if (p_.router_side == RouterSide::client)
+            if (p_.routers.side == RouterSide::client)
                 storage_up.push_back(routers[router_of_node(p_, n)]);
             storage_up.push_back(storage_fabric);
             route(storage_host_.back(), storage_up, {down});
@@ -143,22 +143,22 @@ private:
         std::vector<sg4::Link*> servers;
         hub_ = zone_->create_host("hub", 1e9)->seal();
         route(hub_, {}, {});
-        for (int s = 0; s < p_.servers; s++) {
-            servers.push_back(link("server-" + std::to_string(s), p_.server_Bps));
+        for (int s = 0; s < p_.fs.servers; s++) {
+            servers.push_back(link("server-" + std::to_string(s), p_.fs.server_Bps));
             server_host_.push_back(zone_->create_host("server-" + std::to_string(s), 1e9)->seal());
             std::vector<sg4::Link*> down;
-            if (p_.router_side == RouterSide::server)
+            if (p_.routers.side == RouterSide::server)
                 down.push_back(routers[router_of_server(p_, s)]);
             down.push_back(servers.back());
             route(server_host_.back(), {servers.back()}, down);
         }
-        for (int t = 0; t < p_.targets; t++) {
+        for (int t = 0; t < p_.fs.targets; t++) {
             sg4::Host* h = zone_->create_host("ost-" + std::to_string(t), 1e9);
-            disks_.push_back(h->create_disk("ost-disk-" + std::to_string(t), p_.target_Bps, p_.target_Bps)->seal());
+            disks_.push_back(h->create_disk("ost-disk-" + std::to_string(t), p_.fs.target_Bps, p_.fs.target_Bps)->seal());
             h->seal();
             int server = server_of_target(p_, t);
             std::vector<sg4::Link*> down;
-            if (p_.router_side == RouterSide::server)
+            if (p_.routers.side == RouterSide::server)
                 down.push_back(routers[router_of_server(p_, server)]);
             down.push_back(servers[server]);
             route(h, {servers[server]}, down);

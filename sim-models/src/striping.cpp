@@ -9,23 +9,23 @@ namespace iosim {
 Striping file_striping(const Platform& p, const FileSettings& s, int instance)
 {
     Striping st;
-    st.targets = p.targets;
-    if (p.gpfs) {
-        st.count = p.targets;
-        st.size = p.lock_block_bytes;
+    st.targets = p.fs.targets;
+    if (p.fs.gpfs) {
+        st.count = p.fs.targets;
+        st.size = p.fs.lock_block_bytes;
         st.start = 0;
     } else {
         st.count = s.stripe_count;
         st.size = s.stripe_size;
-        st.start = s.stripe_offset >= 0 ? s.stripe_offset % p.targets
-                                        : static_cast<int>((static_cast<uint64_t>(instance) * s.stripe_count) % p.targets);
+        st.start = s.stripe_offset >= 0 ? s.stripe_offset % p.fs.targets
+                                        : static_cast<int>((static_cast<uint64_t>(instance) * s.stripe_count) % p.fs.targets);
     }
     return st;
 }
 
 WritePhaseBuilder::WritePhaseBuilder(const Platform& p, const Striping& st, LockHolders& holders, Breakdown& bd)
-    : platform_(p), striping_(st), lock_unit_(p.lock_block_bytes ? p.lock_block_bytes : st.size),
-      holders_(holders), breakdown_(bd), slot_(p.targets, -1)
+    : platform_(p), striping_(st), locks_(p.fs.lock_block_bytes ? p.fs.lock_block_bytes : st.size, holders),
+      breakdown_(bd), slot_(p.fs.targets, -1)
 {
 }
 
@@ -55,27 +55,19 @@ void WritePhaseBuilder::add_to_target(int client, int key, int target, uint64_t 
 {
     Flow& f = flow(client, key, target);
     f.bytes += bytes;
-    f.target_busy_s += static_cast<double>(rpcs) * platform_.rpc_overhead_s;
+    f.target_busy_s += static_cast<double>(rpcs) * platform_.fs.rpc_overhead_s;
     breakdown_.rpcs += rpcs;
     breakdown_.bytes_per_target[target] += bytes;
 }
 
-// Writers sharing a lock unit: the second client to touch it in a phase, or a client other than
-// the one that held it last, revokes the lock (a server round trip charged to the target).
+// A piece's partial first and last lock units: a revocation is a server round trip charged to
+// the unit's target.
 void WritePhaseBuilder::lock_boundary(int client, int key, uint64_t offset)
 {
-    uint64_t unit = offset / lock_unit_;
-    auto [it, first] = touched_.try_emplace(unit, client);
-    bool conflict = !first && it->second != client;
-    auto held = holders_.find(unit);
-    if (first && held != holders_.end() && held->second != client)
-        conflict = true;
-    holders_[unit] = client;
-    if (!conflict)
+    if (!locks_.revokes(client, offset))
         return;
     breakdown_.lock_conflicts++;
-    int target = striping_.target_of(offset);
-    flow(client, key, target).target_busy_s += platform_.lock_conflict_s;
+    flow(client, key, striping_.target_of(offset)).target_busy_s += platform_.fs.lock_conflict_s;
 }
 
 void WritePhaseBuilder::count_process_bytes(int process, uint64_t bytes)
@@ -95,7 +87,7 @@ void WritePhaseBuilder::add(int client, int key, int process, uint64_t offset, u
         return;
     count_process_bytes(process, length);
     uint64_t end = offset + length;
-    uint64_t rpc = platform_.rpc_max_bytes;
+    uint64_t rpc = platform_.fs.rpc_max_bytes;
     auto rpcs_of = [rpc](uint64_t n) { return (n + rpc - 1) / rpc; };
     // Partial first stripe, whole cycles over all stripes (computed, not walked), then the rest.
     uint64_t pos = offset;
@@ -114,9 +106,9 @@ void WritePhaseBuilder::add(int client, int key, int process, uint64_t offset, u
         add_to_target(client, key, striping_.target_of(pos), piece, rpcs_of(piece));
         pos += piece;
     }
-    if (offset % lock_unit_ != 0)
+    if (locks_.inside_unit(offset))
         lock_boundary(client, key, offset);
-    if (end % lock_unit_ != 0)
+    if (locks_.inside_unit(end))
         lock_boundary(client, key, end - 1);
     if (extra_busy_s > 0)
         flow(client, key, striping_.target_of(offset)).target_busy_s += extra_busy_s;
@@ -151,7 +143,7 @@ Phase WritePhaseBuilder::finish(const std::string& label, double fixed_s)
         slot_[t] = -1;
     slotted_.clear();
     current_key_ = -1;
-    touched_.clear();
+    locks_.end_phase();
     for (int process : processes_)
         process_bytes_[process] = 0;
     processes_.clear();

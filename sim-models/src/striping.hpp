@@ -1,6 +1,6 @@
 // Lustre/GPFS placement of file bytes on storage targets, and the builder of one write phase:
-// every piece a client node writes, mapped onto targets, split into RPCs, with the extent-lock
-// conflicts of writers that share a lock unit (a Lustre stripe, a GPFS block).
+// every piece a client node writes, mapped onto targets, split into RPCs, with the revocations
+// of extent locks it causes (extent_locks.hpp).
 #pragma once
 
 #include <cstdint>
@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "extent_locks.hpp"
 #include "model.hpp"
 
 namespace iosim {
@@ -24,9 +25,6 @@ struct Striping {
 };
 
 Striping file_striping(const Platform& p, const FileSettings& s, int instance);
-
-// Who last held each lock unit of a file, across the phases of one file session.
-using LockHolders = std::unordered_map<uint64_t, int>;
 
 class WritePhaseBuilder {
 public:
@@ -45,8 +43,7 @@ private:
 
     const Platform& platform_;
     Striping striping_;
-    uint64_t lock_unit_;
-    LockHolders& holders_;
+    ExtentLocks locks_;
     Breakdown& breakdown_;
     // Flows in order of creation, each with its key; a key's flow per target is found through
     // slot_ while the key is current (pieces come key by key). A key that comes back gets new
@@ -56,7 +53,6 @@ private:
     int current_key_ = -1;
     std::vector<int> slot_;  // target -> index in flows_ for the current key, -1 if none
     std::vector<int> slotted_;  // targets whose slot_ is set
-    std::unordered_map<uint64_t, int> touched_;  // lock unit -> first client this phase
     std::vector<uint64_t> process_bytes_;  // process -> bytes it writes this phase
     std::vector<int> processes_;           // processes whose process_bytes_ is set
     uint64_t max_process_bytes_ = 0;
