@@ -18,8 +18,8 @@ from iotwin.studies.whatif import (
     Variation,
     parse_variation,
     peak_mbs,
+    search_in_simulation,
     study,
-    tune,
     vary,
 )
 
@@ -54,7 +54,7 @@ def stand_in(platform: Platform, work: Any, configs: list[dict[str, Any]]) -> li
 
 def test_exhaustive_tuning_finds_the_stand_ins_best_point() -> None:
     hopper = load_platform("hopper")
-    machine, strategy = tune(hopper, WORK, Tuning(SPACE, budget=100), stand_in)
+    machine, strategy = search_in_simulation(hopper, WORK, Tuning(SPACE, budget=100), stand_in)
     assert strategy == "exhaustive"  # 5 x 2 x 2 = 20 points fit the budget
     assert len(machine.measured) == 20
     point, rate = machine.best()
@@ -64,15 +64,15 @@ def test_exhaustive_tuning_finds_the_stand_ins_best_point() -> None:
 
 
 def test_the_genetic_search_keeps_to_its_simulation_budget() -> None:
-    machine, strategy = tune(load_platform("hopper"), WORK, Tuning(SPACE, budget=7, seed=3),
-                             stand_in)
+    machine, strategy = search_in_simulation(load_platform("hopper"), WORK,
+                                             Tuning(SPACE, budget=7, seed=3), stand_in)
     assert strategy == "h5evolve"
     assert len(machine.measured) == 7
 
 
 def test_a_strategy_that_needs_a_second_model_is_refused() -> None:
     with pytest.raises(UserError, match="sim-screened"):
-        tune(load_platform("hopper"), WORK, Tuning(SPACE, "sim-screened"), stand_in)
+        search_in_simulation(load_platform("hopper"), WORK, Tuning(SPACE, "sim-screened"), stand_in)
 
 
 def test_study_reports_default_tuned_and_the_tuned_config() -> None:

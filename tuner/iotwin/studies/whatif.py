@@ -255,8 +255,11 @@ def choose_strategy(tuning: Tuning, space: BoundSpace) -> str:
     return tuning.strategy
 
 
-def tune(platform: Platform, work: Mapping[str, Any], tuning: Tuning,
-         simulate: Simulate) -> tuple[SimulatedMachine, str]:
+def search_in_simulation(platform: Platform, work: Mapping[str, Any], tuning: Tuning,
+                         simulate: Simulate) -> tuple[SimulatedMachine, str]:
+    """The search step of the tuning pipeline alone (iotwin.tuning.pipeline.tune), with the
+    model as the machine: a simulation has no noise to confirm against and no default run to
+    measure, so there is nothing for the pipeline's confirmation and summary to do."""
     space = tuning.space.bind(platform_space_context(platform, int(work["ranks"])))
     strategy = choose_strategy(tuning, space)
     machine = SimulatedMachine(space, lambda configs: simulate(platform, work, configs),
@@ -292,7 +295,7 @@ def predict(platform_name: str, variant: str, platform: Platform, work: Mapping[
     prediction = Prediction(platform_name, variant, default, peak_mbs(platform, work), note=note)
     if tuning is None:
         return prediction
-    machine, prediction.strategy = tune(platform, work, tuning, simulate)
+    machine, prediction.strategy = search_in_simulation(platform, work, tuning, simulate)
     prediction.simulations = len(machine.measured)
     best = machine.best()
     if best and (default is None or best[1] > default):
