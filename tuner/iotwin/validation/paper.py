@@ -26,9 +26,9 @@ import random
 import re
 import statistics
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import yaml
@@ -43,6 +43,8 @@ from iotwin.space.parameters import load_space
 from iotwin.studies.paper_sensitivity import ParameterEffect, SelectionRule, scan, select
 from iotwin.units import parse_size
 from iotwin.workloads.replication.sessions import session_bytes
+
+_Record = TypeVar("_Record")
 
 Config = dict[str, Any]
 LoadPlatform = Callable[[str], Any]
@@ -608,6 +610,23 @@ class PaperValidation:
                 "on_bound": self.on_bound,
                 "spreads": [{**asdict(s), "published_ratio": s.published_ratio,
                              "simulated_ratio": s.simulated_ratio} for s in self.spreads]}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> PaperValidation:
+        """The validation as ``results.json`` records it (the derived keys dropped)."""
+        return cls(rows=[_record(RowResult, r) for r in data["rows"]],
+                   cases=[_record(CaseResult, c) for c in data["cases"]],
+                   fits=[_record(PlatformFit, f) for f in data["fits"]],
+                   spreads=[_record(Spread, s) for s in data["spreads"]],
+                   metrics=dict(data["metrics"]), calibration_ids=dict(data["calibration_ids"]),
+                   effects={model: [_record(ParameterEffect, e) for e in found]
+                            for model, found in data["sensitivity"].items()},
+                   on_bound={model: list(names) for model, names in data["on_bound"].items()})
+
+
+def _record(kind: type[_Record], data: Mapping[str, Any]) -> _Record:
+    """A dataclass from its asdict() form, keys that are not its fields left out."""
+    return kind(**{f.name: data[f.name] for f in fields(kind) if f.name in data})
 
 
 def error_metrics(rows: Sequence[RowResult], which: str) -> dict[str, float | None]:
