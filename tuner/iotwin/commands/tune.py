@@ -19,7 +19,7 @@ import argparse
 import json
 import sys
 from collections.abc import Mapping
-from dataclasses import asdict, replace
+from dataclasses import asdict, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -174,9 +174,7 @@ def _option(options: Mapping[str, Any], name: str) -> Any:
 
 
 def _pipeline_options(options: Mapping[str, Any]) -> PipelineOptions:
-    return PipelineOptions(confirm=_option(options, "confirm"),
-                           confirm_runs=_option(options, "confirm_runs"),
-                           summary_repeat=_option(options, "summary_repeat"))
+    return PipelineOptions(**{name: _option(options, name) for name in _PIPELINE})
 
 
 def _start(store: Store, args: argparse.Namespace) -> tuple[int, TuneSpec]:
@@ -203,7 +201,7 @@ def _resume(store: Store, args: argparse.Namespace) -> tuple[int, TuneSpec]:
     return args.resume, spec
 
 
-_PIPELINE = {"confirm", "confirm_runs", "summary_repeat"}
+_PIPELINE = tuple(f.name for f in fields(PipelineOptions))
 #: command-line option -> (its attribute, the stored spec's key)
 _CAMPAIGN_OPTIONS = {
     "--kernel": ("kernel", "kernel"), "--ranks": ("ranks", "ranks"),
@@ -246,10 +244,6 @@ def _assignments(items: list[str] | None, option: str) -> dict[str, Any]:
             raise UserError(f"{option} {item!r}: expected NAME=VALUE")
         parsed[name] = yaml.safe_load(value)
     return parsed
-
-
-def _print_line(line: str) -> None:
-    print(line, file=sys.stderr, flush=True)
 
 
 def _print_progress(progress: Progress) -> None:
