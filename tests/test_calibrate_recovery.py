@@ -16,11 +16,10 @@ from iotwin.errors import UserError
 from iotwin.executors.twin import TwinExecutor
 from iotwin.model.calibration import Observation, cross_validate, fit
 from iotwin.model.calibration_design import load_design, measure_design, parse_design
-from iotwin.model.platforms import Platform, load_platform
+from iotwin.model.platforms import Platform, load_platform, platform_space_context
 from iotwin.model.sim import simulate
 from iotwin.space.parameters import load_space
 from iotwin.store.database import Store
-from iotwin.tuning.campaign import platform_context
 from iotwin.workloads.workload import kernel_workload
 
 # One value per mechanism the design excites: OST streaming, per-RPC cost, degradation under
@@ -103,7 +102,7 @@ def poster_measurements(truth: Platform, configs_per_scale: int) -> list[Observa
     observations = []
     for ranks in (64, 512):
         workload = kernel_workload("vpic-io", ranks, ["--particles", "65536"])
-        space = load_space("poster").bind(platform_context("hopper", ranks))
+        space = load_space("poster").bind(platform_space_context(load_platform("hopper"), ranks))
         rng = random.Random(ranks)
         configs = [space.config(space.random_point(rng)) for _ in range(configs_per_scale)]
         results = simulate(truth, workload, configs, noise_seed=ranks)

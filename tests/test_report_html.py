@@ -13,10 +13,8 @@ import pytest
 from iotwin.errors import UserError
 from iotwin.executors.base import RunResult
 from iotwin.report import write_report
-from iotwin.space.parameters import SpaceContext
 from iotwin.store.database import Store
 from iotwin.studies.experiment import parse_experiment, run_experiment
-from iotwin.tuning import campaign as campaign_module
 
 
 class PageParser(HTMLParser):
@@ -115,11 +113,7 @@ def test_a_tune_campaign_report_has_convergence_and_predicted_vs_measured(
     assert [float(r["predicted_mbs"]) for r in rows] == [50.0 + 10 * i for i in range(6)]
 
 
-def test_an_experiment_report_draws_each_study(tmp_path: Path,
-                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(campaign_module, "platform_context",
-                        lambda platform, ranks: SpaceContext("lustre", ranks, 160))
-
+def test_an_experiment_report_draws_each_study(tmp_path: Path) -> None:
     def measurer(platform, workload, configs):
         return [[RunResult("ok", total_s=1.0, rate_mbs=10.0 * workload.ranks + len(str(c)))]
                 for c in configs]

@@ -289,13 +289,6 @@ def space_context(spec: CampaignSpec) -> SpaceContext:
     return replace(context, partial_writes=partial_write_datasets(spec.workload))
 
 
-def platform_context(platform: str, ranks: int) -> SpaceContext:
-    """The space context of the platform model called ``platform``."""
-    from iotwin.model.platforms import load_platform, platform_space_context
-
-    return platform_space_context(load_platform(platform), ranks)
-
-
 def spec_executor(spec: CampaignSpec) -> Executor:
     return executors.make_executor(spec.executor, spec.platform, timeout_s=spec.timeout_s,
                                    truth_seed=spec.truth_seed, site=spec.site)
