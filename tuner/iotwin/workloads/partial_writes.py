@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from iotwin.config.schema import literal_glob
-from iotwin.workloads.workload import session_writers
+from iotwin.workloads.workload import run_ranks, session_writers
 
 _RANK_MARKS = ("%r", "%g")
 
@@ -50,6 +50,6 @@ def _writers_named(selection: Mapping[str, Any], writers: int) -> set[int]:
     for run in selection["runs"] or []:
         if 0 in run.get("count", [1]) or 0 in run.get("block", [1]):
             continue
-        first, n, step = (*run["ranks"], 1) if len(run["ranks"]) == 2 else run["ranks"]
+        first, n, step = run_ranks(run["ranks"])
         named.update(first + k * step for k in range(n))
     return named

@@ -136,12 +136,18 @@ def _check_selection(node: Any, dims: list[int], writers: int, source: str, path
         _check_run(run, dims, writers, source, f"{path}.runs[{r}]")
 
 
+def run_ranks(ranks: Sequence[int]) -> tuple[int, int, int]:
+    """A run's ``ranks`` ([first, n] or [first, n, step]) as (first, n, step)."""
+    first, n, step = (*ranks, 1) if len(ranks) == 2 else ranks
+    return first, n, step
+
+
 def _check_run(run: Any, dims: list[int], writers: int, source: str, path: str) -> None:
     _check_keys(run, _RUN_KEYS, source, path)
     ranks = run.get("ranks")
     if not isinstance(ranks, list) or len(ranks) not in (2, 3):
         raise _fail(source, f"{path}.ranks", "expected [first, n] or [first, n, step]")
-    first, n, step = (*ranks, 1) if len(ranks) == 2 else ranks
+    first, n, step = run_ranks(ranks)
     if n and first + (n - 1) * step >= writers:
         raise _fail(source, f"{path}.ranks", f"names a writer beyond the file's {writers}")
     axes = {key: run.get(key, [default] * len(dims)) for key, default
