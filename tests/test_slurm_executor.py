@@ -3,8 +3,10 @@ Debian's packages) that this module starts in a temporary directory and stops af
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -74,6 +76,7 @@ def test_a_site_file_sets_the_launcher_and_sbatch_options(tmp_path: Path) -> Non
                          "launcher: srun\n")
     site = Site.load(site_file)
     assert site.sbatch_options(100, 90) == ["--ntasks=100", "--nodes=4", "--time=2",
+                                            "--dependency=singleton",
                                             "--partition=regular", "--account=m123",
                                             "--constraint=haswell"]
     assert site.launch_line(100, ["./app", "a b"]) == "srun --mpi=pmi2 -n 100 ./app 'a b'"
@@ -133,9 +136,10 @@ def test_inside_an_allocation_each_run_is_a_job_step(cluster: SlurmCluster, scra
 
 
 def iotwin_jobs(cluster: SlurmCluster) -> int:
-    """How many jobs the executor submitted with sbatch (named iotwin) have ended."""
+    """How many jobs the executor submitted with sbatch (named iotwin) have run to the end."""
     log = cluster.root / "log" / "jobcomp.txt"
-    return log.read_text().count(" Name=iotwin ") if log.exists() else 0
+    lines = log.read_text().splitlines() if log.exists() else []
+    return sum(" Name=iotwin " in line and " JobState=COMPLETED " in line for line in lines)
 
 
 def test_launchers_pass_the_interposer_variables_as_each_needs() -> None:
@@ -184,3 +188,105 @@ def test_an_unknown_executor_names_the_choices() -> None:
 
     with pytest.raises(UserError, match="local or twin or slurm"):
         select("pbs")
+
+
+# -- a campaign's batch of jobs: kill-and-resume, Ctrl-C ----------------------------------------
+
+BUDGET = 3
+
+
+@contextlib.contextmanager
+def node_drained(cluster: SlurmCluster) -> Iterator[None]:
+    """Jobs submitted meanwhile stay PENDING: the kill lands with all of them queued."""
+    scontrol(cluster, "update", f"nodename={cluster.node}", "state=drain", "reason=test")
+    try:
+        yield
+    finally:
+        scontrol(cluster, "update", f"nodename={cluster.node}", "state=resume")
+
+
+def scontrol(cluster: SlurmCluster, *argv: str) -> None:
+    subprocess.run(["scontrol", *argv], check=True, env={**os.environ, **cluster.env})
+
+
+def tune_argv(store: Path, output: Path) -> list[str]:
+    return [sys.executable, "-m", "iotwin", "tune", "--executor", "slurm", "--kernel", "vpic-io",
+            "--ranks", "2", "--strategy", "random", "--real-budget", str(BUDGET), "--confirm",
+            "0", "--summary-repeat", "0", "--timeout", "120", "--store", str(store), "--output",
+            str(output), "--", "--particles", str(PARTICLES)]
+
+
+def started_with_jobs_queued(cluster: SlurmCluster, argv: list[str], store: Path,
+                             cwd: Path) -> subprocess.Popen[str]:
+    """``iotwin tune`` started, once it has stored the handles of its whole batch."""
+    tune = subprocess.Popen(argv, env={**os.environ, **cluster.env}, cwd=cwd, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    for _ in range(600):
+        if job_states(store).count("queued") == BUDGET:
+            return tune
+        assert tune.poll() is None, tune.communicate()
+        time.sleep(0.1)
+    tune.kill()
+    raise AssertionError(f"no batch of {BUDGET} jobs in the store: {tune.communicate()}")
+
+
+def job_states(store: Path) -> list[str]:
+    if not store.exists():
+        return []
+    with contextlib.closing(sqlite3.connect(store)) as db:
+        try:
+            return [state for (state,) in db.execute("select state from jobs")]
+        except sqlite3.OperationalError:  # the tables are not made yet
+            return []
+
+
+def queued_in_slurm(cluster: SlurmCluster) -> list[str]:
+    return subprocess.run(["squeue", "-h", "-n", "iotwin", "-o", "%i"], capture_output=True,
+                          text=True, check=True, env={**os.environ, **cluster.env}).stdout.split()
+
+
+def resumed(cluster: SlurmCluster, store: Path, output: Path, cwd: Path) -> str:
+    done = subprocess.run([sys.executable, "-m", "iotwin", "tune", "--resume", "1", "--store",
+                           str(store), "--output", str(output)], capture_output=True, text=True,
+                          env={**os.environ, **cluster.env}, cwd=cwd, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr
+    return done.stdout + done.stderr
+
+
+def search_runs(store: Path) -> list[tuple[str, int]]:
+    with contextlib.closing(sqlite3.connect(store)) as db:
+        return db.execute("select status, json_extract(details, '$.measured_index') from "
+                          "evaluations where source = 'real' order by id").fetchall()
+
+
+def test_a_campaign_killed_with_jobs_queued_collects_them_when_resumed(
+        cluster: SlurmCluster, scratch: Path, tmp_path: Path) -> None:
+    store, output = tmp_path / "tune.db", tmp_path / "tuned.yaml"
+    jobs_before = iotwin_jobs(cluster)
+    with node_drained(cluster):
+        tune = started_with_jobs_queued(cluster, tune_argv(store, output), store, scratch)
+        tune.kill()  # SIGKILL: nothing of iotwin's runs after this
+        tune.wait()
+        assert len(queued_in_slurm(cluster)) == BUDGET  # the jobs outlive their submitter
+    resumed(cluster, store, output, scratch)
+    assert job_states(store) == ["collected"] * BUDGET
+    assert search_runs(store) == [("ok", index) for index in range(BUDGET)]  # none lost
+    assert iotwin_jobs(cluster) - jobs_before == BUDGET  # none run twice
+    assert output.exists()
+
+
+def test_ctrl_c_cancels_the_jobs_it_submitted(cluster: SlurmCluster, scratch: Path,
+                                             tmp_path: Path) -> None:
+    store, output = tmp_path / "tune.db", tmp_path / "tuned.yaml"
+    with node_drained(cluster):
+        tune = started_with_jobs_queued(cluster, tune_argv(store, output), store, scratch)
+        tune.send_signal(signal.SIGINT)
+        _, stderr = tune.communicate(timeout=120)
+        assert tune.returncode == 130, stderr
+        assert "interrupted" in stderr
+        assert queued_in_slurm(cluster) == []
+        assert job_states(store) == ["cancelled"] * BUDGET
+    jobs_before = iotwin_jobs(cluster)
+    resumed(cluster, store, output, scratch)  # submits the cancelled runs anew
+    assert search_runs(store) == [("ok", index) for index in range(BUDGET)]
+    assert iotwin_jobs(cluster) - jobs_before == BUDGET

@@ -2,7 +2,8 @@
 
 Inside an allocation (``SLURM_JOB_ID`` set: an salloc shell, a batch script running iotwin)
 each run is a job step: the site's launcher (srun) started from here, as the local executor
-starts mpiexec. Elsewhere each run is one `sbatch` job, followed until it ends. The job runs
+starts mpiexec. Elsewhere each run is one `sbatch` job: a campaign submits a batch of them
+(JobExecutor), follows them and collects each result as its job ends. The job runs
 the site's launcher (a site file, tuner/iotwin/data/sites/) in a scratch directory on the
 shared file system, as the local executor runs mpiexec: the same config file, interposer,
 report and result parsing (`local.run_result`). The job script records the launcher's exit
@@ -11,7 +12,13 @@ status and wall time in the directory; stdout and stderr land there too.
 Scheduler outcomes become run statuses: COMPLETED -> the program's own result; FAILED,
 OUT_OF_MEMORY, CANCELLED -> failed (with the state and the program's stderr); TIMEOUT -> timeout;
 NODE_FAIL, PREEMPTED, BOOT_FAIL -> submitted once more, then failed. An interrupt (Ctrl-C)
-cancels the job it was waiting for.
+cancels the jobs submitted and not collected (iotwin.tuning.job_batch).
+
+Measurements must not share the machine with each other: by default a site's jobs carry
+``--dependency=singleton`` (Slurm starts a job named iotwin only when the user's previous one
+ended), so a batch waits in the queue and runs one job at a time. A site file with
+``one_job_at_a_time: false`` lets them run side by side (runs on disjoint nodes of a machine
+whose file system is big enough not to notice).
 """
 
 from __future__ import annotations
@@ -23,7 +30,7 @@ import shutil
 import subprocess
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -45,6 +52,7 @@ from iotwin.executors.local import (
 from iotwin.store.source import Source
 from iotwin.yaml_files import check_keys, read_yaml
 
+JOB_NAME = "iotwin"
 SCRIPT_NAME = "iotwin-job.sh"
 STATUS_NAME = "iotwin-job-status"  # "<exit status> <start epoch s> <end epoch s>"
 POLL_S = 0.5
@@ -61,12 +69,14 @@ class Site:
     sbatch: Mapping[str, Any] = field(default_factory=dict)
     cores_per_node: int = 16
     launcher: str = "mpich"  # a name of launchers.yaml, or a template
+    one_job_at_a_time: bool = True  # --dependency=singleton: runs do not disturb each other
 
     @classmethod
     def load(cls, path: Path | None = None) -> Site:
         source = path or paths.data_dir() / "sites" / "default.yaml"
         data = check_keys(read_yaml(source, "site file"),
-                          ("name", "sbatch", "cores_per_node", "launcher"), str(source))
+                          ("name", "sbatch", "cores_per_node", "launcher", "one_job_at_a_time"),
+                          str(source))
         check_keys(data.get("sbatch") or {}, ("partition", "account", "qos", "extra"),
                    str(source), "sbatch")
         site = cls(**data)
@@ -80,6 +90,8 @@ class Site:
         options = [f"--ntasks={ranks}", f"--nodes={math.ceil(ranks / self.cores_per_node)}"]
         if time_limit_s is not None:
             options.append(f"--time={max(1, math.ceil(time_limit_s / 60))}")
+        if self.one_job_at_a_time:
+            options.append("--dependency=singleton")
         for key, value in self.sbatch.items():
             if key == "extra":
                 options.extend(str(v) for v in value or ())
@@ -93,7 +105,8 @@ class Site:
 
 @dataclass
 class SlurmExecutor:
-    """Runs a Target as one Slurm job per run (source = real)."""
+    """Runs a Target as one Slurm job per run (source = real); a JobExecutor outside an
+    allocation, so that a campaign submits a batch of runs at once."""
 
     timeout_s: float | None = 600.0
     site: Site = field(default_factory=Site.load)
@@ -101,23 +114,51 @@ class SlurmExecutor:
     env: Mapping[str, str] = field(default_factory=dict)  # for sbatch/squeue (SLURM_CONF, ...)
     source: Source = "real"
 
+    @property
+    def queues_jobs(self) -> bool:
+        return not in_allocation(self.env)
+
     def run_once(self, target: Target, config: Mapping[str, Any], *, seed: int = 0) -> RunResult:
-        if in_allocation(self.env):  # inside a job already: each run is a job step
+        if not self.queues_jobs:  # inside a job already: each run is a job step
             return LocalExecutor(timeout_s=self.timeout_s, scratch_root=self.scratch_root,
                                  launcher=launcher(self.site.launcher)).run_once(target, config)
+        handle = self.submit(target, config, seed=seed)
+        try:
+            return self.collect(target, handle, on_resubmit=lambda new: None)
+        except BaseException:  # an interrupt: the job must not go on without us
+            self.cancel(handle)
+            raise
+
+    def submit(self, target: Target, config: Mapping[str, Any], *,
+               seed: int = 0) -> dict[str, Any]:
+        """The run's job script in a new directory of the scratch root, submitted; the handle
+        is {"job": id, "dir": the directory, "attempt": 0}."""
         self.scratch_root.mkdir(parents=True, exist_ok=True)
         run_dir = Path(tempfile.mkdtemp(prefix="job-", dir=self.scratch_root))
-        try:
-            return self._run_in(run_dir, target, config)
-        finally:
-            shutil.rmtree(run_dir, ignore_errors=True)
-
-    def _run_in(self, run_dir: Path, target: Target, config: Mapping[str, Any]) -> RunResult:
         script = self._write_script(run_dir, target, config)
-        state = self._submit_and_follow(run_dir, script, target.ranks)
-        if state in RETRIED_STATES:  # the machine's fault, not the config's: once more
-            state = self._submit_and_follow(run_dir, script, target.ranks)
-        return self._result(run_dir, target, state)
+        try:
+            job = self._sbatch(run_dir, script, target.ranks)
+        except BaseException:
+            shutil.rmtree(run_dir, ignore_errors=True)
+            raise
+        return {"job": job, "dir": str(run_dir), "attempt": 0}
+
+    def collect(self, target: Target, handle: Mapping[str, Any],
+                on_resubmit: Callable[[dict[str, Any]], None]) -> RunResult:
+        run_dir = Path(handle["dir"])
+        state = self._wait(str(handle["job"]))
+        if state in RETRIED_STATES and handle.get("attempt", 0) == 0:
+            # the machine's fault, not the config's: once more
+            job = self._sbatch(run_dir, run_dir / SCRIPT_NAME, target.ranks)
+            on_resubmit({**handle, "job": job, "attempt": 1})
+            state = self._wait(job)
+        result = self._result(run_dir, target, state)
+        shutil.rmtree(run_dir, ignore_errors=True)
+        return result
+
+    def cancel(self, handle: Mapping[str, Any]) -> None:
+        self._slurm("scancel", str(handle["job"]))
+        shutil.rmtree(handle["dir"], ignore_errors=True)
 
     def _write_script(self, run_dir: Path, target: Target, config: Mapping[str, Any]) -> Path:
         env = prepare_run_dir(run_dir, config)
@@ -136,17 +177,9 @@ exit $status
 """)
         return script
 
-    def _submit_and_follow(self, run_dir: Path, script: Path, ranks: int) -> str:
-        job = self._sbatch(run_dir, script, ranks)
-        try:
-            return self._wait(job)
-        except BaseException:  # an interrupt: the job must not go on without us
-            self._slurm("scancel", job)
-            raise
-
     def _sbatch(self, run_dir: Path, script: Path, ranks: int) -> str:
         options = self.site.sbatch_options(ranks, self.timeout_s)
-        done = self._slurm("sbatch", "--parsable", "--job-name=iotwin", f"--chdir={run_dir}",
+        done = self._slurm("sbatch", "--parsable", f"--job-name={JOB_NAME}", f"--chdir={run_dir}",
                            f"--output={run_dir}/slurm.out", *options, str(script))
         if done.returncode != 0:
             raise UserError(f"sbatch {' '.join(options)} {script}: exit status "

@@ -1,6 +1,6 @@
 """The results store: every evaluation (simulated, real, twin) and calibration, in SQLite.
 
-One file, three tables:
+One file, four tables:
 
 - ``campaigns``: a named group of evaluations (an ``iotwin run``, a tuning campaign, a study)
   with its spec as JSON, so a killed campaign can be resumed from the store alone.
@@ -9,6 +9,11 @@ One file, three tables:
   ``timeout``; the config is kept as YAML text plus a canonical hash to find "already measured"
   configs; ``effective`` holds what the interposer reported as applied / effective.
 - ``calibrations``: fitted platform parameters with their fit and held-out errors.
+- ``jobs``: real runs handed to a scheduler (a Slurm job) and not collected yet, by the run
+  they are (config hash, repetition, details) and the scheduler's handle (job id, run
+  directory): a campaign killed with jobs queued finds them here when it resumes, so no
+  run is lost or run twice. ``state`` is ``queued`` until the result is stored
+  (``collected``) or the job is cancelled (``cancelled``).
 
 The database runs in WAL mode with ``synchronous=FULL`` and every ``add_*`` call is its own
 transaction: a row is on disk when the call returns, so a crash loses nothing measured, and
@@ -43,8 +48,20 @@ from iotwin.store.source import Source
 
 Status = Literal["ok", "failed", "timeout"]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 DEFAULT_FILENAME = "iotwin.db"
+
+_JOBS_SCHEMA = """
+CREATE TABLE jobs (
+    id           INTEGER PRIMARY KEY,
+    campaign_id  INTEGER REFERENCES campaigns(id),
+    run_key      TEXT NOT NULL,           -- JSON: config hash, repetition, details
+    handle       TEXT NOT NULL,           -- JSON: the executor's (job id, run directory, ...)
+    state        TEXT NOT NULL CHECK (state IN ('queued', 'collected', 'cancelled')),
+    created      REAL NOT NULL
+);
+CREATE INDEX jobs_by_campaign ON jobs(campaign_id, state);
+"""
 
 _SCHEMA = """
 CREATE TABLE campaigns (
@@ -88,7 +105,8 @@ CREATE TABLE calibrations (
     created        REAL NOT NULL
 );
 CREATE INDEX calibrations_by_platform ON calibrations(platform, created);
-"""
+""" + _JOBS_SCHEMA
+
 
 
 def config_hash(config: Mapping[str, Any]) -> str:
@@ -97,8 +115,12 @@ def config_hash(config: Mapping[str, Any]) -> str:
     Hash validated configs (``iotwin.config.schema.validate_config``), whose sizes are byte counts,
     so that ``4MiB`` and ``4194304`` are the same config.
     """
-    canonical = json.dumps(config, sort_keys=True, separators=(",", ":"), default=str)
-    return hashlib.sha256(canonical.encode()).hexdigest()[:20]
+    return hashlib.sha256(canonical_json(config).encode()).hexdigest()[:20]
+
+
+def canonical_json(value: Mapping[str, Any]) -> str:
+    """``value`` as JSON text that is the same whatever the order of its keys."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
 
 
 def workload_of(target: Target) -> str:
@@ -173,7 +195,22 @@ class Calibration:
     created: float
 
 
-_JSON_COLUMNS = {"spec", "phases", "effective", "details", "parameters"}
+JobState = Literal["queued", "collected", "cancelled"]
+
+
+@dataclass(frozen=True)
+class Job:
+    """A run handed to a scheduler; ``run_key`` and ``handle`` parsed from their JSON."""
+
+    id: int
+    campaign_id: int
+    run_key: dict[str, Any]
+    handle: dict[str, Any]
+    state: JobState
+    created: float
+
+
+_JSON_COLUMNS = {"spec", "phases", "effective", "details", "parameters", "run_key", "handle"}
 
 
 def _decode_row(row: sqlite3.Row) -> dict[str, Any]:
@@ -219,16 +256,27 @@ class Store:
                             f"(v{SCHEMA_VERSION}); upgrade iotwin")
         if version == 0:
             self._create_schema()
+        elif version == 1:  # v2 added the jobs table
+            self._run_script(_JOBS_SCHEMA, version=2)
 
     def _create_schema(self) -> None:
         # The write lock is taken first, so two processes opening a new store at once do
         # not both create the tables; the loser sees the version and stops.
         with self._transaction():
             if self._db.execute("PRAGMA user_version").fetchone()[0] == 0:
-                for statement in _SCHEMA.split(";"):
-                    if statement.strip():
-                        self._db.execute(statement)
+                self._statements(_SCHEMA)
                 self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+
+    def _run_script(self, script: str, *, version: int) -> None:
+        with self._transaction():
+            if self._db.execute("PRAGMA user_version").fetchone()[0] < version:
+                self._statements(script)
+                self._db.execute(f"PRAGMA user_version={version}")
+
+    def _statements(self, script: str) -> None:
+        for statement in script.split(";"):
+            if statement.strip():
+                self._db.execute(statement)
 
     @contextmanager
     def _transaction(self) -> Iterator[None]:
@@ -379,3 +427,28 @@ class Store:
     def latest_calibration(self, platform: str) -> Calibration | None:
         found = self.calibrations(platform)
         return found[-1] if found else None
+
+    # -- jobs ---------------------------------------------------------------------------------
+
+    def add_job(self, campaign_id: int, run_key: Mapping[str, Any],
+                handle: Mapping[str, Any]) -> int:
+        """A run handed to the scheduler (``run_key`` says which run, ``handle`` how to find
+        it again), queued; its id."""
+        return self._insert("jobs", {"campaign_id": campaign_id,
+                                     "run_key": canonical_json(run_key),
+                                     "handle": json.dumps(dict(handle)), "state": "queued",
+                                     "created": time.time()})
+
+    def queued_jobs(self, campaign_id: int) -> list[Job]:
+        """The campaign's jobs that were submitted and neither collected nor cancelled."""
+        return [Job(**row) for row in self._rows("jobs", {"campaign_id": campaign_id,
+                                                          "state": "queued"})]
+
+    def update_job(self, job_id: int, *, handle: Mapping[str, Any] | None = None,
+                   state: JobState | None = None) -> None:
+        """A job resubmitted (its new ``handle``) or ended (``state``)."""
+        if handle is not None:
+            self._db.execute("UPDATE jobs SET handle = ? WHERE id = ?",
+                             (json.dumps(dict(handle)), job_id))
+        if state is not None:
+            self._db.execute("UPDATE jobs SET state = ? WHERE id = ?", (state, job_id))

@@ -20,11 +20,11 @@ import math
 import statistics
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any
+from typing import Any, cast
 
 from iotwin import executors
 from iotwin.errors import UserError
-from iotwin.executors.base import Executor, RunResult, Target
+from iotwin.executors.base import Executor, JobExecutor, RunResult, Target, queues_jobs
 from iotwin.executors.launch import require_program
 from iotwin.model.protocol import Model
 from iotwin.search import run_strategy, select, strategy_settings
@@ -32,6 +32,7 @@ from iotwin.search.evaluator import BudgetExhausted
 from iotwin.space.parameters import BoundSpace, Point, SpaceContext, load_space
 from iotwin.stats import format_mbs, median_relative_error
 from iotwin.store.database import Evaluation, Source, Store, config_hash, workload_of
+from iotwin.tuning.job_batch import PlannedRun, run_as_jobs
 
 
 @dataclass(frozen=True)
@@ -105,7 +106,8 @@ class CampaignEvaluator:
         self._batch: list[_Measured] = []
         self._next_generation = 0
         self._calibration_id = 0  # 0: the platform model as loaded
-        self._stored_repetitions = self._group_by_hash(self._rows(executor.source))
+        self._stored_repetitions = self._group_by_hash(
+            [row for row in self._rows(executor.source) if _is_search_run(row)])
         self._stored_predictions = {
             (row.details.get("calibration", 0), row.config_hash): row.rate_mbs
             for row in self._rows("sim")}
@@ -120,19 +122,20 @@ class CampaignEvaluator:
         return config_hash(self.space.config(point)) in self.measured
 
     def measure(self, points: Sequence[Point]) -> list[float | None]:
-        rates = []
+        """The points' median rates; the configs not measured yet run as one batch (within
+        the budget: the points past it are not run, and BudgetExhausted is raised after)."""
+        new: dict[str, _Measured] = {}
         for point in points:
             config = self.space.config(point)
             key = config_hash(config)
-            if key not in self.measured:
-                if self.runs_left() <= 0:
-                    raise BudgetExhausted
-                entry = _Measured(point, config, self._measured_rate(config, key),
-                                  self._predictions.get(key))
-                self.measured[key] = entry
-                self._batch.append(entry)
-            rates.append(self.measured[key].rate)
-        return rates
+            if key in self.measured or key in new:
+                continue
+            if self.runs_left() - len(new) <= 0:
+                self._measure_batch(new)
+                raise BudgetExhausted
+            new[key] = _Measured(point, config, None, self._predictions.get(key))
+        self._measure_batch(new)
+        return [self.measured[config_hash(self.space.config(point))].rate for point in points]
 
     def predict(self, points: Sequence[Point]) -> list[float | None]:
         if self.model is None:
@@ -190,34 +193,58 @@ class CampaignEvaluator:
 
     # -- measuring ------------------------------------------------------------------------------
 
-    def _measured_rate(self, config: dict[str, Any], key: str) -> float | None:
-        """Median rate of the config's repetitions; stored ones are reused, missing ones run."""
-        done = self._stored_repetitions.get(key, [])
-        rates = [row.rate_mbs for row in done if row.ok and row.rate_mbs]
-        for repetition in range(len(done), self.spec.repetitions):
-            result = self.run_and_store(config, repetition,
-                                        {"measured_index": len(self.measured)})
-            if result.ok and result.rate_mbs:
-                rates.append(result.rate_mbs)
-        return statistics.median(rates) if rates else None
+    def _measure_batch(self, new: Mapping[str, _Measured]) -> None:
+        """Each new config's repetitions: stored ones are reused, missing ones run (all of the
+        batch's at once on an executor that queues jobs); the median rate counts."""
+        runs: list[tuple[str, PlannedRun]] = []
+        for index, (key, entry) in enumerate(new.items()):
+            details = {"measured_index": len(self.measured) + index}
+            done = len(self._stored_repetitions.get(key, []))
+            runs += [(key, self._planned(entry.config, repetition, details))
+                     for repetition in range(done, self.spec.repetitions)]
+        results = self._run_all([run for _, run in runs])
+        fresh: dict[str, list[RunResult]] = {}
+        for (key, _), result in zip(runs, results, strict=True):
+            fresh.setdefault(key, []).append(result)
+        for key, entry in new.items():
+            stored = [row.run_result() for row in self._stored_repetitions.get(key, [])]
+            rates = [run.rate_mbs for run in stored + fresh.get(key, [])
+                     if run.ok and run.rate_mbs]
+            entry.rate = statistics.median(rates) if rates else None
+            self.measured[key] = entry
+            self._batch.append(entry)
 
     def run_and_store(self, config: Mapping[str, Any], repetition: int,
                       details: Mapping[str, Any]) -> RunResult:
         """One real run of ``config``, in the store the moment it exists."""
-        seed = self._run_seed(config_hash(config), repetition)
-        result = self.executor.run_once(self.spec.target, config, seed=seed)
-        self._store_run(config, repetition, result, details)
+        [result] = self._run_all([self._planned(config, repetition, details)])
         return result
+
+    def _planned(self, config: Mapping[str, Any], repetition: int,
+                 details: Mapping[str, Any]) -> PlannedRun:
+        return PlannedRun(config, repetition, self._run_seed(config_hash(config), repetition),
+                          details)
+
+    def _run_all(self, runs: Sequence[PlannedRun]) -> list[RunResult]:
+        """The runs' results in order, each stored the moment it exists: one at a time, or
+        as a batch of scheduler jobs (iotwin.tuning.job_batch)."""
+        if queues_jobs(self.executor):
+            return run_as_jobs(cast(JobExecutor, self.executor), self.store, self.id,
+                               self.spec.target, runs, self._store_run)
+        results = []
+        for run in runs:
+            results.append(self.executor.run_once(self.spec.target, run.config, seed=run.seed))
+            self._store_run(run, results[-1])
+        return results
 
     def _run_seed(self, key: str, repetition: int) -> int:
         """Distinct per config and repetition, reproducible from the campaign seed."""
         return (self.spec.seed * 1_000_003 + int(key[:8], 16) + repetition) % 2**31
 
-    def _store_run(self, config: Mapping[str, Any], repetition: int, result: RunResult,
-                   details: Mapping[str, Any]) -> None:
-        self.store.add_run(self.id, self.spec.target, result, config=config,
+    def _store_run(self, run: PlannedRun, result: RunResult) -> None:
+        self.store.add_run(self.id, self.spec.target, result, config=run.config,
                            platform=self.spec.platform, source=self.executor.source,
-                           repetition=repetition, details=details)
+                           repetition=run.repetition, details=run.details)
 
     # -- predictions and calibrations in the store ----------------------------------------------
 
@@ -252,6 +279,12 @@ class CampaignEvaluator:
         for row in rows:
             grouped.setdefault(row.config_hash, []).append(row)
         return grouped
+
+
+def _is_search_run(row: Evaluation) -> bool:
+    """A repetition that counts for a config's search rate: one the search ran, or the capture
+    run of the default (a campaign's first measurement of it); not a confirmation or summary."""
+    return "measured_index" in row.details or row.details.get("label") == "capture"
 
 
 def capture_workload_of(store: Store, campaign_id: int, spec: CampaignSpec,
