@@ -1,20 +1,26 @@
 """Simulation batches on a real dask.distributed LocalCluster: the same results as the
-single-process path, and a worker killed in the middle of a batch loses nothing."""
+single-process path (also through `iotwin whatif --sim-cluster`), and a worker killed in the
+middle of a batch loses nothing."""
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import signal
+import subprocess
+import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
+from iotwin.cli import main
 from iotwin.model import sim_cluster
 from iotwin.model.platforms import load_platform
 from iotwin.model.sim import simulate
 from iotwin.space.parameters import SpaceContext, load_space
-from iotwin.workloads.workload import kernel_workload
+from iotwin.workloads.workload import dump_workload, kernel_workload
 
 CLUSTER = "local:2"
 
@@ -68,3 +74,31 @@ def test_a_worker_killed_mid_batch_changes_no_result(monkeypatch: pytest.MonkeyP
     assert killed.is_set()
     assert victim not in dask.run(os.getpid).values()  # the nanny started a new worker
     assert rates(disturbed) == rates(undisturbed)  # recomputed chunks: the same bytes
+
+
+def test_whatif_with_sim_cluster_answers_as_without(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(sim_cluster.ENV, raising=False)
+    workload = tmp_path / "vpic.yaml"
+    workload.write_text(dump_workload(kernel_workload("vpic-io", 512, ["--particles", "1048576"])))
+    argv = [sys.executable, "-m", "iotwin", "whatif", "--workload", str(workload), "--platforms",
+            "hopper,archer", "--tune", "--strategy", "random", "--budget", "6", "--json"]
+
+    def answer(*extra: str) -> tuple[dict, str]:
+        done = subprocess.run([*argv, *extra], capture_output=True, text=True, check=False,
+                              env={**os.environ})
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout), done.stderr
+
+    alone, _ = answer()
+    spread, progress = answer("--sim-cluster", CLUSTER)
+    assert "Dask LocalCluster of 2 worker(s)" in progress
+    assert spread == alone
+
+
+def test_a_sim_cluster_address_that_means_nothing_is_refused_by_name(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["whatif", "--workload", "w.yaml", "--platforms", "hopper", "--sim-cluster",
+              "local:zero"])
+    assert "'local:zero': expected local, local:N" in capsys.readouterr().err

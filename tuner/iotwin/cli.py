@@ -13,6 +13,7 @@ import sys
 
 from iotwin import __version__, commands
 from iotwin.errors import UserError
+from iotwin.model import sim_cluster
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -36,6 +37,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
+        sim_cluster.use(getattr(args, "sim_cluster", None))
         return int(args.func(args) or 0)
     except UserError as error:
         print(f"iotwin: error: {error}", file=sys.stderr)

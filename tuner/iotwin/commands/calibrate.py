@@ -13,6 +13,7 @@ import sys
 from typing import Any
 
 from iotwin.errors import UserError
+from iotwin.model.sim_cluster import add_sim_cluster_argument
 from iotwin.store.database import Store, add_store_argument, resolve_path
 
 
@@ -33,6 +34,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--truth-seed", type=int, default=0,
                         help="twin executor: which perturbed truth of the platform runs")
     parser.add_argument("--json", action="store_true", help="print as JSON")
+    add_sim_cluster_argument(parser)
     add_store_argument(parser)
     parser.set_defaults(func=main)
 

@@ -8,6 +8,7 @@ import argparse
 import json
 from pathlib import Path
 
+from iotwin.model.sim_cluster import add_sim_cluster_argument
 from iotwin.store.database import Store, add_store_argument, resolve_path
 from iotwin.studies.experiment import load_experiment, run_experiment
 
@@ -19,6 +20,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("-o", "--output", type=Path, metavar="DIR",
                         help="write report-ID.csv and report-ID.html here")
     parser.add_argument("--json", action="store_true", help="print the cells as JSON")
+    add_sim_cluster_argument(parser)
     add_store_argument(parser)
     parser.set_defaults(func=main)
 

@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from iotwin.errors import UserError
+from iotwin.model.sim_cluster import add_sim_cluster_argument
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -22,6 +23,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--config", metavar="CFG.yaml", help="tuning config")
     parser.add_argument("--placement", choices=("packed", "target-grouped"), default="packed",
                         help="rank-to-node placement (default packed)")
+    add_sim_cluster_argument(parser)
     parser.add_argument("--json", action="store_true", help="print the full result as JSON")
     parser.add_argument("kernel_args", nargs=argparse.REMAINDER,
                         help="-- then arguments for the kernel")

@@ -29,6 +29,7 @@ from iotwin import executors
 from iotwin.config.schema import dump_config
 from iotwin.errors import UserError
 from iotwin.executors import EXECUTORS
+from iotwin.model.sim_cluster import add_sim_cluster_argument
 from iotwin.search import STRATEGIES
 from iotwin.space.parameters import default_space_for
 from iotwin.stats import Speedup, Summary, format_mbs, speedup_interval
@@ -108,6 +109,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="a program's workload for the simulator (iotwin workload capture); "
                              "default: captured from the program's first run, the default config")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_sim_cluster_argument(parser)
     add_store_argument(parser)
     parser.add_argument("rest", nargs="*", help=argparse.SUPPRESS)
     parser.set_defaults(func=main)

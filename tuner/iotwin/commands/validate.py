@@ -17,6 +17,7 @@ from pathlib import Path
 
 from iotwin import paths
 from iotwin.errors import UserError
+from iotwin.model.sim_cluster import add_sim_cluster_argument
 from iotwin.store.database import Store, add_store_argument, resolve_path
 
 
@@ -32,9 +33,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                        help="also write the report page and CSV here")
     local.add_argument("--json", action="store_true", help="print the figures as JSON")
     add_store_argument(local)
+    add_sim_cluster_argument(local)
     local.set_defaults(func=_local)
     paper = suites.add_parser("paper", help="platform models vs published measurements")
     _add_paper_arguments(paper)
+    add_sim_cluster_argument(paper)
     paper.set_defaults(func=_paper)
     parser.set_defaults(func=lambda args: parser.print_help() or 2)
 

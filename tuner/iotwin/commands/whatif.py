@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from iotwin.errors import UserError
+from iotwin.model.sim_cluster import add_sim_cluster_argument
 from iotwin.studies.whatif import Config, Prediction, Tuning, parse_variation, study
 from iotwin.workloads.workload import load_workload
 
@@ -128,5 +129,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="simulations per platform variant for --tune (default 300)")
     parser.add_argument("--seed", type=int, default=0, help="search seed (default 0)")
     parser.add_argument("--plot", metavar="PNG", help="write a bar chart here")
+    add_sim_cluster_argument(parser)
     parser.add_argument("--json", action="store_true", help="one JSON document instead of a table")
     parser.set_defaults(func=_run)

@@ -10,19 +10,23 @@ than one node.
         cluster.scale(jobs=4)          # 128 workers, one iosim each
         print(cluster.scheduler_address)   # -> IOTWIN_SIM_CLUSTER=tcp://...
 
-Unset, batches run in one local `iosim --jobs N` process (iotwin.model.sim.run_iosim). On a cluster
-a batch is cut into chunks of configs; each chunk is one task that runs `iosim --jobs 1` on a
-worker (workers must see the same iosim binary and platform files: a shared file system).
+Every command that simulates takes ``--sim-cluster ADDRESS``, which sets the variable for
+itself and what it starts. Unset, batches run in one local `iosim --jobs N` process
+(iotwin.model.sim.run_iosim). On a cluster a batch is cut into chunks of configs; each chunk is
+one task that runs `iosim --jobs 1` on a worker (workers must see the same iosim binary and
+platform files: a shared file system).
 Chunks are deterministic, so a task recomputed after its worker died (Dask reschedules the
 tasks of a lost worker) gives the same bytes as the first attempt would have.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import os
 import subprocess
+import sys
 from collections.abc import Mapping
 from functools import cache
 from typing import Any
@@ -38,20 +42,58 @@ def cluster_address() -> str | None:
     return os.environ.get(ENV) or None
 
 
+def add_sim_cluster_argument(parser: argparse.ArgumentParser) -> None:
+    """The ``--sim-cluster ADDRESS`` option of every command that simulates."""
+    parser.add_argument("--sim-cluster", metavar="ADDRESS", type=checked_address,
+                        help="run simulation batches on a Dask cluster: local (a LocalCluster, "
+                             "a worker per core), local:N, or a scheduler's tcp://HOST:PORT "
+                             f"(default: ${ENV}, else one local process)")
+
+
+def checked_address(address: str) -> str:
+    """``address`` if it is one ``--sim-cluster`` understands; an error naming it if not."""
+    count = address.split(":", 1)[1] if address.startswith("local:") else "1"
+    if address == "local" or (address.startswith("local:") and count.isdigit() and int(count)):
+        return address
+    if "://" in address:
+        return address
+    raise argparse.ArgumentTypeError(f"{address!r}: expected local, local:N (N >= 1) or a "
+                                     f"scheduler address such as tcp://host:8786")
+
+
+def use(address: str | None) -> None:
+    """Send this process's simulations (and its children's) to the cluster at ``address``."""
+    if address:
+        os.environ[ENV] = address
+
+
 @cache
 def client(address: str) -> Any:
     """The Dask client of ``address`` (one per process, started on first use)."""
     from distributed import Client, LocalCluster
 
-    if address == "local" or address.startswith("local:"):
+    address = checked(address)
+    if address.startswith("local"):
         workers = int(address.split(":", 1)[1]) if ":" in address else os.cpu_count() or 1
+        print(f"simulations on a Dask LocalCluster of {workers} worker(s)", file=sys.stderr,
+              flush=True)
         cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                dashboard_address=None)
         return Client(cluster)
     try:
-        return Client(address, timeout=30)
+        dask = Client(address, timeout=30)
     except OSError as error:
         raise UserError(f"{ENV}={address}: no Dask scheduler answers there ({error})") from None
+    print(f"simulations on the Dask cluster at {address} "
+          f"({len(dask.scheduler_info()['workers'])} worker(s))", file=sys.stderr, flush=True)
+    return dask
+
+
+def checked(address: str) -> str:
+    try:
+        return checked_address(address)
+    except argparse.ArgumentTypeError as error:
+        raise UserError(f"{ENV}: {error}") from None
 
 
 def run_chunk(payload: Mapping[str, Any], simulator: str) -> list[dict[str, Any]]:
