@@ -124,3 +124,21 @@ def slurm_cluster(root: Path) -> Iterator[SlurmCluster]:
         yield SlurmCluster(root, conf, node, time.monotonic() - started)
     finally:
         _stop(root)
+
+
+def main() -> None:
+    """Start the test cluster in a new temporary directory and keep it up until interrupted,
+    for trying the Slurm executor by hand: ``SLURM_CONF=<printed> iotwin tune --executor slurm``.
+    """
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="iotwin-slurm-") as root, \
+            slurm_cluster(Path(root)) as cluster:
+        print(f"one-node Slurm cluster up in {cluster.started_in_s:.1f} s; in another shell:\n"
+              f"  export SLURM_CONF={cluster.conf}\n(Ctrl-C stops it)", flush=True)
+        with contextlib.suppress(KeyboardInterrupt):
+            signal.pause()
+
+
+if __name__ == "__main__":
+    main()

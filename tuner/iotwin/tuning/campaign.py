@@ -204,7 +204,7 @@ class CampaignEvaluator:
                      for repetition in range(done, self.spec.repetitions)]
         results = self._run_all([run for _, run in runs])
         fresh: dict[str, list[RunResult]] = {}
-        for (key, _), result in zip(runs, results, strict=True):
+        for (key, _), (result, _) in zip(runs, results, strict=True):
             fresh.setdefault(key, []).append(result)
         for key, entry in new.items():
             stored = [row.run_result() for row in self._stored_repetitions.get(key, [])]
@@ -215,34 +215,34 @@ class CampaignEvaluator:
             self._batch.append(entry)
 
     def run_and_store(self, config: Mapping[str, Any], repetition: int,
-                      details: Mapping[str, Any]) -> RunResult:
-        """One real run of ``config``, in the store the moment it exists."""
-        [result] = self._run_all([self._planned(config, repetition, details)])
-        return result
+                      details: Mapping[str, Any]) -> tuple[RunResult, int]:
+        """One real run of ``config``, in the store the moment it exists; with its id there."""
+        [(result, evaluation_id)] = self._run_all([self._planned(config, repetition, details)])
+        return result, evaluation_id
 
     def _planned(self, config: Mapping[str, Any], repetition: int,
                  details: Mapping[str, Any]) -> PlannedRun:
         return PlannedRun(config, repetition, self._run_seed(config_hash(config), repetition),
                           details)
 
-    def _run_all(self, runs: Sequence[PlannedRun]) -> list[RunResult]:
-        """The runs' results in order, each stored the moment it exists: one at a time, or
-        as a batch of scheduler jobs (iotwin.tuning.job_batch)."""
+    def _run_all(self, runs: Sequence[PlannedRun]) -> list[tuple[RunResult, int]]:
+        """The runs' results in order with their ids in the store, each stored the moment it
+        exists: one at a time, or as a batch of scheduler jobs (iotwin.tuning.job_batch)."""
         if queues_jobs(self.executor):
             return run_as_jobs(cast(JobExecutor, self.executor), self.store, self.id,
                                self.spec.target, runs, self._store_run)
         results = []
         for run in runs:
-            results.append(self.executor.run_once(self.spec.target, run.config, seed=run.seed))
-            self._store_run(run, results[-1])
+            result = self.executor.run_once(self.spec.target, run.config, seed=run.seed)
+            results.append((result, self._store_run(run, result)))
         return results
 
     def _run_seed(self, key: str, repetition: int) -> int:
         """Distinct per config and repetition, reproducible from the campaign seed."""
         return (self.spec.seed * 1_000_003 + int(key[:8], 16) + repetition) % 2**31
 
-    def _store_run(self, run: PlannedRun, result: RunResult) -> None:
-        self.store.add_run(self.id, self.spec.target, result, config=run.config,
+    def _store_run(self, run: PlannedRun, result: RunResult) -> int:
+        return self.store.add_run(self.id, self.spec.target, result, config=run.config,
                            platform=self.spec.platform, source=self.executor.source,
                            repetition=run.repetition, details=run.details)
 

@@ -49,7 +49,7 @@ def confirm_best(campaign: CampaignEvaluator, candidates: int, runs: int,
 
     def run(slot: int, round_index: int) -> float | None:
         repetition = campaign.spec.repetitions + round_index  # after the search's repetitions
-        result = campaign.run_and_store(top[slot].config, repetition, {"label": _LABEL})
+        result, _ = campaign.run_and_store(top[slot].config, repetition, {"label": _LABEL})
         if progress is not None:
             print(progress_line(f"candidate {slot + 1}", round_index, runs, result),
                   file=progress, flush=True)

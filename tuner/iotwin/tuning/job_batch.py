@@ -39,8 +39,10 @@ class PlannedRun:
 
 def run_as_jobs(executor: JobExecutor, store: Store, campaign_id: int, target: Target,
                 runs: Sequence[PlannedRun],
-                store_result: Callable[[PlannedRun, RunResult], None]) -> list[RunResult]:
-    """The runs' results, in order, each stored (``store_result``) as its job ends."""
+                store_result: Callable[[PlannedRun, RunResult], int]
+                ) -> list[tuple[RunResult, int]]:
+    """The runs' results, in order, each stored as its job ends (``store_result``, which
+    returns the run's id in the store), with that id."""
     queued = {canonical_json(job.run_key): job for job in store.queued_jobs(campaign_id)}
     jobs: list[Job] = []
     try:
@@ -64,12 +66,12 @@ def _submit(executor: JobExecutor, store: Store, campaign_id: int, target: Targe
 
 
 def _collect(executor: JobExecutor, store: Store, target: Target, run: PlannedRun, job: Job,
-             store_result: Callable[[PlannedRun, RunResult], None]) -> RunResult:
+             store_result: Callable[[PlannedRun, RunResult], int]) -> tuple[RunResult, int]:
     result = executor.collect(target, job.handle,
                               on_resubmit=lambda handle: store.update_job(job.id, handle=handle))
-    store_result(run, result)
+    evaluation_id = store_result(run, result)
     store.update_job(job.id, state="collected")
-    return result
+    return result, evaluation_id
 
 
 def _still_queued(store: Store, campaign_id: int, jobs: Sequence[Job]) -> list[Job]:

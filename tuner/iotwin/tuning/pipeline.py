@@ -34,7 +34,7 @@ from iotwin.tuning.campaign import (
     run_campaign,
 )
 from iotwin.tuning.confirmation import Confirmed, confirm_best
-from iotwin.tuning.repetitions import Measurement, measure
+from iotwin.tuning.repetitions import Measurement, RunAndStore, measure
 
 _PIPELINE_KEY = "pipeline"  # the campaign spec's key holding the PipelineOptions
 
@@ -143,9 +143,14 @@ def default_vs_tuned(store: Store, campaign: CampaignEvaluator, tuned: dict[str,
     if repeat < 1:
         return {}
     rows = store.evaluations(campaign.id, source=campaign.executor.source)
+
+    def runner(config: dict[str, Any], label: str) -> RunAndStore:
+        return lambda repetition: campaign.run_and_store(config, repetition, {"label": label})
+
     return {label: measure(campaign.executor, campaign.spec.target, config, repeat=repeat,
                            store=store, campaign_id=campaign.id, platform=campaign.spec.platform,
                            label=label, progress=progress,
                            stored=[row for row in rows if row.details.get("label") == label
-                                   and row.config_hash == config_hash(config)])
+                                   and row.config_hash == config_hash(config)],
+                           run_and_store=runner(config, label))
             for label, config in (("default", {}), ("tuned", tuned))}

@@ -7,7 +7,7 @@ and spread of time and rate (iotwin.stats).
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
@@ -45,21 +45,31 @@ class Measurement:
         return self.ok_runs[-1].reports if self.ok_runs else []
 
 
+#: one repetition run and stored: (repetition) -> (the run, its id in the store)
+RunAndStore = Callable[[int], tuple[RunResult, int]]
+
+
 def measure(executor: Executor, target: Target, config: Mapping[str, Any], *, repeat: int,
             store: Store, campaign_id: int | None, platform: str, label: str = "",
             progress: TextIO | None = sys.stderr,
-            stored: Sequence[Evaluation] = ()) -> Measurement:
+            stored: Sequence[Evaluation] = (), run_and_store: RunAndStore | None = None
+            ) -> Measurement:
     """Run ``target`` ``repeat`` times under ``config``, storing every repetition; the
-    ``stored`` repetitions of a run cut short count, and only the missing ones run."""
+    ``stored`` repetitions of a run cut short count, and only the missing ones run.
+    ``run_and_store``: how a repetition runs (a campaign's, which follows scheduler jobs);
+    by default ``executor.run_once``, then stored."""
+    def run_once_and_store(repetition: int) -> tuple[RunResult, int]:
+        run = executor.run_once(target, config, seed=repetition)
+        return run, store.add_run(campaign_id, target, run, config=config, platform=platform,
+                                  source=executor.source, repetition=repetition,
+                                  details={"label": label} if label else None)
+
     measurement = Measurement(target, config, [row.run_result() for row in stored[:repeat]],
                               [row.id for row in stored[:repeat]])
     for repetition in range(len(measurement.runs), repeat):
-        run = executor.run_once(target, config, seed=repetition)
+        run, evaluation_id = (run_and_store or run_once_and_store)(repetition)
         measurement.runs.append(run)
-        measurement.evaluation_ids.append(store.add_run(
-            campaign_id, target, run, config=config, platform=platform,
-            source=executor.source, repetition=repetition,
-            details={"label": label} if label else None))
+        measurement.evaluation_ids.append(evaluation_id)
         if progress is not None:
             print(progress_line(label or target.label, repetition, repeat, run), file=progress,
                   flush=True)
