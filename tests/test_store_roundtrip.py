@@ -170,3 +170,24 @@ def test_a_bad_row_stores_none_of_its_batch(tmp_path: Path) -> None:
         store.add_evaluation(None, config={}, workload="w", ranks=1, platform="p",
                              source="sim", status="ok")  # the store is still usable
         assert len(store.evaluations()) == 1
+
+
+def test_a_version_1_store_gains_the_jobs_table_and_keeps_its_rows(tmp_path: Path) -> None:
+    path = tmp_path / "v1.db"
+    with Store(path) as store:
+        cid = store.create_campaign("old", kind="tune")
+        store.add_evaluation(cid, config={}, workload="w", ranks=2, platform="p",
+                             source="real", status="ok", measured_s=1.0)
+    with sqlite3.connect(path) as db:  # as a store written before jobs existed
+        db.execute("DROP TABLE jobs")
+        db.execute("PRAGMA user_version=1")
+    with Store(path) as store:
+        assert len(store.evaluations(cid)) == 1
+        job = store.add_job(cid, {"config": "abc", "repetition": 0}, {"job": "7", "dir": "/d"})
+        store.update_job(job, handle={"job": "8", "dir": "/d", "attempt": 1})
+        [queued] = store.queued_jobs(cid)
+        assert queued.handle["job"] == "8" and queued.run_key["config"] == "abc"
+        store.update_job(job, state="collected")
+        assert store.queued_jobs(cid) == []
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
