@@ -138,9 +138,13 @@ def test_peak_is_the_least_limit_on_the_nodes_used() -> None:
     assert peak_mbs(load_platform("hopper"), many) == min(
         hopper["network"]["storage_fabric_mbs"], fs["targets"] * fs["target_mbs"],
         fs["servers"] * fs["server_mbs"])
-    intrepid = load_platform("intrepid")  # one BG/P I/O node serves 64 nodes of 4 cores
+    # one BG/P I/O node serves a pset of 64 nodes of 4 cores; a job gets a partition of at
+    # least 512 nodes (8 psets) and its nodes are spread over them, as iosim places them
+    intrepid = load_platform("intrepid")
     routers = intrepid.data["routers"]
-    assert peak_mbs(intrepid, {"ranks": 256}) == routers["bandwidth_mbs"]
+    assert peak_mbs(intrepid, {"ranks": 256}) == 8 * routers["bandwidth_mbs"]
+    assert peak_mbs(intrepid, {"ranks": 8}) == 2 * routers["bandwidth_mbs"]  # 2 nodes
+    assert peak_mbs(intrepid, {"ranks": 4 * 4096}) == 64 * routers["bandwidth_mbs"]
 
 
 def test_a_rate_above_the_peak_is_flagged() -> None:

@@ -176,6 +176,7 @@ struct Breakdown {
     uint64_t lock_conflicts = 0;
     uint64_t rounds = 0;
     uint64_t shuffle_bytes = 0;
+    uint64_t sieve_read_bytes = 0;  // read by data sieving before it writes a window back
     uint64_t payload_bytes = 0;
     uint64_t file_bytes = 0;
     std::vector<int> aggregators;  // per collective write call: aggregators used

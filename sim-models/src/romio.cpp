@@ -1,5 +1,7 @@
 #include "romio.hpp"
 
+#include "data_sieving.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -370,8 +372,29 @@ std::vector<const Access*> grouped_by_writer(const std::vector<Access>& sorted)
     return out;
 }
 
-// Each rank writes its own pieces; with data sieving a noncontiguous rank writes (after
-// reading) the whole span of its pieces instead.
+// One rank's noncontiguous pieces written through data sieving (data_sieving.hpp): each run
+// of windows is read (time on the target, RPCs), then written whole.
+void sieve(const RomioContext& ctx, WritePhaseBuilder& wb, const FileSettings& settings,
+           const std::vector<const Access*>& pieces, int node, int key, int rank)
+{
+    std::vector<SievePiece> requested;
+    requested.reserve(pieces.size());
+    for (const Access* a : pieces)
+        requested.push_back({a->offset, a->length});
+    const auto& fs = ctx.platform.fs;
+    uint64_t window = settings.ind_wr_buffer_size;
+    uint64_t rpcs_per_window = (window + fs.rpc_max_bytes - 1) / fs.rpc_max_bytes;
+    for (const SieveRun& run : sieve_runs(requested, window)) {
+        uint64_t read_rpcs = run.windows * rpcs_per_window;
+        double read_s = static_cast<double>(run.length) / fs.target_Bps + static_cast<double>(read_rpcs) * fs.rpc_overhead_s;
+        ctx.breakdown.sieve_read_bytes += run.length;
+        ctx.breakdown.rpcs += read_rpcs;
+        wb.add(node, key, rank, run.offset, run.length, read_s);
+    }
+}
+
+// Each rank writes its own pieces; with data sieving a noncontiguous rank reads and writes
+// windows around its pieces instead (sieve).
 void independent(const RomioContext& ctx, const WriteCall& call)
 {
     Phase all;
@@ -379,7 +402,7 @@ void independent(const RomioContext& ctx, const WriteCall& call)
     for (size_t i = 0; i < call.files.size(); i++) {
         OpenFile& f = *call.files[i];
         WritePhaseBuilder wb(ctx.platform, f.striping, *f.holders, ctx.breakdown);
-        bool sieve = f.settings->ds_write != Hint::disable;
+        bool sieves = f.settings->ds_write != Hint::disable;
         std::vector<const Access*> by_writer = grouped_by_writer(call.accesses[i]);
         for (size_t begin = 0, end; begin < by_writer.size(); begin = end) {
             uint32_t w = by_writer[begin]->writer;
@@ -388,10 +411,8 @@ void independent(const RomioContext& ctx, const WriteCall& call)
             int node = f.node_of_writer[w];
             int rank = f.rank_of_writer[w];
             int key = ctx.aggregate ? node : rank;
-            uint64_t first = by_writer[begin]->offset;
-            uint64_t last = by_writer[end - 1]->offset + by_writer[end - 1]->length;
-            if (sieve && end - begin > 1) {
-                wb.add(node, key, rank, first, last - first, static_cast<double>(last - first) / ctx.platform.fs.target_Bps);
+            if (sieves && end - begin > 1) {
+                sieve(ctx, wb, *f.settings, {by_writer.begin() + begin, by_writer.begin() + end}, node, key, rank);
                 continue;
             }
             for (size_t k = begin; k < end; k++)

@@ -47,6 +47,7 @@ json breakdown_json(const Breakdown& bd, uint64_t distinct)
             {"lock_conflicts", bd.lock_conflicts},
             {"rounds", bd.rounds},
             {"shuffle_bytes", bd.shuffle_bytes},
+            {"sieve_read_bytes", bd.sieve_read_bytes},
             {"payload_bytes", bd.payload_bytes},
             {"file_bytes", bd.file_bytes},
             {"aggregators", bd.aggregators},

@@ -179,11 +179,19 @@ def peak_mbs(platform: Platform, work: Mapping[str, Any]) -> float:
               fs["servers"] * fs["server_mbs"], fs["targets"] * fs["target_mbs"]]
     routers = data.get("routers")
     if routers:
-        count = routers["count"]
-        if routers.get("side") == "client":
-            count = min(count, math.ceil(nodes / routers["nodes_per_router"]))
-        limits.append(count * routers["bandwidth_mbs"])
+        limits.append(routers_used(routers, nodes) * routers["bandwidth_mbs"])
     return float(min(limits))
+
+
+def routers_used(routers: Mapping[str, Any], nodes: int) -> int:
+    """The routers a job of ``nodes`` nodes writes through. Client-side routers (BG/P I/O
+    nodes) serve psets: a job gets the psets of its partition, at least
+    ``min_partition_nodes`` big, and its nodes are spread over them (iosim's place_job)."""
+    count = int(routers["count"])
+    if routers.get("side") != "client":
+        return count
+    partition = max(nodes, int(routers.get("min_partition_nodes") or 0))
+    return min(count, math.ceil(partition / routers["nodes_per_router"]), nodes)
 
 
 # -- tuning in simulation ------------------------------------------------------------------------
