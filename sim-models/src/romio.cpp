@@ -374,13 +374,14 @@ std::vector<const Access*> grouped_by_writer(const std::vector<Access>& sorted)
 
 // One rank's noncontiguous pieces written through data sieving (data_sieving.hpp): each run
 // of windows is read (time on the target, RPCs), then written whole.
+// `first`..`last`: the rank's pieces, in file order.
 void sieve(const RomioContext& ctx, WritePhaseBuilder& wb, const FileSettings& settings,
-           const std::vector<const Access*>& pieces, int node, int key, int rank)
+           const Access* const* first, const Access* const* last, int node, int key, int rank)
 {
     std::vector<SievePiece> requested;
-    requested.reserve(pieces.size());
-    for (const Access* a : pieces)
-        requested.push_back({a->offset, a->length});
+    requested.reserve(static_cast<size_t>(last - first));
+    for (; first != last; ++first)
+        requested.push_back({(*first)->offset, (*first)->length});
     const auto& fs = ctx.platform.fs;
     uint64_t window = settings.ind_wr_buffer_size;
     uint64_t rpcs_per_window = (window + fs.rpc_max_bytes - 1) / fs.rpc_max_bytes;
@@ -412,7 +413,7 @@ void independent(const RomioContext& ctx, const WriteCall& call)
             int rank = f.rank_of_writer[w];
             int key = ctx.aggregate ? node : rank;
             if (sieves && end - begin > 1) {
-                sieve(ctx, wb, *f.settings, {by_writer.begin() + begin, by_writer.begin() + end}, node, key, rank);
+                sieve(ctx, wb, *f.settings, by_writer.data() + begin, by_writer.data() + end, node, key, rank);
                 continue;
             }
             for (size_t k = begin; k < end; k++)
