@@ -108,7 +108,6 @@ CREATE INDEX calibrations_by_platform ON calibrations(platform, created);
 """ + _JOBS_SCHEMA
 
 
-
 def config_hash(config: Mapping[str, Any]) -> str:
     """Canonical hash of a config: the same settings give the same hash whatever the key order.
 
@@ -260,14 +259,12 @@ class Store:
             self._run_script(_JOBS_SCHEMA, version=2)
 
     def _create_schema(self) -> None:
-        # The write lock is taken first, so two processes opening a new store at once do
-        # not both create the tables; the loser sees the version and stops.
-        with self._transaction():
-            if self._db.execute("PRAGMA user_version").fetchone()[0] == 0:
-                self._statements(_SCHEMA)
-                self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        self._run_script(_SCHEMA, version=SCHEMA_VERSION)
 
     def _run_script(self, script: str, *, version: int) -> None:
+        """Bring the schema to ``version`` with ``script``. The write lock is taken first, so
+        two processes opening the store at once do not both run it; the loser sees the
+        version and stops."""
         with self._transaction():
             if self._db.execute("PRAGMA user_version").fetchone()[0] < version:
                 self._statements(script)
