@@ -124,10 +124,10 @@ class CampaignEvaluator:
     def measure(self, points: Sequence[Point]) -> list[float | None]:
         """The points' median rates; the configs not measured yet run as one batch (within
         the budget: the points past it are not run, and BudgetExhausted is raised after)."""
+        configs = [self.space.config(point) for point in points]
+        keys = [config_hash(config) for config in configs]
         new: dict[str, _Measured] = {}
-        for point in points:
-            config = self.space.config(point)
-            key = config_hash(config)
+        for point, config, key in zip(points, configs, keys, strict=True):
             if key in self.measured or key in new:
                 continue
             if self.runs_left() - len(new) <= 0:
@@ -135,7 +135,7 @@ class CampaignEvaluator:
                 raise BudgetExhausted
             new[key] = _Measured(point, config, None, self._predictions.get(key))
         self._measure_batch(new)
-        return [self.measured[config_hash(self.space.config(point))].rate for point in points]
+        return [self.measured[key].rate for key in keys]
 
     def predict(self, points: Sequence[Point]) -> list[float | None]:
         if self.model is None:
@@ -243,8 +243,8 @@ class CampaignEvaluator:
 
     def _store_run(self, run: PlannedRun, result: RunResult) -> int:
         return self.store.add_run(self.id, self.spec.target, result, config=run.config,
-                           platform=self.spec.platform, source=self.executor.source,
-                           repetition=run.repetition, details=run.details)
+                                  platform=self.spec.platform, source=self.executor.source,
+                                  repetition=run.repetition, details=run.details)
 
     # -- predictions and calibrations in the store ----------------------------------------------
 
