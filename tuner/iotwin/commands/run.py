@@ -21,7 +21,7 @@ from iotwin.executors.launch import require_program
 from iotwin.executors.local import LocalExecutor
 from iotwin.stats import Summary
 from iotwin.store.database import Store, add_store_argument, resolve_path, workload_of
-from iotwin.tuning.repetitions import Measurement, measure
+from iotwin.tuning.repetitions import Measurement, measure, run_then_store
 
 KERNELS = ("vpic-io", "vorpal-io", "gcrm-io", "replay")
 
@@ -109,8 +109,9 @@ def main(args: argparse.Namespace) -> int:
             "target": {"ranks": target.ranks, "kernel": target.kernel, "args": target.args,
                        "command": target.command},
             "config_file": args.config, "repeat": args.repeat})
-        measurement = measure(executor, target, tuning, repeat=args.repeat, store=store,
-                              campaign_id=campaign, platform=args.platform)
+        runs = run_then_store(executor, target, tuning, store=store, campaign_id=campaign,
+                              platform=args.platform)
+        measurement = measure(target, tuning, runs, repeat=args.repeat)
     if args.json:
         print(json.dumps(as_json(measurement, campaign, store_path), indent=1))
     else:

@@ -23,7 +23,7 @@ from iotwin.executors.base import Executor, Target
 from iotwin.model.calibration import Observation
 from iotwin.model.platforms import Platform
 from iotwin.store.database import Store
-from iotwin.tuning.repetitions import measure
+from iotwin.tuning.repetitions import measure, run_then_store
 from iotwin.workloads.workload import kernel_workload
 from iotwin.yaml_files import check_keys, read_yaml
 
@@ -122,9 +122,11 @@ def measure_design(design: Design, platform: Platform, executor: Executor, store
     observations = []
     for probe in design.probes:
         target = design.target(probe, platform)
-        done = measure(executor, target, probe.config, repeat=design.repetitions, store=store,
-                       campaign_id=campaign_id, platform=platform.name,
-                       label=f"calibration probe {probe.name}", progress=None)
+        label = f"calibration probe {probe.name}"
+        runs = run_then_store(executor, target, probe.config, store=store,
+                              campaign_id=campaign_id, platform=platform.name, label=label)
+        done = measure(target, probe.config, runs, repeat=design.repetitions, label=label,
+                       progress=None)
         rates = [run.rate_mbs for run in done.ok_runs if run.rate_mbs]
         if rates:
             observations.append(Observation(

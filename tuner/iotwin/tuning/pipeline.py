@@ -144,13 +144,11 @@ def default_vs_tuned(store: Store, campaign: CampaignEvaluator, tuned: dict[str,
         return {}
     rows = store.evaluations(campaign.id, source=campaign.executor.source)
 
-    def runner(config: dict[str, Any], label: str) -> RunAndStore:
+    def runs(config: dict[str, Any], label: str) -> RunAndStore:
         return lambda repetition: campaign.run_and_store(config, repetition, {"label": label})
 
-    return {label: measure(campaign.executor, campaign.spec.target, config, repeat=repeat,
-                           store=store, campaign_id=campaign.id, platform=campaign.spec.platform,
+    return {label: measure(campaign.spec.target, config, runs(config, label), repeat=repeat,
                            label=label, progress=progress,
                            stored=[row for row in rows if row.details.get("label") == label
-                                   and row.config_hash == config_hash(config)],
-                           run_and_store=runner(config, label))
+                                   and row.config_hash == config_hash(config)])
             for label, config in (("default", {}), ("tuned", tuned))}

@@ -49,25 +49,29 @@ class Measurement:
 RunAndStore = Callable[[int], tuple[RunResult, int]]
 
 
-def measure(executor: Executor, target: Target, config: Mapping[str, Any], *, repeat: int,
-            store: Store, campaign_id: int | None, platform: str, label: str = "",
-            progress: TextIO | None = sys.stderr,
-            stored: Sequence[Evaluation] = (), run_and_store: RunAndStore | None = None
-            ) -> Measurement:
-    """Run ``target`` ``repeat`` times under ``config``, storing every repetition; the
-    ``stored`` repetitions of a run cut short count, and only the missing ones run.
-    ``run_and_store``: how a repetition runs (a campaign's, which follows scheduler jobs);
-    by default ``executor.run_once``, then stored."""
-    def run_once_and_store(repetition: int) -> tuple[RunResult, int]:
+def run_then_store(executor: Executor, target: Target, config: Mapping[str, Any], *,
+                   store: Store, campaign_id: int | None, platform: str,
+                   label: str = "") -> RunAndStore:
+    """Each repetition: one ``executor.run_once``, then a row of the store."""
+    def run_and_store(repetition: int) -> tuple[RunResult, int]:
         run = executor.run_once(target, config, seed=repetition)
         return run, store.add_run(campaign_id, target, run, config=config, platform=platform,
                                   source=executor.source, repetition=repetition,
                                   details={"label": label} if label else None)
+    return run_and_store
 
+
+def measure(target: Target, config: Mapping[str, Any], run_and_store: RunAndStore, *,
+            repeat: int, label: str = "", progress: TextIO | None = sys.stderr,
+            stored: Sequence[Evaluation] = ()) -> Measurement:
+    """Run ``target`` ``repeat`` times under ``config`` through ``run_and_store`` (which
+    stores every repetition: `run_then_store`, or a campaign's runs, which follow scheduler
+    jobs); the ``stored`` repetitions of a run cut short count, and only the missing ones
+    run."""
     measurement = Measurement(target, config, [row.run_result() for row in stored[:repeat]],
                               [row.id for row in stored[:repeat]])
     for repetition in range(len(measurement.runs), repeat):
-        run, evaluation_id = (run_and_store or run_once_and_store)(repetition)
+        run, evaluation_id = run_and_store(repetition)
         measurement.runs.append(run)
         measurement.evaluation_ids.append(evaluation_id)
         if progress is not None:
