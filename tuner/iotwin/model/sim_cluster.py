@@ -52,13 +52,16 @@ def add_sim_cluster_argument(parser: argparse.ArgumentParser) -> None:
 
 def checked_address(address: str) -> str:
     """``address`` if it is one ``--sim-cluster`` understands; an error naming it if not."""
-    count = address.split(":", 1)[1] if address.startswith("local:") else "1"
-    if address == "local" or (address.startswith("local:") and count.isdigit() and int(count)):
-        return address
-    if "://" in address:
+    if address == "local" or "://" in address or local_workers(address) >= 1:
         return address
     raise argparse.ArgumentTypeError(f"{address!r}: expected local, local:N (N >= 1) or a "
                                      f"scheduler address such as tcp://host:8786")
+
+
+def local_workers(address: str) -> int:
+    """N of ``local:N``; 0 for any other address (``local``: a worker per core)."""
+    count = address.removeprefix("local:")
+    return int(count) if address.startswith("local:") and count.isdigit() else 0
 
 
 def use(address: str | None) -> None:
@@ -74,7 +77,7 @@ def client(address: str) -> Any:
 
     address = checked(address)
     if address.startswith("local"):
-        workers = int(address.split(":", 1)[1]) if ":" in address else os.cpu_count() or 1
+        workers = local_workers(address) or os.cpu_count() or 1
         print(f"simulations on a Dask LocalCluster of {workers} worker(s)", file=sys.stderr,
               flush=True)
         cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
