@@ -167,10 +167,7 @@ def test_tune_runs_every_real_run_as_a_job_of_the_site(cluster: SlurmCluster, sc
     jobs_before = iotwin_jobs(cluster)
     store = tmp_path / "tune.db"
     done = subprocess.run(
-        [sys.executable, "-m", "iotwin", "tune", "--executor", "slurm", "--site", str(site),
-         "--kernel", "vpic-io", "--ranks", "2", "--strategy", "random", "--real-budget", "2",
-         "--confirm", "0", "--summary-repeat", "0", "--timeout", "120", "--store", str(store),
-         "--output", str(tmp_path / "tuned.yaml"), "--", "--particles", str(PARTICLES)],
+        tune_argv(store, tmp_path / "tuned.yaml", budget=2, site=site),
         capture_output=True, text=True, env={**os.environ, **cluster.env}, cwd=scratch,
         timeout=600, check=False)
     assert done.returncode == 0, done.stderr
@@ -209,10 +206,13 @@ def scontrol(cluster: SlurmCluster, *argv: str) -> None:
     subprocess.run(["scontrol", *argv], check=True, env={**os.environ, **cluster.env})
 
 
-def tune_argv(store: Path, output: Path) -> list[str]:
-    return [sys.executable, "-m", "iotwin", "tune", "--executor", "slurm", "--kernel", "vpic-io",
-            "--ranks", "2", "--strategy", "random", "--real-budget", str(BUDGET), "--confirm",
-            "0", "--summary-repeat", "0", "--timeout", "120", "--store", str(store), "--output",
+def tune_argv(store: Path, output: Path, budget: int = BUDGET,
+              site: Path | None = None) -> list[str]:
+    """``iotwin tune`` of vpic-io on 2 ranks by random search, on the Slurm executor."""
+    return [sys.executable, "-m", "iotwin", "tune", "--executor", "slurm",
+            *(["--site", str(site)] if site else []), "--kernel", "vpic-io", "--ranks", "2",
+            "--strategy", "random", "--real-budget", str(budget), "--confirm", "0",
+            "--summary-repeat", "0", "--timeout", "120", "--store", str(store), "--output",
             str(output), "--", "--particles", str(PARTICLES)]
 
 
