@@ -45,7 +45,9 @@ def test_the_cluster_gives_the_single_process_results(monkeypatch: pytest.Monkey
     monkeypatch.setenv(sim_cluster.ENV, CLUSTER)
     spread = simulate(hopper, workload, configs)
     assert all(r.ok for r in spread)
-    assert rates(spread) == pytest.approx(rates(alone), rel=1e-12)
+    # Phase times are differences of a simulated clock that runs on from config to config
+    # (IOSIM.md): a config's times depend on its batch-mates to ~1e-11, no more.
+    assert rates(spread) == pytest.approx(rates(alone), rel=1e-10)
     assert [r.breakdown["rpcs"] for r in spread] == [r.breakdown["rpcs"] for r in alone]
 
 

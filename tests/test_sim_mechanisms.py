@@ -20,7 +20,7 @@ def _leaf(value: Any) -> dict[str, Any]:
 def small_platform(**overrides: Any) -> Platform:
     """4 OSTs of 100 MB/s on 2 servers; every cost but the ones a test sets is zero."""
     fs = {"type": "lustre", "servers": 2, "targets": 4, "target_mbs": 100, "server_mbs": 1e6,
-          "degradation": 0.0, "rpc_max_bytes": MiB, "rpc_overhead_s": 0.0, "lock_conflict_s": 0.0,
+          "degradation": 0.0, "degradation_floor": 0.0, "rpc_max_bytes": MiB, "rpc_overhead_s": 0.0, "lock_conflict_s": 0.0,
           "create_s": 0.0, "open_s": 0.0, "close_s": 0.0, "metadata_io_s": 0.0}
     net = {"mpi_fabric_mbs": 1e6, "storage_fabric_mbs": 1e6, "collective_step_s": 0.0,
            "memcpy_mbs": 1e6}
@@ -94,6 +94,27 @@ def test_concurrent_streams_degrade_an_ost() -> None:
     degraded, = run(small_platform(degradation=0.1), wl)
     assert clean.phases["write"] == pytest.approx(64 * MiB / (100 * MB), rel=1e-6)
     assert degraded.phases["write"] == pytest.approx(clean.phases["write"] * 1.3, rel=1e-6)
+
+
+def test_the_loss_of_concurrent_streams_levels_off_at_the_floor() -> None:
+    # One OST written by 4 and by 64 client nodes: B (f + (1 - f) / (1 + d (n - 1))).
+    plat = small_platform(degradation=0.1, degradation_floor=0.5)
+    for ranks in (4, 64):
+        [clean] = run(small_platform(), workload(ranks, MiB))
+        [degraded] = run(plat, workload(ranks, MiB))
+        factor = 0.5 + 0.5 / (1 + 0.1 * (ranks - 1))
+        assert degraded.phases["write"] == pytest.approx(clean.phases["write"] / factor, rel=1e-6)
+        assert degraded.phases["write"] < clean.phases["write"] / 0.5
+
+
+def test_the_ranks_of_a_node_read_the_superblock_through_one_client_cache() -> None:
+    # 64 ranks on 4 nodes and on 64 nodes: HDF5's independent superblock reads reach the
+    # servers once per node.
+    plat = small_platform(metadata_io_s=0.01)
+    [shared_nodes] = run(plat, workload(64, MiB, api="hdf5", ranks_per_node=16))
+    [own_nodes] = run(plat, workload(64, MiB, api="hdf5", ranks_per_node=1))
+    assert shared_nodes.phases["open"] == pytest.approx(4 * 0.01, rel=1e-6)
+    assert own_nodes.phases["open"] == pytest.approx(64 * 0.01, rel=1e-6)
 
 
 def test_writers_sharing_a_stripe_conflict_on_its_lock() -> None:

@@ -9,7 +9,7 @@ and three random configs. What must hold whatever they are:
 - RPCs within a constant factor of the bytes moved over the smallest request unit, plus one
   per piece (a data-sieving rank of 4096 used to count trillions);
 - no rate above the least aggregate bandwidth from the nodes to the disks;
-- results finite, the same run after run, and with one iosim job or two (times to 1e-12);
+- results finite, the same run after run, and with one iosim job or two (times to 1e-10: IOSIM.md's clock rounding);
 - more stripes never make the data movement slower when the data fills them and each stripe
   has its own writer (opening a file with more stripes does cost more: object creation).
 """
@@ -138,7 +138,7 @@ def test_results_are_deterministic_and_the_same_with_one_or_two_jobs(case: tuple
     two_jobs = simulate(platform, workload, batch, jobs=2)
     assert [r.time_s for r in again] == [r.time_s for r in once]
     assert counts(again) == counts(two_jobs) == counts(once)
-    assert [r.time_s for r in two_jobs] == pytest.approx([r.time_s for r in once], rel=1e-12)
+    assert [r.time_s for r in two_jobs] == pytest.approx([r.time_s for r in once], rel=1e-10)
 
 
 @EXAMPLES

@@ -44,7 +44,9 @@ struct FileSystem {
     int targets = 1;
     double server_Bps = 0;
     double target_Bps = 0;
-    double degradation = 0;  // per extra client node writing to a target: B / (1 + d (n - 1))
+    // A target written by n client nodes: B (f + (1 - f) / (1 + d (n - 1))), see degraded_bandwidth.
+    double degradation = 0;
+    double degradation_floor = 0;
     uint64_t rpc_max_bytes = 1 << 20;
     double rpc_overhead_s = 0;
     double lock_conflict_s = 0;

@@ -60,14 +60,6 @@ std::vector<int> place_ranks(const Platform& p, const Workload& w, const std::ve
     return node;
 }
 
-double open_cost(const Platform& p, const FileSession& f, const FileSettings& s, int writers, int instances)
-{
-    double create = f.create ? (p.fs.create_s + s.stripe_count * p.fs.create_per_stripe_s) * instances : 0;
-    // Without collective metadata reads every rank reads the superblock and root group itself.
-    double reads = f.hdf5 && !s.all_coll_metadata_ops ? writers * instances * p.fs.metadata_io_s : p.fs.metadata_io_s;
-    return create + p.fs.open_s + reads + collective_overhead_s(p, writers);
-}
-
 // Metadata written at a flush or close: one collective write, or one small write per entry
 // from rank 0.
 double metadata_flush_cost(const Platform& p, const FileSettings& s, const FileLayout& layout, int writers,
@@ -153,6 +145,31 @@ Session open_session(const Platform& p, const Workload& w, const FileSession& f,
         of.holders = &ses.holders[i];
     }
     return ses;
+}
+
+// The ranks of a node read through one client cache: the node's Lustre client, or on BG/P the
+// I/O node's GPFS client that its compute nodes forward to. Only a cache's first read of the
+// superblock reaches the servers.
+int client_caches(const Platform& p, const OpenFile& of)
+{
+    std::vector<int> caches;
+    for (int node : of.node_of_writer)
+        caches.push_back(p.routers.side == RouterSide::client ? router_of_node(p, node) : node);
+    std::sort(caches.begin(), caches.end());
+    return static_cast<int>(std::unique(caches.begin(), caches.end()) - caches.begin());
+}
+
+double open_cost(const Platform& p, const Session& ses, const FileSettings& s, int writers)
+{
+    const FileSession& f = *ses.file;
+    double instances = static_cast<double>(ses.files.size());
+    double create = f.create ? (p.fs.create_s + s.stripe_count * p.fs.create_per_stripe_s) * instances : 0;
+    // Without collective metadata reads every rank reads the superblock and root group itself.
+    double readers = 0;
+    if (f.hdf5 && !s.all_coll_metadata_ops)
+        for (const OpenFile& of : ses.files)
+            readers += client_caches(p, of);
+    return create + p.fs.open_s + std::max(1.0, readers) * p.fs.metadata_io_s + collective_overhead_s(p, writers);
 }
 
 // One write call over `datasets` of every instance, each instance's accesses in file order.
@@ -250,8 +267,8 @@ void plan_run(const Platform& p, const Workload& w, const std::vector<FileSettin
         if (f.compute_before_s > 0)
             sink(fixed_phase("compute", f.compute_before_s));
         double create = f.hdf5 ? f.datasets.size() * (p.hdf5.dataset_create_s + collective_overhead_s(p, writers)) : 0;
-        sink(fixed_phase("open", open_cost(p, f, s, writers, n) + create));
         Session ses = open_session(p, w, f, s, *layouts[i], node_of_rank);
+        sink(fixed_phase("open", open_cost(p, ses, s, writers) + create));
         if (options.report_ranges)
             for (size_t d = 0; d < f.datasets.size(); d++) {
                 bd.dataset_ranges.push_back({f.name, f.datasets[d].name, {}});

@@ -92,6 +92,9 @@ void parse_filesystem(const json& data, Platform& p)
     p.fs.server_Bps = number(data, fs, "server_mbs") * MB;
     p.fs.target_Bps = number(data, fs, "target_mbs") * MB;
     p.fs.degradation = optional(data, fs, "degradation", 0);
+    p.fs.degradation_floor = optional(data, fs, "degradation_floor", 0);
+    if (p.fs.degradation < 0 || p.fs.degradation_floor < 0 || p.fs.degradation_floor > 1)
+        throw std::invalid_argument("platform.filesystem: degradation must be >= 0 and degradation_floor in [0, 1]");
     p.fs.rpc_max_bytes = static_cast<uint64_t>(number(data, fs, "rpc_max_bytes"));
     p.fs.rpc_overhead_s = number(data, fs, "rpc_overhead_s");
     p.fs.lock_conflict_s = number(data, fs, "lock_conflict_s");

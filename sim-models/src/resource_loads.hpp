@@ -19,7 +19,7 @@ struct ResourceTotal {
 
 struct TargetLoad {
     int target;
-    double bandwidth;  // B / (1 + d (n - 1)) for n client nodes
+    double bandwidth;  // degraded_bandwidth for its n client nodes
     double bytes;      // data plus per-RPC and lock costs expressed at that bandwidth
 };
 
