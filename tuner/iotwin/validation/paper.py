@@ -11,7 +11,9 @@ default and tuned rows with :func:`iotwin.model.calibration.fit` (robust loss on
 row without published parameters is predicted with the model's own best config over a seeded
 sample of the paper's space, chosen under the model being fitted and re-chosen after the fit.
 Leave-one-out refits the platform without each row in turn and predicts that row: the held-out
-error is what the fitted models are worth on rows they have not seen.
+error is what the fitted models are worth on rows they have not seen. Leave-one-scale-out
+refits a platform with rows at several core counts on one scale's rows and predicts the
+others': what the models are worth at a scale they were not fitted at.
 """
 
 from __future__ import annotations
@@ -497,33 +499,67 @@ def fit_cases(platform: Any, cases: Sequence[Case], parameters: Sequence[str],
         evaluations=evaluations, rounds=rounds, converged=converged)
 
 
-def leave_one_out(platform: Any, cases: Sequence[Case], parameters: Sequence[str],
-                  budget: FitBudget, say: Callable[[str], None] = print, workers: int = 1
-                  ) -> list[Predicted]:
-    """Each case predicted by the platform fitted to all the other cases.
+def leave_out(platform: Any, cases: Sequence[Case], groups: Sequence[Sequence[int]],
+              parameters: Sequence[str], budget: FitBudget, say: Callable[[str], None] = print,
+              workers: int = 1, what: str = "leave-one-out") -> list[Predicted]:
+    """Each group of cases predicted by the platform fitted to all the other cases.
 
     The refits fit the same parameters as the full fit: their choice (paper_sensitivity) uses
     the rows' workloads and configs, never a published value. ``workers`` > 1 runs that many
-    refits at once, in forked processes.
+    refits at once, in forked processes. A case in no group is not predicted (rate None).
     """
-    def held_out(held: int) -> Predicted:
-        say(f"{platform.name}: leave-one-out {held + 1}/{len(cases)}: {cases[held].row.label}")
-        kept = [case for i, case in enumerate(cases) if i != held]
-        fitted, _ = fit_cases(platform, kept, parameters, budget)
-        return predict_cases(fitted, [cases[held]])[0]
+    def held_out(group: int) -> list[Predicted]:
+        held = set(groups[group])
+        say(f"{platform.name}: {what} {group + 1}/{len(groups)}: "
+            f"{', '.join(cases[i].row.label for i in sorted(held))}")
+        fitted, _ = fit_cases(platform, [c for i, c in enumerate(cases) if i not in held],
+                              parameters, budget)
+        return predict_cases(fitted, [cases[i] for i in sorted(held)])
 
     if workers <= 1:
-        return [held_out(held) for held in range(len(cases))]
-    global _forked_job
-    _forked_job = held_out  # forked workers inherit it: a closure cannot be pickled
-    with multiprocessing.get_context("fork").Pool(workers) as pool:
-        return pool.map(_run_forked_job, range(len(cases)), chunksize=1)
+        found = [held_out(group) for group in range(len(groups))]
+    else:
+        global _forked_job
+        _forked_job = held_out  # forked workers inherit it: a closure cannot be pickled
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            found = pool.map(_run_forked_job, range(len(groups)), chunksize=1)
+    predicted = [Predicted({}, None)] * len(cases)
+    for group, predictions in zip(groups, found, strict=True):
+        for i, prediction in zip(sorted(group), predictions, strict=True):
+            predicted[i] = prediction
+    return predicted
 
 
-_forked_job: Callable[[int], Predicted] | None = None
+def leave_one_out(platform: Any, cases: Sequence[Case], parameters: Sequence[str],
+                  budget: FitBudget, say: Callable[[str], None] = print, workers: int = 1
+                  ) -> list[Predicted]:
+    """Each case predicted by the platform fitted to all the other cases."""
+    return leave_out(platform, cases, [[i] for i in range(len(cases))], parameters, budget,
+                     say, workers)
 
 
-def _run_forked_job(index: int) -> Predicted:
+def scale_groups(cases: Sequence[Case]) -> list[list[int]]:
+    """The cases by core count, when a platform has rows at more than one scale."""
+    by_cores: dict[int, list[int]] = {}
+    for i, case in enumerate(cases):
+        by_cores.setdefault(case.row.cores, []).append(i)
+    return list(by_cores.values()) if len(by_cores) > 1 else []
+
+
+def leave_one_scale_out(platform: Any, cases: Sequence[Case], parameters: Sequence[str],
+                        budget: FitBudget, say: Callable[[str], None] = print, workers: int = 1
+                        ) -> list[Predicted]:
+    """Each scale's cases predicted by the platform fitted to the other scales' cases only
+    (hopper: fitted at 128 cores, predicting 512, and the reverse): how the models extrapolate
+    in scale, which leave-one-out, with rows of both scales in every refit, does not test."""
+    return leave_out(platform, cases, scale_groups(cases), parameters, budget, say, workers,
+                     "leave-one-scale-out")
+
+
+_forked_job: Callable[[int], list[Predicted]] | None = None
+
+
+def _run_forked_job(index: int) -> list[Predicted]:
     assert _forked_job is not None
     return _forked_job(index)
 
@@ -544,6 +580,7 @@ class RowResult:
     fitted_mbs: float | None
     loo_mbs: float | None
     config: Config
+    scale_out_mbs: float | None = None  # fitted without any row of this row's scale
 
     def error(self, which: str) -> float | None:
         predicted = getattr(self, f"{which}_mbs")
@@ -560,6 +597,7 @@ class CaseResult:
     prior_speedup: float | None
     fitted_speedup: float | None
     loo_speedup: float | None
+    scale_out_speedup: float | None = None
 
     def ranks_tuned_above(self, which: str) -> bool:
         """Whether model ``which`` (prior, fitted, loo) simulates tuned above default."""
@@ -773,20 +811,23 @@ def _validate_platform(platform: Any, cases: Sequence[Case], rows: Sequence[Publ
     say(f"{name}: fit {'converged' if fit.converged else 'NOT converged'} after "
         f"{fit.evaluations} evaluations in {fit.rounds} rounds")
     after = predict_cases(fitted, cases)
+    not_run = [Predicted({}, None)] * len(cases)
     held_out = (leave_one_out(platform, cases, parameters, settings.fit, say, workers)
-                if refit else [Predicted({}, None)] * len(cases))
+                if refit else not_run)
+    scale_out = (leave_one_scale_out(platform, cases, parameters, settings.fit, say, workers)
+                 if refit else not_run)
     return PlatformPart([_row_result(*args) for args in zip(cases, prior, after, held_out,
-                                                           strict=True)],
+                                                           scale_out, strict=True)],
                         fit, _spreads(fitted, rows, cases, settings.spread), effects,
                         fit.on_bound(platform))
 
 
-def _row_result(case: Case, prior: Predicted, fitted: Predicted, held_out: Predicted
-                ) -> RowResult:
+def _row_result(case: Case, prior: Predicted, fitted: Predicted, held_out: Predicted,
+                scale_out: Predicted) -> RowResult:
     row = case.row
     return RowResult(row.label, row.source, case.model, row.kernel, row.cores, row.setting,
                      case.origin, case.published_mbs, prior.rate_mbs, fitted.rate_mbs,
-                     held_out.rate_mbs, fitted.config)
+                     held_out.rate_mbs, fitted.config, scale_out.rate_mbs)
 
 
 def _spreads(platform: Any, rows: Sequence[PublishedRow], cases: Sequence[Case],
@@ -801,7 +842,7 @@ def _spreads(platform: Any, rows: Sequence[PublishedRow], cases: Sequence[Case],
     return found
 
 
-MODELS = ("prior", "fitted", "loo")
+MODELS = ("prior", "fitted", "loo", "scale_out")
 
 
 def _metrics(rows: Sequence[RowResult]) -> dict[str, Any]:

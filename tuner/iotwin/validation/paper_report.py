@@ -26,7 +26,8 @@ def markdown(result: PaperValidation) -> str:
     return "\n\n".join("\n".join(lines) for lines in sections) + "\n"
 
 
-_MODEL_TITLES = {"prior": "prior (YAML values)", "fitted": "fitted", "loo": "leave-one-out"}
+_MODEL_TITLES = {"prior": "prior (YAML values)", "fitted": "fitted", "loo": "leave-one-out",
+                 "scale_out": "leave-one-scale-out"}
 
 
 def _table(header: Sequence[str], align: str, rows: Iterable[Sequence[str]]) -> list[str]:
@@ -41,8 +42,10 @@ def _table_row(cells: Sequence[str]) -> str:
 
 def _figures_table(result: PaperValidation) -> list[str]:
     scopes = [("all", result.metrics["overall"]), *result.metrics["per_platform"].items()]
+    # Leave-one-scale-out runs only where a platform has rows at two scales.
     rows = [_figures_row(scope, which, figures.get(which))
-            for scope, figures in scopes for which in MODELS]
+            for scope, figures in scopes for which in MODELS
+            if which != "scale_out" or which in figures]
     return _table(["platform", "model", "rows", "Spearman", "median abs error",
                    "90th pct abs error", "tuned above default", "of which published configs"],
                   "llrrrrrr", rows)
@@ -59,20 +62,29 @@ def _figures_row(scope: str, which: str, m: Mapping[str, Any] | None) -> list[st
 
 
 def _rows_table(result: PaperValidation) -> list[str]:
-    refitted = {r.model for r in result.rows if r.loo_mbs}
+    refitted = {which: {r.model for r in result.rows if getattr(r, f"{which}_mbs")}
+                for which in ("loo", "scale_out")}
+
+    def held_out(r: Any, which: str) -> list[str]:
+        ran = r.model in refitted[which]
+        return [_mbs(getattr(r, f"{which}_mbs")) if ran else "not run",
+                _pct(r.error(which)) if ran else ""]
+
     rows = [[r.label, r.origin if r.setting == "tuned" else "", f"{r.published_mbs:.0f}",
              _mbs(r.prior_mbs), _mbs(r.fitted_mbs), _pct(r.error("fitted")),
-             _mbs(r.loo_mbs) if r.model in refitted else "not run", _pct(r.error("loo"))]
+             *held_out(r, "loo"), *held_out(r, "scale_out")]
             for r in result.rows]
     return _table(["row", "tuned config", "published MB/s", "prior MB/s", "fitted MB/s",
-                   "fit error", "leave-one-out MB/s", "LOO error"], "llrrrrrr", rows)
+                   "fit error", "leave-one-out MB/s", "LOO error",
+                   "leave-one-scale-out MB/s", "LOSO error"], "llrrrrrrrr", rows)
 
 
 def _speedups_table(result: PaperValidation) -> list[str]:
     rows = [[c.label, c.origin, f"{c.published_speedup:.2f}x", _times(c.prior_speedup),
-             _times(c.fitted_speedup), _times(c.loo_speedup)] for c in result.cases]
+             _times(c.fitted_speedup), _times(c.loo_speedup), _times(c.scale_out_speedup)]
+            for c in result.cases]
     return _table(["experiment", "tuned config", "published speedup", "prior", "fitted",
-                   "leave-one-out"], "llrrrr", rows)
+                   "leave-one-out", "leave-one-scale-out"], "llrrrrr", rows)
 
 
 def _sensitivity_table(result: PaperValidation) -> list[str]:
