@@ -9,7 +9,8 @@ and three random configs. What must hold whatever they are:
 - RPCs within a constant factor of the bytes moved over the smallest request unit, plus one
   per piece (a data-sieving rank of 4096 used to count trillions);
 - no rate above the least aggregate bandwidth from the nodes to the disks;
-- results finite, the same run after run, and with one iosim job or two (times to 1e-10: IOSIM.md's clock rounding);
+- results finite, the same run after run, and with one iosim job or two (times to 1e-10:
+  IOSIM.md's clock rounding);
 - more stripes never make the data movement slower when the data fills them and each stripe
   has its own writer (opening a file with more stripes does cost more: object creation).
 """
