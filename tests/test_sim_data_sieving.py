@@ -60,3 +60,19 @@ def test_the_window_moves_to_the_next_piece_and_skips_the_gap() -> None:
     for result in (small, large):  # every window read is written back
         written = sum(result.breakdown["bytes_per_target"])
         assert written == result.breakdown["sieve_read_bytes"]
+
+
+def test_posix_calls_count_each_window_read_then_written() -> None:
+    # the 64 KiB windows above: per rank, one whole window and one cut at the second piece
+    workload = kernel_workload("vpic-io", 64, ["--particles", "1024", "--one-call"])
+    workload["files"][0]["datasets"] = workload["files"][0]["datasets"][:2]
+    config = {"mpiio": {"romio_cb_write": "disable", "romio_ds_write": "enable",
+                        "ind_wr_buffer_size": 64 * 1024},
+              "lustre": {"stripe_count": 4, "stripe_size": MiB}}
+    [result] = simulate(load_platform("hopper"), workload, [config])
+    calls = result.breakdown["posix"]
+    assert calls["reads"] == calls["writes"] == 64 * 2
+    assert calls["read_bytes"] == result.breakdown["sieve_read_bytes"]
+    # Darshan's bins: a 64 KiB window and a 4 KiB one per rank
+    assert calls["write_sizes"][3] == 64 and calls["write_sizes"][2] == 64
+    assert sum(calls["write_sizes"]) == calls["writes"]

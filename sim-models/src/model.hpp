@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "posix_calls.hpp"
 #include "workload.hpp"
 
 namespace iosim {
@@ -181,6 +182,7 @@ struct Breakdown {
     uint64_t sieve_read_bytes = 0;  // read by data sieving before it writes a window back
     uint64_t payload_bytes = 0;
     uint64_t file_bytes = 0;
+    PosixCalls posix;
     std::vector<int> aggregators;  // per collective write call: aggregators used
     std::vector<std::string> write_paths;  // per write call: two-phase | independent
     // With options.report_ranges: per file session and dataset, [offset, length, writer] runs

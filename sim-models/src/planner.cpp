@@ -280,6 +280,8 @@ void plan_run(const Platform& p, const Workload& w, const std::vector<FileSettin
         // H5Fflush syncs the file (MPI_File_sync): cached writes reach the targets. Whether
         // H5Fclose waits for them too is the platform's (close_flushes).
         double flush = metadata_flush_cost(p, s, *layouts[i], writers, oversubscription(p, node_of_rank));
+        uint64_t entries = layouts[i]->metadata_entries;
+        bd.posix.metadata_writes += static_cast<uint64_t>(n) * (s.coll_metadata_write && entries ? 1 : entries);
         write_session(ctx, f, s, ses, flush);
         sink(fixed_phase("close", flush + p.fs.close_s + collective_overhead_s(p, writers), p.cache.close_flushes));
         bd.file_bytes += layouts[i]->end_of_file * n;

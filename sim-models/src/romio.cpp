@@ -316,7 +316,11 @@ bool aggregator_round(const RomioContext& ctx, TwoPhaseFile& t, int a, RoundBuil
         if (data == 0)
             continue;
         // Holes in the collective buffer: ROMIO reads the span first (read-modify-write).
-        double read_s = data < last - first ? static_cast<double>(last - first) / ctx.platform.fs.target_Bps : 0;
+        bool holes = data < last - first;
+        double read_s = holes ? static_cast<double>(last - first) / ctx.platform.fs.target_Bps : 0;
+        if (holes)
+            ctx.breakdown.posix.read(last - first);
+        ctx.breakdown.posix.write(last - first);
         wb.add(agg_node, agg_node, f.rank_of_writer[agg_writer], first, last - first, read_s);
     }
     rb.local_copy_s = std::max(rb.local_copy_s, static_cast<double>(local_bytes) / ctx.platform.network.memcpy_Bps);
@@ -390,6 +394,8 @@ void sieve(const RomioContext& ctx, WritePhaseBuilder& wb, const FileSettings& s
         double read_s = static_cast<double>(run.length) / fs.target_Bps + static_cast<double>(read_rpcs) * fs.rpc_overhead_s;
         ctx.breakdown.sieve_read_bytes += run.length;
         ctx.breakdown.rpcs += read_rpcs;
+        ctx.breakdown.posix.read(run.length, run.windows);
+        ctx.breakdown.posix.write(run.length, run.windows);
         wb.add(node, key, rank, run.offset, run.length, read_s);
     }
 }
@@ -416,8 +422,10 @@ void independent(const RomioContext& ctx, const WriteCall& call)
                 sieve(ctx, wb, *f.settings, by_writer.data() + begin, by_writer.data() + end, node, key, rank);
                 continue;
             }
-            for (size_t k = begin; k < end; k++)
+            for (size_t k = begin; k < end; k++) {
+                ctx.breakdown.posix.write(by_writer[k]->length);
                 wb.add(node, key, rank, by_writer[k]->offset, by_writer[k]->length);
+            }
         }
         Phase part = wb.finish("write", 0);
         all.flows.insert(all.flows.end(), part.flows.begin(), part.flows.end());
