@@ -80,3 +80,13 @@ def test_not_a_log_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     junk = tmp_path / "junk.darshan"
     junk.write_text("hello\n" * 50)
     assert "cannot be read as a Darshan log" in _refused(junk, tmp_path, capsys)
+
+
+def test_a_file_every_rank_opened_is_shared_even_when_the_log_kept_a_record_per_rank() -> None:
+    # 16 ranks opened test.out, rank 0 alone wrote 4000 bytes; the log did not reduce the
+    # records to one of rank -1
+    log = Path(darshan.__file__).parent / "tests" / "input" / "sample-dxt-simple.darshan"
+    [session] = workload_from_log(log)["files"]
+    assert session["mode"] == "shared"
+    [data] = session["datasets"]
+    assert data["decomposition"] == {"grid": [16], "extents": [[4000] + [0] * 15]}

@@ -56,6 +56,8 @@ class FileActivity:
     close_s: float
     hdf5: bool
     datasets: list[DatasetActivity] = field(default_factory=list)
+    # MPI-IO bytes per rank when the log keeps one record per rank (no -1 reduced record)
+    rank_bytes: dict[int, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -153,9 +155,13 @@ def _group(rows: list[tuple[str, dict[str, float]]]) -> dict[str, list[dict[str,
 def _file(name: str, mpiio: list[dict[str, float]], posix: list[dict[str, float]],
           h5f: list[dict[str, float]], datasets: list[DatasetActivity]) -> FileActivity:
     ranks = {int(r["rank"]) for r in mpiio}
+    rank_bytes = ({} if -1 in ranks
+                  else {int(r["rank"]): int(r["MPIIO_BYTES_WRITTEN"]) for r in mpiio})
     return FileActivity(
         name=name,
-        shared=-1 in ranks,
+        # Darshan reduces a file all ranks opened to one record of rank -1; without that
+        # reduction, several ranks' records of one name are still one shared file.
+        shared=-1 in ranks or len(ranks) > 1,
         writer_ranks=ranks,
         mpiio_bytes=_sum(mpiio, "MPIIO_BYTES_WRITTEN"),
         extent_bytes=int(max((r["POSIX_MAX_BYTE_WRITTEN"] for r in posix), default=-1)) + 1,
@@ -168,6 +174,7 @@ def _file(name: str, mpiio: list[dict[str, float]], posix: list[dict[str, float]
         close_s=max(r["MPIIO_F_CLOSE_END_TIMESTAMP"] for r in mpiio),
         hdf5=bool(h5f),
         datasets=sorted(datasets, key=lambda d: d.first_write_s),
+        rank_bytes=rank_bytes,
     )
 
 

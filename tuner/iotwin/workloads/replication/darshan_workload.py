@@ -56,9 +56,13 @@ def _dataset_entry(activity: DatasetActivity, writers: int) -> Dataset:
 
 
 def _mpiio_dataset(activity: FileActivity, writers: int) -> Dataset:
-    """Bare MPI-IO files have no datasets: one byte-typed array of what was written."""
+    """Bare MPI-IO files have no datasets: one byte-typed array of what was written, each
+    rank's share as the log records it, else dealt out evenly."""
     access = activity.access_bytes or None
-    return dataset("/mpiio", 1, spread(activity.mpiio_bytes, writers),
+    known = activity.rank_bytes if activity.shared and len(activity.rank_bytes) > 1 else {}
+    shares = ([known.get(rank, 0) for rank in range(writers)] if known
+              else spread(activity.mpiio_bytes, writers))
+    return dataset("/mpiio", 1, shares,
                    transfer="collective" if activity.collective_writes else "independent",
                    access_elements=access)
 
