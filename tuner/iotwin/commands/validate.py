@@ -1,9 +1,10 @@
-"""`iotwin validate local | paper`: how good the simulator's predictions are.
+"""`iotwin validate local | paper | traffic`: how good the simulator's predictions are.
 
 ``local``: a stratified sample of the local space run on this machine, each config predicted
 by the `local` model calibrated under k-fold cross-validation (validation/local/suite.yaml);
 resumable (re-running the same suite reuses every stored repetition).
 ``paper``: the platform models fitted to the published measurements, with leave-one-out.
+``traffic``: POSIX bytes, calls and write sizes against the Darshan logs darshan ships.
 """
 
 from __future__ import annotations
@@ -39,6 +40,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _add_paper_arguments(paper)
     add_sim_cluster_argument(paper)
     paper.set_defaults(func=_paper)
+    traffic = suites.add_parser(
+        "traffic", help="bytes and calls at POSIX: simulations vs the Darshan logs darshan ships",
+        description="Rebuild each log's workload, simulate it, and set iosim's POSIX-level "
+        "bytes, calls and write sizes beside the log's counters (validation/traffic/logs.yaml).")
+    traffic.add_argument("--write", action="store_true",
+                         help="refresh validation/traffic/README.md's tables and results.json")
+    traffic.set_defaults(func=_traffic)
     parser.set_defaults(func=lambda args: parser.print_help() or 2)
 
 
@@ -109,6 +117,16 @@ def _add_paper_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--record", action="store_true",
                         help="also set the fitted values that are not on a bound in "
                              "sim-models/platforms/*.yaml")
+
+
+def _traffic(args: argparse.Namespace) -> int:
+    from iotwin.validation.traffic import markdown, run_traffic, traffic_dir, write_outputs
+
+    found = run_traffic(progress=lambda text: print(text, file=sys.stderr, flush=True))
+    if args.write:
+        write_outputs(found, traffic_dir())
+    print(markdown(found))
+    return 0
 
 
 def _paper(args: argparse.Namespace) -> int:

@@ -1,0 +1,175 @@
+"""Traffic against real logs: what iosim says reaches the file system, beside what Darshan saw.
+
+For each Darshan log of ``validation/traffic/logs.yaml`` (logs the darshan package ships),
+the workload is rebuilt from the log (``iotwin workload from-darshan``) and simulated on the
+platform model closest to the machine the log came from, under its site defaults and the
+striping the log's LUSTRE module records. The simulation's POSIX-level counts (iosim's
+``breakdown.posix``: data writes, HDF5 metadata writes, read-modify-write reads, Darshan's
+write-size bins) are set beside the log's POSIX counters. Bytes and calls are what the
+mechanisms decide (collective buffering, data sieving, read-modify-write, fill, metadata);
+no rate is compared: these logs were not taken on the modelled machines.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from iotwin import paths
+from iotwin.errors import UserError
+
+#: Darshan's POSIX access-size bins, as its counters name them (iosim counts the same bins)
+SIZE_BINS = ("0_100", "100_1K", "1K_10K", "10K_100K", "100K_1M", "1M_4M", "4M_10M",
+             "10M_100M", "100M_1G", "1G_PLUS")
+
+
+@dataclass(frozen=True)
+class Traffic:
+    """POSIX-level traffic of one run: bytes and calls, writes by Darshan's size bins."""
+
+    bytes_written: int
+    bytes_read: int
+    writes: int
+    reads: int
+    write_sizes: tuple[int, ...]  # one count per SIZE_BINS entry
+
+
+@dataclass(frozen=True)
+class LogTraffic:
+    log: str
+    platform: str
+    config: Mapping[str, Any]
+    why: str
+    ranks: int
+    mpiio_bytes_written: int
+    logged: Traffic
+    simulated: Traffic
+    metadata_writes: int  # of the simulated writes: HDF5 metadata entries (sizes not modelled)
+
+
+def traffic_dir() -> Path:
+    return paths.repo_root() / "validation" / "traffic"
+
+
+def logged_traffic(report: Any) -> tuple[Traffic, int]:
+    """The log's POSIX counters summed over the files the application opened through MPI-IO
+    (the ones the rebuilt workload covers: not stdout, not MPI's own shared-memory files),
+    and its MPI-IO bytes written."""
+    mpiio = report.records["MPI-IO"].to_df()["counters"]
+    posix = report.records["POSIX"].to_df()["counters"]
+    posix = posix[posix["id"].isin(set(mpiio["id"]))]
+
+    def total(frame: Any, key: str) -> int:
+        return int(frame[key].sum()) if key in frame else 0
+
+    return Traffic(total(posix, "POSIX_BYTES_WRITTEN"), total(posix, "POSIX_BYTES_READ"),
+                   total(posix, "POSIX_WRITES"), total(posix, "POSIX_READS"),
+                   tuple(total(posix, f"POSIX_SIZE_WRITE_{b}") for b in SIZE_BINS)
+                   ), total(mpiio, "MPIIO_BYTES_WRITTEN")
+
+
+def simulated_traffic(result: Any) -> tuple[Traffic, int]:
+    """What iosim's breakdown says reached the file system."""
+    bd = result.breakdown
+    calls = bd["posix"]
+    metadata = int(calls["metadata_writes"])
+    return Traffic(int(sum(bd["bytes_per_target"])), int(calls["read_bytes"]),
+                   int(calls["writes"]) + metadata, int(calls["reads"]),
+                   tuple(int(n) for n in calls["write_sizes"])), metadata
+
+
+def log_striping(report: Any) -> dict[str, Any]:
+    """The stripe count and size the log's LUSTRE module records (first record), if any."""
+    if "LUSTRE" not in report.records:
+        return {}
+    components = report.records["LUSTRE"].to_df()["components"]
+    first = components.iloc[0]
+    return {"lustre": {"stripe_count": int(first["LUSTRE_COMP_STRIPE_COUNT"]),
+                       "stripe_size": int(first["LUSTRE_COMP_STRIPE_SIZE"])}}
+
+
+def run_traffic(spec_path: Path | None = None, *,
+                progress: Callable[[str], None] | None = None) -> list[LogTraffic]:
+    """Every log of the spec: its counters and the simulation of its rebuilt workload."""
+    import darshan
+    from darshan.report import DarshanReport
+
+    from iotwin.model.platforms import load_platform
+    from iotwin.model.sim import simulate
+    from iotwin.workloads.replication.darshan_workload import workload_from_log
+
+    say = progress or (lambda _: None)
+    spec = yaml.safe_load((spec_path or traffic_dir() / "logs.yaml").read_text())
+    shipped = Path(darshan.__file__).parent
+    found = []
+    for entry in spec["logs"]:
+        path = shipped / entry["file"]
+        if not path.exists():
+            raise UserError(f"{path}: not in this darshan package; logs.yaml names the logs "
+                            "darshan ships")
+        say(f"{path.name}: simulating on {entry['platform']}")
+        report = DarshanReport(str(path), read_all=True)
+        logged, mpiio_bytes = logged_traffic(report)
+        work = workload_from_log(path)
+        config = {**log_striping(report), **entry.get("config", {})}
+        [result] = simulate(load_platform(entry["platform"]), work, [config], jobs=1)
+        if not result.ok:
+            raise UserError(f"{path.name}: simulation failed: {result.error}")
+        simulated, metadata = simulated_traffic(result)
+        found.append(LogTraffic(path.name, entry["platform"], config, entry["why"],
+                                int(work["ranks"]),
+                                mpiio_bytes, logged, simulated, metadata))
+    return found
+
+
+def markdown(found: Sequence[LogTraffic]) -> str:
+    """One table of bytes and calls per log, one of write sizes."""
+    lines = ["| log | ranks | platform, config | MPI-IO MB written | "
+             "POSIX MB written (log / sim) | POSIX MB read (log / sim) | writes (log / sim) | "
+             "reads (log / sim) |",
+             "|---|---:|---|---:|---:|---:|---:|---:|"]
+    for f in found:
+        log, sim = f.logged, f.simulated
+        lines.append(
+            f"| {_short(f.log)} | {f.ranks} | {f.platform}, {_config(f.config)} | "
+            f"{f.mpiio_bytes_written / 1e6:.1f} | "
+            f"{log.bytes_written / 1e6:.1f} / {sim.bytes_written / 1e6:.1f} | "
+            f"{log.bytes_read / 1e6:.1f} / {sim.bytes_read / 1e6:.1f} | "
+            f"{log.writes} / {sim.writes} ({f.metadata_writes} metadata) | "
+            f"{log.reads} / {sim.reads} |")
+    lines += ["", "| log | " + " | ".join(b.replace("_", "-") for b in SIZE_BINS) + " |",
+              "|---|" + "---:|" * len(SIZE_BINS)]
+    for f in found:
+        cells = [f"{a} / {b}" if a or b else "" for a, b in zip(f.logged.write_sizes,
+                                                                 f.simulated.write_sizes,
+                                                                 strict=True)]
+        lines.append(f"| {_short(f.log)} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _config(config: Mapping[str, Any]) -> str:
+    leaves = [f"{key}={value}" for block in config.values() for key, value in block.items()]
+    return " ".join(leaves) or "site defaults"
+
+
+def _short(name: str) -> str:
+    return name if len(name) <= 32 else name[:29] + "..."
+
+
+def write_outputs(found: Sequence[LogTraffic], directory: Path) -> None:
+    """results.json, and the tables between README.md's markers."""
+    (directory / "results.json").write_text(json.dumps([asdict(f) for f in found], indent=1)
+                                            + "\n")
+    readme = directory / "README.md"
+    text = readme.read_text()
+    begin, end = text.index(_BEGIN) + len(_BEGIN), text.index(_END)
+    readme.write_text(text[:begin] + "\n\n" + markdown(found) + "\n" + text[end:])
+
+
+_BEGIN = "<!-- traffic results: begin -->"
+_END = "<!-- traffic results: end -->"
