@@ -161,7 +161,8 @@ def test_table_and_plot(tmp_path: Path) -> None:
     results = study(WORK, ["hopper", "archer"], load_platform, stand_in,
                     tuning=Tuning(SPACE, budget=100))
     text = table(results)
-    assert text.count("\n") == 2 and text.count("stripe_count=") == 2
+    rows = [line for line in text.splitlines() if not line.startswith("warning:")]
+    assert len(rows) == 3 and text.count("stripe_count=") == 2
     plot([*results, Prediction("cab", "default", None, 100.0)], "test", tmp_path / "w.png")
     assert (tmp_path / "w.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
@@ -185,3 +186,26 @@ def test_more_ranks_than_the_platform_has_cores_run_oversubscribed() -> None:
     assert seen[0]["ranks_per_node"] == 128
     assert result.peak_mbs == load_platform("local").data["filesystem"]["target_mbs"]
     assert study(WORK, ["hopper"], load_platform, stand_in)[0].note == ""
+
+
+def test_every_answer_carries_the_validated_error_or_says_it_has_none() -> None:
+    from iotwin.studies.validated_error import validated_errors
+
+    hopper_error = validated_errors()["hopper"]
+    low, high = hopper_error.cores_checked
+    inside = {**WORK, "ranks": high}
+    [hopper, archer] = study(inside, ["hopper", "archer"], load_platform, stand_in,
+                             tuning=Tuning(SPACE, budget=100))
+    factor = 1 + hopper_error.band_error
+    assert hopper.default_band == pytest.approx((hopper.default_mbs / factor,
+                                                 hopper.default_mbs * factor))
+    assert hopper.tuned_band == pytest.approx((hopper.tuned_mbs / factor,
+                                               hopper.tuned_mbs * factor))
+    assert hopper.warning == ""  # a scale it was validated at
+    assert archer.default_band is None and archer.tuned_band is None
+    assert "no published measurement validates the archer model" in archer.warning
+    [far] = study({**WORK, "ranks": 64 * high, "ranks_per_node": 24}, ["hopper"],
+                  load_platform, stand_in)
+    assert far.default_band is not None
+    assert f"64x above the {low}-{high} cores hopper was validated at" in far.warning
+    assert far.warning in table([far])

@@ -4,6 +4,11 @@ Variants: `--vary filesystem.targets=24,96` (or `ost_count=24,96`), repeatable (
 are every combination). Tuning: `--tune` searches a tuner space in simulation (default
 spaces/whatif.yaml), exhaustively if it fits `--budget` simulations, else with the genetic
 search. Rates are MB/s (10^6 bytes/s) of the workload's I/O time, compute excluded.
+
+Every rate comes with its band: the 90th percentile of the platform model's held-out errors in
+the paper validation (validation/paper: leave-one-out and leave-one-scale-out), as
+[rate / (1 + e), rate x (1 + e)]. A warning says when the workload's rank count lies outside the
+core counts the model was validated at, or when no published measurement validates the model.
 """
 
 from __future__ import annotations
@@ -35,17 +40,29 @@ def _mbs(value: float | None, width: int) -> str:
     return f"{value:{width}.1f}" if value is not None else f"{'failed':>{width}}"
 
 
+def _band(band: tuple[float, float] | None) -> str:
+    return f"[{band[0]:.0f}-{band[1]:.0f}]" if band else "[no band]"
+
+
 def table(predictions: list[Prediction]) -> str:
-    lines = [f"{'platform':<10} {'variant':<24} {'peak MB/s':>10} {'default MB/s':>12} "
-             f"{'tuned MB/s':>11} {'x':>5}  tuned settings"]
+    """One line per prediction, each rate with its validated band (the 90th percentile of the
+    model's held-out errors); warnings below the table."""
+    lines = [f"{'platform':<10} {'variant':<24} {'peak MB/s':>10} {'default MB/s [band]':>26} "
+             f"{'tuned MB/s [band]':>26} {'x':>5}  tuned settings"]
+    warnings = []
     for p in predictions:
-        tuned = _mbs(p.tuned_mbs, 11) if p.strategy else f"{'-':>11}"
+        default = f"{_mbs(p.default_mbs, 9)} {_band(p.default_band):>16}"
+        tuned = (f"{_mbs(p.tuned_mbs, 9)} {_band(p.tuned_band):>16}" if p.strategy
+                 else f"{'-':>26}")
         speedup = f"{p.speedup:5.2f}" if p.speedup else f"{'-':>5}"
         config = p.tuned_settings or ("(site default)" if p.strategy else "-")
         flag = ("  ABOVE PEAK: model error" if p.above_peak else "") + (
             f"  ({p.note})" if p.note else "")
         lines.append(f"{p.platform:<10} {p.variant:<24} {p.peak_mbs:10.0f} "
-                     f"{_mbs(p.default_mbs, 12)} {tuned} {speedup}  {config}{flag}")
+                     f"{default:>26} {tuned:>26} {speedup}  {config}{flag}")
+        if p.warning and p.warning not in warnings:
+            warnings.append(p.warning)
+    lines += [f"warning: {w}" for w in warnings]
     return "\n".join(lines)
 
 
@@ -56,17 +73,24 @@ def plot(predictions: list[Prediction], title: str, path: Path) -> None:
     import matplotlib.pyplot as plt
 
     labels = [(p.platform if p.variant == "default" else f"{p.platform}\n{p.variant}")
-              + (f"\n({p.note.split(':')[0]})" if p.note else "") for p in predictions]
+              + (f"\n({p.note.split(':')[0]})" if p.note else "")
+              + ("\n(no validation)" if not p.default_band
+                 else "\n(beyond validated\nscales)" if "validated at" in p.warning else "")
+              for p in predictions]
     xs = list(range(len(predictions)))
     tuned = any(p.strategy for p in predictions)
     width = 0.38 if tuned else 0.6
-    fig, ax = plt.subplots(figsize=(max(6.0, 1.3 * len(labels)), 4.2))
+    fig, ax = plt.subplots(figsize=(max(6.0, 1.6 * len(labels)), 4.2))
     ax.bar([x - width / 2 if tuned else x for x in xs],
            [p.default_mbs or 0 for p in predictions], width, label="default (site settings)",
            color="#9aa5b1")
+    _error_bars(ax, [x - width / 2 if tuned else x for x in xs],
+                [(p.default_mbs, p.default_band) for p in predictions])
     if tuned:
         bars = ax.bar([x + width / 2 for x in xs], [p.tuned_mbs or 0 for p in predictions],
                       width, label="tuned in simulation", color="#1f77b4")
+        _error_bars(ax, [x + width / 2 for x in xs],
+                    [(p.tuned_mbs, p.tuned_band) for p in predictions])
         ax.bar_label(bars, [f"x{p.speedup:.1f}" if p.speedup else "" for p in predictions],
                      fontsize=7, padding=2)
     ax.scatter(xs, [p.peak_mbs for p in predictions], marker="_", s=900, color="#d62728",
@@ -74,12 +98,25 @@ def plot(predictions: list[Prediction], title: str, path: Path) -> None:
     ax.set_yscale("log")
     ax.set_xticks(xs, labels, fontsize=8)
     ax.set_ylabel("predicted write rate (MB/s, log scale)")
-    ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.12 - 0.05 * any(
-        p.variant != "default" for p in predictions)), ncol=3, frameon=False)
+    ax.set_title(title + "\nerror bars: 90% of the model's held-out validation errors",
+                 fontsize=9)
+    label_lines = max(label.count("\n") for label in labels)
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.09 - 0.045 * label_lines),
+              ncol=3, frameon=False)
     fig.tight_layout()
     fig.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(fig)
+
+
+def _error_bars(ax: Any, xs: list[float],
+                rates: list[tuple[float | None, tuple[float, float] | None]]) -> None:
+    """The bands of the bars that have one, as error bars."""
+    banded = [(x, rate, band) for x, (rate, band) in zip(xs, rates, strict=True)
+              if rate and band]
+    if banded:
+        ax.errorbar([x for x, _, _ in banded], [r for _, r, _ in banded],
+                    yerr=[[r - b[0] for _, r, b in banded], [b[1] - r for _, r, b in banded]],
+                    fmt="none", ecolor="black", elinewidth=1, capsize=3)
 
 
 def _tuning(args: argparse.Namespace) -> Tuning | None:

@@ -15,7 +15,9 @@ points if its population converges first). The model is the machine here, so eve
 
 Every prediction carries the platform's peak for the nodes the workload uses (the least of its
 aggregate limits: client NICs, client-side routers, storage fabric, server-side routers,
-servers, targets): a predicted rate above it is a model error, and is flagged.
+servers, targets): a predicted rate above it is a model error, and is flagged. It also carries
+the model's validated error (studies.validated_error): a band around each rate, and a warning
+where the platform has no validation or the workload's scale lies outside the validated one.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from iotwin.search import REGISTRY, run_strategy, select, strategy_settings
 from iotwin.search.evaluator import BudgetExhausted
 from iotwin.space.parameters import BoundSpace, Point, Space
 from iotwin.store.database import config_hash
+from iotwin.studies.validated_error import unvalidated_warning, validated_errors
 
 Config = dict[str, Any]
 #: (platform model, workload, configs) -> predicted rate in MB/s of each config (None: failed)
@@ -79,6 +82,12 @@ class Prediction:
     simulations: int = 0  # by the search
     strategy: str = ""
     note: str = ""
+    # the validated error (studies.validated_error): each rate's band, and why there is none
+    # or why it may not hold here
+    default_band: tuple[float, float] | None = None
+    tuned_band: tuple[float, float] | None = None
+    band_error: float | None = None
+    warning: str = ""
 
     @property
     def speedup(self) -> float | None:
@@ -301,8 +310,29 @@ def predict(platform_name: str, variant: str, platform: Platform, work: Mapping[
     work, note = placed_with_note(platform, work)
     default = simulate(platform, work, [{}])[0]
     prediction = Prediction(platform_name, variant, default, peak_mbs(platform, work), note=note)
-    if tuning is None:
-        return prediction
+    if tuning is not None:
+        _tune(prediction, platform, work, tuning, simulate)
+    _attach_error(prediction, int(work["ranks"]))
+    return prediction
+
+
+def _attach_error(prediction: Prediction, ranks: int) -> None:
+    error = validated_errors().get(prediction.platform)
+    if error is None:
+        prediction.warning = unvalidated_warning(prediction.platform)
+        return
+    prediction.band_error = error.band_error
+    prediction.default_band = error.band(prediction.default_mbs)
+    prediction.tuned_band = error.band(prediction.tuned_mbs)
+    notes = [error.scale_warning(ranks)]
+    if prediction.variant != "default":
+        notes.append("the band is the validated model's; this variant changes it")
+    prediction.warning = "; ".join(n for n in notes if n)
+
+
+def _tune(prediction: Prediction, platform: Platform, work: Mapping[str, Any], tuning: Tuning,
+          simulate: Simulate) -> None:
+    default = prediction.default_mbs
     machine, prediction.strategy = search_in_simulation(platform, work, tuning, simulate)
     prediction.simulations = len(machine.measured)
     best = machine.best()
@@ -312,7 +342,6 @@ def predict(platform_name: str, variant: str, platform: Platform, work: Mapping[
         prediction.tuned_settings = machine.space.describe(point)
     else:
         prediction.tuned_mbs = default  # nothing searched beats the site's defaults
-    return prediction
 
 
 def study(work: Mapping[str, Any], platforms: Sequence[str],
