@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <new>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -75,6 +76,11 @@ json simulate_config(Scenario& scenario, Backend& backend, PhaseCache& cache, co
 {
     try {
         return scenario.simulate(backend, cache, config);
+    } catch (const std::bad_alloc&) {
+        // iosim holds a write call's pieces (each rank's contiguous runs) in memory at once.
+        return error_entry("out of memory: a write call of this workload has more pieces (ranks x "
+                           "contiguous runs per rank) than this machine can hold; IOSIM.md, "
+                           "'What the simulation costs'");
     } catch (const std::exception& e) {
         return error_entry(e.what());
     }
