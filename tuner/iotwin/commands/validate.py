@@ -1,10 +1,11 @@
-"""`iotwin validate local | paper | traffic`: how good the simulator's predictions are.
+"""`iotwin validate local | paper | traffic | scale`: how good the simulator's predictions are.
 
 ``local``: a stratified sample of the local space run on this machine, each config predicted
 by the `local` model calibrated under k-fold cross-validation (validation/local/suite.yaml);
 resumable (re-running the same suite reuses every stored repetition).
 ``paper``: the platform models fitted to the published measurements, with leave-one-out.
 ``traffic``: POSIX bytes, calls and write sizes against the Darshan logs darshan ships.
+``scale``: every platform model from 64 ranks to its full size, and what simulating costs.
 """
 
 from __future__ import annotations
@@ -47,6 +48,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     traffic.add_argument("--write", action="store_true",
                          help="refresh validation/traffic/README.md's tables and results.json")
     traffic.set_defaults(func=_traffic)
+    scale = suites.add_parser(
+        "scale", help="every platform model from 64 ranks to its full size, and the cost",
+        description="Simulate the three kernels (default and tuned) on every platform of "
+        "validation/scale/audit.yaml from 64 ranks to the machine's full size: rate, time per "
+        "phase, the binding mechanism, the knees where it changes, and what each simulation "
+        "costs (wall s, peak memory). Progress on stderr.")
+    scale.add_argument("--platforms", help="comma-separated subset of the audit's platforms")
+    scale.add_argument("--write", action="store_true",
+                       help="write validation/scale/results.json, figures and README tables")
+    scale.set_defaults(func=_scale)
     parser.set_defaults(func=lambda args: parser.print_help() or 2)
 
 
@@ -126,6 +137,20 @@ def _traffic(args: argparse.Namespace) -> int:
     if args.write:
         write_outputs(found, traffic_dir())
     print(markdown(found))
+    return 0
+
+
+def _scale(args: argparse.Namespace) -> int:
+    from iotwin.validation.scale_audit import run_audit, scale_dir
+    from iotwin.validation.scale_report import markdown, write_outputs
+
+    started = time.monotonic()
+    points = run_audit(platforms=args.platforms.split(",") if args.platforms else None,
+                       progress=lambda text: print(f"[{time.monotonic() - started:6.0f} s] "
+                                                   f"{text}", file=sys.stderr, flush=True))
+    if args.write:
+        write_outputs(points, scale_dir())
+    print(markdown(points))
     return 0
 
 

@@ -93,7 +93,7 @@ def with_noise(result: SimResult, sigma: float, seed: int) -> SimResult:
     return result
 
 
-def _result(entry: Mapping[str, Any]) -> SimResult:
+def result_of(entry: Mapping[str, Any]) -> SimResult:
     if not entry.get("ok"):
         return SimResult(False, None, None, error=str(entry.get("error", "unknown error")))
     return SimResult(True, float(entry["time_s"]), float(entry["rate_mbs"]),
@@ -121,7 +121,7 @@ def simulate(platform: Platform, workload: dict[str, Any], configs: Sequence[Map
     if not configs:
         return []
     raw = run_iosim(simulator_input(platform, workload, configs, options), jobs)
-    results = [_result(entry) for entry in raw]
+    results = [result_of(entry) for entry in raw]
     if platform.noise > 0:
         base = 0 if noise_seed is None else noise_seed
         results = [with_noise(r, platform.noise, base * 1_000_003 + i)
