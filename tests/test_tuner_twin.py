@@ -77,7 +77,8 @@ def test_straggler_osts_slow_the_files_striped_over_them_only() -> None:
     assert first_slow >= 4  # truth 0: the first four OSTs are not stragglers
     target = Target(ranks=48, kernel="vpic-io", args=("--particles", "262144"))
     narrow = {"lustre": {"stripe_count": 4, "stripe_size": 1048576}}  # OSTs 0-3
-    wide = {"lustre": {"stripe_count": first_slow + 1, "stripe_size": 1048576}}
+    # four stripes starting at the first straggler: it holds a quarter of the bytes
+    wide = {"lustre": {"stripe_count": 4, "stripe_size": 1048576, "stripe_offset": first_slow}}
     plain = TwinExecutor(machine, truth=_machine().truth(0))
     slow = TwinExecutor(machine, truth_seed=0)
     assert slow.true_rates(target, [narrow]) == plain.true_rates(target, [narrow])
