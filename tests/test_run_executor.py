@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import with_default_sigint
 from iotwin.config import schema as tuning
 from iotwin.executors.base import Target
 from iotwin.executors.local import LocalExecutor, kernel_result_line, program_argv
@@ -98,7 +99,8 @@ except KeyboardInterrupt:
 
 def test_an_interrupted_run_leaves_no_rank_behind(scratch: Path) -> None:
     marker = _unique_sleep()
-    caller = subprocess.Popen([sys.executable, "-c", INTERRUPTED_RUN, str(scratch), marker])
+    caller = subprocess.Popen([sys.executable, "-c", INTERRUPTED_RUN, str(scratch), marker],
+                              preexec_fn=with_default_sigint)
     while len(_live_processes(marker)) < 2:
         assert caller.poll() is None, "the run ended before it could be interrupted"
         time.sleep(0.05)

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from conftest import with_default_sigint
 from iotwin.errors import UserError
 from iotwin.executors.base import Target
 from iotwin.executors.launch import launcher, run_mpi
@@ -220,7 +221,8 @@ def started_with_jobs_queued(cluster: SlurmCluster, argv: list[str], store: Path
                              cwd: Path) -> subprocess.Popen[str]:
     """``iotwin tune`` started, once it has stored the handles of its whole batch."""
     tune = subprocess.Popen(argv, env={**os.environ, **cluster.env}, cwd=cwd, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=with_default_sigint)
     for _ in range(600):
         if job_states(store).count("queued") == BUDGET:
             return tune
