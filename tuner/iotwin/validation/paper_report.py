@@ -11,10 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from iotwin.errors import UserError
+from iotwin.report.readme_block import fill_block
 from iotwin.validation.paper import MODELS, PaperValidation
-
-_README_BEGIN = "<!-- paper-validation results: begin -->"
-_README_END = "<!-- paper-validation results: end -->"
 
 
 def markdown(result: PaperValidation) -> str:
@@ -148,13 +146,7 @@ def write_outputs(result: PaperValidation, directory: Path) -> None:
         "fit_error": result.metrics["per_platform"][f.model]["fitted"]["median_abs_error"]}
         for f in result.fits}
     (directory / "calibrations.json").write_text(json.dumps(calibrations, indent=1) + "\n")
-    readme = directory / "README.md"
-    text = readme.read_text() if readme.exists() else ""
-    begin, end = text.find(_README_BEGIN), text.find(_README_END)
-    if begin < 0 or end < begin:
-        raise UserError(f"{readme}: no {_README_BEGIN} ... {_README_END} block to fill")
-    readme.write_text(text[:begin + len(_README_BEGIN)] + "\n\n" + markdown(result) + "\n"
-                      + text[end:])
+    fill_block(directory / "README.md", "paper-validation", markdown(result))
 
 
 def record_fitted(platform_yaml: Path, calibration: str, values: Mapping[str, float]) -> None:

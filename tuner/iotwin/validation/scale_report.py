@@ -6,13 +6,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from iotwin.report.readme_block import fill_block
 from iotwin.validation.scale_audit import CONFIGS, AuditPoint, knees
 
 PHASES = ("open", "write", "close")
 _COLORS = {"default": "#9aa5b1", "tuned": "#1f77b4"}
 _PHASE_COLORS = {"open": "#e39b3b", "write": "#1f77b4", "close": "#8c564b"}
-_BEGIN = "<!-- scale audit results: begin -->"
-_END = "<!-- scale audit results: end -->"
 
 
 def _series(points: Sequence[AuditPoint], platform: str, kernel: str, config: str
@@ -113,7 +112,4 @@ def write_outputs(points: Sequence[AuditPoint], directory: Path) -> None:
     for platform in sorted({p.platform for p in points}):
         platform_figure(points, platform, directory / f"rate-{platform}.png")
     cost_figure(points, directory / "cost.png")
-    readme = directory / "README.md"
-    text = readme.read_text()
-    begin, end = text.index(_BEGIN) + len(_BEGIN), text.index(_END)
-    readme.write_text(text[:begin] + "\n\n" + markdown(points) + "\n" + text[end:])
+    fill_block(directory / "README.md", "scale audit", markdown(points))

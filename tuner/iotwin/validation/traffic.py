@@ -22,6 +22,7 @@ import yaml
 
 from iotwin import paths
 from iotwin.errors import UserError
+from iotwin.report.readme_block import fill_block
 
 #: Darshan's POSIX access-size bins, as its counters name them (iosim counts the same bins)
 SIZE_BINS = ("0_100", "100_1K", "1K_10K", "10K_100K", "100K_1M", "1M_4M", "4M_10M",
@@ -165,11 +166,4 @@ def write_outputs(found: Sequence[LogTraffic], directory: Path) -> None:
     """results.json, and the tables between README.md's markers."""
     (directory / "results.json").write_text(json.dumps([asdict(f) for f in found], indent=1)
                                             + "\n")
-    readme = directory / "README.md"
-    text = readme.read_text()
-    begin, end = text.index(_BEGIN) + len(_BEGIN), text.index(_END)
-    readme.write_text(text[:begin] + "\n\n" + markdown(found) + "\n" + text[end:])
-
-
-_BEGIN = "<!-- traffic results: begin -->"
-_END = "<!-- traffic results: end -->"
+    fill_block(directory / "README.md", "traffic", markdown(found))
