@@ -14,6 +14,7 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 
@@ -130,10 +131,20 @@ def _add_paper_arguments(parser: argparse.ArgumentParser) -> None:
                              "sim-models/platforms/*.yaml")
 
 
+def _timed_progress() -> Callable[[str], None]:
+    """A progress line on stderr, with the seconds since the suite started."""
+    started = time.monotonic()
+
+    def progress(text: str) -> None:
+        print(f"[{time.monotonic() - started:6.0f} s] {text}", file=sys.stderr, flush=True)
+
+    return progress
+
+
 def _traffic(args: argparse.Namespace) -> int:
     from iotwin.validation.traffic import markdown, run_traffic, traffic_dir, write_outputs
 
-    found = run_traffic(progress=lambda text: print(text, file=sys.stderr, flush=True))
+    found = run_traffic(progress=_timed_progress())
     if args.write:
         write_outputs(found, traffic_dir())
     print(markdown(found))
@@ -144,10 +155,8 @@ def _scale(args: argparse.Namespace) -> int:
     from iotwin.validation.scale_audit import run_audit, scale_dir
     from iotwin.validation.scale_report import markdown, write_outputs
 
-    started = time.monotonic()
     points = run_audit(platforms=args.platforms.split(",") if args.platforms else None,
-                       progress=lambda text: print(f"[{time.monotonic() - started:6.0f} s] "
-                                                   f"{text}", file=sys.stderr, flush=True))
+                       progress=_timed_progress())
     if args.write:
         write_outputs(points, scale_dir())
     print(markdown(points))
@@ -159,11 +168,7 @@ def _paper(args: argparse.Namespace) -> int:
     from iotwin.validation.paper import paper_dir, run_paper_validation
     from iotwin.validation.paper_report import markdown, record_fitted, write_outputs
 
-    started = time.monotonic()
-
-    def progress(text: str) -> None:
-        print(f"[{time.monotonic() - started:6.0f} s] {text}", file=sys.stderr, flush=True)
-
+    progress = _timed_progress()
     result = run_paper_validation(
         platforms=args.platforms.split(",") if args.platforms else None,
         kernels=args.kernels.split(",") if args.kernels else None, loo=not args.no_loo,
