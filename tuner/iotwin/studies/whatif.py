@@ -179,17 +179,27 @@ def nodes_used(platform: Platform, work: Mapping[str, Any]) -> int:
     return math.ceil(int(work["ranks"]) / per_node)
 
 
-def peak_mbs(platform: Platform, work: Mapping[str, Any]) -> float:
-    """The least aggregate bandwidth on the way from the workload's nodes to the disks."""
+def bandwidth_ceilings(platform: Platform, nodes: int, targets: int, servers: int
+                       ) -> dict[str, float]:
+    """The aggregate bandwidths on the way from ``nodes`` client nodes to the disks, when the
+    data lands on ``targets`` OSTs behind ``servers`` servers."""
     data = platform.data
-    nodes = nodes_used(platform, work)
     fs, network = data["filesystem"], data["network"]
-    limits = [nodes * data["compute"]["nic_mbs"], network["storage_fabric_mbs"],
-              fs["servers"] * fs["server_mbs"], fs["targets"] * fs["target_mbs"]]
+    ceilings = {"client NICs": nodes * data["compute"]["nic_mbs"],
+                "OSTs written": targets * fs["target_mbs"],
+                "servers written": servers * fs["server_mbs"],
+                "storage fabric": network["storage_fabric_mbs"]}
     routers = data.get("routers")
     if routers:
-        limits.append(routers_used(routers, nodes) * routers["bandwidth_mbs"])
-    return float(min(limits))
+        ceilings["routers"] = routers_used(routers, nodes) * routers["bandwidth_mbs"]
+    return ceilings
+
+
+def peak_mbs(platform: Platform, work: Mapping[str, Any]) -> float:
+    """The least aggregate bandwidth from the workload's nodes to all the disks."""
+    fs = platform.data["filesystem"]
+    return float(min(bandwidth_ceilings(platform, nodes_used(platform, work), fs["targets"],
+                                        fs["servers"]).values()))
 
 
 def routers_used(routers: Mapping[str, Any], nodes: int) -> int:

@@ -26,9 +26,9 @@ import yaml
 
 from iotwin import paths
 from iotwin.config.schema import validate_config
-from iotwin.model import sim
+from iotwin.model import iosim_process, sim
 from iotwin.model.platforms import Platform, load_platform
-from iotwin.studies.whatif import nodes_used, routers_used
+from iotwin.studies.whatif import bandwidth_ceilings, nodes_used
 from iotwin.workloads.workload import kernel_workload
 
 CONFIGS = ("default", "tuned")
@@ -80,24 +80,17 @@ def audit_workload(spec: Mapping[str, Any], kernel: str, ranks: int, per_node: i
 def binding_mechanism(platform: Platform, work: Mapping[str, Any], result: sim.SimResult
                       ) -> str:
     """Which mechanism limits the run: open/close metadata when it takes most of the time;
-    else the least aggregate bandwidth of what the run used (client NICs, routers, servers,
-    OSTs with their client-stream degradation), or per-operation costs (RPCs, locks, rounds,
-    collectives) when the rate is far below every bandwidth."""
+    else the least aggregate bandwidth of what the run used (its nodes' NICs, the routers they
+    reach, the OSTs and servers its bytes landed on, the storage fabric), or per-operation
+    costs (RPCs, locks, rounds, collectives) when the rate is far below every bandwidth."""
     time_s = result.time_s or 0.0
     metadata = result.phases.get("open", 0.0) + result.phases.get("close", 0.0)
     if time_s > 0 and metadata / time_s > METADATA_SHARE:
         return "metadata (open/close)"
-    data, bd = platform.data, result.breakdown
-    nodes = nodes_used(platform, work)
-    targets = sum(1 for b in bd["bytes_per_target"] if b)
-    servers = sum(1 for b in bd["bytes_per_server"] if b)
-    ceilings = {"client NICs": nodes * data["compute"]["nic_mbs"],
-                "OSTs written": targets * data["filesystem"]["target_mbs"],
-                "servers written": servers * data["filesystem"]["server_mbs"],
-                "storage fabric": data["network"]["storage_fabric_mbs"]}
-    if data.get("routers"):
-        routers = data["routers"]
-        ceilings["routers"] = routers_used(routers, nodes) * routers["bandwidth_mbs"]
+    bd = result.breakdown
+    ceilings = bandwidth_ceilings(platform, nodes_used(platform, work),
+                                  sum(1 for b in bd["bytes_per_target"] if b),
+                                  sum(1 for b in bd["bytes_per_server"] if b))
     name, ceiling = min(ceilings.items(), key=lambda item: item[1])
     if (result.rate_mbs or 0) < BANDWIDTH_BOUND * ceiling:
         return f"per-operation costs (below {BANDWIDTH_BOUND:.0%} of {name})"
@@ -112,7 +105,7 @@ def measured_simulation(platform: Platform, work: Mapping[str, Any], config: Map
         given.write(payload)
         given.seek(0)
         start = time.perf_counter()
-        process = subprocess.Popen([str(paths.simulator_binary()), "--jobs", "1", "-"],
+        process = subprocess.Popen(iosim_process.argv(1),
                                    stdin=given, stdout=out, stderr=subprocess.DEVNULL)
         status, usage = _wait(process, max_seconds)
         seconds = time.perf_counter() - start
@@ -122,7 +115,7 @@ def measured_simulation(platform: Platform, work: Mapping[str, Any], config: Map
         out.seek(0)
         if status != 0:
             return None, seconds, peak_mib, f"iosim exited with status {status}"
-        [entry] = json.loads(out.read())["results"]
+        [entry] = iosim_process.results(out.read())
     if not entry.get("ok"):
         return None, seconds, peak_mib, str(entry.get("error"))
     return sim.result_of(entry), seconds, peak_mib, ""
@@ -197,10 +190,6 @@ def knees(points: Sequence[AuditPoint]) -> list[str]:
                 found.append(f"{platform} {kernel} {config}: {before.ranks} -> {after.ranks} "
                              f"ranks, rate x{change:.2f}: {before.binding} -> {after.binding}")
     return found
-
-
-def load_points(path: Path) -> list[AuditPoint]:
-    return [AuditPoint(**p) for p in json.loads(path.read_text())]
 
 
 def write_points(points: Sequence[AuditPoint], path: Path) -> None:
