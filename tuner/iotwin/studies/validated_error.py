@@ -63,18 +63,20 @@ def validated_errors(path: Path | None = None) -> Mapping[str, ValidatedError]:
     source = path or results_path()
     if not source.exists():
         return {}
-    rows = json.loads(source.read_text())["rows"]
+    from iotwin.validation.paper import PaperValidation
+
+    rows = PaperValidation.from_json(json.loads(source.read_text())).rows
     found = {}
-    for model in sorted({row["model"] for row in rows}):
-        mine = [row for row in rows if row["model"] == model]
-        errors = {which: [abs(row[f"{which}_mbs"] / row["published_mbs"] - 1) for row in mine
-                          if row.get(f"{which}_mbs")] for which in HELD_OUT}
-        held_out = errors["loo"] + errors["scale_out"]
+    for model in sorted({row.model for row in rows}):
+        mine = [row for row in rows if row.model == model]
+        errors = {which: [abs(e) for e in (row.error(which) for row in mine) if e is not None]
+                  for which in HELD_OUT}
         if not errors["loo"]:
             continue
-        cores = [int(row["cores"]) for row in mine]
+        cores = [row.cores for row in mine]
         found[model] = ValidatedError(
-            model, len(mine), float(np.percentile(held_out, BAND_PERCENTILE)),
+            model, len(mine),
+            float(np.percentile(errors["loo"] + errors["scale_out"], BAND_PERCENTILE)),
             float(np.median(errors["loo"])),
             float(np.percentile(errors["scale_out"], BAND_PERCENTILE))
             if errors["scale_out"] else None,
