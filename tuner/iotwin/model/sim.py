@@ -10,10 +10,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from iotwin import paths
 from iotwin.config import schema as tuning
 from iotwin.errors import UserError
-from iotwin.model import sim_cluster
+from iotwin.model import iosim_process, sim_cluster
 from iotwin.model.platforms import Platform
 from iotwin.units import parse_size
 
@@ -106,11 +105,11 @@ def run_iosim(payload: Mapping[str, Any], jobs: int = 2) -> list[dict[str, Any]]
     address = sim_cluster.cluster_address()
     if address:
         return sim_cluster.run_on_cluster(payload, address)
-    done = subprocess.run([str(paths.simulator_binary()), "--jobs", str(jobs), "-"],
+    done = subprocess.run(iosim_process.argv(jobs),
                           input=json.dumps(payload), capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise UserError(f"iosim failed: {done.stderr.strip()}")
-    return list(json.loads(done.stdout)["results"])
+    return iosim_process.results(done.stdout)
 
 
 def simulate(platform: Platform, workload: dict[str, Any], configs: Sequence[Mapping[str, Any]], *,

@@ -33,6 +33,7 @@ from typing import Any
 
 from iotwin import paths
 from iotwin.errors import UserError
+from iotwin.model import iosim_process
 
 ENV = "IOTWIN_SIM_CLUSTER"
 CHUNKS_PER_WORKER = 2  # enough to balance unequal configs, few enough to keep start-up small
@@ -101,11 +102,11 @@ def checked(address: str) -> str:
 
 def run_chunk(payload: Mapping[str, Any], simulator: str) -> list[dict[str, Any]]:
     """One task: ``iosim --jobs 1`` over a chunk of configs, on the worker's core."""
-    done = subprocess.run([simulator, "--jobs", "1", "-"], input=json.dumps(payload),
+    done = subprocess.run(iosim_process.argv(1, simulator), input=json.dumps(payload),
                           capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise RuntimeError(f"iosim failed on a worker: {done.stderr.strip()}")
-    return list(json.loads(done.stdout)["results"])
+    return iosim_process.results(done.stdout)
 
 
 def chunks(payload: Mapping[str, Any], count: int) -> list[dict[str, Any]]:
