@@ -164,7 +164,8 @@ double open_cost(const Platform& p, const Session& ses, const FileSettings& s, i
     const FileSession& f = *ses.file;
     double instances = static_cast<double>(ses.files.size());
     double create = f.create ? (p.fs.create_s + s.stripe_count * p.fs.create_per_stripe_s) * instances : 0;
-    // Without collective metadata reads every rank reads the superblock and root group itself.
+    // Without collective metadata reads each rank reads the superblock and root group itself,
+    // through its node's client cache (client_caches).
     double readers = 0;
     if (f.hdf5 && !s.all_coll_metadata_ops)
         for (const OpenFile& of : ses.files)
