@@ -57,7 +57,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "costs (wall s, peak memory). Progress on stderr.")
     scale.add_argument("--platforms", help="comma-separated subset of the audit's platforms")
     scale.add_argument("--write", action="store_true",
-                       help="write validation/scale/results.json, figures and README tables")
+                       help="write validation/scale/results.json, figures and README tables "
+                            "(the platforms not run keep their recorded points)")
     scale.set_defaults(func=_scale)
     parser.set_defaults(func=lambda args: parser.print_help() or 2)
 
@@ -158,7 +159,7 @@ def _scale(args: argparse.Namespace) -> int:
     points = run_audit(platforms=args.platforms.split(",") if args.platforms else None,
                        progress=_timed_progress())
     if args.write:
-        write_outputs(points, scale_dir())
+        points = write_outputs(points, scale_dir())
     print(markdown(points))
     return 0
 

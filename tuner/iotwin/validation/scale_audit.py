@@ -194,3 +194,17 @@ def knees(points: Sequence[AuditPoint]) -> list[str]:
 
 def write_points(points: Sequence[AuditPoint], path: Path) -> None:
     path.write_text(json.dumps([asdict(p) for p in points], indent=1) + "\n")
+
+
+def read_points(path: Path) -> list[AuditPoint]:
+    """The points ``write_points`` wrote; none if the file does not exist."""
+    if not path.exists():
+        return []
+    return [AuditPoint(**point) for point in json.loads(path.read_text())]
+
+
+def merged(kept: Sequence[AuditPoint], rerun: Sequence[AuditPoint]) -> list[AuditPoint]:
+    """``kept`` with every platform that ``rerun`` covers replaced by ``rerun``'s points: an
+    audit of some platforms updates the record of the others without running them again."""
+    replaced = {p.platform for p in rerun}
+    return [p for p in kept if p.platform not in replaced] + list(rerun)

@@ -105,11 +105,15 @@ def markdown(points: Sequence[AuditPoint]) -> str:
                       *figures, "", "### Every run", "", *lines]) + "\n"
 
 
-def write_outputs(points: Sequence[AuditPoint], directory: Path) -> None:
-    from iotwin.validation.scale_audit import write_points
+def write_outputs(points: Sequence[AuditPoint], directory: Path) -> list[AuditPoint]:
+    """The record in ``directory`` updated with ``points`` (other platforms' points kept):
+    results.json, the figures and README's tables. Returns the whole record."""
+    from iotwin.validation.scale_audit import merged, read_points, write_points
 
+    points = merged(read_points(directory / "results.json"), points)
     write_points(points, directory / "results.json")
     for platform in sorted({p.platform for p in points}):
         platform_figure(points, platform, directory / f"rate-{platform}.png")
     cost_figure(points, directory / "cost.png")
     fill_block(directory / "README.md", "scale audit", markdown(points))
+    return points
