@@ -1,4 +1,5 @@
-"""The in-campaign refit: which parameters it fits, the pull toward the model, the warm start."""
+"""The in-campaign refit: which parameters it fits, the pull toward the model, the warm start,
+and the coarse start that gets a fit off a plateau."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from iotwin.model.platforms import Platform, load_platform
 LEVEL = "filesystem.target_mbs"  # scales every config's rate alike
 ORDER = "filesystem.degradation"  # matters more the more writers a config has
 IDLE = "filesystem.create_s"  # changes nothing here
+CACHE = "lustre_client.osc_dirty_bytes"  # a step: a round fits in the cache or it does not
+ROUND_BYTES = 128 * 2**20
 
 
 def synthetic_rates(platform: Platform, observations: Sequence[Observation],
@@ -79,3 +82,28 @@ def test_a_warm_start_at_the_answer_stays_there() -> None:
     assert warm.parameters[LEVEL] == pytest.approx(answer, rel=1e-3)
     assert warm.fit_error < 1e-3 < cold.fit_error
     assert not math.isclose(cold.parameters[LEVEL], answer, rel_tol=1e-3)
+
+
+def stepped_rates(platform: Platform, observations: Sequence[Observation],
+                  jobs: int = 2) -> list[float | None]:
+    """rate = 100 MB/s per writer, 3x when a 128 MiB round fits in the client cache."""
+    fits = platform.data["lustre_client"]["osc_dirty_bytes"] >= ROUND_BYTES
+    return [100.0 * o.config["writers"] * (3 if fits else 1) for o in observations]
+
+
+def test_a_coarse_start_gets_the_fit_off_a_plateau() -> None:
+    model = load_platform("hopper")
+    start = model.free_parameters()[CACHE][0]
+    assert start < ROUND_BYTES  # the model starts on the slow plateau
+    truth = model.with_values({CACHE: 4 * ROUND_BYTES})
+    observations = [Observation({}, {"writers": w}, rate or 0) for w, rate in
+                    zip([2, 8], stepped_rates(truth, [Observation({}, {"writers": w}, 1)
+                                                      for w in [2, 8]]), strict=True)]
+    stuck = fit(model, observations, parameters=[CACHE], predictor=stepped_rates)
+    scanned = fit(model, observations, parameters=[CACHE], predictor=stepped_rates,
+                  scan_points=5)
+    assert stuck.parameters[CACHE] == pytest.approx(start)  # zero gradient: it never moved
+    assert stuck.fit_error == pytest.approx(2 / 3)
+    assert scanned.parameters[CACHE] >= ROUND_BYTES
+    assert scanned.fit_error == pytest.approx(0.0)
+    assert scanned.details["scan_evaluations"] == 6  # the start and 5 points

@@ -53,8 +53,6 @@ LoadPlatform = Callable[[str], Any]
 
 FITTED_SETTINGS = ("default", "tuned")
 SPREAD_SETTINGS = ("min_observed", "max_observed")
-#: soft-L1 scale on log rate, as :func:`iotwin.model.calibration.fit` minimises it
-_LOSS_SCALE = 0.1
 #: a workload of identical steps simulated as its first one and two (see predict_rates)
 STEPS_KEY = "extrapolated_steps"
 
@@ -170,11 +168,12 @@ class FitBudget:
     evaluations_per_round: int
     max_rounds: int
     tolerance: float  # converged: a round lowers the loss by less than this fraction
+    scan_points: int = 0  # the first round's coarse start (calibration.coarse_start)
 
     @classmethod
     def from_settings(cls, data: Mapping[str, Any]) -> FitBudget:
         return cls(int(data["evaluations_per_round"]), int(data["max_rounds"]),
-                   float(data["tolerance"]))
+                   float(data["tolerance"]), int(data.get("scan_points", 0)))
 
 
 @dataclass(frozen=True)
@@ -429,10 +428,10 @@ def predict_cases(platform: Any, cases: Sequence[Case]) -> list[Predicted]:
 
 
 def robust_loss(predicted: Sequence[float | None], published: Sequence[float]) -> float:
-    """The soft-L1 loss on log rate that the fit minimises (a failed prediction: 1000x off)."""
-    residuals = np.array([math.log(p / q) if p else math.log(1000.0)
-                          for p, q in zip(predicted, published, strict=True)]) / _LOSS_SCALE
-    return float(_LOSS_SCALE ** 2 * np.sum(2 * (np.sqrt(1 + residuals ** 2) - 1)))
+    """The soft-L1 loss on log rate that the fit minimises (a failed prediction: 1000x off),
+    doubled: the scale the recorded losses were reported in."""
+    observations = [Observation({}, {}, rate) for rate in published]
+    return 2 * calibrate.soft_l1(calibrate.log_errors(predicted, observations))
 
 
 @dataclass
@@ -464,8 +463,9 @@ def fit_cases(platform: Any, cases: Sequence[Case], parameters: Sequence[str],
     """Fit ``parameters`` of ``platform`` to ``cases`` in rounds until converged.
 
     Each round is a bounded least-squares fit of ``budget.evaluations_per_round`` evaluations
-    from where the last one ended, after which the model-optimum configs are re-chosen under
-    the fitted model. Converged: the configs stayed, and the fit stopped by itself or lowered
+    from where the last one ended (the first from a coarse start of ``budget.scan_points``
+    per parameter), after which the model-optimum configs are re-chosen under the fitted
+    model. Converged: the configs stayed, and the fit stopped by itself or lowered
     the loss by less than ``budget.tolerance``. A round that raises the loss is not kept.
     """
     published = [case.published_mbs for case in cases]
@@ -479,16 +479,19 @@ def fit_cases(platform: Any, cases: Sequence[Case], parameters: Sequence[str],
                         for c, p in zip(cases, chosen, strict=True)]
         calibration = calibrate.fit(platform, observations, parameters=parameters,
                                     max_evaluations=budget.evaluations_per_round,
-                                    predictor=predict_rates, start=values)
+                                    predictor=predict_rates, start=values,
+                                    scan_points=budget.scan_points if rounds == 1 else 0)
         used = int(calibration.details.get("evaluations", 0))
         evaluations += used
+        stopped_by_itself = (used - int(calibration.details.get("scan_evaluations", 0))
+                             < budget.evaluations_per_round)
         candidate = platform.with_values(calibration.parameters)
         rechosen = predict_cases(candidate, cases)
         new_loss = robust_loss([p.rate_mbs for p in rechosen], published)
         if new_loss > loss:
             break
         settled = [p.config for p in rechosen] == [p.config for p in chosen]
-        converged = settled and (used < budget.evaluations_per_round
+        converged = settled and (stopped_by_itself
                                  or loss - new_loss <= budget.tolerance * loss)
         fitted, values, chosen, loss = candidate, calibration.parameters, rechosen, new_loss
     free = platform.free_parameters()
