@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import yaml
-from iotwin.validation.scale_audit import AuditPoint, knees, run_audit
+from iotwin.validation.scale_audit import AuditPoint, knees, read_points, run_audit
+from iotwin.validation.scale_report import write_outputs
 from iotwin.validation.traffic import run_traffic
 
 
@@ -38,6 +40,20 @@ def test_a_knee_is_a_change_of_mechanism_not_of_the_ceiling_it_is_measured_again
         "p k default: 64 -> 512 ranks, rate x4.00: client NICs -> OSTs written",
         "p k default: 512 -> 4096 ranks, rate x0.75: OSTs written -> "
         "per-operation costs (below 30% of OSTs written)"]
+
+
+def test_writing_some_platforms_keeps_the_others_recorded_points(tmp_path: Path) -> None:
+    (tmp_path / "README.md").write_text("<!-- scale audit results: begin -->\n"
+                                        "<!-- scale audit results: end -->\n")
+    first = [replace(point(64, 100, "OSTs written"), platform=name) for name in ("a", "b")]
+    write_outputs(first, tmp_path)
+    rerun = [replace(point(64, 250, "servers written"), platform="b")]
+    record = write_outputs(rerun, tmp_path)
+    assert {(p.platform, p.rate_mbs) for p in record} == {("a", 100), ("b", 250)}
+    assert {(p.platform, p.rate_mbs) for p in read_points(tmp_path / "results.json")} == {
+        ("a", 100), ("b", 250)}
+    assert (tmp_path / "rate-a.png").exists() and "| a | k | default | 64 | 100 |" in (
+        tmp_path / "README.md").read_text()
 
 
 def test_simulated_traffic_beside_the_logs() -> None:
