@@ -45,6 +45,9 @@ class StandInPlatform:
         return StandInPlatform(self.name, self.filesystem, self.max_stripe_count,
                                {**self.values, **values})
 
+    def with_priors(self) -> StandInPlatform:
+        return StandInPlatform(self.name, self.filesystem, self.max_stripe_count)
+
 
 @dataclass(frozen=True)
 class StandInResult:
@@ -254,6 +257,11 @@ def test_fitted_values_are_recorded_in_a_platform_yaml_in_place(tmp_path: Path) 
     assert len(changed) == 2
     assert all("fitted: paper-hopper-" in b for _, b in changed)
     assert sum("fitted: paper-hopper-2" in b for _, b in changed) == 1
+    # the value before any fit is kept as the prior, once: a second fit does not replace it
+    before = load_platform(paths.platforms_dir() / "hopper.yaml").with_priors().free_parameters()
+    recorded = load_platform(copy)
+    assert recorded.with_priors().free_parameters() == before
+    assert recorded.with_priors().free_parameters()["filesystem.target_mbs"][0] != 300.0
     with pytest.raises(UserError, match=r"filesystem\.no_such_leaf"):
         paper_report.record_fitted(copy, "x", {"filesystem.no_such_leaf": 1.0})
 

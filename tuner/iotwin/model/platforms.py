@@ -1,7 +1,8 @@
 """Platform models: the YAML files of sim-models/platforms/ (schema: sim-models/PLATFORM.md).
 
 A platform YAML gives every number as a leaf ``{value: ..., source|assumption|fitted: ...}``,
-with ``bounds: [lower, upper]`` on the parameters calibration may fit. ``Platform.data`` is the
+with ``bounds: [lower, upper]`` on the parameters calibration may fit, and ``prior: ...`` on a
+fitted one: its value before any fit, where a validation's fits start. ``Platform.data`` is the
 same tree with only the values (sizes in bytes), as the simulator reads it.
 """
 
@@ -49,8 +50,10 @@ def _check_leaf(origin: str, path: str, leaf: dict[str, Any]) -> None:
     if not (isinstance(bounds, list) and len(bounds) == 2
             and all(isinstance(b, int | float) for b in bounds) and bounds[0] <= bounds[1]):
         raise UserError(f"{origin}: {path}.bounds: expected [lower, upper], got {bounds!r}")
-    if not bounds[0] <= leaf["value"] <= bounds[1]:
-        raise UserError(f"{origin}: {path}: value {leaf['value']} outside bounds {bounds}")
+    for key in ("value", "prior"):
+        if key in leaf and not (isinstance(leaf[key], int | float)
+                                and bounds[0] <= leaf[key] <= bounds[1]):
+            raise UserError(f"{origin}: {path}: {key} {leaf[key]!r} outside bounds {bounds}")
 
 
 def _plain_value(path: str, value: Any) -> Any:
@@ -88,6 +91,13 @@ class Platform:
     def free_parameters(self) -> dict[str, tuple[float, float, float]]:
         return {path: (float(leaf["value"]), float(leaf["bounds"][0]), float(leaf["bounds"][1]))
                 for path, leaf in _leaves(self.tree) if "bounds" in leaf}
+
+    def with_priors(self) -> Platform:
+        """The model before any fit: each fitted parameter back at its ``prior``. A
+        validation refits from here, so that no refit starts from values fitted to the rows
+        it holds out."""
+        return self.with_values({path: leaf["prior"] for path, leaf in _leaves(self.tree)
+                                 if "prior" in leaf})
 
     def parameter_paths(self) -> list[str]:
         """The dotted path of every value of the model (what ``with_values`` may set)."""

@@ -579,7 +579,7 @@ class RowResult:
     setting: str
     origin: str
     published_mbs: float
-    prior_mbs: float | None  # the platform model with its YAML values, before the fit
+    prior_mbs: float | None  # the platform model before any fit (its YAML priors)
     fitted_mbs: float | None
     loo_mbs: float | None
     config: Config
@@ -735,6 +735,9 @@ def run_paper_validation(*, settings_path: Path | None = None,
                          partial: Path | None = None) -> PaperValidation:
     """Per platform: scan, choose and fit its free parameters, refit without each row; report.
 
+    Each platform starts from its YAML values before any fit (``Platform.with_priors``): a
+    fit recorded by an earlier run is never where a leave-one-out refit starts.
+
     ``platforms`` (model names) and ``kernels`` (as the CSV names them, e.g. ``VPIC-IO``)
     select a subset of the rows; ``loo`` runs the leave-one-out refits; ``workers`` refits run
     at once; ``max_evaluations`` replaces cases.yaml's evaluations per fit round; ``progress``
@@ -768,7 +771,8 @@ def run_paper_validation(*, settings_path: Path | None = None,
             say(f"{model}: from {saved}")
             parts.append(PlatformPart.from_json(json.loads(saved.read_text())))
             continue
-        parts.append(_validate_platform(load_platform(model), mine, rows, settings, loo, say,
+        parts.append(_validate_platform(load_platform(model).with_priors(), mine, rows,
+                                        settings, loo, say,
                                         workers))
         if saved:
             saved.parent.mkdir(parents=True, exist_ok=True)

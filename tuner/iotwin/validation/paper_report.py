@@ -24,7 +24,7 @@ def markdown(result: PaperValidation) -> str:
     return "\n\n".join("\n".join(lines) for lines in sections) + "\n"
 
 
-_MODEL_TITLES = {"prior": "prior (YAML values)", "fitted": "fitted", "loo": "leave-one-out",
+_MODEL_TITLES = {"prior": "prior (before any fit)", "fitted": "fitted", "loo": "leave-one-out",
                  "scale_out": "leave-one-scale-out"}
 
 
@@ -103,7 +103,7 @@ def _fits_table(result: PaperValidation) -> list[str]:
         rows += [[fit.model, result.calibration_ids[fit.model], name, f"{fit.before[name]:.4g}",
                   f"{value:.4g}", "yes" if name in bounds else "", state]
                  for name, value in fit.parameters.items()]
-    return _table(["model", "calibration", "parameter", "YAML value", "fitted", "on a bound",
+    return _table(["model", "calibration", "parameter", "prior", "fitted", "on a bound",
                    "fit"], "lllrrll", rows)
 
 
@@ -153,14 +153,18 @@ def record_fitted(platform_yaml: Path, calibration: str, values: Mapping[str, fl
     """Set fitted values in a platform YAML, marked ``fitted: <calibration>``, in place.
 
     Each value is a one-line leaf ``name: {value: ..., bounds: ..., source: ...}`` under its
-    section; only that line changes, so the file's comments and layout stay as they are.
+    section; only that line changes, so the file's comments and layout stay as they are. The
+    value it replaces is kept as ``prior`` the first time (the value before any fit).
     """
     lines = platform_yaml.read_text().splitlines(keepends=True)
     for dotted, value in values.items():
         at = _leaf_line(lines, dotted.split("."), platform_yaml)
-        leaf = re.sub(r"\s*fitted: [^,}]*,", "", lines[at])
-        lines[at] = re.sub(r"\{value: [^,}]+,", f"{{value: {value:.6g}, fitted: {calibration},",
-                           leaf, count=1)
+        leaf = re.sub(r"\s*(fitted|prior): [^,}]*,", "", lines[at])
+        prior = re.search(r"prior: ([^,}]*)[,}]", lines[at]) or re.search(
+            r"\{value: ([^,}]+),", lines[at])
+        assert prior is not None  # _leaf_line found "{value:" on this line
+        lines[at] = re.sub(r"\{value: [^,}]+,", f"{{value: {value:.6g}, fitted: {calibration}, "
+                           f"prior: {prior.group(1).strip()},", leaf, count=1)
     platform_yaml.write_text("".join(lines))
 
 
