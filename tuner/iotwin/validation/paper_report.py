@@ -140,7 +140,7 @@ def write_outputs(result: PaperValidation, directory: Path) -> None:
     """results.json, calibrations.json, and the results block of README.md."""
     (directory / "results.json").write_text(json.dumps(result.to_json(), indent=1) + "\n")
     calibrations = {result.calibration_ids[f.model]: {
-        "platform": f.model, "parameters": f.parameters, "yaml_values": f.before,
+        "platform": f.model, "parameters": f.parameters, "priors": f.before,
         "loss_before": f.loss_before, "loss_after": f.loss_after, "converged": f.converged,
         "on_bound": result.on_bound[f.model],
         "fit_error": result.metrics["per_platform"][f.model]["fitted"]["median_abs_error"]}
