@@ -155,8 +155,19 @@ def record_fitted(platform_yaml: Path, calibration: str, values: Mapping[str, fl
     Each value is a one-line leaf ``name: {value: ..., bounds: ..., source: ...}`` under its
     section; only that line changes, so the file's comments and layout stay as they are. The
     value it replaces is kept as ``prior`` the first time (the value before any fit).
+
+    The calibration replaces the earlier ones of its family (``paper-hopper-*``) as a whole:
+    a leaf they fitted that this one leaves out goes back to its prior, since this fit ran
+    with it there.
     """
     lines = platform_yaml.read_text().splitlines(keepends=True)
+    family = re.escape(calibration.rsplit("-", 1)[0]) + "-"
+    for at, line in enumerate(lines):
+        if re.search(rf"fitted: {family}", line) and "prior: " in line:
+            prior = re.search(r"prior: ([^,}]*)[,}]", line)
+            assert prior is not None
+            lines[at] = re.sub(r"\{value: [^,}]+,", f"{{value: {prior.group(1).strip()},",
+                               re.sub(r"\s*(fitted|prior): [^,}]*,", "", line), count=1)
     for dotted, value in values.items():
         at = _leaf_line(lines, dotted.split("."), platform_yaml)
         leaf = re.sub(r"\s*(fitted|prior): [^,}]*,", "", lines[at])
