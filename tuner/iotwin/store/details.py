@@ -33,6 +33,7 @@ class Details(TypedDict, total=False):
     heldout: str  # what its held-out error means
     observations: int  # runs it was fitted to
     evaluations: int  # optimiser steps
+    scan_evaluations: int  # of which the coarse start before the gradient fit
     loss: str
     prior_sigma: float | None
     parameters: Any  # the parameters refitted (or why none)
