@@ -113,8 +113,13 @@ def predict(platform: Platform, observations: Sequence[Observation],
 
 def log_errors(predicted: Sequence[float | None], observations: Sequence[Observation]
                ) -> np.ndarray:
-    return np.array([math.log(p / o.rate_mbs) if p else _FAILED_RESIDUAL
-                     for p, o in zip(predicted, observations, strict=True)])
+    return log_ratios(predicted, [o.rate_mbs for o in observations])
+
+
+def log_ratios(predicted: Sequence[float | None], measured: Sequence[float]) -> np.ndarray:
+    """log(predicted / measured) per rate; a failed prediction counts as 1000x off."""
+    return np.array([math.log(p / m) if p else _FAILED_RESIDUAL
+                     for p, m in zip(predicted, measured, strict=True)])
 
 
 def relative_error(predicted: Sequence[float | None],

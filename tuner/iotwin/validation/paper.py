@@ -430,8 +430,7 @@ def predict_cases(platform: Any, cases: Sequence[Case]) -> list[Predicted]:
 def robust_loss(predicted: Sequence[float | None], published: Sequence[float]) -> float:
     """The soft-L1 loss on log rate that the fit minimises (a failed prediction: 1000x off),
     doubled: the scale the recorded losses were reported in."""
-    observations = [Observation({}, {}, rate) for rate in published]
-    return 2 * calibrate.soft_l1(calibrate.log_errors(predicted, observations))
+    return 2 * calibrate.soft_l1(calibrate.log_ratios(predicted, published))
 
 
 @dataclass
