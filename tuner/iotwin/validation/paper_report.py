@@ -161,22 +161,32 @@ def record_fitted(platform_yaml: Path, calibration: str, values: Mapping[str, fl
     with it there.
     """
     lines = platform_yaml.read_text().splitlines(keepends=True)
-    family = re.escape(calibration.rsplit("-", 1)[0]) + "-"
+    family = re.compile(rf"fitted: {re.escape(calibration.rsplit('-', 1)[0])}-")
     for at, line in enumerate(lines):
-        if re.search(rf"fitted: {family}", line) and "prior: " in line:
-            prior = re.search(r"prior: ([^,}]*)[,}]", line)
-            assert prior is not None
-            lines[at] = re.sub(r"\{value: [^,}]+,", f"{{value: {prior.group(1).strip()},",
-                               re.sub(r"\s*(fitted|prior): [^,}]*,", "", line), count=1)
+        if family.search(line) and _PRIOR.search(line):
+            lines[at] = _leaf_with_value(line, _prior_of(line))
     for dotted, value in values.items():
         at = _leaf_line(lines, dotted.split("."), platform_yaml)
-        leaf = re.sub(r"\s*(fitted|prior): [^,}]*,", "", lines[at])
-        prior = re.search(r"prior: ([^,}]*)[,}]", lines[at]) or re.search(
-            r"\{value: ([^,}]+),", lines[at])
-        assert prior is not None  # _leaf_line found "{value:" on this line
-        lines[at] = re.sub(r"\{value: [^,}]+,", f"{{value: {value:.6g}, fitted: {calibration}, "
-                           f"prior: {prior.group(1).strip()},", leaf, count=1)
+        lines[at] = _leaf_with_value(lines[at], f"{value:.6g}",
+                                     f" fitted: {calibration}, prior: {_prior_of(lines[at])},")
     platform_yaml.write_text("".join(lines))
+
+
+_PRIOR = re.compile(r"prior: ([^,}]*)[,}]")
+_VALUE = re.compile(r"\{value: ([^,}]+),")
+_MARKS = re.compile(r"\s*(fitted|prior): [^,}]*,")
+
+
+def _prior_of(leaf: str) -> str:
+    """A one-line leaf's value before any fit: its prior, or its value if it has none."""
+    found = _PRIOR.search(leaf) or _VALUE.search(leaf)
+    assert found is not None  # _leaf_line found "{value:" on this line
+    return found.group(1).strip()
+
+
+def _leaf_with_value(leaf: str, value: str, marks: str = "") -> str:
+    """A one-line leaf with ``value`` and ``marks`` in place of its value, fitted and prior."""
+    return _VALUE.sub(f"{{value: {value},{marks}", _MARKS.sub("", leaf), count=1)
 
 
 def _leaf_line(lines: Sequence[str], keys: Sequence[str], origin: Path) -> int:
