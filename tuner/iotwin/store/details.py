@@ -18,7 +18,8 @@ class Details(TypedDict, total=False):
     calibration: int  # a prediction: the calibration it was made with (0: the platform as loaded)
     generation: int  # the search generation that asked for it
     measured_index: int  # a search run: how many configs were measured before it
-    sample: int  # validate local: the sampled config's index
+    sample: int  # validate local, landscape: the sampled config's index
+    load: float  # landscape: the machine's 1-min load average when the run started
     confirm_round: int  # validate local: the confirmation round of a run
     fold: int  # validate local: the cross-validation fold of a prediction or calibration
     search: str  # experiment: the entry whose search measured it

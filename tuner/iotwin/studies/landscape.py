@@ -1,0 +1,292 @@
+"""A measured landscape: a fixed sample of a space's configs, each run several times on this
+machine, kept as a table that strategies can be benchmarked against (the ``table`` executor).
+
+    measure_landscape(suite):
+        configs <- the default config and a stratified, seeded sample of the space
+                   (iotwin.validation.local.stratified_configs: every value of every
+                   parameter about equally often)
+        for pass in 1..repetitions:           # interleaved: drift hits every config alike
+            for config in a seeded shuffle of configs:
+                run it once unless this pass's run is stored; store it at once
+        the table: every config's rate in every pass; the optimum is the best median
+
+The spec is a local-suite file (validation/local/suite.yaml's format: kernel or command,
+ranks, args, samples, repetitions, seed). Everything lands in one store campaign (kind
+``landscape``); measuring the same spec again resumes it: only the missing runs are run.
+The table is exported as CSV (one row per config: its settings as ``key=value`` differences
+from the default, the exact config as JSON, the rate of each pass in MB/s) with a Markdown
+page saying when and how it was measured.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime
+import json
+import os
+import random
+import statistics
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+from iotwin.errors import UserError
+from iotwin.executors.base import Executor
+from iotwin.store.database import Evaluation, Store, canonical_json, config_hash
+from iotwin.store.source import Source
+from iotwin.validation.local import (
+    Suite,
+    flat_settings,
+    noise_floor,
+    stratified_configs,
+    suite_workload,
+)
+
+KIND = "landscape"  # the store campaign's kind
+
+
+@dataclass(frozen=True)
+class Landscape:
+    """Configs and the rate (MB/s; None: the run failed) of each in every pass."""
+
+    label: str  # what was measured, e.g. "vpic-io x4 --particles 1048576"
+    configs: list[dict[str, Any]]
+    rates: list[list[float | None]]  # [config][pass]
+
+    def __post_init__(self) -> None:
+        if not self.configs or len(self.configs) != len(self.rates):
+            raise UserError(f"landscape {self.label}: needs one row of rates per config")
+
+    def medians(self) -> list[float | None]:
+        return [statistics.median(ok) if (ok := [r for r in row if r]) else None
+                for row in self.rates]
+
+    @property
+    def optimum(self) -> float:
+        """The best median rate."""
+        return max(m for m in self.medians() if m is not None)
+
+    def median_of(self, config: Mapping[str, Any]) -> float | None:
+        """The median rate of ``config`` (None: not in the table, or every run failed)."""
+        return self._medians_by_hash().get(config_hash(config))
+
+    def within(self, config: Mapping[str, Any], fraction: float) -> bool:
+        """Whether ``config``'s median is within ``fraction`` of the optimum (0.05: 5%)."""
+        median = self.median_of(config)
+        return median is not None and median >= (1 - fraction) * self.optimum
+
+    def rates_of(self, config: Mapping[str, Any]) -> list[float | None] | None:
+        index = self._index().get(config_hash(config))
+        return None if index is None else self.rates[index]
+
+    def _index(self) -> dict[str, int]:
+        return {config_hash(c): i for i, c in enumerate(self.configs)}
+
+    def _medians_by_hash(self) -> dict[str, float | None]:
+        return dict(zip((config_hash(c) for c in self.configs), self.medians(), strict=True))
+
+
+# -- measuring ----------------------------------------------------------------------------------
+
+def landscape_label(suite: Suite) -> str:
+    return " ".join([suite.target.label, *suite.args])
+
+
+def find_or_create_campaign(store: Store, suite: Suite) -> int:
+    """The stored landscape campaign of this very spec (to resume), else a new one."""
+    for campaign in store.campaigns(kind=KIND):
+        if {k: v for k, v in campaign.spec.items() if k != "workload"} == suite.to_json():
+            return campaign.id
+    return store.create_campaign(f"landscape {landscape_label(suite)}", kind=KIND,
+                                 spec=suite.to_json())
+
+
+def sample_configs(store: Store, campaign_id: int, suite: Suite,
+                   progress: TextIO | None) -> list[dict[str, Any]]:
+    """The spec's configs: the default and a stratified sample of its space, on this machine
+    (a program's datasets written by some ranks alone stay independent)."""
+    from iotwin.space.parameters import SpaceContext, load_space
+    from iotwin.workloads.partial_writes import partial_write_datasets
+
+    workload = suite_workload(store, campaign_id, suite, progress)
+    context = SpaceContext(suite.filesystem, suite.ranks,
+                           partial_writes=partial_write_datasets(workload))
+    space = load_space(suite.space).bind(context)
+    return stratified_configs(space, suite.samples, random.Random(suite.seed))
+
+
+def pass_order(count: int, seed: int, repetition: int) -> list[int]:
+    """The order in which pass ``repetition`` runs the ``count`` configs: a shuffle of its own."""
+    order = list(range(count))
+    random.Random(f"landscape {seed} pass {repetition}").shuffle(order)
+    return order
+
+
+def measure_landscape(store: Store, suite: Suite, executor: Executor | None = None,
+                      progress: TextIO | None = sys.stderr) -> tuple[int, Landscape]:
+    """Measure (or resume measuring) the spec's landscape; its campaign id and table."""
+    campaign_id = find_or_create_campaign(store, suite)
+    configs = sample_configs(store, campaign_id, suite, progress)
+    if executor is None:
+        from iotwin.executors.local import LocalExecutor
+
+        executor = LocalExecutor(timeout_s=suite.timeout_s, env=suite.env)
+    done = set(_stored_runs(store, campaign_id, executor.source))
+    total = len(configs) * suite.repetitions
+    _say(progress, f"landscape campaign {campaign_id}: {len(configs)} configs x "
+                   f"{suite.repetitions} passes of {landscape_label(suite)}, "
+                   f"{len(done)} of {total} runs stored")
+    for repetition in range(suite.repetitions):
+        for index in pass_order(len(configs), suite.seed, repetition):
+            config = configs[index]
+            if (config_hash(config), repetition) in done:
+                continue
+            load = os.getloadavg()[0]
+            run = executor.run_once(suite.target, config, seed=repetition)
+            store.add_run(campaign_id, suite.target, run, config=config,
+                          platform=suite.platform, source=executor.source, repetition=repetition,
+                          details={"sample": index, "load": round(load, 2)})
+            done.add((config_hash(config), repetition))
+            shown = f"{run.rate_mbs:.1f} MB/s" if run.ok and run.rate_mbs else run.status
+            _say(progress, f"  pass {repetition + 1}/{suite.repetitions} run {len(done)}/{total}"
+                           f" config {index}: {shown} (load {load:.2f})")
+    return campaign_id, landscape_of(store, campaign_id, suite, configs)
+
+
+def _stored_runs(store: Store, campaign_id: int, source: Source
+                 ) -> dict[tuple[str, int], Evaluation]:
+    return {(row.config_hash, row.repetition): row
+            for row in store.evaluations(campaign_id, source=source)}
+
+
+def landscape_of(store: Store, campaign_id: int, suite: Suite,
+                 configs: Sequence[Mapping[str, Any]]) -> Landscape:
+    """The table of a measured campaign."""
+    runs = _stored_runs(store, campaign_id, "real")
+    rates = [[_rate(runs.get((config_hash(c), r))) for r in range(suite.repetitions)]
+             for c in configs]
+    return Landscape(landscape_label(suite), [dict(c) for c in configs], rates)
+
+
+def _rate(row: Evaluation | None) -> float | None:
+    return row.rate_mbs if row is not None and row.ok and row.rate_mbs else None
+
+
+# -- how it was measured ------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Conditions:
+    """When and how a landscape was measured: what a reader needs to trust it."""
+
+    started: str
+    ended: str
+    runs: int
+    failed: int
+    load: tuple[float, float, float]  # 1-min load average before each run: min, median, max
+    median_spread: float  # of (max - min) / median over a config's passes
+    p90_spread: float
+    repeat_spearman: float  # pass 1 against pass 2
+    drift: float  # median over configs of last pass / first pass - 1
+    within_5: int  # configs whose median is within 5% of the optimum
+    within_2: int
+
+
+def conditions(store: Store, campaign_id: int, table: Landscape) -> Conditions:
+    rows = store.evaluations(campaign_id, source="real")
+    if not rows:
+        raise UserError(f"landscape campaign {campaign_id}: nothing measured yet")
+    loads = sorted(float(r.details.get("load", 0.0)) for r in rows)
+    noise = noise_floor([[r for r in row if r] for row in table.rates])
+    firsts_lasts = [(row[0], row[-1]) for row in table.rates if row[0] and row[-1]]
+    medians = table.medians()
+    return Conditions(
+        started=_when(min(r.created for r in rows)), ended=_when(max(r.created for r in rows)),
+        runs=len(rows), failed=sum(not r.ok for r in rows),
+        load=(loads[0], statistics.median(loads), loads[-1]),
+        median_spread=noise.median_spread if noise else 0.0,
+        p90_spread=noise.p90_spread if noise else 0.0,
+        repeat_spearman=noise.repeat_spearman if noise else 0.0,
+        drift=statistics.median(last / first - 1 for first, last in firsts_lasts),
+        within_5=sum(1 for m in medians if m and m >= 0.95 * table.optimum),
+        within_2=sum(1 for m in medians if m and m >= 0.98 * table.optimum))
+
+
+def _when(timestamp: float) -> str:
+    return datetime.datetime.fromtimestamp(timestamp, datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+# -- the committed table ------------------------------------------------------------------------
+
+_FIXED_COLUMNS = ("config", "settings", "median_mbs")
+
+
+def write_table(table: Landscape, path: Path) -> None:
+    """The table as CSV: one row per config, its rate in every pass (MB/s)."""
+    passes = max(len(row) for row in table.rates)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", newline="") as out:
+        writer = csv.writer(out)
+        writer.writerow([*_FIXED_COLUMNS, *(f"pass{i + 1}_mbs" for i in range(passes))])
+        for config, rates, median in zip(table.configs, table.rates, table.medians(),
+                                         strict=True):
+            writer.writerow([canonical_json(config), " ".join(flat_settings(config)) or "default",
+                             _cell(median), *(_cell(r) for r in rates)])
+
+
+def read_table(path: Path) -> Landscape:
+    """A table written by :func:`write_table`; UserError naming what is wrong with it."""
+    try:
+        with path.open(newline="") as source:
+            rows = list(csv.DictReader(source))
+    except OSError as error:
+        raise UserError(f"{path}: cannot read the landscape table: {error}") from error
+    if not rows or any(column not in rows[0] for column in _FIXED_COLUMNS):
+        raise UserError(f"{path}: not a landscape table (expected columns "
+                        f"{', '.join(_FIXED_COLUMNS)}, pass1_mbs, ...)")
+    passes = sorted((c for c in rows[0] if c.startswith("pass")),
+                    key=lambda c: int(c[4:].split("_")[0]))
+    configs, rates = [], []
+    for line, row in enumerate(rows, start=2):
+        try:
+            configs.append(json.loads(row["config"]))
+            rates.append([float(row[c]) if row[c] else None for c in passes])
+        except (ValueError, TypeError) as error:
+            raise UserError(f"{path}:{line}: {error}") from error
+    return Landscape(path.stem, configs, rates)
+
+
+def _cell(rate: float | None) -> str:
+    return "" if rate is None else f"{rate:.4g}"
+
+
+def _say(progress: TextIO | None, line: str) -> None:
+    if progress is not None:
+        print(line, file=progress, flush=True)
+
+
+def conditions_page(table: Landscape, found: Conditions, command: str, where: str) -> str:
+    """The Markdown page that goes with a committed table."""
+    medians = table.medians()
+    best = max(range(len(medians)), key=lambda i: medians[i] or 0.0)
+    default = table.median_of({})
+    return "\n".join([
+        f"# Measured landscape: {table.label}", "",
+        f"`{command}`", "",
+        f"- Measured {found.started} to {found.ended} on {where}.",
+        f"- {len(table.configs)} configs (the default and a stratified sample of the space) x "
+        f"{max(len(r) for r in table.rates)} passes; each pass runs every config once, in a "
+        f"shuffled order of its own, so that drift spreads over all configs. "
+        f"{found.runs} runs, {found.failed} failed.",
+        f"- 1-minute load average before each run: {found.load[0]:.2f} min, "
+        f"{found.load[1]:.2f} median, {found.load[2]:.2f} max (the run before it included).",
+        f"- Spread of a config's passes, (max - min) / median: {100 * found.median_spread:.0f}% "
+        f"median, {100 * found.p90_spread:.0f}% 90th percentile; pass 1 ranks the configs like "
+        f"pass 2 with Spearman {found.repeat_spearman:.2f}.",
+        f"- Drift, last pass against first (median over configs): {100 * found.drift:+.1f}%.",
+        f"- Optimum (best median): {table.optimum:.1f} MB/s, "
+        f"`{' '.join(flat_settings(table.configs[best])) or 'default'}`; the default config: "
+        f"{f'{default:.1f} MB/s' if default else 'not measured'}.",
+        f"- Configs within 5% of the optimum: {found.within_5}; within 2%: {found.within_2}.",
+        ""])
