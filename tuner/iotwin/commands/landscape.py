@@ -30,10 +30,30 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "table as CSV and, beside it, a Markdown page saying when and how it was measured.")
     measure.add_argument("spec", type=Path, metavar="SPEC",
                          help="a local-suite YAML (validation/local/suite.yaml's keys)")
-    measure.add_argument("-o", "--output", type=Path, metavar="CSV", required=True,
-                         help="the table; its page goes to the same name with .md")
+    measure.add_argument("-o", "--output", type=Path, metavar="CSV",
+                         help="the table (default: SPEC with .csv); its page goes to the same "
+                              "name with .md, a program's captured workload to .workload.yaml")
     add_store_argument(measure)
     measure.set_defaults(func=_measure)
+    benchmark = actions.add_parser(
+        "benchmark", help="every strategy, many seeds, against measured tables: real runs to "
+                          "5% and 2% of the optimum",
+        description="Run each strategy of the spec from each seed against each measured table "
+                    "(the table executor replays its runs) and count the real runs, "
+                    "confirmation included, until the config it would recommend is within "
+                    "5% and 2% of the table's optimum. Writes results.json, a figure per table "
+                    "and index.html; with --readme, the table between the README's "
+                    "`<!-- strategy-benchmark results -->` markers.")
+    benchmark.add_argument("spec", type=Path, metavar="SPEC", nargs="?",
+                           default=_default_benchmark(),
+                           help="benchmark spec (default experiments/strategy-benchmark.yaml)")
+    benchmark.add_argument("-o", "--output", type=Path, metavar="DIR",
+                           default=Path("experiments/results/strategy-benchmark"),
+                           help="where the figures and pages go")
+    benchmark.add_argument("--seeds", type=int, help="override the spec's seed count")
+    benchmark.add_argument("--readme", type=Path, metavar="MD",
+                           help="fill the figures table into this README")
+    benchmark.set_defaults(func=_benchmark)
     parser.set_defaults(func=lambda args: parser.print_help() or 2)
 
 
@@ -49,17 +69,58 @@ def _measure(args: argparse.Namespace) -> int:
     from iotwin.validation.local import load_suite
 
     suite = load_suite(args.spec)
+    output = args.output or args.spec.with_suffix(".csv")
     with Store(resolve_path(args.store)) as store:
         campaign_id, table = measure_landscape(store, suite)
         found = conditions(store, campaign_id, table)
-    write_table(table, args.output)
+        workload = store.campaign(campaign_id).spec.get("workload")
+    write_table(table, output)
+    if workload is not None:  # what the model simulates for the program (benchmarks read it)
+        from iotwin.workloads.workload import dump_workload
+
+        output.with_suffix(".workload.yaml").write_text(dump_workload(workload))
     where = (f"{platform.node()} ({_cores()} cores), scratch {default_scratch_root()} "
              f"({filesystem_of(default_scratch_root())}), store campaign {campaign_id}")
-    command = "iotwin landscape measure " + shlex.join([str(args.spec), "-o", str(args.output)])
-    page = args.output.with_suffix(".md")
+    command = "iotwin landscape measure " + shlex.join([str(args.spec), "-o", str(output)])
+    page = output.with_suffix(".md")
     page.write_text(conditions_page(table, found, command, where))
-    print(f"wrote {args.output} and {page}", file=sys.stderr)
+    print(f"wrote {output} and {page}", file=sys.stderr)
     print(page.read_text())
+    return 0
+
+
+def _default_benchmark() -> Path:
+    from iotwin import paths
+
+    return paths.repo_root() / "experiments" / "strategy-benchmark.yaml"
+
+
+def _benchmark(args: argparse.Namespace) -> int:
+    import dataclasses
+    import tempfile
+
+    from iotwin.report import benchmark as report
+    from iotwin.report.readme_block import fill_block
+    from iotwin.studies.strategy_benchmark import load_benchmark, model_spearman, run_benchmark
+
+    cases, settings = load_benchmark(args.spec)
+    if args.seeds:
+        settings = dataclasses.replace(settings, seeds=args.seeds)
+    results = []
+    with tempfile.TemporaryDirectory() as scratch, Store(Path(scratch) / "bench.db") as store:
+        for case in cases:
+            rho = model_spearman(case)
+            print(f"{case.name}: {len(case.table.configs)} configs, optimum "
+                  f"{case.table.optimum:.1f} MB/s, model Spearman {rho:.2f}", file=sys.stderr)
+            figures = run_benchmark(case, list(settings.caps), settings, store)
+            results.append(report.CaseResult(case, figures, rho))
+    command = "iotwin landscape benchmark " + shlex.join(sys.argv[3:])
+    for path in report.write(results, settings, args.output, command):
+        print(f"wrote {path}", file=sys.stderr)
+    table = report.markdown(results, settings)
+    if args.readme:
+        fill_block(args.readme, "strategy-benchmark", f"`{command}`\n\n{table}")
+    print(table)
     return 0
 
 

@@ -78,11 +78,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="override a strategy setting of search/strategies.yaml")
     parser.add_argument("--executor", choices=sorted(EXECUTORS),
                         help="where real runs happen: this machine (local, the default), "
-                             "one Slurm job per run (slurm, with --site), or the platform's "
-                             "twin")
+                             "one Slurm job per run (slurm, with --site), the platform's "
+                             "twin, or a measured table replayed (table, with --table)")
     parser.add_argument("--site", type=lambda path: str(Path(path).resolve()), metavar="YAML",
                         help="slurm executor: the site file (sbatch partition, account, qos, "
                              "launcher; default tuner/iotwin/data/sites/default.yaml)")
+    parser.add_argument("--table", type=lambda path: str(Path(path).resolve()), metavar="CSV",
+                        help="table executor: the measured landscape whose runs are replayed "
+                             "(iotwin landscape measure); the space is restricted to its "
+                             "configs")
     parser.add_argument("--real-budget", type=int, metavar="R",
                         help="distinct configs run for real (default 20)")
     parser.add_argument("--repetitions", type=int, metavar="R",
@@ -162,7 +166,7 @@ def spec_from_options(options: Mapping[str, Any]) -> TuneSpec:
         truth_seed=option("truth_seed"), fixed=dict(options.get("fix") or {}),
         settings=dict(options.get("set") or {}),
         workload=load_workload(options["workload"]) if options.get("workload") else None,
-        site=options.get("site"))
+        site=options.get("site"), table=options.get("table"))
     if not search.space:
         filesystem = executors.space_context(search.executor, search.platform,
                                              search.ranks).filesystem
@@ -212,7 +216,7 @@ _CAMPAIGN_OPTIONS = {
     "--real-budget": ("real_budget", "real_budget"),
     "--repetitions": ("repetitions", "repetitions"), "--timeout": ("timeout", "timeout_s"),
     "--seed": ("seed", "seed"), "--truth-seed": ("truth_seed", "truth_seed"),
-    "--site": ("site", "site"),
+    "--site": ("site", "site"), "--table": ("table", "table"),
     "--confirm": ("confirm", "confirm"), "--confirm-runs": ("confirm_runs", "confirm_runs"),
     "--summary-repeat": ("summary_repeat", "summary_repeat"),
 }

@@ -8,9 +8,10 @@ and a record below.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from iotwin.errors import UserError
 from iotwin.executors.base import Executor
@@ -27,6 +28,7 @@ class ExecutorSettings:
     timeout_s: float | None = 600.0
     truth_seed: int = 0
     site: str | None = None  # a site file (sbatch options, launcher); None: the default site
+    table: str | None = None  # a measured landscape (CSV) to replay
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,9 @@ class ExecutorKind:
     #: (else to the platform model's)
     on_this_machine: bool
     make: Callable[[ExecutorSettings], Executor]
+    #: the only configs it can run (a table's), else None: a campaign's space is restricted
+    #: to them
+    configs: Callable[[ExecutorSettings], Sequence[dict[str, Any]]] | None = None
 
 
 def _local(settings: ExecutorSettings) -> Executor:
@@ -60,6 +65,25 @@ def _slurm(settings: ExecutorSettings) -> Executor:
     return SlurmExecutor(timeout_s=settings.timeout_s, site=site)
 
 
+def _table(settings: ExecutorSettings) -> Executor:
+    from iotwin.executors.table import TableExecutor
+
+    return TableExecutor(_table_path(settings), replay_seed=settings.truth_seed)
+
+
+def _table_configs(settings: ExecutorSettings) -> Sequence[dict[str, Any]]:
+    from iotwin.studies.landscape import read_table
+
+    return read_table(_table_path(settings)).configs
+
+
+def _table_path(settings: ExecutorSettings) -> Path:
+    if not settings.table:
+        raise UserError("the table executor replays a measured table: give --table CSV "
+                        "(iotwin landscape measure)")
+    return Path(settings.table)
+
+
 REGISTRY: tuple[ExecutorKind, ...] = (
     ExecutorKind("local", "real runs under mpiexec on this machine", source="real",
                  on_this_machine=True, make=_local),
@@ -68,6 +92,9 @@ REGISTRY: tuple[ExecutorKind, ...] = (
     # its jobs write to the scratch root this machine sees (a shared file system)
     ExecutorKind("slurm", "real runs, one Slurm job each (a site file: sbatch options, launcher)",
                  source="real", on_this_machine=True, make=_slurm),
+    # a table measured on this machine; its seed is the campaign's truth seed
+    ExecutorKind("table", "real runs measured earlier (a landscape table), replayed",
+                 source="real", on_this_machine=True, make=_table, configs=_table_configs),
 )
 
 EXECUTORS: dict[str, ExecutorKind] = {kind.name: kind for kind in REGISTRY}
@@ -81,9 +108,16 @@ def select(name: str) -> ExecutorKind:
 
 
 def make_executor(name: str, platform: str, *, timeout_s: float | None = 600.0,
-                  truth_seed: int = 0, site: str | None = None) -> Executor:
+                  truth_seed: int = 0, site: str | None = None,
+                  table: str | None = None) -> Executor:
     """The executor ``name`` standing for ``platform``."""
-    return select(name).make(ExecutorSettings(platform, timeout_s, truth_seed, site))
+    return select(name).make(ExecutorSettings(platform, timeout_s, truth_seed, site, table))
+
+
+def runnable_configs(name: str, table: str | None) -> Sequence[dict[str, Any]] | None:
+    """The only configs executor ``name`` can run (a table's), else None."""
+    configs = select(name).configs
+    return configs(ExecutorSettings("", table=table)) if configs else None
 
 
 def space_context(name: str, platform: str, ranks: int) -> SpaceContext:

@@ -17,6 +17,7 @@ from typing import Any
 import yaml
 
 from iotwin.errors import UserError
+from iotwin.search.ask_tell import optuna_tpe, skopt_gp
 from iotwin.search.evaluator import BudgetExhausted, Evaluator
 from iotwin.search.genetic import h5evolve
 from iotwin.search.sampling import exhaustive, random_search
@@ -48,6 +49,10 @@ REGISTRY: tuple[StrategyKind, ...] = (
                  may_stop_early=False),
     StrategyKind("exhaustive", exhaustive, needs_model=False, runs_in_simulation=True,
                  may_stop_early=False),
+    StrategyKind("optuna-tpe", optuna_tpe, needs_model=False, runs_in_simulation=True,
+                 may_stop_early=True),
+    StrategyKind("skopt-gp", skopt_gp, needs_model=False, runs_in_simulation=True,
+                 may_stop_early=True),
 )
 
 STRATEGIES: dict[str, StrategyKind] = {kind.name: kind for kind in REGISTRY}

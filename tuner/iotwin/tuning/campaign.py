@@ -30,6 +30,7 @@ from iotwin.model.protocol import Model
 from iotwin.search import run_strategy, select, strategy_settings
 from iotwin.search.evaluator import BudgetExhausted
 from iotwin.space.parameters import BoundSpace, Point, SpaceContext, load_space
+from iotwin.space.restricted import RestrictedSpace
 from iotwin.stats import format_mbs, median_relative_error
 from iotwin.store.database import Evaluation, Source, Store, config_hash, workload_of
 from iotwin.tuning.job_batch import PlannedRun, run_as_jobs
@@ -56,6 +57,7 @@ class CampaignSpec:
     settings: dict[str, Any] = field(default_factory=dict)
     workload: dict[str, Any] | None = None  # a program's workload (captured), for the model
     site: str | None = None  # the slurm executor's site file (None: the default site)
+    table: str | None = None  # the table executor's measured table (CSV)
 
     @property
     def needs_capture(self) -> bool:
@@ -324,7 +326,15 @@ def space_context(spec: CampaignSpec) -> SpaceContext:
 
 def spec_executor(spec: CampaignSpec) -> Executor:
     return executors.make_executor(spec.executor, spec.platform, timeout_s=spec.timeout_s,
-                                   truth_seed=spec.truth_seed, site=spec.site)
+                                   truth_seed=spec.truth_seed, site=spec.site, table=spec.table)
+
+
+def campaign_space(spec: CampaignSpec) -> BoundSpace:
+    """The space the campaign searches: its space where the runs happen, pinned by ``fixed``,
+    and restricted to the configs its executor can run (a table's)."""
+    space = load_space(spec.space).bind(space_context(spec), spec.fixed)
+    configs = executors.runnable_configs(spec.executor, spec.table)
+    return space if configs is None else RestrictedSpace(space, configs)
 
 
 def make_model(spec: CampaignSpec) -> Model:
@@ -341,7 +351,7 @@ def check_spec(spec: CampaignSpec) -> None:
     strategy_settings(spec.strategy, spec.settings)
     if spec.command:
         require_program(spec.command[0])
-    load_space(spec.space).bind(space_context(spec), spec.fixed)
+    campaign_space(spec)
     if spec.needs_capture and spec.executor != "local":
         raise UserError(f"{spec.strategy} simulates the program's workload, captured from a run "
                         f"on this machine: use --executor local, or give --workload W.yaml "
@@ -353,7 +363,7 @@ def open_campaign(store: Store, campaign_id: int, spec: CampaignSpec,
                   on_progress: Callable[[Progress], None] | None = None, *,
                   executor: Executor | None = None) -> CampaignEvaluator:
     """The campaign of ``spec`` as stored under ``campaign_id``, ready to run or resume."""
-    space = load_space(spec.space).bind(space_context(spec), spec.fixed)
+    space = campaign_space(spec)
     model = make_model(spec) if select(spec.strategy).needs_model else None
     return CampaignEvaluator(store, campaign_id, spec, space, executor or spec_executor(spec),
                              model, on_progress)

@@ -41,22 +41,34 @@ def confirm_best(campaign: CampaignEvaluator, candidates: int, runs: int,
     """The search's ``candidates`` best configs, each run ``runs`` more times, best median
     of those runs first. With ``candidates`` < 2 or ``runs`` < 1 nothing is re-run and the
     best single run is taken."""
-    top = sorted((m for m in campaign.measured.values() if m.rate is not None),
-                 key=lambda m: m.rate or 0.0, reverse=True)[:max(candidates, 1)]
-    if candidates < 2 or runs < 1:
-        return [Confirmed(m.config, m.rate or 0.0, (m.rate or 0.0,)) for m in top]
-    top = with_default(top, campaign)
-
-    def run(slot: int, round_index: int) -> float | None:
+    def run(config: dict[str, Any], slot: int, round_index: int) -> float | None:
         repetition = campaign.spec.repetitions + round_index  # after the search's repetitions
-        result, _ = campaign.run_and_store(top[slot].config, repetition, {"label": _LABEL})
+        result, _ = campaign.run_and_store(config, repetition, {"label": _LABEL})
         if progress is not None:
             print(progress_line(f"candidate {slot + 1}", round_index, runs, result),
                   file=progress, flush=True)
         return result.rate_mbs if result.ok else None
 
-    rates = confirmation_rounds([config_hash(m.config) for m in top], runs,
-                                _stored_confirmations(campaign), run)
+    return confirm(campaign.measured, candidates, runs, run, _stored_confirmations(campaign))
+
+
+#: runs one confirmation run: (config, candidate slot, round) -> its rate (None: it failed)
+ConfirmationRun = Callable[[dict[str, Any], int, int], float | None]
+
+
+def confirm(measured: Mapping[str, Any], candidates: int, runs: int, run: ConfirmationRun,
+            stored: Mapping[str, Sequence[float | None]] | None = None) -> list[Confirmed]:
+    """:func:`confirm_best` on any search's ``measured`` configs (config hash -> an entry with
+    ``config`` and ``rate``), ``run`` running each confirmation run; ``stored``: the
+    confirmation runs that exist already (not run again)."""
+    top = sorted((m for m in measured.values() if m.rate is not None),
+                 key=lambda m: m.rate or 0.0, reverse=True)[:max(candidates, 1)]
+    if candidates < 2 or runs < 1:
+        return [Confirmed(m.config, m.rate or 0.0, (m.rate or 0.0,)) for m in top]
+    top = with_default(top, measured)
+    rates = confirmation_rounds([config_hash(m.config) for m in top], runs, stored or {},
+                                lambda slot, round_index: run(top[slot].config, slot,
+                                                              round_index))
     found = [Confirmed(m.config, m.rate or 0.0, tuple(r for r in done if r))
              for m, done in zip(top, rates, strict=True)]
     return sorted(found, key=lambda c: c.rate or 0.0, reverse=True)
@@ -84,13 +96,13 @@ class _Default:
     rate: float | None
 
 
-def with_default(top: list[Any], campaign: CampaignEvaluator) -> list[Any]:
+def with_default(top: list[Any], measured: Mapping[str, Any]) -> list[Any]:
     """The candidates and the default config (no settings), so that the tuned config is
     never one measured worse than the default in the same rounds."""
     if any(config_hash(m.config) == config_hash({}) for m in top):
         return top
-    measured = campaign.measured.get(config_hash({}))
-    return [*top, _Default({}, measured.rate if measured else None)]
+    default = measured.get(config_hash({}))
+    return [*top, _Default({}, default.rate if default else None)]
 
 
 def _stored_confirmations(campaign: CampaignEvaluator) -> dict[str, list[float | None]]:

@@ -1,0 +1,113 @@
+"""General-purpose optimisers as strategies: what a user would try instead of iotwin.
+
+Optuna's TPE sampler and scikit-optimize's Gaussian-process Bayesian optimisation (the
+approach of IOFlex-style tuners) drive the same evaluator as every other strategy, through
+their ask-and-tell interfaces::
+
+    ask_tell_search(evaluator, optimiser):
+        until the budget or the space is spent:
+            point  <- optimiser.ask()              # an index per gene, every gene categorical
+            config <- space.repair(point)          # the space's rules (a table's configs)
+            rate   <- evaluator.measure([config])  # a config measured before: looked up, free
+            optimiser.tell(point, rate)            # the objective is rate(repair(point))
+
+A failed run is told as the worst rate measured so far (0 before any): the optimiser steers
+away from it without a number it could mistake for a measurement. The search ends early
+when the optimiser keeps asking for configs measured already (it has converged, or a table's
+configs are spent).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+from iotwin.search.evaluator import Evaluator
+from iotwin.space.parameters import BoundSpace, Point
+
+#: asks in a row answered by lookups (no new run) after which the search ends
+_STALE_ASKS = 200
+_REPORT_EVERY = 10  # new runs per reported "generation"
+
+
+class AskTell(Protocol):
+    def ask(self) -> tuple[Any, Point]:
+        """A handle for ``tell`` and the point to evaluate."""
+        ...
+
+    def tell(self, handle: Any, rate: float) -> None: ...
+
+
+def ask_tell_search(evaluator: Evaluator, optimiser: AskTell) -> None:
+    rates: list[float] = []
+    stale = runs = 0
+    while stale < _STALE_ASKS and evaluator.runs_left() > 0:
+        handle, point = optimiser.ask()
+        repaired, _ = evaluator.space.repair(point)
+        new = not evaluator.is_measured(repaired)
+        [rate] = evaluator.measure([repaired])
+        stale, runs = (0, runs + 1) if new else (stale + 1, runs)
+        if new and runs % _REPORT_EVERY == 0:
+            evaluator.end_generation(runs // _REPORT_EVERY - 1)
+        rates += [rate] if rate else []
+        optimiser.tell(handle, rate if rate else min(rates, default=0.0))
+
+
+def optuna_tpe(evaluator: Evaluator, rng: random.Random, settings: Mapping[str, Any]) -> None:
+    """Optuna's TPESampler, each gene a categorical parameter."""
+    ask_tell_search(evaluator, _OptunaTPE(evaluator.space, rng.randrange(2**31), settings))
+
+
+def skopt_gp(evaluator: Evaluator, rng: random.Random, settings: Mapping[str, Any]) -> None:
+    """scikit-optimize's Optimizer with a Gaussian-process surrogate, each gene categorical."""
+    ask_tell_search(evaluator, _SkoptGP(evaluator.space, rng.randrange(2**31), settings))
+
+
+class _OptunaTPE:
+    def __init__(self, space: BoundSpace, seed: int, settings: Mapping[str, Any]) -> None:
+        import optuna
+
+        optuna.logging.set_verbosity(optuna.logging.WARNING)
+        sampler = optuna.samplers.TPESampler(seed=seed,
+                                             n_startup_trials=int(settings["startup"]),
+                                             multivariate=bool(settings["multivariate"]))
+        self.study = optuna.create_study(direction="maximize", sampler=sampler)
+        self.genes = space.genes
+        self.distributions = {gene.name: optuna.distributions.CategoricalDistribution(
+            list(range(len(gene.values)))) for gene in space.genes}
+
+    def ask(self) -> tuple[Any, Point]:
+        trial = self.study.ask(self.distributions)
+        return trial, tuple(int(trial.params[gene.name]) for gene in self.genes)
+
+    def tell(self, handle: Any, rate: float) -> None:
+        self.study.tell(handle, rate)
+
+
+class _SkoptGP:
+    def __init__(self, space: BoundSpace, seed: int, settings: Mapping[str, Any]) -> None:
+        from skopt import Optimizer
+        from skopt.space import Categorical
+
+        # a gene with one value (pinned) is not searched: skopt needs two categories
+        self.searched = [i for i, gene in enumerate(space.genes) if len(gene.values) > 1]
+        self.width = len(space.genes)
+        self.optimizer = Optimizer(
+            [Categorical(list(range(len(space.genes[i].values)))) for i in self.searched],
+            base_estimator="GP", acq_func=str(settings["acquisition"]),
+            n_initial_points=int(settings["initial"]), random_state=seed)
+
+    def ask(self) -> tuple[Any, Point]:
+        import warnings
+
+        with warnings.catch_warnings():  # "evaluated before, using a random point": expected
+            warnings.simplefilter("ignore", UserWarning)
+            asked = [int(v) for v in self.optimizer.ask()]
+        point = [0] * self.width
+        for index, value in zip(self.searched, asked, strict=True):
+            point[index] = value
+        return asked, tuple(point)
+
+    def tell(self, handle: Any, rate: float) -> None:
+        self.optimizer.tell(handle, -rate)  # skopt minimises

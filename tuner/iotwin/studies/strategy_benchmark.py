@@ -1,0 +1,252 @@
+"""Real runs to a good config: every strategy, many seeds, against a measured table.
+
+    benchmark(spec):
+        table   <- a measured landscape (iotwin landscape measure); the optimum is its best
+                   median, and a config is "within X%" when its median is
+        for each strategy, for each seed:
+            campaign <- the strategy, unchanged, on the table executor (replay seed = seed),
+                        run to its own stop or to its cap; its runs in the order they ran
+            for b = 1 .. the campaign's runs:          # had it been stopped after b runs
+                recommended(b) <- the tuning pipeline's confirmation of its first b runs
+                                  (iotwin.tuning.confirmation.confirm: the best `confirm`
+                                  configs and the default, `confirm_runs` fresh replays each,
+                                  best median)
+                cost(b) = b + the confirmation's runs
+            runs to X% = cost(b) of the first b whose recommended config is within X%
+                         (none: a miss, counted as the cap's cost)
+        per strategy: median and quartiles of runs to each target, misses; per model-guided
+        strategy: how well its model ranked the table, before and after its last refit
+
+A campaign stopped after b runs chooses exactly the first b runs of a longer one (the
+strategies measure in order and stop at the budget), so one campaign per seed gives every b.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+import numpy as np
+from scipy.stats import spearmanr
+
+from iotwin.executors.base import Target
+from iotwin.executors.table import TableExecutor
+from iotwin.store.database import Store
+from iotwin.studies.landscape import Landscape
+from iotwin.tuning.campaign import CampaignEvaluator, CampaignSpec, open_campaign, run_campaign
+from iotwin.tuning.confirmation import confirm
+
+
+@dataclass(frozen=True)
+class TableCase:
+    """One measured table and what the model needs to simulate its workload."""
+
+    name: str
+    table_path: Path
+    table: Landscape
+    target: Target
+    platform: str
+    space: str
+    workload: dict[str, Any] | None  # a program's captured workload (None: a kernel)
+
+
+@dataclass(frozen=True)
+class BenchmarkSettings:
+    seeds: int = 20
+    confirm: int = 3
+    confirm_runs: int = 3
+    targets: tuple[float, ...] = (0.05, 0.02)
+    caps: Mapping[str, int] = field(default_factory=dict)  # strategy -> its real-run cap
+
+
+@dataclass
+class Trajectory:
+    """One campaign: the recommended config's median / the optimum after each cost."""
+
+    costs: list[int]
+    ratios: list[float]
+    runs: int  # the campaign's own runs (search only)
+    model: dict[str, float] = field(default_factory=dict)  # model figures, model-guided only
+
+    def cost_to(self, fraction: float) -> int | None:
+        return next((c for c, r in zip(self.costs, self.ratios, strict=True)
+                     if r >= 1 - fraction), None)
+
+
+@dataclass
+class StrategyFigures:
+    strategy: str
+    cap: int
+    trajectories: list[Trajectory]
+
+    def runs_to(self, fraction: float) -> list[int | None]:
+        return [t.cost_to(fraction) for t in self.trajectories]
+
+    def summary(self, fraction: float) -> dict[str, Any]:
+        """Median and quartiles of runs to ``fraction``, a miss counted as the cap's cost."""
+        runs = self.runs_to(fraction)
+        counted = [r if r is not None else self.cap_cost for r in runs]
+        q1, median, q3 = np.percentile(counted, [25, 50, 75])
+        return {"median": float(median), "q1": float(q1), "q3": float(q3),
+                "misses": sum(r is None for r in runs), "seeds": len(runs)}
+
+    @property
+    def cap_cost(self) -> int:
+        """What a miss counts as: the cap, and the largest confirmation after it."""
+        return max([self.cap, *(t.costs[-1] for t in self.trajectories if t.costs)])
+
+
+def run_benchmark(case: TableCase, strategies: Sequence[str], settings: BenchmarkSettings,
+                  store: Store, progress: TextIO | None = sys.stderr) -> list[StrategyFigures]:
+    figures = []
+    for strategy in strategies:
+        cap = settings.caps.get(strategy, len(case.table.configs))
+        trajectories = []
+        for seed in range(settings.seeds):
+            trajectory = run_one(case, strategy, cap, seed, settings, store)
+            trajectories.append(trajectory)
+            if progress is not None:
+                reached = ", ".join(f"{100 * f:g}%: {trajectory.cost_to(f) or 'missed'}"
+                                    for f in settings.targets)
+                print(f"  {case.name} {strategy} seed {seed}: {trajectory.runs} runs; runs to "
+                      f"{reached}", file=progress, flush=True)
+        figures.append(StrategyFigures(strategy, cap, trajectories))
+    return figures
+
+
+def run_one(case: TableCase, strategy: str, cap: int, seed: int,
+            settings: BenchmarkSettings, store: Store) -> Trajectory:
+    spec = CampaignSpec(ranks=case.target.ranks, platform=case.platform, space=case.space,
+                        strategy=strategy, executor="table", real_budget=cap,
+                        kernel=case.target.kernel, args=case.target.args,
+                        command=case.target.command, seed=seed, truth_seed=seed,
+                        workload=case.workload, table=str(case.table_path))
+    campaign_id = store.create_campaign(f"benchmark {case.name} {strategy} seed {seed}",
+                                        kind="tune", spec=spec.to_json())
+    campaign = open_campaign(store, campaign_id, spec,
+                             executor=TableExecutor(case.table, replay_seed=seed))
+    run_campaign(campaign)
+    return _trajectory(case.table, campaign, seed, settings)
+
+
+def _trajectory(table: Landscape, campaign: CampaignEvaluator, seed: int,
+                settings: BenchmarkSettings) -> Trajectory:
+    order = list(campaign.measured.items())
+    costs, ratios = [], []
+    for b in range(1, len(order) + 1):
+        replay = TableExecutor(table, replay_seed=seed * 7919 + b)
+        spent = [0]
+
+        def run(config: dict[str, Any], slot: int, round_index: int,
+                replay: TableExecutor = replay, spent: list[int] = spent) -> float | None:
+            spent[0] += 1
+            return replay.run_once(campaign.spec.target, config, seed=round_index).rate_mbs
+
+        confirmed = confirm(dict(order[:b]), settings.confirm, settings.confirm_runs, run)
+        if not confirmed:
+            continue
+        costs.append(b + spent[0])
+        ratios.append((table.median_of(confirmed[0].config) or 0.0) / table.optimum)
+    return Trajectory(costs, ratios, len(order), _model_figures(table, campaign))
+
+
+def _model_figures(table: Landscape, campaign: CampaignEvaluator) -> dict[str, float]:
+    """How the campaign's model did: its error on the configs it chose to run (predicted just
+    before each ran, against the table's median), and its Spearman on the whole table after
+    the campaign's last refit."""
+    if campaign.model is None:
+        return {}
+    chosen = [(m.predicted, table.median_of(m.config)) for m in campaign.measured.values()
+              if m.predicted and table.median_of(m.config)]
+    errors = [abs(p / t - 1) for p, t in chosen if t]
+    medians = table.medians()
+    predicted = campaign.model.predict(table.configs)
+    pairs = [(p, m) for p, m in zip(predicted, medians, strict=True) if p and m]
+    return {"chosen_error": float(np.median(errors)) if errors else float("nan"),
+            "refitted_spearman": float(spearmanr(*zip(*pairs, strict=True)).statistic)}
+
+
+def model_spearman(case: TableCase) -> float:
+    """The platform model as loaded, no fit: its Spearman against the table's medians."""
+    from iotwin.model.platforms import load_platform
+    from iotwin.model.sim import simulate
+    from iotwin.workloads.workload import kernel_workload
+
+    workload = case.workload or kernel_workload(str(case.target.kernel), case.target.ranks,
+                                                list(case.target.args))
+    results = simulate(load_platform(case.platform), workload, case.table.configs)
+    pairs = [(r.rate_mbs, m) for r, m in zip(results, case.table.medians(), strict=True)
+             if r.ok and r.rate_mbs and m]
+    return float(spearmanr(*zip(*pairs, strict=True)).statistic)
+
+
+def ratio_of_medians(figures: Sequence[StrategyFigures], fraction: float,
+                     reference: str = "sim-screened") -> dict[str, float]:
+    """Each other strategy's median runs to ``fraction`` over ``reference``'s."""
+    medians = {f.strategy: f.summary(fraction)["median"] for f in figures}
+    if reference not in medians:
+        return {}
+    return {name: value / medians[reference] for name, value in medians.items()
+            if name != reference}
+
+
+def curve(figures: StrategyFigures, max_cost: int) -> np.ndarray:
+    """Rows 25th, 50th, 75th percentile over seeds of the recommended config's median /
+    optimum, had each campaign stopped at 1 .. max_cost runs (0 before its first
+    recommendation; a campaign that stopped by itself keeps its last recommendation)."""
+    grid = np.zeros((len(figures.trajectories), max_cost))
+    for row, trajectory in enumerate(figures.trajectories):
+        for cost, ratio in zip(trajectory.costs, trajectory.ratios, strict=True):
+            if cost <= max_cost:
+                grid[row, cost - 1:] = ratio
+    return np.percentile(grid, [25, 50, 75], axis=0)
+
+
+# -- the spec -----------------------------------------------------------------------------------
+
+_SPEC_KEYS = ("seeds", "confirm", "confirm_runs", "targets", "strategies", "tables")
+
+
+def load_benchmark(path: Path) -> tuple[list[TableCase], BenchmarkSettings]:
+    """The benchmark spec (experiments/strategy-benchmark.yaml): its tables (each the
+    landscape spec it was measured from, the CSV and a program's workload beside it) and
+    settings; UserError naming what is wrong."""
+    from iotwin.errors import UserError
+    from iotwin.search import select
+    from iotwin.validation.local import load_suite
+    from iotwin.workloads.workload import load_workload
+    from iotwin.yaml_files import check_keys, read_yaml
+
+    data = read_yaml(path, "benchmark spec") or {}
+    check_keys(data, list(_SPEC_KEYS), str(path))
+    strategies = data.get("strategies") or {}
+    for name, cap in strategies.items():
+        select(name)
+        if not isinstance(cap, int) or cap < 1:
+            raise UserError(f"{path}: strategies: {name}: expected a real-run cap >= 1")
+    cases = []
+    for name, landscape in (data.get("tables") or {}).items():
+        spec_path = path.parent / landscape
+        suite = load_suite(spec_path)
+        csv = spec_path.with_suffix(".csv")
+        workload = (load_workload(spec_path.with_suffix(".workload.yaml")) if suite.command
+                    else None)
+        cases.append(TableCase(name, csv, _read(csv), suite.target, suite.platform,
+                               suite.space, workload))
+    if not cases or not strategies:
+        raise UserError(f"{path}: needs `tables` and `strategies`")
+    settings = BenchmarkSettings(
+        seeds=int(data.get("seeds", 20)), confirm=int(data.get("confirm", 3)),
+        confirm_runs=int(data.get("confirm_runs", 3)),
+        targets=tuple(float(t) for t in data.get("targets", (0.05, 0.02))),
+        caps=dict(strategies))
+    return cases, settings
+
+
+def _read(csv: Path) -> Landscape:
+    from iotwin.studies.landscape import read_table
+
+    return read_table(csv)
