@@ -70,3 +70,20 @@ def test_the_confirmation_reuses_the_suites_campaign_and_ranks_its_best(tmp_path
     assert confirmed.best == confirmed.samples[0]
     assert (confirmed.rounds_won, confirmed.rounds_paired) == (2, 2)
     assert confirmed.best_predicted_rank == predicted_rank(result.predicted, confirmed.best)
+
+
+def test_the_validation_page_reads_as_the_command_line_does(tmp_path: Path) -> None:
+    confirming = replace(SUITE, confirm_top=3, confirm_rounds=2)
+    with Store(tmp_path / "s.db") as store:
+        result = run_local_suite(store, confirming, ModelExecutor(), progress=None)
+        html_path, _ = write_report(store, result.campaign_id, tmp_path / "report")
+    page = html_path.read_text()
+    assert result.confirmation is not None
+    best = result.confirmation.best
+    assert "Confirmation of the measured best" in page
+    assert f"Confirmed best: config #{best + 1}" in page
+    assert "The model&#x27;s bias by setting" in page and "-predicted)" in page
+    # configs as their settings, not JSON; rates in MB/s as people read them
+    assert "dataset.transfer_mode=independent" in page and '{&quot;' not in page
+    assert f"{result.measured[best]:.1f}" in page
+    assert "median |predicted / measured - 1|" in page and "%</td>" in page

@@ -7,7 +7,13 @@ import statistics
 from typing import Any
 
 from iotwin.report import plots
-from iotwin.report.measured import best_so_far, measured_configs
+from iotwin.report.measured import (
+    best_so_far,
+    measured_configs,
+    percent_text,
+    rate_text,
+    settings_text,
+)
 from iotwin.report.page import Page
 from iotwin.store.database import Campaign, Store
 
@@ -35,7 +41,7 @@ def campaign_report(store: Store, campaign: Campaign, page: Page) -> list[dict[s
     _summary(page, rows)
     page.heading("Measured configs, in the order they ran")
     table = [c.row() for c in configs]
-    page.table(table)
+    page.table([c.shown() for c in configs])
     _calibrations(page, store, campaign.id)
     return table
 
@@ -47,11 +53,13 @@ def _predicted_vs_measured(page: Page, configs: list[Any]) -> None:
         page.paragraph("No prediction was made before a measurement (the strategy does not "
                        "use the model).")
         return
+    spread = [c.spread or (0.0, 0.0) for c in configs if c.predicted_mbs and c.rate_mbs]
     best = max(pairs, key=lambda p: p[1])
     page.figure(plots.predicted_vs_measured(pairs, "model prediction before each real run",
-                                            [best]),
+                                            [best], spread),
                 "Each point: the model's rate for a config just before it was run (x) and "
-                "the median measured rate (y). On the dashed line the model is exact.")
+                "the median measured rate (y), the bar from its lowest to its highest run. On "
+                "the dashed line the model is exact.")
 
 
 def _measured(row: Any) -> bool:
@@ -73,11 +81,15 @@ def _confirmation(page: Page, rows: list[Any]) -> None:
     page.heading("Confirmation of the best candidates")
     page.paragraph("The search's best configs by a single run, run again in interleaved "
                    "rounds; the best median of these fresh runs became the tuned config.")
-    table = [{"median_mbs": statistics.median(r.rate_mbs for r in runs),
-              "search_run_mbs": searched.get(key), "runs": len(runs),
-              "config": json.dumps(runs[0].config, sort_keys=True)}
-             for key, runs in fresh.items()]
-    page.table(sorted(table, key=lambda row: -row["median_mbs"]))
+    ranked = sorted(fresh.items(), key=lambda item: -statistics.median(
+        r.rate_mbs for r in item[1]))
+    page.table([{"settings (differences from the default)": settings_text(runs[0].config),
+                 "median of fresh runs (MB/s)": rate_text(statistics.median(
+                     r.rate_mbs for r in runs)),
+                 "lowest-highest (MB/s)": f"{rate_text(min(r.rate_mbs for r in runs))}-"
+                                          f"{rate_text(max(r.rate_mbs for r in runs))}",
+                 "search run (MB/s)": rate_text(searched.get(key)), "fresh runs": len(runs)}
+                for key, runs in ranked])
 
 
 def _summary(page: Page, rows: list[Any]) -> None:
@@ -94,8 +106,9 @@ def _summary(page: Page, rows: list[Any]) -> None:
                                                        labelled.items()},
                                    "default vs tuned", log=False),
                 "Median of the re-measurements of each config.")
-    page.table([{"config": k, "median_mbs": statistics.median(v), "min_mbs": min(v),
-                 "max_mbs": max(v), "n": len(v)} for k, v in labelled.items()])
+    page.table([{"config": k, "median (MB/s)": rate_text(statistics.median(v)),
+                 "lowest-highest (MB/s)": f"{rate_text(min(v))}-{rate_text(max(v))}",
+                 "runs": len(v)} for k, v in labelled.items()])
 
 
 def _calibrations(page: Page, store: Store, campaign_id: int) -> None:
@@ -103,7 +116,8 @@ def _calibrations(page: Page, store: Store, campaign_id: int) -> None:
     if not found:
         return
     page.heading("Calibrations")
-    page.table([{"id": c.id, "measured": c.details.get("measured"), "fit_error": c.fit_error,
-                 "heldout_error": c.heldout_error,
+    page.table([{"id": c.id, "configs measured": c.details.get("measured"),
+                 "fit error": percent_text(c.fit_error),
+                 "error on the batch before it": percent_text(c.heldout_error),
                  "parameters": json.dumps({k: float(f"{v:.4g}") for k, v in
                                            c.parameters.items()})} for c in found])

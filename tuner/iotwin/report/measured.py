@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from iotwin.stats import format_mbs
 from iotwin.store.database import Evaluation
 
 
@@ -29,12 +30,44 @@ class MeasuredConfig:
         return statistics.median(self.rates) if self.rates else None
 
     def row(self) -> dict[str, Any]:
+        """The CSV row: every figure as it is, the config as JSON."""
         return {"index": self.index, "rate_mbs": self.rate_mbs,
                 "rate_min_mbs": min(self.rates) if self.rates else None,
                 "rate_max_mbs": max(self.rates) if self.rates else None,
                 "repetitions": self.repetitions, "ok": len(self.rates),
                 "predicted_mbs": self.predicted_mbs,
+                "settings": settings_text(self.config),
                 "config": json.dumps(self.config, sort_keys=True)}
+
+    def shown(self) -> dict[str, Any]:
+        """The page's row: the config as its settings, rates in MB/s as people read them."""
+        return {"#": self.index, "settings (differences from the default)":
+                settings_text(self.config),
+                "median (MB/s)": rate_text(self.rate_mbs),
+                "lowest-highest (MB/s)": (f"{format_mbs(min(self.rates))}-"
+                                          f"{format_mbs(max(self.rates))}" if self.rates else ""),
+                "runs ok": f"{len(self.rates)} of {self.repetitions}",
+                "predicted (MB/s)": rate_text(self.predicted_mbs)}
+
+    @property
+    def spread(self) -> tuple[float, float] | None:
+        return (min(self.rates), max(self.rates)) if self.rates else None
+
+
+def settings_text(config: dict[str, Any]) -> str:
+    """``dataset.transfer_mode=independent mpiio.cb_nodes=2``; "default" for no settings."""
+    from iotwin.validation.local import flat_settings
+
+    return " ".join(flat_settings(config)) or "default"
+
+
+def rate_text(rate: float | None) -> str:
+    return format_mbs(rate) if rate else ""
+
+
+def percent_text(fraction: float | None) -> str:
+    """0.0916 -> 9.2%."""
+    return "" if fraction is None else f"{100 * fraction:.1f}%"
 
 
 def is_search_run(row: Evaluation) -> bool:

@@ -61,10 +61,17 @@ def convergence(runs_by_strategy: Mapping[str, Sequence[Sequence[float]]], title
 
 
 def predicted_vs_measured(points: Sequence[tuple[float, float]], title: str,
-                          highlight: Sequence[tuple[float, float]] = ()) -> bytes:
-    """Predicted (x) vs measured (y) rate, log axes, with the y = x line."""
+                          highlight: Sequence[tuple[float, float]] = (),
+                          spread: Sequence[tuple[float, float]] | None = None) -> bytes:
+    """Predicted (x) vs measured (y) rate, log axes, with the y = x line; ``spread``: each
+    point's lowest and highest repetition, drawn as a bar."""
     fig, ax = plt.subplots(figsize=(6, 6))
     xs, ys = [p for p, _ in points], [m for _, m in points]
+    if spread:
+        bars = [[y - low for y, (low, _) in zip(ys, spread, strict=True)],
+                [high - y for y, (_, high) in zip(ys, spread, strict=True)]]
+        ax.errorbar(xs, ys, yerr=bars, fmt="none", ecolor="0.6", elinewidth=1,
+                    label="lowest to highest repetition")
     ax.scatter(xs, ys, s=22, alpha=0.8, label="config (median of repetitions)")
     if highlight:
         ax.scatter([p for p, _ in highlight], [m for _, m in highlight], s=80,
