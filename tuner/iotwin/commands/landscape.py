@@ -14,7 +14,9 @@ import platform
 import shlex
 import sys
 from pathlib import Path
+from typing import Any
 
+from iotwin.errors import UserError
 from iotwin.store.database import Store, add_store_argument, resolve_path
 
 
@@ -33,6 +35,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     measure.add_argument("-o", "--output", type=Path, metavar="CSV",
                          help="the table (default: SPEC with .csv); its page goes to the same "
                               "name with .md, a program's captured workload to .workload.yaml")
+    measure.add_argument("--twin", type=int, metavar="SEED",
+                         help="measure the spec platform's twin (truth SEED) instead of this "
+                              "machine")
+    measure.add_argument("--errors-from", type=Path, metavar="SPEC",
+                         help="with --twin: a truth that differs from the model in structure: "
+                              "each setting multiplies the rate by its model's measured error "
+                              "(measured / predicted) on the table of landscape SPEC")
     add_store_argument(measure)
     measure.set_defaults(func=_measure)
     benchmark = actions.add_parser(
@@ -51,6 +60,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                            default=Path("experiments/results/strategy-benchmark"),
                            help="where the figures and pages go")
     benchmark.add_argument("--seeds", type=int, help="override the spec's seed count")
+    benchmark.add_argument("--jobs", type=int, default=1, metavar="N",
+                           help="(table, strategy) pairs run at once, one process each")
     benchmark.add_argument("--readme", type=Path, metavar="MD",
                            help="fill the figures table into this README")
     benchmark.set_defaults(func=_benchmark)
@@ -70,8 +81,9 @@ def _measure(args: argparse.Namespace) -> int:
 
     suite = load_suite(args.spec)
     output = args.output or args.spec.with_suffix(".csv")
+    executor, where = _executor(args, suite)
     with Store(resolve_path(args.store)) as store:
-        campaign_id, table = measure_landscape(store, suite)
+        campaign_id, table = measure_landscape(store, suite, executor)
         found = conditions(store, campaign_id, table)
         workload = store.campaign(campaign_id).spec.get("workload")
     write_table(table, output)
@@ -79,14 +91,37 @@ def _measure(args: argparse.Namespace) -> int:
         from iotwin.workloads.workload import dump_workload
 
         output.with_suffix(".workload.yaml").write_text(dump_workload(workload))
-    where = (f"{platform.node()} ({_cores()} cores), scratch {default_scratch_root()} "
-             f"({filesystem_of(default_scratch_root())}), store campaign {campaign_id}")
-    command = "iotwin landscape measure " + shlex.join([str(args.spec), "-o", str(output)])
+    where = where or (f"{platform.node()} ({_cores()} cores), scratch "
+                      f"{default_scratch_root()} ({filesystem_of(default_scratch_root())})")
+    where += f", store campaign {campaign_id}"
+    command = "iotwin landscape measure " + shlex.join(sys.argv[3:])
     page = output.with_suffix(".md")
     page.write_text(conditions_page(table, found, command, where))
     print(f"wrote {output} and {page}", file=sys.stderr)
     print(page.read_text())
     return 0
+
+
+def _executor(args: argparse.Namespace, suite: Any) -> tuple[Any, str]:
+    """This machine's runs (None: the suite's own), or the twin the options ask for, and
+    where its runs happen, in words."""
+    if args.twin is None:
+        if args.errors_from:
+            raise UserError("--errors-from goes with --twin")
+        return None, ""
+    from iotwin.executors.twin import TwinExecutor
+    from iotwin.studies.landscape import errors_by_setting
+    from iotwin.studies.strategy_benchmark import table_case
+
+    factors: dict[str, float] = {}
+    where = f"the {suite.platform} model's twin, truth seed {args.twin}"
+    if args.errors_from:
+        measured = table_case(args.errors_from.stem, args.errors_from)
+        factors = errors_by_setting(measured.table, measured.platform,
+                                    measured.model_workload())
+        where += (f"; the truth carries the {measured.platform} model's measured error per "
+                  f"setting on {measured.table_path.name} ({len(factors)} settings)")
+    return TwinExecutor(suite.platform, truth_seed=args.twin, setting_factors=factors), where
 
 
 def _default_benchmark() -> Path:
@@ -97,23 +132,25 @@ def _default_benchmark() -> Path:
 
 def _benchmark(args: argparse.Namespace) -> int:
     import dataclasses
-    import tempfile
+    from concurrent.futures import ProcessPoolExecutor
 
     from iotwin.report import benchmark as report
     from iotwin.report.readme_block import fill_block
-    from iotwin.studies.strategy_benchmark import load_benchmark, model_spearman, run_benchmark
+    from iotwin.studies.strategy_benchmark import load_benchmark, model_spearman
 
     cases, settings = load_benchmark(args.spec)
     if args.seeds:
         settings = dataclasses.replace(settings, seeds=args.seeds)
+    pairs = [(case, strategy) for case in cases for strategy in settings.caps]
+    with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        done = list(pool.map(_run_pair, pairs, [settings] * len(pairs)))
     results = []
-    with tempfile.TemporaryDirectory() as scratch, Store(Path(scratch) / "bench.db") as store:
-        for case in cases:
-            rho = model_spearman(case)
-            print(f"{case.name}: {len(case.table.configs)} configs, optimum "
-                  f"{case.table.optimum:.1f} MB/s, model Spearman {rho:.2f}", file=sys.stderr)
-            figures = run_benchmark(case, list(settings.caps), settings, store)
-            results.append(report.CaseResult(case, figures, rho))
+    for case in cases:
+        rho = model_spearman(case)
+        print(f"{case.name}: {len(case.table.configs)} configs, optimum "
+              f"{case.table.optimum:.1f} MB/s, model Spearman {rho:.2f}", file=sys.stderr)
+        figures = [f for (c, _), f in zip(pairs, done, strict=True) if c is case]
+        results.append(report.CaseResult(case, figures, rho))
     command = "iotwin landscape benchmark " + shlex.join(sys.argv[3:])
     for path in report.write(results, settings, args.output, command):
         print(f"wrote {path}", file=sys.stderr)
@@ -122,6 +159,18 @@ def _benchmark(args: argparse.Namespace) -> int:
         fill_block(args.readme, "strategy-benchmark", f"`{command}`\n\n{table}")
     print(table)
     return 0
+
+
+def _run_pair(pair: tuple[Any, str], settings: Any) -> Any:
+    """One strategy against one table, in a store of its own (a pool's process)."""
+    import tempfile
+
+    from iotwin.studies.strategy_benchmark import run_benchmark
+
+    case, strategy = pair
+    with tempfile.TemporaryDirectory() as scratch, Store(Path(scratch) / "bench.db") as store:
+        [figures] = run_benchmark(case, [strategy], settings, store)
+    return figures
 
 
 def _cores() -> int:

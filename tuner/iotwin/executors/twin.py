@@ -9,6 +9,7 @@ as the local executor, so strategies cannot tell which one runs (source = twin).
 from __future__ import annotations
 
 import hashlib
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -25,11 +26,16 @@ class TwinExecutor:
     source: Source = "twin"
 
     def __init__(self, platform: str | Platform, *, truth_seed: int = 0,
-                 truth: Platform | None = None) -> None:
+                 truth: Platform | None = None,
+                 setting_factors: Mapping[str, float] | None = None) -> None:
         """The twin of ``platform``'s truth ``truth_seed``, or of ``truth`` when given (a truth
-        whose parameters a test or a study has set itself)."""
+        whose parameters a test or a study has set itself). ``setting_factors``: a truth that
+        differs from the model in structure, not only in parameters: each config's rate is
+        multiplied by the factor of every setting it holds ("mpiio.cb_nodes=4": 0.8), an
+        effect no parameter of the model can produce."""
         model = load_platform(platform) if isinstance(platform, str) else platform
         self.truth = truth if truth is not None else model.truth(truth_seed)
+        self.setting_factors = dict(setting_factors or {})
         self._workloads: dict[Target, dict[str, Any]] = {}
 
     def run_once(self, target: Target, config: Mapping[str, Any], *, seed: int = 0) -> RunResult:
@@ -42,7 +48,8 @@ class TwinExecutor:
             return RunResult("failed", error=f"cannot describe {target.label}: {error}")
         [result] = self.noise_free_results(workload, [config], jobs=1)
         noise_seed = _noise_seed(self.truth.name, target, config, seed)
-        return _as_run(with_noise(result, self.truth.noise, noise_seed))
+        return _as_run(with_noise(self._structural(result, config), self.truth.noise,
+                                  noise_seed))
 
     def true_rates(self, target: Target, configs: Sequence[Mapping[str, Any]], *,
                    jobs: int = 2) -> list[float | None]:
@@ -52,7 +59,16 @@ class TwinExecutor:
         noise whatever the seed, and the maximum of thousands of noisy rates overstates the
         optimum by several sigma."""
         results = self.noise_free_results(self.workload(target), configs, jobs=jobs)
-        return [r.rate_mbs if r.ok else None for r in results]
+        return [self._structural(r, c).rate_mbs if r.ok else None
+                for r, c in zip(results, configs, strict=True)]
+
+    def _structural(self, result: SimResult, config: Mapping[str, Any]) -> SimResult:
+        if not (self.setting_factors and result.ok and result.rate_mbs and result.time_s):
+            return result
+        from iotwin.validation.local import flat_settings
+
+        factor = math.prod(self.setting_factors.get(s, 1.0) for s in flat_settings(config))
+        return replace(result, rate_mbs=result.rate_mbs * factor, time_s=result.time_s / factor)
 
     def noise_free_results(self, workload: Mapping[str, Any],
                            configs: Sequence[Mapping[str, Any]], *, jobs: int

@@ -23,19 +23,19 @@ from __future__ import annotations
 import csv
 import datetime
 import json
+import math
 import os
 import random
 import statistics
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TextIO
 
 from iotwin.errors import UserError
 from iotwin.executors.base import Executor
 from iotwin.store.database import Evaluation, Store, canonical_json, config_hash
-from iotwin.store.source import Source
 from iotwin.validation.local import (
     Suite,
     flat_settings,
@@ -90,6 +90,21 @@ class Landscape:
 
 # -- measuring ----------------------------------------------------------------------------------
 
+def errors_by_setting(table: Landscape, platform: str, workload: Mapping[str, Any]
+                      ) -> dict[str, float]:
+    """Measured / predicted by the uncalibrated ``platform`` model, median over the table's
+    configs that hold each setting ("mpiio.cb_nodes=4": 0.8): the model's errors on a real
+    machine, which a twin can carry as a structure the model lacks."""
+    from iotwin.model.platforms import load_platform
+    from iotwin.model.sim import simulate
+    from iotwin.validation.local import residuals_by_setting
+
+    results = simulate(load_platform(platform), dict(workload), table.configs)
+    predicted = [r.rate_mbs if r.ok else None for r in results]
+    return {r.setting: math.exp(-r.median_log_ratio)
+            for r in residuals_by_setting(table.configs, predicted, table.medians())}
+
+
 def landscape_label(suite: Suite) -> str:
     return " ".join([suite.target.label, *suite.args])
 
@@ -105,14 +120,16 @@ def find_or_create_campaign(store: Store, suite: Suite) -> int:
 
 def sample_configs(store: Store, campaign_id: int, suite: Suite,
                    progress: TextIO | None) -> list[dict[str, Any]]:
-    """The spec's configs: the default and a stratified sample of its space, on this machine
+    """The spec's configs: the default and a stratified sample of its space, where it runs
     (a program's datasets written by some ranks alone stay independent)."""
-    from iotwin.space.parameters import SpaceContext, load_space
+    from iotwin.executors import space_context
+    from iotwin.space.parameters import load_space
     from iotwin.workloads.partial_writes import partial_write_datasets
 
     workload = suite_workload(store, campaign_id, suite, progress)
-    context = SpaceContext(suite.filesystem, suite.ranks,
-                           partial_writes=partial_write_datasets(workload))
+    where = "local" if suite.platform == "local" else "twin"
+    context = replace(space_context(where, suite.platform, suite.ranks),
+                      partial_writes=partial_write_datasets(workload))
     space = load_space(suite.space).bind(context)
     return stratified_configs(space, suite.samples, random.Random(suite.seed))
 
@@ -133,7 +150,7 @@ def measure_landscape(store: Store, suite: Suite, executor: Executor | None = No
         from iotwin.executors.local import LocalExecutor
 
         executor = LocalExecutor(timeout_s=suite.timeout_s, env=suite.env)
-    done = set(_stored_runs(store, campaign_id, executor.source))
+    done = set(_stored_runs(store, campaign_id))
     total = len(configs) * suite.repetitions
     _say(progress, f"landscape campaign {campaign_id}: {len(configs)} configs x "
                    f"{suite.repetitions} passes of {landscape_label(suite)}, "
@@ -155,16 +172,19 @@ def measure_landscape(store: Store, suite: Suite, executor: Executor | None = No
     return campaign_id, landscape_of(store, campaign_id, suite, configs)
 
 
-def _stored_runs(store: Store, campaign_id: int, source: Source
-                 ) -> dict[tuple[str, int], Evaluation]:
-    return {(row.config_hash, row.repetition): row
-            for row in store.evaluations(campaign_id, source=source)}
+def _stored_runs(store: Store, campaign_id: int) -> dict[tuple[str, int], Evaluation]:
+    """The campaign's runs (real, or a twin's) by config and pass."""
+    return {(row.config_hash, row.repetition): row for row in _runs(store, campaign_id)}
+
+
+def _runs(store: Store, campaign_id: int) -> list[Evaluation]:
+    return [row for row in store.evaluations(campaign_id) if row.source != "sim"]
 
 
 def landscape_of(store: Store, campaign_id: int, suite: Suite,
                  configs: Sequence[Mapping[str, Any]]) -> Landscape:
     """The table of a measured campaign."""
-    runs = _stored_runs(store, campaign_id, "real")
+    runs = _stored_runs(store, campaign_id)
     rates = [[_rate(runs.get((config_hash(c), r))) for r in range(suite.repetitions)]
              for c in configs]
     return Landscape(landscape_label(suite), [dict(c) for c in configs], rates)
@@ -194,7 +214,7 @@ class Conditions:
 
 
 def conditions(store: Store, campaign_id: int, table: Landscape) -> Conditions:
-    rows = store.evaluations(campaign_id, source="real")
+    rows = _runs(store, campaign_id)
     if not rows:
         raise UserError(f"landscape campaign {campaign_id}: nothing measured yet")
     loads = sorted(float(r.details.get("load", 0.0)) for r in rows)

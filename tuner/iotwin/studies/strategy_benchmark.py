@@ -52,6 +52,13 @@ class TableCase:
     space: str
     workload: dict[str, Any] | None  # a program's captured workload (None: a kernel)
 
+    def model_workload(self) -> dict[str, Any]:
+        """What the model simulates: the program's workload, or the kernel's own."""
+        from iotwin.workloads.workload import kernel_workload
+
+        return self.workload or kernel_workload(str(self.target.kernel), self.target.ranks,
+                                                list(self.target.args))
+
 
 @dataclass(frozen=True)
 class BenchmarkSettings:
@@ -173,11 +180,8 @@ def model_spearman(case: TableCase) -> float:
     """The platform model as loaded, no fit: its Spearman against the table's medians."""
     from iotwin.model.platforms import load_platform
     from iotwin.model.sim import simulate
-    from iotwin.workloads.workload import kernel_workload
 
-    workload = case.workload or kernel_workload(str(case.target.kernel), case.target.ranks,
-                                                list(case.target.args))
-    results = simulate(load_platform(case.platform), workload, case.table.configs)
+    results = simulate(load_platform(case.platform), case.model_workload(), case.table.configs)
     pairs = [(r.rate_mbs, m) for r, m in zip(results, case.table.medians(), strict=True)
              if r.ok and r.rate_mbs and m]
     return float(spearmanr(*zip(*pairs, strict=True)).statistic)
@@ -216,8 +220,6 @@ def load_benchmark(path: Path) -> tuple[list[TableCase], BenchmarkSettings]:
     settings; UserError naming what is wrong."""
     from iotwin.errors import UserError
     from iotwin.search import select
-    from iotwin.validation.local import load_suite
-    from iotwin.workloads.workload import load_workload
     from iotwin.yaml_files import check_keys, read_yaml
 
     data = read_yaml(path, "benchmark spec") or {}
@@ -227,15 +229,8 @@ def load_benchmark(path: Path) -> tuple[list[TableCase], BenchmarkSettings]:
         select(name)
         if not isinstance(cap, int) or cap < 1:
             raise UserError(f"{path}: strategies: {name}: expected a real-run cap >= 1")
-    cases = []
-    for name, landscape in (data.get("tables") or {}).items():
-        spec_path = path.parent / landscape
-        suite = load_suite(spec_path)
-        csv = spec_path.with_suffix(".csv")
-        workload = (load_workload(spec_path.with_suffix(".workload.yaml")) if suite.command
-                    else None)
-        cases.append(TableCase(name, csv, _read(csv), suite.target, suite.platform,
-                               suite.space, workload))
+    cases = [table_case(name, path.parent / landscape)
+             for name, landscape in (data.get("tables") or {}).items()]
     if not cases or not strategies:
         raise UserError(f"{path}: needs `tables` and `strategies`")
     settings = BenchmarkSettings(
@@ -246,7 +241,15 @@ def load_benchmark(path: Path) -> tuple[list[TableCase], BenchmarkSettings]:
     return cases, settings
 
 
-def _read(csv: Path) -> Landscape:
+def table_case(name: str, landscape: Path) -> TableCase:
+    """The table measured from the landscape spec ``landscape`` (its CSV beside it, and a
+    program's captured workload, ``.workload.yaml``)."""
     from iotwin.studies.landscape import read_table
+    from iotwin.validation.local import load_suite
+    from iotwin.workloads.workload import load_workload
 
-    return read_table(csv)
+    suite = load_suite(landscape)
+    csv = landscape.with_suffix(".csv")
+    workload = load_workload(landscape.with_suffix(".workload.yaml")) if suite.command else None
+    return TableCase(name, csv, read_table(csv), suite.target, suite.platform, suite.space,
+                     workload)

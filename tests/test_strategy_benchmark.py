@@ -1,0 +1,90 @@
+"""Strategies against a measured table: each runs unchanged through `iotwin tune`, and the
+benchmark counts real runs to the optimum as the tuning pipeline would spend them."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from iotwin.executors.base import Target
+from iotwin.search import STRATEGIES
+from iotwin.store.database import Store, config_hash
+from iotwin.studies.landscape import Landscape, read_table, write_table
+from iotwin.studies.strategy_benchmark import BenchmarkSettings, TableCase, run_benchmark
+
+ROOT = Path(__file__).resolve().parents[1]
+VPIC_TABLE = ROOT / "experiments" / "landscape" / "vpic-io-4.csv"
+TARGET = Target(ranks=4, kernel="vpic-io", args=("--particles", "1048576"))
+
+
+def _case(table: Landscape, path: Path) -> TableCase:
+    write_table(table, path)
+    return TableCase("t", path, table, TARGET, "local", "local", None)
+
+
+def _noise_free(table: Landscape) -> Landscape:
+    """The table with every pass at its config's median: replays are exact."""
+    return replace(table, rates=[[m] * 3 for m in table.medians()])
+
+
+@pytest.mark.parametrize("strategy", ["sim-screened", "h5evolve", "random", "optuna-tpe",
+                                      "skopt-gp"])
+def test_every_strategy_tunes_against_the_table_through_the_command_line(
+        tmp_path: Path, strategy: str) -> None:
+    store = tmp_path / "s.db"
+    done = subprocess.run(
+        [sys.executable, "-m", "iotwin", "tune", "--kernel", "vpic-io", "--ranks", "4",
+         "--executor", "table", "--table", str(VPIC_TABLE), "--strategy", strategy,
+         "--real-budget", "12", "--summary-repeat", "0", "--store", str(store), "--json",
+         "--output", str(tmp_path / "tuned.yaml"), "--", "--particles", "1048576"],
+        capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT / "tuner")},
+        timeout=600)
+    assert done.returncode == 0, done.stderr
+    table = read_table(VPIC_TABLE)
+    in_table = {config_hash(c) for c in table.configs}
+    with Store(store) as opened:
+        rows = opened.evaluations(source="real")
+    search = [r for r in rows if "measured_index" in r.details]
+    assert 1 <= len({r.config_hash for r in search}) <= 12
+    assert {r.config_hash for r in rows} <= in_table  # every run replayed a table config
+    assert all(r.rate_mbs in table.rates_of(r.config) for r in rows)
+    assert json.loads(done.stdout)["runs_used"] <= 12
+
+
+def test_a_search_over_every_config_of_an_exact_table_finds_its_optimum(tmp_path: Path) -> None:
+    table = _noise_free(read_table(VPIC_TABLE))
+    settings = BenchmarkSettings(seeds=2, caps={"exhaustive": len(table.configs)})
+    with Store(tmp_path / "s.db") as store:
+        [figures] = run_benchmark(_case(table, tmp_path / "t.csv"), ["exhaustive"], settings,
+                                  store, progress=None)
+    for trajectory in figures.trajectories:
+        assert trajectory.runs == len(table.configs) - 1  # every point; the default is extra
+        assert trajectory.ratios[-1] == 1.0  # exact replays: the confirmation keeps the best
+        assert trajectory.costs == sorted(trajectory.costs)
+        reached = trajectory.cost_to(0.02)
+        assert reached is not None and reached <= trajectory.costs[-1]
+        # the cost counts the confirmation: 3 candidates and the default, 3 runs each
+        assert trajectory.costs[-1] == trajectory.runs + 12
+    summary = figures.summary(0.02)
+    assert summary["misses"] == 0 and summary["q1"] <= summary["median"] <= summary["q3"]
+
+
+@pytest.mark.parametrize("strategy", ["optuna-tpe", "skopt-gp"])
+def test_an_optimiser_stops_when_a_small_table_is_spent(tmp_path: Path, strategy: str) -> None:
+    full = read_table(VPIC_TABLE)
+    table = replace(full, configs=full.configs[:7], rates=full.rates[:7])
+    settings = BenchmarkSettings(seeds=1, caps={strategy: 50})
+    with Store(tmp_path / "s.db") as store:
+        [figures] = run_benchmark(_case(table, tmp_path / "t.csv"), [strategy], settings,
+                                  store, progress=None)
+    assert 1 <= figures.trajectories[0].runs <= 6  # the 6 points of the table, no more
+
+
+def test_the_baselines_are_registered_strategies() -> None:
+    assert {"optuna-tpe", "skopt-gp"} <= set(STRATEGIES)
+    assert not STRATEGIES["optuna-tpe"].needs_model and not STRATEGIES["skopt-gp"].needs_model
