@@ -93,3 +93,21 @@ def test_a_table_whose_runs_all_failed_is_a_failed_replay() -> None:
     table = Landscape("t", [{}], [[None, None]])
     run = TableExecutor(table).run_once(TARGET, {})
     assert run.status == "failed" and "every run" in (run.error or "")
+
+
+def test_a_structural_twin_multiplies_each_settings_rate_by_its_factor() -> None:
+    from iotwin.executors.twin import TwinExecutor
+
+    target = Target(ranks=64, kernel="vpic-io", args=("--particles", "16384"))
+    config = {"mpiio": {"cb_nodes": 4, "cb_buffer_size": 4 * 2**20}}
+    plain = TwinExecutor("hopper", truth_seed=0)
+    shaped = TwinExecutor("hopper", truth_seed=0,
+                          setting_factors={"mpiio.cb_nodes=4": 0.5,
+                                           "mpiio.cb_buffer_size=4MiB": 0.8,
+                                           "mpiio.cb_nodes=8": 3.0})  # not in the config
+    [base, other] = plain.true_rates(target, [config, {}], jobs=1)
+    [scaled, untouched] = shaped.true_rates(target, [config, {}], jobs=1)
+    assert base and scaled and scaled == pytest.approx(0.4 * base)
+    assert untouched == other  # no setting, no factor
+    run = shaped.run_once(target, config, seed=1).rate_mbs
+    assert run and plain.run_once(target, config, seed=1).rate_mbs == pytest.approx(run / 0.4)

@@ -84,6 +84,9 @@ def predicted_vs_measured(points: Sequence[tuple[float, float]], title: str,
         ax.set_ylim(low, high)
     ax.set_xscale("log")
     ax.set_yscale("log")
+    for axis in (ax.xaxis, ax.yaxis):  # 200 and 60, not 2 x 10^2 and 6 x 10^1
+        axis.set_major_formatter(FuncFormatter(_count_tick))
+        axis.set_minor_formatter(FuncFormatter(_minor_rate_tick))
     ax.set_xlabel(f"predicted {RATE_LABEL}")
     ax.set_ylabel(f"measured {RATE_LABEL}")
     ax.set_title(title)
