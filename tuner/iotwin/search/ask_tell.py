@@ -26,8 +26,6 @@ from typing import Any, Protocol
 from iotwin.search.evaluator import Evaluator
 from iotwin.space.parameters import BoundSpace, Point
 
-#: asks in a row answered by lookups (no new run) after which the search ends
-_STALE_ASKS = 200
 _REPORT_EVERY = 10  # new runs per reported "generation"
 
 
@@ -39,10 +37,12 @@ class AskTell(Protocol):
     def tell(self, handle: Any, rate: float) -> None: ...
 
 
-def ask_tell_search(evaluator: Evaluator, optimiser: AskTell) -> None:
+def ask_tell_search(evaluator: Evaluator, optimiser: AskTell, stale_asks: int) -> None:
+    """Ends when the budget is spent or after ``stale_asks`` asks in a row answered by
+    lookups (no new run)."""
     rates: list[float] = []
     stale = runs = 0
-    while stale < _STALE_ASKS and evaluator.runs_left() > 0:
+    while stale < stale_asks and evaluator.runs_left() > 0:
         handle, point = optimiser.ask()
         repaired, _ = evaluator.space.repair(point)
         new = not evaluator.is_measured(repaired)
@@ -56,12 +56,14 @@ def ask_tell_search(evaluator: Evaluator, optimiser: AskTell) -> None:
 
 def optuna_tpe(evaluator: Evaluator, rng: random.Random, settings: Mapping[str, Any]) -> None:
     """Optuna's TPESampler, each gene a categorical parameter."""
-    ask_tell_search(evaluator, _OptunaTPE(evaluator.space, rng.randrange(2**31), settings))
+    ask_tell_search(evaluator, _OptunaTPE(evaluator.space, rng.randrange(2**31), settings),
+                    int(settings["stale_asks"]))
 
 
 def skopt_gp(evaluator: Evaluator, rng: random.Random, settings: Mapping[str, Any]) -> None:
     """scikit-optimize's Optimizer with a Gaussian-process surrogate, each gene categorical."""
-    ask_tell_search(evaluator, _SkoptGP(evaluator.space, rng.randrange(2**31), settings))
+    ask_tell_search(evaluator, _SkoptGP(evaluator.space, rng.randrange(2**31), settings),
+                    int(settings["stale_asks"]))
 
 
 class _OptunaTPE:
@@ -96,7 +98,8 @@ class _SkoptGP:
         self.optimizer = Optimizer(
             [Categorical(list(range(len(space.genes[i].values)))) for i in self.searched],
             base_estimator="GP", acq_func=str(settings["acquisition"]),
-            n_initial_points=int(settings["initial"]), random_state=seed)
+            n_initial_points=int(settings["initial"]), random_state=seed,
+            acq_optimizer_kwargs={"n_points": int(settings["candidates"])})
 
     def ask(self) -> tuple[Any, Point]:
         import warnings

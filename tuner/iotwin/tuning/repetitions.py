@@ -86,7 +86,8 @@ def progress_line(label: str, repetition: int, repeat: int, run: RunResult) -> s
         first_line = (run.error or "").strip().splitlines()[:2]
         return f"{head}  {' | '.join(first_line)}"
     rate = f"  {format_mbs(run.rate_mbs)} MB/s" if run.rate_mbs is not None else ""
-    return f"{head}  {run.total_s:.3f} s{rate}"
+    time = f"  {run.total_s:.3f} s" if run.total_s is not None else ""  # a replay has no time
+    return f"{head}{time}{rate}"
 
 
 def rotated_rounds(count: int, rounds: int) -> Iterator[tuple[int, int]]:
