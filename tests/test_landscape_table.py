@@ -8,18 +8,11 @@ from pathlib import Path
 import pytest
 from iotwin.errors import UserError
 from iotwin.executors.base import Target
-from iotwin.executors.table import TableExecutor
+from iotwin.executors.table import Landscape, TableExecutor, read_table, write_table
 from iotwin.space.parameters import SpaceContext, load_space
 from iotwin.space.restricted import RestrictedSpace
 from iotwin.store.database import Store, config_hash
-from iotwin.studies.landscape import (
-    Landscape,
-    conditions,
-    measure_landscape,
-    pass_order,
-    read_table,
-    write_table,
-)
+from iotwin.studies.landscape import conditions, measure_landscape, pass_order
 from iotwin.validation.local import Suite
 
 ROOT = Path(__file__).resolve().parents[1]

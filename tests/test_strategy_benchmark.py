@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 from iotwin.executors.base import Target
+from iotwin.executors.table import Landscape, read_table, write_table
 from iotwin.search import STRATEGIES
 from iotwin.store.database import Store, config_hash
-from iotwin.studies.landscape import Landscape, read_table, write_table
 from iotwin.studies.strategy_benchmark import BenchmarkSettings, TableCase, run_benchmark
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -71,12 +71,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _measure(args: argparse.Namespace) -> int:
     from iotwin.executors import filesystem_of
     from iotwin.executors.local import default_scratch_root
-    from iotwin.studies.landscape import (
-        conditions,
-        conditions_page,
-        measure_landscape,
-        write_table,
-    )
+    from iotwin.executors.table import write_table
+    from iotwin.studies.landscape import conditions, conditions_page, measure_landscape
     from iotwin.validation.local import load_suite
 
     suite = load_suite(args.spec)

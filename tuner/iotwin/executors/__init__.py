@@ -72,7 +72,7 @@ def _table(settings: ExecutorSettings) -> Executor:
 
 
 def _table_configs(settings: ExecutorSettings) -> Sequence[dict[str, Any]]:
-    from iotwin.studies.landscape import read_table
+    from iotwin.executors.table import read_table
 
     return read_table(_table_path(settings)).configs
 

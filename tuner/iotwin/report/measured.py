@@ -56,7 +56,7 @@ class MeasuredConfig:
 
 def settings_text(config: dict[str, Any]) -> str:
     """``dataset.transfer_mode=independent mpiio.cb_nodes=2``; "default" for no settings."""
-    from iotwin.validation.local import flat_settings
+    from iotwin.config.settings import flat_settings
 
     return " ".join(flat_settings(config)) or "default"
 

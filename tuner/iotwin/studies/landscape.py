@@ -20,9 +20,7 @@ page saying when and how it was measured.
 
 from __future__ import annotations
 
-import csv
 import datetime
-import json
 import math
 import os
 import random
@@ -30,12 +28,12 @@ import statistics
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Any, TextIO
 
 from iotwin.errors import UserError
 from iotwin.executors.base import Executor
-from iotwin.store.database import Evaluation, Store, canonical_json, config_hash
+from iotwin.executors.table import Landscape
+from iotwin.store.database import Evaluation, Store, config_hash
 from iotwin.validation.local import (
     Suite,
     flat_settings,
@@ -45,47 +43,6 @@ from iotwin.validation.local import (
 )
 
 KIND = "landscape"  # the store campaign's kind
-
-
-@dataclass(frozen=True)
-class Landscape:
-    """Configs and the rate (MB/s; None: the run failed) of each in every pass."""
-
-    label: str  # what was measured, e.g. "vpic-io x4 --particles 1048576"
-    configs: list[dict[str, Any]]
-    rates: list[list[float | None]]  # [config][pass]
-
-    def __post_init__(self) -> None:
-        if not self.configs or len(self.configs) != len(self.rates):
-            raise UserError(f"landscape {self.label}: needs one row of rates per config")
-
-    def medians(self) -> list[float | None]:
-        return [statistics.median(ok) if (ok := [r for r in row if r]) else None
-                for row in self.rates]
-
-    @property
-    def optimum(self) -> float:
-        """The best median rate."""
-        return max(m for m in self.medians() if m is not None)
-
-    def median_of(self, config: Mapping[str, Any]) -> float | None:
-        """The median rate of ``config`` (None: not in the table, or every run failed)."""
-        return self._medians_by_hash().get(config_hash(config))
-
-    def within(self, config: Mapping[str, Any], fraction: float) -> bool:
-        """Whether ``config``'s median is within ``fraction`` of the optimum (0.05: 5%)."""
-        median = self.median_of(config)
-        return median is not None and median >= (1 - fraction) * self.optimum
-
-    def rates_of(self, config: Mapping[str, Any]) -> list[float | None] | None:
-        index = self._index().get(config_hash(config))
-        return None if index is None else self.rates[index]
-
-    def _index(self) -> dict[str, int]:
-        return {config_hash(c): i for i, c in enumerate(self.configs)}
-
-    def _medians_by_hash(self) -> dict[str, float | None]:
-        return dict(zip((config_hash(c) for c in self.configs), self.medians(), strict=True))
 
 
 # -- measuring ----------------------------------------------------------------------------------
@@ -235,50 +192,6 @@ def conditions(store: Store, campaign_id: int, table: Landscape) -> Conditions:
 
 def _when(timestamp: float) -> str:
     return datetime.datetime.fromtimestamp(timestamp, datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
-
-
-# -- the committed table ------------------------------------------------------------------------
-
-_FIXED_COLUMNS = ("config", "settings", "median_mbs")
-
-
-def write_table(table: Landscape, path: Path) -> None:
-    """The table as CSV: one row per config, its rate in every pass (MB/s)."""
-    passes = max(len(row) for row in table.rates)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", newline="") as out:
-        writer = csv.writer(out)
-        writer.writerow([*_FIXED_COLUMNS, *(f"pass{i + 1}_mbs" for i in range(passes))])
-        for config, rates, median in zip(table.configs, table.rates, table.medians(),
-                                         strict=True):
-            writer.writerow([canonical_json(config), " ".join(flat_settings(config)) or "default",
-                             _cell(median), *(_cell(r) for r in rates)])
-
-
-def read_table(path: Path) -> Landscape:
-    """A table written by :func:`write_table`; UserError naming what is wrong with it."""
-    try:
-        with path.open(newline="") as source:
-            rows = list(csv.DictReader(source))
-    except OSError as error:
-        raise UserError(f"{path}: cannot read the landscape table: {error}") from error
-    if not rows or any(column not in rows[0] for column in _FIXED_COLUMNS):
-        raise UserError(f"{path}: not a landscape table (expected columns "
-                        f"{', '.join(_FIXED_COLUMNS)}, pass1_mbs, ...)")
-    passes = sorted((c for c in rows[0] if c.startswith("pass")),
-                    key=lambda c: int(c[4:].split("_")[0]))
-    configs, rates = [], []
-    for line, row in enumerate(rows, start=2):
-        try:
-            configs.append(json.loads(row["config"]))
-            rates.append([float(row[c]) if row[c] else None for c in passes])
-        except (ValueError, TypeError) as error:
-            raise UserError(f"{path}:{line}: {error}") from error
-    return Landscape(path.stem, configs, rates)
-
-
-def _cell(rate: float | None) -> str:
-    return "" if rate is None else f"{rate:.4g}"
 
 
 def _say(progress: TextIO | None, line: str) -> None:

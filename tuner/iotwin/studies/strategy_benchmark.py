@@ -33,9 +33,8 @@ import numpy as np
 from scipy.stats import spearmanr
 
 from iotwin.executors.base import Target
-from iotwin.executors.table import TableExecutor
+from iotwin.executors.table import Landscape, TableExecutor
 from iotwin.store.database import Store
-from iotwin.studies.landscape import Landscape
 from iotwin.tuning.campaign import CampaignEvaluator, CampaignSpec, open_campaign, run_campaign
 from iotwin.tuning.confirmation import confirm
 
@@ -244,7 +243,7 @@ def load_benchmark(path: Path) -> tuple[list[TableCase], BenchmarkSettings]:
 def table_case(name: str, landscape: Path) -> TableCase:
     """The table measured from the landscape spec ``landscape`` (its CSV beside it, and a
     program's captured workload, ``.workload.yaml``)."""
-    from iotwin.studies.landscape import read_table
+    from iotwin.executors.table import read_table
     from iotwin.validation.local import load_suite
     from iotwin.workloads.workload import load_workload
 

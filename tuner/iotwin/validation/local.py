@@ -35,12 +35,12 @@ import numpy as np
 from scipy.stats import spearmanr, wilcoxon
 
 from iotwin import paths
+from iotwin.config.settings import flat_settings
 from iotwin.errors import UserError
 from iotwin.executors.base import Executor, Target
 from iotwin.stats import median_relative_error
 from iotwin.store.database import Evaluation, Store, config_hash, workload_of
 from iotwin.tuning.confirmation import confirmation_rounds
-from iotwin.units import format_size
 from iotwin.yaml_files import check_keys, read_yaml
 
 TOP_K = 5
@@ -153,20 +153,6 @@ def residuals_by_setting(configs: Sequence[Mapping[str, Any]],
     residuals = [SettingResidual(setting, len(logs), float(np.median(logs)))
                  for setting, logs in by_setting.items()]
     return sorted(residuals, key=lambda r: -abs(r.median_log_ratio))
-
-
-def flat_settings(config: Mapping[str, Any], prefix: str = "") -> list[str]:
-    """``{"dataset": {"chunk_size": 4194304}}`` -> ``["dataset.chunk_size=4MiB"]``."""
-    settings = []
-    for key, value in sorted(config.items()):
-        name = f"{prefix}{key}"
-        if isinstance(value, Mapping):
-            settings.extend(flat_settings(value, f"{name}."))
-        elif isinstance(value, int) and not isinstance(value, bool) and value >= 1024:
-            settings.append(f"{name}={format_size(value)}")
-        else:
-            settings.append(f"{name}={value}")
-    return settings
 
 
 # -- the sample ---------------------------------------------------------------------------------
