@@ -20,3 +20,8 @@ def flat_settings(config: Mapping[str, Any], prefix: str = "") -> list[str]:
         else:
             settings.append(f"{name}={value}")
     return settings
+
+
+def settings_text(config: Mapping[str, Any]) -> str:
+    """``dataset.transfer_mode=independent mpiio.cb_nodes=2``; "default" for no settings."""
+    return " ".join(flat_settings(config)) or "default"

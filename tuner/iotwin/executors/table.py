@@ -17,10 +17,11 @@ import random
 import statistics
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from iotwin.config.settings import flat_settings
+from iotwin.config.settings import settings_text
 from iotwin.errors import UserError
 from iotwin.executors.base import RunResult, Target
 from iotwin.store.database import canonical_json, config_hash
@@ -40,17 +41,22 @@ class Landscape:
             raise UserError(f"landscape {self.label}: needs one row of rates per config")
 
     def medians(self) -> list[float | None]:
-        return [statistics.median(ok) if (ok := [r for r in row if r]) else None
-                for row in self.rates]
+        return list(self._medians)
 
-    @property
+    @cached_property
+    def _medians(self) -> tuple[float | None, ...]:
+        return tuple(statistics.median(ok) if (ok := [r for r in row if r]) else None
+                     for row in self.rates)
+
+    @cached_property
     def optimum(self) -> float:
         """The best median rate."""
-        return max(m for m in self.medians() if m is not None)
+        return max(m for m in self._medians if m is not None)
 
     def median_of(self, config: Mapping[str, Any]) -> float | None:
         """The median rate of ``config`` (None: not in the table, or every run failed)."""
-        return self._medians_by_hash().get(config_hash(config))
+        index = self._index.get(config_hash(config))
+        return None if index is None else self._medians[index]
 
     def within(self, config: Mapping[str, Any], fraction: float) -> bool:
         """Whether ``config``'s median is within ``fraction`` of the optimum (0.05: 5%)."""
@@ -58,15 +64,13 @@ class Landscape:
         return median is not None and median >= (1 - fraction) * self.optimum
 
     def rates_of(self, config: Mapping[str, Any]) -> list[float | None] | None:
-        index = self._index().get(config_hash(config))
+        index = self._index.get(config_hash(config))
         return None if index is None else self.rates[index]
 
+    @cached_property
     def _index(self) -> dict[str, int]:
+        """Config hash -> row, computed once (every replayed run looks a config up)."""
         return {config_hash(c): i for i, c in enumerate(self.configs)}
-
-    def _medians_by_hash(self) -> dict[str, float | None]:
-        return dict(zip((config_hash(c) for c in self.configs), self.medians(), strict=True))
-
 
 
 _FIXED_COLUMNS = ("config", "settings", "median_mbs")
@@ -81,8 +85,8 @@ def write_table(table: Landscape, path: Path) -> None:
         writer.writerow([*_FIXED_COLUMNS, *(f"pass{i + 1}_mbs" for i in range(passes))])
         for config, rates, median in zip(table.configs, table.rates, table.medians(),
                                          strict=True):
-            writer.writerow([canonical_json(config), " ".join(flat_settings(config)) or "default",
-                             _cell(median), *(_cell(r) for r in rates)])
+            writer.writerow([canonical_json(config), settings_text(config), _cell(median),
+                             *(_cell(r) for r in rates)])
 
 
 def read_table(path: Path) -> Landscape:
@@ -109,7 +113,6 @@ def read_table(path: Path) -> Landscape:
 
 def _cell(rate: float | None) -> str:
     return "" if rate is None else f"{rate:.4g}"
-
 
 
 class TableExecutor:

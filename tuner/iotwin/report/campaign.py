@@ -6,14 +6,9 @@ import json
 import statistics
 from typing import Any
 
+from iotwin.config.settings import settings_text
 from iotwin.report import plots
-from iotwin.report.measured import (
-    best_so_far,
-    measured_configs,
-    percent_text,
-    rate_text,
-    settings_text,
-)
+from iotwin.report.measured import best_so_far, measured_configs, percent_text, rate_text
 from iotwin.report.page import Page
 from iotwin.store.database import Campaign, Store
 

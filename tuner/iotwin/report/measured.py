@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from iotwin.config.settings import settings_text
 from iotwin.stats import format_mbs
 from iotwin.store.database import Evaluation
 
@@ -52,13 +53,6 @@ class MeasuredConfig:
     @property
     def spread(self) -> tuple[float, float] | None:
         return (min(self.rates), max(self.rates)) if self.rates else None
-
-
-def settings_text(config: dict[str, Any]) -> str:
-    """``dataset.transfer_mode=independent mpiio.cb_nodes=2``; "default" for no settings."""
-    from iotwin.config.settings import flat_settings
-
-    return " ".join(flat_settings(config)) or "default"
 
 
 def rate_text(rate: float | None) -> str:

@@ -46,7 +46,7 @@ def _points_of(space: BoundSpace, configs: Sequence[Mapping[str, Any]]) -> list[
     wanted = {config_hash(c): i for i, c in enumerate(configs)}
     found: dict[int, Point] = {}
     for point in space.points():
-        canonical, _ = BoundSpace.repair(space, point)
+        canonical, _ = space.repair(point)
         index = wanted.get(config_hash(space.config(canonical)))
         if index is not None:
             found.setdefault(index, canonical)

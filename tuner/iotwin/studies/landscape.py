@@ -27,18 +27,19 @@ import random
 import statistics
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, TextIO
 
+from iotwin.config.settings import settings_text
 from iotwin.errors import UserError
 from iotwin.executors.base import Executor
 from iotwin.executors.table import Landscape
 from iotwin.store.database import Evaluation, Store, config_hash
 from iotwin.validation.local import (
     Suite,
-    flat_settings,
+    find_or_create_campaign,
     noise_floor,
-    stratified_configs,
+    suite_configs,
     suite_workload,
 )
 
@@ -52,43 +53,15 @@ def errors_by_setting(table: Landscape, platform: str, workload: Mapping[str, An
     """Measured / predicted by the uncalibrated ``platform`` model, median over the table's
     configs that hold each setting ("mpiio.cb_nodes=4": 0.8): the model's errors on a real
     machine, which a twin can carry as a structure the model lacks."""
-    from iotwin.model.platforms import load_platform
-    from iotwin.model.sim import simulate
-    from iotwin.validation.local import residuals_by_setting
+    from iotwin.validation.local import residuals_by_setting, uncalibrated_predictions
 
-    results = simulate(load_platform(platform), dict(workload), table.configs)
-    predicted = [r.rate_mbs if r.ok else None for r in results]
+    predicted = uncalibrated_predictions(platform, workload, table.configs)
     return {r.setting: math.exp(-r.median_log_ratio)
             for r in residuals_by_setting(table.configs, predicted, table.medians())}
 
 
 def landscape_label(suite: Suite) -> str:
     return " ".join([suite.target.label, *suite.args])
-
-
-def find_or_create_campaign(store: Store, suite: Suite) -> int:
-    """The stored landscape campaign of this very spec (to resume), else a new one."""
-    for campaign in store.campaigns(kind=KIND):
-        if {k: v for k, v in campaign.spec.items() if k != "workload"} == suite.to_json():
-            return campaign.id
-    return store.create_campaign(f"landscape {landscape_label(suite)}", kind=KIND,
-                                 spec=suite.to_json())
-
-
-def sample_configs(store: Store, campaign_id: int, suite: Suite,
-                   progress: TextIO | None) -> list[dict[str, Any]]:
-    """The spec's configs: the default and a stratified sample of its space, where it runs
-    (a program's datasets written by some ranks alone stay independent)."""
-    from iotwin.executors import space_context
-    from iotwin.space.parameters import load_space
-    from iotwin.workloads.partial_writes import partial_write_datasets
-
-    workload = suite_workload(store, campaign_id, suite, progress)
-    where = "local" if suite.platform == "local" else "twin"
-    context = replace(space_context(where, suite.platform, suite.ranks),
-                      partial_writes=partial_write_datasets(workload))
-    space = load_space(suite.space).bind(context)
-    return stratified_configs(space, suite.samples, random.Random(suite.seed))
 
 
 def pass_order(count: int, seed: int, repetition: int) -> list[int]:
@@ -101,8 +74,9 @@ def pass_order(count: int, seed: int, repetition: int) -> list[int]:
 def measure_landscape(store: Store, suite: Suite, executor: Executor | None = None,
                       progress: TextIO | None = sys.stderr) -> tuple[int, Landscape]:
     """Measure (or resume measuring) the spec's landscape; its campaign id and table."""
-    campaign_id = find_or_create_campaign(store, suite)
-    configs = sample_configs(store, campaign_id, suite, progress)
+    campaign_id = find_or_create_campaign(store, suite, KIND,
+                                          f"landscape {landscape_label(suite)}")
+    configs = suite_configs(suite, suite_workload(store, campaign_id, suite, progress))
     if executor is None:
         from iotwin.executors.local import LocalExecutor
 
@@ -177,7 +151,6 @@ def conditions(store: Store, campaign_id: int, table: Landscape) -> Conditions:
     loads = sorted(float(r.details.get("load", 0.0)) for r in rows)
     noise = noise_floor([[r for r in row if r] for row in table.rates])
     firsts_lasts = [(row[0], row[-1]) for row in table.rates if row[0] and row[-1]]
-    medians = table.medians()
     return Conditions(
         started=_when(min(r.created for r in rows)), ended=_when(max(r.created for r in rows)),
         runs=len(rows), failed=sum(not r.ok for r in rows),
@@ -186,8 +159,8 @@ def conditions(store: Store, campaign_id: int, table: Landscape) -> Conditions:
         p90_spread=noise.p90_spread if noise else 0.0,
         repeat_spearman=noise.repeat_spearman if noise else 0.0,
         drift=statistics.median(last / first - 1 for first, last in firsts_lasts),
-        within_5=sum(1 for m in medians if m and m >= 0.95 * table.optimum),
-        within_2=sum(1 for m in medians if m and m >= 0.98 * table.optimum))
+        within_5=sum(table.within(c, 0.05) for c in table.configs),
+        within_2=sum(table.within(c, 0.02) for c in table.configs))
 
 
 def _when(timestamp: float) -> str:
@@ -219,7 +192,7 @@ def conditions_page(table: Landscape, found: Conditions, command: str, where: st
         f"pass 2 with Spearman {found.repeat_spearman:.2f}.",
         f"- Drift, last pass against first (median over configs): {100 * found.drift:+.1f}%.",
         f"- Optimum (best median): {table.optimum:.1f} MB/s, "
-        f"`{' '.join(flat_settings(table.configs[best])) or 'default'}`; the default config: "
+        f"`{settings_text(table.configs[best])}`; the default config: "
         f"{f'{default:.1f} MB/s' if default else 'not measured'}.",
         f"- Configs within 5% of the optimum: {found.within_5}; within 2%: {found.within_2}.",
         ""])

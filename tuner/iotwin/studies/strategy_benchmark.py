@@ -177,12 +177,11 @@ def _model_figures(table: Landscape, campaign: CampaignEvaluator) -> dict[str, f
 
 def model_spearman(case: TableCase) -> float:
     """The platform model as loaded, no fit: its Spearman against the table's medians."""
-    from iotwin.model.platforms import load_platform
-    from iotwin.model.sim import simulate
+    from iotwin.validation.local import uncalibrated_predictions
 
-    results = simulate(load_platform(case.platform), case.model_workload(), case.table.configs)
-    pairs = [(r.rate_mbs, m) for r, m in zip(results, case.table.medians(), strict=True)
-             if r.ok and r.rate_mbs and m]
+    predicted = uncalibrated_predictions(case.platform, case.model_workload(),
+                                         case.table.configs)
+    pairs = [(p, m) for p, m in zip(predicted, case.table.medians(), strict=True) if p and m]
     return float(spearmanr(*zip(*pairs, strict=True)).statistic)
 
 

@@ -281,13 +281,15 @@ class SuiteResult:
     confirmation: Confirmation | None = None  # the measured best re-decided on fresh runs
 
 
-def find_or_create_campaign(store: Store, suite: Suite) -> int:
-    """The stored campaign of this very suite (to resume), else a new one."""
-    for campaign in store.campaigns(kind="validation"):
+def find_or_create_campaign(store: Store, suite: Suite, kind: str = "validation",
+                            name: str | None = None) -> int:
+    """The stored campaign of this very suite (to resume), else a new one: a ``kind``
+    campaign (a validation; a measured landscape)."""
+    for campaign in store.campaigns(kind=kind):
         if _identity(campaign.spec) == suite.identity():
             return campaign.id
-    return store.create_campaign(f"validate local {suite.target.label} x{suite.ranks}",
-                                 kind="validation", spec=suite.to_json())
+    return store.create_campaign(name or f"validate local {suite.target.label} x{suite.ranks}",
+                                 kind=kind, spec=suite.to_json())
 
 
 def measure_configs(store: Store, campaign_id: int, suite: Suite, executor: Executor,
@@ -496,15 +498,9 @@ def cross_validated_predictions(store: Store, campaign_id: int, suite: Suite,
 
 def run_local_suite(store: Store, suite: Suite, executor: Executor | None = None,
                     progress: TextIO | None = sys.stderr) -> SuiteResult:
-    from iotwin.space.parameters import SpaceContext, load_space
-    from iotwin.workloads.partial_writes import partial_write_datasets
-
     campaign_id = find_or_create_campaign(store, suite)
     workload = suite_workload(store, campaign_id, suite, progress)
-    context = SpaceContext(suite.filesystem, suite.ranks,
-                           partial_writes=partial_write_datasets(workload))
-    space = load_space(suite.space).bind(context)
-    configs = stratified_configs(space, suite.samples, random.Random(suite.seed))
+    configs = suite_configs(suite, workload)
     _say(progress, f"validation campaign {campaign_id}: {len(configs)} configs of space "
                    f"{suite.space} x {suite.repetitions} repetitions, {suite.target.label} "
                    f"{' '.join(suite.args)}")
@@ -524,7 +520,7 @@ def run_local_suite(store: Store, suite: Suite, executor: Executor | None = None
     if confirmed is not None and predicted[confirmed.best] is not None:
         confirmed = replace(confirmed,
                             best_predicted_rank=predicted_rank(predicted, confirmed.best))
-    uncalibrated, _ = paired_metrics(uncalibrated_predictions(suite, workload, configs),
+    uncalibrated, _ = paired_metrics(uncalibrated_predictions(suite.platform, workload, configs),
                                      measured)
     return SuiteResult(campaign_id, list(configs), measured, predicted,
                        *paired_metrics(predicted, measured), noise=noise_floor(rates),
@@ -532,12 +528,28 @@ def run_local_suite(store: Store, suite: Suite, executor: Executor | None = None
                        uncalibrated=uncalibrated, confirmation=confirmed)
 
 
-def uncalibrated_predictions(suite: Suite, workload: dict[str, Any],
+def suite_configs(suite: Suite, workload: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The suite's configs: the default and a stratified sample of its space, on this
+    machine's file system (a `local` suite) or the platform model's; a program's datasets
+    that some ranks write alone stay independent."""
+    from iotwin.model.platforms import load_platform, platform_space_context
+    from iotwin.space.parameters import SpaceContext, load_space
+    from iotwin.workloads.partial_writes import partial_write_datasets
+
+    context = (SpaceContext(suite.filesystem, suite.ranks) if suite.platform == "local"
+               else platform_space_context(load_platform(suite.platform), suite.ranks))
+    context = replace(context, partial_writes=partial_write_datasets(workload))
+    space = load_space(suite.space).bind(context)
+    return stratified_configs(space, suite.samples, random.Random(suite.seed))
+
+
+def uncalibrated_predictions(platform: str, workload: Mapping[str, Any],
                              configs: Sequence[Mapping[str, Any]]) -> list[float | None]:
+    """The rate of each config on ``platform``'s model as loaded, no fit (None: it failed)."""
     from iotwin.model.platforms import load_platform
     from iotwin.model.sim import simulate
 
-    results = simulate(load_platform(suite.platform), workload, configs)
+    results = simulate(load_platform(platform), dict(workload), configs)
     return [r.rate_mbs if r.ok and r.rate_mbs else None for r in results]
 
 
