@@ -88,3 +88,49 @@ def test_an_optimiser_stops_when_a_small_table_is_spent(tmp_path: Path, strategy
 def test_the_baselines_are_registered_strategies() -> None:
     assert {"optuna-tpe", "skopt-gp"} <= set(STRATEGIES)
     assert not STRATEGIES["optuna-tpe"].needs_model and not STRATEGIES["skopt-gp"].needs_model
+
+
+def test_the_benchmark_command_writes_its_figures_page_and_readme_table(tmp_path: Path) -> None:
+    full = read_table(VPIC_TABLE)
+    landscape = tmp_path / "small.yaml"
+    landscape.write_text((VPIC_TABLE.with_suffix(".yaml")).read_text())
+    write_table(replace(full, configs=full.configs[:25], rates=full.rates[:25]),
+                landscape.with_suffix(".csv"))
+    spec = tmp_path / "strategy-benchmark.yaml"
+    spec.write_text("seeds: 2\ntargets: [0.1, 0.02]\nstrategies: {random: 25, optuna-tpe: 25}\n"
+                    "tables: {small: small.yaml}\n")
+    readme = tmp_path / "README.md"
+    readme.write_text("<!-- strategy-benchmark results: begin -->\n"
+                      "<!-- strategy-benchmark results: end -->\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "iotwin", "landscape", "benchmark", str(spec), "--output",
+         str(tmp_path / "out"), "--readme", str(readme)],
+        capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT / "tuner")},
+        timeout=600)
+    assert done.returncode == 0, done.stderr
+    results = json.loads((tmp_path / "out" / "results.json").read_text())["tables"]["small"]
+    assert set(results["strategies"]) == {"random", "optuna-tpe"}
+    for figures in results["strategies"].values():
+        assert len(figures["runs_each_within_10pct"]) == 2
+        assert figures["within_10pct"]["median"] <= figures["within_2pct"]["median"]
+    assert 0 < results["resolution"]["optimum_kept"] <= 1
+    assert results["resolution"]["contenders"] >= 1
+    assert (tmp_path / "out" / "small.png").stat().st_size > 0
+    assert "small | optuna-tpe | 25 |" in readme.read_text()
+    assert "standard error" in readme.read_text()
+    assert "bootstrap" in (tmp_path / "out" / "index.html").read_text()
+
+
+def test_a_twin_table_binds_its_space_to_the_platform_it_was_measured_on() -> None:
+    from iotwin.tuning.campaign import CampaignSpec, campaign_space
+
+    path = ROOT / "experiments" / "landscape" / "hopper-twin-2048.csv"
+    spec = CampaignSpec(ranks=2048, platform="hopper", space="table3", strategy="random",
+                        executor="table", real_budget=10, kernel="vpic-io",
+                        args=("--particles", "131072"), table=str(path))
+    space = campaign_space(spec)
+    assert space.context.filesystem == "lustre"  # hopper's, not this machine's
+    in_table = {config_hash(c) for c in read_table(path).configs}
+    points = list(space.points())
+    assert len(points) >= 140  # the table's configs but the default (not a point)
+    assert all(config_hash(space.config(p)) in in_table for p in points)

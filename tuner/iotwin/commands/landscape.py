@@ -46,19 +46,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     measure.set_defaults(func=_measure)
     benchmark = actions.add_parser(
         "benchmark", help="every strategy, many seeds, against measured tables: real runs to "
-                          "5% and 2% of the optimum",
+                          "within each target (e.g. 5% and 2%) of the optimum",
         description="Run each strategy of the spec from each seed against each measured table "
                     "(the table executor replays its runs) and count the real runs, "
                     "confirmation included, until the config it would recommend is within "
-                    "5% and 2% of the table's optimum. Writes results.json, a figure per table "
-                    "and index.html; with --readme, the table between the README's "
-                    "`<!-- strategy-benchmark results -->` markers.")
+                    "each of the spec's targets of the table's optimum; and how finely each "
+                    "table tells configs apart (bootstrap of its repetitions). Writes "
+                    "results.json, a figure per table and index.html; with --readme, the "
+                    "table between the README's `<!-- NAME results: begin/end -->` markers, "
+                    "NAME being the spec's file name without .yaml.")
     benchmark.add_argument("spec", type=Path, metavar="SPEC", nargs="?",
                            default=_default_benchmark(),
                            help="benchmark spec (default experiments/strategy-benchmark.yaml)")
     benchmark.add_argument("-o", "--output", type=Path, metavar="DIR",
-                           default=Path("experiments/results/strategy-benchmark"),
-                           help="where the figures and pages go")
+                           help="where the figures and pages go (default "
+                                "experiments/results/NAME, NAME the spec's file name)")
     benchmark.add_argument("--seeds", type=int, help="override the spec's seed count")
     benchmark.add_argument("--jobs", type=int, default=1, metavar="N",
                            help="(table, strategy) pairs run at once, one process each")
@@ -133,6 +135,7 @@ def _benchmark(args: argparse.Namespace) -> int:
     from iotwin.report import benchmark as report
     from iotwin.report.readme_block import fill_block
     from iotwin.studies.strategy_benchmark import load_benchmark, model_spearman
+    from iotwin.studies.table_resolution import resolution
 
     cases, settings = load_benchmark(args.spec)
     if args.seeds:
@@ -142,17 +145,19 @@ def _benchmark(args: argparse.Namespace) -> int:
         done = list(pool.map(_run_pair, pairs, [settings] * len(pairs)))
     results = []
     for case in cases:
-        rho = model_spearman(case)
+        rho, table_resolution = model_spearman(case), resolution(case.table)
         print(f"{case.name}: {len(case.table.configs)} configs, optimum "
-              f"{case.table.optimum:.1f} MB/s, model Spearman {rho:.2f}", file=sys.stderr)
+              f"{case.table.optimum:.1f} MB/s, model Spearman {rho:.2f}; "
+              f"{report.resolution_text(table_resolution)}", file=sys.stderr)
         figures = [f for (c, _), f in zip(pairs, done, strict=True) if c is case]
-        results.append(report.CaseResult(case, figures, rho))
+        results.append(report.CaseResult(case, figures, rho, table_resolution))
     command = "iotwin landscape benchmark " + shlex.join(sys.argv[3:])
-    for path in report.write(results, settings, args.output, command):
+    output = args.output or Path("experiments/results") / args.spec.stem
+    for path in report.write(results, settings, output, command):
         print(f"wrote {path}", file=sys.stderr)
     table = report.markdown(results, settings)
     if args.readme:
-        fill_block(args.readme, "strategy-benchmark", f"`{command}`\n\n{table}")
+        fill_block(args.readme, args.spec.stem, f"`{command}`\n\n{table}")
     print(table)
     return 0
 

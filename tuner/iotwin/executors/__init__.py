@@ -37,9 +37,9 @@ class ExecutorKind:
     description: str
     #: what the store records its runs as
     source: Source
-    #: its runs happen on this machine: a space is bound to this machine's file system
-    #: (else to the platform model's)
-    on_this_machine: bool
+    #: whether its runs happen on this machine, given the campaign's platform: a space is
+    #: bound to this machine's file system (else to the platform model's)
+    on_this_machine: Callable[[str], bool]
     make: Callable[[ExecutorSettings], Executor]
     #: the only configs it can run (a table's), else None: a campaign's space is restricted
     #: to them
@@ -84,17 +84,27 @@ def _table_path(settings: ExecutorSettings) -> Path:
     return Path(settings.table)
 
 
+def _always(platform: str) -> bool:
+    return True
+
+
+def _never(platform: str) -> bool:
+    return False
+
+
 REGISTRY: tuple[ExecutorKind, ...] = (
     ExecutorKind("local", "real runs under mpiexec on this machine", source="real",
-                 on_this_machine=True, make=_local),
+                 on_this_machine=_always, make=_local),
     ExecutorKind("twin", "the platform's model with hidden true parameters and noise",
-                 source="twin", on_this_machine=False, make=_twin),
+                 source="twin", on_this_machine=_never, make=_twin),
     # its jobs write to the scratch root this machine sees (a shared file system)
     ExecutorKind("slurm", "real runs, one Slurm job each (a site file: sbatch options, launcher)",
-                 source="real", on_this_machine=True, make=_slurm),
-    # a table measured on this machine; its seed is the campaign's truth seed
+                 source="real", on_this_machine=_always, make=_slurm),
+    # a table measured on this machine (platform local) or on a platform's twin; its seed is
+    # the campaign's truth seed
     ExecutorKind("table", "real runs measured earlier (a landscape table), replayed",
-                 source="real", on_this_machine=True, make=_table, configs=_table_configs),
+                 source="real", on_this_machine=lambda platform: platform == "local",
+                 make=_table, configs=_table_configs),
 )
 
 EXECUTORS: dict[str, ExecutorKind] = {kind.name: kind for kind in REGISTRY}
@@ -123,7 +133,7 @@ def runnable_configs(name: str, table: str | None) -> Sequence[dict[str, Any]] |
 def space_context(name: str, platform: str, ranks: int) -> SpaceContext:
     """Where executor ``name``'s runs happen, as a space needs it: this machine's file system,
     or the platform model's."""
-    if select(name).on_this_machine:
+    if select(name).on_this_machine(platform):
         from iotwin.executors.local import default_scratch_root
 
         return SpaceContext(filesystem=filesystem_of(default_scratch_root()), ranks=ranks)

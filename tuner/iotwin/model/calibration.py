@@ -298,8 +298,7 @@ class SimModel:
 
     def fit(self, measured: Sequence[tuple[Mapping[str, Any], float]]) -> Fit:
         observations = [Observation(self.workload, config, rate) for config, rate in measured]
-        chosen = influential_parameters(self.base, observations, self.refit.parameters,
-                                        self.refit.prior_sigma)
+        chosen = influential_parameters(self.base, observations, self.refit.parameters)
         if not chosen:  # no free parameter changes these configs' rates: nothing to learn
             return Fit(dict(self.fitted), None, None, {"parameters": "none influential"})
         calibration = fit(self.base, observations, parameters=chosen,

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import statistics
@@ -20,6 +21,7 @@ from iotwin.studies.strategy_benchmark import (
     curve,
     ratio_of_medians,
 )
+from iotwin.studies.table_resolution import Resolution
 
 
 @dataclass(frozen=True)
@@ -27,6 +29,7 @@ class CaseResult:
     case: TableCase
     figures: list[StrategyFigures]
     model_spearman: float  # the platform model as loaded, on the table's medians
+    resolution: Resolution  # how finely the table tells configs apart
 
 
 def as_json(results: Sequence[CaseResult], settings: BenchmarkSettings) -> dict[str, Any]:
@@ -40,6 +43,7 @@ def _case_json(result: CaseResult, settings: BenchmarkSettings) -> dict[str, Any
     return {
         "configs": len(result.case.table.configs), "optimum_mbs": result.case.table.optimum,
         "model_spearman": result.model_spearman,
+        "resolution": dataclasses.asdict(result.resolution),
         "strategies": {f.strategy: {
             "cap": f.cap,
             **{_key(t): f.summary(t) for t in settings.targets},
@@ -61,31 +65,47 @@ def _key(fraction: float) -> str:
 
 
 def markdown(results: Sequence[CaseResult], settings: BenchmarkSettings) -> str:
+    """The README table: per strategy, runs to each target as median [quartiles] (misses),
+    and its median over sim-screened's; below it, each table's resolution."""
     targets = settings.targets
     head = ("| table | strategy | cap | " + " | ".join(
-        f"runs to {100 * t:g}%: median [quartiles] (misses)" for t in targets)
-        + f" | median / sim-screened's at {100 * targets[-1]:g}% |")
-    lines = [head, "|" + "---|" * (4 + len(targets))]
+        f"runs to {100 * t:g}%: median [quartiles] (misses) · / sim-screened" for t in targets)
+        + " |")
+    lines = [head, "|" + "---|" * (3 + len(targets))]
     for result in results:
-        ratios = ratio_of_medians(result.figures, targets[-1])
+        ratios = {t: ratio_of_medians(result.figures, t) for t in targets}
         for f in result.figures:
             cells = []
             for t in targets:
                 s = f.summary(t)
+                ratio = ratios[t].get(f.strategy)
                 cells.append(f"{s['median']:g} [{s['q1']:g}-{s['q3']:g}] "
-                             f"({s['misses']}/{s['seeds']})")
-            ratio = f"{ratios[f.strategy]:.2f}x" if f.strategy in ratios else "-"
+                             f"({s['misses']}/{s['seeds']})"
+                             + (f" · {ratio:.2f}x" if ratio is not None else ""))
             lines.append(f"| {result.case.name} | {f.strategy} | {f.cap} | "
-                         + " | ".join(cells) + f" | {ratio} |")
+                         + " | ".join(cells) + " |")
+    lines.append("")
+    lines.extend(f"- {r.case.name}: {resolution_text(r.resolution)}" for r in results)
     return "\n".join(lines)
 
 
-def plot(result: CaseResult) -> bytes:
+def resolution_text(resolution: Resolution) -> str:
+    agreement = ("too few to tell" if resolution.agreement is None
+                 else f"{resolution.agreement:.2f}")
+    return (f"a config's median carries a {100 * resolution.median_se:.0f}% standard error; "
+            f"the optimum stays best in {100 * resolution.optimum_kept:.0f}% of bootstrap "
+            f"resamples ({resolution.contenders} configs are best in some); the "
+            f"{resolution.near_best} configs within {100 * resolution.near:g}% of it are "
+            f"ordered alike by two halves of the passes with Spearman {agreement}")
+
+
+def plot(result: CaseResult, targets: Sequence[float]) -> bytes:
     optimum = result.case.table.optimum
     longest = max(f.cap_cost for f in result.figures)
     bands = {f.strategy: (curve(f, longest) * optimum).tolist() for f in result.figures}
     return quality_vs_runs(bands, optimum, f"{result.case.table.label}: "
-                                           f"{len(result.case.table.configs)} measured configs")
+                                           f"{len(result.case.table.configs)} measured configs",
+                           targets, result.resolution.median_se)
 
 
 def write(results: Sequence[CaseResult], settings: BenchmarkSettings, out: Path,
@@ -105,16 +125,17 @@ def write(results: Sequence[CaseResult], settings: BenchmarkSettings, out: Path,
         f"counts as the cap plus its confirmation.")
     page.table([{"table": r.case.name, "configs": len(r.case.table.configs),
                  "optimum (best median)": f"{r.case.table.optimum:.1f} MB/s",
-                 "model Spearman on the medians (no fit)": f"{r.model_spearman:.2f}"}
+                 "model Spearman on the medians (no fit)": f"{r.model_spearman:.2f}",
+                 "resolution": resolution_text(r.resolution)}
                 for r in results])
     for result in results:
         page.heading(result.case.name)
-        png = plot(result)
+        png = plot(result, settings.targets)
         figure = out / f"{result.case.name}.png"
         figure.write_bytes(png)
         written.append(figure)
         page.figure(png, "median over seeds (line) and quartiles (band) of the recommended "
-                         "config's measured median rate; dashed: 5% and 2% below the optimum")
+                         "config's measured median rate; dashed: the targets below the optimum")
         page.table(_page_rows(result, settings))
     index = out / "index.html"
     index.write_text(page.render())

@@ -187,13 +187,15 @@ def _minor_rate_tick(value: float, _position: Any) -> str:
 
 
 def quality_vs_runs(bands: Mapping[str, Sequence[Sequence[float]]], optimum: float,
-                    title: str) -> bytes:
+                    title: str, targets: Sequence[float], median_se: float) -> bytes:
     """The true rate of the config a search would recommend had it stopped after x real runs:
     per strategy the median over seeds (line) and the quartiles (band); ``bands[label]`` holds
-    the 25th, 50th and 75th percentile rows, index i = after i + 1 runs. Dashed: 5% and 2%
-    below the optimum."""
+    the 25th, 50th and 75th percentile rows, index i = after i + 1 runs. Dashed: the
+    ``targets`` below the optimum; grey: one standard error of a median below it."""
     fig, ax = plt.subplots(figsize=(9, 4.8))
-    for fraction, style in ((0.05, "--"), (0.02, ":")):
+    ax.axhspan((1 - median_se) * optimum, optimum, color="0.85", zorder=0,
+               label="one standard error of a\nmedian below the optimum")
+    for fraction, style in zip(targets, ("-.", "--", ":", (0, (1, 3))), strict=False):
         ax.axhline((1 - fraction) * optimum, color="0.4", linestyle=style, linewidth=1,
                    label=f"{100 * fraction:g}% below the optimum")
     for label, (q1, median, q3) in bands.items():

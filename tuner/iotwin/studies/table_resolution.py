@@ -1,0 +1,74 @@
+"""How finely a measured table can tell configs apart (iotwin.executors.table.Landscape).
+
+The benchmark judges a recommendation by its median against the table's best median. When
+the repetitions spread widely, the best median is partly luck: another five runs of each
+config would crown another one. These figures say how much of "within X% of the optimum"
+a table can resolve:
+
+    resolution(table):
+        for each of `resamples` bootstrap tables (each config's passes drawn with
+        replacement):
+            note which config has the best median, and each config's median
+        optimum_kept   <- share of the resamples in which the table's optimum stays best
+        contenders     <- configs that are best in at least one resample
+        median_se      <- median over configs of the bootstrap spread (standard deviation)
+                          of its median, relative to its median
+        near_best      <- configs whose median is within `near` of the optimum
+        agreement      <- Spearman of their medians between two disjoint halves of the
+                          passes, averaged over random splits: does the table order the
+                          near-best configs reproducibly?
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.stats import spearmanr
+
+from iotwin.executors.table import Landscape
+
+
+@dataclass(frozen=True)
+class Resolution:
+    optimum_kept: float  # share of bootstrap resamples in which the optimum stays best
+    contenders: int  # configs best in at least one resample
+    median_se: float  # relative standard error of a config's median (median over configs)
+    near: float  # what counts as near the best (0.2: within 20% of the optimum)
+    near_best: int  # configs that near
+    agreement: float | None  # split-half Spearman among them (None: fewer than 4, or < 4 passes)
+
+
+def resolution(table: Landscape, *, seed: int = 0, resamples: int = 1000,
+               near: float = 0.2) -> Resolution:
+    rates = np.array([[r if r else np.nan for r in row] for row in table.rates], dtype=float)
+    medians = np.array([m if m else np.nan for m in table.medians()], dtype=float)
+    rng = np.random.default_rng(seed)
+    best_counts = np.zeros(len(medians))
+    boot = np.empty((resamples, len(medians)))
+    for i in range(resamples):
+        draw = rng.integers(0, rates.shape[1], size=rates.shape)
+        boot[i] = np.nanmedian(np.take_along_axis(rates, draw, axis=1), axis=1)
+        best_counts[np.nanargmax(boot[i])] += 1
+    optimum = int(np.nanargmax(medians))
+    near_best = medians >= (1 - near) * np.nanmax(medians)
+    return Resolution(
+        optimum_kept=float(best_counts[optimum] / resamples),
+        contenders=int(np.count_nonzero(best_counts)),
+        median_se=float(np.nanmedian(np.nanstd(boot, axis=0) / medians)),
+        near=near, near_best=int(np.count_nonzero(near_best)),
+        agreement=_split_half_agreement(rates[near_best], rng))
+
+
+def _split_half_agreement(rates: np.ndarray, rng: np.random.Generator,
+                          splits: int = 200) -> float | None:
+    if rates.shape[0] < 4 or rates.shape[1] < 4:
+        return None
+    half = rates.shape[1] // 2
+    values = []
+    for _ in range(splits):
+        order = rng.permutation(rates.shape[1])
+        first = np.nanmedian(rates[:, order[:half]], axis=1)
+        second = np.nanmedian(rates[:, order[half:]], axis=1)
+        values.append(spearmanr(first, second).statistic)
+    return float(np.nanmean(values))
