@@ -5,9 +5,13 @@ PY    := $(VENV)/bin/python
 BUILD := build
 JOBS  ?= 2
 
-# Everything the project needs from Debian. Installed only when missing.
+# Everything the project needs from Debian. Installed only when missing. The Open MPI stack
+# (its parallel HDF5, Debian's parallel h5py and netCDF) gets an interposer and kernels of its
+# own (build/openmpi/); installing it makes Open MPI the default mpicc/mpiexec, so every MPICH
+# use names MPICH's own (mpicc.mpich, mpiexec.mpich).
 DEBIAN_PACKAGES := build-essential cmake pkg-config git \
   mpich libmpich-dev libhdf5-mpich-dev hdf5-tools libhdf5-doc \
+  openmpi-bin libhdf5-openmpi-dev python3-h5py-mpi libnetcdf-mpi-dev \
   libsimgrid-dev libyaml-dev nlohmann-json3-dev \
   python3 python3-venv python3-yaml fio strace valgrind \
   slurm-wlm munge
@@ -44,7 +48,7 @@ python: $(VENV)/.stamp
 # -g0: with debug info, gcc needs over 20 GB to compile mpi4py's generated MPI.c.
 H5PY_MPI := $(VENV)/h5py-mpi
 $(H5PY_MPI)/.stamp: | $(VENV)/.stamp
-	CC=mpicc.mpich HDF5_MPI=ON HDF5_DIR=/usr/lib/x86_64-linux-gnu/hdf5/mpich \
+	CC=mpicc.mpich MPICC=mpicc.mpich HDF5_MPI=ON HDF5_DIR=/usr/lib/x86_64-linux-gnu/hdf5/mpich \
 	  CFLAGS="-O1 -g0" MAKEFLAGS=-j$(JOBS) \
 	  $(PY) -m pip install -q --no-binary=h5py,mpi4py --target $(H5PY_MPI) h5py mpi4py
 	@touch $@

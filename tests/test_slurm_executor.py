@@ -20,6 +20,7 @@ from conftest import with_default_sigint
 from iotwin.errors import UserError
 from iotwin.executors.base import Target
 from iotwin.executors.launch import launcher, run_mpi
+from iotwin.executors.mpi_flavour import select_flavour
 from iotwin.executors.slurm import Site, SlurmExecutor
 from slurm_cluster import SlurmCluster, missing_daemons, slurm_cluster
 
@@ -80,7 +81,10 @@ def test_a_site_file_sets_the_launcher_and_sbatch_options(tmp_path: Path) -> Non
                                             "--dependency=singleton",
                                             "--partition=regular", "--account=m123",
                                             "--constraint=haswell"]
-    assert site.launch_line(100, ["./app", "a b"]) == "srun --mpi=pmi2 -n 100 ./app 'a b'"
+    openmpi = select_flavour("openmpi")
+    assert site.launcher_for(openmpi).line(100, ["./app", "a b"]) == \
+        "srun --mpi=pmi2 -n 100 ./app 'a b'"  # the site's launcher, whatever the flavour
+    assert Site().launcher_for(openmpi).name == "openmpi"  # no site launcher: the flavour's
 
 
 def test_a_site_file_with_an_unknown_key_is_refused_by_name(tmp_path: Path) -> None:
@@ -145,8 +149,9 @@ def iotwin_jobs(cluster: SlurmCluster) -> int:
 
 def test_launchers_pass_the_interposer_variables_as_each_needs() -> None:
     openmpi = launcher("openmpi").argv(4, ["./app", "-x"], ["IOTWIN_CONFIG", "IOTWIN_REPORT"])
-    assert openmpi == ["mpiexec.openmpi", "--oversubscribe", "-n", "4", "-x", "IOTWIN_CONFIG",
-                       "-x", "IOTWIN_REPORT", "./app", "-x"]
+    as_root = ["--allow-run-as-root"] if os.geteuid() == 0 else []
+    assert openmpi == ["mpiexec.openmpi", *as_root, "--oversubscribe", "-n", "4",
+                       "-x", "IOTWIN_CONFIG", "-x", "IOTWIN_REPORT", "./app", "-x"]
     assert launcher("srun").argv(2, ["./app"], ["IOTWIN_CONFIG"]) == [
         "srun", "--mpi=pmi2", "-n", "2", "./app"]  # srun passes the whole environment
     custom = launcher("aprun -n {ranks} -N 24 {program}").argv(48, ["./a b"])

@@ -7,6 +7,7 @@
 
 #include "apply.h"
 #include "fsinfo.h"
+#include "mpi_io.h"
 
 /* --- hints ----------------------------------------------------------------------------------- */
 
@@ -19,7 +20,9 @@ static int is_striping_hint(const char *hint)
 static void hint_reason(const struct iot_file *file, enum iot_fs fs, const char *hint,
                         const char *effective, char *reason, size_t len)
 {
-    if (is_striping_hint(hint) && fs != IOT_FS_LUSTRE)
+    if (iot_mpi_io_component() == IOT_MPI_IO_OMPIO)
+        snprintf(reason, len, "%s", iot_ompio_ignores(hint));
+    else if (is_striping_hint(hint) && fs != IOT_FS_LUSTRE)
         snprintf(reason, len, "the file is on %s, not Lustre: ROMIO's generic driver drops "
                  "striping_factor and start_iodevice, and striping_unit only aligns "
                  "collective-buffering file domains", file->fs_type);
@@ -41,11 +44,15 @@ static void compare_hints(struct iot_file *file, enum iot_fs fs, MPI_Info effect
         MPI_Info_get(file->requested, name, MPI_MAX_INFO_VAL, wanted, &flag);
         MPI_Info_get(effective, name, MPI_MAX_INFO_VAL, got, &flag);
         int same = flag && strcmp(wanted, got) == 0;
-        if (same && !(is_striping_hint(name) && fs != IOT_FS_LUSTRE))
+        int ignored = iot_mpi_io_component() == IOT_MPI_IO_OMPIO
+            ? iot_ompio_ignores(name) != NULL : is_striping_hint(name) && fs != IOT_FS_LUSTRE;
+        if (same && !ignored)
             continue;
         iot_hint_key_path(name, key, sizeof key);
-        hint_reason(file, fs, name, flag ? got : NULL, reason, sizeof reason);
-        iot_not_effective(&file->not_effective, key, wanted, flag ? got : NULL, reason);
+        /* OMPIO echoes the hints it ignores: what took effect is not what it reports */
+        const char *shown = flag && iot_mpi_io_component() != IOT_MPI_IO_OMPIO ? got : NULL;
+        hint_reason(file, fs, name, shown, reason, sizeof reason);
+        iot_not_effective(&file->not_effective, key, wanted, shown, reason);
     }
 }
 
@@ -79,6 +86,8 @@ static void readback_hints(struct iot_file *file, enum iot_fs fs, FILE *out)
     }
     fputs("\"hints\": ", out);
     write_info(out, info);
+    fputs(", ", out);
+    iot_write_mpi_io(out);
     if (file->requested != MPI_INFO_NULL)
         compare_hints(file, fs, info);
     MPI_Info_free(&info);

@@ -32,12 +32,14 @@ def built(relative: str) -> Path:
     return path
 
 
-def interposer_library() -> Path:
-    return built("interposer/libiotwin_h5.so")
+def interposer_library(flavour_build: str = ".") -> Path:
+    """The interposer built for an MPI flavour (its ``build`` folder in mpi-flavours.yaml;
+    ".": MPICH's)."""
+    return built(f"{flavour_build}/interposer/libiotwin_h5.so")
 
 
-def kernel_binary(name: str) -> Path:
-    return built(f"kernels/{name}")
+def kernel_binary(name: str, flavour_build: str = ".") -> Path:
+    return built(f"{flavour_build}/kernels/{name}")
 
 
 def simulator_binary() -> Path:

@@ -19,6 +19,7 @@ from iotwin.executors.base import Target
 from iotwin.executors.interposer_reports import SettingOutcome, setting_outcomes
 from iotwin.executors.launch import require_program
 from iotwin.executors.local import LocalExecutor
+from iotwin.executors.mpi_flavour import say_flavour
 from iotwin.stats import Summary
 from iotwin.store.database import Store, add_store_argument, resolve_path, workload_of
 from iotwin.tuning.repetitions import Measurement, measure, run_then_store
@@ -101,7 +102,7 @@ def load_config(path: str | None) -> dict[str, Any]:
 def main(args: argparse.Namespace) -> int:
     target = build_target(args)
     tuning = load_config(args.config)
-    _require_built(paths.interposer_library)
+    say_flavour(target)
     executor = LocalExecutor(timeout_s=args.timeout, keep_last=args.keep)
     store_path = resolve_path(args.store)
     with Store(store_path) as store:
@@ -175,7 +176,8 @@ def settings_lines(outcomes: list[SettingOutcome], config_given: bool) -> list[s
             lines.append(f"  effective      {outcome.file}: {outcome.key} = {outcome.effective}")
         else:
             reason = f" ({outcome.reason})" if outcome.reason else ""
+            got = "not applied" if outcome.effective is None else f"got {outcome.effective}"
             lines.append(f"  NOT effective  {outcome.file}: {outcome.key}: requested "
-                         f"{outcome.requested}, got {outcome.effective}{reason}")
+                         f"{outcome.requested}, {got}{reason}")
     return lines
 

@@ -29,6 +29,7 @@ from iotwin import executors
 from iotwin.config.schema import dump_config
 from iotwin.errors import UserError
 from iotwin.executors import EXECUTORS
+from iotwin.executors.mpi_flavour import say_flavour
 from iotwin.model.sim_cluster import add_sim_cluster_argument
 from iotwin.search import STRATEGIES
 from iotwin.space.parameters import default_space_for
@@ -139,6 +140,8 @@ def tune_and_report(store: Store, campaign_id: int, spec: TuneSpec, output: Path
     print(f"campaign {campaign_id}: {search.strategy} on {search.target.label}, "
           f"space {search.space}, platform {search.platform}, executor {search.executor}, "
           f"budget {search.real_budget}", file=sys.stderr, flush=True)
+    if executors.select(search.executor).launches_programs:
+        say_flavour(search.target)
     result = tune(spec, store, campaign_id, on_progress=_print_progress)
     output = output or Path(f"tuned-{campaign_id}.yaml")
     output.write_text(dump_config(result.tuned))

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from iotwin.config import schema as config
+from iotwin.executors.mpi_flavour import say_flavour
 from iotwin.workloads.capture import capture_program, program_target
 from iotwin.workloads.replication.darshan_workload import workload_from_log
 from iotwin.workloads.replication.macsio import simulation_workload
@@ -25,8 +26,9 @@ def _macsio(args: argparse.Namespace) -> int:
 def _capture(args: argparse.Namespace) -> int:
     command = args.program[1:] if args.program[:1] == ["--"] else args.program
     tuning = config.load_config(args.config) if args.config else {}
-    program = capture_program(program_target(command, args.ranks), config=tuning,
-                              timeout_s=args.timeout)
+    target = program_target(command, args.ranks)
+    say_flavour(target)
+    program = capture_program(target, config=tuning, timeout_s=args.timeout)
     for what in program.not_modelled:
         print(f"iotwin: not in the workload: {what}", file=sys.stderr)
     return _emit(workload_text(program.workload), args.output)

@@ -44,6 +44,8 @@ class ExecutorKind:
     #: the only configs it can run (a table's), else None: a campaign's space is restricted
     #: to them
     configs: Callable[[ExecutorSettings], Sequence[dict[str, Any]]] | None = None
+    #: it starts the program (under the launcher of its MPI flavour, mpi_flavour)
+    launches_programs: bool = False
 
 
 def _local(settings: ExecutorSettings) -> Executor:
@@ -94,12 +96,13 @@ def _never(platform: str) -> bool:
 
 REGISTRY: tuple[ExecutorKind, ...] = (
     ExecutorKind("local", "real runs under mpiexec on this machine", source="real",
-                 on_this_machine=_always, make=_local),
+                 on_this_machine=_always, make=_local, launches_programs=True),
     ExecutorKind("twin", "the platform's model with hidden true parameters and noise",
                  source="twin", on_this_machine=_never, make=_twin),
     # its jobs write to the scratch root this machine sees (a shared file system)
     ExecutorKind("slurm", "real runs, one Slurm job each (a site file: sbatch options, launcher)",
-                 source="real", on_this_machine=_always, make=_slurm),
+                 source="real", on_this_machine=_always, make=_slurm,
+                 launches_programs=True),
     # a table measured on this machine (platform local) or on a platform's twin; its seed is
     # the campaign's truth seed
     ExecutorKind("table", "real runs measured earlier (a landscape table), replayed",

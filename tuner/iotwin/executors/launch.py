@@ -2,8 +2,8 @@
 
 Launchers are data (tuner/iotwin/data/launchers.yaml): a command template per launcher, and
 how the variables the ranks need are passed where the launcher does not pass its whole
-environment on. Debian can have several MPI flavours installed side by side; iotwin's kernels
-and interposer are built against MPICH, so `mpich` is the default (``IOTWIN_MPIEXEC`` names
+environment on. Debian can have several MPI flavours installed side by side; a program runs
+under the launcher of its own (mpi_flavour), `mpich` by default (``IOTWIN_MPIEXEC`` names
 another mpiexec for it).
 """
 
@@ -31,6 +31,7 @@ class Launcher:
     name: str
     command: str  # template: {ranks}, {program}, optionally {env}
     env_flag: str = ""  # template per variable: {name}
+    as_root: str = ""  # options it needs to start ranks as root, after its first word
 
     def argv(self, ranks: int, program: Sequence[str | Path],
              env_names: Collection[str] = ()) -> list[str]:
@@ -44,6 +45,8 @@ class Launcher:
                              for w in shlex.split(self.env_flag.format(name=name)))
             else:
                 words.append(word.format(ranks=ranks))
+        if self.as_root and os.geteuid() == 0:
+            words[1:1] = shlex.split(self.as_root)
         return words
 
     def line(self, ranks: int, program: Sequence[str | Path],
@@ -58,7 +61,8 @@ def _launchers() -> dict[str, Launcher]:
     data = read_yaml(source, "launcher list")
     launchers = {}
     for name, entry in data.items():
-        check_keys(entry, ("command", "env_flag"), str(source), name, required=("command",))
+        check_keys(entry, ("command", "env_flag", "as_root"), str(source), name,
+                   required=("command",))
         launchers[name] = Launcher(name, **entry)
     return launchers
 

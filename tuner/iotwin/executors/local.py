@@ -32,7 +32,8 @@ from iotwin import paths
 from iotwin.config.schema import dump_config
 from iotwin.executors.base import RunResult, Target
 from iotwin.executors.interposer_reports import io_span, read_reports, total_bytes
-from iotwin.executors.launch import Completed, Launcher, run_mpi
+from iotwin.executors.launch import Completed, Launcher, launcher, run_mpi
+from iotwin.executors.mpi_flavour import Flavour, flavour_of
 from iotwin.store.source import Source
 
 CONFIG_NAME = "iotwin-config.yaml"
@@ -53,14 +54,14 @@ def default_scratch_root() -> Path:
 
 @dataclass
 class LocalExecutor:
-    """Runs a Target under mpiexec.mpich on this machine (source = real)."""
+    """Runs a Target on this machine under the launcher of its MPI flavour (source = real)."""
 
     timeout_s: float | None = 600.0
     scratch_root: Path = field(default_factory=default_scratch_root)
     keep_last: Path | None = None  # move the last run's directory here instead of deleting it
     preload: bool = True  # False: run without the interposer (overhead baselines)
     source: Source = "real"
-    launcher: Launcher | None = None  # None: MPICH's mpiexec (launch.launcher)
+    launcher: Launcher | None = None  # None: the target's MPI flavour's (mpi_flavour)
     env: Mapping[str, str] = field(default_factory=dict)  # more variables for the ranks
 
     def run_once(self, target: Target, config: Mapping[str, Any], *, seed: int = 0) -> RunResult:
@@ -72,12 +73,14 @@ class LocalExecutor:
             self._dispose(run_dir)
 
     def _run_in(self, run_dir: Path, target: Target, config: Mapping[str, Any]) -> RunResult:
-        argv = [*self._preload_prefix(), *program_argv(target)]
+        flavour = flavour_of(target, self.env)
+        argv = [*self._preload_prefix(flavour), *program_argv(target, flavour)]
         env = {**self.env, **prepare_run_dir(run_dir, config)}
         started = time.perf_counter()
         try:
             completed = run_mpi(target.ranks, argv, env=env, cwd=run_dir,
-                                timeout=self.timeout_s, using=self.launcher)
+                                timeout=self.timeout_s,
+                                using=self.launcher or launcher(flavour.launcher))
         except BaseException:  # an interrupt: the run must not go on without us
             kill_run(run_dir)
             raise
@@ -87,8 +90,8 @@ class LocalExecutor:
         return run_result(target, completed, wall_s, read_reports(run_dir / REPORT_NAME),
                           self.timeout_s)
 
-    def _preload_prefix(self) -> list[str]:
-        return preload_prefix() if self.preload else []
+    def _preload_prefix(self, flavour: Flavour) -> list[str]:
+        return preload_prefix(flavour) if self.preload else []
 
     def _dispose(self, run_dir: Path) -> None:
         if self.keep_last is None:
@@ -99,10 +102,10 @@ class LocalExecutor:
         shutil.move(str(run_dir), self.keep_last)
 
 
-def preload_prefix() -> list[str]:
-    """``env LD_PRELOAD=...`` before the program: the interposer goes to the ranks only, not
-    to the launcher and its proxies."""
-    preload = [str(paths.interposer_library()), os.environ.get("LD_PRELOAD", "")]
+def preload_prefix(flavour: Flavour) -> list[str]:
+    """``env LD_PRELOAD=...`` before the program: the interposer of the program's MPI flavour
+    goes to the ranks only, not to the launcher and its proxies."""
+    preload = [str(flavour.interposer()), os.environ.get("LD_PRELOAD", "")]
     return ["env", "LD_PRELOAD=" + ":".join(filter(None, preload))]
 
 
@@ -153,10 +156,11 @@ def program_result(reports: list[dict[str, Any]], wall_s: float) -> RunResult:
                              "wall_s": wall_s}, reports=reports)
 
 
-def program_argv(target: Target) -> list[str]:
-    """The program and its arguments, with paths made independent of the scratch directory."""
+def program_argv(target: Target, flavour: Flavour) -> list[str]:
+    """The program and its arguments, with paths made independent of the scratch directory
+    (a kernel: its build for ``flavour``)."""
     if target.kernel is not None:
-        argv = [str(paths.kernel_binary(target.kernel)), *target.args]
+        argv = [str(flavour.kernel(target.kernel)), *target.args]
     else:
         argv = list(target.command)
     return [outside_scratch(arg) for arg in argv]

@@ -30,7 +30,7 @@ import shutil
 import subprocess
 import tempfile
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,7 +39,7 @@ from iotwin import paths
 from iotwin.errors import UserError
 from iotwin.executors.base import RunResult, Target
 from iotwin.executors.interposer_reports import read_reports
-from iotwin.executors.launch import Completed, launcher
+from iotwin.executors.launch import Completed, Launcher, launcher
 from iotwin.executors.local import (
     REPORT_NAME,
     LocalExecutor,
@@ -49,6 +49,7 @@ from iotwin.executors.local import (
     program_argv,
     run_result,
 )
+from iotwin.executors.mpi_flavour import Flavour, flavour_of
 from iotwin.store.source import Source
 from iotwin.yaml_files import check_keys, read_yaml
 
@@ -68,7 +69,7 @@ class Site:
     name: str = "default"
     sbatch: Mapping[str, Any] = field(default_factory=dict)
     cores_per_node: int = 16
-    launcher: str = "mpich"  # a name of launchers.yaml, or a template
+    launcher: str | None = None  # a name of launchers.yaml, or a template; None: the flavour's
     one_job_at_a_time: bool = True  # --dependency=singleton: runs do not disturb each other
 
     @classmethod
@@ -81,7 +82,8 @@ class Site:
                    str(source), "sbatch")
         site = cls(**data)
         try:
-            launcher(site.launcher)
+            if site.launcher is not None:
+                launcher(site.launcher)
         except UserError as error:
             raise UserError(f"{source}: launcher: {error}") from None
         return site
@@ -99,8 +101,9 @@ class Site:
                 options.append(f"--{key}={value}")
         return options
 
-    def launch_line(self, ranks: int, argv: Sequence[str], env_names: Sequence[str] = ()) -> str:
-        return launcher(self.launcher).line(ranks, argv, env_names)
+    def launcher_for(self, flavour: Flavour) -> Launcher:
+        """The site's launcher, or the one of the program's MPI flavour."""
+        return launcher(self.launcher or flavour.launcher)
 
 
 @dataclass
@@ -121,7 +124,8 @@ class SlurmExecutor:
     def run_once(self, target: Target, config: Mapping[str, Any], *, seed: int = 0) -> RunResult:
         if not self.queues_jobs:  # inside a job already: each run is a job step
             return LocalExecutor(timeout_s=self.timeout_s, scratch_root=self.scratch_root,
-                                 launcher=launcher(self.site.launcher)).run_once(target, config)
+                                 launcher=self.site.launcher_for(flavour_of(target, self.env))
+                                 ).run_once(target, config)
         handle = self.submit(target, config, seed=seed)
         try:
             return self.collect(target, handle, on_resubmit=lambda new: None)
@@ -163,8 +167,9 @@ class SlurmExecutor:
     def _write_script(self, run_dir: Path, target: Target, config: Mapping[str, Any]) -> Path:
         env = prepare_run_dir(run_dir, config)
         exports = "\n".join(f"export {k}={shlex.quote(v)}" for k, v in env.items())
-        launch = self.site.launch_line(target.ranks, [*preload_prefix(), *program_argv(target)],
-                                       list(env))
+        flavour = flavour_of(target, self.env)
+        launch = self.site.launcher_for(flavour).line(
+            target.ranks, [*preload_prefix(flavour), *program_argv(target, flavour)], list(env))
         script = run_dir / SCRIPT_NAME
         script.write_text(f"""#!/bin/bash
 cd {shlex.quote(str(run_dir))}

@@ -1,0 +1,160 @@
+#define _GNU_SOURCE
+#include "mpi_io.h"
+
+#include <mpi.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+
+/* Open MPI 4.1's OMPIO reads these info keys and no other (ompi/mca/common/ompio,
+ * ompi/mca/fs/lustre): cb_nodes (its aggregator count, over io_ompio_num_aggregators),
+ * collective_buffering ("false": the individual fcoll component), stripe_size and
+ * stripe_width (Lustre striping of a new file). */
+static const struct { const char *hint, *why; } OMPIO_IGNORES[] = {
+    {"romio_cb_write", "OMPIO ignores ROMIO hints: collective buffering is the fcoll component "
+                       "(MCA fcoll; info collective_buffering=false selects individual)"},
+    {"romio_cb_read", "OMPIO ignores ROMIO hints: collective buffering is the fcoll component "
+                      "(MCA fcoll; info collective_buffering=false selects individual)"},
+    {"cb_buffer_size", "OMPIO does not read cb_buffer_size: its collective buffer per aggregator "
+                       "is MCA io_ompio_bytes_per_agg"},
+    {"cb_config_list", "OMPIO does not read cb_config_list: it places aggregators itself "
+                       "(MCA io_ompio_grouping_option)"},
+    {"striping_factor", "OMPIO does not read striping_factor: its Lustre driver reads info "
+                        "stripe_width (MCA fs_lustre_stripe_width)"},
+    {"striping_unit", "OMPIO does not read striping_unit: its Lustre driver reads info "
+                      "stripe_size (MCA fs_lustre_stripe_size)"},
+};
+
+static const char *OMPIO_READS[] = {"cb_nodes", "collective_buffering", "stripe_size",
+                                    "stripe_width"};
+
+const char *iot_ompio_ignores(const char *hint)
+{
+    for (size_t i = 0; i < sizeof OMPIO_READS / sizeof *OMPIO_READS; i++)
+        if (strcmp(hint, OMPIO_READS[i]) == 0)
+            return NULL;
+    for (size_t i = 0; i < sizeof OMPIO_IGNORES / sizeof *OMPIO_IGNORES; i++)
+        if (strcmp(hint, OMPIO_IGNORES[i].hint) == 0)
+            return OMPIO_IGNORES[i].why;
+    return "OMPIO ignores ROMIO hints (it reads only cb_nodes, collective_buffering, "
+           "stripe_size and stripe_width)";
+}
+
+static int is_open_mpi(void)
+{
+    char version[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len = 0;
+    MPI_Get_library_version(version, &len);
+    return strstr(version, "Open MPI") != NULL;
+}
+
+/* Whether a component of OMPIO's sub-frameworks is mapped: only OMPIO opens them. */
+static int ompio_mapped(void)
+{
+    FILE *maps = fopen("/proc/self/maps", "r");
+    char line[1024];
+    int found = 0;
+    if (!maps)
+        return 0;
+    while (!found && fgets(line, sizeof line, maps))
+        found = strstr(line, "/mca_fcoll_") != NULL || strstr(line, "/mca_fbtl_") != NULL;
+    fclose(maps);
+    return found;
+}
+
+enum iot_mpi_io iot_mpi_io_component(void)
+{
+    static int known = 0;
+    static enum iot_mpi_io component = IOT_MPI_IO_ROMIO;
+    if (!known && is_open_mpi() && ompio_mapped()) {
+        component = IOT_MPI_IO_OMPIO;
+        known = 1;
+    }
+    return component;
+}
+
+/* One MCA parameter as JSON (null when the library has none of that name). */
+static void write_cvar(FILE *out, const char *name)
+{
+    int index = 0, count = 0, verbosity, bind, scope, name_len = 0, desc_len = 0;
+    MPI_Datatype type;
+    MPI_T_enum enumtype;
+    MPI_T_cvar_handle handle;
+    long long number = 0;
+    if (MPI_T_cvar_get_index(name, &index) != MPI_SUCCESS
+        || MPI_T_cvar_get_info(index, NULL, &name_len, &verbosity, &type, &enumtype, NULL,
+                               &desc_len, &bind, &scope) != MPI_SUCCESS
+        || bind != MPI_T_BIND_NO_OBJECT
+        || MPI_T_cvar_handle_alloc(index, NULL, &handle, &count) != MPI_SUCCESS) {
+        fputs("null", out);
+        return;
+    }
+    if (type == MPI_CHAR) {
+        char *text = calloc((size_t)count + 1, 1);
+        if (text && MPI_T_cvar_read(handle, text) == MPI_SUCCESS)
+            json_string(out, text);
+        else
+            fputs("null", out);
+        free(text);
+    } else if (type == MPI_INT || type == MPI_UNSIGNED) {
+        int value = 0;
+        MPI_T_cvar_read(handle, &value);
+        fprintf(out, "%d", value);
+    } else if (type == MPI_LONG || type == MPI_UNSIGNED_LONG || type == MPI_LONG_LONG
+               || type == MPI_UNSIGNED_LONG_LONG || type == MPI_COUNT) {
+        MPI_T_cvar_read(handle, &number);
+        fprintf(out, "%lld", number);
+    } else {
+        fputs("null", out);
+    }
+    MPI_T_cvar_handle_free(&handle);
+}
+
+static void write_mca(FILE *out)
+{
+    static const char *NAMES[] = {"io", "fcoll", "io_ompio_num_aggregators",
+                                  "io_ompio_bytes_per_agg"};
+    int provided = 0, k = 0;
+    if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) {
+        fputs("null", out);
+        return;
+    }
+    fputc('{', out);
+    for (size_t i = 0; i < sizeof NAMES / sizeof *NAMES; i++) {
+        fputs(iot_json_sep(&k), out);
+        json_string(out, NAMES[i]);
+        fputs(": ", out);
+        write_cvar(out, NAMES[i]);
+    }
+    fputc('}', out);
+    MPI_T_finalize();
+}
+
+void iot_write_mpi_io(FILE *out)
+{
+    char version[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len = 0;
+    MPI_Get_library_version(version, &len);
+    version[strcspn(version, ",\n")] = '\0';
+    for (char *c = version; *c; c++)
+        if (*c == '\t')
+            *c = ' ';
+    int open_mpi = is_open_mpi();
+    enum iot_mpi_io component = iot_mpi_io_component();
+    fputs("\"mpi_io\": {\"library\": ", out);
+    json_string(out, version);
+    fputs(", \"component\": ", out);
+    json_string(out, component == IOT_MPI_IO_OMPIO ? "ompio" : open_mpi ? "romio321" : "romio");
+    fputs(", \"evidence\": ", out);
+    json_string(out, !open_mpi ? "MPICH writes through ROMIO"
+                     : component == IOT_MPI_IO_OMPIO
+                     ? "OMPIO's fcoll and fbtl components are loaded in the process"
+                     : "no OMPIO sub-framework is loaded: the io component is romio321 "
+                       "(whose MPI_File_get_info returns the info given, not ROMIO's values)");
+    if (open_mpi) {
+        fputs(", \"mca\": ", out);
+        write_mca(out);
+    }
+    fputc('}', out);
+}

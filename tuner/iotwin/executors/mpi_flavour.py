@@ -1,0 +1,163 @@
+"""Which MPI flavour a program runs under: the one of the parallel HDF5 it loads.
+
+Debian installs parallel HDF5 for MPICH and for Open MPI side by side; a program linked against
+one must be started by that flavour's launcher, with the interposer built against the same
+HDF5 preloaded (the other one would load a second MPI into the process). The flavours are data
+(tuner/iotwin/data/mpi-flavours.yaml). A program's flavour is found as the dynamic linker
+would resolve it:
+
+    flavour_of(program):
+        ELF executable  -> the libhdf5_* that ldd lists for it
+        script (#!)     -> the flavour of its interpreter, asked about the script
+        Python          -> the HDF5 that `import h5py` maps into a probe process (with
+                           H5PY_ALWAYS_USE_MPI, as under a launcher, and MPI left
+                           uninitialised); the environment (PYTHONPATH) is the run's
+        none of the built flavours' HDF5 -> UserError naming what it loads
+The kernels are built for every flavour and run as MPICH's unless told otherwise.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import TextIO
+
+from iotwin import paths
+from iotwin.errors import UserError
+from iotwin.executors.base import Target
+from iotwin.yaml_files import check_keys, read_yaml
+
+DEFAULT_FLAVOUR = "mpich"
+
+_PYTHON_PROBE = ("import h5py\n"
+                 "print(''.join(line for line in open('/proc/self/maps') if 'libhdf5' in line))")
+
+
+@dataclass(frozen=True)
+class Flavour:
+    name: str
+    title: str  # as people write it: "Open MPI"
+    hdf5_library: str  # the start of the HDF5 library's file name: libhdf5_openmpi
+    launcher: str  # a launcher of launchers.yaml
+    build: str  # its interposer and kernels under the build folder ("." for MPICH)
+    package: str  # the Debian package of its parallel HDF5
+
+    def interposer(self) -> Path:
+        return _built(lambda: paths.interposer_library(self.build), self)
+
+    def kernel(self, name: str) -> Path:
+        return _built(lambda: paths.kernel_binary(name, self.build), self)
+
+
+def _built(find: Callable[[], Path], flavour: Flavour) -> Path:
+    try:
+        return find()
+    except paths.MissingBuildError as error:
+        raise UserError(f"{error} (the {flavour.title} build needs {flavour.package})") from None
+
+
+@cache
+def flavours() -> dict[str, Flavour]:
+    source = paths.data_dir() / "mpi-flavours.yaml"
+    data = read_yaml(source, "MPI flavour list")
+    fields = ("title", "hdf5_library", "launcher", "build", "package")
+    return {name: Flavour(name, **check_keys(entry, fields, str(source), name, required=fields))
+            for name, entry in data.items()}
+
+
+def select_flavour(name: str) -> Flavour:
+    if name not in flavours():
+        raise UserError(f"unknown MPI flavour {name!r}: expected {' or '.join(flavours())}")
+    return flavours()[name]
+
+
+def flavour_of(target: Target, env: Mapping[str, str] | None = None) -> Flavour:
+    """The flavour ``target`` runs under: a kernel's is MPICH; a program's is the one of
+    the parallel HDF5 it loads, in the run's environment."""
+    if target.kernel is not None:
+        return select_flavour(DEFAULT_FLAVOUR)
+    environment = {**os.environ, **(env or {})}
+    key = tuple(sorted((k, v) for k, v in environment.items()
+                       if k in ("PATH", "PYTHONPATH", "LD_LIBRARY_PATH", "PYTHONHOME")))
+    return _flavour_of_program(tuple(target.command), key)
+
+
+@cache
+def _flavour_of_program(command: tuple[str, ...], env_key: tuple[tuple[str, str], ...]
+                        ) -> Flavour:
+    env = {**os.environ, **dict(env_key)}
+    loaded = hdf5_libraries(command, env)
+    matching = [f for f in flavours().values()
+                if any(Path(lib).name.startswith(f.hdf5_library) for lib in loaded)]
+    if len(matching) == 1:
+        return matching[0]
+    what = ", ".join(sorted({Path(lib).name for lib in loaded})) or "no HDF5 library"
+    raise UserError(f"{command[0]}: loads {what}; iotwin runs programs on parallel HDF5 "
+                    f"built for {' or '.join(f.title for f in flavours().values())} "
+                    f"({', '.join(f.hdf5_library for f in flavours().values())})")
+
+
+def hdf5_libraries(command: Sequence[str], env: Mapping[str, str]) -> list[str]:
+    """The HDF5 libraries the program of ``command`` loads (paths)."""
+    program = shutil.which(command[0], path=env.get("PATH")) or command[0]
+    head = _head(program)
+    if head.startswith(b"\x7fELF"):
+        if Path(program).name.startswith("python"):
+            return _python_hdf5(program, env)
+        return _ldd_hdf5(program, env)
+    if head.startswith(b"#!"):
+        interpreter = head[2:].split(b"\n")[0].decode(errors="replace").split()
+        if interpreter and Path(interpreter[0]).name == "env":
+            interpreter = interpreter[1:]
+        if interpreter:
+            return hdf5_libraries([*interpreter, program, *command[1:]], env)
+    raise UserError(f"{command[0]}: neither an executable (ELF) nor a script: cannot tell "
+                    f"which HDF5 it loads")
+
+
+def _head(program: str) -> bytes:
+    try:
+        with open(program, "rb") as file:
+            return file.read(256)
+    except OSError as error:
+        raise UserError(f"{program}: {error.strerror}") from None
+
+
+def _ldd_hdf5(program: str, env: Mapping[str, str]) -> list[str]:
+    done = subprocess.run(["ldd", program], capture_output=True, text=True, env=dict(env),
+                          timeout=60)
+    return re.findall(r"=>\s*(\S*libhdf5[^\s/]*\.so\S*)", done.stdout)
+
+
+def _python_hdf5(python: str, env: Mapping[str, str]) -> list[str]:
+    probe_env = {**env, "H5PY_ALWAYS_USE_MPI": "1", "MPI4PY_RC_INITIALIZE": "false"}
+    try:
+        done = subprocess.run([python, "-c", _PYTHON_PROBE], capture_output=True, text=True,
+                              env=probe_env, timeout=120)
+    except subprocess.TimeoutExpired:
+        raise UserError(f"{python}: `import h5py` did not finish in 120 s") from None
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        raise UserError(f"{python}: `import h5py` failed, cannot tell which HDF5 the program "
+                        f"uses: {last}")
+    return sorted({line.split()[-1] for line in done.stdout.splitlines() if line.strip()})
+
+
+def say_flavour(target: Target, env: Mapping[str, str] | None = None,
+                stream: TextIO = sys.stderr) -> Flavour:
+    """Find the MPI flavour ``target`` runs under, its interposer built (else UserError),
+    and, for a program, say on ``stream`` which was picked."""
+    flavour = flavour_of(target, env)
+    interposer = flavour.interposer()
+    if target.command:
+        print(f"iotwin: {target.command[0]} loads {flavour.title}'s parallel HDF5 "
+              f"({flavour.hdf5_library}): launcher {flavour.launcher}, interposer "
+              f"{interposer}", file=stream, flush=True)
+    return flavour
