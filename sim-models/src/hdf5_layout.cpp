@@ -189,8 +189,8 @@ void read_all_chunk_addresses(hid_t file, const std::string& path, const FileSes
     for (size_t i = 0; i < layout.datasets.size(); i++) {
         auto& d = layout.datasets[i];
         const std::string& name = session.datasets[i].name;
-        if (!chunked(d))
-            continue;
+        if (!chunked(d) || chunk_count(d) == 0)  // an empty extent (netCDF's unlimited
+            continue;                               // dimension before its first record)
         H5Id dset{check(H5Dopen2(file, name.c_str(), H5P_DEFAULT), "opening " + name), H5Dclose};
         d.chunk_addr = read_chunk_addresses(dset.id, leaves, d, name);
     }
@@ -200,6 +200,8 @@ uint64_t data_end(const DatasetLayout& d, uint64_t bytes)
 {
     if (d.chunk_dims.empty())
         return d.base + bytes;
+    if (d.chunk_addr.empty())  // chunked with an empty extent: no chunk allocated
+        return 0;
     return *std::max_element(d.chunk_addr.begin(), d.chunk_addr.end()) + d.chunk_bytes;
 }
 

@@ -23,7 +23,7 @@ from iotwin.errors import UserError
 from iotwin.executors.base import RunResult, Target
 from iotwin.executors.launch import require_program
 from iotwin.executors.local import NO_HDF5_IO, LocalExecutor
-from iotwin.workloads.workload import validate_workload
+from iotwin.workloads.workload import call_reach, validate_workload
 
 CAPTURE_VARIABLE = "IOTWIN_CAPTURE"
 CALL_TIMES = ("start", "end")   # in the records for the rate; not workload keys
@@ -117,11 +117,33 @@ def _session(mode: str, members: list[dict[str, Any]], world: int,
     session: dict[str, Any] = {"name": name, "role": "other", "mode": mode}
     if mode == "groups":
         session["groups"] = world // int(first["comm_size"])
+    calls = [_call(c) for c in first["calls"]]
+    datasets = [_grown(_dataset(d), calls, _extended(first)) for d in first["datasets"]]
     session.update({"api": "hdf5", "create": first["how"] == "create",
-                    "compute_before_s": round(gap, 6),
-                    "datasets": [_dataset(d) for d in first["datasets"]],
-                    "calls": [_call(c) for c in first["calls"]]})
+                    "compute_before_s": round(gap, 6), "datasets": datasets, "calls": calls})
     return session
+
+
+def _extended(record: Mapping[str, Any]) -> set[str]:
+    """The datasets the program extended (H5Dset_extent, H5Dextend: netCDF's unlimited
+    dimensions), as the interposer noted them."""
+    return {what.split(" on ", 1)[1] for what in record.get("unsupported", [])
+            if what.startswith(("H5Dset_extent on ", "H5Dextend on "))}
+
+
+def _grown(dataset: dict[str, Any], calls: Sequence[Mapping[str, Any]],
+           extended: set[str]) -> dict[str, Any]:
+    """An extended dataset at the extent its writes reached: the workload creates it at its
+    final size (the cost of growing it step by step is not modelled)."""
+    if dataset["name"] not in extended:
+        return dataset
+    dims = list(dataset["dims"])
+    for call in calls:
+        for index, name in enumerate(call.get("write") or []):
+            if name == dataset["name"]:
+                reach = call_reach(call, index, len(dims))
+                dims = [max(d, r) for d, r in zip(dims, reach, strict=True)]
+    return {**dataset, "dims": dims}
 
 
 def merge_records(records: Sequence[Mapping[str, Any]], name: str, source: str) -> dict[str, Any]:

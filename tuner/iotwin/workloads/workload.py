@@ -121,6 +121,34 @@ def _decomposition_dims(node: Mapping[str, Any]) -> list[int]:
     return [g * b for g, b in zip(node["grid"], node["block"], strict=True)]
 
 
+def call_reach(call: Mapping[str, Any], index: int, rank: int) -> list[int]:
+    """How far the ``index``-th selection of a well-formed ``call`` (its repetitions included)
+    reaches along each of the ``rank`` axes of its dataset (0: nothing selected there)."""
+    selection = call["selections"][index]
+    if "grid" in selection:
+        origin = selection.get("origin", [0] * rank)
+        extents = _decomposition_dims({k: v for k, v in selection.items() if k != "origin"})
+        repeat = call.get("repeat") or {}
+        step = repeat.get("origin_step", [0] * rank)
+        times = int(repeat.get("times", 1))
+        return [max(o, o + (times - 1) * d) + e
+                for o, d, e in zip(origin, step, extents, strict=True)]
+    reach = [0] * rank
+    for run in selection.get("runs") or []:
+        reach = [max(r, x) for r, x in zip(reach, _run_reach(run, rank), strict=True)]
+    return reach
+
+
+def _run_reach(run: Mapping[str, Any], rank: int) -> list[int]:
+    _, n, _ = run_ranks(run["ranks"])
+    axes = {key: run.get(key, [default] * rank) for key, default
+            in (("start", 0), ("start_step", 0), ("count", 1), ("stride", 1), ("block", 1))}
+    return [0 if not (n and axes["count"][a] and axes["block"][a]) else
+            axes["start"][a] + (n - 1) * axes["start_step"][a]
+            + (axes["count"][a] - 1) * axes["stride"][a] + axes["block"][a]
+            for a in range(rank)]
+
+
 def _check_selection(node: Any, dims: list[int], writers: int, source: str, path: str) -> None:
     if isinstance(node, dict) and "grid" in node:
         origin = node.get("origin", [0] * len(dims))
@@ -155,11 +183,7 @@ def _check_run(run: Any, dims: list[int], writers: int, source: str, path: str) 
     for key, values in axes.items():
         if not isinstance(values, list) or len(values) != len(dims):
             raise _fail(source, f"{path}.{key}", f"one value per axis of the dataset ({len(dims)})")
-    for a, extent in enumerate(dims):
-        if axes["count"][a] == 0 or axes["block"][a] == 0 or n == 0:
-            continue
-        reach = (axes["start"][a] + (n - 1) * axes["start_step"][a]
-                 + (axes["count"][a] - 1) * axes["stride"][a] + axes["block"][a])
+    for a, (reach, extent) in enumerate(zip(_run_reach(run, len(dims)), dims, strict=True)):
         if reach > extent:
             raise _fail(source, path, f"reaches {reach} along axis {a}, beyond the extent {extent}")
 
