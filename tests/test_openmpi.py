@@ -46,8 +46,13 @@ def test_the_flavour_is_the_one_of_the_hdf5_a_program_loads() -> None:
     mpich_example = paths.build_dir() / "tests" / "programs" / "ph5example"
     assert flavour_of(Target(4, command=(str(mpich_example),))).name == "mpich"
     assert flavour_of(Target(4, kernel="vpic-io")).name == "mpich"
-    with pytest.raises(UserError, match="loads no HDF5 library|loads libhdf5_serial"):
+    with pytest.raises(UserError, match=r"loads libhdf5_serial.*not a parallel HDF5"):
         flavour_of(Target(4, command=("/usr/bin/h5dump", "x.h5")))
+    assert flavour_of(Target(4, command=("/usr/bin/h5dump",)), {"IOTWIN_MPI": "openmpi"}).name \
+        == "openmpi"  # chosen, not looked up
+    assert flavour_of(Target(2, command=("true",))).name == "mpich"  # no HDF5: the default
+    with pytest.raises(UserError, match="unknown MPI flavour 'lam'"):
+        flavour_of(Target(2, command=("true",)), {"IOTWIN_MPI": "lam"})
 
 
 def test_every_flavour_has_its_interposer_and_kernels_built() -> None:

@@ -11,9 +11,11 @@ from pathlib import Path
 
 import pytest
 from conftest import with_default_sigint
+from iotwin import paths
 from iotwin.config import schema as tuning
 from iotwin.executors.base import Target
 from iotwin.executors.local import LocalExecutor, kernel_result_line, program_argv
+from iotwin.executors.mpi_flavour import select_flavour
 
 VPIC_BYTES_PER_PARTICLE = 6 * 4 + 2 * 4  # 6 float and 2 int variables
 REPLAY_WORKLOAD = """
@@ -151,11 +153,13 @@ def test_program_arguments_naming_local_files_become_absolute(
     (tmp_path / "app").write_text("")
     (tmp_path / "input.yaml").write_text("")
     monkeypatch.chdir(tmp_path)
-    argv = program_argv(Target(ranks=1, command=("./app", "input.yaml", "out.h5", "-v")))
+    mpich, openmpi = select_flavour("mpich"), select_flavour("openmpi")
+    argv = program_argv(Target(ranks=1, command=("./app", "input.yaml", "out.h5", "-v")), mpich)
     assert argv == [str(tmp_path / "app"), str(tmp_path / "input.yaml"), "out.h5", "-v"]
     replay = Target(ranks=1, kernel="replay", args=("--compute-scale", "0", "input.yaml"))
-    argv = program_argv(replay)
+    argv = program_argv(replay, mpich)
     assert argv[1:] == ["--compute-scale", "0", str(tmp_path / "input.yaml")]
+    assert program_argv(replay, openmpi)[0] == str(paths.kernel_binary("replay", "openmpi"))
 
 
 def test_a_kernel_reads_a_relative_input_file_from_the_callers_directory(
