@@ -41,12 +41,15 @@ const char *iot_ompio_ignores(const char *hint)
            "stripe_size and stripe_width)";
 }
 
-static int is_open_mpi(void)
+/* The MPI library's name and version, on one line. */
+static void library_version(char version[MPI_MAX_LIBRARY_VERSION_STRING])
 {
-    char version[MPI_MAX_LIBRARY_VERSION_STRING];
     int len = 0;
     MPI_Get_library_version(version, &len);
-    return strstr(version, "Open MPI") != NULL;
+    version[strcspn(version, ",\n")] = '\0';
+    for (char *c = version; *c; c++)
+        if (*c == '\t')
+            *c = ' ';
 }
 
 /* Whether a component of OMPIO's sub-frameworks is mapped: only OMPIO opens them. */
@@ -65,13 +68,11 @@ static int ompio_mapped(void)
 
 enum iot_mpi_io iot_mpi_io_component(void)
 {
-    static int known = 0;
-    static enum iot_mpi_io component = IOT_MPI_IO_ROMIO;
-    if (!known && is_open_mpi() && ompio_mapped()) {
-        component = IOT_MPI_IO_OMPIO;
-        known = 1;
-    }
-    return component;
+    char version[MPI_MAX_LIBRARY_VERSION_STRING];
+    library_version(version);
+    if (!strstr(version, "Open MPI"))
+        return IOT_MPI_IO_ROMIO;
+    return ompio_mapped() ? IOT_MPI_IO_OMPIO : IOT_MPI_IO_ROMIO321;
 }
 
 /* One MCA parameter as JSON (null when the library has none of that name). */
@@ -131,28 +132,24 @@ static void write_mca(FILE *out)
     MPI_T_finalize();
 }
 
-void iot_write_mpi_io(FILE *out)
+void iot_write_mpi_io(FILE *out, enum iot_mpi_io component)
 {
+    static const char *NAME[] = {"romio", "romio321", "ompio"};
+    static const char *EVIDENCE[] = {
+        "MPICH writes through ROMIO",
+        "no OMPIO sub-framework is loaded: the io component is romio321 (whose "
+        "MPI_File_get_info returns the info given, not ROMIO's values)",
+        "OMPIO's fcoll and fbtl components are loaded in the process",
+    };
     char version[MPI_MAX_LIBRARY_VERSION_STRING];
-    int len = 0;
-    MPI_Get_library_version(version, &len);
-    version[strcspn(version, ",\n")] = '\0';
-    for (char *c = version; *c; c++)
-        if (*c == '\t')
-            *c = ' ';
-    int open_mpi = is_open_mpi();
-    enum iot_mpi_io component = iot_mpi_io_component();
+    library_version(version);
     fputs("\"mpi_io\": {\"library\": ", out);
     json_string(out, version);
     fputs(", \"component\": ", out);
-    json_string(out, component == IOT_MPI_IO_OMPIO ? "ompio" : open_mpi ? "romio321" : "romio");
+    json_string(out, NAME[component]);
     fputs(", \"evidence\": ", out);
-    json_string(out, !open_mpi ? "MPICH writes through ROMIO"
-                     : component == IOT_MPI_IO_OMPIO
-                     ? "OMPIO's fcoll and fbtl components are loaded in the process"
-                     : "no OMPIO sub-framework is loaded: the io component is romio321 "
-                       "(whose MPI_File_get_info returns the info given, not ROMIO's values)");
-    if (open_mpi) {
+    json_string(out, EVIDENCE[component]);
+    if (component != IOT_MPI_IO_ROMIO) {
         fputs(", \"mca\": ", out);
         write_mca(out);
     }

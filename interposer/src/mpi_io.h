@@ -10,13 +10,17 @@
 #include <stddef.h>
 #include <stdio.h>
 
-enum iot_mpi_io { IOT_MPI_IO_ROMIO, IOT_MPI_IO_OMPIO };
+enum iot_mpi_io {
+    IOT_MPI_IO_ROMIO,     /* MPICH's */
+    IOT_MPI_IO_ROMIO321,  /* Open MPI's copy of ROMIO */
+    IOT_MPI_IO_OMPIO,     /* Open MPI's own */
+};
 
-/* The implementation of the files opened so far (call with a file open). */
+/* The implementation handling the open files (call with a file open, once per read-back). */
 enum iot_mpi_io iot_mpi_io_component(void);
 /* `"mpi_io": {...}`: the MPI library, the component and how it was told, and under Open MPI
  * the MCA parameters that steer OMPIO, as the program sees them. */
-void iot_write_mpi_io(FILE *out);
+void iot_write_mpi_io(FILE *out, enum iot_mpi_io component);
 /* Why OMPIO does not apply the ROMIO hint `hint`, with its OMPIO counterpart; NULL if OMPIO
  * reads the hint itself. */
 const char *iot_ompio_ignores(const char *hint);

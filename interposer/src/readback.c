@@ -17,10 +17,10 @@ static int is_striping_hint(const char *hint)
         || strcmp(hint, "start_iodevice") == 0 || strncmp(hint, "romio_lustre_", 13) == 0;
 }
 
-static void hint_reason(const struct iot_file *file, enum iot_fs fs, const char *hint,
-                        const char *effective, char *reason, size_t len)
+static void hint_reason(const struct iot_file *file, enum iot_fs fs, enum iot_mpi_io io,
+                        const char *hint, const char *effective, char *reason, size_t len)
 {
-    if (iot_mpi_io_component() == IOT_MPI_IO_OMPIO)
+    if (io == IOT_MPI_IO_OMPIO)
         snprintf(reason, len, "%s", iot_ompio_ignores(hint));
     else if (is_striping_hint(hint) && fs != IOT_FS_LUSTRE)
         snprintf(reason, len, "the file is on %s, not Lustre: ROMIO's generic driver drops "
@@ -33,7 +33,8 @@ static void hint_reason(const struct iot_file *file, enum iot_fs fs, const char 
         snprintf(reason, len, "ROMIO adjusted the value");
 }
 
-static void compare_hints(struct iot_file *file, enum iot_fs fs, MPI_Info effective)
+static void compare_hints(struct iot_file *file, enum iot_fs fs, enum iot_mpi_io io,
+                          MPI_Info effective)
 {
     int n = 0, flag = 0;
     char name[MPI_MAX_INFO_KEY + 1], wanted[MPI_MAX_INFO_VAL + 1], got[MPI_MAX_INFO_VAL + 1];
@@ -44,14 +45,14 @@ static void compare_hints(struct iot_file *file, enum iot_fs fs, MPI_Info effect
         MPI_Info_get(file->requested, name, MPI_MAX_INFO_VAL, wanted, &flag);
         MPI_Info_get(effective, name, MPI_MAX_INFO_VAL, got, &flag);
         int same = flag && strcmp(wanted, got) == 0;
-        int ignored = iot_mpi_io_component() == IOT_MPI_IO_OMPIO
+        int ignored = io == IOT_MPI_IO_OMPIO
             ? iot_ompio_ignores(name) != NULL : is_striping_hint(name) && fs != IOT_FS_LUSTRE;
         if (same && !ignored)
             continue;
         iot_hint_key_path(name, key, sizeof key);
         /* OMPIO echoes the hints it ignores: what took effect is not what it reports */
-        const char *shown = flag && iot_mpi_io_component() != IOT_MPI_IO_OMPIO ? got : NULL;
-        hint_reason(file, fs, name, shown, reason, sizeof reason);
+        const char *shown = flag && io != IOT_MPI_IO_OMPIO ? got : NULL;
+        hint_reason(file, fs, io, name, shown, reason, sizeof reason);
         iot_not_effective(&file->not_effective, key, wanted, shown, reason);
     }
 }
@@ -84,12 +85,13 @@ static void readback_hints(struct iot_file *file, enum iot_fs fs, FILE *out)
         fputs("\"hints\": null", out);
         return;
     }
+    enum iot_mpi_io io = iot_mpi_io_component();
     fputs("\"hints\": ", out);
     write_info(out, info);
     fputs(", ", out);
-    iot_write_mpi_io(out);
+    iot_write_mpi_io(out, io);
     if (file->requested != MPI_INFO_NULL)
-        compare_hints(file, fs, info);
+        compare_hints(file, fs, io, info);
     MPI_Info_free(&info);
 }
 
