@@ -86,11 +86,17 @@ def select_flavour(name: str) -> Flavour:
 def flavour_of(target: Target, env: Mapping[str, str] | None = None) -> Flavour:
     """The flavour ``target`` runs under: a kernel's is MPICH; a program's is the one of
     the parallel HDF5 it loads, in the run's environment."""
+    return choose_flavour(target, env)[0]
+
+
+def choose_flavour(target: Target, env: Mapping[str, str] | None = None
+                   ) -> tuple[Flavour, str]:
+    """:func:`flavour_of`, and why, in words."""
     environment = {**os.environ, **(env or {})}
     if environment.get("IOTWIN_MPI"):
-        return select_flavour(environment["IOTWIN_MPI"])
+        return select_flavour(environment["IOTWIN_MPI"]), "chosen by IOTWIN_MPI"
     if target.kernel is not None:
-        return select_flavour(DEFAULT_FLAVOUR)
+        return select_flavour(DEFAULT_FLAVOUR), "a kernel"
     require_program(target.command[0])
     key = tuple(sorted((k, v) for k, v in environment.items()
                        if k in ("PATH", "PYTHONPATH", "LD_LIBRARY_PATH", "PYTHONHOME")))
@@ -99,16 +105,19 @@ def flavour_of(target: Target, env: Mapping[str, str] | None = None) -> Flavour:
 
 @cache
 def _flavour_of_program(command: tuple[str, ...], env_key: tuple[tuple[str, str], ...]
-                        ) -> Flavour:
+                        ) -> tuple[Flavour, str]:
     env = {**os.environ, **dict(env_key)}
     loaded, by_python = hdf5_libraries(command, env)
     matching = [f for f in flavours().values()
                 if any(Path(lib).name.startswith(f.hdf5_library) for lib in loaded)]
-    if len(matching) == 1:
-        return matching[0]
-    if not loaded or (by_python and not matching):
-        return select_flavour(DEFAULT_FLAVOUR)
     what = ", ".join(sorted({Path(lib).name for lib in loaded}))
+    if len(matching) == 1:
+        return matching[0], f"loads {what}"
+    if not loaded:
+        return select_flavour(DEFAULT_FLAVOUR), "loads no HDF5: the default"
+    if by_python and not matching:
+        return select_flavour(DEFAULT_FLAVOUR), (f"its h5py loads {what}, not a parallel "
+                                                 f"HDF5: the default")
     raise UserError(f"{command[0]}: loads {what}, not a parallel HDF5 iotwin is built for "
                     f"({', '.join(f'{f.title}: {f.hdf5_library}' for f in flavours().values())})"
                     f"; set IOTWIN_MPI={' or '.join(flavours())} to run it under one anyway")
@@ -163,10 +172,9 @@ def say_flavour(target: Target, env: Mapping[str, str] | None = None,
                 stream: TextIO = sys.stderr) -> Flavour:
     """Find the MPI flavour ``target`` runs under, its interposer built (else UserError),
     and, for a program, say on ``stream`` which was picked."""
-    flavour = flavour_of(target, env)
+    flavour, why = choose_flavour(target, env)
     interposer = flavour.interposer()
     if target.command:
-        print(f"iotwin: {target.command[0]} loads {flavour.title}'s parallel HDF5 "
-              f"({flavour.hdf5_library}): launcher {flavour.launcher}, interposer "
-              f"{interposer}", file=stream, flush=True)
+        print(f"iotwin: {target.command[0]} runs under {flavour.title} ({why}): launcher "
+              f"{flavour.launcher}, interposer {interposer}", file=stream, flush=True)
     return flavour
