@@ -39,6 +39,7 @@ from iotwin.validation.local import (
     Suite,
     find_or_create_campaign,
     noise_floor,
+    say,
     suite_configs,
     suite_workload,
 )
@@ -83,7 +84,7 @@ def measure_landscape(store: Store, suite: Suite, executor: Executor | None = No
         executor = LocalExecutor(timeout_s=suite.timeout_s, env=suite.env)
     done = set(_stored_runs(store, campaign_id))
     total = len(configs) * suite.repetitions
-    _say(progress, f"landscape campaign {campaign_id}: {len(configs)} configs x "
+    say(progress, f"landscape campaign {campaign_id}: {len(configs)} configs x "
                    f"{suite.repetitions} passes of {landscape_label(suite)}, "
                    f"{len(done)} of {total} runs stored")
     for repetition in range(suite.repetitions):
@@ -98,7 +99,7 @@ def measure_landscape(store: Store, suite: Suite, executor: Executor | None = No
                           details={"sample": index, "load": round(load, 2)})
             done.add((config_hash(config), repetition))
             shown = f"{run.rate_mbs:.1f} MB/s" if run.ok and run.rate_mbs else run.status
-            _say(progress, f"  pass {repetition + 1}/{suite.repetitions} run {len(done)}/{total}"
+            say(progress, f"  pass {repetition + 1}/{suite.repetitions} run {len(done)}/{total}"
                            f" config {index}: {shown} (load {load:.2f})")
     return campaign_id, landscape_of(store, campaign_id, suite, configs)
 
@@ -165,11 +166,6 @@ def conditions(store: Store, campaign_id: int, table: Landscape) -> Conditions:
 
 def _when(timestamp: float) -> str:
     return datetime.datetime.fromtimestamp(timestamp, datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
-
-
-def _say(progress: TextIO | None, line: str) -> None:
-    if progress is not None:
-        print(line, file=progress, flush=True)
 
 
 def conditions_page(table: Landscape, found: Conditions, command: str, where: str) -> str:

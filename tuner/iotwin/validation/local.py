@@ -309,7 +309,7 @@ def measure_configs(store: Store, campaign_id: int, suite: Suite, executor: Exec
             rate = _run_and_store(store, campaign_id, suite, executor, config, repetition,
                                   {"sample": index})
             rates.extend([rate] if rate else [])
-            _say(progress, f"  config {index + 1}/{len(configs)} rep {repetition + 1}/"
+            say(progress, f"  config {index + 1}/{len(configs)} rep {repetition + 1}/"
                            f"{suite.repetitions}: {_rate(rate)}")
         rates_of_configs.append(rates)
     return rates_of_configs
@@ -402,7 +402,7 @@ def confirm_runs(store: Store, campaign_id: int, suite: Suite, executor: Executo
         rate = _run_and_store(store, campaign_id, suite, executor, configs[sample],
                               suite.repetitions + round_,
                               {"sample": sample, _CONFIRM_ROUND: round_})
-        _say(progress, f"  confirm round {round_ + 1}/{suite.confirm_rounds} config "
+        say(progress, f"  confirm round {round_ + 1}/{suite.confirm_rounds} config "
                        f"{sample + 1}: {_rate(rate)}")
         return rate
 
@@ -448,9 +448,9 @@ def suite_workload(store: Store, campaign_id: int, suite: Suite,
     if _WORKLOAD_KEY not in spec:
         program = capture_program(suite.target, timeout_s=suite.timeout_s, env=suite.env)
         for what in program.not_modelled:
-            _say(progress, f"capture: not modelled: {what}")
+            say(progress, f"capture: not modelled: {what}")
         store.update_campaign_spec(campaign_id, {**spec, _WORKLOAD_KEY: program.workload})
-        _say(progress, f"captured the workload of {suite.target.label}: "
+        say(progress, f"captured the workload of {suite.target.label}: "
                        f"{len(program.workload['files'])} file session(s)")
         return program.workload
     return spec[_WORKLOAD_KEY]
@@ -491,7 +491,7 @@ def cross_validated_predictions(store: Store, campaign_id: int, suite: Suite,
                 ranks=suite.ranks, platform=suite.platform, source="sim",
                 status="ok" if rate else "failed", rate_mbs=rate,
                 details={"fold": fold, "calibration": calibration, "sample": i})
-        _say(progress, f"  fold {fold + 1}/{folds}: fitted on {len(kept)}, held-out median "
+        say(progress, f"  fold {fold + 1}/{folds}: fitted on {len(kept)}, held-out median "
                        f"error {_percent(heldout)}")
     return predicted
 
@@ -501,7 +501,7 @@ def run_local_suite(store: Store, suite: Suite, executor: Executor | None = None
     campaign_id = find_or_create_campaign(store, suite)
     workload = suite_workload(store, campaign_id, suite, progress)
     configs = suite_configs(suite, workload)
-    _say(progress, f"validation campaign {campaign_id}: {len(configs)} configs of space "
+    say(progress, f"validation campaign {campaign_id}: {len(configs)} configs of space "
                    f"{suite.space} x {suite.repetitions} repetitions, {suite.target.label} "
                    f"{' '.join(suite.args)}")
     if executor is None:
@@ -577,6 +577,7 @@ def _percent(value: float | None) -> str:
     return f"{100 * value:.1f}%" if value is not None else "-"
 
 
-def _say(progress: TextIO | None, line: str) -> None:
+def say(progress: TextIO | None, line: str) -> None:
+    """``line`` on ``progress``, at once (None: quiet)."""
     if progress is not None:
         print(line, file=progress, flush=True)
