@@ -1,7 +1,7 @@
 """Generate the interposer's C key table from tuner/iotwin/data/config-schema.yaml.
 
 Run at build time by CMake: ``python3 gen_key_table.py REPO_ROOT OUTPUT.h``. It reuses the
-Python validator's schema reader, so key names, types, bounds, hint names and the phrases of
+Python validator's schema reader, so key names, types, bounds, hint and MCA names and the phrases of
 error messages exist once.
 """
 
@@ -50,7 +50,7 @@ def key_row(constant, block, key, parent, index_of, blocks):
     exclusive = index_of.get(f"IOT_K_{block}_{key.exclusive_with}".upper(), -1)
     return (f"    [{constant}] = {{{block_index}, {c_string(key.name)}, {TYPES[key.type]}, "
             f"{c_bound(key.min)}, {c_bound(key.max)}, {key.multiple_of or 0}LL, {values}, "
-            f"{c_string(key.hint)}, {int(key.required)}, {exclusive}, "
+            f"{c_string(key.hint)}, {c_string(key.mca)}, {int(key.required)}, {exclusive}, "
             f"{parent or -1}, {c_string(key.expected())}}},")
 
 

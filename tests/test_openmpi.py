@@ -77,11 +77,49 @@ def test_debian_h5py_under_ompio_reports_the_romio_hints_it_ignores(tmp_path: Pa
     assert mpi_io["component"] == "ompio" and mpi_io["library"].startswith("Open MPI")
     assert mpi_io["mca"]["io_ompio_num_aggregators"] == -1  # OMPIO's own choice
     outcomes = {s["key"]: s for s in result["settings"]}
-    assert outcomes["mpiio.cb_nodes"]["took_effect"]  # OMPIO reads cb_nodes
-    for ignored in ("mpiio.romio_cb_write", "mpiio.cb_buffer_size"):
-        assert not outcomes[ignored]["took_effect"]
-        assert "OMPIO" in outcomes[ignored]["reason"]
-    assert "io_ompio_bytes_per_agg" in outcomes["mpiio.cb_buffer_size"]["reason"]
+    for read in ("mpiio.cb_nodes", "mpiio.cb_buffer_size"):  # OMPIO's aggregators, buffer
+        assert outcomes[read]["took_effect"]
+    assert not outcomes["mpiio.romio_cb_write"]["took_effect"]
+    assert "OMPIO ignores ROMIO hints" in outcomes["mpiio.romio_cb_write"]["reason"]
+
+
+def test_open_mpi_parameters_of_the_config_reach_the_program_and_are_read_back(
+        tmp_path: Path) -> None:
+    (tmp_path / "c.yaml").write_text(
+        "openmpi: {io: ompio, fcoll: two_phase, num_aggregators: 2, bytes_per_agg: 4MiB}\n"
+        "mpiio: {cb_buffer_size: 1MiB}\n")
+    done = iotwin("run", "--ranks", "4", "--config", "c.yaml", "--store", "s.db", "--json",
+                  "--", DEBIAN_PYTHON, str(FIELD_SCRIPT), "f.h5", "--steps", "1",
+                  "--compute-s", "0", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    mca = result["reports"][0]["effective"]["mpi_io"]["mca"]
+    assert mca["fcoll"] == "two_phase" and mca["io_ompio_num_aggregators"] == 2
+    outcomes = {s["key"]: s for s in result["settings"]}
+    for key, value in (("openmpi.io", "ompio"), ("openmpi.fcoll", "two_phase"),
+                       ("openmpi.num_aggregators", "2")):
+        assert outcomes[key]["took_effect"] and outcomes[key]["effective"] == value
+    # the file's cb_buffer_size hint is OMPIO's collective buffer, over the MCA parameter
+    assert not outcomes["openmpi.bytes_per_agg"]["took_effect"]
+    assert "cb_buffer_size hint" in outcomes["openmpi.bytes_per_agg"]["reason"]
+
+
+def test_open_mpi_parameters_say_where_they_do_not_apply(tmp_path: Path) -> None:
+    (tmp_path / "c.yaml").write_text("openmpi: {io: romio321, fcoll: vulcan}\n")
+    under_romio321 = iotwin("run", "--ranks", "2", "--config", "c.yaml", "--store", "s.db",
+                            "--json", "--", str(openmpi_program("ph5example")), "-c",
+                            cwd=tmp_path)
+    assert under_romio321.returncode == 0, under_romio321.stderr
+    outcomes = {s["key"]: s for s in json.loads(under_romio321.stdout)["settings"]}
+    assert outcomes["openmpi.io"]["took_effect"]
+    assert "the io component is romio321" in outcomes["openmpi.fcoll"]["reason"]
+    under_mpich = iotwin("run", "vpic-io", "--ranks", "2", "--config", "c.yaml", "--store",
+                         "s.db", "--json", "--", "--particles", "4096", cwd=tmp_path)
+    assert under_mpich.returncode == 0, under_mpich.stderr
+    outcomes = {s["key"]: s for s in json.loads(under_mpich.stdout)["settings"]}
+    for key in ("openmpi.io", "openmpi.fcoll"):
+        assert not outcomes[key]["took_effect"]
+        assert "the program runs MPICH" in outcomes[key]["reason"]
 
 
 def test_with_open_mpis_romio_the_hints_are_not_blamed_on_ompio(tmp_path: Path) -> None:

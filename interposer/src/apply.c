@@ -15,11 +15,16 @@ void iot_hint_text(int key_id, const struct iot_value *value, char *out, size_t 
     }
 }
 
+void iot_key_path(int key_id, char *out, size_t len)
+{
+    snprintf(out, len, "%s.%s", IOT_BLOCK_NAMES[IOT_KEYS[key_id].block], IOT_KEYS[key_id].name);
+}
+
 void iot_hint_key_path(const char *hint, char *out, size_t len)
 {
     for (int id = 0; id < IOT_NKEYS; id++)
         if (IOT_KEYS[id].hint && strcmp(IOT_KEYS[id].hint, hint) == 0) {
-            snprintf(out, len, "%s.%s", IOT_BLOCK_NAMES[IOT_KEYS[id].block], IOT_KEYS[id].name);
+            iot_key_path(id, out, len);
             return;
         }
     snprintf(out, len, "mpiio.hints.%s", hint);
@@ -151,6 +156,22 @@ static void apply_hdf5(const struct iot_settings *s, hid_t fapl, int mpio, FILE 
     fputc('}', applied);
 }
 
+/* Open MPI's MCA parameters are set by the launcher (the program's environment before
+ * MPI_Init), not here: recorded as asked, so that the read-back can say whether they took. */
+static void record_mca(const struct iot_settings *s, FILE *applied)
+{
+    char text[64];
+    int n = 0;
+    fputs(", \"openmpi\": {", applied);
+    for (int id = 0; id < IOT_NKEYS; id++)
+        if (IOT_KEYS[id].mca && s->v[id].set) {
+            iot_hint_text(id, &s->v[id], text, sizeof text);
+            fprintf(applied, "%s\"%s\": ", iot_json_sep(&n), IOT_KEYS[id].name);
+            json_string(applied, text);
+        }
+    fputc('}', applied);
+}
+
 hid_t iot_apply_fapl(struct iot_file *file, hid_t app_fapl)
 {
     hid_t fapl = H5Pcopy(app_fapl == H5P_DEFAULT ? H5P_FILE_ACCESS_DEFAULT : app_fapl);
@@ -160,6 +181,7 @@ hid_t iot_apply_fapl(struct iot_file *file, hid_t app_fapl)
     fputc('{', applied);
     apply_hints(file, fapl, applied);
     apply_hdf5(&file->settings, fapl, file->mpio, applied);
+    record_mca(&file->settings, applied);
     fputc('}', applied);
     fclose(applied);
     return fapl;

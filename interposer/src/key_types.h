@@ -19,6 +19,7 @@ struct iot_key {
     long long multiple_of;   /* 0: none */
     const char *values[IOT_MAX_ENUM];  /* enum values, NULL-terminated */
     const char *hint;        /* ROMIO hint name, or NULL */
+    const char *mca;         /* Open MPI MCA parameter name, or NULL */
     int required;
     int exclusive_with;      /* key index, or -1 */
     int parent;              /* record key index for record fields, or -1 */

@@ -7,27 +7,26 @@
 
 #include "json.h"
 
-/* Open MPI 4.1's OMPIO reads these info keys and no other (ompi/mca/common/ompio,
- * ompi/mca/fs/lustre): cb_nodes (its aggregator count, over io_ompio_num_aggregators),
- * collective_buffering ("false": the individual fcoll component), stripe_size and
- * stripe_width (Lustre striping of a new file). */
+/* Open MPI 4.1's OMPIO reads these info keys and no other (v4.1.4, ompi/mca/common/ompio,
+ * ompi/mca/fs/lustre): cb_nodes (its aggregator count, over io_ompio_num_aggregators:
+ * common_ompio_file_view.c), cb_buffer_size (its collective buffer, over
+ * io_ompio_bytes_per_agg: common_ompio_file_open.c), collective_buffering (the individual
+ * fcoll component), stripe_size and stripe_width (Lustre striping of a new file). */
 static const struct { const char *hint, *why; } OMPIO_IGNORES[] = {
     {"romio_cb_write", "OMPIO ignores ROMIO hints: collective buffering is the fcoll component "
-                       "(MCA fcoll; info collective_buffering=false selects individual)"},
+                       "(openmpi.fcoll; individual writes without it)"},
     {"romio_cb_read", "OMPIO ignores ROMIO hints: collective buffering is the fcoll component "
-                      "(MCA fcoll; info collective_buffering=false selects individual)"},
-    {"cb_buffer_size", "OMPIO does not read cb_buffer_size: its collective buffer per aggregator "
-                       "is MCA io_ompio_bytes_per_agg"},
-    {"cb_config_list", "OMPIO does not read cb_config_list: it places aggregators itself "
-                       "(MCA io_ompio_grouping_option)"},
+                      "(openmpi.fcoll; individual reads without it)"},
+    {"cb_config_list", "OMPIO does not read cb_config_list: it places aggregators itself, "
+                       "cb_nodes (or openmpi.num_aggregators) of them"},
     {"striping_factor", "OMPIO does not read striping_factor: its Lustre driver reads info "
                         "stripe_width (MCA fs_lustre_stripe_width)"},
     {"striping_unit", "OMPIO does not read striping_unit: its Lustre driver reads info "
                       "stripe_size (MCA fs_lustre_stripe_size)"},
 };
 
-static const char *OMPIO_READS[] = {"cb_nodes", "collective_buffering", "stripe_size",
-                                    "stripe_width"};
+static const char *OMPIO_READS[] = {"cb_nodes", "cb_buffer_size", "collective_buffering",
+                                    "stripe_size", "stripe_width"};
 
 const char *iot_ompio_ignores(const char *hint)
 {
@@ -37,8 +36,19 @@ const char *iot_ompio_ignores(const char *hint)
     for (size_t i = 0; i < sizeof OMPIO_IGNORES / sizeof *OMPIO_IGNORES; i++)
         if (strcmp(hint, OMPIO_IGNORES[i].hint) == 0)
             return OMPIO_IGNORES[i].why;
-    return "OMPIO ignores ROMIO hints (it reads only cb_nodes, collective_buffering, "
-           "stripe_size and stripe_width)";
+    return "OMPIO ignores ROMIO hints (it reads only cb_nodes, cb_buffer_size, "
+           "collective_buffering, stripe_size and stripe_width)";
+}
+
+const char *iot_ompio_misreads(const char *hint, const char *value)
+{
+    /* common_ompio_file_open.c compares with strncmp(value, "false", sizeof("true")), which is
+     * non-zero for every value but "false" (open-mpi/ompi#13377, fixed after 4.1.8) */
+    if (strcmp(hint, "collective_buffering") == 0 && strcmp(value, "false") != 0)
+        return "Open MPI 4.1's OMPIO reads collective_buffering backwards: any value but "
+               "\"false\" selects the individual fcoll component, i.e. no collective buffering "
+               "(open-mpi/ompi#13377)";
+    return NULL;
 }
 
 /* The MPI library's name and version, on one line. */
@@ -75,66 +85,82 @@ enum iot_mpi_io iot_mpi_io_component(void)
     return ompio_mapped() ? IOT_MPI_IO_OMPIO : IOT_MPI_IO_ROMIO321;
 }
 
-/* One MCA parameter as JSON (null when the library has none of that name). */
-static void write_cvar(FILE *out, const char *name)
+/* One MCA parameter as text; 0 when the library has none of that name. */
+static int read_cvar(const char *name, char *text, size_t len, int *number)
 {
-    int index = 0, count = 0, verbosity, bind, scope, name_len = 0, desc_len = 0;
+    int index = 0, count = 0, verbosity, bind, scope, name_len = 0, desc_len = 0, ok = 0;
     MPI_Datatype type;
     MPI_T_enum enumtype;
     MPI_T_cvar_handle handle;
-    long long number = 0;
     if (MPI_T_cvar_get_index(name, &index) != MPI_SUCCESS
         || MPI_T_cvar_get_info(index, NULL, &name_len, &verbosity, &type, &enumtype, NULL,
                                &desc_len, &bind, &scope) != MPI_SUCCESS
         || bind != MPI_T_BIND_NO_OBJECT
-        || MPI_T_cvar_handle_alloc(index, NULL, &handle, &count) != MPI_SUCCESS) {
-        fputs("null", out);
-        return;
-    }
+        || MPI_T_cvar_handle_alloc(index, NULL, &handle, &count) != MPI_SUCCESS)
+        return 0;
+    *number = type != MPI_CHAR;
     if (type == MPI_CHAR) {
-        char *text = calloc((size_t)count + 1, 1);
-        if (text && MPI_T_cvar_read(handle, text) == MPI_SUCCESS)
-            json_string(out, text);
-        else
-            fputs("null", out);
-        free(text);
+        char *value = calloc((size_t)count + 1, 1);
+        ok = value && MPI_T_cvar_read(handle, value) == MPI_SUCCESS;
+        if (ok)
+            snprintf(text, len, "%s", value);
+        free(value);
     } else if (type == MPI_INT || type == MPI_UNSIGNED) {
         int value = 0;
-        MPI_T_cvar_read(handle, &value);
-        fprintf(out, "%d", value);
+        ok = MPI_T_cvar_read(handle, &value) == MPI_SUCCESS;
+        snprintf(text, len, "%d", value);
     } else if (type == MPI_LONG || type == MPI_UNSIGNED_LONG || type == MPI_LONG_LONG
                || type == MPI_UNSIGNED_LONG_LONG || type == MPI_COUNT) {
-        MPI_T_cvar_read(handle, &number);
-        fprintf(out, "%lld", number);
-    } else {
-        fputs("null", out);
+        long long value = 0;
+        ok = MPI_T_cvar_read(handle, &value) == MPI_SUCCESS;
+        snprintf(text, len, "%lld", value);
     }
     MPI_T_cvar_handle_free(&handle);
+    return ok;
 }
 
-static void write_mca(FILE *out)
+void iot_mca_read(struct iot_mca *mca, enum iot_mpi_io component)
 {
-    static const char *NAMES[] = {"io", "fcoll", "io_ompio_num_aggregators",
-                                  "io_ompio_bytes_per_agg"};
-    int provided = 0, k = 0;
-    if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) {
-        fputs("null", out);
+    int provided = 0;
+    memset(mca, 0, sizeof *mca);
+    if (component == IOT_MPI_IO_ROMIO
+        || MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS)
         return;
-    }
-    fputc('{', out);
-    for (size_t i = 0; i < sizeof NAMES / sizeof *NAMES; i++) {
-        fputs(iot_json_sep(&k), out);
-        json_string(out, NAMES[i]);
-        fputs(": ", out);
-        write_cvar(out, NAMES[i]);
-    }
-    fputc('}', out);
+    for (int id = 0; id < IOT_NKEYS; id++)
+        if (IOT_KEYS[id].mca)
+            mca->known[id] = read_cvar(IOT_KEYS[id].mca, mca->text[id], sizeof mca->text[id],
+                                       &mca->number[id]);
     MPI_T_finalize();
 }
 
-void iot_write_mpi_io(FILE *out, enum iot_mpi_io component)
+static void write_mca(FILE *out, const struct iot_mca *mca)
+{
+    int k = 0;
+    fputc('{', out);
+    for (int id = 0; id < IOT_NKEYS; id++) {
+        if (!IOT_KEYS[id].mca)
+            continue;
+        fputs(iot_json_sep(&k), out);
+        json_string(out, IOT_KEYS[id].mca);
+        fputs(": ", out);
+        if (!mca->known[id])
+            fputs("null", out);
+        else if (mca->number[id])
+            fputs(mca->text[id], out);
+        else
+            json_string(out, mca->text[id]);
+    }
+    fputc('}', out);
+}
+
+const char *iot_mpi_io_name(enum iot_mpi_io component)
 {
     static const char *NAME[] = {"romio", "romio321", "ompio"};
+    return NAME[component];
+}
+
+void iot_write_mpi_io(FILE *out, enum iot_mpi_io component, const struct iot_mca *mca)
+{
     static const char *EVIDENCE[] = {
         "MPICH writes through ROMIO",
         "no OMPIO sub-framework is loaded: the io component is romio321 (whose "
@@ -146,12 +172,12 @@ void iot_write_mpi_io(FILE *out, enum iot_mpi_io component)
     fputs("\"mpi_io\": {\"library\": ", out);
     json_string(out, version);
     fputs(", \"component\": ", out);
-    json_string(out, NAME[component]);
+    json_string(out, iot_mpi_io_name(component));
     fputs(", \"evidence\": ", out);
     json_string(out, EVIDENCE[component]);
     if (component != IOT_MPI_IO_ROMIO) {
         fputs(", \"mca\": ", out);
-        write_mca(out);
+        write_mca(out, mca);
     }
     fputc('}', out);
 }

@@ -18,9 +18,13 @@ static int is_striping_hint(const char *hint)
 }
 
 static void hint_reason(const struct iot_file *file, enum iot_fs fs, enum iot_mpi_io io,
-                        const char *hint, const char *effective, char *reason, size_t len)
+                        const char *hint, const char *wanted, const char *effective,
+                        char *reason, size_t len)
 {
-    if (io == IOT_MPI_IO_OMPIO)
+    const char *misread = io == IOT_MPI_IO_OMPIO ? iot_ompio_misreads(hint, wanted) : NULL;
+    if (misread)
+        snprintf(reason, len, "%s", misread);
+    else if (io == IOT_MPI_IO_OMPIO)
         snprintf(reason, len, "%s", iot_ompio_ignores(hint));
     else if (is_striping_hint(hint) && fs != IOT_FS_LUSTRE)
         snprintf(reason, len, "the file is on %s, not Lustre: ROMIO's generic driver drops "
@@ -46,13 +50,14 @@ static void compare_hints(struct iot_file *file, enum iot_fs fs, enum iot_mpi_io
         MPI_Info_get(effective, name, MPI_MAX_INFO_VAL, got, &flag);
         int same = flag && strcmp(wanted, got) == 0;
         int ignored = io == IOT_MPI_IO_OMPIO
-            ? iot_ompio_ignores(name) != NULL : is_striping_hint(name) && fs != IOT_FS_LUSTRE;
+            ? iot_ompio_ignores(name) || iot_ompio_misreads(name, wanted)
+            : is_striping_hint(name) && fs != IOT_FS_LUSTRE;
         if (same && !ignored)
             continue;
         iot_hint_key_path(name, key, sizeof key);
         /* OMPIO echoes the hints it ignores: what took effect is not what it reports */
         const char *shown = flag && io != IOT_MPI_IO_OMPIO ? got : NULL;
-        hint_reason(file, fs, io, name, shown, reason, sizeof reason);
+        hint_reason(file, fs, io, name, wanted, shown, reason, sizeof reason);
         iot_not_effective(&file->not_effective, key, wanted, shown, reason);
     }
 }
@@ -74,6 +79,104 @@ static void write_info(FILE *out, MPI_Info info)
     fputc('}', out);
 }
 
+/* --- Open MPI's MCA parameters (config block openmpi) ------------------------------------------ */
+
+static int requested_hint(const struct iot_file *file, const char *hint)
+{
+    int flag = 0;
+    char value[MPI_MAX_INFO_VAL + 1];
+    if (file->requested != MPI_INFO_NULL)
+        MPI_Info_get(file->requested, hint, MPI_MAX_INFO_VAL, value, &flag);
+    return flag;
+}
+
+/* Which of OMPIO's settings its file hints override (v4.1.4: cb_nodes at set_view in
+ * common_ompio_file_view.c, except under dynamic_gen2, which takes the MCA value; cb_buffer_size
+ * at open in common_ompio_file_open.c), and what the individual component leaves unused. */
+static const char *ompio_overridden(int id, const struct iot_file *file,
+                                    const struct iot_mca *mca)
+{
+    const char *fcoll = mca->text[IOT_K_OPENMPI_FCOLL];
+    int aggregation = id == IOT_K_OPENMPI_NUM_AGGREGATORS || id == IOT_K_OPENMPI_BYTES_PER_AGG;
+    if (aggregation && strcmp(fcoll, "individual") == 0)
+        return "the fcoll component is individual: every rank writes its own data, nothing is "
+               "aggregated";
+    if (id == IOT_K_OPENMPI_NUM_AGGREGATORS && strcmp(fcoll, "dynamic_gen2") != 0
+        && requested_hint(file, "cb_nodes"))
+        return "the file's cb_nodes hint (mpiio.cb_nodes) sets OMPIO's aggregator count "
+               "instead";
+    if (id == IOT_K_OPENMPI_BYTES_PER_AGG && requested_hint(file, "cb_buffer_size"))
+        return "the file's cb_buffer_size hint (mpiio.cb_buffer_size) sets OMPIO's collective "
+               "buffer instead";
+    return NULL;
+}
+
+/* Why the requested value of MCA key `id` did not take effect (NULL: it did); what did, in
+ * `effective` ("" for nothing). */
+static const char *mca_reason(int id, const char *wanted, const struct iot_file *file,
+                              enum iot_mpi_io io, const struct iot_mca *mca, char *effective,
+                              size_t len)
+{
+    effective[0] = '\0';
+    if (io == IOT_MPI_IO_ROMIO)
+        return "the program runs MPICH: Open MPI's MCA parameters do not apply";
+    if (id == IOT_K_OPENMPI_IO) {
+        snprintf(effective, len, "%s", iot_mpi_io_name(io));
+        return strcmp(wanted, effective) == 0 ? NULL
+            : "Open MPI chose another io component: OMPI_MCA_io was not in the program's "
+              "environment (iotwin's executors set it from the config)";
+    }
+    if (io == IOT_MPI_IO_ROMIO321)
+        return "the io component is romio321, Open MPI's ROMIO: OMPIO's parameters do not apply";
+    if (!mca->known[id])
+        return "this Open MPI has no such MCA parameter";
+    snprintf(effective, len, "%s", mca->text[id]);
+    if (strcmp(wanted, effective) != 0)
+        return "MPI_Init read another value: OMPI_MCA_<name> was not in the program's "
+               "environment (iotwin's executors set it from the config)";
+    const char *overridden = ompio_overridden(id, file, mca);
+    if (overridden)
+        effective[0] = '\0';
+    return overridden;
+}
+
+/* `, "openmpi": {...}`: the config's MCA keys as the process took them (io: the component
+ * that handles the file), in the config's names; null under MPICH. */
+static void write_mca_settings(FILE *out, enum iot_mpi_io io, const struct iot_mca *mca)
+{
+    int k = 0;
+    fputs(", \"openmpi\": ", out);
+    if (io == IOT_MPI_IO_ROMIO) {
+        fputs("null", out);
+        return;
+    }
+    fputc('{', out);
+    for (int id = 0; id < IOT_NKEYS; id++) {
+        if (!IOT_KEYS[id].mca || (id != IOT_K_OPENMPI_IO && !mca->known[id]))
+            continue;
+        fprintf(out, "%s\"%s\": ", iot_json_sep(&k), IOT_KEYS[id].name);
+        json_string(out, id == IOT_K_OPENMPI_IO ? iot_mpi_io_name(io) : mca->text[id]);
+    }
+    fputc('}', out);
+}
+
+static void compare_mca(struct iot_file *file, enum iot_mpi_io io, const struct iot_mca *mca)
+{
+    char wanted[64], effective[64], key[64];
+    for (int id = 0; id < IOT_NKEYS; id++) {
+        const struct iot_value *v = &file->settings.v[id];
+        if (!IOT_KEYS[id].mca || !v->set)
+            continue;
+        iot_hint_text(id, v, wanted, sizeof wanted);
+        const char *reason = mca_reason(id, wanted, file, io, mca, effective, sizeof effective);
+        if (!reason)
+            continue;
+        iot_key_path(id, key, sizeof key);
+        iot_not_effective(&file->not_effective, key, wanted, effective[0] ? effective : NULL,
+                          reason);
+    }
+}
+
 /* Hints as ROMIO applied them: from the open MPI file, not from the fapl (H5Pget_fapl_mpio
  * returns the info that was passed in, whatever ROMIO did with it). */
 static void readback_hints(struct iot_file *file, enum iot_fs fs, FILE *out)
@@ -86,12 +189,16 @@ static void readback_hints(struct iot_file *file, enum iot_fs fs, FILE *out)
         return;
     }
     enum iot_mpi_io io = iot_mpi_io_component();
+    struct iot_mca mca;
+    iot_mca_read(&mca, io);
     fputs("\"hints\": ", out);
     write_info(out, info);
     fputs(", ", out);
-    iot_write_mpi_io(out, io);
+    iot_write_mpi_io(out, io, &mca);
+    write_mca_settings(out, io, &mca);
     if (file->requested != MPI_INFO_NULL)
         compare_hints(file, fs, io, info);
+    compare_mca(file, io, &mca);
     MPI_Info_free(&info);
 }
 
@@ -99,9 +206,17 @@ static void hints_without_mpio(struct iot_file *file)
 {
     int n = 0, flag = 0;
     char name[MPI_MAX_INFO_KEY + 1], wanted[MPI_MAX_INFO_VAL + 1], key[MPI_MAX_INFO_KEY + 64];
-    if (file->mpio || file->requested == MPI_INFO_NULL)
+    if (file->mpio)
         return;
-    MPI_Info_get_nkeys(file->requested, &n);
+    for (int id = 0; id < IOT_NKEYS; id++)
+        if (IOT_KEYS[id].mca && file->settings.v[id].set) {
+            iot_hint_text(id, &file->settings.v[id], wanted, sizeof wanted);
+            iot_key_path(id, key, sizeof key);
+            iot_not_effective(&file->not_effective, key, wanted, NULL,
+                              "the application did not open the file with the MPI-IO driver");
+        }
+    if (file->requested != MPI_INFO_NULL)
+        MPI_Info_get_nkeys(file->requested, &n);
     for (int i = 0; i < n; i++) {
         MPI_Info_get_nthkey(file->requested, i, name);
         MPI_Info_get(file->requested, name, MPI_MAX_INFO_VAL, wanted, &flag);

@@ -17,7 +17,7 @@ import fnmatch
 import functools
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,8 +29,9 @@ from iotwin.errors import UserError
 from iotwin.units import format_size, parse_size
 from iotwin.yaml_files import describe_yaml_error
 
-#: blocks of settings, in the order they are applied to a file
-BLOCKS = ("lustre", "mpiio", "hdf5", "dataset")
+#: blocks of settings, in the order they are applied to a file (openmpi: to the process that
+#: opens it, from the top level only)
+BLOCKS = ("openmpi", "lustre", "mpiio", "hdf5", "dataset")
 
 
 class ConfigError(UserError):
@@ -48,6 +49,7 @@ class Key:
     multiple_of: int | None = None
     values: tuple[str, ...] = ()
     hint: str | None = None
+    mca: str | None = None  # the Open MPI MCA parameter it sets
     required: bool = False
     exclusive_with: str | None = None
     fields: dict[str, Key] = field(default_factory=dict)
@@ -143,6 +145,7 @@ def _key(name: str, spec: dict[str, Any]) -> Key:
         multiple_of=_size_bound(spec.get("multiple_of")),
         values=tuple(spec.get("values", ())),
         hint=spec.get("hint"),
+        mca=spec.get("mca"),
         required=bool(spec.get("required", False)),
         exclusive_with=spec.get("exclusive_with"),
         fields=_keys(spec.get("fields", {})),
@@ -497,3 +500,14 @@ def _merge(keys: dict[str, Key], into: dict[str, Any], values: dict[str, Any]) -
             into[name] = copy.deepcopy(value)
         if key.exclusive_with:
             into.pop(key.exclusive_with, None)
+
+
+def mca_environment(config: Mapping[str, Any]) -> dict[str, str]:
+    """``OMPI_MCA_<name>`` for every MCA parameter the config's top level sets: Open MPI reads
+    them in MPI_Init, so they go into the launched program's environment (MPICH ignores them)."""
+    environment = {}
+    for block, keys in load_schema().blocks.items():
+        for name, value in config.get(block, {}).items():
+            if keys[name].mca is not None:
+                environment[f"OMPI_MCA_{keys[name].mca}"] = str(value)
+    return environment

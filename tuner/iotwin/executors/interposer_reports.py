@@ -107,7 +107,7 @@ def _section_outcomes(where: str, section: Report,
     read_back = _flatten(section.get("effective") or {})
     outcomes = []
     for key, requested in _flatten(section.get("applied") or {}).items():
-        name = hint_keys.get(key, key)
+        name = hint_keys.get(key, f"mpiio.{key}" if key.startswith("hints.") else key)
         if name in not_effective:
             continue
         got = read_back.get(key)
@@ -120,7 +120,8 @@ def _section_outcomes(where: str, section: Report,
 
 
 def _config_keys_of_hints() -> dict[str, str]:
-    """{"hints.striping_factor": "lustre.stripe_count", "hints.cb_nodes": "mpiio.cb_nodes"...}"""
+    """{"hints.striping_factor": "lustre.stripe_count", "hints.cb_nodes": "mpiio.cb_nodes"...};
+    any other hint is a free-form one (mpiio.hints.NAME)."""
     schema = config.load_schema()
     return {f"hints.{key.hint}": f"{block}.{name}" for block, keys in schema.blocks.items()
             for name, key in keys.items() if key.hint}

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from iotwin import paths
-from iotwin.config.schema import dump_config
+from iotwin.config.schema import dump_config, mca_environment
 from iotwin.executors.base import RunResult, Target
 from iotwin.executors.interposer_reports import io_span, read_reports, total_bytes
 from iotwin.executors.launch import Completed, Launcher, launcher, run_mpi
@@ -110,11 +110,12 @@ def preload_prefix(flavour: Flavour) -> list[str]:
 
 
 def prepare_run_dir(run_dir: Path, config: Mapping[str, Any]) -> dict[str, str]:
-    """Writes the config into ``run_dir``; the environment the interposer reads there."""
+    """Writes the config into ``run_dir``; the environment the interposer reads there, and the
+    Open MPI parameters the config sets."""
     config_path = run_dir / CONFIG_NAME
     config_path.write_text(dump_config(dict(config)))
     return {"IOTWIN_CONFIG": str(config_path), "IOTWIN_REPORT": str(run_dir / REPORT_NAME),
-            RUN_MARKER: str(run_dir)}
+            RUN_MARKER: str(run_dir), **mca_environment(config)}
 
 
 def run_result(target: Target, completed: Completed, wall_s: float,
