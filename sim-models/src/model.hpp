@@ -16,6 +16,11 @@ enum class RouterSide { none, client, server };
 enum class RomioDriver { generic, lustre, gpfs };
 // ROMIO's romio_cb_write and romio_ds_write hints.
 enum class Hint { automatic, enable, disable };
+// The MPI-IO that writes a file: ROMIO (MPICH's, or Open MPI's romio321) or Open MPI's OMPIO.
+enum class MpiIo { romio, ompio };
+// OMPIO's collective component (MCA fcoll); automatic: its own selection. Not modelled:
+// dynamic (superseded by dynamic_gen2, chosen by no default).
+enum class Fcoll { automatic, vulcan, dynamic_gen2, two_phase, individual };
 
 struct Compute {
     int cores_per_node = 1;
@@ -150,6 +155,11 @@ struct FileSettings {
     bool all_coll_metadata_ops = false;
     bool gpfs_largeblock = false;
     int bgl_nodes_pset = 0;  // BG/P driver: aggregators per full pset (0: the platform's default)
+    MpiIo mpi_io = MpiIo::romio;       // the workload's MPI and the config's openmpi.io
+    Fcoll fcoll = Fcoll::automatic;    // openmpi.fcoll
+    int ompio_aggregators = 0;         // openmpi.num_aggregators (0: OMPIO's own choice)
+    uint64_t ompio_bytes_per_agg = 32 << 20;  // openmpi.bytes_per_agg (io_ompio.h default)
+    bool cb_buffer_size_hint = false;  // the config sets cb_buffer_size (OMPIO reads the hint)
     std::vector<DatasetSettings> datasets;  // one per workload dataset
 };
 

@@ -187,19 +187,19 @@ WriteCall session_call(Session& ses, const std::vector<size_t>& datasets, bool c
 
 // The fill values parallel HDF5 writes when it allocates a dataset at create: one collective
 // write of the dataset's extent per filled dataset.
-void fill_at_allocation(const RomioContext& ctx, const FileSettings& s, const FileLayout& layout, Session& ses)
+void fill_at_allocation(const MpiIoContext& ctx, const FileSettings& s, const FileLayout& layout, Session& ses)
 {
     for (size_t d = 0; d < s.datasets.size(); d++)
         if (filled_at_allocation(s.datasets[d].fill_time, !layout.datasets[d].chunk_dims.empty()))
-            romio_write(ctx, session_call(ses, {d}, true));
+            mpi_io_write(ctx, session_call(ses, {d}, true));
 }
 
-void write_pieces(const RomioContext& ctx, WriteCall call)
+void write_pieces(const MpiIoContext& ctx, WriteCall call)
 {
     for (const auto& acc : call.accesses)
         for (const auto& a : acc)
             ctx.breakdown.payload_bytes += a.length;
-    romio_write(ctx, call);
+    mpi_io_write(ctx, call);
 }
 
 // The interposer sets a forced transfer mode on the call's transfer property list: the
@@ -211,7 +211,7 @@ bool call_collective(const IoCall& c, const FileSettings& s)
 }
 
 // A session's calls as the program made them (WORKLOAD.md `calls`): compute, writes, flushes.
-void replay_calls(const RomioContext& ctx, const FileSession& f, const FileSettings& s, Session& ses,
+void replay_calls(const MpiIoContext& ctx, const FileSession& f, const FileSettings& s, Session& ses,
                   double flush_s)
 {
     for (const IoCall& c : f.calls) {
@@ -231,7 +231,7 @@ void replay_calls(const RomioContext& ctx, const FileSession& f, const FileSetti
     }
 }
 
-void write_session(const RomioContext& ctx, const FileSession& f, const FileSettings& s, Session& ses,
+void write_session(const MpiIoContext& ctx, const FileSession& f, const FileSettings& s, Session& ses,
                    double flush_s)
 {
     if (!f.calls.empty())
@@ -259,7 +259,7 @@ void plan_run(const Platform& p, const Workload& w, const std::vector<FileSettin
 {
     auto node_of_rank = place_ranks(p, w, settings, layouts, options.placement);
     bd.bytes_per_target.assign(p.fs.targets, 0);
-    RomioContext ctx{p, options.aggregate, w.ranks, bd, sink};
+    MpiIoContext ctx{p, options.aggregate, w.ranks, bd, sink};
     for (size_t i = 0; i < w.files.size(); i++) {
         const FileSession& f = w.files[i];
         const FileSettings& s = settings[i];

@@ -6,7 +6,7 @@
 
 #include "hdf5_layout.hpp"
 #include "model.hpp"
-#include "romio.hpp"
+#include "mpi_io.hpp"
 #include "workload.hpp"
 
 namespace iosim {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#include <map>
 #include <stdexcept>
 
 #include "words.hpp"
@@ -222,6 +223,33 @@ void apply_mpiio(const json& m, FileSettings& s)
         throw std::invalid_argument("mpiio.cb_buffer_size: must be > 0");
 }
 
+Fcoll parse_fcoll(const std::string& name)
+{
+    static const std::map<std::string, Fcoll> names{{"vulcan", Fcoll::vulcan},
+                                                    {"dynamic_gen2", Fcoll::dynamic_gen2},
+                                                    {"two_phase", Fcoll::two_phase},
+                                                    {"individual", Fcoll::individual}};
+    auto it = names.find(name);
+    if (it == names.end())
+        throw std::invalid_argument("openmpi.fcoll: " + name + " is not modelled (vulcan, dynamic_gen2, "
+                                    "two_phase, individual are)");
+    return it->second;
+}
+
+// Open MPI's MCA parameters; OMPIO also reads the file's own cb_buffer_size hint (the
+// config's, not ROMIO's default from the site).
+void apply_openmpi(const json& o, const json& config_mpiio, FileSettings& s)
+{
+    s.mpi_io = o.value("io", std::string("ompio")) == "romio321" ? MpiIo::romio : MpiIo::ompio;
+    if (o.contains("fcoll"))
+        s.fcoll = parse_fcoll(o["fcoll"].get<std::string>());
+    s.ompio_aggregators = o.value("num_aggregators", 0);
+    s.ompio_bytes_per_agg = o.value("bytes_per_agg", s.ompio_bytes_per_agg);
+    s.cb_buffer_size_hint = config_mpiio.contains("cb_buffer_size");
+    if (s.ompio_bytes_per_agg == 0)
+        throw std::invalid_argument("openmpi.bytes_per_agg: must be > 0");
+}
+
 void apply_hdf5(const json& h, FileSettings& s)
 {
     if (h.contains("alignment")) {
@@ -271,7 +299,7 @@ json overlay(const json& base, const json& over)
 }  // namespace
 
 FileSettings resolve_settings(const json& platform_data, const json& file_config,
-                              const FileSession& file, const Platform& platform)
+                              const FileSession& file, const Platform& platform, bool openmpi)
 {
     const json& site = platform_data.at("site_defaults");
     auto block = [&](const char* name) {
@@ -280,6 +308,8 @@ FileSettings resolve_settings(const json& platform_data, const json& file_config
     FileSettings s;
     apply_lustre(block("lustre"), s, platform);
     apply_mpiio(block("mpiio"), s);
+    if (openmpi)
+        apply_openmpi(file_config.value("openmpi", json::object()), file_config.value("mpiio", json::object()), s);
     apply_hdf5(block("hdf5"), s);
     json site_dataset = site.value("dataset", json::object());
     json per_dataset = file_config.value("datasets", json::array());

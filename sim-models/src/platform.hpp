@@ -15,8 +15,9 @@ Platform parse_platform(const nlohmann::json& data);
 // min_partition_nodes, and its nodes are spread evenly over that partition's routers.
 void place_job(Platform& p, int nodes);
 
-// Site defaults of the platform, overridden by what the config sets for this file.
+// Site defaults of the platform, overridden by what the config sets for this file; under
+// Open MPI (`openmpi`) with its openmpi block (MCA parameters).
 FileSettings resolve_settings(const nlohmann::json& platform_data, const nlohmann::json& file_config,
-                              const FileSession& file, const Platform& platform);
+                              const FileSession& file, const Platform& platform, bool openmpi);
 
 }  // namespace iosim

@@ -84,7 +84,7 @@ json Scenario::simulate(Backend& backend, PhaseCache& cache, const json& config)
     for (size_t i = 0; i < workload_.files.size(); i++) {
         const FileSession& file = workload_.files[i];
         settings.push_back(resolve_settings(platform_data_, i < file_configs.size() ? file_configs[i] : json::object(),
-                                            file, platform_));
+                                            file, platform_, workload_.openmpi));
         layouts.push_back(&layouts_.get(i, file, settings.back()));
     }
     std::map<std::string, double> phases{{"open", 0}, {"write", 0}, {"close", 0}};

@@ -328,6 +328,10 @@ Workload parse_workload(const json& data)
     w.name = data.value("name", std::string("workload"));
     w.ranks = data.at("ranks").get<int>();
     w.ranks_per_node = data.value("ranks_per_node", 0);
+    std::string mpi = data.value("mpi", std::string("mpich"));
+    if (mpi != "mpich" && mpi != "openmpi")
+        throw std::invalid_argument("workload.mpi: expected mpich or openmpi, got '" + mpi + "'");
+    w.openmpi = mpi == "openmpi";
     if (w.ranks < 1)
         throw std::invalid_argument("workload.ranks: must be >= 1");
     const auto& files = data.at("files");

@@ -70,6 +70,7 @@ struct Workload {
     std::string name;
     int ranks = 1;
     int ranks_per_node = 0;  // 0: the platform's cores per node
+    bool openmpi = false;    // `mpi: openmpi`: it runs under Open MPI (OMPIO unless io=romio321)
     std::vector<FileSession> files;
 };
 

@@ -29,6 +29,7 @@ from scipy.optimize import least_squares
 
 from iotwin.errors import UserError
 from iotwin.executors.base import Target
+from iotwin.executors.mpi_flavour import flavour_of
 from iotwin.model.platforms import Platform, load_platform
 from iotwin.model.protocol import Fit
 from iotwin.model.sim import SimResult, simulate
@@ -287,9 +288,10 @@ class SimModel:
         captured ``workload``."""
         if workload is None and target.kernel is None:
             raise UserError("a program's workload must be captured before it can be simulated")
-        return cls(load_platform(platform),
-                   dict(workload) if workload is not None
-                   else kernel_workload(target.kernel or "", target.ranks, target.args),
+        if workload is None:
+            workload = kernel_workload(target.kernel or "", target.ranks, target.args,
+                                       flavour_of(target).name)
+        return cls(load_platform(platform), dict(workload),
                    RefitSettings.from_settings(settings or {}))
 
     def predict(self, configs: Sequence[Mapping[str, Any]]) -> list[float | None]:

@@ -17,6 +17,7 @@ Space file::
         key: lustre.stripe_count          # config key path; a list sets several keys to one value
         values: [4, 8, 16, -1]            # null = leave the key absent (site / library default)
         filesystems: [lustre]             # only on these file systems (absent: everywhere)
+        mpi: [openmpi]                    # only under these MPI flavours (absent: any)
         at_most: max_stripe_count         # context bound; -1 and null are exempt
         over_bound: repair                # repair (clamp to the largest allowed value) | reject
       - name: cb_buffer_size
@@ -30,10 +31,14 @@ Space file::
         key: mpiio.romio_ds_write
         values: [automatic, enable, disable]
         active_when: {transfer_mode: [independent]}   # otherwise absent from the config
+
+A condition of ``active_when`` on a parameter that is not in the bound space (another file
+system's, another MPI's) holds: ``io: romio321`` constrains a ROMIO hint under Open MPI only.
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import math
@@ -46,16 +51,14 @@ from typing import Any
 import yaml
 
 from iotwin import paths
-from iotwin.config.schema import with_dataset_settings
+from iotwin.config.schema import load_schema, with_dataset_settings
 from iotwin.errors import UserError
 from iotwin.units import format_size, parse_size
 
 Point = tuple[int, ...]
 
-_SIZE_KEYS = ("stripe_size", "cb_buffer_size", "chunk_size", "meta_block_size",
-              "sieve_buf_size", "ind_wr_buffer_size", "threshold", "boundary")
-_PARAMETER_KEYS = {"name", "key", "values", "filesystems", "at_most", "over_bound", "same_as",
-                   "template", "active_when", "note"}
+_PARAMETER_KEYS = {"name", "key", "values", "filesystems", "mpi", "at_most", "over_bound",
+                   "same_as", "template", "active_when", "note"}
 
 
 @dataclass(frozen=True)
@@ -65,6 +68,7 @@ class SpaceContext:
     filesystem: str  # lustre | gpfs | ufs (a local file system)
     ranks: int
     max_stripe_count: int | None = None
+    mpi: str = "mpich"  # the MPI flavour the program runs under (mpi-flavours.yaml)
     # (file, dataset) patterns some ranks write alone, independently: a collective transfer
     # there would hang the program, so configs keep them independent (workloads/partial_writes)
     partial_writes: tuple[tuple[str, str], ...] = ()
@@ -81,14 +85,16 @@ class Parameter:
     keys: tuple[str, ...]
     values: tuple[Any, ...] = ()
     filesystems: tuple[str, ...] = ()
+    mpi: tuple[str, ...] = ()
     at_most: str | None = None
     over_bound: str = "repair"
     same_as: str | None = None
     template: str | None = None
     active_when: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
 
-    def applies_on(self, filesystem: str) -> bool:
-        return not self.filesystems or filesystem in self.filesystems
+    def applies_in(self, context: SpaceContext) -> bool:
+        return ((not self.filesystems or context.filesystem in self.filesystems)
+                and (not self.mpi or context.mpi in self.mpi))
 
 
 class Rejected(UserError):
@@ -129,7 +135,8 @@ class BoundSpace:
     def __init__(self, space: Space, context: SpaceContext) -> None:
         self.space = space
         self.context = context
-        present = [p for p in space.parameters if p.applies_on(context.filesystem)]
+        present = [p for p in space.parameters if p.applies_in(context)]
+        self._absent = {p.name for p in space.parameters} - {p.name for p in present}
         searched_names = {p.name for p in present if p.values and not p.template}
         self.genes: tuple[Parameter, ...] = tuple(
             p for p in present
@@ -177,7 +184,8 @@ class BoundSpace:
         return tuple(point)
 
     def is_active(self, parameter: Parameter, values: Mapping[str, Any]) -> bool:
-        return all(values.get(name) in allowed for name, allowed in parameter.active_when.items())
+        return all(name in self._absent or values.get(name) in allowed
+                   for name, allowed in parameter.active_when.items())
 
     def repair(self, point: Point) -> tuple[Point, list[str]]:
         """The equivalent point that satisfies every repairable constraint, and what changed.
@@ -288,7 +296,7 @@ def _show(leaf: str, value: Any) -> str:
         return "(" + ",".join(_show(k, v) for k, v in value.items()) + ")"
     if value is None:
         return "default"
-    if leaf in _SIZE_KEYS and isinstance(value, int) and value > 0:
+    if leaf in _size_keys() and isinstance(value, int) and value > 0:
         return format_size(value)
     return str(value)
 
@@ -361,9 +369,19 @@ def _parse_parameter(data: Any, where: str) -> Parameter:
     active_when = {str(k): tuple(v if isinstance(v, list) else [v])
                    for k, v in (data.get("active_when") or {}).items()}
     return Parameter(name=str(data["name"]), keys=tuple(keys), values=values,
-                     filesystems=tuple(data.get("filesystems", ())), at_most=data.get("at_most"),
+                     filesystems=tuple(data.get("filesystems", ())),
+                     mpi=tuple(data.get("mpi", ())), at_most=data.get("at_most"),
                      over_bound=data.get("over_bound", "repair"), same_as=data.get("same_as"),
                      template=data.get("template"), active_when=active_when)
+
+
+@functools.cache
+def _size_keys() -> frozenset[str]:
+    """The config keys (and record fields) whose values are sizes."""
+    def sizes(keys: Mapping[str, Any]) -> set[str]:
+        return {name for name, key in keys.items() if key.type == "size"}.union(
+            *(sizes(key.fields) for key in keys.values()))
+    return frozenset().union(*(sizes(keys) for keys in load_schema().blocks.values()))
 
 
 def _parse_value(leaf: str, value: Any, where: str) -> Any:
@@ -371,7 +389,7 @@ def _parse_value(leaf: str, value: Any, where: str) -> Any:
     try:
         if isinstance(value, dict):
             return {k: _parse_value(k, v, where) for k, v in value.items()}
-        if leaf in _SIZE_KEYS and isinstance(value, str):
+        if leaf in _size_keys() and isinstance(value, str):
             return parse_size(value)
     except ValueError as error:
         raise UserError(f"{where}: {error}") from error

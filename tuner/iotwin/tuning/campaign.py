@@ -318,10 +318,23 @@ def space_context(spec: CampaignSpec) -> SpaceContext:
     needs them."""
     from iotwin.workloads.partial_writes import partial_write_datasets
 
-    context = executors.space_context(spec.executor, spec.platform, spec.ranks)
+    context = replace(executors.space_context(spec.executor, spec.platform, spec.ranks),
+                      mpi=program_mpi(spec))
     if spec.workload is None:
         return context
     return replace(context, partial_writes=partial_write_datasets(spec.workload))
+
+
+def program_mpi(spec: CampaignSpec) -> str:
+    """The MPI flavour the campaign's program runs under: its workload's, else the one of the
+    HDF5 it loads where the executor launches it; MPICH for measured tables and twins."""
+    from iotwin.executors.mpi_flavour import flavour_of
+
+    if spec.workload is not None:
+        return str(spec.workload.get("mpi", "mpich"))
+    if executors.select(spec.executor).launches_programs:
+        return flavour_of(spec.target).name
+    return "mpich"
 
 
 def spec_executor(spec: CampaignSpec) -> Executor:

@@ -439,11 +439,13 @@ def suite_workload(store: Store, campaign_id: int, suite: Suite,
     """What the model simulates: a kernel's own description, or the program's workload,
     captured from one run of its default config when the campaign is new and kept in the
     campaign's spec (so that a resumed suite predicts from the same workload)."""
+    from iotwin.executors.mpi_flavour import flavour_of
     from iotwin.workloads.capture import capture_program
     from iotwin.workloads.workload import kernel_workload
 
     if suite.kernel is not None:
-        return kernel_workload(suite.kernel, suite.ranks, list(suite.args))
+        return kernel_workload(suite.kernel, suite.ranks, list(suite.args),
+                               flavour_of(suite.target, suite.env).name)
     spec = store.campaign(campaign_id).spec
     if _WORKLOAD_KEY not in spec:
         program = capture_program(suite.target, timeout_s=suite.timeout_s, env=suite.env)
@@ -538,7 +540,8 @@ def suite_configs(suite: Suite, workload: Mapping[str, Any]) -> list[dict[str, A
 
     context = (SpaceContext(suite.filesystem, suite.ranks) if suite.platform == "local"
                else platform_space_context(load_platform(suite.platform), suite.ranks))
-    context = replace(context, partial_writes=partial_write_datasets(workload))
+    context = replace(context, partial_writes=partial_write_datasets(workload),
+                      mpi=workload.get("mpi", "mpich"))
     space = load_space(suite.space).bind(context)
     return stratified_configs(space, suite.samples, random.Random(suite.seed))
 

@@ -23,6 +23,7 @@ from iotwin.errors import UserError
 from iotwin.executors.base import RunResult, Target
 from iotwin.executors.launch import require_program
 from iotwin.executors.local import NO_HDF5_IO, LocalExecutor
+from iotwin.executors.mpi_flavour import flavour_of
 from iotwin.workloads.workload import call_reach, validate_workload
 
 CAPTURE_VARIABLE = "IOTWIN_CAPTURE"
@@ -223,6 +224,7 @@ def capture_program(target: Target, *, config: Mapping[str, Any] | None = None,
     result, records = run_captured(target, config or {}, timeout_s=timeout_s, env=env)
     workload = workload_from_capture(records, Path(target.command[0]).name,
                                      " ".join(target.command))
+    workload["mpi"] = flavour_of(target, env).name
     return CapturedProgram(result, workload, unsupported(records))
 
 

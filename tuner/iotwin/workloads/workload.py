@@ -253,13 +253,20 @@ def _check_file(node: Any, ranks: int, source: str, path: str) -> None:
         _check_calls(node["calls"], shapes, writers, source, f"{path}.calls")
 
 
+#: the MPIs iosim models, a workload's `mpi` (absent: mpich): ROMIO for MPICH, and
+#: OMPIO for Open MPI unless the config's openmpi.io is romio321
+MPIS = ("mpich", "openmpi")
+
+
 def validate_workload(data: Any, source: str) -> dict[str, Any]:
     """The workload itself if it is valid; UserError naming the key path otherwise."""
     if not isinstance(data, dict):
         raise UserError(f"{source}: not a workload (expected a mapping)")
-    _check_keys(data, {"iotwin_workload", "name", "source", "ranks", "ranks_per_node", "files"},
-                source, "workload")
+    _check_keys(data, {"iotwin_workload", "name", "source", "ranks", "ranks_per_node", "mpi",
+                       "files"}, source, "workload")
     ranks = _positive_int(data.get("ranks"), source, "ranks")
+    if data.get("mpi", "mpich") not in MPIS:
+        raise _fail(source, "mpi", f"expected {' or '.join(MPIS)}, got {data['mpi']!r}")
     if "ranks_per_node" in data:
         _positive_int(data["ranks_per_node"], source, "ranks_per_node")
     files = data.get("files")
@@ -279,8 +286,10 @@ def dump_workload(data: dict[str, Any]) -> str:
     return yaml.safe_dump(data, sort_keys=False, default_flow_style=None)
 
 
-def kernel_workload(kernel: str, ranks: int, args: Sequence[str]) -> dict[str, Any]:
-    """The workload a kernel run would write, from the kernel's own ``--describe``."""
+def kernel_workload(kernel: str, ranks: int, args: Sequence[str], mpi: str = "mpich"
+                    ) -> dict[str, Any]:
+    """The workload a kernel run would write, from the kernel's own ``--describe``, run under
+    ``mpi`` (its flavour on this machine: executors.mpi_flavour)."""
     binary = paths.kernel_binary(kernel)
     command = [str(binary), "--describe", "--ranks", str(ranks), *args]
     done = subprocess.run(command, capture_output=True, text=True, check=False)
@@ -291,4 +300,4 @@ def kernel_workload(kernel: str, ranks: int, args: Sequence[str]) -> dict[str, A
         data = json.loads(text) if text.startswith("{") else yaml.safe_load(text)
     except (json.JSONDecodeError, yaml.YAMLError) as error:
         raise UserError(f"{kernel} --describe printed no workload: {error}") from error
-    return validate_workload(data, f"{kernel} --describe")
+    return validate_workload({**data, "mpi": mpi}, f"{kernel} --describe")

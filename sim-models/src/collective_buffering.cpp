@@ -1,0 +1,232 @@
+#include "collective_buffering.hpp"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+
+namespace iosim {
+
+namespace {
+
+class ContiguousDomain : public FileDomain {
+public:
+    ContiguousDomain(uint64_t lo, uint64_t hi, int naggs, uint64_t align, uint64_t per_round) : per_round_(per_round)
+    {
+        uint64_t size = (hi - lo + naggs - 1) / naggs;
+        uint64_t start = lo;
+        for (int a = 0; a < naggs; a++) {
+            uint64_t end = std::min(hi, lo + size * (a + 1));
+            if (align > 1 && end < hi)
+                end = std::min(hi, (end + align - 1) / align * align);
+            end = std::max(end, start);
+            cursor_.push_back(start);
+            end_.push_back(end);
+            start = end;
+        }
+    }
+    bool next(int a, std::vector<std::pair<uint64_t, uint64_t>>& out) override
+    {
+        if (cursor_[a] >= end_[a])
+            return false;
+        uint64_t stop = std::min(end_[a], cursor_[a] + per_round_);
+        out.emplace_back(cursor_[a], stop);
+        cursor_[a] = stop;
+        return true;
+    }
+
+private:
+    uint64_t per_round_;
+    std::vector<uint64_t> cursor_, end_;
+};
+
+class UnitCyclicDomain : public FileDomain {
+public:
+    UnitCyclicDomain(uint64_t lo, uint64_t hi, int naggs, uint64_t unit, uint64_t per_round, bool whole_units)
+        : lo_(lo), hi_(hi), naggs_(naggs), unit_(unit), per_round_(std::max<uint64_t>(1, per_round)),
+          whole_units_(whole_units)
+    {
+        uint64_t first = lo / unit;
+        for (int a = 0; a < naggs; a++) {
+            next_unit_.push_back(first + ((a - first % naggs) + naggs) % naggs);
+            done_in_unit_.push_back(0);
+        }
+    }
+    bool next(int a, std::vector<std::pair<uint64_t, uint64_t>>& out) override
+    {
+        uint64_t& s = next_unit_[a];
+        uint64_t& done = done_in_unit_[a];
+        if (s * unit_ >= hi_)
+            return false;
+        uint64_t units = std::max<uint64_t>(1, per_round_ / unit_), budget = per_round_;
+        while (s * unit_ < hi_ && (whole_units_ ? units > 0 : budget > 0)) {
+            uint64_t start = std::max(lo_, s * unit_ + done), end = std::min(hi_, (s + 1) * unit_);
+            if (!whole_units_)
+                end = std::min(end, start + budget);
+            out.emplace_back(start, end);
+            budget -= std::min(budget, end - start);
+            done = end - s * unit_;
+            if (end == std::min(hi_, (s + 1) * unit_)) {
+                s += naggs_;
+                done = 0;
+                units--;
+            }
+        }
+        return true;
+    }
+
+private:
+    uint64_t lo_, hi_;
+    uint64_t naggs_, unit_, per_round_;
+    bool whole_units_;
+    std::vector<uint64_t> next_unit_, done_in_unit_;
+};
+
+struct BufferedFile {
+    OpenFile* file;
+    std::vector<Access> accesses;  // with one flow per node, a node's touching pieces as one
+    BufferingPlan plan;
+    std::vector<size_t> cursor;  // per aggregator: first access that may still overlap
+    std::unique_ptr<WritePhaseBuilder> writes;  // one round's writes at a time
+};
+
+// Pieces that touch in the file and come from one node travel in the same shuffle flow: one
+// piece serves for all (same bytes per flow, same spans and holes), and rounds scan fewer.
+std::vector<Access> merged_by_node(const std::vector<Access>& sorted, const std::vector<int>& node_of_writer)
+{
+    auto same_node = [&](const Access& a, const Access& b) {
+        return node_of_writer[a.writer] == node_of_writer[b.writer];
+    };
+    std::vector<Access> out;
+    for (const auto& a : sorted)
+        append_touching(out, a, same_node);
+    return out;
+}
+
+BufferedFile start_file(const MpiIoContext& ctx, OpenFile* f, const std::vector<Access>& acc, const PlanFile& plan)
+{
+    uint64_t lo = acc.front().offset, hi = 0;
+    for (const auto& a : acc)
+        hi = std::max(hi, a.offset + a.length);
+    BufferedFile t{f, ctx.aggregate ? merged_by_node(acc, f->node_of_writer) : acc, plan(*f, lo, hi, acc), {},
+                   std::make_unique<WritePhaseBuilder>(ctx.platform, f->striping, *f->holders, ctx.breakdown)};
+    t.cursor.assign(t.plan.aggregators.size(), 0);
+    ctx.breakdown.aggregators.push_back(static_cast<int>(t.plan.aggregators.size()));
+    return t;
+}
+
+struct RoundBuilders {
+    std::map<std::pair<int, int>, Flow> shuffle;  // (source key, aggregator node)
+    double local_copy_s = 0;
+};
+
+// One aggregator's share of a round: gather what falls in its intervals, then write it.
+// Returns whether it had anything to do.
+bool aggregator_round(const MpiIoContext& ctx, BufferedFile& t, int a, RoundBuilders& rb, WritePhaseBuilder& wb)
+{
+    std::vector<std::pair<uint64_t, uint64_t>> intervals;
+    if (!t.plan.domain->next(a, intervals))
+        return false;
+    const auto& acc = t.accesses;
+    OpenFile& f = *t.file;
+    int agg_writer = t.plan.aggregators[a];
+    int agg_node = f.node_of_writer[agg_writer];
+    uint64_t local_bytes = 0;
+    for (auto [lo, hi] : intervals) {
+        size_t& i = t.cursor[a];
+        while (i < acc.size() && acc[i].offset + acc[i].length <= lo)
+            i++;
+        uint64_t first = hi, last = lo, data = 0;
+        for (size_t j = i; j < acc.size() && acc[j].offset < hi; j++) {
+            uint64_t o = std::max(lo, acc[j].offset), e = std::min(hi, acc[j].offset + acc[j].length);
+            if (e <= o)
+                continue;
+            int src_node = f.node_of_writer[acc[j].writer];
+            if (src_node == agg_node) {
+                local_bytes += e - o;
+            } else {
+                int key = ctx.aggregate ? src_node : f.rank_of_writer[acc[j].writer];
+                Flow& fl = rb.shuffle[{key, agg_node}];
+                fl.src = src_node;
+                fl.dst = agg_node;
+                fl.bytes += e - o;
+                ctx.breakdown.shuffle_bytes += e - o;
+            }
+            first = std::min(first, o);
+            last = std::max(last, e);
+            data += e - o;
+        }
+        if (data == 0)
+            continue;
+        // Holes in the collective buffer: the span is read first (read-modify-write).
+        bool holes = data < last - first;
+        double read_s = holes ? static_cast<double>(last - first) / ctx.platform.fs.target_Bps : 0;
+        if (holes)
+            ctx.breakdown.posix.read(last - first);
+        ctx.breakdown.posix.write(last - first);
+        wb.add(agg_node, agg_node, f.rank_of_writer[agg_writer], first, last - first, read_s);
+    }
+    rb.local_copy_s = std::max(rb.local_copy_s, static_cast<double>(local_bytes) / ctx.platform.network.memcpy_Bps);
+    return true;
+}
+
+void add_flows(Phase& into, Phase&& from)
+{
+    into.flows.insert(into.flows.end(), from.flows.begin(), from.flows.end());
+    into.max_process_bytes = std::max(into.max_process_bytes, from.max_process_bytes);
+}
+
+}  // namespace
+
+std::unique_ptr<FileDomain> contiguous_domain(uint64_t lo, uint64_t hi, int naggs, uint64_t align, uint64_t per_round)
+{
+    return std::make_unique<ContiguousDomain>(lo, hi, naggs, align, per_round);
+}
+
+std::unique_ptr<FileDomain> unit_cyclic_domain(uint64_t lo, uint64_t hi, int naggs, uint64_t unit, uint64_t per_round,
+                                               bool whole_units)
+{
+    return std::make_unique<UnitCyclicDomain>(lo, hi, naggs, unit, per_round, whole_units);
+}
+
+void buffered_write(const MpiIoContext& ctx, const WriteCall& call, const PlanFile& plan, RoundStyle style)
+{
+    std::vector<BufferedFile> files;
+    for (size_t i = 0; i < call.files.size(); i++)
+        if (!call.accesses[i].empty())
+            files.push_back(start_file(ctx, call.files[i], call.accesses[i], plan));
+    std::optional<Phase> writing;  // with overlap: the previous round's writes, still going
+    for (;;) {
+        RoundBuilders rb;
+        bool any = false;
+        Phase write;
+        write.label = "write";
+        for (auto& t : files) {
+            for (size_t a = 0; a < t.plan.aggregators.size(); a++)
+                any |= aggregator_round(ctx, t, static_cast<int>(a), rb, *t.writes);
+            add_flows(write, t.writes->finish("write", 0));
+        }
+        if (!any)
+            break;
+        ctx.breakdown.rounds++;
+        Phase shuffle;
+        shuffle.label = "write";
+        shuffle.fixed_s = rb.local_copy_s;
+        if (style.exchange_collective)
+            shuffle.fixed_s += collective_overhead_s(ctx.platform, ctx.total_ranks);
+        for (auto& [key, flow] : rb.shuffle)
+            shuffle.flows.push_back(flow);
+        if (!style.overlap) {
+            ctx.sink(std::move(shuffle));
+            ctx.sink(std::move(write));
+            continue;
+        }
+        if (writing)
+            add_flows(shuffle, std::move(*writing));
+        ctx.sink(std::move(shuffle));
+        writing = std::move(write);
+    }
+    if (writing)
+        ctx.sink(std::move(*writing));
+}
+
+}  // namespace iosim

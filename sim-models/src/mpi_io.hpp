@@ -1,0 +1,57 @@
+// The MPI-IO layer under HDF5: one MPI_File_write_all / write_at call on the open files, as the
+// implementation the program runs under writes it (ROMIO: romio.hpp; Open MPI's OMPIO:
+// ompio.hpp). What both share is here: the call's collective steps and independent writes.
+// Each emits phases to a sink as it goes, so a run of any length never holds more than one
+// round in memory.
+#pragma once
+
+#include <functional>
+#include <vector>
+
+#include "access.hpp"
+#include "model.hpp"
+#include "striping.hpp"
+
+namespace iosim {
+
+using PhaseSink = std::function<void(Phase&&)>;
+
+// One open file (an instance of a file session) as the MPI-IO layer sees it.
+struct OpenFile {
+    const FileSettings* settings;
+    Striping striping;
+    std::vector<int> node_of_writer;  // writer index -> node
+    std::vector<int> rank_of_writer;  // writer index -> global rank
+    LockHolders* holders;
+};
+
+struct WriteCall {
+    std::vector<OpenFile*> files;            // concurrently written instances
+    std::vector<std::vector<Access>> accesses;  // per instance, sorted by offset
+    bool collective = true;
+};
+
+struct MpiIoContext {
+    const Platform& platform;
+    bool aggregate;  // merge the ranks of a node into one flow
+    int total_ranks;
+    Breakdown& breakdown;
+    PhaseSink sink;
+};
+
+// The call, written by the MPI-IO implementation of its files' settings (FileSettings::mpi_io).
+void mpi_io_write(const MpiIoContext& ctx, const WriteCall& call);
+
+// Each rank writes its own pieces; with `data_sieving` (ROMIO's romio_ds_write) a rank with
+// noncontiguous pieces reads and writes windows around them instead.
+void independent_write(const MpiIoContext& ctx, const WriteCall& call, bool data_sieving);
+
+double collective_overhead_s(const Platform& p, int ranks);
+
+// The collective steps of one collective MPI-IO write call, buffered or not.
+double collective_write_call_s(const Platform& p, int ranks, double oversubscription);
+
+// Ranks beyond a node's cores wait for a time slice in every collective step.
+double oversubscription(const Platform& p, const std::vector<int>& node_of_rank);
+
+}  // namespace iosim
