@@ -169,3 +169,19 @@ def test_a_kernel_reads_a_relative_input_file_from_the_callers_directory(
     result = executor.run_once(Target(ranks=2, kernel="replay", args=("w.yaml",)), {})
     assert result.status == "ok", result.error
     assert result.bytes == 2 * 4096 * 8
+
+
+def test_a_terminated_iotwin_run_leaves_no_rank_behind(scratch: Path) -> None:
+    marker = _unique_sleep()
+    command = ["sh", "-c", f"trap '' TERM INT HUP; exec sleep {marker}"]
+    caller = subprocess.Popen([sys.executable, "-m", "iotwin", "run", "--ranks", "2", "--repeat",
+                               "1", "--store", str(scratch / "s.db"), "--", *command],
+                              env={**os.environ, "IOTWIN_SCRATCH": str(scratch / "runs")},
+                              stderr=subprocess.PIPE, text=True)
+    while len(_live_processes(marker)) < 2:
+        assert caller.poll() is None, "the run ended before it could be terminated"
+        time.sleep(0.05)
+    caller.terminate()  # as timeout(1) or a scheduler ends it
+    assert caller.wait(timeout=60) == 143
+    assert "interrupted; everything measured so far is in the store" in caller.stderr.read()
+    assert _live_processes(marker) == []

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import pkgutil
+import signal
 import sys
 
 from iotwin import __version__, commands
@@ -36,6 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     if not hasattr(args, "func"):
         parser.print_help()
         return 2
+    signal.signal(signal.SIGTERM, _terminate)
     try:
         sim_cluster.use(getattr(args, "sim_cluster", None))
         return int(args.func(args) or 0)
@@ -44,7 +46,19 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         print("iotwin: interrupted; everything measured so far is in the store", file=sys.stderr)
-        return 130
+        return 143 if _terminated else 130
+
+
+_terminated = False
+
+
+def _terminate(signum: int, frame: object) -> None:
+    """SIGTERM (timeout(1)'s, a scheduler's) is handled as Ctrl-C is: the running program's
+    processes are killed, and what was measured is kept. It must be KeyboardInterrupt itself:
+    subprocess.Popen's exit waits for the child on any other exception."""
+    global _terminated
+    _terminated = True
+    raise KeyboardInterrupt
 
 
 if __name__ == "__main__":
