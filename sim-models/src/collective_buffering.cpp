@@ -169,12 +169,6 @@ bool aggregator_round(const MpiIoContext& ctx, BufferedFile& t, int a, RoundBuil
     return true;
 }
 
-void add_flows(Phase& into, Phase&& from)
-{
-    into.flows.insert(into.flows.end(), from.flows.begin(), from.flows.end());
-    into.max_process_bytes = std::max(into.max_process_bytes, from.max_process_bytes);
-}
-
 }  // namespace
 
 std::unique_ptr<FileDomain> contiguous_domain(uint64_t lo, uint64_t hi, int naggs, uint64_t align, uint64_t per_round)

@@ -115,11 +115,15 @@ void independent_write(const MpiIoContext& ctx, const WriteCall& call, bool data
                 wb.add(node, key, rank, by_writer[k]->offset, by_writer[k]->length);
             }
         }
-        Phase part = wb.finish("write", 0);
-        all.flows.insert(all.flows.end(), part.flows.begin(), part.flows.end());
-        all.max_process_bytes = std::max(all.max_process_bytes, part.max_process_bytes);
+        add_flows(all, wb.finish("write", 0));
     }
     ctx.sink(std::move(all));
+}
+
+void add_flows(Phase& into, Phase&& from)
+{
+    into.flows.insert(into.flows.end(), from.flows.begin(), from.flows.end());
+    into.max_process_bytes = std::max(into.max_process_bytes, from.max_process_bytes);
 }
 
 void mpi_io_write(const MpiIoContext& ctx, const WriteCall& call)

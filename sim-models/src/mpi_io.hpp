@@ -46,6 +46,9 @@ void mpi_io_write(const MpiIoContext& ctx, const WriteCall& call);
 // noncontiguous pieces reads and writes windows around them instead.
 void independent_write(const MpiIoContext& ctx, const WriteCall& call, bool data_sieving);
 
+// `from`'s flows run in `into` too (writes to several files, a write beside a shuffle).
+void add_flows(Phase& into, Phase&& from);
+
 double collective_overhead_s(const Platform& p, int ranks);
 
 // The collective steps of one collective MPI-IO write call, buffered or not.
