@@ -17,16 +17,18 @@ static int is_striping_hint(const char *hint)
         || strcmp(hint, "start_iodevice") == 0 || strncmp(hint, "romio_lustre_", 13) == 0;
 }
 
-static void hint_reason(const struct iot_file *file, enum iot_fs fs, enum iot_mpi_io io,
-                        const char *hint, const char *wanted, const char *effective,
-                        char *reason, size_t len)
+/* Why OMPIO does not do what `hint`=`value` asks (it ignores or misreads it); NULL if it does. */
+static const char *ompio_reason(const char *hint, const char *value)
 {
-    const char *misread = io == IOT_MPI_IO_OMPIO ? iot_ompio_misreads(hint, wanted) : NULL;
-    if (misread)
-        snprintf(reason, len, "%s", misread);
-    else if (io == IOT_MPI_IO_OMPIO)
-        snprintf(reason, len, "%s", iot_ompio_ignores(hint));
-    else if (is_striping_hint(hint) && fs != IOT_FS_LUSTRE)
+    const char *misread = iot_ompio_misreads(hint, value);
+    return misread ? misread : iot_ompio_ignores(hint);
+}
+
+/* Why ROMIO did not keep a hint. */
+static void romio_reason(const struct iot_file *file, enum iot_fs fs, const char *hint,
+                         const char *effective, char *reason, size_t len)
+{
+    if (is_striping_hint(hint) && fs != IOT_FS_LUSTRE)
         snprintf(reason, len, "the file is on %s, not Lustre: ROMIO's generic driver drops "
                  "striping_factor and start_iodevice, and striping_unit only aligns "
                  "collective-buffering file domains", file->fs_type);
@@ -42,22 +44,30 @@ static void compare_hints(struct iot_file *file, enum iot_fs fs, enum iot_mpi_io
 {
     int n = 0, flag = 0;
     char name[MPI_MAX_INFO_KEY + 1], wanted[MPI_MAX_INFO_VAL + 1], got[MPI_MAX_INFO_VAL + 1];
-    char key[MPI_MAX_INFO_KEY + 64], reason[256];
+    char key[MPI_MAX_INFO_KEY + 64], reason[512];
     MPI_Info_get_nkeys(file->requested, &n);
     for (int i = 0; i < n; i++) {
         MPI_Info_get_nthkey(file->requested, i, name);
         MPI_Info_get(file->requested, name, MPI_MAX_INFO_VAL, wanted, &flag);
         MPI_Info_get(effective, name, MPI_MAX_INFO_VAL, got, &flag);
         int same = flag && strcmp(wanted, got) == 0;
-        int ignored = io == IOT_MPI_IO_OMPIO
-            ? iot_ompio_ignores(name) || iot_ompio_misreads(name, wanted)
-            : is_striping_hint(name) && fs != IOT_FS_LUSTRE;
-        if (same && !ignored)
+        const char *shown = flag ? got : NULL;
+        if (io == IOT_MPI_IO_OMPIO) {
+            /* OMPIO echoes the hints it ignores: what took effect is not what it reports */
+            const char *why = ompio_reason(name, wanted);
+            if (why)
+                shown = NULL;
+            else if (!same)
+                why = "OMPIO changed the value";
+            else
+                continue;
+            snprintf(reason, sizeof reason, "%s", why);
+        } else if (same && !(is_striping_hint(name) && fs != IOT_FS_LUSTRE)) {
             continue;
+        } else {
+            romio_reason(file, fs, name, shown, reason, sizeof reason);
+        }
         iot_hint_key_path(name, key, sizeof key);
-        /* OMPIO echoes the hints it ignores: what took effect is not what it reports */
-        const char *shown = flag && io != IOT_MPI_IO_OMPIO ? got : NULL;
-        hint_reason(file, fs, io, name, wanted, shown, reason, sizeof reason);
         iot_not_effective(&file->not_effective, key, wanted, shown, reason);
     }
 }
