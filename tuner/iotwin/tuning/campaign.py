@@ -329,9 +329,10 @@ def program_mpi(spec: CampaignSpec) -> str:
     """The MPI flavour the campaign's program runs under: its workload's, else the one of the
     HDF5 it loads where the executor launches it; MPICH for measured tables and twins."""
     from iotwin.executors.mpi_flavour import flavour_of
+    from iotwin.workloads.workload import workload_mpi
 
     if spec.workload is not None:
-        return str(spec.workload.get("mpi", "mpich"))
+        return workload_mpi(spec.workload)
     if executors.select(spec.executor).launches_programs:
         return flavour_of(spec.target).name
     return "mpich"

@@ -537,11 +537,12 @@ def suite_configs(suite: Suite, workload: Mapping[str, Any]) -> list[dict[str, A
     from iotwin.model.platforms import load_platform, platform_space_context
     from iotwin.space.parameters import SpaceContext, load_space
     from iotwin.workloads.partial_writes import partial_write_datasets
+    from iotwin.workloads.workload import workload_mpi
 
     context = (SpaceContext(suite.filesystem, suite.ranks) if suite.platform == "local"
                else platform_space_context(load_platform(suite.platform), suite.ranks))
     context = replace(context, partial_writes=partial_write_datasets(workload),
-                      mpi=workload.get("mpi", "mpich"))
+                      mpi=workload_mpi(workload))
     space = load_space(suite.space).bind(context)
     return stratified_configs(space, suite.samples, random.Random(suite.seed))
 

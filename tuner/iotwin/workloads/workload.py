@@ -258,6 +258,11 @@ def _check_file(node: Any, ranks: int, source: str, path: str) -> None:
 MPIS = ("mpich", "openmpi")
 
 
+def workload_mpi(workload: Mapping[str, Any]) -> str:
+    """The MPI the workload runs under (its `mpi`; MPICH when it does not say)."""
+    return str(workload.get("mpi", MPIS[0]))
+
+
 def validate_workload(data: Any, source: str) -> dict[str, Any]:
     """The workload itself if it is valid; UserError naming the key path otherwise."""
     if not isinstance(data, dict):
@@ -265,7 +270,7 @@ def validate_workload(data: Any, source: str) -> dict[str, Any]:
     _check_keys(data, {"iotwin_workload", "name", "source", "ranks", "ranks_per_node", "mpi",
                        "files"}, source, "workload")
     ranks = _positive_int(data.get("ranks"), source, "ranks")
-    if data.get("mpi", "mpich") not in MPIS:
+    if workload_mpi(data) not in MPIS:
         raise _fail(source, "mpi", f"expected {' or '.join(MPIS)}, got {data['mpi']!r}")
     if "ranks_per_node" in data:
         _positive_int(data["ranks_per_node"], source, "ranks_per_node")
