@@ -37,6 +37,7 @@ from iotwin.executors.table import Landscape, TableExecutor
 from iotwin.store.database import Store
 from iotwin.tuning.campaign import CampaignEvaluator, CampaignSpec, open_campaign, run_campaign
 from iotwin.tuning.confirmation import confirm
+from iotwin.validation.local import say
 
 
 @dataclass(frozen=True)
@@ -114,11 +115,10 @@ def run_benchmark(case: TableCase, strategies: Sequence[str], settings: Benchmar
         for seed in range(settings.seeds):
             trajectory = run_one(case, strategy, cap, seed, settings, store)
             trajectories.append(trajectory)
-            if progress is not None:
-                reached = ", ".join(f"{100 * f:g}%: {trajectory.cost_to(f) or 'missed'}"
-                                    for f in settings.targets)
-                print(f"  {case.name} {strategy} seed {seed}: {trajectory.runs} runs; runs to "
-                      f"{reached}", file=progress, flush=True)
+            reached = ", ".join(f"{100 * f:g}%: {trajectory.cost_to(f) or 'missed'}"
+                                for f in settings.targets)
+            say(progress, f"  {case.name} {strategy} seed {seed}: {trajectory.runs} runs; "
+                          f"runs to {reached}")
         figures.append(StrategyFigures(strategy, cap, trajectories))
     return figures
 
