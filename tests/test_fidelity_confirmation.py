@@ -106,8 +106,10 @@ def test_confirmation_rounds_are_interleaved_rotated_stored_and_resumed(tmp_path
     ("confirm_rounds: -1\n", "confirm_rounds: expected an integer >= 0"),
     ("confirm_rounds: 4\nconfirm_top: 1\n", "confirm_top: expected 2 to samples"),
     ("samples: 4\nconfirm_rounds: 4\nconfirm_top: 5\n", "confirm_top: expected 2 to samples"),
+    ("warm_up: -1\n", "warm_up: -1 is not a size: negative"),
+    ("warm_up: lots\n", "warm_up: 'lots' is not a size"),
 ])
-def test_bad_confirmation_settings_are_refused(tmp_path: Path, text: str, message: str) -> None:
+def test_bad_suite_settings_are_refused(tmp_path: Path, text: str, message: str) -> None:
     path = tmp_path / "suite.yaml"
     path.write_text(text)
     with pytest.raises(UserError, match=message):

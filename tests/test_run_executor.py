@@ -141,6 +141,22 @@ def test_scratch_is_removed_and_the_last_run_kept_on_request(scratch: Path) -> N
     assert tuning.load_config(keep / "iotwin-config.yaml") == tuning.validate_config(config, "x")
 
 
+def _bytes_written_by_this_process() -> int:
+    return int(next(line.split()[1] for line in Path("/proc/self/io").read_text().splitlines()
+                    if line.startswith("wchar:")))
+
+
+def test_warm_up_writes_its_bytes_before_the_run_and_leaves_nothing(scratch: Path) -> None:
+    runs, warm_up = scratch / "runs", 8 * 2**20 + 1
+    executor = LocalExecutor(timeout_s=60, scratch_root=runs, warm_up_bytes=warm_up)
+    before = _bytes_written_by_this_process()
+    result = executor.run_once(Target(ranks=1, kernel="vpic-io", args=("--particles", "1024")),
+                               {})
+    assert result.ok
+    assert _bytes_written_by_this_process() - before >= warm_up  # the ranks' writes not counted
+    assert list(runs.iterdir()) == []
+
+
 def test_kernel_result_line_is_the_last_json_object_with_a_total() -> None:
     stdout = ('{"total_s": 1}\nwarning: {not json\n{"note": "no total"}\n'
               '{"total_s": 2.5, "bytes": 10}\ntrailing text\n')

@@ -4,6 +4,13 @@ Each repetition runs in a fresh scratch directory on the real disk (not tmpfs: t
 decide the time), with the config written as YAML next to the interposer's report; the
 directory is removed afterwards unless ``keep_last`` names where to keep the last one.
 
+``warm_up_bytes``: write that much into a file of the scratch and remove it just before each
+run, so that the memory the run's writes take in the page cache has just been freed. On a
+virtual machine that gives freed memory back to its host (virtio free page reporting, ~2 s
+after the free), pages given back cost a host fault each when written again: writes into the
+page cache then run at ~0.4 GB/s instead of ~5 GB/s, depending on how long ago the previous
+run ended (validation/local/README.md). Physical nodes never pay it, so 0 (off) is the default.
+
 A kernel of kernels/ prints one JSON result line (kernels/README.md) and its times are used.
 Any other program is timed by the interposer: from its first HDF5 file open to its last close,
 less the gaps between file sessions (compute, reported apart); mpiexec's wall time (launch
@@ -43,6 +50,7 @@ STDERR_TAIL_LINES = 15
 NO_HDF5_IO = ("the interposer reported no HDF5 file closed: no I/O to time (did the program "
               "write through HDF5, linked to the shared libhdf5?)")
 KILL_POLL_S = 0.05
+WARM_UP_BLOCK = 4 * 2**20
 KILL_POLLS = 200  # how long killed processes may take to go (blocked in I/O, say)
 
 
@@ -63,10 +71,12 @@ class LocalExecutor:
     source: Source = "real"
     launcher: Launcher | None = None  # None: the target's MPI flavour's (mpi_flavour)
     env: Mapping[str, str] = field(default_factory=dict)  # more variables for the ranks
+    warm_up_bytes: int = 0  # written and removed in the scratch just before each run
 
     def run_once(self, target: Target, config: Mapping[str, Any], *, seed: int = 0) -> RunResult:
         self.scratch_root.mkdir(parents=True, exist_ok=True)
         run_dir = Path(tempfile.mkdtemp(prefix="run-", dir=self.scratch_root))
+        warm_up_page_cache(run_dir / "warm-up", self.warm_up_bytes)
         try:
             return self._run_in(run_dir, target, config)
         finally:
@@ -100,6 +110,18 @@ class LocalExecutor:
         shutil.rmtree(self.keep_last, ignore_errors=True)
         self.keep_last.parent.mkdir(parents=True, exist_ok=True)
         shutil.move(str(run_dir), self.keep_last)
+
+
+def warm_up_page_cache(path: Path, nbytes: int) -> None:
+    """Write ``nbytes`` of zeros to ``path`` and remove it: its pages go back to the free lists,
+    where the next writer finds them first."""
+    if nbytes <= 0:
+        return
+    block = bytes(min(nbytes, WARM_UP_BLOCK))
+    with path.open("wb") as out:
+        for _ in range(-(-nbytes // len(block))):
+            out.write(block)
+    path.unlink()
 
 
 def preload_prefix(flavour: Flavour) -> list[str]:

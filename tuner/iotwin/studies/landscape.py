@@ -41,6 +41,7 @@ from iotwin.validation.local import (
     noise_floor,
     say,
     suite_configs,
+    suite_executor,
     suite_workload,
 )
 
@@ -78,10 +79,7 @@ def measure_landscape(store: Store, suite: Suite, executor: Executor | None = No
     campaign_id = find_or_create_campaign(store, suite, KIND,
                                           f"landscape {landscape_label(suite)}")
     configs = suite_configs(suite, suite_workload(store, campaign_id, suite, progress))
-    if executor is None:
-        from iotwin.executors.local import LocalExecutor
-
-        executor = LocalExecutor(timeout_s=suite.timeout_s, env=suite.env)
+    executor = executor if executor is not None else suite_executor(suite)
     done = set(_stored_runs(store, campaign_id))
     total = len(configs) * suite.repetitions
     say(progress, f"landscape campaign {campaign_id}: {len(configs)} configs x "

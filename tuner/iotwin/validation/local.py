@@ -41,6 +41,7 @@ from iotwin.executors.base import Executor, Target
 from iotwin.stats import median_relative_error
 from iotwin.store.database import Evaluation, Store, config_hash, workload_of
 from iotwin.tuning.confirmation import confirmation_rounds
+from iotwin.units import parse_size
 from iotwin.yaml_files import check_keys, read_yaml
 
 TOP_K = 5
@@ -48,7 +49,7 @@ TOP_K = 5
 _CONFIRM_KEYS = ("confirm_top", "confirm_rounds")
 _SUITE_KEYS = {"platform", "filesystem", "space", "kernel", "command", "env", "ranks", "args",
                "samples", "repetitions", "folds", "seed", "fit_evaluations", "timeout_s",
-               *_CONFIRM_KEYS}
+               "warm_up", *_CONFIRM_KEYS}
 _WORKLOAD_KEY = "workload"  # a program's captured workload, kept in the campaign's spec
 
 
@@ -195,6 +196,7 @@ class Suite:
     seed: int = 0
     fit_evaluations: int = 40
     timeout_s: float = 300.0
+    warm_up: int = 0  # bytes written and removed just before each run (LocalExecutor)
     confirm_top: int = 5  # the measured top-k that the confirmation re-runs
     confirm_rounds: int = 0  # interleaved rounds of them; 0: no confirmation
 
@@ -214,8 +216,16 @@ class Suite:
         return _identity(self.to_json())
 
 
+def suite_executor(suite: Suite) -> Executor:
+    """The executor of a suite's real runs: this machine's, with the suite's settings."""
+    from iotwin.executors.local import LocalExecutor
+
+    return LocalExecutor(timeout_s=suite.timeout_s, env=suite.env, warm_up_bytes=suite.warm_up)
+
+
 def _identity(spec: Mapping[str, Any]) -> dict[str, Any]:
-    return {key: value for key, value in spec.items()
+    # campaigns stored before warm_up existed ran without one
+    return {key: value for key, value in {"warm_up": 0, **spec}.items()
             if key not in (*_CONFIRM_KEYS, _WORKLOAD_KEY)}
 
 
@@ -227,7 +237,8 @@ def load_suite(path: Path) -> Suite:
     data = read_yaml(path, "suite") or {}
     check_keys(data, sorted(_SUITE_KEYS), str(path))
     program = _program_keys(data, path)
-    suite = Suite(**{**data, "args": tuple(str(a) for a in data.get("args", [])), **program})
+    suite = Suite(**{**data, "args": tuple(str(a) for a in data.get("args", [])), **program,
+                     "warm_up": _size(data.get("warm_up", 0), "warm_up", path)})
     for key in ("ranks", "samples", "repetitions", "folds", "fit_evaluations", "confirm_top",
                 "confirm_rounds"):
         value = getattr(suite, key)
@@ -240,6 +251,13 @@ def load_suite(path: Path) -> Suite:
         raise UserError(f"{path}: confirm_top: expected 2 to samples ({suite.samples}) configs "
                         f"to confirm, got {suite.confirm_top}")
     return suite
+
+
+def _size(value: Any, key: str, path: Path) -> int:
+    try:
+        return parse_size(value)
+    except ValueError as error:
+        raise UserError(f"{path}: {key}: {error}") from None
 
 
 def _program_keys(data: Mapping[str, Any], path: Path) -> dict[str, Any]:
@@ -506,10 +524,7 @@ def run_local_suite(store: Store, suite: Suite, executor: Executor | None = None
     say(progress, f"validation campaign {campaign_id}: {len(configs)} configs of space "
                    f"{suite.space} x {suite.repetitions} repetitions, {suite.target.label} "
                    f"{' '.join(suite.args)}")
-    if executor is None:
-        from iotwin.executors.local import LocalExecutor
-
-        executor = LocalExecutor(timeout_s=suite.timeout_s, env=suite.env)
+    executor = executor if executor is not None else suite_executor(suite)
     rates = measure_configs(store, campaign_id, suite, executor, configs, progress)
     measured = medians(rates)
     confirmed = None
