@@ -125,6 +125,7 @@ def test_h5py_script_capture(ranks: int, scratch: Path, parallel_h5py: None) -> 
     assert [d["name"] for d in session["datasets"]] == ["/field", "/run/table", "/series"]
     field, _, series = session["datasets"]
     assert field["dims"] == [32 * ranks, 48] and series["chunk_dims"] == [1, 16 * ranks]
+    assert field["fill_value"] == "default"  # h5py sets none unless asked
     [call] = writes_of(session, "/field")
     assert call["transfer"] == "collective"
     assert call["selections"] == [{"grid": [ranks, 1], "block": [32, 48]}]
@@ -223,7 +224,7 @@ def record(file: str, world_rank: int, comm_size: int, world_size: int, t: float
             "t_open_done": t + 0.1, "t_close": t + 1, "t_close_done": t + 1.1, "driver": "sec2",
             "datasets": [{"name": "/d", "element_bytes": 8, "dims": [10], "max_dims": [10],
                           "layout": "contiguous", "chunk_dims": None, "fill_time": "ifset",
-                          "alloc_time": "late"}],
+                          "alloc_time": "late", "fill_value": "default"}],
             "calls": [{"write": ["/d"], "transfer": "independent", "compute_before_s": 0.0,
                        "start": t + 0.2, "end": t + 0.3,
                        "selections": [{"runs": [{"ranks": [0, 1], "start": [0], "count": [10]}]}]}],

@@ -266,10 +266,13 @@ def test_ranks_beyond_the_cores_of_a_node_slow_every_collective_step() -> None:
     assert _collective_call_cost(ranks_per_node=2) == pytest.approx(doubled, rel=1e-6)
 
 
-def _fill_written(fill_time: str, chunked: bool) -> tuple[int, float]:
-    """Bytes beyond the payload and extra write time of an HDF5 dataset with `fill_time`."""
+def _fill_written(fill_time: str, chunked: bool, fill_value: str = "default"
+                  ) -> tuple[int, float]:
+    """Bytes beyond the payload and extra write time of an HDF5 dataset with `fill_time`,
+    whose application set the fill value `fill_value` (H5Pfill_value_defined)."""
     ranks, block = 4, MiB
     wl = workload(ranks, block, api="hdf5", transfer="independent")
+    wl["files"][0]["datasets"][0]["fill_value"] = fill_value
     dataset = {"fill_time": fill_time, **({"chunk_dims": [block]} if chunked else {})}
     never = {"dataset": {**dataset, "fill_time": "never"}}
     filled, bare = run(small_platform(), wl, {"dataset": dataset}, never)
@@ -278,17 +281,41 @@ def _fill_written(fill_time: str, chunked: bool) -> tuple[int, float]:
     return extra, filled.phases["write"] - bare.phases["write"]
 
 
-@pytest.mark.parametrize("fill_time", ["ifset", "alloc"])
-def test_chunked_datasets_are_filled_at_allocation_unless_never(fill_time: str) -> None:
-    extra_bytes, extra_s = _fill_written(fill_time, chunked=True)
-    assert extra_bytes == 4 * MiB
-    assert extra_s > 0
-
-
-@pytest.mark.parametrize(("fill_time", "filled"), [("ifset", False), ("alloc", True)])
-def test_contiguous_datasets_are_filled_only_with_alloc(fill_time: str, filled: bool) -> None:
-    extra_bytes, _ = _fill_written(fill_time, chunked=False)
+# H5D__alloc_storage (H5Dint.c) and H5D__chunk_allocate (H5Dchunk.c), HDF5 1.10
+@pytest.mark.parametrize(("fill_time", "fill_value", "chunked", "filled"), [
+    ("ifset", "default", True, True),
+    ("ifset", "user", True, True),
+    ("ifset", "undefined", True, False),
+    ("alloc", "default", True, True),
+    ("ifset", "default", False, False),
+    ("ifset", "user", False, True),   # netCDF-4 sets a fill value for every variable
+    ("alloc", "default", False, True),
+])
+def test_datasets_are_filled_at_allocation_as_hdf5_decides(
+        fill_time: str, fill_value: str, chunked: bool, filled: bool) -> None:
+    extra_bytes, extra_s = _fill_written(fill_time, chunked, fill_value)
     assert extra_bytes == (4 * MiB if filled else 0)
+    assert (extra_s > 0) == filled
+
+
+def test_a_contiguous_fill_is_rank_0s_writes_of_the_fill_buffer() -> None:
+    # H5D__contig_fill: rank 0 alone, 1 MiB (max_temp_buf) per MPI_File_write_at, no sieving
+    wl = workload(4, 4 * MiB, api="hdf5", transfer="independent")
+    wl["files"][0]["datasets"][0]["fill_value"] = "user"
+    filled, bare = run(small_platform(), wl, {"dataset": {"fill_time": "ifset"}},
+                       {"dataset": {"fill_time": "never"}})
+    added = [a - b for a, b in zip(filled.breakdown["posix"]["write_sizes"],
+                                   bare.breakdown["posix"]["write_sizes"], strict=True)]
+    assert added[5] == sum(added) == 16  # Darshan's 1M-4M bin: 16 MiB in 1 MiB writes
+    assert filled.breakdown["posix"]["reads"] == 0
+
+
+def test_an_unknown_fill_value_is_an_error_naming_it() -> None:
+    wl = workload(2, MiB, api="hdf5")
+    wl["files"][0]["datasets"][0]["fill_value"] = "zero"
+    [r] = simulate(small_platform(), wl, [{}])
+    assert not r.ok
+    assert "fill_value" in (r.error or "")
 
 
 def test_an_unknown_fill_time_is_an_error_naming_it() -> None:

@@ -147,7 +147,7 @@ static struct cap_dataset *add_dataset(struct iot_file *file, struct iot_dataset
     }
     d->capture_index = ++c->ndatasets;
     cd->creation = (struct iot_creation){H5D_CONTIGUOUS, -1, {0}, H5D_FILL_TIME_IFSET,
-                                         H5D_ALLOC_TIME_DEFAULT};
+                                         H5D_ALLOC_TIME_DEFAULT, H5D_FILL_VALUE_DEFAULT};
     return cd;
 }
 

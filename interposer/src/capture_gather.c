@@ -560,6 +560,8 @@ static void write_datasets(struct buf *out, const struct iot_capture *c)
         put(out, fill >= 0 && fill <= H5D_FILL_TIME_IFSET ? FILL[fill] : "ifset");
         PUT(out, "\", \"alloc_time\": \"");
         put(out, alloc >= 0 && alloc <= H5D_ALLOC_TIME_INCR ? ALLOC[alloc] : "default");
+        PUT(out, "\", \"fill_value\": \"");
+        put(out, iot_fill_value_name(cd->creation.fill_value));
         PUT(out, "\"}");
     }
     PUT(out, "]");

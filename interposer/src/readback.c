@@ -318,6 +318,13 @@ const char *iot_layout_name(H5D_layout_t layout)
     }
 }
 
+const char *iot_fill_value_name(H5D_fill_value_t status)
+{
+    return status == H5D_FILL_VALUE_USER_DEFINED ? "user"
+           : status == H5D_FILL_VALUE_UNDEFINED  ? "undefined"
+                                                 : "default";
+}
+
 static const char *io_mode_name(H5D_mpio_actual_io_mode_t mode)
 {
     switch (mode) {
@@ -366,15 +373,17 @@ int iot_read_creation(hid_t dcpl, struct iot_creation *c)
     c->chunk_rank = c->layout == H5D_CHUNKED ? H5Pget_chunk(dcpl, H5S_MAX_RANK, c->chunk) : -1;
     c->fill = H5D_FILL_TIME_IFSET;
     c->alloc = H5D_ALLOC_TIME_DEFAULT;
+    c->fill_value = H5D_FILL_VALUE_DEFAULT;
     H5Pget_fill_time(dcpl, &c->fill);
     H5Pget_alloc_time(dcpl, &c->alloc);
+    H5Pfill_value_defined(dcpl, &c->fill_value);
     return c->layout >= 0;
 }
 
 static int same_creation(const struct iot_creation *a, const struct iot_creation *b)
 {
     return a->layout == b->layout && a->chunk_rank == b->chunk_rank && a->fill == b->fill
-        && a->alloc == b->alloc
+        && a->alloc == b->alloc && a->fill_value == b->fill_value
         && (a->chunk_rank <= 0
             || memcmp(a->chunk, b->chunk, (size_t)a->chunk_rank * sizeof *a->chunk) == 0);
 }
@@ -430,9 +439,11 @@ static void readback_creation(struct iot_dataset *d, const struct iot_creation *
     int rank = c->chunk_rank;
     for (int i = 0; i < rank; i++)
         iot_text_add(out, "%s%llu", i ? ", " : "[", (unsigned long long)c->chunk[i]);
-    iot_text_add(out, "%s, \"fill_time\": \"%s\", \"alloc_time\": \"%s\", ",
+    iot_text_add(out, "%s, \"fill_time\": \"%s\", \"alloc_time\": \"%s\", "
+                 "\"fill_value\": \"%s\", ",
                  rank > 0 ? "]" : "null", IOT_KEYS[IOT_K_DATASET_FILL_TIME].values[fill_index[fill]],
-                 IOT_KEYS[IOT_K_DATASET_ALLOC_TIME].values[alloc_index[alloc]]);
+                 IOT_KEYS[IOT_K_DATASET_ALLOC_TIME].values[alloc_index[alloc]],
+                 iot_fill_value_name(c->fill_value));
     const struct iot_value *v = d->settings.v;
     if (v[IOT_K_DATASET_FILL_TIME].set)
         compare_dataset(d, "fill_time", (int)v[IOT_K_DATASET_FILL_TIME].i, fill_index[fill],

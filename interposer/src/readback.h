@@ -16,3 +16,4 @@ void iot_readback_created(struct iot_dataset *dataset, const struct iot_file *fi
 /* The file closes (NULL: at exit): forget what was read back in it. */
 void iot_readback_forget(const struct iot_file *file);
 const char *iot_layout_name(H5D_layout_t layout);   /* "contiguous", "chunked", ... */
+const char *iot_fill_value_name(H5D_fill_value_t status);  /* "user", "default", "undefined" */

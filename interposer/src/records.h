@@ -15,6 +15,7 @@ struct iot_creation {
     hsize_t chunk[H5S_MAX_RANK];
     H5D_fill_time_t fill;
     H5D_alloc_time_t alloc;
+    H5D_fill_value_t fill_value;  /* user-defined, default or undefined: decides ifset's fill */
 };
 
 struct iot_dataset {

@@ -128,13 +128,18 @@ struct DatasetSettings {
     bool collective = true;
     bool transfer_forced = false;  // the config sets transfer_mode: it overrides the program's calls
     FillTime fill_time = FillTime::ifset;  // HDF5 default
+    FillValue fill_value = FillValue::fallback;  // the application's (no config key sets it)
 };
 
-// Parallel HDF5 1.10 allocates early and then writes fill values into every chunk unless the
-// fill time is never; a contiguous dataset is filled only with fill time alloc.
-inline bool filled_at_allocation(FillTime fill_time, bool chunked)
+// Parallel HDF5 1.10 allocates early, then fills what H5D__alloc_storage (H5Dint.c) and
+// H5D__chunk_allocate (H5Dchunk.c) fill: with fill time alloc, everything; with ifset, a
+// contiguous dataset only if its fill value is the user's, a chunked one if it is the user's
+// or HDF5's default (not undefined); with never, nothing.
+inline bool filled_at_allocation(FillTime fill_time, FillValue fill_value, bool chunked)
 {
-    return fill_time == FillTime::alloc || (chunked && fill_time == FillTime::ifset);
+    if (fill_time != FillTime::ifset)
+        return fill_time == FillTime::alloc;
+    return fill_value == FillValue::user || (chunked && fill_value == FillValue::fallback);
 }
 
 struct FileSettings {

@@ -185,13 +185,54 @@ WriteCall session_call(Session& ses, const std::vector<size_t>& datasets, bool c
     return call;
 }
 
-// The fill values parallel HDF5 writes when it allocates a dataset at create: one collective
-// write of the dataset's extent per filled dataset.
+// HDF5's fill buffer: H5D__fill_init sizes it to the transfer list's max_temp_buf (H5Pset_buffer,
+// 1 MiB by default), so a contiguous fill is written that much at a time.
+constexpr uint64_t FILL_BUFFER_BYTES = 1 << 20;
+
+// Who writes the fill values of dataset d when parallel HDF5 1.10 allocates it.
+// Contiguous (H5D__contig_fill, H5Dcontig.c): rank 0 alone, independently, a fill buffer per
+// write, while the others wait at a barrier. Chunked (H5D__chunk_collective_fill, H5Dchunk.c):
+// every rank takes chunks/P consecutive chunks, the first chunks%P ranks one more of those
+// left over, and all write them in one collective call.
+std::vector<Access> fill_accesses(const Session& ses, size_t d)
+{
+    const DatasetLayout& lay = ses.layout->datasets[d];
+    std::vector<Access> acc;
+    if (lay.chunk_dims.empty()) {
+        uint64_t bytes = ses.file->datasets[d].bytes();
+        for (uint64_t at = 0; at < bytes; at += FILL_BUFFER_BYTES)
+            acc.push_back({lay.base + at, std::min(FILL_BUFFER_BYTES, bytes - at), 0});
+        return acc;
+    }
+    uint64_t writers = std::max<uint64_t>(1, ses.files.front().node_of_writer.size());
+    uint64_t chunks = lay.chunk_addr.size(), each = chunks / writers;
+    for (uint64_t c = 0; c < chunks; c++) {
+        auto writer = static_cast<uint32_t>(c < each * writers ? c / each : c - each * writers);
+        acc.push_back({lay.chunk_addr[c], lay.chunk_bytes, writer});
+    }
+    sort_by_offset(acc);
+    return acc;
+}
+
+// The fill values parallel HDF5 writes when it allocates a dataset at create (fill_accesses).
 void fill_at_allocation(const MpiIoContext& ctx, const FileSettings& s, const FileLayout& layout, Session& ses)
 {
-    for (size_t d = 0; d < s.datasets.size(); d++)
-        if (filled_at_allocation(s.datasets[d].fill_time, !layout.datasets[d].chunk_dims.empty()))
-            mpi_io_write(ctx, session_call(ses, {d}, true));
+    for (size_t d = 0; d < s.datasets.size(); d++) {
+        bool chunked = !layout.datasets[d].chunk_dims.empty();
+        if (!filled_at_allocation(s.datasets[d].fill_time, s.datasets[d].fill_value, chunked))
+            continue;
+        WriteCall call;
+        call.collective = chunked;
+        for (size_t i = 0; i < ses.files.size(); i++) {
+            call.files.push_back(&ses.files[i]);
+            call.accesses.push_back(fill_accesses(ses, d));
+            shift_to_instance(ses, i, call.accesses.back());
+        }
+        if (chunked)
+            mpi_io_write(ctx, call);
+        else  // each fill buffer its own contiguous MPI_File_write_at: nothing to sieve
+            independent_write(ctx, call, false);
+    }
 }
 
 void write_pieces(const MpiIoContext& ctx, WriteCall call)

@@ -270,6 +270,7 @@ DatasetSettings dataset_settings(const json& d, const Dataset& ds)
     out.chunk_dims = ds.chunk_dims;
     out.collective = ds.collective;
     out.fill_time = ds.fill_time;
+    out.fill_value = ds.fill_value;
     if (d.contains("chunk_dims"))
         out.chunk_dims = d["chunk_dims"].get<std::vector<uint64_t>>();
     if (d.contains("chunk_size"))

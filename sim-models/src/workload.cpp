@@ -18,6 +18,14 @@ FillTime parse_fill_time(const std::string& value, const std::string& where)
         where);
 }
 
+FillValue parse_fill_value(const std::string& value, const std::string& where)
+{
+    return parse_word<FillValue>(
+        value,
+        {{"user", FillValue::user}, {"default", FillValue::fallback}, {"undefined", FillValue::undefined}},
+        where);
+}
+
 using nlohmann::json;
 
 std::vector<uint64_t> Dataset::dims() const
@@ -161,6 +169,8 @@ Dataset parse_dataset(const json& j, uint64_t writers, const std::string& where)
     ds.collective = j.value("transfer", std::string("collective")) == "collective";
     if (j.contains("fill_time"))
         ds.fill_time = parse_fill_time(j["fill_time"].get<std::string>(), where + ".fill_time");
+    if (j.contains("fill_value"))
+        ds.fill_value = parse_fill_value(j["fill_value"].get<std::string>(), where + ".fill_value");
     return ds;
 }
 

@@ -15,6 +15,11 @@ enum class FillTime { ifset, alloc, never };
 
 FillTime parse_fill_time(const std::string& value, const std::string& where);
 
+// The dataset's fill value (H5Pfill_value_defined): with fill time ifset, whether HDF5 fills.
+enum class FillValue { user, fallback, undefined };  // fallback: HDF5's default (none set)
+
+FillValue parse_fill_value(const std::string& value, const std::string& where);
+
 struct Dataset {
     std::string name;
     uint64_t element_bytes = 1;
@@ -24,6 +29,7 @@ struct Dataset {
     std::vector<uint64_t> chunk_dims;            // the application's own chunking (empty: none)
     bool collective = true;
     FillTime fill_time = FillTime::ifset;        // the application's own (HDF5's default)
+    FillValue fill_value = FillValue::fallback;  // the application's own (none set)
 
     std::vector<uint64_t> dims() const;
     uint64_t bytes() const;

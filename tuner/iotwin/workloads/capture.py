@@ -99,7 +99,8 @@ def _dataset(node: Mapping[str, Any]) -> dict[str, Any]:
     dataset = {"name": node["name"], "element_bytes": int(node["element_bytes"]),
                "dims": [int(d) for d in node["dims"]],
                "chunk_dims": node["chunk_dims"] if node["layout"] == "chunked" else None,
-               "fill_time": node["fill_time"], "alloc_time": node["alloc_time"]}
+               "fill_time": node["fill_time"], "alloc_time": node["alloc_time"],
+               "fill_value": node["fill_value"]}
     return dataset
 
 

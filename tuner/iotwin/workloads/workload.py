@@ -15,11 +15,11 @@ from iotwin.errors import UserError
 from iotwin.yaml_files import read_yaml
 
 # keep_open and access_elements: WORKLOAD.md's replication extensions (optional, ignorable)
-# calls, dims, fill_time, alloc_time: captured programs (WORKLOAD.md "Calls")
+# calls, dims, fill_time, alloc_time, fill_value: captured programs (WORKLOAD.md "Calls")
 _FILE_KEYS = {"name", "role", "mode", "groups", "api", "create", "compute_before_s", "write_calls",
               "flushes", "keep_open", "datasets", "calls"}
 _DATASET_KEYS = {"name", "element_bytes", "element_type", "decomposition", "chunk_dims", "transfer",
-                 "access_elements", "dims", "fill_time", "alloc_time"}
+                 "access_elements", "dims", "fill_time", "alloc_time", "fill_value"}
 _CALL_KEYS = {"write", "transfer", "compute_before_s", "selections", "flush", "repeat"}
 _REPEAT_KEYS = {"times", "origin_step", "compute_between_s"}
 _RUN_KEYS = {"ranks", "start", "start_step", "count", "stride", "block"}
@@ -27,7 +27,8 @@ _CHOICES = {"role": ("checkpoint", "visualisation", "other"),
             "mode": ("shared", "per-rank", "groups"),
             "api": ("hdf5", "mpiio", "posix"), "write_calls": ("per-dataset", "one-call"),
             "transfer": ("collective", "independent"), "fill_time": ("ifset", "never", "alloc"),
-            "alloc_time": ("early", "late", "incr", "default")}
+            "alloc_time": ("early", "late", "incr", "default"),
+            "fill_value": ("default", "user", "undefined")}
 
 
 def _fail(source: str, path: str, message: str) -> UserError:
