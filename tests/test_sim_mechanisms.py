@@ -310,14 +310,6 @@ def test_a_contiguous_fill_is_rank_0s_writes_of_the_fill_buffer() -> None:
     assert filled.breakdown["posix"]["reads"] == 0
 
 
-def test_an_unknown_fill_value_is_an_error_naming_it() -> None:
-    wl = workload(2, MiB, api="hdf5")
-    wl["files"][0]["datasets"][0]["fill_value"] = "zero"
-    [r] = simulate(small_platform(), wl, [{}])
-    assert not r.ok
-    assert "fill_value" in (r.error or "")
-
-
 def test_an_unknown_fill_time_is_an_error_naming_it() -> None:
     config = {"dataset": {"fill_time": "sometimes"}}
     [r] = simulate(small_platform(), workload(2, MiB, api="hdf5"), [config])
@@ -337,9 +329,10 @@ def test_the_applications_own_fill_time_counts_unless_a_config_overrides_it() ->
     assert sum(overridden.breakdown["bytes_per_target"]) == 2 * ranks * block
 
 
-def test_an_unknown_fill_time_in_a_workload_is_an_error_naming_the_dataset() -> None:
+@pytest.mark.parametrize("key", ["fill_time", "fill_value"])
+def test_an_unknown_fill_word_in_a_workload_is_an_error_naming_the_dataset(key: str) -> None:
     wl = workload(2, MiB, api="hdf5")
-    wl["files"][0]["datasets"][0]["fill_time"] = "sometimes"
+    wl["files"][0]["datasets"][0][key] = "sometimes"
     [r] = simulate(small_platform(), wl, [{}])
     assert not r.ok
-    assert "datasets[0].fill_time" in (r.error or "")
+    assert f"datasets[0].{key}" in (r.error or "")
