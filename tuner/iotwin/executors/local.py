@@ -50,8 +50,8 @@ STDERR_TAIL_LINES = 15
 NO_HDF5_IO = ("the interposer reported no HDF5 file closed: no I/O to time (did the program "
               "write through HDF5, linked to the shared libhdf5?)")
 KILL_POLL_S = 0.05
-WARM_UP_BLOCK = 4 * 2**20
 KILL_POLLS = 200  # how long killed processes may take to go (blocked in I/O, say)
+WARM_UP_BLOCK = 4 * 2**20
 
 
 def default_scratch_root() -> Path:
