@@ -38,6 +38,7 @@ from iotwin.config.schema import validate_config
 from iotwin.errors import UserError
 from iotwin.executors import make_executor
 from iotwin.executors.base import RunResult, Target
+from iotwin.progress import say
 from iotwin.store.database import Source, Store
 from iotwin.studies.experiment_search import SearchSpec, search
 from iotwin.yaml_files import check_keys, read_yaml
@@ -597,8 +598,7 @@ class Experiment:
                                details={**details, "workload_label": workload.name})
 
     def _say(self, line: str) -> None:
-        if self.progress is not None:
-            print(line, file=self.progress, flush=True)
+        say(self.progress, line)
 
 
 def run_experiment(spec: ExperimentSpec, store: Store, *, measurer: Measurer | None = None,

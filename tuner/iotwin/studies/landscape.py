@@ -34,12 +34,12 @@ from iotwin.config.settings import settings_text
 from iotwin.errors import UserError
 from iotwin.executors.base import Executor
 from iotwin.executors.table import Landscape
+from iotwin.progress import say
 from iotwin.store.database import Evaluation, Store, config_hash
 from iotwin.validation.local import (
     Suite,
     find_or_create_campaign,
     noise_floor,
-    say,
     suite_configs,
     suite_executor,
     suite_workload,
@@ -83,8 +83,8 @@ def measure_landscape(store: Store, suite: Suite, executor: Executor | None = No
     done = set(_stored_runs(store, campaign_id))
     total = len(configs) * suite.repetitions
     say(progress, f"landscape campaign {campaign_id}: {len(configs)} configs x "
-                   f"{suite.repetitions} passes of {landscape_label(suite)}, "
-                   f"{len(done)} of {total} runs stored")
+                  f"{suite.repetitions} passes of {landscape_label(suite)}, "
+                  f"{len(done)} of {total} runs stored")
     for repetition in range(suite.repetitions):
         for index in pass_order(len(configs), suite.seed, repetition):
             config = configs[index]
@@ -98,7 +98,7 @@ def measure_landscape(store: Store, suite: Suite, executor: Executor | None = No
             done.add((config_hash(config), repetition))
             shown = f"{run.rate_mbs:.1f} MB/s" if run.ok and run.rate_mbs else run.status
             say(progress, f"  pass {repetition + 1}/{suite.repetitions} run {len(done)}/{total}"
-                           f" config {index}: {shown} (load {load:.2f})")
+                          f" config {index}: {shown} (load {load:.2f})")
     return campaign_id, landscape_of(store, campaign_id, suite, configs)
 
 

@@ -34,10 +34,10 @@ from scipy.stats import spearmanr
 
 from iotwin.executors.base import Target
 from iotwin.executors.table import Landscape, TableExecutor
+from iotwin.progress import say
 from iotwin.store.database import Store
 from iotwin.tuning.campaign import CampaignEvaluator, CampaignSpec, open_campaign, run_campaign
 from iotwin.tuning.confirmation import confirm
-from iotwin.validation.local import say
 
 
 @dataclass(frozen=True)

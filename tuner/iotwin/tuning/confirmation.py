@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
+from iotwin.progress import say
 from iotwin.store.database import config_hash
 from iotwin.tuning.campaign import CampaignEvaluator
 from iotwin.tuning.repetitions import progress_line, rotated_rounds
@@ -44,9 +45,7 @@ def confirm_best(campaign: CampaignEvaluator, candidates: int, runs: int,
     def run(config: dict[str, Any], slot: int, round_index: int) -> float | None:
         repetition = campaign.spec.repetitions + round_index  # after the search's repetitions
         result, _ = campaign.run_and_store(config, repetition, {"label": _LABEL})
-        if progress is not None:
-            print(progress_line(f"candidate {slot + 1}", round_index, runs, result),
-                  file=progress, flush=True)
+        say(progress, progress_line(f"candidate {slot + 1}", round_index, runs, result))
         return result.rate_mbs if result.ok else None
 
     return confirm(campaign.measured, candidates, runs, run, _stored_confirmations(campaign))

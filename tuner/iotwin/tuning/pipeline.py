@@ -17,12 +17,14 @@ resumed campaign goes on exactly as it started.
 
 from __future__ import annotations
 
+import functools
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, TextIO
 
 from iotwin.errors import UserError
+from iotwin.progress import say
 from iotwin.store.database import Store, config_hash
 from iotwin.tuning.campaign import (
     CampaignEvaluator,
@@ -129,10 +131,7 @@ def tune(spec: TuneSpec, store: Store, campaign_id: int | None = None, *,
 
 
 def _printer(progress: TextIO | None) -> Callable[[str], None]:
-    def say(line: str) -> None:
-        if progress is not None:
-            print(line, file=progress, flush=True)
-    return say
+    return functools.partial(say, progress)
 
 
 def default_vs_tuned(store: Store, campaign: CampaignEvaluator, tuned: dict[str, Any],

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from iotwin.executors.base import Executor, RunResult, Target
+from iotwin.progress import say
 from iotwin.stats import Summary, format_mbs, summarize
 from iotwin.store.database import Evaluation, Store
 
@@ -74,9 +75,7 @@ def measure(target: Target, config: Mapping[str, Any], run_and_store: RunAndStor
         run, evaluation_id = run_and_store(repetition)
         measurement.runs.append(run)
         measurement.evaluation_ids.append(evaluation_id)
-        if progress is not None:
-            print(progress_line(label or target.label, repetition, repeat, run), file=progress,
-                  flush=True)
+        say(progress, progress_line(label or target.label, repetition, repeat, run))
     return measurement
 
 

@@ -38,6 +38,7 @@ from iotwin import paths
 from iotwin.config.settings import flat_settings
 from iotwin.errors import UserError
 from iotwin.executors.base import Executor, Target
+from iotwin.progress import say
 from iotwin.stats import median_relative_error
 from iotwin.store.database import Evaluation, Store, config_hash, workload_of
 from iotwin.tuning.confirmation import confirmation_rounds
@@ -328,7 +329,7 @@ def measure_configs(store: Store, campaign_id: int, suite: Suite, executor: Exec
                                   {"sample": index})
             rates.extend([rate] if rate else [])
             say(progress, f"  config {index + 1}/{len(configs)} rep {repetition + 1}/"
-                           f"{suite.repetitions}: {_rate(rate)}")
+                          f"{suite.repetitions}: {_rate(rate)}")
         rates_of_configs.append(rates)
     return rates_of_configs
 
@@ -421,7 +422,7 @@ def confirm_runs(store: Store, campaign_id: int, suite: Suite, executor: Executo
                               suite.repetitions + round_,
                               {"sample": sample, _CONFIRM_ROUND: round_})
         say(progress, f"  confirm round {round_ + 1}/{suite.confirm_rounds} config "
-                       f"{sample + 1}: {_rate(rate)}")
+                      f"{sample + 1}: {_rate(rate)}")
         return rate
 
     done = confirmation_rounds([config_hash(configs[s]) for s in samples], suite.confirm_rounds,
@@ -471,7 +472,7 @@ def suite_workload(store: Store, campaign_id: int, suite: Suite,
             say(progress, f"capture: not modelled: {what}")
         store.update_campaign_spec(campaign_id, {**spec, _WORKLOAD_KEY: program.workload})
         say(progress, f"captured the workload of {suite.target.label}: "
-                       f"{len(program.workload['files'])} file session(s)")
+                      f"{len(program.workload['files'])} file session(s)")
         return program.workload
     return spec[_WORKLOAD_KEY]
 
@@ -512,7 +513,7 @@ def cross_validated_predictions(store: Store, campaign_id: int, suite: Suite,
                 status="ok" if rate else "failed", rate_mbs=rate,
                 details={"fold": fold, "calibration": calibration, "sample": i})
         say(progress, f"  fold {fold + 1}/{folds}: fitted on {len(kept)}, held-out median "
-                       f"error {_percent(heldout)}")
+                      f"error {_percent(heldout)}")
     return predicted
 
 
@@ -522,8 +523,8 @@ def run_local_suite(store: Store, suite: Suite, executor: Executor | None = None
     workload = suite_workload(store, campaign_id, suite, progress)
     configs = suite_configs(suite, workload)
     say(progress, f"validation campaign {campaign_id}: {len(configs)} configs of space "
-                   f"{suite.space} x {suite.repetitions} repetitions, {suite.target.label} "
-                   f"{' '.join(suite.args)}")
+                  f"{suite.space} x {suite.repetitions} repetitions, {suite.target.label} "
+                  f"{' '.join(suite.args)}")
     executor = executor if executor is not None else suite_executor(suite)
     rates = measure_configs(store, campaign_id, suite, executor, configs, progress)
     measured = medians(rates)
@@ -595,8 +596,3 @@ def _rate(rate: float | None) -> str:
 def _percent(value: float | None) -> str:
     return f"{100 * value:.1f}%" if value is not None else "-"
 
-
-def say(progress: TextIO | None, line: str) -> None:
-    """``line`` on ``progress``, at once (None: quiet)."""
-    if progress is not None:
-        print(line, file=progress, flush=True)
