@@ -37,9 +37,8 @@ from iotwin import paths
 from iotwin.errors import UserError
 from iotwin.executors.base import Target
 from iotwin.executors.launch import require_program
+from iotwin.workloads.workload import DEFAULT_MPI
 from iotwin.yaml_files import check_keys, read_yaml
-
-DEFAULT_FLAVOUR = "mpich"
 
 _PYTHON_PROBE = ("import h5py\n"
                  "print(''.join(line for line in open('/proc/self/maps') if 'libhdf5' in line))")
@@ -96,7 +95,7 @@ def choose_flavour(target: Target, env: Mapping[str, str] | None = None
     if environment.get("IOTWIN_MPI"):
         return select_flavour(environment["IOTWIN_MPI"]), "chosen by IOTWIN_MPI"
     if target.kernel is not None:
-        return select_flavour(DEFAULT_FLAVOUR), "a kernel"
+        return select_flavour(DEFAULT_MPI), "a kernel"
     require_program(target.command[0])
     key = tuple(sorted((k, v) for k, v in environment.items()
                        if k in ("PATH", "PYTHONPATH", "LD_LIBRARY_PATH", "PYTHONHOME")))
@@ -114,9 +113,9 @@ def _flavour_of_program(command: tuple[str, ...], env_key: tuple[tuple[str, str]
     if len(matching) == 1:
         return matching[0], f"loads {what}"
     if not loaded:
-        return select_flavour(DEFAULT_FLAVOUR), "loads no HDF5: the default"
+        return select_flavour(DEFAULT_MPI), "loads no HDF5: the default"
     if by_python and not matching:
-        return select_flavour(DEFAULT_FLAVOUR), (f"its h5py loads {what}, not a parallel "
+        return select_flavour(DEFAULT_MPI), (f"its h5py loads {what}, not a parallel "
                                                  f"HDF5: the default")
     raise UserError(f"{command[0]}: loads {what}, not a parallel HDF5 iotwin is built for "
                     f"({', '.join(f'{f.title}: {f.hdf5_library}' for f in flavours().values())})"

@@ -54,6 +54,7 @@ from iotwin import paths
 from iotwin.config.schema import load_schema, with_dataset_settings
 from iotwin.errors import UserError
 from iotwin.units import format_size, parse_size
+from iotwin.workloads.workload import DEFAULT_MPI
 
 Point = tuple[int, ...]
 
@@ -68,7 +69,7 @@ class SpaceContext:
     filesystem: str  # lustre | gpfs | ufs (a local file system)
     ranks: int
     max_stripe_count: int | None = None
-    mpi: str = "mpich"  # the MPI flavour the program runs under (mpi-flavours.yaml)
+    mpi: str = DEFAULT_MPI  # the MPI flavour the program runs under (mpi-flavours.yaml)
     # (file, dataset) patterns some ranks write alone, independently: a collective transfer
     # there would hang the program, so configs keep them independent (workloads/partial_writes)
     partial_writes: tuple[tuple[str, str], ...] = ()

@@ -329,13 +329,13 @@ def program_mpi(spec: CampaignSpec) -> str:
     """The MPI flavour the campaign's program runs under: its workload's, else the one of the
     HDF5 it loads where the executor launches it; MPICH for measured tables and twins."""
     from iotwin.executors.mpi_flavour import flavour_of
-    from iotwin.workloads.workload import workload_mpi
+    from iotwin.workloads.workload import DEFAULT_MPI, workload_mpi
 
     if spec.workload is not None:
         return workload_mpi(spec.workload)
     if executors.select(spec.executor).launches_programs:
         return flavour_of(spec.target).name
-    return "mpich"
+    return DEFAULT_MPI
 
 
 def spec_executor(spec: CampaignSpec) -> Executor:

@@ -256,12 +256,13 @@ def _check_file(node: Any, ranks: int, source: str, path: str) -> None:
 
 #: the MPIs iosim models, a workload's `mpi` (absent: mpich): ROMIO for MPICH, and
 #: OMPIO for Open MPI unless the config's openmpi.io is romio321
-MPIS = ("mpich", "openmpi")
+DEFAULT_MPI = "mpich"
+MPIS = (DEFAULT_MPI, "openmpi")
 
 
 def workload_mpi(workload: Mapping[str, Any]) -> str:
     """The MPI the workload runs under (its `mpi`; MPICH when it does not say)."""
-    return str(workload.get("mpi", MPIS[0]))
+    return str(workload.get("mpi", DEFAULT_MPI))
 
 
 def validate_workload(data: Any, source: str) -> dict[str, Any]:
@@ -292,7 +293,7 @@ def dump_workload(data: dict[str, Any]) -> str:
     return yaml.safe_dump(data, sort_keys=False, default_flow_style=None)
 
 
-def kernel_workload(kernel: str, ranks: int, args: Sequence[str], mpi: str = "mpich"
+def kernel_workload(kernel: str, ranks: int, args: Sequence[str], mpi: str = DEFAULT_MPI
                     ) -> dict[str, Any]:
     """The workload a kernel run would write, from the kernel's own ``--describe``, run under
     ``mpi`` (its flavour on this machine: executors.mpi_flavour)."""
