@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from iotwin.model.sim import SimResult
+from iotwin.model.sim import SimResult, simulate
 from test_sim_mechanisms import MiB, run, small_platform, workload
 
 
@@ -66,3 +66,9 @@ def test_under_mpich_the_openmpi_block_is_ignored() -> None:
     plain, with_mca = run(small_platform(), wl, {}, {"openmpi": {"fcoll": "individual",
                                                                  "num_aggregators": 4}})
     assert with_mca.breakdown == plain.breakdown and with_mca.time_s == plain.time_s
+
+
+def test_an_fcoll_component_iosim_does_not_model_is_an_error_naming_it() -> None:
+    [r] = simulate(small_platform(), under_open_mpi(4, MiB), [{"openmpi": {"fcoll": "dynamic"}}])
+    assert not r.ok
+    assert "openmpi.fcoll" in (r.error or "") and "'dynamic'" in (r.error or "")

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
-#include <map>
 #include <stdexcept>
 
 #include "words.hpp"
@@ -225,15 +224,12 @@ void apply_mpiio(const json& m, FileSettings& s)
 
 Fcoll parse_fcoll(const std::string& name)
 {
-    static const std::map<std::string, Fcoll> names{{"vulcan", Fcoll::vulcan},
-                                                    {"dynamic_gen2", Fcoll::dynamic_gen2},
-                                                    {"two_phase", Fcoll::two_phase},
-                                                    {"individual", Fcoll::individual}};
-    auto it = names.find(name);
-    if (it == names.end())
-        throw std::invalid_argument("openmpi.fcoll: " + name + " is not modelled (vulcan, dynamic_gen2, "
-                                    "two_phase, individual are)");
-    return it->second;
+    return parse_word<Fcoll>(name,
+                             {{"vulcan", Fcoll::vulcan},
+                              {"dynamic_gen2", Fcoll::dynamic_gen2},
+                              {"two_phase", Fcoll::two_phase},
+                              {"individual", Fcoll::individual}},
+                             "openmpi.fcoll (the components iosim models)");
 }
 
 // Open MPI's MCA parameters; OMPIO also reads the file's own cb_buffer_size hint (the
