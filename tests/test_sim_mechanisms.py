@@ -310,6 +310,23 @@ def test_a_contiguous_fill_is_rank_0s_writes_of_the_fill_buffer() -> None:
     assert filled.breakdown["posix"]["reads"] == 0
 
 
+def test_before_a_chunked_fill_every_rank_sets_up_a_fill_buffer_of_one_chunk() -> None:
+    # H5D__chunk_allocate -> H5D__fill_init(chunk size): each rank allocates and writes a buffer
+    # of one chunk, whether it writes a chunk or not; 2 ranks a core wait for it twice as long.
+    wl = workload(4, 4 * MiB, api="hdf5", ranks_per_node=2)
+
+    def fill_s(chunk: int, memcpy_mbs: float) -> float:
+        dataset = {"chunk_dims": [chunk]}
+        filled, bare = run(small_platform(memcpy_mbs=memcpy_mbs), wl,
+                           {"dataset": {**dataset, "fill_time": "ifset"}},
+                           {"dataset": {**dataset, "fill_time": "never"}})
+        return filled.phases["write"] - bare.phases["write"]
+
+    for chunk in (MiB, 4 * MiB, 16 * MiB):
+        setup = fill_s(chunk, 100) - fill_s(chunk, 1e6)
+        assert setup == pytest.approx(2 * chunk * (1 / (100 * MB) - 1 / (1e6 * MB)), rel=1e-6)
+
+
 def test_an_unknown_fill_time_is_an_error_naming_it() -> None:
     config = {"dataset": {"fill_time": "sometimes"}}
     [r] = simulate(small_platform(), workload(2, MiB, api="hdf5"), [config])

@@ -36,8 +36,6 @@ double oversubscription(const Platform& p, const std::vector<int>& node_of_rank)
     return std::max(1.0, static_cast<double>(most) / p.compute.cores_per_node);
 }
 
-namespace {
-
 double call_oversubscription(const Platform& p, const WriteCall& call)
 {
     std::vector<int> nodes;
@@ -45,6 +43,8 @@ double call_oversubscription(const Platform& p, const WriteCall& call)
         nodes.insert(nodes.end(), f->node_of_writer.begin(), f->node_of_writer.end());
     return oversubscription(p, nodes);
 }
+
+namespace {
 
 // Each writer's pieces, writer by writer, in file order within a writer (a counting sort).
 std::vector<const Access*> grouped_by_writer(const std::vector<Access>& sorted)

@@ -57,4 +57,7 @@ double collective_write_call_s(const Platform& p, int ranks, double oversubscrip
 // Ranks beyond a node's cores wait for a time slice in every collective step.
 double oversubscription(const Platform& p, const std::vector<int>& node_of_rank);
 
+// The oversubscription of the nodes that the call's writers run on.
+double call_oversubscription(const Platform& p, const WriteCall& call);
+
 }  // namespace iosim

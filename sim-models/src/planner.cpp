@@ -214,6 +214,16 @@ std::vector<Access> fill_accesses(const Session& ses, size_t d)
     return acc;
 }
 
+// Before a chunked fill every rank, whether it writes a chunk or not, sets up a fill buffer of
+// one chunk: H5D__chunk_allocate (H5Dchunk.c) calls H5D__fill_init with the chunk size and no
+// element count, which allocates it and writes the fill value (or zeros) through it (H5Dfill.c). A
+// freshly allocated buffer is first touched at the platform's memcpy rate, as the collective
+// buffer is; the ranks of a node beyond its cores wait for a core.
+Phase fill_buffer_setup(const Platform& p, const DatasetLayout& lay, const WriteCall& call)
+{
+    return fixed_phase("write", static_cast<double>(lay.chunk_bytes) / p.network.memcpy_Bps * call_oversubscription(p, call));
+}
+
 // The fill values parallel HDF5 writes when it allocates a dataset at create (fill_accesses).
 void fill_at_allocation(const MpiIoContext& ctx, const FileSettings& s, const FileLayout& layout, Session& ses)
 {
@@ -228,8 +238,10 @@ void fill_at_allocation(const MpiIoContext& ctx, const FileSettings& s, const Fi
             call.accesses.push_back(fill_accesses(ses, d));
             shift_to_instance(ses, i, call.accesses.back());
         }
-        if (chunked)
+        if (chunked) {
+            ctx.sink(fill_buffer_setup(ctx.platform, layout.datasets[d], call));
             mpi_io_write(ctx, call);
+        }
         else  // each fill buffer its own contiguous MPI_File_write_at: nothing to sieve
             independent_write(ctx, call, false);
     }
