@@ -46,7 +46,9 @@ def platform_figure(points: Sequence[AuditPoint], platform: str, path: Path) -> 
             heights = [p.phases.get(phase, 0.0) for p in default]
             bottom.bar(xs, heights, bottom=base, color=_PHASE_COLORS[phase], label=phase)
             base = [b + h for b, h in zip(base, heights, strict=True)]
-        bottom.set(yscale="log", ylabel="default: s per phase (stacked)", xlabel="ranks")
+        if any(height > 0 for height in base):  # a log axis of nothing warns and shows nothing
+            bottom.set(yscale="log")
+        bottom.set(ylabel="default: s per phase (stacked)", xlabel="ranks")
         bottom.tick_params(axis="x", labelsize=7, rotation=30)
         bottom.legend(fontsize=7)
     fig.tight_layout()
