@@ -221,7 +221,8 @@ std::vector<Access> fill_accesses(const Session& ses, size_t d)
 // buffer is; the ranks of a node beyond its cores wait for a core.
 Phase fill_buffer_setup(const Platform& p, const DatasetLayout& lay, const WriteCall& call)
 {
-    return fixed_phase("write", static_cast<double>(lay.chunk_bytes) / p.network.memcpy_Bps * call_oversubscription(p, call));
+    double seconds = static_cast<double>(lay.chunk_bytes) / p.network.memcpy_Bps;
+    return fixed_phase("write", seconds * call_oversubscription(p, call));
 }
 
 // The fill values parallel HDF5 writes when it allocates a dataset at create (fill_accesses).
@@ -241,9 +242,9 @@ void fill_at_allocation(const MpiIoContext& ctx, const FileSettings& s, const Fi
         if (chunked) {
             ctx.sink(fill_buffer_setup(ctx.platform, layout.datasets[d], call));
             mpi_io_write(ctx, call);
-        }
-        else  // each fill buffer its own contiguous MPI_File_write_at: nothing to sieve
+        } else {  // each fill buffer its own contiguous MPI_File_write_at: nothing to sieve
             independent_write(ctx, call, false);
+        }
     }
 }
 
