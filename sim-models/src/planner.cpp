@@ -173,16 +173,23 @@ double open_cost(const Platform& p, const Session& ses, const FileSettings& s, i
     return create + p.fs.open_s + std::max(1.0, readers) * p.fs.metadata_io_s + collective_overhead_s(p, writers);
 }
 
-// One write call over `datasets` of every instance, each instance's accesses in file order.
-WriteCall session_call(Session& ses, const std::vector<size_t>& datasets, bool collective)
+// One write call on every instance of the session: instance i writes `accesses_of(i)`.
+template <class AccessesOf>
+WriteCall call_on_instances(Session& ses, bool collective, AccessesOf accesses_of)
 {
     WriteCall call;
     call.collective = collective;
     for (size_t i = 0; i < ses.files.size(); i++) {
         call.files.push_back(&ses.files[i]);
-        call.accesses.push_back(instance_accesses(ses, datasets, i));
+        call.accesses.push_back(accesses_of(i));
     }
     return call;
+}
+
+// One write call over `datasets` of every instance, each instance's accesses in file order.
+WriteCall session_call(Session& ses, const std::vector<size_t>& datasets, bool collective)
+{
+    return call_on_instances(ses, collective, [&](size_t i) { return instance_accesses(ses, datasets, i); });
 }
 
 // HDF5's fill buffer: H5D__fill_init sizes it to the transfer list's max_temp_buf (H5Pset_buffer,
@@ -232,13 +239,12 @@ void fill_at_allocation(const MpiIoContext& ctx, const FileSettings& s, const Fi
         bool chunked = !layout.datasets[d].chunk_dims.empty();
         if (!filled_at_allocation(s.datasets[d].fill_time, s.datasets[d].fill_value, chunked))
             continue;
-        WriteCall call;
-        call.collective = chunked;
-        for (size_t i = 0; i < ses.files.size(); i++) {
-            call.files.push_back(&ses.files[i]);
-            call.accesses.push_back(fill_accesses(ses, d));
-            shift_to_instance(ses, i, call.accesses.back());
-        }
+        const std::vector<Access> first = fill_accesses(ses, d);  // instance 0's
+        WriteCall call = call_on_instances(ses, chunked, [&](size_t i) {
+            std::vector<Access> acc = first;
+            shift_to_instance(ses, i, acc);
+            return acc;
+        });
         if (chunked) {
             ctx.sink(fill_buffer_setup(ctx.platform, layout.datasets[d], call));
             mpi_io_write(ctx, call);
@@ -275,13 +281,8 @@ void replay_calls(const MpiIoContext& ctx, const FileSession& f, const FileSetti
             ctx.sink(fixed_phase("write", flush_s, true));
             continue;
         }
-        WriteCall call;
-        call.collective = call_collective(c, s);
-        for (size_t i = 0; i < ses.files.size(); i++) {
-            call.files.push_back(&ses.files[i]);
-            call.accesses.push_back(call_accesses(ses, c, i));
-        }
-        write_pieces(ctx, std::move(call));
+        write_pieces(ctx, call_on_instances(ses, call_collective(c, s),
+                                            [&](size_t i) { return call_accesses(ses, c, i); }));
     }
 }
 
