@@ -7,8 +7,8 @@ from __future__ import annotations
 from iotwin.model.platforms import load_platform
 from iotwin.model.sim import simulate
 from iotwin.workloads.workload import kernel_workload
+from test_sim_mechanisms import MiB, run, small_platform, workload
 
-MiB = 2**20
 PARTICLES = 32 * MiB  # per rank: 128 MiB per variable
 
 
@@ -76,3 +76,22 @@ def test_posix_calls_count_each_window_read_then_written() -> None:
     # Darshan's bins: a 64 KiB window and a 4 KiB one per rank
     assert calls["write_sizes"][3] == 64 and calls["write_sizes"][2] == 64
     assert sum(calls["write_sizes"]) == calls["writes"]
+
+
+def test_a_ranks_adjacent_whole_chunks_are_one_contiguous_write_not_sieved() -> None:
+    # 2 ranks x 4 whole chunks of 1 MiB, one collective H5Dwrite that ROMIO does not buffer:
+    # HDF5's linked-chunk file type of a rank's adjacent chunks is contiguous (MPICH marks a
+    # struct whose size is its extent so), and ROMIO writes it whole; aligned to 2 MiB, the
+    # chunks leave gaps and the same call is sieved
+    wl = workload(2, 4 * MiB, api="hdf5", transfer="collective")
+    wl["files"][0]["datasets"][0].update(chunk_dims=[MiB], fill_time="never")
+    independent = {"mpiio": {"romio_cb_write": "disable", "romio_ds_write": "enable"}}
+    aligned = {**independent, "hdf5": {"alignment": {"threshold": 1, "boundary": 2 * MiB}}}
+    adjacent, gapped = run(small_platform(), wl, independent, aligned)
+    payload = 8 * MiB
+    assert adjacent.breakdown["sieve_read_bytes"] == 0
+    assert adjacent.breakdown["posix"]["write_sizes"][6] == 2  # one 4 MiB write per rank
+    assert sum(adjacent.breakdown["bytes_per_target"]) == payload
+    # the gaps are wider than a 512 KiB window: each chunk read in windows, then written
+    assert gapped.breakdown["sieve_read_bytes"] == payload
+    assert gapped.time_s > adjacent.time_s

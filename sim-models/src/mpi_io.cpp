@@ -88,6 +88,19 @@ void sieve(const MpiIoContext& ctx, WritePhaseBuilder& wb, const FileSettings& s
     }
 }
 
+// Whether a rank's pieces (in file order) follow each other without a gap. Its file type is
+// then contiguous: MPICH marks a struct whose size equals its extent, its blocks in order,
+// as contiguous (MPIR_Type_struct), ROMIO's ADIOI_Datatype_iscontig reports it so, and
+// ADIOI_GEN_WriteStridedColl writes it with one ADIO_WriteContig: nothing to sieve. This is
+// HDF5's linked-chunk write of a rank's adjacent whole chunks (H5D__link_chunk_collective_io).
+bool touching(const Access* const* first, const Access* const* last)
+{
+    for (const Access* const* a = first + 1; a < last; ++a)
+        if ((*a)->offset != (*(a - 1))->offset + (*(a - 1))->length)
+            return false;
+    return true;
+}
+
 }  // namespace
 
 void independent_write(const MpiIoContext& ctx, const WriteCall& call, bool data_sieving)
@@ -106,8 +119,16 @@ void independent_write(const MpiIoContext& ctx, const WriteCall& call, bool data
             int node = f.node_of_writer[w];
             int rank = f.rank_of_writer[w];
             int key = ctx.aggregate ? node : rank;
+            const Access* const* first = by_writer.data() + begin;
+            const Access* const* last = by_writer.data() + end;
             if (sieves && end - begin > 1) {
-                sieve(ctx, wb, *f.settings, by_writer.data() + begin, by_writer.data() + end, node, key, rank);
+                if (!touching(first, last)) {
+                    sieve(ctx, wb, *f.settings, first, last, node, key, rank);
+                    continue;
+                }
+                uint64_t length = (*(last - 1))->offset + (*(last - 1))->length - (*first)->offset;
+                ctx.breakdown.posix.write(length);
+                wb.add(node, key, rank, (*first)->offset, length);
                 continue;
             }
             for (size_t k = begin; k < end; k++) {
