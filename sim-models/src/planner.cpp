@@ -80,8 +80,6 @@ struct Session {
     std::vector<LockHolders> holders;
 };
 
-// The pieces instance i writes of the datasets listed, in file order. Made when a call needs
-// them: a file's datasets together may hold more runs than fit in memory at once.
 // Instance i's copy of accesses made for instance 0: its own slice of the address space.
 void shift_to_instance(const Session& ses, size_t i, std::vector<Access>& acc)
 {
