@@ -134,3 +134,47 @@ def test_a_twin_table_binds_its_space_to_the_platform_it_was_measured_on() -> No
     points = list(space.points())
     assert len(points) >= 140  # the table's configs but the default (not a point)
     assert all(config_hash(space.config(p)) in in_table for p in points)
+
+
+def _processes_in_group(group: int) -> list[int]:
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # the process ended while we looked
+            continue
+        if int(fields[2]) == group and fields[0] != "Z":
+            found.append(int(stat.parent.name))
+    return found
+
+
+def test_a_terminated_benchmark_leaves_no_worker_running(tmp_path: Path) -> None:
+    import contextlib
+    import signal
+    import time
+
+    landscape = tmp_path / "t.yaml"
+    landscape.write_text((VPIC_TABLE.with_suffix(".yaml")).read_text())
+    write_table(read_table(VPIC_TABLE), landscape.with_suffix(".csv"))
+    spec = tmp_path / "slow.yaml"  # skopt-gp at a cap of 150: minutes per campaign
+    spec.write_text("seeds: 20\nstrategies: {skopt-gp: 150, random: 150}\ntables: {t: t.yaml}\n")
+    run = subprocess.Popen(
+        [sys.executable, "-m", "iotwin", "landscape", "benchmark", str(spec), "--jobs", "2",
+         "--output", str(tmp_path / "out")],
+        stderr=subprocess.PIPE, text=True, start_new_session=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "tuner")})
+    try:
+        deadline = time.monotonic() + 120  # a bound against a hang, not a timing check
+        while len(_processes_in_group(run.pid)) < 3 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert len(_processes_in_group(run.pid)) >= 3, "the two workers never started"
+        run.send_signal(signal.SIGTERM)
+        _, stderr = run.communicate(timeout=120)
+        assert run.returncode == 143, stderr
+        assert "interrupted" in stderr
+        while _processes_in_group(run.pid) and time.monotonic() < deadline + 120:
+            time.sleep(0.2)
+        assert _processes_in_group(run.pid) == []
+    finally:  # whatever failed above, nothing of it outlives the test
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(run.pid, signal.SIGKILL)

@@ -130,7 +130,7 @@ def _default_benchmark() -> Path:
 
 def _benchmark(args: argparse.Namespace) -> int:
     import dataclasses
-    from concurrent.futures import ProcessPoolExecutor
+    import multiprocessing
 
     from iotwin.report import benchmark as report
     from iotwin.report.readme_block import fill_block
@@ -141,8 +141,10 @@ def _benchmark(args: argparse.Namespace) -> int:
     if args.seeds:
         settings = dataclasses.replace(settings, seeds=args.seeds)
     pairs = [(case, strategy) for case in cases for strategy in settings.caps]
-    with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        done = list(pool.map(_run_pair, pairs, [settings] * len(pairs)))
+    # a Pool, not a ProcessPoolExecutor: leaving it on Ctrl-C or SIGTERM terminates the
+    # workers, where an executor's shutdown waits for them to finish their campaigns
+    with multiprocessing.get_context("fork").Pool(max(1, args.jobs)) as pool:
+        done = pool.starmap(_run_pair, [(pair, settings) for pair in pairs], chunksize=1)
     results = []
     for case in cases:
         rho, table_resolution = model_spearman(case), resolution(case.table)
