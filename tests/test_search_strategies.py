@@ -13,7 +13,7 @@ from iotwin.executors.base import RunResult, Target
 from iotwin.model.protocol import Fit
 from iotwin.search import run_strategy, strategy_settings
 from iotwin.search.operators import Individual, distance, make_toolbox, vary
-from iotwin.space.parameters import BoundSpace, SpaceContext, load_space
+from iotwin.space.parameters import BoundSpace, Point, SpaceContext, load_space
 from iotwin.store.database import Store
 from iotwin.tuning.campaign import CampaignEvaluator, CampaignSpec
 from iotwin.units import parse_size
@@ -234,3 +234,26 @@ def test_sim_screened_stops_only_on_a_model_that_predicted_its_last_batch(
     campaign.model = UnfittableModel()
     run_strategy("sim-screened", campaign, seed=5, settings=settings)
     assert (len(executor.runs) < 40) == stops_early
+
+
+def test_the_gp_baseline_refits_on_fresh_runs_only_and_from_its_last_fit() -> None:
+    from iotwin.search.ask_tell import _SkoptGP
+
+    space = load_space("poster").bind(HOPPER)
+    gp = _SkoptGP(space, seed=3, settings=strategy_settings("skopt-gp"))
+    measured: dict[Point, float] = {}
+    while len(gp.optimizer.models) < 2:
+        handle, point = gp.ask()
+        repaired, _ = space.repair(point)
+        new = repaired not in measured
+        measured.setdefault(repaired, synthetic_rate(space.config(repaired)))
+        gp.tell(handle, measured[repaired], new)
+    fitted = gp.optimizer.models[-1]
+    start = gp.optimizer.base_estimator_.kernel
+    assert start.theta[:-1] == pytest.approx(fitted.kernel_.theta[:-1])  # where it ended
+    assert math.exp(start.theta[-1]) == pytest.approx(fitted.noise_)  # its fitted noise
+    handle, point = gp.ask()
+    gp.tell(handle, measured[next(iter(measured))], new=False)  # a lookup: no refit
+    assert len(gp.optimizer.models) == 2
+    gp.tell(gp.ask()[0], 500.0, new=True)
+    assert len(gp.optimizer.models) == 3

@@ -156,7 +156,7 @@ def test_a_terminated_benchmark_leaves_no_worker_running(tmp_path: Path) -> None
     landscape = tmp_path / "t.yaml"
     landscape.write_text((VPIC_TABLE.with_suffix(".yaml")).read_text())
     write_table(read_table(VPIC_TABLE), landscape.with_suffix(".csv"))
-    spec = tmp_path / "slow.yaml"  # skopt-gp at a cap of 150: minutes per campaign
+    spec = tmp_path / "slow.yaml"  # skopt-gp at a cap of 150: most of a minute per campaign
     spec.write_text("seeds: 20\nstrategies: {skopt-gp: 150, random: 150}\ntables: {t: t.yaml}\n")
     run = subprocess.Popen(
         [sys.executable, "-m", "iotwin", "landscape", "benchmark", str(spec), "--jobs", "2",

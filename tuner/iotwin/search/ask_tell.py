@@ -9,7 +9,8 @@ their ask-and-tell interfaces::
             point  <- optimiser.ask()              # an index per gene, every gene categorical
             config <- space.repair(point)          # the space's rules (a table's configs)
             rate   <- evaluator.measure([config])  # a config measured before: looked up, free
-            optimiser.tell(point, rate)            # the objective is rate(repair(point))
+            optimiser.tell(point, rate, new)       # the objective is rate(repair(point));
+                                                   # new: repair(point) was not measured before
 
 A failed run is told as the worst rate measured so far (0 before any): the optimiser steers
 away from it without a number it could mistake for a measurement. The search ends early
@@ -34,7 +35,9 @@ class AskTell(Protocol):
         """A handle for ``tell`` and the point to evaluate."""
         ...
 
-    def tell(self, handle: Any, rate: float) -> None: ...
+    def tell(self, handle: Any, rate: float, new: bool) -> None:
+        """``new``: the rate is a fresh measurement, not a lookup of a config measured before."""
+        ...
 
 
 def ask_tell_search(evaluator: Evaluator, optimiser: AskTell, stale_asks: int) -> None:
@@ -51,7 +54,7 @@ def ask_tell_search(evaluator: Evaluator, optimiser: AskTell, stale_asks: int) -
         if new and runs % _REPORT_EVERY == 0:
             evaluator.end_generation(runs // _REPORT_EVERY - 1)
         rates += [rate] if rate else []
-        optimiser.tell(handle, rate if rate else min(rates, default=0.0))
+        optimiser.tell(handle, rate if rate else min(rates, default=0.0), new)
 
 
 def optuna_tpe(evaluator: Evaluator, rng: random.Random, settings: Mapping[str, Any]) -> None:
@@ -83,21 +86,36 @@ class _OptunaTPE:
         trial = self.study.ask(self.distributions)
         return trial, tuple(int(trial.params[gene.name]) for gene in self.genes)
 
-    def tell(self, handle: Any, rate: float) -> None:
+    def tell(self, handle: Any, rate: float, new: bool) -> None:
         self.study.tell(handle, rate)
 
 
 class _SkoptGP:
+    """scikit-optimize's GP as its Optimizer builds it (a Hamming kernel over categorical
+    genes, noise fitted), made affordable for campaigns of 150 runs, where each fit of the
+    kernel's hyperparameters from scratch took a hundred L-BFGS steps:
+
+    - each fit starts from the previous fit's hyperparameters, with one start (``fit_restarts``
+      more) instead of three;
+    - a lookup (a config measured before) is told without a refit, once there is a model: the
+      acquisition's next point is then the one just asked, so scikit-optimize asks a random
+      point instead, as it does for any duplicate.
+    """
+
     def __init__(self, space: BoundSpace, seed: int, settings: Mapping[str, Any]) -> None:
         from skopt import Optimizer
         from skopt.space import Categorical
+        from skopt.utils import cook_estimator
 
         # a gene with one value (pinned) is not searched: skopt needs two categories
         self.searched = [i for i, gene in enumerate(space.genes) if len(gene.values) > 1]
         self.width = len(space.genes)
+        dimensions = [Categorical(list(range(len(space.genes[i].values))))
+                      for i in self.searched]
+        surrogate = cook_estimator("GP", space=dimensions, random_state=seed,
+                                   n_restarts_optimizer=int(settings["fit_restarts"]))
         self.optimizer = Optimizer(
-            [Categorical(list(range(len(space.genes[i].values)))) for i in self.searched],
-            base_estimator="GP", acq_func=str(settings["acquisition"]),
+            dimensions, base_estimator=surrogate, acq_func=str(settings["acquisition"]),
             n_initial_points=int(settings["initial"]), random_state=seed,
             acq_optimizer_kwargs={"n_points": int(settings["candidates"])})
 
@@ -112,5 +130,17 @@ class _SkoptGP:
             point[index] = value
         return asked, tuple(point)
 
-    def tell(self, handle: Any, rate: float) -> None:
-        self.optimizer.tell(handle, -rate)  # skopt minimises
+    def tell(self, handle: Any, rate: float, new: bool) -> None:
+        fit = new or not self.optimizer.models  # without a model skopt cannot ask
+        self.optimizer.tell(handle, -rate, fit=fit)  # skopt minimises
+        if fit and self.optimizer.models:
+            self._start_next_fit_from(self.optimizer.models[-1])
+
+    def _start_next_fit_from(self, fitted: Any) -> None:
+        import numpy as np
+
+        # the fitted hyperparameters; skopt zeroes the noise term of kernel_ for prediction
+        # and keeps the fitted level in noise_ (the noise term's theta comes last)
+        theta = fitted.kernel_.theta.copy()
+        theta[-1] = np.log(max(fitted.noise_, 1e-5))
+        self.optimizer.base_estimator_.set_params(kernel=fitted.kernel.clone_with_theta(theta))
