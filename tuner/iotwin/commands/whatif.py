@@ -87,12 +87,15 @@ def plot(predictions: list[Prediction], title: str, path: Path) -> None:
     _error_bars(ax, [x - width / 2 if tuned else x for x in xs],
                 [(p.default_mbs, p.default_band) for p in predictions])
     if tuned:
-        bars = ax.bar([x + width / 2 for x in xs], [p.tuned_mbs or 0 for p in predictions],
-                      width, label="tuned in simulation", color="#1f77b4")
+        ax.bar([x + width / 2 for x in xs], [p.tuned_mbs or 0 for p in predictions],
+               width, label="tuned in simulation", color="#1f77b4")
         _error_bars(ax, [x + width / 2 for x in xs],
                     [(p.tuned_mbs, p.tuned_band) for p in predictions])
-        ax.bar_label(bars, [f"x{p.speedup:.1f}" if p.speedup else "" for p in predictions],
-                     fontsize=7, padding=2)
+        for x, p in zip(xs, predictions, strict=True):
+            if p.speedup:  # above the error bar, not across it
+                top = p.tuned_band[1] if p.tuned_band else p.tuned_mbs
+                ax.annotate(f"x{p.speedup:.1f}", (x + width / 2, top), xytext=(0, 3),
+                            textcoords="offset points", ha="center", fontsize=7)
     ax.scatter(xs, [p.peak_mbs for p in predictions], marker="_", s=900, color="#d62728",
                zorder=3, label="platform peak for these nodes")
     ax.set_yscale("log")
