@@ -16,7 +16,7 @@ DEBIAN_PACKAGES := build-essential cmake pkg-config git \
   python3 python3-venv python3-yaml fio strace valgrind \
   slurm-wlm munge
 
-.PHONY: all deps build python h5py-mpi demo test lint clean
+.PHONY: all deps build python h5py-mpi optuna-gp demo test lint clean
 
 all: build python
 
@@ -54,6 +54,11 @@ $(H5PY_MPI)/.stamp: | $(VENV)/.stamp
 	@touch $@
 
 h5py-mpi: $(H5PY_MPI)/.stamp
+
+# Optuna's GP sampler (strategy optuna-gp) needs PyTorch, which PyPI ships only with its CUDA
+# libraries (about 5 GB installed): installed on request, not by `make test` or `make demo`.
+optuna-gp: python
+	$(PY) -m pip install -q -e 'tuner[gp]'
 
 # Only the Python trees that exist: git keeps no empty directories.
 PY_TREES := $(wildcard tuner tests validation experiments bench)

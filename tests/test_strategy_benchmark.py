@@ -86,7 +86,7 @@ def test_an_optimiser_stops_when_a_small_table_is_spent(tmp_path: Path, strategy
 
 
 def test_the_baselines_are_registered_strategies() -> None:
-    assert {"optuna-tpe", "skopt-gp"} <= set(STRATEGIES)
+    assert {"optuna-tpe", "optuna-gp", "skopt-gp"} <= set(STRATEGIES)
     assert not STRATEGIES["optuna-tpe"].needs_model and not STRATEGIES["skopt-gp"].needs_model
 
 
@@ -178,3 +178,16 @@ def test_a_terminated_benchmark_leaves_no_worker_running(tmp_path: Path) -> None
     finally:  # whatever failed above, nothing of it outlives the test
         with contextlib.suppress(ProcessLookupError):
             os.killpg(run.pid, signal.SIGKILL)
+
+
+def test_optuna_gp_without_pytorch_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch
+                                                           ) -> None:
+    import random
+
+    from iotwin.errors import UserError
+    from iotwin.search import strategy_settings
+    from iotwin.search.ask_tell import optuna_gp
+
+    monkeypatch.setitem(sys.modules, "torch", None)  # import torch raises ImportError
+    with pytest.raises(UserError, match="optuna-gp needs PyTorch: `make optuna-gp`"):
+        optuna_gp(None, random.Random(0), strategy_settings("optuna-gp"))  # type: ignore[arg-type]

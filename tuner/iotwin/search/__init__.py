@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 
 from iotwin.errors import UserError
-from iotwin.search.ask_tell import optuna_tpe, skopt_gp
+from iotwin.search.ask_tell import optuna_gp, optuna_tpe, skopt_gp
 from iotwin.search.evaluator import BudgetExhausted, Evaluator
 from iotwin.search.genetic import h5evolve
 from iotwin.search.sampling import exhaustive, random_search
@@ -50,6 +50,8 @@ REGISTRY: tuple[StrategyKind, ...] = (
     StrategyKind("exhaustive", exhaustive, needs_model=False, runs_in_simulation=True,
                  may_stop_early=False),
     StrategyKind("optuna-tpe", optuna_tpe, needs_model=False, runs_in_simulation=True,
+                 may_stop_early=True),
+    StrategyKind("optuna-gp", optuna_gp, needs_model=False, runs_in_simulation=True,
                  may_stop_early=True),
     StrategyKind("skopt-gp", skopt_gp, needs_model=False, runs_in_simulation=True,
                  may_stop_early=True),

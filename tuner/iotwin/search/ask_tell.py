@@ -1,8 +1,8 @@
 """General-purpose optimisers as strategies: what a user would try instead of iotwin.
 
-Optuna's TPE sampler and scikit-optimize's Gaussian-process Bayesian optimisation (the
-approach of IOFlex-style tuners) drive the same evaluator as every other strategy, through
-their ask-and-tell interfaces::
+Optuna's TPE and Gaussian-process samplers and scikit-optimize's Gaussian-process Bayesian
+optimisation (the approach of IOFlex-style tuners) drive the same evaluator as every other
+strategy, through their ask-and-tell interfaces::
 
     ask_tell_search(evaluator, optimiser):
         until the budget or the space is spent:
@@ -24,6 +24,7 @@ import random
 from collections.abc import Mapping
 from typing import Any, Protocol
 
+from iotwin.errors import UserError
 from iotwin.search.evaluator import Evaluator
 from iotwin.space.parameters import BoundSpace, Point
 
@@ -59,7 +60,29 @@ def ask_tell_search(evaluator: Evaluator, optimiser: AskTell, stale_asks: int) -
 
 def optuna_tpe(evaluator: Evaluator, rng: random.Random, settings: Mapping[str, Any]) -> None:
     """Optuna's TPESampler, each gene a categorical parameter."""
-    ask_tell_search(evaluator, _OptunaTPE(evaluator.space, rng.randrange(2**31), settings),
+    import optuna
+
+    sampler = optuna.samplers.TPESampler(seed=rng.randrange(2**31),
+                                         n_startup_trials=int(settings["startup"]),
+                                         multivariate=bool(settings["multivariate"]))
+    ask_tell_search(evaluator, _OptunaStudy(evaluator.space, sampler),
+                    int(settings["stale_asks"]))
+
+
+def optuna_gp(evaluator: Evaluator, rng: random.Random, settings: Mapping[str, Any]) -> None:
+    """Optuna's GPSampler (Gaussian-process Bayesian optimisation; needs PyTorch), each gene a
+    categorical parameter."""
+    import optuna
+
+    try:
+        import torch  # noqa: F401  (GPSampler imports it on its first fit)
+    except ImportError as error:
+        raise UserError("strategy optuna-gp needs PyTorch: `make optuna-gp` installs it "
+                        "(pip install torch; several GB)") from error
+    sampler = optuna.samplers.GPSampler(seed=rng.randrange(2**31),
+                                        n_startup_trials=int(settings["startup"]),
+                                        deterministic_objective=False)
+    ask_tell_search(evaluator, _OptunaStudy(evaluator.space, sampler),
                     int(settings["stale_asks"]))
 
 
@@ -69,14 +92,11 @@ def skopt_gp(evaluator: Evaluator, rng: random.Random, settings: Mapping[str, An
                     int(settings["stale_asks"]))
 
 
-class _OptunaTPE:
-    def __init__(self, space: BoundSpace, seed: int, settings: Mapping[str, Any]) -> None:
+class _OptunaStudy:
+    def __init__(self, space: BoundSpace, sampler: Any) -> None:
         import optuna
 
         optuna.logging.set_verbosity(optuna.logging.WARNING)
-        sampler = optuna.samplers.TPESampler(seed=seed,
-                                             n_startup_trials=int(settings["startup"]),
-                                             multivariate=bool(settings["multivariate"]))
         self.study = optuna.create_study(direction="maximize", sampler=sampler)
         self.genes = space.genes
         self.distributions = {gene.name: optuna.distributions.CategoricalDistribution(
