@@ -114,10 +114,14 @@ def test_the_benchmark_command_writes_its_figures_page_and_readme_table(tmp_path
         assert len(figures["runs_each_within_10pct"]) == 2
         assert figures["within_10pct"]["median"] <= figures["within_2pct"]["median"]
     assert 0 < results["resolution"]["optimum_kept"] <= 1
+    loaded = results["model_ties"]["loaded"]
+    assert 1 <= loaded["tied"] <= 25 and 1 <= loaded["optimum_place"] <= 25
+    assert results["model_ties"]["fitted_parameters"]
     assert results["resolution"]["contenders"] >= 1
     assert (tmp_path / "out" / "small.png").stat().st_size > 0
     assert "small | optuna-tpe | 25 |" in readme.read_text()
     assert "standard error" in readme.read_text()
+    assert "small, the model refitted to every config's median (" in readme.read_text()
     assert "bootstrap" in (tmp_path / "out" / "index.html").read_text()
 
 

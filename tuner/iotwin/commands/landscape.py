@@ -50,8 +50,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Run each strategy of the spec from each seed against each measured table "
                     "(the table executor replays its runs) and count the real runs, "
                     "confirmation included, until the config it would recommend is within "
-                    "each of the spec's targets of the table's optimum; and how finely each "
-                    "table tells configs apart (bootstrap of its repetitions). Writes "
+                    "each of the spec's targets of the table's optimum; how finely each "
+                    "table tells configs apart (bootstrap of its repetitions); and which "
+                    "configs the model predicts alike, as loaded and refitted to the table. Writes "
                     "results.json, a figure per table and index.html; with --readme, the "
                     "table between the README's `<!-- NAME results: begin/end -->` markers, "
                     "NAME being the spec's file name without .yaml.")
@@ -134,7 +135,7 @@ def _benchmark(args: argparse.Namespace) -> int:
 
     from iotwin.report import benchmark as report
     from iotwin.report.readme_block import fill_block
-    from iotwin.studies.strategy_benchmark import load_benchmark, model_spearman
+    from iotwin.studies.strategy_benchmark import load_benchmark, model_on_table
     from iotwin.studies.table_resolution import resolution
 
     cases, settings = load_benchmark(args.spec)
@@ -147,12 +148,14 @@ def _benchmark(args: argparse.Namespace) -> int:
         done = pool.starmap(_run_pair, [(pair, settings) for pair in pairs], chunksize=1)
     results = []
     for case in cases:
-        rho, table_resolution = model_spearman(case), resolution(case.table)
+        model, table_resolution = model_on_table(case), resolution(case.table)
         print(f"{case.name}: {len(case.table.configs)} configs, optimum "
-              f"{case.table.optimum:.1f} MB/s, model Spearman {rho:.2f}; "
-              f"{report.resolution_text(table_resolution)}", file=sys.stderr)
+              f"{case.table.optimum:.1f} MB/s; {report.resolution_text(table_resolution)}",
+              file=sys.stderr)
+        for text in report.model_texts(model):
+            print(f"  {text}", file=sys.stderr)
         figures = [f for (c, _), f in zip(pairs, done, strict=True) if c is case]
-        results.append(report.CaseResult(case, figures, rho, table_resolution))
+        results.append(report.CaseResult(case, figures, model, table_resolution))
     command = "iotwin landscape benchmark " + shlex.join(sys.argv[3:])
     output = args.output or Path("experiments/results") / args.spec.stem
     for path in report.write(results, settings, output, command):

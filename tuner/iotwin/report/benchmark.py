@@ -14,8 +14,10 @@ from typing import Any
 
 from iotwin.report.page import Page
 from iotwin.report.plots import quality_vs_runs
+from iotwin.studies.model_ties import ties_text
 from iotwin.studies.strategy_benchmark import (
     BenchmarkSettings,
+    ModelOnTable,
     StrategyFigures,
     TableCase,
     curve,
@@ -28,7 +30,7 @@ from iotwin.studies.table_resolution import Resolution
 class CaseResult:
     case: TableCase
     figures: list[StrategyFigures]
-    model_spearman: float  # the platform model as loaded, on the table's medians
+    model: ModelOnTable  # the platform model on the table, as loaded and refitted to it
     resolution: Resolution  # how finely the table tells configs apart
 
 
@@ -42,7 +44,10 @@ def as_json(results: Sequence[CaseResult], settings: BenchmarkSettings) -> dict[
 def _case_json(result: CaseResult, settings: BenchmarkSettings) -> dict[str, Any]:
     return {
         "configs": len(result.case.table.configs), "optimum_mbs": result.case.table.optimum,
-        "model_spearman": result.model_spearman,
+        "model_spearman": result.model.loaded.spearman,
+        "model_ties": {"loaded": dataclasses.asdict(result.model.loaded),
+                       "fitted": dataclasses.asdict(result.model.fitted),
+                       "fitted_parameters": result.model.parameters},
         "resolution": dataclasses.asdict(result.resolution),
         "strategies": {f.strategy: {
             "cap": f.cap,
@@ -66,7 +71,8 @@ def _key(fraction: float) -> str:
 
 def markdown(results: Sequence[CaseResult], settings: BenchmarkSettings) -> str:
     """The README table: per strategy, runs to each target as median [quartiles] (misses),
-    and its median over sim-screened's; below it, each table's resolution."""
+    and its median over sim-screened's; below it, each table's resolution and the configs
+    its model ties."""
     targets = settings.targets
     head = ("| table | strategy | cap | " + " | ".join(
         f"runs to {100 * t:g}%: median [quartiles] (misses) · / sim-screened" for t in targets)
@@ -86,7 +92,16 @@ def markdown(results: Sequence[CaseResult], settings: BenchmarkSettings) -> str:
                          + " | ".join(cells) + " |")
     lines.append("")
     lines.extend(f"- {r.case.name}: {resolution_text(r.resolution)}" for r in results)
+    lines.extend(f"- {r.case.name}, {text}" for r in results for text in model_texts(r.model))
     return "\n".join(lines)
+
+
+def model_texts(model: ModelOnTable) -> list[str]:
+    """The model on a table, as loaded and refitted to it, in words."""
+    refit = ", ".join(model.parameters) or "no parameter that changes these configs"
+    return [f"the model as loaded: {ties_text(model.loaded)}",
+            f"the model refitted to every config's median ({refit}): "
+            f"{ties_text(model.fitted)}"]
 
 
 def resolution_text(resolution: Resolution) -> str:
@@ -125,7 +140,7 @@ def write(results: Sequence[CaseResult], settings: BenchmarkSettings, out: Path,
         f"counts as the cap plus its confirmation.")
     page.table([{"table": r.case.name, "configs": len(r.case.table.configs),
                  "optimum (best median)": f"{r.case.table.optimum:.1f} MB/s",
-                 "model Spearman on the medians (no fit)": f"{r.model_spearman:.2f}",
+                 "model Spearman on the medians (no fit)": f"{r.model.loaded.spearman:.2f}",
                  "resolution": resolution_text(r.resolution)}
                 for r in results])
     for result in results:
@@ -137,6 +152,8 @@ def write(results: Sequence[CaseResult], settings: BenchmarkSettings, out: Path,
         page.figure(png, "median over seeds (line) and quartiles (band) of the recommended "
                          "config's measured median rate; dashed: the targets below the optimum")
         page.table(_page_rows(result, settings))
+        for text in model_texts(result.model):
+            page.paragraph(text[0].upper() + text[1:] + ".")
     index = out / "index.html"
     index.write_text(page.render())
     return [*written, index]

@@ -15,7 +15,9 @@
             runs to X% = cost(b) of the first b whose recommended config is within X%
                          (none: a miss, counted as the cap's cost)
         per strategy: median and quartiles of runs to each target, misses; per model-guided
-        strategy: how well its model ranked the table, before and after its last refit
+        strategy: how well its model ranked the table, before and after its last refit;
+        per table: the configs the platform model ties, as loaded and refitted to every
+        median (iotwin.studies.model_ties: does the table tell them apart?)
 
 A campaign stopped after b runs chooses exactly the first b runs of a longer one (the
 strategies measure in order and stop at the budget), so one campaign per seed gives every b.
@@ -36,6 +38,7 @@ from iotwin.executors.base import Target
 from iotwin.executors.table import Landscape, TableExecutor
 from iotwin.progress import say
 from iotwin.store.database import Store
+from iotwin.studies.model_ties import Ties, ties
 from iotwin.tuning.campaign import CampaignEvaluator, CampaignSpec, open_campaign, run_campaign
 from iotwin.tuning.confirmation import confirm
 
@@ -175,14 +178,30 @@ def _model_figures(table: Landscape, campaign: CampaignEvaluator) -> dict[str, f
             "refitted_spearman": float(spearmanr(*zip(*pairs, strict=True)).statistic)}
 
 
-def model_spearman(case: TableCase) -> float:
-    """The platform model as loaded, no fit: its Spearman against the table's medians."""
-    from iotwin.validation.local import uncalibrated_predictions
+@dataclass(frozen=True)
+class ModelOnTable:
+    """The platform model against a table: as loaded, and refitted to every config's median
+    (as sim-screened refits, from all the table can teach it)."""
 
-    predicted = uncalibrated_predictions(case.platform, case.model_workload(),
-                                         case.table.configs)
-    pairs = [(p, m) for p, m in zip(predicted, case.table.medians(), strict=True) if p and m]
-    return float(spearmanr(*zip(*pairs, strict=True)).statistic)
+    loaded: Ties
+    fitted: Ties
+    parameters: list[str]  # those the refit chose
+
+
+def model_on_table(case: TableCase) -> ModelOnTable:
+    from iotwin.model.calibration import RefitSettings, SimModel
+    from iotwin.model.platforms import load_platform
+    from iotwin.search import strategy_settings
+
+    model = SimModel(load_platform(case.platform), case.model_workload(),
+                     RefitSettings.from_settings(strategy_settings("sim-screened")))
+    loaded = ties(case.table, model.predict(case.table.configs))
+    measured = [(c, m) for c, m in zip(case.table.configs, case.table.medians(), strict=True)
+                if m]
+    refit = model.fit(measured)
+    parameters = refit.details.get("parameters")
+    return ModelOnTable(loaded, ties(case.table, model.predict(case.table.configs)),
+                        list(parameters) if isinstance(parameters, list) else [])
 
 
 def ratio_of_medians(figures: Sequence[StrategyFigures], fraction: float,
