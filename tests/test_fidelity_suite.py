@@ -80,6 +80,7 @@ def test_the_validation_page_reads_as_the_command_line_does(tmp_path: Path) -> N
     page = html_path.read_text()
     assert result.confirmation is not None
     best = result.confirmation.best
+    assert f"validate local {SUITE.target.label}</h1>" in page  # the ranks said once
     assert "Confirmation of the measured best" in page
     assert f"Confirmed best: config #{best + 1}" in page
     assert "The model&#x27;s bias by setting" in page and "-predicted)" in page

@@ -307,7 +307,7 @@ def find_or_create_campaign(store: Store, suite: Suite, kind: str = "validation"
     for campaign in store.campaigns(kind=kind):
         if _identity(campaign.spec) == suite.identity():
             return campaign.id
-    return store.create_campaign(name or f"validate local {suite.target.label} x{suite.ranks}",
+    return store.create_campaign(name or f"validate local {suite.target.label}",
                                  kind=kind, spec=suite.to_json())
 
 
