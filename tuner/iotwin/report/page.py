@@ -8,9 +8,13 @@ from __future__ import annotations
 
 import base64
 import html
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+# "389.9 MB/s", "-22% (under-predicted)", "57.3-75.4", "3 of 20": figures read down a column
+_FIGURE = re.compile(r"^[-+]?\d[\d.,]*(-\d[\d.,]*)?(%|x| ?[A-Za-z/]+)?(\s|$)")
 
 _STYLE = """
 body { font-family: sans-serif; max-width: 1100px; margin: 2em auto; color: #222; }
@@ -19,8 +23,9 @@ h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 2em; border-bottom: 
 table { border-collapse: collapse; font-size: 0.85em; margin: 1em 0; }
 th, td { border: 1px solid #ccc; padding: 3px 8px; text-align: right; }
 th { background: #f0f0f0; }
-td.text { text-align: left; font-family: monospace; font-size: 0.9em; max-width: 40em;
-          overflow-wrap: break-word; }
+td.text { text-align: left; max-width: 40em; overflow-wrap: break-word; }
+td.settings { text-align: left; font-family: monospace; font-size: 0.9em; max-width: 40em;
+              overflow-wrap: break-word; }
 figure { margin: 1em 0; } img { max-width: 100%; }
 figcaption { font-size: 0.85em; color: #555; }
 .meta { color: #555; font-size: 0.9em; }
@@ -71,4 +76,8 @@ def _cell(value: Any) -> str:
         return f"<td>{value:.4g}</td>"
     if isinstance(value, int) and not isinstance(value, bool):
         return f"<td>{value}</td>"
-    return f'<td class="text">{html.escape("" if value is None else str(value))}</td>'
+    text = "" if value is None else str(value)
+    if _FIGURE.match(text):  # a figure already formatted with its unit: aligned as a number
+        return f"<td>{html.escape(text)}</td>"
+    kind = "settings" if "=" in text else "text"  # key=value settings, names, prose
+    return f'<td class="{kind}">{html.escape(text)}</td>'
