@@ -53,6 +53,15 @@ def ratio_of_medians(numerator: Summary, denominator: Summary) -> float:
     return numerator.median / denominator.median
 
 
+def paired_spearman(predicted: Sequence[float | None],
+                     measured: Sequence[float | None]) -> float:
+    """Spearman of predicted against measured rates over the pairs that have both."""
+    from scipy.stats import spearmanr
+
+    pairs = [(p, m) for p, m in zip(predicted, measured, strict=True) if p and m]
+    return float(spearmanr(*zip(*pairs, strict=True)).statistic)
+
+
 def median_relative_error(predicted: Sequence[float | None],
                           measured: Sequence[float | None]) -> float | None:
     """Median |predicted / measured - 1| over the pairs that have both rates; None if none."""

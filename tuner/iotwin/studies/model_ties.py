@@ -27,9 +27,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import friedmanchisquare, spearmanr
+from scipy.stats import friedmanchisquare
 
 from iotwin.executors.table import Landscape
+from iotwin.stats import paired_spearman
+from iotwin.studies.table_resolution import as_arrays
 
 
 @dataclass(frozen=True)
@@ -46,22 +48,20 @@ class Ties:
 
 def ties(table: Landscape, predicted: Sequence[float | None], *, tolerance: float = 0.01,
          resamples: int = 2000, seed: int = 0) -> Ties:
-    rates = np.array([[r if r else np.nan for r in row] for row in table.rates], dtype=float)
-    medians = np.array([m if m else np.nan for m in table.medians()], dtype=float)
+    rates, medians = as_arrays(table)
     model = np.array([p if p else 0.0 for p in predicted], dtype=float)
     tied = np.flatnonzero(model >= (1 - tolerance) * model.max())
     optimum = int(np.nanargmax(medians))
     order = list(np.argsort(-model, kind="stable"))
     known = medians[tied][~np.isnan(medians[tied])]
     complete = [row for row in rates[tied] if not np.isnan(row).any()]
-    pairs = [(p, m) for p, m in zip(model, medians, strict=True) if p and not np.isnan(m)]
     return Ties(
         tied=len(tied), tolerance=tolerance, optimum_tied=optimum in tied,
         optimum_place=order.index(optimum) + 1,
         spread=(float(known.min() / medians[optimum]), float(known.max() / medians[optimum])),
         null=_null_spread(rates[tied], medians[tied], resamples, seed),
         friedman_p=float(friedmanchisquare(*complete).pvalue) if len(complete) >= 3 else None,
-        spearman=float(spearmanr(*zip(*pairs, strict=True)).statistic))
+        spearman=paired_spearman(predicted, table.medians()))
 
 
 def _null_spread(rates: np.ndarray, medians: np.ndarray, resamples: int,

@@ -32,11 +32,11 @@ from pathlib import Path
 from typing import Any, TextIO
 
 import numpy as np
-from scipy.stats import spearmanr
 
 from iotwin.executors.base import Target
 from iotwin.executors.table import Landscape, TableExecutor
 from iotwin.progress import say
+from iotwin.stats import median_relative_error, paired_spearman
 from iotwin.store.database import Store
 from iotwin.studies.model_ties import Ties, ties
 from iotwin.tuning.campaign import CampaignEvaluator, CampaignSpec, open_campaign, run_campaign
@@ -168,14 +168,12 @@ def _model_figures(table: Landscape, campaign: CampaignEvaluator) -> dict[str, f
     the campaign's last refit."""
     if campaign.model is None:
         return {}
-    chosen = [(m.predicted, table.median_of(m.config)) for m in campaign.measured.values()
-              if m.predicted and table.median_of(m.config)]
-    errors = [abs(p / t - 1) for p, t in chosen if t]
-    medians = table.medians()
-    predicted = campaign.model.predict(table.configs)
-    pairs = [(p, m) for p, m in zip(predicted, medians, strict=True) if p and m]
-    return {"chosen_error": float(np.median(errors)) if errors else float("nan"),
-            "refitted_spearman": float(spearmanr(*zip(*pairs, strict=True)).statistic)}
+    chosen = campaign.measured.values()
+    error = median_relative_error([m.predicted for m in chosen],
+                                  [table.median_of(m.config) for m in chosen])
+    return {"chosen_error": float("nan") if error is None else error,
+            "refitted_spearman": paired_spearman(campaign.model.predict(table.configs),
+                                                 table.medians())}
 
 
 @dataclass(frozen=True)

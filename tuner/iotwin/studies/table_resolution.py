@@ -41,8 +41,7 @@ class Resolution:
 
 def resolution(table: Landscape, *, seed: int = 0, resamples: int = 1000,
                near: float = 0.2) -> Resolution:
-    rates = np.array([[r if r else np.nan for r in row] for row in table.rates], dtype=float)
-    medians = np.array([m if m else np.nan for m in table.medians()], dtype=float)
+    rates, medians = as_arrays(table)
     rng = np.random.default_rng(seed)
     best_counts = np.zeros(len(medians))
     boot = np.empty((resamples, len(medians)))
@@ -58,6 +57,13 @@ def resolution(table: Landscape, *, seed: int = 0, resamples: int = 1000,
         median_se=float(np.nanmedian(np.nanstd(boot, axis=0) / medians)),
         near=near, near_best=int(np.count_nonzero(near_best)),
         agreement=_split_half_agreement(rates[near_best], rng))
+
+
+def as_arrays(table: Landscape) -> tuple[np.ndarray, np.ndarray]:
+    """The table's rates [config][pass] and its medians [config], NaN where none."""
+    rates = np.array([[r if r else np.nan for r in row] for row in table.rates], dtype=float)
+    medians = np.array([m if m else np.nan for m in table.medians()], dtype=float)
+    return rates, medians
 
 
 def _split_half_agreement(rates: np.ndarray, rng: np.random.Generator,
