@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 # "389.9 MB/s", "-22% (under-predicted)", "57.3-75.4", "3 of 20": figures read down a column
-_FIGURE = re.compile(r"^[-+]?\d[\d.,]*(-\d[\d.,]*)?(%|x| ?[A-Za-z/]+)?(\s|$)")
+_FIGURE = re.compile(r"^[-+]?\d[\d.,]*(-\d[\d.,]*)?(%| ?[A-Za-z/]+)?(\s|$)")
 
 _STYLE = """
 body { font-family: sans-serif; max-width: 1100px; margin: 2em auto; color: #222; }
@@ -23,9 +23,8 @@ h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 2em; border-bottom: 
 table { border-collapse: collapse; font-size: 0.85em; margin: 1em 0; }
 th, td { border: 1px solid #ccc; padding: 3px 8px; text-align: right; }
 th { background: #f0f0f0; }
-td.text { text-align: left; max-width: 40em; overflow-wrap: break-word; }
-td.settings { text-align: left; font-family: monospace; font-size: 0.9em; max-width: 40em;
-              overflow-wrap: break-word; }
+td.text, td.settings { text-align: left; max-width: 40em; overflow-wrap: break-word; }
+td.settings { font-family: monospace; font-size: 0.9em; }
 figure { margin: 1em 0; } img { max-width: 100%; }
 figcaption { font-size: 0.85em; color: #555; }
 .meta { color: #555; font-size: 0.9em; }
