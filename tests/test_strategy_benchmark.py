@@ -123,6 +123,7 @@ def test_the_benchmark_command_writes_its_figures_page_and_readme_table(tmp_path
     assert "standard error" in readme.read_text()
     assert "small, the model refitted to every config's median (" in readme.read_text()
     assert "bootstrap" in (tmp_path / "out" / "index.html").read_text()
+    assert not (tmp_path / "out" / "campaigns").exists()  # a finished run leaves none to resume
 
 
 def test_a_twin_table_binds_its_space_to_the_platform_it_was_measured_on() -> None:
@@ -138,6 +139,25 @@ def test_a_twin_table_binds_its_space_to_the_platform_it_was_measured_on() -> No
     points = list(space.points())
     assert len(points) >= 140  # the table's configs but the default (not a point)
     assert all(config_hash(space.config(p)) in in_table for p in points)
+
+
+def test_a_benchmark_run_again_on_its_store_resumes_the_campaigns_it_finds(
+        tmp_path: Path) -> None:
+    case = _case(read_table(VPIC_TABLE), tmp_path / "t.csv")
+    one_seed = BenchmarkSettings(seeds=1, caps={"sim-screened": 12})
+    with Store(tmp_path / "s.db") as store:
+        [first] = run_benchmark(case, ["sim-screened"], one_seed, store, progress=None)
+        runs = len(store.evaluations(source="real"))
+        [again] = run_benchmark(case, ["sim-screened"], replace(one_seed, seeds=2), store,
+                                progress=None)
+        assert len(store.campaigns()) == 2  # seed 0's found, seed 1's new
+        seed_0 = store.campaigns()[0].id
+        assert len(store.evaluations(seed_0, source="real")) == runs  # nothing ran twice
+    resumed = again.trajectories[0]
+    assert (resumed.costs, resumed.ratios) == (first.trajectories[0].costs,
+                                               first.trajectories[0].ratios)
+    assert resumed.model["chosen_error"] == first.trajectories[0].model["chosen_error"]
+    assert len(again.trajectories) == 2
 
 
 def _processes_in_group(group: int) -> list[int]:
@@ -176,6 +196,7 @@ def test_a_terminated_benchmark_leaves_no_worker_running(tmp_path: Path) -> None
         _, stderr = run.communicate(timeout=120)
         assert run.returncode == 143, stderr
         assert "interrupted" in stderr
+        assert list((tmp_path / "out" / "campaigns").glob("t-*.db")), "nothing kept to resume"
         while _processes_in_group(run.pid) and time.monotonic() < deadline + 120:
             time.sleep(0.2)
         assert _processes_in_group(run.pid) == []

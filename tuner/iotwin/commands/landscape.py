@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import platform
 import shlex
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -55,7 +56,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "configs the model predicts alike, as loaded and refitted to the table. Writes "
                     "results.json, a figure per table and index.html; with --readme, the "
                     "table between the README's `<!-- NAME results: begin/end -->` markers, "
-                    "NAME being the spec's file name without .yaml.")
+                    "NAME being the spec's file name without .yaml. Its campaigns are "
+                    "kept in DIR/campaigns until then: a benchmark cut short and run again "
+                    "resumes them.")
     benchmark.add_argument("spec", type=Path, metavar="SPEC", nargs="?",
                            default=_default_benchmark(),
                            help="benchmark spec (default experiments/strategy-benchmark.yaml)")
@@ -142,10 +145,15 @@ def _benchmark(args: argparse.Namespace) -> int:
     if args.seeds:
         settings = dataclasses.replace(settings, seeds=args.seeds)
     pairs = [(case, strategy) for case in cases for strategy in settings.caps]
+    output = args.output or Path("experiments/results") / args.spec.stem
+    campaigns = output / "campaigns"
+    if campaigns.exists():
+        print(f"resuming the campaigns a previous run left in {campaigns}", file=sys.stderr)
     # a Pool, not a ProcessPoolExecutor: leaving it on Ctrl-C or SIGTERM terminates the
     # workers, where an executor's shutdown waits for them to finish their campaigns
     with multiprocessing.get_context("fork").Pool(max(1, args.jobs)) as pool:
-        done = pool.starmap(_run_pair, [(pair, settings) for pair in pairs], chunksize=1)
+        done = pool.starmap(_run_pair, [(pair, settings, campaigns) for pair in pairs],
+                            chunksize=1)
     results = []
     for case in cases:
         model, table_resolution = model_on_table(case), resolution(case.table)
@@ -157,9 +165,9 @@ def _benchmark(args: argparse.Namespace) -> int:
         figures = [f for (c, _), f in zip(pairs, done, strict=True) if c is case]
         results.append(report.CaseResult(case, figures, model, table_resolution))
     command = "iotwin landscape benchmark " + shlex.join(sys.argv[3:])
-    output = args.output or Path("experiments/results") / args.spec.stem
     for path in report.write(results, settings, output, command):
         print(f"wrote {path}", file=sys.stderr)
+    shutil.rmtree(campaigns)  # kept only for a run cut short to resume
     table = report.markdown(results, settings)
     if args.readme:
         fill_block(args.readme, args.spec.stem, f"`{command}`\n\n{table}")
@@ -167,14 +175,14 @@ def _benchmark(args: argparse.Namespace) -> int:
     return 0
 
 
-def _run_pair(pair: tuple[Any, str], settings: Any) -> Any:
-    """One strategy against one table, in a store of its own (a pool's process)."""
-    import tempfile
-
+def _run_pair(pair: tuple[Any, str], settings: Any, campaigns: Path) -> Any:
+    """One strategy against one table, in a store of its own (a pool's process) that keeps
+    its campaigns until the benchmark has written its results."""
     from iotwin.studies.strategy_benchmark import run_benchmark
 
     case, strategy = pair
-    with tempfile.TemporaryDirectory() as scratch, Store(Path(scratch) / "bench.db") as store:
+    campaigns.mkdir(parents=True, exist_ok=True)
+    with Store(campaigns / f"{case.name}-{strategy}.db") as store:
         [figures] = run_benchmark(case, [strategy], settings, store)
     return figures
 

@@ -21,6 +21,9 @@
 
 A campaign stopped after b runs chooses exactly the first b runs of a longer one (the
 strategies measure in order and stop at the budget), so one campaign per seed gives every b.
+Each campaign lives in the store it is given under a name of its table, strategy and seed; a
+benchmark run again on that store resumes the campaigns it finds there (the tuning pipeline's
+resume: nothing stored runs or simulates again).
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ from iotwin.executors.base import Target
 from iotwin.executors.table import Landscape, TableExecutor
 from iotwin.progress import say
 from iotwin.stats import median_relative_error, paired_spearman
-from iotwin.store.database import Store
+from iotwin.store.database import Store, canonical_json
 from iotwin.studies.model_ties import Ties, ties
 from iotwin.tuning.campaign import CampaignEvaluator, CampaignSpec, open_campaign, run_campaign
 from iotwin.tuning.confirmation import confirm
@@ -133,12 +136,21 @@ def run_one(case: TableCase, strategy: str, cap: int, seed: int,
                         kernel=case.target.kernel, args=case.target.args,
                         command=case.target.command, seed=seed, truth_seed=seed,
                         workload=case.workload, table=str(case.table_path))
-    campaign_id = store.create_campaign(f"benchmark {case.name} {strategy} seed {seed}",
-                                        kind="tune", spec=spec.to_json())
+    name = f"benchmark {case.name} {strategy} seed {seed}"
+    campaign_id = (stored_campaign(store, name, spec)
+                   or store.create_campaign(name, kind="tune", spec=spec.to_json()))
     campaign = open_campaign(store, campaign_id, spec,
                              executor=TableExecutor(case.table, replay_seed=seed))
     run_campaign(campaign)
     return _trajectory(case.table, campaign, seed, settings)
+
+
+def stored_campaign(store: Store, name: str, spec: CampaignSpec) -> int | None:
+    """The campaign a benchmark cut short left in ``store`` for this seed, if its spec is
+    unchanged: resumed, it replays its stored runs and runs only what is missing."""
+    wanted = canonical_json(spec.to_json())
+    return next((c.id for c in store.campaigns(kind="tune")
+                 if c.name == name and canonical_json(c.spec) == wanted), None)
 
 
 def _trajectory(table: Landscape, campaign: CampaignEvaluator, seed: int,
