@@ -15,7 +15,12 @@ from iotwin.executors.base import Target
 from iotwin.executors.table import Landscape, read_table, write_table
 from iotwin.search import STRATEGIES
 from iotwin.store.database import Store, config_hash
-from iotwin.studies.strategy_benchmark import BenchmarkSettings, TableCase, run_benchmark
+from iotwin.studies.strategy_benchmark import (
+    BenchmarkSettings,
+    TableCase,
+    run_benchmark,
+    run_in_parallel,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 VPIC_TABLE = ROOT / "experiments" / "landscape" / "vpic-io-4.csv"
@@ -216,3 +221,28 @@ def test_optuna_gp_without_pytorch_says_how_to_install_it(monkeypatch: pytest.Mo
     monkeypatch.setitem(sys.modules, "torch", None)  # import torch raises ImportError
     with pytest.raises(UserError, match="optuna-gp needs PyTorch: `make optuna-gp`"):
         optuna_gp(None, random.Random(0), strategy_settings("optuna-gp"))  # type: ignore[arg-type]
+
+
+def test_campaigns_run_in_parallel_as_they_run_one_after_another_and_resume(
+        tmp_path: Path) -> None:
+    case = _case(read_table(VPIC_TABLE), tmp_path / "t.csv")
+    two_seeds = BenchmarkSettings(seeds=2, caps={"random": 15, "optuna-tpe": 15})
+    campaigns = tmp_path / "campaigns"
+    [parallel] = run_in_parallel([case], two_seeds, campaigns, jobs=2)
+    with Store(tmp_path / "serial.db") as store:
+        serial = run_benchmark(case, ["random", "optuna-tpe"], two_seeds, store, progress=None)
+    assert [f.strategy for f in parallel] == ["random", "optuna-tpe"]
+    for ran_apart, ran_in_turn in zip(parallel, serial, strict=True):
+        assert [(t.costs, t.ratios) for t in ran_apart.trajectories] == \
+            [(t.costs, t.ratios) for t in ran_in_turn.trajectories]
+    assert sorted(p.name for p in campaigns.glob("*.db")) == [
+        "t-optuna-tpe-seed0.db", "t-optuna-tpe-seed1.db", "t-random-seed0.db",
+        "t-random-seed1.db"]  # a store each: no two processes write one file
+    with Store(campaigns / "t-random-seed0.db") as store:
+        runs = len(store.evaluations(source="real"))
+    [again] = run_in_parallel([case], replace(two_seeds, seeds=3), campaigns, jobs=2)
+    assert [len(f.trajectories) for f in again] == [3, 3]
+    assert again[0].trajectories[0].costs == parallel[0].trajectories[0].costs
+    with Store(campaigns / "t-random-seed0.db") as store:
+        assert len(store.campaigns()) == 1  # found and resumed, not started again
+        assert len(store.evaluations(source="real")) == runs

@@ -67,7 +67,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                                 "experiments/results/NAME, NAME the spec's file name)")
     benchmark.add_argument("--seeds", type=int, help="override the spec's seed count")
     benchmark.add_argument("--jobs", type=int, default=1, metavar="N",
-                           help="(table, strategy) pairs run at once, one process each")
+                           help="campaigns (a table, a strategy, a seed) run at once, one "
+                                "process each (default 1)")
     benchmark.add_argument("--readme", type=Path, metavar="MD",
                            help="fill the figures table into this README")
     benchmark.set_defaults(func=_benchmark)
@@ -134,35 +135,28 @@ def _default_benchmark() -> Path:
 
 def _benchmark(args: argparse.Namespace) -> int:
     import dataclasses
-    import multiprocessing
 
     from iotwin.report import benchmark as report
     from iotwin.report.readme_block import fill_block
-    from iotwin.studies.strategy_benchmark import load_benchmark, model_on_table
+    from iotwin.studies.strategy_benchmark import load_benchmark, model_on_table, run_in_parallel
     from iotwin.studies.table_resolution import resolution
 
     cases, settings = load_benchmark(args.spec)
     if args.seeds:
         settings = dataclasses.replace(settings, seeds=args.seeds)
-    pairs = [(case, strategy) for case in cases for strategy in settings.caps]
     output = args.output or Path("experiments/results") / args.spec.stem
     campaigns = output / "campaigns"
     if campaigns.exists():
         print(f"resuming the campaigns a previous run left in {campaigns}", file=sys.stderr)
-    # a Pool, not a ProcessPoolExecutor: leaving it on Ctrl-C or SIGTERM terminates the
-    # workers, where an executor's shutdown waits for them to finish their campaigns
-    with multiprocessing.get_context("fork").Pool(max(1, args.jobs)) as pool:
-        done = pool.starmap(_run_pair, [(pair, settings, campaigns) for pair in pairs],
-                            chunksize=1)
+    per_case = run_in_parallel(cases, settings, campaigns, args.jobs)
     results = []
-    for case in cases:
+    for case, figures in zip(cases, per_case, strict=True):
         model, table_resolution = model_on_table(case), resolution(case.table)
         print(f"{case.name}: {len(case.table.configs)} configs, optimum "
               f"{case.table.optimum:.1f} MB/s; {report.resolution_text(table_resolution)}",
               file=sys.stderr)
         for text in report.model_texts(model):
             print(f"  {text}", file=sys.stderr)
-        figures = [f for (c, _), f in zip(pairs, done, strict=True) if c is case]
         results.append(report.CaseResult(case, figures, model, table_resolution))
     command = "iotwin landscape benchmark " + shlex.join(sys.argv[3:])
     for path in report.write(results, settings, output, command):
@@ -173,18 +167,6 @@ def _benchmark(args: argparse.Namespace) -> int:
         fill_block(args.readme, args.spec.stem, f"`{command}`\n\n{table}")
     print(table)
     return 0
-
-
-def _run_pair(pair: tuple[Any, str], settings: Any, campaigns: Path) -> Any:
-    """One strategy against one table, in a store of its own (a pool's process) that keeps
-    its campaigns until the benchmark has written its results."""
-    from iotwin.studies.strategy_benchmark import run_benchmark
-
-    case, strategy = pair
-    campaigns.mkdir(parents=True, exist_ok=True)
-    with Store(campaigns / f"{case.name}-{strategy}.db") as store:
-        [figures] = run_benchmark(case, [strategy], settings, store)
-    return figures
 
 
 def _cores() -> int:

@@ -28,6 +28,7 @@ resume: nothing stored runs or simulates again).
 
 from __future__ import annotations
 
+import multiprocessing
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -74,6 +75,10 @@ class BenchmarkSettings:
     targets: tuple[float, ...] = (0.05, 0.02)
     caps: Mapping[str, int] = field(default_factory=dict)  # strategy -> its real-run cap
 
+    def cap(self, strategy: str, case: TableCase) -> int:
+        """The strategy's real-run cap: the spec's, or every config of the table."""
+        return self.caps.get(strategy, len(case.table.configs))
+
 
 @dataclass
 class Trajectory:
@@ -114,25 +119,49 @@ class StrategyFigures:
 
 def run_benchmark(case: TableCase, strategies: Sequence[str], settings: BenchmarkSettings,
                   store: Store, progress: TextIO | None = sys.stderr) -> list[StrategyFigures]:
-    figures = []
-    for strategy in strategies:
-        cap = settings.caps.get(strategy, len(case.table.configs))
-        trajectories = []
-        for seed in range(settings.seeds):
-            trajectory = run_one(case, strategy, cap, seed, settings, store)
-            trajectories.append(trajectory)
-            reached = ", ".join(f"{100 * f:g}%: {trajectory.cost_to(f) or 'missed'}"
-                                for f in settings.targets)
-            say(progress, f"  {case.name} {strategy} seed {seed}: {trajectory.runs} runs; "
-                          f"runs to {reached}")
-        figures.append(StrategyFigures(strategy, cap, trajectories))
-    return figures
+    """Every seed of each strategy against ``case``, one campaign after another, in ``store``."""
+    return [StrategyFigures(strategy, settings.cap(strategy, case),
+                            [run_one(case, strategy, seed, settings, store, progress)
+                             for seed in range(settings.seeds)])
+            for strategy in strategies]
 
 
-def run_one(case: TableCase, strategy: str, cap: int, seed: int,
-            settings: BenchmarkSettings, store: Store) -> Trajectory:
+def run_in_parallel(cases: Sequence[TableCase], settings: BenchmarkSettings, campaigns: Path,
+                    jobs: int) -> list[list[StrategyFigures]]:
+    """Every campaign of the benchmark, one (table, strategy, seed) each, ``jobs`` at once in
+    processes of their own; per case, its strategies' figures in the spec's order.
+
+    A campaign is the unit, not a strategy's seeds together, so that a slow strategy (sim-
+    screened on a large platform) spreads over every process instead of running its seeds one
+    after another. Each keeps a store of its own under ``campaigns``, where a run cut short
+    and started again finds and resumes it."""
+    units = [(index, strategy, seed) for index in range(len(cases))
+             for strategy in settings.caps for seed in range(settings.seeds)]
+    campaigns.mkdir(parents=True, exist_ok=True)
+    work = [(cases[index], strategy, seed, settings, campaigns) for index, strategy, seed in units]
+    # a Pool, not a ProcessPoolExecutor: leaving it on Ctrl-C or SIGTERM terminates the
+    # workers, where an executor's shutdown waits for them to finish their campaigns
+    with multiprocessing.get_context("fork").Pool(max(1, jobs)) as pool:
+        done = dict(zip(units, pool.starmap(_run_in_own_store, work, chunksize=1), strict=True))
+    return [[StrategyFigures(strategy, settings.cap(strategy, case),
+                             [done[index, strategy, seed] for seed in range(settings.seeds)])
+             for strategy in settings.caps]
+            for index, case in enumerate(cases)]
+
+
+def _run_in_own_store(case: TableCase, strategy: str, seed: int, settings: BenchmarkSettings,
+                      campaigns: Path) -> Trajectory:
+    with Store(campaigns / f"{case.name}-{strategy}-seed{seed}.db") as store:
+        return run_one(case, strategy, seed, settings, store)
+
+
+def run_one(case: TableCase, strategy: str, seed: int, settings: BenchmarkSettings,
+            store: Store, progress: TextIO | None = sys.stderr) -> Trajectory:
+    """One campaign: ``strategy`` from ``seed`` against the table, to its own stop or its cap,
+    and what its recommendation was worth after each run; a line of progress when done."""
     spec = CampaignSpec(ranks=case.target.ranks, platform=case.platform, space=case.space,
-                        strategy=strategy, executor="table", real_budget=cap,
+                        strategy=strategy, executor="table",
+                        real_budget=settings.cap(strategy, case),
                         kernel=case.target.kernel, args=case.target.args,
                         command=case.target.command, seed=seed, truth_seed=seed,
                         workload=case.workload, table=str(case.table_path))
@@ -142,7 +171,12 @@ def run_one(case: TableCase, strategy: str, cap: int, seed: int,
     campaign = open_campaign(store, campaign_id, spec,
                              executor=TableExecutor(case.table, replay_seed=seed))
     run_campaign(campaign)
-    return _trajectory(case.table, campaign, seed, settings)
+    trajectory = _trajectory(case.table, campaign, seed, settings)
+    reached = ", ".join(f"{100 * f:g}%: {trajectory.cost_to(f) or 'missed'}"
+                        for f in settings.targets)
+    say(progress, f"  {case.name} {strategy} seed {seed}: {trajectory.runs} runs; "
+                  f"runs to {reached}")
+    return trajectory
 
 
 def stored_campaign(store: Store, name: str, spec: CampaignSpec) -> int | None:
