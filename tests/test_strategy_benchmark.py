@@ -246,3 +246,30 @@ def test_campaigns_run_in_parallel_as_they_run_one_after_another_and_resume(
     with Store(campaigns / "t-random-seed0.db") as store:
         assert len(store.campaigns()) == 1  # found and resumed, not started again
         assert len(store.evaluations(source="real")) == runs
+
+
+def test_a_campaign_cut_at_two_budgets_with_the_same_candidates_recommends_alike(
+        tmp_path: Path) -> None:
+    """The confirmation's runs of a config are its next stored repetitions, the same at every
+    budget: drawn afresh for each, "runs to 2%" would be the first lucky draw of many."""
+    table = read_table(VPIC_TABLE)
+    settings = BenchmarkSettings(seeds=1, caps={"random": 60})
+    with Store(tmp_path / "s.db") as store:
+        [figures] = run_benchmark(_case(table, tmp_path / "t.csv"), ["random"], settings,
+                                  store, progress=None)
+        rows = store.evaluations(store.campaigns()[0].id, source="real")
+    first_runs: dict[str, float] = {}
+    for row in rows:
+        if row.rate_mbs and "measured_index" in row.details:
+            first_runs.setdefault(row.config_hash, row.rate_mbs)
+    order = list(first_runs.items())
+    candidates = [frozenset(sorted(dict(order[:b]), key=dict(order[:b]).__getitem__)[-3:])
+                  for b in range(1, len(order) + 1)]
+    [trajectory] = figures.trajectories
+    assert len(trajectory.ratios) == len(order)
+    by_candidates: dict[frozenset[str], set[float]] = {}
+    for chosen, ratio in zip(candidates, trajectory.ratios, strict=True):
+        by_candidates.setdefault(chosen, set()).add(ratio)
+    assert max(len(c) for c in candidates) == 3
+    assert any(candidates.count(c) >= 5 for c in set(candidates))  # the test has a case
+    assert all(len(ratios) == 1 for ratios in by_candidates.values())

@@ -125,6 +125,15 @@ class TableExecutor:
 
     def run_once(self, target: Target, config: Mapping[str, Any], *, seed: int = 0) -> RunResult:
         key = config_hash(config)
+        draw = self._draws.get(key, 0)
+        self._draws[key] = draw + 1
+        return self.replay(config, draw)
+
+    def replay(self, config: Mapping[str, Any], draw: int) -> RunResult:
+        """The ``draw``-th run of ``config`` (0 first): its stored repetitions in an order of
+        their own, seeded by the replay seed and the config, cycled. The same draw of a config
+        is always the same run, whatever was drawn before."""
+        key = config_hash(config)
         rates = self.table.rates_of(config)
         if rates is None:
             return RunResult("failed", error=f"config {key[:12]} is not in the table "
@@ -135,6 +144,4 @@ class TableExecutor:
                                              f"the table {self.table.label} was measured")
         order = list(range(len(measured)))
         random.Random(f"{self.replay_seed} {key}").shuffle(order)
-        draw = self._draws.get(key, 0)
-        self._draws[key] = draw + 1
         return RunResult("ok", rate_mbs=measured[order[draw % len(order)]])

@@ -9,8 +9,9 @@
             for b = 1 .. the campaign's runs:          # had it been stopped after b runs
                 recommended(b) <- the tuning pipeline's confirmation of its first b runs
                                   (iotwin.tuning.confirmation.confirm: the best `confirm`
-                                  configs and the default, `confirm_runs` fresh replays each,
-                                  best median)
+                                  configs and the default, `confirm_runs` further runs each,
+                                  best median); a config's further runs are its next stored
+                                  repetitions after the search's, the same whatever b
                 cost(b) = b + the confirmation's runs
             runs to X% = cost(b) of the first b whose recommended config is within X%
                          (none: a miss, counted as the cap's cost)
@@ -21,6 +22,11 @@
 
 A campaign stopped after b runs chooses exactly the first b runs of a longer one (the
 strategies measure in order and stop at the budget), so one campaign per seed gives every b.
+A config re-run in the confirmation gives the same runs at every b, as one more run of it on
+the machine would: were they drawn afresh for each b, "runs to X%" would be the first of many
+independent confirmations that happened to land within X%, and a strategy that runs longer
+would hold more such draws (on a table whose best configs the confirmation cannot tell apart,
+the tighter targets then measure the cap, not the search).
 Each campaign lives in the store it is given under a name of its table, strategy and seed; a
 benchmark run again on that store resumes the campaigns it finds there (the tuning pipeline's
 resume: nothing stored runs or simulates again).
@@ -190,15 +196,16 @@ def stored_campaign(store: Store, name: str, spec: CampaignSpec) -> int | None:
 def _trajectory(table: Landscape, campaign: CampaignEvaluator, seed: int,
                 settings: BenchmarkSettings) -> Trajectory:
     order = list(campaign.measured.items())
+    replay = TableExecutor(table, replay_seed=seed)  # the order the campaign's runs drew from
+    searched = campaign.spec.repetitions  # draws of each config the search took
     costs, ratios = [], []
     for b in range(1, len(order) + 1):
-        replay = TableExecutor(table, replay_seed=seed * 7919 + b)
         spent = [0]
 
         def run(config: dict[str, Any], slot: int, round_index: int,
-                replay: TableExecutor = replay, spent: list[int] = spent) -> float | None:
+                spent: list[int] = spent) -> float | None:
             spent[0] += 1
-            return replay.run_once(campaign.spec.target, config, seed=round_index).rate_mbs
+            return replay.replay(config, searched + round_index).rate_mbs
 
         confirmed = confirm(dict(order[:b]), settings.confirm, settings.confirm_runs, run)
         if not confirmed:
