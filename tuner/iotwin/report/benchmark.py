@@ -135,8 +135,9 @@ def write(results: Sequence[CaseResult], settings: BenchmarkSettings, out: Path,
         f"Each strategy ran {settings.seeds} times (seeds) against each table: a campaign "
         f"replays the table's measured runs and ends at its own stop or its cap. Had it been "
         f"stopped after b runs, the tuning pipeline's confirmation ({settings.confirm} best "
-        f"configs and the default, {settings.confirm_runs} fresh runs each) would have "
-        f"recommended a config: the runs counted are b plus the confirmation's. A miss "
+        f"configs and the default, {settings.confirm_runs} more runs each: a config's next "
+        f"stored repetitions, the same at every b) would have recommended a config: the "
+        f"runs counted are b plus the confirmation's. A miss "
         f"counts as the cap plus its confirmation.")
     page.table([{"table": r.case.name, "configs": len(r.case.table.configs),
                  "optimum (best median)": f"{r.case.table.optimum:.1f} MB/s",
