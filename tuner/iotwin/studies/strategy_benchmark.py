@@ -174,10 +174,10 @@ def run_one(case: TableCase, strategy: str, seed: int, settings: BenchmarkSettin
     name = f"benchmark {case.name} {strategy} seed {seed}"
     campaign_id = (stored_campaign(store, name, spec)
                    or store.create_campaign(name, kind="tune", spec=spec.to_json()))
-    campaign = open_campaign(store, campaign_id, spec,
-                             executor=TableExecutor(case.table, replay_seed=seed))
+    replay = TableExecutor(case.table, replay_seed=seed)
+    campaign = open_campaign(store, campaign_id, spec, executor=replay)
     run_campaign(campaign)
-    trajectory = _trajectory(case.table, campaign, seed, settings)
+    trajectory = _trajectory(case.table, campaign, replay, settings)
     reached = ", ".join(f"{100 * f:g}%: {trajectory.cost_to(f) or 'missed'}"
                         for f in settings.targets)
     say(progress, f"  {case.name} {strategy} seed {seed}: {trajectory.runs} runs; "
@@ -193,10 +193,11 @@ def stored_campaign(store: Store, name: str, spec: CampaignSpec) -> int | None:
                  if c.name == name and canonical_json(c.spec) == wanted), None)
 
 
-def _trajectory(table: Landscape, campaign: CampaignEvaluator, seed: int,
+def _trajectory(table: Landscape, campaign: CampaignEvaluator, replay: TableExecutor,
                 settings: BenchmarkSettings) -> Trajectory:
+    """``replay``: the executor the campaign ran on; a confirmation run of a config is its
+    next draw there after the search's."""
     order = list(campaign.measured.items())
-    replay = TableExecutor(table, replay_seed=seed)  # the order the campaign's runs drew from
     searched = campaign.spec.repetitions  # draws of each config the search took
     costs, ratios = [], []
     for b in range(1, len(order) + 1):
