@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
-from iotwin import paths
+from iotwin.core import paths
 from iotwin.executors import launch
 from iotwin.workloads.replication.sessions import dataset, session, workload
 

@@ -24,15 +24,16 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from iotwin import paths
-from iotwin.executors.base import RunResult, Target
+from iotwin.core import paths
+from iotwin.core.hashing import config_hash
+from iotwin.core.records import RunResult, Target
 from iotwin.executors.twin import TwinExecutor
 from iotwin.model.calibration import RefitSettings, SimModel
 from iotwin.model.platforms import Platform, load_platform
 from iotwin.model.sim import simulate
 from iotwin.search import BudgetExhausted, select, strategy_settings
 from iotwin.space.parameters import BoundSpace, load_space
-from iotwin.store.database import Store, config_hash
+from iotwin.store.database import Store
 from iotwin.tuning.campaign import CampaignEvaluator, CampaignSpec, platform_context, run_campaign
 
 SPEC_FILE = Path(__file__).with_suffix(".yaml")

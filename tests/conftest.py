@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from iotwin import paths
+from iotwin.core import paths
 
 
 @pytest.fixture(scope="session")

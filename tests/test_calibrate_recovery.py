@@ -12,12 +12,12 @@ import random
 from pathlib import Path
 
 import pytest
-from iotwin.errors import UserError
+from iotwin.core.errors import UserError
 from iotwin.executors.twin import TwinExecutor
 from iotwin.model.calibration import Observation, cross_validate, fit
-from iotwin.model.calibration_design import load_design, measure_design, parse_design
 from iotwin.model.platforms import Platform, load_platform, platform_space_context
 from iotwin.model.sim import simulate
+from iotwin.observations.design import load_design, measure_design, parse_design
 from iotwin.space.parameters import load_space
 from iotwin.store.database import Store
 from iotwin.workloads.workload import kernel_workload

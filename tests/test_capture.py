@@ -18,16 +18,12 @@ from typing import Any
 
 import h5py
 import pytest
-from iotwin import paths
-from iotwin.errors import UserError
+from iotwin.core import paths
+from iotwin.core.errors import UserError
+from iotwin.executors.capture import capture_records
 from iotwin.model.platforms import load_platform
 from iotwin.model.sim import simulator_input
-from iotwin.workloads.capture import (
-    CaptureError,
-    capture_records,
-    merge_records,
-    workload_from_capture,
-)
+from iotwin.workloads.capture import CaptureError, merge_records, workload_from_capture
 from iotwin.workloads.workload import kernel_workload, load_workload
 from test_sim_layout_kernels import merged, real_extents, simulate
 

@@ -14,7 +14,7 @@ from iotwin.config.schema import (
     resolve,
     validate_config,
 )
-from iotwin.errors import UserError
+from iotwin.core.errors import UserError
 
 
 def check(text: str) -> dict:

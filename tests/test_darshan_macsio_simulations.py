@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 import yaml
-from iotwin import paths
+from iotwin.core import paths
 from iotwin.workloads.replication.macsio import (
     initial_state_bytes,
     part_bytes_from_file_size,
@@ -84,7 +84,7 @@ def test_equation_1_inverts_the_file_size_formula() -> None:
 
 
 def test_unknown_simulation_names_the_known_ones() -> None:
-    from iotwin.errors import UserError
+    from iotwin.core.errors import UserError
 
     with pytest.raises(UserError, match=r"no simulation 'sim-z'.*sim-a"):
         simulation_workload(DESCRIPTION, "sim-z")

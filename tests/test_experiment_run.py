@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from iotwin.executors.base import RunResult
+from iotwin.core.records import RunResult
 from iotwin.store.database import Store
 from iotwin.studies.experiment import Config, WorkloadSpec, parse_experiment, run_experiment
 

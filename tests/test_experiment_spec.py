@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from iotwin.errors import UserError
+from iotwin.core.errors import UserError
 from iotwin.studies.experiment import load_experiment, parse_experiment, set_dotted
 
 REPO = Path(__file__).resolve().parents[1]

@@ -9,10 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from iotwin.errors import UserError
-from iotwin.executors.base import RunResult, Target
+from iotwin.core.errors import UserError
+from iotwin.core.hashing import config_hash
+from iotwin.core.records import RunResult, Target
 from iotwin.space.parameters import SpaceContext, load_space
-from iotwin.store.database import Store, config_hash
+from iotwin.store.database import Store
 from iotwin.validation.local import (
     Suite,
     confirm_runs,

@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 import pytest
-from iotwin.errors import UserError
-from iotwin.executors.base import RunResult, Target
+from iotwin.core.errors import UserError
+from iotwin.core.records import RunResult, Target
 from iotwin.space.parameters import SpaceContext, load_space
 from iotwin.store.database import Store
 from iotwin.validation.local import (

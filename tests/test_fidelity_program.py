@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from iotwin import paths
-from iotwin.errors import UserError
+from iotwin.core import paths
+from iotwin.core.errors import UserError
 from iotwin.store.database import Store
 from iotwin.validation.local import load_suite, run_local_suite
 

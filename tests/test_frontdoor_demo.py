@@ -9,9 +9,10 @@ import sys
 from pathlib import Path
 
 import yaml
-from iotwin import paths
 from iotwin.config.schema import load_config
-from iotwin.store.database import Store, config_hash
+from iotwin.core import paths
+from iotwin.core.hashing import config_hash
+from iotwin.store.database import Store
 
 SUMMARY_REPEAT = 2
 TINY_DEMO = f"""

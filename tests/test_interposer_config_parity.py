@@ -7,8 +7,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from iotwin import paths
 from iotwin.config.schema import ConfigError, load_config
+from iotwin.core import paths
 
 CASES = {
     "good": """

@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from iotwin import paths
+from iotwin.core import paths
 
 pytestmark = pytest.mark.slow
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import h5py
 import numpy as np
 import pytest
-from iotwin import paths
+from iotwin.core import paths
 from iotwin.executors import launch
 
 pytestmark = pytest.mark.slow

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from iotwin import paths
+from iotwin.core import paths
 from iotwin.executors.launch import run_mpi
 
 KERNELS = ["vpic-io", "vorpal-io", "gcrm-io"]

@@ -16,7 +16,7 @@ from typing import Any
 import h5py
 import numpy as np
 import pytest
-from iotwin import paths
+from iotwin.core import paths
 from iotwin.executors.launch import run_mpi
 
 PATTERN_STRIDE = 1000003

@@ -6,12 +6,13 @@ import random
 from pathlib import Path
 
 import pytest
-from iotwin.errors import UserError
-from iotwin.executors.base import Target
+from iotwin.core.errors import UserError
+from iotwin.core.hashing import config_hash
+from iotwin.core.records import Target
 from iotwin.executors.table import Landscape, TableExecutor, read_table, write_table
 from iotwin.space.parameters import SpaceContext, load_space
 from iotwin.space.restricted import RestrictedSpace
-from iotwin.store.database import Store, config_hash
+from iotwin.store.database import Store
 from iotwin.studies.landscape import conditions, measure_landscape, pass_order
 from iotwin.validation.local import Suite
 

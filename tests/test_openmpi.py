@@ -11,9 +11,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from iotwin import paths
-from iotwin.errors import UserError
-from iotwin.executors.base import Target
+from iotwin.core import paths
+from iotwin.core.errors import UserError
+from iotwin.core.records import Target
 from iotwin.executors.mpi_flavour import flavour_of
 from iotwin.model.platforms import load_platform
 from iotwin.model.sim import simulate

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 import yaml
-from iotwin.errors import UserError
+from iotwin.core.errors import UserError
 from iotwin.model import calibration as calibrate
 from iotwin.validation import paper as paper_validation
 from iotwin.validation import paper_report
@@ -240,7 +240,7 @@ def test_a_workload_of_the_wrong_size_is_refused(tmp_path: Path) -> None:
 
 
 def test_fitted_values_are_recorded_in_a_platform_yaml_in_place(tmp_path: Path) -> None:
-    from iotwin import paths
+    from iotwin.core import paths
     from iotwin.model.platforms import load_platform
 
     original = (paths.platforms_dir() / "hopper.yaml").read_text()

@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from iotwin.studies.paper_sensitivity import ParameterEffect, SelectionRule, scan, select
+from iotwin.validation.paper_sensitivity import ParameterEffect, SelectionRule, scan, select
 
 RULE = SelectionRule(min_effect=0.1, rows_per_parameter=2)
 

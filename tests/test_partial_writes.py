@@ -12,11 +12,12 @@ import itertools
 from pathlib import Path
 
 import pytest
-from iotwin.executors.base import Target
+from iotwin.core.records import Target
+from iotwin.executors.capture import capture_records
 from iotwin.executors.interposer_reports import setting_outcomes
 from iotwin.executors.local import LocalExecutor
 from iotwin.space.parameters import SpaceContext, load_space
-from iotwin.workloads.capture import capture_records, workload_from_capture
+from iotwin.workloads.capture import workload_from_capture
 from iotwin.workloads.partial_writes import file_glob, partial_write_datasets
 from test_capture import h5py_script, parallel_h5py  # noqa: F401 (a fixture)
 

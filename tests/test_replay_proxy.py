@@ -10,7 +10,7 @@ import h5py
 import numpy as np
 import pytest
 import yaml
-from iotwin import paths
+from iotwin.core import paths
 from iotwin.executors import launch
 from iotwin.workloads.replication.darshan_workload import log_bytes_per_role, workload_from_log
 from iotwin.workloads.replication.sessions import dataset, session, workload

@@ -10,8 +10,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from iotwin.errors import UserError
-from iotwin.executors.base import RunResult
+from iotwin.core.errors import UserError
+from iotwin.core.records import RunResult
 from iotwin.report import write_report
 from iotwin.store.database import Store
 from iotwin.studies.experiment import parse_experiment, run_experiment

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from iotwin import paths
+from iotwin.core import paths
 from iotwin.store.database import Store
 
 REPO = paths.repo_root()

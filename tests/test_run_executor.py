@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 from conftest import with_default_sigint
-from iotwin import paths
 from iotwin.config import schema as tuning
-from iotwin.executors.base import Target
+from iotwin.core import paths
+from iotwin.core.mpi_flavours import select_flavour
+from iotwin.core.records import Target
 from iotwin.executors.local import LocalExecutor, kernel_result_line, program_argv
-from iotwin.executors.mpi_flavour import select_flavour
 
 VPIC_BYTES_PER_PARTICLE = 6 * 4 + 2 * 4  # 6 float and 2 int variables
 REPLAY_WORKLOAD = """

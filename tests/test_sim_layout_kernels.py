@@ -16,7 +16,7 @@ from typing import Any
 import h5py
 import pytest
 import yaml
-from iotwin import paths
+from iotwin.core import paths
 from iotwin.executors import launch
 from iotwin.model.platforms import load_platform
 from iotwin.model.sim import simulator_input

@@ -23,9 +23,10 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from iotwin.model.ceilings import peak_mbs
 from iotwin.model.platforms import Platform, load_platform
 from iotwin.model.sim import SimResult, simulate
-from iotwin.studies.whatif import peak_mbs, vary
+from iotwin.studies.whatif import vary
 
 LUSTRE = ("hopper", "archer", "bluewaters", "stampede", "titan", "cab", "ranger")
 PLATFORMS = (*LUSTRE, "intrepid")

@@ -11,7 +11,7 @@ import copy
 from typing import Any
 
 import pytest
-from iotwin.errors import UserError
+from iotwin.core.errors import UserError
 from iotwin.model.platforms import load_platform
 from iotwin.model.sim import simulate
 from iotwin.workloads.workload import validate_workload

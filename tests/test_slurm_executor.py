@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 from conftest import with_default_sigint
-from iotwin.errors import UserError
-from iotwin.executors.base import Target
+from iotwin.core.errors import UserError
+from iotwin.core.mpi_flavours import select_flavour
+from iotwin.core.records import Target
 from iotwin.executors.launch import launcher, run_mpi
-from iotwin.executors.mpi_flavour import select_flavour
 from iotwin.executors.slurm import Site, SlurmExecutor
 from slurm_cluster import SlurmCluster, missing_daemons, slurm_cluster
 
@@ -119,7 +119,7 @@ def test_inside_an_allocation_each_run_is_a_job_step(cluster: SlurmCluster, scra
     program = (
         "import json, sys\n"
         "from pathlib import Path\n"
-        "from iotwin.executors.base import Target\n"
+        "from iotwin.core.records import Target\n"
         "from iotwin.executors.slurm import SlurmExecutor, Site\n"
         f"target = Target(ranks=4, kernel='vpic-io', args=('--particles', '{PARTICLES}'))\n"
         "executor = SlurmExecutor(site=Site(launcher='srun'), scratch_root=Path(sys.argv[1]))\n"

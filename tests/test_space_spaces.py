@@ -6,7 +6,7 @@ import random
 
 import pytest
 from iotwin.config.schema import dump_config, validate_config
-from iotwin.errors import UserError
+from iotwin.core.errors import UserError
 from iotwin.space.parameters import Rejected, SpaceContext, list_spaces, load_space, parse_space
 
 HOPPER = SpaceContext(filesystem="lustre", ranks=2048, max_stripe_count=156)

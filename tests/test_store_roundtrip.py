@@ -8,8 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from iotwin.errors import UserError
-from iotwin.store.database import SCHEMA_VERSION, Store, config_hash, resolve_path
+from iotwin.core.errors import UserError
+from iotwin.core.hashing import config_hash
+from iotwin.store.database import SCHEMA_VERSION, Store, resolve_path
 
 CONFIG = {"mpiio": {"cb_nodes": 2, "cb_config_list": "*:*"}, "hdf5": {"alignment":
           {"threshold": 0, "boundary": "1MiB"}}}

@@ -11,10 +11,11 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from iotwin.executors.base import Target
+from iotwin.core.hashing import config_hash
+from iotwin.core.records import Target
 from iotwin.executors.table import Landscape, read_table, write_table
 from iotwin.search import STRATEGIES
-from iotwin.store.database import Store, config_hash
+from iotwin.store.database import Store
 from iotwin.studies.strategy_benchmark import (
     BenchmarkSettings,
     TableCase,
@@ -214,7 +215,7 @@ def test_optuna_gp_without_pytorch_says_how_to_install_it(monkeypatch: pytest.Mo
                                                            ) -> None:
     import random
 
-    from iotwin.errors import UserError
+    from iotwin.core.errors import UserError
     from iotwin.search import strategy_settings
     from iotwin.search.ask_tell import optuna_gp
 

@@ -10,10 +10,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from iotwin.executors.base import RunResult, Target
+from iotwin.core.hashing import config_hash
+from iotwin.core.records import RunResult, Target
 from iotwin.search import run_strategy
 from iotwin.space.parameters import SpaceContext, load_space
-from iotwin.store.database import Store, config_hash
+from iotwin.store.database import Store
 from iotwin.tuning.campaign import CampaignEvaluator, CampaignSpec
 from iotwin.tuning.confirmation import confirm_best
 

@@ -13,7 +13,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from iotwin.store.database import Store, config_hash
+from iotwin.core.hashing import config_hash
+from iotwin.store.database import Store
 
 BUDGET = 3
 

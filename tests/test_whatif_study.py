@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 from iotwin.cli import main
 from iotwin.commands.whatif import plot, table
-from iotwin.errors import UserError
+from iotwin.core.errors import UserError
+from iotwin.model.ceilings import peak_mbs
 from iotwin.model.platforms import Platform, load_platform
 from iotwin.space.parameters import parse_space
 from iotwin.studies.whatif import (
@@ -17,7 +18,6 @@ from iotwin.studies.whatif import (
     Tuning,
     Variation,
     parse_variation,
-    peak_mbs,
     search_in_simulation,
     study,
     vary,

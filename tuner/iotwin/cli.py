@@ -13,7 +13,7 @@ import signal
 import sys
 
 from iotwin import __version__, commands
-from iotwin.errors import UserError
+from iotwin.core.errors import UserError
 from iotwin.model import sim_cluster
 
 

@@ -12,7 +12,7 @@ import json
 import sys
 from typing import Any
 
-from iotwin.errors import UserError
+from iotwin.core.errors import UserError
 from iotwin.model.sim_cluster import add_sim_cluster_argument
 from iotwin.store.database import Store, add_store_argument, resolve_path
 
@@ -41,8 +41,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def main(args: argparse.Namespace) -> int:
     # the simulator's modules load only when the command runs, not with every `iotwin` call
-    from iotwin.model.calibration import cross_validate, observations_from_store
+    from iotwin.model.calibration import cross_validate
     from iotwin.model.platforms import load_platform
+    from iotwin.observations.stored import observations_from_store
 
     platform = load_platform(args.platform)
     parameters = args.parameters.split(",") if args.parameters else None
@@ -87,7 +88,7 @@ def _run_design(store: Store, platform: Any, args: argparse.Namespace
                 ) -> tuple[int, list[Any], list[str], list[str]]:
     """Run the design's probes into a new campaign: its id, observations, notes, parameters."""
     from iotwin.executors import make_executor
-    from iotwin.model.calibration_design import load_design, measure_design
+    from iotwin.observations.design import load_design, measure_design
 
     design = load_design(args.design)
     campaign_id = store.create_campaign(

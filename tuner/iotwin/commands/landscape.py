@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from iotwin.errors import UserError
+from iotwin.core.errors import UserError
 from iotwin.store.database import Store, add_store_argument, resolve_path
 
 
@@ -128,7 +128,7 @@ def _executor(args: argparse.Namespace, suite: Any) -> tuple[Any, str]:
 
 
 def _default_benchmark() -> Path:
-    from iotwin import paths
+    from iotwin.core import paths
 
     return paths.repo_root() / "experiments" / "strategy-benchmark.yaml"
 
@@ -136,8 +136,8 @@ def _default_benchmark() -> Path:
 def _benchmark(args: argparse.Namespace) -> int:
     import dataclasses
 
+    from iotwin.core.readme_block import fill_block
     from iotwin.report import benchmark as report
-    from iotwin.report.readme_block import fill_block
     from iotwin.studies.strategy_benchmark import load_benchmark, model_on_table, run_in_parallel
     from iotwin.studies.table_resolution import resolution
 

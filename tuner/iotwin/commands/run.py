@@ -12,15 +12,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from iotwin import paths
 from iotwin.config import schema as config
-from iotwin.errors import UserError
-from iotwin.executors.base import Target
+from iotwin.core import paths
+from iotwin.core.errors import UserError
+from iotwin.core.records import Target
+from iotwin.core.stats import Summary
 from iotwin.executors.interposer_reports import SettingOutcome, setting_outcomes
 from iotwin.executors.launch import require_program
 from iotwin.executors.local import LocalExecutor
 from iotwin.executors.mpi_flavour import say_flavour
-from iotwin.stats import Summary
 from iotwin.store.database import Store, add_store_argument, resolve_path, workload_of
 from iotwin.tuning.repetitions import Measurement, measure, run_then_store
 

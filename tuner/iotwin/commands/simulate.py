@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import Any
 
-from iotwin.errors import UserError
+from iotwin.core.errors import UserError
 from iotwin.model.sim_cluster import add_sim_cluster_argument
 
 

@@ -27,13 +27,13 @@ import yaml
 
 from iotwin import executors
 from iotwin.config.schema import dump_config
-from iotwin.errors import UserError
+from iotwin.core.errors import UserError
+from iotwin.core.stats import Speedup, Summary, format_mbs, speedup_interval
 from iotwin.executors import EXECUTORS
 from iotwin.executors.mpi_flavour import say_flavour
 from iotwin.model.sim_cluster import add_sim_cluster_argument
 from iotwin.search import STRATEGIES
 from iotwin.space.parameters import default_space_for
-from iotwin.stats import Speedup, Summary, format_mbs, speedup_interval
 from iotwin.store.database import Store, add_store_argument, resolve_path
 from iotwin.tuning.campaign import CampaignSpec, Progress
 from iotwin.tuning.pipeline import (

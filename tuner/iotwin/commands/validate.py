@@ -18,8 +18,8 @@ from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 
-from iotwin import paths
-from iotwin.errors import UserError
+from iotwin.core import paths
+from iotwin.core.errors import UserError
 from iotwin.model.sim_cluster import add_sim_cluster_argument
 from iotwin.store.database import Store, add_store_argument, resolve_path
 

@@ -19,7 +19,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from iotwin.errors import UserError
+from iotwin.core.errors import UserError
 from iotwin.model.sim_cluster import add_sim_cluster_argument
 from iotwin.studies.whatif import Config, Prediction, Tuning, parse_variation, study
 from iotwin.workloads.workload import load_workload

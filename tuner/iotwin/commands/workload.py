@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 
 from iotwin.config import schema as config
+from iotwin.executors.capture import capture_program, program_target
 from iotwin.executors.mpi_flavour import say_flavour
-from iotwin.workloads.capture import capture_program, program_target
 from iotwin.workloads.replication.darshan_workload import workload_from_log
 from iotwin.workloads.replication.macsio import simulation_workload
 from iotwin.workloads.replication.output import workload_text, write_atomically

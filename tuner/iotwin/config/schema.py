@@ -24,10 +24,10 @@ from typing import Any
 
 import yaml
 
-from iotwin import paths
-from iotwin.errors import UserError
-from iotwin.units import format_size, parse_size
-from iotwin.yaml_files import describe_yaml_error
+from iotwin.core import paths
+from iotwin.core.errors import UserError
+from iotwin.core.units import format_size, parse_size
+from iotwin.core.yaml_files import describe_yaml_error
 
 #: blocks of settings, in the order they are applied to a file (openmpi: to the process that
 #: opens it, from the top level only)

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from iotwin.errors import UserError
+from iotwin.core.errors import UserError
+from iotwin.core.records import Source
 from iotwin.executors.base import Executor
 from iotwin.space.parameters import SpaceContext
-from iotwin.store.source import Source
 
 
 @dataclass(frozen=True)

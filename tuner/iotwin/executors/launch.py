@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from iotwin import paths
-from iotwin.errors import UserError
-from iotwin.yaml_files import check_keys, read_yaml
+from iotwin.core import paths
+from iotwin.core.errors import UserError
+from iotwin.core.yaml_files import check_keys, read_yaml
 
 DEFAULT_LAUNCHER = "mpich"
 

@@ -35,13 +35,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from iotwin import paths
 from iotwin.config.schema import dump_config, mca_environment
-from iotwin.executors.base import RunResult, Target
+from iotwin.core import paths
+from iotwin.core.mpi_flavours import Flavour
+from iotwin.core.records import RunResult, Source, Target
 from iotwin.executors.interposer_reports import io_span, read_reports, total_bytes
 from iotwin.executors.launch import Completed, Launcher, launcher, run_mpi
-from iotwin.executors.mpi_flavour import Flavour, flavour_of
-from iotwin.store.source import Source
+from iotwin.executors.mpi_flavour import flavour_of
 
 CONFIG_NAME = "iotwin-config.yaml"
 REPORT_NAME = "iotwin-report.jsonl"

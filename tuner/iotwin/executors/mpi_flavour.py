@@ -27,59 +27,18 @@ import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
 from typing import TextIO
 
-from iotwin import paths
-from iotwin.errors import UserError
-from iotwin.executors.base import Target
+from iotwin.core.errors import UserError
+from iotwin.core.mpi_flavours import DEFAULT_MPI, Flavour, flavours, select_flavour
+from iotwin.core.records import Target
 from iotwin.executors.launch import require_program
-from iotwin.workloads.workload import DEFAULT_MPI
-from iotwin.yaml_files import check_keys, read_yaml
 
 _PYTHON_PROBE = ("import h5py\n"
                  "print(''.join(line for line in open('/proc/self/maps') if 'libhdf5' in line))")
-
-
-@dataclass(frozen=True)
-class Flavour:
-    name: str
-    title: str  # as people write it: "Open MPI"
-    hdf5_library: str  # the start of the HDF5 library's file name: libhdf5_openmpi
-    launcher: str  # a launcher of launchers.yaml
-    build: str  # its interposer and kernels under the build folder ("." for MPICH)
-    package: str  # the Debian package of its parallel HDF5
-
-    def interposer(self) -> Path:
-        return _built(lambda: paths.interposer_library(self.build), self)
-
-    def kernel(self, name: str) -> Path:
-        return _built(lambda: paths.kernel_binary(name, self.build), self)
-
-
-def _built(find: Callable[[], Path], flavour: Flavour) -> Path:
-    try:
-        return find()
-    except paths.MissingBuildError as error:
-        raise UserError(f"{error} (the {flavour.title} build needs {flavour.package})") from None
-
-
-@cache
-def flavours() -> dict[str, Flavour]:
-    source = paths.data_dir() / "mpi-flavours.yaml"
-    data = read_yaml(source, "MPI flavour list")
-    fields = ("title", "hdf5_library", "launcher", "build", "package")
-    return {name: Flavour(name, **check_keys(entry, fields, str(source), name, required=fields))
-            for name, entry in data.items()}
-
-
-def select_flavour(name: str) -> Flavour:
-    if name not in flavours():
-        raise UserError(f"unknown MPI flavour {name!r}: expected {' or '.join(flavours())}")
-    return flavours()[name]
 
 
 def flavour_of(target: Target, env: Mapping[str, str] | None = None) -> Flavour:

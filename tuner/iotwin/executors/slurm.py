@@ -35,9 +35,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from iotwin import paths
-from iotwin.errors import UserError
-from iotwin.executors.base import RunResult, Target
+from iotwin.core import paths
+from iotwin.core.errors import UserError
+from iotwin.core.mpi_flavours import Flavour
+from iotwin.core.records import RunResult, Source, Target
+from iotwin.core.yaml_files import check_keys, read_yaml
 from iotwin.executors.interposer_reports import read_reports
 from iotwin.executors.launch import Completed, Launcher, launcher
 from iotwin.executors.local import (
@@ -49,9 +51,7 @@ from iotwin.executors.local import (
     program_argv,
     run_result,
 )
-from iotwin.executors.mpi_flavour import Flavour, flavour_of
-from iotwin.store.source import Source
-from iotwin.yaml_files import check_keys, read_yaml
+from iotwin.executors.mpi_flavour import flavour_of
 
 JOB_NAME = "iotwin"
 SCRIPT_NAME = "iotwin-job.sh"

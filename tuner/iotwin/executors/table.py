@@ -22,10 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from iotwin.config.settings import settings_text
-from iotwin.errors import UserError
-from iotwin.executors.base import RunResult, Target
-from iotwin.store.database import canonical_json, config_hash
-from iotwin.store.source import Source
+from iotwin.core.errors import UserError
+from iotwin.core.hashing import canonical_json, config_hash
+from iotwin.core.records import RunResult, Source, Target
 
 
 @dataclass(frozen=True)

@@ -14,11 +14,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from iotwin.executors.base import RunResult, Target
+from iotwin.core.hashing import config_hash
+from iotwin.core.records import RunResult, Source, Target
 from iotwin.model.platforms import Platform, load_platform
 from iotwin.model.sim import SimResult, simulate, with_noise
-from iotwin.store.database import config_hash
-from iotwin.store.source import Source
 from iotwin.workloads.workload import kernel_workload
 
 

@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from iotwin import paths
-from iotwin.errors import UserError
+from iotwin.core import paths
+from iotwin.core.errors import UserError
+from iotwin.core.units import parse_size
+from iotwin.core.yaml_files import read_yaml
 from iotwin.space.parameters import SpaceContext
-from iotwin.units import parse_size
-from iotwin.yaml_files import read_yaml
 
 _PROVENANCE = ("source", "assumption", "fitted")
 _SIZE_SUFFIXES = ("_bytes", "_size", "boundary", "threshold")

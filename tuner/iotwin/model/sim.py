@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from iotwin.config import schema as tuning
-from iotwin.errors import UserError
+from iotwin.core.errors import UserError
+from iotwin.core.units import parse_size
 from iotwin.model import iosim_process, sim_cluster
 from iotwin.model.platforms import Platform
-from iotwin.units import parse_size
 
 
 @dataclass

@@ -31,8 +31,8 @@ from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
-from iotwin import paths
-from iotwin.errors import UserError
+from iotwin.core import paths
+from iotwin.core.errors import UserError
 from iotwin.model import iosim_process
 
 ENV = "IOTWIN_SIM_CLUSTER"

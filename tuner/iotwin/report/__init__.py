@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from iotwin.errors import UserError
+from iotwin.core.errors import UserError
 from iotwin.report.page import Page
 from iotwin.report.tables import write_rows
 from iotwin.store.database import Campaign, Store

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from iotwin.config.settings import settings_text
-from iotwin.stats import format_mbs
+from iotwin.core.stats import format_mbs
 from iotwin.store.database import Evaluation
 
 

@@ -19,7 +19,7 @@ import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
-from iotwin.units import format_size
+from iotwin.core.units import format_size
 
 RATE_LABEL = "write rate (MB/s)"
 #: (x, median rate, lowest rate, highest rate) per point

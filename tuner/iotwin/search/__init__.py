@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from iotwin.errors import UserError
+from iotwin.core.errors import UserError
 from iotwin.search.ask_tell import optuna_gp, optuna_tpe, skopt_gp
 from iotwin.search.evaluator import BudgetExhausted, Evaluator
 from iotwin.search.genetic import h5evolve

@@ -24,7 +24,7 @@ import random
 from collections.abc import Mapping
 from typing import Any, Protocol
 
-from iotwin.errors import UserError
+from iotwin.core.errors import UserError
 from iotwin.search.evaluator import Evaluator
 from iotwin.space.parameters import BoundSpace, Point
 

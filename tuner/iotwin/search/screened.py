@@ -43,10 +43,10 @@ from typing import Any
 
 from deap import base
 
+from iotwin.core.stats import median_relative_error
 from iotwin.search.evaluator import Evaluator
 from iotwin.search.operators import Individual, make_toolbox, rate_fitness, vary
 from iotwin.space.parameters import Point
-from iotwin.stats import median_relative_error
 
 
 def sim_screened(evaluator: Evaluator, rng: random.Random, settings: Mapping[str, Any]) -> None:

@@ -50,11 +50,11 @@ from typing import Any
 
 import yaml
 
-from iotwin import paths
 from iotwin.config.schema import load_schema, with_dataset_settings
-from iotwin.errors import UserError
-from iotwin.units import format_size, parse_size
-from iotwin.workloads.workload import DEFAULT_MPI
+from iotwin.core import paths
+from iotwin.core.errors import UserError
+from iotwin.core.mpi_flavours import DEFAULT_MPI
+from iotwin.core.units import format_size, parse_size
 
 Point = tuple[int, ...]
 

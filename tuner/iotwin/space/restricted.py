@@ -11,9 +11,9 @@ import random
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from iotwin.errors import UserError
+from iotwin.core.errors import UserError
+from iotwin.core.hashing import config_hash
 from iotwin.space.parameters import BoundSpace, Point
-from iotwin.store.database import config_hash
 
 
 class RestrictedSpace(BoundSpace):

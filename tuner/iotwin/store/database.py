@@ -28,7 +28,6 @@ Location: ``--store PATH``, else ``$IOTWIN_STORE``, else ``./iotwin.db`` (see `r
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import sqlite3
@@ -41,12 +40,10 @@ from typing import Any, Literal
 
 import yaml
 
-from iotwin.errors import UserError
-from iotwin.executors.base import RunResult, Target
+from iotwin.core.errors import UserError
+from iotwin.core.hashing import canonical_json, config_hash
+from iotwin.core.records import RunResult, Source, Status, Target
 from iotwin.store.details import StoredDetails, checked
-from iotwin.store.source import Source
-
-Status = Literal["ok", "failed", "timeout"]
 
 SCHEMA_VERSION = 2
 DEFAULT_FILENAME = "iotwin.db"
@@ -106,20 +103,6 @@ CREATE TABLE calibrations (
 );
 CREATE INDEX calibrations_by_platform ON calibrations(platform, created);
 """ + _JOBS_SCHEMA
-
-
-def config_hash(config: Mapping[str, Any]) -> str:
-    """Canonical hash of a config: the same settings give the same hash whatever the key order.
-
-    Hash validated configs (``iotwin.config.schema.validate_config``), whose sizes are byte counts,
-    so that ``4MiB`` and ``4194304`` are the same config.
-    """
-    return hashlib.sha256(canonical_json(config).encode()).hexdigest()[:20]
-
-
-def canonical_json(value: Mapping[str, Any]) -> str:
-    """``value`` as JSON text that is the same whatever the order of its keys."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
 
 
 def workload_of(target: Target) -> str:

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from iotwin.errors import UserError
+from iotwin.core.errors import UserError
 from iotwin.space.parameters import Space, SpaceContext, load_space
 from iotwin.studies.whatif import SIMULATION_STRATEGIES, Prediction, Tuning, predict
 

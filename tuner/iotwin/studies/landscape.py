@@ -31,11 +31,12 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 
 from iotwin.config.settings import settings_text
-from iotwin.errors import UserError
+from iotwin.core.errors import UserError
+from iotwin.core.hashing import config_hash
+from iotwin.core.progress import say
 from iotwin.executors.base import Executor
 from iotwin.executors.table import Landscape
-from iotwin.progress import say
-from iotwin.store.database import Evaluation, Store, config_hash
+from iotwin.store.database import Evaluation, Store
 from iotwin.validation.local import (
     Suite,
     find_or_create_campaign,

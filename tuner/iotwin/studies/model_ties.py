@@ -29,8 +29,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import friedmanchisquare
 
+from iotwin.core.stats import paired_spearman
 from iotwin.executors.table import Landscape
-from iotwin.stats import paired_spearman
 from iotwin.studies.table_resolution import as_arrays
 
 

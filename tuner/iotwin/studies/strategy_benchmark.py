@@ -43,11 +43,12 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from iotwin.executors.base import Target
+from iotwin.core.hashing import canonical_json
+from iotwin.core.progress import say
+from iotwin.core.records import Target
+from iotwin.core.stats import median_relative_error, paired_spearman
 from iotwin.executors.table import Landscape, TableExecutor
-from iotwin.progress import say
-from iotwin.stats import median_relative_error, paired_spearman
-from iotwin.store.database import Store, canonical_json
+from iotwin.store.database import Store
 from iotwin.studies.model_ties import Ties, ties
 from iotwin.tuning.campaign import CampaignEvaluator, CampaignSpec, open_campaign, run_campaign
 from iotwin.tuning.confirmation import confirm
@@ -287,9 +288,9 @@ def load_benchmark(path: Path) -> tuple[list[TableCase], BenchmarkSettings]:
     """The benchmark spec (experiments/strategy-benchmark.yaml): its tables (each the
     landscape spec it was measured from, the CSV and a program's workload beside it) and
     settings; UserError naming what is wrong."""
-    from iotwin.errors import UserError
+    from iotwin.core.errors import UserError
+    from iotwin.core.yaml_files import check_keys, read_yaml
     from iotwin.search import select
-    from iotwin.yaml_files import check_keys, read_yaml
 
     data = read_yaml(path, "benchmark spec") or {}
     check_keys(data, list(_SPEC_KEYS), str(path))

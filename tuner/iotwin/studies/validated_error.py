@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from iotwin import paths
+from iotwin.core import paths
 
 #: the held-out errors a band is made of (paper validation's row fields)
 HELD_OUT = ("loo", "scale_out")

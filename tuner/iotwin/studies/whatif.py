@@ -23,20 +23,20 @@ where the platform has no validation or the workload's scale lies outside the va
 from __future__ import annotations
 
 import itertools
-import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
 
-from iotwin.errors import UserError
+from iotwin.core.errors import UserError
+from iotwin.core.hashing import config_hash
 from iotwin.model import sim
+from iotwin.model.ceilings import peak_mbs
 from iotwin.model.platforms import Platform, platform_space_context
 from iotwin.search import REGISTRY, run_strategy, select, strategy_settings
 from iotwin.search.evaluator import BudgetExhausted
 from iotwin.space.parameters import BoundSpace, Point, Space
-from iotwin.store.database import config_hash
 from iotwin.studies.validated_error import unvalidated_warning, validated_errors
 
 Config = dict[str, Any]
@@ -173,45 +173,6 @@ def variants(platform: Platform, variations: Sequence[Variation]) -> list[tuple[
 
 
 # -- the physical ceiling ------------------------------------------------------------------------
-
-def nodes_used(platform: Platform, work: Mapping[str, Any]) -> int:
-    per_node = int(work.get("ranks_per_node") or platform.data["compute"]["cores_per_node"])
-    return math.ceil(int(work["ranks"]) / per_node)
-
-
-def bandwidth_ceilings(platform: Platform, nodes: int, targets: int, servers: int
-                       ) -> dict[str, float]:
-    """The aggregate bandwidths on the way from ``nodes`` client nodes to the disks, when the
-    data lands on ``targets`` OSTs behind ``servers`` servers."""
-    data = platform.data
-    fs, network = data["filesystem"], data["network"]
-    ceilings = {"client NICs": nodes * data["compute"]["nic_mbs"],
-                "OSTs written": targets * fs["target_mbs"],
-                "servers written": servers * fs["server_mbs"],
-                "storage fabric": network["storage_fabric_mbs"]}
-    routers = data.get("routers")
-    if routers:
-        ceilings["routers"] = routers_used(routers, nodes) * routers["bandwidth_mbs"]
-    return ceilings
-
-
-def peak_mbs(platform: Platform, work: Mapping[str, Any]) -> float:
-    """The least aggregate bandwidth from the workload's nodes to all the disks."""
-    fs = platform.data["filesystem"]
-    return float(min(bandwidth_ceilings(platform, nodes_used(platform, work), fs["targets"],
-                                        fs["servers"]).values()))
-
-
-def routers_used(routers: Mapping[str, Any], nodes: int) -> int:
-    """The routers a job of ``nodes`` nodes writes through. Client-side routers (BG/P I/O
-    nodes) serve psets: a job gets the psets of its partition, at least
-    ``min_partition_nodes`` big, and its nodes are spread over them (iosim's place_job)."""
-    count = int(routers["count"])
-    if routers.get("side") != "client":
-        return count
-    partition = max(nodes, int(routers.get("min_partition_nodes") or 0))
-    return min(count, math.ceil(partition / routers["nodes_per_router"]), nodes)
-
 
 # -- tuning in simulation ------------------------------------------------------------------------
 

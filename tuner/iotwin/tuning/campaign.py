@@ -23,16 +23,18 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any, cast
 
 from iotwin import executors
-from iotwin.errors import UserError
-from iotwin.executors.base import Executor, JobExecutor, RunResult, Target, queues_jobs
+from iotwin.core.errors import UserError
+from iotwin.core.hashing import config_hash
+from iotwin.core.records import RunResult, Source, Target
+from iotwin.core.stats import format_mbs, median_relative_error
+from iotwin.executors.base import Executor, JobExecutor, queues_jobs
 from iotwin.executors.launch import require_program
 from iotwin.model.protocol import Model
 from iotwin.search import run_strategy, select, strategy_settings
 from iotwin.search.evaluator import BudgetExhausted
 from iotwin.space.parameters import BoundSpace, Point, SpaceContext, load_space
 from iotwin.space.restricted import RestrictedSpace
-from iotwin.stats import format_mbs, median_relative_error
-from iotwin.store.database import Evaluation, Source, Store, config_hash, workload_of
+from iotwin.store.database import Evaluation, Store, workload_of
 from iotwin.tuning.job_batch import PlannedRun, run_as_jobs
 
 
@@ -294,7 +296,7 @@ def capture_workload_of(store: Store, campaign_id: int, spec: CampaignSpec,
     """The spec with the program's workload, captured from one run of the default config on
     this machine; that run is stored as the campaign's first measurement of the default, and
     the spec with its workload as the campaign's spec (a resume does not capture again)."""
-    from iotwin.workloads.capture import capture_program
+    from iotwin.executors.capture import capture_program
 
     program = capture_program(spec.target, timeout_s=spec.timeout_s or 600.0)
     result, workload = program.run, program.workload
@@ -328,8 +330,9 @@ def space_context(spec: CampaignSpec) -> SpaceContext:
 def program_mpi(spec: CampaignSpec) -> str:
     """The MPI flavour the campaign's program runs under: its workload's, else the one of the
     HDF5 it loads where the executor launches it; MPICH for measured tables and twins."""
+    from iotwin.core.mpi_flavours import DEFAULT_MPI
     from iotwin.executors.mpi_flavour import flavour_of
-    from iotwin.workloads.workload import DEFAULT_MPI, workload_mpi
+    from iotwin.workloads.workload import workload_mpi
 
     if spec.workload is not None:
         return workload_mpi(spec.workload)

@@ -16,8 +16,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
-from iotwin.progress import say
-from iotwin.store.database import config_hash
+from iotwin.core.hashing import config_hash
+from iotwin.core.progress import say
 from iotwin.tuning.campaign import CampaignEvaluator
 from iotwin.tuning.repetitions import progress_line, rotated_rounds
 

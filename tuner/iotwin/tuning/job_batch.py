@@ -19,8 +19,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from iotwin.executors.base import JobExecutor, RunResult, Target
-from iotwin.store.database import Job, Store, canonical_json, config_hash
+from iotwin.core.hashing import canonical_json, config_hash
+from iotwin.core.records import RunResult, Target
+from iotwin.executors.base import JobExecutor
+from iotwin.store.database import Job, Store
 
 
 @dataclass(frozen=True)

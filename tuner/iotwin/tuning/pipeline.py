@@ -23,9 +23,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, TextIO
 
-from iotwin.errors import UserError
-from iotwin.progress import say
-from iotwin.store.database import Store, config_hash
+from iotwin.core.errors import UserError
+from iotwin.core.hashing import config_hash
+from iotwin.core.progress import say
+from iotwin.store.database import Store
 from iotwin.tuning.campaign import (
     CampaignEvaluator,
     CampaignSpec,

@@ -1,7 +1,7 @@
 """Measuring one config R times: each repetition is stored the moment it exists.
 
 Used by ``iotwin run`` and ``iotwin demo``; the result summarises the repetitions as a median
-and spread of time and rate (iotwin.stats).
+and spread of time and rate (iotwin.core.stats).
 """
 
 from __future__ import annotations
@@ -11,9 +11,10 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from iotwin.executors.base import Executor, RunResult, Target
-from iotwin.progress import say
-from iotwin.stats import Summary, format_mbs, summarize
+from iotwin.core.progress import say
+from iotwin.core.records import RunResult, Target
+from iotwin.core.stats import Summary, format_mbs, summarize
+from iotwin.executors.base import Executor
 from iotwin.store.database import Evaluation, Store
 
 

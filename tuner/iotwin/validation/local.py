@@ -34,16 +34,18 @@ from typing import Any, TextIO
 import numpy as np
 from scipy.stats import spearmanr, wilcoxon
 
-from iotwin import paths
 from iotwin.config.settings import flat_settings
-from iotwin.errors import UserError
-from iotwin.executors.base import Executor, Target
-from iotwin.progress import say
-from iotwin.stats import median_relative_error
-from iotwin.store.database import Evaluation, Store, config_hash, workload_of
+from iotwin.core import paths
+from iotwin.core.errors import UserError
+from iotwin.core.hashing import config_hash
+from iotwin.core.progress import say
+from iotwin.core.records import Target
+from iotwin.core.stats import median_relative_error
+from iotwin.core.units import parse_size
+from iotwin.core.yaml_files import check_keys, read_yaml
+from iotwin.executors.base import Executor
+from iotwin.store.database import Evaluation, Store, workload_of
 from iotwin.tuning.confirmation import confirmation_rounds
-from iotwin.units import parse_size
-from iotwin.yaml_files import check_keys, read_yaml
 
 TOP_K = 5
 # Settings of the confirmation only: changing them keeps the stored campaign and its runs.
@@ -458,8 +460,8 @@ def suite_workload(store: Store, campaign_id: int, suite: Suite,
     """What the model simulates: a kernel's own description, or the program's workload,
     captured from one run of its default config when the campaign is new and kept in the
     campaign's spec (so that a resumed suite predicts from the same workload)."""
+    from iotwin.executors.capture import capture_program
     from iotwin.executors.mpi_flavour import flavour_of
-    from iotwin.workloads.capture import capture_program
     from iotwin.workloads.workload import kernel_workload
 
     if suite.kernel is not None:

@@ -36,14 +36,14 @@ import numpy as np
 import yaml
 from scipy.stats import spearmanr
 
-from iotwin import paths
-from iotwin.errors import UserError
+from iotwin.core import paths
+from iotwin.core.errors import UserError
+from iotwin.core.units import parse_size
 from iotwin.model import calibration as calibrate
 from iotwin.model.calibration import Observation
 from iotwin.model.platforms import platform_space_context
 from iotwin.space.parameters import load_space
-from iotwin.studies.paper_sensitivity import ParameterEffect, SelectionRule, scan, select
-from iotwin.units import parse_size
+from iotwin.validation.paper_sensitivity import ParameterEffect, SelectionRule, scan, select
 from iotwin.workloads.replication.sessions import session_bytes
 
 _Record = TypeVar("_Record")

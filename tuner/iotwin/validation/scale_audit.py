@@ -24,11 +24,11 @@ from typing import Any
 
 import yaml
 
-from iotwin import paths
 from iotwin.config.schema import validate_config
+from iotwin.core import paths
 from iotwin.model import iosim_process, sim
+from iotwin.model.ceilings import bandwidth_ceilings, nodes_used
 from iotwin.model.platforms import Platform, load_platform
-from iotwin.studies.whatif import bandwidth_ceilings, nodes_used
 from iotwin.workloads.workload import kernel_workload
 
 CONFIGS = ("default", "tuned")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from iotwin.report.readme_block import fill_block
+from iotwin.core.readme_block import fill_block
 from iotwin.validation.scale_audit import CONFIGS, AuditPoint, knees
 
 PHASES = ("open", "write", "close")

@@ -20,9 +20,9 @@ from typing import Any
 
 import yaml
 
-from iotwin import paths
-from iotwin.errors import UserError
-from iotwin.report.readme_block import fill_block
+from iotwin.core import paths
+from iotwin.core.errors import UserError
+from iotwin.core.readme_block import fill_block
 
 #: Darshan's POSIX access-size bins, as its counters name them (iosim counts the same bins)
 SIZE_BINS = ("0_100", "100_1K", "1K_10K", "10K_100K", "100K_1M", "1M_4M", "4M_10M",

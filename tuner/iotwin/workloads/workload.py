@@ -10,9 +10,10 @@ from typing import Any
 
 import yaml
 
-from iotwin import paths
-from iotwin.errors import UserError
-from iotwin.yaml_files import read_yaml
+from iotwin.core import paths
+from iotwin.core.errors import UserError
+from iotwin.core.mpi_flavours import DEFAULT_MPI
+from iotwin.core.yaml_files import read_yaml
 
 # keep_open and access_elements: WORKLOAD.md's replication extensions (optional, ignorable)
 # calls, dims, fill_time, alloc_time, fill_value: captured programs (WORKLOAD.md "Calls")
@@ -256,7 +257,6 @@ def _check_file(node: Any, ranks: int, source: str, path: str) -> None:
 
 #: the MPIs iosim models, a workload's `mpi` (absent: mpich): ROMIO for MPICH, and
 #: OMPIO for Open MPI unless the config's openmpi.io is romio321
-DEFAULT_MPI = "mpich"
 MPIS = (DEFAULT_MPI, "openmpi")
 
 

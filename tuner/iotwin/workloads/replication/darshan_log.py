@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from iotwin.errors import UserError
+from iotwin.core.errors import UserError
 
 #: modules that say what a parallel application wrote; a log needs at least one of them
 WRITE_MODULES = ("MPI-IO", "H5F")

@@ -17,7 +17,7 @@ from typing import Any
 
 import yaml
 
-from iotwin.errors import UserError
+from iotwin.core.errors import UserError
 from iotwin.workloads.replication.sessions import Session, dataset, session, workload
 
 MB = 10**6  # the paper prints decimal megabytes

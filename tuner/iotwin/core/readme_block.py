@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from iotwin.errors import UserError
+from iotwin.core.errors import UserError
 
 
 def fill_block(readme: Path, name: str, content: str) -> None:

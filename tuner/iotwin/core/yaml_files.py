@@ -9,7 +9,7 @@ from typing import Any
 
 import yaml
 
-from iotwin.errors import UserError
+from iotwin.core.errors import UserError
 
 
 def describe_yaml_error(error: yaml.YAMLError) -> str:

@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+_PACKAGE = Path(__file__).resolve().parents[1]  # tuner/iotwin
+
 
 class MissingBuildError(RuntimeError):
     """A compiled part of iotwin (kernel, interposer, simulator) is not built."""
@@ -16,7 +18,7 @@ class MissingBuildError(RuntimeError):
 
 def repo_root() -> Path:
     env = os.environ.get("IOTWIN_ROOT")
-    return Path(env) if env else Path(__file__).resolve().parents[2]
+    return Path(env) if env else Path(__file__).resolve().parents[3]
 
 
 def build_dir() -> Path:
@@ -51,8 +53,8 @@ def platforms_dir() -> Path:
 
 
 def spaces_dir() -> Path:
-    return Path(__file__).resolve().parent / "space" / "spaces"
+    return _PACKAGE / "space" / "spaces"
 
 
 def data_dir() -> Path:
-    return Path(__file__).resolve().parent / "data"
+    return _PACKAGE / "data"

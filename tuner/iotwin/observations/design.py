@@ -16,16 +16,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from iotwin import paths
 from iotwin.config.schema import validate_config
-from iotwin.errors import UserError
-from iotwin.executors.base import Executor, Target
+from iotwin.core import paths
+from iotwin.core.errors import UserError
+from iotwin.core.records import Target
+from iotwin.core.yaml_files import check_keys, read_yaml
+from iotwin.executors.base import Executor
 from iotwin.model.calibration import Observation
 from iotwin.model.platforms import Platform
 from iotwin.store.database import Store
 from iotwin.tuning.repetitions import measure, run_then_store
 from iotwin.workloads.workload import kernel_workload
-from iotwin.yaml_files import check_keys, read_yaml
 
 _DESIGN_KEYS = {"name", "kernel", "repetitions", "probes"}
 _PROBE_KEYS = {"name", "excites", "why", "nodes", "args", "config"}
