@@ -13,7 +13,12 @@ import sys
 from typing import Any
 
 from iotwin.core.errors import UserError
+from iotwin.executors import make_executor
+from iotwin.model.calibration import cross_validate
+from iotwin.model.platforms import load_platform
 from iotwin.model.sim_cluster import add_sim_cluster_argument
+from iotwin.observations.design import load_design, measure_design
+from iotwin.observations.stored import observations_from_store
 from iotwin.store.database import Store, add_store_argument, resolve_path
 
 
@@ -41,10 +46,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def main(args: argparse.Namespace) -> int:
     # the simulator's modules load only when the command runs, not with every `iotwin` call
-    from iotwin.model.calibration import cross_validate
-    from iotwin.model.platforms import load_platform
-    from iotwin.observations.stored import observations_from_store
-
     platform = load_platform(args.platform)
     parameters = args.parameters.split(",") if args.parameters else None
     with Store(resolve_path(args.store)) as store:
@@ -87,8 +88,6 @@ def main(args: argparse.Namespace) -> int:
 def _run_design(store: Store, platform: Any, args: argparse.Namespace
                 ) -> tuple[int, list[Any], list[str], list[str]]:
     """Run the design's probes into a new campaign: its id, observations, notes, parameters."""
-    from iotwin.executors import make_executor
-    from iotwin.observations.design import load_design, measure_design
 
     design = load_design(args.design)
     campaign_id = store.create_campaign(

@@ -10,6 +10,8 @@ missing runs.
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import os
 import platform
 import shlex
 import shutil
@@ -17,8 +19,30 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from iotwin.core import paths
 from iotwin.core.errors import UserError
+from iotwin.core.readme_block import fill_block
+from iotwin.executors import filesystem_of
+from iotwin.executors.local import default_scratch_root
+from iotwin.executors.table import write_table
+from iotwin.executors.twin import TwinExecutor
+from iotwin.report import benchmark as report
 from iotwin.store.database import Store, add_store_argument, resolve_path
+from iotwin.studies.landscape import (
+    conditions,
+    conditions_page,
+    errors_by_setting,
+    measure_landscape,
+)
+from iotwin.studies.strategy_benchmark import (
+    load_benchmark,
+    model_on_table,
+    run_in_parallel,
+    table_case,
+)
+from iotwin.studies.table_resolution import resolution
+from iotwin.validation.local import load_suite
+from iotwin.workloads.workload import dump_workload
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -76,12 +100,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _measure(args: argparse.Namespace) -> int:
-    from iotwin.executors import filesystem_of
-    from iotwin.executors.local import default_scratch_root
-    from iotwin.executors.table import write_table
-    from iotwin.studies.landscape import conditions, conditions_page, measure_landscape
-    from iotwin.validation.local import load_suite
-
     suite = load_suite(args.spec)
     output = args.output or args.spec.with_suffix(".csv")
     executor, where = _executor(args, suite)
@@ -91,7 +109,6 @@ def _measure(args: argparse.Namespace) -> int:
         workload = store.campaign(campaign_id).spec.get("workload")
     write_table(table, output)
     if workload is not None:  # what the model simulates for the program (benchmarks read it)
-        from iotwin.workloads.workload import dump_workload
 
         output.with_suffix(".workload.yaml").write_text(dump_workload(workload))
     where = where or (f"{platform.node()} ({_cores()} cores), scratch "
@@ -112,9 +129,6 @@ def _executor(args: argparse.Namespace, suite: Any) -> tuple[Any, str]:
         if args.errors_from:
             raise UserError("--errors-from goes with --twin")
         return None, ""
-    from iotwin.executors.twin import TwinExecutor
-    from iotwin.studies.landscape import errors_by_setting
-    from iotwin.studies.strategy_benchmark import table_case
 
     factors: dict[str, float] = {}
     where = f"the {suite.platform} model's twin, truth seed {args.twin}"
@@ -128,19 +142,10 @@ def _executor(args: argparse.Namespace, suite: Any) -> tuple[Any, str]:
 
 
 def _default_benchmark() -> Path:
-    from iotwin.core import paths
-
     return paths.repo_root() / "experiments" / "strategy-benchmark.yaml"
 
 
 def _benchmark(args: argparse.Namespace) -> int:
-    import dataclasses
-
-    from iotwin.core.readme_block import fill_block
-    from iotwin.report import benchmark as report
-    from iotwin.studies.strategy_benchmark import load_benchmark, model_on_table, run_in_parallel
-    from iotwin.studies.table_resolution import resolution
-
     cases, settings = load_benchmark(args.spec)
     if args.seeds:
         settings = dataclasses.replace(settings, seeds=args.seeds)
@@ -170,6 +175,4 @@ def _benchmark(args: argparse.Namespace) -> int:
 
 
 def _cores() -> int:
-    import os
-
     return len(os.sched_getaffinity(0))

@@ -6,8 +6,12 @@ import argparse
 import json
 from typing import Any
 
+from iotwin.config.schema import load_config
 from iotwin.core.errors import UserError
+from iotwin.model.platforms import load_platform
+from iotwin.model.sim import simulate
 from iotwin.model.sim_cluster import add_sim_cluster_argument
+from iotwin.workloads.workload import kernel_workload, load_workload
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -31,8 +35,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _workload(args: argparse.Namespace) -> dict[str, Any]:
-    from iotwin.workloads.workload import kernel_workload, load_workload
-
     if args.workload:
         return load_workload(args.workload)
     if not args.ranks or args.ranks < 1:
@@ -42,10 +44,6 @@ def _workload(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def main(args: argparse.Namespace) -> int:
-    from iotwin.config.schema import load_config
-    from iotwin.model.platforms import load_platform
-    from iotwin.model.sim import simulate
-
     platform = load_platform(args.platform)
     config = load_config(args.config) if args.config else {}
     [result] = simulate(platform, _workload(args), [config], jobs=1,

@@ -20,15 +20,17 @@ from pathlib import Path
 from typing import Any
 
 from iotwin.core.errors import UserError
+from iotwin.core.figures import pyplot
+from iotwin.model.platforms import load_platform
+from iotwin.model.sim import simulate
 from iotwin.model.sim_cluster import add_sim_cluster_argument
+from iotwin.space.parameters import load_space
 from iotwin.studies.whatif import Config, Prediction, Tuning, parse_variation, study
 from iotwin.workloads.workload import load_workload
 
 
 def _simulator() -> tuple[Any, Any]:
     """load_platform(name) and simulate(platform, work, configs) -> rates, from iotwin.model.sim."""
-    from iotwin.model.platforms import load_platform
-    from iotwin.model.sim import simulate
 
     def rates(platform: Any, work: Any, configs: list[Config]) -> list[float | None]:
         return [r.rate_mbs if r.ok else None for r in simulate(platform, work, configs)]
@@ -67,11 +69,7 @@ def table(predictions: list[Prediction]) -> str:
 
 
 def plot(predictions: list[Prediction], title: str, path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     labels = [(p.platform if p.variant == "default" else f"{p.platform}\n{p.variant}")
               + (f"\n({p.note.split(':')[0]})" if p.note else "")
               + ("\n(no validation)" if not p.default_band
@@ -125,7 +123,6 @@ def _error_bars(ax: Any, xs: list[float],
 def _tuning(args: argparse.Namespace) -> Tuning | None:
     if not args.tune:
         return None
-    from iotwin.space.parameters import load_space
 
     if args.budget < 1:
         raise UserError(f"--budget {args.budget}: expected a positive number of simulations")

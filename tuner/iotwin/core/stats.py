@@ -11,6 +11,7 @@ import statistics
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from functools import cache
+from types import ModuleType
 
 
 @dataclass(frozen=True)
@@ -53,13 +54,36 @@ def ratio_of_medians(numerator: Summary, denominator: Summary) -> float:
     return numerator.median / denominator.median
 
 
+def _scipy_stats() -> ModuleType:
+    """scipy.stats, imported on first use: it takes longer to import than the rest of iotwin,
+    and most commands test nothing."""
+    import scipy.stats
+
+    return scipy.stats
+
+
+def spearman(first: Sequence[float], second: Sequence[float]) -> float:
+    """Spearman's rank correlation of two equally long sequences (NaN where undefined)."""
+    return float(_scipy_stats().spearmanr(first, second).statistic)
+
+
+def wilcoxon_p(differences: Sequence[float]) -> float:
+    """The two-sided p-value of Wilcoxon's signed-rank test of paired differences."""
+    return float(_scipy_stats().wilcoxon(differences).pvalue)
+
+
+def friedman_p(*groups: Sequence[float]) -> float:
+    """The p-value of Friedman's test that the groups' (blocked) values come from one
+    distribution."""
+    return float(_scipy_stats().friedmanchisquare(*groups).pvalue)
+
+
 def paired_spearman(predicted: Sequence[float | None],
                      measured: Sequence[float | None]) -> float:
     """Spearman of predicted against measured rates over the pairs that have both."""
-    from scipy.stats import spearmanr
-
     pairs = [(p, m) for p, m in zip(predicted, measured, strict=True) if p and m]
-    return float(spearmanr(*zip(*pairs, strict=True)).statistic)
+    first, second = zip(*pairs, strict=True)
+    return spearman(first, second)
 
 
 def median_relative_error(predicted: Sequence[float | None],

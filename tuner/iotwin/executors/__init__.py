@@ -16,6 +16,11 @@ from typing import Any
 from iotwin.core.errors import UserError
 from iotwin.core.records import Source
 from iotwin.executors.base import Executor
+from iotwin.executors.local import LocalExecutor, default_scratch_root
+from iotwin.executors.slurm import Site, SlurmExecutor
+from iotwin.executors.table import TableExecutor, read_table
+from iotwin.executors.twin import TwinExecutor
+from iotwin.model.platforms import load_platform, platform_space_context
 from iotwin.space.parameters import SpaceContext
 
 
@@ -49,33 +54,23 @@ class ExecutorKind:
 
 
 def _local(settings: ExecutorSettings) -> Executor:
-    from iotwin.executors.local import LocalExecutor
-
     return LocalExecutor(timeout_s=settings.timeout_s)
 
 
 def _twin(settings: ExecutorSettings) -> Executor:
-    from iotwin.executors.twin import TwinExecutor
-
     return TwinExecutor(settings.platform, truth_seed=settings.truth_seed)
 
 
 def _slurm(settings: ExecutorSettings) -> Executor:
-    from iotwin.executors.slurm import Site, SlurmExecutor
-
     site = Site.load(Path(settings.site) if settings.site else None)
     return SlurmExecutor(timeout_s=settings.timeout_s, site=site)
 
 
 def _table(settings: ExecutorSettings) -> Executor:
-    from iotwin.executors.table import TableExecutor
-
     return TableExecutor(_table_path(settings), replay_seed=settings.truth_seed)
 
 
 def _table_configs(settings: ExecutorSettings) -> Sequence[dict[str, Any]]:
-    from iotwin.executors.table import read_table
-
     return read_table(_table_path(settings)).configs
 
 
@@ -137,10 +132,8 @@ def space_context(name: str, platform: str, ranks: int) -> SpaceContext:
     """Where executor ``name``'s runs happen, as a space needs it: this machine's file system,
     or the platform model's."""
     if select(name).on_this_machine(platform):
-        from iotwin.executors.local import default_scratch_root
 
         return SpaceContext(filesystem=filesystem_of(default_scratch_root()), ranks=ranks)
-    from iotwin.model.platforms import load_platform, platform_space_context
 
     return platform_space_context(load_platform(platform), ranks)
 

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from iotwin.config.settings import flat_settings
 from iotwin.core.hashing import config_hash
 from iotwin.core.records import RunResult, Source, Target
 from iotwin.model.platforms import Platform, load_platform
@@ -64,7 +65,6 @@ class TwinExecutor:
     def _structural(self, result: SimResult, config: Mapping[str, Any]) -> SimResult:
         if not (self.setting_factors and result.ok and result.rate_mbs and result.time_s):
             return result
-        from iotwin.config.settings import flat_settings
 
         factor = math.prod(self.setting_factors.get(s, 1.0) for s in flat_settings(config))
         return replace(result, rate_mbs=result.rate_mbs * factor, time_s=result.time_s / factor)

@@ -36,12 +36,18 @@ from typing import Any, TextIO
 from iotwin.config.schema import validate_config
 from iotwin.core import paths
 from iotwin.core.errors import UserError
+from iotwin.core.hashing import config_hash
 from iotwin.core.progress import say
 from iotwin.core.records import RunResult, Source, Target
 from iotwin.core.yaml_files import check_keys, read_yaml
 from iotwin.executors import make_executor
+from iotwin.model.platforms import load_platform
+from iotwin.model.sim import simulate
 from iotwin.store.database import Store
 from iotwin.studies.experiment_search import SearchSpec, search
+from iotwin.tuning.campaign import CampaignSpec
+from iotwin.tuning.pipeline import PipelineOptions, TuneSpec, tune
+from iotwin.workloads.workload import kernel_workload
 
 STUDIES = ("default-vs-tuned", "partial-tuning", "sensitivity", "scaling", "convergence")
 SOURCES: tuple[Source, ...] = ("sim", "twin", "real")
@@ -393,10 +399,6 @@ def sim_measurer(ranks_per_node: Mapping[str, int] | None = None) -> Measurer:
     ranks placed ``ranks_per_node[platform]`` per node where given. A simulation is
     deterministic: a config simulated before on the same platform and workload (the default,
     a search's best when its cell is measured) is looked up, not run again."""
-    from iotwin.core.hashing import config_hash
-    from iotwin.model.platforms import load_platform
-    from iotwin.model.sim import simulate
-    from iotwin.workloads.workload import kernel_workload
 
     done: dict[tuple[str, WorkloadSpec, str], list[RunResult]] = {}
 
@@ -536,9 +538,6 @@ class Experiment:
 
     def _campaign_cells(self, platform: str, workload: WorkloadSpec, entry: ConfigEntry
                         ) -> list[CellResult]:
-        from iotwin.tuning.campaign import CampaignSpec
-        from iotwin.tuning.pipeline import PipelineOptions, TuneSpec, tune
-
         body, cells = entry.body, []
         for seed in body["seeds"]:
             search = CampaignSpec(

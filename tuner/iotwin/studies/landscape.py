@@ -41,9 +41,11 @@ from iotwin.validation.local import (
     Suite,
     find_or_create_campaign,
     noise_floor,
+    residuals_by_setting,
     suite_configs,
     suite_executor,
     suite_workload,
+    uncalibrated_predictions,
 )
 
 KIND = "landscape"  # the store campaign's kind
@@ -56,7 +58,6 @@ def errors_by_setting(table: Landscape, platform: str, workload: Mapping[str, An
     """Measured / predicted by the uncalibrated ``platform`` model, median over the table's
     configs that hold each setting ("mpiio.cb_nodes=4": 0.8): the model's errors on a real
     machine, which a twin can carry as a structure the model lacks."""
-    from iotwin.validation.local import residuals_by_setting, uncalibrated_predictions
 
     predicted = uncalibrated_predictions(platform, workload, table.configs)
     return {r.setting: math.exp(-r.median_log_ratio)

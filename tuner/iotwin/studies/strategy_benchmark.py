@@ -43,15 +43,22 @@ from typing import Any, TextIO
 
 import numpy as np
 
+from iotwin.core.errors import UserError
 from iotwin.core.hashing import canonical_json
 from iotwin.core.progress import say
 from iotwin.core.records import Target
 from iotwin.core.stats import median_relative_error, paired_spearman
-from iotwin.executors.table import Landscape, TableExecutor
+from iotwin.core.yaml_files import check_keys, read_yaml
+from iotwin.executors.table import Landscape, TableExecutor, read_table
+from iotwin.model.calibration import RefitSettings, SimModel
+from iotwin.model.platforms import load_platform
+from iotwin.search import select, strategy_settings
 from iotwin.store.database import Store
 from iotwin.studies.model_ties import Ties, ties
 from iotwin.tuning.campaign import CampaignEvaluator, CampaignSpec, open_campaign, run_campaign
 from iotwin.tuning.confirmation import confirm
+from iotwin.validation.local import load_suite
+from iotwin.workloads.workload import kernel_workload, load_workload
 
 
 @dataclass(frozen=True)
@@ -68,7 +75,6 @@ class TableCase:
 
     def model_workload(self) -> dict[str, Any]:
         """What the model simulates: the program's workload, or the kernel's own."""
-        from iotwin.workloads.workload import kernel_workload
 
         return self.workload or kernel_workload(str(self.target.kernel), self.target.ranks,
                                                 list(self.target.args))
@@ -242,10 +248,6 @@ class ModelOnTable:
 
 
 def model_on_table(case: TableCase) -> ModelOnTable:
-    from iotwin.model.calibration import RefitSettings, SimModel
-    from iotwin.model.platforms import load_platform
-    from iotwin.search import strategy_settings
-
     model = SimModel(load_platform(case.platform), case.model_workload(),
                      RefitSettings.from_settings(strategy_settings("sim-screened")))
     loaded = ties(case.table, model.predict(case.table.configs))
@@ -288,9 +290,6 @@ def load_benchmark(path: Path) -> tuple[list[TableCase], BenchmarkSettings]:
     """The benchmark spec (experiments/strategy-benchmark.yaml): its tables (each the
     landscape spec it was measured from, the CSV and a program's workload beside it) and
     settings; UserError naming what is wrong."""
-    from iotwin.core.errors import UserError
-    from iotwin.core.yaml_files import check_keys, read_yaml
-    from iotwin.search import select
 
     data = read_yaml(path, "benchmark spec") or {}
     check_keys(data, list(_SPEC_KEYS), str(path))
@@ -314,9 +313,6 @@ def load_benchmark(path: Path) -> tuple[list[TableCase], BenchmarkSettings]:
 def table_case(name: str, landscape: Path) -> TableCase:
     """The table measured from the landscape spec ``landscape`` (its CSV beside it, and a
     program's captured workload, ``.workload.yaml``)."""
-    from iotwin.executors.table import read_table
-    from iotwin.validation.local import load_suite
-    from iotwin.workloads.workload import load_workload
 
     suite = load_suite(landscape)
     csv = landscape.with_suffix(".csv")

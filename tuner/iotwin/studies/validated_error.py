@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from iotwin.core import paths
+from iotwin.validation.paper import PaperValidation
 
 #: the held-out errors a band is made of (paper validation's row fields)
 HELD_OUT = ("loo", "scale_out")
@@ -63,7 +64,6 @@ def validated_errors(path: Path | None = None) -> Mapping[str, ValidatedError]:
     source = path or results_path()
     if not source.exists():
         return {}
-    from iotwin.validation.paper import PaperValidation
 
     rows = PaperValidation.from_json(json.loads(source.read_text())).rows
     found = {}

@@ -25,10 +25,14 @@ from typing import Any, cast
 from iotwin import executors
 from iotwin.core.errors import UserError
 from iotwin.core.hashing import config_hash
+from iotwin.core.mpi_flavours import DEFAULT_MPI
 from iotwin.core.records import RunResult, Source, Target
 from iotwin.core.stats import format_mbs, median_relative_error
 from iotwin.executors.base import Executor, JobExecutor, queues_jobs
+from iotwin.executors.capture import capture_program
 from iotwin.executors.launch import require_program
+from iotwin.executors.mpi_flavour import flavour_of
+from iotwin.model.calibration import SimModel
 from iotwin.model.protocol import Model
 from iotwin.search import run_strategy, select, strategy_settings
 from iotwin.search.evaluator import BudgetExhausted
@@ -36,6 +40,8 @@ from iotwin.space.parameters import BoundSpace, Point, SpaceContext, load_space
 from iotwin.space.restricted import RestrictedSpace
 from iotwin.store.database import Evaluation, Store, workload_of
 from iotwin.tuning.job_batch import PlannedRun, run_as_jobs
+from iotwin.workloads.partial_writes import partial_write_datasets
+from iotwin.workloads.workload import workload_mpi
 
 
 @dataclass(frozen=True)
@@ -296,7 +302,6 @@ def capture_workload_of(store: Store, campaign_id: int, spec: CampaignSpec,
     """The spec with the program's workload, captured from one run of the default config on
     this machine; that run is stored as the campaign's first measurement of the default, and
     the spec with its workload as the campaign's spec (a resume does not capture again)."""
-    from iotwin.executors.capture import capture_program
 
     program = capture_program(spec.target, timeout_s=spec.timeout_s or 600.0)
     result, workload = program.run, program.workload
@@ -318,7 +323,6 @@ def capture_workload_of(store: Store, campaign_id: int, spec: CampaignSpec,
 def space_context(spec: CampaignSpec) -> SpaceContext:
     """Where the campaign's real runs happen, and what its program can take, as its space
     needs them."""
-    from iotwin.workloads.partial_writes import partial_write_datasets
 
     context = replace(executors.space_context(spec.executor, spec.platform, spec.ranks),
                       mpi=program_mpi(spec))
@@ -330,9 +334,6 @@ def space_context(spec: CampaignSpec) -> SpaceContext:
 def program_mpi(spec: CampaignSpec) -> str:
     """The MPI flavour the campaign's program runs under: its workload's, else the one of the
     HDF5 it loads where the executor launches it; MPICH for measured tables and twins."""
-    from iotwin.core.mpi_flavours import DEFAULT_MPI
-    from iotwin.executors.mpi_flavour import flavour_of
-    from iotwin.workloads.workload import workload_mpi
 
     if spec.workload is not None:
         return workload_mpi(spec.workload)
@@ -355,8 +356,6 @@ def campaign_space(spec: CampaignSpec) -> BoundSpace:
 
 
 def make_model(spec: CampaignSpec) -> Model:
-    from iotwin.model.calibration import SimModel
-
     return SimModel.for_target(spec.platform, spec.target,
                                strategy_settings(spec.strategy, spec.settings), spec.workload)
 

@@ -32,7 +32,6 @@ from pathlib import Path
 from typing import Any, TextIO
 
 import numpy as np
-from scipy.stats import spearmanr, wilcoxon
 
 from iotwin.config.settings import flat_settings
 from iotwin.core import paths
@@ -40,12 +39,21 @@ from iotwin.core.errors import UserError
 from iotwin.core.hashing import config_hash
 from iotwin.core.progress import say
 from iotwin.core.records import Target
-from iotwin.core.stats import median_relative_error
+from iotwin.core.stats import median_relative_error, spearman, wilcoxon_p
 from iotwin.core.units import parse_size
 from iotwin.core.yaml_files import check_keys, read_yaml
 from iotwin.executors.base import Executor
+from iotwin.executors.capture import capture_program
+from iotwin.executors.local import LocalExecutor
+from iotwin.executors.mpi_flavour import flavour_of
+from iotwin.model.calibration import Observation, fit, predict
+from iotwin.model.platforms import load_platform, platform_space_context
+from iotwin.model.sim import simulate
+from iotwin.space.parameters import SpaceContext, load_space
 from iotwin.store.database import Evaluation, Store, workload_of
 from iotwin.tuning.confirmation import confirmation_rounds
+from iotwin.workloads.partial_writes import partial_write_datasets
+from iotwin.workloads.workload import kernel_workload, workload_mpi
 
 TOP_K = 5
 # Settings of the confirmation only: changing them keeps the stored campaign and its runs.
@@ -98,7 +106,7 @@ def metrics(predicted: Sequence[float], measured: Sequence[float]) -> Metrics:
         raise ValueError("fidelity metrics need >= 3 (predicted, measured) pairs")
     errors = relative_errors(predicted, measured)
     rank = predicted_rank_of_best(predicted, measured)
-    return Metrics(n=len(measured), spearman=float(spearmanr(predicted, measured).statistic),
+    return Metrics(n=len(measured), spearman=spearman(predicted, measured),
                    median_error=float(np.median(errors)),
                    p90_error=float(np.percentile(errors, 90)),
                    best_predicted_rank=rank, best_in_top5=rank <= TOP_K)
@@ -128,7 +136,7 @@ def noise_floor(rates_of_configs: Sequence[Sequence[float]]) -> NoiseFloor | Non
         return None
     spreads = [(max(rates) - min(rates)) / statistics.median(rates) for rates in repeated]
     centres = [statistics.median(rates) for rates in rates_of_configs if rates]
-    agreement = spearmanr([r[0] for r in repeated], [r[1] for r in repeated]).statistic
+    agreement = spearman([r[0] for r in repeated], [r[1] for r in repeated])
     return NoiseFloor(configs=len(repeated), median_spread=float(np.median(spreads)),
                       p90_spread=float(np.percentile(spreads, 90)),
                       repeat_spearman=float(agreement),
@@ -221,7 +229,6 @@ class Suite:
 
 def suite_executor(suite: Suite) -> Executor:
     """The executor of a suite's real runs: this machine's, with the suite's settings."""
-    from iotwin.executors.local import LocalExecutor
 
     return LocalExecutor(timeout_s=suite.timeout_s, env=suite.env, warm_up_bytes=suite.warm_up)
 
@@ -444,7 +451,7 @@ def confirmation(samples: Sequence[int], rounds: Sequence[Mapping[int, float]]
     (best, best_rounds), (runner_up, runner_rounds) = ranked[0], ranked[1]
     paired = sorted(set(best_rounds) & set(runner_rounds))
     differences = [best_rounds[r] - runner_rounds[r] for r in paired]
-    p_value = (float(wilcoxon(differences).pvalue)
+    p_value = (wilcoxon_p(differences)
                if len(differences) >= 2 and any(differences) else None)
     return Confirmation(samples=list(samples), rounds=[dict(r) for r in rounds], best=best,
                         runner_up=runner_up, rounds_won=sum(1 for d in differences if d > 0),
@@ -460,9 +467,6 @@ def suite_workload(store: Store, campaign_id: int, suite: Suite,
     """What the model simulates: a kernel's own description, or the program's workload,
     captured from one run of its default config when the campaign is new and kept in the
     campaign's spec (so that a resumed suite predicts from the same workload)."""
-    from iotwin.executors.capture import capture_program
-    from iotwin.executors.mpi_flavour import flavour_of
-    from iotwin.workloads.workload import kernel_workload
 
     if suite.kernel is not None:
         return kernel_workload(suite.kernel, suite.ranks, list(suite.args),
@@ -485,8 +489,6 @@ def cross_validated_predictions(store: Store, campaign_id: int, suite: Suite,
                                 measured: Sequence[float | None], progress: TextIO | None
                                 ) -> list[float | None]:
     """Each measured config predicted by the model fitted on the other folds only."""
-    from iotwin.model.calibration import Observation, fit, predict
-    from iotwin.model.platforms import load_platform
 
     platform = load_platform(suite.platform)
     usable = [i for i, rate in enumerate(measured) if rate]
@@ -552,10 +554,6 @@ def suite_configs(suite: Suite, workload: Mapping[str, Any]) -> list[dict[str, A
     """The suite's configs: the default and a stratified sample of its space, on this
     machine's file system (a `local` suite) or the platform model's; a program's datasets
     that some ranks write alone stay independent."""
-    from iotwin.model.platforms import load_platform, platform_space_context
-    from iotwin.space.parameters import SpaceContext, load_space
-    from iotwin.workloads.partial_writes import partial_write_datasets
-    from iotwin.workloads.workload import workload_mpi
 
     context = (SpaceContext(suite.filesystem, suite.ranks) if suite.platform == "local"
                else platform_space_context(load_platform(suite.platform), suite.ranks))
@@ -568,8 +566,6 @@ def suite_configs(suite: Suite, workload: Mapping[str, Any]) -> list[dict[str, A
 def uncalibrated_predictions(platform: str, workload: Mapping[str, Any],
                              configs: Sequence[Mapping[str, Any]]) -> list[float | None]:
     """The rate of each config on ``platform``'s model as loaded, no fit (None: it failed)."""
-    from iotwin.model.platforms import load_platform
-    from iotwin.model.sim import simulate
 
     results = simulate(load_platform(platform), dict(workload), configs)
     return [r.rate_mbs if r.ok and r.rate_mbs else None for r in results]

@@ -34,17 +34,19 @@ from typing import Any, TypeVar
 
 import numpy as np
 import yaml
-from scipy.stats import spearmanr
 
 from iotwin.core import paths
 from iotwin.core.errors import UserError
+from iotwin.core.stats import spearman
 from iotwin.core.units import parse_size
 from iotwin.model import calibration as calibrate
 from iotwin.model.calibration import Observation
+from iotwin.model.platforms import load_platform as platform_from_file
 from iotwin.model.platforms import platform_space_context
 from iotwin.space.parameters import load_space
 from iotwin.validation.paper_sensitivity import ParameterEffect, SelectionRule, scan, select
 from iotwin.workloads.replication.sessions import session_bytes
+from iotwin.workloads.workload import kernel_workload as kernel_description
 
 _Record = TypeVar("_Record")
 
@@ -677,7 +679,7 @@ def error_metrics(rows: Sequence[RowResult], which: str) -> dict[str, float | No
         return {"rows": len(pairs), "median_abs_error": None, "p90_abs_error": None,
                 "spearman": None, "failed": len(pairs)}
     errors = [abs(s / p - 1) for p, s in usable]
-    rho = spearmanr([p for p, _ in usable], [s for _, s in usable]).statistic \
+    rho = spearman([p for p, _ in usable], [s for _, s in usable]) \
         if len(usable) > 2 else None
     return {"rows": len(pairs), "median_abs_error": float(statistics.median(errors)),
             "p90_abs_error": float(np.percentile(errors, 90)),
@@ -750,10 +752,8 @@ def run_paper_validation(*, settings_path: Path | None = None,
     if max_evaluations:
         settings = replace(settings, fit=replace(settings.fit,
                                                  evaluations_per_round=max_evaluations))
-    if load_platform is None:
-        from iotwin.model.platforms import load_platform
-    if kernel_workload is None:
-        from iotwin.workloads.workload import kernel_workload
+    load_platform = load_platform or platform_from_file
+    kernel_workload = kernel_workload or kernel_description
     rows = [row for row in read_published(settings.published)
             if (not platforms or model_name(row) in platforms)
             and (not kernels or row.kernel in kernels)]

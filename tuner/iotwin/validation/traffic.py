@@ -23,6 +23,9 @@ import yaml
 from iotwin.core import paths
 from iotwin.core.errors import UserError
 from iotwin.core.readme_block import fill_block
+from iotwin.model.platforms import load_platform
+from iotwin.model.sim import simulate
+from iotwin.workloads.replication.darshan_workload import workload_from_log
 
 #: Darshan's POSIX access-size bins, as its counters name them (iosim counts the same bins)
 SIZE_BINS = ("0_100", "100_1K", "1K_10K", "10K_100K", "100K_1M", "1M_4M", "4M_10M",
@@ -100,9 +103,6 @@ def run_traffic(spec_path: Path | None = None, *,
     import darshan
     from darshan.report import DarshanReport
 
-    from iotwin.model.platforms import load_platform
-    from iotwin.model.sim import simulate
-    from iotwin.workloads.replication.darshan_workload import workload_from_log
 
     say = progress or (lambda _: None)
     spec = yaml.safe_load((spec_path or traffic_dir() / "logs.yaml").read_text())
