@@ -26,6 +26,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"iotwin {__version__}")
     subparsers = parser.add_subparsers(title="commands", metavar="COMMAND")
     for module_info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
+        if module_info.name.startswith("_"):  # shared by the commands, not one of them
+            continue
         module = importlib.import_module(f"iotwin.commands.{module_info.name}")
         module.register(subparsers)
     return parser

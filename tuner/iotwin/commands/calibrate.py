@@ -12,14 +12,14 @@ import json
 import sys
 from typing import Any
 
+from iotwin.commands._options import add_sim_cluster_argument, add_store_argument
 from iotwin.core.errors import UserError
 from iotwin.executors import make_executor
 from iotwin.model.calibration import cross_validate
 from iotwin.model.platforms import load_platform
-from iotwin.model.sim_cluster import add_sim_cluster_argument
 from iotwin.observations.design import load_design, measure_design
 from iotwin.observations.stored import observations_from_store
-from iotwin.store.database import Store, add_store_argument, resolve_path
+from iotwin.store.database import Store, resolve_path
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -17,11 +17,12 @@ from typing import Any
 
 import yaml
 
+from iotwin.commands._options import add_store_argument
 from iotwin.commands.tune import OPTIONS, spec_from_options, tune_and_report
 from iotwin.core import paths
 from iotwin.core.errors import UserError
 from iotwin.executors.local import default_scratch_root
-from iotwin.store.database import Store, add_store_argument, resolve_path
+from iotwin.store.database import Store, resolve_path
 from iotwin.tuning.pipeline import start
 
 

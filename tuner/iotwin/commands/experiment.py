@@ -8,9 +8,9 @@ import argparse
 import json
 from pathlib import Path
 
-from iotwin.model.sim_cluster import add_sim_cluster_argument
+from iotwin.commands._options import add_sim_cluster_argument, add_store_argument
 from iotwin.report import write_report
-from iotwin.store.database import Store, add_store_argument, resolve_path
+from iotwin.store.database import Store, resolve_path
 from iotwin.studies.experiment import load_experiment, run_experiment
 
 

@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from iotwin.commands._options import add_store_argument
 from iotwin.core import paths
 from iotwin.core.errors import UserError
 from iotwin.core.readme_block import fill_block
@@ -27,7 +28,7 @@ from iotwin.executors.local import default_scratch_root
 from iotwin.executors.table import write_table
 from iotwin.executors.twin import TwinExecutor
 from iotwin.report import benchmark as report
-from iotwin.store.database import Store, add_store_argument, resolve_path
+from iotwin.store.database import Store, resolve_path
 from iotwin.studies.landscape import (
     conditions,
     conditions_page,

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from iotwin.commands._options import add_store_argument, add_timeout_argument
 from iotwin.config import schema as config
 from iotwin.core import paths
 from iotwin.core.errors import UserError
@@ -21,7 +22,7 @@ from iotwin.executors.interposer_reports import SettingOutcome, setting_outcomes
 from iotwin.executors.launch import require_program
 from iotwin.executors.local import LocalExecutor
 from iotwin.executors.mpi_flavour import say_flavour
-from iotwin.store.database import Store, add_store_argument, resolve_path, workload_of
+from iotwin.store.database import Store, resolve_path, workload_of
 from iotwin.tuning.repetitions import Measurement, measure, run_then_store
 
 KERNELS = ("vpic-io", "vorpal-io", "gcrm-io", "replay")
@@ -47,8 +48,7 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
                         "default: none, the application's and site's own settings")
     parser.add_argument("--repeat", type=int, default=3, metavar="R",
                         help="repetitions (default 3)")
-    parser.add_argument("--timeout", type=float, default=600.0, metavar="S",
-                        help="seconds before a repetition is killed (status timeout; default 600)")
+    add_timeout_argument(parser)
     parser.add_argument("--platform", default="local",
                         help="machine name recorded in the store (default: local)")
     parser.add_argument("--keep", metavar="DIR", type=Path,

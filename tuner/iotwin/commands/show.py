@@ -8,7 +8,8 @@ import statistics
 from collections import Counter
 from typing import Any
 
-from iotwin.store.database import Calibration, Evaluation, Store, add_store_argument, resolve_path
+from iotwin.commands._options import add_store_argument
+from iotwin.store.database import Calibration, Evaluation, Store, resolve_path
 
 TOP = 10
 

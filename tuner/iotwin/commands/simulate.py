@@ -6,11 +6,11 @@ import argparse
 import json
 from typing import Any
 
+from iotwin.commands._options import add_sim_cluster_argument
 from iotwin.config.schema import load_config
 from iotwin.core.errors import UserError
 from iotwin.model.platforms import load_platform
 from iotwin.model.sim import simulate
-from iotwin.model.sim_cluster import add_sim_cluster_argument
 from iotwin.workloads.workload import kernel_workload, load_workload
 
 

@@ -26,15 +26,20 @@ from typing import Any
 import yaml
 
 from iotwin import executors
+from iotwin.commands._options import (
+    add_sim_cluster_argument,
+    add_store_argument,
+    add_timeout_argument,
+)
 from iotwin.config.schema import dump_config
 from iotwin.core.errors import UserError
+from iotwin.core.limits import RUN_TIMEOUT_S
 from iotwin.core.stats import Speedup, Summary, format_mbs, speedup_interval
 from iotwin.executors import EXECUTORS
 from iotwin.executors.mpi_flavour import say_flavour
-from iotwin.model.sim_cluster import add_sim_cluster_argument
 from iotwin.search import STRATEGIES
 from iotwin.space.parameters import default_space_for
-from iotwin.store.database import Store, add_store_argument, resolve_path
+from iotwin.store.database import Store, resolve_path
 from iotwin.tuning.campaign import CampaignSpec, Progress
 from iotwin.tuning.pipeline import (
     PipelineOptions,
@@ -53,7 +58,7 @@ from iotwin.workloads.workload import load_workload
 #: file system the runs write to (default_space_for)
 DEFAULTS: dict[str, Any] = {
     "platform": "local", "strategy": "sim-screened", "executor": "local",
-    "real_budget": 20, "repetitions": 1, "timeout": 600.0, "seed": 0, "truth_seed": 0,
+    "real_budget": 20, "repetitions": 1, "timeout": RUN_TIMEOUT_S, "seed": 0, "truth_seed": 0,
     "confirm": 3, "confirm_runs": 3, "summary_repeat": 5,
 }
 
@@ -92,8 +97,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="distinct configs run for real (default 20)")
     parser.add_argument("--repetitions", type=int, metavar="R",
                         help="runs per config during the search; the median counts (default 1)")
-    parser.add_argument("--timeout", type=float, metavar="S",
-                        help="seconds before a run is killed and counted as failed (default 600)")
+    add_timeout_argument(parser, default=None)
     parser.add_argument("--seed", type=int, help="the search's seed (default 0)")
     parser.add_argument("--truth-seed", type=int,
                         help="twin executor: which perturbed truth of the platform runs")

@@ -18,11 +18,11 @@ from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 
+from iotwin.commands._options import add_sim_cluster_argument, add_store_argument
 from iotwin.core import paths
 from iotwin.core.errors import UserError
-from iotwin.model.sim_cluster import add_sim_cluster_argument
 from iotwin.report import write_report
-from iotwin.store.database import Store, add_store_argument, resolve_path
+from iotwin.store.database import Store, resolve_path
 from iotwin.validation import paper_report, scale_report, traffic
 from iotwin.validation.local import default_suite_path, load_suite, run_local_suite
 from iotwin.validation.paper import paper_dir, run_paper_validation

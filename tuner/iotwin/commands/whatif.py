@@ -19,11 +19,11 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from iotwin.commands._options import add_sim_cluster_argument
 from iotwin.core.errors import UserError
 from iotwin.core.figures import pyplot
 from iotwin.model.platforms import load_platform
 from iotwin.model.sim import simulate
-from iotwin.model.sim_cluster import add_sim_cluster_argument
 from iotwin.space.parameters import load_space
 from iotwin.studies.whatif import Config, Prediction, Tuning, parse_variation, study
 from iotwin.workloads.workload import load_workload

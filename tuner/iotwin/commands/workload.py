@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from iotwin.commands._options import add_timeout_argument
 from iotwin.config import schema as config
 from iotwin.executors.capture import capture_program, program_target
 from iotwin.executors.mpi_flavour import say_flavour
@@ -72,8 +73,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "(interposer/README.md), and write them as a workload.")
     capture.add_argument("--ranks", type=int, required=True, metavar="N")
     capture.add_argument("--config", metavar="CFG", help="tuning config to run under")
-    capture.add_argument("--timeout", type=float, default=600.0, metavar="S",
-                         help="seconds before the run is killed as hung (default 600)")
+    add_timeout_argument(capture)
     capture.add_argument("-o", "--output", metavar="W.yaml",
                          help="output file (default: standard output)")
     capture.add_argument("program", nargs=argparse.REMAINDER, metavar="-- PROGRAM ARGS")

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from iotwin.core.errors import UserError
+from iotwin.core.limits import RUN_TIMEOUT_S
 from iotwin.core.records import Source
 from iotwin.executors.base import Executor
 from iotwin.executors.local import LocalExecutor, default_scratch_root
@@ -30,7 +31,7 @@ class ExecutorSettings:
     the seed of a twin's noise."""
 
     platform: str
-    timeout_s: float | None = 600.0
+    timeout_s: float | None = RUN_TIMEOUT_S
     truth_seed: int = 0
     site: str | None = None  # a site file (sbatch options, launcher); None: the default site
     table: str | None = None  # a measured landscape (CSV) to replay
@@ -115,7 +116,7 @@ def select(name: str) -> ExecutorKind:
     return EXECUTORS[name]
 
 
-def make_executor(name: str, platform: str, *, timeout_s: float | None = 600.0,
+def make_executor(name: str, platform: str, *, timeout_s: float | None = RUN_TIMEOUT_S,
                   truth_seed: int = 0, site: str | None = None,
                   table: str | None = None) -> Executor:
     """The executor ``name`` standing for ``platform``."""

@@ -37,6 +37,7 @@ from typing import Any
 
 from iotwin.config.schema import dump_config, mca_environment
 from iotwin.core import paths
+from iotwin.core.limits import RUN_TIMEOUT_S
 from iotwin.core.mpi_flavours import Flavour
 from iotwin.core.records import RunResult, Source, Target
 from iotwin.executors.interposer_reports import io_span, read_reports, total_bytes
@@ -64,7 +65,7 @@ def default_scratch_root() -> Path:
 class LocalExecutor:
     """Runs a Target on this machine under the launcher of its MPI flavour (source = real)."""
 
-    timeout_s: float | None = 600.0
+    timeout_s: float | None = RUN_TIMEOUT_S
     scratch_root: Path = field(default_factory=default_scratch_root)
     keep_last: Path | None = None  # move the last run's directory here instead of deleting it
     preload: bool = True  # False: run without the interposer (overhead baselines)

@@ -37,6 +37,7 @@ from typing import Any
 
 from iotwin.core import paths
 from iotwin.core.errors import UserError
+from iotwin.core.limits import RUN_TIMEOUT_S
 from iotwin.core.mpi_flavours import Flavour
 from iotwin.core.records import RunResult, Source, Target
 from iotwin.core.yaml_files import check_keys, read_yaml
@@ -111,7 +112,7 @@ class SlurmExecutor:
     """Runs a Target as one Slurm job per run (source = real); a JobExecutor outside an
     allocation, so that a campaign submits a batch of runs at once."""
 
-    timeout_s: float | None = 600.0
+    timeout_s: float | None = RUN_TIMEOUT_S
     site: Site = field(default_factory=Site.load)
     scratch_root: Path = field(default_factory=default_scratch_root)
     env: Mapping[str, str] = field(default_factory=dict)  # for sbatch/squeue (SLURM_CONF, ...)

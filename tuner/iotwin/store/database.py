@@ -27,7 +27,6 @@ Location: ``--store PATH``, else ``$IOTWIN_STORE``, else ``./iotwin.db`` (see `r
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sqlite3
@@ -113,12 +112,6 @@ def workload_of(target: Target) -> str:
 def resolve_path(cli_value: str | os.PathLike[str] | None = None) -> Path:
     """The store to use: the ``--store`` value, else ``$IOTWIN_STORE``, else ``./iotwin.db``."""
     return Path(cli_value or os.environ.get("IOTWIN_STORE") or DEFAULT_FILENAME)
-
-
-def add_store_argument(parser: argparse.ArgumentParser) -> None:
-    """The ``--store PATH`` option every command that reads or writes results shares."""
-    parser.add_argument("--store", metavar="PATH", default=None,
-                        help="results database (default: $IOTWIN_STORE, else ./iotwin.db)")
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from typing import Any, cast
 from iotwin import executors
 from iotwin.core.errors import UserError
 from iotwin.core.hashing import config_hash
+from iotwin.core.limits import RUN_TIMEOUT_S
 from iotwin.core.mpi_flavours import DEFAULT_MPI
 from iotwin.core.records import RunResult, Source, Target
 from iotwin.core.stats import format_mbs, median_relative_error
@@ -59,7 +60,7 @@ class CampaignSpec:
     command: tuple[str, ...] = ()
     seed: int = 0
     repetitions: int = 1
-    timeout_s: float | None = 600.0
+    timeout_s: float | None = RUN_TIMEOUT_S
     truth_seed: int = 0
     fixed: dict[str, Any] = field(default_factory=dict)
     settings: dict[str, Any] = field(default_factory=dict)
@@ -303,7 +304,7 @@ def capture_workload_of(store: Store, campaign_id: int, spec: CampaignSpec,
     this machine; that run is stored as the campaign's first measurement of the default, and
     the spec with its workload as the campaign's spec (a resume does not capture again)."""
 
-    program = capture_program(spec.target, timeout_s=spec.timeout_s or 600.0)
+    program = capture_program(spec.target, timeout_s=spec.timeout_s or RUN_TIMEOUT_S)
     result, workload = program.run, program.workload
     store.add_run(campaign_id, spec.target, result, config={}, platform=spec.platform,
                   source="real", details={"label": "capture"})
