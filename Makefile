@@ -65,6 +65,7 @@ PY_TREES := $(wildcard tuner tests validation experiments bench)
 
 lint: python
 	$(VENV)/bin/ruff check $(PY_TREES)
+	cd tuner && ../$(VENV)/bin/mypy iotwin
 
 test: build python lint h5py-mpi
 	$(PY) -m pytest tests

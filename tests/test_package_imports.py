@@ -11,7 +11,14 @@ import pytest
 
 TUNER = Path(__file__).resolve().parents[1] / "tuner"
 sys.path.insert(0, str(TUNER / "tools"))
-from import_cycles import cycles, import_graph, module_names  # noqa: E402
+from import_cycles import (  # noqa: E402
+    LAYERS,
+    cycles,
+    import_graph,
+    module_names,
+    package_graph,
+    upward_imports,
+)
 
 MODULES = sorted(name for name in module_names() if name != "iotwin.__main__")  # runs the CLI
 
@@ -25,6 +32,25 @@ def test_module_imports_alone(module: str) -> None:
 
 def test_import_graph_has_no_cycle() -> None:
     assert cycles(import_graph()) == []
+
+
+def test_packages_form_one_way_layers() -> None:
+    """Every import (function-level ones too) goes from a package to one of a lower layer."""
+    graph = import_graph()
+    assert cycles(package_graph(graph)) == []
+    assert upward_imports(graph) == []
+
+
+def test_every_package_has_a_layer() -> None:
+    packages = {name.split(".")[1] for name in module_names() if name.count(".") >= 1}
+    assert packages <= set(LAYERS)
+
+
+def test_layer_check_finds_an_import_against_the_layers() -> None:
+    graph = {"iotwin.store.database": {"iotwin.executors.base"},
+             "iotwin.executors.base": {"iotwin.core.records"}}
+    assert upward_imports(graph) == ["iotwin.store.database -> iotwin.executors.base"]
+    assert package_graph(graph) == {"store": {"executors"}, "executors": {"core"}}
 
 
 def test_cycle_finder_finds_a_cycle() -> None:

@@ -6,7 +6,12 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from iotwin.validation.paper_sensitivity import ParameterEffect, SelectionRule, scan, select
+from iotwin.validation.paper_sensitivity import (
+    ParameterEffect,
+    SelectionRule,
+    choose_parameters,
+    scan,
+)
 
 RULE = SelectionRule(min_effect=0.1, rows_per_parameter=2)
 
@@ -23,7 +28,7 @@ def effects() -> list[ParameterEffect]:
 
 def test_the_strongest_independent_effects_are_chosen_and_the_rest_say_why() -> None:
     found = effects()
-    assert select(found, 4, RULE) == ["link", "latency"]
+    assert choose_parameters(found, 4, RULE) == ["link", "latency"]
     reasons = {e.name: e.reason for e in found}
     assert "link, latency" in reasons["disk"]  # collinear with what is chosen
     assert "10%" in reasons["lock"]
@@ -33,7 +38,7 @@ def test_the_strongest_independent_effects_are_chosen_and_the_rest_say_why() -> 
 
 def test_rows_limit_the_number_of_parameters() -> None:
     found = effects()
-    assert select(found, 3, RULE) == ["link"]  # 3 rows, 2 per parameter: one
+    assert choose_parameters(found, 3, RULE) == ["link"]  # 3 rows, 2 per parameter: one
     assert "at most 1" in next(e.reason for e in found if e.name == "latency")
 
 

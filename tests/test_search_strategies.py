@@ -16,7 +16,8 @@ from iotwin.search import run_strategy, strategy_settings
 from iotwin.search.operators import Individual, distance, make_toolbox, vary
 from iotwin.space.parameters import BoundSpace, Point, SpaceContext, load_space
 from iotwin.store.database import Store
-from iotwin.tuning.campaign import CampaignEvaluator, CampaignSpec
+from iotwin.tuning.campaign import CampaignEvaluator
+from iotwin.tuning.spec import CampaignSpec
 
 HOPPER = SpaceContext(filesystem="lustre", ranks=512, max_stripe_count=156)
 BEST = {"stripe_count": 64, "stripe_size": 2 * 2**20, "cb_nodes": 24}

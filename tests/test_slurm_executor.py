@@ -187,10 +187,10 @@ def test_tune_runs_every_real_run_as_a_job_of_the_site(cluster: SlurmCluster, sc
 
 
 def test_an_unknown_executor_names_the_choices() -> None:
-    from iotwin.executors import select
+    from iotwin.executors import executor_kind
 
     with pytest.raises(UserError, match="local or twin or slurm"):
-        select("pbs")
+        executor_kind("pbs")
 
 
 # -- a campaign's batch of jobs: kill-and-resume, Ctrl-C ----------------------------------------

@@ -133,7 +133,8 @@ def test_the_benchmark_command_writes_its_figures_page_and_readme_table(tmp_path
 
 
 def test_a_twin_table_binds_its_space_to_the_platform_it_was_measured_on() -> None:
-    from iotwin.tuning.campaign import CampaignSpec, campaign_space
+    from iotwin.tuning.parts import campaign_space
+    from iotwin.tuning.spec import CampaignSpec
 
     path = ROOT / "experiments" / "landscape" / "hopper-twin-2048.csv"
     spec = CampaignSpec(ranks=2048, platform="hopper", space="table3", strategy="random",

@@ -15,8 +15,9 @@ from iotwin.core.records import RunResult, Target
 from iotwin.search import run_strategy
 from iotwin.space.parameters import SpaceContext, load_space
 from iotwin.store.database import Store
-from iotwin.tuning.campaign import CampaignEvaluator, CampaignSpec
+from iotwin.tuning.campaign import CampaignEvaluator
 from iotwin.tuning.confirmation import confirm_best
+from iotwin.tuning.spec import CampaignSpec
 
 # Only the transfer mode and the fill time vary: four configs.
 FIXED = {"romio_cb_write": "enable", "cb_nodes": 1, "cb_buffer_size": None, "alignment": None,

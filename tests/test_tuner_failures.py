@@ -9,7 +9,8 @@ from iotwin.executors.local import LocalExecutor
 from iotwin.search import run_strategy
 from iotwin.space.parameters import SpaceContext, load_space
 from iotwin.store.database import Store
-from iotwin.tuning.campaign import CampaignEvaluator, CampaignSpec
+from iotwin.tuning.campaign import CampaignEvaluator
+from iotwin.tuning.spec import CampaignSpec
 
 FAKE_KERNEL = Path(__file__).parent / "programs" / "fake_tuned_kernel.py"
 ONLY_CB_NODES = {"transfer_mode": "collective", "romio_cb_write": "enable",

@@ -13,7 +13,8 @@ from pathlib import Path
 from iotwin.executors.local import LocalExecutor
 from iotwin.space.parameters import SpaceContext, load_space
 from iotwin.store.database import Store
-from iotwin.tuning.campaign import CampaignEvaluator, CampaignSpec, run_campaign
+from iotwin.tuning.campaign import CampaignEvaluator, run_campaign
+from iotwin.tuning.spec import CampaignSpec
 
 FAKE_KERNEL = Path(__file__).with_name("fake_tuned_kernel.py")
 SPEC = CampaignSpec(ranks=1, platform="local", space="local", strategy="random",

@@ -78,7 +78,7 @@ def main(args: argparse.Namespace) -> int:
     for note in notes:
         print(f"note: {note}")
     print(f"calibration {calibration_id} of {platform.name} on {len(observations)} measured "
-          f"configs: fit error {100 * calibration.fit_error:.1f}%, held-out error "
+          f"configs: fit error {100 * (calibration.fit_error or 0):.1f}%, held-out error "
           f"{100 * (calibration.heldout_error or 0):.1f}% ({calibration.details['folds']} folds)")
     for name, value in sorted(calibration.parameters.items()):
         print(f"  {name:40s} {before[name][0]:12.4g} -> {value:12.4g}")

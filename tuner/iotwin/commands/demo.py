@@ -13,12 +13,12 @@ import os
 import shlex
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import yaml
 
 from iotwin.commands._options import add_store_argument
-from iotwin.commands.tune import OPTIONS, spec_from_options, tune_and_report
+from iotwin.commands.tune import add_tune_arguments, spec_from_arguments, tune_and_report
 from iotwin.core import paths
 from iotwin.core.errors import UserError
 from iotwin.executors.local import default_scratch_root
@@ -91,17 +91,31 @@ def main(args: argparse.Namespace) -> int:
     argv[1:1] = ["--store", str(resolve_path(args.store)), "--output", str(output)]
     print(f"iotwin demo: a short {spec.get('strategy', 'sim-screened')} tuning on this "
           f"machine, as\n  iotwin {shlex.join(argv)}\n", flush=True)
-    unknown = [str(key) for key in spec if key not in (*OPTIONS, "args", "json")]
-    if unknown:
-        raise UserError(f"{args.spec}: not `iotwin tune` options: {', '.join(unknown)}")
-    tune_spec = spec_from_options({**spec, "rest": spec.get("args") or []})
+    tune_args = _tune_parser(args.spec).parse_args(argv[1:])
     with Store(resolve_path(args.store)) as store:
-        tune_and_report(store, start(store, tune_spec), tune_spec, output,
-                        bool(spec.get("json")))
+        campaign_id, tune_spec, parts = start(store, spec_from_arguments(tune_args))
+        tune_and_report(store, campaign_id, tune_spec, output, tune_args.json, parts)
     print(f"\ntuned config ({output}; apply it to any run with "
           f"`iotwin run ... --config {output}`):")
     print("  " + output.read_text().rstrip().replace("\n", "\n  "))
     return 0
+
+
+class _SpecParser(argparse.ArgumentParser):
+    """``iotwin tune``'s options, read from a demo description: an error names the file."""
+
+    def __init__(self, source: Path) -> None:
+        super().__init__(prog=f"{source}: as `iotwin tune`", add_help=False)
+        self.source = source
+
+    def error(self, message: str) -> NoReturn:
+        raise UserError(f"{self.source}: not `iotwin tune` options: {message}")
+
+
+def _tune_parser(source: Path) -> argparse.ArgumentParser:
+    parser = _SpecParser(source)
+    add_tune_arguments(parser)
+    return parser
 
 
 def _shown(path: Path) -> Path:

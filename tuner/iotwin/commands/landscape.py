@@ -163,7 +163,7 @@ def _benchmark(args: argparse.Namespace) -> int:
               file=sys.stderr)
         for text in report.model_texts(model):
             print(f"  {text}", file=sys.stderr)
-        results.append(report.CaseResult(case, figures, model, table_resolution))
+        results.append(report.TableBenchmark(case, figures, model, table_resolution))
     command = "iotwin landscape benchmark " + shlex.join(sys.argv[3:])
     for path in report.write(results, settings, output, command):
         print(f"wrote {path}", file=sys.stderr)

@@ -18,8 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Mapping
-from dataclasses import asdict, fields, replace
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
@@ -33,34 +32,44 @@ from iotwin.commands._options import (
 )
 from iotwin.config.schema import dump_config
 from iotwin.core.errors import UserError
-from iotwin.core.limits import RUN_TIMEOUT_S
 from iotwin.core.stats import Speedup, Summary, format_mbs, speedup_interval
 from iotwin.executors import EXECUTORS
 from iotwin.executors.mpi_flavour import say_flavour
 from iotwin.search import STRATEGIES
-from iotwin.space.parameters import default_space_for
 from iotwin.store.database import Store, resolve_path
-from iotwin.tuning.campaign import CampaignSpec, Progress
-from iotwin.tuning.pipeline import (
-    PipelineOptions,
-    TuneResult,
-    TuneSpec,
-    start,
-    stored_pipeline,
-    stored_spec,
-    tune,
-)
+from iotwin.tuning.campaign import Progress
+from iotwin.tuning.parts import CampaignParts
+from iotwin.tuning.pipeline import TuneResult, start, stored_spec, tune
 from iotwin.tuning.repetitions import Measurement
+from iotwin.tuning.spec import (
+    CampaignSpec,
+    PipelineOptions,
+    TuneSpec,
+    default_of,
+    stores_pipeline,
+)
 from iotwin.workloads.workload import load_workload
 
-#: the options that make a campaign, with their defaults: given again with --resume they must
-#: agree with the ones it started with (the stored spec); the space's default depends on the
-#: file system the runs write to (default_space_for)
-DEFAULTS: dict[str, Any] = {
-    "platform": "local", "strategy": "sim-screened", "executor": "local",
-    "real_budget": 20, "repetitions": 1, "timeout": RUN_TIMEOUT_S, "seed": 0, "truth_seed": 0,
-    "confirm": 3, "confirm_runs": 3, "summary_repeat": 5,
+#: the options that make a campaign, each with the TuneSpec field it sets ("search.NAME" or
+#: "pipeline.NAME"): given again with --resume they must agree with the ones it started with
+SPEC_OPTIONS: dict[str, str] = {
+    "--kernel": "search.kernel", "--ranks": "search.ranks", "--platform": "search.platform",
+    "--space": "search.space", "--strategy": "search.strategy",
+    "--executor": "search.executor", "--real-budget": "search.real_budget",
+    "--repetitions": "search.repetitions", "--timeout": "search.timeout_s",
+    "--seed": "search.seed", "--truth-seed": "search.truth_seed", "--site": "search.site",
+    "--table": "search.table", "--fix": "search.fixed", "--set": "search.settings",
+    "--workload": "search.workload", "--confirm": "pipeline.confirm",
+    "--confirm-runs": "pipeline.confirm_runs", "--summary-repeat": "pipeline.summary_repeat",
 }
+
+
+def _default(field: str) -> Any:
+    return default_of(CampaignSpec, field)
+
+
+def _pipeline_default(field: str) -> Any:
+    return default_of(PipelineOptions, field)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -70,16 +79,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "candidates are evaluated in simulation) and write the best config found.",
         usage="iotwin tune (--kernel K | -- PROGRAM ARGS) --ranks N [options] [-- KERNEL_ARGS]"
               "\n       iotwin tune --resume ID")
+    add_tune_arguments(parser)
+    parser.set_defaults(func=main)
+
+
+def add_tune_arguments(parser: argparse.ArgumentParser) -> None:
+    """Every option of ``iotwin tune``; none has a default here (None: not given), so that a
+    resume can tell the options given again, and the spec's own defaults apply."""
     parser.add_argument("--kernel", help="kernel of kernels/ (vpic-io, vorpal-io, gcrm-io)")
     parser.add_argument("--ranks", type=int, metavar="N", help="MPI ranks")
-    parser.add_argument("--platform", help="platform model (default local)")
+    parser.add_argument("--platform",
+                        help=f"platform model (default {_default('platform')})")
     parser.add_argument("--space", help="parameter space (default: the one for the file system "
                                          "the runs write to: local on this machine, table3 on "
                                          "a Lustre or GPFS platform's twin)")
     parser.add_argument("--fix", action="append", metavar="PARAM=VALUE",
                         help="pin a space parameter to one value (repeatable)")
     parser.add_argument("--strategy", choices=sorted(STRATEGIES),
-                        help="search strategy (default sim-screened)")
+                        help=f"search strategy (default {_default('strategy')})")
     parser.add_argument("--set", action="append", metavar="SETTING=VALUE",
                         help="override a strategy setting of search/strategies.yaml")
     parser.add_argument("--executor", choices=sorted(EXECUTORS),
@@ -94,11 +111,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "(iotwin landscape measure); the space is restricted to its "
                              "configs")
     parser.add_argument("--real-budget", type=int, metavar="R",
-                        help="distinct configs run for real (default 20)")
+                        help=f"distinct configs run for real (default {_default('real_budget')})")
     parser.add_argument("--repetitions", type=int, metavar="R",
-                        help="runs per config during the search; the median counts (default 1)")
+                        help="runs per config during the search; the median counts "
+                             f"(default {_default('repetitions')})")
     add_timeout_argument(parser, default=None)
-    parser.add_argument("--seed", type=int, help="the search's seed (default 0)")
+    parser.add_argument("--seed", type=int, help=f"the search's seed (default {_default('seed')})")
     parser.add_argument("--truth-seed", type=int,
                         help="twin executor: which perturbed truth of the platform runs")
     parser.add_argument("--resume", type=int, metavar="ID",
@@ -108,12 +126,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="tuned config file (default tuned-<campaign>.yaml)")
     parser.add_argument("--confirm", type=int, metavar="K",
                         help="re-measure the search's K best configs before choosing the tuned "
-                             "one (0: take the best single run; default 3)")
+                             f"one (0: take the best single run; default "
+                             f"{_pipeline_default('confirm')})")
     parser.add_argument("--confirm-runs", type=int, metavar="R",
                         help="fresh runs of each candidate, interleaved; the median of these "
-                             "decides (default 3)")
+                             f"decides (default {_pipeline_default('confirm_runs')})")
     parser.add_argument("--summary-repeat", type=int, metavar="R",
-                        help="re-measure default and tuned R times each (0: skip; default 5)")
+                        help="re-measure default and tuned R times each (0: skip; default "
+                             f"{_pipeline_default('summary_repeat')})")
     parser.add_argument("--workload", metavar="W.yaml",
                         help="a program's workload for the simulator (iotwin workload capture); "
                              "default: captured from the program's first run, the default config")
@@ -121,127 +141,92 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_sim_cluster_argument(parser)
     add_store_argument(parser)
     parser.add_argument("rest", nargs="*", help=argparse.SUPPRESS)
-    parser.set_defaults(func=main)
-
-
-#: every option a campaign is made of, as spec_from_options reads them (``rest``: the kernel's
-#: arguments, or the program and its arguments)
-OPTIONS = {"kernel", "ranks", "space", "fix", "set", "workload", "rest", *DEFAULTS}
 
 
 def main(args: argparse.Namespace) -> int:
     with Store(resolve_path(args.store)) as store:
-        campaign_id, spec = _resume(store, args) if args.resume else _start(store, args)
-        tune_and_report(store, campaign_id, spec, args.output, args.json)
+        if args.resume:
+            campaign_id, spec, parts = args.resume, _resumed_spec(store, args), None
+        else:
+            campaign_id, spec, parts = start(store, spec_from_arguments(args))
+        tune_and_report(store, campaign_id, spec, args.output, args.json, parts)
     return 0
 
 
 def tune_and_report(store: Store, campaign_id: int, spec: TuneSpec, output: Path | None,
-                    as_json: bool) -> TuneResult:
+                    as_json: bool, parts: CampaignParts | None = None) -> TuneResult:
     """Run the stored campaign's tuning, printing its progress, write the tuned config (to
     ``output``, default tuned-<campaign>.yaml) and print the outcome."""
     search = spec.search
     print(f"campaign {campaign_id}: {search.strategy} on {search.target.label}, "
           f"space {search.space}, platform {search.platform}, executor {search.executor}, "
           f"budget {search.real_budget}", file=sys.stderr, flush=True)
-    if executors.select(search.executor).launches_programs:
+    if executors.executor_kind(search.executor).launches_programs:
         say_flavour(search.target)
-    result = tune(spec, store, campaign_id, on_progress=_print_progress)
+    result = tune(spec, store, campaign_id, parts=parts, on_progress=_print_progress)
     output = output or Path(f"tuned-{campaign_id}.yaml")
     output.write_text(dump_config(result.tuned))
     _report(result, output, as_json)
     return result
 
 
-def spec_from_options(options: Mapping[str, Any]) -> TuneSpec:
-    """The spec of ``iotwin tune``'s options by name (``fix`` and ``set`` as mappings); an
-    option that is missing or None takes its default."""
-    def option(name: str) -> Any:
-        return _option(options, name)
-
-    if options.get("ranks") is None:
+def spec_from_arguments(args: argparse.Namespace) -> TuneSpec:
+    """The spec of ``iotwin tune``'s parsed options; an option not given takes the spec's
+    default."""
+    if args.ranks is None:
         raise UserError("--ranks N is required")
-    kernel, rest = options.get("kernel"), tuple(str(arg) for arg in options.get("rest") or ())
-    if kernel is None and not rest:
+    rest = tuple(str(arg) for arg in args.rest or ())
+    if args.kernel is None and not rest:
         raise UserError("name a --kernel or a program after --")
-    search = CampaignSpec(
-        ranks=int(options["ranks"]), platform=option("platform"),
-        space=str(options.get("space") or ""), strategy=option("strategy"),
-        executor=option("executor"), real_budget=option("real_budget"), kernel=kernel,
-        args=rest if kernel else (), command=() if kernel else rest, seed=option("seed"),
-        repetitions=option("repetitions"), timeout_s=option("timeout"),
-        truth_seed=option("truth_seed"), fixed=dict(options.get("fix") or {}),
-        settings=dict(options.get("set") or {}),
-        workload=load_workload(options["workload"]) if options.get("workload") else None,
-        site=options.get("site"), table=options.get("table"))
-    if not search.space:
-        filesystem = executors.space_context(search.executor, search.platform,
-                                             search.ranks).filesystem
-        search = replace(search, space=default_space_for(filesystem))
-    return TuneSpec(search, _pipeline_options(options))
+    fields: dict[str, dict[str, Any]] = {"search": {}, "pipeline": {}}
+    for option, value in _given(args):
+        part, name = SPEC_OPTIONS[option].split(".")
+        fields[part][name] = value
+    search = CampaignSpec(**fields["search"], args=rest if args.kernel else (),
+                          command=() if args.kernel else rest)
+    return TuneSpec(search, PipelineOptions(**fields["pipeline"]))
 
 
-def _option(options: Mapping[str, Any], name: str) -> Any:
-    value = options.get(name)
-    return DEFAULTS[name] if value is None else value
+def _given(args: argparse.Namespace) -> list[tuple[str, Any]]:
+    """(option, value as the spec holds it) of each spec option given on the command line."""
+    given = []
+    for option in SPEC_OPTIONS:
+        value = getattr(args, option[2:].replace("-", "_"))
+        if value is None:
+            continue
+        if option in ("--fix", "--set"):
+            value = _assignments(value, option)
+        elif option == "--workload":
+            value = load_workload(value)
+        given.append((option, value))
+    return given
 
 
-def _pipeline_options(options: Mapping[str, Any]) -> PipelineOptions:
-    return PipelineOptions(**{name: _option(options, name) for name in _PIPELINE})
-
-
-def _start(store: Store, args: argparse.Namespace) -> tuple[int, TuneSpec]:
-    spec = spec_from_options({**vars(args), "fix": _assignments(args.fix, "--fix"),
-                              "set": _assignments(args.set, "--set")})
-    return start(store, spec), spec
-
-
-def _resume(store: Store, args: argparse.Namespace) -> tuple[int, TuneSpec]:
+def _resumed_spec(store: Store, args: argparse.Namespace) -> TuneSpec:
     """The campaign's stored spec; an option given again must agree with it (a campaign
     stored without its pipeline options takes them from this command line)."""
     spec = stored_spec(store, args.resume)
-    has_pipeline = stored_pipeline(store.campaign(args.resume).spec)
-    started = json.loads(json.dumps({**spec.search.to_json(), **asdict(spec.pipeline)}))
-    for option, key, given in _given_options(args):
-        if key in _PIPELINE and not has_pipeline:
-            continue
-        if json.loads(json.dumps(given)) != started[key]:
-            raise UserError(f"campaign {args.resume} started with {option} "
-                            f"{_shown(started[key])}; the resume gives {_shown(given)}: leave "
-                            f"{option} out to go on as it started, or start a new campaign")
-    if not has_pipeline:
-        spec = replace(spec, pipeline=_pipeline_options(vars(args)))
-    return args.resume, spec
-
-
-_PIPELINE = tuple(f.name for f in fields(PipelineOptions))
-#: command-line option -> (its attribute, the stored spec's key)
-_CAMPAIGN_OPTIONS = {
-    "--kernel": ("kernel", "kernel"), "--ranks": ("ranks", "ranks"),
-    "--platform": ("platform", "platform"), "--space": ("space", "space"),
-    "--strategy": ("strategy", "strategy"), "--executor": ("executor", "executor"),
-    "--real-budget": ("real_budget", "real_budget"),
-    "--repetitions": ("repetitions", "repetitions"), "--timeout": ("timeout", "timeout_s"),
-    "--seed": ("seed", "seed"), "--truth-seed": ("truth_seed", "truth_seed"),
-    "--site": ("site", "site"), "--table": ("table", "table"),
-    "--confirm": ("confirm", "confirm"), "--confirm-runs": ("confirm_runs", "confirm_runs"),
-    "--summary-repeat": ("summary_repeat", "summary_repeat"),
-}
-
-
-def _given_options(args: argparse.Namespace) -> list[tuple[str, str, Any]]:
-    """(option, stored key, value) of each campaign option given on the command line."""
-    given = [(option, key, getattr(args, attribute))
-             for option, (attribute, key) in _CAMPAIGN_OPTIONS.items()
-             if getattr(args, attribute) is not None]
-    if args.fix is not None:
-        given.append(("--fix", "fixed", _assignments(args.fix, "--fix")))
-    if args.set is not None:
-        given.append(("--set", "settings", _assignments(args.set, "--set")))
+    has_pipeline = stores_pipeline(store.campaign(args.resume).spec)
+    started = json.loads(json.dumps({"search": spec.search.to_json(),
+                                     "pipeline": asdict(spec.pipeline)}))
+    given = _given(args)
     if args.rest:
-        given.append(("arguments after --", "args" if args.kernel else "command",
-                      list(args.rest)))
-    return given
+        given.append(("arguments after --", list(args.rest)))
+    for option, value in given:
+        part, name = SPEC_OPTIONS.get(option, "search.args" if args.kernel else "search.command"
+                                      ).split(".")
+        if part == "pipeline" and not has_pipeline:
+            continue
+        if json.loads(json.dumps(value)) != started[part][name]:
+            raise UserError(f"campaign {args.resume} started with {option} "
+                            f"{_shown(started[part][name])}; the resume gives {_shown(value)}: "
+                            f"leave {option} out to go on as it started, or start a new "
+                            f"campaign")
+    if not has_pipeline:
+        pipeline = {SPEC_OPTIONS[o].split(".")[1]: v for o, v in given
+                    if SPEC_OPTIONS.get(o, "").startswith("pipeline.")}
+        spec = replace(spec, pipeline=PipelineOptions(**pipeline))
+    return spec
 
 
 def _shown(value: Any) -> str:
@@ -273,8 +258,8 @@ def _print_progress(progress: Progress) -> None:
 def _report(result: TuneResult, output: Path, as_json: bool) -> None:
     campaign, confirmed, summary = result.campaign, result.confirmed, result.summary
     rates: dict[str, Summary | None] = {label: m.rate for label, m in summary.items()}
-    speedup = (rates["tuned"].median / rates["default"].median
-               if rates.get("tuned") and rates.get("default") else None)
+    tuned, default = rates.get("tuned"), rates.get("default")
+    speedup = tuned.median / default.median if tuned and default else None
     best = confirmed[0]
     if as_json:
         print(json.dumps({

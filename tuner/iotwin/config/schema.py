@@ -193,8 +193,15 @@ _ConfigLoader.add_implicit_resolver(
     "tag:yaml.org,2002:int", re.compile(r"^[-+]?[0-9]+$"), list("-+0123456789"))
 _ConfigLoader.add_implicit_resolver(
     "tag:yaml.org,2002:null", re.compile(r"^(?:~|null|Null|NULL|)$"), ["~", "n", "N", ""])
-_ConfigLoader.add_constructor(
-    "tag:yaml.org,2002:int", lambda loader, node: int(loader.construct_scalar(node), 10))
+
+
+def _decimal_int(loader: yaml.SafeLoader, node: yaml.Node) -> int:
+    if not isinstance(node, yaml.ScalarNode):
+        raise yaml.constructor.ConstructorError(None, None, "expected an integer", node.start_mark)
+    return int(loader.construct_scalar(node), 10)
+
+
+_ConfigLoader.add_constructor("tag:yaml.org,2002:int", _decimal_int)
 
 
 def parse_yaml(text: str, source: str) -> Any:

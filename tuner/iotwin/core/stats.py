@@ -50,10 +50,6 @@ def format_mbs(value: float) -> str:
     return f"{value:.1f}" if abs(value) >= 10 else f"{value:.3g}"
 
 
-def ratio_of_medians(numerator: Summary, denominator: Summary) -> float:
-    return numerator.median / denominator.median
-
-
 def _scipy_stats() -> ModuleType:
     """scipy.stats, imported on first use: it takes longer to import than the rest of iotwin,
     and most commands test nothing."""

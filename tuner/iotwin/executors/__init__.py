@@ -17,12 +17,10 @@ from iotwin.core.errors import UserError
 from iotwin.core.limits import RUN_TIMEOUT_S
 from iotwin.core.records import Source
 from iotwin.executors.base import Executor
-from iotwin.executors.local import LocalExecutor, default_scratch_root
+from iotwin.executors.local import LocalExecutor
 from iotwin.executors.slurm import Site, SlurmExecutor
 from iotwin.executors.table import TableExecutor, read_table
 from iotwin.executors.twin import TwinExecutor
-from iotwin.model.platforms import load_platform, platform_space_context
-from iotwin.space.parameters import SpaceContext
 
 
 @dataclass(frozen=True)
@@ -109,7 +107,7 @@ REGISTRY: tuple[ExecutorKind, ...] = (
 EXECUTORS: dict[str, ExecutorKind] = {kind.name: kind for kind in REGISTRY}
 
 
-def select(name: str) -> ExecutorKind:
+def executor_kind(name: str) -> ExecutorKind:
     """The executor called ``name``; UserError naming the choices if there is none."""
     if name not in EXECUTORS:
         raise UserError(f"unknown executor {name!r}: expected {' or '.join(EXECUTORS)}")
@@ -120,23 +118,13 @@ def make_executor(name: str, platform: str, *, timeout_s: float | None = RUN_TIM
                   truth_seed: int = 0, site: str | None = None,
                   table: str | None = None) -> Executor:
     """The executor ``name`` standing for ``platform``."""
-    return select(name).make(ExecutorSettings(platform, timeout_s, truth_seed, site, table))
+    return executor_kind(name).make(ExecutorSettings(platform, timeout_s, truth_seed, site, table))
 
 
 def runnable_configs(name: str, table: str | None) -> Sequence[dict[str, Any]] | None:
     """The only configs executor ``name`` can run (a table's), else None."""
-    configs = select(name).configs
+    configs = executor_kind(name).configs
     return configs(ExecutorSettings("", table=table)) if configs else None
-
-
-def space_context(name: str, platform: str, ranks: int) -> SpaceContext:
-    """Where executor ``name``'s runs happen, as a space needs it: this machine's file system,
-    or the platform model's."""
-    if select(name).on_this_machine(platform):
-
-        return SpaceContext(filesystem=filesystem_of(default_scratch_root()), ranks=ranks)
-
-    return platform_space_context(load_platform(platform), ranks)
 
 
 def filesystem_of(path: Path) -> str:

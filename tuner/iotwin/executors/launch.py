@@ -36,7 +36,7 @@ class Launcher:
     def argv(self, ranks: int, program: Sequence[str | Path],
              env_names: Collection[str] = ()) -> list[str]:
         """The launch command as arguments; the program's own arguments are kept whole."""
-        words = []
+        words: list[str] = []
         for word in shlex.split(self.command):
             if word == "{program}":
                 words.extend(map(str, program))

@@ -49,8 +49,8 @@ def _file_settings(config: Mapping[str, Any], file: Mapping[str, Any]) -> dict[s
     """What the config sets for one workload file and each of its datasets."""
     name = str(file["name"]).replace("%r", "0").replace("%g", "0")
     settings = tuning.resolve(dict(config), name)
-    out = {block: _bytes_where_sizes(settings[block]) for block in tuning.BLOCKS
-           if block != "dataset"}
+    out: dict[str, Any] = {block: _bytes_where_sizes(settings[block])
+                           for block in tuning.BLOCKS if block != "dataset"}
     out["datasets"] = [_bytes_where_sizes(tuning.resolve(dict(config), name, d["name"])["dataset"])
                        for d in file["datasets"]]
     return out

@@ -20,7 +20,8 @@ def observations_from_store(store: Store, platform: str, campaign_id: int | None
         if row.source != "sim" and row.rate_mbs:
             grouped.setdefault((row.workload, row.ranks, row.config_hash), []).append(row)
     workloads: dict[tuple[str, int], dict[str, Any] | None] = {}
-    observations, notes = [], []
+    observations: list[Observation] = []
+    notes: list[str] = []
     for (label, ranks, _), rows in grouped.items():
         if (label, ranks) not in workloads:
             workloads[(label, ranks)] = _workload_of_label(label, ranks, notes)

@@ -45,8 +45,8 @@ from iotwin.model.platforms import load_platform
 from iotwin.model.sim import simulate
 from iotwin.store.database import Store
 from iotwin.studies.experiment_search import SearchSpec, search
-from iotwin.tuning.campaign import CampaignSpec
-from iotwin.tuning.pipeline import PipelineOptions, TuneSpec, tune
+from iotwin.tuning.pipeline import tune
+from iotwin.tuning.spec import CampaignSpec, PipelineOptions, TuneSpec
 from iotwin.workloads.workload import kernel_workload
 
 STUDIES = ("default-vs-tuned", "partial-tuning", "sensitivity", "scaling", "convergence")

@@ -52,11 +52,13 @@ from iotwin.core.yaml_files import check_keys, read_yaml
 from iotwin.executors.table import Landscape, TableExecutor, read_table
 from iotwin.model.calibration import RefitSettings, SimModel
 from iotwin.model.platforms import load_platform
-from iotwin.search import select, strategy_settings
+from iotwin.search import strategy_kind, strategy_settings
 from iotwin.store.database import Store
 from iotwin.studies.model_ties import Ties, ties
-from iotwin.tuning.campaign import CampaignEvaluator, CampaignSpec, open_campaign, run_campaign
+from iotwin.tuning.campaign import CampaignEvaluator, open_campaign, run_campaign
 from iotwin.tuning.confirmation import confirm
+from iotwin.tuning.parts import assemble
+from iotwin.tuning.spec import CampaignSpec
 from iotwin.validation.local import load_suite
 from iotwin.workloads.workload import kernel_workload, load_workload
 
@@ -182,7 +184,7 @@ def run_one(case: TableCase, strategy: str, seed: int, settings: BenchmarkSettin
     campaign_id = (stored_campaign(store, name, spec)
                    or store.create_campaign(name, kind="tune", spec=spec.to_json()))
     replay = TableExecutor(case.table, replay_seed=seed)
-    campaign = open_campaign(store, campaign_id, spec, executor=replay)
+    campaign = open_campaign(store, campaign_id, assemble(spec, executor=replay))
     run_campaign(campaign)
     trajectory = _trajectory(case.table, campaign, replay, settings)
     reached = ", ".join(f"{100 * f:g}%: {trajectory.cost_to(f) or 'missed'}"
@@ -259,7 +261,7 @@ def model_on_table(case: TableCase) -> ModelOnTable:
                         list(parameters) if isinstance(parameters, list) else [])
 
 
-def ratio_of_medians(figures: Sequence[StrategyFigures], fraction: float,
+def runs_relative_to(figures: Sequence[StrategyFigures], fraction: float,
                      reference: str = "sim-screened") -> dict[str, float]:
     """Each other strategy's median runs to ``fraction`` over ``reference``'s."""
     medians = {f.strategy: f.summary(fraction)["median"] for f in figures}
@@ -295,7 +297,7 @@ def load_benchmark(path: Path) -> tuple[list[TableCase], BenchmarkSettings]:
     check_keys(data, list(_SPEC_KEYS), str(path))
     strategies = data.get("strategies") or {}
     for name, cap in strategies.items():
-        select(name)
+        strategy_kind(name)
         if not isinstance(cap, int) or cap < 1:
             raise UserError(f"{path}: strategies: {name}: expected a real-run cap >= 1")
     cases = [table_case(name, path.parent / landscape)

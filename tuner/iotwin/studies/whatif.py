@@ -34,7 +34,7 @@ from iotwin.core.hashing import config_hash
 from iotwin.model import sim
 from iotwin.model.ceilings import peak_mbs
 from iotwin.model.platforms import Platform, platform_space_context
-from iotwin.search import REGISTRY, run_strategy, select, strategy_settings
+from iotwin.search import REGISTRY, run_strategy, strategy_kind, strategy_settings
 from iotwin.search.evaluator import BudgetExhausted
 from iotwin.space.parameters import BoundSpace, Point, Space
 from iotwin.studies.validated_error import unvalidated_warning, validated_errors
@@ -253,7 +253,7 @@ def search_in_simulation(platform: Platform, work: Mapping[str, Any], tuning: Tu
     machine = SimulatedMachine(space, lambda configs: simulate(platform, work, configs),
                                tuning.budget)
     settings = strategy_settings(strategy)
-    may_stop_early = select(strategy).may_stop_early
+    may_stop_early = strategy_kind(strategy).may_stop_early
     if "generations" in settings:  # run on until the simulation budget, not the paper's 40 x 15
         settings["generations"] = tuning.budget
     run_strategy(strategy, machine, tuning.seed, settings)

@@ -49,8 +49,8 @@ def run_as_jobs(executor: JobExecutor, store: Store, campaign_id: int, target: T
     jobs: list[Job] = []
     try:
         for run in runs:
-            jobs.append(queued.pop(canonical_json(run.key), None)
-                        or _submit(executor, store, campaign_id, target, run))
+            queued_job = queued.pop(canonical_json(run.key), None)
+            jobs.append(queued_job or _submit(executor, store, campaign_id, target, run))
         return [_collect(executor, store, target, run, job, store_result)
                 for run, job in zip(runs, jobs, strict=True)]
     except BaseException:

@@ -19,61 +19,20 @@ from __future__ import annotations
 
 import functools
 import sys
-from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, field, replace
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from typing import Any, TextIO
 
 from iotwin.core.errors import UserError
 from iotwin.core.hashing import config_hash
 from iotwin.core.progress import say
 from iotwin.store.database import Store
-from iotwin.tuning.campaign import (
-    CampaignEvaluator,
-    CampaignSpec,
-    Progress,
-    capture_workload_of,
-    check_spec,
-    open_campaign,
-    run_campaign,
-)
+from iotwin.tuning.campaign import CampaignEvaluator, Progress, open_campaign, run_campaign
+from iotwin.tuning.capture import capture_workload_of
 from iotwin.tuning.confirmation import Confirmed, confirm_best
+from iotwin.tuning.parts import CampaignParts, assemble
 from iotwin.tuning.repetitions import Measurement, RunAndStore, measure
-
-_PIPELINE_KEY = "pipeline"  # the campaign spec's key holding the PipelineOptions
-
-
-@dataclass(frozen=True)
-class PipelineOptions:
-    """What follows the search."""
-
-    confirm: int = 3  # the search's best configs re-measured (< 2: the best single run wins)
-    confirm_runs: int = 3  # fresh runs of each
-    summary_repeat: int = 5  # runs of default and of tuned at the end (0: none)
-
-    def check(self) -> None:
-        if min(self.confirm, self.confirm_runs, self.summary_repeat) < 0:
-            raise UserError("--confirm, --confirm-runs and --summary-repeat must be >= 0")
-
-
-@dataclass(frozen=True)
-class TuneSpec:
-    search: CampaignSpec
-    pipeline: PipelineOptions = field(default_factory=PipelineOptions)
-
-    def to_json(self) -> dict[str, Any]:
-        return {**self.search.to_json(), _PIPELINE_KEY: asdict(self.pipeline)}
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> TuneSpec:
-        """The spec as stored; a campaign stored before its pipeline options were gets the
-        defaults (see :func:`stored_pipeline`)."""
-        search = CampaignSpec.from_json({k: v for k, v in data.items() if k != _PIPELINE_KEY})
-        return cls(search, PipelineOptions(**data.get(_PIPELINE_KEY) or {}))
-
-
-def stored_pipeline(data: Mapping[str, Any]) -> bool:
-    """Whether a stored campaign spec holds its pipeline options."""
-    return _PIPELINE_KEY in data
+from iotwin.tuning.spec import TuneSpec
 
 
 @dataclass
@@ -94,12 +53,21 @@ class TuneResult:
         return self.confirmed[0].config
 
 
-def start(store: Store, spec: TuneSpec, name: str | None = None) -> int:
-    """A new tuning campaign of ``spec``, checked and stored; its id."""
-    check_spec(spec.search)
-    spec.pipeline.check()
+def prepare(spec: TuneSpec) -> tuple[TuneSpec, CampaignParts]:
+    """``spec`` checked, with its defaults resolved (the space for where the runs happen),
+    and the campaign's parts built from it, once: UserError for a spec that cannot run."""
+    spec.check()
+    parts = assemble(spec.search)
+    return replace(spec, search=parts.spec), parts
+
+
+def start(store: Store, spec: TuneSpec, name: str | None = None
+          ) -> tuple[int, TuneSpec, CampaignParts]:
+    """A new tuning campaign of ``spec``, checked and stored: its id, its spec as stored and
+    its parts (for :func:`tune`)."""
+    spec, parts = prepare(spec)
     name = name or f"tune {spec.search.target.label} on {spec.search.platform}"
-    return store.create_campaign(name, kind="tune", spec=spec.to_json())
+    return store.create_campaign(name, kind="tune", spec=spec.to_json()), spec, parts
 
 
 def stored_spec(store: Store, campaign_id: int) -> TuneSpec:
@@ -111,18 +79,22 @@ def stored_spec(store: Store, campaign_id: int) -> TuneSpec:
 
 
 def tune(spec: TuneSpec, store: Store, campaign_id: int | None = None, *,
-         name: str | None = None, on_progress: Callable[[Progress], None] | None = None,
+         parts: CampaignParts | None = None, name: str | None = None,
+         on_progress: Callable[[Progress], None] | None = None,
          progress: TextIO | None = sys.stderr) -> TuneResult:
     """Run (or, with ``campaign_id``, resume) the tuning of ``spec``: search, confirmation,
-    default vs tuned. ``name``: a new campaign's; ``on_progress``: each search generation;
+    default vs tuned. ``parts``: the campaign's, as :func:`start` built them (else built
+    here); ``name``: a new campaign's; ``on_progress``: each search generation;
     ``progress``: a line per confirmation and summary run. No confirmed config (and no
     summary) when no run succeeded."""
     if campaign_id is None:
-        campaign_id = start(store, spec, name)
-    if spec.search.needs_capture:  # a program to simulate: its workload from its first run
-        spec = replace(spec, search=capture_workload_of(store, campaign_id, spec.search,
-                                                        _printer(progress)))
-    campaign = open_campaign(store, campaign_id, spec.search, on_progress)
+        campaign_id, spec, parts = start(store, spec, name)
+    elif parts is None:
+        spec, parts = prepare(spec)
+    if not parts.complete:  # a program to simulate: its workload from its first run
+        search = capture_workload_of(store, campaign_id, parts.spec, _printer(progress))
+        spec, parts = replace(spec, search=search), assemble(search, parts.executor)
+    campaign = open_campaign(store, campaign_id, parts, on_progress)
     run_campaign(campaign)
     options = spec.pipeline
     confirmed = confirm_best(campaign, options.confirm, options.confirm_runs, progress)

@@ -52,8 +52,8 @@ from iotwin.model.sim import simulate
 from iotwin.space.parameters import SpaceContext, load_space
 from iotwin.store.database import Evaluation, Store, workload_of
 from iotwin.tuning.confirmation import confirmation_rounds
-from iotwin.workloads.partial_writes import partial_write_datasets
-from iotwin.workloads.workload import kernel_workload, workload_mpi
+from iotwin.workloads.partial_writes import program_context
+from iotwin.workloads.workload import kernel_workload
 
 TOP_K = 5
 # Settings of the confirmation only: changing them keeps the stored campaign and its runs.
@@ -409,8 +409,8 @@ class Confirmation:
 
 def top_measured(measured: Sequence[float | None], k: int) -> list[int]:
     """The k configs with the highest measured rates, highest first."""
-    ranked = sorted((i for i, rate in enumerate(measured) if rate), key=lambda i: -measured[i])
-    return ranked[:k]
+    rated = {i: rate for i, rate in enumerate(measured) if rate}
+    return sorted(rated, key=lambda i: -rated[i])[:k]
 
 
 def confirm_runs(store: Store, campaign_id: int, suite: Suite, executor: Executor,
@@ -555,11 +555,9 @@ def suite_configs(suite: Suite, workload: Mapping[str, Any]) -> list[dict[str, A
     machine's file system (a `local` suite) or the platform model's; a program's datasets
     that some ranks write alone stay independent."""
 
-    context = (SpaceContext(suite.filesystem, suite.ranks) if suite.platform == "local"
+    machine = (SpaceContext(suite.filesystem, suite.ranks) if suite.platform == "local"
                else platform_space_context(load_platform(suite.platform), suite.ranks))
-    context = replace(context, partial_writes=partial_write_datasets(workload),
-                      mpi=workload_mpi(workload))
-    space = load_space(suite.space).bind(context)
+    space = load_space(suite.space).bind(program_context(machine, workload))
     return stratified_configs(space, suite.samples, random.Random(suite.seed))
 
 

@@ -30,7 +30,7 @@ import statistics
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 import yaml
@@ -44,11 +44,19 @@ from iotwin.model.calibration import Observation
 from iotwin.model.platforms import load_platform as platform_from_file
 from iotwin.model.platforms import platform_space_context
 from iotwin.space.parameters import load_space
-from iotwin.validation.paper_sensitivity import ParameterEffect, SelectionRule, scan, select
+from iotwin.validation.paper_sensitivity import (
+    ParameterEffect,
+    SelectionRule,
+    choose_parameters,
+    scan,
+)
 from iotwin.workloads.replication.sessions import session_bytes
 from iotwin.workloads.workload import kernel_workload as kernel_description
 
-_Record = TypeVar("_Record")
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+_Record = TypeVar("_Record", bound="DataclassInstance")
 
 Config = dict[str, Any]
 LoadPlatform = Callable[[str], Any]
@@ -472,7 +480,7 @@ def fit_cases(platform: Any, cases: Sequence[Case], parameters: Sequence[str],
     published = [case.published_mbs for case in cases]
     chosen = predict_cases(platform, cases)
     loss_before = loss = robust_loss([p.rate_mbs for p in chosen], published)
-    fitted, values = platform, {}
+    fitted, values = platform, dict[str, float]()
     evaluations, rounds, converged = 0, 0, not parameters
     while parameters and not converged and rounds < budget.max_rounds:
         rounds += 1
@@ -592,7 +600,7 @@ class RowResult:
 
 
 @dataclass
-class CaseResult:
+class SpeedupCase:
     """Default vs tuned of one experiment: does the model rank them as the paper measured?"""
 
     label: str
@@ -634,7 +642,7 @@ class Spread:
 @dataclass
 class PaperValidation:
     rows: list[RowResult]
-    cases: list[CaseResult]
+    cases: list[SpeedupCase]
     fits: list[PlatformFit]
     spreads: list[Spread]
     metrics: dict[str, Any]
@@ -657,7 +665,7 @@ class PaperValidation:
     def from_json(cls, data: Mapping[str, Any]) -> PaperValidation:
         """The validation as ``results.json`` records it (the derived keys dropped)."""
         return cls(rows=[_record(RowResult, r) for r in data["rows"]],
-                   cases=[_record(CaseResult, c) for c in data["cases"]],
+                   cases=[_record(SpeedupCase, c) for c in data["cases"]],
                    fits=[_record(PlatformFit, f) for f in data["fits"]],
                    spreads=[_record(Spread, s) for s in data["spreads"]],
                    metrics=dict(data["metrics"]), calibration_ids=dict(data["calibration_ids"]),
@@ -687,7 +695,7 @@ def error_metrics(rows: Sequence[RowResult], which: str) -> dict[str, float | No
             "failed": len(pairs) - len(usable)}
 
 
-def case_results(rows: Sequence[RowResult]) -> list[CaseResult]:
+def case_results(rows: Sequence[RowResult]) -> list[SpeedupCase]:
     by_case: dict[tuple[str, str, str, int], dict[str, RowResult]] = {}
     for row in rows:
         by_case.setdefault((row.source, row.model, row.kernel, row.cores), {})[row.setting] = row
@@ -696,7 +704,7 @@ def case_results(rows: Sequence[RowResult]) -> list[CaseResult]:
         if set(pair) != set(FITTED_SETTINGS):
             continue
         default, tuned = pair["default"], pair["tuned"]
-        results.append(CaseResult(
+        results.append(SpeedupCase(
             f"{model} {kernel} {cores}", tuned.origin,
             tuned.published_mbs / default.published_mbs,
             *(_ratio(getattr(tuned, f"{w}_mbs"), getattr(default, f"{w}_mbs")) for w in MODELS)))
@@ -811,7 +819,7 @@ def _validate_platform(platform: Any, cases: Sequence[Case], rows: Sequence[Publ
     at_prior = [Observation(c.workload, p.config, c.published_mbs)
                 for c, p in zip(cases, prior, strict=True)]
     effects = scan(platform, lambda model: predict_rates(model, at_prior))
-    parameters = select(effects, len(cases), settings.selection)
+    parameters = choose_parameters(effects, len(cases), settings.selection)
     say(f"{name}: fitting {', '.join(parameters) or 'nothing'} to {len(cases)} rows")
     fitted, fit = fit_cases(platform, cases, parameters, settings.fit)
     say(f"{name}: fit {'converged' if fit.converged else 'NOT converged'} after "

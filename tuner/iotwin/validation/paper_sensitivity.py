@@ -83,7 +83,7 @@ def _is_small_count(values: Mapping[str, Any], dotted: str) -> bool:
     return isinstance(node, int) and not isinstance(node, bool) and abs(node) < _SMALL_COUNT
 
 
-def select(effects: Sequence[ParameterEffect], rows: int, rule: SelectionRule
+def choose_parameters(effects: Sequence[ParameterEffect], rows: int, rule: SelectionRule
            ) -> list[str]:
     """Mark each effect chosen or not (with its reason); the chosen names, in choice order."""
     limit = max(1, rows // rule.rows_per_parameter)

@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from iotwin.config.schema import literal_glob
-from iotwin.workloads.workload import run_ranks, session_writers
+from iotwin.space.parameters import SpaceContext
+from iotwin.workloads.workload import run_ranks, session_writers, workload_mpi
 
 _RANK_MARKS = ("%r", "%g")
 
@@ -53,3 +55,10 @@ def _writers_named(selection: Mapping[str, Any], writers: int) -> set[int]:
         first, n, step = run_ranks(run["ranks"])
         named.update(first + k * step for k in range(n))
     return named
+
+
+def program_context(context: SpaceContext, workload: Mapping[str, Any]) -> SpaceContext:
+    """``context`` (where the runs happen) for the program of ``workload``: the MPI it runs
+    under, and the datasets some of its ranks write alone (kept independent by a space)."""
+    return replace(context, mpi=workload_mpi(workload),
+                   partial_writes=partial_write_datasets(workload))

@@ -1,0 +1,35 @@
+"""Capturing the workload of a program tuned in simulation, from the campaign's first real
+run (the default config), which is stored as the campaign's first measurement of the
+default; the spec with its workload becomes the campaign's stored spec, so a resume does not
+capture again."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+
+from iotwin.core.limits import RUN_TIMEOUT_S
+from iotwin.core.stats import format_mbs
+from iotwin.executors.capture import capture_program
+from iotwin.store.database import Store
+from iotwin.tuning.spec import CampaignSpec
+
+
+def capture_workload_of(store: Store, campaign_id: int, spec: CampaignSpec,
+                        progress: Callable[[str], None] = lambda line: None) -> CampaignSpec:
+    """The spec with the program's workload, captured from one run of the default config on
+    this machine; that run is stored as the campaign's first measurement of the default, and
+    the spec with its workload as the campaign's spec (a resume does not capture again)."""
+    program = capture_program(spec.target, timeout_s=spec.timeout_s or RUN_TIMEOUT_S)
+    result, workload = program.run, program.workload
+    store.add_run(campaign_id, spec.target, result, config={}, platform=spec.platform,
+                  source="real", details={"label": "capture"})
+    for what in program.not_modelled:
+        progress(f"capture: not modelled: {what}")
+    captured = replace(spec, workload=workload)
+    # the stored spec's other keys (the tune pipeline's options) stay
+    store.update_campaign_spec(campaign_id, {**store.campaign(campaign_id).spec,
+                                             **captured.to_json()})
+    progress(f"captured the workload of {spec.target.label}: {len(workload['files'])} file "
+             f"session(s), default config {format_mbs(result.rate_mbs or 0)} MB/s")
+    return captured
