@@ -158,3 +158,11 @@ def test_dump_accepts_sizes_as_validation_does(tmp_path: Path):
 def test_dump_refuses_a_bad_value_naming_it():
     with pytest.raises(ConfigError, match=r"tuned: mpiio\.cb_buffer_size: expected .*\"4 lots\""):
         dump_config({"mpiio": {"cb_buffer_size": "4 lots"}}, "tuned")
+
+
+def test_config_types_are_generated_from_the_schema() -> None:
+    """iotwin.config.types is what `python -m iotwin.config.typegen` writes from the schema."""
+    from iotwin.config import typegen
+    from iotwin.config.schema import load_schema
+
+    assert typegen.OUTPUT.read_text() == typegen.render(load_schema()) + "\n"

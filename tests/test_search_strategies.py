@@ -76,7 +76,8 @@ def optimum(space: BoundSpace) -> float:
     return max(synthetic_rate(space.config(p)) for p in space.points())
 
 
-def make_campaign(tmp_path: Path, strategy: str, budget: int, *, model: bool = False,
+def make_campaign(tmp_path: Path, strategy: str, budget: int, *,
+                  model: bool | SkewedModel = False,
                   seed: int = 1, space: BoundSpace | None = None
                   ) -> tuple[CampaignEvaluator, SyntheticExecutor]:
     spec = CampaignSpec(ranks=512, platform="synthetic", space="poster", strategy=strategy,
@@ -85,8 +86,9 @@ def make_campaign(tmp_path: Path, strategy: str, budget: int, *, model: bool = F
     campaign_id = store.create_campaign("t", kind="tune", spec=spec.to_json())
     executor = SyntheticExecutor()
     space = space or load_space("poster").bind(HOPPER)
-    campaign = CampaignEvaluator(store, campaign_id, spec, space, executor,
-                        SkewedModel() if model else None)
+    if model is True:
+        model = SkewedModel()
+    campaign = CampaignEvaluator(store, campaign_id, spec, space, executor, model or None)
     return campaign, executor
 
 
@@ -231,8 +233,8 @@ class UnfittableModel(SkewedModel):
 def test_sim_screened_stops_only_on_a_model_that_predicted_its_last_batch(
         tmp_path: Path, trust_error: float, stops_early: bool) -> None:
     settings = {**strategy_settings("sim-screened"), "trust_error": trust_error}
-    campaign, executor = make_campaign(tmp_path, "sim-screened", budget=40, model=True)
-    campaign.model = UnfittableModel()
+    campaign, executor = make_campaign(tmp_path, "sim-screened", budget=40,
+                                       model=UnfittableModel())
     run_strategy("sim-screened", campaign, seed=5, settings=settings)
     assert (len(executor.runs) < 40) == stops_early
 

@@ -8,12 +8,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from iotwin.config.schema import validate_config
 from iotwin.core.errors import UserError
 from iotwin.core.hashing import config_hash
 from iotwin.store.database import SCHEMA_VERSION, Store, resolve_path
 
-CONFIG = {"mpiio": {"cb_nodes": 2, "cb_config_list": "*:*"}, "hdf5": {"alignment":
-          {"threshold": 0, "boundary": "1MiB"}}}
+CONFIG = validate_config({"mpiio": {"cb_nodes": 2, "cb_config_list": "*:*"},
+                          "hdf5": {"alignment": {"threshold": 0, "boundary": "1MiB"}}}, "test")
 
 
 def test_evaluation_round_trip(tmp_path: Path) -> None:

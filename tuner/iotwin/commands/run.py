@@ -14,6 +14,7 @@ from typing import Any
 
 from iotwin.commands._options import add_store_argument, add_timeout_argument
 from iotwin.config import schema as config
+from iotwin.config.types import Config
 from iotwin.core import paths
 from iotwin.core.errors import UserError
 from iotwin.core.records import Target
@@ -94,7 +95,7 @@ def _require_built(find: Callable[[], Path]) -> None:
         raise UserError(str(error)) from error
 
 
-def load_config(path: str | None) -> dict[str, Any]:
+def load_config(path: str | None) -> Config:
     """The config at ``path``, validated before anything runs; {} when no config is given."""
     return {} if path is None else config.load_config(path)
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from iotwin.commands._options import add_sim_cluster_argument
 from iotwin.config.schema import load_config
+from iotwin.config.types import Config
 from iotwin.core.errors import UserError
 from iotwin.model.platforms import load_platform
 from iotwin.model.sim import simulate
@@ -45,7 +46,7 @@ def _workload(args: argparse.Namespace) -> dict[str, Any]:
 
 def main(args: argparse.Namespace) -> int:
     platform = load_platform(args.platform)
-    config = load_config(args.config) if args.config else {}
+    config: Config = load_config(args.config) if args.config else {}
     [result] = simulate(platform, _workload(args), [config], jobs=1,
                         options={"placement": args.placement})
     if args.json:

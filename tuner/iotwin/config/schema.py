@@ -20,10 +20,11 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import yaml
 
+from iotwin.config.types import Config
 from iotwin.core import paths
 from iotwin.core.errors import UserError
 from iotwin.core.units import format_size, parse_size
@@ -213,7 +214,7 @@ def parse_yaml(text: str, source: str) -> Any:
         raise ConfigError(f"{source}: {describe_yaml_error(error)}") from None
 
 
-def load_config(path: str | Path) -> dict[str, Any]:
+def load_config(path: str | Path) -> Config:
     """Read and validate a config file; sizes come back as byte counts."""
     path = Path(path)
     try:
@@ -221,6 +222,10 @@ def load_config(path: str | Path) -> dict[str, Any]:
     except OSError as error:
         raise ConfigError(f"{path}: cannot read the config: {error.strerror}") from None
     return validate_config(parse_yaml(text, str(path)), str(path))
+
+
+#: the config that sets nothing: every setting at the site's default
+DEFAULT_CONFIG: Config = {}
 
 
 # --- validation ------------------------------------------------------------------------------
@@ -240,11 +245,12 @@ def describe(value: Any) -> str:
     return "a mapping" if isinstance(value, dict) else json.dumps(str(value))
 
 
-def validate_config(data: Any, source: str) -> dict[str, Any]:
-    """The normalised config (sizes as ints), or ConfigError naming ``source`` and the key path."""
+def validate_config(data: Any, source: str) -> Config:
+    """The normalised config (sizes as ints), or ConfigError naming ``source`` and the key path:
+    the one way to make a :class:`~iotwin.config.types.Config`."""
     if data is None:
         return {}
-    return _Validator(load_schema(), source).scope(data, "top", "")
+    return cast(Config, _Validator(load_schema(), source).scope(data, "top", ""))
 
 
 class _Validator:
@@ -401,7 +407,7 @@ def _join(path: str, name: str) -> str:
 
 # --- writing -------------------------------------------------------------------------------
 
-def dump_config(data: dict[str, Any], source: str = "config") -> str:
+def dump_config(data: Mapping[str, Any], source: str = "config") -> str:
     """YAML the interposer reads, sizes written with units (``4MiB``).
 
     ``data`` is validated first, so it may hold sizes in any form :func:`validate_config`
@@ -409,7 +415,7 @@ def dump_config(data: dict[str, Any], source: str = "config") -> str:
     ``source`` rather than a file the interposer would refuse.
     """
     normalised = validate_config(data, source)
-    return yaml.safe_dump(_with_units(normalised, "top"), sort_keys=False,
+    return yaml.safe_dump(_with_units(dict(normalised), "top"), sort_keys=False,
                           default_flow_style=False)
 
 
@@ -456,28 +462,25 @@ def literal_glob(name: str) -> str:
     return "".join(f"[{c}]" if c in "*?[" else c for c in name)
 
 
-def with_dataset_settings(config: dict[str, Any], targets: Iterable[tuple[str, str]],
-                          settings: dict[str, Any]) -> dict[str, Any]:
+def with_dataset_settings(config: Config, targets: Iterable[tuple[str, str]],
+                          settings: dict[str, Any]) -> Config:
     """``config`` with ``settings`` for each (file pattern, dataset pattern) of ``targets``:
     scoped entries after the config's own, so that they win."""
-    out = copy.deepcopy(config)
-    files = out.setdefault("files", [])
-    for file_pattern, dataset_pattern in targets:
-        entry = {"match": file_pattern, "datasets": [{"match": dataset_pattern, **settings}]}
-        files.append(entry)
-    if not files:
-        del out["files"]
-    return out
+    files = [*copy.deepcopy(config.get("files", [])),
+             *({"match": file_pattern, "datasets": [{"match": dataset_pattern, **settings}]}
+               for file_pattern, dataset_pattern in targets)]
+    out = {key: copy.deepcopy(value) for key, value in config.items() if key != "files"}
+    return validate_config({**out, "files": files} if files else out, "scoped settings")
 
 
-def matched_blocks(config: dict[str, Any], file_name: str,
+def matched_blocks(config: Config, file_name: str,
                    dataset_name: str | None = None) -> Iterator[tuple[str, dict[str, Any]]]:
     """(label, {block: settings}) for each part of ``config`` that applies, in applying order."""
-    yield "top", {b: config[b] for b in BLOCKS if b in config}
+    yield "top", _blocks_in(config)
     files = [(i, entry) for i, entry in enumerate(config.get("files", []))
              if matches(entry["match"], file_name)]
     for i, entry in files:
-        yield f"files[{i}]", {b: entry[b] for b in BLOCKS if b in entry}
+        yield f"files[{i}]", _blocks_in(entry)
     if dataset_name is None:
         return
     for i, entry in files:
@@ -487,7 +490,12 @@ def matched_blocks(config: dict[str, Any], file_name: str,
                 yield f"files[{i}].datasets[{j}]", {"dataset": settings}
 
 
-def resolve(config: dict[str, Any], file_name: str,
+def _blocks_in(scope: Mapping[str, object]) -> dict[str, Any]:
+    """The blocks of settings a config or a ``files`` entry holds, by name."""
+    return {block: scope[block] for block in BLOCKS if block in scope}
+
+
+def resolve(config: Config, file_name: str,
             dataset_name: str | None = None) -> dict[str, dict[str, Any]]:
     """The settings for one file (and dataset): later blocks override earlier ones key by key."""
     schema = load_schema()
@@ -509,12 +517,13 @@ def _merge(keys: dict[str, Key], into: dict[str, Any], values: dict[str, Any]) -
             into.pop(key.exclusive_with, None)
 
 
-def mca_environment(config: Mapping[str, Any]) -> dict[str, str]:
+def mca_environment(config: Config) -> dict[str, str]:
     """``OMPI_MCA_<name>`` for every MCA parameter the config's top level sets: Open MPI reads
     them in MPI_Init, so they go into the launched program's environment (MPICH ignores them)."""
     environment = {}
+    blocks = _blocks_in(config)
     for block, keys in load_schema().blocks.items():
-        for name, value in config.get(block, {}).items():
+        for name, value in blocks.get(block, {}).items():
             if keys[name].mca is not None:
                 environment[f"OMPI_MCA_{keys[name].mca}"] = str(value)
     return environment

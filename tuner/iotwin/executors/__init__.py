@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from iotwin.config.types import Config
 from iotwin.core.errors import UserError
 from iotwin.core.limits import RUN_TIMEOUT_S
 from iotwin.core.records import Source
@@ -47,7 +47,7 @@ class ExecutorKind:
     make: Callable[[ExecutorSettings], Executor]
     #: the only configs it can run (a table's), else None: a campaign's space is restricted
     #: to them
-    configs: Callable[[ExecutorSettings], Sequence[dict[str, Any]]] | None = None
+    configs: Callable[[ExecutorSettings], Sequence[Config]] | None = None
     #: it starts the program (under the launcher of its MPI flavour, mpi_flavour)
     launches_programs: bool = False
 
@@ -69,7 +69,7 @@ def _table(settings: ExecutorSettings) -> Executor:
     return TableExecutor(_table_path(settings), replay_seed=settings.truth_seed)
 
 
-def _table_configs(settings: ExecutorSettings) -> Sequence[dict[str, Any]]:
+def _table_configs(settings: ExecutorSettings) -> Sequence[Config]:
     return read_table(_table_path(settings)).configs
 
 
@@ -121,7 +121,7 @@ def make_executor(name: str, platform: str, *, timeout_s: float | None = RUN_TIM
     return executor_kind(name).make(ExecutorSettings(platform, timeout_s, truth_seed, site, table))
 
 
-def runnable_configs(name: str, table: str | None) -> Sequence[dict[str, Any]] | None:
+def runnable_configs(name: str, table: str | None) -> Sequence[Config] | None:
     """The only configs executor ``name`` can run (a table's), else None."""
     configs = executor_kind(name).configs
     return configs(ExecutorSettings("", table=table)) if configs else None

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
+from iotwin.config.types import Config
 from iotwin.core.records import RunResult, Source, Target
 
 
@@ -19,7 +20,7 @@ class Executor(Protocol):
     #: the store's `source` for what this executor measures: "real" or "twin"
     source: Source
 
-    def run_once(self, target: Target, config: Mapping[str, Any], *, seed: int = 0) -> RunResult:
+    def run_once(self, target: Target, config: Config, *, seed: int = 0) -> RunResult:
         """Measure one repetition. Never raises for a failing run: returns status failed/timeout."""
         ...
 
@@ -33,7 +34,7 @@ class JobExecutor(Executor, Protocol):
 
     queues_jobs: bool
 
-    def submit(self, target: Target, config: Mapping[str, Any], *,
+    def submit(self, target: Target, config: Config, *,
                seed: int = 0) -> dict[str, Any]:
         """Hand one run to the scheduler; its handle (JSON: what ``collect`` needs)."""
         ...

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from iotwin.config.types import Config
 from iotwin.core.errors import UserError
 from iotwin.core.limits import RUN_TIMEOUT_S
 from iotwin.core.records import RunResult, Target
@@ -24,7 +25,7 @@ from iotwin.workloads.capture import (
 )
 
 
-def run_captured(target: Target, config: Mapping[str, Any], *, timeout_s: float = RUN_TIMEOUT_S,
+def run_captured(target: Target, config: Config, *, timeout_s: float = RUN_TIMEOUT_S,
                  keep: Path | None = None, env: Mapping[str, str] | None = None
                  ) -> tuple[RunResult, list[dict[str, Any]]]:
     """One run of ``target`` under the interposer with capture on: the run as measured and
@@ -37,7 +38,7 @@ def run_captured(target: Target, config: Mapping[str, Any], *, timeout_s: float 
         path = Path(folder) / "capture.jsonl"
         executor = LocalExecutor(timeout_s=timeout_s, keep_last=keep,
                                  env={**(env or {}), CAPTURE_VARIABLE: str(path)})
-        result = executor.run_once(target, dict(config))
+        result = executor.run_once(target, config)
         records = read_capture(path)
     if result.status == "timeout":
         raise CaptureError(f"{target.label} hung: {result.error}")
@@ -58,7 +59,7 @@ class CapturedProgram:
     not_modelled: list[str]  # what the program did that the workload cannot express
 
 
-def capture_program(target: Target, *, config: Mapping[str, Any] | None = None,
+def capture_program(target: Target, *, config: Config | None = None,
                     timeout_s: float = RUN_TIMEOUT_S, env: Mapping[str, str] | None = None
                     ) -> CapturedProgram:
     """Run ``target``'s program once under ``config`` (default: none) and capture its
@@ -78,7 +79,7 @@ def program_target(command: Sequence[str], ranks: int) -> Target:
 
 
 def capture_records(command: Sequence[str], ranks: int, *,
-                    config: Mapping[str, Any] | None = None, timeout_s: float = RUN_TIMEOUT_S,
+                    config: Config | None = None, timeout_s: float = RUN_TIMEOUT_S,
                     keep: Path | None = None) -> list[dict[str, Any]]:
     """Run ``command`` once on ``ranks`` ranks under the interposer with capture on: the
     records as the interposer wrote them."""

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from iotwin.config.schema import dump_config, mca_environment
+from iotwin.config.types import Config
 from iotwin.core import paths
 from iotwin.core.limits import RUN_TIMEOUT_S
 from iotwin.core.mpi_flavours import Flavour
@@ -74,7 +75,7 @@ class LocalExecutor:
     env: Mapping[str, str] = field(default_factory=dict)  # more variables for the ranks
     warm_up_bytes: int = 0  # written and removed in the scratch just before each run
 
-    def run_once(self, target: Target, config: Mapping[str, Any], *, seed: int = 0) -> RunResult:
+    def run_once(self, target: Target, config: Config, *, seed: int = 0) -> RunResult:
         self.scratch_root.mkdir(parents=True, exist_ok=True)
         run_dir = Path(tempfile.mkdtemp(prefix="run-", dir=self.scratch_root))
         warm_up_page_cache(run_dir / "warm-up", self.warm_up_bytes)
@@ -83,7 +84,7 @@ class LocalExecutor:
         finally:
             self._dispose(run_dir)
 
-    def _run_in(self, run_dir: Path, target: Target, config: Mapping[str, Any]) -> RunResult:
+    def _run_in(self, run_dir: Path, target: Target, config: Config) -> RunResult:
         flavour = flavour_of(target, self.env)
         argv = [*self._preload_prefix(flavour), *program_argv(target, flavour)]
         env = {**self.env, **prepare_run_dir(run_dir, config)}
@@ -132,7 +133,7 @@ def preload_prefix(flavour: Flavour) -> list[str]:
     return ["env", "LD_PRELOAD=" + ":".join(filter(None, preload))]
 
 
-def prepare_run_dir(run_dir: Path, config: Mapping[str, Any]) -> dict[str, str]:
+def prepare_run_dir(run_dir: Path, config: Config) -> dict[str, str]:
     """Writes the config into ``run_dir``; the environment the interposer reads there, and the
     Open MPI parameters the config sets."""
     config_path = run_dir / CONFIG_NAME

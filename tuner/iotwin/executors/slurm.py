@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from iotwin.config.types import Config
 from iotwin.core import paths
 from iotwin.core.errors import UserError
 from iotwin.core.limits import RUN_TIMEOUT_S
@@ -122,7 +123,7 @@ class SlurmExecutor:
     def queues_jobs(self) -> bool:
         return not in_allocation(self.env)
 
-    def run_once(self, target: Target, config: Mapping[str, Any], *, seed: int = 0) -> RunResult:
+    def run_once(self, target: Target, config: Config, *, seed: int = 0) -> RunResult:
         if not self.queues_jobs:  # inside a job already: each run is a job step
             return LocalExecutor(timeout_s=self.timeout_s, scratch_root=self.scratch_root,
                                  launcher=self.site.launcher_for(flavour_of(target, self.env))
@@ -134,7 +135,7 @@ class SlurmExecutor:
             self.cancel(handle)
             raise
 
-    def submit(self, target: Target, config: Mapping[str, Any], *,
+    def submit(self, target: Target, config: Config, *,
                seed: int = 0) -> dict[str, Any]:
         """The run's job script in a new directory of the scratch root, submitted; the handle
         is {"job": id, "dir": the directory, "attempt": 0}."""
@@ -165,7 +166,7 @@ class SlurmExecutor:
         self._slurm("scancel", str(handle["job"]))
         shutil.rmtree(handle["dir"], ignore_errors=True)
 
-    def _write_script(self, run_dir: Path, target: Target, config: Mapping[str, Any]) -> Path:
+    def _write_script(self, run_dir: Path, target: Target, config: Config) -> Path:
         env = prepare_run_dir(run_dir, config)
         exports = "\n".join(f"export {k}={shlex.quote(v)}" for k, v in env.items())
         flavour = flavour_of(target, self.env)

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 from scipy.optimize import least_squares
 
+from iotwin.config.types import Config
 from iotwin.core.errors import UserError
 from iotwin.core.mpi_flavours import DEFAULT_MPI
 from iotwin.core.records import Target
@@ -53,7 +54,7 @@ class Observation:
     """One measured rate of one config on one workload (median of its repetitions)."""
 
     workload: Mapping[str, Any]
-    config: Mapping[str, Any]
+    config: Config
     rate_mbs: float
 
 
@@ -292,11 +293,11 @@ class SimModel:
         return cls(load_platform(platform), dict(workload),
                    RefitSettings.from_settings(settings or {}))
 
-    def predict(self, configs: Sequence[Mapping[str, Any]]) -> list[float | None]:
+    def predict(self, configs: Sequence[Config]) -> list[float | None]:
         results = simulate(self.platform, self.workload, configs)
         return [r.rate_mbs if r.ok else None for r in results]
 
-    def fit(self, measured: Sequence[tuple[Mapping[str, Any], float]]) -> Fit:
+    def fit(self, measured: Sequence[tuple[Config, float]]) -> Fit:
         observations = [Observation(self.workload, config, rate) for config, rate in measured]
         chosen = influential_parameters(self.base, observations, self.refit.parameters)
         if not chosen:  # no free parameter changes these configs' rates: nothing to learn

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from iotwin.config.schema import validate_config
+from iotwin.config.types import Config
 from iotwin.core import paths
 from iotwin.core.errors import UserError
 from iotwin.core.records import Target
@@ -39,7 +40,7 @@ class Probe:
     why: str
     nodes: int
     args: tuple[str, ...]
-    config: dict[str, Any]
+    config: Config
 
 
 @dataclass(frozen=True)

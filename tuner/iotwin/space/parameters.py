@@ -50,7 +50,8 @@ from typing import Any
 
 import yaml
 
-from iotwin.config.schema import load_schema, with_dataset_settings
+from iotwin.config.schema import load_schema, validate_config, with_dataset_settings
+from iotwin.config.types import Config
 from iotwin.core import paths
 from iotwin.core.errors import UserError
 from iotwin.core.mpi_flavours import DEFAULT_MPI
@@ -211,7 +212,7 @@ class BoundSpace:
                 repaired[i] = allowed
         return tuple(repaired), notes
 
-    def config(self, point: Point) -> dict[str, Any]:
+    def config(self, point: Point) -> Config:
         """The tuning config (interposer/CONFIG.md) of a point, after repair."""
         point, _ = self.repair(point)
         values = self.values(point)
@@ -225,9 +226,9 @@ class BoundSpace:
             value = self._derived_value(derived, values)
             if value is not None:
                 _set_keys(config, derived.keys, value)
-        return self._without_hanging_writes(config)
+        return self._without_hanging_writes(validate_config(config, f"space {self.space.name}"))
 
-    def _without_hanging_writes(self, config: dict[str, Any]) -> dict[str, Any]:
+    def _without_hanging_writes(self, config: Config) -> Config:
         forced = config.get("dataset", {}).get("transfer_mode")
         if forced != "collective" or not self.context.partial_writes:
             return config

@@ -39,6 +39,8 @@ from typing import Any, Literal
 
 import yaml
 
+from iotwin.config.schema import validate_config
+from iotwin.config.types import Config
 from iotwin.core.errors import UserError
 from iotwin.core.hashing import canonical_json, config_hash
 from iotwin.core.records import RunResult, Source, Status, Target
@@ -129,7 +131,7 @@ class Evaluation:
 
     id: int
     campaign_id: int | None
-    config: dict[str, Any]
+    config: Config
     config_hash: str
     workload: str
     ranks: int
@@ -194,7 +196,8 @@ def _decode_row(row: sqlite3.Row) -> dict[str, Any]:
     if "details" in decoded:
         decoded["details"] = StoredDetails(decoded["details"])
     if "config_yaml" in decoded:
-        decoded["config"] = yaml.safe_load(decoded.pop("config_yaml")) or {}
+        decoded["config"] = validate_config(yaml.safe_load(decoded.pop("config_yaml")),
+                                            f"the store's evaluation {decoded.get('id')}")
     return decoded
 
 
@@ -315,7 +318,7 @@ class Store:
 
     # -- evaluations --------------------------------------------------------------------------
 
-    def add_evaluation(self, campaign_id: int | None, *, config: Mapping[str, Any],
+    def add_evaluation(self, campaign_id: int | None, *, config: Config,
                        workload: str, ranks: int, platform: str, source: Source,
                        status: Status, repetition: int = 0,
                        predicted_s: float | None = None, measured_s: float | None = None,
@@ -341,7 +344,7 @@ class Store:
         })
 
     def add_run(self, campaign_id: int | None, target: Target, run: RunResult, *,
-                config: Mapping[str, Any], platform: str, source: Source,
+                config: Config, platform: str, source: Source,
                 repetition: int = 0, details: Mapping[str, Any] | None = None) -> int:
         """Record one run of ``target`` (a real or twin run, or a simulation when ``source`` is
         "sim", whose time is a prediction); its id."""

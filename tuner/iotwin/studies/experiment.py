@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from iotwin.config.schema import validate_config
+from iotwin.config.types import Config
 from iotwin.core import paths
 from iotwin.core.errors import UserError
 from iotwin.core.hashing import config_hash
@@ -67,7 +68,6 @@ _CAMPAIGN_KEYS = {"strategy": True, "space": True, "budget": True, "seeds": Fals
                   "truth_seed": False, "repetitions": False, "settings": False,
                   "fixed": False}
 
-Config = dict[str, Any]
 
 
 # -- the spec -----------------------------------------------------------------------------------
@@ -328,9 +328,11 @@ def _positive(value: Any, source: str, where: str) -> int:
     return value
 
 
-def set_dotted(config: Mapping[str, Any], keys: str | list[str], value: Any) -> Config:
-    """A copy of ``config`` with each ``mpiio.cb_buffer_size``-style key set to ``value``."""
-    copy: Config = {k: (dict(v) if isinstance(v, dict) else v) for k, v in config.items()}
+def set_dotted(config: Mapping[str, Any], keys: str | list[str], value: Any) -> dict[str, Any]:
+    """A copy of ``config`` with each ``mpiio.cb_buffer_size``-style key set to ``value``
+    (to be validated)."""
+    copy: dict[str, Any] = {k: (dict(v) if isinstance(v, dict) else v)
+                            for k, v in config.items()}
     for key in [keys] if isinstance(keys, str) else keys:
         *parents, leaf = str(key).split(".")
         node = copy
@@ -507,7 +509,8 @@ class Experiment:
             return [(None, body["config"])]
         if entry.kind == "from":
             origin = found[body["from"]]
-            return [(None, {k: v for k, v in origin.items() if k in body["keep"]})]
+            return [(None, validate_config({k: v for k, v in origin.items() if k in body["keep"]},
+                                           entry.label))]
         configs = [validate_config(set_dotted(body["base"], body["key"], value), entry.label)
                    for value in body["values"]]
         first_key = body["key"][0] if isinstance(body["key"], list) else body["key"]

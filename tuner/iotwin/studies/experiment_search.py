@@ -15,12 +15,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from iotwin.config.types import Config
 from iotwin.core.errors import UserError
 from iotwin.model.platforms import load_platform
 from iotwin.space.parameters import Space, SpaceContext, load_space
 from iotwin.studies.whatif import SIMULATION_STRATEGIES, Prediction, Tuning, predict
 
-Config = dict[str, Any]
 #: the platform model's rate (MB/s) of each config on the cell's platform and workload
 Rates = Callable[[Sequence[Config]], list[float | None]]
 

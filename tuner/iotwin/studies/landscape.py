@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 
 from iotwin.config.settings import settings_text
+from iotwin.config.types import Config
 from iotwin.core.errors import UserError
 from iotwin.core.hashing import config_hash
 from iotwin.core.progress import say
@@ -114,12 +115,12 @@ def _runs(store: Store, campaign_id: int) -> list[Evaluation]:
 
 
 def landscape_of(store: Store, campaign_id: int, suite: Suite,
-                 configs: Sequence[Mapping[str, Any]]) -> Landscape:
+                 configs: Sequence[Config]) -> Landscape:
     """The table of a measured campaign."""
     runs = _stored_runs(store, campaign_id)
     rates = [[_rate(runs.get((config_hash(c), r))) for r in range(suite.repetitions)]
              for c in configs]
-    return Landscape(landscape_label(suite), [dict(c) for c in configs], rates)
+    return Landscape(landscape_label(suite), list(configs), rates)
 
 
 def _rate(row: Evaluation | None) -> float | None:

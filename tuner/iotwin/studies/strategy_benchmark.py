@@ -43,6 +43,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
+from iotwin.config.types import Config
 from iotwin.core.errors import UserError
 from iotwin.core.hashing import canonical_json
 from iotwin.core.progress import say
@@ -212,7 +213,7 @@ def _trajectory(table: Landscape, campaign: CampaignEvaluator, replay: TableExec
     for b in range(1, len(order) + 1):
         spent = [0]
 
-        def run(config: dict[str, Any], slot: int, round_index: int,
+        def run(config: Config, slot: int, round_index: int,
                 spent: list[int] = spent) -> float | None:
             spent[0] += 1
             return replay.replay(config, searched + round_index).rate_mbs

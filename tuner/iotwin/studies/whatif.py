@@ -29,6 +29,7 @@ from typing import Any
 
 import yaml
 
+from iotwin.config.types import Config
 from iotwin.core.errors import UserError
 from iotwin.core.hashing import config_hash
 from iotwin.model import sim
@@ -39,7 +40,6 @@ from iotwin.search.evaluator import BudgetExhausted
 from iotwin.space.parameters import BoundSpace, Point, Space
 from iotwin.studies.validated_error import unvalidated_warning, validated_errors
 
-Config = dict[str, Any]
 #: (platform model, workload, configs) -> predicted rate in MB/s of each config (None: failed)
 Simulate = Callable[[Platform, Mapping[str, Any], Sequence[Config]], list[float | None]]
 
@@ -77,7 +77,7 @@ class Prediction:
     default_mbs: float | None
     peak_mbs: float
     tuned_mbs: float | None = None
-    tuned_config: Config = field(default_factory=dict)
+    tuned_config: Config = field(default_factory=Config)
     tuned_settings: str = ""  # the searched parameters' values, as the space names them
     simulations: int = 0  # by the search
     strategy: str = ""

@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
+from iotwin.config.types import Config
 from iotwin.core.hashing import config_hash
 from iotwin.core.records import RunResult
 from iotwin.core.stats import median_relative_error
@@ -47,7 +48,7 @@ class Progress:
 @dataclass
 class _Measured:
     point: Point
-    config: dict[str, Any]
+    config: Config
     rate: float | None
     predicted: float | None  # the model's rate for it just before it was measured
 
@@ -150,13 +151,13 @@ class CampaignEvaluator:
             self.measured[key] = entry
             self._batch.append(entry)
 
-    def run_and_store(self, config: Mapping[str, Any], repetition: int,
+    def run_and_store(self, config: Config, repetition: int,
                       details: Mapping[str, Any]) -> tuple[RunResult, int]:
         """One real run of ``config``, in the store the moment it exists; with its id there."""
         [(result, evaluation_id)] = self._run_all([self._planned(config, repetition, details)])
         return result, evaluation_id
 
-    def _planned(self, config: Mapping[str, Any], repetition: int,
+    def _planned(self, config: Config, repetition: int,
                  details: Mapping[str, Any]) -> PlannedRun:
         return PlannedRun(config, repetition, self._run_seed(config_hash(config), repetition),
                           details)

@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
+from iotwin.config.types import Config
 from iotwin.core.hashing import config_hash
 from iotwin.core.progress import say
 from iotwin.tuning.campaign import CampaignEvaluator
@@ -28,7 +29,7 @@ _LABEL = "confirm"  # details label of a confirmation run
 class Confirmed:
     """A candidate after confirmation: its config and the rates of all its runs."""
 
-    config: dict[str, Any]
+    config: Config
     search_rate: float  # the rate that ranked it during the search
     rates: tuple[float, ...]  # of its confirmation runs (the search's own without them)
 
@@ -42,7 +43,7 @@ def confirm_best(campaign: CampaignEvaluator, candidates: int, runs: int,
     """The search's ``candidates`` best configs, each run ``runs`` more times, best median
     of those runs first. With ``candidates`` < 2 or ``runs`` < 1 nothing is re-run and the
     best single run is taken."""
-    def run(config: dict[str, Any], slot: int, round_index: int) -> float | None:
+    def run(config: Config, slot: int, round_index: int) -> float | None:
         repetition = campaign.spec.repetitions + round_index  # after the search's repetitions
         result, _ = campaign.run_and_store(config, repetition, {"label": _LABEL})
         say(progress, progress_line(f"candidate {slot + 1}", round_index, runs, result))
@@ -52,7 +53,7 @@ def confirm_best(campaign: CampaignEvaluator, candidates: int, runs: int,
 
 
 #: runs one confirmation run: (config, candidate slot, round) -> its rate (None: it failed)
-ConfirmationRun = Callable[[dict[str, Any], int, int], float | None]
+ConfirmationRun = Callable[[Config, int, int], float | None]
 
 
 def confirm(measured: Mapping[str, Any], candidates: int, runs: int, run: ConfirmationRun,
@@ -91,7 +92,7 @@ def confirmation_rounds(hashes: Sequence[str], rounds: int,
 
 @dataclass(frozen=True)
 class _Default:
-    config: dict[str, Any]
+    config: Config
     rate: float | None
 
 

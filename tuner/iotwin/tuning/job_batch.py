@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from iotwin.config.types import Config
 from iotwin.core.hashing import canonical_json, config_hash
 from iotwin.core.records import RunResult, Target
 from iotwin.executors.base import JobExecutor
@@ -27,7 +28,7 @@ from iotwin.store.database import Job, Store
 
 @dataclass(frozen=True)
 class PlannedRun:
-    config: Mapping[str, Any]
+    config: Config
     repetition: int
     seed: int
     details: Mapping[str, Any]

@@ -21,8 +21,10 @@ import functools
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any, TextIO
+from typing import TextIO
 
+from iotwin.config.schema import DEFAULT_CONFIG
+from iotwin.config.types import Config
 from iotwin.core.errors import UserError
 from iotwin.core.hashing import config_hash
 from iotwin.core.progress import say
@@ -46,7 +48,7 @@ class TuneResult:
         return self.campaign.id
 
     @property
-    def tuned(self) -> dict[str, Any]:
+    def tuned(self) -> Config:
         if not self.confirmed:
             raise UserError(f"campaign {self.campaign_id}: no run succeeded; see `iotwin show "
                             f"{self.campaign_id}` for the errors")
@@ -107,7 +109,7 @@ def _printer(progress: TextIO | None) -> Callable[[str], None]:
     return functools.partial(say, progress)
 
 
-def default_vs_tuned(store: Store, campaign: CampaignEvaluator, tuned: dict[str, Any],
+def default_vs_tuned(store: Store, campaign: CampaignEvaluator, tuned: Config,
                      repeat: int, progress: TextIO | None = sys.stderr
                      ) -> dict[str, Measurement]:
     """The default and the tuned config, ``repeat`` runs each, stored in the campaign (a
@@ -116,11 +118,11 @@ def default_vs_tuned(store: Store, campaign: CampaignEvaluator, tuned: dict[str,
         return {}
     rows = store.evaluations(campaign.id, source=campaign.executor.source)
 
-    def runs(config: dict[str, Any], label: str) -> RunAndStore:
+    def runs(config: Config, label: str) -> RunAndStore:
         return lambda repetition: campaign.run_and_store(config, repetition, {"label": label})
 
     return {label: measure(campaign.spec.target, config, runs(config, label), repeat=repeat,
                            label=label, progress=progress,
                            stored=[row for row in rows if row.details.get("label") == label
                                    and row.config_hash == config_hash(config)])
-            for label, config in (("default", {}), ("tuned", tuned))}
+            for label, config in (("default", DEFAULT_CONFIG), ("tuned", tuned))}

@@ -5,9 +5,10 @@ stored as a ``sim`` row the moment it exists."""
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
+from iotwin.config.types import Config
 from iotwin.core.hashing import config_hash
 from iotwin.model.protocol import Model
 from iotwin.store.database import Store, workload_of
@@ -23,7 +24,7 @@ class Predictions:
         self.calibration_id = 0  # 0: the platform model as loaded
         self._rates: dict[str, float | None] = {}
 
-    def rates(self, configs: Sequence[Mapping[str, Any]]) -> list[float | None]:
+    def rates(self, configs: Sequence[Config]) -> list[float | None]:
         keys = [config_hash(config) for config in configs]
         missing = {k: c for k, c in zip(keys, configs, strict=True)
                    if k not in self._rates and not self._restore(k)}
@@ -49,7 +50,7 @@ class Predictions:
             self._rates[key] = rate
         return found
 
-    def _row(self, config: Mapping[str, Any], rate: float | None) -> dict[str, Any]:
+    def _row(self, config: Config, rate: float | None) -> dict[str, Any]:
         ok = rate is not None and math.isfinite(rate) and rate > 0
         return dict(
             campaign_id=self.campaign_id, config=config,

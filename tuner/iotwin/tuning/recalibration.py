@@ -5,9 +5,9 @@ measurements instead of fitting again, so its replay predicts exactly as the fir
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
+from iotwin.config.types import Config
 from iotwin.model.protocol import Model
 from iotwin.store.database import Store
 from iotwin.tuning.stored_runs import StoredRuns
@@ -17,7 +17,7 @@ HELDOUT = "prediction error on the real batch before this fit"
 
 
 def recalibrate(model: Model, store: Store, campaign_id: int, stored: StoredRuns,
-                measured: int, observed: Sequence[tuple[Mapping[str, Any], float]],
+                measured: int, observed: Sequence[tuple[Config, float]],
                 batch_error: float | None) -> int:
     """The id of the calibration ``model`` now uses, fitted to ``observed`` (config, median
     rate) after ``measured`` configs, or the one stored for that point of the campaign."""

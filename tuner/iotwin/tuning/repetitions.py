@@ -7,10 +7,11 @@ and spread of time and rate (iotwin.core.stats).
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
+from iotwin.config.types import Config
 from iotwin.core.progress import say
 from iotwin.core.records import RunResult, Target
 from iotwin.core.stats import Summary, format_mbs, summarize
@@ -23,7 +24,7 @@ class Measurement:
     """The repetitions of one target under one config, and their ids in the store."""
 
     target: Target
-    config: Mapping[str, Any]
+    config: Config
     runs: list[RunResult] = field(default_factory=list)
     evaluation_ids: list[int] = field(default_factory=list)
 
@@ -51,7 +52,7 @@ class Measurement:
 RunAndStore = Callable[[int], tuple[RunResult, int]]
 
 
-def run_then_store(executor: Executor, target: Target, config: Mapping[str, Any], *,
+def run_then_store(executor: Executor, target: Target, config: Config, *,
                    store: Store, campaign_id: int | None, platform: str,
                    label: str = "") -> RunAndStore:
     """Each repetition: one ``executor.run_once``, then a row of the store."""
@@ -63,7 +64,7 @@ def run_then_store(executor: Executor, target: Target, config: Mapping[str, Any]
     return run_and_store
 
 
-def measure(target: Target, config: Mapping[str, Any], run_and_store: RunAndStore, *,
+def measure(target: Target, config: Config, run_and_store: RunAndStore, *,
             repeat: int, label: str = "", progress: TextIO | None = sys.stderr,
             stored: Sequence[Evaluation] = ()) -> Measurement:
     """Run ``target`` ``repeat`` times under ``config`` through ``run_and_store`` (which

@@ -33,7 +33,9 @@ from typing import Any, TextIO
 
 import numpy as np
 
+from iotwin.config.schema import DEFAULT_CONFIG
 from iotwin.config.settings import flat_settings
+from iotwin.config.types import Config
 from iotwin.core import paths
 from iotwin.core.errors import UserError
 from iotwin.core.hashing import config_hash
@@ -151,7 +153,7 @@ class SettingResidual:
     median_log_ratio: float  # median of log(predicted / measured) over those configs
 
 
-def residuals_by_setting(configs: Sequence[Mapping[str, Any]],
+def residuals_by_setting(configs: Sequence[Config],
                          predicted: Sequence[float | None], measured: Sequence[float | None]
                          ) -> list[SettingResidual]:
     """The model's median log error among the configs that share each setting, largest
@@ -169,11 +171,11 @@ def residuals_by_setting(configs: Sequence[Mapping[str, Any]],
 
 # -- the sample ---------------------------------------------------------------------------------
 
-def stratified_configs(space: Any, count: int, rng: random.Random) -> list[dict[str, Any]]:
+def stratified_configs(space: Any, count: int, rng: random.Random) -> list[Config]:
     """The default config, then ``count - 1`` distinct configs whose genes cycle through their
     values in shuffled order (a Latin-hypercube-like design over discrete values); repairs that
     merge points are topped up with random points."""
-    configs: dict[str, dict[str, Any]] = {config_hash({}): {}}
+    configs: dict[str, Config] = {config_hash(DEFAULT_CONFIG): DEFAULT_CONFIG}
     columns = []
     for size in (len(gene.values) for gene in space.genes):
         column = [i % size for i in range(count)]
@@ -298,7 +300,7 @@ def _program_keys(data: Mapping[str, Any], path: Path) -> dict[str, Any]:
 @dataclass
 class SuiteResult:
     campaign_id: int
-    configs: list[dict[str, Any]]
+    configs: list[Config]
     measured: list[float | None]  # median rate per config
     predicted: list[float | None]  # cross-validated prediction per config
     metrics: Metrics | None
@@ -321,7 +323,7 @@ def find_or_create_campaign(store: Store, suite: Suite, kind: str = "validation"
 
 
 def measure_configs(store: Store, campaign_id: int, suite: Suite, executor: Executor,
-                    configs: Sequence[Mapping[str, Any]], progress: TextIO | None
+                    configs: Sequence[Config], progress: TextIO | None
                     ) -> list[list[float]]:
     """The successful rates of each config, by repetition; stored repetitions are reused,
     missing ones run."""
@@ -348,7 +350,7 @@ def _real_rows(store: Store, campaign_id: int, executor: Executor) -> list[Evalu
 
 
 def _run_and_store(store: Store, campaign_id: int, suite: Suite, executor: Executor,
-                   config: Mapping[str, Any], repetition: int, details: Mapping[str, Any]
+                   config: Config, repetition: int, details: Mapping[str, Any]
                    ) -> float | None:
     """One real run, stored the moment it ends; its rate, None if it failed."""
     run = executor.run_once(suite.target, config, seed=repetition)
@@ -414,7 +416,7 @@ def top_measured(measured: Sequence[float | None], k: int) -> list[int]:
 
 
 def confirm_runs(store: Store, campaign_id: int, suite: Suite, executor: Executor,
-                 configs: Sequence[Mapping[str, Any]], samples: Sequence[int],
+                 configs: Sequence[Config], samples: Sequence[int],
                  progress: TextIO | None) -> list[dict[int, float]]:
     """``suite.confirm_rounds`` rounds of one run of every sample, the order rotated from round
     to round; stored runs are reused. Each sample's successful rates by round."""
@@ -485,7 +487,7 @@ def suite_workload(store: Store, campaign_id: int, suite: Suite,
 
 def cross_validated_predictions(store: Store, campaign_id: int, suite: Suite,
                                 workload: dict[str, Any],
-                                configs: Sequence[Mapping[str, Any]],
+                                configs: Sequence[Config],
                                 measured: Sequence[float | None], progress: TextIO | None
                                 ) -> list[float | None]:
     """Each measured config predicted by the model fitted on the other folds only."""
@@ -550,7 +552,7 @@ def run_local_suite(store: Store, suite: Suite, executor: Executor | None = None
                        uncalibrated=uncalibrated, confirmation=confirmed)
 
 
-def suite_configs(suite: Suite, workload: Mapping[str, Any]) -> list[dict[str, Any]]:
+def suite_configs(suite: Suite, workload: Mapping[str, Any]) -> list[Config]:
     """The suite's configs: the default and a stratified sample of its space, on this
     machine's file system (a `local` suite) or the platform model's; a program's datasets
     that some ranks write alone stay independent."""
@@ -562,7 +564,7 @@ def suite_configs(suite: Suite, workload: Mapping[str, Any]) -> list[dict[str, A
 
 
 def uncalibrated_predictions(platform: str, workload: Mapping[str, Any],
-                             configs: Sequence[Mapping[str, Any]]) -> list[float | None]:
+                             configs: Sequence[Config]) -> list[float | None]:
     """The rate of each config on ``platform``'s model as loaded, no fit (None: it failed)."""
 
     results = simulate(load_platform(platform), dict(workload), configs)

@@ -35,6 +35,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 import yaml
 
+from iotwin.config.schema import validate_config
+from iotwin.config.types import Config
 from iotwin.core import paths
 from iotwin.core.errors import UserError
 from iotwin.core.stats import spearman
@@ -58,7 +60,6 @@ if TYPE_CHECKING:
 
 _Record = TypeVar("_Record", bound="DataclassInstance")
 
-Config = dict[str, Any]
 LoadPlatform = Callable[[str], Any]
 
 FITTED_SETTINGS = ("default", "tuned")
@@ -140,15 +141,15 @@ def parse_tuned_parameters(text: str, keys: Mapping[str, Sequence[str]]) -> Conf
 
     Words that are not ``name=value`` (``(text, 5.1.2)``) are provenance and ignored.
     """
-    config: Config = {}
+    settings: dict[str, dict[str, Any]] = {}
     for name, value in re.findall(r"(\w+)=(\([^)]*\)|\S+)", text):
         if name not in keys:
             raise UserError(f"tuned parameters {text!r}: unknown parameter {name!r} "
                             f"(known: {', '.join(sorted(keys))})")
         for dotted in keys[name]:
             section, leaf = dotted.split(".")
-            config.setdefault(section, {})[leaf] = _tuned_value(leaf, value, text)
-    return config
+            settings.setdefault(section, {})[leaf] = _tuned_value(leaf, value, text)
+    return validate_config(settings, f"tuned parameters {text!r}")
 
 
 def _tuned_value(leaf: str, value: str, text: str) -> Any:
@@ -245,7 +246,7 @@ class Case:
     model: str  # platform model name
     workload: dict[str, Any]
     origin: str  # site default | published | model optimum
-    config: Config = field(default_factory=dict)  # fixed unless origin is model optimum
+    config: Config = field(default_factory=Config)  # fixed unless origin is model optimum
     candidates: list[Config] = field(default_factory=list)  # model optimum: searched configs
 
     @property
@@ -433,7 +434,7 @@ def predict_cases(platform: Any, cases: Sequence[Case]) -> list[Predicted]:
     predictions = []
     for start, stop in spans:
         best = max(range(start, stop), key=lambda i: rates[i] or 0.0)
-        predictions.append(Predicted(dict(queries[best].config), rates[best]))
+        predictions.append(Predicted(queries[best].config, rates[best]))
     return predictions
 
 

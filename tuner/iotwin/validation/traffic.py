@@ -13,13 +13,15 @@ no rate is compared: these logs were not taken on the modelled machines.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from iotwin.config.schema import validate_config
+from iotwin.config.types import Config
 from iotwin.core import paths
 from iotwin.core.errors import UserError
 from iotwin.core.readme_block import fill_block
@@ -47,7 +49,7 @@ class Traffic:
 class LogTraffic:
     log: str
     platform: str
-    config: Mapping[str, Any]
+    config: Config
     why: str
     ranks: int
     mpiio_bytes_written: int
@@ -117,7 +119,8 @@ def run_traffic(spec_path: Path | None = None, *,
         report = DarshanReport(str(path), read_all=True)
         logged, mpiio_bytes = logged_traffic(report)
         work = workload_from_log(path)
-        config = {**log_striping(report), **entry.get("config", {})}
+        config = validate_config({**log_striping(report), **entry.get("config", {})},
+                                 f"{path.name}: its striping and logs.yaml's config")
         [result] = simulate(load_platform(entry["platform"]), work, [config], jobs=1)
         if not result.ok:
             raise UserError(f"{path.name}: simulation failed: {result.error}")
@@ -153,8 +156,9 @@ def markdown(found: Sequence[LogTraffic]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _config(config: Mapping[str, Any]) -> str:
-    leaves = [f"{key}={value}" for block in config.values() for key, value in block.items()]
+def _config(config: Config) -> str:
+    leaves = [f"{key}={value}" for block in config.values() if isinstance(block, dict)
+              for key, value in block.items()]
     return " ".join(leaves) or "site defaults"
 
 
