@@ -18,6 +18,11 @@ typedef struct {
     uint64_t chunk[DECOMP_MAX_DIMS];
     uint64_t access_elements;  /* > 0: each rank writes its block in calls of at most this many
                                 * elements (WORKLOAD.md, access_elements); 0: one call */
+    uint64_t halo;             /* the block is held in memory with this many cells around it on
+                                * every axis (a stencil code's ghost cells), not written */
+    int user_fill_value;       /* the dataset has a fill value of its own (WORKLOAD.md
+                                * fill_value: user), as netCDF-4 gives every variable */
+    int created_only;          /* created, never written (netCDF-4's dimension datasets) */
 } dataset_spec;
 
 typedef struct {

@@ -50,6 +50,12 @@ static void print_decomposition(FILE *out, const decomposition *d)
     fputc('}', out);
 }
 
+static void print_fill_value(FILE *out, const dataset_spec *ds)
+{
+    if (ds->user_fill_value)
+        fputs(", \"fill_value\": \"user\"", out);
+}
+
 static void print_dataset(FILE *out, const dataset_spec *ds, const char *transfer)
 {
     fputs("{\"name\": ", out);
@@ -63,25 +69,80 @@ static void print_dataset(FILE *out, const dataset_spec *ds, const char *transfe
         fputs("null", out);
     if (ds->access_elements)
         fprintf(out, ", \"access_elements\": %llu", (unsigned long long)ds->access_elements);
+    print_fill_value(out, ds);
     fprintf(out, ", \"transfer\": \"%s\"}", transfer);
+}
+
+/* A dataset of a session of calls: its extents, not who writes it. */
+static void print_created_dataset(FILE *out, const dataset_spec *ds)
+{
+    uint64_t dims[DECOMP_MAX_DIMS];
+    decomp_dims(&ds->decomp, dims);
+    fputs("{\"name\": ", out);
+    json_string(out, ds->name);
+    fprintf(out, ", \"element_bytes\": %zu, \"dims\": ", element_bytes(ds->type));
+    json_uint_list(out, ds->decomp.ndims, dims);
+    fputs(", \"chunk_dims\": ", out);
+    if (ds->chunked)
+        json_uint_list(out, ds->decomp.ndims, ds->chunk);
+    else
+        fputs("null", out);
+    print_fill_value(out, ds);
+    fputc('}', out);
+}
+
+static int has_created_only(const layout *l)
+{
+    for (size_t i = 0; i < l->count; i++)
+        if (l->datasets[i].created_only)
+            return 1;
+    return 0;
+}
+
+static void print_calls(FILE *out, const workload_run *run, const layout *l,
+                        const char *transfer)
+{
+    const char *sep = "\n  ";
+    fputs("], \"calls\": [", out);
+    for (size_t i = 0; i < l->count; i++) {
+        const dataset_spec *ds = &l->datasets[i];
+        if (ds->created_only)
+            continue;
+        fprintf(out, "%s{\"write\": [", sep);
+        json_string(out, ds->name);
+        fprintf(out, "], \"transfer\": \"%s\", \"selections\": [", transfer);
+        print_decomposition(out, &ds->decomp);
+        fputs("]}", out);
+        sep = ",\n  ";
+    }
+    if (run->sync)
+        fprintf(out, "%s{\"flush\": true}", sep);
 }
 
 void workload_print(FILE *out, const workload_run *run, const layout *l)
 {
     const char *transfer = run->independent ? "independent" : "collective";
+    int calls = has_created_only(l);
     fputs("{\"iotwin_workload\": 1, \"name\": ", out);
     json_string(out, run->kernel);
     fputs(", \"source\": ", out);
     json_string(out, run->source);
     fprintf(out, ", \"ranks\": %llu, \"files\": [{\"name\": ", (unsigned long long)run->ranks);
     json_string(out, run->file);
-    fprintf(out, ", \"role\": \"%s\", \"mode\": \"shared\", \"api\": \"hdf5\", \"create\": true, "
-                 "\"compute_before_s\": 0, \"write_calls\": \"%s\", \"flushes\": %d, "
-                 "\"datasets\": [",
-            run->role, l->one_call ? "one-call" : "per-dataset", run->sync ? 1 : 0);
+    fprintf(out, ", \"role\": \"%s\", \"mode\": \"shared\", \"api\": \"%s\", \"create\": true, "
+                 "\"compute_before_s\": 0, ", run->role, run->api);
+    if (!calls)
+        fprintf(out, "\"write_calls\": \"%s\", \"flushes\": %d, ",
+                l->one_call ? "one-call" : "per-dataset", run->sync ? 1 : 0);
+    fputs("\"datasets\": [", out);
     for (size_t i = 0; i < l->count; i++) {
         fputs(i ? ",\n  " : "\n  ", out);
-        print_dataset(out, &l->datasets[i], transfer);
+        if (calls)
+            print_created_dataset(out, &l->datasets[i]);
+        else
+            print_dataset(out, &l->datasets[i], transfer);
     }
+    if (calls)
+        print_calls(out, run, l, transfer);
     fputs("]}]}\n", out);
 }

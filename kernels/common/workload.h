@@ -1,4 +1,8 @@
-/* `--describe`: the workload of a run (sim-models/WORKLOAD.md) as one JSON document. */
+/* `--describe`: the workload of a run (sim-models/WORKLOAD.md) as one JSON document. A layout
+ * whose datasets are all written is described with its decompositions, one write per dataset
+ * in order; one with datasets created and never written (netCDF-4's dimensions) as the session
+ * of `calls` the run makes: the datasets by their extents, a write per written dataset with
+ * its decomposition as the selection, and the flush. */
 #ifndef IOTWIN_WORKLOAD_H
 #define IOTWIN_WORKLOAD_H
 
@@ -12,6 +16,7 @@ typedef struct {
     const char *source;   /* the command line, for provenance */
     const char *file;
     const char *role;     /* checkpoint | visualisation | other */
+    const char *api;      /* hdf5 | mpiio */
     uint64_t ranks;
     int independent;
     int sync;
