@@ -24,7 +24,7 @@ from iotwin.stats import Summary
 from iotwin.store.database import Store, add_store_argument, resolve_path, workload_of
 from iotwin.tuning.repetitions import Measurement, measure, run_then_store
 
-KERNELS = ("vpic-io", "vorpal-io", "gcrm-io", "replay")
+KERNELS = ("vpic-io", "vorpal-io", "gcrm-io", "block3d-io", "replay")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -65,7 +65,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "candidates are evaluated in simulation) and write the best config found.",
         usage="iotwin tune (--kernel K | -- PROGRAM ARGS) --ranks N [options] [-- KERNEL_ARGS]"
               "\n       iotwin tune --resume ID")
-    parser.add_argument("--kernel", help="kernel of kernels/ (vpic-io, vorpal-io, gcrm-io)")
+    parser.add_argument("--kernel", help="kernel of kernels/ (vpic-io, vorpal-io, gcrm-io, "
+                        "block3d-io)")
     parser.add_argument("--ranks", type=int, metavar="N", help="MPI ranks")
     parser.add_argument("--platform", help="platform model (default local)")
     parser.add_argument("--space", help="parameter space (default: the one for the file system "

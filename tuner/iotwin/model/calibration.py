@@ -289,8 +289,9 @@ class SimModel:
         if workload is None and target.kernel is None:
             raise UserError("a program's workload must be captured before it can be simulated")
         if workload is None:
+            flavour = flavour_of(target)
             workload = kernel_workload(target.kernel or "", target.ranks, target.args,
-                                       flavour_of(target).name)
+                                       flavour.name, flavour.build)
         return cls(load_platform(platform), dict(workload),
                    RefitSettings.from_settings(settings or {}))
 

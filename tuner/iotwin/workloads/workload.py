@@ -293,11 +293,13 @@ def dump_workload(data: dict[str, Any]) -> str:
     return yaml.safe_dump(data, sort_keys=False, default_flow_style=None)
 
 
-def kernel_workload(kernel: str, ranks: int, args: Sequence[str], mpi: str = DEFAULT_MPI
-                    ) -> dict[str, Any]:
+def kernel_workload(kernel: str, ranks: int, args: Sequence[str], mpi: str = DEFAULT_MPI,
+                    build: str = ".") -> dict[str, Any]:
     """The workload a kernel run would write, from the kernel's own ``--describe``, run under
-    ``mpi`` (its flavour on this machine: executors.mpi_flavour)."""
-    binary = paths.kernel_binary(kernel)
+    ``mpi`` (its flavour on this machine: executors.mpi_flavour), asked of that flavour's
+    build of the kernel (``build``, as paths.kernel_binary takes it): block3d-io's process grid
+    is its MPI's MPI_Dims_create, which MPICH and Open MPI answer differently."""
+    binary = paths.kernel_binary(kernel, build)
     command = [str(binary), "--describe", "--ranks", str(ranks), *args]
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     if done.returncode != 0:
