@@ -29,6 +29,10 @@ typedef struct {
     dataset_spec *datasets;
     size_t count, capacity;
     int one_call; /* all datasets written by one multi-dataset call */
+    /* The writing library flushes the file (H5Fflush) of its own accord: once the datasets
+     * are created, before the writes, and as it closes the file (netCDF-4's nc_enddef and
+     * nc_close). */
+    int flush_at_define, flush_at_close;
 } layout;
 
 /* Appends a dataset (contiguous, no decomposition yet); NULL when out of memory. */

@@ -103,5 +103,6 @@ int nc4_file_layout(const layout *l, layout *out, char *err, size_t errlen)
     for (size_t k = 0; k < l->count; k++)
         if (copy_variable(out, &l->datasets[k]))
             return -1;
+    out->flush_at_define = out->flush_at_close = 1;
     return 0;
 }

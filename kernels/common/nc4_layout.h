@@ -13,7 +13,10 @@
  *   (var_create_dataset), and its dataset gets the type's netCDF fill value
  *   (H5Pset_fill_value) unless the program turns fill off, which this output does not: under
  *   HDF5's default fill time (ifset) parallel HDF5 writes that fill when it allocates the
- *   dataset, at create. */
+ *   dataset, at create;
+ * - leaving define mode (nc_enddef), nc_sync and nc_close each write netCDF's metadata and
+ *   flush the file, H5Fflush(H5F_SCOPE_GLOBAL) (sync_netcdf4_file, libhdf5/hdf5file.c): a
+ *   run flushes before its writes and at its close besides its own sync. */
 #ifndef IOTWIN_NC4_LAYOUT_H
 #define IOTWIN_NC4_LAYOUT_H
 
@@ -41,7 +44,7 @@ typedef struct {
 int nc4_dimensions_of(const layout *l, nc4_dimensions *out, int (*axis_dim)[DECOMP_MAX_DIMS],
                       char *err, size_t errlen);
 /* The datasets of the file, in creation order: the dimension datasets (created_only), then
- * the layout's variables with user_fill_value set. */
+ * the layout's variables with user_fill_value set; flush_at_define and flush_at_close set. */
 int nc4_file_layout(const layout *l, layout *out, char *err, size_t errlen);
 
 #endif

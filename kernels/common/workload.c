@@ -91,8 +91,12 @@ static void print_created_dataset(FILE *out, const dataset_spec *ds)
     fputc('}', out);
 }
 
-static int has_created_only(const layout *l)
+/* The decomposition form says one write per dataset and flushes after them; anything else
+ * is said as the session's calls. */
+static int needs_calls(const layout *l)
 {
+    if (l->flush_at_define || l->flush_at_close)
+        return 1;
     for (size_t i = 0; i < l->count; i++)
         if (l->datasets[i].created_only)
             return 1;
@@ -104,6 +108,10 @@ static void print_calls(FILE *out, const workload_run *run, const layout *l,
 {
     const char *sep = "\n  ";
     fputs("], \"calls\": [", out);
+    if (l->flush_at_define) {
+        fprintf(out, "%s{\"flush\": true}", sep);
+        sep = ",\n  ";
+    }
     for (size_t i = 0; i < l->count; i++) {
         const dataset_spec *ds = &l->datasets[i];
         if (ds->created_only)
@@ -115,14 +123,18 @@ static void print_calls(FILE *out, const workload_run *run, const layout *l,
         fputs("]}", out);
         sep = ",\n  ";
     }
-    if (run->sync)
+    if (run->sync) {
+        fprintf(out, "%s{\"flush\": true}", sep);
+        sep = ",\n  ";
+    }
+    if (l->flush_at_close)
         fprintf(out, "%s{\"flush\": true}", sep);
 }
 
 void workload_print(FILE *out, const workload_run *run, const layout *l)
 {
     const char *transfer = run->independent ? "independent" : "collective";
-    int calls = has_created_only(l);
+    int calls = needs_calls(l);
     fputs("{\"iotwin_workload\": 1, \"name\": ", out);
     json_string(out, run->kernel);
     fputs(", \"source\": ", out);

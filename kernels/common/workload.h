@@ -1,8 +1,9 @@
 /* `--describe`: the workload of a run (sim-models/WORKLOAD.md) as one JSON document. A layout
- * whose datasets are all written is described with its decompositions, one write per dataset
- * in order; one with datasets created and never written (netCDF-4's dimensions) as the session
- * of `calls` the run makes: the datasets by their extents, a write per written dataset with
- * its decomposition as the selection, and the flush. */
+ * whose datasets are all written, and flushed only by the run's sync, is described with its
+ * decompositions, one write per dataset in order; any other (netCDF-4's: dimension datasets
+ * never written, flushes of its own) as the session of `calls` the run makes: the datasets by
+ * their extents, the library's flush at define, a write per written dataset with its
+ * decomposition as the selection, the run's sync, the library's flush at close. */
 #ifndef IOTWIN_WORKLOAD_H
 #define IOTWIN_WORKLOAD_H
 
