@@ -199,15 +199,23 @@ static uint64_t calls_needed(const h5_output *o, const dataset_part *p, uint64_t
     return most;
 }
 
+/* part_create, saying what failed. */
+static int part_create_named(dataset_part *p, const h5_output *o, const dataset_spec *ds,
+                             char *err, size_t errlen)
+{
+    if (part_create(p, o, ds) == 0)
+        return 0;
+    part_close(p);
+    snprintf(err, errlen, "cannot create dataset '%s' in '%s'", ds->name, o->path);
+    return -1;
+}
+
 int h5_output_write_dataset(h5_output *o, const dataset_spec *ds, uint64_t k, char *err,
                             size_t errlen)
 {
     dataset_part p;
-    if (part_create(&p, o, ds)) {
-        part_close(&p);
-        snprintf(err, errlen, "cannot create dataset '%s' in '%s'", ds->name, o->path);
+    if (part_create_named(&p, o, ds, err, errlen))
         return -1;
-    }
     uint64_t rows_per = rows_per_call(&p, ds->access_elements);
     uint64_t ncalls = calls_needed(o, &p, ds->access_elements, rows_per);
     int failed = 0;
@@ -226,11 +234,8 @@ int h5_output_write_held(h5_output *o, const dataset_spec *ds, const held_block 
                          size_t errlen)
 {
     dataset_part p;
-    if (part_create(&p, o, ds)) {
-        part_close(&p);
-        snprintf(err, errlen, "cannot create dataset '%s' in '%s'", ds->name, o->path);
+    if (part_create_named(&p, o, ds, err, errlen))
         return -1;
-    }
     int failed = part_select_held(&p, b) ||
                  H5Dwrite(p.dataset, p.type, p.mem_space, p.file_space, o->dxpl, b->values) < 0;
     part_close(&p);
