@@ -50,6 +50,15 @@ static void print_decomposition(FILE *out, const decomposition *d)
     fputc('}', out);
 }
 
+static void print_chunk_dims(FILE *out, const dataset_spec *ds)
+{
+    fputs(", \"chunk_dims\": ", out);
+    if (ds->chunked)
+        json_uint_list(out, ds->decomp.ndims, ds->chunk);
+    else
+        fputs("null", out);
+}
+
 static void print_fill_value(FILE *out, const dataset_spec *ds)
 {
     if (ds->user_fill_value)
@@ -62,11 +71,7 @@ static void print_dataset(FILE *out, const dataset_spec *ds, const char *transfe
     json_string(out, ds->name);
     fprintf(out, ", \"element_bytes\": %zu, \"decomposition\": ", element_bytes(ds->type));
     print_decomposition(out, &ds->decomp);
-    fputs(", \"chunk_dims\": ", out);
-    if (ds->chunked)
-        json_uint_list(out, ds->decomp.ndims, ds->chunk);
-    else
-        fputs("null", out);
+    print_chunk_dims(out, ds);
     if (ds->access_elements)
         fprintf(out, ", \"access_elements\": %llu", (unsigned long long)ds->access_elements);
     print_fill_value(out, ds);
@@ -82,11 +87,7 @@ static void print_created_dataset(FILE *out, const dataset_spec *ds)
     json_string(out, ds->name);
     fprintf(out, ", \"element_bytes\": %zu, \"dims\": ", element_bytes(ds->type));
     json_uint_list(out, ds->decomp.ndims, dims);
-    fputs(", \"chunk_dims\": ", out);
-    if (ds->chunked)
-        json_uint_list(out, ds->decomp.ndims, ds->chunk);
-    else
-        fputs("null", out);
+    print_chunk_dims(out, ds);
     print_fill_value(out, ds);
     fputc('}', out);
 }
