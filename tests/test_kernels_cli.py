@@ -13,7 +13,7 @@ import pytest
 from iotwin.core import paths
 from iotwin.executors.launch import run_mpi
 
-KERNELS = ["vpic-io", "vorpal-io", "gcrm-io"]
+KERNELS = ["vpic-io", "vorpal-io", "gcrm-io", "block3d-io"]
 PAPER_SCALE_RANKS = 298048  # VPIC-IO on Blue Waters
 
 
@@ -70,7 +70,8 @@ def test_help_lists_common_and_kernel_options(kernel: str) -> None:
     assert done.returncode == 0
     for option in ("--file", "--independent", "--no-sync", "--describe", "--ranks"):
         assert option in done.stdout
-    own = {"vpic-io": "--particles", "vorpal-io": "--block", "gcrm-io": "--resolution"}
+    own = {"vpic-io": "--particles", "vorpal-io": "--block", "gcrm-io": "--resolution",
+           "block3d-io": "--halo"}
     assert own[kernel] in done.stdout
 
 

@@ -58,7 +58,7 @@ def test_the_flavour_is_the_one_of_the_hdf5_a_program_loads() -> None:
 def test_every_flavour_has_its_interposer_and_kernels_built() -> None:
     for build in (".", "openmpi"):
         assert paths.interposer_library(build).is_file()
-        for kernel in ("vpic-io", "vorpal-io", "gcrm-io", "replay"):
+        for kernel in ("vpic-io", "vorpal-io", "gcrm-io", "block3d-io", "replay"):
             assert paths.kernel_binary(kernel, build).is_file()
     done = subprocess.run(["ldd", str(paths.interposer_library("openmpi"))],
                           capture_output=True, text=True, check=True)

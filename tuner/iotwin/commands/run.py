@@ -26,7 +26,7 @@ from iotwin.executors.mpi_flavour import say_flavour
 from iotwin.store.database import Store, resolve_path, workload_of
 from iotwin.tuning.repetitions import Measurement, measure, run_then_store
 
-KERNELS = ("vpic-io", "vorpal-io", "gcrm-io", "replay")
+KERNELS = ("vpic-io", "vorpal-io", "gcrm-io", "block3d-io", "replay")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

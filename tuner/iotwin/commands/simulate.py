@@ -10,6 +10,8 @@ from iotwin.commands._options import add_sim_cluster_argument
 from iotwin.config.schema import load_config
 from iotwin.config.types import Config
 from iotwin.core.errors import UserError
+from iotwin.core.records import Target
+from iotwin.executors.mpi_flavour import flavour_of
 from iotwin.model.platforms import load_platform
 from iotwin.model.sim import simulate
 from iotwin.workloads.workload import kernel_workload, load_workload
@@ -22,7 +24,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "file on a platform model, under a tuning config (default: the site's defaults).")
     parser.add_argument("--platform", required=True, help="platform name or YAML path")
     what = parser.add_mutually_exclusive_group(required=True)
-    what.add_argument("--kernel", help="kernel name (vpic-io, vorpal-io, gcrm-io)")
+    what.add_argument("--kernel", help="kernel name (vpic-io, vorpal-io, gcrm-io, "
+                      "block3d-io)")
     what.add_argument("--workload", metavar="W.yaml", help="workload file")
     parser.add_argument("--ranks", type=int, help="MPI ranks (with --kernel)")
     parser.add_argument("--config", metavar="CFG.yaml", help="tuning config")
@@ -41,7 +44,10 @@ def _workload(args: argparse.Namespace) -> dict[str, Any]:
     if not args.ranks or args.ranks < 1:
         raise UserError("--kernel needs --ranks N (N >= 1)")
     extra = [a for a in args.kernel_args if a != "--"]
-    return kernel_workload(args.kernel, args.ranks, extra)
+    # the flavour the kernel runs under (IOTWIN_MPI=openmpi: netCDF-4, OMPIO), described by its
+    # own build: the process grid is that MPI's MPI_Dims_create
+    flavour = flavour_of(Target(args.ranks, kernel=args.kernel, args=tuple(extra)))
+    return kernel_workload(args.kernel, args.ranks, extra, flavour.name)
 
 
 def main(args: argparse.Namespace) -> int:

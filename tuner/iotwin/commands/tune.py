@@ -86,7 +86,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def add_tune_arguments(parser: argparse.ArgumentParser) -> None:
     """Every option of ``iotwin tune``; none has a default here (None: not given), so that a
     resume can tell the options given again, and the spec's own defaults apply."""
-    parser.add_argument("--kernel", help="kernel of kernels/ (vpic-io, vorpal-io, gcrm-io)")
+    parser.add_argument("--kernel", help="kernel of kernels/ (vpic-io, vorpal-io, gcrm-io, "
+                        "block3d-io)")
     parser.add_argument("--ranks", type=int, metavar="N", help="MPI ranks")
     parser.add_argument("--platform",
                         help=f"platform model (default {_default('platform')})")

@@ -10,9 +10,8 @@ from typing import Any
 
 import yaml
 
-from iotwin.core import paths
 from iotwin.core.errors import UserError
-from iotwin.core.mpi_flavours import DEFAULT_MPI
+from iotwin.core.mpi_flavours import DEFAULT_MPI, select_flavour
 from iotwin.core.yaml_files import read_yaml
 
 # keep_open and access_elements: WORKLOAD.md's replication extensions (optional, ignorable)
@@ -296,8 +295,10 @@ def dump_workload(data: dict[str, Any]) -> str:
 def kernel_workload(kernel: str, ranks: int, args: Sequence[str], mpi: str = DEFAULT_MPI
                     ) -> dict[str, Any]:
     """The workload a kernel run would write, from the kernel's own ``--describe``, run under
-    ``mpi`` (its flavour on this machine: executors.mpi_flavour)."""
-    binary = paths.kernel_binary(kernel)
+    ``mpi`` (its flavour on this machine: executors.mpi_flavour), asked of that flavour's
+    build of the kernel: block3d-io's process grid is its MPI's MPI_Dims_create, which MPICH
+    and Open MPI answer differently."""
+    binary = select_flavour(mpi).kernel(kernel)
     command = [str(binary), "--describe", "--ranks", str(ranks), *args]
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     if done.returncode != 0:
