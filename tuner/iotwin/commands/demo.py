@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shlex
 from collections.abc import Mapping
 from pathlib import Path
@@ -109,7 +110,10 @@ class _SpecParser(argparse.ArgumentParser):
         self.source = source
 
     def error(self, message: str) -> NoReturn:
-        raise UserError(f"{self.source}: not `iotwin tune` options: {message}")
+        unknown = (re.findall(r"--([\w-]+)", message)
+                   if message.startswith("unrecognized arguments") else [])
+        what = ", ".join(option.replace("-", "_") for option in unknown) or message
+        raise UserError(f"{self.source}: not `iotwin tune` options: {what}")
 
 
 def _tune_parser(source: Path) -> argparse.ArgumentParser:

@@ -1,0 +1,95 @@
+"""`iotwin tune`, `iotwin tune --resume` and `iotwin show` on a fake kernel under mpiexec."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+from iotwin.config.schema import validate_config
+from iotwin.store.database import Store
+from support.programs import PROGRAMS
+
+FAKE_KERNEL = PROGRAMS / "fake_tuned_kernel.py"
+
+
+def iotwin(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "iotwin", *args], cwd=cwd, text=True,
+                          capture_output=True, timeout=600)
+
+
+def test_tune_writes_the_best_config_and_compares_it_with_the_default(tmp_path: Path) -> None:
+    store = str(tmp_path / "store.db")
+    tuned = tmp_path / "tuned.yaml"
+    done = iotwin("tune", "--store", store, "--ranks", "1", "--space", "local",
+                  "--strategy", "random", "--real-budget", "5", "--summary-repeat", "2",
+                  "--fix", "cb_nodes=1", "--output", str(tuned), "--json", "--",
+                  sys.executable, str(FAKE_KERNEL), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["runs_used"] == 5
+    assert "runs   5/5" in done.stderr  # the progress line of the last generation
+    config = yaml.safe_load(tuned.read_text())
+    assert validate_config(config, str(tuned)) is not None
+    with Store(store) as db:
+        searched = [r for r in db.evaluations(result["campaign"]) if "label" not in r.details]
+        best_rate = max(r.rate_mbs for r in searched if r.rate_mbs)
+    assert result["best_measured_mbs"] == best_rate
+    summary = result["summary"]
+    assert summary["default"]["median"] == 100.0  # the fake kernel's rate without settings
+    assert summary["tuned"]["median"] == best_rate
+    assert result["speedup"] == best_rate / 100.0
+
+    shown = iotwin("show", str(result["campaign"]), "--store", store, "--json", cwd=tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    listing = json.loads(shown.stdout)
+    assert listing["spec"]["strategy"] == "random"
+    assert listing["measured"][0]["rate_mbs"] == best_rate
+
+    with Store(store) as db:
+        stored = len(db.evaluations(result["campaign"]))
+    # 3 fresh runs of the top 3 and of the default config, then the summary
+    assert stored == len(searched) + 4 * 3 + 2 * 2
+    resumed = iotwin("tune", "--resume", str(result["campaign"]), "--store", store,
+                     "--output", str(tmp_path / "again.yaml"),
+                     cwd=tmp_path)
+    assert resumed.returncode == 0, resumed.stderr
+    with Store(store) as db:
+        assert len(db.evaluations(result["campaign"])) == stored  # nothing new
+    assert yaml.safe_load((tmp_path / "again.yaml").read_text()) == config
+
+
+def test_tune_refuses_bad_input_before_running_anything(tmp_path: Path) -> None:
+    store = str(tmp_path / "store.db")
+    cases = {("--strategy", "random", "--set", "population=3"): "no setting 'population'",
+             ("--strategy", "random", "--fix", "colour=red"): "no parameter 'colour' to fix",
+             ("--strategy", "random", "--space", "nosuch"): "no space 'nosuch'",
+             ("--strategy", "sim-screened", "--executor", "twin"): "captured from a run"}
+    for extra, message in cases.items():
+        done = iotwin("tune", "--store", store, "--ranks", "1", *extra, "--",
+                      sys.executable, str(FAKE_KERNEL), cwd=tmp_path)
+        assert done.returncode == 2 and message in done.stderr, (extra, done.stderr)
+    with Store(store) as db:
+        assert not [r for r in db.evaluations() if r.source != "sim"]
+
+
+def test_tune_of_a_program_that_writes_no_hdf5_says_so(tmp_path: Path) -> None:
+    store = str(tmp_path / "store.db")
+    done = iotwin("tune", "--store", store, "--ranks", "1", "--strategy", "sim-screened", "--",
+                  sys.executable, str(FAKE_KERNEL), cwd=tmp_path)
+    assert done.returncode == 2
+    assert "wrote no HDF5 file" in done.stderr
+
+
+def test_a_missing_program_is_refused_before_any_run(tmp_path: Path) -> None:
+    store = tmp_path / "store.db"
+    for command in ("run", "tune"):
+        done = iotwin(command, "--store", str(store), "--ranks", "2", "--", "./missing",
+                      cwd=tmp_path)
+        assert done.returncode == 2
+        assert "program not found: ./missing" in done.stderr
+    if store.exists():
+        with Store(str(store)) as db:
+            assert db.campaigns() == []  # nothing was started, nothing stored
