@@ -26,14 +26,13 @@ from typing import Any
 
 from iotwin import paths
 from iotwin.errors import UserError
-from iotwin.model.platforms import NOT_YET_MODELLED
+from iotwin.model.platforms import NOT_YET_MODELLED, PROVENANCE
 from iotwin.units import parse_size
 from iotwin.yaml_files import check_keys, read_yaml
 
 SHEET_VERSION = 1
 _FROM_SHEET = "spec sheet "  # the source of a figure the sheet gives bare
-_PROVENANCE = ("source", "assumption", "fitted")
-_LEAF_KEYS = ("value", *_PROVENANCE, "bounds", "prior")
+_LEAF_KEYS = ("value", *PROVENANCE, "bounds", "prior")
 _RATE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kKmMgGtT]?)(b|B)\s*(?:/s|ps)\s*$")
 _RATE_UNITS = {"": 1e-6, "k": 1e-3, "m": 1.0, "g": 1e3, "t": 1e6}  # -> MB/s
 _NOTE = ("iosim and the search spaces do not read this section yet: the machine's facts for the "
@@ -238,7 +237,7 @@ def _leaf(origin: str, where: str, raw: Any, kind: Kind) -> dict[str, Any]:
     A bare value is sourced to the sheet; a rate with units keeps them in its provenance."""
     if isinstance(raw, dict):
         check_keys(raw, _LEAF_KEYS, origin, where, required=("value",))
-        given = [k for k in _PROVENANCE if k in raw]
+        given = [k for k in PROVENANCE if k in raw]
         if len(given) != 1:
             raise _sheet_error(origin, where, "give exactly one of source, assumption, fitted")
         leaf = dict(raw)
@@ -247,7 +246,7 @@ def _leaf(origin: str, where: str, raw: Any, kind: Kind) -> dict[str, Any]:
     given_value = leaf["value"]
     leaf["value"] = kind(origin, where, given_value)
     if kind is _rate and isinstance(given_value, str):
-        provenance = next(k for k in _PROVENANCE if k in leaf)
+        provenance = next(k for k in PROVENANCE if k in leaf)
         leaf[provenance] += f" ({given_value} = {leaf['value']:g} MB/s)"
     if "bounds" in leaf:
         if kind is _size:  # a calibration moves numbers: a size with bounds is in bytes
@@ -291,31 +290,31 @@ def _fill_from_pool(origin: str, storage: dict[str, Any], pools: Mapping[str, An
     """The simulated targets are ``storage.pool``'s when the sheet names one and does not give
     them itself; without a pool, the sheet must give them."""
     pool = storage.get("pool", {}).get("value")
-    if pool is not None and pool not in pools:
-        raise _sheet_error(origin, "storage.pool", f"no pool {pool!r} in storage.pools "
-                                                   f"({', '.join(pools) or 'none given'})")
+    _check_pool(origin, "storage.pool", pool, pools)
     for key in _FROM_POOL:
         if key in storage:
             continue
         if pool is None or key not in pools[pool]:
             raise _sheet_error(origin, f"storage.{key}", "missing")
         leaf = copy.deepcopy(pools[pool][key])
-        provenance = next(k for k in _PROVENANCE if k in leaf)
+        provenance = next(k for k in PROVENANCE if k in leaf)
         leaf[provenance] = f"storage.pools.{pool}: {leaf[provenance]}"
         storage[key] = leaf
 
 
 def _check_pool_names(origin: str, sections: Mapping[str, Any],
                       pools: Mapping[str, Any]) -> None:
-    named = [("site_rules.pool", sections["site_rules"].get("pool", {}).get("value"))]
-    for key, section in (("defaults.layout", "defaults"),
-                         ("site_rules.recommended_layouts", "site_rules")):
-        records = sections[section].get(key.split(".")[1], {}).get("value", [])
-        named += [(f"{key}[{i}].pool", r.get("pool")) for i, r in enumerate(records)]
-    for where, pool in named:
-        if pool is not None and pool not in pools:
-            raise _sheet_error(origin, where, f"no pool {pool!r} in storage.pools "
-                                              f"({', '.join(pools) or 'none given'})")
+    _check_pool(origin, "site_rules.pool", sections["site_rules"].get("pool", {}).get("value"),
+                pools)
+    for section, key in (("defaults", "layout"), ("site_rules", "recommended_layouts")):
+        for i, record in enumerate(sections[section].get(key, {}).get("value", [])):
+            _check_pool(origin, f"{section}.{key}[{i}].pool", record.get("pool"), pools)
+
+
+def _check_pool(origin: str, where: str, pool: str | None, pools: Mapping[str, Any]) -> None:
+    if pool is not None and pool not in pools:
+        raise _sheet_error(origin, where, f"no pool {pool!r} in storage.pools "
+                                          f"({', '.join(pools) or 'none given'})")
 
 
 # -- the platform model --------------------------------------------------------------------------
@@ -421,7 +420,7 @@ def _site_defaults(s: Mapping[str, Any], base: Mapping[str, Any]) -> dict[str, A
 def _for_site(library_leaf: Mapping[str, Any], mpi: Mapping[str, Any]) -> dict[str, Any]:
     """What the MPI library does, and why the sheet says the site's is that library (when the
     sheet says more than its name): an assumption about the site stays one."""
-    kind = next(k for k in _PROVENANCE if k in mpi)
+    kind = next(k for k in PROVENANCE if k in mpi)
     if mpi[kind].startswith(_FROM_SHEET):
         return dict(library_leaf)
     return {"value": library_leaf["value"],
@@ -446,4 +445,4 @@ def _not_yet_modelled(s: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _provenance(leaf: Mapping[str, Any]) -> str:
-    return str(next(leaf[k] for k in _PROVENANCE if k in leaf))
+    return str(next(leaf[k] for k in PROVENANCE if k in leaf))

@@ -9,6 +9,8 @@ from typing import Any
 
 import yaml
 
+from iotwin.model.platforms import is_leaf
+
 
 class _Dumper(yaml.SafeDumper):
     """Double quotes where quotes are needed, as the hand-written platform files have them."""
@@ -16,10 +18,6 @@ class _Dumper(yaml.SafeDumper):
     def choose_scalar_style(self) -> str:
         style = super().choose_scalar_style()
         return '"' if style == "'" else style
-
-
-def _is_leaf(node: Any) -> bool:
-    return isinstance(node, dict) and "value" in node
 
 
 def _flow(key: str, value: Any) -> str:
@@ -32,7 +30,7 @@ def _flow(key: str, value: Any) -> str:
 def _lines(tree: Mapping[str, Any], depth: int) -> Iterable[str]:
     pad = "  " * depth
     for key, node in tree.items():
-        if isinstance(node, dict) and not _is_leaf(node):
+        if isinstance(node, dict) and not is_leaf(node):
             yield f"{pad}{key}:"
             yield from _lines(node, depth + 1)
         else:
