@@ -16,6 +16,7 @@ from iotwin.model.platform_sheet import load_sheet, parse_rate, platform_tree
 from iotwin.model.platform_yaml import render_platform
 from iotwin.model.platforms import load_platform
 from iotwin.model.sim import simulate
+from iotwin.studies.whatif import peak_mbs
 from iotwin.yaml_files import read_yaml
 
 SHEETS = sorted((paths.platforms_dir() / "sheets").glob("*.yaml"))
@@ -54,6 +55,32 @@ def test_each_committed_model_is_what_its_sheet_gives(sheet: Path) -> None:
     committed = read_yaml(paths.platforms_dir() / f"{sheet.stem}.yaml", "platform")
     assert tree == committed, f"run: iotwin platform new {sheet} -o {sheet.stem}.yaml"
     assert yaml.safe_load(render_platform(tree)) == tree  # the writer's quoting round-trips
+
+
+def block_3d(ranks: int, grid: list[int], edge: int) -> dict:
+    """Each rank one edge^3 block of doubles of a 3-D array in one shared file, one
+    collective MPI-IO write (the benchio pattern)."""
+    return {"iotwin_workload": 1, "name": "block-3d", "ranks": ranks, "files": [
+        {"name": "f.dat", "mode": "shared", "api": "mpiio", "datasets": [
+            {"name": "/x", "element_bytes": 8, "transfer": "collective",
+             "decomposition": {"grid": grid, "block": [edge] * 3}}]}]}
+
+
+@pytest.mark.parametrize("sheet", SHEETS, ids=lambda s: s.stem)
+def test_each_model_simulates_the_3d_block_pattern_within_its_site_default(sheet: Path) -> None:
+    platform = load_platform(sheet.stem)
+    data = platform.data
+    work = block_3d(96, [4, 4, 6], 128)  # MPI_Dims_create(96, 3), 16 MiB a rank
+    default, every_target = simulate(platform, work, [{}, {"lustre": {"stripe_count": -1}}],
+                                     jobs=1)
+    assert default.ok and every_target.ok, (default.error, every_target.error)
+    stripes = data["site_defaults"]["lustre"]["stripe_count"]
+    written = [b for b in default.breakdown["bytes_per_target"] if b]
+    assert len(written) == stripes
+    assert 0 < default.rate_mbs <= stripes * data["filesystem"]["target_mbs"] * 1.0001
+    # every target: more objects to create at open, never a slower write
+    assert every_target.phases["write"] <= default.phases["write"] * (1 + 1e-9)
+    assert every_target.rate_mbs <= peak_mbs(platform, work) * 1.0001
 
 
 def test_a_bare_sheet_becomes_a_model_that_simulates(tmp_path: Path) -> None:
