@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from iotwin.errors import UserError
+from iotwin.core.errors import UserError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -24,11 +24,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from iotwin import paths
-from iotwin.errors import UserError
+from iotwin.core import paths
+from iotwin.core.errors import UserError
+from iotwin.core.units import parse_size
+from iotwin.core.yaml_files import check_keys, read_yaml
 from iotwin.model.platforms import NOT_YET_MODELLED, PROVENANCE
-from iotwin.units import parse_size
-from iotwin.yaml_files import check_keys, read_yaml
 
 SHEET_VERSION = 1
 _FROM_SHEET = "spec sheet "  # the source of a figure the sheet gives bare

@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 import yaml
-from iotwin import paths
+from iotwin.core import paths
+from iotwin.core.yaml_files import read_yaml
 from iotwin.model.platform_sheet import load_sheet, parse_rate, platform_tree
 from iotwin.model.platform_yaml import render_platform
 from iotwin.model.platforms import load_platform
 from iotwin.model.sim import simulate
 from iotwin.studies.whatif import peak_mbs
-from iotwin.yaml_files import read_yaml
 
 SHEETS = sorted((paths.platforms_dir() / "sheets").glob("*.yaml"))
 MiB = 2**20
