@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "hdf5_layout.hpp"
+#include "hdf5_transfer.hpp"
 
 namespace iosim {
 
@@ -252,12 +253,16 @@ void fill_at_allocation(const MpiIoContext& ctx, const FileSettings& s, const Fi
     }
 }
 
-void write_pieces(const MpiIoContext& ctx, WriteCall call)
+// A program's write call: through HDF5 (hdf5_transfer.hpp) or straight to MPI-IO.
+void write_pieces(const MpiIoContext& ctx, WriteCall call, bool hdf5)
 {
     for (const auto& acc : call.accesses)
         for (const auto& a : acc)
             ctx.breakdown.payload_bytes += a.length;
-    mpi_io_write(ctx, call);
+    if (hdf5)
+        hdf5_write(ctx, call);
+    else
+        mpi_io_write(ctx, call);
 }
 
 // The interposer sets a forced transfer mode on the call's transfer property list: the
@@ -280,7 +285,8 @@ void replay_calls(const MpiIoContext& ctx, const FileSession& f, const FileSetti
             continue;
         }
         write_pieces(ctx, call_on_instances(ses, call_collective(c, s),
-                                            [&](size_t i) { return call_accesses(ses, c, i); }));
+                                            [&](size_t i) { return call_accesses(ses, c, i); }),
+                     f.hdf5);
     }
 }
 
@@ -290,7 +296,7 @@ void write_session(const MpiIoContext& ctx, const FileSession& f, const FileSett
     if (!f.calls.empty())
         return replay_calls(ctx, f, s, ses, flush_s);
     auto call_for = [&](const std::vector<size_t>& datasets, bool collective) {
-        write_pieces(ctx, session_call(ses, datasets, collective));
+        write_pieces(ctx, session_call(ses, datasets, collective), f.hdf5);
     };
     if (f.one_call) {
         std::vector<size_t> all(f.datasets.size());
