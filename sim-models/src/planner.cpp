@@ -341,9 +341,18 @@ void plan_run(const Platform& p, const Workload& w, const std::vector<FileSettin
         // H5Fclose waits for them too is the platform's (close_flushes).
         double flush = metadata_flush_cost(p, s, *layouts[i], writers, oversubscription(p, node_of_rank));
         uint64_t entries = layouts[i]->metadata_entries;
-        bd.posix.metadata_writes += static_cast<uint64_t>(n) * (s.coll_metadata_write && entries ? 1 : entries);
+        uint64_t metadata_writes = static_cast<uint64_t>(n) * (s.coll_metadata_write && entries ? 1 : entries);
+        bd.posix.metadata_writes += metadata_writes;
+        // netCDF-4's nc_enddef, after the datasets (and their fill), and nc_close, before
+        // H5Fclose, each flush the file (netcdf4.hpp): the close waits for the data whatever
+        // the platform's close does.
+        if (f.netcdf4) {
+            sink(fixed_phase("write", flush, true));
+            bd.posix.metadata_writes += metadata_writes;
+        }
         write_session(ctx, f, s, ses, flush);
-        sink(fixed_phase("close", flush + p.fs.close_s + collective_overhead_s(p, writers), p.cache.close_flushes));
+        sink(fixed_phase("close", flush + p.fs.close_s + collective_overhead_s(p, writers),
+                         p.cache.close_flushes || f.netcdf4));
         bd.file_bytes += layouts[i]->end_of_file * n;
     }
     bd.bytes_per_server.assign(p.fs.servers, 0);
