@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "hdf5_layout.hpp"
+#include "hdf5_transfer.hpp"
 
 namespace iosim {
 
@@ -252,12 +253,16 @@ void fill_at_allocation(const MpiIoContext& ctx, const FileSettings& s, const Fi
     }
 }
 
-void write_pieces(const MpiIoContext& ctx, WriteCall call)
+// A program's write call: through HDF5 (hdf5_transfer.hpp) or straight to MPI-IO.
+void write_pieces(const MpiIoContext& ctx, WriteCall call, bool hdf5)
 {
     for (const auto& acc : call.accesses)
         for (const auto& a : acc)
             ctx.breakdown.payload_bytes += a.length;
-    mpi_io_write(ctx, call);
+    if (hdf5)
+        hdf5_write(ctx, call);
+    else
+        mpi_io_write(ctx, call);
 }
 
 // The interposer sets a forced transfer mode on the call's transfer property list: the
@@ -280,7 +285,8 @@ void replay_calls(const MpiIoContext& ctx, const FileSession& f, const FileSetti
             continue;
         }
         write_pieces(ctx, call_on_instances(ses, call_collective(c, s),
-                                            [&](size_t i) { return call_accesses(ses, c, i); }));
+                                            [&](size_t i) { return call_accesses(ses, c, i); }),
+                     f.hdf5);
     }
 }
 
@@ -290,7 +296,7 @@ void write_session(const MpiIoContext& ctx, const FileSession& f, const FileSett
     if (!f.calls.empty())
         return replay_calls(ctx, f, s, ses, flush_s);
     auto call_for = [&](const std::vector<size_t>& datasets, bool collective) {
-        write_pieces(ctx, session_call(ses, datasets, collective));
+        write_pieces(ctx, session_call(ses, datasets, collective), f.hdf5);
     };
     if (f.one_call) {
         std::vector<size_t> all(f.datasets.size());
@@ -335,9 +341,18 @@ void plan_run(const Platform& p, const Workload& w, const std::vector<FileSettin
         // H5Fclose waits for them too is the platform's (close_flushes).
         double flush = metadata_flush_cost(p, s, *layouts[i], writers, oversubscription(p, node_of_rank));
         uint64_t entries = layouts[i]->metadata_entries;
-        bd.posix.metadata_writes += static_cast<uint64_t>(n) * (s.coll_metadata_write && entries ? 1 : entries);
+        uint64_t metadata_writes = static_cast<uint64_t>(n) * (s.coll_metadata_write && entries ? 1 : entries);
+        bd.posix.metadata_writes += metadata_writes;
+        // netCDF-4's nc_enddef, after the datasets (and their fill), and nc_close, before
+        // H5Fclose, each flush the file (netcdf4.hpp): the close waits for the data whatever
+        // the platform's close does.
+        if (f.netcdf4) {
+            sink(fixed_phase("write", flush, true));
+            bd.posix.metadata_writes += metadata_writes;
+        }
         write_session(ctx, f, s, ses, flush);
-        sink(fixed_phase("close", flush + p.fs.close_s + collective_overhead_s(p, writers), p.cache.close_flushes));
+        sink(fixed_phase("close", flush + p.fs.close_s + collective_overhead_s(p, writers),
+                         p.cache.close_flushes || f.netcdf4));
         bd.file_bytes += layouts[i]->end_of_file * n;
     }
     bd.bytes_per_server.assign(p.fs.servers, 0);

@@ -1,4 +1,5 @@
 #include "workload.hpp"
+#include "netcdf4.hpp"
 #include "words.hpp"
 
 #include <nlohmann/json.hpp>
@@ -277,7 +278,8 @@ IoCall parse_call(const json& j, const FileSession& s, uint64_t writers, const s
     call.compute_before_s = j.value("compute_before_s", 0.0);
     if (j.value("flush", false))
         return call.flush = true, call;
-    call.collective = j.value("transfer", std::string("collective")) == "collective";
+    call.collective = s.netcdf4 ? netcdf4_call_collective(j)
+                                : j.value("transfer", std::string("collective")) == "collective";
     const auto& names = j.at("write");
     const auto& selections = j.at("selections");
     if (names.size() != selections.size())
@@ -355,7 +357,11 @@ Workload parse_workload(const json& data)
         if (s.mode == FileMode::groups && (s.groups < 1 || w.ranks % s.groups != 0))
             throw std::invalid_argument(where + ".groups: must divide the rank count");
         s.create = f.value("create", true);
-        s.hdf5 = f.value("api", std::string("hdf5")) == "hdf5";
+        std::string api = f.value("api", std::string("hdf5"));
+        if (api != "hdf5" && api != "netcdf4" && api != "mpiio" && api != "posix")
+            throw std::invalid_argument(where + ".api: expected hdf5, netcdf4, mpiio or posix, got '" + api + "'");
+        s.netcdf4 = api == "netcdf4";
+        s.hdf5 = api == "hdf5" || s.netcdf4;
         s.compute_before_s = f.value("compute_before_s", 0.0);
         s.one_call = f.value("write_calls", std::string("per-dataset")) == "one-call";
         s.flushes = f.value("flushes", 0);
@@ -363,6 +369,8 @@ Workload parse_workload(const json& data)
         const auto& dsets = f.at("datasets");
         for (size_t d = 0; d < dsets.size(); d++) {
             auto ds = parse_dataset(dsets[d], writers, where + ".datasets[" + std::to_string(d) + "]");
+            if (s.netcdf4)
+                apply_netcdf4_defaults(dsets[d], ds);
             if (ds.writers() != writers)
                 throw std::invalid_argument(where + ".datasets[" + std::to_string(d) +
                                             "].decomposition: the grid has " +

@@ -61,7 +61,8 @@ struct FileSession {
     FileMode mode = FileMode::shared;
     int groups = 1;
     bool create = true;
-    bool hdf5 = true;  // api: hdf5 (else mpiio / posix: no HDF5 layout or metadata)
+    bool hdf5 = true;  // api: hdf5 or netcdf4 (else mpiio / posix: no HDF5 layout or metadata)
+    bool netcdf4 = false;  // api: netcdf4: HDF5 as netCDF-4 drives it (netcdf4.hpp)
     double compute_before_s = 0;
     bool one_call = false;  // one multi-dataset write call instead of one per dataset
     int flushes = 0;

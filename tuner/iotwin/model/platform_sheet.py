@@ -410,11 +410,15 @@ def _site_defaults(s: Mapping[str, Any], base: Mapping[str, Any]) -> dict[str, A
         if key in defaults:
             site["lustre"][key] = defaults[key]
     why = defaults["mpi"]
+    mpiio = {"romio_cb_write": _for_site(mpi["romio_cb_write"], why), **site["mpiio"]}
+    mpiio.update({hint: _for_site(mpi[hint], why) for hint in _LIBRARY_HINTS if hint in mpi})
     return {"romio_driver": _for_site(mpi["romio_driver"], why),
             "default_cb_nodes": _for_site(mpi["default_cb_nodes"], why),
-            "lustre": site["lustre"],
-            "mpiio": {"romio_cb_write": _for_site(mpi["romio_cb_write"], why), **site["mpiio"]},
-            "hdf5": site["hdf5"]}
+            "lustre": site["lustre"], "mpiio": mpiio, "hdf5": site["hdf5"]}
+
+
+#: MPI-IO hints whose default an MPI library of the sheet defaults may set (else ROMIO's)
+_LIBRARY_HINTS = ("romio_ds_write",)
 
 
 def _for_site(library_leaf: Mapping[str, Any], mpi: Mapping[str, Any]) -> dict[str, Any]:

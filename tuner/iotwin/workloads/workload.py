@@ -25,7 +25,8 @@ _REPEAT_KEYS = {"times", "origin_step", "compute_between_s"}
 _RUN_KEYS = {"ranks", "start", "start_step", "count", "stride", "block"}
 _CHOICES = {"role": ("checkpoint", "visualisation", "other"),
             "mode": ("shared", "per-rank", "groups"),
-            "api": ("hdf5", "mpiio", "posix"), "write_calls": ("per-dataset", "one-call"),
+            "api": ("hdf5", "netcdf4", "mpiio", "posix"),
+            "write_calls": ("per-dataset", "one-call"),
             "transfer": ("collective", "independent"), "fill_time": ("ifset", "never", "alloc"),
             "alloc_time": ("early", "late", "incr", "default"),
             "fill_value": ("default", "user", "undefined")}
