@@ -40,6 +40,10 @@ class Details(TypedDict, total=False):
     parameters: Any  # the parameters refitted (or why none)
     folds: int
     held: int  # validate local: the runs held out of the fold
+    measurements: str  # calibrate --measurements: the published table it was fitted to
+    rate: str  # calibrate --measurements: the rows' rate used, max or mean
+    cases: int  # calibrate --measurements: the published cases fitted
+    scale_out: dict[str, float]  # calibrate --measurements: each held-out scale's median error
 
 
 DETAIL_KEYS = frozenset(Details.__annotations__)
