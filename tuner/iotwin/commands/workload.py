@@ -13,6 +13,8 @@ from iotwin.executors.mpi_flavour import say_flavour
 from iotwin.workloads.replication.darshan_workload import workload_from_log
 from iotwin.workloads.replication.macsio import simulation_workload
 from iotwin.workloads.replication.output import workload_text, write_atomically
+from iotwin.workloads.scaling import scale_workload
+from iotwin.workloads.workload import load_workload
 
 
 def _from_darshan(args: argparse.Namespace) -> int:
@@ -33,6 +35,14 @@ def _capture(args: argparse.Namespace) -> int:
     for what in program.not_modelled:
         print(f"iotwin: not in the workload: {what}", file=sys.stderr)
     return _emit(workload_text(program.workload), args.output)
+
+
+def _scale(args: argparse.Namespace) -> int:
+    scaled, rules = scale_workload(load_workload(args.workload), args.ranks,
+                                   "strong" if args.strong else "weak")
+    for rule in rules:
+        print(f"iotwin: {rule}", file=sys.stderr)
+    return _emit(workload_text(scaled), args.output)
 
 
 def _emit(text: str, output: str | None) -> int:
@@ -78,3 +88,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                          help="output file (default: standard output)")
     capture.add_argument("program", nargs=argparse.REMAINDER, metavar="-- PROGRAM ARGS")
     capture.set_defaults(func=_capture)
+    scale = actions.add_parser(
+        "scale", help="a workload at another rank count (capture small, predict big)",
+        description="The workload at N ranks, inferred from what it does at its own: weak "
+        "scaling (the default) keeps each writer's block and grows the datasets, strong scaling "
+        "keeps the datasets and splits them among the writers. The process grid's rule (one "
+        "axis, or MPI_Dims_create over every axis) is read from the workload's own grids and "
+        "printed; a workload whose pattern at other scales cannot be told is refused with the "
+        "reason (iotwin.workloads.scaling).")
+    scale.add_argument("workload", metavar="W.yaml")
+    scale.add_argument("--ranks", type=int, required=True, metavar="N")
+    how = scale.add_mutually_exclusive_group()
+    how.add_argument("--weak", action="store_true", help="same block per writer (default)")
+    how.add_argument("--strong", action="store_true", help="same datasets, split among more")
+    scale.add_argument("-o", "--output", metavar="W.yaml",
+                       help="output file (default: standard output)")
+    scale.set_defaults(func=_scale)
