@@ -138,7 +138,8 @@ def _from_table(platform: Platform, parameters: list[str] | None,
             platform.name, found.fit.parameters, fit_error=found.fit.fit_error,
             heldout_error=found.fit.heldout_error, campaign_id=campaign_id,
             details={**found.fit.details, "measurements": str(args.measurements),
-                     "rate": args.rate, "cases": len(cases),
+                     "rate": args.rate, "cases": len(cases), "band_error": found.band_error,
+                     "scales": list(found.scales),
                      "scale_out": {str(h.ranks): h.median_error for h in found.scale_out}})
     if args.json:
         print(json.dumps(_table_json(calibration_id, platform, found), indent=2))

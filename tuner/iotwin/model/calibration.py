@@ -222,7 +222,8 @@ def cross_validate(platform: Platform, observations: Sequence[Observation], *, f
         heldout_errors.extend(np.abs(np.exp(log_errors(predicted, held)) - 1))
     final = fit(platform, observations, **fit_options)
     return Fit(final.parameters, final.fit_error, float(np.median(heldout_errors)),
-                       {**final.details, "folds": folds})
+               {**final.details, "folds": folds,
+                "heldout_p90": float(np.percentile(heldout_errors, 90))})
 
 
 @dataclass(frozen=True)

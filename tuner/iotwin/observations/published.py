@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+import numpy as np
+
 from iotwin.config.schema import validate_config
 from iotwin.config.types import Config
 from iotwin.core.errors import UserError
@@ -161,6 +163,18 @@ class TableCalibration:
     scale_out: list[ScaleHoldout]
     before: list[float | None]
     after: list[float | None]
+
+    @property
+    def band_error(self) -> float:
+        """The 90th percentile of every held-out error (the k-fold's, as its 90th percentile,
+        and each scale's held out): what an answer from this calibration is known to be off."""
+        errors = [e for held in self.scale_out for e in held.errors]
+        errors.append(float(self.fit.details.get("heldout_p90", self.fit.heldout_error or 0)))
+        return float(np.percentile(errors, 90))
+
+    @property
+    def scales(self) -> tuple[int, int]:
+        return min(c.processes for c in self.cases), max(c.processes for c in self.cases)
 
 
 def calibrate_to_table(platform: Platform, cases: Sequence[Case], *,

@@ -40,6 +40,10 @@ class Details(TypedDict, total=False):
     parameters: Any  # the parameters refitted (or why none)
     folds: int
     held: int  # validate local: the runs held out of the fold
+    heldout_p90: float  # the 90th percentile of the k-fold held-out errors
+    band_error: float  # calibrate --measurements: the band a what-if answer carries (p90 of all
+    #                    held-out errors, k-fold and each scale held out)
+    scales: list[int]  # calibrate --measurements: the smallest and largest scale fitted
     measurements: str  # calibrate --measurements: the published table it was fitted to
     rate: str  # calibrate --measurements: the rows' rate used, max or mean
     cases: int  # calibrate --measurements: the published cases fitted

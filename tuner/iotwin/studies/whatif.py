@@ -38,7 +38,11 @@ from iotwin.model.platforms import Platform, platform_space_context
 from iotwin.search import REGISTRY, run_strategy, strategy_kind, strategy_settings
 from iotwin.search.evaluator import BudgetExhausted
 from iotwin.space.parameters import BoundSpace, Point, Space
-from iotwin.studies.validated_error import unvalidated_warning, validated_errors
+from iotwin.studies.validated_error import (
+    ValidatedError,
+    unvalidated_warning,
+    validated_errors,
+)
 
 #: (platform model, workload, configs) -> predicted rate in MB/s of each config (None: failed)
 Simulate = Callable[[Platform, Mapping[str, Any], Sequence[Config]], list[float | None]]
@@ -87,6 +91,7 @@ class Prediction:
     default_band: tuple[float, float] | None = None
     tuned_band: tuple[float, float] | None = None
     band_error: float | None = None
+    band_source: str = ""  # where the band's held-out errors were measured
     warning: str = ""
 
     @property
@@ -277,22 +282,25 @@ def placed_with_note(platform: Platform, work: Mapping[str, Any]
 
 
 def predict(platform_name: str, variant: str, platform: Platform, work: Mapping[str, Any],
-            tuning: Tuning | None, simulate: Simulate) -> Prediction:
+            tuning: Tuning | None, simulate: Simulate,
+            errors: Mapping[str, ValidatedError] | None = None) -> Prediction:
     work, note = placed_with_note(platform, work)
     default = simulate(platform, work, [{}])[0]
     prediction = Prediction(platform_name, variant, default, peak_mbs(platform, work), note=note)
     if tuning is not None:
         _tune(prediction, platform, work, tuning, simulate)
-    _attach_error(prediction, int(work["ranks"]))
+    _attach_error(prediction, int(work["ranks"]), validated_errors() if errors is None else errors)
     return prediction
 
 
-def _attach_error(prediction: Prediction, ranks: int) -> None:
-    error = validated_errors().get(prediction.platform)
+def _attach_error(prediction: Prediction, ranks: int,
+                  errors: Mapping[str, ValidatedError]) -> None:
+    error = errors.get(prediction.platform)
     if error is None:
         prediction.warning = unvalidated_warning(prediction.platform)
         return
     prediction.band_error = error.band_error
+    prediction.band_source = error.source
     prediction.default_band = error.band(prediction.default_mbs)
     prediction.tuned_band = error.band(prediction.tuned_mbs)
     notes = [error.scale_warning(ranks)]
@@ -317,10 +325,12 @@ def _tune(prediction: Prediction, platform: Platform, work: Mapping[str, Any], t
 
 def study(work: Mapping[str, Any], platforms: Sequence[str],
           load_platform: Callable[[str], Platform], simulate: Simulate, *,
-          variations: Sequence[Variation] = (), tuning: Tuning | None = None
-          ) -> list[Prediction]:
+          variations: Sequence[Variation] = (), tuning: Tuning | None = None,
+          errors: Mapping[str, ValidatedError] | None = None) -> list[Prediction]:
+    """The workload on each platform (and variant); ``errors``: the known error of each
+    platform's model (default: the paper validation's)."""
     results = []
     for name in platforms:
         for label, variant in variants(load_platform(name), variations):
-            results.append(predict(name, label, variant, work, tuning, simulate))
+            results.append(predict(name, label, variant, work, tuning, simulate, errors))
     return results
