@@ -23,8 +23,9 @@ dataset: {alloc_time: early}
 files: [{match: "*.h5", datasets: [{match: x, chunk_size: 4KiB, fill_time: never}]}]
 """
 # a frame in the library: by name without debug info, by source file with it
-OURS = re.compile(r"libiotwin_h5|\((hooks|config|units|apply|readback|report|records|fsinfo|json"
-                  r"|capture|capture_gather)\.c:\d+\)")
+SOURCES = sorted({path.stem for path in
+                  (Path(__file__).resolve().parents[1] / "interposer" / "src").rglob("*.c")})
+OURS = re.compile(r"libiotwin_h5|\((" + "|".join(SOURCES) + r")\.c:\d+\)")
 
 
 def loss_records(valgrind_log: str) -> list[str]:

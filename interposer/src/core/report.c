@@ -1,12 +1,12 @@
 #define _GNU_SOURCE
-#include "report.h"
+#include "core/report.h"
 
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
+#include "core/config.h"
 
 /* --- reduction over the file's communicator -------------------------------------------------- */
 

@@ -1,240 +1,13 @@
 #define _GNU_SOURCE
-#include "readback.h"
+#include "hdf5/readback.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "apply.h"
-#include "fsinfo.h"
-#include "mpi_io.h"
-
-/* --- hints ----------------------------------------------------------------------------------- */
-
-static int is_striping_hint(const char *hint)
-{
-    return strcmp(hint, "striping_factor") == 0 || strcmp(hint, "striping_unit") == 0
-        || strcmp(hint, "start_iodevice") == 0 || strncmp(hint, "romio_lustre_", 13) == 0;
-}
-
-/* Why OMPIO does not do what `hint`=`value` asks (it ignores or misreads it); NULL if it does. */
-static const char *ompio_reason(const char *hint, const char *value)
-{
-    const char *misread = iot_ompio_misreads(hint, value);
-    return misread ? misread : iot_ompio_ignores(hint);
-}
-
-/* Why ROMIO did not keep a hint. */
-static void romio_reason(const struct iot_file *file, enum iot_fs fs, const char *hint,
-                         const char *effective, char *reason, size_t len)
-{
-    if (is_striping_hint(hint) && fs != IOT_FS_LUSTRE)
-        snprintf(reason, len, "the file is on %s, not Lustre: ROMIO's generic driver drops "
-                 "striping_factor and start_iodevice, and striping_unit only aligns "
-                 "collective-buffering file domains", file->fs_type);
-    else if (!effective)
-        snprintf(reason, len, "dropped by ROMIO: its driver for this file system (%s) does "
-                 "not know the hint", file->fs_type);
-    else
-        snprintf(reason, len, "ROMIO adjusted the value");
-}
-
-static void compare_hints(struct iot_file *file, enum iot_fs fs, enum iot_mpi_io io,
-                          MPI_Info effective)
-{
-    int n = 0, flag = 0;
-    char name[MPI_MAX_INFO_KEY + 1], wanted[MPI_MAX_INFO_VAL + 1], got[MPI_MAX_INFO_VAL + 1];
-    char key[MPI_MAX_INFO_KEY + 64], reason[512];
-    MPI_Info_get_nkeys(file->requested, &n);
-    for (int i = 0; i < n; i++) {
-        MPI_Info_get_nthkey(file->requested, i, name);
-        MPI_Info_get(file->requested, name, MPI_MAX_INFO_VAL, wanted, &flag);
-        MPI_Info_get(effective, name, MPI_MAX_INFO_VAL, got, &flag);
-        int same = flag && strcmp(wanted, got) == 0;
-        const char *shown = flag ? got : NULL;
-        if (io == IOT_MPI_IO_OMPIO) {
-            /* OMPIO echoes the hints it ignores: what took effect is not what it reports */
-            const char *why = ompio_reason(name, wanted);
-            if (why)
-                shown = NULL;
-            else if (!same)
-                why = "OMPIO changed the value";
-            else
-                continue;
-            snprintf(reason, sizeof reason, "%s", why);
-        } else if (same && !(is_striping_hint(name) && fs != IOT_FS_LUSTRE)) {
-            continue;
-        } else {
-            romio_reason(file, fs, name, shown, reason, sizeof reason);
-        }
-        iot_hint_key_path(name, key, sizeof key);
-        iot_not_effective(&file->not_effective, key, wanted, shown, reason);
-    }
-}
-
-static void write_info(FILE *out, MPI_Info info)
-{
-    int n = 0, flag = 0, k = 0;
-    char name[MPI_MAX_INFO_KEY + 1], value[MPI_MAX_INFO_VAL + 1];
-    MPI_Info_get_nkeys(info, &n);
-    fputc('{', out);
-    for (int i = 0; i < n; i++) {
-        MPI_Info_get_nthkey(info, i, name);
-        MPI_Info_get(info, name, MPI_MAX_INFO_VAL, value, &flag);
-        fputs(iot_json_sep(&k), out);
-        json_string(out, name);
-        fputs(": ", out);
-        json_string(out, flag ? value : NULL);
-    }
-    fputc('}', out);
-}
-
-/* --- Open MPI's MCA parameters (config block openmpi) ------------------------------------------ */
-
-static int requested_hint(const struct iot_file *file, const char *hint)
-{
-    int flag = 0;
-    char value[MPI_MAX_INFO_VAL + 1];
-    if (file->requested != MPI_INFO_NULL)
-        MPI_Info_get(file->requested, hint, MPI_MAX_INFO_VAL, value, &flag);
-    return flag;
-}
-
-/* Which of OMPIO's settings its file hints override (v4.1.4: cb_nodes at set_view in
- * common_ompio_file_view.c, except under dynamic_gen2, which takes the MCA value; cb_buffer_size
- * at open in common_ompio_file_open.c), and what the individual component leaves unused. */
-static const char *ompio_overridden(int id, const struct iot_file *file,
-                                    const struct iot_mca *mca)
-{
-    const char *fcoll = mca->text[IOT_K_OPENMPI_FCOLL];
-    int aggregation = id == IOT_K_OPENMPI_NUM_AGGREGATORS || id == IOT_K_OPENMPI_BYTES_PER_AGG;
-    if (aggregation && strcmp(fcoll, "individual") == 0)
-        return "the fcoll component is individual: every rank writes its own data, nothing is "
-               "aggregated";
-    if (id == IOT_K_OPENMPI_NUM_AGGREGATORS && strcmp(fcoll, "dynamic_gen2") != 0
-        && requested_hint(file, "cb_nodes"))
-        return "the file's cb_nodes hint (mpiio.cb_nodes) sets OMPIO's aggregator count "
-               "instead";
-    if (id == IOT_K_OPENMPI_BYTES_PER_AGG && requested_hint(file, "cb_buffer_size"))
-        return "the file's cb_buffer_size hint (mpiio.cb_buffer_size) sets OMPIO's collective "
-               "buffer instead";
-    return NULL;
-}
-
-/* Why the requested value of MCA key `id` did not take effect (NULL: it did); what did, in
- * `effective` ("" for nothing). */
-static const char *mca_reason(int id, const char *wanted, const struct iot_file *file,
-                              enum iot_mpi_io io, const struct iot_mca *mca, char *effective,
-                              size_t len)
-{
-    effective[0] = '\0';
-    if (io == IOT_MPI_IO_ROMIO)
-        return "the program runs MPICH: Open MPI's MCA parameters do not apply";
-    if (id == IOT_K_OPENMPI_IO) {
-        snprintf(effective, len, "%s", iot_mpi_io_name(io));
-        return strcmp(wanted, effective) == 0 ? NULL
-            : "Open MPI chose another io component: OMPI_MCA_io was not in the program's "
-              "environment (iotwin's executors set it from the config)";
-    }
-    if (io == IOT_MPI_IO_ROMIO321)
-        return "the io component is romio321, Open MPI's ROMIO: OMPIO's parameters do not apply";
-    if (!mca->known[id])
-        return "this Open MPI has no such MCA parameter";
-    snprintf(effective, len, "%s", mca->text[id]);
-    if (strcmp(wanted, effective) != 0)
-        return "MPI_Init read another value: OMPI_MCA_<name> was not in the program's "
-               "environment (iotwin's executors set it from the config)";
-    const char *overridden = ompio_overridden(id, file, mca);
-    if (overridden)
-        effective[0] = '\0';
-    return overridden;
-}
-
-/* `, "openmpi": {...}`: the config's MCA keys as the process took them (io: the component
- * that handles the file), in the config's names; null under MPICH. */
-static void write_mca_settings(FILE *out, enum iot_mpi_io io, const struct iot_mca *mca)
-{
-    int k = 0;
-    fputs(", \"openmpi\": ", out);
-    if (io == IOT_MPI_IO_ROMIO) {
-        fputs("null", out);
-        return;
-    }
-    fputc('{', out);
-    for (int id = 0; id < IOT_NKEYS; id++) {
-        if (!IOT_KEYS[id].mca || (id != IOT_K_OPENMPI_IO && !mca->known[id]))
-            continue;
-        fprintf(out, "%s\"%s\": ", iot_json_sep(&k), IOT_KEYS[id].name);
-        json_string(out, id == IOT_K_OPENMPI_IO ? iot_mpi_io_name(io) : mca->text[id]);
-    }
-    fputc('}', out);
-}
-
-static void compare_mca(struct iot_file *file, enum iot_mpi_io io, const struct iot_mca *mca)
-{
-    char wanted[64], effective[64], key[64];
-    for (int id = 0; id < IOT_NKEYS; id++) {
-        const struct iot_value *v = &file->settings.v[id];
-        if (!IOT_KEYS[id].mca || !v->set)
-            continue;
-        iot_hint_text(id, v, wanted, sizeof wanted);
-        const char *reason = mca_reason(id, wanted, file, io, mca, effective, sizeof effective);
-        if (!reason)
-            continue;
-        iot_key_path(id, key, sizeof key);
-        iot_not_effective(&file->not_effective, key, wanted, effective[0] ? effective : NULL,
-                          reason);
-    }
-}
-
-/* Hints as ROMIO applied them: from the open MPI file, not from the fapl (H5Pget_fapl_mpio
- * returns the info that was passed in, whatever ROMIO did with it). */
-static void readback_hints(struct iot_file *file, enum iot_fs fs, FILE *out)
-{
-    void *handle = NULL;
-    MPI_Info info = MPI_INFO_NULL;
-    if (!file->mpio || H5Fget_vfd_handle(file->id, H5P_DEFAULT, &handle) < 0 || !handle
-        || MPI_File_get_info(*(MPI_File *)handle, &info) != MPI_SUCCESS) {
-        fputs("\"hints\": null", out);
-        return;
-    }
-    enum iot_mpi_io io = iot_mpi_io_component();
-    struct iot_mca mca;
-    iot_mca_read(&mca, io);
-    fputs("\"hints\": ", out);
-    write_info(out, info);
-    fputs(", ", out);
-    iot_write_mpi_io(out, io, &mca);
-    write_mca_settings(out, io, &mca);
-    if (file->requested != MPI_INFO_NULL)
-        compare_hints(file, fs, io, info);
-    compare_mca(file, io, &mca);
-    MPI_Info_free(&info);
-}
-
-static void hints_without_mpio(struct iot_file *file)
-{
-    int n = 0, flag = 0;
-    char name[MPI_MAX_INFO_KEY + 1], wanted[MPI_MAX_INFO_VAL + 1], key[MPI_MAX_INFO_KEY + 64];
-    if (file->mpio)
-        return;
-    for (int id = 0; id < IOT_NKEYS; id++)
-        if (IOT_KEYS[id].mca && file->settings.v[id].set) {
-            iot_hint_text(id, &file->settings.v[id], wanted, sizeof wanted);
-            iot_key_path(id, key, sizeof key);
-            iot_not_effective(&file->not_effective, key, wanted, NULL,
-                              "the application did not open the file with the MPI-IO driver");
-        }
-    if (file->requested != MPI_INFO_NULL)
-        MPI_Info_get_nkeys(file->requested, &n);
-    for (int i = 0; i < n; i++) {
-        MPI_Info_get_nthkey(file->requested, i, name);
-        MPI_Info_get(file->requested, name, MPI_MAX_INFO_VAL, wanted, &flag);
-        iot_hint_key_path(name, key, sizeof key);
-        iot_not_effective(&file->not_effective, key, wanted, NULL,
-                          "the application did not open the file with the MPI-IO driver");
-    }
-}
+#include "hdf5/apply.h"
+#include "lustre/lustre.h"
+#include "mpiio/hints.h"
 
 /* --- HDF5 file properties -------------------------------------------------------------------- */
 
@@ -281,14 +54,13 @@ static void readback_hdf5(struct iot_file *file, FILE *out)
     compare_number(file, IOT_K_HDF5_ALL_COLL_METADATA_OPS, coll_ops);
 }
 
-static void readback_lustre(struct iot_file *file, enum iot_fs fs, FILE *out)
+/* The MPI file HDF5 opened (MPI_FILE_NULL: none). */
+static MPI_File mpi_file_of(const struct iot_file *file)
 {
-    long long count = 0, size = 0;
-    if (fs != IOT_FS_LUSTRE || iot_lustre_layout(file->name, &count, &size) != 0) {
-        fputs(", \"lustre\": null", out);
-        return;
-    }
-    fprintf(out, ", \"lustre\": {\"stripe_count\": %lld, \"stripe_size\": %lld}", count, size);
+    void *handle = NULL;
+    if (!file->mpio || H5Fget_vfd_handle(file->id, H5P_DEFAULT, &handle) < 0 || !handle)
+        return MPI_FILE_NULL;
+    return *(MPI_File *)handle;
 }
 
 void iot_readback_file(struct iot_file *file)
@@ -297,33 +69,16 @@ void iot_readback_file(struct iot_file *file)
     FILE *out = open_memstream(&file->effective, &len);
     enum iot_fs fs = iot_fs_type(file->name, file->fs_type, sizeof file->fs_type);
     fputc('{', out);
-    readback_hints(file, fs, out);
-    hints_without_mpio(file);
+    iot_hints_readback(file, fs, mpi_file_of(file), out);
+    if (!file->mpio)
+        iot_hints_without_mpio(file);
     readback_hdf5(file, out);
-    readback_lustre(file, fs, out);
+    iot_lustre_readback(file, fs, out);
     fputc('}', out);
     fclose(out);
 }
 
 /* --- datasets -------------------------------------------------------------------------------- */
-
-const char *iot_layout_name(H5D_layout_t layout)
-{
-    switch (layout) {
-    case H5D_COMPACT: return "compact";
-    case H5D_CONTIGUOUS: return "contiguous";
-    case H5D_CHUNKED: return "chunked";
-    case H5D_VIRTUAL: return "virtual";
-    default: return "unknown";
-    }
-}
-
-const char *iot_fill_value_name(H5D_fill_value_t status)
-{
-    return status == H5D_FILL_VALUE_USER_DEFINED ? "user"
-           : status == H5D_FILL_VALUE_UNDEFINED  ? "undefined"
-                                                 : "default";
-}
 
 static const char *io_mode_name(H5D_mpio_actual_io_mode_t mode)
 {

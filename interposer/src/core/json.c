@@ -1,5 +1,5 @@
 #define _GNU_SOURCE
-#include "json.h"
+#include "core/json.h"
 
 #include <stdarg.h>
 #include <stdlib.h>

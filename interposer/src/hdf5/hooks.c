@@ -12,21 +12,18 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "apply.h"
-#include "capture.h"
-#include "config.h"
-#include "fsinfo.h"
-#include "readback.h"
-#include "records.h"
-#include "report.h"
+#include "capture/capture.h"
+#include "core/runtime.h"
+#include "hdf5/apply.h"
+#include "hdf5/capture.h"
+#include "hdf5/readback.h"
+#include "lustre/lustre.h"
+#include "mpiio/hints.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
 static struct {
     int ready;
-    struct iot_config *config;
-    char error[1024];
-    struct iot_run run;
     hid_t (*fcreate)(const char *, unsigned, hid_t, hid_t);
     hid_t (*fopen)(const char *, unsigned, hid_t);
     herr_t (*fflush)(hid_t, H5F_scope_t);
@@ -42,13 +39,6 @@ static struct {
     herr_t (*oclose)(hid_t);
     herr_t (*dextend)(hid_t, const hsize_t *);
 } iot;
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 /* --- the I/O mode of writes -------------------------------------------------------------- */
 
@@ -80,47 +70,19 @@ static void settle_io_mode(void)
 
 /* --- start-up -------------------------------------------------------------------------------- */
 
-static int world_rank(void)
-{
-    int initialized = 0, finalized = 0, rank = 0;
-    MPI_Initialized(&initialized);
-    MPI_Finalized(&finalized);
-    if (initialized && !finalized) {
-        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-        return rank;
-    }
-    const char *pmi = getenv("PMI_RANK");
-    return pmi ? atoi(pmi) : 0;
-}
-
 static void describe_async_api(void)
 {
     unsigned major = 0, minor = 0, release = 0;
+    char *out = iot_rt.run.async_api;
+    size_t len = sizeof iot_rt.run.async_api;
     H5get_libversion(&major, &minor, &release);
     if (dlsym(RTLD_DEFAULT, "H5Fcreate_async"))
-        snprintf(iot.run.async_api, sizeof iot.run.async_api,
-                 "present in the HDF5 %u.%u.%u loaded at run time but not hooked: this "
+        snprintf(out, len, "present in the HDF5 %u.%u.%u loaded at run time but not hooked: this "
                  "interposer was built against HDF5 %d.%d.%d headers", major, minor, release,
                  H5_VERS_MAJOR, H5_VERS_MINOR, H5_VERS_RELEASE);
     else
-        snprintf(iot.run.async_api, sizeof iot.run.async_api,
-                 "absent: HDF5 %u.%u.%u has no async API (H5Fcreate_async and the other "
+        snprintf(out, len, "absent: HDF5 %u.%u.%u has no async API (H5Fcreate_async and the other "
                  "*_async calls exist from 1.13 on)", major, minor, release);
-}
-
-static void load_config(void)
-{
-    iot.run.config_path = getenv("IOTWIN_CONFIG");
-    if (!iot.run.config_path || !*iot.run.config_path) {
-        iot.run.config_path = NULL;
-        return;
-    }
-    if (iot_config_load(iot.run.config_path, &iot.config, iot.error, sizeof iot.error) == 0)
-        return;
-    iot.config = NULL;
-    iot.run.config_error = iot.error;
-    if (world_rank() == 0)
-        fprintf(stderr, "iotwin: %s (the application runs without the config)\n", iot.error);
 }
 
 static void init(void)
@@ -142,23 +104,14 @@ static void init(void)
     iot.idec_ref = dlsym(RTLD_NEXT, "H5Idec_ref");
     iot.oclose = dlsym(RTLD_NEXT, "H5Oclose");
     iot.dextend = dlsym(RTLD_NEXT, "H5Dextend");
-    const char *report = getenv("IOTWIN_REPORT");
-    iot.run.report_path = report && *report ? report : NULL;
+    iot_runtime_init();
     describe_async_api();
-    load_config();
-    iot_capture_init();
 }
 
-__attribute__((destructor)) static void shutdown_interposer(void)
+void iot_hdf5_shutdown(void)
 {
-    int finalized = 0;
-    MPI_Finalized(&finalized);
     pending_io_mode.dataset = NULL;
-    if (!finalized)   /* after MPI_Finalize, communicators of unclosed files cannot be freed */
-        iot_records_free_all();
     iot_readback_forget(NULL);
-    iot_config_free(iot.config);
-    iot.config = NULL;
     iot_apply_free();
 }
 
@@ -183,63 +136,6 @@ static void quiet_end(struct quiet q)
 
 /* --- files ----------------------------------------------------------------------------------- */
 
-static void resolve(struct iot_settings *settings, char *matched, const char *file,
-                    const char *dataset)
-{
-    if (iot.config)
-        iot_resolve(iot.config, file, dataset, settings, matched, IOT_MATCHED_LEN);
-}
-
-static const char *bglockless_name(struct iot_file *file, const char *name, char *out, size_t len)
-{
-    const struct iot_value *v = &file->settings.v[IOT_K_MPIIO_BGLOCKLESS];
-    if (!v->set || !v->i)
-        return name;
-    if (!dlsym(RTLD_DEFAULT, "ADIO_BGLOCKLESS_operations")) {
-        iot_not_effective(&file->not_effective, "mpiio.bglockless", "true", NULL,
-                          "this MPI's ROMIO has no bglockless driver: the file name is left alone");
-        return name;
-    }
-    snprintf(out, len, "bglockless:%s", name);
-    return out;
-}
-
-/* Lustre striping through liblustreapi: rank 0 creates the file with the layout first. */
-static void lustre_precreate(struct iot_file *file, const char *name, unsigned flags)
-{
-    const struct iot_value *v = file->settings.v;
-    char fs[32], reason[128];
-    int rank = 0, rc = 0;
-    if (!(v[IOT_K_LUSTRE_STRIPE_COUNT].set || v[IOT_K_LUSTRE_STRIPE_SIZE].set
-          || v[IOT_K_LUSTRE_STRIPE_OFFSET].set) || !(flags & H5F_ACC_TRUNC)
-        || iot_fs_type(name, fs, sizeof fs) != IOT_FS_LUSTRE)
-        return;
-    if (file->comm != MPI_COMM_NULL)
-        MPI_Comm_rank(file->comm, &rank);
-    if (rank == 0) {
-        unlink(name);
-        rc = iot_lustre_create(name, v[IOT_K_LUSTRE_STRIPE_SIZE].set ? v[IOT_K_LUSTRE_STRIPE_SIZE].i : 0,
-                               v[IOT_K_LUSTRE_STRIPE_OFFSET].set ? (int)v[IOT_K_LUSTRE_STRIPE_OFFSET].i : -1,
-                               v[IOT_K_LUSTRE_STRIPE_COUNT].set ? (int)v[IOT_K_LUSTRE_STRIPE_COUNT].i : 0);
-    }
-    if (file->comm != MPI_COMM_NULL)
-        MPI_Bcast(&rc, 1, MPI_INT, 0, file->comm);
-    if (rc) {
-        snprintf(reason, sizeof reason, "liblustreapi could not create the file: %s",
-                 rc == -38 ? "liblustreapi is not installed" : strerror(-rc));
-        iot_not_effective(&file->not_effective, "lustre", NULL, NULL, reason);
-    }
-}
-
-static void lustre_on_open(struct iot_file *file)
-{
-    const struct iot_value *v = file->settings.v;
-    if (v[IOT_K_LUSTRE_STRIPE_COUNT].set || v[IOT_K_LUSTRE_STRIPE_SIZE].set
-        || v[IOT_K_LUSTRE_STRIPE_OFFSET].set)
-        iot_not_effective(&file->not_effective, "lustre", NULL, NULL,
-                          "striping is fixed when a file is created; this file was opened");
-}
-
 typedef hid_t (*open_call)(const char *name, unsigned flags, hid_t fcpl, hid_t fapl);
 
 static hid_t real_create(const char *name, unsigned flags, hid_t fcpl, hid_t fapl)
@@ -258,15 +154,12 @@ static hid_t open_file(open_call call, const char *how, const char *name, unsign
 {
     char prefixed[4096];
     struct iot_file *file = iot_file_new(-1, name, how);
-    resolve(&file->settings, file->matched, name, NULL);
+    iot_settings_for(&file->settings, file->matched, name, NULL);
     struct quiet q = quiet_begin();
     hid_t amended = iot_apply_fapl(file, fapl);
-    const char *real_name = bglockless_name(file, name, prefixed, sizeof prefixed);
-    if (call == real_create)
-        lustre_precreate(file, name, flags);
-    else
-        lustre_on_open(file);
-    double start = now(), epoch = iot_capture_clock();
+    const char *real_name = iot_bglockless_name(file, name, prefixed, sizeof prefixed);
+    iot_lustre_before_open(file, name, call == real_create, (flags & H5F_ACC_TRUNC) != 0);
+    double start = iot_now(), epoch = iot_capture_clock();
     hid_t id = amended >= 0 ? call(real_name, flags, fcpl, amended) : -1;
     quiet_end(q);
     if (id < 0) {   /* as the application asked, with its own error reporting */
@@ -274,7 +167,7 @@ static hid_t open_file(open_call call, const char *how, const char *name, unsign
                           "HDF5 refused the amended access list; opened as the application asked");
         id = call(name, flags, fcpl, fapl);
     }
-    file->open_s = now() - start;
+    file->open_s = iot_now() - start;
     file->t_open = epoch;
     if (amended >= 0)
         H5Pclose(amended);
@@ -284,7 +177,7 @@ static hid_t open_file(open_call call, const char *how, const char *name, unsign
     }
     file->id = id;
     q = quiet_begin();
-    iot_capture_open(file, epoch, iot_capture_clock());
+    iot_h5capture_open(file, epoch, iot_capture_clock());
     iot_readback_file(file);
     quiet_end(q);
     return id;
@@ -321,10 +214,10 @@ EXPORT herr_t H5Fflush(hid_t object, H5F_scope_t scope)
 {
     init();
     struct iot_file *file = file_of(object);
-    double start = now(), epoch = iot_capture_clock();
+    double start = iot_now(), epoch = iot_capture_clock();
     herr_t rc = iot.fflush(object, scope);
     if (file)
-        file->flush_s += now() - start;
+        file->flush_s += iot_now() - start;
     if (file && rc >= 0)
         iot_capture_flush(file, epoch, iot_capture_clock());
     return rc;
@@ -340,12 +233,12 @@ static int close_file(struct iot_file *file, hid_t id, closer close)
         if (file->datasets[i]->id >= 0 && !file->datasets[i]->effective)
             iot_readback_dataset(file->datasets[i], file);
     quiet_end(q);
-    double start = now(), epoch = iot_capture_clock();
+    double start = iot_now(), epoch = iot_capture_clock();
     int rc = close(id);
-    file->close_s = now() - start;
+    file->close_s = iot_now() - start;
     file->t_close = iot_capture_clock();
     iot_capture_close(file, epoch, file->t_close);
-    iot_report_file(file, &iot.run);
+    iot_report_file(file, &iot_rt.run);
     iot_readback_forget(file);
     iot_file_forget(file);
     return rc;
@@ -387,10 +280,10 @@ static hid_t create_dataset(hid_t loc, const char *name, hid_t type, hid_t space
     char *path = file ? full_name(loc, name) : NULL;
     struct iot_dataset *d = path ? iot_dataset_new(file, -1, path) : NULL;
     hid_t amended = -1, id = -1, used = dcpl;   /* the list HDF5 created the dataset with */
-    double start = file && file->capture ? now() : 0;
+    double start = file && file->capture ? iot_now() : 0;
     free(path);
     if (d) {
-        resolve(&d->settings, d->matched, file->name, d->name);
+        iot_settings_for(&d->settings, d->matched, file->name, d->name);
         struct quiet q = quiet_begin();
         amended = iot_apply_dcpl(d, dcpl, type, space);
         if (amended >= 0)
@@ -408,7 +301,7 @@ static hid_t create_dataset(hid_t loc, const char *name, hid_t type, hid_t space
         id = version == 1 ? iot.dcreate1(loc, name, type, space, dcpl)
                           : iot.dcreate2(loc, name, type, space, lcpl, dcpl, dapl);
     if (file && file->capture)
-        iot_capture_metadata(file, now() - start);
+        iot_capture_metadata(file, iot_now() - start);
     if (d && id >= 0) {
         iot_dataset_opened(file, d, id);
         struct quiet q = quiet_begin();
@@ -418,7 +311,7 @@ static hid_t create_dataset(hid_t loc, const char *name, hid_t type, hid_t space
                        && iot_read_creation(dcpl == H5P_DEFAULT ? H5P_DATASET_CREATE_DEFAULT : dcpl,
                                             &own);
         iot_readback_created(d, file, used, used == dcpl && have_own ? &own : NULL);
-        iot_capture_created(file, d, type, space, have_own ? &own : NULL);
+        iot_h5capture_created(file, d, type, space, have_own ? &own : NULL);
         quiet_end(q);
     }
     if (amended >= 0)
@@ -448,9 +341,9 @@ static struct iot_dataset *dataset_of(hid_t id, struct iot_file **file)
     char *path = full_name(id, "");
     d = iot_dataset_new(*file, id, path ? path : "?");
     free(path);
-    resolve(&d->settings, d->matched, (*file)->name, d->name);
+    iot_settings_for(&d->settings, d->matched, (*file)->name, d->name);
     struct quiet q = quiet_begin();
-    iot_capture_opened(*file, d, id);
+    iot_h5capture_opened(*file, d, id);
     quiet_end(q);
     return d;
 }
@@ -511,13 +404,13 @@ EXPORT herr_t H5Dwrite(hid_t dataset, hid_t mem_type, hid_t mem_space, hid_t fil
     if (pending_io_mode.dataset != d || pending_io_mode.dxpl != used)
         settle_io_mode();
     int capture = file->capture != NULL;
-    double start = now();
+    double start = iot_now();
     herr_t rc = iot.dwrite(dataset, mem_type, mem_space, file_space, used, buf);
-    double seconds = now() - start;
+    double seconds = iot_now() - start;
     hssize_t file_points = rc >= 0 && file_space != H5S_ALL ? H5Sget_select_npoints(file_space)
                                                             : -1;
     if (capture && rc >= 0)
-        iot_capture_write(file, d, file_space, file_points, dxpl, iot_capture_epoch_of(start),
+        iot_h5capture_write(file, d, file_space, file_points, dxpl, iot_capture_epoch_of(start),
                           iot_capture_epoch_of(start + seconds));
     if (restore)
         H5Pset_dxpl_mpio(dxpl, previous);
@@ -538,7 +431,7 @@ EXPORT herr_t H5Dwrite(hid_t dataset, hid_t mem_type, hid_t mem_space, hid_t fil
 
 static int close_dataset(struct iot_dataset *d, struct iot_file *file, hid_t id, closer close)
 {
-    double start = file && file->capture ? now() : 0;
+    double start = file && file->capture ? iot_now() : 0;
     if (d && pending_io_mode.dataset == d)
         settle_io_mode();
     if (d && !d->effective) {
@@ -548,7 +441,7 @@ static int close_dataset(struct iot_dataset *d, struct iot_file *file, hid_t id,
     }
     int rc = close(id);
     if (file && file->capture)
-        iot_capture_metadata(file, now() - start);
+        iot_capture_metadata(file, iot_now() - start);
     if (d)
         iot_dataset_closed(d);
     return rc;
@@ -578,7 +471,7 @@ EXPORT int H5Idec_ref(hid_t id)
     init();
     if (pending_io_mode.dataset && pending_io_mode.dxpl == id)
         settle_io_mode();
-    iot_capture_plist_changed(id);
+    iot_h5capture_plist_changed(id);
     struct iot_file *file = iot_file_find(id);
     if (file && H5Iget_ref(id) == 1)
         return close_file(file, id, iot.idec_ref);
@@ -602,7 +495,7 @@ EXPORT herr_t H5Pclose(hid_t list)
     init();
     if (pending_io_mode.dataset && pending_io_mode.dxpl == list)
         settle_io_mode();
-    iot_capture_plist_changed(list);
+    iot_h5capture_plist_changed(list);
     return iot.pclose(list);
 }
 
@@ -612,7 +505,7 @@ EXPORT herr_t H5Pset_dxpl_mpio(hid_t list, H5FD_mpio_xfer_t mode)
     static herr_t (*real)(hid_t, H5FD_mpio_xfer_t);
     if (!real)
         real = (herr_t (*)(hid_t, H5FD_mpio_xfer_t))dlsym(RTLD_NEXT, "H5Pset_dxpl_mpio");
-    iot_capture_plist_changed(list);
+    iot_h5capture_plist_changed(list);
     return real(list, mode);
 }
 
@@ -637,15 +530,4 @@ EXPORT herr_t H5Dextend(hid_t dataset, const hsize_t size[])
     init();
     extent_changed(dataset, "H5Dextend on");
     return iot.dextend(dataset, size);
-}
-
-/* For tests: validate a config with the interposer's own parser; prints the error or "ok". */
-EXPORT int iotwin_check_config(const char *path, char *err, size_t errlen)
-{
-    struct iot_config *config = NULL;
-    if (iot_config_load(path, &config, err, errlen) != 0)
-        return -1;
-    iot_config_free(config);
-    snprintf(err, errlen, "ok");
-    return 0;
 }

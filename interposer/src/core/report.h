@@ -1,7 +1,7 @@
 /* The per-file JSON report: reduced over the file's communicator at H5Fclose (collective
  * anyway), appended by its rank 0 to $IOTWIN_REPORT as one line. Schema: interposer/README.md. */
 #pragma once
-#include "records.h"
+#include "core/records.h"
 
 struct iot_run {
     const char *config_path;   /* NULL: no IOTWIN_CONFIG */

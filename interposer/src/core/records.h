@@ -3,8 +3,8 @@
 #include <hdf5.h>
 #include <mpi.h>
 
-#include "config.h"
-#include "json.h"
+#include "core/config.h"
+#include "core/json.h"
 
 #define IOT_MATCHED_LEN 512
 
@@ -69,3 +69,10 @@ void iot_dataset_opened(struct iot_file *file, struct iot_dataset *dataset, hid_
 void iot_dataset_closed(struct iot_dataset *dataset);
 struct iot_dataset *iot_dataset_find(hid_t id, struct iot_file **file);   /* open ones only */
 void iot_records_free_all(void);
+
+/* One entry of a record's `not_effective` list. */
+void iot_not_effective(struct iot_list *list, const char *key, const char *requested,
+                       const char *effective, const char *reason);
+
+const char *iot_layout_name(H5D_layout_t layout);           /* "contiguous", "chunked", ... */
+const char *iot_fill_value_name(H5D_fill_value_t status);  /* "user", "default", "undefined" */

@@ -1,102 +1,13 @@
 #define _GNU_SOURCE
-#include "apply.h"
+#include "hdf5/apply.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-void iot_hint_text(int key_id, const struct iot_value *value, char *out, size_t len)
-{
-    switch (IOT_KEYS[key_id].type) {
-    case IOT_BOOL: snprintf(out, len, "%s", value->i ? "true" : "false"); break;
-    case IOT_ENUM: snprintf(out, len, "%s", IOT_KEYS[key_id].values[value->i]); break;
-    case IOT_STRING: snprintf(out, len, "%s", value->s); break;
-    default: snprintf(out, len, "%lld", value->i); break;
-    }
-}
-
-void iot_key_path(int key_id, char *out, size_t len)
-{
-    snprintf(out, len, "%s.%s", IOT_BLOCK_NAMES[IOT_KEYS[key_id].block], IOT_KEYS[key_id].name);
-}
-
-void iot_hint_key_path(const char *hint, char *out, size_t len)
-{
-    for (int id = 0; id < IOT_NKEYS; id++)
-        if (IOT_KEYS[id].hint && strcmp(IOT_KEYS[id].hint, hint) == 0) {
-            iot_key_path(id, out, len);
-            return;
-        }
-    snprintf(out, len, "mpiio.hints.%s", hint);
-}
-
-void iot_not_effective(struct iot_list *list, const char *key, const char *requested,
-                       const char *effective, const char *reason)
-{
-    FILE *out = iot_list_item(list);
-    fputs("{\"key\": ", out);
-    json_string(out, key);
-    fputs(", \"requested\": ", out);
-    json_string(out, requested);
-    fputs(", \"effective\": ", out);
-    json_string(out, effective);
-    fputs(", \"reason\": ", out);
-    json_string(out, reason);
-    fputc('}', out);
-}
+#include "mpiio/hints.h"
 
 /* --- file access ----------------------------------------------------------------------------- */
-
-static MPI_Info requested_hints(const struct iot_settings *s)
-{
-    MPI_Info info = MPI_INFO_NULL;
-    char text[256];
-    for (int id = 0; id < IOT_NKEYS; id++) {
-        const struct iot_value *value = &s->v[id];
-        if (!value->set || !(IOT_KEYS[id].hint || id == IOT_K_MPIIO_HINTS))
-            continue;
-        if (info == MPI_INFO_NULL)
-            MPI_Info_create(&info);
-        if (id == IOT_K_MPIIO_HINTS) {
-            for (int i = 0; i < value->nmap; i++)
-                MPI_Info_set(info, value->names[i], value->values[i]);
-            continue;
-        }
-        iot_hint_text(id, value, text, sizeof text);
-        MPI_Info_set(info, IOT_KEYS[id].hint, text);
-    }
-    return info;
-}
-
-static void write_info(FILE *out, MPI_Info info)
-{
-    int n = 0, flag = 0;
-    char name[MPI_MAX_INFO_KEY + 1], value[MPI_MAX_INFO_VAL + 1];
-    if (info != MPI_INFO_NULL)
-        MPI_Info_get_nkeys(info, &n);
-    fputc('{', out);
-    for (int i = 0; i < n; i++) {
-        MPI_Info_get_nthkey(info, i, name);
-        MPI_Info_get(info, name, MPI_MAX_INFO_VAL, value, &flag);
-        fputs(i ? ", " : "", out);
-        json_string(out, name);
-        fputs(": ", out);
-        json_string(out, flag ? value : NULL);
-    }
-    fputc('}', out);
-}
-
-static void merge_info(MPI_Info into, MPI_Info from)
-{
-    int n = 0, flag = 0;
-    char name[MPI_MAX_INFO_KEY + 1], value[MPI_MAX_INFO_VAL + 1];
-    MPI_Info_get_nkeys(from, &n);
-    for (int i = 0; i < n; i++) {
-        MPI_Info_get_nthkey(from, i, name);
-        MPI_Info_get(from, name, MPI_MAX_INFO_VAL, value, &flag);
-        MPI_Info_set(into, name, value);
-    }
-}
 
 /* Hints go into the info of the fapl's MPI-IO driver; the application's communicator and
  * hints are kept (ours win on conflicts). */
@@ -104,9 +15,9 @@ static void apply_hints(struct iot_file *file, hid_t fapl, FILE *applied)
 {
     MPI_Comm comm = MPI_COMM_NULL;
     MPI_Info info = MPI_INFO_NULL;
-    file->requested = requested_hints(&file->settings);
+    file->requested = iot_hints_requested(&file->settings);
     fputs("\"hints\": ", applied);
-    write_info(applied, file->requested);
+    iot_write_info(applied, file->requested);
     if (!file->mpio || H5Pget_fapl_mpio(fapl, &comm, &info) < 0)
         return;
     file->comm = comm;   /* HDF5 handed us a duplicate: ours until the report */
@@ -114,7 +25,7 @@ static void apply_hints(struct iot_file *file, hid_t fapl, FILE *applied)
         goto done;
     if (info == MPI_INFO_NULL)
         MPI_Info_create(&info);
-    merge_info(info, file->requested);
+    iot_hints_merge(info, file->requested);
     H5Pset_fapl_mpio(fapl, comm, info);
 done:
     if (info != MPI_INFO_NULL)
@@ -156,22 +67,6 @@ static void apply_hdf5(const struct iot_settings *s, hid_t fapl, int mpio, FILE 
     fputc('}', applied);
 }
 
-/* Open MPI's MCA parameters are set by the launcher (the program's environment before
- * MPI_Init), not here: recorded as asked, so that the read-back can say whether they took. */
-static void record_mca(const struct iot_settings *s, FILE *applied)
-{
-    char text[64];
-    int n = 0;
-    fputs(", \"openmpi\": {", applied);
-    for (int id = 0; id < IOT_NKEYS; id++)
-        if (IOT_KEYS[id].mca && s->v[id].set) {
-            iot_hint_text(id, &s->v[id], text, sizeof text);
-            fprintf(applied, "%s\"%s\": ", iot_json_sep(&n), IOT_KEYS[id].name);
-            json_string(applied, text);
-        }
-    fputc('}', applied);
-}
-
 hid_t iot_apply_fapl(struct iot_file *file, hid_t app_fapl)
 {
     hid_t fapl = H5Pcopy(app_fapl == H5P_DEFAULT ? H5P_FILE_ACCESS_DEFAULT : app_fapl);
@@ -181,7 +76,7 @@ hid_t iot_apply_fapl(struct iot_file *file, hid_t app_fapl)
     fputc('{', applied);
     apply_hints(file, fapl, applied);
     apply_hdf5(&file->settings, fapl, file->mpio, applied);
-    record_mca(&file->settings, applied);
+    iot_write_applied_mca(applied, &file->settings);
     fputc('}', applied);
     fclose(applied);
     return fapl;

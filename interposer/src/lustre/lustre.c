@@ -1,5 +1,5 @@
 #define _GNU_SOURCE
-#include "fsinfo.h"
+#include "lustre/lustre.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/vfs.h>
+#include <unistd.h>
 
 static const struct {
     long magic;
@@ -57,7 +58,7 @@ static void *lustre_api(const char *symbol)
     return library ? dlsym(library, symbol) : NULL;
 }
 
-int iot_lustre_create(const char *path, long long stripe_size, int stripe_offset, int stripe_count)
+static int lustre_create(const char *path, long long stripe_size, int stripe_offset, int stripe_count)
 {
     int (*create)(const char *, unsigned long long, int, int, int) =
         (int (*)(const char *, unsigned long long, int, int, int))lustre_api("llapi_file_create");
@@ -66,7 +67,7 @@ int iot_lustre_create(const char *path, long long stripe_size, int stripe_offset
     return create(path, (unsigned long long)stripe_size, stripe_offset, stripe_count, 0);
 }
 
-int iot_lustre_layout(const char *path, long long *stripe_count, long long *stripe_size)
+static int lustre_layout(const char *path, long long *stripe_count, long long *stripe_size)
 {
     void *(*get)(const char *, uint32_t) =
         (void *(*)(const char *, uint32_t))lustre_api("llapi_layout_get_by_path");
@@ -86,4 +87,58 @@ int iot_lustre_layout(const char *path, long long *stripe_count, long long *stri
     *stripe_count = (long long)c;
     *stripe_size = (long long)s;
     return rc;
+}
+
+static int striping_set(const struct iot_value *v)
+{
+    return v[IOT_K_LUSTRE_STRIPE_COUNT].set || v[IOT_K_LUSTRE_STRIPE_SIZE].set
+        || v[IOT_K_LUSTRE_STRIPE_OFFSET].set;
+}
+
+/* Rank 0 creates the file with the layout first; every rank learns whether that worked. */
+static void precreate(struct iot_file *file, const char *name)
+{
+    const struct iot_value *v = file->settings.v;
+    char reason[128];
+    int rank = 0, rc = 0;
+    if (file->comm != MPI_COMM_NULL)
+        MPI_Comm_rank(file->comm, &rank);
+    if (rank == 0) {
+        unlink(name);
+        rc = lustre_create(name, v[IOT_K_LUSTRE_STRIPE_SIZE].set ? v[IOT_K_LUSTRE_STRIPE_SIZE].i : 0,
+                           v[IOT_K_LUSTRE_STRIPE_OFFSET].set ? (int)v[IOT_K_LUSTRE_STRIPE_OFFSET].i : -1,
+                           v[IOT_K_LUSTRE_STRIPE_COUNT].set ? (int)v[IOT_K_LUSTRE_STRIPE_COUNT].i : 0);
+    }
+    if (file->comm != MPI_COMM_NULL)
+        MPI_Bcast(&rc, 1, MPI_INT, 0, file->comm);
+    if (rc) {
+        snprintf(reason, sizeof reason, "liblustreapi could not create the file: %s",
+                 rc == -ENOSYS ? "liblustreapi is not installed" : strerror(-rc));
+        iot_not_effective(&file->not_effective, "lustre", NULL, NULL, reason);
+    }
+}
+
+void iot_lustre_before_open(struct iot_file *file, const char *name, int creating,
+                            int truncating)
+{
+    char fs[32];
+    if (!striping_set(file->settings.v))
+        return;
+    if (!creating) {
+        iot_not_effective(&file->not_effective, "lustre", NULL, NULL,
+                          "striping is fixed when a file is created; this file was opened");
+        return;
+    }
+    if (truncating && iot_fs_type(name, fs, sizeof fs) == IOT_FS_LUSTRE)
+        precreate(file, name);
+}
+
+void iot_lustre_readback(const struct iot_file *file, enum iot_fs fs, FILE *out)
+{
+    long long count = 0, size = 0;
+    if (fs != IOT_FS_LUSTRE || lustre_layout(file->name, &count, &size) != 0) {
+        fputs(", \"lustre\": null", out);
+        return;
+    }
+    fprintf(out, ", \"lustre\": {\"stripe_count\": %lld, \"stripe_size\": %lld}", count, size);
 }

@@ -2,7 +2,7 @@
  * (hints from the MPI file ROMIO opened, properties from HDF5's own lists), compared with what
  * was requested; differences go to the record's `not_effective` list with the reason. */
 #pragma once
-#include "records.h"
+#include "core/records.h"
 
 void iot_readback_file(struct iot_file *file);
 void iot_readback_dataset(struct iot_dataset *dataset, const struct iot_file *file);
@@ -15,5 +15,3 @@ void iot_readback_created(struct iot_dataset *dataset, const struct iot_file *fi
                           hid_t used_dcpl, const struct iot_creation *settings);
 /* The file closes (NULL: at exit): forget what was read back in it. */
 void iot_readback_forget(const struct iot_file *file);
-const char *iot_layout_name(H5D_layout_t layout);   /* "contiguous", "chunked", ... */
-const char *iot_fill_value_name(H5D_fill_value_t status);  /* "user", "default", "undefined" */

@@ -1,8 +1,8 @@
 /* The tables of open files and their datasets. HDF5 applications drive HDF5 from one thread
  * (Debian's parallel HDF5 is not thread-safe anyway), so the tables need no lock. */
-#include "records.h"
+#include "core/records.h"
 
-#include "capture.h"
+#include "capture/capture.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -142,4 +142,37 @@ void iot_records_free_all(void)
     free(open_datasets);
     open_datasets = NULL;
     open_capacity = 0;
+}
+
+void iot_not_effective(struct iot_list *list, const char *key, const char *requested,
+                       const char *effective, const char *reason)
+{
+    FILE *out = iot_list_item(list);
+    fputs("{\"key\": ", out);
+    json_string(out, key);
+    fputs(", \"requested\": ", out);
+    json_string(out, requested);
+    fputs(", \"effective\": ", out);
+    json_string(out, effective);
+    fputs(", \"reason\": ", out);
+    json_string(out, reason);
+    fputc('}', out);
+}
+
+const char *iot_layout_name(H5D_layout_t layout)
+{
+    switch (layout) {
+    case H5D_COMPACT: return "compact";
+    case H5D_CONTIGUOUS: return "contiguous";
+    case H5D_CHUNKED: return "chunked";
+    case H5D_VIRTUAL: return "virtual";
+    default: return "unknown";
+    }
+}
+
+const char *iot_fill_value_name(H5D_fill_value_t status)
+{
+    return status == H5D_FILL_VALUE_USER_DEFINED ? "user"
+           : status == H5D_FILL_VALUE_UNDEFINED  ? "undefined"
+                                                 : "default";
 }

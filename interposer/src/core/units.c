@@ -3,7 +3,7 @@
 #include <ctype.h>
 #include <string.h>
 
-#include "config.h"
+#include "core/config.h"
 
 static long long unit_factor(char unit)
 {

@@ -1,11 +1,11 @@
 #define _GNU_SOURCE
-#include "mpi_io.h"
+#include "mpiio/component.h"
 
 #include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "json.h"
+#include "core/json.h"
 
 /* Open MPI 4.1's OMPIO reads these info keys and no other (v4.1.4, ompi/mca/common/ompio,
  * ompi/mca/fs/lustre): cb_nodes (its aggregator count, over io_ompio_num_aggregators:

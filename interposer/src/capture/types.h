@@ -2,8 +2,8 @@
 #pragma once
 #include <hdf5.h>
 
-#include "json.h"
-#include "records.h"
+#include "core/json.h"
+#include "core/records.h"
 
 #define MAXR H5S_MAX_RANK
 #define DESC(rank) (4 * (rank))   /* one hyperslab: start, stride, count, block */
