@@ -1,14 +1,16 @@
 """The interposer's C parser and the Python validator accept and refuse the same configs,
-with the same messages (both are driven by config-schema.yaml)."""
+with the same messages (both are driven by config-schema.yaml); and the interposer and
+iotwin.config.resolve give every file and dataset the same settings from the same blocks."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
 import pytest
 from iotwin import paths
-from iotwin.config.schema import ConfigError, load_config
+from iotwin.config.schema import ConfigError, load_config, matched_blocks, resolve
 
 CASES = {
     "good": """
@@ -83,3 +85,64 @@ def test_c_and_python_give_the_same_verdict(c_verdicts, case):
 
 def test_a_full_config_is_accepted_by_both(c_verdicts):
     assert c_verdicts["good"] == ("ok", "ok")
+
+
+SCOPED = """
+mpiio: {cb_nodes: 2, cb_buffer_size: 4MiB, hints: {a: 1, keep: top}}
+lustre: {stripe_count: 4}
+openmpi: {fcoll: vulcan}
+hdf5: {alignment: {threshold: 0, boundary: 1MiB}, meta_block_size: 64KiB}
+dataset: {chunk_size: 1MiB, fill_time: never}
+files:
+  - match: "*.h5"
+    mpiio: {cb_nodes: 4, hints: {a: 2, b: x}}
+    hdf5: {alignment: {threshold: 5}}
+    datasets:
+      - {match: x, chunk_dims: [16, 2]}
+      - {match: "/g/*", transfer_mode: independent, alloc_time: early}
+      - {match: "[!x]*", chunk_size: 2KiB}
+  - match: "ckpt_??.h5"
+    lustre: {stripe_count: 8, stripe_size: 1MiB}
+    dataset: {transfer_mode: collective}
+    datasets: [{match: "*", fill_time: alloc}]
+  - match: "/scratch/run/*"
+    mpiio: {romio_cb_write: disable}
+  - match: "out.bin"
+    mpiio: {cb_nodes: 1}
+"""
+NAMES = [("/scratch/run/ckpt_01.h5", None), ("/scratch/run/ckpt_01.h5", "/g/x"),
+         ("/scratch/run/ckpt_01.h5", "/Step#0/px"), ("ckpt_01.h5", "x"),
+         ("ckpt_001.h5", "/g/y"), ("/scratch/run/out.bin", None), ("out.bin", None),
+         ("/other/out.bin.h5", "/a/b/x"), ("/scratch/run", None), ("plain", "/x"),
+         ("/scratch/run/sub/dir/field.h5", "/x/[y]"), ("relative/ckpt_ab.h5", "y")]
+
+
+def c_resolve(config: Path, file: str, dataset: str | None) -> dict:
+    checker = paths.built("tests/programs/config_check")
+    done = subprocess.run([checker, "--resolve", config, file, *([dataset] if dataset else [])],
+                          capture_output=True, text=True, check=True)
+    return json.loads(done.stdout)
+
+
+@pytest.mark.parametrize(("file", "dataset"), NAMES)
+def test_the_interposer_and_python_resolve_the_same_settings(tmp_path: Path, file, dataset):
+    path = tmp_path / "scoped.yaml"
+    path.write_text(SCOPED)
+    config = load_config(path)
+    got = c_resolve(path, file, dataset)
+    assert got["matched"].split(",") == [label for label, _ in
+                                         matched_blocks(config, file, dataset)]
+    assert got["settings"] == resolve(config, file, dataset)
+
+
+def test_resolution_cases_cover_every_kind_of_block(tmp_path: Path):
+    """The names above reach dataset blocks, file blocks matched by the full name and by the
+    last component, and none at all: the parity above is not vacuous."""
+    path = tmp_path / "scoped.yaml"
+    path.write_text(SCOPED)
+    labels = {label for file, dataset in NAMES
+              for label in c_resolve(path, file, dataset)["matched"].split(",")}
+    assert labels >= {"top", "files[0]", "files[1]", "files[2]", "files[3]",
+                      "files[0].datasets[0]", "files[0].datasets[1]", "files[0].datasets[2]",
+                      "files[1].datasets[0]"}
+    assert c_resolve(path, "plain", "/x")["matched"] == "top"

@@ -4,7 +4,6 @@
 #include "core/config.h"
 
 #include <errno.h>
-#include <fnmatch.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +11,7 @@
 #include <yaml.h>
 
 #include "core/json.h"
+#include "iotwin_rules.h"
 
 #define PATH_LEN 512
 
@@ -513,6 +513,30 @@ static int parse_file(FILE *file, const char *path, struct iot_config *config, c
     return rc;
 }
 
+/* The `match` patterns in the arrays the shared rules take. */
+static int collect_patterns(struct iot_config *config)
+{
+    int n = config->nfiles, total = 0;
+    for (int i = 0; i < n; i++)
+        total += config->files[i].ndatasets;
+    config->file_patterns = calloc((size_t)n + 1, sizeof *config->file_patterns);
+    config->first_dataset = calloc((size_t)n + 1, sizeof *config->first_dataset);
+    config->dataset_patterns = calloc((size_t)total + 1, sizeof *config->dataset_patterns);
+    config->file_rule_used = calloc((size_t)n + 1, sizeof *config->file_rule_used);
+    if (!config->file_patterns || !config->first_dataset || !config->dataset_patterns
+        || !config->file_rule_used)
+        return -1;
+    for (int i = 0, j = 0; i < n; i++) {
+        const struct iot_file_block *file = &config->files[i];
+        config->file_patterns[i] = file->s.v[IOT_K_SCOPE_FILE_MATCH].s;
+        config->first_dataset[i] = j;
+        for (int k = 0; k < file->ndatasets; k++)
+            config->dataset_patterns[j++] = file->datasets[k].s.v[IOT_K_SCOPE_DATASET_MATCH].s;
+        config->first_dataset[i + 1] = j;
+    }
+    return 0;
+}
+
 int iot_config_load(const char *path, struct iot_config **out, char *err, size_t errlen)
 {
     FILE *file = fopen(path, "r");
@@ -523,6 +547,8 @@ int iot_config_load(const char *path, struct iot_config **out, char *err, size_t
     struct iot_config *config = calloc(1, sizeof *config);
     int rc = parse_file(file, path, config, err, errlen);
     fclose(file);
+    if (rc == 0 && collect_patterns(config) != 0)
+        rc = -1, snprintf(err, errlen, "%s: out of memory", path);
     if (rc) {
         iot_config_free(config);
         return -1;
@@ -564,15 +590,12 @@ void iot_config_free(struct iot_config *config)
         iot_settings_clear(&file->s);
     }
     free(config->files);
+    free(config->file_patterns);
+    free(config->first_dataset);
+    free(config->dataset_patterns);
+    free(config->file_rule_used);
     iot_settings_clear(&config->top);
     free(config);
-}
-
-int iot_matches(const char *pattern, const char *name)
-{
-    const char *slash = strrchr(name, '/');
-    return fnmatch(pattern, name, FNM_NOESCAPE) == 0
-        || (slash && fnmatch(pattern, slash + 1, FNM_NOESCAPE) == 0);
 }
 
 static void map_put(struct iot_value *into, const char *name, const char *value)
@@ -629,41 +652,50 @@ static void add_label(char *matched, size_t len, const char *label)
     snprintf(matched + n, len - n, "%s%s", n ? "," : "", label);
 }
 
+/* The (file, dataset) indices of the scoped blocks that apply, in order; *n how many. Small
+ * configs use `room`, larger ones a buffer the caller frees (the result when it is not room). */
+static int *applying_blocks(const struct iot_config *config, const char *file_name,
+                            const char *dataset_name, int *room, int room_len, int *n)
+{
+    int *blocks = room, len = room_len / 2;
+    for (;;) {
+        *n = iotwin_rules_applying(config->nfiles, config->file_patterns, config->first_dataset,
+                                   config->dataset_patterns, file_name, dataset_name, blocks,
+                                   blocks + len, len);
+        if (*n <= len)
+            return blocks;
+        if (blocks != room)
+            free(blocks);
+        len = *n;
+        if (!(blocks = malloc(2 * (size_t)len * sizeof *blocks)))
+            return *n = 0, room;
+    }
+}
+
 void iot_resolve(const struct iot_config *config, const char *file_name, const char *dataset_name,
                  struct iot_settings *out, char *matched, size_t matched_len)
 {
     const unsigned all = (1u << IOT_NBLOCKS) - 1;
+    int room[64], n = 0;
+    int *blocks = applying_blocks(config, file_name, dataset_name, room, 64, &n);
+    const int *files = blocks, *datasets = blocks + (blocks == room ? 32 : n);
     char label[64];
     memset(out, 0, sizeof *out);
     matched[0] = '\0';
     add_label(matched, matched_len, "top");
     settings_merge(out, &config->top, all);
-    for (int i = 0; i < config->nfiles; i++)
-        if (iot_matches(config->files[i].s.v[IOT_K_SCOPE_FILE_MATCH].s, file_name)) {
-            snprintf(label, sizeof label, "files[%d]", i);
-            add_label(matched, matched_len, label);
-            settings_merge(out, &config->files[i].s, all);
+    for (int k = 0; k < n; k++) {
+        const struct iot_file_block *file = &config->files[files[k]];
+        if (datasets[k] < 0) {
+            snprintf(label, sizeof label, "files[%d]", files[k]);
+            settings_merge(out, &file->s, all);
+            config->file_rule_used[files[k]] = 1;
+        } else {
+            snprintf(label, sizeof label, "files[%d].datasets[%d]", files[k], datasets[k]);
+            settings_merge(out, &file->datasets[datasets[k]].s, IOT_B_DATASET);
         }
-    for (int i = 0; dataset_name && i < config->nfiles; i++) {
-        const struct iot_file_block *file = &config->files[i];
-        if (!iot_matches(file->s.v[IOT_K_SCOPE_FILE_MATCH].s, file_name))
-            continue;
-        for (int j = 0; j < file->ndatasets; j++)
-            if (iot_matches(file->datasets[j].s.v[IOT_K_SCOPE_DATASET_MATCH].s, dataset_name)) {
-                snprintf(label, sizeof label, "files[%d].datasets[%d]", i, j);
-                add_label(matched, matched_len, label);
-                settings_merge(out, &file->datasets[j].s, IOT_B_DATASET);
-            }
+        add_label(matched, matched_len, label);
     }
-}
-
-/* For tests: validate a config with the interposer's own parser; prints the error or "ok". */
-__attribute__((visibility("default"))) int iotwin_check_config(const char *path, char *err, size_t errlen)
-{
-    struct iot_config *config = NULL;
-    if (iot_config_load(path, &config, err, errlen) != 0)
-        return -1;
-    iot_config_free(config);
-    snprintf(err, errlen, "ok");
-    return 0;
+    if (blocks != room)
+        free(blocks);
 }

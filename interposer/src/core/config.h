@@ -34,21 +34,24 @@ struct iot_config {
     struct iot_settings top;
     struct iot_file_block *files;
     int nfiles;
+    /* the `match` patterns as the shared rules take them (iotwin_rules_applying) */
+    const char **file_patterns;
+    int *first_dataset;
+    const char **dataset_patterns;
+    int *file_rule_used;      /* files[i] matched a file this process opened */
 };
 
 /* 0 and *out set on success; -1 with a one-line message ("path: key.path: problem") in err. */
 int iot_config_load(const char *path, struct iot_config **out, char *err, size_t errlen);
 void iot_config_free(struct iot_config *config);
 
-/* Settings for file_name (and dataset_name, or NULL), merged in the same order as
- * iotwin.config.resolve; `matched` receives the labels of the blocks that applied, comma
+/* Settings for file_name (and dataset_name, or NULL): the blocks the shared rules say apply
+ * (iotwin_rules_applying, as iotwin.config.resolve takes them), merged in that order, later
+ * values winning key by key; `matched` receives the labels of the blocks that applied, comma
  * separated ("top,files[0]"). Free the result with iot_settings_clear. */
 void iot_resolve(const struct iot_config *config, const char *file_name, const char *dataset_name,
                  struct iot_settings *out, char *matched, size_t matched_len);
 void iot_settings_clear(struct iot_settings *settings);
-
-/* The one glob rule: fnmatch on the full name or on its last '/' component. */
-int iot_matches(const char *pattern, const char *name);
 
 /* A size with units ("4MiB", "64K", "1048576") in bytes, as iotwin.units.parse_size. */
 int iot_parse_size(const char *text, long long *bytes);

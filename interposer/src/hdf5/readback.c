@@ -67,7 +67,7 @@ void iot_readback_file(struct iot_file *file)
 {
     size_t len = 0;
     FILE *out = open_memstream(&file->effective, &len);
-    enum iot_fs fs = iot_fs_type(file->name, file->fs_type, sizeof file->fs_type);
+    enum iotwin_fs fs = iotwin_filesystem(file->name, file->fs_type, sizeof file->fs_type);
     fputc('{', out);
     iot_hints_readback(file, fs, mpi_file_of(file), out);
     if (!file->mpio)

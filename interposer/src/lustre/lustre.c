@@ -3,47 +3,11 @@
 
 #include <dlfcn.h>
 #include <errno.h>
-#include <libgen.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/vfs.h>
 #include <unistd.h>
-
-static const struct {
-    long magic;
-    const char *name;
-    enum iot_fs fs;
-} KNOWN_FS[] = {
-    {0x0BD00BD0, "lustre", IOT_FS_LUSTRE}, {0x47504653, "gpfs", IOT_FS_GPFS},
-    {0xEF53, "ext4", IOT_FS_OTHER},        {0x58465342, "xfs", IOT_FS_OTHER},
-    {0x01021994, "tmpfs", IOT_FS_OTHER},   {0x6969, "nfs", IOT_FS_OTHER},
-    {0x794c7630, "overlayfs", IOT_FS_OTHER}, {0x9123683E, "btrfs", IOT_FS_OTHER},
-    {0x65735546, "fuse", IOT_FS_OTHER},    {0x2FC12FC1, "zfs", IOT_FS_OTHER},
-};
-
-enum iot_fs iot_fs_type(const char *path, char *name, size_t len)
-{
-    struct statfs info;
-    int rc = statfs(path, &info);
-    if (rc != 0) {
-        char *copy = strdup(path);
-        rc = statfs(dirname(copy), &info);
-        free(copy);
-    }
-    if (rc != 0) {
-        snprintf(name, len, "unknown");
-        return IOT_FS_OTHER;
-    }
-    for (size_t i = 0; i < sizeof KNOWN_FS / sizeof KNOWN_FS[0]; i++)
-        if ((uint32_t)info.f_type == (uint32_t)KNOWN_FS[i].magic) {
-            snprintf(name, len, "%s", KNOWN_FS[i].name);
-            return KNOWN_FS[i].fs;
-        }
-    snprintf(name, len, "0x%lx", (unsigned long)info.f_type);
-    return IOT_FS_OTHER;
-}
 
 static void *lustre_api(const char *symbol)
 {
@@ -129,14 +93,14 @@ void iot_lustre_before_open(struct iot_file *file, const char *name, int creatin
                           "striping is fixed when a file is created; this file was opened");
         return;
     }
-    if (truncating && iot_fs_type(name, fs, sizeof fs) == IOT_FS_LUSTRE)
+    if (truncating && iotwin_filesystem(name, fs, sizeof fs) == IOTWIN_FS_LUSTRE)
         precreate(file, name);
 }
 
-void iot_lustre_readback(const struct iot_file *file, enum iot_fs fs, FILE *out)
+void iot_lustre_readback(const struct iot_file *file, enum iotwin_fs fs, FILE *out)
 {
     long long count = 0, size = 0;
-    if (fs != IOT_FS_LUSTRE || lustre_layout(file->name, &count, &size) != 0) {
+    if (fs != IOTWIN_FS_LUSTRE || lustre_layout(file->name, &count, &size) != 0) {
         fputs(", \"lustre\": null", out);
         return;
     }

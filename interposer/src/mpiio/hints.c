@@ -105,10 +105,10 @@ static const char *ompio_reason(const char *hint, const char *value)
 }
 
 /* Why ROMIO did not keep a hint. */
-static void romio_reason(const struct iot_file *file, enum iot_fs fs, const char *hint,
+static void romio_reason(const struct iot_file *file, enum iotwin_fs fs, const char *hint,
                          const char *effective, char *reason, size_t len)
 {
-    if (is_striping_hint(hint) && fs != IOT_FS_LUSTRE)
+    if (is_striping_hint(hint) && fs != IOTWIN_FS_LUSTRE)
         snprintf(reason, len, "the file is on %s, not Lustre: ROMIO's generic driver drops "
                  "striping_factor and start_iodevice, and striping_unit only aligns "
                  "collective-buffering file domains", file->fs_type);
@@ -121,7 +121,7 @@ static void romio_reason(const struct iot_file *file, enum iot_fs fs, const char
 
 /* Why a requested hint with read-back `got` (NULL: absent) did not take effect, into reason;
  * 0 if it did. `shown` receives what to report as effective. */
-static int hint_reason(const struct iot_file *file, enum iot_fs fs, enum iot_mpi_io io,
+static int hint_reason(const struct iot_file *file, enum iotwin_fs fs, enum iot_mpi_io io,
                        const char *name, const char *wanted, const char *got,
                        const char **shown, char *reason, size_t len)
 {
@@ -139,13 +139,13 @@ static int hint_reason(const struct iot_file *file, enum iot_fs fs, enum iot_mpi
         snprintf(reason, len, "%s", why);
         return 1;
     }
-    if (same && !(is_striping_hint(name) && fs != IOT_FS_LUSTRE))
+    if (same && !(is_striping_hint(name) && fs != IOTWIN_FS_LUSTRE))
         return 0;
     romio_reason(file, fs, name, got, reason, len);
     return 1;
 }
 
-static void compare_hints(struct iot_file *file, enum iot_fs fs, enum iot_mpi_io io,
+static void compare_hints(struct iot_file *file, enum iotwin_fs fs, enum iot_mpi_io io,
                           MPI_Info effective)
 {
     int n = 0, flag = 0;
@@ -264,7 +264,7 @@ static void compare_mca(struct iot_file *file, enum iot_mpi_io io, const struct 
 }
 
 /* Hints as ROMIO applied them: from the open MPI file, not from what was passed in. */
-void iot_hints_readback(struct iot_file *file, enum iot_fs fs, MPI_File fh, FILE *out)
+void iot_hints_readback(struct iot_file *file, enum iotwin_fs fs, MPI_File fh, FILE *out)
 {
     MPI_Info info = MPI_INFO_NULL;
     if (fh == MPI_FILE_NULL || MPI_File_get_info(fh, &info) != MPI_SUCCESS) {

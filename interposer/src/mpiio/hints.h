@@ -21,7 +21,7 @@ void iot_write_applied_mca(FILE *applied, const struct iot_settings *settings);
 /* `"hints": {...}, "mpi_io": {...}, "openmpi": ...` read back from the open file `fh`, its
  * not-effective entries added to file->not_effective; `"hints": null` if the file's info
  * cannot be read. */
-void iot_hints_readback(struct iot_file *file, enum iot_fs fs, MPI_File fh, FILE *out);
+void iot_hints_readback(struct iot_file *file, enum iotwin_fs fs, MPI_File fh, FILE *out);
 /* The hints and MCA parameters asked for a file not opened with MPI-IO: not effective. */
 void iot_hints_without_mpio(struct iot_file *file);
 /* The file name to open: `name`, or with the "bglockless:" prefix when the settings ask for

@@ -13,7 +13,6 @@ to the validator and another to the interposer.
 from __future__ import annotations
 
 import copy
-import fnmatch
 import functools
 import json
 import re
@@ -25,6 +24,7 @@ from typing import Any
 import yaml
 
 from iotwin import paths
+from iotwin.config import rules
 from iotwin.errors import UserError
 from iotwin.units import format_size, parse_size
 from iotwin.yaml_files import describe_yaml_error
@@ -439,9 +439,9 @@ def _value_with_units(key: Key, value: Any) -> Any:
 # --- scoping -------------------------------------------------------------------------------
 
 def matches(pattern: str, name: str) -> bool:
-    """The one glob rule: fnmatch on the full name, or on its last ``/`` component."""
-    return (fnmatch.fnmatchcase(name, pattern)
-            or fnmatch.fnmatchcase(name.rsplit("/", 1)[-1], pattern))
+    """The one glob rule (iotwin.config.rules): fnmatch on the full name, or on its last ``/``
+    component."""
+    return rules.matches(pattern, name)
 
 
 def literal_glob(name: str) -> str:
@@ -465,19 +465,19 @@ def with_dataset_settings(config: dict[str, Any], targets: Iterable[tuple[str, s
 
 def matched_blocks(config: dict[str, Any], file_name: str,
                    dataset_name: str | None = None) -> Iterator[tuple[str, dict[str, Any]]]:
-    """(label, {block: settings}) for each part of ``config`` that applies, in applying order."""
+    """(label, {block: settings}) for each part of ``config`` that applies, in applying order
+    (the shared rules' iotwin.config.rules.applying, as the interposer takes them)."""
     yield "top", {b: config[b] for b in BLOCKS if b in config}
-    files = [(i, entry) for i, entry in enumerate(config.get("files", []))
-             if matches(entry["match"], file_name)]
-    for i, entry in files:
-        yield f"files[{i}]", {b: entry[b] for b in BLOCKS if b in entry}
-    if dataset_name is None:
-        return
-    for i, entry in files:
-        for j, scoped in enumerate(entry.get("datasets", [])):
-            if matches(scoped["match"], dataset_name):
-                settings = {k: v for k, v in scoped.items() if k != "match"}
-                yield f"files[{i}].datasets[{j}]", {"dataset": settings}
+    files = config.get("files", [])
+    for i, j in rules.applying([entry["match"] for entry in files],
+                               [[scoped["match"] for scoped in entry.get("datasets", [])]
+                                for entry in files], file_name, dataset_name):
+        entry = files[i]
+        if j is None:
+            yield f"files[{i}]", {b: entry[b] for b in BLOCKS if b in entry}
+        else:
+            settings = {k: v for k, v in entry["datasets"][j].items() if k != "match"}
+            yield f"files[{i}].datasets[{j}]", {"dataset": settings}
 
 
 def resolve(config: dict[str, Any], file_name: str,

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from iotwin.config import rules
 from iotwin.errors import UserError
 from iotwin.executors.base import Executor
 from iotwin.space.parameters import SpaceContext
@@ -146,14 +147,6 @@ def space_context(name: str, platform: str, ranks: int) -> SpaceContext:
 
 
 def filesystem_of(path: Path) -> str:
-    """lustre, gpfs, or ufs (ROMIO's name for any other local or network file system)."""
-    path = path.resolve()
-    while not path.exists():
-        path = path.parent
-    best, kind = "", "ufs"
-    for line in Path("/proc/mounts").read_text().splitlines():
-        _, mount, fstype, *_ = line.split()
-        inside = path == Path(mount) or Path(mount) in path.parents
-        if inside and len(mount) > len(best):
-            best, kind = mount, fstype
-    return kind if kind in ("lustre", "gpfs") else "ufs"
+    """lustre, gpfs, or ufs (ROMIO's name for any other local or network file system), as the
+    interposer tells them (the shared rules: iotwin.config.rules.filesystem)."""
+    return rules.filesystem(path.resolve())[0]
