@@ -101,26 +101,36 @@ void iot_capture_unsupported(struct iot_file *file, const char *what, const char
 
 /* --- datasets -------------------------------------------------------------------------------- */
 
-struct cap_dataset *iot_capture_add_dataset(struct iot_file *file, struct iot_dataset *d)
+int iot_capture_new_dataset(struct iot_file *file, const char *name, struct cap_dataset **cd)
 {
     struct iot_capture *c = file->capture;
-    if (!c || c->failed || d->capture_index)
-        return NULL;
+    if (!c || c->failed)
+        return 0;
     if (!iot_capture_room(&c->datasets, &c->dataset_cap, (size_t)c->ndatasets + 1,
                           sizeof *c->datasets)) {
         c->failed = "out of memory";
-        return NULL;
+        return 0;
     }
-    struct cap_dataset *cd = &c->datasets[c->ndatasets];
-    memset(cd, 0, sizeof *cd);
-    if (!(cd->name = strdup(d->name))) {
+    *cd = &c->datasets[c->ndatasets];
+    memset(*cd, 0, sizeof **cd);
+    if (!((*cd)->name = strdup(name))) {
         c->failed = "out of memory";
-        return NULL;
+        return 0;
     }
-    d->capture_index = ++c->ndatasets;
-    cd->creation = (struct iot_creation){H5D_CONTIGUOUS, -1, {0}, H5D_FILL_TIME_IFSET,
-                                         H5D_ALLOC_TIME_DEFAULT, H5D_FILL_VALUE_DEFAULT};
-    return cd;
+    (*cd)->creation = (struct iot_creation){H5D_CONTIGUOUS, -1, {0}, H5D_FILL_TIME_IFSET,
+                                            H5D_ALLOC_TIME_DEFAULT, H5D_FILL_VALUE_DEFAULT};
+    return ++c->ndatasets;
+}
+
+void iot_capture_set_shape(struct cap_dataset *cd, long long element_bytes, int rank,
+                           const hsize_t *dims, const hsize_t *max_dims)
+{
+    cd->element_bytes = element_bytes;
+    cd->rank = rank > 0 ? rank : 0;
+    for (int a = 0; a < cd->rank; a++) {
+        cd->dims[a] = dims[a];
+        cd->max_dims[a] = max_dims ? max_dims[a] : dims[a];
+    }
 }
 
 /* --- this rank's calls ------------------------------------------------------------------------ */
@@ -175,15 +185,13 @@ int iot_capture_push_box(struct iot_capture *c, int rank, const hsize_t *start,
     return iot_capture_push_hyperslab(c, rank, start, NULL, count, NULL);
 }
 
-void iot_capture_add_write(struct iot_file *file, struct iot_dataset *d, int collective,
-                           int (*push)(struct iot_capture *c, const struct cap_dataset *cd,
-                                       const void *arg),
-                           const void *arg, double start, double end)
+void iot_capture_write_to(struct iot_file *file, int index, int collective,
+                          iot_selection_push push, const void *arg, double start, double end)
 {
     struct iot_capture *c = file->capture;
-    if (!c || c->failed || !d->capture_index)
+    if (!c || c->failed || !index)
         return;
-    struct cap_dataset *cd = &c->datasets[d->capture_index - 1];
+    struct cap_dataset *cd = &c->datasets[index - 1];
     size_t at = c->npool;
     long long *n = pool_take(c, 1);
     int boxes = n ? push(c, cd, arg) : -1;
@@ -193,7 +201,7 @@ void iot_capture_add_write(struct iot_file *file, struct iot_dataset *d, int col
         return;
     }
     c->pool[at] = boxes;
-    call->dataset = d->capture_index - 1;
+    call->dataset = index - 1;
     call->ordinal = cd->writes++;
     call->collective = collective;
     call->sel = at;

@@ -18,17 +18,21 @@ int iot_capture_enabled(void);
 double iot_capture_clock(void);   /* epoch seconds */
 double iot_capture_epoch_of(double monotonic);   /* a CLOCK_MONOTONIC time in epoch seconds */
 
-/* A session starts: `driver` names how the file is written ("mpio", "sec2", ...). */
+/* A session starts: `driver` names how the file is written ("mpio", "sec2", "mpiio"...). */
 void iot_capture_start(struct iot_file *file, const char *driver, double start, double end);
-/* A new dataset of the session (its capture index set in d->capture_index), or NULL when
- * capture is off or failed, or d is known already. */
-struct cap_dataset *iot_capture_add_dataset(struct iot_file *file, struct iot_dataset *d);
-/* One write of dataset d whose selection `push` appends with iot_capture_push_box (it returns
- * the number of boxes, or -1 if the selection cannot be read). */
-void iot_capture_add_write(struct iot_file *file, struct iot_dataset *d, int collective,
-                           int (*push)(struct iot_capture *c, const struct cap_dataset *cd,
-                                       const void *arg),
-                           const void *arg, double start, double end);
+/* A new dataset of the session named `name`: its index + 1 (0 when capture is off or
+ * failed), its record in *cd. */
+int iot_capture_new_dataset(struct iot_file *file, const char *name, struct cap_dataset **cd);
+/* The fields of a dataset the layers fill in (capture/types.h has the rest). */
+void iot_capture_set_shape(struct cap_dataset *cd, long long element_bytes, int rank,
+                           const hsize_t *dims, const hsize_t *max_dims);
+/* One write of dataset `index` (as iot_capture_new_dataset returned it) whose selection
+ * `push` appends with iot_capture_push_box (it returns the number of boxes, or -1 if the
+ * selection cannot be read). */
+typedef int (*iot_selection_push)(struct iot_capture *c, const struct cap_dataset *cd,
+                                  const void *arg);
+void iot_capture_write_to(struct iot_file *file, int index, int collective,
+                          iot_selection_push push, const void *arg, double start, double end);
 /* One box of a write's selection: start and extents along each of `rank` axes; -1 when out
  * of memory. Strided: `stride` and `block` (NULL: 1). */
 int iot_capture_push_box(struct iot_capture *c, int rank, const hsize_t *start,

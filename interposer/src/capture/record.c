@@ -325,6 +325,7 @@ static void write_header(struct buf *out, const struct session *s, const struct 
     world(&world_rank, &world_size);
     PUT(out, "{\"iotwin_capture\": 1, \"file\": ");
     put_string(out, file->name);
+    put(out, file->api == IOT_API_MPIIO ? ", \"api\": \"mpiio\"" : ", \"api\": \"hdf5\"");
     PUT(out, ", \"how\": \"");
     put(out, file->how);
     PUT(out, "\", \"comm_size\": ");

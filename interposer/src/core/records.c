@@ -3,6 +3,7 @@
 #include "core/records.h"
 
 #include "capture/capture.h"
+#include "mpiio/files.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -18,10 +19,12 @@ static struct open_dataset {
 } *open_datasets;
 static int nopen, open_capacity;
 
-struct iot_file *iot_file_new(hid_t id, const char *name, const char *how)
+struct iot_file *iot_file_new(enum iot_api api, hid_t id, const char *name, const char *how)
 {
     struct iot_file *file = calloc(1, sizeof *file);
+    file->api = api;
     file->id = id;
+    file->fh = MPI_FILE_NULL;
     file->name = strdup(name);
     file->how = how;
     file->comm = MPI_COMM_NULL;
@@ -35,7 +38,15 @@ struct iot_file *iot_file_new(hid_t id, const char *name, const char *how)
 struct iot_file *iot_file_find(hid_t id)
 {
     for (int i = 0; i < nfiles; i++)
-        if (files[i]->id == id)
+        if (files[i]->id == id && files[i]->api == IOT_API_HDF5)
+            return files[i];
+    return NULL;
+}
+
+struct iot_file *iot_file_of_mpi(MPI_File fh)
+{
+    for (int i = 0; i < nfiles; i++)
+        if (files[i]->fh == fh && files[i]->api == IOT_API_MPIIO)
             return files[i];
     return NULL;
 }
@@ -52,14 +63,13 @@ static void dataset_free(struct iot_dataset *dataset)
     free(dataset);
 }
 
-static void file_free(struct iot_file *file)
+void iot_file_free(struct iot_file *file)
 {
     for (int i = 0; i < file->ndatasets; i++)
         dataset_free(file->datasets[i]);
     free(file->datasets);
     iot_capture_free(file->capture);
-    if (file->comm != MPI_COMM_NULL)
-        MPI_Comm_free(&file->comm);
+    iot_mpiio_file_free(file->mpiio);
     if (file->requested != MPI_INFO_NULL)
         MPI_Info_free(&file->requested);
     iot_settings_clear(&file->settings);
@@ -72,6 +82,12 @@ static void file_free(struct iot_file *file)
 
 void iot_file_forget(struct iot_file *file)
 {
+    iot_file_detach(file);
+    iot_file_free(file);
+}
+
+void iot_file_detach(struct iot_file *file)
+{
     for (int i = 0; i < nfiles; i++)
         if (files[i] == file) {
             files[i] = files[--nfiles];
@@ -82,7 +98,6 @@ void iot_file_forget(struct iot_file *file)
         if (open_datasets[i].file != file)
             open_datasets[kept++] = open_datasets[i];
     nopen = kept;
-    file_free(file);
 }
 
 void iot_dataset_opened(struct iot_file *file, struct iot_dataset *dataset, hid_t id)

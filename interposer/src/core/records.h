@@ -38,14 +38,22 @@ struct iot_dataset {
     struct iot_creation creation;
 };
 
+/* The layer a file is written through. */
+enum iot_api { IOT_API_HDF5, IOT_API_MPIIO };
+
+struct iot_mpiio_file;        /* the MPI-IO layer's own state of a file (mpiio/) */
+
 struct iot_file {
-    hid_t id;
+    enum iot_api api;
+    hid_t id;                 /* HDF5's file id (-1 for an MPI-IO file) */
+    MPI_File fh;              /* the open MPI file (MPI_FILE_NULL: none) */
     char *name;               /* as the application passed it */
     const char *how;          /* "create" or "open" */
     char matched[IOT_MATCHED_LEN];
     struct iot_settings settings;
     int mpio;                 /* opened with the MPI-IO driver */
-    MPI_Comm comm;            /* our duplicate of the file's communicator (MPI_COMM_NULL if none) */
+    MPI_Comm comm;            /* a duplicate of the file's communicator (MPI_COMM_NULL: none, or
+                               * one process): the report's and the capture's, from core/comms */
     MPI_Info requested;       /* the hints the interposer set (MPI_INFO_NULL if none) */
     char fs_type[32];
     double open_s, write_s, flush_s, close_s;
@@ -57,11 +65,15 @@ struct iot_file {
     struct iot_dataset **datasets;
     int ndatasets;
     struct iot_capture *capture;   /* NULL: capture off */
+    struct iot_mpiio_file *mpiio;  /* the MPI-IO layer's (NULL for HDF5's files) */
 };
 
-struct iot_file *iot_file_new(hid_t id, const char *name, const char *how);
-struct iot_file *iot_file_find(hid_t id);
+struct iot_file *iot_file_new(enum iot_api api, hid_t id, const char *name, const char *how);
+struct iot_file *iot_file_find(hid_t id);   /* an HDF5 file by its id */
+struct iot_file *iot_file_of_mpi(MPI_File fh);   /* an MPI-IO layer's file by its handle */
 void iot_file_forget(struct iot_file *file);   /* removes and frees it */
+void iot_file_detach(struct iot_file *file);   /* removes it from the open files (lookups) */
+void iot_file_free(struct iot_file *file);     /* frees a detached file */
 
 /* A dataset's record; id >= 0 registers it as open (as iot_dataset_opened). */
 struct iot_dataset *iot_dataset_new(struct iot_file *file, hid_t id, const char *name);

@@ -1,5 +1,7 @@
-/* The per-file JSON report: reduced over the file's communicator at H5Fclose (collective
- * anyway), appended by its rank 0 to $IOTWIN_REPORT as one line. Schema: interposer/README.md. */
+/* The per-file JSON report: reduced over the file's communicator (reduction.c: one
+ * nonblocking MPI_Iallreduce posted at the file's close, finished at the next close on that
+ * communicator or at MPI_Finalize) and appended by its rank 0 to $IOTWIN_REPORT as one line
+ * (report.c). Schema: interposer/README.md. */
 #pragma once
 #include "core/records.h"
 
@@ -10,7 +12,15 @@ struct iot_run {
     char async_api[256];
 };
 
-void iot_report_file(struct iot_file *file, const struct iot_run *run);
+/* The file has closed: takes its record over (detached from the open files) and reports it,
+ * now for a file of one process, else once the reduction posted here has finished. */
+void iot_report_close(struct iot_file *file, const struct iot_run *run);
+/* Finishes every reduction in flight and writes their lines (at MPI_Finalize). */
+void iot_report_settle_all(void);
+/* Frees the reduction's datatype and op (before MPI_Finalize). */
+void iot_report_free(void);
+/* Appends the file's line (reduced over `ranks` ranks) to the report. */
+void iot_report_write(struct iot_file *file, const struct iot_run *run, int ranks);
 
 /* Appends one line with a single write (O_APPEND: lines of several processes stay whole). */
 int iot_append_line(const char *path, const char *text, size_t len);

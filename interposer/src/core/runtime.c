@@ -7,9 +7,11 @@
 #include <time.h>
 
 #include "capture/capture.h"
+#include "core/keys.h"
 #include "core/records.h"
 
 struct iot_runtime iot_rt;
+int iot_depth;
 
 int iot_world_rank(void)
 {
@@ -65,9 +67,26 @@ void iot_settings_for(struct iot_settings *settings, char *matched, const char *
         iot_resolve(iot_rt.config, file, dataset, settings, matched, IOT_MATCHED_LEN);
 }
 
+void iot_not_for_mpiio(struct iot_file *file)
+{
+    char key[64];
+    for (int id = 0; id < IOT_NKEYS; id++) {
+        int block = IOT_KEYS[id].block;
+        if (!file->settings.v[id].set || IOT_KEYS[id].parent >= 0 || block < 0
+            || !((1u << block) & (IOT_B_HDF5 | IOT_B_DATASET)))
+            continue;
+        iot_key_path(id, key, sizeof key);
+        iot_not_effective(&file->not_effective, key, NULL, NULL,
+                          "the file is written through MPI-IO, not HDF5: HDF5 and dataset "
+                          "settings do not apply to it");
+    }
+}
+
 __attribute__((destructor)) static void shutdown_interposer(void)
 {
     int finalized = 0;
+    if (iot_rt.ready)
+        iot_run_end_at_exit();
     MPI_Finalized(&finalized);
     iot_hdf5_shutdown();
     if (!finalized)   /* after MPI_Finalize, communicators of unclosed files cannot be freed */

@@ -14,6 +14,10 @@ struct iot_runtime {
 
 extern struct iot_runtime iot_rt;
 
+/* Hooked calls in progress, in any layer: the MPI and POSIX calls made inside one are the I/O
+ * library's own (HDF5's MPI-IO calls, ROMIO's writes), not the program's. */
+extern int iot_depth;
+
 /* Reads IOTWIN_CONFIG, IOTWIN_REPORT and IOTWIN_CAPTURE once. */
 void iot_runtime_init(void);
 /* This process's rank in MPI_COMM_WORLD (PMI_RANK before MPI_Init / after MPI_Finalize). */
@@ -25,5 +29,12 @@ double iot_now(void);
 void iot_settings_for(struct iot_settings *settings, char *matched, const char *file,
                       const char *dataset);
 
+/* The run's record (core/run.c) at exit, if MPI_Finalize did not write it. */
+void iot_run_end_at_exit(void);
+
 /* Each layer's clean-up at unload (before the records go). */
 void iot_hdf5_shutdown(void);
+
+/* Settings that apply to an MPI-IO file but are not about it: the keys of the hdf5 and
+ * dataset blocks, listed as not effective with the reason. */
+void iot_not_for_mpiio(struct iot_file *file);

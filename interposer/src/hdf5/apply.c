@@ -9,29 +9,6 @@
 
 /* --- file access ----------------------------------------------------------------------------- */
 
-/* Hints go into the info of the fapl's MPI-IO driver; the application's communicator and
- * hints are kept (ours win on conflicts). */
-static void apply_hints(struct iot_file *file, hid_t fapl, FILE *applied)
-{
-    MPI_Comm comm = MPI_COMM_NULL;
-    MPI_Info info = MPI_INFO_NULL;
-    file->requested = iot_hints_requested(&file->settings);
-    fputs("\"hints\": ", applied);
-    iot_write_info(applied, file->requested);
-    if (!file->mpio || H5Pget_fapl_mpio(fapl, &comm, &info) < 0)
-        return;
-    file->comm = comm;   /* HDF5 handed us a duplicate: ours until the report */
-    if (file->requested == MPI_INFO_NULL)
-        goto done;
-    if (info == MPI_INFO_NULL)
-        MPI_Info_create(&info);
-    iot_hints_merge(info, file->requested);
-    H5Pset_fapl_mpio(fapl, comm, info);
-done:
-    if (info != MPI_INFO_NULL)
-        MPI_Info_free(&info);
-}
-
 static void apply_alignment(const struct iot_settings *s, hid_t fapl, FILE *applied, int *n)
 {
     hsize_t threshold = 1, boundary = 1;
@@ -67,15 +44,29 @@ static void apply_hdf5(const struct iot_settings *s, hid_t fapl, int mpio, FILE 
     fputc('}', applied);
 }
 
-hid_t iot_apply_fapl(struct iot_file *file, hid_t app_fapl)
+/* Whether the settings set any HDF5 file access property. */
+static int sets_hdf5(const struct iot_settings *s)
 {
-    hid_t fapl = H5Pcopy(app_fapl == H5P_DEFAULT ? H5P_FILE_ACCESS_DEFAULT : app_fapl);
+    for (int id = 0; id < IOT_NKEYS; id++)
+        if (s->v[id].set && IOT_KEYS[id].block >= 0
+            && (1u << IOT_KEYS[id].block) == IOT_B_HDF5)
+            return 1;
+    return 0;
+}
+
+hid_t iot_apply_fapl(struct iot_file *file, hid_t given)
+{
     size_t len = 0;
     FILE *applied = open_memstream(&file->applied, &len);
-    file->mpio = H5Pget_driver(fapl) == H5FD_MPIO;
-    fputc('{', applied);
-    apply_hints(file, fapl, applied);
-    apply_hdf5(&file->settings, fapl, file->mpio, applied);
+    hid_t fapl = sets_hdf5(&file->settings) ? H5Pcopy(given) : -1;
+    file->mpio = H5Pget_driver(given) == H5FD_MPIO;
+    file->requested = iot_hints_requested(&file->settings);
+    fputs("{\"hints\": ", applied);
+    iot_write_info(applied, file->requested);
+    if (fapl >= 0)
+        apply_hdf5(&file->settings, fapl, file->mpio, applied);
+    else
+        fputs(", \"hdf5\": {}", applied);
     iot_write_applied_mca(applied, &file->settings);
     fputc('}', applied);
     fclose(applied);

@@ -1,13 +1,15 @@
-/* Turning resolved settings into HDF5 property lists (with the MPI-IO hints in the file access
- * list's MPI-IO driver). Each function works on a copy of the application's list and records
- * what it set (JSON) in the file/dataset record. */
+/* Turning resolved settings into HDF5 property lists. Each function works on a copy of the
+ * application's list and records what it set (JSON) in the file/dataset record. The MPI-IO
+ * hints are merged into the info of the MPI file HDF5 opens, by the MPI-IO layer. */
 #pragma once
 #include <hdf5.h>
 
 #include "core/records.h"
 
-/* A new file access list: the application's plus the settings; sets file->comm / requested. */
-hid_t iot_apply_fapl(struct iot_file *file, hid_t app_fapl);
+/* A new file access list: the application's (`given`, never H5P_DEFAULT) plus the settings'
+ * HDF5 properties, or -1 when they set none; sets file->mpio and file->requested (the hints
+ * to merge at MPI_File_open). */
+hid_t iot_apply_fapl(struct iot_file *file, hid_t given);
 
 /* An amended dataset creation list, or -1 when the settings change nothing; what it set goes
  * to dataset->applied_creation. Give it back with iot_release_dcpl (copies of the default list

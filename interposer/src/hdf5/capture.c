@@ -46,15 +46,24 @@ void iot_h5capture_open(struct iot_file *file, double start, double end)
 
 static void read_shape(struct cap_dataset *cd, hid_t type, hid_t space)
 {
-    cd->element_bytes = (long long)H5Tget_size(type);
-    int rank = H5Sget_simple_extent_dims(space, cd->dims, cd->max_dims);
-    cd->rank = rank > 0 ? rank : 0;
+    hsize_t dims[MAXR], max_dims[MAXR];
+    int rank = H5Sget_simple_extent_dims(space, dims, max_dims);
+    iot_capture_set_shape(cd, (long long)H5Tget_size(type), rank, dims, max_dims);
+}
+
+/* d's capture record, new (NULL when capture is off or failed, or d is known already). */
+static struct cap_dataset *add_dataset(struct iot_file *file, struct iot_dataset *d)
+{
+    struct cap_dataset *cd = NULL;
+    if (d->capture_index || !(d->capture_index = iot_capture_new_dataset(file, d->name, &cd)))
+        return NULL;
+    return cd;
 }
 
 void iot_h5capture_created(struct iot_file *file, struct iot_dataset *d, hid_t type,
                            hid_t space, const struct iot_creation *settings)
 {
-    struct cap_dataset *cd = iot_capture_add_dataset(file, d);
+    struct cap_dataset *cd = add_dataset(file, d);
     if (!cd)
         return;
     cd->created = 1;
@@ -65,7 +74,7 @@ void iot_h5capture_created(struct iot_file *file, struct iot_dataset *d, hid_t t
 
 void iot_h5capture_opened(struct iot_file *file, struct iot_dataset *d, hid_t id)
 {
-    struct cap_dataset *cd = iot_capture_add_dataset(file, d);
+    struct cap_dataset *cd = add_dataset(file, d);
     if (!cd)
         return;
     hid_t type = H5Dget_type(id), space = H5Dget_space(id), dcpl = H5Dget_create_plist(id);
@@ -193,6 +202,6 @@ void iot_h5capture_write(struct iot_file *file, struct iot_dataset *d, hid_t fil
 {
     struct file_selection sel = {file_space, points};
     if (file->capture && d->capture_index)
-        iot_capture_add_write(file, d, is_collective(file, dxpl), push_selection, &sel, start,
-                              end);
+        iot_capture_write_to(file, d->capture_index, is_collective(file, dxpl), push_selection,
+                             &sel, start, end);
 }

@@ -13,11 +13,13 @@
 #include <unistd.h>
 
 #include "capture/capture.h"
+#include "core/comms.h"
 #include "core/runtime.h"
 #include "hdf5/apply.h"
 #include "hdf5/capture.h"
 #include "hdf5/readback.h"
 #include "lustre/lustre.h"
+#include "mpiio/file.h"
 #include "mpiio/hints.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -149,24 +151,71 @@ static hid_t real_open(const char *name, unsigned flags, hid_t fcpl, hid_t fapl)
     return iot.fopen(name, flags, fapl);
 }
 
+static enum iot_lustre_open lustre_open(open_call call, unsigned flags)
+{
+    if (call != real_create)
+        return IOT_OPENING;
+    return flags & H5F_ACC_TRUNC ? IOT_CREATE_REPLACING : IOT_CREATE_EXCLUSIVE;
+}
+
+/* Our communicator for the file of access list `fapl` (needed before the open only to create
+ * a Lustre file first). */
+static MPI_Comm communicator_of(hid_t fapl)
+{
+    MPI_Comm comm = MPI_COMM_NULL, ours = MPI_COMM_NULL;
+    MPI_Info info = MPI_INFO_NULL;
+    if (H5Pget_fapl_mpio(fapl, &comm, &info) < 0)
+        return MPI_COMM_NULL;
+    ours = iot_comm_for(comm);
+    MPI_Comm_free(&comm);
+    if (info != MPI_INFO_NULL)
+        MPI_Info_free(&info);
+    return ours;
+}
+
+/* The real open with the settings (an amended access list, the MPI file's hints through the
+ * MPI-IO layer, a prefixed name); as the application asked, with its own error reporting, if
+ * HDF5 refuses them. */
+static hid_t open_amended(open_call call, struct iot_file *file, const char *name,
+                          const char *real_name, unsigned flags, hid_t fcpl, hid_t fapl,
+                          hid_t amended)
+{
+    int amending = amended >= 0 || real_name != name || file->requested != MPI_INFO_NULL;
+    hid_t id = -1;
+    iot_mpiio_expect_hdf5(file, 1);
+    if (amending) {
+        struct quiet q = quiet_begin();
+        id = call(real_name, flags, fcpl, amended >= 0 ? amended : fapl);
+        quiet_end(q);
+    }
+    if (id < 0 && amending)
+        iot_not_effective(&file->not_effective, "file", NULL, NULL,
+                          "HDF5 refused the amended access list; opened as the application asked");
+    if (id < 0) {
+        iot_mpiio_expect_hdf5(file, 0);
+        id = call(name, flags, fcpl, fapl);
+    }
+    iot_mpiio_expect_hdf5(NULL, 0);
+    return id;
+}
+
 static hid_t open_file(open_call call, const char *how, const char *name, unsigned flags,
                        hid_t fcpl, hid_t fapl)
 {
     char prefixed[4096];
-    struct iot_file *file = iot_file_new(-1, name, how);
+    struct iot_file *file = iot_file_new(IOT_API_HDF5, -1, name, how);
+    hid_t given = fapl == H5P_DEFAULT ? H5P_FILE_ACCESS_DEFAULT : fapl;
     iot_settings_for(&file->settings, file->matched, name, NULL);
     struct quiet q = quiet_begin();
-    hid_t amended = iot_apply_fapl(file, fapl);
+    hid_t amended = iot_apply_fapl(file, given);
     const char *real_name = iot_bglockless_name(file, name, prefixed, sizeof prefixed);
-    iot_lustre_before_open(file, name, call == real_create, (flags & H5F_ACC_TRUNC) != 0);
-    double start = iot_now(), epoch = iot_capture_clock();
-    hid_t id = amended >= 0 ? call(real_name, flags, fcpl, amended) : -1;
+    enum iot_lustre_open lustre = lustre_open(call, flags);
+    if (file->mpio && iot_lustre_precreates(file, name, lustre))
+        file->comm = communicator_of(given);
+    iot_lustre_before_open(file, name, lustre);
     quiet_end(q);
-    if (id < 0) {   /* as the application asked, with its own error reporting */
-        iot_not_effective(&file->not_effective, "file", NULL, NULL,
-                          "HDF5 refused the amended access list; opened as the application asked");
-        id = call(name, flags, fcpl, fapl);
-    }
+    double start = iot_now(), epoch = iot_capture_clock();
+    hid_t id = open_amended(call, file, name, real_name, flags, fcpl, fapl, amended);
     file->open_s = iot_now() - start;
     file->t_open = epoch;
     if (amended >= 0)
@@ -178,7 +227,7 @@ static hid_t open_file(open_call call, const char *how, const char *name, unsign
     file->id = id;
     q = quiet_begin();
     iot_h5capture_open(file, epoch, iot_capture_clock());
-    iot_readback_file(file);
+    iot_readback_file(file, given);
     quiet_end(q);
     return id;
 }
@@ -186,13 +235,19 @@ static hid_t open_file(open_call call, const char *how, const char *name, unsign
 EXPORT hid_t H5Fcreate(const char *name, unsigned flags, hid_t fcpl, hid_t fapl)
 {
     init();
-    return open_file(real_create, "create", name, flags, fcpl, fapl);
+    iot_depth++;
+    hid_t id = open_file(real_create, "create", name, flags, fcpl, fapl);
+    iot_depth--;
+    return id;
 }
 
 EXPORT hid_t H5Fopen(const char *name, unsigned flags, hid_t fapl)
 {
     init();
-    return open_file(real_open, "open", name, flags, H5P_DEFAULT, fapl);
+    iot_depth++;
+    hid_t id = open_file(real_open, "open", name, flags, H5P_DEFAULT, fapl);
+    iot_depth--;
+    return id;
 }
 
 static struct iot_file *file_of(hid_t object)
@@ -210,7 +265,7 @@ static struct iot_file *file_of(hid_t object)
     return file;
 }
 
-EXPORT herr_t H5Fflush(hid_t object, H5F_scope_t scope)
+static herr_t h5fflush_hooked(hid_t object, H5F_scope_t scope)
 {
     init();
     struct iot_file *file = file_of(object);
@@ -238,13 +293,12 @@ static int close_file(struct iot_file *file, hid_t id, closer close)
     file->close_s = iot_now() - start;
     file->t_close = iot_capture_clock();
     iot_capture_close(file, epoch, file->t_close);
-    iot_report_file(file, &iot_rt.run);
     iot_readback_forget(file);
-    iot_file_forget(file);
+    iot_report_close(file, &iot_rt.run);
     return rc;
 }
 
-EXPORT herr_t H5Fclose(hid_t id)
+static herr_t h5fclose_hooked(hid_t id)
 {
     init();
     struct iot_file *file = iot_file_find(id);
@@ -319,14 +373,14 @@ static hid_t create_dataset(hid_t loc, const char *name, hid_t type, hid_t space
     return id;
 }
 
-EXPORT hid_t H5Dcreate2(hid_t loc, const char *name, hid_t type, hid_t space, hid_t lcpl,
-                        hid_t dcpl, hid_t dapl)
+static hid_t h5dcreate2_hooked(hid_t loc, const char *name, hid_t type, hid_t space, hid_t lcpl,
+                                       hid_t dcpl, hid_t dapl)
 {
     init();
     return create_dataset(loc, name, type, space, lcpl, dcpl, dapl, 2);
 }
 
-EXPORT hid_t H5Dcreate1(hid_t loc, const char *name, hid_t type, hid_t space, hid_t dcpl)
+static hid_t h5dcreate1_hooked(hid_t loc, const char *name, hid_t type, hid_t space, hid_t dcpl)
 {
     init();
     return create_dataset(loc, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT, 1);
@@ -388,8 +442,8 @@ static hid_t transfer_list(struct iot_dataset *d, const struct iot_file *file, h
     return dxpl;
 }
 
-EXPORT herr_t H5Dwrite(hid_t dataset, hid_t mem_type, hid_t mem_space, hid_t file_space,
-                       hid_t dxpl, const void *buf)
+static herr_t h5dwrite_hooked(hid_t dataset, hid_t mem_type, hid_t mem_space, hid_t file_space,
+                              hid_t dxpl, const void *buf)
 {
     init();
     struct iot_file *file = NULL;
@@ -447,7 +501,7 @@ static int close_dataset(struct iot_dataset *d, struct iot_file *file, hid_t id,
     return rc;
 }
 
-EXPORT herr_t H5Dclose(hid_t id)
+static herr_t h5dclose_hooked(hid_t id)
 {
     init();
     struct iot_file *file = NULL;
@@ -456,7 +510,7 @@ EXPORT herr_t H5Dclose(hid_t id)
 }
 
 /* H5Oclose closes any object, a dataset too. */
-EXPORT herr_t H5Oclose(hid_t id)
+static herr_t h5oclose_hooked(hid_t id)
 {
     init();
     struct iot_file *file = NULL;
@@ -466,7 +520,7 @@ EXPORT herr_t H5Oclose(hid_t id)
 
 /* Some bindings (h5py) close every object by dropping its last reference, never calling
  * H5Fclose or H5Dclose: the last reference of a file or dataset is their close. */
-EXPORT int H5Idec_ref(hid_t id)
+static int h5idec_ref_hooked(hid_t id)
 {
     init();
     if (pending_io_mode.dataset && pending_io_mode.dxpl == id)
@@ -479,6 +533,81 @@ EXPORT int H5Idec_ref(hid_t id)
     if (d && H5Iget_ref(id) == 1)
         return close_dataset(d, file, id, iot.idec_ref);
     return iot.idec_ref(id);
+}
+
+/* The hooks where HDF5 writes: calls inside them are HDF5's (iot_depth). */
+EXPORT herr_t H5Fflush(hid_t object, H5F_scope_t scope)
+{
+    init();
+    iot_depth++;
+    herr_t rc = h5fflush_hooked(object, scope);
+    iot_depth--;
+    return rc;
+}
+
+EXPORT herr_t H5Fclose(hid_t id)
+{
+    init();
+    iot_depth++;
+    herr_t rc = h5fclose_hooked(id);
+    iot_depth--;
+    return rc;
+}
+
+EXPORT hid_t H5Dcreate2(hid_t loc, const char *name, hid_t type, hid_t space, hid_t lcpl,
+                        hid_t dcpl, hid_t dapl)
+{
+    init();
+    iot_depth++;
+    hid_t rc = h5dcreate2_hooked(loc, name, type, space, lcpl, dcpl, dapl);
+    iot_depth--;
+    return rc;
+}
+
+EXPORT hid_t H5Dcreate1(hid_t loc, const char *name, hid_t type, hid_t space, hid_t dcpl)
+{
+    init();
+    iot_depth++;
+    hid_t rc = h5dcreate1_hooked(loc, name, type, space, dcpl);
+    iot_depth--;
+    return rc;
+}
+
+EXPORT herr_t H5Dwrite(hid_t dataset, hid_t mem_type, hid_t mem_space, hid_t file_space,
+                       hid_t dxpl, const void *buf)
+{
+    init();
+    iot_depth++;
+    herr_t rc = h5dwrite_hooked(dataset, mem_type, mem_space, file_space, dxpl, buf);
+    iot_depth--;
+    return rc;
+}
+
+EXPORT herr_t H5Dclose(hid_t id)
+{
+    init();
+    iot_depth++;
+    herr_t rc = h5dclose_hooked(id);
+    iot_depth--;
+    return rc;
+}
+
+EXPORT herr_t H5Oclose(hid_t id)
+{
+    init();
+    iot_depth++;
+    herr_t rc = h5oclose_hooked(id);
+    iot_depth--;
+    return rc;
+}
+
+EXPORT int H5Idec_ref(hid_t id)
+{
+    init();
+    iot_depth++;
+    int rc = h5idec_ref_hooked(id);
+    iot_depth--;
+    return rc;
 }
 
 /* A read sets the actual I/O mode of its transfer list too. */

@@ -27,9 +27,16 @@ static void compare_number(struct iot_file *file, int key, long long got)
                       : "collective metadata needs the MPI-IO driver");
 }
 
-static void readback_hdf5(struct iot_file *file, FILE *out)
+/* The file's access properties: from the open file when the settings changed some (what HDF5
+ * kept), else from the list it was opened with (HDF5 copies it: the same values; getting the
+ * file's copies an MPI-IO list, a collective MPI_Comm_dup). */
+static void readback_hdf5(struct iot_file *file, hid_t given, FILE *out)
 {
-    hid_t fapl = H5Fget_access_plist(file->id);
+    const struct iot_value *v = file->settings.v;
+    int changed = v[IOT_K_HDF5_ALIGNMENT].set || v[IOT_K_HDF5_META_BLOCK_SIZE].set
+                  || v[IOT_K_HDF5_SIEVE_BUF_SIZE].set || v[IOT_K_HDF5_COLL_METADATA_WRITE].set
+                  || v[IOT_K_HDF5_ALL_COLL_METADATA_OPS].set;
+    hid_t fapl = changed ? H5Fget_access_plist(file->id) : given;
     hsize_t threshold = 0, boundary = 0, meta_block = 0;
     size_t sieve = 0;
     hbool_t coll_write = 0, coll_ops = 0;
@@ -40,7 +47,8 @@ static void readback_hdf5(struct iot_file *file, FILE *out)
         H5Pget_coll_metadata_write(fapl, &coll_write);
         H5Pget_all_coll_metadata_ops(fapl, &coll_ops);
     }
-    H5Pclose(fapl);
+    if (changed)
+        H5Pclose(fapl);
     fprintf(out, ", \"hdf5\": {\"alignment\": {\"threshold\": %llu, \"boundary\": %llu}, "
             "\"meta_block_size\": %llu, \"sieve_buf_size\": %zu, \"coll_metadata_write\": %s, "
             "\"all_coll_metadata_ops\": %s}", (unsigned long long)threshold,
@@ -54,16 +62,19 @@ static void readback_hdf5(struct iot_file *file, FILE *out)
     compare_number(file, IOT_K_HDF5_ALL_COLL_METADATA_OPS, coll_ops);
 }
 
-/* The MPI file HDF5 opened (MPI_FILE_NULL: none). */
+/* The MPI file HDF5 opened (MPI_FILE_NULL: none): as the MPI-IO layer saw it open, else (a
+ * file HDF5 had open already) HDF5's own. */
 static MPI_File mpi_file_of(const struct iot_file *file)
 {
     void *handle = NULL;
-    if (!file->mpio || H5Fget_vfd_handle(file->id, H5P_DEFAULT, &handle) < 0 || !handle)
+    if (!file->mpio || file->fh != MPI_FILE_NULL)
+        return file->fh;
+    if (H5Fget_vfd_handle(file->id, H5P_DEFAULT, &handle) < 0 || !handle)
         return MPI_FILE_NULL;
     return *(MPI_File *)handle;
 }
 
-void iot_readback_file(struct iot_file *file)
+void iot_readback_file(struct iot_file *file, hid_t given)
 {
     size_t len = 0;
     FILE *out = open_memstream(&file->effective, &len);
@@ -72,7 +83,7 @@ void iot_readback_file(struct iot_file *file)
     iot_hints_readback(file, fs, mpi_file_of(file), out);
     if (!file->mpio)
         iot_hints_without_mpio(file);
-    readback_hdf5(file, out);
+    readback_hdf5(file, given, out);
     iot_lustre_readback(file, fs, out);
     fputc('}', out);
     fclose(out);

@@ -4,7 +4,8 @@
 #pragma once
 #include "core/records.h"
 
-void iot_readback_file(struct iot_file *file);
+/* After the open: `given` is the access list the file was opened with. */
+void iot_readback_file(struct iot_file *file, hid_t given);
 void iot_readback_dataset(struct iot_dataset *dataset, const struct iot_file *file);
 /* Layout, chunk dims, fill and alloc time of a creation list; 0 if it cannot be read. */
 int iot_read_creation(hid_t dcpl, struct iot_creation *creation);

@@ -59,15 +59,18 @@ static int striping_set(const struct iot_value *v)
         || v[IOT_K_LUSTRE_STRIPE_OFFSET].set;
 }
 
-/* Rank 0 creates the file with the layout first; every rank learns whether that worked. */
-static void precreate(struct iot_file *file, const char *name)
+/* Rank 0 creates the file with the layout first (`replace`: after removing it; else only if
+ * it does not exist); every rank learns whether that worked. */
+static void precreate(struct iot_file *file, const char *name, int replace)
 {
     const struct iot_value *v = file->settings.v;
     char reason[128];
     int rank = 0, rc = 0;
     if (file->comm != MPI_COMM_NULL)
         MPI_Comm_rank(file->comm, &rank);
-    if (rank == 0) {
+    if (rank == 0 && !replace && access(name, F_OK) == 0)
+        rc = -EEXIST;
+    else if (rank == 0) {
         unlink(name);
         rc = lustre_create(name, v[IOT_K_LUSTRE_STRIPE_SIZE].set ? v[IOT_K_LUSTRE_STRIPE_SIZE].i : 0,
                            v[IOT_K_LUSTRE_STRIPE_OFFSET].set ? (int)v[IOT_K_LUSTRE_STRIPE_OFFSET].i : -1,
@@ -75,26 +78,34 @@ static void precreate(struct iot_file *file, const char *name)
     }
     if (file->comm != MPI_COMM_NULL)
         MPI_Bcast(&rc, 1, MPI_INT, 0, file->comm);
-    if (rc) {
+    if (rc == -EEXIST)
+        snprintf(reason, sizeof reason, "the file exists already: striping is fixed when a "
+                 "file is created");
+    else if (rc)
         snprintf(reason, sizeof reason, "liblustreapi could not create the file: %s",
                  rc == -ENOSYS ? "liblustreapi is not installed" : strerror(-rc));
+    if (rc)
         iot_not_effective(&file->not_effective, "lustre", NULL, NULL, reason);
-    }
 }
 
-void iot_lustre_before_open(struct iot_file *file, const char *name, int creating,
-                            int truncating)
+int iot_lustre_precreates(const struct iot_file *file, const char *name, enum iot_lustre_open how)
 {
     char fs[32];
+    return how >= IOT_CREATE_IF_ABSENT && striping_set(file->settings.v)
+        && iotwin_filesystem(name, fs, sizeof fs) == IOTWIN_FS_LUSTRE;
+}
+
+void iot_lustre_before_open(struct iot_file *file, const char *name, enum iot_lustre_open how)
+{
     if (!striping_set(file->settings.v))
         return;
-    if (!creating) {
+    if (how == IOT_OPENING) {
         iot_not_effective(&file->not_effective, "lustre", NULL, NULL,
                           "striping is fixed when a file is created; this file was opened");
         return;
     }
-    if (truncating && iotwin_filesystem(name, fs, sizeof fs) == IOTWIN_FS_LUSTRE)
-        precreate(file, name);
+    if (iot_lustre_precreates(file, name, how))
+        precreate(file, name, how == IOT_CREATE_REPLACING);
 }
 
 void iot_lustre_readback(const struct iot_file *file, enum iotwin_fs fs, FILE *out)
