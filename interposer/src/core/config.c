@@ -4,6 +4,7 @@
 #include "core/config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +16,8 @@
 
 #define PATH_LEN 512
 
-enum scalar_kind { S_NULL, S_BOOL, S_INT, S_STR, S_LIST, S_MAP };
+/* S_BIG: decimal digits beyond a long long (an integer no key accepts, not a string) */
+enum scalar_kind { S_NULL, S_BOOL, S_INT, S_BIG, S_STR, S_LIST, S_MAP };
 
 struct walker {
     yaml_document_t *doc;
@@ -80,7 +82,7 @@ static enum scalar_kind classify(const yaml_node_t *node, long long *number)
     if (is_decimal(text)) {
         errno = 0;
         *number = strtoll(text, NULL, 10);
-        return errno ? S_STR : S_INT;
+        return errno == ERANGE ? S_BIG : S_INT;
     }
     return S_STR;
 }
@@ -104,6 +106,7 @@ static const char *describe(const yaml_node_t *node, char *out, size_t len)
     case S_LIST: return "a list";
     case S_MAP: return "a mapping";
     case S_INT: snprintf(out, len, "%lld", number); return out;
+    case S_BIG: snprintf(out, len, "%s", (const char *)node->data.scalar.value); return out;
     case S_STR: json_quote((const char *)node->data.scalar.value, out, len); return out;
     }
     return "?";
@@ -112,6 +115,28 @@ static const char *describe(const yaml_node_t *node, char *out, size_t len)
 static const char *scalar_text(const yaml_node_t *node)
 {
     return (const char *)node->data.scalar.value;
+}
+
+/* The first control character of a scalar (below U+0020, U+007F), its length read in full so
+ * that a NUL is seen; -1 if none. */
+static int control_character(const yaml_node_t *node)
+{
+    const unsigned char *text = node->data.scalar.value;
+    if (node->type != YAML_SCALAR_NODE)
+        return -1;
+    for (size_t i = 0; i < node->data.scalar.length; i++)
+        if (text[i] < 0x20 || text[i] == 0x7f)
+            return text[i];
+    return -1;
+}
+
+/* Names, hints and patterns hold no control character: a newline would make a false line of
+ * the report, and a NUL would cut the text short. */
+static int refuse_control(struct walker *w, const yaml_node_t *node, const char *path,
+                          const char *what)
+{
+    int c = control_character(node);
+    return c < 0 ? 0 : fail(w, path, "%s a control character (U+%04X)", what, c);
 }
 
 static void join(char *out, const char *path, const char *name)
@@ -134,12 +159,16 @@ static int expected(struct walker *w, const struct iot_key *key, const yaml_node
     return fail(w, path, "expected %s, got %s", key->expected, describe(node, shown, sizeof shown));
 }
 
+/* An int or size, compared with its bounds before any narrowing: an int key's value goes to
+ * MPI and Lustre as a C int. */
 static int read_number(const struct iot_key *key, const yaml_node_t *node, long long *value)
 {
     enum scalar_kind kind = classify(node, value);
     if (key->type == IOT_SIZE && kind == S_STR)
         return iot_parse_size(scalar_text(node), value) == 0 && in_bounds(key, *value) ? 0 : -1;
     if (kind != S_INT || (key->type == IOT_SIZE && *value < 0))
+        return -1;
+    if (key->type == IOT_INT && (*value < INT_MIN || *value > INT_MAX))
         return -1;
     return in_bounds(key, *value) ? 0 : -1;
 }
@@ -167,8 +196,10 @@ static int read_int_list(struct walker *w, const yaml_node_t *node, const char *
     for (int i = 0; i < n; i++) {
         yaml_node_t *item = yaml_document_get_node(w->doc, items[i]);
         char item_path[PATH_LEN + 16], shown[PATH_LEN];
+        snprintf(item_path, sizeof item_path, "%s[%d]", path, i);
+        if (refuse_control(w, item, item_path, "holds"))
+            return -1;
         if (classify(item, &value->list[i]) != S_INT || value->list[i] < 1) {
-            snprintf(item_path, sizeof item_path, "%s[%d]", path, i);
             return fail(w, item_path, "expected a positive integer, got %s",
                         describe(item, shown, sizeof shown));
         }
@@ -190,8 +221,11 @@ static int read_string_map(struct walker *w, const yaml_node_t *node, const char
         char item_path[PATH_LEN], shown[PATH_LEN];
         enum scalar_kind name_kind = classify(name, &number);
         enum scalar_kind kind = classify(item, &number);
+        join(item_path, path, name->type == YAML_SCALAR_NODE ? scalar_text(name) : "?");
+        if (refuse_control(w, name, path, "a key holds")
+            || refuse_control(w, item, item_path, "holds"))
+            return -1;
         if (name_kind != S_STR || kind == S_NULL || kind == S_LIST || kind == S_MAP) {
-            join(item_path, path, name->type == YAML_SCALAR_NODE ? scalar_text(name) : "?");
             return fail(w, item_path, "expected a string value, got %s",
                         describe(item, shown, sizeof shown));
         }
@@ -222,6 +256,8 @@ static int read_value(struct walker *w, int id, const yaml_node_t *node, const c
     long long number = 0;
     enum scalar_kind kind = classify(node, &number);
     value->set = 1;
+    if (kind == S_STR && refuse_control(w, node, path, "holds"))
+        return -1;
     switch (key->type) {
     case IOT_INT:
     case IOT_SIZE:
@@ -302,6 +338,8 @@ static int walk_keys(struct walker *w, const yaml_node_t *node, int parent_key, 
         yaml_node_t *name = yaml_document_get_node(w->doc, pair->key);
         const char *text = name->type == YAML_SCALAR_NODE ? scalar_text(name) : "?";
         char key_path[PATH_LEN], known[PATH_LEN];
+        if (refuse_control(w, name, path, "a key holds"))
+            return -1;
         join(key_path, path, text);
         int id = find_key(parent_key, block, text);
         if (id < 0) {
@@ -435,6 +473,8 @@ static int walk_scope(struct walker *w, const yaml_node_t *node, int scope_id, c
          pair < node->data.mapping.pairs.top; pair++) {
         yaml_node_t *name = yaml_document_get_node(w->doc, pair->key);
         const char *text = name->type == YAML_SCALAR_NODE ? scalar_text(name) : "?";
+        if (refuse_control(w, name, path, "a key holds"))
+            return -1;
         join(key_path, path, text);
         if (walk_scope_entry(w, scope, text, yaml_document_get_node(w->doc, pair->value),
                              key_path, target))

@@ -240,6 +240,13 @@ def validate_config(data: Any, source: str) -> dict[str, Any]:
     return _Validator(load_schema(), source).scope(data, "top", "")
 
 
+def _control_character(text: str) -> int | None:
+    """The first control character of a name, hint or pattern (none may hold one: a newline
+    would make a false line of the report, a NUL cuts C text short); the C side checks the
+    same."""
+    return next((ord(c) for c in text if ord(c) < 0x20 or ord(c) == 0x7F), None)
+
+
 class _Validator:
     def __init__(self, schema: Schema, source: str) -> None:
         self.schema = schema
@@ -254,12 +261,18 @@ class _Validator:
             raise self.fail(path, f"expected {what}, got {describe(value)}")
         return value
 
+    def refuse_control(self, text: Any, path: str, what: str) -> None:
+        code = _control_character(text) if isinstance(text, str) else None
+        if code is not None:
+            raise self.fail(path, f"{what} a control character (U+{code:04X})")
+
     def scope(self, data: Any, scope_name: str, path: str) -> dict[str, Any]:
         scope = self.schema.scopes[scope_name]
         mapping = self.mapping(data, path, "a mapping of config blocks")
         allowed = self.schema.allowed_keys(scope)
         result: dict[str, Any] = {}
         for name, value in mapping.items():
+            self.refuse_control(name, path, "a key holds")
             key_path = _join(path, str(name))
             if name in scope.keys:
                 result[name] = self.value(scope.keys[name], value, key_path)
@@ -287,6 +300,7 @@ class _Validator:
     def keyed(self, keys: dict[str, Key], mapping: dict[Any, Any], path: str) -> dict[str, Any]:
         result = {}
         for name, value in mapping.items():
+            self.refuse_control(name, path, "a key holds")
             key_path = _join(path, str(name))
             if name not in keys:
                 raise self.fail(key_path, "unknown key (expected one of " + ", ".join(keys)
@@ -310,6 +324,7 @@ class _Validator:
                 raise self.fail(_join(path, name), f"cannot be combined with {key.exclusive_with}")
 
     def value(self, key: Key, value: Any, path: str) -> Any:
+        self.refuse_control(value, path, "holds")
         checked = _CHECKS[key.type](self, key, value, path)
         if checked is _INVALID:
             raise self.fail(path, f"expected {key.expected()}, got {describe(value)}")
@@ -349,6 +364,8 @@ class _Validator:
             return _INVALID
         result = {}
         for name, item in value.items():
+            self.refuse_control(name, path, "a key holds")
+            self.refuse_control(item, _join(path, str(name)), "holds")
             if not isinstance(name, str) or isinstance(item, dict | list) or item is None:
                 raise self.fail(_join(path, str(name)),
                                 f"expected a string value, got {describe(item)}")
@@ -359,6 +376,7 @@ class _Validator:
         if not isinstance(value, list) or not value:
             return _INVALID
         for i, item in enumerate(value):
+            self.refuse_control(item, f"{path}[{i}]", "holds")
             if not isinstance(item, int) or isinstance(item, bool) or item < 1:
                 raise self.fail(f"{path}[{i}]",
                                 f"expected a positive integer, got {describe(item)}")
