@@ -37,25 +37,6 @@ static void add_run(struct runs *r, long long offset, long long length)
     r->n++;
 }
 
-/* Appends `times` copies of runs [first, r->n) shifted by step (copied first: adding a run
- * that continues the last one changes it). */
-static void repeat_runs(struct runs *r, size_t first, long long times, long long step)
-{
-    size_t n = r->n - first;
-    if (times <= 1 || r->failed || !n)
-        return;
-    long long *copy = malloc(2 * n * sizeof *copy);
-    if (!copy) {
-        r->failed = "out of memory";
-        return;
-    }
-    memcpy(copy, r->v + 2 * first, 2 * n * sizeof *copy);
-    for (long long k = 1; k < times && !r->failed; k++)
-        for (size_t i = 0; i < n; i++)
-            add_run(r, copy[2 * i] + k * step, copy[2 * i + 1]);
-    free(copy);
-}
-
 /* --- datatypes ------------------------------------------------------------------------------- */
 
 struct contents {
@@ -100,18 +81,25 @@ static long long extent_of(MPI_Datatype type)
 
 static void flatten(MPI_Datatype type, long long base, struct runs *r);
 
-/* `count` blocks of `blocklen` children, block i at base + displs(i) bytes. */
+/* `count` blocks of `blocklen` children (blocklens[i] if given), block i at base + displs[i]
+ * bytes (+ i * stride if no displs): the child is flattened once, on its own (a run of it
+ * continuing the previous one is merged into it), and placed copy by copy. */
 static void flatten_blocks(MPI_Datatype child, long long base, int count, const int *blocklens,
                            int blocklen, const long long *displs, long long stride,
                            struct runs *r)
 {
+    struct runs one = {0};
     long long extent = extent_of(child);
+    flatten(child, 0, &one);
+    if (one.failed)
+        r->failed = one.failed;
     for (int i = 0; i < count && !r->failed; i++) {
         long long at = base + (displs ? displs[i] : i * stride);
-        size_t first = r->n;
-        flatten(child, at, r);
-        repeat_runs(r, first, blocklens ? blocklens[i] : blocklen, extent);
+        for (int k = 0; k < (blocklens ? blocklens[i] : blocklen) && !r->failed; k++)
+            for (size_t j = 0; j < one.n; j++)
+                add_run(r, at + k * extent + one.v[2 * j], one.v[2 * j + 1]);
     }
+    free(one.v);
 }
 
 /* Displacements of (h)indexed types in bytes: in child extents for the non-h ones. */
@@ -265,6 +253,9 @@ static void keep_runs(struct iot_view *v, struct runs *r)
     v->before[0] = 0;
     for (size_t i = 0; i < r->n; i++)
         v->before[i + 1] = v->before[i] + r->v[2 * i + 1];
+    if (v->before[r->n] != v->size)
+        v->failed = "the file view's datatype was read wrong (its pieces do not add up to its "
+                    "size)";
 }
 
 /* A subarray filetype (possibly behind MPI_Type_dup) of a contiguous element: 1 and its shape. */
@@ -369,6 +360,8 @@ int iot_view_runs(const struct iot_view *v, long long from, long long to,
         size_t i = run_at(v, q);
         long long within = q - v->before[i], left = v->runs[2 * i + 1] - within;
         long long length = left < to - p ? left : to - p;
+        if (length <= 0)
+            return -1;
         long long offset = v->disp + tile * v->extent + v->runs[2 * i] + within;
         if (pending >= 0 && pending + pending_len == offset)
             pending_len += length;
