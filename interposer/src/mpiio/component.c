@@ -51,15 +51,28 @@ const char *iot_ompio_misreads(const char *hint, const char *value)
     return NULL;
 }
 
+/* What does not change while the process runs, read with its first file: the MPI library,
+ * the io component (chosen by MCA priorities, the same for every file) and the MCA
+ * parameters (read by MPI_Init). */
+static struct {
+    int have_version, have_component, have_mca;
+    char version[MPI_MAX_LIBRARY_VERSION_STRING];
+    enum iot_mpi_io component;
+    struct iot_mca mca;
+} known;
+
 /* The MPI library's name and version, on one line. */
-static void library_version(char version[MPI_MAX_LIBRARY_VERSION_STRING])
+static const char *library_version(void)
 {
     int len = 0;
-    MPI_Get_library_version(version, &len);
-    version[strcspn(version, ",\n")] = '\0';
-    for (char *c = version; *c; c++)
+    if (known.have_version++)
+        return known.version;
+    MPI_Get_library_version(known.version, &len);
+    known.version[strcspn(known.version, ",\n")] = '\0';
+    for (char *c = known.version; *c; c++)
         if (*c == '\t')
             *c = ' ';
+    return known.version;
 }
 
 /* Whether a component of OMPIO's sub-frameworks is mapped: only OMPIO opens them. */
@@ -78,11 +91,11 @@ static int ompio_mapped(void)
 
 enum iot_mpi_io iot_mpi_io_component(void)
 {
-    char version[MPI_MAX_LIBRARY_VERSION_STRING];
-    library_version(version);
-    if (!strstr(version, "Open MPI"))
-        return IOT_MPI_IO_ROMIO;
-    return ompio_mapped() ? IOT_MPI_IO_OMPIO : IOT_MPI_IO_ROMIO321;
+    if (known.have_component++)
+        return known.component;
+    if (!strstr(library_version(), "Open MPI"))
+        return known.component = IOT_MPI_IO_ROMIO;
+    return known.component = ompio_mapped() ? IOT_MPI_IO_OMPIO : IOT_MPI_IO_ROMIO321;
 }
 
 /* One MCA parameter as text; 0 when the library has none of that name. */
@@ -122,15 +135,21 @@ static int read_cvar(const char *name, char *text, size_t len, int *number)
 void iot_mca_read(struct iot_mca *mca, enum iot_mpi_io component)
 {
     int provided = 0;
-    memset(mca, 0, sizeof *mca);
-    if (component == IOT_MPI_IO_ROMIO
-        || MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS)
+    if (known.have_mca++) {
+        *mca = known.mca;
         return;
-    for (int id = 0; id < IOT_NKEYS; id++)
-        if (IOT_KEYS[id].mca)
-            mca->known[id] = read_cvar(IOT_KEYS[id].mca, mca->text[id], sizeof mca->text[id],
-                                       &mca->number[id]);
-    MPI_T_finalize();
+    }
+    memset(&known.mca, 0, sizeof known.mca);
+    if (component != IOT_MPI_IO_ROMIO
+        && MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) == MPI_SUCCESS) {
+        for (int id = 0; id < IOT_NKEYS; id++)
+            if (IOT_KEYS[id].mca)
+                known.mca.known[id] = read_cvar(IOT_KEYS[id].mca, known.mca.text[id],
+                                                sizeof known.mca.text[id],
+                                                &known.mca.number[id]);
+        MPI_T_finalize();
+    }
+    *mca = known.mca;
 }
 
 static void write_mca(FILE *out, const struct iot_mca *mca)
@@ -167,10 +186,8 @@ void iot_write_mpi_io(FILE *out, enum iot_mpi_io component, const struct iot_mca
         "MPI_File_get_info returns the info given, not ROMIO's values)",
         "OMPIO's fcoll and fbtl components are loaded in the process",
     };
-    char version[MPI_MAX_LIBRARY_VERSION_STRING];
-    library_version(version);
     fputs("\"mpi_io\": {\"library\": ", out);
-    json_string(out, version);
+    json_string(out, library_version());
     fputs(", \"component\": ", out);
     json_string(out, iot_mpi_io_name(component));
     fputs(", \"evidence\": ", out);

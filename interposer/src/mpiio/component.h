@@ -26,7 +26,8 @@ struct iot_mca {
     char text[IOT_NKEYS][64];
 };
 
-/* The implementation handling the open files (call with a file open, once per read-back). */
+/* The implementation handling the open files (call with a file open: read with the first one,
+ * as the MCA parameters are). */
 enum iot_mpi_io iot_mpi_io_component(void);
 /* Its name as the io MCA parameter spells it (MPICH's: "romio"). */
 const char *iot_mpi_io_name(enum iot_mpi_io component);
