@@ -52,6 +52,31 @@ files:
     "hint_value": "mpiio: {hints: {a: [1]}}",
     "glob": "files: [{match: 'a[^b]'}]",
     "null_value": "hdf5: {meta_block_size: ~}",
+    # control characters: in a key, a hint's name and value, a pattern, a list item, a string
+    "control_key": 'mpiio: {"cb\\nnodes": 1}',
+    "control_hint_name": 'mpiio: {hints: {"a\\x01": x}}',
+    "nul_hint_name": 'mpiio: {hints: {"a\\0b": x}}',
+    "control_hint_value": 'mpiio: {hints: {a: "x\\ny"}}',
+    "control_pattern": 'files: [{match: "a\\tb"}]',
+    "control_dataset_pattern": 'files: [{match: x, datasets: [{match: "a\\x1bb"}]}]',
+    "control_string": 'mpiio: {cb_config_list: "*:\\x7f"}',
+    "control_enum": 'mpiio: {romio_cb_write: "enable\\n"}',
+    "control_list_item": 'dataset: {chunk_dims: [1, "2\\n"]}',
+}
+
+# Integers beyond the C type the interposer gives them (a C int for MPI and Lustre, a long long
+# for sizes and chunk dims): refused by the C side with the key's path, before any narrowing.
+# (The Python validator's bounds for them come from the schema's C types.)
+C_RANGE = {
+    "mpiio: {cb_nodes: 9223372036854775808}":
+        "mpiio.cb_nodes: expected a positive integer, got 9223372036854775808",
+    "mpiio: {cb_nodes: 2147483648}": "mpiio.cb_nodes: expected a positive integer, got 2147483648",
+    "lustre: {stripe_count: 3000000000}":
+        "lustre.stripe_count: expected an integer >= -1, got 3000000000",
+    "dataset: {chunk_dims: [18446744073709551617]}":
+        "dataset.chunk_dims[0]: expected a positive integer, got 18446744073709551617",
+    "mpiio: {cb_buffer_size: 99999999999TiB}":
+        'mpiio.cb_buffer_size: expected a positive size such as 4MiB, got "99999999999TiB"',
 }
 
 
@@ -85,6 +110,25 @@ def test_c_and_python_give_the_same_verdict(c_verdicts, case):
 
 def test_a_full_config_is_accepted_by_both(c_verdicts):
     assert c_verdicts["good"] == ("ok", "ok")
+
+
+def test_control_characters_are_refused_naming_the_key(c_verdicts):
+    messages = {case: c_verdicts[case][0] for case in CASES
+                if case.startswith("control_") or case == "nul_hint_name"}
+    assert messages["nul_hint_name"].endswith(
+        "mpiio.hints: a key holds a control character (U+0000)")
+    assert messages["control_pattern"].endswith(
+        "files[0].match: holds a control character (U+0009)")
+    assert all("control character" in message for message in messages.values())
+
+
+@pytest.mark.parametrize(("text", "message"), C_RANGE.items())
+def test_the_interposer_refuses_integers_beyond_their_c_type(tmp_path: Path, text, message):
+    (tmp_path / "range.yaml").write_text(text)
+    checker = paths.built("tests/programs/config_check")
+    got = subprocess.run([checker, tmp_path / "range.yaml"], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert got == f"{tmp_path / 'range.yaml'}: {message}"
 
 
 SCOPED = """

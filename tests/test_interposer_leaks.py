@@ -82,3 +82,27 @@ def test_capture_of_irregular_selections_leaks_nothing(scratch: Path):
     assert '"runs"' in capture.read_text()
     found = [record for record in loss_records(done.stderr) if ours(record)]
     assert not found, "\n\n".join(found)
+
+
+def test_the_mpiio_layer_leaks_nothing(scratch: Path):
+    """One rank of mpiio_writer: HDF5 and MPI-IO files, subarray, vector, contiguous and
+    struct-of-indexed views, hints from files rules, a sync, POSIX writes outside both;
+    capture on."""
+    (scratch / "cfg.yaml").write_text(
+        'mpiio: {cb_buffer_size: 4MiB}\n'
+        'files: [{match: "*.dat", mpiio: {romio_cb_write: enable, hints: {a: b}}},'
+        ' {match: "none*"}]\n')
+    report, capture = scratch / "report.jsonl", scratch / "capture.jsonl"
+    env = {**os.environ, "LD_PRELOAD": str(paths.interposer_library()),
+           "IOTWIN_CONFIG": str(scratch / "cfg.yaml"), "IOTWIN_REPORT": str(report),
+           "IOTWIN_CAPTURE": str(capture)}
+    done = subprocess.run(
+        ["valgrind", "--leak-check=full", "--show-leak-kinds=definite,indirect",
+         "--num-callers=40", paths.build_dir() / "tests" / "programs" / "mpiio_writer",
+         str(scratch)], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert report.read_text().count('"api": "mpiio"') == 4
+    assert capture.read_text().count('"api": "mpiio"') == 4
+    assert '"unmatched_rules": [{"rule": "files[1]"' in report.read_text()
+    found = [record for record in loss_records(done.stderr) if ours(record)]
+    assert not found, "\n\n".join(found)

@@ -8,6 +8,8 @@
  *    this rank's) written with MPI_File_write_at_all;
  *  - contig.dat: each rank a contiguous view at displacement rank * CONTIG bytes, written with
  *    MPI_File_write (the individual file pointer);
+ *  - indexed.dat: a struct of an indexed type (doubles 0, 1 and 4 of this rank's 8), resized to
+ *    tile every 8 * ranks doubles; TILES tiles written with MPI_File_write_all;
  *  - posix_<rank>.bin: POSIX_BYTES written with write(2), outside HDF5 and MPI-IO.
  *   mpiio_writer DIR [--mpiio-only] */
 #include <fcntl.h>
@@ -25,6 +27,7 @@
 #define BLOCK 16
 #define CONTIG 4096
 #define POSIX_BYTES 100000
+#define TILES 2
 
 static int rank, ranks;
 
@@ -109,6 +112,23 @@ static void write_contig(const char *dir, const char *bytes)
     MPI_File_close(&fh);
 }
 
+static void write_indexed(const char *dir, const double *data)
+{
+    int lengths[2] = {2, 1}, places[2] = {0, 4}, one = 1;
+    MPI_Aint at = 0;
+    MPI_Datatype picked, wrapped, tile;
+    MPI_File fh = create(dir, "indexed.dat");
+    MPI_Type_indexed(2, lengths, places, MPI_DOUBLE, &picked);
+    MPI_Type_create_struct(1, &one, &at, &picked, &wrapped);
+    MPI_Type_create_resized(wrapped, 0, (MPI_Aint)8 * 8 * ranks, &tile);
+    MPI_Type_commit(&tile);
+    MPI_File_set_view(fh, (MPI_Offset)rank * 8 * 8, MPI_DOUBLE, tile, "native", MPI_INFO_NULL);
+    check(MPI_File_write_all(fh, data, 3 * TILES, MPI_DOUBLE, MPI_STATUS_IGNORE) == MPI_SUCCESS,
+          "MPI_File_write_all (indexed)");
+    MPI_File_close(&fh);
+    MPI_Type_free(&tile), MPI_Type_free(&wrapped), MPI_Type_free(&picked);
+}
+
 static void write_posix(const char *dir, const char *bytes)
 {
     char path[4096];
@@ -143,6 +163,7 @@ int main(int argc, char **argv)
     write_raw(argv[1], block);
     write_strided(argv[1], strided);
     write_contig(argv[1], bytes);
+    write_indexed(argv[1], strided);
     write_posix(argv[1], bytes);
     MPI_Finalize();
     return 0;

@@ -40,8 +40,9 @@ def read_reports(path: Path) -> list[Report]:
 
 
 def file_reports(reports: list[Report]) -> list[Report]:
-    """The reports of files (not the run's own record, nor unreadable lines)."""
-    return [report for report in reports if "iotwin_report" in report]
+    """The reports of files: every line but the run's own record and unreadable ones."""
+    return [report for report in reports if "iotwin_run" not in report
+            and "unreadable" not in report]
 
 
 def run_records(reports: list[Report]) -> list[Report]:
