@@ -3,8 +3,9 @@
  * iteration): every rank holds an n x n x n block of a global array; each of --files
  * sessions opens a new file, writes the array collectively and closes it. --api chooses
  * HDF5 (one dataset, a hyperslab per rank, H5Dwrite collective), MPI-IO (a subarray file view
- * per rank, MPI_File_write_all) or both, alternating. Prints one JSON line: the slowest
- * rank's time from the first open to the last close.
+ * per rank, MPI_File_write_all) or both, alternating. Prints one JSON line, as the kernels do
+ * (kernels/README.md): the slowest rank's time from the first open to the last close, and the
+ * rate of the bytes written in it.
  *
  *   file_sessions [--api hdf5|mpiio|both] [--files N] [--n EDGE] [--dir DIR] [--fortran] */
 #include <hdf5.h>
@@ -124,9 +125,10 @@ int main(int argc, char **argv)
     }
     double seconds = MPI_Wtime() - start, slowest = 0;
     MPI_Reduce(&seconds, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    long long bytes = (long long)count * 8 * g.size * o.files;
     if (g.rank == 0)
-        printf("{\"total_s\": %.6f, \"files\": %d, \"bytes\": %lld}\n", slowest, o.files,
-               (long long)count * 8 * g.size * o.files);
+        printf("{\"total_s\": %.6f, \"rate_mbs\": %.3f, \"files\": %d, \"bytes\": %lld}\n",
+               slowest, bytes / 1e6 / slowest, o.files, bytes);
     free(data);
     MPI_Finalize();
     return 0;

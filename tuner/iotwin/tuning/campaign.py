@@ -322,7 +322,8 @@ def space_context(spec: CampaignSpec) -> SpaceContext:
                       mpi=program_mpi(spec))
     if spec.workload is None:
         return context
-    return replace(context, partial_writes=partial_write_datasets(spec.workload))
+    apis = tuple(sorted({str(f.get("api", "hdf5")) for f in spec.workload["files"]}))
+    return replace(context, partial_writes=partial_write_datasets(spec.workload), apis=apis)
 
 
 def program_mpi(spec: CampaignSpec) -> str:
