@@ -114,10 +114,28 @@ static long long *displacements(const struct contents *c, int count, const int *
 
 static void flatten_subarray(const struct contents *c, long long base, struct runs *r);
 
+/* (H)indexed and (h)indexed-block types: blocks at listed displacements (in child extents for
+ * the non-h ones, in bytes for the h ones). */
+static void flatten_indexed(const struct contents *c, long long base, struct runs *r)
+{
+    const int *in = c->ints;
+    long long extent = extent_of(c->types[0]), *d = NULL;
+    int block = c->combiner == MPI_COMBINER_INDEXED_BLOCK
+                || c->combiner == MPI_COMBINER_HINDEXED_BLOCK;
+    const int *in_extents = c->combiner == MPI_COMBINER_INDEXED ? in + 1 + in[0]
+                          : c->combiner == MPI_COMBINER_INDEXED_BLOCK ? in + 2 : NULL;
+    if (!(d = displacements(c, in[0], in_extents, extent))) {
+        r->failed = "out of memory";
+        return;
+    }
+    flatten_blocks(c->types[0], base, in[0], block ? NULL : in + 1, block ? in[1] : 0, d, 0, r);
+    free(d);
+}
+
 static void flatten_derived(const struct contents *c, long long base, struct runs *r)
 {
     const int *in = c->ints;
-    long long extent = c->nd ? extent_of(c->types[0]) : 0, *d = NULL;
+    long long extent = c->nd ? extent_of(c->types[0]) : 0;
     switch (c->combiner) {
     case MPI_COMBINER_DUP:
     case MPI_COMBINER_RESIZED:
@@ -133,21 +151,11 @@ static void flatten_derived(const struct contents *c, long long base, struct run
         flatten_blocks(c->types[0], base, in[0], NULL, in[1], NULL, (long long)c->addrs[0], r);
         return;
     case MPI_COMBINER_INDEXED:
-        d = displacements(c, in[0], in + 1 + in[0], extent);
-        flatten_blocks(c->types[0], base, in[0], in + 1, 0, d, 0, r);
-        break;
     case MPI_COMBINER_HINDEXED:
-        d = displacements(c, in[0], NULL, extent);
-        flatten_blocks(c->types[0], base, in[0], in + 1, 0, d, 0, r);
-        break;
     case MPI_COMBINER_INDEXED_BLOCK:
-        d = displacements(c, in[0], in + 2, extent);
-        flatten_blocks(c->types[0], base, in[0], NULL, in[1], d, 0, r);
-        break;
     case MPI_COMBINER_HINDEXED_BLOCK:
-        d = displacements(c, in[0], NULL, extent);
-        flatten_blocks(c->types[0], base, in[0], NULL, in[1], d, 0, r);
-        break;
+        flatten_indexed(c, base, r);
+        return;
     case MPI_COMBINER_STRUCT:
         for (int i = 0; i < in[0] && !r->failed; i++)
             flatten_blocks(c->types[i], base + (long long)c->addrs[i], 1, NULL, in[1 + i], NULL,
@@ -159,11 +167,7 @@ static void flatten_derived(const struct contents *c, long long base, struct run
     default:
         r->failed = "the file view's datatype is a darray or another kind the capture does not "
                     "read";
-        return;
     }
-    if (!d)
-        r->failed = "out of memory";
-    free(d);
 }
 
 static void flatten(MPI_Datatype type, long long base, struct runs *r)
