@@ -19,7 +19,12 @@ from iotwin.core import paths
 from iotwin.core.errors import UserError
 from iotwin.core.records import Target
 from iotwin.core.stats import Summary
-from iotwin.executors.interposer_reports import SettingOutcome, setting_outcomes
+from iotwin.executors.interposer_reports import (
+    SettingOutcome,
+    outside_writes,
+    setting_outcomes,
+    unmatched_rules,
+)
 from iotwin.executors.launch import require_program
 from iotwin.executors.local import LocalExecutor
 from iotwin.executors.mpi_flavour import say_flavour
@@ -133,6 +138,8 @@ def as_json(measurement: Measurement, campaign: int, store_path: Path) -> dict[s
         "time_s": time.as_dict() if time else None,
         "rate_mbs": rate.as_dict() if rate else None,
         "settings": [vars(outcome) for outcome in setting_outcomes(measurement.reports)],
+        "unmatched_rules": unmatched_rules(measurement.reports),
+        "outside": (vars(outside) if (outside := outside_writes(measurement.reports)) else None),
         "reports": measurement.reports,
         "store": str(store_path), "campaign": campaign,
         "evaluations": measurement.evaluation_ids,
@@ -148,7 +155,11 @@ def as_text(measurement: Measurement, config_file: str | None, campaign: int,
     lines += _summary_lines(measurement.time, measurement.rate, ok[-1].bytes if ok else None)
     lines += [f"  {run.status} (rep {i + 1}): {(run.error or '').strip()}"
               for i, run in enumerate(runs) if not run.ok]
-    lines += settings_lines(setting_outcomes(measurement.reports), bool(measurement.config))
+    lines += settings_lines(setting_outcomes(measurement.reports), bool(measurement.config),
+                            unmatched_rules(measurement.reports))
+    outside = outside_writes(measurement.reports)
+    if outside is not None:
+        lines.append(outside.describe())
     ids = measurement.evaluation_ids
     lines.append(f"stored: campaign {campaign}, evaluations {ids[0]}-{ids[-1]} in {store_path}")
     return "\n".join(lines)
@@ -165,13 +176,16 @@ def _summary_lines(time: Summary | None, rate: Summary | None, nbytes: int | Non
     return lines
 
 
-def settings_lines(outcomes: list[SettingOutcome], config_given: bool) -> list[str]:
-    """What the interposer applied, and what did not take effect, per file."""
+def settings_lines(outcomes: list[SettingOutcome], config_given: bool,
+                   unmatched: list[str] | None = None) -> list[str]:
+    """What the interposer applied, and what did not take effect, per file; the config's
+    ``files`` rules that matched no file."""
+    rules = [f"settings: rule {rule} the program opened" for rule in unmatched or []]
     if not outcomes:
-        return ["settings: the interposer reported no settings" + (
-            " (does the program write HDF5 through the shared parallel library?)"
+        return rules or ["settings: the interposer reported no settings" + (
+            " (does the program write HDF5 or MPI-IO through the shared parallel libraries?)"
             if config_given else " (no config given)")]
-    lines = ["settings (read back from the open file by the interposer):"]
+    lines = [*rules, "settings (read back from the open file by the interposer):"]
     for outcome in outcomes:
         if outcome.took_effect:
             lines.append(f"  effective      {outcome.file}: {outcome.key} = {outcome.effective}")

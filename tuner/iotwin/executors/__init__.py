@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from iotwin.config import rules
 from iotwin.config.types import Config
 from iotwin.core.errors import UserError
 from iotwin.core.limits import RUN_TIMEOUT_S
@@ -128,14 +129,6 @@ def runnable_configs(name: str, table: str | None) -> Sequence[Config] | None:
 
 
 def filesystem_of(path: Path) -> str:
-    """lustre, gpfs, or ufs (ROMIO's name for any other local or network file system)."""
-    path = path.resolve()
-    while not path.exists():
-        path = path.parent
-    best, kind = "", "ufs"
-    for line in Path("/proc/mounts").read_text().splitlines():
-        _, mount, fstype, *_ = line.split()
-        inside = path == Path(mount) or Path(mount) in path.parents
-        if inside and len(mount) > len(best):
-            best, kind = mount, fstype
-    return kind if kind in ("lustre", "gpfs") else "ufs"
+    """lustre, gpfs, or ufs (ROMIO's name for any other local or network file system), as the
+    interposer tells them (the shared rules: iotwin.config.rules.filesystem)."""
+    return rules.filesystem(path.resolve())[0]

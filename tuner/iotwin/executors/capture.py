@@ -29,9 +29,9 @@ def run_captured(target: Target, config: Config, *, timeout_s: float = RUN_TIMEO
                  keep: Path | None = None, env: Mapping[str, str] | None = None
                  ) -> tuple[RunResult, list[dict[str, Any]]]:
     """One run of ``target`` under the interposer with capture on: the run as measured and
-    its capture records; CaptureError if it hung, failed or wrote no HDF5. ``keep``: where to
-    keep the directory the program ran in (with the files it wrote); ``env``: more variables
-    for the ranks."""
+    its capture records; CaptureError if it hung, failed or wrote no HDF5 or MPI-IO file.
+    ``keep``: where to keep the directory the program ran in (with the files it wrote);
+    ``env``: more variables for the ranks."""
     if target.command:
         require_program(target.command[0])
     with tempfile.TemporaryDirectory(prefix="iotwin-capture-") as folder:
@@ -43,8 +43,8 @@ def run_captured(target: Target, config: Config, *, timeout_s: float = RUN_TIMEO
     if result.status == "timeout":
         raise CaptureError(f"{target.label} hung: {result.error}")
     if not records and (result.ok or result.error == NO_HDF5_IO):
-        raise CaptureError(f"{target.label} wrote no HDF5 file: the interposer saw no "
-                           f"H5Fcreate or H5Fopen closed by H5Fclose")
+        raise CaptureError(f"{target.label} wrote no HDF5 or MPI-IO file: the interposer saw "
+                           f"no H5Fcreate / H5Fopen or MPI_File_open whose file was closed")
     if not result.ok:
         raise CaptureError(f"{target.label} failed: {result.error}")
     return result, records

@@ -12,9 +12,11 @@ page cache then run at ~0.4 GB/s instead of ~5 GB/s, depending on how long ago t
 run ended (validation/local/README.md). Physical nodes never pay it, so 0 (off) is the default.
 
 A kernel of kernels/ prints one JSON result line (kernels/README.md) and its times are used.
-Any other program is timed by the interposer: from its first HDF5 file open to its last close,
-less the gaps between file sessions (compute, reported apart); mpiexec's wall time (launch
-included) is kept beside it. Its bytes come from the interposer's reports too.
+Any other program is timed by the interposer: from its first HDF5 or MPI-IO file open to its
+last close, less the gaps between file sessions (compute, reported apart); mpiexec's wall time
+(launch included) is kept beside it. Its bytes come from the interposer's reports too. A config
+the interposer rejected makes the run a failure whose error is the interposer's reason (the
+program ran without the config, so what it measured is not the config's).
 
 Hydra's proxies start each rank in a session of its own, so neither the launcher's process
 group nor the terminal's Ctrl-C reaches them. Every process of a run carries the run's
@@ -41,7 +43,12 @@ from iotwin.core import paths
 from iotwin.core.limits import RUN_TIMEOUT_S
 from iotwin.core.mpi_flavours import Flavour
 from iotwin.core.records import RunResult, Source, Target
-from iotwin.executors.interposer_reports import io_span, read_reports, total_bytes
+from iotwin.executors.interposer_reports import (
+    config_rejection,
+    io_span,
+    read_reports,
+    total_bytes,
+)
 from iotwin.executors.launch import Completed, Launcher, launcher, run_mpi
 from iotwin.executors.mpi_flavour import flavour_of
 
@@ -49,8 +56,8 @@ CONFIG_NAME = "iotwin-config.yaml"
 REPORT_NAME = "iotwin-report.jsonl"
 RUN_MARKER = "IOTWIN_RUN_DIR"
 STDERR_TAIL_LINES = 15
-NO_HDF5_IO = ("the interposer reported no HDF5 file closed: no I/O to time (did the program "
-              "write through HDF5, linked to the shared libhdf5?)")
+NO_HDF5_IO = ("the interposer reported no HDF5 or MPI-IO file closed: no I/O to time (did the "
+              "program write through HDF5 or MPI-IO, linked to the shared libraries?)")
 KILL_POLL_S = 0.05
 KILL_POLLS = 200  # how long killed processes may take to go (blocked in I/O, say)
 WARM_UP_BLOCK = 4 * 2**20
@@ -148,6 +155,10 @@ def run_result(target: Target, completed: Completed, wall_s: float,
     if completed.timed_out:
         return RunResult("timeout", reports=reports,
                          error=f"killed after {timeout_s:g} s\n{_tail(completed.stderr)}")
+    rejected = config_rejection(reports)
+    if rejected is not None:   # the program ran without the config: not its measurement
+        return RunResult("failed", reports=reports,
+                         error=f"the interposer rejected the config: {rejected}")
     if completed.returncode != 0:
         # mpiexec reports a rank killed by a signal on stdout, not stderr
         diagnosis = "\n".join(filter(None, (_tail(completed.stderr), _tail(completed.stdout))))
@@ -168,9 +179,9 @@ def run_result(target: Target, completed: Completed, wall_s: float,
 
 
 def program_result(reports: list[dict[str, Any]], wall_s: float) -> RunResult:
-    """A program's run timed by the interposer: its I/O time from the first HDF5 file open to
-    the last close, the gaps between file sessions (compute) apart; the launcher's wall time
-    (start-up included) is kept beside it, never used as the I/O time."""
+    """A program's run timed by the interposer: its I/O time from the first HDF5 or MPI-IO file
+    open to the last close, the gaps between file sessions (compute) apart; the launcher's wall
+    time (start-up included) is kept beside it, never used as the I/O time."""
     nbytes, span = total_bytes(reports), io_span(reports)
     if span is None or span.io_s <= 0:
         return RunResult("failed", reports=reports, phases={"wall_s": wall_s},

@@ -59,6 +59,8 @@ def _writers_named(selection: Mapping[str, Any], writers: int) -> set[int]:
 
 def program_context(context: SpaceContext, workload: Mapping[str, Any]) -> SpaceContext:
     """``context`` (where the runs happen) for the program of ``workload``: the MPI it runs
-    under, and the datasets some of its ranks write alone (kept independent by a space)."""
+    under, the datasets some of its ranks write alone (kept independent by a space), and the
+    I/O layers its files are written through (no HDF5 setting for a program writing none)."""
+    apis = tuple(sorted({str(f.get("api", "hdf5")) for f in workload["files"]}))
     return replace(context, mpi=workload_mpi(workload),
-                   partial_writes=partial_write_datasets(workload))
+                   partial_writes=partial_write_datasets(workload), apis=apis)
