@@ -19,6 +19,7 @@ import pytest
 from iotwin.core import paths
 from iotwin.core.records import Target
 from iotwin.executors import launch
+from iotwin.executors.capture import capture_program
 from iotwin.executors.interposer_reports import (
     config_rejection,
     outside_writes,
@@ -27,7 +28,7 @@ from iotwin.executors.interposer_reports import (
 from iotwin.executors.local import LocalExecutor
 from iotwin.model.platforms import load_platform
 from iotwin.model.sim import simulate
-from iotwin.workloads.capture import capture_program, workload_from_capture
+from iotwin.workloads.capture import workload_from_capture
 from support.programs import REPO_ROOT
 
 pytestmark = pytest.mark.slow
