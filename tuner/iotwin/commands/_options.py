@@ -4,6 +4,7 @@ simulations run, how long a real run may take."""
 from __future__ import annotations
 
 import argparse
+import sys
 
 from iotwin.core.limits import RUN_TIMEOUT_S
 from iotwin.model.sim_cluster import ENV, checked_address
@@ -30,6 +31,19 @@ def add_timeout_argument(parser: argparse.ArgumentParser, default: float | None 
     parser.add_argument("--timeout", type=float, default=default, metavar="S",
                         help="seconds before a run is killed and counted as a timeout "
                              f"(default {RUN_TIMEOUT_S:g})")
+
+
+def add_site_rules_argument(parser: argparse.ArgumentParser) -> None:
+    """``--ignore-site-rules``: every command that takes a user's config for a platform."""
+    parser.add_argument("--ignore-site-rules", action="store_true",
+                        help="go on with a config that breaks the platform's site rules "
+                             "(its site_rules: stripes a file, pool, size threshold, forbidden "
+                             "settings), with a warning for each")
+
+
+def warn(lines: list[str]) -> None:
+    for line in lines:
+        print(f"iotwin: warning: {line}", file=sys.stderr)
 
 
 def _address(address: str) -> str:

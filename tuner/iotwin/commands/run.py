@@ -12,7 +12,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from iotwin.commands._options import add_store_argument, add_timeout_argument
+from iotwin.commands._options import (
+    add_site_rules_argument,
+    add_store_argument,
+    add_timeout_argument,
+    warn,
+)
 from iotwin.config import schema as config
 from iotwin.config.types import Config
 from iotwin.core import paths
@@ -27,9 +32,12 @@ from iotwin.executors.interposer_reports import (
 )
 from iotwin.executors.launch import require_program
 from iotwin.executors.local import LocalExecutor
-from iotwin.executors.mpi_flavour import say_flavour
+from iotwin.executors.mpi_flavour import flavour_of, say_flavour
+from iotwin.model.platforms import Platform, list_platforms, load_platform
+from iotwin.model.site_rules import check_config, needs_file_sizes
 from iotwin.store.database import Store, resolve_path, workload_of
 from iotwin.tuning.repetitions import Measurement, measure, run_then_store
+from iotwin.workloads.workload import kernel_workload
 
 KERNELS = ("vpic-io", "vorpal-io", "gcrm-io", "block3d-io", "replay")
 
@@ -56,7 +64,9 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
                         help="repetitions (default 3)")
     add_timeout_argument(parser)
     parser.add_argument("--platform", default="local",
-                        help="machine name recorded in the store (default: local)")
+                        help="machine name recorded in the store (default: local); a "
+                             "platform model's name: the config must keep its site rules")
+    add_site_rules_argument(parser)
     parser.add_argument("--keep", metavar="DIR", type=Path,
                         help="keep the last repetition's output files in DIR")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -108,6 +118,8 @@ def load_config(path: str | None) -> Config:
 def main(args: argparse.Namespace) -> int:
     target = build_target(args)
     tuning = load_config(args.config)
+    if args.config and args.platform in list_platforms():
+        check_site_rules(load_platform(args.platform), target, tuning, args)
     say_flavour(target)
     executor = LocalExecutor(timeout_s=args.timeout, keep_last=args.keep)
     store_path = resolve_path(args.store)
@@ -124,6 +136,16 @@ def main(args: argparse.Namespace) -> int:
     else:
         print(as_text(measurement, args.config, campaign, store_path))
     return 0 if len(measurement.ok_runs) == len(measurement.runs) else 1
+
+
+def check_site_rules(platform: Platform, target: Target, tuning: Config,
+                     args: argparse.Namespace) -> None:
+    """The config against the platform's site rules, on the kernel's files where their sizes
+    matter (a program's files are not known before it runs)."""
+    sized = target.kernel not in (None, "replay") and needs_file_sizes(platform)
+    work = kernel_workload(target.kernel or "", target.ranks, target.args,
+                           flavour_of(target).name) if sized else None
+    warn(check_config(platform, tuning, work, args.config, args.ignore_site_rules))
 
 
 def as_json(measurement: Measurement, campaign: int, store_path: Path) -> dict[str, Any]:

@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import Any
 
-from iotwin.commands._options import add_sim_cluster_argument
+from iotwin.commands._options import add_sim_cluster_argument, add_site_rules_argument, warn
 from iotwin.config.schema import load_config
 from iotwin.config.types import Config
 from iotwin.core.errors import UserError
@@ -14,6 +14,7 @@ from iotwin.core.records import Target
 from iotwin.executors.mpi_flavour import flavour_of
 from iotwin.model.platforms import load_platform
 from iotwin.model.sim import simulate
+from iotwin.model.site_rules import check_config
 from iotwin.workloads.workload import kernel_workload, load_workload
 
 
@@ -32,6 +33,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--placement", choices=("packed", "target-grouped"), default="packed",
                         help="rank-to-node placement (default packed)")
     add_sim_cluster_argument(parser)
+    add_site_rules_argument(parser)
     parser.add_argument("--json", action="store_true", help="print the full result as JSON")
     parser.add_argument("kernel_args", nargs=argparse.REMAINDER,
                         help="-- then arguments for the kernel")
@@ -53,8 +55,9 @@ def _workload(args: argparse.Namespace) -> dict[str, Any]:
 def main(args: argparse.Namespace) -> int:
     platform = load_platform(args.platform)
     config: Config = load_config(args.config) if args.config else {}
-    [result] = simulate(platform, _workload(args), [config], jobs=1,
-                        options={"placement": args.placement})
+    work = _workload(args)
+    warn(check_config(platform, config, work, args.config or "config", args.ignore_site_rules))
+    [result] = simulate(platform, work, [config], jobs=1, options={"placement": args.placement})
     if args.json:
         print(json.dumps(result.__dict__, indent=2))
         return 0 if result.ok else 1

@@ -34,7 +34,8 @@ from iotwin.core.errors import UserError
 from iotwin.core.hashing import config_hash
 from iotwin.model import sim
 from iotwin.model.ceilings import peak_mbs
-from iotwin.model.platforms import Platform, platform_space_context
+from iotwin.model.platforms import Platform
+from iotwin.model.site_rules import platform_space_context
 from iotwin.search import REGISTRY, run_strategy, strategy_kind, strategy_settings
 from iotwin.search.evaluator import BudgetExhausted
 from iotwin.space.parameters import BoundSpace, Point, Space
@@ -253,7 +254,7 @@ def search_in_simulation(platform: Platform, work: Mapping[str, Any], tuning: Tu
     """The search step of the tuning pipeline alone (iotwin.tuning.pipeline.tune), with the
     model as the machine: a simulation has no noise to confirm against and no default run to
     measure, so there is nothing for the pipeline's confirmation and summary to do."""
-    space = tuning.space.bind(platform_space_context(platform, int(work["ranks"])))
+    space = tuning.space.bind(platform_space_context(platform, int(work["ranks"]), work))
     strategy = choose_strategy(tuning, space)
     machine = SimulatedMachine(space, lambda configs: simulate(platform, work, configs),
                                tuning.budget)

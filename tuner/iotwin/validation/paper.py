@@ -44,7 +44,7 @@ from iotwin.core.units import parse_size
 from iotwin.model import calibration as calibrate
 from iotwin.model.calibration import Observation
 from iotwin.model.platforms import load_platform as platform_from_file
-from iotwin.model.platforms import platform_space_context
+from iotwin.model.site_rules import platform_space_context
 from iotwin.space.parameters import load_space
 from iotwin.validation.paper_sensitivity import (
     ParameterEffect,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -121,6 +122,19 @@ def _decomposition_dims(node: Mapping[str, Any]) -> list[int]:
     if "extents" in node:
         return [sum(axis) for axis in node["extents"]]
     return [g * b for g, b in zip(node["grid"], node["block"], strict=True)]
+
+
+def dataset_bytes(dataset: Mapping[str, Any]) -> int:
+    """The data bytes of a validated workload's dataset, over all its writers."""
+    node = dataset.get("decomposition")
+    dims = _decomposition_dims(node) if node is not None else dataset["dims"]
+    return int(dataset["element_bytes"]) * math.prod(dims)
+
+
+def instance_bytes(file: Mapping[str, Any]) -> int:
+    """The data bytes of one instance of a validated workload's file session (a per-rank
+    file: one rank's file), without HDF5's metadata."""
+    return sum(dataset_bytes(dataset) for dataset in file["datasets"])
 
 
 def call_reach(call: Mapping[str, Any], index: int, rank: int) -> list[int]:
