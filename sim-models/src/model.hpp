@@ -107,6 +107,13 @@ inline int server_of_target(const Platform& p, int target)
     return target % p.fs.servers;
 }
 
+// A target's own write bandwidth, before interleaved streams degrade it.
+inline double target_bandwidth(const Platform& p, int target)
+{
+    (void)target;
+    return p.fs.target_Bps;
+}
+
 // Server-side routers are shared evenly by the servers.
 inline int router_of_server(const Platform& p, int server)
 {
@@ -199,6 +206,8 @@ struct Breakdown {
     uint64_t file_bytes = 0;
     PosixCalls posix;
     std::vector<int> aggregators;  // per collective write call: aggregators used
+    // The client nodes and processes that sent data to storage (the resources of the ceiling).
+    std::vector<bool> storage_nodes, storage_processes;
     std::vector<std::string> write_paths;  // per write call: two-phase | independent
     // With options.report_ranges: per file session and dataset, [offset, length, writer] runs
     // of instance 0, so tests can compare them with what the real library wrote.

@@ -17,6 +17,7 @@ struct PlanOptions {
     bool aggregate = true;
     Placement placement = Placement::packed;
     bool report_ranges = false;
+    int best_stripe_count = 0;  // the best ceiling's stripes (0: the platform's most)
 };
 
 // Emits every phase to `sink`, in order. settings and layouts: one per workload file session.

@@ -26,7 +26,7 @@ public:
     {
         std::vector<int> clients = target_clients(p_, phase);
         for (int t = 0; t < p_.fs.targets; t++)
-            set_target_bandwidth(t, degraded_bandwidth(p_, clients[t]));
+            set_target_bandwidth(t, degraded_bandwidth(p_, t, clients[t]));
         return in_own_actor([this, &phase]() { return coupled_flows(phase); });
     }
 
@@ -154,7 +154,8 @@ private:
         }
         for (int t = 0; t < p_.fs.targets; t++) {
             sg4::Host* h = zone_->create_host("ost-" + std::to_string(t), 1e9);
-            disks_.push_back(h->create_disk("ost-disk-" + std::to_string(t), p_.fs.target_Bps, p_.fs.target_Bps)->seal());
+            double bw = target_bandwidth(p_, t);
+            disks_.push_back(h->create_disk("ost-disk-" + std::to_string(t), bw, bw)->seal());
             h->seal();
             int server = server_of_target(p_, t);
             std::vector<sg4::Link*> down;

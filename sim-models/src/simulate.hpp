@@ -26,6 +26,9 @@ public:
     nlohmann::json simulate(Backend& backend, PhaseCache& cache, const nlohmann::json& config);
 
 private:
+    void add_ceiling(nlohmann::json& out, const Breakdown& bd, const TimeAttribution& attribution,
+                     bool storage_on_path) const;
+
     nlohmann::json platform_data_;
     Platform platform_;
     Workload workload_;

@@ -70,6 +70,18 @@ void WritePhaseBuilder::lock_boundary(int client, int key, uint64_t offset)
     flow(client, key, striping_.target_of(offset)).target_busy_s += platform_.fs.lock_conflict_s;
 }
 
+namespace {
+
+// The node and process as senders to storage, for the run's ceiling (ceiling.hpp).
+void mark(std::vector<bool>& senders, int id)
+{
+    if (static_cast<size_t>(id) >= senders.size())
+        senders.resize(static_cast<size_t>(id) + 1, false);
+    senders[id] = true;
+}
+
+}  // namespace
+
 void WritePhaseBuilder::count_process_bytes(int process, uint64_t bytes)
 {
     if (static_cast<size_t>(process) >= process_bytes_.size())
@@ -86,6 +98,8 @@ void WritePhaseBuilder::add(int client, int key, int process, uint64_t offset, u
     if (length == 0)
         return;
     count_process_bytes(process, length);
+    mark(breakdown_.storage_nodes, client);
+    mark(breakdown_.storage_processes, process);
     uint64_t end = offset + length;
     uint64_t rpc = platform_.fs.rpc_max_bytes;
     auto rpcs_of = [rpc](uint64_t n) { return (n + rpc - 1) / rpc; };

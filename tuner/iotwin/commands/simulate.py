@@ -15,6 +15,7 @@ from iotwin.executors.mpi_flavour import flavour_of
 from iotwin.model.platforms import load_platform
 from iotwin.model.sim import simulate
 from iotwin.model.site_rules import check_config
+from iotwin.report.mechanisms import binding_line, ceiling_line
 from iotwin.workloads.workload import kernel_workload, load_workload
 
 
@@ -67,6 +68,8 @@ def main(args: argparse.Namespace) -> int:
     bd = result.breakdown
     aggregators = bd.get("aggregators") or ["-"]
     print(f"{platform.name}: {result.time_s:.3f} s, {result.rate_mbs:.1f} MB/s ({phases})")
+    print(f"  {ceiling_line(result)}")
+    print(f"  {binding_line(result)}")
     print(f"  write paths: {', '.join(bd['write_paths'])}; aggregators: {aggregators[0]}; "
           f"rounds {bd['rounds']}; RPCs {bd['rpcs']}; lock conflicts {bd['lock_conflicts']}")
     return 0
