@@ -15,6 +15,7 @@ from iotwin.config.types import Config
 from iotwin.core.errors import UserError
 from iotwin.model import iosim_process, sim_cluster
 from iotwin.model.platforms import Platform
+from iotwin.model.site_rules import platform_space_context
 
 
 @dataclass
@@ -71,11 +72,13 @@ def placed(platform: Platform, workload: Mapping[str, Any]) -> dict[str, Any]:
 def simulator_input(platform: Platform, workload: Mapping[str, Any],
                     configs: Sequence[Config],
                     options: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """iosim's input (IOSIM.md); the best ceiling's stripes are the most the site allows."""
+    limit = platform_space_context(platform, int(workload["ranks"])).max_stripe_count
     return {
         "platform": platform.data,
         "workload": placed(platform, workload),
         "configs": [{"files": [_file_settings(c, f) for f in workload["files"]]} for c in configs],
-        "options": dict(options or {}),
+        "options": {**({"best_stripe_count": limit} if limit else {}), **(options or {})},
     }
 
 
