@@ -17,7 +17,7 @@ constexpr std::array<const char*, static_cast<size_t>(Mechanism::count)> names =
     "storage fabric",
     "client NICs",
     "MPI fabric (shuffle)",
-    "client processes (copy into the client cache)",
+    "client processes (cache copy)",
     "client nodes (Lustre client)",
     "open (create, open, metadata reads)",
     "close (metadata writes, closing steps)",

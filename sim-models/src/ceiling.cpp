@@ -29,8 +29,8 @@ void add_total(Ceiling& c, const char* resource, int n, double total_Bps)
 // The client side: each writing node's Lustre client, each writing process's copy.
 void add_client(Ceiling& c, const Platform& p, int nodes, int processes)
 {
-    add(c, "client nodes (Lustre client)", nodes, p.cache.node_write_Bps);
-    add(c, "client processes (copy into the client cache)", processes, p.cache.process_write_Bps);
+    add(c, "client nodes", nodes, p.cache.node_write_Bps);
+    add(c, "client processes", processes, p.cache.process_write_Bps);
 }
 
 // Routers the data crosses: those of the servers written (server side), or of the writing

@@ -32,6 +32,18 @@ def test_sim_screened_tunes_against_the_twin_and_beats_the_default(tmp_path: Pat
     assert {r.source for r in rows} == {"sim", "twin"}
     assert calibrations and calibrations[-1].campaign_id == result["campaign"]
     assert "model error" in done.stderr
+    # default and tuned explained on the hopper model: the default's 2 stripes set its
+    # ceiling; the measured medians are shares of the simulated ceilings
+    explained = result["explanation"]
+    default = explained["runs"]["default"]
+    assert default["ceiling"]["OSTs"] == {"count": 2, "mbs": 2 * 224}
+    assert default["ceiling_mbs"] == 2 * 224 and default["bound_by"]["ceiling"] == "OSTs"
+    assert explained["runs"]["tuned"]["ceiling_mbs"] > default["ceiling_mbs"]
+    measured = explained["measured"]["default"]
+    assert measured["of_ceiling"] == measured["measured_mbs"] / 448
+    assert explained["best_ceiling_mbs"] >= explained["runs"]["tuned"]["ceiling_mbs"]
+    rows = {row[""]: row for row in explained["breakdown"]}
+    assert rows["targets used"]["default"] == 2
 
 
 def test_the_twins_true_rates_are_noise_free_and_its_runs_scatter() -> None:

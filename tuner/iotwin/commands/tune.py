@@ -35,9 +35,18 @@ from iotwin.core.errors import UserError
 from iotwin.core.stats import Speedup, Summary, format_mbs, speedup_interval
 from iotwin.executors import EXECUTORS
 from iotwin.executors.mpi_flavour import say_flavour
+from iotwin.report.mechanisms import as_json as mechanism_json
+from iotwin.report.mechanisms import (
+    breakdown_rows,
+    breakdown_table,
+    percent,
+    rate_text,
+    reasons,
+)
 from iotwin.search import STRATEGIES
 from iotwin.store.database import Store, resolve_path
 from iotwin.tuning.campaign import Progress
+from iotwin.tuning.explanation import Explanation
 from iotwin.tuning.parts import CampaignParts
 from iotwin.tuning.pipeline import TuneResult, start, stored_spec, tune
 from iotwin.tuning.repetitions import Measurement
@@ -262,6 +271,7 @@ def _report(result: TuneResult, output: Path, as_json: bool) -> None:
     tuned, default = rates.get("tuned"), rates.get("default")
     speedup = tuned.median / default.median if tuned and default else None
     best = confirmed[0]
+    measured = {label: (rate.median if rate else None) for label, rate in rates.items()}
     if as_json:
         print(json.dumps({
             "campaign": campaign.id, "runs_used": len(campaign.measured),
@@ -270,7 +280,8 @@ def _report(result: TuneResult, output: Path, as_json: bool) -> None:
                            "runs": len(c.rates)} for c in confirmed],
             "config_file": str(output),
             "summary": {k: (v.as_dict() if v else None) for k, v in rates.items()},
-            "speedup": speedup, "speedup_interval": _interval_json(_speedup(summary))},
+            "speedup": speedup, "speedup_interval": _interval_json(_speedup(summary)),
+            "explanation": _explanation_json(result.explanation, measured)},
             indent=2))
         return
     if len(confirmed) > 1:
@@ -289,6 +300,43 @@ def _report(result: TuneResult, output: Path, as_json: bool) -> None:
     interval = _speedup(summary)
     if interval is not None:
         print(f"  {_interval_line(interval)}")
+    if result.explanation is not None:
+        print(_explanation_text(result.explanation, measured,
+                                campaign.spec.platform))
+
+
+def _explanation_text(explanation: Explanation, measured: dict[str, float | None],
+                      platform: str) -> str:
+    """The measured rates against the model's ceilings, why each config runs as it does, and
+    the simulated breakdown side by side."""
+    shares = explanation.fractions(measured)
+    of_ceiling = ", ".join(
+        f"{label} {percent(share['of_ceiling'])} of its {rate_text(share['ceiling_mbs'])}"
+        for label, share in shares.items() if share["measured_mbs"] is not None)
+    best = explanation.best_ceiling_mbs
+    of_best = ", ".join(f"{label} {percent(share['of_best_ceiling'])}"
+                        for label, share in shares.items() if share["measured_mbs"] is not None)
+    lines = []
+    if of_ceiling:
+        lines.append(f"  measured against the {platform} model's ceilings: {of_ceiling}"
+                     + (f"; of the best ceiling any config of the space reaches "
+                        f"({rate_text(best)}): {of_best}" if best else ""))
+    lines.append(f"  why (simulated): "
+                 f"{reasons(explanation.runs, {'tuned': explanation.tuned_settings})}")
+    lines.append("  simulated breakdown:")
+    lines.append(breakdown_table(explanation.runs))
+    return "\n".join(lines)
+
+
+def _explanation_json(explanation: Explanation | None, measured: dict[str, float | None]
+                      ) -> dict[str, Any] | None:
+    if explanation is None:
+        return None
+    return {"runs": {label: {"rate_mbs": r.rate_mbs, **mechanism_json(r)}
+                     for label, r in explanation.runs.items()},
+            "measured": explanation.fractions(measured),
+            "best_ceiling_mbs": explanation.best_ceiling_mbs,
+            "breakdown": breakdown_rows(explanation.runs)}
 
 
 def _speedup(summary: dict[str, Measurement]) -> Speedup | None:

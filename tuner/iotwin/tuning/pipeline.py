@@ -9,6 +9,8 @@
         confirm:  the search's `confirm` best configs each run `confirm_runs` more times,
                   interleaved; the best median of these fresh runs is the tuned config
         summary:  default and tuned each measured `summary_repeat` times in the same session
+        explain:  default and tuned simulated on the platform model, each with its ceiling and
+                  the mechanism that binds it (tuning.explanation)
 
 ``iotwin tune`` and ``iotwin demo`` are this call with a command line around it. The whole
 :class:`TuneSpec` (search and pipeline options) is the campaign's stored spec, so that a
@@ -32,6 +34,7 @@ from iotwin.store.database import Store
 from iotwin.tuning.campaign import CampaignEvaluator, Progress, open_campaign, run_campaign
 from iotwin.tuning.capture import capture_workload_of
 from iotwin.tuning.confirmation import Confirmed, confirm_best
+from iotwin.tuning.explanation import Explanation, explain
 from iotwin.tuning.parts import CampaignParts, assemble
 from iotwin.tuning.repetitions import Measurement, RunAndStore, measure
 from iotwin.tuning.spec import TuneSpec
@@ -42,6 +45,7 @@ class TuneResult:
     campaign: CampaignEvaluator
     confirmed: list[Confirmed]  # best first; [0] is the tuned config
     summary: dict[str, Measurement]  # "default" and "tuned" (empty with summary_repeat 0)
+    explanation: Explanation | None = None  # None: no workload to simulate
 
     @property
     def campaign_id(self) -> int:
@@ -102,7 +106,9 @@ def tune(spec: TuneSpec, store: Store, campaign_id: int | None = None, *,
     confirmed = confirm_best(campaign, options.confirm, options.confirm_runs, progress)
     summary = (default_vs_tuned(store, campaign, confirmed[0].config, options.summary_repeat,
                                 progress) if confirmed else {})
-    return TuneResult(campaign, confirmed, summary)
+    explanation = explain(campaign.spec, confirmed[0].config, campaign.space) if confirmed \
+        else None
+    return TuneResult(campaign, confirmed, summary, explanation)
 
 
 def _printer(progress: TextIO | None) -> Callable[[str], None]:
