@@ -1,7 +1,8 @@
 #include "ceiling.hpp"
 
 #include <algorithm>
-#include <set>
+#include <functional>
+#include <map>
 
 namespace iosim {
 
@@ -9,55 +10,70 @@ namespace {
 
 constexpr double MB = 1e6;
 
-int count(const std::vector<bool>& flags)
+// Bytes per member of a class of resources, and each member's capacity.
+struct Loads {
+    std::map<int, double> bytes;
+    void add(int member, double b)
+    {
+        if (b > 0)
+            bytes[member] += b;
+    }
+};
+
+// payload / max(bytes / capacity): the most the payload could go through these members.
+void add(Ceiling& c, const char* resource, const Loads& loads, double payload,
+         const std::function<double(int)>& capacity)
 {
-    return static_cast<int>(std::count(flags.begin(), flags.end(), true));
+    double busiest_s = 0;
+    for (const auto& [member, bytes] : loads.bytes) {
+        double cap = capacity(member);
+        if (cap <= 0)
+            return;  // no limit
+        busiest_s = std::max(busiest_s, bytes / cap);
+    }
+    if (busiest_s > 0)
+        c.terms.push_back({resource, static_cast<int>(loads.bytes.size()), payload / busiest_s});
 }
 
-void add(Ceiling& c, const char* resource, int n, double each_Bps)
+Loads loads_of(const std::vector<uint64_t>& bytes, int first = 0, int count = -1)
 {
-    if (n > 0 && each_Bps > 0)
-        c.terms.push_back({resource, n, n * each_Bps});
-}
-
-void add_total(Ceiling& c, const char* resource, int n, double total_Bps)
-{
-    if (n > 0 && total_Bps > 0)
-        c.terms.push_back({resource, n, total_Bps});
+    Loads out;
+    int end = count < 0 ? static_cast<int>(bytes.size()) : std::min<int>(first + count, bytes.size());
+    for (int i = first; i < end; i++)
+        out.add(i, static_cast<double>(bytes[i]));
+    return out;
 }
 
 // The client side: each writing node's Lustre client, each writing process's copy.
-void add_client(Ceiling& c, const Platform& p, int nodes, int processes)
+void add_client(Ceiling& c, const Platform& p, const Loads& nodes, const Loads& processes, double payload)
 {
-    add(c, "client nodes", nodes, p.cache.node_write_Bps);
-    add(c, "client processes", processes, p.cache.process_write_Bps);
+    add(c, "client nodes", nodes, payload, [&p](int) { return p.cache.node_write_Bps; });
+    add(c, "client processes", processes, payload, [&p](int) { return p.cache.process_write_Bps; });
 }
 
-// Routers the data crosses: those of the servers written (server side), or of the writing
-// nodes (client side, BG/P I/O nodes).
-int routers_crossed(const Platform& p, const std::vector<int>& servers, const std::vector<int>& nodes)
+// The storage side: targets, their servers, the routers on the way, the fabric, the NICs.
+void add_storage(Ceiling& c, const Platform& p, const Loads& targets, const Loads& servers, const Loads& nodes,
+                 double payload)
 {
-    std::set<int> routers;
+    Loads osts, mdts;
+    for (const auto& [t, bytes] : targets.bytes)
+        (t < p.fs.osts ? osts : mdts).add(t, bytes);
+    add(c, "OSTs", osts, payload, [&p](int t) { return target_bandwidth(p, t); });
+    add(c, "MDTs", mdts, payload, [&p](int t) { return target_bandwidth(p, t); });
+    add(c, "server links", servers, payload, [&p](int) { return p.fs.server_Bps; });
+    Loads routers;
     if (p.routers.side == RouterSide::server)
-        for (int s : servers)
-            routers.insert(router_of_server(p, s));
+        for (const auto& [s, bytes] : servers.bytes)
+            routers.add(router_of_server(p, s), bytes);
     else if (p.routers.side == RouterSide::client)
-        for (int n : nodes)
-            routers.insert(router_of_node(p, n));
-    return static_cast<int>(routers.size());
-}
-
-void add_storage(Ceiling& c, const Platform& p, const std::vector<int>& targets, const std::vector<int>& servers,
-                 const std::vector<int>& nodes)
-{
-    double targets_Bps = 0;
-    for (int t : targets)
-        targets_Bps += target_bandwidth(p, t);
-    add_total(c, "OSTs", static_cast<int>(targets.size()), targets_Bps);
-    add(c, "OSS links", static_cast<int>(servers.size()), p.fs.server_Bps);
-    add(c, "routers", routers_crossed(p, servers, nodes), p.routers.Bps);
-    add(c, "storage fabric", 1, p.network.storage_fabric_Bps);
-    add(c, "client NICs", static_cast<int>(nodes.size()), p.compute.nic_Bps);
+        for (const auto& [n, bytes] : nodes.bytes)
+            routers.add(router_of_node(p, n), bytes);
+    add(c, "routers", routers, payload, [&p](int) { return p.routers.Bps; });
+    Loads fabric;
+    for (const auto& [n, bytes] : nodes.bytes)
+        fabric.add(0, bytes);
+    add(c, "storage fabric", fabric, payload, [&p](int) { return p.network.storage_fabric_Bps; });
+    add(c, "client NICs", nodes, payload, [&p](int) { return p.compute.nic_Bps; });
 }
 
 void settle(Ceiling& c)
@@ -69,29 +85,12 @@ void settle(Ceiling& c)
         }
 }
 
-std::vector<int> indices(const std::vector<bool>& flags)
+// `total` bytes spread evenly over members first, first + 1, ... first + n - 1.
+Loads even(int n, double total, int first = 0)
 {
-    std::vector<int> out;
-    for (size_t i = 0; i < flags.size(); i++)
-        if (flags[i])
-            out.push_back(static_cast<int>(i));
-    return out;
-}
-
-std::vector<int> written(const std::vector<uint64_t>& bytes)
-{
-    std::vector<int> out;
-    for (size_t i = 0; i < bytes.size(); i++)
-        if (bytes[i] > 0)
-            out.push_back(static_cast<int>(i));
-    return out;
-}
-
-std::vector<int> first(int n)
-{
-    std::vector<int> out(static_cast<size_t>(std::max(0, n)));
+    Loads out;
     for (int i = 0; i < n; i++)
-        out[i] = i;
+        out.add(first + i, total / n);
     return out;
 }
 
@@ -100,25 +99,35 @@ std::vector<int> first(int n)
 Ceiling run_ceiling(const Platform& p, const Breakdown& bd, bool storage_on_path)
 {
     Ceiling c;
-    std::vector<int> nodes = indices(bd.storage_nodes);
-    if (storage_on_path)
-        add_storage(c, p, written(bd.bytes_per_target), written(bd.bytes_per_server), nodes);
-    add_client(c, p, static_cast<int>(nodes.size()), count(bd.storage_processes));
+    auto payload = static_cast<double>(bd.payload_bytes);
+    Loads nodes = loads_of(bd.bytes_per_node);
+    if (payload > 0 && storage_on_path)
+        add_storage(c, p, loads_of(bd.bytes_per_target), loads_of(bd.bytes_per_server), nodes, payload);
+    if (payload > 0)
+        add_client(c, p, nodes, loads_of(bd.bytes_per_process), payload);
     settle(c);
     return c;
 }
 
 Ceiling best_ceiling(const Platform& p, int nodes, int ranks, int stripes, bool storage_on_path)
 {
+    // `stripes` targets of the pool where they carry the most, the payload spread evenly.
+    const Pool* best = &p.fs.pools.front();
+    auto carries = [stripes](const Pool& pool) { return std::min(stripes, pool.targets) * pool.target_Bps; };
+    for (const Pool& pool : p.fs.pools)
+        if (carries(pool) > carries(*best))
+            best = &pool;
+    constexpr double payload = 1.0;
     Ceiling c;
+    Loads writers = even(nodes, payload);
     if (storage_on_path) {
-        std::vector<int> targets = first(std::min(stripes, p.fs.targets));
-        std::set<int> servers;
-        for (int t : targets)
-            servers.insert(server_of_target(p, t));
-        add_storage(c, p, targets, {servers.begin(), servers.end()}, first(nodes));
+        Loads targets = even(std::min(stripes, best->targets), payload, best->first);
+        Loads servers;
+        for (const auto& [t, bytes] : targets.bytes)
+            servers.add(server_of_target(p, t), bytes);
+        add_storage(c, p, targets, servers, writers, payload);
     }
-    add_client(c, p, nodes, ranks);
+    add_client(c, p, writers, even(ranks, payload), payload);
     settle(c);
     return c;
 }

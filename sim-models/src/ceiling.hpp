@@ -1,13 +1,14 @@
-// The ceiling of a run: the most it could write on its machine under its placement, the least
-// aggregate capacity of the resources its data had to cross before the run counted it done.
-// Those are the ones the simulation used, read from the same placement (breakdown): the OSTs
-// its bytes landed on, at their own bandwidth, the OSS links of those OSTs, the routers on
-// their way, the storage fabric, the NICs of the client nodes that sent data to storage, and,
-// where the platform has a client cache, each such node's Lustre client and each writing
-// process's (an aggregator's, under collective buffering) copy rate. Every one of them carries
-// at least the run's payload in the time it takes, so the run's rate is at most the least of
-// them. When the client cache still holds data at the end of the run (a page cache that close
-// leaves dirty), the storage side was not on the path: the ceiling is the client side's.
+// The ceiling of a run: the most it could write on its machine under its placement. Each
+// resource its data crossed before the run counted it done can carry no more than its
+// capacity: a class of them (the OSTs and MDTs written, the server links, the routers, the
+// storage fabric, the writing nodes' NICs, and with a client cache each writing node's Lustre
+// client and each writing process's copy; under collective buffering the writers are the
+// aggregators) needs at least max over its members of bytes / capacity, so the run's rate is at
+// most payload / that, for every class: the least of these is the ceiling. With the data spread
+// evenly a class's term is its aggregate capacity (n x bandwidth); with one member loaded more,
+// the term follows it. The bytes are the run's own breakdown, from the same placement that was
+// simulated. When the run ends with data still in the client cache (a page cache that close
+// leaves dirty), the storage side was not on its path: the ceiling is the client side's.
 #pragma once
 
 #include <limits>
@@ -21,9 +22,9 @@
 namespace iosim {
 
 struct CeilingTerm {
-    std::string resource;  // OSTs, OSS links, routers, storage fabric, client NICs, ...
-    int count = 0;
-    double Bps = 0;  // their aggregate capacity
+    std::string resource;  // OSTs, MDTs, server links, routers, storage fabric, client NICs, ...
+    int count = 0;         // how many of them the run used
+    double Bps = 0;        // the most the run's payload could go through them
 };
 
 struct Ceiling {

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "lustre_layout.hpp"
 #include "netcdf4.hpp"
 #include "words.hpp"
 
@@ -108,6 +109,7 @@ void parse_filesystem(const json& data, Platform& p)
     p.fs.metadata_io_s = number(data, fs, "metadata_io_s");
     if (p.fs.servers < 1 || p.fs.targets < 1 || p.fs.target_Bps <= 0 || p.fs.server_Bps <= 0 || p.fs.rpc_max_bytes == 0)
         throw std::invalid_argument("platform.filesystem: servers, targets, bandwidths and rpc_max_bytes must be > 0");
+    parse_storage(data.at(fs), p.fs);  // pools and metadata targets (lustre_layout.hpp)
 }
 
 // Optional: without it the client writes through (no cache, no process limit).
@@ -305,6 +307,7 @@ FileSettings resolve_settings(const json& platform_data, const json& file_config
     };
     FileSettings s;
     apply_lustre(block("lustre"), s, platform);
+    apply_layout(block("lustre"), file_config.value("lustre", json::object()), s, platform);
     apply_mpiio(block("mpiio"), s);
     if (openmpi)
         apply_openmpi(file_config.value("openmpi", json::object()), file_config.value("mpiio", json::object()), s);

@@ -47,7 +47,7 @@ std::vector<ResourceTotal> totals(std::vector<std::pair<int, uint64_t>> items)
 
 std::vector<int> target_clients(const Platform& p, const Phase& phase)
 {
-    std::vector<int> clients(p.fs.targets, 0);
+    std::vector<int> clients(storage_targets(p), 0);
     for (const auto& pair : target_client_pairs(phase))
         clients[pair.first]++;
     return clients;

@@ -75,8 +75,10 @@ def test_each_model_simulates_the_3d_block_pattern_within_its_site_default(sheet
     assert default.ok and every_target.ok, (default.error, every_target.error)
     stripes = data["site_defaults"]["lustre"]["stripe_count"]
     written = [b for b in default.breakdown["bytes_per_target"] if b]
-    assert len(written) == stripes
-    assert 0 < default.rate_mbs <= stripes * data["filesystem"]["target_mbs"] * 1.0001
+    if "components" not in data["site_defaults"]["lustre"]:  # frontier's: test_sim_lustre_layout
+        assert len(written) == stripes
+        assert 0 < default.rate_mbs <= stripes * data["filesystem"]["target_mbs"] * 1.0001
+    assert 0 < default.rate_mbs <= default.ceiling_mbs * (1 + 1e-5)
     # every target: more objects to create at open, never a slower write
     assert every_target.phases["write"] <= default.phases["write"] * (1 + 1e-9)
     assert every_target.rate_mbs <= every_target.ceiling_mbs * (1 + 1e-5)
