@@ -1,12 +1,6 @@
 """The store when the disk is full or the file read-only during a tune, and names that are not
 UTF-8: one line naming the store, every row committed before kept, the campaign resumable.
-
-The full disk is a small tmpfs mounted in a private mount namespace (``unshare --mount``, as
-root; ``unshare --map-root-user --mount`` otherwise, where unprivileged user namespaces are
-allowed): SQLite then gets ENOSPC as on a real full disk. A file-size limit (RLIMIT_FSIZE)
-would not do: the simulator and the twin's runs inherit it and fail first, and SQLite sees
-EFBIG ("disk I/O error") instead of a full disk.
-"""
+The full disk is a small tmpfs (support.small_disk)."""
 
 from __future__ import annotations
 
@@ -21,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from iotwin.store.database import Store
+from support.small_disk import in_namespace, mount_line, resize_line
 
 IOTWIN = [sys.executable, "-m", "iotwin"]
 #: a twin campaign that stores hundreds of rows (predictions, twin runs, refits), each
@@ -30,15 +25,6 @@ TUNE = ["tune", "--kernel", "vpic-io", "--ranks", "64", "--platform", "hopper", 
         "--set", "population=30", "--set", "inner_generations=2", "--set", "patience=100",
         "--summary-repeat", "0", "--confirm", "0", "--", "--particles", "65536"]
 SMALL_DISK = "512k"
-
-
-def _private_mount_namespace() -> list[str] | None:
-    """The unshare command that gives a private mount namespace where tmpfs can be mounted."""
-    prefix = ["unshare", "--mount"] if os.geteuid() == 0 else [
-        "unshare", "--map-root-user", "--mount"]
-    probe = subprocess.run([*prefix, "sh", "-c", "mount -t tmpfs -o size=64k probe /mnt"],
-                           capture_output=True, check=False)
-    return prefix if shutil.which("unshare") and probe.returncode == 0 else None
 
 
 def _rows(store: Path) -> list[tuple[object, ...]]:
@@ -52,24 +38,22 @@ def _rows(store: Path) -> list[tuple[object, ...]]:
 
 def test_a_full_disk_stops_the_tune_in_one_line_and_the_campaign_resumes(
         tmp_path: Path) -> None:
-    unshare = _private_mount_namespace()
-    if unshare is None:
-        pytest.skip("no private mount namespace here (unshare refused): no tmpfs to fill")
     disk, full, final = tmp_path / "disk", tmp_path / "when-full", tmp_path / "final"
     for folder in (disk, full, final):
         folder.mkdir()
     store = disk / "s.db"
     line = " ".join
     script = "\n".join([
-        f"mount -t tmpfs -o size={SMALL_DISK} iotwin-small-disk {disk} || exit 99",
+        mount_line(disk, SMALL_DISK),
         f"{line(IOTWIN)} {line(TUNE[:1])} --store {store} {line(TUNE[1:])} "
         f"> {tmp_path}/first.out 2> {tmp_path}/first.err; echo $? > {tmp_path}/first.rc",
         f"cp {disk}/s.db* {full}/",
-        f"mount -t tmpfs -o remount,size=64m iotwin-small-disk {disk}",  # space freed
+        resize_line(disk, "64m"),  # space freed
         f"{line(IOTWIN)} tune --resume 1 --store {store} "
         f"> {tmp_path}/second.out 2> {tmp_path}/second.err; echo $? > {tmp_path}/second.rc",
         f"cp {disk}/s.db* {final}/"])
-    subprocess.run([*unshare, "sh", "-c", script], cwd=tmp_path, check=True, timeout=1200)
+    subprocess.run([*in_namespace(), "sh", "-c", script], cwd=tmp_path, check=True,
+                   timeout=1200)
 
     first = (tmp_path / "first.err").read_text()
     assert (tmp_path / "first.rc").read_text().strip() == "2", first

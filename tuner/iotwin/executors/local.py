@@ -54,6 +54,7 @@ NO_HDF5_IO = ("the interposer reported no HDF5 file closed: no I/O to time (did 
 KILL_POLL_S = 0.05
 KILL_POLLS = 200  # how long killed processes may take to go (blocked in I/O, say)
 WARM_UP_BLOCK = 4 * 2**20
+SCRATCH_FULL_BELOW = 2**20  # bytes left under which a failed run's scratch counts as full
 
 
 def default_scratch_root() -> Path:
@@ -76,9 +77,12 @@ class LocalExecutor:
     warm_up_bytes: int = 0  # written and removed in the scratch just before each run
 
     def run_once(self, target: Target, config: Config, *, seed: int = 0) -> RunResult:
-        self.scratch_root.mkdir(parents=True, exist_ok=True)
-        run_dir = Path(tempfile.mkdtemp(prefix="run-", dir=self.scratch_root))
-        warm_up_page_cache(run_dir / "warm-up", self.warm_up_bytes)
+        try:
+            self.scratch_root.mkdir(parents=True, exist_ok=True)
+            run_dir = Path(tempfile.mkdtemp(prefix="run-", dir=self.scratch_root))
+        except OSError as error:
+            return RunResult("failed", error=f"scratch {self.scratch_root}: cannot make the "
+                                             f"run's folder: {error.strerror}")
         try:
             return self._run_in(run_dir, target, config)
         finally:
@@ -87,7 +91,12 @@ class LocalExecutor:
     def _run_in(self, run_dir: Path, target: Target, config: Config) -> RunResult:
         flavour = flavour_of(target, self.env)
         argv = [*self._preload_prefix(flavour), *program_argv(target, flavour)]
-        env = {**self.env, **prepare_run_dir(run_dir, config)}
+        try:
+            warm_up_page_cache(run_dir / "warm-up", self.warm_up_bytes)
+            env = {**self.env, **prepare_run_dir(run_dir, config)}
+        except OSError as error:
+            return RunResult("failed", error=f"scratch {run_dir}: cannot prepare the run: "
+                                             f"{error.strerror}")
         started = time.perf_counter()
         try:
             completed = run_mpi(target.ranks, argv, env=env, cwd=run_dir,
@@ -99,8 +108,12 @@ class LocalExecutor:
         wall_s = time.perf_counter() - started
         if completed.timed_out:
             kill_run(run_dir)
-        return run_result(target, completed, wall_s, read_reports(run_dir / REPORT_NAME),
-                          self.timeout_s)
+        result = run_result(target, completed, wall_s, read_reports(run_dir / REPORT_NAME),
+                            self.timeout_s)
+        full = scratch_full(run_dir)
+        if not result.ok and full:
+            result.error = f"{full}\n{result.error or ''}".rstrip()
+        return result
 
     def _preload_prefix(self, flavour: Flavour) -> list[str]:
         return preload_prefix(flavour) if self.preload else []
@@ -112,6 +125,17 @@ class LocalExecutor:
         shutil.rmtree(self.keep_last, ignore_errors=True)
         self.keep_last.parent.mkdir(parents=True, exist_ok=True)
         shutil.move(str(run_dir), self.keep_last)
+
+
+def scratch_full(run_dir: Path) -> str | None:
+    """Why a run in ``run_dir`` failed when its file system is full (less than
+    :data:`SCRATCH_FULL_BELOW` left to users): its writes did not fit."""
+    stats = os.statvfs(run_dir)
+    free = stats.f_bavail * stats.f_frsize
+    if free >= SCRATCH_FULL_BELOW:
+        return None
+    return (f"the scratch file system is full ({free} bytes left where the run wrote, "
+            f"{run_dir}): free space or set IOTWIN_SCRATCH")
 
 
 def warm_up_page_cache(path: Path, nbytes: int) -> None:
