@@ -19,6 +19,7 @@ from iotwin.core import paths
 from iotwin.core.errors import UserError
 from iotwin.core.records import Target
 from iotwin.core.stats import Summary
+from iotwin.core.text import printable, printable_lines
 from iotwin.executors.interposer_reports import SettingOutcome, setting_outcomes
 from iotwin.executors.launch import require_program
 from iotwin.executors.local import LocalExecutor
@@ -146,7 +147,7 @@ def as_text(measurement: Measurement, config_file: str | None, campaign: int,
     lines = [f"{workload_of(target)} x{target.ranks}, config {config_file or '(none)'}: "
              f"{len(ok)}/{len(runs)} repetitions ok"]
     lines += _summary_lines(measurement.time, measurement.rate, ok[-1].bytes if ok else None)
-    lines += [f"  {run.status} (rep {i + 1}): {(run.error or '').strip()}"
+    lines += [f"  {run.status} (rep {i + 1}): {printable_lines((run.error or '').strip())}"
               for i, run in enumerate(runs) if not run.ok]
     lines += settings_lines(setting_outcomes(measurement.reports), bool(measurement.config))
     ids = measurement.evaluation_ids
@@ -173,12 +174,14 @@ def settings_lines(outcomes: list[SettingOutcome], config_given: bool) -> list[s
             if config_given else " (no config given)")]
     lines = ["settings (read back from the open file by the interposer):"]
     for outcome in outcomes:
+        # names and values come from the program's files: shown escaped, one line each
+        where, key = printable(outcome.file), printable(outcome.key)
+        effective, requested = printable(str(outcome.effective)), printable(str(outcome.requested))
         if outcome.took_effect:
-            lines.append(f"  effective      {outcome.file}: {outcome.key} = {outcome.effective}")
+            lines.append(f"  effective      {where}: {key} = {effective}")
         else:
-            reason = f" ({outcome.reason})" if outcome.reason else ""
-            got = "not applied" if outcome.effective is None else f"got {outcome.effective}"
-            lines.append(f"  NOT effective  {outcome.file}: {outcome.key}: requested "
-                         f"{outcome.requested}, {got}{reason}")
+            reason = f" ({printable(str(outcome.reason))})" if outcome.reason else ""
+            got = "not applied" if outcome.effective is None else f"got {effective}"
+            lines.append(f"  NOT effective  {where}: {key}: requested {requested}, {got}{reason}")
     return lines
 

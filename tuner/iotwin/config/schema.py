@@ -27,6 +27,7 @@ import yaml
 from iotwin.config.types import Config
 from iotwin.core import paths
 from iotwin.core.errors import UserError
+from iotwin.core.text import check_printable
 from iotwin.core.units import format_size, parse_size
 from iotwin.core.yaml_files import describe_yaml_error
 
@@ -326,6 +327,7 @@ class _Validator:
         checked = _CHECKS[key.type](self, key, value, path)
         if checked is _INVALID:
             raise self.fail(path, f"expected {key.expected()}, got {describe(value)}")
+        check_printable(checked, f"{self.source}: {path}", ConfigError)
         return checked
 
     def check_int(self, key: Key, value: Any, path: str) -> Any:

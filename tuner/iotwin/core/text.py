@@ -48,24 +48,42 @@ def valid_utf8(text: str) -> str:
     return SURROGATE.sub(_escape, text)
 
 
+def printable_lines(text: str) -> str:
+    """``text`` (a program's output, say) line by line, each made :func:`printable`."""
+    return "\n".join(printable(line) for line in text.splitlines())
+
+
+def printable_tree(value: Any) -> Any:
+    """``value`` (parsed JSON) with every string in it, keys included, made printable: the
+    same name escaped the same way wherever it is referred to."""
+    if isinstance(value, str):
+        return printable(value)
+    if isinstance(value, dict):
+        return {printable_tree(key): printable_tree(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [printable_tree(item) for item in value]
+    return value
+
+
 def one_line(text: str) -> str:
     """A message of any number of lines as one: its lines joined by " / ", escaped."""
     return printable(" / ".join(line.strip() for line in text.splitlines() if line.strip()))
 
 
-def check_printable(value: Any, where: str) -> None:
-    """UserError naming ``where`` (file and key path) if a string in ``value`` (a string, or
-    the keys and values of mappings and lists, at any depth) holds a control character."""
+def check_printable(value: Any, where: str, error: type[UserError] = UserError) -> None:
+    """``error`` (a UserError) naming ``where`` (file and key path) if a string in ``value`` (a
+    string, or the keys and values of mappings and lists, at any depth) holds a control
+    character or an undecodable byte."""
     if isinstance(value, str):
-        found = CONTROL.search(value)
+        found = CONTROL.search(value) or SURROGATE.search(value)
         if found:
-            raise UserError(f'{where}: "{printable(value)}" holds the control character '
+            raise error(f'{where}: "{printable(value)}" holds the control character '
                             f"U+{ord(found.group()):04X}; names, patterns and hints must be "
                             "printable")
     elif isinstance(value, Mapping):
         for key, item in value.items():
-            check_printable(key, where)
-            check_printable(item, f"{where}.{printable(str(key))}")
+            check_printable(key, where, error)
+            check_printable(item, f"{where}.{printable(str(key))}", error)
     elif isinstance(value, list | tuple):
         for index, item in enumerate(value):
-            check_printable(item, f"{where}[{index}]")
+            check_printable(item, f"{where}[{index}]", error)

@@ -46,7 +46,7 @@ from iotwin.config.types import Config
 from iotwin.core.errors import UserError
 from iotwin.core.hashing import canonical_json, config_hash
 from iotwin.core.records import RunResult, Source, Status, Target
-from iotwin.core.text import valid_utf8
+from iotwin.core.text import printable, valid_utf8
 from iotwin.store.details import StoredDetails, checked
 
 SCHEMA_VERSION = 2
@@ -120,10 +120,10 @@ class StoreError(UserError):
 
 
 def workload_of(target: Target) -> str:
-    """How a run's target is named in ``evaluations.workload``: the program and its arguments
-    (a byte that is not UTF-8 written as ``\\xNN``)."""
-    return valid_utf8(" ".join((target.kernel, *target.args) if target.kernel
-                               else target.command))
+    """How a run's target is named in ``evaluations.workload``: the program and its arguments,
+    as one printable line (a control character or a byte that is not UTF-8 escaped)."""
+    return printable(" ".join((target.kernel, *target.args) if target.kernel
+                              else target.command))
 
 
 def resolve_path(cli_value: str | os.PathLike[str] | None = None) -> Path:

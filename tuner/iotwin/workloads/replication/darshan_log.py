@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from iotwin.core.errors import UserError
+from iotwin.core.text import printable
 
 #: modules that say what a parallel application wrote; a log needs at least one of them
 WRITE_MODULES = ("MPI-IO", "H5F")
@@ -43,8 +44,8 @@ _MESSAGE_CHARS = 300  # of darshan-util's own messages, quoted in a refusal
 
 @dataclass(frozen=True)
 class LogRecords:
-    """What the reader found in a log: per module, one row per record (``name``, ``id``,
-    ``rank`` and the counters by their Darshan names)."""
+    """What the reader found in a log: per module, one row per record (``name``, printable,
+    ``id``, ``rank`` and the counters by their Darshan names)."""
 
     path: Path
     ranks: int
@@ -182,7 +183,9 @@ def _records(path: Path, found: dict[str, Any]) -> LogRecords:
     if ranks < 1:
         raise UserError(f"{path}: corrupted Darshan log: its job has {ranks} processes")
     modules = sorted(found["modules"], key=lambda name: found["modules"][name])
-    return LogRecords(path, ranks, float(found["run_time_s"]), modules, found["rows"])
+    rows = {module: [{**row, "name": printable(str(row["name"]))} for row in module_rows]
+            for module, module_rows in found["rows"].items()}  # the application's names
+    return LogRecords(path, ranks, float(found["run_time_s"]), modules, rows)
 
 
 def _rows(records: LogRecords, module: str) -> list[tuple[str, dict[str, Any]]]:
