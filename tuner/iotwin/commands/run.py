@@ -20,7 +20,12 @@ from iotwin.core.errors import UserError
 from iotwin.core.records import Target
 from iotwin.core.stats import Summary
 from iotwin.core.text import printable, printable_lines
-from iotwin.executors.interposer_reports import SettingOutcome, setting_outcomes
+from iotwin.executors.interposer_reports import (
+    SettingOutcome,
+    config_refusal,
+    setting_outcomes,
+    unmatched_rules,
+)
 from iotwin.executors.launch import require_program
 from iotwin.executors.local import LocalExecutor
 from iotwin.executors.mpi_flavour import say_flavour
@@ -105,7 +110,8 @@ def main(args: argparse.Namespace) -> int:
     target = build_target(args)
     tuning = load_config(args.config)
     say_flavour(target)
-    executor = LocalExecutor(timeout_s=args.timeout, keep_last=args.keep)
+    executor = LocalExecutor(timeout_s=args.timeout, keep_last=args.keep,
+                             config_name=args.config or "the config")
     store_path = resolve_path(args.store)
     with Store(store_path) as store:
         campaign = store.create_campaign(target.label, kind="run", spec={
@@ -149,7 +155,7 @@ def as_text(measurement: Measurement, config_file: str | None, campaign: int,
     lines += _summary_lines(measurement.time, measurement.rate, ok[-1].bytes if ok else None)
     lines += [f"  {run.status} (rep {i + 1}): {printable_lines((run.error or '').strip())}"
               for i, run in enumerate(runs) if not run.ok]
-    lines += settings_lines(setting_outcomes(measurement.reports), bool(measurement.config))
+    lines += settings_lines(measurement.config, measurement.reports)
     ids = measurement.evaluation_ids
     lines.append(f"stored: campaign {campaign}, evaluations {ids[0]}-{ids[-1]} in {store_path}")
     return "\n".join(lines)
@@ -166,12 +172,26 @@ def _summary_lines(time: Summary | None, rate: Summary | None, nbytes: int | Non
     return lines
 
 
-def settings_lines(outcomes: list[SettingOutcome], config_given: bool) -> list[str]:
-    """What the interposer applied, and what did not take effect, per file."""
+def settings_lines(config: Config, reports: list[dict[str, Any]]) -> list[str]:
+    """What the interposer applied, and what did not take effect, per file; what of the
+    config applied to no file."""
+    files = ", ".join(sorted({printable(str(r.get("file"))) for r in reports}))
+    unmatched = [f"rule {printable(rule)} matched no file the program opened ({files})"
+                 for rule in unmatched_rules(config, reports)]
+    outcomes = setting_outcomes(reports)
+    if config_refusal(reports) is not None:
+        return ["settings: none applied: the interposer refused the config (above)"]
+    if not outcomes and config and reports:
+        return ["settings: none applied: " + ("; ".join(unmatched) if unmatched else
+                                               "no setting of the config applies to its files")]
     if not outcomes:
         return ["settings: the interposer reported no settings" + (
             " (does the program write HDF5 through the shared parallel library?)"
-            if config_given else " (no config given)")]
+            if config else " (no config given)")]
+    return _outcome_lines(outcomes) + [f"  note: {line}" for line in unmatched]
+
+
+def _outcome_lines(outcomes: list[SettingOutcome]) -> list[str]:
     lines = ["settings (read back from the open file by the interposer):"]
     for outcome in outcomes:
         # names and values come from the program's files: shown escaped, one line each

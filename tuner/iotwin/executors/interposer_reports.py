@@ -8,6 +8,7 @@ written, and which requested settings took effect and which did not.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,25 @@ def read_reports(path: Path) -> list[Report]:
             parsed = {"unreadable": line[:500]}
         reports.append(parsed if isinstance(parsed, dict) else {"unreadable": line[:500]})
     return reports
+
+
+def config_refusal(reports: list[Report]) -> str | None:
+    """Why the interposer refused the run's config (it then applied nothing), if it did: its
+    ``config_error`` without the path of the copy the run read."""
+    for report in reports:
+        error = report.get("config_error")
+        if isinstance(error, str) and error:
+            return error.removeprefix(f"{report.get('config')}: ")
+    return None
+
+
+def unmatched_rules(config: Mapping[str, Any], reports: list[Report]) -> list[str]:
+    """The config's ``files`` rules that matched none of the files the reports are about
+    (each report lists the parts of the config that applied to its file: ``matched``)."""
+    matched = {label for report in reports for label in report.get("matched") or []}
+    return [f"files[{index}] (match '{rule['match']}')"
+            for index, rule in enumerate(config.get("files", []))
+            if f"files[{index}]" not in matched]
 
 
 def total_bytes(reports: list[Report]) -> int | None:

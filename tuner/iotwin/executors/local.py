@@ -41,7 +41,12 @@ from iotwin.core import paths
 from iotwin.core.limits import RUN_TIMEOUT_S
 from iotwin.core.mpi_flavours import Flavour
 from iotwin.core.records import RunResult, Source, Target
-from iotwin.executors.interposer_reports import io_span, read_reports, total_bytes
+from iotwin.executors.interposer_reports import (
+    config_refusal,
+    io_span,
+    read_reports,
+    total_bytes,
+)
 from iotwin.executors.launch import Completed, Launcher, launcher, run_mpi
 from iotwin.executors.mpi_flavour import flavour_of
 
@@ -75,6 +80,7 @@ class LocalExecutor:
     launcher: Launcher | None = None  # None: the target's MPI flavour's (mpi_flavour)
     env: Mapping[str, str] = field(default_factory=dict)  # more variables for the ranks
     warm_up_bytes: int = 0  # written and removed in the scratch just before each run
+    config_name: str = "the config"  # where the configs come from, as a refusal names them
 
     def run_once(self, target: Target, config: Config, *, seed: int = 0) -> RunResult:
         try:
@@ -109,7 +115,7 @@ class LocalExecutor:
         if completed.timed_out:
             kill_run(run_dir)
         result = run_result(target, completed, wall_s, read_reports(run_dir / REPORT_NAME),
-                            self.timeout_s)
+                            self.timeout_s, config_name=self.config_name)
         full = scratch_full(run_dir)
         if not result.ok and full:
             result.error = f"{full}\n{result.error or ''}".rstrip()
@@ -167,8 +173,16 @@ def prepare_run_dir(run_dir: Path, config: Config) -> dict[str, str]:
 
 
 def run_result(target: Target, completed: Completed, wall_s: float,
-               reports: list[dict[str, Any]], timeout_s: float | None) -> RunResult:
-    """What one launch of ``target`` measured, from its exit, output and interposer reports."""
+               reports: list[dict[str, Any]], timeout_s: float | None, *,
+               config_name: str = "the config") -> RunResult:
+    """What one launch of ``target`` measured, from its exit, output and interposer reports;
+    a run whose config the interposer refused (``config_name``: where it came from) failed,
+    as it measured the program without the settings asked for."""
+    refusal = config_refusal(reports)
+    if refusal is not None:
+        return RunResult("failed", reports=reports,
+                         error=f"{config_name}: refused by the interposer, nothing applied: "
+                               f"{refusal}")
     if completed.timed_out:
         return RunResult("timeout", reports=reports,
                          error=f"killed after {timeout_s:g} s\n{_tail(completed.stderr)}")
