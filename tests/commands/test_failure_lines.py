@@ -71,3 +71,18 @@ def test_an_os_error_anywhere_is_one_line_with_its_file(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert done.stderr.splitlines()[-1] == f"iotwin: error: {output}: Is a directory"
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize(("argv", "what"), [
+    (["simulate", "--platform", "{bad}", "--kernel", "vpic-io", "--ranks", "2"], "platform"),
+    (["simulate", "--platform", "local", "--workload", "{bad}"], "workload"),
+    (["workload", "macsio", "{bad}", "sim-a"], "MACSio description"),
+    (["validate", "local", "--suite", "{bad}"], "suite"),
+])
+def test_a_yaml_file_that_is_not_utf8_is_named(argv: list[str], what: str, tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "latin1.yaml"
+    bad.write_bytes("name: caf\u00e9\n".encode("latin-1"))  # a UnicodeDecodeError before
+    assert cli.main([word.replace("{bad}", str(bad)) for word in argv]) == 2
+    assert capsys.readouterr().err == (f"iotwin: error: {bad}: cannot read the {what}: not "
+                                       "UTF-8 text (byte 0xe9 at offset 9)\n")
