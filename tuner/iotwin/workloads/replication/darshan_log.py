@@ -130,7 +130,8 @@ def read_records(path: Path, *, timeout_s: float = READ_TIMEOUT_S,
     """The log's rows of :data:`MODULES`, read by darshan-util in a child process capped at
     ``timeout_s`` and ``memory_bytes``; UserError naming the log for anything else."""
     if not path.is_file():
-        raise UserError(f"{path}: no such Darshan log")
+        raise UserError(f"{path}: no such Darshan log" if not path.exists() else
+                        f"{path}: not a Darshan log (not a regular file)")
     check_complete(path)
     env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
     try:

@@ -31,8 +31,11 @@ from iotwin.workloads.replication.darshan_log import MODULES, check_complete
 
 
 def limit_self(memory_bytes: int) -> None:
-    """Cap this process's address space, and write no core file when it crashes."""
-    resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+    """Cap this process's address space (under the cap it was started with, if lower), and
+    write no core file when it crashes."""
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    cap = memory_bytes if hard == resource.RLIM_INFINITY else min(memory_bytes, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
