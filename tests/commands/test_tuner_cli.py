@@ -80,7 +80,7 @@ def test_tune_of_a_program_that_writes_no_hdf5_says_so(tmp_path: Path) -> None:
     done = iotwin("tune", "--store", store, "--ranks", "1", "--strategy", "sim-screened", "--",
                   sys.executable, str(FAKE_KERNEL), cwd=tmp_path)
     assert done.returncode == 2
-    assert "wrote no HDF5 file" in done.stderr
+    assert "wrote no HDF5 or MPI-IO file" in done.stderr
 
 
 def test_a_missing_program_is_refused_before_any_run(tmp_path: Path) -> None:

@@ -19,8 +19,10 @@ from iotwin.core import paths
 from iotwin.core.errors import UserError
 from iotwin.core.records import Target
 from iotwin.core.stats import Summary
+from iotwin.core.text import printable, printable_lines
 from iotwin.executors.interposer_reports import (
     SettingOutcome,
+    config_rejection,
     outside_writes,
     setting_outcomes,
     unmatched_rules,
@@ -109,7 +111,8 @@ def main(args: argparse.Namespace) -> int:
     target = build_target(args)
     tuning = load_config(args.config)
     say_flavour(target)
-    executor = LocalExecutor(timeout_s=args.timeout, keep_last=args.keep)
+    executor = LocalExecutor(timeout_s=args.timeout, keep_last=args.keep,
+                             config_name=args.config or "the config")
     store_path = resolve_path(args.store)
     with Store(store_path) as store:
         campaign = store.create_campaign(target.label, kind="run", spec={
@@ -153,10 +156,11 @@ def as_text(measurement: Measurement, config_file: str | None, campaign: int,
     lines = [f"{workload_of(target)} x{target.ranks}, config {config_file or '(none)'}: "
              f"{len(ok)}/{len(runs)} repetitions ok"]
     lines += _summary_lines(measurement.time, measurement.rate, ok[-1].bytes if ok else None)
-    lines += [f"  {run.status} (rep {i + 1}): {(run.error or '').strip()}"
+    lines += [f"  {run.status} (rep {i + 1}): {printable_lines((run.error or '').strip())}"
               for i, run in enumerate(runs) if not run.ok]
     lines += settings_lines(setting_outcomes(measurement.reports), bool(measurement.config),
-                            unmatched_rules(measurement.reports))
+                            unmatched_rules(measurement.reports),
+                            refused=config_rejection(measurement.reports) is not None)
     outside = outside_writes(measurement.reports)
     if outside is not None:
         lines.append(outside.describe())
@@ -177,22 +181,30 @@ def _summary_lines(time: Summary | None, rate: Summary | None, nbytes: int | Non
 
 
 def settings_lines(outcomes: list[SettingOutcome], config_given: bool,
-                   unmatched: list[str] | None = None) -> list[str]:
+                   unmatched: list[str] | None = None, refused: bool = False) -> list[str]:
     """What the interposer applied, and what did not take effect, per file; the config's
-    ``files`` rules that matched no file."""
-    rules = [f"settings: rule {rule} the program opened" for rule in unmatched or []]
+    ``files`` rules that matched no file; nothing when the interposer refused the config."""
+    if refused:
+        return ["settings: none applied: the interposer refused the config (above)"]
+    rules = [f"settings: rule {printable(rule)} the program opened" for rule in unmatched or []]
     if not outcomes:
         return rules or ["settings: the interposer reported no settings" + (
             " (does the program write HDF5 or MPI-IO through the shared parallel libraries?)"
             if config_given else " (no config given)")]
-    lines = [*rules, "settings (read back from the open file by the interposer):"]
+    return [*rules, *_outcome_lines(outcomes)]
+
+
+def _outcome_lines(outcomes: list[SettingOutcome]) -> list[str]:
+    lines = ["settings (read back from the open file by the interposer):"]
     for outcome in outcomes:
+        # names and values come from the program's files: shown escaped, one line each
+        where, key = printable(outcome.file), printable(outcome.key)
+        effective, requested = printable(str(outcome.effective)), printable(str(outcome.requested))
         if outcome.took_effect:
-            lines.append(f"  effective      {outcome.file}: {outcome.key} = {outcome.effective}")
+            lines.append(f"  effective      {where}: {key} = {effective}")
         else:
-            reason = f" ({outcome.reason})" if outcome.reason else ""
-            got = "not applied" if outcome.effective is None else f"got {outcome.effective}"
-            lines.append(f"  NOT effective  {outcome.file}: {outcome.key}: requested "
-                         f"{outcome.requested}, {got}{reason}")
+            reason = f" ({printable(str(outcome.reason))})" if outcome.reason else ""
+            got = "not applied" if outcome.effective is None else f"got {effective}"
+            lines.append(f"  NOT effective  {where}: {key}: requested {requested}, {got}{reason}")
     return lines
 

@@ -9,6 +9,7 @@ from collections import Counter
 from typing import Any
 
 from iotwin.commands._options import add_store_argument
+from iotwin.core.text import printable
 from iotwin.store.database import Calibration, Evaluation, Store, resolve_path
 
 TOP = 10
@@ -39,10 +40,10 @@ def main(args: argparse.Namespace) -> int:
                           "calibrations": [_calibration_json(c) for c in calibrations]},
                          indent=2))
         return 0
-    print(f"campaign {campaign.id}: {campaign.name} ({campaign.kind})")
+    print(f"campaign {campaign.id}: {printable(campaign.name)} ({campaign.kind})")
     for key, value in campaign.spec.items():
         if value not in ((), [], {}, None):
-            print(f"  {key}: {value}")
+            print(f"  {key}: {printable(str(value))}")
     print("evaluations: " + ", ".join(f"{n} {k}" for k, n in sorted(_counts(rows).items())))
     print("measured configs, best first (median rate of their repetitions):")
     for entry in measured[:args.top]:

@@ -36,7 +36,7 @@ from iotwin.core.stats import Speedup, Summary, format_mbs, speedup_interval
 from iotwin.executors import EXECUTORS
 from iotwin.executors.mpi_flavour import say_flavour
 from iotwin.search import STRATEGIES
-from iotwin.store.database import Store, resolve_path
+from iotwin.store.database import Store, StoreError, resolve_path
 from iotwin.tuning.campaign import Progress
 from iotwin.tuning.parts import CampaignParts
 from iotwin.tuning.pipeline import TuneResult, start, stored_spec, tune
@@ -150,7 +150,12 @@ def main(args: argparse.Namespace) -> int:
             campaign_id, spec, parts = args.resume, _resumed_spec(store, args), None
         else:
             campaign_id, spec, parts = start(store, spec_from_arguments(args))
-        tune_and_report(store, campaign_id, spec, args.output, args.json, parts)
+        try:
+            tune_and_report(store, campaign_id, spec, args.output, args.json, parts)
+        except StoreError as error:
+            raise UserError(f"{error}: campaign {campaign_id} goes on with `iotwin tune "
+                            f"--resume {campaign_id} --store {error.path}` once the store can "
+                            "be written") from error
     return 0
 
 

@@ -123,7 +123,8 @@ def run_mpi(ranks: int, argv: Sequence[str | Path], *, env: Mapping[str, str] | 
     command = (using or launcher()).argv(ranks, argv, (env or {}).keys())
     full_env = {**os.environ, **(env or {})}
     try:
-        proc = subprocess.Popen(command, env=full_env, cwd=cwd, text=True,
+        # errors="replace": what a program prints need not be UTF-8
+        proc = subprocess.Popen(command, env=full_env, cwd=cwd, text=True, errors="replace",
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 start_new_session=True)
     except OSError as error:

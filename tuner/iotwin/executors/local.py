@@ -61,6 +61,7 @@ NO_HDF5_IO = ("the interposer reported no HDF5 or MPI-IO file closed: no I/O to 
 KILL_POLL_S = 0.05
 KILL_POLLS = 200  # how long killed processes may take to go (blocked in I/O, say)
 WARM_UP_BLOCK = 4 * 2**20
+SCRATCH_FULL_BELOW = 2**20  # bytes left under which a failed run's scratch counts as full
 
 
 def default_scratch_root() -> Path:
@@ -81,11 +82,15 @@ class LocalExecutor:
     launcher: Launcher | None = None  # None: the target's MPI flavour's (mpi_flavour)
     env: Mapping[str, str] = field(default_factory=dict)  # more variables for the ranks
     warm_up_bytes: int = 0  # written and removed in the scratch just before each run
+    config_name: str = "the config"  # where the configs come from, as a refusal names them
 
     def run_once(self, target: Target, config: Config, *, seed: int = 0) -> RunResult:
-        self.scratch_root.mkdir(parents=True, exist_ok=True)
-        run_dir = Path(tempfile.mkdtemp(prefix="run-", dir=self.scratch_root))
-        warm_up_page_cache(run_dir / "warm-up", self.warm_up_bytes)
+        try:
+            self.scratch_root.mkdir(parents=True, exist_ok=True)
+            run_dir = Path(tempfile.mkdtemp(prefix="run-", dir=self.scratch_root))
+        except OSError as error:
+            return RunResult("failed", error=f"scratch {self.scratch_root}: cannot make the "
+                                             f"run's folder: {error.strerror}")
         try:
             return self._run_in(run_dir, target, config)
         finally:
@@ -94,7 +99,12 @@ class LocalExecutor:
     def _run_in(self, run_dir: Path, target: Target, config: Config) -> RunResult:
         flavour = flavour_of(target, self.env)
         argv = [*self._preload_prefix(flavour), *program_argv(target, flavour)]
-        env = {**self.env, **prepare_run_dir(run_dir, config)}
+        try:
+            warm_up_page_cache(run_dir / "warm-up", self.warm_up_bytes)
+            env = {**self.env, **prepare_run_dir(run_dir, config)}
+        except OSError as error:
+            return RunResult("failed", error=f"scratch {run_dir}: cannot prepare the run: "
+                                             f"{error.strerror}")
         started = time.perf_counter()
         try:
             completed = run_mpi(target.ranks, argv, env=env, cwd=run_dir,
@@ -106,8 +116,12 @@ class LocalExecutor:
         wall_s = time.perf_counter() - started
         if completed.timed_out:
             kill_run(run_dir)
-        return run_result(target, completed, wall_s, read_reports(run_dir / REPORT_NAME),
-                          self.timeout_s)
+        result = run_result(target, completed, wall_s, read_reports(run_dir / REPORT_NAME),
+                            self.timeout_s, config_name=self.config_name)
+        full = scratch_full(run_dir)
+        if not result.ok and full:
+            result.error = f"{full}\n{result.error or ''}".rstrip()
+        return result
 
     def _preload_prefix(self, flavour: Flavour) -> list[str]:
         return preload_prefix(flavour) if self.preload else []
@@ -119,6 +133,17 @@ class LocalExecutor:
         shutil.rmtree(self.keep_last, ignore_errors=True)
         self.keep_last.parent.mkdir(parents=True, exist_ok=True)
         shutil.move(str(run_dir), self.keep_last)
+
+
+def scratch_full(run_dir: Path) -> str | None:
+    """Why a run in ``run_dir`` failed when its file system is full (less than
+    :data:`SCRATCH_FULL_BELOW` left to users): its writes did not fit."""
+    stats = os.statvfs(run_dir)
+    free = stats.f_bavail * stats.f_frsize
+    if free >= SCRATCH_FULL_BELOW:
+        return None
+    return (f"the scratch file system is full ({free} bytes left where the run wrote, "
+            f"{run_dir}): free space or set IOTWIN_SCRATCH")
 
 
 def warm_up_page_cache(path: Path, nbytes: int) -> None:
@@ -150,15 +175,19 @@ def prepare_run_dir(run_dir: Path, config: Config) -> dict[str, str]:
 
 
 def run_result(target: Target, completed: Completed, wall_s: float,
-               reports: list[dict[str, Any]], timeout_s: float | None) -> RunResult:
-    """What one launch of ``target`` measured, from its exit, output and interposer reports."""
+               reports: list[dict[str, Any]], timeout_s: float | None, *,
+               config_name: str = "the config") -> RunResult:
+    """What one launch of ``target`` measured, from its exit, output and interposer reports;
+    a run whose config the interposer refused (``config_name``: where it came from) failed,
+    as it measured the program without the settings asked for."""
+    refusal = config_rejection(reports)
+    if refusal is not None:   # the program ran without the config: not its measurement
+        return RunResult("failed", reports=reports,
+                         error=f"{config_name}: refused by the interposer, nothing applied: "
+                               f"{refusal}")
     if completed.timed_out:
         return RunResult("timeout", reports=reports,
                          error=f"killed after {timeout_s:g} s\n{_tail(completed.stderr)}")
-    rejected = config_rejection(reports)
-    if rejected is not None:   # the program ran without the config: not its measurement
-        return RunResult("failed", reports=reports,
-                         error=f"the interposer rejected the config: {rejected}")
     if completed.returncode != 0:
         # mpiexec reports a rank killed by a signal on stdout, not stderr
         diagnosis = "\n".join(filter(None, (_tail(completed.stderr), _tail(completed.stdout))))

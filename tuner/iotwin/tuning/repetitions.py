@@ -44,8 +44,10 @@ class Measurement:
 
     @property
     def reports(self) -> list[dict[str, Any]]:
-        """The interposer's reports of the last successful repetition (settings do not vary)."""
-        return self.ok_runs[-1].reports if self.ok_runs else []
+        """The interposer's reports of the last successful repetition (settings do not vary),
+        else of the last one (what it says of a config it refused, say)."""
+        runs = self.ok_runs or self.runs
+        return runs[-1].reports if runs else []
 
 
 #: one repetition run and stored: (repetition) -> (the run, its id in the store)
