@@ -19,6 +19,7 @@ PlanOptions parse_options(const json& o)
     PlanOptions opt;
     opt.aggregate = o.value("aggregate", true);
     opt.report_ranges = o.value("report_ranges", false);
+    opt.walk_pieces = o.value("walk_pieces", false);
     std::string placement = o.value("placement", std::string("packed"));
     if (placement == "target-grouped")
         opt.placement = Placement::target_grouped;

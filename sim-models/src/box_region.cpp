@@ -1,0 +1,626 @@
+#include "box_region.hpp"
+
+#include <algorithm>
+
+namespace iosim {
+
+// ---- AxisSlots ----
+
+AxisSlots AxisSlots::listed(std::shared_ptr<const std::vector<uint64_t>> extents,
+                            std::shared_ptr<const std::vector<uint64_t>> starts, uint64_t shift, uint64_t scale)
+{
+    AxisSlots a;
+    a.count_ = extents->size();
+    auto runs = std::make_shared<std::vector<uint64_t>>();
+    for (uint64_t s = 0; s < a.count_; s++)
+        if (s == 0 || (*extents)[s] != (*extents)[s - 1])
+            runs->push_back(s);
+    runs->push_back(a.count_);
+    a.extents_ = std::move(extents);
+    a.starts_ = std::move(starts);
+    a.run_starts_ = std::move(runs);
+    a.shift_ = shift;
+    a.scale_ = scale;
+    return a;
+}
+
+AxisSlots AxisSlots::progression(uint64_t first, uint64_t stride, uint64_t count, uint64_t block, uint64_t limit)
+{
+    AxisSlots a;
+    a.count_ = block == 0 || first >= limit ? 0 : count;
+    a.first_ = first;
+    a.stride_ = std::max<uint64_t>(1, stride);
+    a.block_ = block;
+    a.limit_ = limit;
+    // only the last slot may reach past the limit
+    if (a.count_ > 1)
+        a.count_ = std::min(a.count_, (limit - first - 1) / a.stride_ + 1);
+    return a;
+}
+
+uint64_t AxisSlots::start(uint64_t s) const
+{
+    if (extents_)
+        return (shift_ + (*starts_)[s]) * scale_;
+    return first_ + s * stride_;
+}
+
+uint64_t AxisSlots::extent(uint64_t s) const
+{
+    if (extents_)
+        return (*extents_)[s] * scale_;
+    uint64_t at = first_ + s * stride_;
+    return std::min(block_, limit_ - at);
+}
+
+uint64_t AxisSlots::first_ending_after(uint64_t x) const
+{
+    if (count_ == 0)
+        return 0;
+    if (extents_) {
+        // ends are non-decreasing: the slots tile their range in order
+        uint64_t lo = 0, hi = count_;
+        while (lo < hi) {
+            uint64_t mid = lo + (hi - lo) / 2;
+            if (end(mid) > x)
+                hi = mid;
+            else
+                lo = mid + 1;
+        }
+        return lo;
+    }
+    uint64_t s = x < first_ + block_ ? 0 : (x - first_ - block_) / stride_ + 1;
+    if (s >= count_ || end(s) <= x)
+        return count_;
+    return s;
+}
+
+uint64_t AxisSlots::slot_of(uint64_t x) const
+{
+    uint64_t s = first_ending_after(x);
+    return s < count_ && start(s) <= x ? s : count_;
+}
+
+uint64_t AxisSlots::covered_below(uint64_t t) const
+{
+    if (count_ == 0)
+        return 0;
+    if (extents_) {
+        uint64_t lo = start(0), hi = end(count_ - 1);
+        return std::clamp(t, lo, hi) - lo;
+    }
+    if (t <= first_)
+        return 0;
+    uint64_t k = std::min(count_, (t - first_ - 1) / stride_ + 1);  // slots starting below t
+    return (k - 1) * block_ + std::min(extent(k - 1), t - start(k - 1));
+}
+
+uint64_t AxisSlots::overlap(uint64_t x, uint64_t y) const
+{
+    return y <= x ? 0 : covered_below(y) - covered_below(x);
+}
+
+uint64_t AxisSlots::first_selected(uint64_t x) const
+{
+    if (extents_) {
+        if (count_ == 0 || end(count_ - 1) <= std::max(x, start(0)))
+            return no_offset;
+        return std::max(x, start(0));
+    }
+    uint64_t s = first_ending_after(x);
+    return s < count_ ? std::max(x, start(s)) : no_offset;
+}
+
+uint64_t AxisSlots::last_selected_end(uint64_t y) const
+{
+    if (count_ == 0)
+        return 0;
+    if (extents_) {
+        uint64_t lo = start(0), hi = end(count_ - 1);
+        return y <= lo || hi <= lo ? 0 : std::min(y, hi);
+    }
+    if (y <= first_)
+        return 0;
+    uint64_t k = std::min(count_, (y - first_ - 1) / stride_ + 1);
+    return std::min(y, end(k - 1));
+}
+
+// ---- BoxRegion ----
+
+BoxRegion::BoxRegion(uint64_t base, std::vector<uint64_t> dims, std::vector<AxisSlots> axes,
+                     std::vector<uint64_t> writer_step, uint64_t writer0, uint64_t writers)
+    : base_(base), dims_(std::move(dims)), axes_(std::move(axes)), step_(std::move(writer_step)), writer0_(writer0),
+      writers_(writers)
+{
+    size_t nd = dims_.size();
+    one_writer_ = std::all_of(step_.begin(), step_.end(), [](uint64_t s) { return s == 0; });
+    empty_ = std::any_of(axes_.begin(), axes_.end(), [](const AxisSlots& a) { return a.total() == 0; });
+    stride_.assign(nd, 1);
+    for (size_t a = nd - 1; a-- > 0;)
+        stride_[a] = stride_[a + 1] * dims_[a + 1];
+    suffix_first_.assign(nd + 1, 0);
+    suffix_end_.assign(nd + 1, 0);
+    if (empty_)
+        return;
+    suffix_first_[nd - 1] = axes_[nd - 1].first_selected(0);
+    suffix_end_[nd - 1] = axes_[nd - 1].last_selected_end(dims_[nd - 1]);
+    for (size_t a = nd - 1; a-- > 0;) {
+        suffix_first_[a] = axes_[a].first_selected(0) * stride_[a] + suffix_first_[a + 1];
+        suffix_end_[a] = (axes_[a].last_selected_end(dims_[a]) - 1) * stride_[a] + suffix_end_[a + 1];
+    }
+}
+
+WriterExtent BoxRegion::extent() const
+{
+    if (empty_)
+        return {};
+    return {base_ + suffix_first_[0], base_ + suffix_end_[0]};
+}
+
+uint64_t BoxRegion::bytes() const
+{
+    uint64_t n = 1;
+    for (const AxisSlots& a : axes_)
+        n *= a.total();
+    return n;
+}
+
+// A box's runs: along the axes from `inner` on it is contiguous (box_runs in access.cpp); so
+// over boxes, pieces = sum over the axis where the run starts of (choices there) x (product of
+// the extents before it) x (full slots after it).
+uint64_t BoxRegion::pieces() const
+{
+    if (empty_)
+        return 0;
+    size_t nd = dims_.size();
+    auto full = [&](size_t a) {
+        const AxisSlots& ax = axes_[a];
+        uint64_t s = ax.slot_of(0);
+        return s < ax.count() && ax.extent(s) == dims_[a] ? uint64_t{1} : uint64_t{0};
+    };
+    auto nonempty = [&](size_t a) {
+        uint64_t n = 0;
+        for (uint64_t s = 0; s < axes_[a].count(); s++)
+            n += axes_[a].extent(s) > 0;
+        return n;
+    };
+    uint64_t total = 0, before = 1;
+    for (size_t i = 0; i < nd; i++) {
+        uint64_t after = 1;
+        for (size_t b = i + 1; b < nd; b++)
+            after *= full(b);
+        uint64_t choices = i == 0 ? nonempty(0) : nonempty(i) - full(i);
+        total += before * choices * after;
+        before *= i + 1 < nd ? axes_[i].total() : 1;
+    }
+    return total;
+}
+
+bool BoxRegion::slots_of(uint64_t writer, std::vector<uint64_t>& slot) const
+{
+    size_t nd = dims_.size();
+    slot.assign(nd, 0);
+    if (empty_ || writer < writer0_)
+        return false;
+    if (one_writer_) {
+        if (writer != writer0_)
+            return false;
+        return true;
+    }
+    uint64_t r = writer - writer0_;
+    if (r >= writers_)
+        return false;
+    for (size_t a = 0; a < nd; a++) {
+        slot[a] = step_[a] == 0 ? 0 : (r / step_[a]) % axes_[a].count();
+        if (axes_[a].extent(slot[a]) == 0)
+            return false;
+    }
+    return true;
+}
+
+uint64_t BoxRegion::next_writer(uint64_t writer) const
+{
+    if (empty_)
+        return no_offset;
+    if (one_writer_)
+        return writer <= writer0_ ? writer0_ : no_offset;
+    std::vector<uint64_t> slot;
+    for (uint64_t w = std::max(writer, writer0_); w < writer0_ + writers_; w++)
+        if (slots_of(w, slot))
+            return w;
+    return no_offset;
+}
+
+WriterExtent BoxRegion::writer_extent(uint64_t writer) const
+{
+    std::vector<uint64_t> slot;
+    if (!slots_of(writer, slot))
+        return {};
+    if (one_writer_)
+        return extent();
+    size_t nd = dims_.size();
+    uint64_t first = base_, end = base_;
+    for (size_t a = 0; a < nd; a++) {
+        first += axes_[a].start(slot[a]) * stride_[a];
+        end += (a + 1 < nd ? axes_[a].end(slot[a]) - 1 : axes_[a].end(slot[a])) * stride_[a];
+    }
+    return {first, end};
+}
+
+size_t BoxRegion::inner_axis(const std::vector<uint64_t>& lo, const std::vector<uint64_t>& hi) const
+{
+    size_t inner = dims_.size() - 1;
+    auto full = [&](size_t a) {
+        return hi[a] - lo[a] == 1 && axes_[a].start(lo[a]) == 0 && axes_[a].extent(lo[a]) == dims_[a];
+    };
+    while (inner > 0 && full(inner))
+        inner--;
+    return inner;
+}
+
+uint64_t BoxRegion::pieces_of_count(const std::vector<uint64_t>& lo, const std::vector<uint64_t>& hi) const
+{
+    size_t inner = inner_axis(lo, hi);
+    uint64_t n = 1;
+    for (size_t a = 0; a < inner; a++)
+        n *= axes_[a].overlap(axes_[a].start(lo[a]), axes_[a].end(hi[a] - 1));
+    uint64_t runs = 0;
+    for (uint64_t s = lo[inner]; s < hi[inner]; s++)
+        runs += axes_[inner].extent(s) > 0;
+    return n * runs;
+}
+
+void BoxRegion::add_writer_totals(std::vector<uint64_t>& bytes, std::vector<uint64_t>& pieces) const
+{
+    if (empty_)
+        return;
+    size_t nd = dims_.size();
+    if (one_writer_) {
+        bytes[writer0_] += this->bytes();
+        pieces[writer0_] += this->pieces();
+        return;
+    }
+    std::vector<uint64_t> slot, hi(nd);
+    for (uint64_t w = writer0_; w < writer0_ + writers_; w++) {
+        if (!slots_of(w, slot))
+            continue;
+        uint64_t b = 1;
+        for (size_t a = 0; a < nd; a++) {
+            b *= axes_[a].extent(slot[a]);
+            hi[a] = slot[a] + 1;
+        }
+        bytes[w] += b;
+        pieces[w] += pieces_of_count(slot, hi);
+    }
+}
+
+void BoxRegion::pieces_of(const std::vector<uint64_t>& lo, const std::vector<uint64_t>& hi, const PieceFn& fn) const
+{
+    size_t inner = inner_axis(lo, hi);
+    const AxisSlots& in = axes_[inner];
+    // indices along the axes before `inner`: slot by slot, index by index, in file order
+    std::vector<uint64_t> slot(lo.begin(), lo.begin() + static_cast<std::ptrdiff_t>(inner)), idx(inner);
+    auto settle = [&](size_t a) {  // first index of a nonempty slot at or after slot[a]
+        while (slot[a] < hi[a] && axes_[a].extent(slot[a]) == 0)
+            slot[a]++;
+        if (slot[a] < hi[a])
+            idx[a] = axes_[a].start(slot[a]);
+        return slot[a] < hi[a];
+    };
+    for (size_t a = 0; a < inner; a++)
+        if (!settle(a))
+            return;
+    for (;;) {
+        uint64_t off = base_;
+        for (size_t a = 0; a < inner; a++)
+            off += idx[a] * stride_[a];
+        for (uint64_t s = lo[inner]; s < hi[inner]; s++)
+            if (in.extent(s) > 0)
+                fn(off + in.start(s) * stride_[inner], in.extent(s) * stride_[inner]);
+        size_t a = inner;
+        for (;;) {
+            if (a == 0)
+                return;
+            a--;
+            if (++idx[a] < axes_[a].end(slot[a]))
+                break;
+            slot[a]++;
+            if (settle(a))
+                break;
+            slot[a] = lo[a];
+            settle(a);
+        }
+    }
+}
+
+void BoxRegion::writer_pieces(uint64_t writer, const PieceFn& fn) const
+{
+    std::vector<uint64_t> slot;
+    if (!slots_of(writer, slot))
+        return;
+    size_t nd = dims_.size();
+    std::vector<uint64_t> lo(nd), hi(nd);
+    for (size_t a = 0; a < nd; a++) {
+        lo[a] = one_writer_ ? 0 : slot[a];
+        hi[a] = one_writer_ ? axes_[a].count() : slot[a] + 1;
+    }
+    pieces_of(lo, hi, fn);
+}
+
+uint32_t BoxRegion::first_writer() const
+{
+    if (one_writer_ || empty_)
+        return static_cast<uint32_t>(writer0_);
+    uint64_t w = writer0_;
+    for (size_t a = 0; a < dims_.size(); a++)
+        w += axes_[a].slot_of(axes_[a].first_selected(0)) * step_[a];
+    return static_cast<uint32_t>(w);
+}
+
+uint32_t BoxRegion::last_writer() const
+{
+    if (one_writer_ || empty_)
+        return static_cast<uint32_t>(writer0_);
+    uint64_t w = writer0_;
+    for (size_t a = 0; a < dims_.size(); a++)
+        w += axes_[a].slot_of(axes_[a].last_selected_end(dims_[a]) - 1) * step_[a];
+    return static_cast<uint32_t>(w);
+}
+
+void BoxRegion::cover(uint64_t lo, uint64_t hi, CoverState*, CoverSink& sink) const
+{
+    if (empty_)
+        return;
+    uint64_t l = std::max(lo, base_ + suffix_first_[0]), h = std::min(hi, base_ + suffix_end_[0]);
+    if (l < h)
+        visit(0, base_, writer0_, l, h, sink);
+}
+
+// [l, h) inside the sub-array along axis a that starts at byte `off`, whose slots on the axes
+// before a are fixed (their writer part in `writer`).
+void BoxRegion::visit(size_t a, uint64_t off, uint64_t writer, uint64_t l, uint64_t h, CoverSink& sink) const
+{
+    const AxisSlots& ax = axes_[a];
+    if (a + 1 == dims_.size()) {
+        uint64_t x = l - off, y = h - off;
+        uint64_t first = ax.first_selected(x), end = ax.last_selected_end(y);
+        if (first == no_offset || end <= first)
+            return;
+        sink.covered(off + first, off + end);
+        if (step_[a] == 0) {
+            sink.writers(writer, 1, 0, ax.overlap(x, y));
+            return;
+        }
+        uint64_t s = ax.first_ending_after(x), t = ax.first_ending_after(y);  // slots before t end by y
+        if (s < ax.count() && ax.start(s) < x) {  // cut at its start
+            sink.writers(writer + s * step_[a], 1, 0, std::min(y, ax.end(s)) - x);
+            s++;
+        }
+        if (s < t)
+            ax.equal_runs(s, t, [&](uint64_t first_slot, uint64_t n, uint64_t extent) {
+                if (extent > 0)
+                    sink.writers(writer + first_slot * step_[a], n, step_[a], extent);
+            });
+        if (t < ax.count() && t >= s && ax.start(t) < y)  // cut at its end
+            sink.writers(writer + t * step_[a], 1, 0, y - ax.start(t));
+        return;
+    }
+    uint64_t S = stride_[a];
+    uint64_t i0 = (l - off) / S, i1 = (h - 1 - off) / S;
+    auto into = [&](uint64_t i, uint64_t from, uint64_t to) {
+        uint64_t s = ax.slot_of(i);
+        if (s < ax.count())
+            visit(a + 1, off + i * S, writer + s * step_[a], from, to, sink);
+    };
+    if (i0 == i1)
+        return into(i0, l, h);
+    uint64_t whole_lo = i0, whole_hi = i1 + 1;
+    if ((l - off) % S != 0) {
+        into(i0, l, off + (i0 + 1) * S);
+        whole_lo = i0 + 1;
+    }
+    bool cut_tail = (h - off) % S != 0;
+    if (cut_tail)
+        whole_hi = i1;
+    if (whole_lo < whole_hi)
+        whole_indices(a, off, writer, whole_lo, whole_hi, sink);
+    if (cut_tail)
+        into(i1, off + i1 * S, h);
+}
+
+// Indices [i0, i1) along axis a, each a whole sub-array.
+void BoxRegion::whole_indices(size_t a, uint64_t off, uint64_t writer, uint64_t i0, uint64_t i1,
+                              CoverSink& sink) const
+{
+    const AxisSlots& ax = axes_[a];
+    uint64_t first = ax.first_selected(i0), end = ax.last_selected_end(i1);
+    if (first == no_offset || end <= first)
+        return;
+    uint64_t S = stride_[a];
+    sink.covered(off + first * S + suffix_first_[a + 1], off + (end - 1) * S + suffix_end_[a + 1]);
+    if (step_[a] == 0)
+        return whole_suffix(a + 1, writer, ax.overlap(i0, i1), sink);
+    for (uint64_t s = ax.first_ending_after(i0); s < ax.count() && ax.start(s) < i1; s++) {
+        uint64_t n = std::min(i1, ax.end(s)) - std::max(i0, ax.start(s));
+        if (n > 0)
+            whole_suffix(a + 1, writer + s * step_[a], n, sink);
+    }
+}
+
+// Every slot of the axes from a on, `times` over.
+void BoxRegion::whole_suffix(size_t a, uint64_t writer, uint64_t times, CoverSink& sink) const
+{
+    const AxisSlots& ax = axes_[a];
+    if (a + 1 == dims_.size()) {
+        if (step_[a] == 0)
+            return sink.writers(writer, 1, 0, times * ax.total());
+        ax.equal_runs(0, ax.count(), [&](uint64_t first_slot, uint64_t n, uint64_t extent) {
+            if (extent > 0)
+                sink.writers(writer + first_slot * step_[a], n, step_[a], times * extent);
+        });
+        return;
+    }
+    if (step_[a] == 0)
+        return whole_suffix(a + 1, writer, times * ax.total(), sink);
+    for (uint64_t s = 0; s < ax.count(); s++)
+        if (ax.extent(s) > 0)
+            whole_suffix(a + 1, writer + s * step_[a], times * ax.extent(s), sink);
+}
+
+std::shared_ptr<const Region> decomposition_region(uint64_t base, const std::vector<uint64_t>& dims,
+                                                   uint64_t element_bytes, const Dataset& decomposition,
+                                                   const std::vector<uint64_t>& origin)
+{
+    size_t nd = dims.size();
+    std::vector<uint64_t> bytes_dims = dims;
+    bytes_dims[nd - 1] *= element_bytes;
+    std::vector<AxisSlots> axes;
+    std::vector<uint64_t> step(nd, 1);
+    for (size_t a = nd - 1; a-- > 0;)
+        step[a] = step[a + 1] * decomposition.grid[a + 1];
+    for (size_t a = 0; a < nd; a++)
+        axes.push_back(AxisSlots::listed(std::make_shared<const std::vector<uint64_t>>(decomposition.extents[a]),
+                                         std::make_shared<const std::vector<uint64_t>>(decomposition.starts[a]),
+                                         origin.empty() ? 0 : origin[a], a + 1 == nd ? element_bytes : 1));
+    return std::make_shared<BoxRegion>(base, std::move(bytes_dims), std::move(axes), std::move(step), 0,
+                                       decomposition.writers());
+}
+
+// ---- RunRegion ----
+
+RunRegion::RunRegion(uint64_t base, std::vector<uint64_t> dims, uint64_t element_bytes, const HyperslabRun& run)
+    : base_(base), element_bytes_(element_bytes), dims_(std::move(dims)), run_(run)
+{
+    empty_ = run_.writers == 0 || member(0).extent().empty();
+}
+
+BoxRegion RunRegion::member(uint64_t k) const
+{
+    size_t nd = dims_.size();
+    std::vector<uint64_t> bytes_dims = dims_;
+    bytes_dims[nd - 1] *= element_bytes_;
+    std::vector<AxisSlots> axes;
+    for (size_t a = 0; a < nd; a++) {
+        uint64_t scale = a + 1 == nd ? element_bytes_ : 1;
+        uint64_t start = (run_.start[a] + k * run_.start_step[a]) * scale;
+        uint64_t count = run_.count[a], block = run_.block[a] * scale, stride = run_.stride[a] * scale;
+        // blocks that touch make one slot (hyperslab_boxes in access.cpp)
+        if (count == 1 || stride == block) {
+            block *= count;
+            count = count > 0 ? 1 : 0;
+        }
+        axes.push_back(AxisSlots::progression(start, stride, count, block, bytes_dims[a]));
+    }
+    return BoxRegion(base_, std::move(bytes_dims), std::move(axes), std::vector<uint64_t>(nd, 0),
+                     run_.first_writer + k * run_.writer_step, 1);
+}
+
+bool RunRegion::member_of(uint64_t writer, uint64_t& k) const
+{
+    if (empty_ || writer < run_.first_writer)
+        return false;
+    uint64_t d = writer - run_.first_writer;
+    if (run_.writer_step == 0) {
+        k = 0;
+        return d == 0;
+    }
+    if (d % run_.writer_step != 0 || d / run_.writer_step >= run_.writers)
+        return false;
+    k = d / run_.writer_step;
+    return true;
+}
+
+WriterExtent RunRegion::extent() const
+{
+    if (empty_)
+        return {};
+    return {member(0).extent().first, member(run_.writers - 1).extent().end};
+}
+
+uint64_t RunRegion::bytes() const
+{
+    return empty_ ? 0 : member(0).bytes() * run_.writers;
+}
+
+uint64_t RunRegion::pieces() const
+{
+    return empty_ ? 0 : member(0).pieces() * run_.writers;
+}
+
+uint64_t RunRegion::next_writer(uint64_t writer) const
+{
+    if (empty_)
+        return no_offset;
+    if (writer <= run_.first_writer)
+        return run_.first_writer;
+    if (run_.writer_step == 0)
+        return no_offset;
+    uint64_t k = (writer - run_.first_writer + run_.writer_step - 1) / run_.writer_step;
+    return k < run_.writers ? run_.first_writer + k * run_.writer_step : no_offset;
+}
+
+WriterExtent RunRegion::writer_extent(uint64_t writer) const
+{
+    uint64_t k = 0;
+    if (!member_of(writer, k))
+        return {};
+    if (run_.writer_step == 0)
+        return extent();
+    return member(k).extent();
+}
+
+void RunRegion::add_writer_totals(std::vector<uint64_t>& bytes, std::vector<uint64_t>& pieces) const
+{
+    if (empty_)
+        return;
+    uint64_t b = member(0).bytes(), p = member(0).pieces();
+    for (uint64_t k = 0; k < run_.writers; k++) {
+        bytes[run_.first_writer + k * run_.writer_step] += b;
+        pieces[run_.first_writer + k * run_.writer_step] += p;
+    }
+}
+
+void RunRegion::writer_pieces(uint64_t writer, const PieceFn& fn) const
+{
+    uint64_t k = 0;
+    if (!member_of(writer, k))
+        return;
+    if (run_.writer_step != 0)
+        return member(k).writer_pieces(writer, fn);
+    // one writer named n times: its copies in file order
+    std::vector<std::pair<uint64_t, uint64_t>> all;
+    for (uint64_t m = 0; m < run_.writers; m++)
+        member(m).writer_pieces(writer, [&](uint64_t o, uint64_t n) { all.emplace_back(o, n); });
+    std::stable_sort(all.begin(), all.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+    for (const auto& [o, n] : all)
+        fn(o, n);
+}
+
+void RunRegion::cover(uint64_t lo, uint64_t hi, CoverState*, CoverSink& sink) const
+{
+    if (empty_)
+        return;
+    // members' first and last bytes both grow by the same amount with k
+    WriterExtent e0 = member(0).extent();
+    uint64_t n = run_.writers;
+    uint64_t delta = n > 1 ? member(1).extent().first - e0.first : 0;
+    uint64_t k_lo = 0, k_hi = n;  // members [k_lo, k_hi) may overlap [lo, hi)
+    if (delta > 0) {
+        k_lo = lo < e0.end ? 0 : (lo - e0.end) / delta + 1;
+        k_hi = hi <= e0.first ? 0 : std::min(n, (hi - e0.first - 1) / delta + 1);
+    }
+    for (uint64_t k = k_lo; k < k_hi; k++)
+        member(k).cover(lo, hi, nullptr, sink);
+}
+
+uint32_t RunRegion::first_writer() const
+{
+    return static_cast<uint32_t>(run_.first_writer);
+}
+
+uint32_t RunRegion::last_writer() const
+{
+    return static_cast<uint32_t>(run_.first_writer + (run_.writers - 1) * run_.writer_step);
+}
+
+}  // namespace iosim
