@@ -6,93 +6,71 @@ namespace iosim {
 
 // ---- AxisSlots ----
 
-AxisSlots AxisSlots::listed(std::shared_ptr<const std::vector<uint64_t>> extents,
-                            std::shared_ptr<const std::vector<uint64_t>> starts, uint64_t shift, uint64_t scale)
+void AxisSlots::add_run(uint64_t slots, uint64_t start, uint64_t stride, uint64_t extent)
+{
+    if (slots == 0)
+        return;
+    covered_before_.push_back(total_);
+    runs_.push_back({count_, slots, start, extent == 0 ? 0 : stride, extent});
+    count_ += slots;
+    total_ += slots * extent;
+}
+
+AxisSlots AxisSlots::listed(const std::vector<uint64_t>& extents, uint64_t shift, uint64_t scale)
 {
     AxisSlots a;
-    a.count_ = extents->size();
-    auto runs = std::make_shared<std::vector<uint64_t>>();
-    for (uint64_t s = 0; s < a.count_; s++)
-        if (s == 0 || (*extents)[s] != (*extents)[s - 1])
-            runs->push_back(s);
-    runs->push_back(a.count_);
-    a.extents_ = std::move(extents);
-    a.starts_ = std::move(starts);
-    a.run_starts_ = std::move(runs);
-    a.shift_ = shift;
-    a.scale_ = scale;
+    uint64_t at = shift;
+    for (size_t s = 0; s < extents.size();) {
+        size_t t = s + 1;
+        while (t < extents.size() && extents[t] == extents[s])
+            t++;
+        a.add_run(t - s, at * scale, extents[s] * scale, extents[s] * scale);
+        at += (t - s) * extents[s];
+        s = t;
+    }
     return a;
 }
 
 AxisSlots AxisSlots::progression(uint64_t first, uint64_t stride, uint64_t count, uint64_t block, uint64_t limit)
 {
     AxisSlots a;
-    a.count_ = block == 0 || first >= limit ? 0 : count;
-    a.first_ = first;
-    a.stride_ = std::max<uint64_t>(1, stride);
-    a.block_ = block;
-    a.limit_ = limit;
-    // only the last slot may reach past the limit
-    if (a.count_ > 1)
-        a.count_ = std::min(a.count_, (limit - first - 1) / a.stride_ + 1);
+    if (block == 0 || first >= limit || count == 0)
+        return a;
+    stride = std::max<uint64_t>(1, stride);
+    count = std::min(count, (limit - first - 1) / stride + 1);  // slots that start before the limit
+    uint64_t last = first + (count - 1) * stride;
+    a.add_run(count - 1, first, stride, block);
+    a.add_run(1, last, stride, std::min(block, limit - last));
     return a;
-}
-
-uint64_t AxisSlots::start(uint64_t s) const
-{
-    if (extents_)
-        return (shift_ + (*starts_)[s]) * scale_;
-    return first_ + s * stride_;
-}
-
-uint64_t AxisSlots::extent(uint64_t s) const
-{
-    if (extents_)
-        return (*extents_)[s] * scale_;
-    uint64_t at = first_ + s * stride_;
-    return std::min(block_, limit_ - at);
 }
 
 uint64_t AxisSlots::first_ending_after(uint64_t x) const
 {
-    if (count_ == 0)
-        return 0;
-    if (extents_) {
-        // ends are non-decreasing: the slots tile their range in order
-        uint64_t lo = 0, hi = count_;
-        while (lo < hi) {
-            uint64_t mid = lo + (hi - lo) / 2;
-            if (end(mid) > x)
-                hi = mid;
-            else
-                lo = mid + 1;
-        }
-        return lo;
-    }
-    uint64_t s = x < first_ + block_ ? 0 : (x - first_ - block_) / stride_ + 1;
-    if (s >= count_ || end(s) <= x)
+    auto r = std::upper_bound(runs_.begin(), runs_.end(), x, [](uint64_t v, const Run& run) { return v < run.end(); });
+    if (r == runs_.end())
         return count_;
-    return s;
+    if (r->extent == 0 || x < r->start + r->extent)
+        return r->first_slot;
+    return r->first_slot + (x - r->start - r->extent) / r->stride + 1;
 }
 
 uint64_t AxisSlots::slot_of(uint64_t x) const
 {
     uint64_t s = first_ending_after(x);
-    return s < count_ && start(s) <= x ? s : count_;
+    return s < count_ && start(s) <= x && extent(s) > 0 ? s : count_;
 }
 
 uint64_t AxisSlots::covered_below(uint64_t t) const
 {
-    if (count_ == 0)
+    // the last run that starts below t
+    auto r = std::upper_bound(runs_.begin(), runs_.end(), t, [](uint64_t v, const Run& run) { return v <= run.start; });
+    if (r == runs_.begin())
         return 0;
-    if (extents_) {
-        uint64_t lo = start(0), hi = end(count_ - 1);
-        return std::clamp(t, lo, hi) - lo;
-    }
-    if (t <= first_)
-        return 0;
-    uint64_t k = std::min(count_, (t - first_ - 1) / stride_ + 1);  // slots starting below t
-    return (k - 1) * block_ + std::min(extent(k - 1), t - start(k - 1));
+    --r;
+    uint64_t k = r->extent == 0 ? r->slots : std::min(r->slots, (t - r->start - 1) / r->stride + 1);
+    uint64_t last_start = r->start + (k - 1) * r->stride;
+    return covered_before_[static_cast<size_t>(r - runs_.begin())] + (k - 1) * r->extent +
+           std::min(r->extent, t - last_start);
 }
 
 uint64_t AxisSlots::overlap(uint64_t x, uint64_t y) const
@@ -102,27 +80,27 @@ uint64_t AxisSlots::overlap(uint64_t x, uint64_t y) const
 
 uint64_t AxisSlots::first_selected(uint64_t x) const
 {
-    if (extents_) {
-        if (count_ == 0 || end(count_ - 1) <= std::max(x, start(0)))
-            return no_offset;
-        return std::max(x, start(0));
-    }
-    uint64_t s = first_ending_after(x);
-    return s < count_ ? std::max(x, start(s)) : no_offset;
+    auto r = std::upper_bound(runs_.begin(), runs_.end(), x, [](uint64_t v, const Run& run) { return v < run.end(); });
+    while (r != runs_.end() && r->extent == 0)
+        ++r;
+    if (r == runs_.end())
+        return no_offset;
+    if (x < r->start + r->extent)
+        return std::max(x, r->start);
+    uint64_t s = (x - r->start - r->extent) / r->stride + 1;
+    return std::max(x, r->start + s * r->stride);
 }
 
 uint64_t AxisSlots::last_selected_end(uint64_t y) const
 {
-    if (count_ == 0)
+    auto r = std::upper_bound(runs_.begin(), runs_.end(), y, [](uint64_t v, const Run& run) { return v <= run.start; });
+    while (r != runs_.begin() && (r - 1)->extent == 0)
+        --r;
+    if (r == runs_.begin())
         return 0;
-    if (extents_) {
-        uint64_t lo = start(0), hi = end(count_ - 1);
-        return y <= lo || hi <= lo ? 0 : std::min(y, hi);
-    }
-    if (y <= first_)
-        return 0;
-    uint64_t k = std::min(count_, (y - first_ - 1) / stride_ + 1);
-    return std::min(y, end(k - 1));
+    --r;
+    uint64_t k = std::min(r->slots, (y - r->start - 1) / r->stride + 1);
+    return std::min(y, r->start + (k - 1) * r->stride + r->extent);
 }
 
 // ---- BoxRegion ----
@@ -479,9 +457,8 @@ std::shared_ptr<const Region> decomposition_region(uint64_t base, const std::vec
     for (size_t a = nd - 1; a-- > 0;)
         step[a] = step[a + 1] * decomposition.grid[a + 1];
     for (size_t a = 0; a < nd; a++)
-        axes.push_back(AxisSlots::listed(std::make_shared<const std::vector<uint64_t>>(decomposition.extents[a]),
-                                         std::make_shared<const std::vector<uint64_t>>(decomposition.starts[a]),
-                                         origin.empty() ? 0 : origin[a], a + 1 == nd ? element_bytes : 1));
+        axes.push_back(AxisSlots::listed(decomposition.extents[a], origin.empty() ? 0 : origin[a],
+                                         a + 1 == nd ? element_bytes : 1));
     return std::make_shared<BoxRegion>(base, std::move(bytes_dims), std::move(axes), std::move(step), 0,
                                        decomposition.writers());
 }

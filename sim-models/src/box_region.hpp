@@ -16,44 +16,58 @@
 
 namespace iosim {
 
-// Sorted, disjoint slots along one axis, in the axis' units (elements; bytes on the last axis).
+// Sorted, disjoint slots along one axis, in the axis' units (elements; bytes on the last axis),
+// held as runs of slots of one extent at a fixed stride: a uniform decomposition is one run, a
+// balanced one two, a strided hyperslab one or two (its last block cut at the array's end).
 class AxisSlots {
 public:
     // Slots tiling [shift, shift + sum(extents)) in order: a decomposition's along one axis.
-    static AxisSlots listed(std::shared_ptr<const std::vector<uint64_t>> extents,
-                            std::shared_ptr<const std::vector<uint64_t>> starts, uint64_t shift, uint64_t scale);
+    static AxisSlots listed(const std::vector<uint64_t>& extents, uint64_t shift, uint64_t scale);
     // `count` slots of `block` every `stride` from `first`, the last cut at `limit`.
     static AxisSlots progression(uint64_t first, uint64_t stride, uint64_t count, uint64_t block, uint64_t limit);
 
     uint64_t count() const { return count_; }
-    uint64_t start(uint64_t s) const;
-    uint64_t extent(uint64_t s) const;
+    uint64_t start(uint64_t s) const
+    {
+        const Run& r = run_of(s);
+        return r.start + (s - r.first_slot) * r.stride;
+    }
+    uint64_t extent(uint64_t s) const { return run_of(s).extent; }
     uint64_t end(uint64_t s) const { return start(s) + extent(s); }
     // The first slot that ends after x (count() if none).
     uint64_t first_ending_after(uint64_t x) const;
-    // The slot holding index x, or count() if none does.
+    // The nonempty slot holding index x, or count() if none does.
     uint64_t slot_of(uint64_t x) const;
     // The selected length of [x, y).
     uint64_t overlap(uint64_t x, uint64_t y) const;
-    uint64_t total() const { return covered_below(no_offset); }
-    // The first selected index at or after x, the end of the last selected one before y.
+    uint64_t total() const { return total_; }
+    // The first selected index at or after x (no_offset if none), the end of the last selected
+    // one before y (0 if none).
     uint64_t first_selected(uint64_t x) const;
     uint64_t last_selected_end(uint64_t y) const;
     // Consecutive slots of [s0, s1) with equal extents: fn(first slot, slots, extent).
     template <class Fn>
     void equal_runs(uint64_t s0, uint64_t s1, Fn fn) const;
-    bool progressive() const { return !extents_; }
 
 private:
+    struct Run {
+        uint64_t first_slot, slots, start, stride, extent;
+        uint64_t end() const { return start + (slots - 1) * stride + extent; }  // of its last slot
+    };
+    void add_run(uint64_t slots, uint64_t start, uint64_t stride, uint64_t extent);
+    const Run& run_of(uint64_t s) const
+    {
+        if (runs_.size() == 1)
+            return runs_[0];
+        auto r = std::upper_bound(runs_.begin(), runs_.end(), s,
+                                  [](uint64_t slot, const Run& run) { return slot < run.first_slot; });
+        return *(r - 1);
+    }
     uint64_t covered_below(uint64_t t) const;  // selected length of [0, t)
 
-    uint64_t count_ = 0;
-    // listed
-    std::shared_ptr<const std::vector<uint64_t>> extents_, starts_;
-    std::shared_ptr<const std::vector<uint64_t>> run_starts_;  // first slot of each run of equal extents
-    uint64_t shift_ = 0, scale_ = 1;
-    // progression
-    uint64_t first_ = 0, stride_ = 1, block_ = 0, limit_ = 0;
+    uint64_t count_ = 0, total_ = 0;
+    std::vector<Run> runs_;
+    std::vector<uint64_t> covered_before_;  // per run: the selected length of the runs before it
 };
 
 // The combinations of one slot per axis of a row-major array stored from `base`; combination
@@ -133,19 +147,11 @@ void AxisSlots::equal_runs(uint64_t s0, uint64_t s1, Fn fn) const
 {
     if (s0 >= s1)
         return;
-    if (!extents_) {
-        uint64_t last = count_ - 1;
-        if (s0 < last)
-            fn(s0, std::min(s1, last) - s0, block_);
-        if (s1 == count_)
-            fn(last, 1, extent(last));
-        return;
-    }
-    const auto& starts = *run_starts_;  // ends with count_
-    auto r = std::upper_bound(starts.begin(), starts.end(), s0) - 1;
+    auto r = std::upper_bound(runs_.begin(), runs_.end(), s0,
+                              [](uint64_t slot, const Run& run) { return slot < run.first_slot; }) - 1;
     for (uint64_t s = s0; s < s1; ++r) {
-        uint64_t t = std::min(s1, *(r + 1));
-        fn(s, t - s, (*extents_)[s] * scale_);
+        uint64_t t = std::min(s1, r->first_slot + r->slots);
+        fn(s, t - s, r->extent);
         s = t;
     }
 }

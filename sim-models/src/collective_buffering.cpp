@@ -1,7 +1,6 @@
 #include "collective_buffering.hpp"
 
 #include <algorithm>
-#include <map>
 #include <optional>
 
 namespace iosim {
@@ -100,9 +99,56 @@ BufferedFile start_file(const MpiIoContext& ctx, OpenFile* f, const PieceSet& pi
     return t;
 }
 
-struct RoundBuilders {
-    std::map<std::pair<int, int>, Flow> shuffle;  // (source key, aggregator node)
+// A round's shuffle: per aggregator, the bytes each source (a node, or a rank when not
+// aggregated) sends it. Entries are found through an array over sources while the aggregator
+// is current, and sorted into (source, aggregator node) order when the round ends.
+class RoundBuilders {
+public:
     double local_copy_s = 0;
+
+    Flow& flow(int key, int agg_node)
+    {
+        if (static_cast<size_t>(key) >= slot_.size())
+            slot_.resize(static_cast<size_t>(key) + 1, -1);
+        int& slot = slot_[key];
+        if (slot < 0) {
+            slot = static_cast<int>(entries_.size());
+            touched_.push_back(key);
+            entries_.emplace_back(static_cast<uint64_t>(static_cast<uint32_t>(key)) << 32 |
+                                      static_cast<uint32_t>(agg_node),
+                                  Flow{});
+        }
+        return entries_[slot].second;
+    }
+    void end_aggregator()
+    {
+        for (int key : touched_)
+            slot_[key] = -1;
+        touched_.clear();
+    }
+    // The round's flows in (source, aggregator node) order, one per pair; the builder is then
+    // ready for the next round.
+    std::vector<Flow> take_flows()
+    {
+        end_aggregator();
+        std::sort(entries_.begin(), entries_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+        std::vector<Flow> out;
+        out.reserve(entries_.size());
+        for (size_t i = 0; i < entries_.size(); i++) {
+            if (i > 0 && entries_[i].first == entries_[i - 1].first)  // two aggregators on one node
+                out.back().bytes += entries_[i].second.bytes;
+            else
+                out.push_back(entries_[i].second);
+        }
+        entries_.clear();
+        local_copy_s = 0;
+        return out;
+    }
+
+private:
+    std::vector<std::pair<uint64_t, Flow>> entries_;
+    std::vector<int> slot_;  // source key -> entry of the current aggregator, -1 if none
+    std::vector<int> touched_;
 };
 
 // One aggregator's gathering in one interval of its domain: the bytes each source sends it
@@ -141,7 +187,7 @@ private:
             return;
         }
         int key = ctx_.aggregate ? src_node : f_.rank_of_writer[writer];
-        Flow& fl = rb_.shuffle[{key, agg_node_}];
+        Flow& fl = rb_.flow(key, agg_node_);
         fl.src = src_node;
         fl.dst = agg_node_;
         fl.bytes += bytes;
@@ -181,6 +227,7 @@ bool aggregator_round(const MpiIoContext& ctx, BufferedFile& t, int a, RoundBuil
         wb.add(agg_node, agg_node, f.rank_of_writer[agg_writer], first, last - first, read_s);
     }
     rb.local_copy_s = std::max(rb.local_copy_s, static_cast<double>(local_bytes) / ctx.platform.network.memcpy_Bps);
+    rb.end_aggregator();
     return true;
 }
 
@@ -204,8 +251,8 @@ void buffered_write(const MpiIoContext& ctx, const WriteCall& call, const PlanFi
         if (!call.pieces[i].empty())
             files.push_back(start_file(ctx, call.files[i], call.pieces[i], plan));
     std::optional<Phase> writing;  // with overlap: the previous round's writes, still going
+    RoundBuilders rb;
     for (;;) {
-        RoundBuilders rb;
         bool any = false;
         Phase write;
         write.label = "write";
@@ -222,8 +269,7 @@ void buffered_write(const MpiIoContext& ctx, const WriteCall& call, const PlanFi
         shuffle.fixed_s = rb.local_copy_s;
         if (style.exchange_collective)
             shuffle.fixed_s += collective_overhead_s(ctx.platform, ctx.total_ranks);
-        for (auto& [key, flow] : rb.shuffle)
-            shuffle.flows.push_back(flow);
+        shuffle.flows = rb.take_flows();
         if (!style.overlap) {
             ctx.sink(std::move(shuffle));
             ctx.sink(std::move(write));
