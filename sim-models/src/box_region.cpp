@@ -156,12 +156,7 @@ uint64_t BoxRegion::pieces() const
         uint64_t s = ax.slot_of(0);
         return s < ax.count() && ax.extent(s) == dims_[a] ? uint64_t{1} : uint64_t{0};
     };
-    auto nonempty = [&](size_t a) {
-        uint64_t n = 0;
-        for (uint64_t s = 0; s < axes_[a].count(); s++)
-            n += axes_[a].extent(s) > 0;
-        return n;
-    };
+    auto nonempty = [&](size_t a) { return axes_[a].nonempty(0, axes_[a].count()); };
     uint64_t total = 0, before = 1;
     for (size_t i = 0; i < nd; i++) {
         uint64_t after = 1;
@@ -242,10 +237,7 @@ uint64_t BoxRegion::pieces_of_count(const std::vector<uint64_t>& lo, const std::
     uint64_t n = 1;
     for (size_t a = 0; a < inner; a++)
         n *= axes_[a].overlap(axes_[a].start(lo[a]), axes_[a].end(hi[a] - 1));
-    uint64_t runs = 0;
-    for (uint64_t s = lo[inner]; s < hi[inner]; s++)
-        runs += axes_[inner].extent(s) > 0;
-    return n * runs;
+    return n * axes_[inner].nonempty(lo[inner], hi[inner]);
 }
 
 void BoxRegion::add_writer_totals(std::vector<uint64_t>& bytes, std::vector<uint64_t>& pieces) const

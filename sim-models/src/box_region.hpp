@@ -45,6 +45,13 @@ public:
     // one before y (0 if none).
     uint64_t first_selected(uint64_t x) const;
     uint64_t last_selected_end(uint64_t y) const;
+    // The slots of [s0, s1) with a nonzero extent.
+    uint64_t nonempty(uint64_t s0, uint64_t s1) const
+    {
+        uint64_t n = 0;
+        equal_runs(s0, s1, [&](uint64_t, uint64_t slots, uint64_t extent) { n += extent > 0 ? slots : 0; });
+        return n;
+    }
     // Consecutive slots of [s0, s1) with equal extents: fn(first slot, slots, extent).
     template <class Fn>
     void equal_runs(uint64_t s0, uint64_t s1, Fn fn) const;
