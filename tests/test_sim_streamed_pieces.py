@@ -193,9 +193,7 @@ def cases(draw: st.DrawFn) -> tuple[str, dict[str, Any], list[dict[str, Any]], d
     return platform, workload, configs, options
 
 
-@EXAMPLES
-@given(cases())
-def test_closed_form_answers_equal_the_walked_pieces(case: tuple) -> None:
+def check_equal(case: tuple) -> None:
     platform_name, workload, configs, options = case
     platform = load_platform(platform_name)
     streamed = run_iosim(simulator_input(platform, workload, configs, options), jobs=1)
@@ -206,3 +204,28 @@ def test_closed_form_answers_equal_the_walked_pieces(case: tuple) -> None:
         assert a.get("ok"), a.get("error")
         differences = same(a, b)
         assert not differences, differences[:10]
+
+
+@EXAMPLES
+@given(cases())
+def test_closed_form_answers_equal_the_walked_pieces(case: tuple) -> None:
+    check_equal(case)
+
+
+@st.composite
+def chunked_cases(draw: st.DrawFn) -> tuple[str, dict[str, Any], list[Any], dict[str, Any]]:
+    """Every dataset chunked, its chunks cut anywhere (not dividing the dataset, smaller and
+    larger than the blocks), written by its decomposition or by grid selections."""
+    platform, workload, configs, options = draw(cases())
+    file = workload["files"][0]
+    file["api"] = "hdf5"
+    for d in file["datasets"]:
+        dims = d["dims"] if "dims" in d else dims_of(d["decomposition"])
+        d["chunk_dims"] = [draw(st.integers(1, n)) for n in dims]
+    return platform, workload, configs, options
+
+
+@settings(EXAMPLES, max_examples=40)
+@given(chunked_cases())
+def test_chunked_datasets_answer_as_their_walked_pieces(case: tuple) -> None:
+    check_equal(case)

@@ -103,14 +103,48 @@ uint64_t AxisSlots::last_selected_end(uint64_t y) const
     return std::min(y, r->start + (k - 1) * r->stride + r->extent);
 }
 
+AxisSlots AxisSlots::window(uint64_t lo, uint64_t hi, uint64_t& first) const
+{
+    AxisSlots w;
+    first = first_ending_after(lo);
+    if (first >= count_)
+        return w;
+    uint64_t s = first;
+    auto r = std::upper_bound(runs_.begin(), runs_.end(), s,
+                              [](uint64_t slot, const Run& run) { return slot < run.first_slot; });
+    for (--r; r != runs_.end() && s < count_; ++r) {
+        for (uint64_t end_slot = r->first_slot + r->slots; s < end_slot;) {
+            uint64_t at = r->start + (s - r->first_slot) * r->stride;
+            if (at >= hi && r->extent > 0)
+                return w;
+            if (at > hi)
+                return w;
+            uint64_t end = at + r->extent;
+            if (at < lo || end > hi) {  // cut: a run of its own
+                uint64_t from = std::max(at, lo), to = std::min(end, hi);
+                w.add_run(1, from - lo, r->stride, to > from ? to - from : 0);
+                s++;
+                continue;
+            }
+            // the slots of this run that lie whole inside [lo, hi)
+            uint64_t inside = r->extent == 0 ? end_slot - s : std::min(end_slot - s, (hi - at - r->extent) / r->stride + 1);
+            w.add_run(inside, at - lo, r->stride, r->extent);
+            s += inside;
+        }
+    }
+    return w;
+}
+
 // ---- BoxRegion ----
 
 BoxRegion::BoxRegion(uint64_t base, std::vector<uint64_t> dims, std::vector<AxisSlots> axes,
                      std::vector<uint64_t> writer_step, uint64_t writer0, uint64_t writers)
     : base_(base), dims_(std::move(dims)), axes_(std::move(axes)), step_(std::move(writer_step)), writer0_(writer0),
-      writers_(writers)
+      writers_(writers), offset_(dims_.size(), 0), writer_base_(writer0)
 {
     size_t nd = dims_.size();
+    for (const AxisSlots& a : axes_)
+        grid_.push_back(a.count());
     one_writer_ = std::all_of(step_.begin(), step_.end(), [](uint64_t s) { return s == 0; });
     empty_ = std::any_of(axes_.begin(), axes_.end(), [](const AxisSlots& a) { return a.total() == 0; });
     stride_.assign(nd, 1);
@@ -169,26 +203,76 @@ uint64_t BoxRegion::pieces() const
     return total;
 }
 
+BoxRegion BoxRegion::window(const std::vector<uint64_t>& lo, const std::vector<uint64_t>& hi, uint64_t base,
+                            std::vector<uint64_t> dims) const
+{
+    size_t nd = dims_.size();
+    std::vector<AxisSlots> axes;
+    std::vector<uint64_t> first(nd);
+    for (size_t a = 0; a < nd; a++)
+        axes.push_back(axes_[a].window(lo[a], hi[a], first[a]));
+    BoxRegion w(base, std::move(dims), std::move(axes), step_, writer0_, writers_);
+    w.grid_ = grid_;
+    for (size_t a = 0; a < nd; a++) {
+        w.offset_[a] = offset_[a] + first[a];
+        w.writer_base_ += w.offset_[a] * step_[a];
+    }
+    return w;
+}
+
 bool BoxRegion::slots_of(uint64_t writer, std::vector<uint64_t>& slot) const
 {
     size_t nd = dims_.size();
     slot.assign(nd, 0);
     if (empty_ || writer < writer0_)
         return false;
-    if (one_writer_) {
-        if (writer != writer0_)
-            return false;
-        return true;
-    }
+    if (one_writer_)
+        return writer == writer0_;
     uint64_t r = writer - writer0_;
     if (r >= writers_)
         return false;
     for (size_t a = 0; a < nd; a++) {
-        slot[a] = step_[a] == 0 ? 0 : (r / step_[a]) % axes_[a].count();
+        uint64_t in_grid = step_[a] == 0 ? 0 : (r / step_[a]) % grid_[a];
+        if (in_grid < offset_[a] || in_grid - offset_[a] >= axes_[a].count())
+            return false;
+        slot[a] = in_grid - offset_[a];
         if (axes_[a].extent(slot[a]) == 0)
             return false;
     }
     return true;
+}
+
+bool BoxRegion::writer_bounds(uint64_t writer, std::vector<uint64_t>& lo, std::vector<uint64_t>& hi) const
+{
+    std::vector<uint64_t> slot;
+    if (!slots_of(writer, slot))
+        return false;
+    size_t nd = dims_.size();
+    lo.resize(nd);
+    hi.resize(nd);
+    for (size_t a = 0; a < nd; a++) {
+        if (one_writer_) {
+            lo[a] = axes_[a].first_selected(0);
+            hi[a] = axes_[a].last_selected_end(dims_[a]);
+        } else {
+            lo[a] = axes_[a].start(slot[a]);
+            hi[a] = axes_[a].end(slot[a]);
+        }
+    }
+    return true;
+}
+
+uint64_t BoxRegion::writer_piece_count(uint64_t writer) const
+{
+    std::vector<uint64_t> slot;
+    if (!slots_of(writer, slot))
+        return 0;
+    if (one_writer_)
+        return pieces();
+    std::vector<uint64_t> hi(slot.size());
+    for (size_t a = 0; a < slot.size(); a++)
+        hi[a] = slot[a] + 1;
+    return pieces_of_count(slot, hi);
 }
 
 uint64_t BoxRegion::next_writer(uint64_t writer) const
@@ -321,7 +405,7 @@ uint32_t BoxRegion::first_writer() const
 {
     if (one_writer_ || empty_)
         return static_cast<uint32_t>(writer0_);
-    uint64_t w = writer0_;
+    uint64_t w = writer_base_;
     for (size_t a = 0; a < dims_.size(); a++)
         w += axes_[a].slot_of(axes_[a].first_selected(0)) * step_[a];
     return static_cast<uint32_t>(w);
@@ -331,7 +415,7 @@ uint32_t BoxRegion::last_writer() const
 {
     if (one_writer_ || empty_)
         return static_cast<uint32_t>(writer0_);
-    uint64_t w = writer0_;
+    uint64_t w = writer_base_;
     for (size_t a = 0; a < dims_.size(); a++)
         w += axes_[a].slot_of(axes_[a].last_selected_end(dims_[a]) - 1) * step_[a];
     return static_cast<uint32_t>(w);
@@ -343,7 +427,7 @@ void BoxRegion::cover(uint64_t lo, uint64_t hi, CoverState*, CoverSink& sink) co
         return;
     uint64_t l = std::max(lo, base_ + suffix_first_[0]), h = std::min(hi, base_ + suffix_end_[0]);
     if (l < h)
-        visit(0, base_, writer0_, l, h, sink);
+        visit(0, base_, writer_base_, l, h, sink);
 }
 
 // [l, h) inside the sub-array along axis a that starts at byte `off`, whose slots on the axes

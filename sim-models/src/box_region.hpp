@@ -45,6 +45,9 @@ public:
     // one before y (0 if none).
     uint64_t first_selected(uint64_t x) const;
     uint64_t last_selected_end(uint64_t y) const;
+    // The slots that meet [lo, hi), cut to it and moved to start at 0 (a chunk's view of the
+    // axis); `first` gets the index here of the first of them.
+    AxisSlots window(uint64_t lo, uint64_t hi, uint64_t& first) const;
     // The slots of [s0, s1) with a nonzero extent.
     uint64_t nonempty(uint64_t s0, uint64_t s1) const
     {
@@ -84,6 +87,16 @@ class BoxRegion : public Region {
 public:
     BoxRegion(uint64_t base, std::vector<uint64_t> dims, std::vector<AxisSlots> axes,
               std::vector<uint64_t> writer_step, uint64_t writer0, uint64_t writers);
+    // The part of this region in the box [lo, hi) (per axis, the last in bytes) of its array,
+    // as a region of an array of `dims` stored from `base`: a chunk of a chunked dataset.
+    BoxRegion window(const std::vector<uint64_t>& lo, const std::vector<uint64_t>& hi, uint64_t base,
+                     std::vector<uint64_t> dims) const;
+    // Writer w's pieces here.
+    uint64_t writer_piece_count(uint64_t writer) const;
+    // Per axis, the indices [lo, hi) (the last axis in bytes) between writer w's first and last
+    // selected ones; false if it writes nothing here.
+    bool writer_bounds(uint64_t writer, std::vector<uint64_t>& lo, std::vector<uint64_t>& hi) const;
+    const AxisSlots& axis(size_t a) const { return axes_[a]; }
 
     WriterExtent extent() const override;
     uint64_t bytes() const override;
@@ -113,6 +126,10 @@ private:
     std::vector<AxisSlots> axes_;
     std::vector<uint64_t> step_;
     uint64_t writer0_, writers_;
+    // A window's slot i along axis a is slot i + offset_[a] of grid_[a] in the region it was cut
+    // from; writer_base_ is the writer of the window's first slots.
+    std::vector<uint64_t> grid_, offset_;
+    uint64_t writer_base_ = 0;
     bool one_writer_ = true;
     bool empty_ = false;
     std::vector<uint64_t> stride_;  // bytes per index along each axis

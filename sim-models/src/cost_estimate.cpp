@@ -244,8 +244,20 @@ Axis axis_of(const Dataset& grid, size_t a, uint64_t origin)
 struct CallShape {
     double bytes = 0;
     double pieces = 0;  // in closed form, walked only by independent writes
-    double listed = 0;  // materialised and walked whatever the path (chunked datasets)
+    double listed = 0;  // materialised and walked whatever the path (runs of chunked datasets)
+    double chunks = 0;  // chunks of chunked datasets, each cut out of the selection when asked
 };
+
+double chunk_count(const Dataset& ds, const std::vector<uint64_t>& chunk)
+{
+    if (chunk.empty())
+        return 0;
+    double n = 1;
+    auto dims = ds.dims();
+    for (size_t a = 0; a < dims.size() && a < chunk.size(); a++)
+        n *= std::ceil(static_cast<double>(dims[a]) / static_cast<double>(std::max<uint64_t>(1, chunk[a])));
+    return n;
+}
 
 void add_grid(CallShape& c, const Dataset& ds, const std::vector<uint64_t>& chunk, const Dataset& grid,
               const std::vector<uint64_t>& origin)
@@ -259,7 +271,8 @@ void add_grid(CallShape& c, const Dataset& ds, const std::vector<uint64_t>& chun
     std::vector<Axis> axes;
     for (size_t a = 0; a < grid.grid.size(); a++)
         axes.push_back(axis_of(grid, a, origin.empty() ? 0 : origin[a]));
-    c.listed += chunked_pieces(axes, chunk);
+    c.pieces += chunked_pieces(axes, chunk);
+    c.chunks += chunk_count(ds, chunk);
 }
 
 void add_selection(CallShape& c, const Dataset& ds, const std::vector<uint64_t>& chunk, const Selection& sel,
@@ -280,17 +293,6 @@ void add_selection(CallShape& c, const Dataset& ds, const std::vector<uint64_t>&
             c.pieces += pieces;
         }
     }
-}
-
-double chunk_count(const Dataset& ds, const std::vector<uint64_t>& chunk)
-{
-    if (chunk.empty())
-        return 0;
-    double n = 1;
-    auto dims = ds.dims();
-    for (size_t a = 0; a < dims.size() && a < chunk.size(); a++)
-        n *= std::ceil(static_cast<double>(dims[a]) / static_cast<double>(std::max<uint64_t>(1, chunk[a])));
-    return n;
 }
 
 // Intervals of aggregators' domains a two-phase call of `bytes` goes through: stripes (ROMIO's
@@ -338,7 +340,7 @@ CostEstimate estimate_run(const Platform& p, const Workload& w, const std::vecto
                                                                      : s.cb_write != Hint::disable);
             bool independent = !collective || (s.mpi_io == MpiIo::ompio ? s.fcoll == Fcoll::individual || writers <= 2
                                                                          : s.cb_write != Hint::enable);
-            double steps = per_call + writers * per_writer + c.listed * per_piece;
+            double steps = per_call + writers * per_writer + c.listed * per_piece + c.chunks * per_chunk;
             if (two_phase)
                 steps += intervals(p, s, c.bytes) * per_interval;
             if (independent || options.walk_pieces || options.report_ranges)
@@ -347,6 +349,7 @@ CostEstimate estimate_run(const Platform& p, const Workload& w, const std::vecto
                         number_text(times * n) + " calls of " + bytes_text(c.bytes) + " in " +
                             number_text(c.pieces + c.listed) + " pieces (" + at + ")");
             double held = c.listed + (options.walk_pieces || options.report_ranges ? c.pieces : 0);
+            held += c.chunks;  // a chunk's place in address order
             e.add_memory(held * piece_bytes, number_text(held) + " pieces held at once (" + at + ")");
         };
         if (f.calls.empty()) {

@@ -127,7 +127,7 @@ std::vector<std::shared_ptr<const Region>> replayed_call_regions(const Session& 
         const Dataset& ds = ses.file->datasets[call.datasets[i]];
         const DatasetLayout& layout = ses.layout->datasets[call.datasets[i]];
         auto origin = call.origin_at(i, k);
-        if (walk || !layout.chunk_dims.empty())
+        if (walk || (!layout.chunk_dims.empty() && !call.selections[i].grid))
             box_accesses(ds, layout, selection_boxes(call.selections[i], origin), acc);
         else
             for (auto& r : selection_regions(ds, layout, call.selections[i], origin))
