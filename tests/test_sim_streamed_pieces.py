@@ -19,26 +19,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from iotwin.model.platforms import load_platform
 from iotwin.model.sim import run_iosim, simulator_input
+from iotwin.model.sim_answers import differences
 
 KiB, MiB = 2**10, 2**20
 EXAMPLES = settings(max_examples=60, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-
-
-def same(a: Any, b: Any, path: str = "") -> list[str]:
-    """Where two iosim results differ (numbers to 1e-9 relative)."""
-    if isinstance(a, dict) and isinstance(b, dict):
-        if a.keys() != b.keys():
-            return [f"{path}: keys {sorted(a)} != {sorted(b)}"]
-        return [d for k in a for d in same(a[k], b[k], f"{path}.{k}")]
-    if isinstance(a, list) and isinstance(b, list):
-        if len(a) != len(b):
-            return [f"{path}: {len(a)} items != {len(b)}"]
-        return [d for i, (x, y) in enumerate(zip(a, b, strict=True))
-                for d in same(x, y, f"{path}[{i}]")]
-    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
-        return [] if math.isclose(a, b, rel_tol=1e-9, abs_tol=0.0) else [f"{path}: {a} != {b}"]
-    return [] if a == b else [f"{path}: {a!r} != {b!r}"]
 
 
 @st.composite
@@ -202,8 +187,8 @@ def check_equal(case: tuple) -> None:
     for a, b in zip(streamed, walked, strict=True):
         assert a.get("ok") == b.get("ok"), (a.get("error"), b.get("error"))
         assert a.get("ok"), a.get("error")
-        differences = same(a, b)
-        assert not differences, differences[:10]
+        found = differences(a, b)
+        assert not found, found[:10]
 
 
 @EXAMPLES
