@@ -110,7 +110,6 @@ public:
     uint32_t first_writer() const override;
 
 private:
-    bool one_writer() const { return one_writer_; }
     // Writer w's slot per axis; false if w writes nothing here.
     bool slots_of(uint64_t writer, std::vector<uint64_t>& slot) const;
     // Slots [lo[a], hi[a]) per axis: their pieces in file order.

@@ -23,17 +23,21 @@ constexpr const char* usage =
     "          \"options\": {\"aggregate\": true, \"placement\": \"packed\"}}\n"
     "  Prints {\"results\": [...]} with one entry per config, in order.\n"
     "  --max-steps: refuse a config whose estimated cost is beyond N steps (default 4e9,\n"
-    "    about ten minutes); --memory-limit: each worker's address space (default half the\n"
-    "    machine's memory, at most 16 GiB); the input's options.max_steps and\n"
-    "    options.memory_limit override them. IOSIM.md, 'What the simulation costs'.\n";
+    "    about ten minutes); --memory-limit: what each worker may hold (default half the\n"
+    "    machine's memory shared by the workers, 1 to 16 GiB each); the input's\n"
+    "    options.max_steps and options.memory_limit override them. IOSIM.md, 'What the\n"
+    "    simulation costs'.\n";
 
-// Half the machine's memory, at most 16 GiB: one worker never takes the machine down.
-uint64_t default_memory_limit()
+// Half the machine's memory shared by the workers, at most 16 GiB and at least 1 GiB each:
+// a batch never takes the machine down.
+uint64_t default_memory_limit(int jobs)
 {
+    constexpr uint64_t GiB = uint64_t{1} << 30;
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
     if (pages <= 0 || page <= 0)
-        return uint64_t{16} << 30;
-    return std::min<uint64_t>(static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) / 2, uint64_t{16} << 30);
+        return 16 * GiB;
+    uint64_t half = static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) / 2;
+    return std::clamp<uint64_t>(half / static_cast<uint64_t>(std::max(1, jobs)), GiB, 16 * GiB);
 }
 
 // A number with an optional binary suffix: 1073741824, 1G, 512M.
@@ -58,7 +62,7 @@ int main(int argc, char** argv)
     mallopt(M_MMAP_MAX, 0);
     int jobs = 1;
     iosim::Limits limits;
-    limits.memory_bytes = default_memory_limit();
+    bool memory_given = false;
     std::string path = "-";
     for (int i = 1; i < argc; i++) {
         std::string arg = argv[i];
@@ -77,6 +81,7 @@ int main(int argc, char** argv)
             }
             if (arg == "--memory-limit" && i + 1 < argc) {
                 limits.memory_bytes = parse_bytes(argv[++i]);
+                memory_given = true;
                 continue;
             }
         } catch (const std::exception& e) {
@@ -85,6 +90,8 @@ int main(int argc, char** argv)
         }
         path = arg;
     }
+    if (!memory_given)
+        limits.memory_bytes = default_memory_limit(jobs);
     nlohmann::json input;
     try {
         if (path == "-") {

@@ -376,6 +376,8 @@ void append_calls(const json& j, const FileSession& s, uint64_t writers, const s
                   std::vector<IoCall>& calls)
 {
     IoCall call = parse_call(j, s, writers, where);
+    if (j.contains("repeat") && call.flush)
+        throw std::invalid_argument(where + ".repeat: only for write calls");
     if (j.contains("repeat")) {
         const json& repeat = j["repeat"];
         call.times = repeat.at("times").get<uint64_t>();
