@@ -23,16 +23,10 @@ ListedRegion::ListedRegion(std::vector<Access> pieces, uint64_t writers)
     std::vector<uint64_t> at(writer_first_.begin(), writer_first_.end() - 1);
     for (size_t i = 0; i < pieces_.size(); i++)
         by_writer_[at[pieces_[i].writer]++] = static_cast<uint32_t>(i);
-}
-
-WriterExtent ListedRegion::extent() const
-{
-    if (pieces_.empty())
-        return {};
-    uint64_t end = 0;
     for (const Access& a : pieces_)
-        end = std::max(end, a.offset + a.length);
-    return {pieces_.front().offset, end};
+        extent_.end = std::max(extent_.end, a.offset + a.length);
+    if (!pieces_.empty())
+        extent_.first = pieces_.front().offset;
 }
 
 uint64_t ListedRegion::bytes() const

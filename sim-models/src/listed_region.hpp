@@ -15,7 +15,7 @@ public:
     // `pieces` sorted by offset (sort_by_offset).
     ListedRegion(std::vector<Access> pieces, uint64_t writers);
 
-    WriterExtent extent() const override;
+    WriterExtent extent() const override { return extent_; }
     uint64_t bytes() const override;
     uint64_t pieces() const override { return pieces_.size(); }
     uint64_t next_writer(uint64_t writer) const override;
@@ -32,6 +32,7 @@ private:
     // Each writer's pieces, writer by writer, in file order within a writer (a counting sort).
     std::vector<uint32_t> by_writer_;
     std::vector<uint64_t> writer_first_;  // per writer + 1: its first slot in by_writer_
+    WriterExtent extent_;
 };
 
 }  // namespace iosim

@@ -10,9 +10,9 @@ namespace iosim {
 PieceSet::PieceSet(std::vector<std::shared_ptr<const Region>> regions, uint64_t writers, uint64_t shift)
     : regions_(std::move(regions)), writers_(writers), shift_(shift)
 {
-    std::vector<WriterExtent> extents;
     for (const auto& r : regions_)
-        extents.push_back(r->extent());
+        extents_.push_back(r->extent());
+    const auto& extents = extents_;
     for (size_t i = 0; i < regions_.size(); i++)
         if (!extents[i].empty())
             by_first_.push_back(i);
@@ -187,7 +187,7 @@ void PieceSet::Cover::cover(uint64_t lo, uint64_t hi, CoverSink& sink)
     const auto& order = set_.by_first_;
     const auto& ends = set_.end_before_;
     size_t stop = first_;
-    while (stop < order.size() && set_.regions_[order[stop]]->extent().first < h)
+    while (stop < order.size() && set_.extents_[order[stop]].first < h)
         stop++;
     // regions before first_ all end at or before any later interval's start
     while (first_ < order.size() && ends[first_] <= l)

@@ -112,6 +112,7 @@ private:
         uint32_t writer;
     };
     std::vector<std::shared_ptr<const Region>> regions_;
+    std::vector<WriterExtent> extents_;  // per region
     std::vector<size_t> by_first_;  // region indices by first byte
     std::vector<uint64_t> end_before_;  // max end of regions by_first_[0..i]
     std::vector<Junction> junctions_;
