@@ -23,6 +23,7 @@ constexpr double per_piece = 1;         // a piece walked one by one
 constexpr double per_chunk = 20;        // a chunk HDF5 allocates and iosim reads back
 constexpr double per_dataset = 500;     // a dataset HDF5 creates for the layout (50 us)
 constexpr double per_call = 50;         // a write call on one open file: its pieces, its phases
+constexpr double per_flow_pair = 0.5;   // coupled mode: SimGrid scans a phase's pending flows per flow
 // Bytes held per item.
 constexpr double rank_bytes = 16;     // placement: node of rank, order, target
 constexpr double writer_bytes = 12;   // per open file: node, rank, end of node run
@@ -307,6 +308,22 @@ double intervals(const Platform& p, const FileSettings& s, double bytes)
     return std::ceil(bytes / static_cast<double>(std::max<uint64_t>(1, unit)));
 }
 
+// Without aggregation every rank's flow is simulated: a round's shuffle holds a flow per rank
+// and aggregator that has data in it (at most its pieces), a write phase of independent
+// writes a flow per rank and target.
+double coupled_flow_steps(const FileSettings& s, const CallShape& c, double writers, bool two_phase)
+{
+    double aggregators = s.cb_nodes > 0 ? s.cb_nodes : std::max(1, s.stripe_count);
+    double buffer = static_cast<double>(std::max<uint64_t>(1, s.cb_buffer_size));
+    if (!two_phase) {
+        double flows = std::min(writers * std::max(1, s.stripe_count), c.pieces + c.listed);
+        return flows * flows * per_flow_pair;
+    }
+    double rounds = std::ceil(c.bytes / (aggregators * buffer));
+    double flows = std::min(writers * aggregators, std::ceil((c.pieces + c.listed) / std::max(1.0, rounds)));
+    return rounds * flows * flows * per_flow_pair;
+}
+
 }  // namespace
 
 CostEstimate estimate_run(const Platform& p, const Workload& w, const std::vector<FileSettings>& settings,
@@ -345,6 +362,8 @@ CostEstimate estimate_run(const Platform& p, const Workload& w, const std::vecto
                 steps += intervals(p, s, c.bytes) * per_interval;
             if (independent || options.walk_pieces || options.report_ranges)
                 steps += c.pieces * per_piece;
+            if (!options.aggregate)  // every flow through SimGrid: a phase costs its flows squared
+                steps += coupled_flow_steps(s, c, writers, two_phase);
             e.add_steps(n * times * steps,
                         number_text(times * n) + " calls of " + bytes_text(c.bytes) + " in " +
                             number_text(c.pieces + c.listed) + " pieces (" + at + ")");
