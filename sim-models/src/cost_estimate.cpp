@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "box_region.hpp"
+#include "run_region.hpp"
 #include "hdf5_layout.hpp"
 
 namespace iosim {

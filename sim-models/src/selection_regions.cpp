@@ -1,6 +1,7 @@
 #include "selection_regions.hpp"
 
 #include "box_region.hpp"
+#include "run_region.hpp"
 #include "chunked_region.hpp"
 #include "listed_region.hpp"
 
