@@ -75,12 +75,32 @@ def test_tune_refuses_bad_input_before_running_anything(tmp_path: Path) -> None:
         assert not [r for r in db.evaluations() if r.source != "sim"]
 
 
-def test_tune_of_a_program_that_writes_no_hdf5_says_so(tmp_path: Path) -> None:
+def test_tune_of_a_program_that_writes_no_hdf5_says_so_and_stores_the_failed_run(
+        tmp_path: Path) -> None:
     store = str(tmp_path / "store.db")
     done = iotwin("tune", "--store", store, "--ranks", "1", "--strategy", "sim-screened", "--",
                   sys.executable, str(FAKE_KERNEL), cwd=tmp_path)
     assert done.returncode == 2
     assert "wrote no HDF5 file" in done.stderr
+    with Store(store) as db:
+        [campaign] = db.campaigns()
+        [row] = db.evaluations(campaign.id)
+    assert (row.source, row.status, row.details) == ("real", "failed", {"label": "capture"})
+    assert "no HDF5 file closed" in (row.error or "")
+
+
+def test_a_failing_capture_run_of_tune_is_stored_with_the_programs_words(
+        tmp_path: Path) -> None:
+    store = str(tmp_path / "store.db")
+    done = iotwin("tune", "--store", store, "--ranks", "1", "--strategy", "sim-screened", "--",
+                  "sh", "-c", "echo no input deck here >&2; exit 3", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "no input deck here" in done.stderr
+    with Store(store) as db:
+        [campaign] = db.campaigns()
+        [row] = db.evaluations(campaign.id)
+    assert (row.status, row.details) == ("failed", {"label": "capture"})
+    assert "exit status 3" in (row.error or "") and "no input deck here" in (row.error or "")
 
 
 def test_a_missing_program_is_refused_before_any_run(tmp_path: Path) -> None:

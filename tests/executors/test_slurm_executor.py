@@ -36,7 +36,8 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SlurmCluster]:
 
 
 def executor(cluster: SlurmCluster, scratch: Path, timeout_s: float = 120.0) -> SlurmExecutor:
-    return SlurmExecutor(timeout_s=timeout_s, scratch_root=scratch, env=cluster.env)
+    return SlurmExecutor(timeout_s=timeout_s, scratch_root=scratch / "runs", workdir=scratch,
+                         env=cluster.env)
 
 
 def test_a_kernel_run_as_a_job_measures_what_the_local_run_does(cluster: SlurmCluster,
@@ -59,6 +60,18 @@ def test_a_failing_program_is_a_failed_run_with_its_exit_status(cluster: SlurmCl
     assert result.status == "failed"
     assert result.error is not None
     assert "exit status 3" in result.error and "broken input" in result.error
+
+
+def test_a_job_runs_in_the_working_directory_and_leaves_it_as_it_was(
+        cluster: SlurmCluster, scratch: Path) -> None:
+    (scratch / "out").mkdir()
+    (scratch / "input.nml").write_text("3\n")
+    target = Target(ranks=1, command=("sh", "-c", "read steps < input.nml || exit 5; "
+                                                  "echo $steps > out/r.txt; echo x > new.txt"))
+    result = executor(cluster, scratch).run_once(target, {})
+    assert "exit status" not in (result.error or ""), result.error  # it ran, wrote no HDF5
+    assert sorted(p.name for p in scratch.rglob("*")) == ["input.nml", "out", "runs"]
+    assert list((scratch / "runs").iterdir()) == []
 
 
 def test_a_job_over_its_time_limit_is_a_timeout(cluster: SlurmCluster, scratch: Path) -> None:
@@ -122,7 +135,8 @@ def test_inside_an_allocation_each_run_is_a_job_step(cluster: SlurmCluster, scra
         "from iotwin.core.records import Target\n"
         "from iotwin.executors.slurm import SlurmExecutor, Site\n"
         f"target = Target(ranks=4, kernel='vpic-io', args=('--particles', '{PARTICLES}'))\n"
-        "executor = SlurmExecutor(site=Site(launcher='srun'), scratch_root=Path(sys.argv[1]))\n"
+        "executor = SlurmExecutor(site=Site(launcher='srun'), workdir=Path(sys.argv[1]),\n"
+        "                         scratch_root=Path(sys.argv[1]) / 'runs')\n"
         "result = executor.run_once(target, {'mpiio': {'cb_nodes': 2, 'cb_config_list': '*:*'}})\n"
         "print(json.dumps({'status': result.status, 'error': result.error,\n"
         "                  'bytes': result.bytes, 'reports': result.reports}))\n")

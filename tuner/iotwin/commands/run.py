@@ -2,6 +2,10 @@
 
     iotwin run vpic-io --ranks 4 [--config cfg.yaml] [--repeat R] [-- kernel args]
     iotwin run --ranks 4 [--config cfg.yaml] -- ./any_hdf5_app args
+
+The program runs in the current directory (``--workdir DIR``: another), as under mpiexec;
+what each repetition writes there is removed after it (``--keep DIR``: the last one's kept,
+with every repetition's stdout and stderr).
 """
 
 from __future__ import annotations
@@ -12,7 +16,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from iotwin.commands._options import add_store_argument, add_timeout_argument
+from iotwin.commands._options import (
+    add_keep_argument,
+    add_store_argument,
+    add_timeout_argument,
+    add_workdir_argument,
+)
 from iotwin.config import schema as config
 from iotwin.config.types import Config
 from iotwin.core import paths
@@ -52,8 +61,8 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
     add_timeout_argument(parser)
     parser.add_argument("--platform", default="local",
                         help="machine name recorded in the store (default: local)")
-    parser.add_argument("--keep", metavar="DIR", type=Path,
-                        help="keep the last repetition's output files in DIR")
+    add_workdir_argument(parser)
+    add_keep_argument(parser)
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     add_store_argument(parser)
 
@@ -104,7 +113,7 @@ def main(args: argparse.Namespace) -> int:
     target = build_target(args)
     tuning = load_config(args.config)
     say_flavour(target)
-    executor = LocalExecutor(timeout_s=args.timeout, keep_last=args.keep)
+    executor = LocalExecutor(timeout_s=args.timeout, keep=args.keep, workdir=Path(args.workdir))
     store_path = resolve_path(args.store)
     with Store(store_path) as store:
         campaign = store.create_campaign(target.label, kind="run", spec={

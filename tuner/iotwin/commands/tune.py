@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+from collections.abc import Sequence
 from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
@@ -29,11 +31,13 @@ from iotwin.commands._options import (
     add_sim_cluster_argument,
     add_store_argument,
     add_timeout_argument,
+    add_workdir_argument,
 )
 from iotwin.config.schema import dump_config
 from iotwin.core.errors import UserError
 from iotwin.core.stats import Speedup, Summary, format_mbs, speedup_interval
 from iotwin.executors import EXECUTORS
+from iotwin.executors.local import absolute_program
 from iotwin.executors.mpi_flavour import say_flavour
 from iotwin.search import STRATEGIES
 from iotwin.store.database import Store, resolve_path
@@ -61,6 +65,7 @@ SPEC_OPTIONS: dict[str, str] = {
     "--table": "search.table", "--fix": "search.fixed", "--set": "search.settings",
     "--workload": "search.workload", "--confirm": "pipeline.confirm",
     "--confirm-runs": "pipeline.confirm_runs", "--summary-repeat": "pipeline.summary_repeat",
+    "--workdir": "search.workdir",
 }
 
 
@@ -117,6 +122,8 @@ def add_tune_arguments(parser: argparse.ArgumentParser) -> None:
                         help="runs per config during the search; the median counts "
                              f"(default {_default('repetitions')})")
     add_timeout_argument(parser, default=None)
+    add_workdir_argument(parser, default=None,
+                         note="; a campaign runs where it started, also when resumed")
     parser.add_argument("--seed", type=int, help=f"the search's seed (default {_default('seed')})")
     parser.add_argument("--truth-seed", type=int,
                         help="twin executor: which perturbed truth of the platform runs")
@@ -148,10 +155,20 @@ def main(args: argparse.Namespace) -> int:
     with Store(resolve_path(args.store)) as store:
         if args.resume:
             campaign_id, spec, parts = args.resume, _resumed_spec(store, args), None
+            say_program_flavour(spec)
         else:
-            campaign_id, spec, parts = start(store, spec_from_arguments(args))
+            spec = spec_from_arguments(args)
+            say_program_flavour(spec)  # a program refused leaves no campaign behind
+            campaign_id, spec, parts = start(store, spec)
         tune_and_report(store, campaign_id, spec, args.output, args.json, parts)
     return 0
+
+
+def say_program_flavour(spec: TuneSpec) -> None:
+    """Where the executor starts the program: its MPI flavour found and said, its interposer
+    built, or UserError."""
+    if executors.executor_kind(spec.search.executor).launches_programs:
+        say_flavour(spec.search.target)
 
 
 def tune_and_report(store: Store, campaign_id: int, spec: TuneSpec, output: Path | None,
@@ -162,8 +179,6 @@ def tune_and_report(store: Store, campaign_id: int, spec: TuneSpec, output: Path
     print(f"campaign {campaign_id}: {search.strategy} on {search.target.label}, "
           f"space {search.space}, platform {search.platform}, executor {search.executor}, "
           f"budget {search.real_budget}", file=sys.stderr, flush=True)
-    if executors.executor_kind(search.executor).launches_programs:
-        say_flavour(search.target)
     result = tune(spec, store, campaign_id, parts=parts, on_progress=_print_progress)
     output = output or Path(f"tuned-{campaign_id}.yaml")
     output.write_text(dump_config(result.tuned))
@@ -179,12 +194,12 @@ def spec_from_arguments(args: argparse.Namespace) -> TuneSpec:
     rest = tuple(str(arg) for arg in args.rest or ())
     if args.kernel is None and not rest:
         raise UserError("name a --kernel or a program after --")
-    fields: dict[str, dict[str, Any]] = {"search": {}, "pipeline": {}}
+    fields: dict[str, dict[str, Any]] = {"search": {"workdir": os.getcwd()}, "pipeline": {}}
     for option, value in _given(args):
         part, name = SPEC_OPTIONS[option].split(".")
         fields[part][name] = value
     search = CampaignSpec(**fields["search"], args=rest if args.kernel else (),
-                          command=() if args.kernel else rest)
+                          command=() if args.kernel else _command(rest))
     return TuneSpec(search, PipelineOptions(**fields["pipeline"]))
 
 
@@ -212,7 +227,8 @@ def _resumed_spec(store: Store, args: argparse.Namespace) -> TuneSpec:
                                      "pipeline": asdict(spec.pipeline)}))
     given = _given(args)
     if args.rest:
-        given.append(("arguments after --", list(args.rest)))
+        rest = [str(arg) for arg in args.rest]
+        given.append(("arguments after --", rest if args.kernel else list(_command(rest))))
     for option, value in given:
         part, name = SPEC_OPTIONS.get(option, "search.args" if args.kernel else "search.command"
                                       ).split(".")
@@ -228,6 +244,12 @@ def _resumed_spec(store: Store, args: argparse.Namespace) -> TuneSpec:
                     if SPEC_OPTIONS.get(o, "").startswith("pipeline.")}
         spec = replace(spec, pipeline=PipelineOptions(**pipeline))
     return spec
+
+
+def _command(words: Sequence[str]) -> tuple[str, ...]:
+    """A program's command as a campaign stores it: the program found from here (a resume
+    started elsewhere runs the same one), its arguments as given."""
+    return (absolute_program(words[0]), *words[1:])
 
 
 def _shown(value: Any) -> str:

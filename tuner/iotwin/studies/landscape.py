@@ -28,6 +28,7 @@ import statistics
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, TextIO
 
 from iotwin.config.settings import settings_text
@@ -77,12 +78,14 @@ def pass_order(count: int, seed: int, repetition: int) -> list[int]:
 
 
 def measure_landscape(store: Store, suite: Suite, executor: Executor | None = None,
-                      progress: TextIO | None = sys.stderr) -> tuple[int, Landscape]:
-    """Measure (or resume measuring) the spec's landscape; its campaign id and table."""
+                      progress: TextIO | None = sys.stderr, workdir: Path | None = None
+                      ) -> tuple[int, Landscape]:
+    """Measure (or resume measuring) the spec's landscape, its programs run in ``workdir``
+    (default: the current directory) or on ``executor``; its campaign id and table."""
     campaign_id = find_or_create_campaign(store, suite, KIND,
                                           f"landscape {landscape_label(suite)}")
-    configs = suite_configs(suite, suite_workload(store, campaign_id, suite, progress))
-    executor = executor if executor is not None else suite_executor(suite)
+    configs = suite_configs(suite, suite_workload(store, campaign_id, suite, progress, workdir))
+    executor = executor if executor is not None else suite_executor(suite, workdir)
     done = set(_stored_runs(store, campaign_id))
     total = len(configs) * suite.repetitions
     say(progress, f"landscape campaign {campaign_id}: {len(configs)} configs x "

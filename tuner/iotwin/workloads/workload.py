@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 from collections.abc import Mapping, Sequence
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import yaml
@@ -231,11 +231,21 @@ def _check_repeat(node: Any, selection: Mapping[str, Any], dims: list[int], sour
             raise _fail(source, path, f"repetition {times - 1} leaves the dataset along axis {a}")
 
 
+def inside_run_directory(name: str) -> bool:
+    """Whether a file name stays inside the directory a run writes in: relative, no ``..``
+    (a workload must not write over files elsewhere when it is replayed)."""
+    pure = PurePosixPath(name)
+    return bool(name) and not pure.is_absolute() and ".." not in pure.parts
+
+
 def _check_file(node: Any, ranks: int, source: str, path: str) -> None:
     _check_keys(node, _FILE_KEYS, source, path)
     for key in ("name", "datasets"):
         if key not in node:
             raise _fail(source, f"{path}.{key}", "missing")
+    if not isinstance(node["name"], str) or not inside_run_directory(node["name"]):
+        raise _fail(source, f"{path}.name", f"{node['name']!r} lies outside the directory the "
+                    f"run writes in (a file name is relative, without '..')")
     writers = session_writers(node, ranks, source, path)
     if not isinstance(node["datasets"], list) or not node["datasets"]:
         raise _fail(source, f"{path}.datasets", "expected a non-empty list")
