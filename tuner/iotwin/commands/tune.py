@@ -10,7 +10,8 @@ the default config, which counts as a measurement of the default.
     iotwin tune --resume ID
 
 Prints one progress line per generation, writes the best measured config as YAML for the
-interposer, then re-measures the default and the tuned config R times each and prints both.
+interposer, then re-measures the default and the tuned config in R rounds of one run each, the
+order alternating (ABBA...), and prints both and the speedup with its interval on these pairs.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from iotwin.commands._options import (
 )
 from iotwin.config.schema import dump_config
 from iotwin.core.errors import UserError
-from iotwin.core.stats import Speedup, Summary, format_mbs, speedup_interval
+from iotwin.core.stats import MIN_PAIRS_95, Speedup, Summary, format_mbs
 from iotwin.executors import EXECUTORS
 from iotwin.executors.local import absolute_program
 from iotwin.executors.mpi_flavour import say_flavour
@@ -43,8 +44,7 @@ from iotwin.search import STRATEGIES
 from iotwin.store.database import Store, resolve_path
 from iotwin.tuning.campaign import Progress
 from iotwin.tuning.parts import CampaignParts
-from iotwin.tuning.pipeline import TuneResult, start, stored_spec, tune
-from iotwin.tuning.repetitions import Measurement
+from iotwin.tuning.pipeline import TuneResult, start, stored_spec, summary_speedup, tune
 from iotwin.tuning.spec import (
     CampaignSpec,
     PipelineOptions,
@@ -140,8 +140,10 @@ def add_tune_arguments(parser: argparse.ArgumentParser) -> None:
                         help="fresh runs of each candidate, interleaved; the median of these "
                              f"decides (default {_pipeline_default('confirm_runs')})")
     parser.add_argument("--summary-repeat", type=int, metavar="R",
-                        help="re-measure default and tuned R times each (0: skip; default "
-                             f"{_pipeline_default('summary_repeat')})")
+                        help="re-measure default and tuned in R rounds of one run each, the "
+                             "order alternating; the speedup's interval is taken on these "
+                             f"pairs ({MIN_PAIRS_95} or more for a 95% interval; 0: skip; "
+                             f"default {_pipeline_default('summary_repeat')})")
     parser.add_argument("--workload", metavar="W.yaml",
                         help="a program's workload for the simulator (iotwin workload capture); "
                              "default: captured from the program's first run, the default config")
@@ -292,7 +294,7 @@ def _report(result: TuneResult, output: Path, as_json: bool) -> None:
                            "runs": len(c.rates)} for c in confirmed],
             "config_file": str(output),
             "summary": {k: (v.as_dict() if v else None) for k, v in rates.items()},
-            "speedup": speedup, "speedup_interval": _interval_json(_speedup(summary))},
+            "speedup": speedup, "speedup_interval": _interval_json(summary_speedup(summary))},
             indent=2))
         return
     if len(confirmed) > 1:
@@ -307,33 +309,26 @@ def _report(result: TuneResult, output: Path, as_json: bool) -> None:
     for label, rate in rates.items():
         print(f"  {label:8s} {rate.format('MB/s') if rate else 'every run failed'}")
     if speedup is not None:
-        print(f"  tuned / default: {speedup:.2f}x (medians, same session)")
-    interval = _speedup(summary)
+        print(f"  tuned / default: {speedup:.2f}x (medians, same session, interleaved)")
+    interval = summary_speedup(summary)
     if interval is not None:
         print(f"  {_interval_line(interval)}")
 
 
-def _speedup(summary: dict[str, Measurement]) -> Speedup | None:
-    """Tuned / default from the summary's runs, with its exact interval (stats.speedup_interval)."""
-    rates = {label: [r.rate_mbs for r in m.runs if r.ok and r.rate_mbs]
-             for label, m in summary.items()}
-    if not rates.get("default") or not rates.get("tuned"):
-        return None
-    return speedup_interval(rates["default"], rates["tuned"])
-
-
 def _interval_line(s: Speedup) -> str:
     if s.low is None or s.high is None or s.confidence is None:
-        return (f"speedup {s.estimate:.2f}x: too few runs for a 95% interval "
-                f"(use --summary-repeat 4 or more)")
+        return (f"speedup {s.estimate:.2f}x: too few pairs for a 95% interval ({s.pairs}; "
+                f"use --summary-repeat {MIN_PAIRS_95} or more)")
     verdict = ("significant" if s.significant
                else "no significant difference: the interval includes 1")
-    return (f"speedup {s.estimate:.2f}x (median of the tuned/default run ratios), "
-            f"95% interval {s.low:.2f}-{s.high:.2f}x "
-            f"(exact, Moses/Mann-Whitney on the runs' log rates, coverage "
+    return (f"speedup {s.estimate:.2f}x (pseudo-median of the {s.pairs} pairs' tuned/default "
+            f"ratios), 95% interval {s.low:.2f}-{s.high:.2f}x (paired: each round's default "
+            f"and tuned runs side by side, the order alternating, so drift cancels; exact, "
+            f"Wilcoxon signed-rank on the pairs' log ratios, coverage "
             f"{100 * s.confidence:.1f}%): {verdict}")
 
 
 def _interval_json(s: Speedup | None) -> dict[str, Any] | None:
     return None if s is None else {"estimate": s.estimate, "low": s.low, "high": s.high,
-                                   "confidence": s.confidence, "significant": s.significant}
+                                   "confidence": s.confidence, "significant": s.significant,
+                                   "pairs": s.pairs, "method": "paired signed-rank"}

@@ -8,7 +8,9 @@
         search:   the strategy asks for points until it is done or the real budget is spent
         confirm:  the search's `confirm` best configs each run `confirm_runs` more times,
                   interleaved; the best median of these fresh runs is the tuned config
-        summary:  default and tuned each measured `summary_repeat` times in the same session
+        summary:  default and tuned measured in `summary_repeat` rounds of one run each, the
+                  order alternating (ABBA...): each round is a pair, on which the speedup and
+                  its interval are taken (core.stats.paired_speedup), so drift cancels
 
 ``iotwin tune`` and ``iotwin demo`` are this call with a command line around it. The whole
 :class:`TuneSpec` (search and pipeline options) is the campaign's stored spec, so that a
@@ -28,12 +30,14 @@ from iotwin.config.types import Config
 from iotwin.core.errors import UserError
 from iotwin.core.hashing import config_hash
 from iotwin.core.progress import say
+from iotwin.core.records import RunResult
+from iotwin.core.stats import Speedup, paired_speedup
 from iotwin.store.database import Store
 from iotwin.tuning.campaign import CampaignEvaluator, Progress, open_campaign, run_campaign
 from iotwin.tuning.capture import capture_workload_of
 from iotwin.tuning.confirmation import Confirmed, confirm_best
 from iotwin.tuning.parts import CampaignParts, assemble
-from iotwin.tuning.repetitions import Measurement, RunAndStore, measure
+from iotwin.tuning.repetitions import Measurement, interleaved_rounds, progress_line
 from iotwin.tuning.spec import TuneSpec
 
 
@@ -112,17 +116,40 @@ def _printer(progress: TextIO | None) -> Callable[[str], None]:
 def default_vs_tuned(store: Store, campaign: CampaignEvaluator, tuned: Config,
                      repeat: int, progress: TextIO | None = sys.stderr
                      ) -> dict[str, Measurement]:
-    """The default and the tuned config, ``repeat`` runs each, stored in the campaign (a
-    resumed campaign runs only the ones missing)."""
+    """The default and the tuned config in ``repeat`` rounds of one run each, the order
+    alternating from round to round, stored in the campaign (a resumed campaign runs only the
+    ones missing); run i of each is round i's pair."""
     if repeat < 1:
         return {}
+    configs = {"default": DEFAULT_CONFIG, "tuned": tuned}
+    labels = list(configs)
     rows = store.evaluations(campaign.id, source=campaign.executor.source)
+    stored = {label: [(row.run_result(), row.id) for row in rows
+                      if row.details.get("label") == label
+                      and row.config_hash == config_hash(configs[label])]
+              for label in labels}
 
-    def runs(config: Config, label: str) -> RunAndStore:
-        return lambda repetition: campaign.run_and_store(config, repetition, {"label": label})
+    def run(slot: int, round_index: int) -> tuple[RunResult, int]:
+        label = labels[slot]
+        result, evaluation_id = campaign.run_and_store(configs[label], round_index,
+                                                       {"label": label, "round": round_index})
+        say(progress, progress_line(label, round_index, repeat, result))
+        return result, evaluation_id
 
-    return {label: measure(campaign.spec.target, config, runs(config, label), repeat=repeat,
-                           label=label, progress=progress,
-                           stored=[row for row in rows if row.details.get("label") == label
-                                   and row.config_hash == config_hash(config)])
-            for label, config in (("default", DEFAULT_CONFIG), ("tuned", tuned))}
+    done = interleaved_rounds(labels, repeat, stored, run)
+    return {label: Measurement(campaign.spec.target, configs[label],
+                               [result for result, _ in runs[:repeat]],
+                               [evaluation_id for _, evaluation_id in runs[:repeat]])
+            for label, runs in zip(labels, done, strict=True)}
+
+
+def summary_speedup(summary: dict[str, Measurement]) -> Speedup | None:
+    """Tuned / default on the summary's pairs (round i's default and tuned runs), with its
+    paired interval (core.stats.paired_speedup); None without a pair of successful runs."""
+    if "default" not in summary or "tuned" not in summary:
+        return None
+
+    def rates(measurement: Measurement) -> list[float | None]:
+        return [run.rate_mbs if run.ok else None for run in measurement.runs]
+
+    return paired_speedup(rates(summary["default"]), rates(summary["tuned"]))

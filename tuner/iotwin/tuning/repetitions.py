@@ -7,9 +7,9 @@ and spread of time and rate (iotwin.core.stats).
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TextIO
+from typing import Any, TextIO, TypeVar
 
 from iotwin.config.types import Config
 from iotwin.core.progress import say
@@ -47,6 +47,8 @@ class Measurement:
         """The interposer's reports of the last successful repetition (settings do not vary)."""
         return self.ok_runs[-1].reports if self.ok_runs else []
 
+
+V = TypeVar("V")
 
 #: one repetition run and stored: (repetition) -> (the run, its id in the store)
 RunAndStore = Callable[[int], tuple[RunResult, int]]
@@ -94,7 +96,21 @@ def progress_line(label: str, repetition: int, repeat: int, run: RunResult) -> s
 def rotated_rounds(count: int, rounds: int) -> Iterator[tuple[int, int]]:
     """(round, item) for ``rounds`` rounds of one run of each of ``count`` items, the order
     rotated by one each round: drift and load during a round hit every item alike, and no
-    item always runs first."""
+    item always runs first (two items: ABBAAB...)."""
     for round_index in range(rounds):
         for position in range(count):
             yield round_index, (position + round_index) % count
+
+
+def interleaved_rounds(keys: Sequence[str], rounds: int, stored: Mapping[str, Sequence[V]],
+                       run: Callable[[int, int], V]) -> list[list[V]]:
+    """``rounds`` rounds of one run of each item (by key), the order rotated from round to
+    round. ``stored``: each item's runs that exist already, in the order they ran (round 0
+    first), which are not run again; ``run`` (item, round) runs and stores one. Each item's
+    runs by round (and any stored beyond ``rounds``)."""
+    done = {key: list(stored.get(key, ())) for key in keys}
+    for round_index, slot in rotated_rounds(len(keys), rounds):
+        runs = done[keys[slot]]
+        if len(runs) <= round_index:
+            runs.append(run(slot, round_index))
+    return [done[key] for key in keys]

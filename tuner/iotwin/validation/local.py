@@ -53,7 +53,7 @@ from iotwin.model.platforms import load_platform, platform_space_context
 from iotwin.model.sim import simulate
 from iotwin.space.parameters import SpaceContext, load_space
 from iotwin.store.database import Evaluation, Store, workload_of
-from iotwin.tuning.confirmation import confirmation_rounds
+from iotwin.tuning.repetitions import interleaved_rounds
 from iotwin.workloads.partial_writes import program_context
 from iotwin.workloads.workload import kernel_workload
 
@@ -438,8 +438,8 @@ def confirm_runs(store: Store, campaign_id: int, suite: Suite, executor: Executo
                       f"{sample + 1}: {_rate(rate)}")
         return rate
 
-    done = confirmation_rounds([config_hash(configs[s]) for s in samples], suite.confirm_rounds,
-                               stored, run)
+    done = interleaved_rounds([config_hash(configs[s]) for s in samples], suite.confirm_rounds,
+                              stored, run)
     return [{round_: rate for round_, rate in enumerate(rates[:suite.confirm_rounds]) if rate}
             for rates in done]
 
