@@ -312,20 +312,8 @@ def _report(result: TuneResult, output: Path, as_json: bool) -> None:
         print(f"  tuned / default: {speedup:.2f}x (medians, same session, interleaved)")
     interval = summary_speedup(summary)
     if interval is not None:
-        print(f"  {_interval_line(interval)}")
-
-
-def _interval_line(s: Speedup) -> str:
-    if s.low is None or s.high is None or s.confidence is None:
-        return (f"speedup {s.estimate:.2f}x: too few pairs for a 95% interval ({s.pairs}; "
-                f"use --summary-repeat {MIN_PAIRS_95} or more)")
-    verdict = ("significant" if s.significant
-               else "no significant difference: the interval includes 1")
-    return (f"speedup {s.estimate:.2f}x (pseudo-median of the {s.pairs} pairs' tuned/default "
-            f"ratios), 95% interval {s.low:.2f}-{s.high:.2f}x (paired: each round's default "
-            f"and tuned runs side by side, the order alternating, so drift cancels; exact, "
-            f"Wilcoxon signed-rank on the pairs' log ratios, coverage "
-            f"{100 * s.confidence:.1f}%): {verdict}")
+        more = (f" (--summary-repeat {MIN_PAIRS_95})" if interval.low is None else "")
+        print(f"  {interval.text()}{more}")
 
 
 def _interval_json(s: Speedup | None) -> dict[str, Any] | None:

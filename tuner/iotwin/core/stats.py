@@ -123,6 +123,19 @@ class Speedup:
     def significant(self) -> bool:
         return self.low is not None and self.high is not None and not self.low <= 1 <= self.high
 
+    def text(self) -> str:
+        """The speedup, its interval and what they mean, in one line."""
+        if self.low is None or self.high is None or self.confidence is None:
+            return (f"speedup {self.estimate:.2f}x: too few pairs for a 95% interval "
+                    f"({self.pairs}; {MIN_PAIRS_95} or more are needed)")
+        verdict = ("significant" if self.significant
+                   else "no significant difference: the interval includes 1")
+        return (f"speedup {self.estimate:.2f}x (pseudo-median of the {self.pairs} pairs' "
+                f"tuned/default ratios), 95% interval {self.low:.2f}-{self.high:.2f}x (paired: "
+                f"each round's default and tuned runs side by side, the order alternating, so "
+                f"drift cancels; exact, Wilcoxon signed-rank on the pairs' log ratios, coverage "
+                f"{100 * self.confidence:.1f}%): {verdict}")
+
 
 #: the fewest pairs that give an interval at 95%
 MIN_PAIRS_95 = 6
