@@ -61,6 +61,25 @@ def test_tune_writes_the_best_config_and_compares_it_with_the_default(tmp_path: 
     assert yaml.safe_load((tmp_path / "again.yaml").read_text()) == config
 
 
+def test_tune_prints_the_candidates_by_their_numbers_and_the_tuned_config(
+        tmp_path: Path) -> None:
+    tuned = tmp_path / "tuned.yaml"
+    done = iotwin("tune", "--store", str(tmp_path / "s.db"), "--ranks", "1", "--space", "local",
+                  "--strategy", "random", "--real-budget", "4", "--summary-repeat", "2",
+                  "--fix", "cb_nodes=1", "--output", str(tuned), "--",
+                  sys.executable, str(FAKE_KERNEL), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    [winner] = [line for line in done.stdout.splitlines() if line.endswith("<- tuned")]
+    number = winner.split()[1].rstrip(":")
+    median = float(winner.split("median ")[1].split()[0])
+    rates = [float(line.split()[-2]) for line in done.stderr.splitlines()
+             if line.startswith(f"  candidate {number}  rep ")]
+    assert len(rates) == 3 and sorted(rates)[1] == median  # its own progress lines' runs
+    shown = done.stdout.split(f"tuned config ({tuned}; apply it to any run with "
+                              f"`iotwin run ... --config {tuned}`):\n")[1]
+    assert yaml.safe_load(shown) == yaml.safe_load(tuned.read_text())
+
+
 def test_tune_refuses_bad_input_before_running_anything(tmp_path: Path) -> None:
     store = str(tmp_path / "store.db")
     cases = {("--strategy", "random", "--set", "population=3"): "no setting 'population'",

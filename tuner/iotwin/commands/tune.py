@@ -42,7 +42,7 @@ from iotwin.executors.local import absolute_program
 from iotwin.executors.mpi_flavour import say_flavour
 from iotwin.search import STRATEGIES
 from iotwin.store.database import Store, resolve_path
-from iotwin.tuning.campaign import Progress
+from iotwin.tuning.campaign import Progress, Screening
 from iotwin.tuning.parts import CampaignParts
 from iotwin.tuning.pipeline import TuneResult, start, stored_spec, summary_speedup, tune
 from iotwin.tuning.spec import (
@@ -269,10 +269,18 @@ def _assignments(items: list[str] | None, option: str) -> dict[str, Any]:
     return parsed
 
 
-def _print_progress(progress: Progress) -> None:
-    def rate(value: float | None) -> str:
-        return f"{format_mbs(value):>9} MB/s" if value is not None else "        - MB/s"
+def _rate(value: float | None) -> str:
+    return f"{format_mbs(value):>9} MB/s" if value is not None else "        - MB/s"
 
+
+def _print_progress(progress: Progress | Screening) -> None:
+    if isinstance(progress, Screening):
+        pace = f"{progress.per_second:.0f}/s" if progress.per_second else "-/s"
+        print(f"gen {progress.generation:3d}  screening {progress.step}/{progress.steps} in "
+              f"simulation: {progress.simulations} simulated ({pace})  "
+              f"best predicted {_rate(progress.best_predicted)}", file=sys.stderr, flush=True)
+        return
+    rate = _rate
     error = f"{100 * progress.model_error:5.1f}%" if progress.model_error is not None else "    -"
     print(f"gen {progress.generation:3d}  runs {progress.runs_used:3d}/{progress.budget:<3d}  "
           f"best measured {rate(progress.best_measured)}  "
@@ -290,20 +298,22 @@ def _report(result: TuneResult, output: Path, as_json: bool) -> None:
         print(json.dumps({
             "campaign": campaign.id, "runs_used": len(campaign.measured),
             "best_measured_mbs": best.rate, "best_measured_runs": len(best.rates),
-            "confirmed": [{"search_mbs": c.search_rate, "median_mbs": c.rate,
-                           "runs": len(c.rates)} for c in confirmed],
+            "confirmed": [{"candidate": c.candidate, "search_mbs": c.search_rate,
+                           "median_mbs": c.rate, "runs": len(c.rates)} for c in confirmed],
             "config_file": str(output),
             "summary": {k: (v.as_dict() if v else None) for k, v in rates.items()},
             "speedup": speedup, "speedup_interval": _interval_json(summary_speedup(summary))},
             indent=2))
         return
     if len(confirmed) > 1:
-        for rank, candidate in enumerate(confirmed, 1):
+        print("confirmation, best median first (candidates numbered as in the lines above):")
+        for candidate in confirmed:
             label = " (the default config)" if not candidate.config else ""
             search = (f"search run {format_mbs(candidate.search_rate)} MB/s"
                       if candidate.search_rate else "not run in the search")
-            print(f"  confirmed {rank}: median {format_mbs(candidate.rate or 0)} MB/s of "
-                  f"{len(candidate.rates)} fresh runs ({search}){label}")
+            chosen = "  <- tuned" if candidate is best else ""
+            print(f"  candidate {candidate.candidate}: median {format_mbs(candidate.rate or 0)} "
+                  f"MB/s of {len(candidate.rates)} fresh runs ({search}){label}{chosen}")
     print(f"best measured: {format_mbs(best.rate or 0)} MB/s (median of {len(best.rates)} runs) "
           f"after {len(campaign.measured)} configs run for real; tuned config written to {output}")
     for label, rate in rates.items():
@@ -314,6 +324,16 @@ def _report(result: TuneResult, output: Path, as_json: bool) -> None:
     if interval is not None:
         more = (f" (--summary-repeat {MIN_PAIRS_95})" if interval.low is None else "")
         print(f"  {interval.text()}{more}")
+    print(tuned_config_text(output))
+
+
+def tuned_config_text(output: Path) -> str:
+    """The tuned config as written to ``output``, and how to apply it."""
+    text = output.read_text().strip()
+    shown = ("  (no settings: nothing searched beat the default config)"
+             if text in ("", "{}") else "  " + text.replace("\n", "\n  "))
+    return (f"\ntuned config ({output}; apply it to any run with `iotwin run ... --config "
+            f"{output}`):\n{shown}")
 
 
 def _interval_json(s: Speedup | None) -> dict[str, Any] | None:

@@ -213,6 +213,9 @@ class SimulatedMachine:
     def end_generation(self, generation: int, best_predicted: float | None = None) -> None:
         pass
 
+    def screened(self, step: int, steps: int, best_predicted: float | None) -> None:
+        pass
+
     def best(self) -> tuple[Point, float] | None:
         ok = [(p, r) for p, r in self.measured.values() if r is not None]
         return max(ok, key=lambda item: item[1]) if ok else None

@@ -32,6 +32,7 @@ class Confirmed:
     config: Config
     search_rate: float  # the rate that ranked it during the search
     rates: tuple[float, ...]  # of its confirmation runs (the search's own without them)
+    candidate: int  # its number in the confirmation's progress lines (1: the search's best)
 
     @property
     def rate(self) -> float | None:
@@ -64,13 +65,14 @@ def confirm(measured: Mapping[str, Any], candidates: int, runs: int, run: Confir
     top = sorted((m for m in measured.values() if m.rate is not None),
                  key=lambda m: m.rate or 0.0, reverse=True)[:max(candidates, 1)]
     if candidates < 2 or runs < 1:
-        return [Confirmed(m.config, m.rate or 0.0, (m.rate or 0.0,)) for m in top]
+        return [Confirmed(m.config, m.rate or 0.0, (m.rate or 0.0,), slot)
+                for slot, m in enumerate(top, 1)]
     top = with_default(top, measured)
     rates = interleaved_rounds([config_hash(m.config) for m in top], runs, stored or {},
                                lambda slot, round_index: run(top[slot].config, slot,
                                                              round_index))
-    found = [Confirmed(m.config, m.rate or 0.0, tuple(r for r in done if r))
-             for m, done in zip(top, rates, strict=True)]
+    found = [Confirmed(m.config, m.rate or 0.0, tuple(r for r in done if r), slot)
+             for slot, (m, done) in enumerate(zip(top, rates, strict=True), 1)]
     return sorted(found, key=lambda c: c.rate or 0.0, reverse=True)
 
 

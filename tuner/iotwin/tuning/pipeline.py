@@ -33,7 +33,13 @@ from iotwin.core.progress import say
 from iotwin.core.records import RunResult
 from iotwin.core.stats import Speedup, paired_speedup
 from iotwin.store.database import Store
-from iotwin.tuning.campaign import CampaignEvaluator, Progress, open_campaign, run_campaign
+from iotwin.tuning.campaign import (
+    CampaignEvaluator,
+    Progress,
+    Screening,
+    open_campaign,
+    run_campaign,
+)
 from iotwin.tuning.capture import capture_workload_of
 from iotwin.tuning.confirmation import Confirmed, confirm_best
 from iotwin.tuning.parts import CampaignParts, assemble
@@ -86,11 +92,12 @@ def stored_spec(store: Store, campaign_id: int) -> TuneSpec:
 
 def tune(spec: TuneSpec, store: Store, campaign_id: int | None = None, *,
          parts: CampaignParts | None = None, name: str | None = None,
-         on_progress: Callable[[Progress], None] | None = None,
+         on_progress: Callable[[Progress | Screening], None] | None = None,
          progress: TextIO | None = sys.stderr) -> TuneResult:
     """Run (or, with ``campaign_id``, resume) the tuning of ``spec``: search, confirmation,
     default vs tuned. ``parts``: the campaign's, as :func:`start` built them (else built
-    here); ``name``: a new campaign's; ``on_progress``: each search generation;
+    here); ``name``: a new campaign's; ``on_progress``: each search generation and each
+    step of its screening in simulation;
     ``progress``: a line per confirmation and summary run. No confirmed config (and no
     summary) when no run succeeded."""
     if campaign_id is None:
