@@ -226,6 +226,9 @@ def test_the_command_writes_the_workload(scratch: Path) -> None:
     work = load_workload(scratch / "w.yaml")
     assert work["ranks"] == 2 and work["name"] == "vpic-io"
     assert len([c for c in work["files"][0]["calls"] if "write" in c]) == 8
+    payload = 2 * 3000 * 32   # 2 ranks x 3000 particles x 8 variables of 4 bytes
+    assert (f"iotwin: captured 1 file session(s) (1 file(s)), 8 dataset(s); bytes written: "
+            f"hdf5 {payload:,} B") in done.stderr
 
 
 # --- merging records ------------------------------------------------------------------------

@@ -37,7 +37,10 @@ def _capture(args: argparse.Namespace) -> int:
                               workdir=Path(args.workdir), keep=args.keep)
     for what in program.not_modelled:
         print(f"iotwin: not in the workload: {what}", file=sys.stderr)
-    return _emit(workload_text(program.workload), args.output)
+    status = _emit(workload_text(program.workload), args.output)
+    print(f"iotwin: captured {program.summary()}"
+          + (f"; written to {args.output}" if args.output else ""), file=sys.stderr)
+    return status
 
 
 def _emit(text: str, output: str | None) -> int:

@@ -77,6 +77,23 @@ class CapturedProgram:
     workload: dict[str, Any]
     not_modelled: list[str]  # what the program did that the workload cannot express
 
+    def summary(self) -> str:
+        """What was captured, in one line: file sessions and the files they stand for,
+        datasets, and the bytes the run wrote through each API (the interposer's reports)."""
+        ranks, sessions = int(self.workload["ranks"]), self.workload["files"]
+        files = sum({"shared": 1, "per-rank": ranks}.get(s.get("mode", "shared"))
+                    or int(s.get("groups", 1)) for s in sessions)
+        datasets = sum(len(s["datasets"]) for s in sessions)
+        written: dict[str, int] = {}
+        for report in self.run.reports:
+            if isinstance(report.get("bytes"), int):
+                api = str(report.get("api", "hdf5"))
+                written[api] = written.get(api, 0) + report["bytes"]
+        by_api = ", ".join(f"{api} {nbytes:,} B ({nbytes / 2**20:.3g} MiB)"
+                           for api, nbytes in sorted(written.items())) or "none reported"
+        return (f"{len(sessions)} file session(s) ({files} file(s)), {datasets} dataset(s); "
+                f"bytes written: {by_api}")
+
 
 def capture_program(target: Target, *, config: Config | None = None,
                     timeout_s: float = RUN_TIMEOUT_S, env: Mapping[str, str] | None = None,

@@ -42,6 +42,6 @@ def capture_workload_of(store: Store, campaign_id: int, spec: CampaignSpec,
     # the stored spec's other keys (the tune pipeline's options) stay
     store.update_campaign_spec(campaign_id, {**store.campaign(campaign_id).spec,
                                              **captured.to_json()})
-    progress(f"captured the workload of {spec.target.label}: {len(workload['files'])} file "
-             f"session(s), default config {format_mbs(result.rate_mbs or 0)} MB/s")
+    progress(f"captured the workload of {spec.target.label}: {program.summary()}; default "
+             f"config {format_mbs(result.rate_mbs or 0)} MB/s")
     return captured

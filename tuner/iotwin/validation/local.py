@@ -482,8 +482,7 @@ def suite_workload(store: Store, campaign_id: int, suite: Suite,
         for what in program.not_modelled:
             say(progress, f"capture: not modelled: {what}")
         store.update_campaign_spec(campaign_id, {**spec, _WORKLOAD_KEY: program.workload})
-        say(progress, f"captured the workload of {suite.target.label}: "
-                      f"{len(program.workload['files'])} file session(s)")
+        say(progress, f"captured the workload of {suite.target.label}: {program.summary()}")
         return program.workload
     return spec[_WORKLOAD_KEY]
 
