@@ -56,7 +56,8 @@ CONFIG_NAME = "iotwin-config.yaml"
 REPORT_NAME = "iotwin-report.jsonl"
 OUTPUT_TAIL_LINES = 15
 NO_HDF5_IO = ("the interposer reported no HDF5 file closed: no I/O to time (did the program "
-              "write through HDF5, linked to the shared libhdf5?)")
+              "write through HDF5, linked to the shared libhdf5? one linked statically must be "
+              "rebuilt with -shlib)")
 WARM_UP_BLOCK = 4 * 2**20
 WARM_UP_NAME = ".iotwin-warm-up"  # hidden: never taken for a run's output
 
