@@ -298,6 +298,35 @@ def load_workload(path: str | Path) -> dict[str, Any]:
     return validate_workload(read_yaml(path, "workload"), str(path))
 
 
+def describe_workload(data: Mapping[str, Any]) -> list[str]:
+    """A workload in a few lines for people: one for the whole, one per file session with its
+    datasets' shapes (``iotwin show``; the workload itself is YAML, dump_workload)."""
+    sessions = data.get("files", [])
+    lines = [f"{data.get('name', 'workload')}: {data.get('ranks')} ranks, "
+             f"{workload_mpi(data)}, {len(sessions)} file session(s)"]
+    for session in sessions:
+        mode = session.get("mode", "shared")
+        if mode == "groups":
+            mode = f"groups of {session.get('groups')}"
+        calls, datasets = session.get("calls"), session.get("datasets", [])
+        shown = ", ".join(f"{d['name']} {_shape(d)} x{d['element_bytes']} B"
+                          for d in datasets[:SHOWN_DATASETS])
+        more = (f", ... {len(datasets) - SHOWN_DATASETS} more"
+                if len(datasets) > SHOWN_DATASETS else "")
+        lines.append(f"  {session['name']} ({mode}, {session.get('api', 'hdf5')}"
+                     f"{', ' + str(len(calls)) + ' calls' if calls else ''}): "
+                     f"{len(datasets)} dataset(s): {shown}{more}")
+    return lines
+
+
+SHOWN_DATASETS = 3  # of a file session, by describe_workload
+
+
+def _shape(dataset: Mapping[str, Any]) -> list[int]:
+    decomposition = dataset.get("decomposition")
+    return _decomposition_dims(decomposition) if decomposition else list(dataset.get("dims", []))
+
+
 def dump_workload(data: dict[str, Any]) -> str:
     return yaml.safe_dump(data, sort_keys=False, default_flow_style=None)
 
