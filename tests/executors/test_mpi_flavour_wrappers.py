@@ -91,3 +91,19 @@ def test_a_static_program_is_refused_before_a_run_and_leaves_no_campaign(
     if store.exists():
         with Store(store) as db:
             assert db.campaigns() == []
+
+
+@pytest.mark.parametrize("command", [["validate", "local", "--suite"], ["landscape", "measure"]])
+def test_a_static_programs_suite_is_refused_before_its_campaign_is_made(
+        command: list[str], static_program: Path, tmp_path: Path) -> None:
+    suite = tmp_path / "suite.yaml"
+    suite.write_text(f"command: [{static_program}]\nranks: 2\nsamples: 3\n")
+    store = tmp_path / "s.db"
+    done = subprocess.run([sys.executable, "-m", "iotwin", *command, str(suite), "--store",
+                           str(store)], cwd=tmp_path, text=True, capture_output=True,
+                          timeout=300, check=False)
+    assert done.returncode == 2, done.stderr
+    assert "links HDF5 statically: rebuild it with -shlib" in done.stderr
+    if store.exists():
+        with Store(store) as db:
+            assert db.campaigns() == []

@@ -37,6 +37,7 @@ from iotwin.core.errors import UserError
 from iotwin.core.hashing import config_hash
 from iotwin.core.progress import say
 from iotwin.executors.base import Executor
+from iotwin.executors.mpi_flavour import flavour_of
 from iotwin.executors.table import Landscape
 from iotwin.store.database import Evaluation, Store
 from iotwin.validation.local import (
@@ -82,6 +83,8 @@ def measure_landscape(store: Store, suite: Suite, executor: Executor | None = No
                       ) -> tuple[int, Landscape]:
     """Measure (or resume measuring) the spec's landscape, its programs run in ``workdir``
     (default: the current directory) or on ``executor``; its campaign id and table."""
+    if executor is None:
+        flavour_of(suite.target, suite.env)  # a program refused leaves no campaign behind
     campaign_id = find_or_create_campaign(store, suite, KIND,
                                           f"landscape {landscape_label(suite)}")
     configs = suite_configs(suite, suite_workload(store, campaign_id, suite, progress, workdir))

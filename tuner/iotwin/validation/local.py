@@ -530,6 +530,7 @@ def run_local_suite(store: Store, suite: Suite, executor: Executor | None = None
                     workdir: Path | None = None) -> SuiteResult:
     """The suite run (or resumed) on this machine, its programs in ``workdir`` (default: the
     current directory), or on ``executor``."""
+    flavour_of(suite.target, suite.env)  # a program refused leaves no campaign behind
     campaign_id = find_or_create_campaign(store, suite)
     workload = suite_workload(store, campaign_id, suite, progress, workdir)
     configs = suite_configs(suite, workload)
