@@ -16,6 +16,7 @@ from iotwin.space.parameters import SpaceContext, load_space
 from iotwin.store.database import Store
 from iotwin.tuning.campaign import CampaignEvaluator
 from iotwin.tuning.pipeline import default_vs_tuned, summary_speedup
+from iotwin.tuning.repetitions import progress_line
 from iotwin.tuning.spec import CampaignSpec
 
 TUNED = {"dataset": {"transfer_mode": "collective"}}
@@ -87,3 +88,11 @@ def test_a_drifting_machine_biases_blocks_but_not_the_pairs(tmp_path: Path) -> N
     tuned = [blocked.run_once(Target(2, command=("x",)), TUNED).rate_mbs for _ in range(rounds)]
     biased = statistics.median(t or 0 for t in tuned) / statistics.median(d or 0 for d in default)
     assert biased > 1.3 * TRUE_SPEEDUP   # the drift taken for the config's gain
+
+
+def test_a_failed_runs_progress_line_ends_with_the_programs_last_words() -> None:
+    error = "exit status 1\n" + "\n".join(f"stderr line {n}" for n in range(20)) + \
+        "\ncannot create out/step_0.h5 (does ./out exist?)"
+    line = progress_line("tuned", 0, 6, RunResult("failed", error=error))
+    assert line == ("  tuned  rep 1/6: failed  exit status 1 | stderr line 18 | stderr line 19 | "
+                    "cannot create out/step_0.h5 (does ./out exist?)")

@@ -83,11 +83,16 @@ def measure(target: Target, config: Config, run_and_store: RunAndStore, *,
     return measurement
 
 
+PROGRESS_TAIL = 3  # lines of a failed run's output in its progress line
+
+
 def progress_line(label: str, repetition: int, repeat: int, run: RunResult) -> str:
+    """One repetition in a line; a failed one with why (its error's first line: the exit
+    status) and the last lines of what the program said."""
     head = f"  {label}  rep {repetition + 1}/{repeat}: {run.status}"
     if not run.ok:
-        first_line = (run.error or "").strip().splitlines()[:2]
-        return f"{head}  {' | '.join(first_line)}"
+        lines = [line for line in (run.error or "").strip().splitlines() if line.strip()]
+        return f"{head}  {' | '.join(lines[:1] + lines[1:][-PROGRESS_TAIL:])}"
     rate = f"  {format_mbs(run.rate_mbs)} MB/s" if run.rate_mbs is not None else ""
     time = f"  {run.total_s:.3f} s" if run.total_s is not None else ""  # a replay has no time
     return f"{head}{time}{rate}"
