@@ -132,3 +132,14 @@ def test_a_missing_program_is_refused_before_any_run(tmp_path: Path) -> None:
     if store.exists():
         with Store(str(store)) as db:
             assert db.campaigns() == []  # nothing was started, nothing stored
+
+
+def test_a_tuned_default_config_is_shown_as_the_file_holds_it_and_says_why(
+        tmp_path: Path) -> None:
+    from iotwin.commands.tune import tuned_config_text
+
+    (tmp_path / "t.yaml").write_text("{}\n")
+    text = tuned_config_text(tmp_path / "t.yaml")
+    shown = text.split("`):\n", 1)[1]
+    assert shown == "  {}  # no settings: nothing searched beat the default config"
+    assert yaml.safe_load(shown) == {}

@@ -330,8 +330,8 @@ def _report(result: TuneResult, output: Path, as_json: bool) -> None:
 def tuned_config_text(output: Path) -> str:
     """The tuned config as written to ``output``, and how to apply it."""
     text = output.read_text().strip()
-    shown = ("  (no settings: nothing searched beat the default config)"
-             if text in ("", "{}") else "  " + text.replace("\n", "\n  "))
+    note = "  # no settings: nothing searched beat the default config" if text == "{}" else ""
+    shown = "  " + text.replace("\n", "\n  ") + note
     return (f"\ntuned config ({output}; apply it to any run with `iotwin run ... --config "
             f"{output}`):\n{shown}")
 

@@ -30,8 +30,7 @@ from iotwin.config.types import Config
 from iotwin.core.errors import UserError
 from iotwin.core.hashing import config_hash
 from iotwin.core.progress import say
-from iotwin.core.records import RunResult
-from iotwin.core.stats import Speedup, paired_speedup
+from iotwin.core.stats import Speedup
 from iotwin.store.database import Store
 from iotwin.tuning.campaign import (
     CampaignEvaluator,
@@ -43,7 +42,7 @@ from iotwin.tuning.campaign import (
 from iotwin.tuning.capture import capture_workload_of
 from iotwin.tuning.confirmation import Confirmed, confirm_best
 from iotwin.tuning.parts import CampaignParts, assemble
-from iotwin.tuning.repetitions import Measurement, interleaved_rounds, progress_line
+from iotwin.tuning.repetitions import Measurement, RunAndStore, measure_pairs, pair_speedup
 from iotwin.tuning.spec import TuneSpec
 
 
@@ -129,34 +128,21 @@ def default_vs_tuned(store: Store, campaign: CampaignEvaluator, tuned: Config,
     if repeat < 1:
         return {}
     configs = {"default": DEFAULT_CONFIG, "tuned": tuned}
-    labels = list(configs)
     rows = store.evaluations(campaign.id, source=campaign.executor.source)
-    stored = {label: [(row.run_result(), row.id) for row in rows
-                      if row.details.get("label") == label
-                      and row.config_hash == config_hash(configs[label])]
-              for label in labels}
 
-    def run(slot: int, round_index: int) -> tuple[RunResult, int]:
-        label = labels[slot]
-        result, evaluation_id = campaign.run_and_store(configs[label], round_index,
-                                                       {"label": label, "round": round_index})
-        say(progress, progress_line(label, round_index, repeat, result))
-        return result, evaluation_id
+    def runs(label: str) -> RunAndStore:
+        return lambda round_index: campaign.run_and_store(
+            configs[label], round_index, {"label": label, "round": round_index})
 
-    done = interleaved_rounds(labels, repeat, stored, run)
-    return {label: Measurement(campaign.spec.target, configs[label],
-                               [result for result, _ in runs[:repeat]],
-                               [evaluation_id for _, evaluation_id in runs[:repeat]])
-            for label, runs in zip(labels, done, strict=True)}
+    return measure_pairs(campaign.spec.target, configs, {label: runs(label) for label in configs},
+                         rounds=repeat, progress=progress,
+                         stored={label: [row for row in rows if row.details.get("label") == label
+                                         and row.config_hash == config_hash(configs[label])]
+                                 for label in configs})
 
 
 def summary_speedup(summary: dict[str, Measurement]) -> Speedup | None:
-    """Tuned / default on the summary's pairs (round i's default and tuned runs), with its
-    paired interval (core.stats.paired_speedup); None without a pair of successful runs."""
+    """Tuned / default on the summary's pairs, with its paired interval."""
     if "default" not in summary or "tuned" not in summary:
         return None
-
-    def rates(measurement: Measurement) -> list[float | None]:
-        return [run.rate_mbs if run.ok else None for run in measurement.runs]
-
-    return paired_speedup(rates(summary["default"]), rates(summary["tuned"]))
+    return pair_speedup(summary["default"], summary["tuned"])

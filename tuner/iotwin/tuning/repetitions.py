@@ -14,7 +14,7 @@ from typing import Any, TextIO, TypeVar
 from iotwin.config.types import Config
 from iotwin.core.progress import say
 from iotwin.core.records import RunResult, Target
-from iotwin.core.stats import Summary, format_mbs, summarize
+from iotwin.core.stats import Speedup, Summary, format_mbs, paired_speedup, summarize
 from iotwin.executors.base import Executor
 from iotwin.store.database import Evaluation, Store
 
@@ -81,6 +81,40 @@ def measure(target: Target, config: Config, run_and_store: RunAndStore, *,
         measurement.evaluation_ids.append(evaluation_id)
         say(progress, progress_line(label or target.label, repetition, repeat, run))
     return measurement
+
+
+def measure_pairs(target: Target, configs: Mapping[str, Config],
+                  run_and_store: Mapping[str, RunAndStore], *, rounds: int,
+                  progress: TextIO | None = sys.stderr,
+                  stored: Mapping[str, Sequence[Evaluation]] | None = None
+                  ) -> dict[str, Measurement]:
+    """Two (or more) configs by label, in ``rounds`` rounds of one run each, the order
+    alternating from round to round (:func:`interleaved_rounds`): run i of each is round i's,
+    so that a comparison takes the rounds as pairs (:func:`pair_speedup`). ``run_and_store``
+    runs and stores a label's run of a round; the ``stored`` runs of a comparison cut short
+    count, and only the missing ones run."""
+    labels = list(configs)
+    done_before = {label: [(row.run_result(), row.id) for row in (stored or {}).get(label, [])]
+                   for label in labels}
+
+    def run(slot: int, round_index: int) -> tuple[RunResult, int]:
+        result, evaluation_id = run_and_store[labels[slot]](round_index)
+        say(progress, progress_line(labels[slot], round_index, rounds, result))
+        return result, evaluation_id
+
+    done = interleaved_rounds(labels, rounds, done_before, run)
+    return {label: Measurement(target, configs[label], [result for result, _ in runs[:rounds]],
+                               [evaluation_id for _, evaluation_id in runs[:rounds]])
+            for label, runs in zip(labels, done, strict=True)}
+
+
+def pair_speedup(first: Measurement, second: Measurement) -> Speedup | None:
+    """``second`` over ``first`` on their pairs (run i of each: :func:`measure_pairs`), with
+    the paired interval (core.stats.paired_speedup); None without a pair of successful runs."""
+    def rates(measurement: Measurement) -> list[float | None]:
+        return [run.rate_mbs if run.ok else None for run in measurement.runs]
+
+    return paired_speedup(rates(first), rates(second))
 
 
 PROGRESS_TAIL = 3  # lines of a failed run's output in its progress line
