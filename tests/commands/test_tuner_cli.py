@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import yaml
+from iotwin.commands.tune import tuned_config_text
 from iotwin.config.schema import validate_config
 from iotwin.store.database import Store
 from support.programs import PROGRAMS
@@ -136,8 +137,6 @@ def test_a_missing_program_is_refused_before_any_run(tmp_path: Path) -> None:
 
 def test_a_tuned_default_config_is_shown_as_the_file_holds_it_and_says_why(
         tmp_path: Path) -> None:
-    from iotwin.commands.tune import tuned_config_text
-
     (tmp_path / "t.yaml").write_text("{}\n")
     text = tuned_config_text(tmp_path / "t.yaml")
     shown = text.split("`):\n", 1)[1]
