@@ -302,7 +302,7 @@ def _report(result: TuneResult, output: Path, as_json: bool) -> None:
                            "median_mbs": c.rate, "runs": len(c.rates)} for c in confirmed],
             "config_file": str(output),
             "summary": {k: (v.as_dict() if v else None) for k, v in rates.items()},
-            "speedup": speedup, "speedup_interval": _interval_json(summary_speedup(summary))},
+            "speedup": speedup, "speedup_interval": _as_dict(summary_speedup(summary))},
             indent=2))
         return
     if len(confirmed) > 1:
@@ -336,7 +336,5 @@ def tuned_config_text(output: Path) -> str:
             f"{output}`):\n{shown}")
 
 
-def _interval_json(s: Speedup | None) -> dict[str, Any] | None:
-    return None if s is None else {"estimate": s.estimate, "low": s.low, "high": s.high,
-                                   "confidence": s.confidence, "significant": s.significant,
-                                   "pairs": s.pairs, "method": "paired signed-rank"}
+def _as_dict(speedup: Speedup | None) -> dict[str, Any] | None:
+    return speedup.as_dict() if speedup else None

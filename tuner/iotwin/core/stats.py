@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from functools import cache
 from types import ModuleType
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -123,18 +124,23 @@ class Speedup:
     def significant(self) -> bool:
         return self.low is not None and self.high is not None and not self.low <= 1 <= self.high
 
-    def text(self) -> str:
-        """The speedup, its interval and what they mean, in one line."""
+    def as_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "significant": self.significant,
+                "method": "paired, Wilcoxon signed-rank"}
+
+    def text(self, first: str = "default", second: str = "tuned") -> str:
+        """The speedup of ``second`` over ``first``, its interval and what they mean, in one
+        line."""
         if self.low is None or self.high is None or self.confidence is None:
             return (f"speedup {self.estimate:.2f}x: too few pairs for a 95% interval "
                     f"({self.pairs}; {MIN_PAIRS_95} or more are needed)")
         verdict = ("significant" if self.significant
                    else "no significant difference: the interval includes 1")
         return (f"speedup {self.estimate:.2f}x (pseudo-median of the {self.pairs} pairs' "
-                f"tuned/default ratios), 95% interval {self.low:.2f}-{self.high:.2f}x (paired: "
-                f"each round's default and tuned runs side by side, the order alternating, so "
-                f"drift cancels; exact, Wilcoxon signed-rank on the pairs' log ratios, coverage "
-                f"{100 * self.confidence:.1f}%): {verdict}")
+                f"{second}/{first} ratios), 95% interval {self.low:.2f}-{self.high:.2f}x "
+                f"(paired: each round's {first} and {second} runs side by side, the order "
+                f"alternating, so drift cancels; exact, Wilcoxon signed-rank on the pairs' log "
+                f"ratios, coverage {100 * self.confidence:.1f}%): {verdict}")
 
 
 #: the fewest pairs that give an interval at 95%
