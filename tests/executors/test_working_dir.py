@@ -3,6 +3,7 @@ directory taking turns, and what a killed iotwin left cleaned up by the next one
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -14,8 +15,13 @@ import pytest
 from iotwin.core.errors import UserError
 from iotwin.core.records import Target
 from iotwin.executors.local import LocalExecutor
-from iotwin.executors.run_folder import KEPT_RUNS
-from iotwin.executors.working_dir import appeared, listing
+from iotwin.executors.run_folder import (
+    KEPT_RUNS,
+    RECORD_NAME,
+    clean_killed_runs,
+    new_run_folder,
+)
+from iotwin.executors.working_dir import appeared, listing, save_listing
 
 # reads ./input.nml, writes into ./out/ (which it expects) and a new folder and file of its own
 CASE_PROGRAM = ("sh", "-c", "test -e seen.txt && exit 7; read steps < input.nml || exit 5; "
@@ -173,3 +179,19 @@ def test_a_killed_iotwins_running_program_is_stopped_before_its_files_go(
     assert not any(marker in (p / "cmdline").read_text(errors="replace")
                    for p in Path("/proc").iterdir() if p.name.isdigit()
                    and (p / "cmdline").exists())
+
+
+def test_a_run_folder_of_another_host_is_left_alone(tmp_path: Path) -> None:
+    work = case_directory(tmp_path / "case")
+    runs = tmp_path / "runs"
+    folder = new_run_folder(runs, work)
+    record = json.loads((folder / RECORD_NAME).read_text())
+    (folder / RECORD_NAME).write_text(json.dumps({**record, "host": "another-node",
+                                                  "pid": 2**22 + 1}))
+    save_listing(folder, listing(work))
+    (work / "theirs.h5").write_text("a run of another node, still going\n")
+    clean_killed_runs(runs, progress=None)
+    assert folder.exists() and (work / "theirs.h5").exists()
+    (folder / RECORD_NAME).write_text(json.dumps({**record, "pid": 2**22 + 1}))  # this host
+    clean_killed_runs(runs, progress=None)
+    assert not folder.exists() and not (work / "theirs.h5").exists()

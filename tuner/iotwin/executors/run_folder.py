@@ -8,10 +8,11 @@ that owns the run. The folder is removed when the run ends, or kept under ``--ke
 
 An iotwin killed with SIGKILL removes nothing: its run's processes may still be running, and
 what they wrote stays in the working directory. The next iotwin that runs anything with the
-same scratch root (a new command, or the resume of the campaign) finds the folders whose owner
-is gone, kills what is left of their runs, removes from the working directory the paths that
-appeared there between the run's start and its end (the launcher's exit, marked in the
-folder; else the folder's last change) and removes the folder, saying what it removed.
+same scratch root on the same host (a new command, or the resume of the campaign) finds the
+folders whose owner is gone, kills what is left of their runs, removes from the working
+directory the paths that appeared there between the run's start and its end (the launcher's
+exit, marked in the folder; else the folder's last change) and removes the folder, saying
+what it removed. A path the user made in the directory after that end stays.
 
 Every process of a run carries the run's folder in ``IOTWIN_RUN_DIR``: Hydra's proxies start
 each rank in a session of its own, so neither the launcher's process group nor the terminal's
@@ -25,6 +26,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import sys
 import tempfile
 import time
@@ -59,7 +61,8 @@ def new_run_folder(scratch_root: Path, workdir: Path, excluded: Collection[Path]
     directory and the folders left out of its listing."""
     scratch_root.mkdir(parents=True, exist_ok=True)
     run_dir = Path(tempfile.mkdtemp(prefix="run-", dir=scratch_root))
-    record = {"pid": os.getpid(), "pid_start": _start_ticks(os.getpid()),
+    record = {"host": socket.gethostname(), "pid": os.getpid(),
+              "pid_start": _start_ticks(os.getpid()),
               "workdir": str(workdir), "started": time.time(),
               "excluded": [str(path) for path in excluded]}
     (run_dir / RECORD_NAME).write_text(json.dumps(record))
@@ -84,6 +87,10 @@ def _record(run_dir: Path) -> dict[str, Any] | None:
 
 
 def _owner_alive(record: dict[str, Any]) -> bool:
+    """Whether the run's iotwin still runs; a run of another host (a scratch root that nodes
+    share) counts as alive: its processes cannot be seen from here."""
+    if record.get("host") != socket.gethostname():
+        return True
     ticks = _start_ticks(int(record.get("pid", -1)))
     return ticks is not None and ticks == record.get("pid_start")
 
