@@ -322,7 +322,7 @@ def _report(result: TuneResult, output: Path, as_json: bool) -> None:
         print(f"  tuned / default: {speedup:.2f}x (medians, same session, interleaved)")
     interval = summary_speedup(summary)
     if interval is not None:
-        more = (f" (--summary-repeat {MIN_PAIRS_95})" if interval.low is None else "")
+        more = (f"; use --summary-repeat {MIN_PAIRS_95}" if interval.low is None else "")
         print(f"  {interval.text()}{more}")
     print(tuned_config_text(output))
 

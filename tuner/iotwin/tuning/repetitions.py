@@ -1,7 +1,9 @@
-"""Measuring one config R times: each repetition is stored the moment it exists.
+"""Measuring a config R times, or two configs in R alternating pairs: each run is stored the
+moment it exists.
 
-Used by ``iotwin run`` and ``iotwin demo``; the result summarises the repetitions as a median
-and spread of time and rate (iotwin.core.stats).
+Used by ``iotwin run`` (``--compare``: pairs), ``iotwin tune``'s summary (pairs) and the
+calibration probes; the result summarises the repetitions as a median and spread of time and
+rate, and a pair of configs' speedup on their pairs (iotwin.core.stats).
 """
 
 from __future__ import annotations

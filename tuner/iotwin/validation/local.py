@@ -276,7 +276,8 @@ def _size(value: Any, key: str, path: Path) -> int:
 
 def _program_keys(data: Mapping[str, Any], path: Path) -> dict[str, Any]:
     """``command`` and ``env`` checked, with words naming files relative to the suite file's
-    folder made absolute (the program runs in a scratch directory)."""
+    folder made absolute (the suite runs from any directory, its program in the working
+    directory)."""
     command, env = data.get("command", []), data.get("env", {})
     if not command:
         if env:
