@@ -100,22 +100,24 @@ class LocalExecutor:
         excluded = [self.scratch_root, *([self.keep] if self.keep else [])]
         with exclusive(self.workdir, sys.stderr):  # the run folder too: it may lie in the directory
             run_dir = new_run_folder(self.scratch_root, self.workdir, excluded)
-            excluded.append(run_dir)
             try:
-                warm_up_page_cache(self.workdir / WARM_UP_NAME, self.warm_up_bytes)
-                before = listing(self.workdir, excluded)
-                save_listing(run_dir, before)
-                try:
-                    result = self._run_in(run_dir, target, config)
-                finally:
-                    self._settle(appeared(self.workdir, before, excluded))
-            except BaseException:
-                self._dispose(run_dir)
-                raise
-            kept = self._dispose(run_dir)
+                result = self._run_there(run_dir, target, config, [*excluded, run_dir])
+            finally:
+                kept = self._dispose(run_dir)
         if kept is not None and not result.ok:
             result.error = f"{result.error}\n(the program's output: {kept}/stdout, stderr)"
         return result
+
+    def _run_there(self, run_dir: Path, target: Target, config: Config,
+                   excluded: list[Path]) -> RunResult:
+        """The run in the working directory, what it wrote there kept or removed after it."""
+        warm_up_page_cache(self.workdir / WARM_UP_NAME, self.warm_up_bytes)
+        before = listing(self.workdir, excluded)
+        save_listing(run_dir, before)
+        try:
+            return self._run_in(run_dir, target, config)
+        finally:
+            self._settle(appeared(self.workdir, before, excluded))
 
     def _run_in(self, run_dir: Path, target: Target, config: Config) -> RunResult:
         flavour = flavour_of(target, self.env)
