@@ -280,11 +280,10 @@ def _print_progress(progress: Progress | Screening) -> None:
               f"simulation: {progress.simulations} simulated ({pace})  "
               f"best predicted {_rate(progress.best_predicted)}", file=sys.stderr, flush=True)
         return
-    rate = _rate
     error = f"{100 * progress.model_error:5.1f}%" if progress.model_error is not None else "    -"
     print(f"gen {progress.generation:3d}  runs {progress.runs_used:3d}/{progress.budget:<3d}  "
-          f"best measured {rate(progress.best_measured)}  "
-          f"best predicted {rate(progress.best_predicted)}  model error {error}",
+          f"best measured {_rate(progress.best_measured)}  "
+          f"best predicted {_rate(progress.best_predicted)}  model error {error}",
           file=sys.stderr, flush=True)
 
 
