@@ -36,7 +36,6 @@ from typing import Any
 from iotwin.config.schema import dump_config, mca_environment
 from iotwin.config.types import Config
 from iotwin.core import paths
-from iotwin.core.errors import UserError
 from iotwin.core.limits import RUN_TIMEOUT_S
 from iotwin.core.mpi_flavours import Flavour
 from iotwin.core.records import RunResult, Source, Target
@@ -46,6 +45,7 @@ from iotwin.executors.mpi_flavour import flavour_of
 from iotwin.executors.run_folder import (
     RUN_MARKER,
     KeptRuns,
+    check_scratch_root,
     clean_killed_runs,
     kill_run,
     new_run_folder,
@@ -84,10 +84,7 @@ class LocalExecutor:
 
     def __post_init__(self) -> None:
         self.workdir = Path(os.path.abspath(self.workdir))
-        if self.scratch_root.resolve() == self.workdir.resolve():
-            raise UserError(f"the scratch root {self.scratch_root} ($IOTWIN_SCRATCH) is the "
-                            f"working directory: other runs' folders would be taken for this "
-                            f"run's files; name a folder of its own")
+        check_scratch_root(self.scratch_root, self.workdir)
         self._kept = KeptRuns(self.keep) if self.keep is not None else None
         if self._kept is not None:
             self._kept.check(self.workdir)

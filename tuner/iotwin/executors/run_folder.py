@@ -55,6 +55,15 @@ KILL_POLLS = 200  # how long killed processes may take to go (blocked in I/O, sa
 SHOWN_PATHS = 5  # paths named when a killed run's files are removed
 
 
+def check_scratch_root(scratch_root: Path, workdir: Path) -> None:
+    """UserError for a scratch root that is the working directory: the run folders of other
+    runs would appear in it during a run and be taken for the run's files."""
+    if scratch_root.resolve() == workdir.resolve():
+        raise UserError(f"the scratch root {scratch_root} ($IOTWIN_SCRATCH) is the working "
+                        f"directory: other runs' folders would be taken for this run's files; "
+                        f"name a folder of its own")
+
+
 def new_run_folder(scratch_root: Path, workdir: Path, excluded: Collection[Path] = ()
                    ) -> Path:
     """A new run folder in ``scratch_root``, recording this process as its owner, the working

@@ -57,6 +57,7 @@ from iotwin.executors.local import (
     run_result,
 )
 from iotwin.executors.mpi_flavour import flavour_of
+from iotwin.executors.run_folder import check_scratch_root
 from iotwin.executors.working_dir import STATUS_NAME
 
 JOB_NAME = "iotwin"
@@ -125,6 +126,7 @@ class SlurmExecutor:
 
     def __post_init__(self) -> None:
         self.workdir = Path(os.path.abspath(self.workdir))
+        check_scratch_root(self.scratch_root, self.workdir)
 
     @property
     def queues_jobs(self) -> bool:

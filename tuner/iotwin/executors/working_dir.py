@@ -155,7 +155,8 @@ def main(argv: list[str]) -> int:
     signal.signal(signal.SIGTERM, _cancelled)
     status = 1
     with exclusive(workdir, progress=None):
-        before = listing(workdir, [run_dir.parent])
+        excluded = [run_dir.parent, run_dir]
+        before = listing(workdir, excluded)
         save_listing(run_dir, before)
         start = time.time()
         try:
@@ -163,7 +164,7 @@ def main(argv: list[str]) -> int:
                 status = subprocess.run(launch, stdout=out, stderr=err, check=False).returncode
             (run_dir / STATUS_NAME).write_text(f"{status} {start} {time.time()}\n")
         finally:
-            remove(workdir, appeared(workdir, before, [run_dir.parent]))
+            remove(workdir, appeared(workdir, before, excluded))
     return status
 
 
