@@ -72,7 +72,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     measure.set_defaults(func=_measure)
     benchmark = actions.add_parser(
         "benchmark", help="every strategy, many seeds, against measured tables: real runs to "
-                          "within each target (e.g. 5% and 2%) of the optimum",
+                          "within each target (e.g. 5%% and 2%%) of the optimum",
         description="Run each strategy of the spec from each seed against each measured table "
                     "(the table executor replays its runs) and count the real runs, "
                     "confirmation included, until the config it would recommend is within "

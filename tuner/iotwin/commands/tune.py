@@ -142,7 +142,7 @@ def add_tune_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--summary-repeat", type=int, metavar="R",
                         help="re-measure default and tuned in R rounds of one run each, the "
                              "order alternating; the speedup's interval is taken on these "
-                             f"pairs ({MIN_PAIRS_95} or more for a 95% interval; 0: skip; "
+                             f"pairs ({MIN_PAIRS_95} or more for a 95%% interval; 0: skip; "
                              f"default {_pipeline_default('summary_repeat')})")
     parser.add_argument("--workload", metavar="W.yaml",
                         help="a program's workload for the simulator (iotwin workload capture); "
