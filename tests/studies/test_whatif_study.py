@@ -207,7 +207,13 @@ def test_every_answer_carries_the_validated_error_or_says_it_has_none() -> None:
     assert hopper.tuned_band == pytest.approx((hopper.tuned_mbs / factor,
                                                hopper.tuned_mbs * factor))
     assert hopper.warning == ""  # a scale it was validated at
+    # the speedup over both bands: tuned's low end / default's high end, and the other way
+    assert hopper.speedup is not None and hopper.speedup_band == pytest.approx(
+        (hopper.speedup / factor**2, hopper.speedup * factor**2))
+    low_x, high_x = hopper.speedup_band
+    assert f"{hopper.speedup:5.2f} [{low_x:.2f}-{high_x:.2f}]" in table([hopper])
     assert archer.default_band is None and archer.tuned_band is None
+    assert archer.speedup_band is None and "[no band]" in table([archer])
     assert "no published measurement validates the archer model" in archer.warning
     [far] = study({**WORK, "ranks": 64 * high, "ranks_per_node": 24}, ["hopper"],
                   load_platform, stand_in)

@@ -10,8 +10,11 @@ the paper validation (validation/paper: leave-one-out and leave-one-scale-out), 
 [rate / (1 + e), rate x (1 + e)]. A platform calibrated to a site's published measurements
 (`iotwin calibrate --measurements`, found in the store) is simulated with the calibrated
 values, and its band is that calibration's held-out error (`--uncalibrated`: the platform file
-as it is). A warning says when the workload's rank count lies outside the core counts the model
-was checked at, or when no published measurement validates the model.
+as it is). The speedup's band is every tuned / default the two bands allow:
+[x / (1 + e)^2, x (1 + e)^2] (both rates at opposite ends of their bands: conservative, since
+the model's errors on two configs of one platform tend to go the same way). A warning says when
+the workload's rank count lies outside the core counts the model was checked at, or when no
+published measurement validates the model.
 """
 
 from __future__ import annotations
@@ -51,18 +54,23 @@ def _band(band: tuple[float, float] | None) -> str:
     return f"[{band[0]:.0f}-{band[1]:.0f}]" if band else "[no band]"
 
 
+def _speedup_band(band: tuple[float, float] | None) -> str:
+    return f"[{band[0]:.2f}-{band[1]:.2f}]" if band else "[no band]"
+
+
 def table(predictions: list[Prediction]) -> str:
     """One line per prediction, each rate with its validated band (the 90th percentile of the
     model's held-out errors); warnings below the table."""
     lines = [f"{'platform':<10} {'variant':<24} {'peak MB/s':>10} {'default MB/s [band]':>26} "
-             f"{'tuned MB/s [band]':>26} {'x':>5}  tuned settings"]
+             f"{'tuned MB/s [band]':>26} {'x [band]':>18}  tuned settings"]
     warnings: list[str] = []
     notes: list[str] = []
     for p in predictions:
         default = f"{_mbs(p.default_mbs, 9)} {_band(p.default_band):>16}"
         tuned = (f"{_mbs(p.tuned_mbs, 9)} {_band(p.tuned_band):>16}" if p.strategy
                  else f"{'-':>26}")
-        speedup = f"{p.speedup:5.2f}" if p.speedup else f"{'-':>5}"
+        speedup = (f"{p.speedup:5.2f} {_speedup_band(p.speedup_band):>12}" if p.speedup
+                   else f"{'-':>18}")
         config = p.tuned_settings or ("(site default)" if p.strategy else "-")
         flag = ("  ABOVE PEAK: model error" if p.above_peak else "") + (
             f"  ({p.note})" if p.note else "")
@@ -167,7 +175,8 @@ def _run(args: argparse.Namespace) -> int:
     predictions = study(work, platforms, load_platform, simulate, variations=variations,
                         tuning=_tuning(args), errors=errors)
     if args.json:
-        print(json.dumps([{**asdict(p), "above_peak": p.above_peak} for p in predictions]))
+        print(json.dumps([{**asdict(p), "above_peak": p.above_peak, "speedup": p.speedup,
+                           "speedup_band": p.speedup_band} for p in predictions]))
     else:
         print(table(predictions))
     if args.plot:
