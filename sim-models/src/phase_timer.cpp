@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "memory_budget.hpp"
+
 namespace iosim {
 
 const PhaseCache::Entry& PhaseCache::find_or_time(std::string&& key, const std::function<Timing()>& time)
@@ -28,8 +30,12 @@ void PhaseCache::remember_phase(std::string&& phase_key, const Entry& entry)
 
 void PhaseCache::trim()
 {
-    if (key_bytes_ <= max_key_bytes)
-        return;
+    if (key_bytes_ > max_key_bytes)
+        clear();
+}
+
+void PhaseCache::clear()
+{
     phases_.clear();
     seconds_.clear();
     key_bytes_ = 0;
@@ -76,14 +82,24 @@ Timing PhaseTimer::timed(const Phase& phase)
         return {phase.fixed_s, {}};
     if (!aggregate_) {
         timed_++;
-        return {backend_.time_flows(phase) + phase.fixed_s, binding_of(platform_, resource_loads(platform_, phase))};
+        double seconds = 0;
+        {
+            BudgetPause simgrid;
+            seconds = backend_.time_flows(phase) + phase.fixed_s;
+        }
+        return {seconds, binding_of(platform_, resource_loads(platform_, phase))};
     }
     std::string quick = phase_key(phase);
     const PhaseCache::Entry* entry = cache_.find_phase(quick);
     if (!entry) {
         ResourceLoads loads = resource_loads(platform_, phase);
         entry = &cache_.find_or_time(symmetric_key(platform_, loads), [this, &loads]() {
-            return Timing{backend_.time_loads(loads), binding_of(platform_, loads)};
+            double seconds = 0;
+            {
+                BudgetPause simgrid;
+                seconds = backend_.time_loads(loads);
+            }
+            return Timing{seconds, binding_of(platform_, loads)};
         });
         cache_.remember_phase(std::move(quick), *entry);
     }

@@ -7,6 +7,7 @@
 
 #include "ceiling.hpp"
 #include "lustre_client.hpp"
+#include "memory_budget.hpp"
 #include "platform.hpp"
 
 namespace iosim {
@@ -21,6 +22,7 @@ PlanOptions parse_options(const json& o)
     opt.aggregate = o.value("aggregate", true);
     opt.report_ranges = o.value("report_ranges", false);
     opt.best_stripe_count = o.value("best_stripe_count", 0);
+    opt.walk_pieces = o.value("walk_pieces", false);
     std::string placement = o.value("placement", std::string("packed"));
     if (placement == "target-grouped")
         opt.placement = Placement::target_grouped;
@@ -65,6 +67,23 @@ json breakdown_json(const Breakdown& bd, uint64_t distinct)
     return out;
 }
 
+// The limits the options set, over the command line's.
+Limits limits_of(const json& options, Limits limits)
+{
+    if (options.contains("max_steps"))
+        limits.max_steps = options["max_steps"].get<double>();
+    if (options.contains("memory_limit"))
+        limits.memory_bytes = options["memory_limit"].get<uint64_t>();
+    return limits;
+}
+
+// The workload's own cost, checked before it is read: reading it allocates in proportion to it.
+const json& affordable(const json& workload, const Limits& limits)
+{
+    estimate_workload(workload).check(limits);
+    return workload;
+}
+
 }  // namespace
 
 // The run's ceiling (ceiling.hpp), the best any layout could reach from its placement, and
@@ -85,10 +104,11 @@ void Scenario::add_ceiling(json& out, const Breakdown& bd, const TimeAttribution
     out["time_by_mechanism"] = attribution.to_json();
 }
 
-Scenario::Scenario(const json& input)
-    : platform_data_(input.at("platform")),
+Scenario::Scenario(const json& input, const Limits& limits)
+    : limits_(limits_of(input.value("options", json::object()), limits)),
+      platform_data_(input.at("platform")),
       platform_(parse_platform(platform_data_)),
-      workload_(parse_workload(input.at("workload"))),
+      workload_(parse_workload(affordable(input.at("workload"), limits_))),
       options_(parse_options(input.value("options", json::object())))
 {
     int rpn = ranks_per_node(platform_, workload_);
@@ -96,7 +116,8 @@ Scenario::Scenario(const json& input)
     place_job(platform_, nodes_);
 }
 
-json Scenario::simulate(Backend& backend, PhaseCache& cache, const json& config)
+json Scenario::simulate(Backend& backend, PhaseCache& cache, const json& config,
+                       const std::function<void(const CostEstimate&)>& announce)
 {
     json file_configs = config.value("files", json::array());
     std::vector<FileSettings> settings;
@@ -105,18 +126,26 @@ json Scenario::simulate(Backend& backend, PhaseCache& cache, const json& config)
         const FileSession& file = workload_.files[i];
         settings.push_back(resolve_settings(platform_data_, i < file_configs.size() ? file_configs[i] : json::object(),
                                             file, platform_, workload_.openmpi));
-        layouts.push_back(&layouts_.get(i, file, settings.back()));
     }
+    estimate_ = estimate_run(platform_, workload_, settings, options_);
+    estimate_.check(limits_);
+    if (announce)
+        announce(estimate_);
     std::map<std::string, double> phases{{"open", 0}, {"write", 0}, {"close", 0}};
     Breakdown bd;
     cache.trim();
     PhaseTimer timer(backend, platform_, options_.aggregate, cache);
     TimeAttribution attribution;
     LustreClient client(platform_, timer, attribution);
-    plan_run(platform_, workload_, settings, layouts, options_, bd, [&](Phase&& ph) {
-        for (uint64_t k = 0; k < ph.repeat; k++)
-            phases[ph.label] += client.run(ph);
-    });
+    {
+        BudgetedWork planning;  // memory_budget.hpp
+        for (size_t i = 0; i < workload_.files.size(); i++)
+            layouts.push_back(&layouts_.get(i, workload_.files[i], settings[i]));
+        plan_run(platform_, workload_, settings, layouts, options_, bd, [&](Phase&& ph) {
+            for (uint64_t k = 0; k < ph.repeat; k++)
+                phases[ph.label] += client.run(ph);
+        });
+    }
     double total = 0;
     for (auto& [label, t] : phases)
         total += t;

@@ -276,7 +276,7 @@ def test_a_config_the_interposer_rejects_fails_the_run_with_its_reason(scratch: 
     result = LocalExecutor(timeout_s=120).run_once(target, {"mpiio": {"cb_nodes": 2**31}})
     assert result.status == "failed"
     assert result.error is not None
-    assert result.error.startswith("the interposer rejected the config: ")
+    assert result.error.startswith("the config: refused by the interposer, nothing applied: ")
     assert "mpiio.cb_nodes: expected a positive integer, got 2147483648" in result.error
     assert config_rejection(result.reports) is not None
     assert any("iotwin_run" in line for line in result.reports)   # said even with no file

@@ -117,16 +117,41 @@ static const char *scalar_text(const yaml_node_t *node)
     return (const char *)node->data.scalar.value;
 }
 
-/* The first control character of a scalar (below U+0020, U+007F), its length read in full so
- * that a NUL is seen; -1 if none. */
+/* Whether a code point must not reach a line of a report as it is: the C0 and C1 controls,
+ * DEL, the line and paragraph separators and the bidirectional overrides and isolates (the
+ * tuner's iotwin.core.text.CONTROL, the same set). */
+static int is_control(unsigned int c)
+{
+    return c < 0x20 || (c >= 0x7f && c <= 0x9f) || c == 0x2028 || c == 0x2029 ||
+           (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);
+}
+
+/* The code point of the UTF-8 sequence at text[*i] (advancing *i past it); a byte that starts
+ * no valid sequence is taken as itself, as the validator's reading of the file refuses it. */
+static unsigned int next_code_point(const unsigned char *text, size_t length, size_t *i)
+{
+    unsigned int c = text[(*i)++];
+    int more = c >= 0xf0 ? 3 : c >= 0xe0 ? 2 : c >= 0xc0 ? 1 : 0;
+    if (more == 0 || *i + (size_t)more > length)
+        return c;
+    c &= 0x3fu >> more;
+    while (more-- > 0)
+        c = (c << 6) | (text[(*i)++] & 0x3fu);
+    return c;
+}
+
+/* The first control character of a scalar (is_control), its length read in full so that a NUL
+ * is seen; -1 if none. */
 static int control_character(const yaml_node_t *node)
 {
     const unsigned char *text = node->data.scalar.value;
     if (node->type != YAML_SCALAR_NODE)
         return -1;
-    for (size_t i = 0; i < node->data.scalar.length; i++)
-        if (text[i] < 0x20 || text[i] == 0x7f)
-            return text[i];
+    for (size_t i = 0; i < node->data.scalar.length;) {
+        unsigned int c = next_code_point(text, node->data.scalar.length, &i);
+        if (is_control(c))
+            return (int)c;
+    }
     return -1;
 }
 

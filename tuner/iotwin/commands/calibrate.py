@@ -17,7 +17,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from iotwin.commands._options import add_sim_cluster_argument, add_store_argument
+from iotwin.commands._options import (
+    add_sim_cluster_argument,
+    add_store_argument,
+    add_workdir_argument,
+)
 from iotwin.core.errors import UserError
 from iotwin.executors import make_executor
 from iotwin.model.calibration import cross_validate
@@ -51,6 +55,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="where a design's probes run (default twin: the platform's truth)")
     parser.add_argument("--truth-seed", type=int, default=0,
                         help="twin executor: which perturbed truth of the platform runs")
+    add_workdir_argument(parser, note=" (local executor)")
     parser.add_argument("--json", action="store_true", help="print as JSON")
     add_sim_cluster_argument(parser)
     add_store_argument(parser)
@@ -111,7 +116,8 @@ def _run_design(store: Store, platform: Any, args: argparse.Namespace
               "truth_seed": args.truth_seed})
     print(f"campaign {campaign_id}: design {design.name}, {len(design.probes)} probes x "
           f"{design.repetitions} runs on {args.executor}", file=sys.stderr, flush=True)
-    executor = make_executor(args.executor, platform.name, truth_seed=args.truth_seed)
+    executor = make_executor(args.executor, platform.name, truth_seed=args.truth_seed,
+                             workdir=args.workdir)
     observations = measure_design(design, platform, executor, store, campaign_id)
     missing = len(design.probes) - len(observations)
     notes = [f"{missing} probes had no successful run"] if missing else []

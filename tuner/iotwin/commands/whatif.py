@@ -14,9 +14,11 @@ model's held-out errors in the paper validation (validation/paper: leave-one-out
 leave-one-scale-out), as [rate / (1 + e), rate x (1 + e)]. A platform calibrated to a site's
 published measurements (`iotwin calibrate --measurements`, found in the store) is simulated
 with the calibrated values, and its band is that calibration's held-out error
-(`--uncalibrated`: the platform file as it is). A warning says when the workload's rank count
-lies outside the core counts the model was checked at, or when no published measurement
-validates the model.
+(`--uncalibrated`: the platform file as it is). The speedup's band is every tuned / default
+the two bands allow: [x / (1 + e)^2, x (1 + e)^2] (both rates at opposite ends of their bands:
+conservative, since the model's errors on two configs of one platform tend to go the same
+way). A warning says when the workload's rank count lies outside the core counts the model was
+checked at, or when no published measurement validates the model.
 """
 
 from __future__ import annotations

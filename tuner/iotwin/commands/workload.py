@@ -6,7 +6,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from iotwin.commands._options import add_timeout_argument
+from iotwin.commands._options import (
+    add_keep_argument,
+    add_timeout_argument,
+    add_workdir_argument,
+)
 from iotwin.config import schema as config
 from iotwin.executors.capture import capture_program, program_target
 from iotwin.executors.mpi_flavour import say_flavour
@@ -31,10 +35,14 @@ def _capture(args: argparse.Namespace) -> int:
     tuning = config.load_config(args.config) if args.config else {}
     target = program_target(command, args.ranks)
     say_flavour(target)
-    program = capture_program(target, config=tuning, timeout_s=args.timeout)
+    program = capture_program(target, config=tuning, timeout_s=args.timeout,
+                              workdir=Path(args.workdir), keep=args.keep)
     for what in program.not_modelled:
         print(f"iotwin: not in the workload: {what}", file=sys.stderr)
-    return _emit(workload_text(program.workload), args.output)
+    status = _emit(workload_text(program.workload), args.output)
+    print(f"iotwin: captured {program.summary()}"
+          + (f"; written to {args.output}" if args.output else ""), file=sys.stderr)
+    return status
 
 
 def _scale(args: argparse.Namespace) -> int:
@@ -84,6 +92,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     capture.add_argument("--ranks", type=int, required=True, metavar="N")
     capture.add_argument("--config", metavar="CFG", help="tuning config to run under")
     add_timeout_argument(capture)
+    add_workdir_argument(capture)
+    add_keep_argument(capture)
     capture.add_argument("-o", "--output", metavar="W.yaml",
                          help="output file (default: standard output)")
     capture.add_argument("program", nargs=argparse.REMAINDER, metavar="-- PROGRAM ARGS")

@@ -27,6 +27,7 @@ from iotwin.config import rules
 from iotwin.config.types import Config
 from iotwin.core import paths
 from iotwin.core.errors import UserError
+from iotwin.core.text import CONTROL
 from iotwin.core.units import format_size, parse_size
 from iotwin.core.yaml_files import describe_yaml_error
 
@@ -254,10 +255,11 @@ def validate_config(data: Any, source: str) -> Config:
 
 
 def _control_character(text: str) -> int | None:
-    """The first control character of a name, hint or pattern (none may hold one: a newline
-    would make a false line of the report, a NUL cuts C text short); the C side checks the
-    same."""
-    return next((ord(c) for c in text if ord(c) < 0x20 or ord(c) == 0x7F), None)
+    """The first control character (iotwin.core.text.CONTROL) of a name, hint or pattern: none
+    may hold one (a newline would make a false line of the report, a NUL cuts C text short);
+    the interposer's reader checks the same set."""
+    found = CONTROL.search(text)
+    return ord(found.group()) if found else None
 
 
 class _Validator:

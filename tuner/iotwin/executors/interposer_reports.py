@@ -55,8 +55,8 @@ def config_rejection(reports: list[Report]) -> str | None:
     """Why the interposer refused the run's config (it then ran the program without it), or
     None."""
     for report in run_records(reports) + file_reports(reports):
-        if report.get("config_error"):
-            return str(report["config_error"])
+        if report.get("config_error"):  # without the path of the copy the run read
+            return str(report["config_error"]).removeprefix(f"{report.get('config')}: ")
     return None
 
 

@@ -26,6 +26,10 @@ def _band(band: tuple[float, float] | None) -> str:
     return f"[{band[0]:.0f}-{band[1]:.0f}]" if band else "[no band]"
 
 
+def _speedup_band(band: tuple[float, float] | None) -> str:
+    return f"[{band[0]:.2f}-{band[1]:.2f}]" if band else "[no band]"
+
+
 def _of_ceiling(result: SimResult | None) -> str:
     if result is None or not result.ok:
         return "-"
@@ -40,11 +44,13 @@ def _bands(p: Prediction) -> dict[str, tuple[float, float] | None]:
 
 def table(predictions: list[Prediction]) -> str:
     """One line per prediction, each rate with its validated band (the 90th percentile of the
-    model's held-out errors) and the share of its ceiling it reaches; below it, what binds
+    model's held-out errors) and the share of its ceiling it reaches, the speedup with the band
+    both rates' bands allow; below it, what binds
     each run; warnings last."""
     yours = any(p.given is not None for p in predictions)
     head = (f"{'platform':<10} {'variant':<24} {'default MB/s [band]':>26} {'of its ceiling':>20} "
-            f"{'tuned MB/s [band]':>26} {'of its ceiling':>20} {'x':>5} {'best ceiling':>13}")
+            f"{'tuned MB/s [band]':>26} {'of its ceiling':>20} {'x [band]':>18} "
+            f"{'best ceiling':>13}")
     if yours:
         head += f" {'yours MB/s [band]':>26} {'of its ceiling':>20}"
     lines = [head + "  tuned settings"]
@@ -54,7 +60,8 @@ def table(predictions: list[Prediction]) -> str:
         default = f"{_mbs(p.default_mbs, 9)} {_band(p.default_band):>16}"
         tuned = (f"{_mbs(p.tuned_mbs, 9)} {_band(p.tuned_band):>16}" if p.strategy
                  else f"{'-':>26}")
-        speedup = f"{p.speedup:5.2f}" if p.speedup else f"{'-':>5}"
+        speedup = (f"{p.speedup:5.2f} {_speedup_band(p.speedup_band):>12}" if p.speedup
+                   else f"{'-':>18}")
         line = (f"{p.platform:<10} {p.variant:<24} {default:>26} {_of_ceiling(p.default):>20} "
                 f"{tuned:>26} {_of_ceiling(p.tuned):>20} {speedup} "
                 f"{rate_text(p.best_ceiling_mbs):>13}")
@@ -82,7 +89,8 @@ def as_json(predictions: list[Prediction]) -> list[dict[str, Any]]:
                         "band": _bands(p)[label], **mechanism_json(r)}
                 for label, r in p.runs().items()}
         out.append({"platform": p.platform, "variant": p.variant, **runs,
-                    "speedup": p.speedup, "best_ceiling_mbs": p.best_ceiling_mbs,
+                    "speedup": p.speedup, "speedup_band": p.speedup_band,
+                    "best_ceiling_mbs": p.best_ceiling_mbs,
                     "tuned_config": p.tuned_config, "tuned_settings": p.tuned_settings,
                     "strategy": p.strategy, "simulations": p.simulations, "note": p.note,
                     "band_error": p.band_error, "band_source": p.band_source,

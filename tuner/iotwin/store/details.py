@@ -21,6 +21,7 @@ class Details(TypedDict, total=False):
     sample: int  # validate local, landscape: the sampled config's index
     load: float  # landscape: the machine's 1-min load average when the run started
     confirm_round: int  # validate local: the confirmation round of a run
+    round: int  # tune: the round of a default or tuned summary run (its pair's)
     fold: int  # validate local: the cross-validation fold of a prediction or calibration
     search: str  # experiment: the entry whose search measured it
     cell: str  # experiment: the config entry (cell) it measures

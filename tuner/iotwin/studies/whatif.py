@@ -19,6 +19,11 @@ placement), what binds the run and the ceiling, and the best ceiling any layout 
 the placement (IOSIM.md "Ceiling and binding mechanism"). It also carries the model's validated
 error (studies.validated_error): a band around each rate, and a warning where the platform has
 no validation or the workload's scale lies outside the validated one.
+The speedup's band is the range of tuned / default over both bands (interval arithmetic: each
+rate anywhere in its band, s / f^2 .. s x f^2 for a band factor f). It is conservative: the
+model's errors on two configs of one platform are rarely opposite, but the validation cannot
+say how alike they are (the paper validation's published default/tuned pairs are too few per
+platform to validate a speedup band of its own).
 """
 
 from __future__ import annotations
@@ -115,6 +120,15 @@ class Prediction:
     @property
     def speedup(self) -> float | None:
         return self.tuned_mbs / self.default_mbs if self.tuned_mbs and self.default_mbs else None
+
+    @property
+    def speedup_band(self) -> tuple[float, float] | None:
+        """The speedups both rates' bands allow: tuned's low end over default's high end to
+        tuned's high end over default's low end, s / f^2 .. s x f^2 (module doc)."""
+        if not (self.speedup and self.default_band and self.tuned_band):
+            return None
+        return (self.tuned_band[0] / self.default_band[1],
+                self.tuned_band[1] / self.default_band[0])
 
     def runs(self) -> dict[str, SimResult]:
         """The simulations answered, by label: default, tuned, yours."""
@@ -239,6 +253,9 @@ class SimulatedMachine:
         pass
 
     def end_generation(self, generation: int, best_predicted: float | None = None) -> None:
+        pass
+
+    def screened(self, step: int, steps: int, best_predicted: float | None) -> None:
         pass
 
     def best(self) -> tuple[Point, float] | None:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from iotwin.core.errors import UserError
+from iotwin.core.text import printable_tree
 from iotwin.workloads.workload import call_reach, validate_workload
 
 CAPTURE_VARIABLE = "IOTWIN_CAPTURE"
@@ -31,13 +32,14 @@ class CaptureError(UserError):
 
 
 def read_capture(path: Path) -> list[dict[str, Any]]:
-    """The capture records of a file (no file: none)."""
+    """The capture records of a file (no file: none), every string in them printable."""
     if not path.exists():
         return []
     records = []
-    for number, line in enumerate(path.read_text().splitlines(), 1):
+    # the names are the program's: any bytes, any characters; they go on escaped
+    for number, line in enumerate(path.read_text(errors="surrogateescape").splitlines(), 1):
         try:
-            record = json.loads(line)
+            record = printable_tree(json.loads(line))
         except json.JSONDecodeError as error:
             raise UserError(f"{path}:{number}: not a capture record: {error}") from error
         if isinstance(record, dict) and record.get("iotwin_capture") == 1:

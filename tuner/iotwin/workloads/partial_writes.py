@@ -39,9 +39,13 @@ def partial_write_datasets(workload: Mapping[str, Any]) -> tuple[tuple[str, str]
 
 
 def file_glob(session_name: str) -> str:
-    """The ``match`` pattern of a session's files: its name, the rank or group number any."""
-    return "".join("*" if part in _RANK_MARKS else literal_glob(part)
-                   for part in re.split(r"(%[rg])", session_name))
+    """The ``match`` pattern of a session's files: its name, the rank or group number any. A
+    workload names files relative to the working directory; a program may pass the same file
+    with the directory's path before it: a name in a subdirectory (the basename alone matches
+    anyway, interposer/CONFIG.md) matches with any path before it."""
+    pattern = "".join("*" if part in _RANK_MARKS else literal_glob(part)
+                      for part in re.split(r"(%[rg])", session_name))
+    return f"*{pattern}" if "/" in session_name else pattern
 
 
 def _writers_named(selection: Mapping[str, Any], writers: int) -> set[int]:
