@@ -255,7 +255,8 @@ def test_a_platform_calibrated_to_published_rows_answers_as_calibrated(tmp_path:
 
     calibrated, plain = whatif(), whatif("--uncalibrated")
     assert calibrated["band_source"] == "calibration 1 to calibration.csv"
-    assert calibrated["default_band"] == pytest.approx(
-        [calibrated["default_mbs"] / 1.5, calibrated["default_mbs"] * 1.5])
-    assert calibrated["default_mbs"] < plain["default_mbs"]  # 70 MB/s targets, not 700
-    assert plain["default_band"] is None and "no published measurement" in plain["warning"]
+    default, uncalibrated = calibrated["default"], plain["default"]
+    assert default["band"] == pytest.approx(
+        [default["rate_mbs"] / 1.5, default["rate_mbs"] * 1.5])
+    assert default["rate_mbs"] < uncalibrated["rate_mbs"]  # 70 MB/s targets, not 700
+    assert uncalibrated["band"] is None and "no published measurement" in plain["warning"]
