@@ -59,3 +59,19 @@ def test_without_liblustreapi_the_file_is_not_created_and_the_reason_given(
                       "its layout: no liblustreapi.so.1 with llapi_layout_file_create could be "
                       "loaded"}
     assert calls == [] and not (tmp_path / "out.h5").exists()
+
+
+def test_a_pool_is_given_to_the_layout_and_read_back(tmp_path: Path) -> None:
+    answer, calls = create(tmp_path, "lustre: {stripe_count: 8, pool: capacity}\n")
+    assert "pool_name_set capacity" in calls
+    assert calls.index("pool_name_set capacity") < calls.index(
+        f"file_create {tmp_path / 'out.h5'}")
+    [component] = answer["layout"]["components"]
+    assert component["pool"] == "capacity" and component["stripe_count"] == 8
+
+
+def test_a_pool_name_lustre_cannot_take_creates_nothing(tmp_path: Path) -> None:
+    answer, calls = create(tmp_path, "lustre: {pool: a_pool_name_of_20ch}\n")
+    assert answer == {"created": False,
+                      "reason": "the pool name is longer than Lustre's 15 characters"}
+    assert calls == [] and not (tmp_path / "out.h5").exists()

@@ -59,6 +59,7 @@ def test_frontier_asks_for_the_capacity_pool_and_forbids_every_ost() -> None:
     every = violations(frontier, config(stripe_count=-1), BIG)  # on the 450 flash OSTs
     assert any("site rule forbidden (stripe_count -1 is forbidden: every OST" in v
                for v in every), every
+    assert violations(frontier, config(stripe_count=64, pool="capacity"), BIG) == []
 
 
 def test_a_layout_set_by_hand_on_a_small_file_breaks_the_size_rule() -> None:
@@ -78,7 +79,8 @@ def test_a_space_bound_to_frontier_makes_no_config_that_breaks_a_rule() -> None:
     for point in space.points():
         made = space.config(point)
         counts.add(made.get("lustre", {}).get("stripe_count"))
-        assert not [v for v in violations(frontier, made, BIG) if "pool" not in v], made
+        assert violations(frontier, made, BIG) == [], made
+        assert made.get("lustre", {"pool": "capacity"})["pool"] == "capacity", made
     assert max(c for c in counts if c is not None) == 450 and -1 not in counts
     small = load_space("whatif").bind(platform_space_context(frontier, 64, SMALL))
     assert not [g.name for g in small.genes if g.layout_only]

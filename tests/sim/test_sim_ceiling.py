@@ -1,7 +1,8 @@
 """The ceiling iosim gives every run (IOSIM.md "Ceiling and binding mechanism"), over random
-platforms, workloads and configs (Hypothesis): no simulated rate is above its ceiling, the
-time charged to mechanisms adds up to the run's time, and the ceiling is made of the resources
-the run used."""
+platforms, workloads and configs (Hypothesis; hand-set layouts on each OST pool, and
+frontier's default progressive layout with Data-on-MDT, among them): no simulated rate is
+above its ceiling, the time charged to mechanisms adds up to the run's time, and the ceiling
+is made of the resources the run used."""
 
 from __future__ import annotations
 
@@ -60,10 +61,14 @@ def configs(draw: st.DrawFn, platform: Platform) -> dict[str, Any]:
         "cb_nodes": draw(st.sampled_from((1, 2, 4, 8, 32))),
         "cb_config_list": draw(st.sampled_from(("*:1", "*:*"))),
         "cb_buffer_size": draw(st.sampled_from((MiB, 16 * MiB)))}}
-    if platform.data["filesystem"]["type"] == "lustre":
+    fs = platform.data["filesystem"]
+    if fs["type"] == "lustre":
         config["lustre"] = {
             "stripe_count": draw(st.sampled_from((1, 2, 4, 8, 16, 64, -1))),
             "stripe_size": draw(st.sampled_from((64 * 1024, MiB, 4 * MiB, 64 * MiB)))}
+        pools = [*fs.get("pools", {}), *([fs["pool"]] if fs.get("pool") else [])]
+        if pools and draw(st.booleans()):
+            config["lustre"]["pool"] = draw(st.sampled_from(pools))
     if draw(st.booleans()):
         config["dataset"] = {"transfer_mode": draw(st.sampled_from(("collective",
                                                                     "independent")))}

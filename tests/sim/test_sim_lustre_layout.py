@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from iotwin.config.schema import validate_config
 from iotwin.model.platforms import load_platform
 from iotwin.model.sim import simulate
 
@@ -57,6 +58,18 @@ def test_a_hand_set_layout_naming_no_pool_lands_in_the_sites_default_pool() -> N
     assert targets_written(plain, 0, capacity) == {}
     assert len(targets_written(plain, capacity, fs["pools"]["performance"]["targets"])) == 8
     assert sum(plain.breakdown["bytes_per_target"]) == 96 * 16 * MiB
+
+
+def test_a_hand_set_layout_on_the_capacity_pool_lands_there() -> None:
+    frontier = load_platform("frontier")
+    fs = frontier.data["filesystem"]
+    capacity, flash = fs["targets"], fs["pools"]["performance"]["targets"]
+    layout = validate_config({"lustre": {"stripe_count": 8, "pool": "capacity"}}, "test")
+    [plain] = simulate(frontier, block_file(96, 16 * MiB), [layout], jobs=1)
+    assert plain.ok, plain.error
+    assert len(targets_written(plain, 0, capacity)) == 8
+    assert targets_written(plain, capacity, flash) == {}
+    assert plain.ceiling["OSTs"] == {"count": 8, "mbs": pytest.approx(8 * fs["target_mbs"])}
 
 
 def test_a_platform_without_pools_keeps_its_plain_layout() -> None:

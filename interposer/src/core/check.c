@@ -104,8 +104,9 @@ EXPORT int iotwin_create_with_layout(const char *config_path, const char *path, 
     if (iot_config_load(config_path, &config, out, len) != 0)
         return -1;
     iot_resolve(config, path, NULL, &settings, matched, sizeof matched);
-    iot_lustre_layout_of(&settings, &layout);
-    int rc = iot_layout_create(path, &layout);
+    int rc = iot_lustre_layout_of(&settings, &layout);
+    if (rc == 0)
+        rc = iot_layout_create(path, &layout);
     if (rc == 0)
         rc = iot_layout_read(path, &layout);
     FILE *text = fmemopen(out, len, "w");

@@ -9,8 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
-/* A plain layout of the settings' stripe keys. */
-void iot_lustre_layout_of(const struct iot_settings *settings, struct iot_layout *layout)
+/* A plain layout of the settings' stripe and pool keys: 0, or -ENAMETOOLONG for a pool name
+ * Lustre cannot take (LOV_MAXPOOLNAME: 15 characters). */
+int iot_lustre_layout_of(const struct iot_settings *settings, struct iot_layout *layout)
 {
     const struct iot_value *v = settings->v;
     memset(layout, 0, sizeof *layout);
@@ -23,12 +24,18 @@ void iot_lustre_layout_of(const struct iot_settings *settings, struct iot_layout
                                                      : IOT_LAYOUT_UNSET;
     layout->stripe_offset = v[IOT_K_LUSTRE_STRIPE_OFFSET].set ? v[IOT_K_LUSTRE_STRIPE_OFFSET].i
                                                               : IOT_LAYOUT_UNSET;
+    if (!v[IOT_K_LUSTRE_POOL].set)
+        return 0;
+    if (strlen(v[IOT_K_LUSTRE_POOL].s) >= sizeof c->pool)
+        return -ENAMETOOLONG;
+    snprintf(c->pool, sizeof c->pool, "%s", v[IOT_K_LUSTRE_POOL].s);
+    return 0;
 }
 
 static int striping_set(const struct iot_value *v)
 {
     return v[IOT_K_LUSTRE_STRIPE_COUNT].set || v[IOT_K_LUSTRE_STRIPE_SIZE].set
-        || v[IOT_K_LUSTRE_STRIPE_OFFSET].set;
+        || v[IOT_K_LUSTRE_STRIPE_OFFSET].set || v[IOT_K_LUSTRE_POOL].set;
 }
 
 void iot_lustre_reason(int rc, char *reason, size_t len)
@@ -36,6 +43,9 @@ void iot_lustre_reason(int rc, char *reason, size_t len)
     if (rc == -EEXIST)
         snprintf(reason, len, "the file exists already: its layout is fixed when a file is "
                  "created");
+    else if (rc == -ENAMETOOLONG)
+        snprintf(reason, len, "the pool name is longer than Lustre's %d characters",
+                 IOT_POOL_LEN - 1);
     else
         snprintf(reason, len, "liblustreapi could not create the file with its layout: %s",
                  rc == -ENOSYS ? "no liblustreapi.so.1 with llapi_layout_file_create could be "
@@ -54,9 +64,11 @@ static void precreate(struct iot_file *file, const char *name, int replace)
         rc = -EEXIST;
     else if (rank == 0) {
         struct iot_layout layout;
-        iot_lustre_layout_of(&file->settings, &layout);
-        unlink(name);
-        rc = iot_layout_create(name, &layout);
+        rc = iot_lustre_layout_of(&file->settings, &layout);
+        if (rc == 0) {
+            unlink(name);
+            rc = iot_layout_create(name, &layout);
+        }
     }
     if (file->comm != MPI_COMM_NULL)
         MPI_Bcast(&rc, 1, MPI_INT, 0, file->comm);

@@ -32,8 +32,10 @@ void iot_lustre_before_open(struct iot_file *file, const char *name, enum iot_lu
 void iot_lustre_readback(const struct iot_file *file, enum iotwin_fs fs, FILE *out);
 
 struct iot_layout;
-/* The layout `settings` ask for (a file's lustre keys). */
-void iot_lustre_layout_of(const struct iot_settings *settings, struct iot_layout *layout);
+/* The layout `settings` ask for (a file's lustre keys): 0, or -ENAMETOOLONG for a pool name
+ * longer than Lustre takes. */
+int iot_lustre_layout_of(const struct iot_settings *settings, struct iot_layout *layout);
 
-/* Why a file could not be created with its layout (iot_layout_create's -errno). */
+/* Why a file could not be created with its layout (iot_lustre_layout_of's or
+ * iot_layout_create's -errno). */
 void iot_lustre_reason(int rc, char *reason, size_t len);

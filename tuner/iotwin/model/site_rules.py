@@ -194,5 +194,6 @@ def constrain(platform: Platform, context: SpaceContext,
         layout_files = None if len(big) == len(sizes) else big
     forbidden = tuple((f["key"], f["value"]) for f in
                       (rules["forbidden"].value if "forbidden" in rules else []))
+    pool = rules.get("pool")
     return replace(context, max_stripe_count=limit, layout_files=layout_files,
-                   forbidden=forbidden)
+                   layout_pool=pool.value if pool else None, forbidden=forbidden)

@@ -83,8 +83,10 @@ class SpaceContext:
     # settings are no parameter of a program that writes no HDF5 file
     apis: tuple[str, ...] = ("hdf5", "mpiio", "posix")
     # the site's rules (iotwin.model.site_rules): the files a hand-set layout may go to (None:
-    # every file), and (config key, value) pairs the site forbids
+    # every file), the OST pool it must name (None: any), and (config key, value) pairs the
+    # site forbids
     layout_files: tuple[str, ...] | None = None
+    layout_pool: str | None = None
     forbidden: tuple[tuple[str, Any], ...] = ()
 
     def bound(self, name: str) -> int | None:
@@ -255,8 +257,9 @@ class BoundSpace:
 
     def _within_site_rules(self, config: dict[str, Any]) -> dict[str, Any]:
         """The config a site allows: a forbidden value left to the default (a stripe count of
-        -1, every target, is the most stripes the site allows), and the layout only on the
-        files the site lets a layout be set for."""
+        -1, every target, is the most stripes the site allows), a hand-set layout on the pool
+        the site asks for, and the layout only on the files the site lets a layout be set
+        for."""
         for key, value in self.context.forbidden:
             block, _, name = key.partition(".")
             if config.get(block, {}).get(name) != value:
@@ -265,6 +268,8 @@ class BoundSpace:
                 config[block][name] = self.context.max_stripe_count
             else:
                 del config[block][name]
+        if config.get("lustre") and self.context.layout_pool:
+            config["lustre"].setdefault("pool", self.context.layout_pool)
         files = self.context.layout_files
         if files is None or "lustre" not in config:
             return config
