@@ -9,6 +9,7 @@ from iotwin.commands.tune import _explanation_text
 from iotwin.config.schema import validate_config
 from iotwin.model.platforms import load_platform
 from iotwin.model.site_rules import platform_space_context
+from iotwin.report.mechanisms import rate_text
 from iotwin.space.parameters import SpaceContext, load_space
 from iotwin.tuning.explanation import explain, most_stripes
 from iotwin.tuning.spec import CampaignSpec
@@ -44,6 +45,21 @@ def test_default_and_tuned_are_explained_with_their_ceilings() -> None:
     assert "why (simulated): default: 2 OSTs" in text
     assert "tuned (lustre.stripe_count=48 lustre.stripe_size=4MiB): " in text
     assert "targets used" in text and "lock revocations" in text
+
+
+def test_a_users_own_config_is_explained_beside_them() -> None:
+    tuned = validate_config({"lustre": {"stripe_count": 48, "stripe_size": "4MiB"}}, "test")
+    yours = validate_config({"lustre": {"stripe_count": 8}}, "test")
+    explanation = explain(HOPPER, tuned, None, yours)
+    assert explanation is not None and list(explanation.runs) == ["default", "tuned", "yours"]
+    mine = explanation.runs["yours"]
+    assert mine.ceiling["OSTs"] == {"count": 8, "mbs": 8 * 224}
+    assert explanation.runs["default"].ceiling_mbs < mine.ceiling_mbs
+    text = _explanation_text(explanation, {"default": 224.0, "tuned": 2000.0,
+                                           "yours": mine.ceiling_mbs / 2}, "hopper")
+    assert f"yours 50 % of its {rate_text(mine.ceiling_mbs)}" in text
+    why = text.split("why (simulated): ")[1]
+    assert "; yours: " in why and f"binds it at {rate_text(mine.rate_mbs)}" in why
 
 
 def test_a_program_whose_workload_was_never_captured_is_not_explained() -> None:

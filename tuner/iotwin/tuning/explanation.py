@@ -61,9 +61,11 @@ def most_stripes(space: BoundSpace) -> int | None:
     return min(max(counts), bound) if bound else max(counts)
 
 
-def explain(spec: CampaignSpec, tuned: Config, space: BoundSpace | None) -> Explanation | None:
-    """The campaign's default and tuned configs simulated on its platform model; None for a
-    program whose workload was never captured (nothing to simulate)."""
+def explain(spec: CampaignSpec, tuned: Config, space: BoundSpace | None,
+            yours: Config | None = None) -> Explanation | None:
+    """The campaign's default and tuned configs (and ``yours``, a user's own) simulated on its
+    platform model; None for a program whose workload was never captured (nothing to
+    simulate)."""
     workload = spec.workload
     if workload is None and spec.kernel is not None:
         workload = kernel_workload(spec.kernel, spec.ranks, spec.args, program_mpi(spec))
@@ -71,7 +73,9 @@ def explain(spec: CampaignSpec, tuned: Config, space: BoundSpace | None) -> Expl
         return None
     stripes = most_stripes(space) if space is not None else None
     options = {"best_stripe_count": stripes} if stripes else None
-    default, tuned_run = simulate(load_platform(spec.platform), workload,
-                                  [DEFAULT_CONFIG, tuned], options=options)
-    return Explanation({"default": default, "tuned": tuned_run}, settings_text(tuned),
-                       tuned_run.best_ceiling_mbs)
+    configs = {"default": DEFAULT_CONFIG, "tuned": tuned,
+               **({"yours": yours} if yours is not None else {})}
+    results = simulate(load_platform(spec.platform), workload, list(configs.values()),
+                       options=options)
+    runs = dict(zip(configs, results, strict=True))
+    return Explanation(runs, settings_text(tuned), runs["tuned"].best_ceiling_mbs)
