@@ -12,15 +12,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
-import time
-from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 
 from iotwin.commands._options import add_sim_cluster_argument, add_store_argument
 from iotwin.core import paths
 from iotwin.core.errors import UserError
+from iotwin.core.progress import TimedProgress
 from iotwin.report import write_report
 from iotwin.store.database import Store, resolve_path
 from iotwin.validation import paper_report, scale_report, traffic
@@ -134,18 +132,8 @@ def _add_paper_arguments(parser: argparse.ArgumentParser) -> None:
                              "sim-models/platforms/*.yaml")
 
 
-def _timed_progress() -> Callable[[str], None]:
-    """A progress line on stderr, with the seconds since the suite started."""
-    started = time.monotonic()
-
-    def progress(text: str) -> None:
-        print(f"[{time.monotonic() - started:6.0f} s] {text}", file=sys.stderr, flush=True)
-
-    return progress
-
-
 def _traffic(args: argparse.Namespace) -> int:
-    found = traffic.run_traffic(progress=_timed_progress())
+    found = traffic.run_traffic(progress=TimedProgress())
     if args.write:
         traffic.write_outputs(found, traffic.traffic_dir())
     print(traffic.markdown(found))
@@ -154,7 +142,7 @@ def _traffic(args: argparse.Namespace) -> int:
 
 def _scale(args: argparse.Namespace) -> int:
     points = run_audit(platforms=args.platforms.split(",") if args.platforms else None,
-                       progress=_timed_progress())
+                       progress=TimedProgress())
     if args.write:
         points = scale_report.write_outputs(points, scale_dir())
     print(scale_report.markdown(points))
@@ -164,7 +152,7 @@ def _scale(args: argparse.Namespace) -> int:
 def _paper(args: argparse.Namespace) -> int:
     """Run as the options say; progress on stderr, the tables on stdout."""
 
-    progress = _timed_progress()
+    progress = TimedProgress()
     result = run_paper_validation(
         platforms=args.platforms.split(",") if args.platforms else None,
         kernels=args.kernels.split(",") if args.kernels else None, loo=not args.no_loo,
