@@ -23,7 +23,8 @@ from iotwin.report import write_report
 from iotwin.store.database import Store, resolve_path
 from iotwin.validation import paper_report, scale_report, traffic
 from iotwin.validation.local import default_suite_path, load_suite, run_local_suite
-from iotwin.validation.paper import paper_dir, run_paper_validation
+from iotwin.validation.paper import run_paper_validation
+from iotwin.validation.paper_settings import paper_dir
 from iotwin.validation.scale_audit import run_audit, scale_dir
 
 
