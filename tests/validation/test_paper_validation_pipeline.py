@@ -270,7 +270,19 @@ def test_fitted_values_are_recorded_in_a_platform_yaml_in_place(tmp_path: Path) 
         paper_report.record_fitted(copy, "x", {"filesystem.no_such_leaf": 1.0})
 
 
-def test_leave_one_out_in_forked_workers_matches_one_process(stand_in: Path) -> None:
+@dataclass(frozen=True)
+class LinesTo:
+    """Progress appended to a file: picklable, so worker processes can be sent it."""
+
+    path: Path
+
+    def __call__(self, text: str) -> None:
+        with self.path.open("a") as stream:
+            stream.write(text + "\n")
+
+
+def test_leave_one_out_in_forked_workers_matches_one_process(stand_in: Path,
+                                                             tmp_path: Path) -> None:
     settings = load_settings(stand_in)
     rows = [r for r in read_published(settings.published)
             if r.platform == "Ranger" and r.kernel != "VORPAL-IO"]
@@ -278,9 +290,14 @@ def test_leave_one_out_in_forked_workers_matches_one_process(stand_in: Path) -> 
     platform = stand_in_platform("ranger")
     budget = FitBudget(10, 2, 0.01)
     alone = leave_one_out(platform, cases, list(FREE), budget, lambda _: None)
-    forked = leave_one_out(platform, cases, list(FREE), budget, lambda _: None, 2)
+    told = tmp_path / "told.txt"
+    forked = leave_one_out(platform, cases, list(FREE), budget, LinesTo(told), 2)
     assert [p.rate_mbs for p in forked] == pytest.approx([p.rate_mbs for p in alone])
     assert [p.config for p in forked] == [p.config for p in alone]
+    # each refit, run in a worker, told what it started
+    assert sorted(told.read_text().splitlines()) == sorted(
+        f"ranger: leave-one-out {i + 1}/{len(cases)}: {case.row.label}"
+        for i, case in enumerate(cases))
 
 
 def test_platform_parts_saved_in_a_partial_directory_are_reused(stand_in: Path,

@@ -57,13 +57,14 @@ def run_paper_validation(*, settings_path: Path | None = None,
 
     ``platforms`` (model names) and ``kernels`` (as the CSV names them, e.g. ``VPIC-IO``)
     select a subset of the rows; ``loo`` runs the leave-one-out refits; ``workers`` refits run
-    at once; ``max_evaluations`` replaces cases.yaml's evaluations per fit round; ``progress``
-    is told what starts. With ``partial``, each platform's part is saved there as
-    ``MODEL.json`` when done and a saved part is reused, and every simulation is logged there
+    at once (in worker processes, which are sent ``progress``: it must then be picklable);
+    ``max_evaluations`` replaces cases.yaml's evaluations per fit round; ``progress`` is told
+    what starts. With ``partial``, each platform's part is saved there as ``MODEL.json`` when
+    done and a saved part is reused, and every simulation is logged there
     (``simulated-PID.jsonl``) and not run again: an interrupted run resumes where it stopped,
     and platforms can run in separate processes that a last run merges.
     """
-    say = progress or (lambda _: None)
+    say = progress or _quiet
     settings = load_settings(settings_path)
     if max_evaluations:
         settings = replace(settings, fit=replace(settings.fit,
@@ -86,6 +87,10 @@ def run_paper_validation(*, settings_path: Path | None = None,
             saved.parent.mkdir(parents=True, exist_ok=True)
             saved.write_text(json.dumps(asdict(parts[-1]), indent=1) + "\n")
     return _validation(parts)
+
+
+def _quiet(_: str) -> None:
+    """Progress told to no one (picklable, unlike a lambda)."""
 
 
 def _selected_rows(settings: Settings, platforms: Sequence[str] | None,

@@ -2,12 +2,16 @@
 without it. Leave-one-out holds out each row in turn: what the fitted models are worth on rows
 they have not seen. Leave-one-scale-out holds out each core count of a platform with rows at
 several: what they are worth at a scale they were not fitted at.
+
+The refits are independent and can run in worker processes: each is a :class:`Refit`, which
+carries everything it needs and so travels to a worker as it is (pickled).
 """
 
 from __future__ import annotations
 
 import multiprocessing
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from iotwin.model.platforms import Platform
 from iotwin.validation.paper_cases import Case
@@ -15,8 +19,31 @@ from iotwin.validation.paper_fit import fit_cases
 from iotwin.validation.paper_prediction import Predicted, predict_cases
 from iotwin.validation.paper_settings import FitBudget
 
-#: told what starts (a progress line)
+#: told what starts (a progress line); run in a worker, it must be picklable
 Progress = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class Refit:
+    """The refits of one leave-out: called with a group's index, it fits ``parameters`` of
+    ``platform`` to the cases outside that group and predicts the group's cases."""
+
+    platform: Platform
+    cases: Sequence[Case]
+    groups: Sequence[Sequence[int]]
+    parameters: Sequence[str]
+    budget: FitBudget
+    say: Progress
+    what: str
+
+    def __call__(self, group: int) -> list[Predicted]:
+        held = set(self.groups[group])
+        self.say(f"{self.platform.name}: {self.what} {group + 1}/{len(self.groups)}: "
+                 f"{', '.join(self.cases[i].row.label for i in sorted(held))}")
+        fitted, _ = fit_cases(self.platform,
+                              [c for i, c in enumerate(self.cases) if i not in held],
+                              self.parameters, self.budget)
+        return predict_cases(fitted, [self.cases[i] for i in sorted(held)])
 
 
 def leave_out(platform: Platform, cases: Sequence[Case], groups: Sequence[Sequence[int]],
@@ -27,23 +54,15 @@ def leave_out(platform: Platform, cases: Sequence[Case], groups: Sequence[Sequen
     The refits fit the same parameters as the full fit: their choice (paper_sensitivity) uses
     the rows' workloads and configs, never a published value. ``workers`` > 1 runs that many
     refits at once, in forked processes (which start with this process's simulations, see
-    paper_prediction.MEMO). A case in no group is not predicted (rate None).
+    paper_prediction.MEMO); ``say`` must then be picklable. A case in no group is not
+    predicted (rate None).
     """
-    def held_out(group: int) -> list[Predicted]:
-        held = set(groups[group])
-        say(f"{platform.name}: {what} {group + 1}/{len(groups)}: "
-            f"{', '.join(cases[i].row.label for i in sorted(held))}")
-        fitted, _ = fit_cases(platform, [c for i, c in enumerate(cases) if i not in held],
-                              parameters, budget)
-        return predict_cases(fitted, [cases[i] for i in sorted(held)])
-
+    refit = Refit(platform, cases, groups, parameters, budget, say, what)
     if workers <= 1:
-        found = [held_out(group) for group in range(len(groups))]
+        found = [refit(group) for group in range(len(groups))]
     else:
-        global _forked_job
-        _forked_job = held_out  # forked workers inherit it: a closure cannot be pickled
         with multiprocessing.get_context("fork").Pool(workers) as pool:
-            found = pool.map(_run_forked_job, range(len(groups)), chunksize=1)
+            found = pool.map(refit, range(len(groups)), chunksize=1)
     predicted = [Predicted({}, None)] * len(cases)
     for group, predictions in zip(groups, found, strict=True):
         for i, prediction in zip(sorted(group), predictions, strict=True):
@@ -75,11 +94,3 @@ def leave_one_scale_out(platform: Platform, cases: Sequence[Case], parameters: S
     in scale, which leave-one-out, with rows of both scales in every refit, does not test."""
     return leave_out(platform, cases, scale_groups(cases), parameters, budget, say, workers,
                      "leave-one-scale-out")
-
-
-_forked_job: Callable[[int], list[Predicted]] | None = None
-
-
-def _run_forked_job(index: int) -> list[Predicted]:
-    assert _forked_job is not None
-    return _forked_job(index)
