@@ -40,8 +40,11 @@ from iotwin.workloads.workload import load_workload
 def _simulator() -> tuple[Any, Any]:
     """load_platform(name) and simulate(platform, work, configs) -> rates, from iotwin.model.sim."""
 
-    def rates(platform: Any, work: Any, configs: list[Config]) -> list[float | None]:
-        return [r.rate_mbs if r.ok else None for r in simulate(platform, work, configs)]
+    def rates(platform: Any, work: Any, configs: list[Config],
+              max_steps: float | None = None) -> list[float | None]:
+        options = {} if max_steps is None else {"max_steps": max_steps}
+        return [r.rate_mbs if r.ok else None
+                for r in simulate(platform, work, configs, options=options)]
 
     return load_platform, rates
 
