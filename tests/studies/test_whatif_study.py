@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from iotwin.cli import main
+from iotwin.commands.whatif import _simulator
 from iotwin.core.errors import UserError
 from iotwin.model.platforms import Platform, load_platform
 from iotwin.model.sim import SimResult
@@ -19,6 +20,7 @@ from iotwin.report.whatif import as_json, plot, table
 from iotwin.space.parameters import parse_space
 from iotwin.store.database import Store
 from iotwin.studies.whatif import (
+    SEARCH_MAX_STEPS,
     Prediction,
     Tuning,
     Variation,
@@ -44,7 +46,8 @@ def stripes_used(platform: Platform, config: dict[str, Any]) -> int:
     return fs["max_stripe_count"] if count == -1 else count
 
 
-def stand_in(platform: Platform, work: Any, configs: list[dict[str, Any]]) -> list[SimResult]:
+def stand_in(platform: Platform, work: Any, configs: list[dict[str, Any]],
+             max_steps: float | None = None) -> list[SimResult]:
     """Rate grows with the stripes used, a 4 MiB buffer helps, buffering off fails; the
     ceiling is the stripes' bandwidth, and the stripes bind."""
     target_mbs = platform.data["filesystem"]["target_mbs"]
@@ -192,7 +195,8 @@ def test_cli_rejects_a_missing_workload(tmp_path: Path, capsys: pytest.CaptureFi
 def test_more_ranks_than_the_platform_has_cores_run_oversubscribed() -> None:
     seen: list[Any] = []
 
-    def recording(platform: Platform, work: Any, configs: list[Any]) -> list[SimResult]:
+    def recording(platform: Platform, work: Any, configs: list[Any],
+                  max_steps: float | None = None) -> list[SimResult]:
         seen.append(work)
         return stand_in(platform, work, configs)
 
@@ -228,7 +232,8 @@ def test_every_answer_carries_the_validated_error_or_says_it_has_none() -> None:
     [far] = study({**WORK, "ranks": 64 * high, "ranks_per_node": 24}, ["hopper"],
                   load_platform, stand_in)
     assert far.default_band is not None
-    assert f"64x above the {low}-{high} cores hopper was checked at" in far.warning
+    assert f"64x above the {low}-{high} cores hopper was checked at by the paper validation" \
+        in far.warning
     assert far.warning in table([far])
 
 
@@ -260,3 +265,35 @@ def test_a_platform_calibrated_to_published_rows_answers_as_calibrated(tmp_path:
         [default["rate_mbs"] / 1.5, default["rate_mbs"] * 1.5])
     assert default["rate_mbs"] < uncalibrated["rate_mbs"]  # 70 MB/s targets, not 700
     assert uncalibrated["band"] is None and "no published measurement" in plain["warning"]
+
+
+def test_a_search_refuses_configs_whose_simulation_costs_too_much() -> None:
+    """A search hands iosim its per-config limit: a config estimated beyond it fails before it
+    runs (buffering off walks every piece of every rank), the default always runs."""
+    limits: list[float | None] = []
+
+    def recording(platform: Platform, work: Any, configs: list[Any],
+                  max_steps: float | None = None) -> list[SimResult]:
+        limits.append(max_steps)
+        return stand_in(platform, work, configs)
+
+    study(WORK, ["hopper"], load_platform, recording, tuning=Tuning(SPACE, budget=20))
+    assert limits[0] is None and set(limits[1:]) == {SEARCH_MAX_STEPS}
+    load, simulated = _simulator()
+
+    def rates(platform: Platform, work: Any, configs: list[Any],
+              max_steps: float | None = None) -> list[float | None]:
+        return [r.rate_mbs if r.ok else None
+                for r in simulated(platform, work, configs, max_steps=max_steps)]
+
+    hopper = load("hopper")
+    work = {"iotwin_workload": 1, "name": "w", "ranks": 64, "files": [
+        {"name": "f.dat", "api": "mpiio", "datasets": [
+            {"name": "/d", "element_bytes": 8,
+             "decomposition": {"grid": [4, 4, 4], "block": [64, 64, 64]}}]}]}
+    off = {"mpiio": {"romio_cb_write": "disable"}}
+    default, unbuffered = rates(hopper, work, [{}, off])
+    assert default is not None and unbuffered is not None
+    # 64 x 64^2 pieces one by one against a limit the buffered config stays within
+    assert rates(hopper, work, [{}, off], max_steps=100_000) == [rates(hopper, work, [{}])[0],
+                                                                 None]

@@ -3,7 +3,9 @@
 Variants: `--vary filesystem.targets=24,96` (or `ost_count=24,96`), repeatable (the variants
 are every combination). Tuning: `--tune` searches a tuner space in simulation (default
 spaces/whatif.yaml), exhaustively if it fits `--budget` simulations, else with the genetic
-search. Rates are MB/s (10^6 bytes/s) of the workload's I/O time, compute excluded.
+search; a config whose simulation iosim estimates beyond about 20 s (a huge job with
+collective buffering off: every piece walked) counts as a failed point of the search.
+Rates are MB/s (10^6 bytes/s) of the workload's I/O time, compute excluded.
 
 Every rate comes with its ceiling (the most that config could write under the workload's
 placement: the least capacity of what its data crossed) and what binds it, and the best ceiling
@@ -50,8 +52,10 @@ from iotwin.workloads.workload import load_workload
 def _simulator() -> tuple[Any, Any]:
     """load_platform(name) and simulate(platform, work, configs), from iotwin.model.sim."""
 
-    def simulated(platform: Any, work: Any, configs: list[Config]) -> list[SimResult]:
-        return simulate(platform, work, configs)
+    def simulated(platform: Any, work: Any, configs: list[Config],
+                  max_steps: float | None = None) -> list[SimResult]:
+        options = {} if max_steps is None else {"max_steps": max_steps}
+        return simulate(platform, work, configs, options=options)
 
     return load_platform, simulated
 

@@ -83,7 +83,8 @@ def search(platform_name: str, work: Mapping[str, Any], spec: SearchSpec, rates:
 
     tuning = Tuning(spec.searched_space(fixed or {}), spec.strategy, spec.budget, spec.seed)
 
-    def simulate(_platform: Any, _work: Any, configs: Sequence[Config]) -> list[SimResult]:
+    def simulate(platform: Any, work: Any, configs: Sequence[Config],
+                 max_steps: float | None = None) -> list[SimResult]:
         return [SimResult(rate is not None, None, rate) for rate in rates(configs)]
 
     return predict(platform_name, "default", load_platform(platform_name), work, tuning,
