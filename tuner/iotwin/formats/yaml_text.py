@@ -1,0 +1,158 @@
+"""Reading the YAML (or JSON) text of a config or workload as every reader of the formats reads
+it (formats/doc_yaml.c does the same in C, the interposer's config.c resolves scalars alike):
+
+- UTF-8 text: any other byte sequence is refused, naming the offset of the first bad byte;
+- YAML 1.2 core-schema scalars: plain ``true``/``false`` are booleans, plain decimal digits
+  integers, plain decimal numbers floats (where the format has numbers), ``~``/``null``/empty
+  null, everything else a string; so ``010``, ``yes`` or ``1_000`` cannot mean one thing to one
+  reader and another to another;
+- no duplicate keys, no explicit tags, no alias inside its own anchor;
+- at most MAX_DEPTH nested lists and mappings and MAX_NODES nodes, aliases counted as expanded:
+  a deeply nested or "billion laughs" document is refused before anything walks it.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, ClassVar
+
+import yaml
+
+from iotwin.errors import UserError
+from iotwin.yaml_files import describe_yaml_error
+
+#: the deepest nesting of lists and mappings a document may have (a workload needs 7)
+MAX_DEPTH = 32
+#: the most nodes (scalars, lists, mappings) a document may have, aliases expanded
+MAX_NODES = 2**22
+
+_INT = re.compile(r"^[-+]?[0-9]+$")
+_FLOAT = re.compile(r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+                    r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$")
+_SPECIAL_FLOATS = {"inf": math.inf, "nan": math.nan}
+
+ErrorType = Callable[[str], Exception]
+
+
+class _Refused(yaml.YAMLError):
+    def __init__(self, line: int, message: str) -> None:
+        super().__init__(f"line {line}: {message}")
+
+
+class _DocumentLoader(yaml.SafeLoader):
+    """SafeLoader with the rules above (scalars resolved by the subclasses' resolvers)."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._depth = 0  # lists and mappings open around the node being composed
+        self._nodes = 0
+        self._size: dict[int, int] = {}  # per composed node: its nodes, aliases expanded
+        self._height: dict[int, int] = {}  # per composed node: lists and mappings nested in it
+
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node:
+        event = self.peek_event()
+        line = event.start_mark.line + 1
+        if isinstance(event, yaml.AliasEvent):
+            target = self.anchors.get(event.anchor)
+            if target is not None and id(target) not in self._size:
+                raise _Refused(line, f"the alias *{event.anchor} is inside its own anchor")
+            node = super().compose_node(parent, index)
+            self._count(self._size[id(node)], self._depth + self._height[id(node)], line)
+            return node
+        if getattr(event, "tag", None) is not None:
+            raise _Refused(line, f"explicit tag {event.tag} (the format uses no tags)")
+        nested = 0 if isinstance(event, yaml.ScalarEvent) else 1
+        self._count(1, self._depth + nested, line)
+        self._depth += nested
+        node = super().compose_node(parent, index)
+        self._depth -= nested
+        children = _children(node)
+        self._size[id(node)] = 1 + sum(self._size[id(child)] for child in children)
+        self._height[id(node)] = nested + max((self._height[id(c)] for c in children), default=0)
+        return node
+
+    def _count(self, nodes: int, depth: int, line: int) -> None:
+        self._nodes += nodes
+        if depth > MAX_DEPTH:
+            raise _Refused(line, f"nested deeper than {MAX_DEPTH} lists and mappings")
+        if self._nodes > MAX_NODES:
+            raise _Refused(line, f"more than {MAX_NODES} nodes (aliases counted expanded)")
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if isinstance(key, str | int) and key in seen:
+                raise _Refused(key_node.start_mark.line + 1, f"duplicate key '{key}'")
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    return []
+
+
+def _construct_float(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> float:
+    text = str(loader.construct_scalar(node))
+    special = _SPECIAL_FLOATS.get(text.lstrip("+-.").lower())
+    if special is None:
+        return float(text)
+    return -special if text.startswith("-") else special
+
+
+def _loader(floats: bool) -> type[_DocumentLoader]:
+    class Loader(_DocumentLoader):
+        yaml_implicit_resolvers: ClassVar[dict[Any, Any]] = {}
+
+    Loader.add_implicit_resolver(
+        "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
+        list("tTfF"))
+    Loader.add_implicit_resolver("tag:yaml.org,2002:int", _INT, list("-+0123456789"))
+    if floats:
+        Loader.add_implicit_resolver("tag:yaml.org,2002:float", _FLOAT, list("-+.0123456789"))
+        Loader.add_constructor("tag:yaml.org,2002:float", _construct_float)
+    Loader.add_implicit_resolver(
+        "tag:yaml.org,2002:null", re.compile(r"^(?:~|null|Null|NULL|)$"), ["~", "n", "N", ""])
+    Loader.add_constructor(
+        "tag:yaml.org,2002:int", lambda loader, node: int(loader.construct_scalar(node), 10))
+    return Loader
+
+
+_LOADERS = {False: _loader(False), True: _loader(True)}
+
+
+def parse_document(text: str, source: str, *, floats: bool,
+                   error: ErrorType = UserError) -> Any:
+    """The document in ``text``; ``error("<source>: line N: ...")`` if it breaks a rule above.
+    ``floats``: plain decimal numbers are floats (workloads), else strings (configs)."""
+    try:
+        return yaml.load(text, Loader=_LOADERS[floats])
+    except _Refused as problem:
+        raise error(f"{source}: {problem}") from None
+    except yaml.YAMLError as problem:
+        raise error(f"{source}: {describe_yaml_error(problem)}") from None
+
+
+def decode_text(data: bytes, source: str, error: ErrorType = UserError) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as problem:
+        raise error(f"{source}: not UTF-8 text (byte 0x{data[problem.start]:02x} at offset "
+                    f"{problem.start})") from None
+
+
+def read_document(path: Path, what: str, *, floats: bool, error: ErrorType = UserError) -> Any:
+    """The document in the file ``path`` (a ``what``: config, workload), read as above."""
+    try:
+        data = path.read_bytes()
+    except OSError as problem:
+        raise error(f"{path}: cannot read the {what}: {problem.strerror}") from None
+    return parse_document(decode_text(data, str(path), error), str(path), floats=floats,
+                          error=error)
