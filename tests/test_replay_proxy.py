@@ -112,7 +112,8 @@ def test_bad_key_is_named(scratch: Path) -> None:
     spec.write_text(yaml.safe_dump(work))
     done = launch.run_mpi(2, [paths.kernel_binary("replay"), spec], timeout=60)
     assert done.returncode == 2
-    assert "files[1].datasets[0].element_bytes: expected 1, 2, 4 or 8, got 3" in done.stderr
+    assert ("files[1].datasets[0].element_bytes: the replay proxy cannot run it: it writes "
+            "elements of 1, 2, 4 or 8 bytes") in done.stderr
 
 
 def _expected_values(k: int, elements: int, element_bytes: int) -> np.ndarray:

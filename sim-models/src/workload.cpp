@@ -2,11 +2,15 @@
 #include "words.hpp"
 
 #include <nlohmann/json.hpp>
-#include <algorithm>
+#include <new>
 #include <stdexcept>
+#include <unordered_map>
+
+#include "doc_json.hpp"
 
 extern "C" {
 #include "decomposition.h"
+#include "workload_check.h"
 }
 
 namespace iosim {
@@ -85,50 +89,59 @@ int FileSession::writers_per_instance(int ranks) const
 
 namespace {
 
-std::vector<uint64_t> u64_list(const json& j, const std::string& what)
+uint64_t U(const doc_node* list, size_t i)
 {
-    if (!j.is_array() || j.empty())
-        throw std::invalid_argument(what + ": expected a non-empty list of integers");
-    return j.get<std::vector<uint64_t>>();
+    return static_cast<uint64_t>(list->items[i]->i);
+}
+
+std::vector<uint64_t> u64s(const doc_node* list)
+{
+    std::vector<uint64_t> values(list->n);
+    for (size_t i = 0; i < list->n; i++)
+        values[i] = U(list, i);
+    return values;
+}
+
+std::string text(const doc_node* n)
+{
+    return std::string(n->text, n->len);
+}
+
+bool is(const doc_node* n, const char* word)
+{
+    return text(n) == word;
+}
+
+const doc_node* field(const doc_node* record, int index)
+{
+    return wl_field(record, index);
 }
 
 // The three decomposition forms of WORKLOAD.md, through the kernels' own code.
-void parse_decomposition(const json& j, Dataset& ds, const std::string& where)
+void take_decomposition(const doc_node* node, Dataset& ds)
 {
-    auto grid = u64_list(j.at("grid"), where + ".grid");
-    if (grid.size() > DECOMP_MAX_DIMS)
-        throw std::invalid_argument(where + ".grid: at most 4 axes");
+    auto grid = u64s(field(node, WL_DECOMPOSITION_GRID));
+    const doc_node* block = field(node, WL_DECOMPOSITION_BLOCK);
+    const doc_node* dims = field(node, WL_DECOMPOSITION_DIMS);
+    const doc_node* extents = field(node, WL_DECOMPOSITION_EXTENTS);
     int nd = static_cast<int>(grid.size());
     decomposition d{};
-    int rc = -1;
-    if (j.contains("block")) {
-        auto block = u64_list(j["block"], where + ".block");
-        if (block.size() != grid.size())
-            throw std::invalid_argument(where + ".block: one extent per grid axis");
-        rc = decomp_init_uniform(&d, nd, grid.data(), block.data());
-    } else if (j.contains("dims")) {
-        auto dims = u64_list(j["dims"], where + ".dims");
-        if (dims.size() != grid.size())
-            throw std::invalid_argument(where + ".dims: one extent per grid axis");
-        rc = decomp_init_balanced(&d, nd, grid.data(), dims.data());
-    } else if (j.contains("extents")) {
+    int rc;
+    if (block || dims) {
+        auto sizes = u64s(block ? block : dims);
+        rc = block ? decomp_init_uniform(&d, nd, grid.data(), sizes.data())
+                   : decomp_init_balanced(&d, nd, grid.data(), sizes.data());
+    } else {
         std::vector<std::vector<uint64_t>> lists;
         std::vector<const uint64_t*> ptrs;
-        for (const auto& axis : j["extents"])
-            lists.push_back(u64_list(axis, where + ".extents"));
-        if (lists.size() != grid.size())
-            throw std::invalid_argument(where + ".extents: one list per grid axis");
-        for (size_t a = 0; a < lists.size(); a++) {
-            if (lists[a].size() != grid[a])
-                throw std::invalid_argument(where + ".extents: grid[a] entries per axis");
-            ptrs.push_back(lists[a].data());
-        }
+        for (size_t a = 0; a < extents->n; a++)
+            lists.push_back(u64s(extents->items[a]));
+        for (const auto& list : lists)
+            ptrs.push_back(list.data());
         rc = decomp_init_listed(&d, nd, grid.data(), ptrs.data());
-    } else {
-        throw std::invalid_argument(where + ": needs block, dims or extents");
     }
     if (rc != 0)
-        throw std::invalid_argument(where + ": invalid decomposition");
+        throw std::bad_alloc();
     ds.grid = grid;
     ds.extents.resize(nd);
     ds.starts.resize(nd);
@@ -139,39 +152,48 @@ void parse_decomposition(const json& j, Dataset& ds, const std::string& where)
     decomp_free(&d);
 }
 
+// A dataset without a decomposition is written through the session's calls only; its
+// extents come from `dims`, split along axis 0 over the writers (how its fill is shared).
+void take_split(const std::vector<uint64_t>& dims, uint64_t writers, Dataset& ds)
+{
+    std::vector<uint64_t> grid(dims.size(), 1);
+    grid[0] = writers;
+    decomposition d{};
+    if (decomp_init_balanced(&d, static_cast<int>(dims.size()), grid.data(), dims.data()) != 0)
+        throw std::bad_alloc();
+    ds.grid = grid;
+    ds.extents.resize(dims.size());
+    ds.starts.resize(dims.size());
+    for (size_t a = 0; a < dims.size(); a++) {
+        ds.extents[a].assign(d.extent[a], d.extent[a] + grid[a]);
+        ds.starts[a].assign(d.start[a], d.start[a] + grid[a]);
+    }
+    decomp_free(&d);
+}
+
+Dataset take_dataset(const doc_node* node, uint64_t writers, const std::string& where)
+{
+    Dataset ds;
+    ds.name = text(field(node, WL_DATASET_NAME));
+    ds.element_bytes = static_cast<uint64_t>(field(node, WL_DATASET_ELEMENT_BYTES)->i);
+    if (const doc_node* decomposition = field(node, WL_DATASET_DECOMPOSITION))
+        take_decomposition(decomposition, ds);
+    else
+        take_split(u64s(field(node, WL_DATASET_DIMS)), writers, ds);
+    if (const doc_node* chunk = field(node, WL_DATASET_CHUNK_DIMS))
+        ds.chunk_dims = u64s(chunk);
+    ds.collective = is(field(node, WL_DATASET_TRANSFER), "collective");
+    ds.fill_time = parse_fill_time(text(field(node, WL_DATASET_FILL_TIME)), where + ".fill_time");
+    ds.fill_value = parse_fill_value(text(field(node, WL_DATASET_FILL_VALUE)), where + ".fill_value");
+    return ds;
+}
+
 FileMode parse_mode(const std::string& mode, const std::string& where)
 {
     return parse_word<FileMode>(
         mode, {{"shared", FileMode::shared}, {"per-rank", FileMode::per_rank},
                {"groups", FileMode::groups}},
         where + ".mode");
-}
-
-// A dataset without a decomposition is written through the session's calls only; its
-// extents come from `dims`, split along axis 0 over the writers (how its fill is shared).
-Dataset parse_dataset(const json& j, uint64_t writers, const std::string& where)
-{
-    Dataset ds;
-    ds.name = j.at("name").get<std::string>();
-    ds.element_bytes = j.at("element_bytes").get<uint64_t>();
-    if (j.contains("decomposition") && !j["decomposition"].is_null()) {
-        parse_decomposition(j["decomposition"], ds, where + ".decomposition");
-        if (j.contains("dims") && u64_list(j["dims"], where + ".dims") != ds.dims())
-            throw std::invalid_argument(where + ".dims: differs from the decomposition's extents");
-    } else {
-        auto dims = u64_list(j.at("dims"), where + ".dims");
-        json split = {{"grid", std::vector<uint64_t>(dims.size(), 1)}, {"dims", dims}};
-        split["grid"][0] = writers;
-        parse_decomposition(split, ds, where + ".dims");
-    }
-    if (j.contains("chunk_dims") && !j["chunk_dims"].is_null())
-        ds.chunk_dims = u64_list(j["chunk_dims"], where + ".chunk_dims");
-    ds.collective = j.value("transfer", std::string("collective")) == "collective";
-    if (j.contains("fill_time"))
-        ds.fill_time = parse_fill_time(j["fill_time"].get<std::string>(), where + ".fill_time");
-    if (j.contains("fill_value"))
-        ds.fill_value = parse_fill_value(j["fill_value"].get<std::string>(), where + ".fill_value");
-    return ds;
 }
 
 // HDF5's H5Sselect_hyperslab(start, stride, count, block) as boxes: axes whose blocks touch
@@ -205,177 +227,147 @@ void hyperslab_boxes(uint32_t writer, const std::vector<uint64_t>& start, const 
     }
 }
 
-std::vector<uint64_t> axis_list(const json& run, const char* key, size_t nd, uint64_t fill,
-                                const std::string& where)
+// A run of the normal form: its ranks [first, n, step] and every per-axis list present.
+void run_boxes(const doc_node* run, std::vector<Box>& out)
 {
-    if (!run.contains(key))
-        return std::vector<uint64_t>(nd, fill);
-    auto v = run[key].get<std::vector<uint64_t>>();
-    if (v.size() != nd)
-        throw std::invalid_argument(where + "." + key + ": one value per axis of the dataset");
-    return v;
-}
-
-void run_boxes(const json& run, size_t nd, const std::string& where, std::vector<Box>& out)
-{
-    auto ranks = run.at("ranks").get<std::vector<uint64_t>>();
-    if (ranks.size() < 2 || ranks.size() > 3)
-        throw std::invalid_argument(where + ".ranks: [first, n] or [first, n, step]");
-    uint64_t step = ranks.size() == 3 ? ranks[2] : 1;
-    auto start = axis_list(run, "start", nd, 0, where);
-    auto start_step = axis_list(run, "start_step", nd, 0, where);
-    auto count = axis_list(run, "count", nd, 1, where);
-    auto stride = axis_list(run, "stride", nd, 1, where);
-    auto block = axis_list(run, "block", nd, 1, where);
-    for (uint64_t k = 0; k < ranks[1]; k++) {
+    const doc_node* ranks = field(run, WL_RUN_RANKS);
+    const doc_node* start_step = field(run, WL_RUN_START_STEP);
+    uint64_t first = U(ranks, 0), n = U(ranks, 1), step = U(ranks, 2);
+    auto start = u64s(field(run, WL_RUN_START));
+    auto count = u64s(field(run, WL_RUN_COUNT));
+    auto stride = u64s(field(run, WL_RUN_STRIDE));
+    auto block = u64s(field(run, WL_RUN_BLOCK));
+    for (uint64_t k = 0; k < n; k++) {
         std::vector<uint64_t> s(start);
-        for (size_t a = 0; a < nd; a++)
-            s[a] += k * start_step[a];
-        hyperslab_boxes(static_cast<uint32_t>(ranks[0] + k * step), s, stride, count, block, out);
+        for (size_t a = 0; a < s.size(); a++)
+            s[a] = static_cast<uint64_t>(static_cast<int64_t>(s[a]) +
+                                         static_cast<int64_t>(k) * start_step->items[a]->i);
+        hyperslab_boxes(static_cast<uint32_t>(first + k * step), s, stride, count, block, out);
     }
 }
 
 // One dataset's selection in one call (WORKLOAD.md: regular grid + origin, or runs).
-std::vector<Box> parse_selection(const json& j, const Dataset& ds, uint64_t writers, const std::string& where)
+std::vector<Box> take_selection(const doc_node* node, uint64_t writers)
 {
-    auto dims = ds.dims();
     std::vector<Box> boxes;
-    if (j.contains("grid")) {
-        Dataset grid;
-        parse_decomposition(j, grid, where);
-        if (grid.writers() != writers)
-            throw std::invalid_argument(where + ".grid: " + std::to_string(grid.writers()) +
-                                        " writers, the file has " + std::to_string(writers));
-        auto origin = axis_list(j, "origin", dims.size(), 0, where);
-        for (uint64_t w = 0; w < writers; w++) {
-            Box box{static_cast<uint32_t>(w), {}, {}};
-            grid.block(w, box.start, box.count);
-            for (size_t a = 0; a < box.start.size() && a < origin.size(); a++)
-                box.start[a] += origin[a];
-            boxes.push_back(std::move(box));
-        }
-    } else {
-        const auto& runs = j.at("runs");
-        for (size_t r = 0; r < runs.size(); r++)
-            run_boxes(runs[r], dims.size(), where + ".runs[" + std::to_string(r) + "]", boxes);
+    if (!field(node, WL_SELECTION_GRID)) {
+        const doc_node* runs = field(node, WL_SELECTION_RUNS);
+        for (size_t r = 0; r < runs->n; r++)
+            run_boxes(runs->items[r], boxes);
+        return boxes;
     }
-    for (const Box& b : boxes) {
-        if (b.start.size() != dims.size() || b.writer >= writers)
-            throw std::invalid_argument(where + ": a box of writer " + std::to_string(b.writer) +
-                                        " does not fit the dataset or the file's writers");
-        for (size_t a = 0; a < dims.size(); a++)
-            if (b.start[a] + b.count[a] > dims[a])
-                throw std::invalid_argument(where + ": writer " + std::to_string(b.writer) +
-                                            "'s box leaves the dataset along axis " + std::to_string(a));
+    Dataset grid;
+    take_decomposition(node, grid);
+    auto origin = u64s(field(node, WL_SELECTION_ORIGIN));
+    for (uint64_t w = 0; w < writers; w++) {
+        Box box{static_cast<uint32_t>(w), {}, {}};
+        grid.block(w, box.start, box.count);
+        for (size_t a = 0; a < box.start.size(); a++)
+            box.start[a] += origin[a];
+        boxes.push_back(std::move(box));
     }
     return boxes;
 }
 
-IoCall parse_call(const json& j, const FileSession& s, uint64_t writers, const std::string& where)
+IoCall take_call(const doc_node* node, const std::unordered_map<std::string, size_t>& datasets,
+                 uint64_t writers)
 {
     IoCall call;
-    call.compute_before_s = j.value("compute_before_s", 0.0);
-    if (j.value("flush", false))
+    call.compute_before_s = field(node, WL_CALL_COMPUTE_BEFORE_S)->f;
+    if (field(node, WL_CALL_FLUSH)->i)
         return call.flush = true, call;
-    call.collective = j.value("transfer", std::string("collective")) == "collective";
-    const auto& names = j.at("write");
-    const auto& selections = j.at("selections");
-    if (names.size() != selections.size())
-        throw std::invalid_argument(where + ".selections: one per dataset written");
-    for (size_t k = 0; k < names.size(); k++) {
-        auto name = names[k].get<std::string>();
-        size_t d = 0;
-        while (d < s.datasets.size() && s.datasets[d].name != name)
-            d++;
-        if (d == s.datasets.size())
-            throw std::invalid_argument(where + ".write: no dataset " + name + " in the session");
-        call.datasets.push_back(d);
-        call.boxes.push_back(parse_selection(selections[k], s.datasets[d], writers,
-                                             where + ".selections[" + std::to_string(k) + "]"));
+    call.collective = is(field(node, WL_CALL_TRANSFER), "collective");
+    const doc_node* names = field(node, WL_CALL_WRITE);
+    const doc_node* selections = field(node, WL_CALL_SELECTIONS);
+    for (size_t k = 0; k < names->n; k++) {
+        call.datasets.push_back(datasets.at(text(names->items[k])));
+        call.boxes.push_back(take_selection(selections->items[k], writers));
     }
     return call;
 }
 
-// A call and, with `repeat` (WORKLOAD.md), its repetitions: the k-th with every regular
-// selection's origin moved by k * origin_step, after compute_between_s of computation.
-void append_calls(const json& j, const FileSession& s, uint64_t writers, const std::string& where,
-                  std::vector<IoCall>& calls)
+// A call and, with `repeat` (WORKLOAD.md), its repetitions: the k-th with every box moved by
+// k * origin_step (the selections are regular), after compute_between_s of computation.
+void append_calls(const doc_node* node, const std::unordered_map<std::string, size_t>& datasets,
+                  uint64_t writers, std::vector<IoCall>& calls)
 {
-    calls.push_back(parse_call(j, s, writers, where));
-    if (!j.contains("repeat"))
+    calls.push_back(take_call(node, datasets, writers));
+    const doc_node* repeat = field(node, WL_CALL_REPEAT);
+    if (!repeat)
         return;
-    const json& repeat = j["repeat"];
-    const auto times = repeat.at("times").get<uint64_t>();
-    const auto step = repeat.at("origin_step").get<std::vector<long long>>();
-    std::vector<std::vector<long long>> origins;  // of each selection in the first call
-    for (const json& selection : j.at("selections")) {
-        if (!selection.contains("grid") || step.size() != selection["grid"].size())
-            throw std::invalid_argument(where + ".repeat: only for regular selections, "
-                                        "one origin_step per axis");
-        origins.push_back(selection.value("origin", std::vector<long long>(step.size(), 0)));
+    const IoCall first = calls.back();
+    const doc_node* step = field(repeat, WL_REPEAT_ORIGIN_STEP);
+    int64_t times = field(repeat, WL_REPEAT_TIMES)->i;
+    for (int64_t k = 1; k < times; k++) {
+        IoCall next = first;
+        next.compute_before_s = field(repeat, WL_REPEAT_COMPUTE_BETWEEN_S)->f;
+        for (auto& boxes : next.boxes)
+            for (Box& box : boxes)
+                for (size_t a = 0; a < box.start.size(); a++)
+                    box.start[a] = static_cast<uint64_t>(static_cast<int64_t>(box.start[a]) +
+                                                         k * step->items[a]->i);
+        calls.push_back(std::move(next));
     }
-    json shifted = j;
-    shifted["compute_before_s"] = repeat.value("compute_between_s", 0.0);
-    for (uint64_t k = 1; k < times; k++) {
-        for (size_t i = 0; i < origins.size(); i++) {
-            auto origin = origins[i];
-            for (size_t a = 0; a < step.size(); a++)
-                origin[a] += static_cast<long long>(k) * step[a];
-            if (*std::min_element(origin.begin(), origin.end()) < 0)
-                throw std::invalid_argument(where + ".repeat: repetition " + std::to_string(k) +
-                                            " starts before the dataset");
-            shifted["selections"][i]["origin"] = origin;
-        }
-        calls.push_back(parse_call(shifted, s, writers, where + ".repeat[" + std::to_string(k) + "]"));
+}
+
+FileSession take_session(const doc_node* node, int ranks, const std::string& where)
+{
+    FileSession s;
+    s.name = text(field(node, WL_FILE_NAME));
+    s.mode = parse_mode(text(field(node, WL_FILE_MODE)), where);
+    if (const doc_node* groups = field(node, WL_FILE_GROUPS))
+        s.groups = static_cast<int>(groups->i);
+    s.create = field(node, WL_FILE_CREATE)->i != 0;
+    const std::string api = text(field(node, WL_FILE_API));
+    if (api == "netcdf4")
+        throw NotModelled(where + ".api: netcdf4 is not modelled by iosim");
+    s.hdf5 = api == "hdf5";  // mpiio and posix: no HDF5 layout or metadata
+    s.compute_before_s = field(node, WL_FILE_COMPUTE_BEFORE_S)->f;
+    s.one_call = is(field(node, WL_FILE_WRITE_CALLS), "one-call");
+    s.flushes = static_cast<int>(field(node, WL_FILE_FLUSHES)->i);
+    uint64_t writers = s.mode == FileMode::per_rank ? 1 : static_cast<uint64_t>(s.writers_per_instance(ranks));
+    const doc_node* datasets = field(node, WL_FILE_DATASETS);
+    std::unordered_map<std::string, size_t> index;
+    for (size_t d = 0; d < datasets->n; d++) {
+        s.datasets.push_back(take_dataset(datasets->items[d], writers,
+                                          where + ".datasets[" + std::to_string(d) + "]"));
+        index.emplace(s.datasets.back().name, d);
     }
+    if (const doc_node* calls = field(node, WL_FILE_CALLS))
+        for (size_t c = 0; c < calls->n; c++)
+            append_calls(calls->items[c], index, writers, s.calls);
+    return s;
 }
 
 }  // namespace
 
-Workload parse_workload(const json& data)
+const doc_node* check_workload(const doc_node* document, doc& out)
+{
+    doc_node* normal = nullptr;
+    char err[1024];
+    if (workload_check(document, &out, &normal, err, sizeof err))
+        throw std::invalid_argument(err);
+    return normal;
+}
+
+Workload read_workload(const doc_node* normal)
 {
     Workload w;
-    w.name = data.value("name", std::string("workload"));
-    w.ranks = data.at("ranks").get<int>();
-    w.ranks_per_node = data.value("ranks_per_node", 0);
-    std::string mpi = data.value("mpi", std::string("mpich"));
-    if (mpi != "mpich" && mpi != "openmpi")
-        throw std::invalid_argument("workload.mpi: expected mpich or openmpi, got '" + mpi + "'");
-    w.openmpi = mpi == "openmpi";
-    if (w.ranks < 1)
-        throw std::invalid_argument("workload.ranks: must be >= 1");
-    const auto& files = data.at("files");
-    for (size_t i = 0; i < files.size(); i++) {
-        const auto& f = files[i];
-        std::string where = "workload.files[" + std::to_string(i) + "]";
-        FileSession s;
-        s.name = f.at("name").get<std::string>();
-        s.mode = parse_mode(f.value("mode", std::string("shared")), where);
-        s.groups = f.value("groups", 1);
-        if (s.mode == FileMode::groups && (s.groups < 1 || w.ranks % s.groups != 0))
-            throw std::invalid_argument(where + ".groups: must divide the rank count");
-        s.create = f.value("create", true);
-        s.hdf5 = f.value("api", std::string("hdf5")) == "hdf5";
-        s.compute_before_s = f.value("compute_before_s", 0.0);
-        s.one_call = f.value("write_calls", std::string("per-dataset")) == "one-call";
-        s.flushes = f.value("flushes", 0);
-        uint64_t writers = s.mode == FileMode::per_rank ? 1 : static_cast<uint64_t>(s.writers_per_instance(w.ranks));
-        const auto& dsets = f.at("datasets");
-        for (size_t d = 0; d < dsets.size(); d++) {
-            auto ds = parse_dataset(dsets[d], writers, where + ".datasets[" + std::to_string(d) + "]");
-            if (ds.writers() != writers)
-                throw std::invalid_argument(where + ".datasets[" + std::to_string(d) +
-                                            "].decomposition: the grid has " +
-                                            std::to_string(ds.writers()) + " writers, the file has " +
-                                            std::to_string(writers));
-            s.datasets.push_back(std::move(ds));
-        }
-        if (f.contains("calls"))
-            for (size_t c = 0; c < f["calls"].size(); c++)
-                append_calls(f["calls"][c], s, writers, where + ".calls[" + std::to_string(c) + "]", s.calls);
-        w.files.push_back(std::move(s));
-    }
+    w.name = text(field(normal, WL_WORKLOAD_NAME));
+    w.ranks = static_cast<int>(field(normal, WL_WORKLOAD_RANKS)->i);
+    if (const doc_node* per_node = field(normal, WL_WORKLOAD_RANKS_PER_NODE))
+        w.ranks_per_node = static_cast<int>(per_node->i);
+    w.openmpi = is(field(normal, WL_WORKLOAD_MPI), "openmpi");
+    const doc_node* files = field(normal, WL_WORKLOAD_FILES);
+    for (size_t i = 0; i < files->n; i++)
+        w.files.push_back(take_session(files->items[i], w.ranks, "files[" + std::to_string(i) + "]"));
     return w;
+}
+
+Workload parse_workload(const json& data)
+{
+    Document source, normal;
+    return read_workload(check_workload(doc_from_json(data, source.d), normal.d));
 }
 
 }  // namespace iosim
