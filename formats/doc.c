@@ -263,6 +263,23 @@ long doc_control_character(const doc_node *string)
     return -1;
 }
 
+size_t doc_unwritten_character(const char *text, size_t len, unsigned long *code_point)
+{
+    const unsigned char *p = (const unsigned char *)text, *end = p + len;
+    size_t line = 1;
+    while (p < end) {
+        unsigned long c = next_code_point(&p);
+        if (c == '\n')
+            line++;
+        if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || (c >= 0x7F && c <= 0x9F)
+            || c == 0x2028 || c == 0x2029 || c == 0xFFFE || c == 0xFFFF) {
+            *code_point = c;
+            return line;
+        }
+    }
+    return 0;
+}
+
 typedef struct {
     char *out;
     size_t len, used;

@@ -65,6 +65,11 @@ const char *doc_describe(const doc_node *n, char *out, size_t len);
 /* The first code point of a string that no format allows (a C0 or C1 control, DEL, U+FFFE,
  * U+FFFF), or -1 when there is none. */
 long doc_control_character(const doc_node *string);
+/* The first character of UTF-8 `text` written as itself that YAML does not print (a control
+ * character but tab, line feed and carriage return, DEL, U+FFFE, U+FFFF) or reads as a line
+ * break where JSON reads a character (U+0085, U+2028, U+2029): its line (from 1) and code
+ * point, or 0. iotwin.formats.yaml_text refuses the same. */
+size_t doc_unwritten_character(const char *text, size_t len, unsigned long *code_point);
 /* The tree as JSON (a normal form's absent fields left out). */
 void doc_write_json(FILE *out, const doc_node *n);
 /* A string as JSON. */

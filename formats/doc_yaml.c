@@ -302,7 +302,8 @@ static int event(builder *b, const yaml_event_t *e)
     size_t line = e->start_mark.line + 1;
     switch (e->type) {
     case YAML_DOCUMENT_START_EVENT:
-        return ++b->documents > 1 ? fail(b, line, "expected a single document in the stream") : 0;
+        return ++b->documents > 1 ? fail(b, line, "malformed YAML: but found another document")
+                                  : 0;
     case YAML_SCALAR_EVENT: return scalar(b, e, line);
     case YAML_ALIAS_EVENT: return alias(b, e, line);
     case YAML_SEQUENCE_START_EVENT: return open_collection(b, DOC_LIST, e, line);
@@ -323,8 +324,12 @@ static int parse(builder *b, const char *text, size_t len)
     yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
     while (!rc && !done) {
         if (!yaml_parser_parse(&parser, &e)) {
-            rc = fail(b, parser.problem_mark.line + 1, "malformed YAML: %s",
-                      parser.problem ? parser.problem : "unreadable");
+            const char *problem = parser.problem ? parser.problem : "unreadable";
+            if (!strcmp(problem, "exceeded maximum nesting depth"))  /* libyaml's own bound */
+                rc = fail(b, parser.problem_mark.line + 1, "nested deeper than %d lists and "
+                          "mappings", DOC_MAX_DEPTH);
+            else
+                rc = fail(b, parser.problem_mark.line + 1, "malformed YAML: %s", problem);
             break;
         }
         done = e.type == YAML_STREAM_END_EVENT;
@@ -341,11 +346,19 @@ int doc_from_yaml(const char *text, size_t len, int floats, doc *d, doc_node **r
     builder b = {d, floats, NULL, 0, 0, NULL, 0, 0, 0, NULL, 0, err, errlen};
     long bad = utf8_error((const unsigned char *)text, len);
     int rc;
+    unsigned long odd;
+    size_t line;
     if (bad >= 0) {
         snprintf(err, errlen, "not UTF-8 text (byte 0x%02x at offset %ld)",
                  (unsigned char)text[bad], bad);
         return -1;
     }
+    if ((line = doc_unwritten_character(text, len, &odd))) {
+        snprintf(err, errlen, "line %zu: U+%04lX written as itself (escape it)", line, odd);
+        return -1;
+    }
+    if (len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3))  /* a byte order mark */
+        text += 3, len -= 3;
     rc = parse(&b, text, len);
     while (b.depth) {
         b.depth--;

@@ -8,6 +8,7 @@ verdict or a message of more than one line fails the test that asked (ReaderFail
 from __future__ import annotations
 
 import json
+import re
 import resource
 import subprocess
 from collections.abc import Callable, Sequence
@@ -102,6 +103,17 @@ def verdicts(files: Sequence[Path], readers: Sequence[str] = tuple(READERS)
              ) -> dict[str, list[Verdict]]:
     """Each reader's verdicts on ``files``, in order."""
     return {name: READERS[name](files) for name in readers}
+
+
+_UNWRITTEN = re.compile("[\x7f-\x9f\u2028\u2029\ufffe\uffff]")
+
+
+def workload_json(document: Any) -> str:
+    """JSON text every reader reads alike: characters as themselves (YAML has no surrogate
+    pairs), but those the format's text may not hold as themselves escaped
+    (iotwin.formats.yaml_text)."""
+    text = json.dumps(document, ensure_ascii=False)
+    return _UNWRITTEN.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
 
 
 def same_content(a: Any, b: Any) -> bool:

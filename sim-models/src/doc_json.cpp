@@ -1,6 +1,8 @@
 #include "doc_json.hpp"
 
+#include <cctype>
 #include <cstdint>
+#include <cstdio>
 #include <new>
 #include <stdexcept>
 #include <unordered_set>
@@ -241,8 +243,47 @@ doc_node* doc_from_json(const json& value, doc& d)
     return convert(value, d, bounds, 0);
 }
 
+namespace {
+
+// The first \u escape of a UTF-16 surrogate in the strings of `text` (0: none). YAML, which
+// every other reader of the formats reads, has no surrogate pairs: a character beyond U+FFFF
+// must be written as itself.
+unsigned escaped_surrogate(const std::string& text)
+{
+    bool in_string = false;
+    for (size_t i = 0; i < text.size(); i++) {
+        if (text[i] == '"') {
+            in_string = !in_string;
+        } else if (in_string && text[i] == '\\' && i + 1 < text.size()) {
+            if (text[i + 1] == 'u' && i + 5 < text.size()) {
+                unsigned code = 0;
+                for (size_t k = i + 2; k < i + 6 && std::isxdigit(static_cast<unsigned char>(text[k])); k++)
+                    code = code * 16 + static_cast<unsigned>(std::stoi(std::string(1, text[k]), nullptr, 16));
+                if (code >= 0xD800 && code <= 0xDFFF)
+                    return code;
+            }
+            i++;
+        }
+    }
+    return 0;
+}
+
+}  // namespace
+
 doc_node* doc_from_json_text(const std::string& text, doc& d)
 {
+    unsigned long odd = 0;
+    if (size_t line = doc_unwritten_character(text.data(), text.size(), &odd)) {
+        char where[96];
+        snprintf(where, sizeof where, "line %zu: U+%04lX written as itself (escape it)", line, odd);
+        throw std::invalid_argument(where);
+    }
+    if (unsigned code = escaped_surrogate(text)) {
+        char hex[8];
+        snprintf(hex, sizeof hex, "%04X", code);
+        throw std::invalid_argument(std::string("\\u escape of the surrogate U+") + hex +
+                                    " (YAML has no surrogate pairs: write the character itself)");
+    }
     Builder builder(d);
     if (!json::sax_parse(text, &builder) || !builder.root())
         throw std::invalid_argument(builder.error().empty() ? "not JSON" : builder.error());

@@ -225,6 +225,9 @@ class RecordChecker:
     @staticmethod
     def text(value: str, path: str) -> bool:
         point = control_character(value)
+        if point is not None and 0xD800 <= point <= 0xDFFF:
+            raise DocumentError(path, f"holds the surrogate U+{point:04X} (YAML has no "
+                                "surrogate pairs: write the character itself)")
         if point is not None:
             raise DocumentError(path, f"holds the control character U+{point:04X}")
         return True

@@ -2,6 +2,9 @@
 it (formats/doc_yaml.c does the same in C, the interposer's config.c resolves scalars alike):
 
 - UTF-8 text: any other byte sequence is refused, naming the offset of the first bad byte;
+  so is a character written as itself that YAML does not print (a control character but tab,
+  line feed and carriage return, DEL, U+FFFE, U+FFFF) or reads as a line break where JSON
+  reads a character (U+0085, U+2028, U+2029): escape them;
 - YAML 1.2 core-schema scalars: plain ``true``/``false`` are booleans, plain decimal digits
   integers, plain decimal numbers floats (where the format has numbers), ``~``/``null``/empty
   null, everything else a string; so ``010``, ``yes`` or ``1_000`` cannot mean one thing to one
@@ -28,11 +31,15 @@ from iotwin.yaml_files import describe_yaml_error
 MAX_DEPTH = 32
 #: the most nodes (scalars, lists, mappings) a document may have, aliases expanded
 MAX_NODES = 2**22
+#: libyaml's word for nesting beyond its own bound (1000), which it may meet first
+_LIBYAML_TOO_DEEP = "exceeded maximum nesting depth"
 
 _INT = re.compile(r"^[-+]?[0-9]+$")
 _FLOAT = re.compile(r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
                     r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$")
 _SPECIAL_FLOATS = {"inf": math.inf, "nan": math.nan}
+#: characters the text may not hold as themselves (YAML refuses them or reads line breaks)
+_UNWRITTEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\ufffe\uffff]")
 
 ErrorType = Callable[[str], Exception]
 
@@ -42,11 +49,29 @@ class _Refused(yaml.YAMLError):
         super().__init__(f"line {line}: {message}")
 
 
-class _DocumentLoader(yaml.SafeLoader):
-    """SafeLoader with the rules above (scalars resolved by the subclasses' resolvers)."""
+#: libyaml's parser (the C readers' own) under PyYAML's composer, which checks the rules above;
+#: PyYAML's pure-Python parser where it was built without libyaml
+try:
+    from yaml.cyaml import CParser as _CPARSER
+except ImportError:
+    _CPARSER = None
+_PARSING: tuple[type, ...] = ((_CPARSER,) if _CPARSER else
+                              (yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser))
+
+
+class _DocumentLoader(yaml.composer.Composer, *_PARSING, yaml.constructor.SafeConstructor,
+                      yaml.resolver.Resolver):
+    """A safe loader with the rules above (scalars resolved by the subclasses' resolvers)."""
 
     def __init__(self, stream: str) -> None:
-        super().__init__(stream)
+        for base in _PARSING:
+            if base in (_CPARSER, yaml.reader.Reader):
+                base.__init__(self, stream)
+            else:
+                base.__init__(self)
+        yaml.composer.Composer.__init__(self)
+        yaml.constructor.SafeConstructor.__init__(self)
+        yaml.resolver.Resolver.__init__(self)
         self._depth = 0  # lists and mappings open around the node being composed
         self._nodes = 0
         self._size: dict[int, int] = {}  # per composed node: its nodes, aliases expanded
@@ -85,9 +110,10 @@ class _DocumentLoader(yaml.SafeLoader):
         seen: set[Any] = set()
         for key_node, _ in node.value:
             key = self.construct_object(key_node, deep=deep)
-            if isinstance(key, str | int) and key in seen:
-                raise _Refused(key_node.start_mark.line + 1, f"duplicate key '{key}'")
-            seen.add(key)
+            if isinstance(key, str | int):
+                if key in seen:
+                    raise _Refused(key_node.start_mark.line + 1, f"duplicate key '{key}'")
+                seen.add(key)
         return super().construct_mapping(node, deep=deep)
 
 
@@ -132,11 +158,20 @@ def parse_document(text: str, source: str, *, floats: bool,
                    error: ErrorType = UserError) -> Any:
     """The document in ``text``; ``error("<source>: line N: ...")`` if it breaks a rule above.
     ``floats``: plain decimal numbers are floats (workloads), else strings (configs)."""
+    unwritten = _UNWRITTEN.search(text)
+    if unwritten:
+        line = text.count("\n", 0, unwritten.start()) + 1
+        raise error(f"{source}: line {line}: U+{ord(unwritten.group()):04X} written as itself "
+                    f"(escape it)")
     try:
         return yaml.load(text, Loader=_LOADERS[floats])
     except _Refused as problem:
         raise error(f"{source}: {problem}") from None
     except yaml.YAMLError as problem:
+        if isinstance(problem, yaml.MarkedYAMLError) and problem.problem == _LIBYAML_TOO_DEEP:
+            line = problem.problem_mark.line + 1 if problem.problem_mark else 1
+            raise error(f"{source}: line {line}: nested deeper than {MAX_DEPTH} lists and "
+                        f"mappings") from None
         raise error(f"{source}: {describe_yaml_error(problem)}") from None
 
 
