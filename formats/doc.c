@@ -296,10 +296,10 @@ static void put(text_buf *b, const char *text)
 }
 
 /* json.dumps(string): ASCII only, as Python quotes it. */
-static void put_json_ascii(text_buf *b, const doc_node *n)
+static void put_json_ascii(text_buf *b, const char *text, size_t len)
 {
     char piece[32];
-    const unsigned char *p = (const unsigned char *)n->text, *end = p + n->len;
+    const unsigned char *p = (const unsigned char *)text, *end = p + len;
     put(b, "\"");
     while (p < end) {
         unsigned long c = next_code_point(&p);
@@ -402,8 +402,21 @@ const char *doc_describe(const doc_node *n, char *out, size_t len)
         put(&b, number);
         break;
     case DOC_FLOAT: put_python_float(&b, n->f); break;
-    case DOC_STRING: put_json_ascii(&b, n); break;
+    case DOC_STRING: put_json_ascii(&b, n->text, n->len); break;
     }
+    return out;
+}
+
+const char *doc_key_text(const char *key, char *out, size_t len)
+{
+    int plain = *key != '\0';
+    for (const char *p = key; *p && plain; p++)
+        plain = *p >= 0x20 && *p < 0x7F;
+    if (plain)
+        return key;
+    text_buf b = {out, len, 0};
+    out[0] = '\0';
+    put_json_ascii(&b, key, strlen(key));
     return out;
 }
 

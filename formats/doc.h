@@ -62,6 +62,9 @@ void doc_measure(doc_node *n);
 const doc_node *doc_get(const doc_node *map, const char *key);
 /* A value as error messages quote it: iotwin.formats.records.describe. */
 const char *doc_describe(const doc_node *n, char *out, size_t len);
+/* A mapping key as a key path shows it: itself if it is printable ASCII, else quoted as
+ * iotwin.formats.records.key_text quotes it (so that a key cannot break a message's line). */
+const char *doc_key_text(const char *key, char *out, size_t len);
 /* The first code point of a string that no format allows (a C0 or C1 control, DEL, U+FFFE,
  * U+FFFF), or -1 when there is none. */
 long doc_control_character(const doc_node *string);

@@ -241,8 +241,12 @@ static int fill_map(builder *b, frame *f, size_t line)
         n->items[k] = f->entries[2 * k + 1];
     }
     size_t repeated = first_duplicate(n, pairs);
+    char shown[512];
+    const char *key = repeated < pairs ? doc_key_text(n->keys[repeated], shown, sizeof shown) : "";
+    if (repeated < pairs && key == n->keys[repeated])
+        return fail(b, f->lines[2 * repeated], "duplicate key '%s'", key);
     if (repeated < pairs)
-        return fail(b, f->lines[2 * repeated], "duplicate key '%s'", n->keys[repeated]);
+        return fail(b, f->lines[2 * repeated], "duplicate key %s", key);
     return 0;
 }
 

@@ -146,7 +146,8 @@ static int record(walk *w, int r, const doc_node *node, const char *path)
             for (int i = 0; i < rec->nfields; i++)
                 snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
                          i ? ", " : "", rec->fields[i].name);
-            join(sub, path, node->keys[k]);
+            char shown[PATH_LEN];
+            join(sub, path, doc_key_text(node->keys[k], shown, sizeof shown));
             return fail(w, sub, "unknown key (expected one of %s)", names);
         }
     }

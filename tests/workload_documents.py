@@ -15,9 +15,9 @@ from typing import Any
 import darshan
 from iotwin import paths
 from iotwin.formats.records import Field, RecordSchema
-from iotwin.formats.yaml_text import parse_document, read_document
+from iotwin.formats.yaml_text import parse_document
 from iotwin.workloads.replication.darshan_workload import workload_from_log
-from iotwin.workloads.workload import kernel_workload, workload_schema
+from iotwin.workloads.workload import kernel_workload, read_workload, workload_schema
 
 CORPUS = Path(__file__).parent / "data" / "workload-corpus.yaml"
 _STEP = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
@@ -84,7 +84,7 @@ def real_documents() -> dict[str, Any]:
     }
     for path in sorted([*root.glob("experiments/landscape/*.workload.yaml"),
                         *root.glob("experiments/macsio/sim-*.yaml")]):
-        out[path.name] = read_document(path, "workload", floats=True)
+        out[path.name] = read_workload(path)
     logs = Path(darshan.__file__).parent / "examples" / "example_logs"
     for log in sorted([*logs.glob("shane_macsio_*.darshan"), logs / "ior_hdf5_example.darshan"]):
         out[log.name] = workload_from_log(log)

@@ -18,8 +18,7 @@ from typing import Any
 
 from iotwin import paths
 from iotwin.errors import UserError
-from iotwin.formats.yaml_text import read_document
-from iotwin.workloads.workload import normalised_workload
+from iotwin.workloads.workload import normalised_workload, read_workload
 
 #: the address space a C reader may take (its libraries mapped included)
 MEMORY_CAP = 2 * 2**30
@@ -50,7 +49,7 @@ def python_verdicts(files: Sequence[Path]) -> list[Verdict]:
     out = []
     for path in files:
         try:
-            normal = normalised_workload(read_document(path, "workload", floats=True), str(path))
+            normal = normalised_workload(read_workload(path), str(path))
         except UserError as error:
             out.append(Verdict("refused", str(error)))
         else:

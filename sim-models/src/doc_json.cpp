@@ -128,6 +128,29 @@ doc_node* convert(const json& value, doc& d, Bounds& bounds, size_t depth)
     }
 }
 
+// A message quoting the input as printable ASCII: other bytes as \xNN (the input may be
+// anything, the message is one line of text).
+std::string printable(const std::string& text)
+{
+    std::string out;
+    for (unsigned char c : text) {
+        if (c >= 0x20 && c < 0x7F) {
+            out += static_cast<char>(c);
+        } else {
+            char escaped[8];
+            snprintf(escaped, sizeof escaped, "\\x%02x", c);
+            out += escaped;
+        }
+    }
+    return out;
+}
+
+std::string shown_key(const std::string& key)
+{
+    char out[512];
+    return doc_key_text(key.c_str(), out, sizeof out);
+}
+
 // The tree built as nlohmann's parser reads the text, keys in their order.
 class Builder : public nlohmann::json_sax<json> {
 public:
@@ -159,8 +182,10 @@ public:
     bool key(string_t& key) override
     {
         Frame& f = frames_.back();
-        if (!f.seen.insert(key).second)
-            return fail("duplicate key '" + key + "'");
+        if (!f.seen.insert(key).second) {
+            std::string shown = shown_key(key);
+            return fail("duplicate key " + (shown == key ? "'" + key + "'" : shown));
+        }
         f.keys.push_back(key);
         return true;
     }
@@ -169,7 +194,7 @@ public:
         std::string what = e.what();
         std::string where = path();
         return fail((where.empty() ? "" : where + ": ") + "malformed JSON: " +
-                    what.substr(what.find(']') + 2));
+                    printable(what.substr(what.find(']') + 2)));
     }
 
 private:
@@ -188,7 +213,7 @@ private:
             if (f.kind == DOC_LIST)
                 out += "[" + std::to_string(f.items.size()) + "]";
             else if (!f.keys.empty())
-                out += (out.empty() ? "" : ".") + f.keys.back();
+                out += (out.empty() ? "" : ".") + shown_key(f.keys.back());
         }
         return out;
     }

@@ -48,6 +48,13 @@ def describe(value: Any) -> str:
     return "a mapping" if isinstance(value, dict) else json.dumps(str(value))
 
 
+def key_text(key: Any) -> str:
+    """A mapping key as a key path shows it: itself if it is printable ASCII, else quoted
+    (so that a key cannot break the one line of an error message)."""
+    text = str(key)
+    return text if text and text.isascii() and text.isprintable() else json.dumps(text)
+
+
 def control_character(text: str) -> int | None:
     """The first character of ``text`` no format allows in a string (a C0 or C1 control,
     DEL, a surrogate, U+FFFE or U+FFFF), as a code point; None if there is none."""
@@ -162,7 +169,7 @@ class RecordChecker:
         fields = self.schema.records[record]
         for key in node:
             if not isinstance(key, str) or key not in fields:
-                raise DocumentError(_join(path, str(key)),
+                raise DocumentError(_join(path, key_text(key)),
                                     "unknown key (expected one of " + ", ".join(fields) + ")")
         for field in fields.values():
             where = _join(path, field.name)

@@ -2,9 +2,10 @@
 it (formats/doc_yaml.c does the same in C, the interposer's config.c resolves scalars alike):
 
 - UTF-8 text: any other byte sequence is refused, naming the offset of the first bad byte;
-  so is a character written as itself that YAML does not print (a control character but tab,
-  line feed and carriage return, DEL, U+FFFE, U+FFFF) or reads as a line break where JSON
-  reads a character (U+0085, U+2028, U+2029): escape them;
+  in a format also read as JSON (workloads: iosim), so is a character written as itself that
+  YAML does not print (a control character but tab, line feed and carriage return, DEL,
+  U+FFFE, U+FFFF) or reads as a line break where JSON reads a character (U+0085, U+2028,
+  U+2029): escape them;
 - YAML 1.2 core-schema scalars: plain ``true``/``false`` are booleans, plain decimal digits
   integers, plain decimal numbers floats (where the format has numbers), ``~``/``null``/empty
   null, everything else a string; so ``010``, ``yes`` or ``1_000`` cannot mean one thing to one
@@ -25,6 +26,7 @@ from typing import Any, ClassVar
 import yaml
 
 from iotwin.errors import UserError
+from iotwin.formats.records import key_text
 from iotwin.yaml_files import describe_yaml_error
 
 #: the deepest nesting of lists and mappings a document may have (a workload needs 7)
@@ -112,7 +114,9 @@ class _DocumentLoader(yaml.composer.Composer, *_PARSING, yaml.constructor.SafeCo
             key = self.construct_object(key_node, deep=deep)
             if isinstance(key, str | int):
                 if key in seen:
-                    raise _Refused(key_node.start_mark.line + 1, f"duplicate key '{key}'")
+                    shown = str(key)
+                    shown = f"'{shown}'" if key_text(shown) == shown else key_text(shown)
+                    raise _Refused(key_node.start_mark.line + 1, f"duplicate key {shown}")
                 seen.add(key)
         return super().construct_mapping(node, deep=deep)
 
@@ -154,11 +158,12 @@ def _loader(floats: bool) -> type[_DocumentLoader]:
 _LOADERS = {False: _loader(False), True: _loader(True)}
 
 
-def parse_document(text: str, source: str, *, floats: bool,
+def parse_document(text: str, source: str, *, floats: bool, json_too: bool = False,
                    error: ErrorType = UserError) -> Any:
     """The document in ``text``; ``error("<source>: line N: ...")`` if it breaks a rule above.
-    ``floats``: plain decimal numbers are floats (workloads), else strings (configs)."""
-    unwritten = _UNWRITTEN.search(text)
+    ``floats``: plain decimal numbers are floats (workloads), else strings (configs).
+    ``json_too``: the format is read as JSON too (workloads)."""
+    unwritten = _UNWRITTEN.search(text) if json_too else None
     if unwritten:
         line = text.count("\n", 0, unwritten.start()) + 1
         raise error(f"{source}: line {line}: U+{ord(unwritten.group()):04X} written as itself "
@@ -167,6 +172,11 @@ def parse_document(text: str, source: str, *, floats: bool,
         return yaml.load(text, Loader=_LOADERS[floats])
     except _Refused as problem:
         raise error(f"{source}: {problem}") from None
+    except yaml.reader.ReaderError as problem:
+        point = problem.character
+        point = ord(point) if isinstance(point, str) else int(point)
+        raise error(f"{source}: U+{point:04X} at offset {problem.position}: "
+                    f"{problem.reason}") from None
     except yaml.YAMLError as problem:
         if isinstance(problem, yaml.MarkedYAMLError) and problem.problem == _LIBYAML_TOO_DEEP:
             line = problem.problem_mark.line + 1 if problem.problem_mark else 1
@@ -183,11 +193,12 @@ def decode_text(data: bytes, source: str, error: ErrorType = UserError) -> str:
                     f"{problem.start})") from None
 
 
-def read_document(path: Path, what: str, *, floats: bool, error: ErrorType = UserError) -> Any:
+def read_document(path: Path, what: str, *, floats: bool, json_too: bool = False,
+                  error: ErrorType = UserError) -> Any:
     """The document in the file ``path`` (a ``what``: config, workload), read as above."""
     try:
         data = path.read_bytes()
     except OSError as problem:
         raise error(f"{path}: cannot read the {what}: {problem.strerror}") from None
     return parse_document(decode_text(data, str(path), error), str(path), floats=floats,
-                          error=error)
+                          json_too=json_too, error=error)

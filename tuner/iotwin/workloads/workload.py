@@ -326,9 +326,14 @@ def validate_workload(data: Any, source: str) -> dict[str, Any]:
     return data
 
 
+def read_workload(path: str | Path) -> Any:
+    """The document in a workload file (not validated), read as every reader of the format
+    reads its text (YAML or JSON; iotwin.formats.yaml_text)."""
+    return read_document(Path(path), "workload", floats=True, json_too=True)
+
+
 def load_workload(path: str | Path) -> dict[str, Any]:
-    path = Path(path)
-    return validate_workload(read_document(path, "workload", floats=True), str(path))
+    return validate_workload(read_workload(path), str(path))
 
 
 def dump_workload(data: dict[str, Any]) -> str:
