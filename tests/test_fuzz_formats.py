@@ -214,3 +214,28 @@ def test_hostile_configs_get_the_same_verdict_from_every_reader(config_list: lis
                 max_size=BATCH))
 def test_mangled_config_text_gets_the_same_verdict_from_both_readers(texts: list[bytes]):
     _judge_configs(texts)
+
+
+#: a config showing each gap, the interposer accepting what the validator refuses
+GAP_EXAMPLES = {
+    "an int-list item above its kind's maximum (config.c reads no item max from its table)":
+        b"dataset: {chunk_dims: [4294967296]}\n",
+    "an explicit tag (config.c resolves tagged scalars as untagged)":
+        b"mpiio: {cb_nodes: !!str 4}\n",
+    "text after the first YAML document (config.c loads the first document only)":
+        b"mpiio: {cb_nodes: 2}\n---\nlustre: 3\n",
+    "UTF-16 or UTF-32 text (config.c lets libyaml take it by its byte order mark)":
+        "mpiio: {cb_nodes: 2}\n".encode("utf-16"),
+}
+
+
+def test_each_interposer_gap_is_still_there():
+    """When the interposer's reader closes a gap, this fails: take it out of INTERPOSER_GAPS."""
+    assert set(GAP_EXAMPLES) == set(INTERPOSER_GAPS)
+    with tempfile.TemporaryDirectory() as folder:
+        files = _files(Path(folder), list(GAP_EXAMPLES.values()), ".yaml")
+        lines = _interposer_config(files)
+        for (gap, text), path, line in zip(GAP_EXAMPLES.items(), files, lines, strict=True):
+            accepted, error, _ = _python_config(path)
+            assert not accepted and INTERPOSER_GAPS[gap](text, error), (gap, error)
+            assert line == "ok", f"the interposer now refuses it ({line}): close the gap {gap!r}"

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import copy
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -135,3 +137,17 @@ def test_deep_nesting_is_one_line_naming_it(tmp_path: Path):
 
 def test_the_readers_are_the_ones_the_issue_names():
     assert set(READERS) == {"python", "iosim", "replay"}
+
+
+@pytest.mark.parametrize("case", ["block 2^62 x 4 bytes", "dims 2^40 x 2^40", "flushes 10^12",
+                                  "compute_before_s 1e309", "ranks 2^31"])
+def test_iotwin_simulate_refuses_before_simulating(written, case: str):
+    """issue 37: these predicted 0.0 MB/s with 0 RPCs, or ran with flushes taken as 0, or said
+    "workload.ranks: must be >= 1" or "[json.exception.type_error.302]" without the file."""
+    work, key = DEFECTS[case]
+    path = written(work)
+    done = subprocess.run([sys.executable, "-m", "iotwin", "simulate", "--platform", "local",
+                           "--workload", str(path)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"iotwin: error: {path}: {key}: ")
+    assert done.stderr.count("\n") == 1 and not done.stdout

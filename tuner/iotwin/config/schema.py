@@ -16,7 +16,6 @@ from __future__ import annotations
 import copy
 import fnmatch
 import functools
-import json
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +26,7 @@ import yaml
 from iotwin import paths
 from iotwin.errors import UserError
 from iotwin.formats.bounds import Bound, load_bounds
+from iotwin.formats.records import describe
 from iotwin.formats.yaml_text import parse_document, read_document
 from iotwin.units import format_size, parse_size
 
@@ -229,21 +229,6 @@ def load_config(path: str | Path) -> dict[str, Any]:
 
 
 # --- validation ------------------------------------------------------------------------------
-
-def describe(value: Any) -> str:
-    """A value as error messages quote it (the C side prints the same)."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if value is None:
-        return "null"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, str):
-        return json.dumps(value)
-    if isinstance(value, list):
-        return "a list"
-    return "a mapping" if isinstance(value, dict) else json.dumps(str(value))
-
 
 def validate_config(data: Any, source: str) -> dict[str, Any]:
     """The normalised config (sizes as ints), or ConfigError naming ``source`` and the key path."""
