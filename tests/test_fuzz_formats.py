@@ -169,6 +169,8 @@ INTERPOSER_GAPS: dict[str, Callable[[bytes, str], bool]] = {
                              or "did not find expected <document start>" in error),
     "UTF-16 or UTF-32 text (config.c lets libyaml take it by its byte order mark)":
         lambda text, error: text[:2] in (b"\xff\xfe", b"\xfe\xff") and "not UTF-8" in error,
+    "a NUL in a key or a word (config.c's C strings end at it: issue 37's cut hint key)":
+        lambda text, error: b"\\u0000" in text and "\\u0000" in error,
 }
 
 
@@ -226,6 +228,8 @@ GAP_EXAMPLES = {
         b"mpiio: {cb_nodes: 2}\n---\nlustre: 3\n",
     "UTF-16 or UTF-32 text (config.c lets libyaml take it by its byte order mark)":
         "mpiio: {cb_nodes: 2}\n".encode("utf-16"),
+    "a NUL in a key or a word (config.c's C strings end at it: issue 37's cut hint key)":
+        b'{"mpiio": {"cb_nodes\\u0000": 2}}\n',
 }
 
 

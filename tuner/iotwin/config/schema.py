@@ -26,7 +26,7 @@ import yaml
 from iotwin import paths
 from iotwin.errors import UserError
 from iotwin.formats.bounds import Bound, load_bounds
-from iotwin.formats.records import describe
+from iotwin.formats.records import describe, key_text
 from iotwin.formats.yaml_text import parse_document, read_document
 from iotwin.units import format_size, parse_size
 
@@ -257,7 +257,7 @@ class _Validator:
         allowed = self.schema.allowed_keys(scope)
         result: dict[str, Any] = {}
         for name, value in mapping.items():
-            key_path = _join(path, str(name))
+            key_path = _join(path, key_text(name))
             if name in scope.keys:
                 result[name] = self.value(scope.keys[name], value, key_path)
             elif name in scope.blocks:
@@ -284,7 +284,7 @@ class _Validator:
     def keyed(self, keys: dict[str, Key], mapping: dict[Any, Any], path: str) -> dict[str, Any]:
         result = {}
         for name, value in mapping.items():
-            key_path = _join(path, str(name))
+            key_path = _join(path, key_text(name))
             if name not in keys:
                 raise self.fail(key_path, "unknown key (expected one of " + ", ".join(keys)
                                 + ")")
@@ -347,7 +347,7 @@ class _Validator:
         result = {}
         for name, item in value.items():
             if not isinstance(name, str) or isinstance(item, dict | list) or item is None:
-                raise self.fail(_join(path, str(name)),
+                raise self.fail(_join(path, key_text(name)),
                                 f"expected a string value, got {describe(item)}")
             result[name] = describe(item) if not isinstance(item, str) else item
         return result
