@@ -10,9 +10,9 @@ from __future__ import annotations
 import argparse
 import time
 
+from iotwin.core.paths import repo_root
 from iotwin.model.platforms import load_platform
 from iotwin.model.sim import simulate
-from iotwin.paths import repo_root
 from iotwin.studies.experiment import load_experiment
 from iotwin.workloads.workload import kernel_workload
 

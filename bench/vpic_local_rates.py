@@ -17,9 +17,9 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from iotwin.executors.base import Target
+from iotwin.core.records import Target
+from iotwin.core.stats import Summary, summarize
 from iotwin.executors.local import LocalExecutor, default_scratch_root
-from iotwin.stats import Summary, summarize
 
 CONFIGS: dict[str, dict[str, Any]] = {
     "default": {},

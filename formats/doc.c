@@ -256,8 +256,9 @@ long doc_control_character(const doc_node *string)
     const unsigned char *p = (const unsigned char *)string->text, *end = p + string->len;
     while (p < end) {
         unsigned long c = next_code_point(&p);
-        if (c < 0x20 || (c >= 0x7F && c <= 0x9F) || (c >= 0xD800 && c <= 0xDFFF) || c == 0xFFFE
-            || c == 0xFFFF)
+        if (c < 0x20 || (c >= 0x7F && c <= 0x9F) || c == 0x2028 || c == 0x2029
+            || (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069)
+            || (c >= 0xD800 && c <= 0xDFFF) || c == 0xFFFE || c == 0xFFFF)
             return (long)c;
     }
     return -1;

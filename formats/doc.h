@@ -65,8 +65,9 @@ const char *doc_describe(const doc_node *n, char *out, size_t len);
 /* A mapping key as a key path shows it: itself if it is printable ASCII, else quoted as
  * iotwin.formats.records.key_text quotes it (so that a key cannot break a message's line). */
 const char *doc_key_text(const char *key, char *out, size_t len);
-/* The first code point of a string that no format allows (a C0 or C1 control, DEL, U+FFFE,
- * U+FFFF), or -1 when there is none. */
+/* The first code point of a string that no format allows (a C0 or C1 control, DEL, a line or
+ * paragraph separator, a bidirectional override or isolate, a surrogate, U+FFFE, U+FFFF: the
+ * set of iotwin.formats.records.control_character), or -1 when there is none. */
 long doc_control_character(const doc_node *string);
 /* The first character of UTF-8 `text` written as itself that YAML does not print (a control
  * character but tab, line feed and carriage return, DEL, U+FFFE, U+FFFF) or reads as a line

@@ -468,12 +468,32 @@ static size_t first_repeated(shape *sorted, size_t n)
 }
 
 /* Checks a file session of `shapes` (one per dataset); the bytes it writes, all its files. */
+/* A file name that stays inside the directory a run writes in: relative, and no ".." component
+ * (a workload must not write over files elsewhere when it is replayed). */
+static int inside_run_directory(const char *name)
+{
+    if (!*name || name[0] == '/')
+        return 0;
+    for (const char *part = name; part; part = strchr(part, '/')) {
+        part += (*part == '/');
+        if (part[0] == '.' && part[1] == '.' && (part[2] == '/' || part[2] == '\0'))
+            return 0;
+    }
+    return 1;
+}
+
 static int session_with(rules *r, const doc_node *file, uint64_t ranks, const char *path,
                         shape *shapes, shape *sorted, uint64_t *written)
 {
     const doc_node *datasets = F(file, WL_FILE_DATASETS), *calls = F(file, WL_FILE_CALLS);
     uint64_t writers = 0, files = 0;
     char where[PATH_LEN], name_path[PATH_LEN], shown[768];
+    const doc_node *file_name = F(file, WL_FILE_NAME);
+    if (!inside_run_directory(file_name->text)) {
+        sub(name_path, path, "name");
+        return fail(r, name_path, "%s lies outside the directory the run writes in (a file name "
+                    "is relative, without '..')", doc_describe(file_name, shown, sizeof shown));
+    }
     if (writers_of(r, file, ranks, path, &writers, &files))
         return -1;
     size_t n = datasets->n;

@@ -120,7 +120,7 @@ int main(int argc, char **argv)
         "GCRM-IO: cell, edge and corner variables (float64) x vertical levels on a geodesic\n"
         "grid; ranks own whole subdomains; chunked datasets /Step#t/{cell,edge,corner}_<v>,\n"
         "and /Step#t/cell_<v>_poles for the two polar cells.",
-        "visualisation", options, lay_out,
+        "visualisation", options, lay_out, NULL,
     };
     return kernel_main(argc, argv, &gcrm);
 }

@@ -96,7 +96,7 @@ int main(int argc, char **argv)
         "vorpal-io",
         "VORPAL-IO: a 3-component field (float64) on a 3D block-structured grid, one block per\n"
         "rank, written as H5Block does: /Step#t/Block/E/<component>, dims (z, y, x).",
-        "visualisation", options, lay_out,
+        "visualisation", options, lay_out, NULL,
     };
     return kernel_main(argc, argv, &vorpal);
 }

@@ -43,7 +43,7 @@ int main(int argc, char **argv)
         "vpic-io",
         "VPIC-IO: 8 particle variables (x y z px py pz as float, id1 id2 as int) of N particles\n"
         "per rank, one 1D dataset per variable under /Step#0 of one shared HDF5 file (H5Part).",
-        "checkpoint", options, lay_out,
+        "checkpoint", options, lay_out, NULL,
     };
     return kernel_main(argc, argv, &vpic);
 }

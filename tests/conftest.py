@@ -1,11 +1,21 @@
-"""Shared test fixtures. The compiled parts must be built (`make build`) before pytest runs."""
+"""Shared test fixtures. The compiled parts must be built (`make build`) before pytest runs.
+
+The folders mirror the code: tests/<package>/ for tuner/iotwin/<package>/, tests/sim/ for the
+simulator, tests/interposer/ and tests/kernels/ for the C parts, tests/tools/ for the
+repository's checks; tests/support/ holds what several of them share.
+"""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
-from iotwin import paths
+from iotwin.core import paths
+
+sys.path.insert(0, str(Path(__file__).parent))  # so that every folder imports support.*
+
+pytest_plugins = ["support.programs"]  # its fixtures (parallel_h5py), everywhere
 
 
 @pytest.fixture(scope="session")
@@ -17,11 +27,3 @@ def build_dir() -> Path:
 def scratch(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A directory on the real disk for files the kernels write."""
     return tmp_path_factory.mktemp("scratch")
-
-
-def with_default_sigint() -> None:
-    """Run in a child before exec: a shell that starts the suite in the background leaves
-    SIGINT ignored, and Python keeps an ignored SIGINT, so Ctrl-C would never reach it."""
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_DFL)

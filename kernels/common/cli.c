@@ -5,10 +5,13 @@
 #include <string.h>
 
 /* Before MPI_Init the rank is only known from the launcher's environment (MPICH's Hydra sets
- * PMI_RANK); used so that a bad command line is reported once, not once per rank. */
+ * PMI_RANK, Open MPI's launcher OMPI_COMM_WORLD_RANK); used so that a bad command line is
+ * reported once, not once per rank. */
 static int is_first_launched_rank(void)
 {
     const char *rank = getenv("PMI_RANK");
+    if (!rank)
+        rank = getenv("OMPI_COMM_WORLD_RANK");
     return !rank || strcmp(rank, "0") == 0;
 }
 

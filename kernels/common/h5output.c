@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "output.h"
 #include "pattern.h"
 
 int h5_has_multi_write(void)
@@ -152,6 +153,28 @@ static int part_select(dataset_part *p, const dataset_spec *ds, uint64_t k, uint
     return 0;
 }
 
+/* Selects the held block: its place in the dataset, and in memory the block inside its halo. */
+static int part_select_held(dataset_part *p, const held_block *b)
+{
+    hsize_t held[DECOMP_MAX_DIMS], start[DECOMP_MAX_DIMS], count[DECOMP_MAX_DIMS];
+    hsize_t inner[DECOMP_MAX_DIMS];
+    to_hsize(p->ndims, b->held, held);
+    to_hsize(p->ndims, b->start, start);
+    to_hsize(p->ndims, b->count, count);
+    for (int a = 0; a < p->ndims; a++)
+        inner[a] = b->halo;
+    part_release_call(p);
+    p->mem_space = H5Screate_simple(p->ndims, held, NULL);
+    if (p->mem_space < 0)
+        return -1;
+    if (held_block_elements(b) == 0)
+        return H5Sselect_none(p->file_space) < 0 || H5Sselect_none(p->mem_space) < 0 ? -1 : 0;
+    if (H5Sselect_hyperslab(p->file_space, H5S_SELECT_SET, start, NULL, count, NULL) < 0)
+        return -1;
+    return H5Sselect_hyperslab(p->mem_space, H5S_SELECT_SET, inner, NULL, count, NULL) < 0 ? -1
+                                                                                           : 0;
+}
+
 /* Rows of the block per write call: the whole block, or as many as access_elements holds. */
 static uint64_t rows_per_call(const dataset_part *p, uint64_t access_elements)
 {
@@ -176,15 +199,23 @@ static uint64_t calls_needed(const h5_output *o, const dataset_part *p, uint64_t
     return most;
 }
 
+/* part_create, saying what failed. */
+static int part_create_named(dataset_part *p, const h5_output *o, const dataset_spec *ds,
+                             char *err, size_t errlen)
+{
+    if (part_create(p, o, ds) == 0)
+        return 0;
+    part_close(p);
+    snprintf(err, errlen, "cannot create dataset '%s' in '%s'", ds->name, o->path);
+    return -1;
+}
+
 int h5_output_write_dataset(h5_output *o, const dataset_spec *ds, uint64_t k, char *err,
                             size_t errlen)
 {
     dataset_part p;
-    if (part_create(&p, o, ds)) {
-        part_close(&p);
-        snprintf(err, errlen, "cannot create dataset '%s' in '%s'", ds->name, o->path);
+    if (part_create_named(&p, o, ds, err, errlen))
         return -1;
-    }
     uint64_t rows_per = rows_per_call(&p, ds->access_elements);
     uint64_t ncalls = calls_needed(o, &p, ds->access_elements, rows_per);
     int failed = 0;
@@ -193,6 +224,20 @@ int h5_output_write_dataset(h5_output *o, const dataset_spec *ds, uint64_t k, ch
         failed = part_select(&p, ds, k, first, left < rows_per ? left : rows_per) ||
                  H5Dwrite(p.dataset, p.type, p.mem_space, p.file_space, o->dxpl, p.values) < 0;
     }
+    part_close(&p);
+    if (failed)
+        snprintf(err, errlen, "cannot write dataset '%s' of '%s'", ds->name, o->path);
+    return failed ? -1 : 0;
+}
+
+int h5_output_write_held(h5_output *o, const dataset_spec *ds, const held_block *b, char *err,
+                         size_t errlen)
+{
+    dataset_part p;
+    if (part_create_named(&p, o, ds, err, errlen))
+        return -1;
+    int failed = part_select_held(&p, b) ||
+                 H5Dwrite(p.dataset, p.type, p.mem_space, p.file_space, o->dxpl, b->values) < 0;
     part_close(&p);
     if (failed)
         snprintf(err, errlen, "cannot write dataset '%s' of '%s'", ds->name, o->path);
@@ -264,3 +309,51 @@ int h5_output_close(h5_output *o, char *err, size_t errlen)
     snprintf(err, errlen, "cannot close '%s'", o->path);
     return -1;
 }
+
+/* The output_ops of a kernel run (output.h): one file created over the communicator. */
+static int ops_open(void **file, const char *path, MPI_Comm comm, int independent, char *err,
+                    size_t errlen)
+{
+    h5_output *o = malloc(sizeof *o);
+    if (!o) {
+        snprintf(err, errlen, "out of memory opening '%s'", path);
+        return -1;
+    }
+    if (h5_output_open(o, path, comm, 1, independent, err, errlen)) {
+        free(o);
+        return -1;
+    }
+    *file = o;
+    return 0;
+}
+
+static int ops_write(void *file, const layout *l, const held_blocks *held, char *err,
+                     size_t errlen)
+{
+    (void)held;
+    return h5_output_write(file, l, err, errlen);
+}
+
+static int ops_write_held(void *file, const layout *l, const held_blocks *held, char *err,
+                          size_t errlen)
+{
+    for (size_t k = 0; k < l->count; k++)
+        if (h5_output_write_held(file, &l->datasets[k], &held->blocks[k], err, errlen))
+            return -1;
+    return 0;
+}
+
+static int ops_sync(void *file, char *err, size_t errlen)
+{
+    return h5_output_sync(file, err, errlen);
+}
+
+static int ops_close(void *file, char *err, size_t errlen)
+{
+    int status = h5_output_close(file, err, errlen);
+    free(file);
+    return status;
+}
+
+const output_ops h5_output_ops = {0, ops_open, ops_write, ops_sync, ops_close, NULL};
+const output_ops h5_held_output_ops = {1, ops_open, ops_write_held, ops_sync, ops_close, NULL};

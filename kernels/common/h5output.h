@@ -9,6 +9,7 @@
 #include <mpi.h>
 #include <stddef.h>
 
+#include "held_blocks.h"
 #include "layout.h"
 
 typedef struct {
@@ -34,6 +35,10 @@ int h5_output_write(h5_output *o, const layout *l, char *err, size_t errlen);
  * block, in calls of at most ds->access_elements elements. */
 int h5_output_write_dataset(h5_output *o, const dataset_spec *ds, uint64_t k, char *err,
                             size_t errlen);
+/* Creates the dataset and writes the block the rank holds in one call: the file selection its
+ * place in the dataset, the memory selection the block inside its halo. */
+int h5_output_write_held(h5_output *o, const dataset_spec *ds, const held_block *b, char *err,
+                         size_t errlen);
 /* Gets the file's data to storage: H5Fflush(H5F_SCOPE_GLOBAL), which in the MPI-IO driver ends
  * in MPI_File_sync (ROMIO: fsync on every rank that has the file open). */
 int h5_output_sync(h5_output *o, char *err, size_t errlen);

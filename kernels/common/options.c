@@ -52,7 +52,9 @@ static int parse_dims(const char *text, int ndims, uint64_t out[])
     for (; part; part = strtok_r(NULL, "x", &save), n++)
         if (n >= ndims || parse_integer(part, 1, &out[n]))
             return -1;
-    return n == ndims ? 0 : -1;
+    for (int a = 1; n == 1 && a < ndims; a++) /* one N: the same on every axis */
+        out[a] = out[0];
+    return n == ndims || n == 1 ? 0 : -1;
 }
 
 static int parse_real(const char *text, double *out)
@@ -91,8 +93,9 @@ static int store_value(const kernel_option *o, const char *value, char *err, siz
     case OPT_DIMS:
         if (!parse_dims(value, o->ndims, o->target))
             return 0;
-        snprintf(err, errlen, "--%s: '%s' is not %d positive integers joined by 'x' (e.g. %s)",
-                 o->name, value, o->ndims, o->ndims == 3 ? "100x100x60" : "4x4");
+        snprintf(err, errlen, "--%s: '%s' is not %d positive integers joined by 'x' (e.g. %s), "
+                 "or one for every axis", o->name, value, o->ndims,
+                 o->ndims == 3 ? "100x100x60" : "4x4");
         return -1;
     }
     return -1;

@@ -11,7 +11,8 @@ typedef enum {
     OPT_SWITCH, /* no value: stores `value` into *(int *)target */
     OPT_COUNT,  /* a positive integer into *(uint64_t *)target */
     OPT_LEVEL,  /* a non-negative integer into *(uint64_t *)target */
-    OPT_DIMS,   /* "AxBxC" with `ndims` positive integers into (uint64_t *)target */
+    OPT_DIMS,   /* "AxBxC" with `ndims` positive integers, or one "N" for every axis,
+                 * into (uint64_t *)target */
     OPT_TEXT,   /* a string into *(const char **)target */
     OPT_REAL,   /* a non-negative real number into *(double *)target */
     OPT_OPERAND, /* a bare argument (no "--"), in table order, into *(const char **)target;

@@ -47,12 +47,16 @@ void report_phases(FILE *out, const phase_times *t, uint64_t bytes)
 }
 
 void report_params(FILE *out, const kernel_option *const tables[], size_t ntables,
-                   const char *transfer)
+                   const char *transfer, const char *extra)
 {
     fputs(", \"params\": {", out);
     const char *sep = options_write_params(out, tables, ntables) ? ", " : "";
     if (transfer) {
         fprintf(out, "%s\"transfer\": \"%s\"", sep, transfer);
+        sep = ", ";
+    }
+    if (extra) {
+        fprintf(out, "%s%s", sep, extra);
         sep = ", ";
     }
     fprintf(out, "%s\"hdf5\": \"%d.%d.%d\"}", sep, H5_VERS_MAJOR, H5_VERS_MINOR, H5_VERS_RELEASE);

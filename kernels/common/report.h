@@ -26,8 +26,9 @@ void report_begin(FILE *out, const char *kernel, uint64_t ranks, const char *fil
 /* `, "open_s": ... "total_s": ..., "rate_mbs": ...` */
 void report_phases(FILE *out, const phase_times *t, uint64_t bytes);
 /* `, "params": {...}`: the options with a report_as name, the transfer mode (when the whole
- * run has one; NULL: none) and the HDF5 version. */
+ * run has one; NULL: none), `extra` JSON members (the version of a library other than HDF5;
+ * NULL: none) and the HDF5 version. */
 void report_params(FILE *out, const kernel_option *const tables[], size_t ntables,
-                   const char *transfer);
+                   const char *transfer, const char *extra);
 
 #endif

@@ -83,7 +83,7 @@ static void print_report(const replay_workload *w, const replay_totals *totals,
     report_begin(stdout, NAME, w->ranks, w->name, all.bytes);
     report_phases(stdout, &all.phases, all.bytes);
     printf(", \"compute_s\": %.3f", totals->compute_s);
-    report_params(stdout, tables, ntables, NULL);
+    report_params(stdout, tables, ntables, NULL, NULL);
     print_roles(totals);
     printf("}\n");
     fflush(stdout);

@@ -84,7 +84,8 @@ static int take_dataset(const doc_node *node, const char *path, replay_dataset *
         return cannot(err, errlen, where, "it writes each writer's block of a decomposition "
                       "(`iotwin simulate` runs datasets written by calls)");
     strcpy(spec->name, name);
-    ds->collective = !strcmp(wl_field(node, WL_DATASET_TRANSFER)->text, "collective");
+    const doc_node *transfer = wl_field(node, WL_DATASET_TRANSFER);  /* absent: collective */
+    ds->collective = !transfer || !strcmp(transfer->text, "collective");
     spec->access_elements = access ? (uint64_t)access->i : 0;
     if (take_decomposition(decomposition, &spec->decomp)) {
         snprintf(err, errlen, "%s: out of memory", where);

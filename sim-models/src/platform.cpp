@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "config_keys.hpp"
+#include "netcdf4.hpp"
 #include "words.hpp"
 
 namespace iosim {
@@ -330,7 +331,10 @@ FileSettings resolve_settings(const json& platform_data, const json& file_config
         apply_openmpi(config_openmpi, file_config.value("mpiio", json::object()), s);
     else
         config::check_block(config_openmpi, "openmpi");  // MCA parameters: Open MPI's only
-    apply_hdf5(block("hdf5"), s);
+    apply_hdf5(site.value("hdf5", json::object()), s);
+    if (file.netcdf4)  // netCDF sets its own file access properties; a config's override them
+        apply_netcdf4_file_access(s);
+    apply_hdf5(file_config.value("hdf5", json::object()), s);
     json site_dataset = site.value("dataset", json::object());
     json per_dataset = file_config.value("datasets", json::array());
     for (size_t i = 0; i < file.datasets.size(); i++) {

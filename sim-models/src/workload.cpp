@@ -1,4 +1,5 @@
 #include "workload.hpp"
+#include "netcdf4.hpp"
 #include "words.hpp"
 
 #include <nlohmann/json.hpp>
@@ -71,6 +72,14 @@ void Dataset::block(uint64_t writer, std::vector<uint64_t>& start, std::vector<u
         count[a] = extents[a][slot];
         start[a] = starts[a][slot];
     }
+}
+
+std::vector<uint64_t> IoCall::origin_at(size_t i, uint64_t k) const
+{
+    std::vector<uint64_t> origin = selections[i].origin;
+    for (size_t a = 0; a < origin.size() && a < origin_step.size(); a++)
+        origin[a] = static_cast<uint64_t>(static_cast<long long>(origin[a]) + static_cast<long long>(k) * origin_step[a]);
+    return origin;
 }
 
 int FileSession::instances(int ranks) const
@@ -171,7 +180,14 @@ void take_split(const std::vector<uint64_t>& dims, uint64_t writers, Dataset& ds
     decomp_free(&d);
 }
 
-Dataset take_dataset(const doc_node* node, uint64_t writers, const std::string& where)
+// A write call's transfer, or a dataset's: as the workload says, else collective (netCDF-4:
+// independent, netcdf4.hpp).
+bool collective(const doc_node* transfer, bool netcdf4)
+{
+    return transfer ? is(transfer, "collective") : netcdf4 ? netcdf4_collective : true;
+}
+
+Dataset take_dataset(const doc_node* node, uint64_t writers, bool netcdf4, const std::string& where)
 {
     Dataset ds;
     ds.name = text(field(node, WL_DATASET_NAME));
@@ -182,9 +198,12 @@ Dataset take_dataset(const doc_node* node, uint64_t writers, const std::string& 
         take_split(u64s(field(node, WL_DATASET_DIMS)), writers, ds);
     if (const doc_node* chunk = field(node, WL_DATASET_CHUNK_DIMS))
         ds.chunk_dims = u64s(chunk);
-    ds.collective = is(field(node, WL_DATASET_TRANSFER), "collective");
+    ds.collective = collective(field(node, WL_DATASET_TRANSFER), netcdf4);
     ds.fill_time = parse_fill_time(text(field(node, WL_DATASET_FILL_TIME)), where + ".fill_time");
-    ds.fill_value = parse_fill_value(text(field(node, WL_DATASET_FILL_VALUE)), where + ".fill_value");
+    if (const doc_node* fill_value = field(node, WL_DATASET_FILL_VALUE))
+        ds.fill_value = parse_fill_value(text(fill_value), where + ".fill_value");
+    else if (netcdf4)
+        ds.fill_value = netcdf4_fill_value;
     return ds;
 }
 
@@ -196,118 +215,66 @@ FileMode parse_mode(const std::string& mode, const std::string& where)
         where + ".mode");
 }
 
-// HDF5's H5Sselect_hyperslab(start, stride, count, block) as boxes: axes whose blocks touch
-// (stride == block, or one block) are one box side, so a box is a contiguous block's extent.
-void hyperslab_boxes(uint32_t writer, const std::vector<uint64_t>& start, const std::vector<uint64_t>& stride,
-                     const std::vector<uint64_t>& count, const std::vector<uint64_t>& block,
-                     std::vector<Box>& out)
-{
-    size_t nd = start.size();
-    std::vector<uint64_t> steps(nd), side(nd), idx(nd, 0);
-    for (size_t a = 0; a < nd; a++) {
-        bool touching = count[a] == 1 || stride[a] == block[a];
-        steps[a] = touching ? 1 : count[a];
-        side[a] = touching ? count[a] * block[a] : block[a];
-        if (side[a] == 0)
-            return;
-    }
-    for (;;) {
-        Box box{writer, start, side};
-        for (size_t a = 0; a < nd; a++)
-            box.start[a] += idx[a] * stride[a];
-        out.push_back(std::move(box));
-        size_t a = nd;
-        while (a-- > 0) {
-            if (++idx[a] < steps[a])
-                break;
-            idx[a] = 0;
-        }
-        if (a == static_cast<size_t>(-1))
-            return;
-    }
-}
-
-// A run of the normal form: its ranks [first, n, step] and every per-axis list present.
-void run_boxes(const doc_node* run, std::vector<Box>& out)
+// A run of the normal form: its ranks [first, n, step] and every per-axis list present. A
+// negative start_step is kept as its two's complement: the pieces' offsets are computed modulo
+// 2^64 and come out right (the format's rules keep every writer's hyperslab in the dataset).
+HyperslabRun take_run(const doc_node* run)
 {
     const doc_node* ranks = field(run, WL_RUN_RANKS);
-    const doc_node* start_step = field(run, WL_RUN_START_STEP);
-    uint64_t first = U(ranks, 0), n = U(ranks, 1), step = U(ranks, 2);
-    auto start = u64s(field(run, WL_RUN_START));
-    auto count = u64s(field(run, WL_RUN_COUNT));
-    auto stride = u64s(field(run, WL_RUN_STRIDE));
-    auto block = u64s(field(run, WL_RUN_BLOCK));
-    for (uint64_t k = 0; k < n; k++) {
-        std::vector<uint64_t> s(start);
-        for (size_t a = 0; a < s.size(); a++)
-            s[a] = static_cast<uint64_t>(static_cast<int64_t>(s[a]) +
-                                         static_cast<int64_t>(k) * start_step->items[a]->i);
-        hyperslab_boxes(static_cast<uint32_t>(first + k * step), s, stride, count, block, out);
-    }
+    HyperslabRun r;
+    r.first_writer = U(ranks, 0);
+    r.writers = U(ranks, 1);
+    r.writer_step = U(ranks, 2);
+    r.start = u64s(field(run, WL_RUN_START));
+    r.start_step = u64s(field(run, WL_RUN_START_STEP));
+    r.count = u64s(field(run, WL_RUN_COUNT));
+    r.stride = u64s(field(run, WL_RUN_STRIDE));
+    r.block = u64s(field(run, WL_RUN_BLOCK));
+    return r;
 }
 
-// One dataset's selection in one call (WORKLOAD.md: regular grid + origin, or runs).
-std::vector<Box> take_selection(const doc_node* node, uint64_t writers)
+// One dataset's selection in one call (WORKLOAD.md: regular grid + origin, or runs), kept as
+// written: its pieces are made by whoever needs them.
+Selection take_selection(const doc_node* node)
 {
-    std::vector<Box> boxes;
+    Selection sel;
     if (!field(node, WL_SELECTION_GRID)) {
         const doc_node* runs = field(node, WL_SELECTION_RUNS);
         for (size_t r = 0; r < runs->n; r++)
-            run_boxes(runs->items[r], boxes);
-        return boxes;
+            sel.runs.push_back(take_run(runs->items[r]));
+        return sel;
     }
-    Dataset grid;
-    take_decomposition(node, grid);
-    auto origin = u64s(field(node, WL_SELECTION_ORIGIN));
-    for (uint64_t w = 0; w < writers; w++) {
-        Box box{static_cast<uint32_t>(w), {}, {}};
-        grid.block(w, box.start, box.count);
-        for (size_t a = 0; a < box.start.size(); a++)
-            box.start[a] += origin[a];
-        boxes.push_back(std::move(box));
-    }
-    return boxes;
+    sel.grid = true;
+    take_decomposition(node, sel.decomposition);
+    sel.origin = u64s(field(node, WL_SELECTION_ORIGIN));
+    return sel;
 }
 
-IoCall take_call(const doc_node* node, const std::unordered_map<std::string, size_t>& datasets,
-                 uint64_t writers)
+// A call and, with `repeat` (WORKLOAD.md), its repetitions, kept as one call with `times`:
+// the k-th with every regular selection's origin moved by k * origin_step, after
+// compute_between_s of computation.
+IoCall take_call(const doc_node* node, const FileSession& s,
+                 const std::unordered_map<std::string, size_t>& datasets)
 {
     IoCall call;
     call.compute_before_s = field(node, WL_CALL_COMPUTE_BEFORE_S)->f;
     if (field(node, WL_CALL_FLUSH)->i)
         return call.flush = true, call;
-    call.collective = is(field(node, WL_CALL_TRANSFER), "collective");
+    call.collective = collective(field(node, WL_CALL_TRANSFER), s.netcdf4);
     const doc_node* names = field(node, WL_CALL_WRITE);
     const doc_node* selections = field(node, WL_CALL_SELECTIONS);
     for (size_t k = 0; k < names->n; k++) {
         call.datasets.push_back(datasets.at(text(names->items[k])));
-        call.boxes.push_back(take_selection(selections->items[k], writers));
+        call.selections.push_back(take_selection(selections->items[k]));
+    }
+    if (const doc_node* repeat = field(node, WL_CALL_REPEAT)) {
+        const doc_node* step = field(repeat, WL_REPEAT_ORIGIN_STEP);
+        call.times = static_cast<uint64_t>(field(repeat, WL_REPEAT_TIMES)->i);
+        for (size_t a = 0; a < step->n; a++)
+            call.origin_step.push_back(step->items[a]->i);
+        call.compute_between_s = field(repeat, WL_REPEAT_COMPUTE_BETWEEN_S)->f;
     }
     return call;
-}
-
-// A call and, with `repeat` (WORKLOAD.md), its repetitions: the k-th with every box moved by
-// k * origin_step (the selections are regular), after compute_between_s of computation.
-void append_calls(const doc_node* node, const std::unordered_map<std::string, size_t>& datasets,
-                  uint64_t writers, std::vector<IoCall>& calls)
-{
-    calls.push_back(take_call(node, datasets, writers));
-    const doc_node* repeat = field(node, WL_CALL_REPEAT);
-    if (!repeat)
-        return;
-    const IoCall first = calls.back();
-    const doc_node* step = field(repeat, WL_REPEAT_ORIGIN_STEP);
-    int64_t times = field(repeat, WL_REPEAT_TIMES)->i;
-    for (int64_t k = 1; k < times; k++) {
-        IoCall next = first;
-        next.compute_before_s = field(repeat, WL_REPEAT_COMPUTE_BETWEEN_S)->f;
-        for (auto& boxes : next.boxes)
-            for (Box& box : boxes)
-                for (size_t a = 0; a < box.start.size(); a++)
-                    box.start[a] = static_cast<uint64_t>(static_cast<int64_t>(box.start[a]) +
-                                                         k * step->items[a]->i);
-        calls.push_back(std::move(next));
-    }
 }
 
 FileSession take_session(const doc_node* node, int ranks, const std::string& where)
@@ -319,9 +286,8 @@ FileSession take_session(const doc_node* node, int ranks, const std::string& whe
         s.groups = static_cast<int>(groups->i);
     s.create = field(node, WL_FILE_CREATE)->i != 0;
     const std::string api = text(field(node, WL_FILE_API));
-    if (api == "netcdf4")
-        throw NotModelled(where + ".api: netcdf4 is not modelled by iosim");
-    s.hdf5 = api == "hdf5";  // mpiio and posix: no HDF5 layout or metadata
+    s.netcdf4 = api == "netcdf4";
+    s.hdf5 = api == "hdf5" || s.netcdf4;  // mpiio and posix: no HDF5 layout or metadata
     s.compute_before_s = field(node, WL_FILE_COMPUTE_BEFORE_S)->f;
     s.one_call = is(field(node, WL_FILE_WRITE_CALLS), "one-call");
     s.flushes = static_cast<int>(field(node, WL_FILE_FLUSHES)->i);
@@ -329,13 +295,13 @@ FileSession take_session(const doc_node* node, int ranks, const std::string& whe
     const doc_node* datasets = field(node, WL_FILE_DATASETS);
     std::unordered_map<std::string, size_t> index;
     for (size_t d = 0; d < datasets->n; d++) {
-        s.datasets.push_back(take_dataset(datasets->items[d], writers,
+        s.datasets.push_back(take_dataset(datasets->items[d], writers, s.netcdf4,
                                           where + ".datasets[" + std::to_string(d) + "]"));
         index.emplace(s.datasets.back().name, d);
     }
     if (const doc_node* calls = field(node, WL_FILE_CALLS))
         for (size_t c = 0; c < calls->n; c++)
-            append_calls(calls->items[c], index, writers, s.calls);
+            s.calls.push_back(take_call(calls->items[c], s, index));
     return s;
 }
 

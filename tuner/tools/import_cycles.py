@@ -1,10 +1,12 @@
-"""Print the cycles of iotwin's import graph (every ``import`` of an iotwin module, at module
-level or inside a function), one strongly connected set of modules per line; exit 1 if any.
+"""Check iotwin's import graph (every ``import`` of an iotwin module, at module level or
+inside a function): no cycle between modules, and no cycle between packages: each package
+imports only the packages of the layers below its own (:data:`LAYERS`). Prints the package
+graph, its cycles and every import against the layers; exit 1 if there is any.
 
     python tuner/tools/import_cycles.py [--top-level]
 
 ``--top-level``: only the imports run when the module is imported (not those inside
-functions), i.e. the cycles that can break an import.
+functions), i.e. the module cycles that can break an import.
 """
 
 from __future__ import annotations
@@ -100,6 +102,59 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
+#: iotwin's packages, lowest first: a package may import its own modules and those of the
+#: packages before it, never one after it. The top-level modules (cli, __main__) are the top.
+LAYERS = (
+    "core",          # shared records and small helpers: imports no other package
+    "formats",       # what the formats share: bounds table, text reading, record schemas
+    "config",        # the tuning config's schema
+    "space",         # parameter spaces
+    "search",        # strategies over a space
+    "workloads",     # the workload format, replicated and captured workloads
+    "model",         # platforms, the simulator, calibration fits, bandwidth ceilings
+    "store",         # the SQLite results store
+    "executors",     # where a config is measured
+    "tuning",        # one tuning campaign and its pipeline
+    "observations",  # what a calibration is fitted to
+    "validation",    # how well the model predicts
+    "studies",       # experiments, what-if, landscapes, strategy benchmarks
+    "report",        # pages, plots and tables of what a store holds
+    "commands",      # the command line, one module per subcommand
+    "cli",
+    "__main__",
+)
+
+
+def package_of(module: str) -> str:
+    """``iotwin.store.database`` -> ``store``; the package's own ``iotwin`` for its root."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def package_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    packages: dict[str, set[str]] = {}
+    for module, targets in graph.items():
+        edges = packages.setdefault(package_of(module), set())
+        edges.update(package_of(t) for t in targets if package_of(t) != package_of(module))
+    return packages
+
+
+def upward_imports(graph: dict[str, set[str]], layers: tuple[str, ...] = LAYERS
+                   ) -> list[str]:
+    """Every import of a module by one in a lower layer (or in a package the layers do not
+    name), as ``importer -> imported``."""
+    rank = {name: index for index, name in enumerate(layers)}
+    rank["iotwin"] = -1  # the package root holds only its version
+    found = []
+    for module, targets in sorted(graph.items()):
+        own = rank.get(package_of(module))
+        for target in sorted(targets):
+            theirs = rank.get(package_of(target))
+            if own is None or theirs is None or theirs > own:
+                found.append(f"{module} -> {target}")
+    return found
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--top-level", action="store_true",
@@ -111,7 +166,18 @@ def main() -> int:
     print(f"{len(graph)} modules, {edges} imports between them, {len(found)} cycle(s)")
     for members in found:
         print("cycle: " + " <-> ".join(members))
-    return 1 if found else 0
+    packages = package_graph(graph)
+    package_cycles = cycles(packages)
+    upward = upward_imports(graph)
+    print(f"{len(packages)} packages, {len(package_cycles)} cycle(s) between them, "
+          f"{len(upward)} import(s) against the layers")
+    for name in sorted(packages, key=lambda p: ((*LAYERS, p)).index(p)):
+        print(f"  {name:13s} -> {', '.join(sorted(packages[name])) or '(nothing)'}")
+    for members in package_cycles:
+        print("package cycle: " + " <-> ".join(members))
+    for line in upward:
+        print("against the layers: " + line)
+    return 1 if found or package_cycles or upward else 0
 
 
 if __name__ == "__main__":

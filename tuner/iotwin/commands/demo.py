@@ -2,26 +2,34 @@
 
 What runs is data: ``iotwin/data/demo.yaml`` holds ``iotwin tune`` options (``--spec`` names
 another file of the same form). The demo prints the ``iotwin tune`` command it stands for,
-runs it (progress per generation, then the default and the tuned config measured R times
-each in the same session), and shows the tuned config it wrote.
+runs it (progress per generation, then the default and the tuned config measured in R
+alternating pairs in the same session), and shows the tuned config it wrote (as
+``iotwin tune`` does).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import shlex
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import yaml
 
-from iotwin import paths
-from iotwin.commands.tune import OPTIONS, spec_from_options, tune_and_report
-from iotwin.errors import UserError
+from iotwin.commands._options import add_store_argument, add_workdir_argument
+from iotwin.commands.tune import (
+    add_tune_arguments,
+    say_program_flavour,
+    spec_from_arguments,
+    tune_and_report,
+)
+from iotwin.core import paths
+from iotwin.core.errors import UserError
 from iotwin.executors.local import default_scratch_root
-from iotwin.store.database import Store, add_store_argument, resolve_path
+from iotwin.store.database import Store, resolve_path
 from iotwin.tuning.pipeline import start
 
 
@@ -36,6 +44,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--output", type=Path, metavar="YAML",
                         help="tuned config file (default: demo-tuned.yaml in the scratch root, "
                              "runs/ or $IOTWIN_SCRATCH)")
+    add_workdir_argument(parser, default=None)
     add_store_argument(parser)
     parser.set_defaults(func=main)
 
@@ -87,20 +96,37 @@ def main(args: argparse.Namespace) -> int:
     output = args.output or _shown(default_scratch_root() / "demo-tuned.yaml")
     output.parent.mkdir(parents=True, exist_ok=True)
     argv = tune_argv(spec, args.spec)
-    argv[1:1] = ["--store", str(resolve_path(args.store)), "--output", str(output)]
+    argv[1:1] = ["--store", str(resolve_path(args.store)), "--output", str(output),
+                 *(["--workdir", args.workdir] if args.workdir else [])]
     print(f"iotwin demo: a short {spec.get('strategy', 'sim-screened')} tuning on this "
           f"machine, as\n  iotwin {shlex.join(argv)}\n", flush=True)
-    unknown = [str(key) for key in spec if key not in (*OPTIONS, "args", "json")]
-    if unknown:
-        raise UserError(f"{args.spec}: not `iotwin tune` options: {', '.join(unknown)}")
-    tune_spec = spec_from_options({**spec, "rest": spec.get("args") or []})
+    tune_args = _tune_parser(args.spec).parse_args(argv[1:])
     with Store(resolve_path(args.store)) as store:
-        tune_and_report(store, start(store, tune_spec), tune_spec, output,
-                        bool(spec.get("json")))
-    print(f"\ntuned config ({output}; apply it to any run with "
-          f"`iotwin run ... --config {output}`):")
-    print("  " + output.read_text().rstrip().replace("\n", "\n  "))
+        tune_spec = spec_from_arguments(tune_args)
+        say_program_flavour(tune_spec)
+        campaign_id, tune_spec, parts = start(store, tune_spec)
+        tune_and_report(store, campaign_id, tune_spec, output, tune_args.json, parts)
     return 0
+
+
+class _SpecParser(argparse.ArgumentParser):
+    """``iotwin tune``'s options, read from a demo description: an error names the file."""
+
+    def __init__(self, source: Path) -> None:
+        super().__init__(prog=f"{source}: as `iotwin tune`", add_help=False)
+        self.source = source
+
+    def error(self, message: str) -> NoReturn:
+        unknown = (re.findall(r"--([\w-]+)", message)
+                   if message.startswith("unrecognized arguments") else [])
+        what = ", ".join(option.replace("-", "_") for option in unknown) or message
+        raise UserError(f"{self.source}: not `iotwin tune` options: {what}")
+
+
+def _tune_parser(source: Path) -> argparse.ArgumentParser:
+    parser = _SpecParser(source)
+    add_tune_arguments(parser)
+    return parser
 
 
 def _shown(path: Path) -> Path:

@@ -8,8 +8,9 @@ import argparse
 import json
 from pathlib import Path
 
-from iotwin.model.sim_cluster import add_sim_cluster_argument
-from iotwin.store.database import Store, add_store_argument, resolve_path
+from iotwin.commands._options import add_sim_cluster_argument, add_store_argument
+from iotwin.report import write_report
+from iotwin.store.database import Store, resolve_path
 from iotwin.studies.experiment import load_experiment, run_experiment
 
 
@@ -31,7 +32,6 @@ def main(args: argparse.Namespace) -> int:
         experiment = run_experiment(spec, store)
         rows = [cell.row() for cell in experiment.results]
         if args.output:
-            from iotwin.report import write_report
 
             html_path, csv_path = write_report(store, experiment.campaign_id, args.output)
             print(f"wrote {html_path} and {csv_path}")

@@ -10,6 +10,8 @@ missing runs.
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import os
 import platform
 import shlex
 import shutil
@@ -17,8 +19,30 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from iotwin.errors import UserError
-from iotwin.store.database import Store, add_store_argument, resolve_path
+from iotwin.commands._options import add_store_argument, add_workdir_argument
+from iotwin.core import paths
+from iotwin.core.errors import UserError
+from iotwin.core.readme_block import fill_block
+from iotwin.executors import filesystem_of
+from iotwin.executors.table import write_table
+from iotwin.executors.twin import TwinExecutor
+from iotwin.report import benchmark as report
+from iotwin.store.database import Store, resolve_path
+from iotwin.studies.landscape import (
+    conditions,
+    conditions_page,
+    errors_by_setting,
+    measure_landscape,
+)
+from iotwin.studies.strategy_benchmark import (
+    load_benchmark,
+    model_on_table,
+    run_in_parallel,
+    table_case,
+)
+from iotwin.studies.table_resolution import resolution
+from iotwin.validation.local import load_suite
+from iotwin.workloads.workload import dump_workload
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -43,11 +67,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                          help="with --twin: a truth that differs from the model in structure: "
                               "each setting multiplies the rate by its model's measured error "
                               "(measured / predicted) on the table of landscape SPEC")
+    add_workdir_argument(measure)
     add_store_argument(measure)
     measure.set_defaults(func=_measure)
     benchmark = actions.add_parser(
         "benchmark", help="every strategy, many seeds, against measured tables: real runs to "
-                          "within each target (e.g. 5% and 2%) of the optimum",
+                          "within each target (e.g. 5%% and 2%%) of the optimum",
         description="Run each strategy of the spec from each seed against each measured table "
                     "(the table executor replays its runs) and count the real runs, "
                     "confirmation included, until the config it would recommend is within "
@@ -76,26 +101,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _measure(args: argparse.Namespace) -> int:
-    from iotwin.executors import filesystem_of
-    from iotwin.executors.local import default_scratch_root
-    from iotwin.executors.table import write_table
-    from iotwin.studies.landscape import conditions, conditions_page, measure_landscape
-    from iotwin.validation.local import load_suite
-
     suite = load_suite(args.spec)
     output = args.output or args.spec.with_suffix(".csv")
     executor, where = _executor(args, suite)
     with Store(resolve_path(args.store)) as store:
-        campaign_id, table = measure_landscape(store, suite, executor)
+        campaign_id, table = measure_landscape(store, suite, executor,
+                                               workdir=Path(args.workdir))
         found = conditions(store, campaign_id, table)
         workload = store.campaign(campaign_id).spec.get("workload")
     write_table(table, output)
     if workload is not None:  # what the model simulates for the program (benchmarks read it)
-        from iotwin.workloads.workload import dump_workload
 
         output.with_suffix(".workload.yaml").write_text(dump_workload(workload))
-    where = where or (f"{platform.node()} ({_cores()} cores), scratch "
-                      f"{default_scratch_root()} ({filesystem_of(default_scratch_root())})")
+    where = where or (f"{platform.node()} ({_cores()} cores), working directory "
+                      f"{args.workdir} ({filesystem_of(Path(args.workdir))})")
     where += f", store campaign {campaign_id}"
     command = "iotwin landscape measure " + shlex.join(sys.argv[3:])
     page = output.with_suffix(".md")
@@ -112,9 +131,6 @@ def _executor(args: argparse.Namespace, suite: Any) -> tuple[Any, str]:
         if args.errors_from:
             raise UserError("--errors-from goes with --twin")
         return None, ""
-    from iotwin.executors.twin import TwinExecutor
-    from iotwin.studies.landscape import errors_by_setting
-    from iotwin.studies.strategy_benchmark import table_case
 
     factors: dict[str, float] = {}
     where = f"the {suite.platform} model's twin, truth seed {args.twin}"
@@ -128,19 +144,10 @@ def _executor(args: argparse.Namespace, suite: Any) -> tuple[Any, str]:
 
 
 def _default_benchmark() -> Path:
-    from iotwin import paths
-
     return paths.repo_root() / "experiments" / "strategy-benchmark.yaml"
 
 
 def _benchmark(args: argparse.Namespace) -> int:
-    import dataclasses
-
-    from iotwin.report import benchmark as report
-    from iotwin.report.readme_block import fill_block
-    from iotwin.studies.strategy_benchmark import load_benchmark, model_on_table, run_in_parallel
-    from iotwin.studies.table_resolution import resolution
-
     cases, settings = load_benchmark(args.spec)
     if args.seeds:
         settings = dataclasses.replace(settings, seeds=args.seeds)
@@ -157,7 +164,7 @@ def _benchmark(args: argparse.Namespace) -> int:
               file=sys.stderr)
         for text in report.model_texts(model):
             print(f"  {text}", file=sys.stderr)
-        results.append(report.CaseResult(case, figures, model, table_resolution))
+        results.append(report.TableBenchmark(case, figures, model, table_resolution))
     command = "iotwin landscape benchmark " + shlex.join(sys.argv[3:])
     for path in report.write(results, settings, output, command):
         print(f"wrote {path}", file=sys.stderr)
@@ -170,6 +177,4 @@ def _benchmark(args: argparse.Namespace) -> int:
 
 
 def _cores() -> int:
-    import os
-
     return len(os.sched_getaffinity(0))

@@ -6,8 +6,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from iotwin.commands._options import add_store_argument
 from iotwin.report import write_report
-from iotwin.store.database import Store, add_store_argument, resolve_path
+from iotwin.store.database import Store, resolve_path
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -6,8 +6,15 @@ import argparse
 import json
 from typing import Any
 
-from iotwin.errors import UserError
-from iotwin.model.sim_cluster import add_sim_cluster_argument
+from iotwin.commands._options import add_sim_cluster_argument
+from iotwin.config.schema import load_config
+from iotwin.config.types import Config
+from iotwin.core.errors import UserError
+from iotwin.core.records import Target
+from iotwin.executors.mpi_flavour import flavour_of
+from iotwin.model.platforms import load_platform
+from iotwin.model.sim import simulate
+from iotwin.workloads.workload import kernel_workload, load_workload
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -17,7 +24,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "file on a platform model, under a tuning config (default: the site's defaults).")
     parser.add_argument("--platform", required=True, help="platform name or YAML path")
     what = parser.add_mutually_exclusive_group(required=True)
-    what.add_argument("--kernel", help="kernel name (vpic-io, vorpal-io, gcrm-io)")
+    what.add_argument("--kernel", help="kernel name (vpic-io, vorpal-io, gcrm-io, "
+                      "block3d-io)")
     what.add_argument("--workload", metavar="W.yaml", help="workload file")
     parser.add_argument("--ranks", type=int, help="MPI ranks (with --kernel)")
     parser.add_argument("--config", metavar="CFG.yaml", help="tuning config")
@@ -31,30 +39,39 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _workload(args: argparse.Namespace) -> dict[str, Any]:
-    from iotwin.workloads.workload import kernel_workload, load_workload
-
     if args.workload:
         return load_workload(args.workload)
     if not args.ranks or args.ranks < 1:
         raise UserError("--kernel needs --ranks N (N >= 1)")
     extra = [a for a in args.kernel_args if a != "--"]
-    return kernel_workload(args.kernel, args.ranks, extra)
+    # the flavour the kernel runs under (IOTWIN_MPI=openmpi: netCDF-4, OMPIO), described by its
+    # own build: the process grid is that MPI's MPI_Dims_create
+    flavour = flavour_of(Target(args.ranks, kernel=args.kernel, args=tuple(extra)))
+    return kernel_workload(args.kernel, args.ranks, extra, flavour.name)
+
+
+def _simulated(args: argparse.Namespace) -> str:
+    """What is simulated, as an error names it: the workload file or the kernel, the config
+    file, the platform."""
+    what = args.workload or f"kernel {args.kernel} on {args.ranks} ranks"
+    under = f" under {args.config}" if args.config else ""
+    return f"{what}{under} on platform {args.platform}"
 
 
 def main(args: argparse.Namespace) -> int:
-    from iotwin.config.schema import load_config
-    from iotwin.model.platforms import load_platform
-    from iotwin.model.sim import simulate
-
     platform = load_platform(args.platform)
-    config = load_config(args.config) if args.config else {}
-    [result] = simulate(platform, _workload(args), [config], jobs=1,
-                        options={"placement": args.placement})
+    config: Config = load_config(args.config) if args.config else {}
+    workload = _workload(args)
+    try:
+        [result] = simulate(platform, workload, [config], jobs=1,
+                            options={"placement": args.placement})
+    except UserError as error:  # the simulator refused what the readers took
+        raise UserError(f"{_simulated(args)}: {error}") from error
     if args.json:
         print(json.dumps(result.__dict__, indent=2))
         return 0 if result.ok else 1
     if not result.ok:
-        raise UserError(f"simulation failed: {result.error}")
+        raise UserError(f"{_simulated(args)}: simulation failed: {result.error}")
     phases = ", ".join(f"{k} {v:.3f} s" for k, v in result.phases.items())
     bd = result.breakdown
     aggregators = bd.get("aggregators") or ["-"]

@@ -10,52 +10,71 @@ the default config, which counts as a measurement of the default.
     iotwin tune --resume ID
 
 Prints one progress line per generation, writes the best measured config as YAML for the
-interposer, then re-measures the default and the tuned config R times each and prints both.
+interposer, then re-measures the default and the tuned config in R rounds of one run each, the
+order alternating (ABBA...), and prints both and the speedup with its interval on these pairs.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
-from collections.abc import Mapping
-from dataclasses import asdict, fields, replace
+from collections.abc import Sequence
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from iotwin import executors
-from iotwin.config.schema import dump_config
-from iotwin.errors import UserError
-from iotwin.executors import EXECUTORS
-from iotwin.executors.mpi_flavour import say_flavour
-from iotwin.model.sim_cluster import add_sim_cluster_argument
-from iotwin.search import STRATEGIES
-from iotwin.space.parameters import default_space_for
-from iotwin.stats import Speedup, Summary, format_mbs, speedup_interval
-from iotwin.store.database import Store, add_store_argument, resolve_path
-from iotwin.tuning.campaign import CampaignSpec, Progress
-from iotwin.tuning.pipeline import (
-    PipelineOptions,
-    TuneResult,
-    TuneSpec,
-    start,
-    stored_pipeline,
-    stored_spec,
-    tune,
+from iotwin.commands._options import (
+    add_sim_cluster_argument,
+    add_store_argument,
+    add_timeout_argument,
+    add_workdir_argument,
 )
-from iotwin.tuning.repetitions import Measurement
+from iotwin.config.schema import dump_config
+from iotwin.core.errors import UserError
+from iotwin.core.stats import MIN_PAIRS_95, Speedup, Summary, format_mbs
+from iotwin.executors import EXECUTORS
+from iotwin.executors.local import absolute_program
+from iotwin.executors.mpi_flavour import say_flavour
+from iotwin.search import STRATEGIES
+from iotwin.store.database import Store, StoreError, resolve_path
+from iotwin.tuning.campaign import Progress, Screening
+from iotwin.tuning.parts import CampaignParts
+from iotwin.tuning.pipeline import TuneResult, start, stored_spec, summary_speedup, tune
+from iotwin.tuning.spec import (
+    CampaignSpec,
+    PipelineOptions,
+    TuneSpec,
+    default_of,
+    stores_pipeline,
+)
 from iotwin.workloads.workload import load_workload
 
-#: the options that make a campaign, with their defaults: given again with --resume they must
-#: agree with the ones it started with (the stored spec); the space's default depends on the
-#: file system the runs write to (default_space_for)
-DEFAULTS: dict[str, Any] = {
-    "platform": "local", "strategy": "sim-screened", "executor": "local",
-    "real_budget": 20, "repetitions": 1, "timeout": 600.0, "seed": 0, "truth_seed": 0,
-    "confirm": 3, "confirm_runs": 3, "summary_repeat": 5,
+#: the options that make a campaign, each with the TuneSpec field it sets ("search.NAME" or
+#: "pipeline.NAME"): given again with --resume they must agree with the ones it started with
+SPEC_OPTIONS: dict[str, str] = {
+    "--kernel": "search.kernel", "--ranks": "search.ranks", "--platform": "search.platform",
+    "--space": "search.space", "--strategy": "search.strategy",
+    "--executor": "search.executor", "--real-budget": "search.real_budget",
+    "--repetitions": "search.repetitions", "--timeout": "search.timeout_s",
+    "--seed": "search.seed", "--truth-seed": "search.truth_seed", "--site": "search.site",
+    "--table": "search.table", "--fix": "search.fixed", "--set": "search.settings",
+    "--workload": "search.workload", "--confirm": "pipeline.confirm",
+    "--confirm-runs": "pipeline.confirm_runs", "--summary-repeat": "pipeline.summary_repeat",
+    "--workdir": "search.workdir",
 }
+
+
+def _default(field: str) -> Any:
+    return default_of(CampaignSpec, field)
+
+
+def _pipeline_default(field: str) -> Any:
+    return default_of(PipelineOptions, field)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -65,16 +84,25 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "candidates are evaluated in simulation) and write the best config found.",
         usage="iotwin tune (--kernel K | -- PROGRAM ARGS) --ranks N [options] [-- KERNEL_ARGS]"
               "\n       iotwin tune --resume ID")
-    parser.add_argument("--kernel", help="kernel of kernels/ (vpic-io, vorpal-io, gcrm-io)")
+    add_tune_arguments(parser)
+    parser.set_defaults(func=main)
+
+
+def add_tune_arguments(parser: argparse.ArgumentParser) -> None:
+    """Every option of ``iotwin tune``; none has a default here (None: not given), so that a
+    resume can tell the options given again, and the spec's own defaults apply."""
+    parser.add_argument("--kernel", help="kernel of kernels/ (vpic-io, vorpal-io, gcrm-io, "
+                        "block3d-io)")
     parser.add_argument("--ranks", type=int, metavar="N", help="MPI ranks")
-    parser.add_argument("--platform", help="platform model (default local)")
+    parser.add_argument("--platform",
+                        help=f"platform model (default {_default('platform')})")
     parser.add_argument("--space", help="parameter space (default: the one for the file system "
                                          "the runs write to: local on this machine, table3 on "
                                          "a Lustre or GPFS platform's twin)")
     parser.add_argument("--fix", action="append", metavar="PARAM=VALUE",
                         help="pin a space parameter to one value (repeatable)")
     parser.add_argument("--strategy", choices=sorted(STRATEGIES),
-                        help="search strategy (default sim-screened)")
+                        help=f"search strategy (default {_default('strategy')})")
     parser.add_argument("--set", action="append", metavar="SETTING=VALUE",
                         help="override a strategy setting of search/strategies.yaml")
     parser.add_argument("--executor", choices=sorted(EXECUTORS),
@@ -89,12 +117,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "(iotwin landscape measure); the space is restricted to its "
                              "configs")
     parser.add_argument("--real-budget", type=int, metavar="R",
-                        help="distinct configs run for real (default 20)")
+                        help=f"distinct configs run for real (default {_default('real_budget')})")
     parser.add_argument("--repetitions", type=int, metavar="R",
-                        help="runs per config during the search; the median counts (default 1)")
-    parser.add_argument("--timeout", type=float, metavar="S",
-                        help="seconds before a run is killed and counted as failed (default 600)")
-    parser.add_argument("--seed", type=int, help="the search's seed (default 0)")
+                        help="runs per config during the search; the median counts "
+                             f"(default {_default('repetitions')})")
+    add_timeout_argument(parser, default=None)
+    add_workdir_argument(parser, default=None,
+                         note="; a campaign runs where it started, also when resumed")
+    parser.add_argument("--seed", type=int, help=f"the search's seed (default {_default('seed')})")
     parser.add_argument("--truth-seed", type=int,
                         help="twin executor: which perturbed truth of the platform runs")
     parser.add_argument("--resume", type=int, metavar="ID",
@@ -104,12 +134,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="tuned config file (default tuned-<campaign>.yaml)")
     parser.add_argument("--confirm", type=int, metavar="K",
                         help="re-measure the search's K best configs before choosing the tuned "
-                             "one (0: take the best single run; default 3)")
+                             f"one (0: take the best single run; default "
+                             f"{_pipeline_default('confirm')})")
     parser.add_argument("--confirm-runs", type=int, metavar="R",
                         help="fresh runs of each candidate, interleaved; the median of these "
-                             "decides (default 3)")
+                             f"decides (default {_pipeline_default('confirm_runs')})")
     parser.add_argument("--summary-repeat", type=int, metavar="R",
-                        help="re-measure default and tuned R times each (0: skip; default 5)")
+                        help="re-measure default and tuned in R rounds of one run each, the "
+                             "order alternating; the speedup's interval is taken on these "
+                             f"pairs ({MIN_PAIRS_95} or more for a 95%% interval; 0: skip; "
+                             f"default {_pipeline_default('summary_repeat')})")
     parser.add_argument("--workload", metavar="W.yaml",
                         help="a program's workload for the simulator (iotwin workload capture); "
                              "default: captured from the program's first run, the default config")
@@ -117,127 +151,112 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_sim_cluster_argument(parser)
     add_store_argument(parser)
     parser.add_argument("rest", nargs="*", help=argparse.SUPPRESS)
-    parser.set_defaults(func=main)
-
-
-#: every option a campaign is made of, as spec_from_options reads them (``rest``: the kernel's
-#: arguments, or the program and its arguments)
-OPTIONS = {"kernel", "ranks", "space", "fix", "set", "workload", "rest", *DEFAULTS}
 
 
 def main(args: argparse.Namespace) -> int:
     with Store(resolve_path(args.store)) as store:
-        campaign_id, spec = _resume(store, args) if args.resume else _start(store, args)
-        tune_and_report(store, campaign_id, spec, args.output, args.json)
+        if args.resume:
+            campaign_id, spec, parts = args.resume, _resumed_spec(store, args), None
+            say_program_flavour(spec)
+        else:
+            spec = spec_from_arguments(args)
+            say_program_flavour(spec)  # a program refused leaves no campaign behind
+            campaign_id, spec, parts = start(store, spec)
+        try:
+            tune_and_report(store, campaign_id, spec, args.output, args.json, parts)
+        except StoreError as error:
+            raise UserError(f"{error}: campaign {campaign_id} goes on with `iotwin tune "
+                            f"--resume {campaign_id} --store {error.path}` once the store can "
+                            "be written") from error
     return 0
 
 
+def say_program_flavour(spec: TuneSpec) -> None:
+    """Where the executor starts the program: its MPI flavour found and said, its interposer
+    built, or UserError."""
+    if executors.executor_kind(spec.search.executor).launches_programs:
+        say_flavour(spec.search.target)
+
+
 def tune_and_report(store: Store, campaign_id: int, spec: TuneSpec, output: Path | None,
-                    as_json: bool) -> TuneResult:
+                    as_json: bool, parts: CampaignParts | None = None) -> TuneResult:
     """Run the stored campaign's tuning, printing its progress, write the tuned config (to
     ``output``, default tuned-<campaign>.yaml) and print the outcome."""
     search = spec.search
     print(f"campaign {campaign_id}: {search.strategy} on {search.target.label}, "
           f"space {search.space}, platform {search.platform}, executor {search.executor}, "
           f"budget {search.real_budget}", file=sys.stderr, flush=True)
-    if executors.select(search.executor).launches_programs:
-        say_flavour(search.target)
-    result = tune(spec, store, campaign_id, on_progress=_print_progress)
+    result = tune(spec, store, campaign_id, parts=parts, on_progress=_print_progress)
     output = output or Path(f"tuned-{campaign_id}.yaml")
     output.write_text(dump_config(result.tuned))
     _report(result, output, as_json)
     return result
 
 
-def spec_from_options(options: Mapping[str, Any]) -> TuneSpec:
-    """The spec of ``iotwin tune``'s options by name (``fix`` and ``set`` as mappings); an
-    option that is missing or None takes its default."""
-    def option(name: str) -> Any:
-        return _option(options, name)
-
-    if options.get("ranks") is None:
+def spec_from_arguments(args: argparse.Namespace) -> TuneSpec:
+    """The spec of ``iotwin tune``'s parsed options; an option not given takes the spec's
+    default."""
+    if args.ranks is None:
         raise UserError("--ranks N is required")
-    kernel, rest = options.get("kernel"), tuple(str(arg) for arg in options.get("rest") or ())
-    if kernel is None and not rest:
+    rest = tuple(str(arg) for arg in args.rest or ())
+    if args.kernel is None and not rest:
         raise UserError("name a --kernel or a program after --")
-    search = CampaignSpec(
-        ranks=int(options["ranks"]), platform=option("platform"),
-        space=str(options.get("space") or ""), strategy=option("strategy"),
-        executor=option("executor"), real_budget=option("real_budget"), kernel=kernel,
-        args=rest if kernel else (), command=() if kernel else rest, seed=option("seed"),
-        repetitions=option("repetitions"), timeout_s=option("timeout"),
-        truth_seed=option("truth_seed"), fixed=dict(options.get("fix") or {}),
-        settings=dict(options.get("set") or {}),
-        workload=load_workload(options["workload"]) if options.get("workload") else None,
-        site=options.get("site"), table=options.get("table"))
-    if not search.space:
-        filesystem = executors.space_context(search.executor, search.platform,
-                                             search.ranks).filesystem
-        search = replace(search, space=default_space_for(filesystem))
-    return TuneSpec(search, _pipeline_options(options))
+    fields: dict[str, dict[str, Any]] = {"search": {"workdir": os.getcwd()}, "pipeline": {}}
+    for option, value in _given(args):
+        part, name = SPEC_OPTIONS[option].split(".")
+        fields[part][name] = value
+    search = CampaignSpec(**fields["search"], args=rest if args.kernel else (),
+                          command=() if args.kernel else _command(rest))
+    return TuneSpec(search, PipelineOptions(**fields["pipeline"]))
 
 
-def _option(options: Mapping[str, Any], name: str) -> Any:
-    value = options.get(name)
-    return DEFAULTS[name] if value is None else value
+def _given(args: argparse.Namespace) -> list[tuple[str, Any]]:
+    """(option, value as the spec holds it) of each spec option given on the command line."""
+    given = []
+    for option in SPEC_OPTIONS:
+        value = getattr(args, option[2:].replace("-", "_"))
+        if value is None:
+            continue
+        if option in ("--fix", "--set"):
+            value = _assignments(value, option)
+        elif option == "--workload":
+            value = load_workload(value)
+        given.append((option, value))
+    return given
 
 
-def _pipeline_options(options: Mapping[str, Any]) -> PipelineOptions:
-    return PipelineOptions(**{name: _option(options, name) for name in _PIPELINE})
-
-
-def _start(store: Store, args: argparse.Namespace) -> tuple[int, TuneSpec]:
-    spec = spec_from_options({**vars(args), "fix": _assignments(args.fix, "--fix"),
-                              "set": _assignments(args.set, "--set")})
-    return start(store, spec), spec
-
-
-def _resume(store: Store, args: argparse.Namespace) -> tuple[int, TuneSpec]:
+def _resumed_spec(store: Store, args: argparse.Namespace) -> TuneSpec:
     """The campaign's stored spec; an option given again must agree with it (a campaign
     stored without its pipeline options takes them from this command line)."""
     spec = stored_spec(store, args.resume)
-    has_pipeline = stored_pipeline(store.campaign(args.resume).spec)
-    started = json.loads(json.dumps({**spec.search.to_json(), **asdict(spec.pipeline)}))
-    for option, key, given in _given_options(args):
-        if key in _PIPELINE and not has_pipeline:
-            continue
-        if json.loads(json.dumps(given)) != started[key]:
-            raise UserError(f"campaign {args.resume} started with {option} "
-                            f"{_shown(started[key])}; the resume gives {_shown(given)}: leave "
-                            f"{option} out to go on as it started, or start a new campaign")
-    if not has_pipeline:
-        spec = replace(spec, pipeline=_pipeline_options(vars(args)))
-    return args.resume, spec
-
-
-_PIPELINE = tuple(f.name for f in fields(PipelineOptions))
-#: command-line option -> (its attribute, the stored spec's key)
-_CAMPAIGN_OPTIONS = {
-    "--kernel": ("kernel", "kernel"), "--ranks": ("ranks", "ranks"),
-    "--platform": ("platform", "platform"), "--space": ("space", "space"),
-    "--strategy": ("strategy", "strategy"), "--executor": ("executor", "executor"),
-    "--real-budget": ("real_budget", "real_budget"),
-    "--repetitions": ("repetitions", "repetitions"), "--timeout": ("timeout", "timeout_s"),
-    "--seed": ("seed", "seed"), "--truth-seed": ("truth_seed", "truth_seed"),
-    "--site": ("site", "site"), "--table": ("table", "table"),
-    "--confirm": ("confirm", "confirm"), "--confirm-runs": ("confirm_runs", "confirm_runs"),
-    "--summary-repeat": ("summary_repeat", "summary_repeat"),
-}
-
-
-def _given_options(args: argparse.Namespace) -> list[tuple[str, str, Any]]:
-    """(option, stored key, value) of each campaign option given on the command line."""
-    given = [(option, key, getattr(args, attribute))
-             for option, (attribute, key) in _CAMPAIGN_OPTIONS.items()
-             if getattr(args, attribute) is not None]
-    if args.fix is not None:
-        given.append(("--fix", "fixed", _assignments(args.fix, "--fix")))
-    if args.set is not None:
-        given.append(("--set", "settings", _assignments(args.set, "--set")))
+    has_pipeline = stores_pipeline(store.campaign(args.resume).spec)
+    started = json.loads(json.dumps({"search": spec.search.to_json(),
+                                     "pipeline": asdict(spec.pipeline)}))
+    given = _given(args)
     if args.rest:
-        given.append(("arguments after --", "args" if args.kernel else "command",
-                      list(args.rest)))
-    return given
+        rest = [str(arg) for arg in args.rest]
+        given.append(("arguments after --", rest if args.kernel else list(_command(rest))))
+    for option, value in given:
+        part, name = SPEC_OPTIONS.get(option, "search.args" if args.kernel else "search.command"
+                                      ).split(".")
+        if part == "pipeline" and not has_pipeline:
+            continue
+        if json.loads(json.dumps(value)) != started[part][name]:
+            raise UserError(f"campaign {args.resume} started with {option} "
+                            f"{_shown(started[part][name])}; the resume gives {_shown(value)}: "
+                            f"leave {option} out to go on as it started, or start a new "
+                            f"campaign")
+    if not has_pipeline:
+        pipeline = {SPEC_OPTIONS[o].split(".")[1]: v for o, v in given
+                    if SPEC_OPTIONS.get(o, "").startswith("pipeline.")}
+        spec = replace(spec, pipeline=PipelineOptions(**pipeline))
+    return spec
+
+
+def _command(words: Sequence[str]) -> tuple[str, ...]:
+    """A program's command as a campaign stores it: the program found from here (a resume
+    started elsewhere runs the same one), its arguments as given."""
+    return (absolute_program(words[0]), *words[1:])
 
 
 def _shown(value: Any) -> str:
@@ -255,73 +274,71 @@ def _assignments(items: list[str] | None, option: str) -> dict[str, Any]:
     return parsed
 
 
-def _print_progress(progress: Progress) -> None:
-    def rate(value: float | None) -> str:
-        return f"{format_mbs(value):>9} MB/s" if value is not None else "        - MB/s"
+def _rate(value: float | None) -> str:
+    return f"{format_mbs(value):>9} MB/s" if value is not None else "        - MB/s"
 
+
+def _print_progress(progress: Progress | Screening) -> None:
+    if isinstance(progress, Screening):
+        pace = f"{progress.per_second:.0f}/s" if progress.per_second else "-/s"
+        print(f"gen {progress.generation:3d}  screening {progress.step}/{progress.steps} in "
+              f"simulation: {progress.simulations} simulated ({pace})  "
+              f"best predicted {_rate(progress.best_predicted)}", file=sys.stderr, flush=True)
+        return
     error = f"{100 * progress.model_error:5.1f}%" if progress.model_error is not None else "    -"
     print(f"gen {progress.generation:3d}  runs {progress.runs_used:3d}/{progress.budget:<3d}  "
-          f"best measured {rate(progress.best_measured)}  "
-          f"best predicted {rate(progress.best_predicted)}  model error {error}",
+          f"best measured {_rate(progress.best_measured)}  "
+          f"best predicted {_rate(progress.best_predicted)}  model error {error}",
           file=sys.stderr, flush=True)
 
 
 def _report(result: TuneResult, output: Path, as_json: bool) -> None:
     campaign, confirmed, summary = result.campaign, result.confirmed, result.summary
     rates: dict[str, Summary | None] = {label: m.rate for label, m in summary.items()}
-    speedup = (rates["tuned"].median / rates["default"].median
-               if rates.get("tuned") and rates.get("default") else None)
+    tuned, default = rates.get("tuned"), rates.get("default")
+    speedup = tuned.median / default.median if tuned and default else None
     best = confirmed[0]
     if as_json:
         print(json.dumps({
             "campaign": campaign.id, "runs_used": len(campaign.measured),
             "best_measured_mbs": best.rate, "best_measured_runs": len(best.rates),
-            "confirmed": [{"search_mbs": c.search_rate, "median_mbs": c.rate,
-                           "runs": len(c.rates)} for c in confirmed],
+            "confirmed": [{"candidate": c.candidate, "search_mbs": c.search_rate,
+                           "median_mbs": c.rate, "runs": len(c.rates)} for c in confirmed],
             "config_file": str(output),
             "summary": {k: (v.as_dict() if v else None) for k, v in rates.items()},
-            "speedup": speedup, "speedup_interval": _interval_json(_speedup(summary))},
+            "speedup": speedup, "speedup_interval": _as_dict(summary_speedup(summary))},
             indent=2))
         return
     if len(confirmed) > 1:
-        for rank, candidate in enumerate(confirmed, 1):
+        print("confirmation, best median first (candidates numbered as in the lines above):")
+        for candidate in confirmed:
             label = " (the default config)" if not candidate.config else ""
             search = (f"search run {format_mbs(candidate.search_rate)} MB/s"
                       if candidate.search_rate else "not run in the search")
-            print(f"  confirmed {rank}: median {format_mbs(candidate.rate or 0)} MB/s of "
-                  f"{len(candidate.rates)} fresh runs ({search}){label}")
+            chosen = "  <- tuned" if candidate is best else ""
+            print(f"  candidate {candidate.candidate}: median {format_mbs(candidate.rate or 0)} "
+                  f"MB/s of {len(candidate.rates)} fresh runs ({search}){label}{chosen}")
     print(f"best measured: {format_mbs(best.rate or 0)} MB/s (median of {len(best.rates)} runs) "
           f"after {len(campaign.measured)} configs run for real; tuned config written to {output}")
     for label, rate in rates.items():
         print(f"  {label:8s} {rate.format('MB/s') if rate else 'every run failed'}")
     if speedup is not None:
-        print(f"  tuned / default: {speedup:.2f}x (medians, same session)")
-    interval = _speedup(summary)
+        print(f"  tuned / default: {speedup:.2f}x (medians, same session, interleaved)")
+    interval = summary_speedup(summary)
     if interval is not None:
-        print(f"  {_interval_line(interval)}")
+        more = (f"; use --summary-repeat {MIN_PAIRS_95}" if interval.low is None else "")
+        print(f"  {interval.text()}{more}")
+    print(tuned_config_text(output))
 
 
-def _speedup(summary: dict[str, Measurement]) -> Speedup | None:
-    """Tuned / default from the summary's runs, with its exact interval (stats.speedup_interval)."""
-    rates = {label: [r.rate_mbs for r in m.runs if r.ok and r.rate_mbs]
-             for label, m in summary.items()}
-    if not rates.get("default") or not rates.get("tuned"):
-        return None
-    return speedup_interval(rates["default"], rates["tuned"])
+def tuned_config_text(output: Path) -> str:
+    """The tuned config as written to ``output``, and how to apply it."""
+    text = output.read_text().strip()
+    note = "  # no settings: nothing searched beat the default config" if text == "{}" else ""
+    shown = "  " + text.replace("\n", "\n  ") + note
+    return (f"\ntuned config ({output}; apply it to any run with `iotwin run ... --config "
+            f"{output}`):\n{shown}")
 
 
-def _interval_line(s: Speedup) -> str:
-    if s.low is None or s.high is None or s.confidence is None:
-        return (f"speedup {s.estimate:.2f}x: too few runs for a 95% interval "
-                f"(use --summary-repeat 4 or more)")
-    verdict = ("significant" if s.significant
-               else "no significant difference: the interval includes 1")
-    return (f"speedup {s.estimate:.2f}x (median of the tuned/default run ratios), "
-            f"95% interval {s.low:.2f}-{s.high:.2f}x "
-            f"(exact, Moses/Mann-Whitney on the runs' log rates, coverage "
-            f"{100 * s.confidence:.1f}%): {verdict}")
-
-
-def _interval_json(s: Speedup | None) -> dict[str, Any] | None:
-    return None if s is None else {"estimate": s.estimate, "low": s.low, "high": s.high,
-                                   "confidence": s.confidence, "significant": s.significant}
+def _as_dict(speedup: Speedup | None) -> dict[str, Any] | None:
+    return speedup.as_dict() if speedup else None

@@ -18,10 +18,19 @@ from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 
-from iotwin import paths
-from iotwin.errors import UserError
-from iotwin.model.sim_cluster import add_sim_cluster_argument
-from iotwin.store.database import Store, add_store_argument, resolve_path
+from iotwin.commands._options import (
+    add_sim_cluster_argument,
+    add_store_argument,
+    add_workdir_argument,
+)
+from iotwin.core import paths
+from iotwin.core.errors import UserError
+from iotwin.report import write_report
+from iotwin.store.database import Store, resolve_path
+from iotwin.validation import paper_report, scale_report, traffic
+from iotwin.validation.local import default_suite_path, load_suite, run_local_suite
+from iotwin.validation.paper import paper_dir, run_paper_validation
+from iotwin.validation.scale_audit import run_audit, scale_dir
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -35,6 +44,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     local.add_argument("-o", "--output", type=Path, metavar="DIR",
                        help="also write the report page and CSV here")
     local.add_argument("--json", action="store_true", help="print the figures as JSON")
+    add_workdir_argument(local)
     add_store_argument(local)
     add_sim_cluster_argument(local)
     local.set_defaults(func=_local)
@@ -64,13 +74,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _local(args: argparse.Namespace) -> int:
-    from iotwin.validation.local import default_suite_path, load_suite, run_local_suite
-
     suite = load_suite(args.suite or default_suite_path())
     with Store(resolve_path(args.store)) as store:
-        result = run_local_suite(store, suite)
+        result = run_local_suite(store, suite, workdir=Path(args.workdir))
         if args.output:
-            from iotwin.report import write_report
 
             for path in write_report(store, result.campaign_id, args.output):
                 print(f"wrote {path}")
@@ -143,31 +150,24 @@ def _timed_progress() -> Callable[[str], None]:
 
 
 def _traffic(args: argparse.Namespace) -> int:
-    from iotwin.validation.traffic import markdown, run_traffic, traffic_dir, write_outputs
-
-    found = run_traffic(progress=_timed_progress())
+    found = traffic.run_traffic(progress=_timed_progress())
     if args.write:
-        write_outputs(found, traffic_dir())
-    print(markdown(found))
+        traffic.write_outputs(found, traffic.traffic_dir())
+    print(traffic.markdown(found))
     return 0
 
 
 def _scale(args: argparse.Namespace) -> int:
-    from iotwin.validation.scale_audit import run_audit, scale_dir
-    from iotwin.validation.scale_report import markdown, write_outputs
-
     points = run_audit(platforms=args.platforms.split(",") if args.platforms else None,
                        progress=_timed_progress())
     if args.write:
-        points = write_outputs(points, scale_dir())
-    print(markdown(points))
+        points = scale_report.write_outputs(points, scale_dir())
+    print(scale_report.markdown(points))
     return 0
 
 
 def _paper(args: argparse.Namespace) -> int:
     """Run as the options say; progress on stderr, the tables on stdout."""
-    from iotwin.validation.paper import paper_dir, run_paper_validation
-    from iotwin.validation.paper_report import markdown, record_fitted, write_outputs
 
     progress = _timed_progress()
     result = run_paper_validation(
@@ -175,13 +175,13 @@ def _paper(args: argparse.Namespace) -> int:
         kernels=args.kernels.split(",") if args.kernels else None, loo=not args.no_loo,
         workers=args.jobs, partial=args.partial, progress=progress)
     if args.write:
-        write_outputs(result, paper_dir())
+        paper_report.write_outputs(result, paper_dir())
     if args.record:
         for fit in result.fits:
             inside = {name: value for name, value in fit.parameters.items()
                       if name not in result.on_bound[fit.model]}
-            record_fitted(paths.platforms_dir() / f"{fit.model}.yaml",
+            paper_report.record_fitted(paths.platforms_dir() / f"{fit.model}.yaml",
                           result.calibration_ids[fit.model], inside)
-    print(markdown(result))
+    print(paper_report.markdown(result))
     progress("done")
     return 0

@@ -14,21 +14,23 @@ one bounds table (data/bounds.yaml): its C type's range and a sane maximum.
 from __future__ import annotations
 
 import copy
-import fnmatch
 import functools
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import yaml
 
-from iotwin import paths
-from iotwin.errors import UserError
+from iotwin.config import rules
+from iotwin.config.types import Config
+from iotwin.core import paths
+from iotwin.core.errors import UserError
+from iotwin.core.text import CONTROL
+from iotwin.core.units import format_size, parse_size
 from iotwin.formats.bounds import Bound, load_bounds
 from iotwin.formats.records import describe, key_text
 from iotwin.formats.yaml_text import parse_document, read_document
-from iotwin.units import format_size, parse_size
 
 #: blocks of settings, in the order they are applied to a file (openmpi: to the process that
 #: opens it, from the top level only)
@@ -221,20 +223,33 @@ def parse_yaml(text: str, source: str) -> Any:
     return parse_document(text, source, floats=False, error=ConfigError)
 
 
-def load_config(path: str | Path) -> dict[str, Any]:
+def load_config(path: str | Path) -> Config:
     """Read and validate a config file; sizes come back as byte counts."""
     path = Path(path)
     data = read_document(path, "config", floats=False, error=ConfigError)
     return validate_config(data, str(path))
 
 
+#: the config that sets nothing: every setting at the site's default
+DEFAULT_CONFIG: Config = {}
+
+
 # --- validation ------------------------------------------------------------------------------
 
-def validate_config(data: Any, source: str) -> dict[str, Any]:
-    """The normalised config (sizes as ints), or ConfigError naming ``source`` and the key path."""
+def validate_config(data: Any, source: str) -> Config:
+    """The normalised config (sizes as ints), or ConfigError naming ``source`` and the key path:
+    the one way to make a :class:`~iotwin.config.types.Config`."""
     if data is None:
         return {}
-    return _Validator(load_schema(), source).scope(data, "top", "")
+    return cast(Config, _Validator(load_schema(), source).scope(data, "top", ""))
+
+
+def _control_character(text: str) -> int | None:
+    """The first control character (iotwin.core.text.CONTROL) of a name, hint or pattern: none
+    may hold one (a newline would make a false line of the report, a NUL cuts C text short);
+    the interposer's reader checks the same set."""
+    found = CONTROL.search(text)
+    return ord(found.group()) if found else None
 
 
 class _Validator:
@@ -251,12 +266,18 @@ class _Validator:
             raise self.fail(path, f"expected {what}, got {describe(value)}")
         return value
 
+    def refuse_control(self, text: Any, path: str, what: str) -> None:
+        code = _control_character(text) if isinstance(text, str) else None
+        if code is not None:
+            raise self.fail(path, f"{what} a control character (U+{code:04X})")
+
     def scope(self, data: Any, scope_name: str, path: str) -> dict[str, Any]:
         scope = self.schema.scopes[scope_name]
         mapping = self.mapping(data, path, "a mapping of config blocks")
         allowed = self.schema.allowed_keys(scope)
         result: dict[str, Any] = {}
         for name, value in mapping.items():
+            self.refuse_control(name, path, "a key holds")
             key_path = _join(path, key_text(name))
             if name in scope.keys:
                 result[name] = self.value(scope.keys[name], value, key_path)
@@ -284,6 +305,7 @@ class _Validator:
     def keyed(self, keys: dict[str, Key], mapping: dict[Any, Any], path: str) -> dict[str, Any]:
         result = {}
         for name, value in mapping.items():
+            self.refuse_control(name, path, "a key holds")
             key_path = _join(path, key_text(name))
             if name not in keys:
                 raise self.fail(key_path, "unknown key (expected one of " + ", ".join(keys)
@@ -307,6 +329,7 @@ class _Validator:
                 raise self.fail(_join(path, name), f"cannot be combined with {key.exclusive_with}")
 
     def value(self, key: Key, value: Any, path: str) -> Any:
+        self.refuse_control(value, path, "holds")
         checked = _CHECKS[key.type](self, key, value, path)
         if checked is _INVALID:
             raise self.fail(path, f"expected {key.expected()}, got {describe(value)}")
@@ -346,6 +369,8 @@ class _Validator:
             return _INVALID
         result = {}
         for name, item in value.items():
+            self.refuse_control(name, path, "a key holds")
+            self.refuse_control(item, _join(path, key_text(name)), "holds")
             if not isinstance(name, str) or isinstance(item, dict | list) or item is None:
                 raise self.fail(_join(path, key_text(name)),
                                 f"expected a string value, got {describe(item)}")
@@ -356,6 +381,7 @@ class _Validator:
         if not isinstance(value, list) or not value:
             return _INVALID
         for i, item in enumerate(value):
+            self.refuse_control(item, f"{path}[{i}]", "holds")
             if not isinstance(item, int) or isinstance(item, bool) or item < 1:
                 raise self.fail(f"{path}[{i}]",
                                 f"expected a positive integer, got {describe(item)}")
@@ -394,7 +420,7 @@ def _join(path: str, name: str) -> str:
 
 # --- writing -------------------------------------------------------------------------------
 
-def dump_config(data: dict[str, Any], source: str = "config") -> str:
+def dump_config(data: Mapping[str, Any], source: str = "config") -> str:
     """YAML the interposer reads, sizes written with units (``4MiB``).
 
     ``data`` is validated first, so it may hold sizes in any form :func:`validate_config`
@@ -402,7 +428,7 @@ def dump_config(data: dict[str, Any], source: str = "config") -> str:
     ``source`` rather than a file the interposer would refuse.
     """
     normalised = validate_config(data, source)
-    return yaml.safe_dump(_with_units(normalised, "top"), sort_keys=False,
+    return yaml.safe_dump(_with_units(dict(normalised), "top"), sort_keys=False,
                           default_flow_style=False)
 
 
@@ -439,9 +465,9 @@ def _value_with_units(key: Key, value: Any) -> Any:
 # --- scoping -------------------------------------------------------------------------------
 
 def matches(pattern: str, name: str) -> bool:
-    """The one glob rule: fnmatch on the full name, or on its last ``/`` component."""
-    return (fnmatch.fnmatchcase(name, pattern)
-            or fnmatch.fnmatchcase(name.rsplit("/", 1)[-1], pattern))
+    """The one glob rule (iotwin.config.rules): fnmatch on the full name, or on its last ``/``
+    component."""
+    return rules.matches(pattern, name)
 
 
 def literal_glob(name: str) -> str:
@@ -449,38 +475,40 @@ def literal_glob(name: str) -> str:
     return "".join(f"[{c}]" if c in "*?[" else c for c in name)
 
 
-def with_dataset_settings(config: dict[str, Any], targets: Iterable[tuple[str, str]],
-                          settings: dict[str, Any]) -> dict[str, Any]:
+def with_dataset_settings(config: Config, targets: Iterable[tuple[str, str]],
+                          settings: dict[str, Any]) -> Config:
     """``config`` with ``settings`` for each (file pattern, dataset pattern) of ``targets``:
     scoped entries after the config's own, so that they win."""
-    out = copy.deepcopy(config)
-    files = out.setdefault("files", [])
-    for file_pattern, dataset_pattern in targets:
-        entry = {"match": file_pattern, "datasets": [{"match": dataset_pattern, **settings}]}
-        files.append(entry)
-    if not files:
-        del out["files"]
-    return out
+    files = [*copy.deepcopy(config.get("files", [])),
+             *({"match": file_pattern, "datasets": [{"match": dataset_pattern, **settings}]}
+               for file_pattern, dataset_pattern in targets)]
+    out = {key: copy.deepcopy(value) for key, value in config.items() if key != "files"}
+    return validate_config({**out, "files": files} if files else out, "scoped settings")
 
 
-def matched_blocks(config: dict[str, Any], file_name: str,
+def matched_blocks(config: Config, file_name: str,
                    dataset_name: str | None = None) -> Iterator[tuple[str, dict[str, Any]]]:
-    """(label, {block: settings}) for each part of ``config`` that applies, in applying order."""
-    yield "top", {b: config[b] for b in BLOCKS if b in config}
-    files = [(i, entry) for i, entry in enumerate(config.get("files", []))
-             if matches(entry["match"], file_name)]
-    for i, entry in files:
-        yield f"files[{i}]", {b: entry[b] for b in BLOCKS if b in entry}
-    if dataset_name is None:
-        return
-    for i, entry in files:
-        for j, scoped in enumerate(entry.get("datasets", [])):
-            if matches(scoped["match"], dataset_name):
-                settings = {k: v for k, v in scoped.items() if k != "match"}
-                yield f"files[{i}].datasets[{j}]", {"dataset": settings}
+    """(label, {block: settings}) for each part of ``config`` that applies, in applying order
+    (the shared rules' iotwin.config.rules.applying, as the interposer takes them)."""
+    yield "top", _blocks_in(config)
+    files = config.get("files", [])
+    for i, j in rules.applying([entry["match"] for entry in files],
+                               [[scoped["match"] for scoped in entry.get("datasets", [])]
+                                for entry in files], file_name, dataset_name):
+        entry = files[i]
+        if j is None:
+            yield f"files[{i}]", _blocks_in(entry)
+        else:
+            settings = {k: v for k, v in entry["datasets"][j].items() if k != "match"}
+            yield f"files[{i}].datasets[{j}]", {"dataset": settings}
 
 
-def resolve(config: dict[str, Any], file_name: str,
+def _blocks_in(scope: Mapping[str, object]) -> dict[str, Any]:
+    """The blocks of settings a config or a ``files`` entry holds, by name."""
+    return {block: scope[block] for block in BLOCKS if block in scope}
+
+
+def resolve(config: Config, file_name: str,
             dataset_name: str | None = None) -> dict[str, dict[str, Any]]:
     """The settings for one file (and dataset): later blocks override earlier ones key by key."""
     schema = load_schema()
@@ -502,12 +530,13 @@ def _merge(keys: dict[str, Key], into: dict[str, Any], values: dict[str, Any]) -
             into.pop(key.exclusive_with, None)
 
 
-def mca_environment(config: Mapping[str, Any]) -> dict[str, str]:
+def mca_environment(config: Config) -> dict[str, str]:
     """``OMPI_MCA_<name>`` for every MCA parameter the config's top level sets: Open MPI reads
     them in MPI_Init, so they go into the launched program's environment (MPICH ignores them)."""
     environment = {}
+    blocks = _blocks_in(config)
     for block, keys in load_schema().blocks.items():
-        for name, value in config.get(block, {}).items():
+        for name, value in blocks.get(block, {}).items():
             if keys[name].mca is not None:
                 environment[f"OMPI_MCA_{keys[name].mca}"] = str(value)
     return environment

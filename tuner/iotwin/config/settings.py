@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from iotwin.units import format_size
+from iotwin.core.units import format_size
 
 
 def flat_settings(config: Mapping[str, Any], prefix: str = "") -> list[str]:

@@ -11,12 +11,17 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from iotwin.errors import UserError
+from iotwin.config import rules
+from iotwin.config.types import Config
+from iotwin.core.errors import UserError
+from iotwin.core.limits import RUN_TIMEOUT_S
+from iotwin.core.records import Source
 from iotwin.executors.base import Executor
-from iotwin.space.parameters import SpaceContext
-from iotwin.store.source import Source
+from iotwin.executors.local import LocalExecutor
+from iotwin.executors.slurm import Site, SlurmExecutor
+from iotwin.executors.table import TableExecutor, read_table
+from iotwin.executors.twin import TwinExecutor
 
 
 @dataclass(frozen=True)
@@ -25,10 +30,16 @@ class ExecutorSettings:
     the seed of a twin's noise."""
 
     platform: str
-    timeout_s: float | None = 600.0
+    timeout_s: float | None = RUN_TIMEOUT_S
     truth_seed: int = 0
     site: str | None = None  # a site file (sbatch options, launcher); None: the default site
     table: str | None = None  # a measured landscape (CSV) to replay
+    workdir: str | None = None  # where programs run (None: the current directory)
+    keep: str | None = None  # the local executor's keep folder (iotwin.executors.run_folder)
+
+    @property
+    def working_dir(self) -> Path:
+        return Path(self.workdir) if self.workdir else Path.cwd()
 
 
 @dataclass(frozen=True)
@@ -43,39 +54,30 @@ class ExecutorKind:
     make: Callable[[ExecutorSettings], Executor]
     #: the only configs it can run (a table's), else None: a campaign's space is restricted
     #: to them
-    configs: Callable[[ExecutorSettings], Sequence[dict[str, Any]]] | None = None
+    configs: Callable[[ExecutorSettings], Sequence[Config]] | None = None
     #: it starts the program (under the launcher of its MPI flavour, mpi_flavour)
     launches_programs: bool = False
 
 
 def _local(settings: ExecutorSettings) -> Executor:
-    from iotwin.executors.local import LocalExecutor
-
-    return LocalExecutor(timeout_s=settings.timeout_s)
+    return LocalExecutor(timeout_s=settings.timeout_s, workdir=settings.working_dir,
+                         keep=Path(settings.keep) if settings.keep else None)
 
 
 def _twin(settings: ExecutorSettings) -> Executor:
-    from iotwin.executors.twin import TwinExecutor
-
     return TwinExecutor(settings.platform, truth_seed=settings.truth_seed)
 
 
 def _slurm(settings: ExecutorSettings) -> Executor:
-    from iotwin.executors.slurm import Site, SlurmExecutor
-
     site = Site.load(Path(settings.site) if settings.site else None)
-    return SlurmExecutor(timeout_s=settings.timeout_s, site=site)
+    return SlurmExecutor(timeout_s=settings.timeout_s, site=site, workdir=settings.working_dir)
 
 
 def _table(settings: ExecutorSettings) -> Executor:
-    from iotwin.executors.table import TableExecutor
-
     return TableExecutor(_table_path(settings), replay_seed=settings.truth_seed)
 
 
-def _table_configs(settings: ExecutorSettings) -> Sequence[dict[str, Any]]:
-    from iotwin.executors.table import read_table
-
+def _table_configs(settings: ExecutorSettings) -> Sequence[Config]:
     return read_table(_table_path(settings)).configs
 
 
@@ -99,7 +101,8 @@ REGISTRY: tuple[ExecutorKind, ...] = (
                  on_this_machine=_always, make=_local, launches_programs=True),
     ExecutorKind("twin", "the platform's model with hidden true parameters and noise",
                  source="twin", on_this_machine=_never, make=_twin),
-    # its jobs write to the scratch root this machine sees (a shared file system)
+    # its jobs run in the working directory and keep their run folders in the scratch root
+    # (both on a file system the nodes share)
     ExecutorKind("slurm", "real runs, one Slurm job each (a site file: sbatch options, launcher)",
                  source="real", on_this_machine=_always, make=_slurm,
                  launches_programs=True),
@@ -113,47 +116,28 @@ REGISTRY: tuple[ExecutorKind, ...] = (
 EXECUTORS: dict[str, ExecutorKind] = {kind.name: kind for kind in REGISTRY}
 
 
-def select(name: str) -> ExecutorKind:
+def executor_kind(name: str) -> ExecutorKind:
     """The executor called ``name``; UserError naming the choices if there is none."""
     if name not in EXECUTORS:
         raise UserError(f"unknown executor {name!r}: expected {' or '.join(EXECUTORS)}")
     return EXECUTORS[name]
 
 
-def make_executor(name: str, platform: str, *, timeout_s: float | None = 600.0,
-                  truth_seed: int = 0, site: str | None = None,
-                  table: str | None = None) -> Executor:
+def make_executor(name: str, platform: str, *, timeout_s: float | None = RUN_TIMEOUT_S,
+                  truth_seed: int = 0, site: str | None = None, table: str | None = None,
+                  workdir: str | None = None, keep: str | None = None) -> Executor:
     """The executor ``name`` standing for ``platform``."""
-    return select(name).make(ExecutorSettings(platform, timeout_s, truth_seed, site, table))
+    return executor_kind(name).make(ExecutorSettings(platform, timeout_s, truth_seed, site, table,
+                                                     workdir, keep))
 
 
-def runnable_configs(name: str, table: str | None) -> Sequence[dict[str, Any]] | None:
+def runnable_configs(name: str, table: str | None) -> Sequence[Config] | None:
     """The only configs executor ``name`` can run (a table's), else None."""
-    configs = select(name).configs
+    configs = executor_kind(name).configs
     return configs(ExecutorSettings("", table=table)) if configs else None
 
 
-def space_context(name: str, platform: str, ranks: int) -> SpaceContext:
-    """Where executor ``name``'s runs happen, as a space needs it: this machine's file system,
-    or the platform model's."""
-    if select(name).on_this_machine(platform):
-        from iotwin.executors.local import default_scratch_root
-
-        return SpaceContext(filesystem=filesystem_of(default_scratch_root()), ranks=ranks)
-    from iotwin.model.platforms import load_platform, platform_space_context
-
-    return platform_space_context(load_platform(platform), ranks)
-
-
 def filesystem_of(path: Path) -> str:
-    """lustre, gpfs, or ufs (ROMIO's name for any other local or network file system)."""
-    path = path.resolve()
-    while not path.exists():
-        path = path.parent
-    best, kind = "", "ufs"
-    for line in Path("/proc/mounts").read_text().splitlines():
-        _, mount, fstype, *_ = line.split()
-        inside = path == Path(mount) or Path(mount) in path.parents
-        if inside and len(mount) > len(best):
-            best, kind = mount, fstype
-    return kind if kind in ("lustre", "gpfs") else "ufs"
+    """lustre, gpfs, or ufs (ROMIO's name for any other local or network file system), as the
+    interposer tells them (the shared rules: iotwin.config.rules.filesystem)."""
+    return rules.filesystem(path.resolve())[0]

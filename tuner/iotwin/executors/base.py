@@ -8,50 +8,10 @@ touches no strategy.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
-from iotwin.store.source import Source
-
-Status = Literal["ok", "failed", "timeout"]
-
-
-@dataclass(frozen=True)
-class Target:
-    """What to run: a kernel of kernels/ with its arguments, or any HDF5 program."""
-
-    ranks: int
-    kernel: str | None = None
-    args: tuple[str, ...] = ()
-    command: tuple[str, ...] = ()
-
-    def __post_init__(self) -> None:
-        if (self.kernel is None) == (not self.command):
-            raise ValueError("a Target names either a kernel or a command, not both")
-        if self.ranks < 1:
-            raise ValueError(f"ranks must be >= 1, got {self.ranks}")
-
-    @property
-    def label(self) -> str:
-        what = self.kernel if self.kernel else " ".join(self.command)
-        return f"{what} x{self.ranks}"
-
-
-@dataclass
-class RunResult:
-    """One repetition: what it measured, or why it failed."""
-
-    status: Status
-    total_s: float | None = None
-    rate_mbs: float | None = None
-    bytes: int | None = None
-    phases: dict[str, float] = field(default_factory=dict)
-    reports: list[dict[str, Any]] = field(default_factory=list)  # interposer, one per file
-    error: str | None = None
-
-    @property
-    def ok(self) -> bool:
-        return self.status == "ok"
+from iotwin.config.types import Config
+from iotwin.core.records import RunResult, Source, Target
 
 
 class Executor(Protocol):
@@ -60,7 +20,7 @@ class Executor(Protocol):
     #: the store's `source` for what this executor measures: "real" or "twin"
     source: Source
 
-    def run_once(self, target: Target, config: Mapping[str, Any], *, seed: int = 0) -> RunResult:
+    def run_once(self, target: Target, config: Config, *, seed: int = 0) -> RunResult:
         """Measure one repetition. Never raises for a failing run: returns status failed/timeout."""
         ...
 
@@ -74,7 +34,7 @@ class JobExecutor(Executor, Protocol):
 
     queues_jobs: bool
 
-    def submit(self, target: Target, config: Mapping[str, Any], *,
+    def submit(self, target: Target, config: Config, *,
                seed: int = 0) -> dict[str, Any]:
         """Hand one run to the scheduler; its handle (JSON: what ``collect`` needs)."""
         ...

@@ -15,17 +15,16 @@ import csv
 import json
 import random
 import statistics
-from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any
 
+from iotwin.config.schema import validate_config
 from iotwin.config.settings import settings_text
-from iotwin.errors import UserError
-from iotwin.executors.base import RunResult, Target
-from iotwin.store.database import canonical_json, config_hash
-from iotwin.store.source import Source
+from iotwin.config.types import Config
+from iotwin.core.errors import UserError
+from iotwin.core.hashing import canonical_json, config_hash
+from iotwin.core.records import RunResult, Source, Target
 
 
 @dataclass(frozen=True)
@@ -33,7 +32,7 @@ class Landscape:
     """Configs and the rate (MB/s; None: the run failed) of each in every pass."""
 
     label: str  # what was measured, e.g. "vpic-io x4 --particles 1048576"
-    configs: list[dict[str, Any]]
+    configs: list[Config]
     rates: list[list[float | None]]  # [config][pass]
 
     def __post_init__(self) -> None:
@@ -53,17 +52,17 @@ class Landscape:
         """The best median rate."""
         return max(m for m in self._medians if m is not None)
 
-    def median_of(self, config: Mapping[str, Any]) -> float | None:
+    def median_of(self, config: Config) -> float | None:
         """The median rate of ``config`` (None: not in the table, or every run failed)."""
         index = self._index.get(config_hash(config))
         return None if index is None else self._medians[index]
 
-    def within(self, config: Mapping[str, Any], fraction: float) -> bool:
+    def within(self, config: Config, fraction: float) -> bool:
         """Whether ``config``'s median is within ``fraction`` of the optimum (0.05: 5%)."""
         median = self.median_of(config)
         return median is not None and median >= (1 - fraction) * self.optimum
 
-    def rates_of(self, config: Mapping[str, Any]) -> list[float | None] | None:
+    def rates_of(self, config: Config) -> list[float | None] | None:
         index = self._index.get(config_hash(config))
         return None if index is None else self.rates[index]
 
@@ -104,7 +103,7 @@ def read_table(path: Path) -> Landscape:
     configs, rates = [], []
     for line, row in enumerate(rows, start=2):
         try:
-            configs.append(json.loads(row["config"]))
+            configs.append(validate_config(json.loads(row["config"]), f"{path}:{line}"))
             rates.append([float(row[c]) if row[c] else None for c in passes])
         except (ValueError, TypeError) as error:
             raise UserError(f"{path}:{line}: {error}") from error
@@ -123,13 +122,13 @@ class TableExecutor:
         self.replay_seed = replay_seed
         self._draws: dict[str, int] = {}
 
-    def run_once(self, target: Target, config: Mapping[str, Any], *, seed: int = 0) -> RunResult:
+    def run_once(self, target: Target, config: Config, *, seed: int = 0) -> RunResult:
         key = config_hash(config)
         draw = self._draws.get(key, 0)
         self._draws[key] = draw + 1
         return self.replay(config, draw)
 
-    def replay(self, config: Mapping[str, Any], draw: int) -> RunResult:
+    def replay(self, config: Config, draw: int) -> RunResult:
         """The ``draw``-th run of ``config`` (0 first): its stored repetitions in an order of
         their own, seeded by the replay seed and the config, cycled. The same draw of a config
         is always the same run, whatever was drawn before."""

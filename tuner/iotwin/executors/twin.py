@@ -14,11 +14,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from iotwin.executors.base import RunResult, Target
+from iotwin.config.settings import flat_settings
+from iotwin.config.types import Config
+from iotwin.core.hashing import config_hash
+from iotwin.core.records import RunResult, Source, Target
 from iotwin.model.platforms import Platform, load_platform
 from iotwin.model.sim import SimResult, simulate, with_noise
-from iotwin.store.database import config_hash
-from iotwin.store.source import Source
 from iotwin.workloads.workload import kernel_workload
 
 
@@ -38,7 +39,7 @@ class TwinExecutor:
         self.setting_factors = dict(setting_factors or {})
         self._workloads: dict[Target, dict[str, Any]] = {}
 
-    def run_once(self, target: Target, config: Mapping[str, Any], *, seed: int = 0) -> RunResult:
+    def run_once(self, target: Target, config: Config, *, seed: int = 0) -> RunResult:
         if target.kernel is None:
             return RunResult("failed", error="the twin runs kernels only: a program has no "
                                              "workload to simulate")
@@ -51,7 +52,7 @@ class TwinExecutor:
         return _as_run(with_noise(self._structural(result, config), self.truth.noise,
                                   noise_seed))
 
-    def true_rates(self, target: Target, configs: Sequence[Mapping[str, Any]], *,
+    def true_rates(self, target: Target, configs: Sequence[Config], *,
                    jobs: int = 2) -> list[float | None]:
         """Noise-free rates of the truth: what an infinitely repeated measurement converges to.
 
@@ -62,16 +63,15 @@ class TwinExecutor:
         return [self._structural(r, c).rate_mbs if r.ok else None
                 for r, c in zip(results, configs, strict=True)]
 
-    def _structural(self, result: SimResult, config: Mapping[str, Any]) -> SimResult:
+    def _structural(self, result: SimResult, config: Config) -> SimResult:
         if not (self.setting_factors and result.ok and result.rate_mbs and result.time_s):
             return result
-        from iotwin.config.settings import flat_settings
 
         factor = math.prod(self.setting_factors.get(s, 1.0) for s in flat_settings(config))
         return replace(result, rate_mbs=result.rate_mbs * factor, time_s=result.time_s / factor)
 
     def noise_free_results(self, workload: Mapping[str, Any],
-                           configs: Sequence[Mapping[str, Any]], *, jobs: int
+                           configs: Sequence[Config], *, jobs: int
                            ) -> list[SimResult]:
         """The truth's simulation of each config, its straggler OSTs applied, without noise."""
         results = simulate(replace(self.truth, noise=0.0), dict(workload), configs, jobs=jobs)
@@ -109,7 +109,7 @@ def with_stragglers(result: SimResult, truth: Mapping[str, Any]) -> SimResult:
                    rate_mbs=result.rate_mbs * result.time_s / time_s if result.rate_mbs else None)
 
 
-def _noise_seed(truth: str, target: Target, config: Mapping[str, Any], seed: int) -> int:
+def _noise_seed(truth: str, target: Target, config: Config, seed: int) -> int:
     """The run's noise stream: its seed mixed with the machine and what runs, so that callers
     numbering repetitions 0, 1, 2 for every config (``iotwin run``, calibration designs) do not
     give every config, on every truth, the same noise factors, which would cancel out of any

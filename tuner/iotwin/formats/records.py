@@ -7,12 +7,14 @@ messages."""
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from iotwin.core.text import CONTROL, SURROGATE
 from iotwin.formats.bounds import Bound, load_bounds
 
 #: a field without a default
@@ -55,15 +57,16 @@ def key_text(key: Any) -> str:
     return text if text and text.isascii() and text.isprintable() else json.dumps(text)
 
 
+#: what no string of a format may hold: iotwin.core.text's control characters and lone
+#: surrogates, and the noncharacters U+FFFE and U+FFFF (formats/doc.c checks the same set)
+_NOT_TEXT = re.compile(f"{CONTROL.pattern}|{SURROGATE.pattern}|[\ufffe\uffff]")
+
+
 def control_character(text: str) -> int | None:
-    """The first character of ``text`` no format allows in a string (a C0 or C1 control,
-    DEL, a surrogate, U+FFFE or U+FFFF), as a code point; None if there is none."""
-    for char in text:
-        point = ord(char)
-        if (point < 0x20 or 0x7F <= point <= 0x9F or 0xD800 <= point <= 0xDFFF
-                or point in (0xFFFE, 0xFFFF)):
-            return point
-    return None
+    """The first character of ``text`` no format allows in a string, as a code point; None if
+    there is none."""
+    found = _NOT_TEXT.search(text)
+    return ord(found.group()) if found else None
 
 
 @dataclass(frozen=True)

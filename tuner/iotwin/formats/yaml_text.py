@@ -25,9 +25,9 @@ from typing import Any, ClassVar
 
 import yaml
 
-from iotwin.errors import UserError
+from iotwin.core.errors import UserError
 from iotwin.formats.records import key_text
-from iotwin.yaml_files import describe_yaml_error
+from iotwin.core.yaml_files import describe_yaml_error
 
 #: the deepest nesting of lists and mappings a document may have (a workload needs 7)
 MAX_DEPTH = 32

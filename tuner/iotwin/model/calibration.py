@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 import math
 import random
-import statistics
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -27,13 +26,13 @@ from typing import Any
 import numpy as np
 from scipy.optimize import least_squares
 
-from iotwin.errors import UserError
-from iotwin.executors.base import Target
-from iotwin.executors.mpi_flavour import flavour_of
+from iotwin.config.types import Config
+from iotwin.core.errors import UserError
+from iotwin.core.mpi_flavours import DEFAULT_MPI
+from iotwin.core.records import Target
 from iotwin.model.platforms import Platform, load_platform
 from iotwin.model.protocol import Fit
 from iotwin.model.sim import SimResult, simulate
-from iotwin.store.database import Evaluation, Store
 from iotwin.workloads.workload import kernel_workload
 
 #: the residual of a config the model cannot simulate: as if it predicted 1000x off
@@ -55,7 +54,7 @@ class Observation:
     """One measured rate of one config on one workload (median of its repetitions)."""
 
     workload: Mapping[str, Any]
-    config: Mapping[str, Any]
+    config: Config
     rate_mbs: float
 
 
@@ -223,7 +222,42 @@ def cross_validate(platform: Platform, observations: Sequence[Observation], *, f
         heldout_errors.extend(np.abs(np.exp(log_errors(predicted, held)) - 1))
     final = fit(platform, observations, **fit_options)
     return Fit(final.parameters, final.fit_error, float(np.median(heldout_errors)),
-                       {**final.details, "folds": folds})
+               {**final.details, "folds": folds,
+                "heldout_p90": float(np.percentile(heldout_errors, 90))})
+
+
+@dataclass(frozen=True)
+class ScaleHoldout:
+    """The model fitted without one scale's observations, predicting them."""
+
+    ranks: int  # the scale held out
+    fitted_on: tuple[int, ...]  # the scales it was fitted to
+    errors: tuple[float, ...]  # |predicted / measured - 1| of each held-out observation
+
+    @property
+    def median_error(self) -> float:
+        return float(np.median(self.errors)) if self.errors else math.nan
+
+
+def leave_one_scale_out(platform: Platform, observations: Sequence[Observation], *,
+                        extrapolate: bool = True, **fit_options: Any) -> list[ScaleHoldout]:
+    """Each scale (the workloads' rank count) held out in turn: fitted to the others (with
+    ``extrapolate``, to the smaller scales only, as a site would fit its small jobs and ask
+    about a larger one), predicting the held-out scale's observations."""
+    scales = sorted({int(o.workload["ranks"]) for o in observations})
+    found = []
+    for scale in scales:
+        kept = [o for o in observations if (int(o.workload["ranks"]) < scale if extrapolate
+                                            else int(o.workload["ranks"]) != scale)]
+        held = [o for o in observations if int(o.workload["ranks"]) == scale]
+        if not kept:
+            continue
+        fitted = fit(platform, kept, **fit_options)
+        predicted = predict(platform.with_values(fitted.parameters), held)
+        errors = np.abs(np.exp(log_errors(predicted, held)) - 1)
+        found.append(ScaleHoldout(scale, tuple(sorted({int(o.workload["ranks"]) for o in kept})),
+                                  tuple(float(e) for e in errors)))
+    return found
 
 
 def influential_parameters(platform: Platform, observations: Sequence[Observation],
@@ -283,22 +317,22 @@ class SimModel:
     @classmethod
     def for_target(cls, platform: str, target: Target,
                    settings: Mapping[str, Any] | None = None,
-                   workload: Mapping[str, Any] | None = None) -> SimModel:
-        """The model of ``target`` on ``platform``: a kernel's own workload, or a program's
-        captured ``workload``."""
+                   workload: Mapping[str, Any] | None = None,
+                   mpi: str = DEFAULT_MPI) -> SimModel:
+        """The model of ``target`` on ``platform``: a kernel's own workload (run under
+        ``mpi``), or a program's captured ``workload``."""
         if workload is None and target.kernel is None:
             raise UserError("a program's workload must be captured before it can be simulated")
         if workload is None:
-            workload = kernel_workload(target.kernel or "", target.ranks, target.args,
-                                       flavour_of(target).name)
+            workload = kernel_workload(target.kernel or "", target.ranks, target.args, mpi)
         return cls(load_platform(platform), dict(workload),
                    RefitSettings.from_settings(settings or {}))
 
-    def predict(self, configs: Sequence[Mapping[str, Any]]) -> list[float | None]:
+    def predict(self, configs: Sequence[Config]) -> list[float | None]:
         results = simulate(self.platform, self.workload, configs)
         return [r.rate_mbs if r.ok else None for r in results]
 
-    def fit(self, measured: Sequence[tuple[Mapping[str, Any], float]]) -> Fit:
+    def fit(self, measured: Sequence[tuple[Config, float]]) -> Fit:
         observations = [Observation(self.workload, config, rate) for config, rate in measured]
         chosen = influential_parameters(self.base, observations, self.refit.parameters)
         if not chosen:  # no free parameter changes these configs' rates: nothing to learn
@@ -313,32 +347,3 @@ class SimModel:
     def use(self, parameters: Mapping[str, float]) -> None:
         self.fitted = dict(parameters)
         self.platform = self.base.with_values(parameters)
-
-
-def observations_from_store(store: Store, platform: str, campaign_id: int | None = None
-                            ) -> tuple[list[Observation], list[str]]:
-    """Measured runs of a platform (or of one campaign) as observations: the median rate of
-    each (workload, ranks, config); and notes on what could not be used."""
-    grouped: dict[tuple[str, int, str], list[Evaluation]] = {}
-    for row in store.evaluations(campaign_id, platform=platform, status="ok"):
-        if row.source != "sim" and row.rate_mbs:
-            grouped.setdefault((row.workload, row.ranks, row.config_hash), []).append(row)
-    workloads: dict[tuple[str, int], dict[str, Any] | None] = {}
-    observations, notes = [], []
-    for (label, ranks, _), rows in grouped.items():
-        if (label, ranks) not in workloads:
-            workloads[(label, ranks)] = _workload_of_label(label, ranks, notes)
-        workload = workloads[(label, ranks)]
-        if workload is not None:
-            observations.append(Observation(workload, rows[0].config,
-                                            statistics.median(r.rate_mbs or 0 for r in rows)))
-    return observations, notes
-
-
-def _workload_of_label(label: str, ranks: int, notes: list[str]) -> dict[str, Any] | None:
-    kernel, *args = label.split()
-    try:
-        return kernel_workload(kernel, ranks, args)
-    except Exception as error:  # a program that is not a kernel: nothing to simulate
-        notes.append(f"skipped `{label}` x{ranks}: {error}")
-        return None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from iotwin import paths
+from iotwin.core import paths
 
 
 def argv(jobs: int, simulator: str | None = None) -> list[str]:

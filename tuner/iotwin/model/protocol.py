@@ -7,6 +7,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from iotwin.config.types import Config
+
 
 @dataclass(frozen=True)
 class Fit:
@@ -23,9 +25,9 @@ class Model(Protocol):
 
     platform_name: str
 
-    def predict(self, configs: Sequence[Mapping[str, Any]]) -> list[float | None]: ...
+    def predict(self, configs: Sequence[Config]) -> list[float | None]: ...
 
-    def fit(self, measured: Sequence[tuple[Mapping[str, Any], float]]) -> Fit: ...
+    def fit(self, measured: Sequence[tuple[Config, float]]) -> Fit: ...
 
     def use(self, parameters: Mapping[str, float]) -> None:
         """Adopt parameters fitted before (a resumed campaign's stored calibration)."""

@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from iotwin.config import schema as tuning
-from iotwin.errors import UserError
+from iotwin.config.types import Config
+from iotwin.core.errors import UserError
 from iotwin.model import iosim_process, sim_cluster
 from iotwin.model.platforms import Platform
-from iotwin.units import parse_size
 
 
 @dataclass
@@ -27,31 +27,13 @@ class SimResult:
     error: str | None = None
 
 
-def _bytes_where_sizes(block: Mapping[str, Any]) -> dict[str, Any]:
-    """Size strings ("4MiB") as byte counts; free-form hints stay strings as ROMIO takes them."""
-    out: dict[str, Any] = {}
-    for key, value in block.items():
-        if key == "hints":
-            out[key] = {k: str(v) for k, v in value.items()}
-        elif isinstance(value, dict):
-            out[key] = _bytes_where_sizes(value)
-        elif isinstance(value, str):
-            try:
-                out[key] = parse_size(value)
-            except ValueError:
-                out[key] = value
-        else:
-            out[key] = value
-    return out
-
-
-def _file_settings(config: Mapping[str, Any], file: Mapping[str, Any]) -> dict[str, Any]:
+def _file_settings(config: Config, file: Mapping[str, Any]) -> dict[str, Any]:
     """What the config sets for one workload file and each of its datasets."""
     name = str(file["name"]).replace("%r", "0").replace("%g", "0")
-    settings = tuning.resolve(dict(config), name)
-    out = {block: _bytes_where_sizes(settings[block]) for block in tuning.BLOCKS
-           if block != "dataset"}
-    out["datasets"] = [_bytes_where_sizes(tuning.resolve(dict(config), name, d["name"])["dataset"])
+    settings = tuning.resolve(config, name)
+    out: dict[str, Any] = {block: settings[block] for block in tuning.BLOCKS
+                           if block != "dataset"}
+    out["datasets"] = [tuning.resolve(config, name, d["name"])["dataset"]
                        for d in file["datasets"]]
     return out
 
@@ -72,7 +54,7 @@ def placed(platform: Platform, workload: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def simulator_input(platform: Platform, workload: Mapping[str, Any],
-                    configs: Sequence[Mapping[str, Any]],
+                    configs: Sequence[Config],
                     options: Mapping[str, Any] | None = None) -> dict[str, Any]:
     return {
         "platform": platform.data,
@@ -113,7 +95,7 @@ def run_iosim(payload: Mapping[str, Any], jobs: int = 2) -> list[dict[str, Any]]
     return iosim_process.results(done.stdout)
 
 
-def simulate(platform: Platform, workload: dict[str, Any], configs: Sequence[Mapping[str, Any]], *,
+def simulate(platform: Platform, workload: dict[str, Any], configs: Sequence[Config], *,
              noise_seed: int | None = None, jobs: int = 2,
              options: Mapping[str, Any] | None = None) -> list[SimResult]:
     """Predicted time and rate of `workload` under each config, in order. A truth platform

@@ -21,7 +21,6 @@ tasks of a lost worker) gives the same bytes as the first attempt would have.
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import os
@@ -31,8 +30,8 @@ from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
-from iotwin import paths
-from iotwin.errors import UserError
+from iotwin.core import paths
+from iotwin.core.errors import UserError
 from iotwin.model import iosim_process
 
 ENV = "IOTWIN_SIM_CLUSTER"
@@ -43,20 +42,12 @@ def cluster_address() -> str | None:
     return os.environ.get(ENV) or None
 
 
-def add_sim_cluster_argument(parser: argparse.ArgumentParser) -> None:
-    """The ``--sim-cluster ADDRESS`` option of every command that simulates."""
-    parser.add_argument("--sim-cluster", metavar="ADDRESS", type=checked_address,
-                        help="run simulation batches on a Dask cluster: local (a LocalCluster, "
-                             "a worker per core), local:N, or a scheduler's tcp://HOST:PORT "
-                             f"(default: ${ENV}, else one local process)")
-
-
 def checked_address(address: str) -> str:
     """``address`` if it is one ``--sim-cluster`` understands; an error naming it if not."""
     if address == "local" or "://" in address or local_workers(address) >= 1:
         return address
-    raise argparse.ArgumentTypeError(f"{address!r}: expected local, local:N (N >= 1) or a "
-                                     f"scheduler address such as tcp://host:8786")
+    raise ValueError(f"{address!r}: expected local, local:N (N >= 1) or a scheduler address "
+                     f"such as tcp://host:8786")
 
 
 def local_workers(address: str) -> int:
@@ -96,7 +87,7 @@ def client(address: str) -> Any:
 def checked(address: str) -> str:
     try:
         return checked_address(address)
-    except argparse.ArgumentTypeError as error:
+    except ValueError as error:
         raise UserError(f"{ENV}: {error}") from None
 
 

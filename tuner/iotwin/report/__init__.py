@@ -10,19 +10,18 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from iotwin.errors import UserError
+from iotwin.core.errors import UserError
+from iotwin.report.campaign import campaign_report
+from iotwin.report.experiment import experiment_report
 from iotwin.report.page import Page
 from iotwin.report.tables import write_rows
+from iotwin.report.validation import validation_report
 from iotwin.store.database import Campaign, Store
 
 Builder = Callable[[Store, Campaign, Page], list[dict[str, Any]]]
 
 
 def _builders() -> dict[str, Builder]:
-    from iotwin.report.campaign import campaign_report
-    from iotwin.report.experiment import experiment_report
-    from iotwin.report.validation import validation_report
-
     return {"tune": campaign_report, "experiment": experiment_report,
             "validation": validation_report}
 

@@ -21,27 +21,27 @@ from iotwin.studies.strategy_benchmark import (
     StrategyFigures,
     TableCase,
     curve,
-    ratio_of_medians,
+    runs_relative_to,
 )
 from iotwin.studies.table_resolution import Resolution
 
 
 @dataclass(frozen=True)
-class CaseResult:
+class TableBenchmark:
     case: TableCase
     figures: list[StrategyFigures]
     model: ModelOnTable  # the platform model on the table, as loaded and refitted to it
     resolution: Resolution  # how finely the table tells configs apart
 
 
-def as_json(results: Sequence[CaseResult], settings: BenchmarkSettings) -> dict[str, Any]:
+def as_json(results: Sequence[TableBenchmark], settings: BenchmarkSettings) -> dict[str, Any]:
     return {"settings": {"seeds": settings.seeds, "confirm": settings.confirm,
                          "confirm_runs": settings.confirm_runs, "caps": dict(settings.caps),
                          "targets": list(settings.targets)},
             "tables": {r.case.name: _case_json(r, settings) for r in results}}
 
 
-def _case_json(result: CaseResult, settings: BenchmarkSettings) -> dict[str, Any]:
+def _case_json(result: TableBenchmark, settings: BenchmarkSettings) -> dict[str, Any]:
     return {
         "configs": len(result.case.table.configs), "optimum_mbs": result.case.table.optimum,
         "model_spearman": result.model.loaded.spearman,
@@ -54,7 +54,7 @@ def _case_json(result: CaseResult, settings: BenchmarkSettings) -> dict[str, Any
             **{_key(t): f.summary(t) for t in settings.targets},
             **{f"runs_each_{_key(t)}": f.runs_to(t) for t in settings.targets},
             "model": _model_summary(f)} for f in result.figures},
-        **{f"ratio_to_sim_screened_{_key(t)}": ratio_of_medians(result.figures, t)
+        **{f"ratio_to_sim_screened_{_key(t)}": runs_relative_to(result.figures, t)
            for t in settings.targets}}
 
 
@@ -69,7 +69,7 @@ def _key(fraction: float) -> str:
     return f"within_{100 * fraction:g}pct"
 
 
-def markdown(results: Sequence[CaseResult], settings: BenchmarkSettings) -> str:
+def markdown(results: Sequence[TableBenchmark], settings: BenchmarkSettings) -> str:
     """The README table: per strategy, runs to each target as median [quartiles] (misses),
     and its median over sim-screened's; below it, each table's resolution and the configs
     its model ties."""
@@ -79,7 +79,7 @@ def markdown(results: Sequence[CaseResult], settings: BenchmarkSettings) -> str:
         + " |")
     lines = [head, "|" + "---|" * (3 + len(targets))]
     for result in results:
-        ratios = {t: ratio_of_medians(result.figures, t) for t in targets}
+        ratios = {t: runs_relative_to(result.figures, t) for t in targets}
         for f in result.figures:
             cells = []
             for t in targets:
@@ -114,7 +114,7 @@ def resolution_text(resolution: Resolution) -> str:
             f"ordered alike by two halves of the passes with Spearman {agreement}")
 
 
-def plot(result: CaseResult, targets: Sequence[float]) -> bytes:
+def plot(result: TableBenchmark, targets: Sequence[float]) -> bytes:
     optimum = result.case.table.optimum
     longest = max(f.cap_cost for f in result.figures)
     bands = {f.strategy: (curve(f, longest) * optimum).tolist() for f in result.figures}
@@ -123,7 +123,7 @@ def plot(result: CaseResult, targets: Sequence[float]) -> bytes:
                            targets, result.resolution.median_se)
 
 
-def write(results: Sequence[CaseResult], settings: BenchmarkSettings, out: Path,
+def write(results: Sequence[TableBenchmark], settings: BenchmarkSettings, out: Path,
           command: str) -> list[Path]:
     """results.json, a figure per table and index.html in ``out``; the paths written."""
     out.mkdir(parents=True, exist_ok=True)
@@ -160,7 +160,7 @@ def write(results: Sequence[CaseResult], settings: BenchmarkSettings, out: Path,
     return [*written, index]
 
 
-def _page_rows(result: CaseResult, settings: BenchmarkSettings) -> list[dict[str, Any]]:
+def _page_rows(result: TableBenchmark, settings: BenchmarkSettings) -> list[dict[str, Any]]:
     rows = []
     for f in result.figures:
         row: dict[str, Any] = {"strategy": f.strategy, "cap (runs)": f.cap}

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from iotwin.core.units import format_size
 from iotwin.report import plots
 from iotwin.report.measured import best_so_far, measured_configs
 from iotwin.report.page import Page
 from iotwin.store.database import Campaign, Store
 from iotwin.studies.experiment import CellResult, WorkloadSpec, load_published
-from iotwin.units import format_size
 
 _SIZE_LEAVES = ("size", "boundary", "threshold")
 

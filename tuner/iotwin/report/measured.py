@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from iotwin.config.settings import settings_text
-from iotwin.stats import format_mbs
+from iotwin.config.types import Config
+from iotwin.core.stats import format_mbs
 from iotwin.store.database import Evaluation
 
 
@@ -21,7 +22,7 @@ from iotwin.store.database import Evaluation
 class MeasuredConfig:
     index: int  # 1 = first config measured
     key: str  # the config's hash in the store
-    config: dict[str, Any]
+    config: Config
     rates: tuple[float, ...]
     repetitions: int
     predicted_mbs: float | None

@@ -10,16 +10,13 @@ import io
 import math
 import statistics
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import matplotlib
+from iotwin.core.figures import pyplot
+from iotwin.core.units import format_size
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
-from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter
-
-from iotwin.units import format_size
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 RATE_LABEL = "write rate (MB/s)"
 #: (x, median rate, lowest rate, highest rate) per point
@@ -30,7 +27,7 @@ def _png(fig: Figure) -> bytes:
     buffer = io.BytesIO()
     fig.tight_layout()
     fig.savefig(buffer, format="png", dpi=100, bbox_inches="tight")  # keeps outside legends
-    plt.close(fig)
+    pyplot().close(fig)
     return buffer.getvalue()
 
 
@@ -39,7 +36,7 @@ def convergence(runs_by_strategy: Mapping[str, Sequence[Sequence[float]]], title
 
     ``runs_by_strategy[label]`` holds one best-so-far curve per seed (index i = after i+1 runs).
     """
-    fig, ax = plt.subplots(figsize=(8, 4.5))
+    fig, ax = pyplot().subplots(figsize=(8, 4.5))
     for label, curves in runs_by_strategy.items():
         length = max(len(c) for c in curves)
         xs, median, low, high = [], [], [], []
@@ -65,7 +62,7 @@ def predicted_vs_measured(points: Sequence[tuple[float, float]], title: str,
                           spread: Sequence[tuple[float, float]] | None = None) -> bytes:
     """Predicted (x) vs measured (y) rate, log axes, with the y = x line; ``spread``: each
     point's lowest and highest repetition, drawn as a bar."""
-    fig, ax = plt.subplots(figsize=(6, 6))
+    fig, ax = pyplot().subplots(figsize=(6, 6))
     xs, ys = [p for p, _ in points], [m for _, m in points]
     if spread:
         bars = [[y - low for y, (low, _) in zip(ys, spread, strict=True)],
@@ -85,8 +82,8 @@ def predicted_vs_measured(points: Sequence[tuple[float, float]], title: str,
     ax.set_xscale("log")
     ax.set_yscale("log")
     for axis in (ax.xaxis, ax.yaxis):  # 200 and 60, not 2 x 10^2 and 6 x 10^1
-        axis.set_major_formatter(FuncFormatter(_count_tick))
-        axis.set_minor_formatter(FuncFormatter(_minor_rate_tick))
+        axis.set_major_formatter(pyplot().FuncFormatter(_count_tick))
+        axis.set_minor_formatter(pyplot().FuncFormatter(_minor_rate_tick))
     ax.set_xlabel(f"predicted {RATE_LABEL}")
     ax.set_ylabel(f"measured {RATE_LABEL}")
     ax.set_title(title)
@@ -107,7 +104,7 @@ def grouped_bars(groups: Sequence[str], series: Mapping[str, Sequence[float | No
     count = max(len(series), 1)
     width = 0.8 / count
     # wide enough for the bars, narrow enough for a page (and a screenshot)
-    fig, ax = plt.subplots(figsize=(min(14, max(7, 0.9 * len(groups) * count / 2 + 3)), 4.8))
+    fig, ax = pyplot().subplots(figsize=(min(14, max(7, 0.9 * len(groups) * count / 2 + 3)), 4.8))
     for i, (label, values) in enumerate(series.items()):
         xs = [g + (i - (count - 1) / 2) * width for g in range(len(groups))]
         ax.bar(xs, [v or 0 for v in values], width, label=label)
@@ -135,7 +132,7 @@ def curves(lines: Mapping[str, Curve], title: str, *, xlabel: str, x_is_size: bo
     """Rate vs a swept value (a size, shown with units; or a rank count), one line per label,
     with bars from the lowest to the highest repetition; ``references`` are fixed configs'
     rates, drawn as dashed horizontal lines."""
-    fig, ax = plt.subplots(figsize=(8, 4.5))
+    fig, ax = pyplot().subplots(figsize=(8, 4.5))
     greys = ("0.2", "0.5", "0.7", "0.35", "0.6")
     for i, (label, rate) in enumerate((references or {}).items()):
         ax.axhline(rate, linestyle=("--", ":", "-.")[i % 3], linewidth=1,
@@ -150,13 +147,14 @@ def curves(lines: Mapping[str, Curve], title: str, *, xlabel: str, x_is_size: bo
         ax.set_xscale("log", base=2)
     if log_y:
         ax.set_yscale("log")
-        ax.yaxis.set_major_formatter(FuncFormatter(_count_tick))  # 6000, not 6 x 10^3
-        ax.yaxis.set_minor_formatter(FuncFormatter(_minor_rate_tick))
+        ax.yaxis.set_major_formatter(pyplot().FuncFormatter(_count_tick))  # 6000, not 6 x 10^3
+        ax.yaxis.set_minor_formatter(pyplot().FuncFormatter(_minor_rate_tick))
     xs = sorted({point[0] for points in lines.values() for point in points})
     if xs:
         ax.set_xticks(xs)
-        ax.xaxis.set_major_formatter(FuncFormatter(_size_tick if x_is_size else _count_tick))
-        ax.xaxis.set_minor_formatter(FuncFormatter(lambda *_: ""))
+        tick = _size_tick if x_is_size else _count_tick
+        ax.xaxis.set_major_formatter(pyplot().FuncFormatter(tick))
+        ax.xaxis.set_minor_formatter(pyplot().FuncFormatter(lambda *_: ""))
     ax.set_xlabel(xlabel)
     ax.set_ylabel(RATE_LABEL)
     ax.set_title(title)
@@ -192,7 +190,7 @@ def quality_vs_runs(bands: Mapping[str, Sequence[Sequence[float]]], optimum: flo
     per strategy the median over seeds (line) and the quartiles (band); ``bands[label]`` holds
     the 25th, 50th and 75th percentile rows, index i = after i + 1 runs. Dashed: the
     ``targets`` below the optimum; grey: one standard error of a median below it."""
-    fig, ax = plt.subplots(figsize=(9, 4.8))
+    fig, ax = pyplot().subplots(figsize=(9, 4.8))
     ax.axhspan((1 - median_se) * optimum, optimum, color="0.85", zorder=0,
                label="one standard error of a\nmedian below the optimum")
     for fraction, style in zip(targets, ("-.", "--", ":", (0, (1, 3))), strict=False):
@@ -203,7 +201,7 @@ def quality_vs_runs(bands: Mapping[str, Sequence[Sequence[float]]], optimum: flo
         line, = ax.plot(xs, median, label=label)
         ax.fill_between(xs, q1, q3, alpha=0.2, color=line.get_color())
     ax.set_xscale("log")
-    ax.xaxis.set_major_formatter(FuncFormatter(_count_tick))
+    ax.xaxis.set_major_formatter(pyplot().FuncFormatter(_count_tick))
     ax.set_xlabel("real runs (search and confirmation)")
     ax.set_ylabel(f"recommended config's median {RATE_LABEL}")
     ax.set_ylim(bottom=max(0.0, 0.5 * optimum), top=1.02 * optimum)

@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from iotwin.errors import UserError
+from iotwin.core.errors import UserError
 from iotwin.search.ask_tell import optuna_gp, optuna_tpe, skopt_gp
 from iotwin.search.evaluator import BudgetExhausted, Evaluator
 from iotwin.search.genetic import h5evolve
@@ -60,7 +60,7 @@ REGISTRY: tuple[StrategyKind, ...] = (
 STRATEGIES: dict[str, StrategyKind] = {kind.name: kind for kind in REGISTRY}
 
 
-def select(name: str) -> StrategyKind:
+def strategy_kind(name: str) -> StrategyKind:
     """The strategy called ``name``; UserError naming the choices if there is none."""
     if name not in STRATEGIES:
         raise UserError(f"unknown strategy {name!r}: choose one of {', '.join(STRATEGIES)}")
@@ -69,7 +69,7 @@ def select(name: str) -> StrategyKind:
 
 def strategy_settings(name: str, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The strategy's settings from strategies.yaml, with ``overrides`` applied and checked."""
-    select(name)
+    strategy_kind(name)
     defaults = yaml.safe_load((Path(__file__).parent / "strategies.yaml").read_text())
     settings = dict(defaults.get(name) or {})
     for key, value in (overrides or {}).items():
@@ -84,7 +84,7 @@ def run_strategy(name: str, evaluator: Evaluator, seed: int,
                  settings: Mapping[str, Any]) -> None:
     """Run a strategy to its end or to the end of the real-run budget."""
     with contextlib.suppress(BudgetExhausted):
-        select(name).run(evaluator, random.Random(seed), settings)
+        strategy_kind(name).run(evaluator, random.Random(seed), settings)
 
 
 __all__ = ["REGISTRY", "STRATEGIES", "BudgetExhausted", "Evaluator", "StrategyKind", "run_strategy",

@@ -24,7 +24,7 @@ import random
 from collections.abc import Mapping
 from typing import Any, Protocol
 
-from iotwin.errors import UserError
+from iotwin.core.errors import UserError
 from iotwin.search.evaluator import Evaluator
 from iotwin.space.parameters import BoundSpace, Point
 
@@ -99,8 +99,9 @@ class _OptunaStudy:
         optuna.logging.set_verbosity(optuna.logging.WARNING)
         self.study = optuna.create_study(direction="maximize", sampler=sampler)
         self.genes = space.genes
-        self.distributions = {gene.name: optuna.distributions.CategoricalDistribution(
-            list(range(len(gene.values)))) for gene in space.genes}
+        self.distributions: dict[str, optuna.distributions.BaseDistribution] = {
+            gene.name: optuna.distributions.CategoricalDistribution(
+                list(range(len(gene.values)))) for gene in space.genes}
 
     def ask(self) -> tuple[Any, Point]:
         trial = self.study.ask(self.distributions)

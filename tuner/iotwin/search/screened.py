@@ -43,10 +43,10 @@ from typing import Any
 
 from deap import base
 
+from iotwin.core.stats import median_relative_error
 from iotwin.search.evaluator import Evaluator
 from iotwin.search.operators import Individual, make_toolbox, rate_fitness, vary
 from iotwin.space.parameters import Point
-from iotwin.stats import median_relative_error
 
 
 def sim_screened(evaluator: Evaluator, rng: random.Random, settings: Mapping[str, Any]) -> None:
@@ -122,8 +122,9 @@ def _evolve_on_model(evaluator: Evaluator, toolbox: base.Toolbox, rng: random.Ra
                      ) -> list[Individual]:
     """``inner_generations`` GA steps on predicted rates; the result is sorted, best first."""
     _predict(evaluator, population)  # the model changed since the last generation
-    size = len(population)
-    for _ in range(settings["inner_generations"]):
+    size, steps = len(population), settings["inner_generations"]
+    evaluator.screened(0, steps, _best_rate(population))
+    for step in range(1, steps + 1):
         parents = toolbox.select(population, size)
         offspring = vary(toolbox, rng, parents, settings["crossover"], settings["mutation"])
         _predict(evaluator, offspring)
@@ -131,7 +132,14 @@ def _evolve_on_model(evaluator: Evaluator, toolbox: base.Toolbox, rng: random.Ra
         immigrants = toolbox.population(size - len(population))  # keeps the population diverse
         _predict(evaluator, immigrants)
         population += immigrants
+        evaluator.screened(step, steps, _best_rate(population))
     return toolbox.best(population, size)
+
+
+def _best_rate(population: list[Individual]) -> float | None:
+    rates = [ind.fitness.values[0] for ind in population if ind.fitness.valid]
+    best = max(rates, default=None)
+    return best if best is not None and best > 0 else None
 
 
 def _distinct(individuals: list[Individual]) -> list[Individual]:

@@ -50,11 +50,12 @@ from typing import Any
 
 import yaml
 
-from iotwin import paths
-from iotwin.config.schema import load_schema, with_dataset_settings
-from iotwin.errors import UserError
-from iotwin.units import format_size, parse_size
-from iotwin.workloads.workload import DEFAULT_MPI
+from iotwin.config.schema import load_schema, validate_config, with_dataset_settings
+from iotwin.config.types import Config
+from iotwin.core import paths
+from iotwin.core.errors import UserError
+from iotwin.core.mpi_flavours import DEFAULT_MPI
+from iotwin.core.units import format_size, parse_size
 
 Point = tuple[int, ...]
 
@@ -73,6 +74,9 @@ class SpaceContext:
     # (file, dataset) patterns some ranks write alone, independently: a collective transfer
     # there would hang the program, so configs keep them independent (workloads/partial_writes)
     partial_writes: tuple[tuple[str, str], ...] = ()
+    # the I/O layers the program's files are written through (a workload's `api`s): HDF5's
+    # settings are no parameter of a program that writes no HDF5 file
+    apis: tuple[str, ...] = ("hdf5", "mpiio", "posix")
 
     def bound(self, name: str) -> int | None:
         if name not in ("ranks", "max_stripe_count"):
@@ -95,7 +99,13 @@ class Parameter:
 
     def applies_in(self, context: SpaceContext) -> bool:
         return ((not self.filesystems or context.filesystem in self.filesystems)
-                and (not self.mpi or context.mpi in self.mpi))
+                and (not self.mpi or context.mpi in self.mpi)
+                and (not self.hdf5_only or "hdf5" in context.apis))
+
+    @property
+    def hdf5_only(self) -> bool:
+        """Its keys are HDF5's (hdf5, dataset): they act on HDF5 files alone."""
+        return all(key.split(".")[0] in ("hdf5", "dataset") for key in self.keys)
 
 
 class Rejected(UserError):
@@ -211,7 +221,7 @@ class BoundSpace:
                 repaired[i] = allowed
         return tuple(repaired), notes
 
-    def config(self, point: Point) -> dict[str, Any]:
+    def config(self, point: Point) -> Config:
         """The tuning config (interposer/CONFIG.md) of a point, after repair."""
         point, _ = self.repair(point)
         values = self.values(point)
@@ -225,9 +235,9 @@ class BoundSpace:
             value = self._derived_value(derived, values)
             if value is not None:
                 _set_keys(config, derived.keys, value)
-        return self._without_hanging_writes(config)
+        return self._without_hanging_writes(validate_config(config, f"space {self.space.name}"))
 
-    def _without_hanging_writes(self, config: dict[str, Any]) -> dict[str, Any]:
+    def _without_hanging_writes(self, config: Config) -> Config:
         forced = config.get("dataset", {}).get("transfer_mode")
         if forced != "collective" or not self.context.partial_writes:
             return config

@@ -8,16 +8,16 @@ nearest allowed one: the fewest genes changed, the first such in the table's ord
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from collections.abc import Iterator, Sequence
 
-from iotwin.errors import UserError
+from iotwin.config.types import Config
+from iotwin.core.errors import UserError
+from iotwin.core.hashing import config_hash
 from iotwin.space.parameters import BoundSpace, Point
-from iotwin.store.database import config_hash
 
 
 class RestrictedSpace(BoundSpace):
-    def __init__(self, space: BoundSpace, configs: Sequence[Mapping[str, Any]]) -> None:
+    def __init__(self, space: BoundSpace, configs: Sequence[Config]) -> None:
         super().__init__(space.space, space.context)
         self.allowed = _points_of(space, configs)
         self._nearest: dict[Point, Point] = {}
@@ -40,7 +40,7 @@ class RestrictedSpace(BoundSpace):
         return self._nearest[repaired], notes
 
 
-def _points_of(space: BoundSpace, configs: Sequence[Mapping[str, Any]]) -> list[Point]:
+def _points_of(space: BoundSpace, configs: Sequence[Config]) -> list[Point]:
     """The point of each config that is one (the default config, with no settings, is run
     only as the default and is not a point of most spaces), in the configs' order."""
     wanted = {config_hash(c): i for i, c in enumerate(configs)}

@@ -33,15 +33,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from iotwin import paths
 from iotwin.config.schema import validate_config
-from iotwin.errors import UserError
+from iotwin.config.types import Config
+from iotwin.core import paths
+from iotwin.core.errors import UserError
+from iotwin.core.hashing import config_hash
+from iotwin.core.progress import say
+from iotwin.core.records import RunResult, Source, Target
+from iotwin.core.yaml_files import check_keys, read_yaml
 from iotwin.executors import make_executor
-from iotwin.executors.base import RunResult, Target
-from iotwin.progress import say
-from iotwin.store.database import Source, Store
+from iotwin.model.platforms import load_platform
+from iotwin.model.sim import simulate
+from iotwin.store.database import Store
 from iotwin.studies.experiment_search import SearchSpec, search
-from iotwin.yaml_files import check_keys, read_yaml
+from iotwin.tuning.pipeline import tune
+from iotwin.tuning.spec import CampaignSpec, PipelineOptions, TuneSpec
+from iotwin.workloads.workload import kernel_workload
 
 STUDIES = ("default-vs-tuned", "partial-tuning", "sensitivity", "scaling", "convergence")
 SOURCES: tuple[Source, ...] = ("sim", "twin", "real")
@@ -61,7 +68,6 @@ _CAMPAIGN_KEYS = {"strategy": True, "space": True, "budget": True, "seeds": Fals
                   "truth_seed": False, "repetitions": False, "settings": False,
                   "fixed": False}
 
-Config = dict[str, Any]
 
 
 # -- the spec -----------------------------------------------------------------------------------
@@ -322,9 +328,11 @@ def _positive(value: Any, source: str, where: str) -> int:
     return value
 
 
-def set_dotted(config: Mapping[str, Any], keys: str | list[str], value: Any) -> Config:
-    """A copy of ``config`` with each ``mpiio.cb_buffer_size``-style key set to ``value``."""
-    copy: Config = {k: (dict(v) if isinstance(v, dict) else v) for k, v in config.items()}
+def set_dotted(config: Mapping[str, Any], keys: str | list[str], value: Any) -> dict[str, Any]:
+    """A copy of ``config`` with each ``mpiio.cb_buffer_size``-style key set to ``value``
+    (to be validated)."""
+    copy: dict[str, Any] = {k: (dict(v) if isinstance(v, dict) else v)
+                            for k, v in config.items()}
     for key in [keys] if isinstance(keys, str) else keys:
         *parents, leaf = str(key).split(".")
         node = copy
@@ -393,10 +401,6 @@ def sim_measurer(ranks_per_node: Mapping[str, int] | None = None) -> Measurer:
     ranks placed ``ranks_per_node[platform]`` per node where given. A simulation is
     deterministic: a config simulated before on the same platform and workload (the default,
     a search's best when its cell is measured) is looked up, not run again."""
-    from iotwin.model.platforms import load_platform
-    from iotwin.model.sim import simulate
-    from iotwin.store.database import config_hash
-    from iotwin.workloads.workload import kernel_workload
 
     done: dict[tuple[str, WorkloadSpec, str], list[RunResult]] = {}
 
@@ -505,7 +509,8 @@ class Experiment:
             return [(None, body["config"])]
         if entry.kind == "from":
             origin = found[body["from"]]
-            return [(None, {k: v for k, v in origin.items() if k in body["keep"]})]
+            return [(None, validate_config({k: v for k, v in origin.items() if k in body["keep"]},
+                                           entry.label))]
         configs = [validate_config(set_dotted(body["base"], body["key"], value), entry.label)
                    for value in body["values"]]
         first_key = body["key"][0] if isinstance(body["key"], list) else body["key"]
@@ -536,9 +541,6 @@ class Experiment:
 
     def _campaign_cells(self, platform: str, workload: WorkloadSpec, entry: ConfigEntry
                         ) -> list[CellResult]:
-        from iotwin.tuning.campaign import CampaignSpec
-        from iotwin.tuning.pipeline import PipelineOptions, TuneSpec, tune
-
         body, cells = entry.body, []
         for seed in body["seeds"]:
             search = CampaignSpec(

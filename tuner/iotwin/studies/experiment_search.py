@@ -15,11 +15,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from iotwin.errors import UserError
+from iotwin.config.types import Config
+from iotwin.core.errors import UserError
+from iotwin.model.platforms import load_platform
 from iotwin.space.parameters import Space, SpaceContext, load_space
 from iotwin.studies.whatif import SIMULATION_STRATEGIES, Prediction, Tuning, predict
 
-Config = dict[str, Any]
 #: the platform model's rate (MB/s) of each config on the cell's platform and workload
 Rates = Callable[[Sequence[Config]], list[float | None]]
 
@@ -78,7 +79,6 @@ def section_space(space: Space, sections: Sequence[str]) -> Space:
 def search(platform_name: str, work: Mapping[str, Any], spec: SearchSpec, rates: Rates,
            fixed: Mapping[str, Any] | None = None) -> Prediction:
     """The default and the best config ``spec``'s search finds, ``rates`` being the model."""
-    from iotwin.model.platforms import load_platform
 
     tuning = Tuning(spec.searched_space(fixed or {}), spec.strategy, spec.budget, spec.seed)
     return predict(platform_name, "default", load_platform(platform_name), work, tuning,

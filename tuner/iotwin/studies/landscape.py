@@ -28,21 +28,27 @@ import statistics
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, TextIO
 
 from iotwin.config.settings import settings_text
-from iotwin.errors import UserError
+from iotwin.config.types import Config
+from iotwin.core.errors import UserError
+from iotwin.core.hashing import config_hash
+from iotwin.core.progress import say
 from iotwin.executors.base import Executor
+from iotwin.executors.mpi_flavour import flavour_of
 from iotwin.executors.table import Landscape
-from iotwin.progress import say
-from iotwin.store.database import Evaluation, Store, config_hash
+from iotwin.store.database import Evaluation, Store
 from iotwin.validation.local import (
     Suite,
     find_or_create_campaign,
     noise_floor,
+    residuals_by_setting,
     suite_configs,
     suite_executor,
     suite_workload,
+    uncalibrated_predictions,
 )
 
 KIND = "landscape"  # the store campaign's kind
@@ -55,7 +61,6 @@ def errors_by_setting(table: Landscape, platform: str, workload: Mapping[str, An
     """Measured / predicted by the uncalibrated ``platform`` model, median over the table's
     configs that hold each setting ("mpiio.cb_nodes=4": 0.8): the model's errors on a real
     machine, which a twin can carry as a structure the model lacks."""
-    from iotwin.validation.local import residuals_by_setting, uncalibrated_predictions
 
     predicted = uncalibrated_predictions(platform, workload, table.configs)
     return {r.setting: math.exp(-r.median_log_ratio)
@@ -74,12 +79,16 @@ def pass_order(count: int, seed: int, repetition: int) -> list[int]:
 
 
 def measure_landscape(store: Store, suite: Suite, executor: Executor | None = None,
-                      progress: TextIO | None = sys.stderr) -> tuple[int, Landscape]:
-    """Measure (or resume measuring) the spec's landscape; its campaign id and table."""
+                      progress: TextIO | None = sys.stderr, workdir: Path | None = None
+                      ) -> tuple[int, Landscape]:
+    """Measure (or resume measuring) the spec's landscape, its programs run in ``workdir``
+    (default: the current directory) or on ``executor``; its campaign id and table."""
+    if executor is None:
+        flavour_of(suite.target, suite.env)  # a program refused leaves no campaign behind
     campaign_id = find_or_create_campaign(store, suite, KIND,
                                           f"landscape {landscape_label(suite)}")
-    configs = suite_configs(suite, suite_workload(store, campaign_id, suite, progress))
-    executor = executor if executor is not None else suite_executor(suite)
+    configs = suite_configs(suite, suite_workload(store, campaign_id, suite, progress, workdir))
+    executor = executor if executor is not None else suite_executor(suite, workdir)
     done = set(_stored_runs(store, campaign_id))
     total = len(configs) * suite.repetitions
     say(progress, f"landscape campaign {campaign_id}: {len(configs)} configs x "
@@ -112,12 +121,12 @@ def _runs(store: Store, campaign_id: int) -> list[Evaluation]:
 
 
 def landscape_of(store: Store, campaign_id: int, suite: Suite,
-                 configs: Sequence[Mapping[str, Any]]) -> Landscape:
+                 configs: Sequence[Config]) -> Landscape:
     """The table of a measured campaign."""
     runs = _stored_runs(store, campaign_id)
     rates = [[_rate(runs.get((config_hash(c), r))) for r in range(suite.repetitions)]
              for c in configs]
-    return Landscape(landscape_label(suite), [dict(c) for c in configs], rates)
+    return Landscape(landscape_label(suite), list(configs), rates)
 
 
 def _rate(row: Evaluation | None) -> float | None:

@@ -27,10 +27,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import friedmanchisquare
 
+from iotwin.core.stats import friedman_p, paired_spearman
 from iotwin.executors.table import Landscape
-from iotwin.stats import paired_spearman
 from iotwin.studies.table_resolution import as_arrays
 
 
@@ -60,7 +59,7 @@ def ties(table: Landscape, predicted: Sequence[float | None], *, tolerance: floa
         optimum_place=order.index(optimum) + 1,
         spread=(float(known.min() / medians[optimum]), float(known.max() / medians[optimum])),
         null=_null_spread(rates[tied], medians[tied], resamples, seed),
-        friedman_p=float(friedmanchisquare(*complete).pvalue) if len(complete) >= 3 else None,
+        friedman_p=friedman_p(*complete) if len(complete) >= 3 else None,
         spearman=paired_spearman(predicted, table.medians()))
 
 

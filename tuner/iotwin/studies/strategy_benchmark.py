@@ -43,14 +43,25 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from iotwin.executors.base import Target
-from iotwin.executors.table import Landscape, TableExecutor
-from iotwin.progress import say
-from iotwin.stats import median_relative_error, paired_spearman
-from iotwin.store.database import Store, canonical_json
+from iotwin.config.types import Config
+from iotwin.core.errors import UserError
+from iotwin.core.hashing import canonical_json
+from iotwin.core.progress import say
+from iotwin.core.records import Target
+from iotwin.core.stats import median_relative_error, paired_spearman
+from iotwin.core.yaml_files import check_keys, read_yaml
+from iotwin.executors.table import Landscape, TableExecutor, read_table
+from iotwin.model.calibration import RefitSettings, SimModel
+from iotwin.model.platforms import load_platform
+from iotwin.search import strategy_kind, strategy_settings
+from iotwin.store.database import Store
 from iotwin.studies.model_ties import Ties, ties
-from iotwin.tuning.campaign import CampaignEvaluator, CampaignSpec, open_campaign, run_campaign
+from iotwin.tuning.campaign import CampaignEvaluator, open_campaign, run_campaign
 from iotwin.tuning.confirmation import confirm
+from iotwin.tuning.parts import assemble
+from iotwin.tuning.spec import CampaignSpec
+from iotwin.validation.local import load_suite
+from iotwin.workloads.workload import kernel_workload, load_workload
 
 
 @dataclass(frozen=True)
@@ -67,7 +78,6 @@ class TableCase:
 
     def model_workload(self) -> dict[str, Any]:
         """What the model simulates: the program's workload, or the kernel's own."""
-        from iotwin.workloads.workload import kernel_workload
 
         return self.workload or kernel_workload(str(self.target.kernel), self.target.ranks,
                                                 list(self.target.args))
@@ -175,7 +185,7 @@ def run_one(case: TableCase, strategy: str, seed: int, settings: BenchmarkSettin
     campaign_id = (stored_campaign(store, name, spec)
                    or store.create_campaign(name, kind="tune", spec=spec.to_json()))
     replay = TableExecutor(case.table, replay_seed=seed)
-    campaign = open_campaign(store, campaign_id, spec, executor=replay)
+    campaign = open_campaign(store, campaign_id, assemble(spec, executor=replay))
     run_campaign(campaign)
     trajectory = _trajectory(case.table, campaign, replay, settings)
     reached = ", ".join(f"{100 * f:g}%: {trajectory.cost_to(f) or 'missed'}"
@@ -203,7 +213,7 @@ def _trajectory(table: Landscape, campaign: CampaignEvaluator, replay: TableExec
     for b in range(1, len(order) + 1):
         spent = [0]
 
-        def run(config: dict[str, Any], slot: int, round_index: int,
+        def run(config: Config, slot: int, round_index: int,
                 spent: list[int] = spent) -> float | None:
             spent[0] += 1
             return replay.replay(config, searched + round_index).rate_mbs
@@ -241,10 +251,6 @@ class ModelOnTable:
 
 
 def model_on_table(case: TableCase) -> ModelOnTable:
-    from iotwin.model.calibration import RefitSettings, SimModel
-    from iotwin.model.platforms import load_platform
-    from iotwin.search import strategy_settings
-
     model = SimModel(load_platform(case.platform), case.model_workload(),
                      RefitSettings.from_settings(strategy_settings("sim-screened")))
     loaded = ties(case.table, model.predict(case.table.configs))
@@ -256,7 +262,7 @@ def model_on_table(case: TableCase) -> ModelOnTable:
                         list(parameters) if isinstance(parameters, list) else [])
 
 
-def ratio_of_medians(figures: Sequence[StrategyFigures], fraction: float,
+def runs_relative_to(figures: Sequence[StrategyFigures], fraction: float,
                      reference: str = "sim-screened") -> dict[str, float]:
     """Each other strategy's median runs to ``fraction`` over ``reference``'s."""
     medians = {f.strategy: f.summary(fraction)["median"] for f in figures}
@@ -287,15 +293,12 @@ def load_benchmark(path: Path) -> tuple[list[TableCase], BenchmarkSettings]:
     """The benchmark spec (experiments/strategy-benchmark.yaml): its tables (each the
     landscape spec it was measured from, the CSV and a program's workload beside it) and
     settings; UserError naming what is wrong."""
-    from iotwin.errors import UserError
-    from iotwin.search import select
-    from iotwin.yaml_files import check_keys, read_yaml
 
     data = read_yaml(path, "benchmark spec") or {}
     check_keys(data, list(_SPEC_KEYS), str(path))
     strategies = data.get("strategies") or {}
     for name, cap in strategies.items():
-        select(name)
+        strategy_kind(name)
         if not isinstance(cap, int) or cap < 1:
             raise UserError(f"{path}: strategies: {name}: expected a real-run cap >= 1")
     cases = [table_case(name, path.parent / landscape)
@@ -313,9 +316,6 @@ def load_benchmark(path: Path) -> tuple[list[TableCase], BenchmarkSettings]:
 def table_case(name: str, landscape: Path) -> TableCase:
     """The table measured from the landscape spec ``landscape`` (its CSV beside it, and a
     program's captured workload, ``.workload.yaml``)."""
-    from iotwin.executors.table import read_table
-    from iotwin.validation.local import load_suite
-    from iotwin.workloads.workload import load_workload
 
     suite = load_suite(landscape)
     csv = landscape.with_suffix(".csv")

@@ -24,8 +24,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import spearmanr
 
+from iotwin.core.stats import spearman
 from iotwin.executors.table import Landscape
 
 
@@ -76,5 +76,5 @@ def _split_half_agreement(rates: np.ndarray, rng: np.random.Generator,
         order = rng.permutation(rates.shape[1])
         first = np.nanmedian(rates[:, order[:half]], axis=1)
         second = np.nanmedian(rates[:, order[half:]], axis=1)
-        values.append(spearmanr(first, second).statistic)
+        values.append(spearman(first, second))
     return float(np.nanmean(values))

@@ -18,28 +18,37 @@ aggregate limits: client NICs, client-side routers, storage fabric, server-side 
 servers, targets): a predicted rate above it is a model error, and is flagged. It also carries
 the model's validated error (studies.validated_error): a band around each rate, and a warning
 where the platform has no validation or the workload's scale lies outside the validated one.
+The speedup's band is the range of tuned / default over both bands (interval arithmetic: each
+rate anywhere in its band, s / f^2 .. s x f^2 for a band factor f). It is conservative: the
+model's errors on two configs of one platform are rarely opposite, but the validation cannot
+say how alike they are (the paper validation's published default/tuned pairs are too few per
+platform to validate a speedup band of its own).
 """
 
 from __future__ import annotations
 
 import itertools
-import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
 
-from iotwin.errors import UserError
+from iotwin.config.types import Config
+from iotwin.core.errors import UserError
+from iotwin.core.hashing import config_hash
 from iotwin.model import sim
+from iotwin.model.ceilings import peak_mbs
 from iotwin.model.platforms import Platform, platform_space_context
-from iotwin.search import REGISTRY, run_strategy, select, strategy_settings
+from iotwin.search import REGISTRY, run_strategy, strategy_kind, strategy_settings
 from iotwin.search.evaluator import BudgetExhausted
 from iotwin.space.parameters import BoundSpace, Point, Space
-from iotwin.store.database import config_hash
-from iotwin.studies.validated_error import unvalidated_warning, validated_errors
+from iotwin.studies.validated_error import (
+    ValidatedError,
+    unvalidated_warning,
+    validated_errors,
+)
 
-Config = dict[str, Any]
 #: (platform model, workload, configs) -> predicted rate in MB/s of each config (None: failed)
 Simulate = Callable[[Platform, Mapping[str, Any], Sequence[Config]], list[float | None]]
 
@@ -77,7 +86,7 @@ class Prediction:
     default_mbs: float | None
     peak_mbs: float
     tuned_mbs: float | None = None
-    tuned_config: Config = field(default_factory=dict)
+    tuned_config: Config = field(default_factory=Config)
     tuned_settings: str = ""  # the searched parameters' values, as the space names them
     simulations: int = 0  # by the search
     strategy: str = ""
@@ -87,11 +96,21 @@ class Prediction:
     default_band: tuple[float, float] | None = None
     tuned_band: tuple[float, float] | None = None
     band_error: float | None = None
+    band_source: str = ""  # where the band's held-out errors were measured
     warning: str = ""
 
     @property
     def speedup(self) -> float | None:
         return self.tuned_mbs / self.default_mbs if self.tuned_mbs and self.default_mbs else None
+
+    @property
+    def speedup_band(self) -> tuple[float, float] | None:
+        """The speedups both rates' bands allow: tuned's low end over default's high end to
+        tuned's high end over default's low end, s / f^2 .. s x f^2 (module doc)."""
+        if not (self.speedup and self.default_band and self.tuned_band):
+            return None
+        return (self.tuned_band[0] / self.default_band[1],
+                self.tuned_band[1] / self.default_band[0])
 
     @property
     def above_peak(self) -> bool:
@@ -174,45 +193,6 @@ def variants(platform: Platform, variations: Sequence[Variation]) -> list[tuple[
 
 # -- the physical ceiling ------------------------------------------------------------------------
 
-def nodes_used(platform: Platform, work: Mapping[str, Any]) -> int:
-    per_node = int(work.get("ranks_per_node") or platform.data["compute"]["cores_per_node"])
-    return math.ceil(int(work["ranks"]) / per_node)
-
-
-def bandwidth_ceilings(platform: Platform, nodes: int, targets: int, servers: int
-                       ) -> dict[str, float]:
-    """The aggregate bandwidths on the way from ``nodes`` client nodes to the disks, when the
-    data lands on ``targets`` OSTs behind ``servers`` servers."""
-    data = platform.data
-    fs, network = data["filesystem"], data["network"]
-    ceilings = {"client NICs": nodes * data["compute"]["nic_mbs"],
-                "OSTs written": targets * fs["target_mbs"],
-                "servers written": servers * fs["server_mbs"],
-                "storage fabric": network["storage_fabric_mbs"]}
-    routers = data.get("routers")
-    if routers:
-        ceilings["routers"] = routers_used(routers, nodes) * routers["bandwidth_mbs"]
-    return ceilings
-
-
-def peak_mbs(platform: Platform, work: Mapping[str, Any]) -> float:
-    """The least aggregate bandwidth from the workload's nodes to all the disks."""
-    fs = platform.data["filesystem"]
-    return float(min(bandwidth_ceilings(platform, nodes_used(platform, work), fs["targets"],
-                                        fs["servers"]).values()))
-
-
-def routers_used(routers: Mapping[str, Any], nodes: int) -> int:
-    """The routers a job of ``nodes`` nodes writes through. Client-side routers (BG/P I/O
-    nodes) serve psets: a job gets the psets of its partition, at least
-    ``min_partition_nodes`` big, and its nodes are spread over them (iosim's place_job)."""
-    count = int(routers["count"])
-    if routers.get("side") != "client":
-        return count
-    partition = max(nodes, int(routers.get("min_partition_nodes") or 0))
-    return min(count, math.ceil(partition / routers["nodes_per_router"]), nodes)
-
-
 # -- tuning in simulation ------------------------------------------------------------------------
 
 class SimulatedMachine:
@@ -250,6 +230,9 @@ class SimulatedMachine:
         pass
 
     def end_generation(self, generation: int, best_predicted: float | None = None) -> None:
+        pass
+
+    def screened(self, step: int, steps: int, best_predicted: float | None) -> None:
         pass
 
     def best(self) -> tuple[Point, float] | None:
@@ -292,7 +275,7 @@ def search_in_simulation(platform: Platform, work: Mapping[str, Any], tuning: Tu
     machine = SimulatedMachine(space, lambda configs: simulate(platform, work, configs),
                                tuning.budget)
     settings = strategy_settings(strategy)
-    may_stop_early = select(strategy).may_stop_early
+    may_stop_early = strategy_kind(strategy).may_stop_early
     if "generations" in settings:  # run on until the simulation budget, not the paper's 40 x 15
         settings["generations"] = tuning.budget
     run_strategy(strategy, machine, tuning.seed, settings)
@@ -316,22 +299,25 @@ def placed_with_note(platform: Platform, work: Mapping[str, Any]
 
 
 def predict(platform_name: str, variant: str, platform: Platform, work: Mapping[str, Any],
-            tuning: Tuning | None, simulate: Simulate) -> Prediction:
+            tuning: Tuning | None, simulate: Simulate,
+            errors: Mapping[str, ValidatedError] | None = None) -> Prediction:
     work, note = placed_with_note(platform, work)
     default = simulate(platform, work, [{}])[0]
     prediction = Prediction(platform_name, variant, default, peak_mbs(platform, work), note=note)
     if tuning is not None:
         _tune(prediction, platform, work, tuning, simulate)
-    _attach_error(prediction, int(work["ranks"]))
+    _attach_error(prediction, int(work["ranks"]), validated_errors() if errors is None else errors)
     return prediction
 
 
-def _attach_error(prediction: Prediction, ranks: int) -> None:
-    error = validated_errors().get(prediction.platform)
+def _attach_error(prediction: Prediction, ranks: int,
+                  errors: Mapping[str, ValidatedError]) -> None:
+    error = errors.get(prediction.platform)
     if error is None:
         prediction.warning = unvalidated_warning(prediction.platform)
         return
     prediction.band_error = error.band_error
+    prediction.band_source = error.source
     prediction.default_band = error.band(prediction.default_mbs)
     prediction.tuned_band = error.band(prediction.tuned_mbs)
     notes = [error.scale_warning(ranks)]
@@ -356,10 +342,12 @@ def _tune(prediction: Prediction, platform: Platform, work: Mapping[str, Any], t
 
 def study(work: Mapping[str, Any], platforms: Sequence[str],
           load_platform: Callable[[str], Platform], simulate: Simulate, *,
-          variations: Sequence[Variation] = (), tuning: Tuning | None = None
-          ) -> list[Prediction]:
+          variations: Sequence[Variation] = (), tuning: Tuning | None = None,
+          errors: Mapping[str, ValidatedError] | None = None) -> list[Prediction]:
+    """The workload on each platform (and variant); ``errors``: the known error of each
+    platform's model (default: the paper validation's)."""
     results = []
     for name in platforms:
         for label, variant in variants(load_platform(name), variations):
-            results.append(predict(name, label, variant, work, tuning, simulate))
+            results.append(predict(name, label, variant, work, tuning, simulate, errors))
     return results

@@ -16,10 +16,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
-from iotwin.progress import say
-from iotwin.store.database import config_hash
+from iotwin.config.types import Config
+from iotwin.core.hashing import config_hash
+from iotwin.core.progress import say
 from iotwin.tuning.campaign import CampaignEvaluator
-from iotwin.tuning.repetitions import progress_line, rotated_rounds
+from iotwin.tuning.repetitions import interleaved_rounds, progress_line
 
 _LABEL = "confirm"  # details label of a confirmation run
 
@@ -28,9 +29,10 @@ _LABEL = "confirm"  # details label of a confirmation run
 class Confirmed:
     """A candidate after confirmation: its config and the rates of all its runs."""
 
-    config: dict[str, Any]
+    config: Config
     search_rate: float  # the rate that ranked it during the search
     rates: tuple[float, ...]  # of its confirmation runs (the search's own without them)
+    candidate: int  # its number in the confirmation's progress lines (1: the search's best)
 
     @property
     def rate(self) -> float | None:
@@ -42,7 +44,7 @@ def confirm_best(campaign: CampaignEvaluator, candidates: int, runs: int,
     """The search's ``candidates`` best configs, each run ``runs`` more times, best median
     of those runs first. With ``candidates`` < 2 or ``runs`` < 1 nothing is re-run and the
     best single run is taken."""
-    def run(config: dict[str, Any], slot: int, round_index: int) -> float | None:
+    def run(config: Config, slot: int, round_index: int) -> float | None:
         repetition = campaign.spec.repetitions + round_index  # after the search's repetitions
         result, _ = campaign.run_and_store(config, repetition, {"label": _LABEL})
         say(progress, progress_line(f"candidate {slot + 1}", round_index, runs, result))
@@ -52,7 +54,7 @@ def confirm_best(campaign: CampaignEvaluator, candidates: int, runs: int,
 
 
 #: runs one confirmation run: (config, candidate slot, round) -> its rate (None: it failed)
-ConfirmationRun = Callable[[dict[str, Any], int, int], float | None]
+ConfirmationRun = Callable[[Config, int, int], float | None]
 
 
 def confirm(measured: Mapping[str, Any], candidates: int, runs: int, run: ConfirmationRun,
@@ -63,35 +65,20 @@ def confirm(measured: Mapping[str, Any], candidates: int, runs: int, run: Confir
     top = sorted((m for m in measured.values() if m.rate is not None),
                  key=lambda m: m.rate or 0.0, reverse=True)[:max(candidates, 1)]
     if candidates < 2 or runs < 1:
-        return [Confirmed(m.config, m.rate or 0.0, (m.rate or 0.0,)) for m in top]
+        return [Confirmed(m.config, m.rate or 0.0, (m.rate or 0.0,), slot)
+                for slot, m in enumerate(top, 1)]
     top = with_default(top, measured)
-    rates = confirmation_rounds([config_hash(m.config) for m in top], runs, stored or {},
-                                lambda slot, round_index: run(top[slot].config, slot,
-                                                              round_index))
-    found = [Confirmed(m.config, m.rate or 0.0, tuple(r for r in done if r))
-             for m, done in zip(top, rates, strict=True)]
+    rates = interleaved_rounds([config_hash(m.config) for m in top], runs, stored or {},
+                               lambda slot, round_index: run(top[slot].config, slot,
+                                                             round_index))
+    found = [Confirmed(m.config, m.rate or 0.0, tuple(r for r in done if r), slot)
+             for slot, (m, done) in enumerate(zip(top, rates, strict=True), 1)]
     return sorted(found, key=lambda c: c.rate or 0.0, reverse=True)
-
-
-def confirmation_rounds(hashes: Sequence[str], rounds: int,
-                        stored: Mapping[str, Sequence[float | None]],
-                        run: Callable[[int, int], float | None]) -> list[list[float | None]]:
-    """The confirmation of candidates (by config hash): ``rounds`` rounds of one run of each,
-    the order rotated from round to round. ``stored``: each candidate's confirmation rates
-    stored already, in the order they ran (round 0 first), which are not run again; ``run``
-    (candidate, round) runs and stores one, its rate (None: it failed). Each candidate's
-    rates by round (and any stored beyond ``rounds``)."""
-    done = {key: list(stored.get(key, ())) for key in hashes}
-    for round_index, slot in rotated_rounds(len(hashes), rounds):
-        rates = done[hashes[slot]]
-        if len(rates) <= round_index:
-            rates.append(run(slot, round_index))
-    return [done[key] for key in hashes]
 
 
 @dataclass(frozen=True)
 class _Default:
-    config: dict[str, Any]
+    config: Config
     rate: float | None
 
 

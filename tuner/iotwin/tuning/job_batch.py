@@ -19,13 +19,16 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from iotwin.executors.base import JobExecutor, RunResult, Target
-from iotwin.store.database import Job, Store, canonical_json, config_hash
+from iotwin.config.types import Config
+from iotwin.core.hashing import canonical_json, config_hash
+from iotwin.core.records import RunResult, Target
+from iotwin.executors.base import JobExecutor
+from iotwin.store.database import Job, Store
 
 
 @dataclass(frozen=True)
 class PlannedRun:
-    config: Mapping[str, Any]
+    config: Config
     repetition: int
     seed: int
     details: Mapping[str, Any]
@@ -47,8 +50,8 @@ def run_as_jobs(executor: JobExecutor, store: Store, campaign_id: int, target: T
     jobs: list[Job] = []
     try:
         for run in runs:
-            jobs.append(queued.pop(canonical_json(run.key), None)
-                        or _submit(executor, store, campaign_id, target, run))
+            queued_job = queued.pop(canonical_json(run.key), None)
+            jobs.append(queued_job or _submit(executor, store, campaign_id, target, run))
         return [_collect(executor, store, target, run, job, store_result)
                 for run, job in zip(runs, jobs, strict=True)]
     except BaseException:

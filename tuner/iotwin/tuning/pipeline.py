@@ -8,7 +8,9 @@
         search:   the strategy asks for points until it is done or the real budget is spent
         confirm:  the search's `confirm` best configs each run `confirm_runs` more times,
                   interleaved; the best median of these fresh runs is the tuned config
-        summary:  default and tuned each measured `summary_repeat` times in the same session
+        summary:  default and tuned measured in `summary_repeat` rounds of one run each, the
+                  order alternating (ABBA...): each round is a pair, on which the speedup and
+                  its interval are taken (core.stats.paired_speedup), so drift cancels
 
 ``iotwin tune`` and ``iotwin demo`` are this call with a command line around it. The whole
 :class:`TuneSpec` (search and pipeline options) is the campaign's stored spec, so that a
@@ -19,60 +21,29 @@ from __future__ import annotations
 
 import functools
 import sys
-from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, field, replace
-from typing import Any, TextIO
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import TextIO
 
-from iotwin.errors import UserError
-from iotwin.progress import say
-from iotwin.store.database import Store, config_hash
+from iotwin.config.schema import DEFAULT_CONFIG
+from iotwin.config.types import Config
+from iotwin.core.errors import UserError
+from iotwin.core.hashing import config_hash
+from iotwin.core.progress import say
+from iotwin.core.stats import Speedup
+from iotwin.store.database import Store
 from iotwin.tuning.campaign import (
     CampaignEvaluator,
-    CampaignSpec,
     Progress,
-    capture_workload_of,
-    check_spec,
+    Screening,
     open_campaign,
     run_campaign,
 )
+from iotwin.tuning.capture import capture_workload_of
 from iotwin.tuning.confirmation import Confirmed, confirm_best
-from iotwin.tuning.repetitions import Measurement, RunAndStore, measure
-
-_PIPELINE_KEY = "pipeline"  # the campaign spec's key holding the PipelineOptions
-
-
-@dataclass(frozen=True)
-class PipelineOptions:
-    """What follows the search."""
-
-    confirm: int = 3  # the search's best configs re-measured (< 2: the best single run wins)
-    confirm_runs: int = 3  # fresh runs of each
-    summary_repeat: int = 5  # runs of default and of tuned at the end (0: none)
-
-    def check(self) -> None:
-        if min(self.confirm, self.confirm_runs, self.summary_repeat) < 0:
-            raise UserError("--confirm, --confirm-runs and --summary-repeat must be >= 0")
-
-
-@dataclass(frozen=True)
-class TuneSpec:
-    search: CampaignSpec
-    pipeline: PipelineOptions = field(default_factory=PipelineOptions)
-
-    def to_json(self) -> dict[str, Any]:
-        return {**self.search.to_json(), _PIPELINE_KEY: asdict(self.pipeline)}
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> TuneSpec:
-        """The spec as stored; a campaign stored before its pipeline options were gets the
-        defaults (see :func:`stored_pipeline`)."""
-        search = CampaignSpec.from_json({k: v for k, v in data.items() if k != _PIPELINE_KEY})
-        return cls(search, PipelineOptions(**data.get(_PIPELINE_KEY) or {}))
-
-
-def stored_pipeline(data: Mapping[str, Any]) -> bool:
-    """Whether a stored campaign spec holds its pipeline options."""
-    return _PIPELINE_KEY in data
+from iotwin.tuning.parts import CampaignParts, assemble
+from iotwin.tuning.repetitions import Measurement, RunAndStore, measure_pairs, pair_speedup
+from iotwin.tuning.spec import TuneSpec
 
 
 @dataclass
@@ -86,19 +57,28 @@ class TuneResult:
         return self.campaign.id
 
     @property
-    def tuned(self) -> dict[str, Any]:
+    def tuned(self) -> Config:
         if not self.confirmed:
             raise UserError(f"campaign {self.campaign_id}: no run succeeded; see `iotwin show "
                             f"{self.campaign_id}` for the errors")
         return self.confirmed[0].config
 
 
-def start(store: Store, spec: TuneSpec, name: str | None = None) -> int:
-    """A new tuning campaign of ``spec``, checked and stored; its id."""
-    check_spec(spec.search)
-    spec.pipeline.check()
+def prepare(spec: TuneSpec) -> tuple[TuneSpec, CampaignParts]:
+    """``spec`` checked, with its defaults resolved (the space for where the runs happen),
+    and the campaign's parts built from it, once: UserError for a spec that cannot run."""
+    spec.check()
+    parts = assemble(spec.search)
+    return replace(spec, search=parts.spec), parts
+
+
+def start(store: Store, spec: TuneSpec, name: str | None = None
+          ) -> tuple[int, TuneSpec, CampaignParts]:
+    """A new tuning campaign of ``spec``, checked and stored: its id, its spec as stored and
+    its parts (for :func:`tune`)."""
+    spec, parts = prepare(spec)
     name = name or f"tune {spec.search.target.label} on {spec.search.platform}"
-    return store.create_campaign(name, kind="tune", spec=spec.to_json())
+    return store.create_campaign(name, kind="tune", spec=spec.to_json()), spec, parts
 
 
 def stored_spec(store: Store, campaign_id: int) -> TuneSpec:
@@ -110,18 +90,23 @@ def stored_spec(store: Store, campaign_id: int) -> TuneSpec:
 
 
 def tune(spec: TuneSpec, store: Store, campaign_id: int | None = None, *,
-         name: str | None = None, on_progress: Callable[[Progress], None] | None = None,
+         parts: CampaignParts | None = None, name: str | None = None,
+         on_progress: Callable[[Progress | Screening], None] | None = None,
          progress: TextIO | None = sys.stderr) -> TuneResult:
     """Run (or, with ``campaign_id``, resume) the tuning of ``spec``: search, confirmation,
-    default vs tuned. ``name``: a new campaign's; ``on_progress``: each search generation;
+    default vs tuned. ``parts``: the campaign's, as :func:`start` built them (else built
+    here); ``name``: a new campaign's; ``on_progress``: each search generation and each
+    step of its screening in simulation;
     ``progress``: a line per confirmation and summary run. No confirmed config (and no
     summary) when no run succeeded."""
     if campaign_id is None:
-        campaign_id = start(store, spec, name)
-    if spec.search.needs_capture:  # a program to simulate: its workload from its first run
-        spec = replace(spec, search=capture_workload_of(store, campaign_id, spec.search,
-                                                        _printer(progress)))
-    campaign = open_campaign(store, campaign_id, spec.search, on_progress)
+        campaign_id, spec, parts = start(store, spec, name)
+    elif parts is None:
+        spec, parts = prepare(spec)
+    if not parts.complete:  # a program to simulate: its workload from its first run
+        search = capture_workload_of(store, campaign_id, parts.spec, _printer(progress))
+        spec, parts = replace(spec, search=search), assemble(search, parts.executor)
+    campaign = open_campaign(store, campaign_id, parts, on_progress)
     run_campaign(campaign)
     options = spec.pipeline
     confirmed = confirm_best(campaign, options.confirm, options.confirm_runs, progress)
@@ -134,20 +119,30 @@ def _printer(progress: TextIO | None) -> Callable[[str], None]:
     return functools.partial(say, progress)
 
 
-def default_vs_tuned(store: Store, campaign: CampaignEvaluator, tuned: dict[str, Any],
+def default_vs_tuned(store: Store, campaign: CampaignEvaluator, tuned: Config,
                      repeat: int, progress: TextIO | None = sys.stderr
                      ) -> dict[str, Measurement]:
-    """The default and the tuned config, ``repeat`` runs each, stored in the campaign (a
-    resumed campaign runs only the ones missing)."""
+    """The default and the tuned config in ``repeat`` rounds of one run each, the order
+    alternating from round to round, stored in the campaign (a resumed campaign runs only the
+    ones missing); run i of each is round i's pair."""
     if repeat < 1:
         return {}
+    configs = {"default": DEFAULT_CONFIG, "tuned": tuned}
     rows = store.evaluations(campaign.id, source=campaign.executor.source)
 
-    def runs(config: dict[str, Any], label: str) -> RunAndStore:
-        return lambda repetition: campaign.run_and_store(config, repetition, {"label": label})
+    def runs(label: str) -> RunAndStore:
+        return lambda round_index: campaign.run_and_store(
+            configs[label], round_index, {"label": label, "round": round_index})
 
-    return {label: measure(campaign.spec.target, config, runs(config, label), repeat=repeat,
-                           label=label, progress=progress,
-                           stored=[row for row in rows if row.details.get("label") == label
-                                   and row.config_hash == config_hash(config)])
-            for label, config in (("default", {}), ("tuned", tuned))}
+    return measure_pairs(campaign.spec.target, configs, {label: runs(label) for label in configs},
+                         rounds=repeat, progress=progress,
+                         stored={label: [row for row in rows if row.details.get("label") == label
+                                         and row.config_hash == config_hash(configs[label])]
+                                 for label in configs})
+
+
+def summary_speedup(summary: dict[str, Measurement]) -> Speedup | None:
+    """Tuned / default on the summary's pairs, with its paired interval."""
+    if "default" not in summary or "tuned" not in summary:
+        return None
+    return pair_speedup(summary["default"], summary["tuned"])

@@ -32,18 +32,30 @@ from pathlib import Path
 from typing import Any, TextIO
 
 import numpy as np
-from scipy.stats import spearmanr, wilcoxon
 
-from iotwin import paths
+from iotwin.config.schema import DEFAULT_CONFIG
 from iotwin.config.settings import flat_settings
-from iotwin.errors import UserError
-from iotwin.executors.base import Executor, Target
-from iotwin.progress import say
-from iotwin.stats import median_relative_error
-from iotwin.store.database import Evaluation, Store, config_hash, workload_of
-from iotwin.tuning.confirmation import confirmation_rounds
-from iotwin.units import parse_size
-from iotwin.yaml_files import check_keys, read_yaml
+from iotwin.config.types import Config
+from iotwin.core import paths
+from iotwin.core.errors import UserError
+from iotwin.core.hashing import config_hash
+from iotwin.core.progress import say
+from iotwin.core.records import Target
+from iotwin.core.stats import median_relative_error, spearman, wilcoxon_p
+from iotwin.core.units import parse_size
+from iotwin.core.yaml_files import check_keys, read_yaml
+from iotwin.executors.base import Executor
+from iotwin.executors.capture import capture_program
+from iotwin.executors.local import LocalExecutor
+from iotwin.executors.mpi_flavour import flavour_of
+from iotwin.model.calibration import Observation, fit, predict
+from iotwin.model.platforms import load_platform, platform_space_context
+from iotwin.model.sim import simulate
+from iotwin.space.parameters import SpaceContext, load_space
+from iotwin.store.database import Evaluation, Store, workload_of
+from iotwin.tuning.repetitions import interleaved_rounds
+from iotwin.workloads.partial_writes import program_context
+from iotwin.workloads.workload import kernel_workload
 
 TOP_K = 5
 # Settings of the confirmation only: changing them keeps the stored campaign and its runs.
@@ -96,7 +108,7 @@ def metrics(predicted: Sequence[float], measured: Sequence[float]) -> Metrics:
         raise ValueError("fidelity metrics need >= 3 (predicted, measured) pairs")
     errors = relative_errors(predicted, measured)
     rank = predicted_rank_of_best(predicted, measured)
-    return Metrics(n=len(measured), spearman=float(spearmanr(predicted, measured).statistic),
+    return Metrics(n=len(measured), spearman=spearman(predicted, measured),
                    median_error=float(np.median(errors)),
                    p90_error=float(np.percentile(errors, 90)),
                    best_predicted_rank=rank, best_in_top5=rank <= TOP_K)
@@ -126,7 +138,7 @@ def noise_floor(rates_of_configs: Sequence[Sequence[float]]) -> NoiseFloor | Non
         return None
     spreads = [(max(rates) - min(rates)) / statistics.median(rates) for rates in repeated]
     centres = [statistics.median(rates) for rates in rates_of_configs if rates]
-    agreement = spearmanr([r[0] for r in repeated], [r[1] for r in repeated]).statistic
+    agreement = spearman([r[0] for r in repeated], [r[1] for r in repeated])
     return NoiseFloor(configs=len(repeated), median_spread=float(np.median(spreads)),
                       p90_spread=float(np.percentile(spreads, 90)),
                       repeat_spearman=float(agreement),
@@ -141,7 +153,7 @@ class SettingResidual:
     median_log_ratio: float  # median of log(predicted / measured) over those configs
 
 
-def residuals_by_setting(configs: Sequence[Mapping[str, Any]],
+def residuals_by_setting(configs: Sequence[Config],
                          predicted: Sequence[float | None], measured: Sequence[float | None]
                          ) -> list[SettingResidual]:
     """The model's median log error among the configs that share each setting, largest
@@ -159,11 +171,11 @@ def residuals_by_setting(configs: Sequence[Mapping[str, Any]],
 
 # -- the sample ---------------------------------------------------------------------------------
 
-def stratified_configs(space: Any, count: int, rng: random.Random) -> list[dict[str, Any]]:
+def stratified_configs(space: Any, count: int, rng: random.Random) -> list[Config]:
     """The default config, then ``count - 1`` distinct configs whose genes cycle through their
     values in shuffled order (a Latin-hypercube-like design over discrete values); repairs that
     merge points are topped up with random points."""
-    configs: dict[str, dict[str, Any]] = {config_hash({}): {}}
+    configs: dict[str, Config] = {config_hash(DEFAULT_CONFIG): DEFAULT_CONFIG}
     columns = []
     for size in (len(gene.values) for gene in space.genes):
         column = [i % size for i in range(count)]
@@ -217,11 +229,12 @@ class Suite:
         return _identity(self.to_json())
 
 
-def suite_executor(suite: Suite) -> Executor:
-    """The executor of a suite's real runs: this machine's, with the suite's settings."""
-    from iotwin.executors.local import LocalExecutor
+def suite_executor(suite: Suite, workdir: Path | None = None) -> Executor:
+    """The executor of a suite's real runs: this machine's, with the suite's settings, in
+    ``workdir`` (default: the current directory)."""
 
-    return LocalExecutor(timeout_s=suite.timeout_s, env=suite.env, warm_up_bytes=suite.warm_up)
+    return LocalExecutor(timeout_s=suite.timeout_s, env=suite.env, warm_up_bytes=suite.warm_up,
+                         workdir=workdir or Path.cwd())
 
 
 def _identity(spec: Mapping[str, Any]) -> dict[str, Any]:
@@ -263,7 +276,8 @@ def _size(value: Any, key: str, path: Path) -> int:
 
 def _program_keys(data: Mapping[str, Any], path: Path) -> dict[str, Any]:
     """``command`` and ``env`` checked, with words naming files relative to the suite file's
-    folder made absolute (the program runs in a scratch directory)."""
+    folder made absolute (the suite runs from any directory, its program in the working
+    directory)."""
     command, env = data.get("command", []), data.get("env", {})
     if not command:
         if env:
@@ -289,7 +303,7 @@ def _program_keys(data: Mapping[str, Any], path: Path) -> dict[str, Any]:
 @dataclass
 class SuiteResult:
     campaign_id: int
-    configs: list[dict[str, Any]]
+    configs: list[Config]
     measured: list[float | None]  # median rate per config
     predicted: list[float | None]  # cross-validated prediction per config
     metrics: Metrics | None
@@ -312,7 +326,7 @@ def find_or_create_campaign(store: Store, suite: Suite, kind: str = "validation"
 
 
 def measure_configs(store: Store, campaign_id: int, suite: Suite, executor: Executor,
-                    configs: Sequence[Mapping[str, Any]], progress: TextIO | None
+                    configs: Sequence[Config], progress: TextIO | None
                     ) -> list[list[float]]:
     """The successful rates of each config, by repetition; stored repetitions are reused,
     missing ones run."""
@@ -339,7 +353,7 @@ def _real_rows(store: Store, campaign_id: int, executor: Executor) -> list[Evalu
 
 
 def _run_and_store(store: Store, campaign_id: int, suite: Suite, executor: Executor,
-                   config: Mapping[str, Any], repetition: int, details: Mapping[str, Any]
+                   config: Config, repetition: int, details: Mapping[str, Any]
                    ) -> float | None:
     """One real run, stored the moment it ends; its rate, None if it failed."""
     run = executor.run_once(suite.target, config, seed=repetition)
@@ -400,12 +414,12 @@ class Confirmation:
 
 def top_measured(measured: Sequence[float | None], k: int) -> list[int]:
     """The k configs with the highest measured rates, highest first."""
-    ranked = sorted((i for i, rate in enumerate(measured) if rate), key=lambda i: -measured[i])
-    return ranked[:k]
+    rated = {i: rate for i, rate in enumerate(measured) if rate}
+    return sorted(rated, key=lambda i: -rated[i])[:k]
 
 
 def confirm_runs(store: Store, campaign_id: int, suite: Suite, executor: Executor,
-                 configs: Sequence[Mapping[str, Any]], samples: Sequence[int],
+                 configs: Sequence[Config], samples: Sequence[int],
                  progress: TextIO | None) -> list[dict[int, float]]:
     """``suite.confirm_rounds`` rounds of one run of every sample, the order rotated from round
     to round; stored runs are reused. Each sample's successful rates by round."""
@@ -425,8 +439,8 @@ def confirm_runs(store: Store, campaign_id: int, suite: Suite, executor: Executo
                       f"{sample + 1}: {_rate(rate)}")
         return rate
 
-    done = confirmation_rounds([config_hash(configs[s]) for s in samples], suite.confirm_rounds,
-                               stored, run)
+    done = interleaved_rounds([config_hash(configs[s]) for s in samples], suite.confirm_rounds,
+                              stored, run)
     return [{round_: rate for round_, rate in enumerate(rates[:suite.confirm_rounds]) if rate}
             for rates in done]
 
@@ -442,7 +456,7 @@ def confirmation(samples: Sequence[int], rounds: Sequence[Mapping[int, float]]
     (best, best_rounds), (runner_up, runner_rounds) = ranked[0], ranked[1]
     paired = sorted(set(best_rounds) & set(runner_rounds))
     differences = [best_rounds[r] - runner_rounds[r] for r in paired]
-    p_value = (float(wilcoxon(differences).pvalue)
+    p_value = (wilcoxon_p(differences)
                if len(differences) >= 2 and any(differences) else None)
     return Confirmation(samples=list(samples), rounds=[dict(r) for r in rounds], best=best,
                         runner_up=runner_up, rounds_won=sum(1 for d in differences if d > 0),
@@ -454,37 +468,32 @@ def medians(rates_of_configs: Sequence[Sequence[float]]) -> list[float | None]:
 
 
 def suite_workload(store: Store, campaign_id: int, suite: Suite,
-                   progress: TextIO | None) -> dict[str, Any]:
+                   progress: TextIO | None, workdir: Path | None = None) -> dict[str, Any]:
     """What the model simulates: a kernel's own description, or the program's workload,
     captured from one run of its default config when the campaign is new and kept in the
     campaign's spec (so that a resumed suite predicts from the same workload)."""
-    from iotwin.executors.mpi_flavour import flavour_of
-    from iotwin.workloads.capture import capture_program
-    from iotwin.workloads.workload import kernel_workload
 
     if suite.kernel is not None:
         return kernel_workload(suite.kernel, suite.ranks, list(suite.args),
                                flavour_of(suite.target, suite.env).name)
     spec = store.campaign(campaign_id).spec
     if _WORKLOAD_KEY not in spec:
-        program = capture_program(suite.target, timeout_s=suite.timeout_s, env=suite.env)
+        program = capture_program(suite.target, timeout_s=suite.timeout_s, env=suite.env,
+                                  workdir=workdir)
         for what in program.not_modelled:
             say(progress, f"capture: not modelled: {what}")
         store.update_campaign_spec(campaign_id, {**spec, _WORKLOAD_KEY: program.workload})
-        say(progress, f"captured the workload of {suite.target.label}: "
-                      f"{len(program.workload['files'])} file session(s)")
+        say(progress, f"captured the workload of {suite.target.label}: {program.summary()}")
         return program.workload
     return spec[_WORKLOAD_KEY]
 
 
 def cross_validated_predictions(store: Store, campaign_id: int, suite: Suite,
                                 workload: dict[str, Any],
-                                configs: Sequence[Mapping[str, Any]],
+                                configs: Sequence[Config],
                                 measured: Sequence[float | None], progress: TextIO | None
                                 ) -> list[float | None]:
     """Each measured config predicted by the model fitted on the other folds only."""
-    from iotwin.model.calibration import Observation, fit, predict
-    from iotwin.model.platforms import load_platform
 
     platform = load_platform(suite.platform)
     usable = [i for i, rate in enumerate(measured) if rate]
@@ -518,14 +527,18 @@ def cross_validated_predictions(store: Store, campaign_id: int, suite: Suite,
 
 
 def run_local_suite(store: Store, suite: Suite, executor: Executor | None = None,
-                    progress: TextIO | None = sys.stderr) -> SuiteResult:
+                    progress: TextIO | None = sys.stderr,
+                    workdir: Path | None = None) -> SuiteResult:
+    """The suite run (or resumed) on this machine, its programs in ``workdir`` (default: the
+    current directory), or on ``executor``."""
+    flavour_of(suite.target, suite.env)  # a program refused leaves no campaign behind
     campaign_id = find_or_create_campaign(store, suite)
-    workload = suite_workload(store, campaign_id, suite, progress)
+    workload = suite_workload(store, campaign_id, suite, progress, workdir)
     configs = suite_configs(suite, workload)
     say(progress, f"validation campaign {campaign_id}: {len(configs)} configs of space "
                   f"{suite.space} x {suite.repetitions} repetitions, {suite.target.label} "
                   f"{' '.join(suite.args)}")
-    executor = executor if executor is not None else suite_executor(suite)
+    executor = executor if executor is not None else suite_executor(suite, workdir)
     rates = measure_configs(store, campaign_id, suite, executor, configs, progress)
     measured = medians(rates)
     confirmed = None
@@ -546,28 +559,20 @@ def run_local_suite(store: Store, suite: Suite, executor: Executor | None = None
                        uncalibrated=uncalibrated, confirmation=confirmed)
 
 
-def suite_configs(suite: Suite, workload: Mapping[str, Any]) -> list[dict[str, Any]]:
+def suite_configs(suite: Suite, workload: Mapping[str, Any]) -> list[Config]:
     """The suite's configs: the default and a stratified sample of its space, on this
     machine's file system (a `local` suite) or the platform model's; a program's datasets
     that some ranks write alone stay independent."""
-    from iotwin.model.platforms import load_platform, platform_space_context
-    from iotwin.space.parameters import SpaceContext, load_space
-    from iotwin.workloads.partial_writes import partial_write_datasets
-    from iotwin.workloads.workload import workload_mpi
 
-    context = (SpaceContext(suite.filesystem, suite.ranks) if suite.platform == "local"
+    machine = (SpaceContext(suite.filesystem, suite.ranks) if suite.platform == "local"
                else platform_space_context(load_platform(suite.platform), suite.ranks))
-    context = replace(context, partial_writes=partial_write_datasets(workload),
-                      mpi=workload_mpi(workload))
-    space = load_space(suite.space).bind(context)
+    space = load_space(suite.space).bind(program_context(machine, workload))
     return stratified_configs(space, suite.samples, random.Random(suite.seed))
 
 
 def uncalibrated_predictions(platform: str, workload: Mapping[str, Any],
-                             configs: Sequence[Mapping[str, Any]]) -> list[float | None]:
+                             configs: Sequence[Config]) -> list[float | None]:
     """The rate of each config on ``platform``'s model as loaded, no fit (None: it failed)."""
-    from iotwin.model.platforms import load_platform
-    from iotwin.model.sim import simulate
 
     results = simulate(load_platform(platform), dict(workload), configs)
     return [r.rate_mbs if r.ok and r.rate_mbs else None for r in results]

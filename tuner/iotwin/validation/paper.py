@@ -30,25 +30,36 @@ import statistics
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 import yaml
-from scipy.stats import spearmanr
 
-from iotwin import paths
-from iotwin.errors import UserError
+from iotwin.config.schema import validate_config
+from iotwin.config.types import Config
+from iotwin.core import paths
+from iotwin.core.errors import UserError
+from iotwin.core.stats import spearman
+from iotwin.core.units import parse_size
 from iotwin.model import calibration as calibrate
 from iotwin.model.calibration import Observation
+from iotwin.model.platforms import load_platform as platform_from_file
 from iotwin.model.platforms import platform_space_context
 from iotwin.space.parameters import load_space
-from iotwin.studies.paper_sensitivity import ParameterEffect, SelectionRule, scan, select
-from iotwin.units import parse_size
+from iotwin.validation.paper_sensitivity import (
+    ParameterEffect,
+    SelectionRule,
+    choose_parameters,
+    scan,
+)
 from iotwin.workloads.replication.sessions import session_bytes
+from iotwin.workloads.workload import kernel_workload as kernel_description
 
-_Record = TypeVar("_Record")
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
-Config = dict[str, Any]
+_Record = TypeVar("_Record", bound="DataclassInstance")
+
 LoadPlatform = Callable[[str], Any]
 
 FITTED_SETTINGS = ("default", "tuned")
@@ -130,15 +141,15 @@ def parse_tuned_parameters(text: str, keys: Mapping[str, Sequence[str]]) -> Conf
 
     Words that are not ``name=value`` (``(text, 5.1.2)``) are provenance and ignored.
     """
-    config: Config = {}
+    settings: dict[str, dict[str, Any]] = {}
     for name, value in re.findall(r"(\w+)=(\([^)]*\)|\S+)", text):
         if name not in keys:
             raise UserError(f"tuned parameters {text!r}: unknown parameter {name!r} "
                             f"(known: {', '.join(sorted(keys))})")
         for dotted in keys[name]:
             section, leaf = dotted.split(".")
-            config.setdefault(section, {})[leaf] = _tuned_value(leaf, value, text)
-    return config
+            settings.setdefault(section, {})[leaf] = _tuned_value(leaf, value, text)
+    return validate_config(settings, f"tuned parameters {text!r}")
 
 
 def _tuned_value(leaf: str, value: str, text: str) -> Any:
@@ -235,7 +246,7 @@ class Case:
     model: str  # platform model name
     workload: dict[str, Any]
     origin: str  # site default | published | model optimum
-    config: Config = field(default_factory=dict)  # fixed unless origin is model optimum
+    config: Config = field(default_factory=Config)  # fixed unless origin is model optimum
     candidates: list[Config] = field(default_factory=list)  # model optimum: searched configs
 
     @property
@@ -423,7 +434,7 @@ def predict_cases(platform: Any, cases: Sequence[Case]) -> list[Predicted]:
     predictions = []
     for start, stop in spans:
         best = max(range(start, stop), key=lambda i: rates[i] or 0.0)
-        predictions.append(Predicted(dict(queries[best].config), rates[best]))
+        predictions.append(Predicted(queries[best].config, rates[best]))
     return predictions
 
 
@@ -470,7 +481,7 @@ def fit_cases(platform: Any, cases: Sequence[Case], parameters: Sequence[str],
     published = [case.published_mbs for case in cases]
     chosen = predict_cases(platform, cases)
     loss_before = loss = robust_loss([p.rate_mbs for p in chosen], published)
-    fitted, values = platform, {}
+    fitted, values = platform, dict[str, float]()
     evaluations, rounds, converged = 0, 0, not parameters
     while parameters and not converged and rounds < budget.max_rounds:
         rounds += 1
@@ -590,7 +601,7 @@ class RowResult:
 
 
 @dataclass
-class CaseResult:
+class SpeedupCase:
     """Default vs tuned of one experiment: does the model rank them as the paper measured?"""
 
     label: str
@@ -632,7 +643,7 @@ class Spread:
 @dataclass
 class PaperValidation:
     rows: list[RowResult]
-    cases: list[CaseResult]
+    cases: list[SpeedupCase]
     fits: list[PlatformFit]
     spreads: list[Spread]
     metrics: dict[str, Any]
@@ -655,7 +666,7 @@ class PaperValidation:
     def from_json(cls, data: Mapping[str, Any]) -> PaperValidation:
         """The validation as ``results.json`` records it (the derived keys dropped)."""
         return cls(rows=[_record(RowResult, r) for r in data["rows"]],
-                   cases=[_record(CaseResult, c) for c in data["cases"]],
+                   cases=[_record(SpeedupCase, c) for c in data["cases"]],
                    fits=[_record(PlatformFit, f) for f in data["fits"]],
                    spreads=[_record(Spread, s) for s in data["spreads"]],
                    metrics=dict(data["metrics"]), calibration_ids=dict(data["calibration_ids"]),
@@ -677,7 +688,7 @@ def error_metrics(rows: Sequence[RowResult], which: str) -> dict[str, float | No
         return {"rows": len(pairs), "median_abs_error": None, "p90_abs_error": None,
                 "spearman": None, "failed": len(pairs)}
     errors = [abs(s / p - 1) for p, s in usable]
-    rho = spearmanr([p for p, _ in usable], [s for _, s in usable]).statistic \
+    rho = spearman([p for p, _ in usable], [s for _, s in usable]) \
         if len(usable) > 2 else None
     return {"rows": len(pairs), "median_abs_error": float(statistics.median(errors)),
             "p90_abs_error": float(np.percentile(errors, 90)),
@@ -685,7 +696,7 @@ def error_metrics(rows: Sequence[RowResult], which: str) -> dict[str, float | No
             "failed": len(pairs) - len(usable)}
 
 
-def case_results(rows: Sequence[RowResult]) -> list[CaseResult]:
+def case_results(rows: Sequence[RowResult]) -> list[SpeedupCase]:
     by_case: dict[tuple[str, str, str, int], dict[str, RowResult]] = {}
     for row in rows:
         by_case.setdefault((row.source, row.model, row.kernel, row.cores), {})[row.setting] = row
@@ -694,7 +705,7 @@ def case_results(rows: Sequence[RowResult]) -> list[CaseResult]:
         if set(pair) != set(FITTED_SETTINGS):
             continue
         default, tuned = pair["default"], pair["tuned"]
-        results.append(CaseResult(
+        results.append(SpeedupCase(
             f"{model} {kernel} {cores}", tuned.origin,
             tuned.published_mbs / default.published_mbs,
             *(_ratio(getattr(tuned, f"{w}_mbs"), getattr(default, f"{w}_mbs")) for w in MODELS)))
@@ -750,10 +761,8 @@ def run_paper_validation(*, settings_path: Path | None = None,
     if max_evaluations:
         settings = replace(settings, fit=replace(settings.fit,
                                                  evaluations_per_round=max_evaluations))
-    if load_platform is None:
-        from iotwin.model.platforms import load_platform
-    if kernel_workload is None:
-        from iotwin.workloads.workload import kernel_workload
+    load_platform = load_platform or platform_from_file
+    kernel_workload = kernel_workload or kernel_description
     rows = [row for row in read_published(settings.published)
             if (not platforms or model_name(row) in platforms)
             and (not kernels or row.kernel in kernels)]
@@ -811,7 +820,7 @@ def _validate_platform(platform: Any, cases: Sequence[Case], rows: Sequence[Publ
     at_prior = [Observation(c.workload, p.config, c.published_mbs)
                 for c, p in zip(cases, prior, strict=True)]
     effects = scan(platform, lambda model: predict_rates(model, at_prior))
-    parameters = select(effects, len(cases), settings.selection)
+    parameters = choose_parameters(effects, len(cases), settings.selection)
     say(f"{name}: fitting {', '.join(parameters) or 'nothing'} to {len(cases)} rows")
     fitted, fit = fit_cases(platform, cases, parameters, settings.fit)
     say(f"{name}: fit {'converged' if fit.converged else 'NOT converged'} after "

@@ -10,8 +10,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from iotwin.errors import UserError
-from iotwin.report.readme_block import fill_block
+from iotwin.core.errors import UserError
+from iotwin.core.readme_block import fill_block
 from iotwin.validation.paper import MODELS, PaperValidation
 
 

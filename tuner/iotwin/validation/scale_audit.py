@@ -24,11 +24,12 @@ from typing import Any
 
 import yaml
 
-from iotwin import paths
-from iotwin.config.schema import validate_config
+from iotwin.config.schema import DEFAULT_CONFIG, validate_config
+from iotwin.config.types import Config
+from iotwin.core import paths
 from iotwin.model import iosim_process, sim
+from iotwin.model.ceilings import bandwidth_ceilings, nodes_used
 from iotwin.model.platforms import Platform, load_platform
-from iotwin.studies.whatif import bandwidth_ceilings, nodes_used
 from iotwin.workloads.workload import kernel_workload
 
 CONFIGS = ("default", "tuned")
@@ -97,7 +98,7 @@ def binding_mechanism(platform: Platform, work: Mapping[str, Any], result: sim.S
     return name
 
 
-def measured_simulation(platform: Platform, work: Mapping[str, Any], config: Mapping[str, Any],
+def measured_simulation(platform: Platform, work: Mapping[str, Any], config: Config,
                         max_seconds: float) -> tuple[sim.SimResult | None, float, float, str]:
     """One simulation in its own iosim process: result, wall seconds, peak MiB, error."""
     payload = json.dumps(sim.simulator_input(platform, dict(work), [config]))
@@ -154,7 +155,7 @@ def run_audit(spec_path: Path | None = None, *, platforms: Sequence[str] | None 
         for kernel in spec["kernels"]:
             for ranks in scales:
                 work = audit_workload(spec, kernel, ranks, per_node)
-                for label, config in zip(CONFIGS, ({}, tuned), strict=True):
+                for label, config in zip(CONFIGS, (DEFAULT_CONFIG, tuned), strict=True):
                     say(f"{name} {kernel} {label} {ranks} ranks")
                     points.append(_point(platform, name, kernel, label, work, config,
                                          float(spec["max_seconds"])))
@@ -162,7 +163,7 @@ def run_audit(spec_path: Path | None = None, *, platforms: Sequence[str] | None 
 
 
 def _point(platform: Platform, name: str, kernel: str, label: str, work: Mapping[str, Any],
-           config: Mapping[str, Any], max_seconds: float) -> AuditPoint:
+           config: Config, max_seconds: float) -> AuditPoint:
     result, seconds, peak, error = measured_simulation(platform, work, config, max_seconds)
     ranks = int(work["ranks"])
     if result is None:

@@ -6,8 +6,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from iotwin.report.readme_block import fill_block
-from iotwin.validation.scale_audit import CONFIGS, AuditPoint, knees
+from iotwin.core.figures import pyplot
+from iotwin.core.readme_block import fill_block
+from iotwin.validation.scale_audit import (
+    CONFIGS,
+    AuditPoint,
+    knees,
+    merged,
+    read_points,
+    write_points,
+)
 
 PHASES = ("open", "write", "close")
 _COLORS = {"default": "#9aa5b1", "tuned": "#1f77b4"}
@@ -24,11 +32,7 @@ def _series(points: Sequence[AuditPoint], platform: str, kernel: str, config: st
 def platform_figure(points: Sequence[AuditPoint], platform: str, path: Path) -> None:
     """Top: rate against ranks, default and tuned, per kernel. Bottom: the default's time per
     phase (stacked), so a knee above shows which phase grew below."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     kernels = sorted({p.kernel for p in points if p.platform == platform})
     fig, axes = plt.subplots(2, len(kernels), figsize=(4.2 * len(kernels), 6.4), squeeze=False)
     for column, kernel in enumerate(kernels):
@@ -58,11 +62,7 @@ def platform_figure(points: Sequence[AuditPoint], platform: str, path: Path) -> 
 
 def cost_figure(points: Sequence[AuditPoint], path: Path) -> None:
     """The simulation's wall seconds and peak memory against ranks, every run."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     fig, (seconds, memory) = plt.subplots(1, 2, figsize=(11, 4.2))
     markers = dict(zip(sorted({p.kernel for p in points}), "os^", strict=False))
     for kernel, marker in markers.items():
@@ -110,7 +110,6 @@ def markdown(points: Sequence[AuditPoint]) -> str:
 def write_outputs(points: Sequence[AuditPoint], directory: Path) -> list[AuditPoint]:
     """The record in ``directory`` updated with ``points`` (other platforms' points kept):
     results.json, the figures and README's tables. Returns the whole record."""
-    from iotwin.validation.scale_audit import merged, read_points, write_points
 
     points = merged(read_points(directory / "results.json"), points)
     write_points(points, directory / "results.json")

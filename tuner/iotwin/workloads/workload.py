@@ -4,7 +4,7 @@ kernel for it.
 Its keys, their types and bounds are data/workload-schema.yaml, walked by
 iotwin.formats.records; the rules the keys cannot say alone (WORKLOAD.md "Rules") are here, in
 the order formats/workload_rules.c checks them for iosim and the replay proxy, so that the
-three readers accept and refuse the same documents (tests/test_workload_parity.py). Sizes are
+three readers accept and refuse the same documents (tests/formats/test_workload_parity.py). Sizes are
 computed exactly and bounded by the bounds table (dataset_bytes, workload_bytes).
 """
 
@@ -15,13 +15,14 @@ import json
 import math
 import subprocess
 from collections.abc import Mapping, Sequence
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import yaml
 
-from iotwin import paths
-from iotwin.errors import UserError
+from iotwin.core import paths
+from iotwin.core.errors import UserError
+from iotwin.core.mpi_flavours import DEFAULT_MPI, select_flavour
 from iotwin.formats.bounds import load_bounds
 from iotwin.formats.records import (
     DocumentError,
@@ -100,6 +101,13 @@ def _grid_extents(node: Mapping[str, Any]) -> list[int]:
     return [g * b for g, b in zip(node["grid"], node["block"], strict=True)]
 
 
+def inside_run_directory(name: str) -> bool:
+    """Whether a file name stays inside the directory a run writes in: relative, no ``..``
+    (a workload must not write over files elsewhere when it is replayed)."""
+    pure = PurePosixPath(name)
+    return bool(name) and not pure.is_absolute() and ".." not in pure.parts
+
+
 class _Rules:
     """The format's rules on a workload's normal form (WORKLOAD.md "Rules"), which they
     complete with the per-axis defaults of selections and runs."""
@@ -135,6 +143,10 @@ class _Rules:
 
     def session(self, session: dict[str, Any], ranks: int, path: str) -> int:
         """Checks a file session; returns the bytes it writes (all its files)."""
+        if not inside_run_directory(session["name"]):
+            raise self.fail(f"{path}.name", f"{describe(session['name'])} lies outside the "
+                            f"directory the run writes in (a file name is relative, without "
+                            f"'..')")
         writers, files = self.writers(session, ranks, path)
         shapes: dict[str, tuple[list[int], int]] = {}
         for d, dataset in enumerate(session["datasets"]):
@@ -297,9 +309,7 @@ class _Rules:
 
 #: the MPIs iosim models, a workload's `mpi` (absent: mpich): ROMIO for MPICH, and
 #: OMPIO for Open MPI unless the config's openmpi.io is romio321
-_MPI_FIELD = workload_schema().records["workload"]["mpi"]
-DEFAULT_MPI: str = _MPI_FIELD.default
-MPIS: tuple[str, ...] = _MPI_FIELD.values
+MPIS: tuple[str, ...] = workload_schema().records["workload"]["mpi"].values
 
 
 def workload_mpi(workload: Mapping[str, Any]) -> str:
@@ -336,6 +346,35 @@ def load_workload(path: str | Path) -> dict[str, Any]:
     return validate_workload(read_workload(path), str(path))
 
 
+def describe_workload(data: Mapping[str, Any]) -> list[str]:
+    """A workload in a few lines for people: one for the whole, one per file session with its
+    datasets' shapes (``iotwin show``; the workload itself is YAML, dump_workload)."""
+    sessions = data.get("files", [])
+    lines = [f"{data.get('name', 'workload')}: {data.get('ranks')} ranks, "
+             f"{workload_mpi(data)}, {len(sessions)} file session(s)"]
+    for session in sessions:
+        mode = session.get("mode", "shared")
+        if mode == "groups":
+            mode = f"groups of {session.get('groups')}"
+        calls, datasets = session.get("calls"), session.get("datasets", [])
+        shown = ", ".join(f"{d['name']} {_shape(d)} x{d['element_bytes']} B"
+                          for d in datasets[:SHOWN_DATASETS])
+        more = (f", ... {len(datasets) - SHOWN_DATASETS} more"
+                if len(datasets) > SHOWN_DATASETS else "")
+        lines.append(f"  {session['name']} ({mode}, {session.get('api', 'hdf5')}"
+                     f"{', ' + str(len(calls)) + ' calls' if calls else ''}): "
+                     f"{len(datasets)} dataset(s): {shown}{more}")
+    return lines
+
+
+SHOWN_DATASETS = 3  # of a file session, by describe_workload
+
+
+def _shape(dataset: Mapping[str, Any]) -> list[int]:
+    decomposition = dataset.get("decomposition")
+    return _grid_extents(decomposition) if decomposition else list(dataset.get("dims", []))
+
+
 def dump_workload(data: dict[str, Any]) -> str:
     return yaml.safe_dump(data, sort_keys=False, default_flow_style=None)
 
@@ -343,8 +382,10 @@ def dump_workload(data: dict[str, Any]) -> str:
 def kernel_workload(kernel: str, ranks: int, args: Sequence[str], mpi: str = DEFAULT_MPI
                     ) -> dict[str, Any]:
     """The workload a kernel run would write, from the kernel's own ``--describe``, run under
-    ``mpi`` (its flavour on this machine: executors.mpi_flavour)."""
-    binary = paths.kernel_binary(kernel)
+    ``mpi`` (its flavour on this machine: executors.mpi_flavour), asked of that flavour's
+    build of the kernel: block3d-io's process grid is its MPI's MPI_Dims_create, which MPICH
+    and Open MPI answer differently."""
+    binary = select_flavour(mpi).kernel(kernel)
     command = [str(binary), "--describe", "--ranks", str(ranks), *args]
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     if done.returncode != 0:

@@ -64,7 +64,7 @@ def dataset_bytes(entry: Dataset) -> int:
 
 def session_bytes(entry: Session, ranks: int) -> int:
     """Payload of one session over all ranks: every file it names."""
-    copies = {"shared": 1, "per-rank": ranks}.get(entry["mode"], entry.get("groups", 1))
+    copies = {"shared": 1, "per-rank": ranks}.get(entry["mode"]) or int(entry.get("groups") or 1)
     return copies * sum(dataset_bytes(d) for d in entry["datasets"])
 
 

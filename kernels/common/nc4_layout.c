@@ -1,0 +1,108 @@
+#include "nc4_layout.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char AXIS_NAMES[NC4_AXIS_NAMES] = {'x', 'y', 'z', 'w'};
+
+static int check_variable(const dataset_spec *ds, char *err, size_t errlen)
+{
+    const char *name = ds->name + 1;
+    if (ds->name[0] != '/' || !*name || strchr(name, '/')) {
+        snprintf(err, errlen, "dataset '%s': the netCDF-4 output writes root-level variables "
+                 "only (a name '/var')", ds->name);
+        return -1;
+    }
+    if (ds->decomp.ndims > NC4_AXIS_NAMES) {
+        snprintf(err, errlen, "dataset '%s': the netCDF-4 output names at most %d axes",
+                 ds->name, NC4_AXIS_NAMES);
+        return -1;
+    }
+    if (strlen(name) == 1 && memchr(AXIS_NAMES, name[0], NC4_AXIS_NAMES)) {
+        snprintf(err, errlen, "dataset '%s': a variable named as a dimension would be its "
+                 "coordinate variable", ds->name);
+        return -1;
+    }
+    if (ds->chunked) {
+        snprintf(err, errlen, "dataset '%s': the netCDF-4 output writes contiguous variables "
+                 "(netCDF's default)", ds->name);
+        return -1;
+    }
+    return 0;
+}
+
+static int dimension_index(nc4_dimensions *out, char name, uint64_t length, const char *dataset,
+                           char *err, size_t errlen)
+{
+    for (int i = 0; i < out->count; i++) {
+        if (out->dims[i].name[0] != name)
+            continue;
+        if (out->dims[i].length == length)
+            return i;
+        snprintf(err, errlen, "dataset '%s': netCDF dimension '%c' is %llu long for an earlier "
+                 "variable and %llu here (the netCDF-4 output shares x, y, z, w)", dataset,
+                 name, (unsigned long long)out->dims[i].length, (unsigned long long)length);
+        return -1;
+    }
+    out->dims[out->count].name[0] = name;
+    out->dims[out->count].name[1] = '\0';
+    out->dims[out->count].length = length;
+    return out->count++;
+}
+
+int nc4_dimensions_of(const layout *l, nc4_dimensions *out, int (*axis_dim)[DECOMP_MAX_DIMS],
+                      char *err, size_t errlen)
+{
+    out->count = 0;
+    for (size_t k = 0; k < l->count; k++) {
+        const dataset_spec *ds = &l->datasets[k];
+        uint64_t dims[DECOMP_MAX_DIMS];
+        if (check_variable(ds, err, errlen))
+            return -1;
+        decomp_dims(&ds->decomp, dims);
+        int n = ds->decomp.ndims;
+        for (int a = 0; a < n; a++) {
+            int at = dimension_index(out, AXIS_NAMES[n - 1 - a], dims[a], ds->name, err, errlen);
+            if (at < 0)
+                return -1;
+            if (axis_dim)
+                axis_dim[k][a] = at;
+        }
+    }
+    return 0;
+}
+
+static int copy_variable(layout *out, const dataset_spec *ds)
+{
+    dataset_spec *v = layout_add(out, ds->type, "%s", ds->name);
+    if (!v)
+        return -1;
+    const uint64_t *extents[DECOMP_MAX_DIMS];
+    for (int a = 0; a < ds->decomp.ndims; a++)
+        extents[a] = ds->decomp.extent[a];
+    if (decomp_init_listed(&v->decomp, ds->decomp.ndims, ds->decomp.grid, extents))
+        return -1;
+    v->halo = ds->halo;
+    v->user_fill_value = 1;
+    return 0;
+}
+
+int nc4_file_layout(const layout *l, layout *out, char *err, size_t errlen)
+{
+    nc4_dimensions dims;
+    if (nc4_dimensions_of(l, &dims, NULL, err, errlen))
+        return -1;
+    *err = '\0';
+    for (int i = 0; i < dims.count; i++) {
+        uint64_t one = 1;
+        dataset_spec *d = layout_add(out, ELEM_FLOAT32, "/%s", dims.dims[i].name);
+        if (!d || decomp_init_uniform(&d->decomp, 1, &one, &dims.dims[i].length))
+            return -1;
+        d->created_only = 1;
+    }
+    for (size_t k = 0; k < l->count; k++)
+        if (copy_variable(out, &l->datasets[k]))
+            return -1;
+    out->flush_at_define = out->flush_at_close = 1;
+    return 0;
+}

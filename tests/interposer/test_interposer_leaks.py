@@ -1,0 +1,108 @@
+"""The interposer lives in other people's programs: it must not leak or touch bad memory.
+Valgrind runs one rank of vpic-io (an MPI singleton) under the library with a config that
+exercises every path: hints, Lustre keys, alignment, dataset-scoped chunking, and the
+amended default creation list the other datasets share; with workload capture on."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+from iotwin.core import paths
+
+pytestmark = pytest.mark.slow
+
+CONFIG = """
+mpiio: {cb_nodes: 2, cb_config_list: "*:*", hints: {foo: bar}}
+lustre: {stripe_count: 4}
+hdf5: {alignment: {threshold: 0, boundary: 1MiB}}
+dataset: {alloc_time: early}
+files: [{match: "*.h5", datasets: [{match: x, chunk_size: 4KiB, fill_time: never}]}]
+"""
+# a frame in the library: by name without debug info, by source file with it
+SOURCES = sorted({path.stem for path in
+                  (Path(__file__).resolve().parents[1] / "interposer" / "src").rglob("*.c")})
+OURS = re.compile(r"libiotwin_h5|\((" + "|".join(SOURCES) + r")\.c:\d+\)")
+# the library's MPI_Init wrappers only forward: MPICH/hwloc's own start-up leak passes them
+FORWARDING = re.compile(r"P?MPI_Init(_thread)? \((run\.c:\d+|in [^)]*libiotwin_h5[^)]*)\)")
+
+
+def ours(record: str) -> bool:
+    """A record with a frame in the library other than a forwarding wrapper's."""
+    return any(OURS.search(line) and not FORWARDING.search(line)
+               for line in record.splitlines())
+
+
+def loss_records(valgrind_log: str) -> list[str]:
+    """Each leak or memory-error record: the lines from its heading to the blank line."""
+    records, current = [], []
+    for line in valgrind_log.splitlines():
+        text = line.split("== ", 1)[-1] if "==" in line else line
+        if not text.strip():
+            if current:
+                records.append("\n".join(current))
+            current = []
+        else:
+            current.append(text)
+    return [r for r in records if "lost in loss record" in r or r.startswith("Invalid")]
+
+
+def test_no_leak_or_memory_error_comes_from_the_interposer(scratch: Path):
+    (scratch / "cfg.yaml").write_text(CONFIG)
+    report, capture = scratch / "report.jsonl", scratch / "capture.jsonl"
+    env = {**os.environ, "LD_PRELOAD": str(paths.interposer_library()),
+           "IOTWIN_CONFIG": str(scratch / "cfg.yaml"), "IOTWIN_REPORT": str(report),
+           "IOTWIN_CAPTURE": str(capture)}
+    done = subprocess.run(
+        ["valgrind", "--leak-check=full", "--show-leak-kinds=definite,indirect",
+         "--num-callers=40", paths.kernel_binary("vpic-io"), "--file", str(scratch / "v.h5"),
+         "--particles", "1000"], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "LEAK SUMMARY" in done.stderr or "no leaks are possible" in done.stderr
+    assert report.read_text().count('"iotwin_report"') == 1   # the library did its work
+    assert report.read_text().count('"iotwin_run"') == 1
+    assert capture.read_text().count("\n") == 1
+    found = [record for record in loss_records(done.stderr) if ours(record)]
+    assert not found, "\n\n".join(found)
+
+
+def test_capture_of_irregular_selections_leaks_nothing(scratch: Path):
+    """Points, strided hyperslabs, one rank's writes, an extent change: capture's other paths."""
+    capture = scratch / "capture.jsonl"
+    env = {**os.environ, "LD_PRELOAD": str(paths.interposer_library()),
+           "IOTWIN_CAPTURE": str(capture)}
+    done = subprocess.run(
+        ["valgrind", "--leak-check=full", "--show-leak-kinds=definite,indirect",
+         "--num-callers=40", paths.build_dir() / "tests" / "programs" / "selections_writer",
+         str(scratch / "s.h5")], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert '"runs"' in capture.read_text()
+    found = [record for record in loss_records(done.stderr) if ours(record)]
+    assert not found, "\n\n".join(found)
+
+
+def test_the_mpiio_layer_leaks_nothing(scratch: Path):
+    """One rank of mpiio_writer: HDF5 and MPI-IO files, subarray, vector, contiguous and
+    struct-of-indexed views, hints from files rules, a sync, POSIX writes outside both;
+    capture on."""
+    (scratch / "cfg.yaml").write_text(
+        'mpiio: {cb_buffer_size: 4MiB}\n'
+        'files: [{match: "*.dat", mpiio: {romio_cb_write: enable, hints: {a: b}}},'
+        ' {match: "none*"}]\n')
+    report, capture = scratch / "report.jsonl", scratch / "capture.jsonl"
+    env = {**os.environ, "LD_PRELOAD": str(paths.interposer_library()),
+           "IOTWIN_CONFIG": str(scratch / "cfg.yaml"), "IOTWIN_REPORT": str(report),
+           "IOTWIN_CAPTURE": str(capture)}
+    done = subprocess.run(
+        ["valgrind", "--leak-check=full", "--show-leak-kinds=definite,indirect",
+         "--num-callers=40", paths.build_dir() / "tests" / "programs" / "mpiio_writer",
+         str(scratch)], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert report.read_text().count('"api": "mpiio"') == 4
+    assert capture.read_text().count('"api": "mpiio"') == 4
+    assert '"unmatched_rules": [{"rule": "files[1]"' in report.read_text()
+    found = [record for record in loss_records(done.stderr) if ours(record)]
+    assert not found, "\n\n".join(found)

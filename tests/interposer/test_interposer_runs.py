@@ -1,0 +1,172 @@
+"""Real MPI runs under libiotwin_h5.so: settings take effect, as read back from the written
+files and the open MPI file; bad configs never break the application."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import h5py
+import numpy as np
+import pytest
+from iotwin.core import paths
+from iotwin.executors import launch
+
+pytestmark = pytest.mark.slow
+
+MiB = 2**20
+HINTS = """
+mpiio:
+  romio_cb_write: enable
+  cb_nodes: 2
+  cb_config_list: "*:*"
+  cb_buffer_size: 4MiB
+lustre: {stripe_count: 4}
+hdf5:
+  alignment: {threshold: 0, boundary: 1MiB}
+"""
+
+
+def run(ranks: int, argv: list, folder: Path, config: str | None = None,
+        preload: bool = True) -> tuple[launch.Completed, list[dict]]:
+    """Run argv on `ranks` ranks in `folder`, optionally under the interposer with `config`."""
+    env = {}
+    report = folder / "report.jsonl"
+    report.unlink(missing_ok=True)
+    if preload:
+        env = {"LD_PRELOAD": str(paths.interposer_library()), "IOTWIN_REPORT": str(report)}
+    if config is not None:
+        (folder / "cfg.yaml").write_text(config)
+        env["IOTWIN_CONFIG"] = str(folder / "cfg.yaml")
+    done = launch.run_mpi(ranks, argv, env=env, cwd=folder, timeout=120)
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in report.read_text().splitlines()] if preload else []
+    return done, [line for line in lines if "iotwin_report" in line]
+
+
+def vpic(folder: Path, name: str = "vpic.h5", particles: int = 5000) -> list:
+    return [paths.kernel_binary("vpic-io"), "--file", str(folder / name), "--particles",
+            str(particles)]
+
+
+def dataset_offsets(path: Path) -> dict[str, int]:
+    offsets = {}
+    with h5py.File(path, "r") as f:
+        f.visititems(lambda name, obj: offsets.__setitem__(name, obj.id.get_offset())
+                     if isinstance(obj, h5py.Dataset) else None)
+    return offsets
+
+
+def dataset_values(path: Path) -> dict[str, np.ndarray]:
+    values = {}
+    with h5py.File(path, "r") as f:
+        f.visititems(lambda name, obj: values.__setitem__(name, obj[()])
+                     if isinstance(obj, h5py.Dataset) else None)
+    return values
+
+
+def test_alignment_puts_every_dataset_on_a_1mib_boundary(scratch: Path):
+    run(4, vpic(scratch, "plain.h5"), scratch, preload=False)
+    plain = dataset_offsets(scratch / "plain.h5")
+    _, reports = run(4, vpic(scratch, "aligned.h5"), scratch, HINTS)
+    aligned = dataset_offsets(scratch / "aligned.h5")
+    assert len(aligned) == 8 and aligned.keys() == plain.keys()
+    assert all(offset % MiB == 0 for offset in aligned.values()), aligned
+    assert not all(offset % MiB == 0 for offset in plain.values()), plain
+    reported = {d["name"].lstrip("/"): d["effective"]["offset"] for d in reports[0]["datasets"]}
+    assert reported == aligned
+
+
+def test_collective_buffering_hints_are_read_back_from_the_open_file(scratch: Path):
+    _, reports = run(4, vpic(scratch), scratch, HINTS)
+    assert len(reports) == 1
+    report = reports[0]
+    assert report["ranks"] == 4 and report["driver"] == "mpio"
+    hints = report["effective"]["hints"]
+    assert hints["romio_cb_write"] == "enable"
+    assert hints["cb_nodes"] == "2"
+    assert hints["cb_config_list"] == "*:*"
+    assert hints["cb_buffer_size"] == str(4 * MiB)
+    assert len(hints["romio_aggregator_list"].split()) == 2
+    dropped = {entry["key"]: entry for entry in report["not_effective"]}
+    assert report["fs"] != "lustre"
+    assert dropped["lustre.stripe_count"]["requested"] == "4"
+    assert "not Lustre" in dropped["lustre.stripe_count"]["reason"]
+    assert "mpiio.cb_nodes" not in dropped
+
+
+def test_report_counts_bytes_and_writes_over_all_ranks(scratch: Path):
+    particles = 3000
+    _, reports = run(2, vpic(scratch, particles=particles), scratch, "")
+    report = reports[0]
+    assert report["bytes"] == 2 * particles * 8 * 4    # 8 variables of 4 bytes, 2 ranks
+    assert report["writes"] == 2 * 8
+    assert all(d["writes"]["calls"] == 2 for d in report["datasets"])
+    assert "absent" in report["async_api"]
+    assert report["timings"]["close_s"] >= 0 and report["timings"]["write_s"] > 0
+
+
+@pytest.mark.parametrize(("config", "named"), [
+    ("mpiio: {cb_nodes: 2\nhdf5: [", "line"),
+    ("mpiio: {cb_nodez: 2}\n", "mpiio.cb_nodez: unknown key"),
+])
+def test_a_bad_config_is_reported_once_and_changes_nothing(scratch: Path, config, named):
+    run(2, vpic(scratch, "plain.h5"), scratch, preload=False)
+    done, reports = run(2, vpic(scratch, "bad.h5"), scratch, config)
+    messages = [line for line in done.stderr.splitlines() if line.startswith("iotwin:")]
+    assert len(messages) == 1, done.stderr
+    assert "cfg.yaml" in messages[0] and named in messages[0]
+    assert reports[0]["config_error"] and reports[0]["applied"]["hints"] == {}
+    expected = dataset_values(scratch / "plain.h5")
+    got = dataset_values(scratch / "bad.h5")
+    assert got.keys() == expected.keys()
+    assert all(np.array_equal(got[name], expected[name]) for name in expected)
+
+
+def test_dataset_scoped_settings_reach_creation_and_transfer(scratch: Path):
+    config = """
+files:
+  - match: "vpic.h5"
+    datasets:
+      - {match: "x", chunk_dims: [1000], fill_time: never}
+      - {match: "y", transfer_mode: independent}
+"""
+    _, reports = run(2, vpic(scratch, particles=4000), scratch, config)
+    datasets = {d["name"]: d for d in reports[0]["datasets"]}
+    x, y, z = datasets["/Step#0/x"], datasets["/Step#0/y"], datasets["/Step#0/z"]
+    assert x["effective"]["layout"] == "chunked" and x["effective"]["chunk_dims"] == [1000]
+    assert x["effective"]["fill_time"] == "never"
+    assert x["matched"] == ["top", "files[0]", "files[0].datasets[0]"]
+    assert y["effective"]["io_mode"] == "independent"
+    assert z["effective"]["io_mode"] == "contiguous_collective"
+    # the transfer mode is set on the writes' transfer lists: applied, and read back
+    assert y["applied"] == {"transfer_mode": "independent"}
+    assert y["effective"]["transfer_mode"] == "independent"
+    assert x["applied"] == {"chunk_dims": [1000], "fill_time": "never"}
+    assert z["applied"] == {} and z["effective"]["transfer_mode"] == "collective"
+    with h5py.File(scratch / "vpic.h5", "r") as f:
+        assert f["Step#0/x"].chunks == (1000,)
+        assert f["Step#0/y"].chunks is None
+
+
+def test_an_hdf5_program_not_written_for_iotwin(scratch: Path):
+    program = paths.built("tests/programs/ph5example")
+    done, reports = run(4, [program, "-c", "-f", str(scratch)], scratch, HINTS)
+    assert "PHDF5 tests finished with no errors" in done.stdout
+    created = [r for r in reports if r["how"] == "create"]
+    assert {Path(r["file"]).name for r in created} >= {"ParaEg0.h5", "ParaEg1.h5"}
+    split = [r for r in created if r["ranks"] == 2]       # the even ranks' own communicator
+    assert split, [r["ranks"] for r in created]
+    for report in created:
+        assert report["effective"]["hints"]["cb_nodes"] == "2"
+        assert report["effective"]["hints"]["cb_buffer_size"] == str(4 * MiB)
+    offsets = dataset_offsets(scratch / "ParaEg1.h5")
+    assert offsets and all(offset % MiB == 0 for offset in offsets.values())
+    # ParaEg1's datasets share one transfer list, closed before the datasets are: the mode of
+    # each dataset's own last write is still what is reported
+    modes = {(Path(r["file"]).name, d["name"]): d["effective"]["io_mode"]
+             for r in created if r["ranks"] == 4 for d in r["datasets"]}
+    assert modes == {("ParaEg0.h5", "/Data1"): "independent",
+                     ("ParaEg0.h5", "/Data2"): "independent",
+                     ("ParaEg1.h5", "/Data1"): "contiguous_collective",
+                     ("ParaEg1.h5", "/Data2"): "contiguous_collective"}

@@ -1,0 +1,321 @@
+"""block3d-io run for real: each method at 1, 2, 4 and 8 ranks (8 oversubscribed) writes exactly
+the global array in Fortran order, the value of element (i, j, k) its global index
+i + NX (j + NY k), so a misplaced, transposed or halo-shifted block shows; --describe states what
+the run wrote (bytes, datasets and their order, every rank's selection through the interposer's
+capture, the byte ranges iosim maps them to); a bad command line is one line.
+
+MPI-IO and HDF5 run on the MPICH build, netCDF-4 on the Open MPI build (Debian's
+libnetcdf-mpi-dev is built on Open MPI), each started by its flavour's launcher.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import h5py
+import numpy as np
+import pytest
+from iotwin.executors.capture import capture_records
+from iotwin.executors.launch import launcher, run_mpi
+from iotwin.executors.mpi_flavour import Flavour, select_flavour
+from iotwin.model.platforms import load_platform
+from iotwin.model.sim import simulator_input
+from iotwin.workloads.capture import merge_records
+from support.file_layout import merged, real_extents, simulate
+
+KERNEL = "block3d-io"
+BLOCK_XYZ = (5, 4, 3)  # unequal extents: a transposed axis changes the array's shape
+BLOCK = "x".join(map(str, BLOCK_XYZ))
+# MPI_Dims_create(P, 3), both flavours alike at these sizes: the process counts along x, y, z
+GRIDS_XYZ = {1: (1, 1, 1), 2: (2, 1, 1), 4: (2, 2, 1), 8: (2, 2, 2)}
+FLAVOUR = {"mpiio": "mpich", "hdf5": "mpich", "netcdf4": "openmpi"}
+SUFFIX = {"mpiio": ".dat", "hdf5": ".h5", "netcdf4": ".nc"}
+NC_FILL_DOUBLE = 9.9692099683868690e36  # netcdf.h
+H5PY_MPI = Path(sys.prefix) / "h5py-mpi"  # parallel h5py and mpi4py on MPICH (make h5py-mpi)
+DEBIAN_PYTHON = "/usr/bin/python3"  # Debian's mpi4py on Open MPI (python3-h5py-mpi)
+
+
+@dataclass
+class Run:
+    method: str
+    ranks: int
+    path: Path
+    report: dict[str, Any]
+    workload: dict[str, Any]
+
+
+def flavour(method: str) -> Flavour:
+    return select_flavour(FLAVOUR[method])
+
+
+def kernel_args(method: str, path: Path, *extra: str) -> list[str]:
+    binary = flavour(method).kernel(KERNEL)
+    return [str(binary), "--block", BLOCK, "--method", method, "--file", str(path), *extra]
+
+
+def run_block3d(method: str, ranks: int, folder: Path) -> Run:
+    path = folder / f"array{SUFFIX[method]}"
+    args = kernel_args(method, path)
+    done = run_mpi(ranks, args, cwd=folder, timeout=300,
+                   using=launcher(flavour(method).launcher))
+    assert done.returncode == 0, done.stderr
+    described = describe(*args[1:], "--ranks", str(ranks), binary=args[0])
+    return Run(method, ranks, path, json.loads(done.stdout.strip().splitlines()[-1]), described)
+
+
+def describe(*args: str, binary: str) -> dict[str, Any]:
+    done = subprocess.run([binary, "--describe", *args], capture_output=True, text=True,
+                          timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    return dict(json.loads(done.stdout))
+
+
+def global_dims(ranks: int) -> tuple[int, int, int]:
+    """The array's (z, y, x) extents."""
+    px, py, pz = GRIDS_XYZ[ranks]
+    bx, by, bz = BLOCK_XYZ
+    return pz * bz, py * by, px * bx
+
+
+def expected_array(ranks: int) -> np.ndarray:
+    nz, ny, nx = global_dims(ranks)
+    k, j, i = np.indices((nz, ny, nx))
+    return (i + nx * (j + ny * k)).astype(np.float64)
+
+
+def file_array(run: Run) -> np.ndarray:
+    if run.method == "mpiio":  # nothing but the array, x fastest
+        return np.fromfile(run.path, dtype="<f8").reshape(global_dims(run.ranks))
+    with h5py.File(run.path, "r") as f:
+        return np.asarray(f["data"][...])
+
+
+def session(workload: dict[str, Any]) -> dict[str, Any]:
+    [file_session] = workload["files"]
+    return dict(file_session)
+
+
+def data_selection(workload: dict[str, Any]) -> dict[str, Any]:
+    """Who writes which block of /data: the decomposition, or the selection of its write."""
+    s = session(workload)
+    [data] = [d for d in s["datasets"] if d["name"] == "/data"]
+    if "decomposition" in data:
+        return dict(data["decomposition"])
+    [write] = [c for c in s["calls"] if c.get("write") == ["/data"]]
+    [selection] = write["selections"]
+    return dict(selection)
+
+
+def dataset_shape(described: dict[str, Any]) -> list[int]:
+    if "dims" in described:
+        return list(described["dims"])
+    decomposition = described["decomposition"]
+    return [g * b for g, b in zip(decomposition["grid"], decomposition["block"], strict=True)]
+
+
+def written_bytes(workload: dict[str, Any]) -> int:
+    s = session(workload)
+    written = {name for c in s.get("calls", []) for name in c.get("write", [])}
+    return sum(math.prod(dataset_shape(d)) * d["element_bytes"] for d in s["datasets"]
+               if "calls" not in s or d["name"] in written)
+
+
+@pytest.fixture(scope="module", params=["mpiio", "hdf5", "netcdf4"])
+def method(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture(scope="module", params=sorted(GRIDS_XYZ))
+def ranks(request: pytest.FixtureRequest) -> int:
+    return int(request.param)
+
+
+@pytest.fixture(scope="module")
+def run(method: str, ranks: int, tmp_path_factory: pytest.TempPathFactory) -> Run:
+    return run_block3d(method, ranks, tmp_path_factory.mktemp(f"{method}-{ranks}"))
+
+
+@pytest.mark.slow
+def test_the_file_holds_exactly_the_global_array(run: Run) -> None:
+    array = file_array(run)
+    assert array.dtype == np.float64
+    np.testing.assert_array_equal(array, expected_array(run.ranks))
+
+
+@pytest.mark.slow
+def test_the_report_counts_the_arrays_bytes_and_says_how_it_wrote(run: Run) -> None:
+    report = run.report
+    nbytes = math.prod(global_dims(run.ranks)) * 8
+    assert (report["kernel"], report["ranks"], report["bytes"]) == (KERNEL, run.ranks, nbytes)
+    params = report["params"]
+    assert params["method"] == run.method and params["block"] == list(BLOCK_XYZ)
+    assert params["halo"] == 2 and params["sync"] is True
+    assert params["transfer"] == "collective"
+    assert ("netcdf" in params) == (run.method == "netcdf4")
+    phases = sum(report[p] for p in ("open_s", "write_s", "sync_s", "close_s"))
+    assert report["total_s"] == pytest.approx(phases, abs=1e-5)
+    if run.method == "mpiio":
+        assert run.path.stat().st_size == nbytes  # the array alone, from offset 0
+
+
+@pytest.mark.slow
+def test_describe_states_the_bytes_and_blocks_the_run_wrote(run: Run) -> None:
+    s = session(run.workload)
+    assert s["api"] == ("mpiio" if run.method == "mpiio" else "hdf5")
+    assert written_bytes(run.workload) == run.report["bytes"]
+    px, py, pz = GRIDS_XYZ[run.ranks]
+    bx, by, bz = BLOCK_XYZ
+    assert data_selection(run.workload) == {"grid": [pz, py, px], "block": [bz, by, bx]}
+
+
+def creation_order(path: Path) -> list[str]:
+    """The file's datasets by where HDF5 placed their data (allocated at create in parallel)."""
+    with h5py.File(path, "r") as f:
+        names = [name for name, obj in f.items() if isinstance(obj, h5py.Dataset)]
+        return sorted((f"/{n}" for n in names), key=lambda n: f[n].id.get_offset())
+
+
+@pytest.mark.slow
+def test_described_datasets_are_the_files_in_creation_order(run: Run) -> None:
+    described = session(run.workload)["datasets"]
+    if run.method == "mpiio":  # the datasets one after another from offset 0, nothing else
+        assert run.path.stat().st_size == sum(math.prod(dataset_shape(d)) * d["element_bytes"]
+                                               for d in described)
+        return
+    assert [d["name"] for d in described] == creation_order(run.path)
+    with h5py.File(run.path, "r") as f:
+        for d in described:
+            dataset = f[d["name"]]
+            assert list(dataset.shape) == dataset_shape(d), d["name"]
+            assert dataset.dtype.itemsize == d["element_bytes"], d["name"]
+            assert dataset.chunks is None and d["chunk_dims"] is None, d["name"]
+            user_fill = (dataset.id.get_create_plist().fill_value_defined()
+                         == h5py.h5d.FILL_VALUE_USER_DEFINED)
+            assert user_fill == (d.get("fill_value") == "user"), d["name"]
+        if run.method == "netcdf4":
+            assert f["data"].fillvalue == pytest.approx(NC_FILL_DOUBLE)
+
+
+def calls_without_timing(workload: dict[str, Any]) -> list[dict[str, Any]]:
+    return [{k: v for k, v in call.items() if k != "compute_before_s"}
+            for call in session(workload)["calls"]]
+
+
+def compared_datasets(workload: dict[str, Any]) -> list[tuple[Any, ...]]:
+    return [(d["name"], dataset_shape(d), d["element_bytes"], d["chunk_dims"],
+             d.get("fill_value", "default")) for d in session(workload)["datasets"]]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("method", "sync"), [("hdf5", "--sync"), ("netcdf4", "--sync"),
+                                              ("netcdf4", "--no-sync")])
+@pytest.mark.parametrize("ranks", [4, 8])
+def test_the_capture_of_a_run_says_what_describe_says(method: str, sync: str, ranks: int,
+                                                      scratch: Path) -> None:
+    args = kernel_args(method, scratch / f"captured{SUFFIX[method]}", sync)
+    captured = merge_records(capture_records(args, ranks, timeout_s=300, workdir=scratch), KERNEL,
+                             " ".join(args))
+    described = describe(*args[1:], "--ranks", str(ranks), binary=args[0])
+    assert compared_datasets(captured) == compared_datasets(described)
+    if "calls" in session(described):
+        assert calls_without_timing(captured) == calls_without_timing(described)
+    else:  # one write of the decomposition, then the sync's flush
+        decomposition = data_selection(described)
+        assert calls_without_timing(captured) == [
+            {"write": ["/data"], "transfer": "collective", "selections": [decomposition]},
+            {"flush": True}]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("method", ["mpiio", "hdf5"])
+def test_iosim_maps_the_described_blocks_to_the_files_bytes(method: str, scratch: Path) -> None:
+    ranks = 4
+    run = run_block3d(method, ranks, scratch)
+    payload = simulator_input(load_platform("local"), {**run.workload, "mpi": "mpich"}, [{}],
+                              {"report_ranges": True})
+    result = simulate(payload)
+    assert result["ok"], result.get("error")
+    [ranges] = [d["ranges"] for d in result["breakdown"]["dataset_ranges"]
+                if d["dataset"] == "/data"]
+    if method == "mpiio":
+        real = [(0, run.path.stat().st_size)]
+    else:
+        with h5py.File(run.path, "r") as f:
+            real = merged(real_extents(f["data"]))
+    assert merged([(offset, length) for offset, length, _ in ranges]) == real
+    per_writer = [sum(n for _, n, w in ranges if w == writer) for writer in range(ranks)]
+    assert per_writer == [math.prod(BLOCK_XYZ) * 8] * ranks
+
+
+def mpi_dims(python: str, python_path: Path | None, sizes: list[int]) -> list[list[int]]:
+    """MPI_Dims_create(n, 3) of each size, asked through the mpi4py ``python`` imports."""
+    code = ("import json, sys\nfrom mpi4py import MPI\n"
+            "print(json.dumps([MPI.Compute_dims(n, 3) for n in json.loads(sys.argv[1])]))")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    if python_path:
+        env["PYTHONPATH"] = str(python_path)
+    done = subprocess.run([python, "-c", code, json.dumps(sizes)], capture_output=True,
+                          text=True, env=env, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    return list(json.loads(done.stdout))
+
+
+@pytest.mark.slow
+def test_the_process_grid_is_the_one_each_mpi_gives() -> None:
+    sizes = [3, 12, 36, 96, 720, 1536, 2310, 6144, 24576]
+    answers = {
+        "mpich": mpi_dims(sys.executable, H5PY_MPI, sizes),
+        "openmpi": mpi_dims(DEBIAN_PYTHON, None, sizes),
+    }
+    assert answers["mpich"] != answers["openmpi"]  # 720: 10x9x8 against 12x10x6
+    for name, dims in answers.items():
+        binary = str(select_flavour(name).kernel(KERNEL))
+        for size, xyz in zip(sizes, dims, strict=True):
+            workload = describe("--ranks", str(size), "--block", "8", binary=binary)
+            assert data_selection(workload)["grid"] == xyz[::-1], (name, size)
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--block", "4x4"], "--block: '4x4' is not 3 positive integers"),
+    (["--block", "0"], "--block: '0' is not 3 positive integers"),
+    (["--halo", "-1"], "--halo: '-1' is not a non-negative integer"),
+    (["--method", "pnetcdf"], "--method: 'pnetcdf' is not one of hdf5, mpiio, netcdf4"),
+    (["--method", "netcdf4"], "--method netcdf4: this build has no parallel netCDF-4: Debian's "
+                              "libnetcdf-mpi-dev is built on Open MPI"),
+    (["--describe", "--ranks", "3000000000"], "3000000000 ranks over 3 axes is beyond "
+                                              "MPI_Dims_create"),
+])
+def test_bad_options_are_one_line_and_exit_2(args: list[str], message: str,
+                                             scratch: Path) -> None:
+    binary = select_flavour("mpich").kernel(KERNEL)
+    done = subprocess.run([str(binary), "--file", str(scratch / "out.h5"), *args],
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"{KERNEL}: error: ") and message in done.stderr
+    assert done.stderr.count("\n") == 1
+    assert not (scratch / "out.h5").exists()
+
+
+@pytest.mark.slow
+def test_a_bad_option_under_open_mpis_launcher_is_reported_once(scratch: Path) -> None:
+    binary = select_flavour("openmpi").kernel(KERNEL)
+    done = run_mpi(2, [binary, "--method", "pnetcdf"], cwd=scratch, timeout=60,
+                   using=launcher("openmpi"))
+    assert done.returncode != 0
+    assert done.stderr.count("--method: 'pnetcdf' is not one of") == 1
+
+
+def test_netcdf4_is_described_by_the_build_that_cannot_run_it() -> None:
+    """The simulator asks the MPICH build too: its description of a netCDF-4 run is the Open
+    MPI build's (both give 2x2x2 at 8 ranks)."""
+    args = ["--ranks", "8", "--block", BLOCK, "--method", "netcdf4"]
+    by_mpich = describe(*args, binary=str(select_flavour("mpich").kernel(KERNEL)))
+    by_openmpi = describe(*args, binary=str(select_flavour("openmpi").kernel(KERNEL)))
+    assert session(by_mpich) == session(by_openmpi)

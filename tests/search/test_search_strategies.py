@@ -1,0 +1,284 @@
+"""Operators and strategies on a synthetic machine whose optimum is known."""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from iotwin.core.records import RunResult, Target
+from iotwin.core.units import parse_size
+from iotwin.model.protocol import Fit
+from iotwin.search import run_strategy, strategy_settings
+from iotwin.search.operators import Individual, distance, make_toolbox, vary
+from iotwin.space.parameters import BoundSpace, Point, SpaceContext, load_space
+from iotwin.store.database import Store
+from iotwin.tuning.campaign import CampaignEvaluator, Progress, Screening
+from iotwin.tuning.spec import CampaignSpec
+
+HOPPER = SpaceContext(filesystem="lustre", ranks=512, max_stripe_count=156)
+BEST = {"stripe_count": 64, "stripe_size": 2 * 2**20, "cb_nodes": 24}
+
+
+def synthetic_rate(config: Mapping[str, Any], skew: float = 1.0) -> float:
+    """A smooth landscape over the poster space, best at BEST; `skew` distorts it (a model)."""
+    lustre, mpiio = config.get("lustre", {}), config.get("mpiio", {})
+    count = 156 if lustre.get("stripe_count", 4) == -1 else lustre.get("stripe_count", 4)
+    size = parse_size(lustre.get("stripe_size", "1MiB"))
+    nodes = mpiio.get("cb_nodes", 1)
+    penalty = (math.log2(count / BEST["stripe_count"]) ** 2
+               + skew * math.log2(size / BEST["stripe_size"]) ** 2
+               + math.log2(nodes / BEST["cb_nodes"]) ** 2 / skew)
+    aligned = "alignment" in config.get("hdf5", {})
+    return 1000.0 * math.exp(-0.15 * penalty) * (1.1 if aligned else 1.0)
+
+
+class SyntheticExecutor:
+    source = "twin"
+
+    def __init__(self) -> None:
+        self.runs: list[dict[str, Any]] = []
+
+    def run_once(self, target: Target, config: Mapping[str, Any], *, seed: int = 0) -> RunResult:
+        self.runs.append(dict(config))
+        rate = synthetic_rate(config)
+        return RunResult("ok", total_s=1000 / rate, rate_mbs=rate)
+
+
+class SkewedModel:
+    """Predicts with a wrong skew; fitting recovers it from the measurements."""
+
+    platform_name = "synthetic"
+
+    def __init__(self) -> None:
+        self.skew = 2.0
+
+    def predict(self, configs: Sequence[Mapping[str, Any]]) -> list[float | None]:
+        return [synthetic_rate(c, self.skew) for c in configs]
+
+    def fit(self, measured: Sequence[tuple[Mapping[str, Any], float]]) -> Fit:
+        grid = [0.5 + 0.05 * i for i in range(40)]
+
+        def error(skew: float) -> float:
+            return sum(math.log(synthetic_rate(c, skew) / r) ** 2 for c, r in measured)
+
+        self.skew = min(grid, key=error)
+        return Fit({"skew": self.skew}, fit_error=error(self.skew))
+
+    def use(self, parameters: Mapping[str, float]) -> None:
+        self.skew = parameters["skew"]
+
+
+def optimum(space: BoundSpace) -> float:
+    return max(synthetic_rate(space.config(p)) for p in space.points())
+
+
+def make_campaign(tmp_path: Path, strategy: str, budget: int, *,
+                  model: bool | SkewedModel = False,
+                  seed: int = 1, space: BoundSpace | None = None
+                  ) -> tuple[CampaignEvaluator, SyntheticExecutor]:
+    spec = CampaignSpec(ranks=512, platform="synthetic", space="poster", strategy=strategy,
+                        executor="twin", real_budget=budget, kernel="vpic-io", seed=seed)
+    store = Store(tmp_path / f"{strategy}-{seed}.db")
+    campaign_id = store.create_campaign("t", kind="tune", spec=spec.to_json())
+    executor = SyntheticExecutor()
+    space = space or load_space("poster").bind(HOPPER)
+    if model is True:
+        model = SkewedModel()
+    campaign = CampaignEvaluator(store, campaign_id, spec, space, executor, model or None)
+    return campaign, executor
+
+
+def test_operators_stay_inside_the_space_and_repair_holds() -> None:
+    space = load_space("table3").bind(SpaceContext("lustre", ranks=16, max_stripe_count=20))
+    rng = random.Random(5)
+    toolbox = make_toolbox(space, rng, mutation_indpb=0.5)
+    population = toolbox.population(40)
+    for _ in range(30):
+        population = vary(toolbox, rng, population, cxpb=0.9, mutpb=0.9)
+        for individual in population:
+            assert all(0 <= g <= top for g, top in zip(individual, space.upper, strict=True))
+            values = space.values(individual.point)
+            assert values["cb_nodes"] <= 16  # at_most: ranks
+            assert values["stripe_count"] in (-1, 4, 8, 16)  # at_most: max_stripe_count=20
+            assert space.repair(individual.point) == (individual.point, [])
+
+
+def test_mutation_always_changes_an_individual() -> None:
+    space = load_space("poster").bind(HOPPER)
+    rng = random.Random(2)
+    toolbox = make_toolbox(space, rng, mutation_indpb=0.0)
+    for _ in range(100):
+        individual = toolbox.individual()
+        before = list(individual)
+        toolbox.mutate(individual)
+        assert list(individual) != before
+
+
+@pytest.mark.parametrize("strategy", ["h5evolve", "random", "exhaustive", "sim-screened"])
+def test_strategies_respect_the_budget_and_never_remeasure(tmp_path: Path, strategy: str) -> None:
+    campaign, executor = make_campaign(tmp_path, strategy, budget=25, model=True)
+    run_strategy(strategy, campaign, seed=1, settings=strategy_settings(strategy))
+    hashes = [row.config_hash for row in campaign.store.evaluations(campaign.id, source="twin")]
+    assert 0 < len(executor.runs) <= 25
+    assert len(hashes) == len(set(hashes)) == len(executor.runs)
+
+
+def test_exhaustive_finds_the_optimum_with_the_whole_space(tmp_path: Path) -> None:
+    space = load_space("poster").bind(HOPPER, fixed={"alignment": None})
+    campaign, _ = make_campaign(tmp_path, "exhaustive", budget=space.size, space=space)
+    run_strategy("exhaustive", campaign, seed=0, settings={})
+    best = campaign.best()
+    assert best is not None and best.rate == pytest.approx(optimum(space))
+
+
+def test_sim_screened_needs_far_fewer_runs_than_h5evolve(tmp_path: Path) -> None:
+    space = load_space("poster").bind(HOPPER)
+    target = 0.95 * optimum(space)
+
+    def runs_to_target(strategy: str, seed: int) -> int | None:
+        campaign, executor = make_campaign(tmp_path, strategy, budget=600, model=True,
+                                           seed=seed)
+        run_strategy(strategy, campaign, seed=seed, settings=strategy_settings(strategy))
+        rates = [synthetic_rate(c) for c in executor.runs]
+        return next((i + 1 for i, r in enumerate(rates) if r >= target), None)
+
+    screened = [runs_to_target("sim-screened", s) for s in range(3)]
+    evolved = [runs_to_target("h5evolve", s) for s in range(3)]
+    assert all(n is not None for n in screened)
+    assert max(screened) * 3 <= min(n or 600 for n in evolved)
+
+
+def test_sim_screened_recalibrates_and_stores_each_calibration(tmp_path: Path) -> None:
+    campaign, _ = make_campaign(tmp_path, "sim-screened", budget=12, model=True)
+    run_strategy("sim-screened", campaign, seed=3, settings=strategy_settings("sim-screened"))
+    calibrations = campaign.store.calibrations("synthetic")
+    assert calibrations and all(c.campaign_id == campaign.id for c in calibrations)
+    # the refitted model reproduces every measurement (the initial skew of 2 does not)
+    skew = calibrations[-1].parameters["skew"]
+    for measured in campaign.measured.values():
+        assert synthetic_rate(measured.config, skew) == pytest.approx(measured.rate, rel=1e-6)
+    assert len(calibrations) == len({c.details["measured"] for c in calibrations})
+    assert campaign.store.evaluations(campaign.id, source="sim")
+
+
+def test_individuals_clone_with_their_fitness() -> None:
+    space = load_space("poster").bind(HOPPER)
+    toolbox = make_toolbox(space, random.Random(0))
+    individual = toolbox.individual()
+    individual.fitness.values = (3.0,)
+    clone = toolbox.clone(individual)
+    assert isinstance(clone, Individual) and clone == individual
+    assert clone.fitness.values == (3.0,) and clone.fitness is not individual.fitness
+
+
+def test_spread_picks_each_point_farthest_from_the_ones_before() -> None:
+    space = load_space("poster").bind(HOPPER)
+    toolbox = make_toolbox(space, random.Random(4))
+    ranked = toolbox.population(60)
+    anchor = ranked[0].point
+    chosen = toolbox.spread(ranked, 3, [anchor])
+    assert len({ind.point for ind in chosen}) == 3
+    anchors = [anchor]
+    for picked in chosen:
+        def gap(ind: Individual, among: list[tuple[int, ...]] = anchors) -> float:
+            return min(distance(space.upper, ind, a) for a in among)
+        assert gap(picked) == max(gap(ind) for ind in ranked if ind.point not in anchors)
+        anchors.append(picked.point)
+
+
+def test_sim_screened_first_batch_explores_away_from_the_top(tmp_path: Path) -> None:
+    settings = strategy_settings("sim-screened")
+    campaign, _ = make_campaign(tmp_path, "sim-screened", budget=60, model=True)
+    batches: list[int] = []
+    campaign.on_progress = lambda progress: (batches.append(progress.runs_used)
+                                             if isinstance(progress, Progress) else None)
+    run_strategy("sim-screened", campaign, seed=2, settings=settings)
+    first = [m.point for m in list(campaign.measured.values())[:batches[0]]]
+    top, explored = first[:settings["top_k"]], first[settings["top_k"]:]
+    assert batches[0] == settings["top_k"] + settings["explore"] == len(first)
+    upper = campaign.space.upper
+
+    def nearest(point: tuple[int, ...], others: list[tuple[int, ...]]) -> float:
+        return min(distance(upper, point, o) for o in others if o != point)
+
+    assert min(nearest(p, top) for p in explored) > max(nearest(p, top) for p in top)
+
+
+def test_sim_screened_reports_each_step_of_its_screening(tmp_path: Path) -> None:
+    settings = {**strategy_settings("sim-screened"), "inner_generations": 3}
+    campaign, _ = make_campaign(tmp_path, "sim-screened", budget=14, model=True)
+    reports: list[Progress | Screening] = []
+    campaign.on_progress = reports.append
+    run_strategy("sim-screened", campaign, seed=2, settings=settings)
+    generations = [r.generation for r in reports if isinstance(r, Progress)]
+    assert len(generations) >= 2
+    for generation in generations:
+        steps = [r for r in reports if isinstance(r, Screening) and r.generation == generation]
+        assert [s.step for s in steps] == [0, 1, 2, 3]  # before each real batch
+        assert steps[0].simulations >= settings["population"] // 2  # the population, first
+        counts = [s.simulations for s in steps]
+        assert counts == sorted(counts) and all(s.per_second for s in steps)
+        best = [s.best_predicted or 0.0 for s in steps]
+        assert best == sorted(best)   # the GA keeps its best: the best predicted never drops
+    # a screening step comes before its generation's real batch is reported
+    first_progress = next(i for i, r in enumerate(reports) if isinstance(r, Progress))
+    assert all(isinstance(r, Screening) for r in reports[:first_progress])
+
+
+def test_sim_screened_stops_by_itself_once_the_model_expects_no_gain(tmp_path: Path) -> None:
+    settings = strategy_settings("sim-screened")
+    campaign, executor = make_campaign(tmp_path, "sim-screened", budget=600, model=True)
+    run_strategy("sim-screened", campaign, seed=5, settings=settings)
+    best = campaign.best()
+    assert best is not None and best.rate >= 0.95 * optimum(campaign.space)
+    # well before the budget, and not before a batch after the first
+    assert settings["top_k"] + settings["explore"] < len(executor.runs) < 60
+
+
+class UnfittableModel(SkewedModel):
+    """Off by a factor of 2 in a way its fit cannot represent: its rankings near the
+    optimum are right, its rates are not."""
+
+    def predict(self, configs: Sequence[Mapping[str, Any]]) -> list[float | None]:
+        return [synthetic_rate(c, 3.0) * (2.0 if c.get("mpiio", {}).get("cb_nodes", 1) > 8
+                                          else 0.6) for c in configs]
+
+    def fit(self, measured: Sequence[tuple[Mapping[str, Any], float]]) -> Fit:
+        return Fit({"skew": 3.0}, fit_error=1.0)
+
+
+@pytest.mark.parametrize(("trust_error", "stops_early"), [(0.1, False), (10.0, True)])
+def test_sim_screened_stops_only_on_a_model_that_predicted_its_last_batch(
+        tmp_path: Path, trust_error: float, stops_early: bool) -> None:
+    settings = {**strategy_settings("sim-screened"), "trust_error": trust_error}
+    campaign, executor = make_campaign(tmp_path, "sim-screened", budget=40,
+                                       model=UnfittableModel())
+    run_strategy("sim-screened", campaign, seed=5, settings=settings)
+    assert (len(executor.runs) < 40) == stops_early
+
+
+def test_the_gp_baseline_refits_on_fresh_runs_only_and_from_its_last_fit() -> None:
+    from iotwin.search.ask_tell import _SkoptGP
+
+    space = load_space("poster").bind(HOPPER)
+    gp = _SkoptGP(space, seed=3, settings=strategy_settings("skopt-gp"))
+    measured: dict[Point, float] = {}
+    while len(gp.optimizer.models) < 2:
+        handle, point = gp.ask()
+        repaired, _ = space.repair(point)
+        new = repaired not in measured
+        measured.setdefault(repaired, synthetic_rate(space.config(repaired)))
+        gp.tell(handle, measured[repaired], new)
+    fitted = gp.optimizer.models[-1]
+    start = gp.optimizer.base_estimator_.kernel
+    assert start.theta[:-1] == pytest.approx(fitted.kernel_.theta[:-1])  # where it ended
+    assert math.exp(start.theta[-1]) == pytest.approx(fitted.noise_)  # its fitted noise
+    handle, point = gp.ask()
+    gp.tell(handle, measured[next(iter(measured))], new=False)  # a lookup: no refit
+    assert len(gp.optimizer.models) == 2
+    gp.tell(gp.ask()[0], 500.0, new=True)
+    assert len(gp.optimizer.models) == 3

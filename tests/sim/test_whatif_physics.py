@@ -1,0 +1,77 @@
+"""iotwin whatif against the real simulator: predictions a facility could believe. A checkpoint
+of a shared file on 2 nodes: no rate above the platform's peak, tuning never worse than the
+defaults, and a tuned checkpoint not slower on a file system with more OSTs."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import pytest
+from iotwin.commands.whatif import _simulator
+from iotwin.config.schema import validate_config
+from iotwin.model.platforms import load_platform
+from iotwin.space.parameters import parse_space
+from iotwin.studies.whatif import Tuning, parse_variation, study, vary
+
+RANKS = 32
+CHECKPOINT = {
+    "iotwin_workload": 1, "name": "checkpoint", "ranks": RANKS, "ranks_per_node": 16,
+    "files": [{"name": "ckpt.h5", "role": "checkpoint", "mode": "shared", "api": "hdf5",
+               "create": True, "datasets": [
+                   {"name": f"/var_{i}", "element_bytes": 8, "transfer": "collective",
+                    "decomposition": {"grid": [RANKS], "block": [2**19]}}  # 4 MiB per rank
+                   for i in range(4)]}],
+}
+# no -1 ("all OSTs"): it names a different count on each variant, so a larger file system
+# would not offer every config of a smaller one
+SPACE = parse_space({"name": "stripes", "parameters": [
+    {"name": "stripe_count", "key": "lustre.stripe_count", "values": [1, 4, 16, 32, 64],
+     "filesystems": ["lustre"], "at_most": "max_stripe_count"},
+    {"name": "stripe_size", "key": "lustre.stripe_size", "values": ["1MiB", "4MiB"]},
+]}, "stripes.yaml")
+
+
+@pytest.fixture(scope="module")
+def predictions() -> list[Any]:
+    load, simulate = _simulator()
+    return study(CHECKPOINT, ["archer", "hopper"], load, simulate,
+                 variations=[parse_variation("ost_count=8,48,96")],
+                 tuning=Tuning(SPACE, budget=50))
+
+
+def test_no_rate_above_the_platforms_peak(predictions: list[Any]) -> None:
+    for p in predictions:
+        assert p.default_mbs is not None and p.tuned_mbs is not None
+        assert not p.above_peak, (p.platform, p.variant, p.default_mbs, p.tuned_mbs, p.peak_mbs)
+
+
+def test_tuned_is_never_below_the_default(predictions: list[Any]) -> None:
+    assert all(p.tuned_mbs >= p.default_mbs for p in predictions)
+
+
+def test_more_osts_are_not_slower_once_tuned(predictions: list[Any]) -> None:
+    for platform in ("archer", "hopper"):
+        tuned = [p.tuned_mbs for p in predictions if p.platform == platform]
+        assert tuned == sorted(tuned), (platform, tuned)
+        assert tuned[-1] > tuned[0]  # 8 OSTs cap a 1 GiB checkpoint; 96 do not
+
+
+@pytest.mark.parametrize("platform", ["archer", "hopper"])
+def test_the_same_settings_are_not_slower_with_more_osts(platform: str) -> None:
+    load, simulate = _simulator()
+    configs = [validate_config({"lustre": {"stripe_count": count, "stripe_size": size}}, "test")
+               for count in (4, 32, 64) for size in ("1MiB", "4MiB")]
+    rates = [simulate(vary(load(platform), {"ost_count": osts}), CHECKPOINT, configs)
+             for osts in (24, 48, 96)]
+    for smaller, larger in itertools.pairwise(rates):
+        for before, after in zip(smaller, larger, strict=True):
+            assert after >= before * (1 - 0.02)  # more stripes than OSTs fall back to all OSTs
+
+
+def test_one_ost_is_one_targets_bandwidth_at_most() -> None:
+    _, simulate = _simulator()
+    archer = load_platform("archer")
+    one_stripe = simulate(archer, CHECKPOINT, [{"lustre": {"stripe_count": 1}}])[0]
+    assert one_stripe is not None
+    assert one_stripe <= archer.data["filesystem"]["target_mbs"]

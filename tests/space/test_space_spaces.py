@@ -1,0 +1,149 @@
+"""Parameter spaces: the shipped YAML spaces, point -> config, constraints and repair."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from iotwin.config.schema import dump_config, validate_config
+from iotwin.core.errors import UserError
+from iotwin.space.parameters import Rejected, SpaceContext, list_spaces, load_space, parse_space
+
+HOPPER = SpaceContext(filesystem="lustre", ranks=2048, max_stripe_count=156)
+INTREPID = SpaceContext(filesystem="gpfs", ranks=2048)
+LOCAL = SpaceContext(filesystem="ufs", ranks=4)
+
+
+def test_the_three_spaces_ship() -> None:
+    assert {"table3", "poster", "local"} <= set(list_spaces())
+
+
+def test_table3_has_the_paper_value_counts_on_lustre() -> None:
+    space = load_space("table3").bind(HOPPER)
+    counts = {gene.name: len(gene.values) for gene in space.genes}
+    # Table 3: 10 stripe counts, 8 stripe sizes, 12 cb_nodes, 14 alignments, 25 chunk sizes
+    # (+ the application's own layout); cb_buffer_size follows the stripe size on Lustre.
+    assert counts == {"stripe_count": 10, "stripe_size": 8, "cb_nodes": 12, "alignment": 14,
+                      "chunk_size": 26}
+
+
+def test_gpfs_drops_lustre_parameters_and_searches_cb_buffer_size() -> None:
+    names = {gene.name for gene in load_space("table3").bind(INTREPID).genes}
+    assert {"bglockless", "IBM_largeblock_io", "cb_buffer_size"} <= names
+    assert not {"stripe_count", "stripe_size"} & names
+
+
+def test_cb_buffer_size_equals_stripe_size_on_lustre() -> None:
+    space = load_space("poster").bind(HOPPER)
+    rng = random.Random(3)
+    for _ in range(50):
+        config = space.config(space.random_point(rng))
+        assert config["mpiio"]["cb_buffer_size"] == config["lustre"]["stripe_size"]
+
+
+def test_point_becomes_the_config_the_interposer_reads() -> None:
+    space = load_space("poster").bind(HOPPER)
+    point = space.point_of({"stripe_count": -1, "stripe_size": 4 * 2**20, "cb_nodes": 24,
+                            "alignment": {"threshold": 0, "boundary": 64 * 2**10}})
+    assert space.config(point) == {
+        "lustre": {"stripe_count": -1, "stripe_size": 4 * 2**20},
+        "mpiio": {"cb_nodes": 24, "cb_buffer_size": 4 * 2**20},
+        "hdf5": {"alignment": {"threshold": 0, "boundary": 64 * 2**10}},
+    }
+    assert "stripe_size: 4MiB" in dump_config(space.config(point))
+
+
+def test_stripe_count_over_the_platform_maximum_is_repaired() -> None:
+    small = SpaceContext(filesystem="lustre", ranks=2048, max_stripe_count=48)
+    space = load_space("poster").bind(small)
+    point = space.point_of({"stripe_count": 128})
+    repaired, notes = space.repair(point)
+    assert space.values(repaired)["stripe_count"] == 48
+    assert notes and "stripe_count=128 exceeds max_stripe_count=48" in notes[0]
+    # "all OSTs" is never over the bound
+    assert space.repair(space.point_of({"stripe_count": -1}))[1] == []
+
+
+def test_a_reject_rule_refuses_with_the_reason() -> None:
+    data = {"parameters": [{"name": "cb_nodes", "key": "mpiio.cb_nodes", "values": [1, 8],
+                            "at_most": "ranks", "over_bound": "reject"}]}
+    space = parse_space(data, "inline").bind(LOCAL)
+    with pytest.raises(Rejected, match="cb_nodes=8 exceeds ranks=4"):
+        space.repair(space.point_of({"cb_nodes": 8}))
+
+
+def test_inactive_parameters_are_reset_so_equal_configs_are_one_point() -> None:
+    space = load_space("local").bind(LOCAL)
+    a = space.point_of({"transfer_mode": "independent", "cb_nodes": 1})
+    b = space.point_of({"transfer_mode": "independent", "cb_nodes": 4})
+    assert space.config(a) == space.config(b)
+    assert space.repair(a)[0] == space.repair(b)[0]
+    assert "mpiio" not in space.config(a) or "cb_nodes" not in space.config(a)["mpiio"]
+
+
+def test_local_space_pairs_cb_nodes_with_cb_config_list() -> None:
+    space = load_space("local").bind(LOCAL)
+    config = space.config(space.point_of({"transfer_mode": "collective",
+                                          "romio_cb_write": "enable", "cb_nodes": 2}))
+    assert config["mpiio"]["cb_nodes"] == 2
+    assert config["mpiio"]["cb_config_list"] == "*:2"
+    assert config["dataset"]["transfer_mode"] == "collective"
+
+
+def test_fixing_a_parameter_pins_it() -> None:
+    space = load_space("table3").bind(HOPPER, fixed={"chunk_size": None})
+    assert space.size == 10 * 8 * 12 * 14
+    assert "dataset" not in space.config(space.random_point(random.Random(1)))
+
+
+@pytest.mark.parametrize("data, message", [
+    ({"parameters": [{"name": "x", "key": "mpiio.cb_nodes"}]}, "needs `values`"),
+    ({"parameters": [{"name": "x", "key": "a.b", "values": [1], "colour": 1}]}, "'colour'"),
+    ({"parameters": [{"name": "x", "key": "a.b", "values": [1], "same_as": "y"}]}, "'y'"),
+    ({"parameters": [{"name": "x", "key": "lustre.stripe_size", "values": ["big"]}]},
+     "'big' is not a size"),
+    ({"params": []}, "`parameters` list"),
+])
+def test_bad_space_files_name_the_problem(data: dict, message: str) -> None:
+    with pytest.raises(UserError, match=message):
+        parse_space(data, "bad.yaml")
+
+
+def test_unknown_space_lists_the_known_ones() -> None:
+    with pytest.raises(UserError, match=r"known spaces are .*table3"):
+        load_space("nosuch")
+
+
+@pytest.mark.parametrize("name, context", [("table3", HOPPER), ("table3", INTREPID),
+                                           ("poster", HOPPER), ("local", LOCAL)])
+def test_every_config_of_a_space_is_valid_for_the_interposer(name: str,
+                                                             context: SpaceContext) -> None:
+    space = load_space(name).bind(context)
+    rng = random.Random(11)
+    for _ in range(200):
+        config = space.config(space.random_point(rng))
+        assert validate_config(config, name) == config
+
+
+def test_the_default_space_holds_the_knobs_of_the_runs_file_system() -> None:
+    from iotwin.space.parameters import default_space_for
+
+    assert default_space_for("ufs") == "local"
+    assert default_space_for("lustre") == "table3"  # striping: what Hopper's twin needs
+    assert default_space_for("gpfs") == "table3"
+    lustre = load_space("table3").bind(SpaceContext(filesystem="lustre", ranks=64,
+                                                    max_stripe_count=156))
+    assert any("lustre.stripe_count" in p.keys for p in lustre.genes)
+
+
+def test_a_program_writing_no_hdf5_gets_no_hdf5_parameters() -> None:
+    """Its files are MPI-IO's (a captured workload's api): HDF5 and dataset settings could not
+    act on them."""
+    everything = load_space("local").bind(LOCAL)
+    mpiio_only = load_space("local").bind(SpaceContext(filesystem="ufs", ranks=4,
+                                                       apis=("mpiio",)))
+    blocks = {key.split(".")[0] for gene in mpiio_only.genes for key in gene.keys}
+    assert "mpiio" in blocks and not blocks & {"hdf5", "dataset"}
+    assert {key.split(".")[0] for gene in everything.genes for key in gene.keys} \
+        >= {"hdf5", "dataset", "mpiio"}
+    assert mpiio_only.size < everything.size

@@ -1,0 +1,126 @@
+"""Experiment specs: a bad spec is refused with the file and the key path of what is wrong."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+from iotwin.core.errors import UserError
+from iotwin.studies.experiment import load_experiment, parse_experiment, set_dotted
+from support.programs import REPO_ROOT
+
+REPO = REPO_ROOT
+
+GOOD = {
+    "name": "t", "study": "sensitivity", "measure": "sim", "platforms": ["hopper"],
+    "workloads": [{"kernel": "vpic-io", "ranks": 8, "args": ["--particles", "1024"]}],
+    "configs": [{"label": "default", "config": {}},
+                {"label": "tuned", "search": {"space": "table3", "budget": 4}},
+                {"label": "lustre-only", "from": "tuned", "keep": ["lustre"]},
+                {"label": "cb", "sweep": {"key": "mpiio.cb_buffer_size",
+                                          "values": ["1MiB", "4MiB"]}}],
+}
+
+
+def with_change(path: list[str | int], value: object) -> dict:
+    data = yaml.safe_load(yaml.safe_dump(GOOD))
+    node = data
+    for part in path[:-1]:
+        node = node[part]
+    node[path[-1]] = value
+    return data
+
+
+def test_the_good_spec_parses_into_its_entries() -> None:
+    spec = parse_experiment(GOOD, "good.yaml")
+    assert [e.kind for e in spec.configs] == ["config", "search", "from", "sweep"]
+    assert spec.study == ("sensitivity",)
+    assert spec.configs[2].body == {"from": "tuned", "keep": ["lustre"]}
+
+
+@pytest.mark.parametrize(("path", "value", "message"), [
+    (["colour"], "red", "x.yaml: colour: unknown key"),
+    (["configs", 3, "sweep", "kye"], "a", "x.yaml: configs[3].sweep.kye: unknown key"),
+    (["workloads", 0, "rank"], 4, "x.yaml: workloads[0].rank: unknown key"),
+    (["workloads", 0, "ranks"], 0, "x.yaml: workloads[0].ranks: expected a positive integer"),
+    (["study"], "histogram", "x.yaml: study[0]: 'histogram' is not one of"),
+    (["measure"], "guess", "x.yaml: measure: 'guess' is not one of"),
+    (["configs", 2, "from"], "missing", "x.yaml: configs[2].from: 'missing' is not the label"),
+    (["configs", 1, "search", "budget"], -1,
+     "x.yaml: configs[1].search.budget: expected a positive integer"),
+    (["configs", 1, "search", "samples"], 16,
+     "x.yaml: configs[1].search.samples: unknown key (expected one of space, strategy, budget"),
+    (["configs", 1, "search", "strategy"], "sim-screened",
+     "x.yaml: configs[1].search.strategy: 'sim-screened' is not one of"),
+    (["configs", 1, "search", "sections"], ["lustre", "posix"],
+     "x.yaml: configs[1].search.sections: 'posix' is not one of lustre, mpiio, hdf5, dataset"),
+    (["configs", 1, "search", "space"], "nosuchspace", "x.yaml: configs[1].search.space: "),
+    (["configs", 1, "search", "seed"], "one", "x.yaml: configs[1].search.seed: expected a whole"),
+    (["configs", 1, "search", "budget"], {"vpic-io": 4, "gcrm-io": 8},
+     "x.yaml: configs[1].search.budget: give one budget per workload label (vpic-io), got "
+     "gcrm-io, vpic-io"),
+    (["workloads", 0, "fixed"], {"chunk": None},
+     "x.yaml: workloads[0].fixed: space table3: no parameter 'chunk' to fix"),
+    (["workloads", 0, "fixed"], {"chunk_size": "3MiB"},
+     "x.yaml: workloads[0].fixed: space table3: chunk_size: 3145728 is not one of"),
+    (["configs", 1, "search", "budget"], {"vpic-io": 0},
+     "x.yaml: configs[1].search.budget.vpic-io: expected a positive integer"),
+    (["configs", 0, "config"], {"mpiio": {"cb_nodes": -3}}, "configs[0].config"),
+    (["configs", 3, "sweep", "values"], ["1MiB", "lots"], "configs[3].sweep (mpiio"),
+    (["configs", 1, "label"], "default", "configs[1].label: 'default' is used twice"),
+    (["ranks_per_node"], {"nowhere": 4}, "ranks_per_node.nowhere: not one of the platforms"),
+])
+def test_a_bad_spec_names_the_key_path(path: list[str | int], value: object,
+                                        message: str) -> None:
+    with pytest.raises(UserError) as error:
+        parse_experiment(with_change(path, value), "x.yaml")
+    assert message in str(error.value)
+
+
+def test_an_entry_needs_exactly_one_kind() -> None:
+    data = with_change(["configs", 0, "search"], {"space": "table3"})
+    with pytest.raises(UserError, match=r"configs\[0\]: give exactly one of"):
+        parse_experiment(data, "x.yaml")
+
+
+def test_real_measurements_need_the_local_platform() -> None:
+    with pytest.raises(UserError, match="platforms: `measure: real` runs on this machine"):
+        parse_experiment(with_change(["measure"], "real"), "x.yaml")
+
+
+def test_malformed_yaml_is_reported_with_its_line(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: x\nstudy: [sensitivity\nplatforms: [a]\n")
+    with pytest.raises(UserError, match=r"bad.yaml: line \d+: malformed YAML"):
+        load_experiment(bad)
+
+
+def test_every_shipped_experiment_parses() -> None:
+    shipped = [p for p in sorted((REPO / "experiments").glob("*.yaml"))
+               if "study" in (yaml.safe_load(p.read_text()) or {})]
+    assert len(shipped) >= 6
+    for path in shipped:
+        assert load_experiment(path).name == path.stem
+
+
+def test_set_dotted_sets_every_key_and_leaves_the_original_alone() -> None:
+    base = {"mpiio": {"romio_cb_write": "enable"}}
+    changed = set_dotted(base, ["mpiio.cb_buffer_size", "lustre.stripe_size"], 4)
+    assert changed == {"mpiio": {"romio_cb_write": "enable", "cb_buffer_size": 4},
+                       "lustre": {"stripe_size": 4}}
+    assert base == {"mpiio": {"romio_cb_write": "enable"}}
+
+
+def test_a_search_restricted_to_sections_keeps_only_their_parameters() -> None:
+    from iotwin.space.parameters import load_space
+    from iotwin.studies.experiment_search import section_space
+
+    table3 = load_space("table3")
+    names = {sections: [p.name for p in section_space(table3, sections).parameters]
+             for sections in (("lustre",), ("mpiio",), ("hdf5", "dataset"))}
+    assert names[("lustre",)] == ["stripe_count", "stripe_size"]
+    assert names[("mpiio",)] == ["cb_buffer_size", "cb_nodes", "bglockless", "IBM_largeblock_io"]
+    assert names[("hdf5", "dataset")] == ["alignment", "chunk_size"]
+    every = [p for group in names.values() for p in group]
+    assert sorted(every) == sorted(p.name for p in table3.parameters)

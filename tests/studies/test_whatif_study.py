@@ -1,0 +1,251 @@
+"""iotwin whatif: variants of real platform models, tuning through the tuner's space and search
+strategies, the peak check; with a stand-in simulator whose best config is known."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from iotwin.cli import main
+from iotwin.commands.whatif import plot, table
+from iotwin.core.errors import UserError
+from iotwin.model.ceilings import peak_mbs
+from iotwin.model.platforms import Platform, load_platform
+from iotwin.space.parameters import parse_space
+from iotwin.store.database import Store
+from iotwin.studies.whatif import (
+    Prediction,
+    Tuning,
+    Variation,
+    parse_variation,
+    search_in_simulation,
+    study,
+    vary,
+)
+from iotwin.workloads.workload import dump_workload, kernel_workload
+
+WORK = {"name": "w", "ranks": 48, "ranks_per_node": 24, "files": []}
+SPACE = parse_space({"name": "small", "parameters": [
+    {"name": "stripe_count", "key": "lustre.stripe_count", "values": [1, 4, 16, 64, -1],
+     "filesystems": ["lustre"], "at_most": "max_stripe_count"},
+    {"name": "cb_buffer_size", "key": "mpiio.cb_buffer_size", "values": ["1MiB", "4MiB"]},
+    {"name": "romio_cb_write", "key": "mpiio.romio_cb_write", "values": ["enable", "disable"]},
+]}, "small.yaml")
+
+
+def stripes_used(platform: Platform, config: dict[str, Any]) -> int:
+    fs = platform.data["filesystem"]
+    count = config.get("lustre", {}).get("stripe_count", 2)
+    return fs["max_stripe_count"] if count == -1 else count
+
+
+def stand_in(platform: Platform, work: Any, configs: list[dict[str, Any]]) -> list[float | None]:
+    """Rate grows with the stripes used, a 4 MiB buffer helps, buffering off fails."""
+    target_mbs = platform.data["filesystem"]["target_mbs"]
+    rates: list[float | None] = []
+    for config in configs:
+        mpiio = config.get("mpiio", {})
+        if mpiio.get("romio_cb_write") == "disable":
+            rates.append(None)
+            continue
+        bonus = 1.5 if mpiio.get("cb_buffer_size") == 4 * 2**20 else 1.0
+        rates.append(target_mbs * min(stripes_used(platform, config), 40) * bonus / 10)
+    return rates
+
+
+def test_exhaustive_tuning_finds_the_stand_ins_best_point() -> None:
+    hopper = load_platform("hopper")
+    machine, strategy = search_in_simulation(hopper, WORK, Tuning(SPACE, budget=100), stand_in)
+    assert strategy == "exhaustive"  # 5 x 2 x 2 = 20 points fit the budget
+    assert len(machine.measured) == 20
+    point, rate = machine.best()
+    config = machine.space.config(point)
+    assert stripes_used(hopper, config) >= 40 and config["mpiio"]["cb_buffer_size"] == 4 * 2**20
+    assert rate == max(r for r in stand_in(hopper, WORK, [config]) if r is not None)
+
+
+def test_the_genetic_search_keeps_to_its_simulation_budget() -> None:
+    machine, strategy = search_in_simulation(load_platform("hopper"), WORK,
+                                             Tuning(SPACE, budget=7, seed=3), stand_in)
+    assert strategy == "h5evolve"
+    assert len(machine.measured) == 7
+
+
+def test_a_strategy_that_needs_a_second_model_is_refused() -> None:
+    with pytest.raises(UserError, match="sim-screened"):
+        search_in_simulation(load_platform("hopper"), WORK, Tuning(SPACE, "sim-screened"), stand_in)
+
+
+def test_study_reports_default_tuned_and_the_tuned_config() -> None:
+    results = study(WORK, ["hopper", "archer"], load_platform, stand_in,
+                    tuning=Tuning(SPACE, budget=100))
+    for result in results:
+        platform = load_platform(result.platform)
+        assert result.default_mbs == stand_in(platform, WORK, [{}])[0]
+        assert result.tuned_mbs == stand_in(platform, WORK, [result.tuned_config])[0]
+        assert result.tuned_mbs is not None and result.tuned_mbs > result.default_mbs
+        assert "stripe_count=" in result.tuned_settings
+
+
+def test_ost_count_scales_servers_and_stripe_limits() -> None:
+    archer = load_platform("archer")  # 48 OSTs on 12 servers, at most 48 stripes, default 4
+    fs = vary(archer, {"ost_count": 96}).data["filesystem"]
+    assert (fs["targets"], fs["servers"], fs["max_stripe_count"]) == (96, 24, 96)
+    small = vary(archer, {"ost_count": 2}).data
+    assert small["filesystem"]["max_stripe_count"] == 2
+    assert small["site_defaults"]["lustre"]["stripe_count"] == 2  # was 4: more than the OSTs
+    alone = vary(archer, {"filesystem.targets": 96}).data["filesystem"]
+    assert (alone["targets"], alone["servers"]) == (96, 12)
+
+
+def test_a_stripe_limit_below_the_ost_count_is_kept() -> None:
+    bluewaters = load_platform("bluewaters")  # 1440 OSTs, one file over at most 160
+    assert vary(bluewaters, {"ost_count": 2880}).data["filesystem"]["max_stripe_count"] == 160
+    assert vary(bluewaters, {"ost_count": 100}).data["filesystem"]["max_stripe_count"] == 100
+
+
+def test_variants_are_every_combination() -> None:
+    results = study(WORK, ["archer"], load_platform, stand_in, variations=[
+        parse_variation("ost_count=24,96"), parse_variation("filesystem.target_mbs=250,1000")])
+    assert [r.variant for r in results] == [
+        "ost_count=24 filesystem.target_mbs=250", "ost_count=24 filesystem.target_mbs=1000",
+        "ost_count=96 filesystem.target_mbs=250", "ost_count=96 filesystem.target_mbs=1000"]
+    assert results[1].default_mbs == 4 * results[0].default_mbs
+    assert all(r.tuned_mbs is None for r in results)
+
+
+@pytest.mark.parametrize(("setting", "message"), [
+    ({"osts": 4}, "no parameter 'osts'"),
+    ({"targets": 4}, "did you mean filesystem.targets"),
+    ({"ost_count": 0}, "positive whole number"),
+    ({"filesystem.target_mbs": "fast"}, "expected a value like 500"),
+])
+def test_bad_variants_are_named(setting: dict[str, Any], message: str) -> None:
+    with pytest.raises(UserError, match=message):
+        vary(load_platform("archer"), setting)
+
+
+def test_bad_variation_syntax_is_refused() -> None:
+    with pytest.raises(UserError, match="PATH=V1,V2"):
+        parse_variation("ost_count")
+    assert parse_variation("ost_count=24,48") == Variation("ost_count", (24, 48))
+
+
+def test_peak_is_the_least_limit_on_the_nodes_used() -> None:
+    hopper = load_platform("hopper").data
+    assert peak_mbs(load_platform("hopper"), WORK) == 2 * hopper["compute"]["nic_mbs"]
+    many = {**WORK, "ranks": 24 * 1000}  # 1000 nodes: the file system's limit decides
+    fs = hopper["filesystem"]
+    assert peak_mbs(load_platform("hopper"), many) == min(
+        hopper["network"]["storage_fabric_mbs"], fs["targets"] * fs["target_mbs"],
+        fs["servers"] * fs["server_mbs"])
+    # one BG/P I/O node serves a pset of 64 nodes of 4 cores; a job gets a partition of at
+    # least 512 nodes (8 psets) and its nodes are spread over them, as iosim places them
+    intrepid = load_platform("intrepid")
+    routers = intrepid.data["routers"]
+    assert peak_mbs(intrepid, {"ranks": 256}) == 8 * routers["bandwidth_mbs"]
+    assert peak_mbs(intrepid, {"ranks": 8}) == 2 * routers["bandwidth_mbs"]  # 2 nodes
+    assert peak_mbs(intrepid, {"ranks": 4 * 4096}) == 64 * routers["bandwidth_mbs"]
+
+
+def test_a_rate_above_the_peak_is_flagged() -> None:
+    def too_fast(platform: Platform, work: Any, configs: list[Any]) -> list[float | None]:
+        return [1e9] * len(configs)
+
+    result = study(WORK, ["hopper"], load_platform, too_fast)[0]
+    assert result.above_peak
+    assert "ABOVE PEAK" in table([result])
+    assert not study(WORK, ["hopper"], load_platform, stand_in)[0].above_peak
+
+
+def test_table_and_plot(tmp_path: Path) -> None:
+    results = study(WORK, ["hopper", "archer"], load_platform, stand_in,
+                    tuning=Tuning(SPACE, budget=100))
+    text = table(results)
+    rows = [line for line in text.splitlines() if not line.startswith("warning:")]
+    assert len(rows) == 3 and text.count("stripe_count=") == 2
+    plot([*results, Prediction("cab", "default", None, 100.0)], "test", tmp_path / "w.png")
+    assert (tmp_path / "w.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_cli_rejects_a_missing_workload(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    missing = tmp_path / "none.yaml"
+    assert main(["whatif", "--workload", str(missing), "--platforms", "hopper"]) == 2
+    assert str(missing) in capsys.readouterr().err
+
+
+def test_more_ranks_than_the_platform_has_cores_run_oversubscribed() -> None:
+    seen: list[Any] = []
+
+    def recording(platform: Platform, work: Any, configs: list[Any]) -> list[float | None]:
+        seen.append(work)
+        return stand_in(platform, work, configs)
+
+    result = study({"name": "w", "ranks": 128, "files": []}, ["local"], load_platform,
+                   recording)[0]
+    assert result.note == "oversubscribed: 128 ranks per node"  # local: one node of 2 cores
+    assert seen[0]["ranks_per_node"] == 128
+    assert result.peak_mbs == load_platform("local").data["filesystem"]["target_mbs"]
+    assert study(WORK, ["hopper"], load_platform, stand_in)[0].note == ""
+
+
+def test_every_answer_carries_the_validated_error_or_says_it_has_none() -> None:
+    from iotwin.studies.validated_error import validated_errors
+
+    hopper_error = validated_errors()["hopper"]
+    low, high = hopper_error.cores_checked
+    inside = {**WORK, "ranks": high}
+    [hopper, archer] = study(inside, ["hopper", "archer"], load_platform, stand_in,
+                             tuning=Tuning(SPACE, budget=100))
+    factor = 1 + hopper_error.band_error
+    assert hopper.default_band == pytest.approx((hopper.default_mbs / factor,
+                                                 hopper.default_mbs * factor))
+    assert hopper.tuned_band == pytest.approx((hopper.tuned_mbs / factor,
+                                               hopper.tuned_mbs * factor))
+    assert hopper.warning == ""  # a scale it was validated at
+    # the speedup over both bands: tuned's low end / default's high end, and the other way
+    assert hopper.speedup is not None and hopper.speedup_band == pytest.approx(
+        (hopper.speedup / factor**2, hopper.speedup * factor**2))
+    low_x, high_x = hopper.speedup_band
+    assert f"{hopper.speedup:5.2f} [{low_x:.2f}-{high_x:.2f}]" in table([hopper])
+    assert archer.default_band is None and archer.tuned_band is None
+    assert archer.speedup_band is None and "[no band]" in table([archer])
+    assert "no published measurement validates the archer model" in archer.warning
+    [far] = study({**WORK, "ranks": 64 * high, "ranks_per_node": 24}, ["hopper"],
+                  load_platform, stand_in)
+    assert far.default_band is not None
+    assert f"64x above the {low}-{high} cores hopper was validated at" in far.warning
+    assert far.warning in table([far])
+
+
+def test_a_platform_calibrated_to_published_rows_answers_as_calibrated(tmp_path: Path) -> None:
+    """whatif finds a calibration to published measurements in the store: it simulates the
+    platform with the fitted values, bands the answer with that calibration's held-out error
+    and names it; --uncalibrated answers from the file as it is."""
+    workload = tmp_path / "w.yaml"
+    workload.write_text(dump_workload(kernel_workload("vpic-io", 64, ["--particles", "65536"])))
+    store_path = tmp_path / "s.db"
+    with Store(store_path) as store:
+        store.add_calibration("csd3", {"filesystem.target_mbs": 70.0}, fit_error=0.1,
+                              heldout_error=0.2, details={
+                                  "measurements": "/x/calibration.csv", "rate": "max",
+                                  "cases": 6, "band_error": 0.5, "scales": [32, 64],
+                                  "scale_out": {"64": 0.3}})
+
+    def whatif(*extra: str) -> dict:
+        done = subprocess.run([sys.executable, "-m", "iotwin", "whatif", "--workload",
+                               str(workload), "--platforms", "csd3", "--store", str(store_path),
+                               "--json", *extra], capture_output=True, text=True, check=True)
+        [prediction] = json.loads(done.stdout)
+        return prediction
+
+    calibrated, plain = whatif(), whatif("--uncalibrated")
+    assert calibrated["band_source"] == "calibration 1 to calibration.csv"
+    assert calibrated["default_band"] == pytest.approx(
+        [calibrated["default_mbs"] / 1.5, calibrated["default_mbs"] * 1.5])
+    assert calibrated["default_mbs"] < plain["default_mbs"]  # 70 MB/s targets, not 700
+    assert plain["default_band"] is None and "no published measurement" in plain["warning"]

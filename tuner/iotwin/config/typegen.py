@@ -1,0 +1,103 @@
+"""Generate :mod:`iotwin.config.types`, the tuning config's static types, from the schema
+(``data/config-schema.yaml``): one ``TypedDict`` per block, record and scope, so that a key the
+schema gains is a key the type checker knows, and a key it loses is an error wherever it is
+still read. ``python -m iotwin.config.typegen`` rewrites the module; a test checks that it
+is current.
+
+The types describe a *validated* config (:func:`iotwin.config.schema.validate_config`): sizes
+are byte counts (``int``), never unit strings.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from iotwin.config.schema import Key, Schema, Scope, load_schema
+
+OUTPUT = Path(__file__).with_name("types.py")
+
+_SCALARS = {"int": "int", "size": "int", "bool": "bool", "string": "str",
+            "string-map": "dict[str, str]", "int-list": "list[int]"}
+
+_HEADER = '''"""The tuning config's types, generated from data/config-schema.yaml by
+``python -m iotwin.config.typegen``: do not edit by hand.
+
+A value of type :class:`Config` is a validated config (``validate_config``): every key the
+schema allows, sizes as byte counts."""
+
+from __future__ import annotations
+
+from typing import Literal, Required, TypedDict
+'''
+
+
+def render(schema: Schema) -> str:
+    classes: list[str] = []
+    for block, keys in schema.blocks.items():
+        classes += _records(keys, _class_name(block))
+        classes.append(_typed_dict(f"{_class_name(block)}Settings", keys))
+    for scope in reversed(list(schema.scopes.values())):
+        classes.append(_scope_class(schema, scope))
+    return _HEADER.rstrip("\n") + "".join(f"\n\n\n{text}" for text in classes)
+
+
+def _records(keys: dict[str, Key], prefix: str) -> list[str]:
+    """The TypedDicts of a block's record keys (their own records first)."""
+    found = []
+    for key in keys.values():
+        if key.type == "record":
+            found += _records(key.fields, prefix + _class_name(key.name))
+            found.append(_typed_dict(prefix + _class_name(key.name), key.fields))
+    return found
+
+
+def _typed_dict(name: str, keys: dict[str, Key], prefix: str | None = None,
+                extra: dict[str, str] | None = None) -> str:
+    lines = [f"class {name}(TypedDict, total=False):"]
+    for key_name, annotation in (extra or {}).items():
+        lines.append(f"    {key_name}: {annotation}")
+    owner = name.removesuffix("Settings") if prefix is None else prefix
+    for key in keys.values():
+        annotation = _annotation(key, owner)
+        if key.required:
+            annotation = f"Required[{annotation}]"
+        lines.append(f"    {key.name}: {annotation}")
+    return "\n".join(lines)
+
+
+def _annotation(key: Key, owner: str) -> str:
+    if key.type == "enum":
+        return "Literal[" + ", ".join(json.dumps(value) for value in key.values) + "]"
+    if key.type == "record":
+        return owner + _class_name(key.name)
+    return _SCALARS[key.type]
+
+
+def _scope_class(schema: Schema, scope: Scope) -> str:
+    extra = {block: f"{_class_name(block)}Settings" for block in scope.blocks}
+    extra |= {name: f"list[{_scope_name(entries)}]" for name, entries in scope.lists.items()}
+    keys = dict(scope.keys)
+    if scope.inline:
+        keys |= schema.blocks[scope.inline]
+    prefix = _class_name(scope.inline) if scope.inline else _scope_name(scope.name)
+    return _typed_dict(_scope_name(scope.name), keys, prefix=prefix, extra=extra)
+
+
+def _scope_name(scope: str) -> str:
+    return {"top": "Config", "file": "FileRule", "dataset": "DatasetRule"}[scope]
+
+
+def _class_name(name: str) -> str:
+    return "".join(part.capitalize() for part in name.split("_"))
+
+
+def main() -> int:
+    OUTPUT.write_text(render(load_schema()) + "\n")
+    print(f"wrote {OUTPUT}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
