@@ -260,8 +260,6 @@ static int run(rules *r, doc_node *node, const shape *s, uint64_t writers, const
     int64_t first = I(ranks, 0), n = I(ranks, 1), step = ranks->n == 3 ? I(ranks, 2) : 1;
     char where[PATH_LEN];
     sub(where, path, "ranks");
-    if (step < 1)
-        return fail(r, where, "the step must be at least 1");
     if (n && (uint64_t)(first + (n - 1) * step) >= writers)
         return fail(r, where, "names a writer beyond the file's %llu", (unsigned long long)writers);
     const doc_node *axes[5];

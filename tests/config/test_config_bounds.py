@@ -8,8 +8,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from iotwin.core import paths
 from iotwin.config.schema import ConfigError, load_config, load_schema
+from iotwin.core import paths
 from iotwin.formats.bounds import C_TYPES, load_bounds
 from iotwin.formats.yaml_text import MAX_DEPTH, MAX_NODES
 

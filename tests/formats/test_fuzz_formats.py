@@ -1,16 +1,17 @@
 """Fuzzing the readers of the formats users write (issue 37): workloads and configs generated
-from their schemas (tests/support/format_strategies.py), then made hostile (wrong types, values beyond
-every bound and C type, deep nesting, removed and unknown keys, mangled text and encodings), fed
-to every reader: the Python validators, iosim (workloads, and the configs it is handed), the
-replay proxy, and the interposer's config reader (tests/programs/config_check).
+from their schemas (tests/support/format_strategies.py), then made hostile (wrong types, values
+beyond every bound and C type, deep nesting, removed and unknown keys, mangled text and
+encodings), fed to every reader: the Python validators, iosim (workloads, and the configs it
+is handed), the replay proxy, and the interposer's config reader (tests/programs/config_check).
 
 Each must end in a verdict: a result, or a clear one-line error naming the file; never a
 traceback (any Python exception but UserError fails the test), a signal, a hang or unbounded
-memory (the C readers run under a time-out and an address-space cap, tests/support/workload_readers.py);
-and the readers must agree.
+memory (the C readers run under a time-out and an address-space cap,
+tests/support/workload_readers.py); and the readers must agree.
 
 `make test` runs a bounded, derandomized number of examples (well under a minute). A longer run,
-random each time: IOTWIN_FUZZ_EXAMPLES=5000 .venv/bin/python -m pytest tests/formats/test_fuzz_formats.py
+random each time:
+IOTWIN_FUZZ_EXAMPLES=5000 .venv/bin/python -m pytest tests/formats/test_fuzz_formats.py
 """
 
 from __future__ import annotations
@@ -23,6 +24,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from iotwin.config.schema import ConfigError, load_config
+from iotwin.core import paths
+from iotwin.model.platforms import load_platform
+from iotwin.model.sim import simulator_input
 from support.format_strategies import (
     as_json,
     configs,
@@ -30,12 +37,6 @@ from support.format_strategies import (
     mutated,
     workloads,
 )
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-from iotwin.core import paths
-from iotwin.config.schema import ConfigError, load_config
-from iotwin.model.platforms import load_platform
-from iotwin.model.sim import simulator_input
 from support.workload_readers import (
     MEMORY_CAP,
     READERS,

@@ -13,6 +13,7 @@ from typing import Any
 from hypothesis import strategies as st
 from iotwin.config.schema import Key, load_schema
 from iotwin.core.units import format_size
+
 from support.workload_documents import edited, fields_in, path_text
 
 # --- values no reader should take for something else ------------------------------------------

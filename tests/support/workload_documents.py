@@ -1,7 +1,8 @@
-"""Workload documents for the parity and fuzz tests: the corpus (tests/formats/workload-corpus.yaml),
-real ones (the kernels' own descriptions, the repository's workload files, Darshan logs
-replicated), and documents generated from each valid one by the schema: every key given a
-wrong type or a value out of its bounds, removed, or joined by one the schema lacks."""
+"""Workload documents for the parity and fuzz tests: the corpus
+(tests/formats/workload-corpus.yaml), real ones (the kernels' own descriptions, the
+repository's workload files, Darshan logs replicated), and documents generated from each valid
+one by the schema: every key given a wrong type or a value out of its bounds, removed, or
+joined by one the schema lacks."""
 
 from __future__ import annotations
 
@@ -81,6 +82,10 @@ def real_documents() -> dict[str, Any]:
                                                                   "--independent"]),
         "vorpal-io-8": kernel_workload("vorpal-io", 8, []),
         "gcrm-io-8": kernel_workload("gcrm-io", 8, []),
+        "block3d-io-8-mpiio": kernel_workload("block3d-io", 8, ["--block", "6", "--method",
+                                                                 "mpiio"]),
+        "block3d-io-8-netcdf4": kernel_workload("block3d-io", 8, ["--block", "6", "--method",
+                                                                   "netcdf4"], "openmpi"),
     }
     for path in sorted([*root.glob("experiments/landscape/*.workload.yaml"),
                         *root.glob("experiments/macsio/sim-*.yaml")]):

@@ -21,13 +21,13 @@ import math
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from iotwin.core.errors import UserError
-from iotwin.formats.records import key_text
 from iotwin.core.yaml_files import describe_yaml_error
+from iotwin.formats.records import key_text
 
 #: the deepest nesting of lists and mappings a document may have (a workload needs 7)
 MAX_DEPTH = 32
@@ -51,26 +51,33 @@ class _Refused(yaml.YAMLError):
         super().__init__(f"line {line}: {message}")
 
 
+class _PythonParser(yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser):
+    """PyYAML's pure-Python parser, for a PyYAML built without libyaml."""
+
+    def __init__(self, stream: str) -> None:
+        yaml.reader.Reader.__init__(self, stream)
+        yaml.scanner.Scanner.__init__(self)
+        yaml.parser.Parser.__init__(self)
+
+
 #: libyaml's parser (the C readers' own) under PyYAML's composer, which checks the rules above;
-#: PyYAML's pure-Python parser where it was built without libyaml
-try:
-    from yaml.cyaml import CParser as _CPARSER
-except ImportError:
-    _CPARSER = None
-_PARSING: tuple[type, ...] = ((_CPARSER,) if _CPARSER else
-                              (yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser))
+#: PyYAML's pure-Python parser where it was built without libyaml (the type checker knows the
+#: latter: libyaml's has the same methods)
+if TYPE_CHECKING:
+    _Parser = _PythonParser
+else:
+    try:
+        from yaml.cyaml import CParser as _Parser
+    except ImportError:
+        _Parser = _PythonParser
 
 
-class _DocumentLoader(yaml.composer.Composer, *_PARSING, yaml.constructor.SafeConstructor,
+class _DocumentLoader(yaml.composer.Composer, _Parser, yaml.constructor.SafeConstructor,
                       yaml.resolver.Resolver):
     """A safe loader with the rules above (scalars resolved by the subclasses' resolvers)."""
 
     def __init__(self, stream: str) -> None:
-        for base in _PARSING:
-            if base in (_CPARSER, yaml.reader.Reader):
-                base.__init__(self, stream)
-            else:
-                base.__init__(self)
+        _Parser.__init__(self, stream)
         yaml.composer.Composer.__init__(self)
         yaml.constructor.SafeConstructor.__init__(self)
         yaml.resolver.Resolver.__init__(self)
@@ -79,7 +86,7 @@ class _DocumentLoader(yaml.composer.Composer, *_PARSING, yaml.constructor.SafeCo
         self._size: dict[int, int] = {}  # per composed node: its nodes, aliases expanded
         self._height: dict[int, int] = {}  # per composed node: lists and mappings nested in it
 
-    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node:
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
         event = self.peek_event()
         line = event.start_mark.line + 1
         if isinstance(event, yaml.AliasEvent):
@@ -87,6 +94,7 @@ class _DocumentLoader(yaml.composer.Composer, *_PARSING, yaml.constructor.SafeCo
             if target is not None and id(target) not in self._size:
                 raise _Refused(line, f"the alias *{event.anchor} is inside its own anchor")
             node = super().compose_node(parent, index)
+            assert node is not None  # an alias composes to the node of its anchor
             self._count(self._size[id(node)], self._depth + self._height[id(node)], line)
             return node
         if getattr(event, "tag", None) is not None:
@@ -96,6 +104,7 @@ class _DocumentLoader(yaml.composer.Composer, *_PARSING, yaml.constructor.SafeCo
         self._depth += nested
         node = super().compose_node(parent, index)
         self._depth -= nested
+        assert node is not None  # an event starting a node composes to a node
         children = _children(node)
         self._size[id(node)] = 1 + sum(self._size[id(child)] for child in children)
         self._height[id(node)] = nested + max((self._height[id(c)] for c in children), default=0)
@@ -137,10 +146,15 @@ def _construct_float(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> float:
     return -special if text.startswith("-") else special
 
 
+def _construct_int(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> int:
+    return int(str(loader.construct_scalar(node)), 10)
+
+
 def _loader(floats: bool) -> type[_DocumentLoader]:
     class Loader(_DocumentLoader):
-        yaml_implicit_resolvers: ClassVar[dict[Any, Any]] = {}
+        pass
 
+    Loader.yaml_implicit_resolvers = {}  # only the resolvers below
     Loader.add_implicit_resolver(
         "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
         list("tTfF"))
@@ -150,12 +164,19 @@ def _loader(floats: bool) -> type[_DocumentLoader]:
         Loader.add_constructor("tag:yaml.org,2002:float", _construct_float)
     Loader.add_implicit_resolver(
         "tag:yaml.org,2002:null", re.compile(r"^(?:~|null|Null|NULL|)$"), ["~", "n", "N", ""])
-    Loader.add_constructor(
-        "tag:yaml.org,2002:int", lambda loader, node: int(loader.construct_scalar(node), 10))
+    Loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
     return Loader
 
 
 _LOADERS = {False: _loader(False), True: _loader(True)}
+
+
+def _load(text: str, floats: bool) -> Any:
+    loader = _LOADERS[floats](text)  # as yaml.load does
+    try:
+        return loader.get_single_data()
+    finally:
+        loader.dispose()
 
 
 def parse_document(text: str, source: str, *, floats: bool, json_too: bool = False,
@@ -169,7 +190,7 @@ def parse_document(text: str, source: str, *, floats: bool, json_too: bool = Fal
         raise error(f"{source}: line {line}: U+{ord(unwritten.group()):04X} written as itself "
                     f"(escape it)")
     try:
-        return yaml.load(text, Loader=_LOADERS[floats])
+        return _load(text, floats)
     except _Refused as problem:
         raise error(f"{source}: {problem}") from None
     except yaml.reader.ReaderError as problem:

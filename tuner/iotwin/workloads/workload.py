@@ -4,8 +4,8 @@ kernel for it.
 Its keys, their types and bounds are data/workload-schema.yaml, walked by
 iotwin.formats.records; the rules the keys cannot say alone (WORKLOAD.md "Rules") are here, in
 the order formats/workload_rules.c checks them for iosim and the replay proxy, so that the
-three readers accept and refuse the same documents (tests/formats/test_workload_parity.py). Sizes are
-computed exactly and bounded by the bounds table (dataset_bytes, workload_bytes).
+three readers accept and refuse the same documents (tests/formats/test_workload_parity.py).
+Sizes are computed exactly and bounded by the bounds table (dataset_bytes, workload_bytes).
 """
 
 from __future__ import annotations
@@ -264,8 +264,6 @@ class _Rules:
     def run(self, run: dict[str, Any], dims: list[int], writers: int, path: str) -> int:
         """Checks a run of hyperslabs; returns the elements it writes."""
         first, n, step = run_ranks(run["ranks"])
-        if step < 1:
-            raise self.fail(f"{path}.ranks", "the step must be at least 1")
         if n and first + (n - 1) * step >= writers:
             raise self.fail(f"{path}.ranks", f"names a writer beyond the file's {writers}")
         rank = len(dims)
