@@ -16,10 +16,11 @@ from typing import Any
 
 import numpy as np
 import pytest
+import yaml
 from iotwin.core import paths
 from iotwin.core.records import Target
-from iotwin.executors import launch
-from iotwin.executors.capture import capture_program
+from iotwin.executors import launch, local
+from iotwin.executors.capture import capture_program, records_in
 from iotwin.executors.interposer_reports import (
     config_rejection,
     outside_writes,
@@ -231,7 +232,7 @@ def test_every_file_is_captured_with_each_ranks_bytes(flavour: str, ranks: int,
         written = sum(length for rank in range(ranks)
                       for _, length in expected_bytes(name, rank, ranks))
         assert total == written, name
-    workload = workload_from_capture(records, "mpiio_writer", "test")
+    workload = workload_from_capture(records_in(scratch, records), "mpiio_writer", "test")
     assert [f["api"] for f in workload["files"]] == ["hdf5", "mpiio", "mpiio", "mpiio", "mpiio"]
 
 
@@ -252,7 +253,7 @@ def test_a_fortran_program_is_seen_whatever_its_binding_calls(flavour: str,
 def test_a_program_writing_only_mpiio_is_captured_and_simulated(scratch: Path) -> None:
     target = Target(RANKS, command=(str(program("mpich", "mpiio_writer")), str(scratch),
                                     "--mpiio-only"))
-    captured = capture_program(target)
+    captured = capture_program(target, workdir=scratch)
     assert captured.run.ok and captured.run.bytes == (HEADER + ROWS * COLS * RANKS * 8
                                                       + STRIDES * BLOCK * RANKS * 8
                                                       + CONTIG * RANKS + 3 * TILES * 8 * RANKS)
@@ -268,16 +269,21 @@ def test_a_program_writing_only_mpiio_is_captured_and_simulated(scratch: Path) -
     assert sum(default.breakdown["bytes_per_target"]) > captured.run.bytes   # indexed.dat's holes
 
 
-def test_a_config_the_interposer_rejects_fails_the_run_with_its_reason(scratch: Path) -> None:
-    """2^31 aggregators pass the Python validator here but not the C int the interposer
-    would hand MPI: the program ran without the config, so the run is a failure."""
+def test_a_config_the_interposer_rejects_fails_the_run_with_its_reason(
+        scratch: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A config file the interposer refuses (2^31 aggregators, beyond the C int it would hand
+    MPI): the program ran without the config, so the run is a failure. The Python validator
+    refuses that config too (the one bounds table), so the run folder gets it written as it
+    is, unvalidated, for the interposer to judge."""
+    monkeypatch.setattr(local, "dump_config", yaml.safe_dump)
     target = Target(2, command=(str(program("mpich", "mpiio_writer")), str(scratch),
                                 "--mpiio-only"))
     result = LocalExecutor(timeout_s=120).run_once(target, {"mpiio": {"cb_nodes": 2**31}})
     assert result.status == "failed"
     assert result.error is not None
     assert result.error.startswith("the config: refused by the interposer, nothing applied: ")
-    assert "mpiio.cb_nodes: expected a positive integer, got 2147483648" in result.error
+    assert "mpiio.cb_nodes: expected an integer from 1 to 16777216, got 2147483648" in \
+        result.error
     assert config_rejection(result.reports) is not None
     assert any("iotwin_run" in line for line in result.reports)   # said even with no file
 

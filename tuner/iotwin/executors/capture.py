@@ -20,6 +20,7 @@ from iotwin.config.types import Config
 from iotwin.core.errors import UserError
 from iotwin.core.limits import RUN_TIMEOUT_S
 from iotwin.core.records import RunResult, Target
+from iotwin.core.text import printable
 from iotwin.executors.launch import require_program
 from iotwin.executors.local import NO_HDF5_IO, LocalExecutor
 from iotwin.executors.mpi_flavour import flavour_of
@@ -105,8 +106,9 @@ def capture_program(target: Target, *, config: Config | None = None,
     result, records = run_captured(target, config or {}, timeout_s=timeout_s, env=env,
                                    workdir=workdir, keep=keep)
     records = records_in(workdir, records)
-    workload = workload_from_capture(records, Path(target.command[0]).name,
-                                     " ".join(target.command))
+    # named after the program as the store shows it: a workload's text holds no control character
+    workload = workload_from_capture(records, printable(Path(target.command[0]).name),
+                                     printable(" ".join(target.command)))
     workload["mpi"] = flavour_of(target, env).name
     return CapturedProgram(result, workload, unsupported(records))
 
