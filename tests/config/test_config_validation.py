@@ -168,4 +168,4 @@ def test_config_types_are_generated_from_the_schema() -> None:
     from iotwin.config import typegen
     from iotwin.config.schema import load_schema
 
-    assert typegen.OUTPUT.read_text() == typegen.render(load_schema()) + "\n"
+    assert typegen.OUTPUT.read_text() == typegen.render(load_schema())

@@ -31,6 +31,7 @@ from iotwin.workloads.capture import (
     unsupported,
     workload_from_capture,
 )
+from iotwin.workloads.types import Workload
 
 
 class FailedCapture(CaptureError):
@@ -76,7 +77,7 @@ class CapturedProgram:
     """A program's run of the default config and the workload captured from it."""
 
     run: RunResult
-    workload: dict[str, Any]
+    workload: Workload
     not_modelled: list[str]  # what the program did that the workload cannot express
 
     def summary(self) -> str:
@@ -108,8 +109,8 @@ def capture_program(target: Target, *, config: Config | None = None,
     records = records_in(workdir, records)
     # named after the program as the store shows it: a workload's text holds no control character
     workload = workload_from_capture(records, printable(Path(target.command[0]).name),
-                                     printable(" ".join(target.command)))
-    workload["mpi"] = flavour_of(target, env).name
+                                     printable(" ".join(target.command)),
+                                     flavour_of(target, env).name)
     return CapturedProgram(result, workload, unsupported(records))
 
 

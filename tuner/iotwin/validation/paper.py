@@ -259,7 +259,7 @@ def model_name(row: PublishedRow) -> str:
 
 
 def build_cases(rows: Sequence[PublishedRow], settings: Settings, load_platform: LoadPlatform,
-                kernel_workload: Callable[..., dict[str, Any]]) -> list[Case]:
+                kernel_workload: Callable[..., Mapping[str, Any]]) -> list[Case]:
     """The default and tuned rows as cases (min / max observed rows are for the spread)."""
     workloads: dict[tuple[str, str, str, int], dict[str, Any]] = {}
     cases = []
@@ -283,7 +283,7 @@ def build_cases(rows: Sequence[PublishedRow], settings: Settings, load_platform:
 
 
 def row_workload(row: PublishedRow, settings: Settings,
-                 kernel_workload: Callable[..., dict[str, Any]]) -> dict[str, Any]:
+                 kernel_workload: Callable[..., Mapping[str, Any]]) -> dict[str, Any]:
     """The kernel's workload for a row, checked against the row's published data size."""
     kernel, args, per_node = settings.workload_command(row)
     if row.kernel in settings.extrapolate_steps:
@@ -321,7 +321,7 @@ def workload_bytes(workload: Mapping[str, Any]) -> int:
     return sum(session_bytes(entry, workload["ranks"]) for entry in workload["files"])
 
 
-def with_ranks_per_node(workload: dict[str, Any], ranks_per_node: int) -> dict[str, Any]:
+def with_ranks_per_node(workload: Mapping[str, Any], ranks_per_node: int) -> dict[str, Any]:
     """The workload run with ``ranks_per_node`` ranks on each node (packed order)."""
     return {**workload, "ranks_per_node": ranks_per_node}
 
@@ -740,7 +740,7 @@ def run_paper_validation(*, settings_path: Path | None = None,
                          loo: bool = True, workers: int = 1,
                          max_evaluations: int | None = None,
                          load_platform: LoadPlatform | None = None,
-                         kernel_workload: Callable[..., dict[str, Any]] | None = None,
+                         kernel_workload: Callable[..., Mapping[str, Any]] | None = None,
                          progress: Callable[[str], None] | None = None,
                          partial: Path | None = None) -> PaperValidation:
     """Per platform: scan, choose and fit its free parameters, refit without each row; report.

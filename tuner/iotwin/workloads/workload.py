@@ -16,7 +16,7 @@ import math
 import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, cast
 
 import yaml
 
@@ -33,6 +33,7 @@ from iotwin.formats.records import (
     normal_form,
 )
 from iotwin.formats.yaml_text import read_document
+from iotwin.workloads.types import Workload
 
 #: a run's per-axis lists and what each axis is when the list is absent
 _RUN_AXES = (("start", 0), ("start_step", 0), ("count", 1), ("stride", 1), ("block", 1))
@@ -328,10 +329,11 @@ def normalised_workload(data: Any, source: str) -> dict[str, Any]:
     return normal
 
 
-def validate_workload(data: Any, source: str) -> dict[str, Any]:
-    """The workload itself if it is valid; UserError naming the key path otherwise."""
+def validate_workload(data: Any, source: str) -> Workload:
+    """The workload itself if it is valid; UserError naming the key path otherwise: the one way
+    to make a :class:`~iotwin.workloads.types.Workload`."""
     normalised_workload(data, source)
-    return data
+    return cast(Workload, data)
 
 
 def read_workload(path: str | Path) -> Any:
@@ -340,7 +342,7 @@ def read_workload(path: str | Path) -> Any:
     return read_document(Path(path), "workload", floats=True, json_too=True)
 
 
-def load_workload(path: str | Path) -> dict[str, Any]:
+def load_workload(path: str | Path) -> Workload:
     return validate_workload(read_workload(path), str(path))
 
 
@@ -351,7 +353,7 @@ def describe_workload(data: Mapping[str, Any]) -> list[str]:
     lines = [f"{data.get('name', 'workload')}: {data.get('ranks')} ranks, "
              f"{workload_mpi(data)}, {len(sessions)} file session(s)"]
     for session in sessions:
-        mode = session.get("mode", "shared")
+        mode: str = session.get("mode", "shared")
         if mode == "groups":
             mode = f"groups of {session.get('groups')}"
         calls, datasets = session.get("calls"), session.get("datasets", [])
@@ -373,12 +375,12 @@ def _shape(dataset: Mapping[str, Any]) -> list[int]:
     return _grid_extents(decomposition) if decomposition else list(dataset.get("dims", []))
 
 
-def dump_workload(data: dict[str, Any]) -> str:
+def dump_workload(data: Mapping[str, Any]) -> str:
     return yaml.safe_dump(data, sort_keys=False, default_flow_style=None)
 
 
 def kernel_workload(kernel: str, ranks: int, args: Sequence[str], mpi: str = DEFAULT_MPI
-                    ) -> dict[str, Any]:
+                    ) -> Workload:
     """The workload a kernel run would write, from the kernel's own ``--describe``, run under
     ``mpi`` (its flavour on this machine: executors.mpi_flavour), asked of that flavour's
     build of the kernel: block3d-io's process grid is its MPI's MPI_Dims_create, which MPICH
