@@ -63,7 +63,8 @@ def h5py_field(folder: Path) -> list[str]:
 
 def captured(command: list[str], ranks: int, folder: Path) -> Workload:
     """The workload of a run in ``folder``, where the program writes its files."""
-    return capture_program(program_target(command, ranks), timeout_s=600, workdir=folder).workload
+    return capture_program(program_target(command, ranks), timeout_s=600,
+                           workdir=folder).workload
 
 
 @pytest.mark.slow
