@@ -78,7 +78,8 @@ def test_every_integer_key_names_a_kind_within_its_c_type():
 def test_a_binary_file_is_one_line_naming_it(tmp_path: Path):
     path = tmp_path / "cfg.yaml"
     path.write_bytes(b"mpiio: {cb_nodes: 2}\n# \xff\xfe\x00\n")
-    assert _error(path) == f"{path}: not UTF-8 text (byte 0xff at offset 23)"
+    assert _error(path) == (f"{path}: cannot read the config: not UTF-8 text (byte 0xff at "
+                            "offset 23)")
 
 
 def test_deep_nesting_is_one_line_naming_it(tmp_path: Path):

@@ -122,8 +122,8 @@ def test_a_binary_workload_is_one_line_naming_it(tmp_path: Path):
     path.write_bytes(json.dumps(BASE).encode() + b"\n# \xc3\x28\n")
     with pytest.raises(UserError) as caught:
         load_workload(path)
-    assert str(caught.value) == f"{path}: not UTF-8 text (byte 0xc3 at offset " \
-        f"{len(json.dumps(BASE)) + 3})"
+    assert str(caught.value) == (f"{path}: cannot read the workload: not UTF-8 text (byte 0xc3 "
+                                 f"at offset {len(json.dumps(BASE)) + 3})")
 
 
 def test_deep_nesting_is_one_line_naming_it(tmp_path: Path):

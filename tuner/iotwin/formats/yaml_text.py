@@ -221,5 +221,5 @@ def read_document(path: Path, what: str, *, floats: bool, json_too: bool = False
         data = path.read_bytes()
     except OSError as problem:
         raise error(f"{path}: cannot read the {what}: {problem.strerror}") from None
-    return parse_document(decode_text(data, str(path), error), str(path), floats=floats,
-                          json_too=json_too, error=error)
+    text = decode_text(data, f"{path}: cannot read the {what}", error)  # as core.yaml_files says
+    return parse_document(text, str(path), floats=floats, json_too=json_too, error=error)
