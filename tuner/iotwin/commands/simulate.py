@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
 
 from iotwin.commands._options import add_sim_cluster_argument, add_site_rules_argument, warn
 from iotwin.config.schema import load_config
@@ -16,6 +15,7 @@ from iotwin.model.platforms import load_platform
 from iotwin.model.sim import simulate
 from iotwin.model.site_rules import check_config
 from iotwin.report.mechanisms import binding_line, ceiling_line
+from iotwin.workloads.types import Workload
 from iotwin.workloads.workload import kernel_workload, load_workload
 
 
@@ -41,7 +41,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=main)
 
 
-def _workload(args: argparse.Namespace) -> dict[str, Any]:
+def _workload(args: argparse.Namespace) -> Workload:
     if args.workload:
         return load_workload(args.workload)
     if not args.ranks or args.ranks < 1:

@@ -11,6 +11,7 @@ unknown), the rest after the capture (:func:`assemble` again, given that executo
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -106,7 +107,7 @@ def space_context(spec: CampaignSpec) -> SpaceContext:
     return program_context(context, spec.workload)
 
 
-def _sized_workload(spec: CampaignSpec, platform: Platform) -> dict[str, Any] | None:
+def _sized_workload(spec: CampaignSpec, platform: Platform) -> Mapping[str, Any] | None:
     """The program's workload where the platform's site rules need its file sizes (a kernel
     describes itself), else the spec's own (None for a kernel)."""
     if spec.workload is not None or spec.kernel is None or not needs_file_sizes(platform):
