@@ -237,3 +237,42 @@ def test_the_stop_comes_once_the_best_is_within_the_noise_of_every_contender(
     noisy, rest = beliefs_after_the_top_group(tmp_path, plateau, 0.3, 3)
     assert noisy.noise.dof == 6 and noisy.noise.sd > 0.2
     assert noisy.settled(rest)
+
+
+class Interrupted(Exception):
+    pass
+
+
+class InterruptedMachine(NoisyMachine):
+    """The same machine, killed (an exception out of a run) at its ``after``-th run."""
+
+    def __init__(self, truth: Truth, sd: float, after: int) -> None:
+        super().__init__(truth, sd)
+        self.after = after
+
+    def run_once(self, target: Target, config: Config, *, seed: int = 0) -> RunResult:
+        if self.runs + 1 == self.after:
+            raise Interrupted
+        return super().run_once(target, config, seed=seed)
+
+
+def test_sim_screened_replays_its_repeats_on_a_resume_and_keeps_its_cap(tmp_path: Path) -> None:
+    truth = Truth(SPACE)
+    reference = campaign_on(tmp_path, NoisyMachine(truth, sd=0.2), budget=30, name="ref")
+    run_strategy("sim-screened", reference, seed=3, settings=SETTINGS)
+    assert len(reference.order) <= 30
+    assert len(reference.order) > len(reference.measured)  # it repeated contenders
+
+    killed = campaign_on(tmp_path, InterruptedMachine(truth, sd=0.2, after=15), budget=30,
+                         name="killed")
+    with pytest.raises(Interrupted):
+        run_strategy("sim-screened", killed, seed=3, settings=SETTINGS)
+    machine = NoisyMachine(truth, sd=0.2)
+    resumed = CampaignEvaluator(killed.store, killed.id, killed.spec, SPACE, machine,
+                                MechanismsModel())
+    run_strategy("sim-screened", resumed, seed=3, settings=SETTINGS)
+    assert resumed.order == reference.order  # the same configs and repeats, in the same order
+    assert machine.runs == len(reference.order) - 14  # only what the kill left undone ran
+    for key, entry in reference.measured.items():
+        assert [r.rate_mbs for r in resumed.measured[key].runs] == [r.rate_mbs
+                                                                   for r in entry.runs]

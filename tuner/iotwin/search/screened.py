@@ -108,6 +108,16 @@ class Beliefs:
         self.measured: list[Point] = []  # successfully, in order
         self.noise = self._noise()
 
+    @classmethod
+    def fitted_to(cls, evaluator: Evaluator, measured: Sequence[Point],
+                  settings: Mapping[str, Any]) -> Beliefs:
+        """The beliefs once ``measured`` (the evaluator's measured points) have run: what
+        sim-screened believes at the end of a campaign that ran them."""
+        beliefs = cls(evaluator, GreyBox(evaluator.space, settings), settings)
+        beliefs.measured = [point for point in measured if evaluator.runs_of(point)]
+        beliefs.refit()
+        return beliefs
+
     # -- what it believes -----------------------------------------------------------------------
 
     def marginals(self, points: Sequence[Point]) -> list[_Belief | None]:
@@ -183,20 +193,21 @@ class Beliefs:
         z = [abs(math.log(rate) - b.mean) / math.sqrt(b.sd ** 2 + self.noise.variance)
              for b, rate in zip(before, rates, strict=True) if b and rate]
         self.evaluator.recalibrate()
-        self.noise = self._noise()
-        self._refit()
+        self.refit()
         return bool(z) and statistics.median(z) <= self.settings["trust_z"]
 
-    def _noise(self) -> Noise:
-        return estimate((self.evaluator.runs_of(p) for p in self.measured),
-                        self.settings["noise_sd"], self.settings["noise_weight"])
-
-    def _refit(self) -> None:
+    def refit(self) -> None:
+        """The noise and the surrogate fitted to every run of the measured points."""
+        self.noise = self._noise()
         simulated = self.evaluator.predict(self.measured)
         known = [i for i, rate in enumerate(simulated) if rate]
         self.surrogate.fit([self.measured[i] for i in known],
                            [simulated[i] or 0.0 for i in known],
                            [self.evaluator.runs_of(self.measured[i]) for i in known], self.noise)
+
+    def _noise(self) -> Noise:
+        return estimate((self.evaluator.runs_of(p) for p in self.measured),
+                        self.settings["noise_sd"], self.settings["noise_weight"])
 
 
 def _far_apart(evaluator: Evaluator, toolbox: base.Toolbox, ranked: list[Individual],

@@ -34,6 +34,7 @@ resume: nothing stored runs or simulates again).
 
 from __future__ import annotations
 
+import math
 import multiprocessing
 import statistics
 import sys
@@ -55,6 +56,7 @@ from iotwin.executors.table import Landscape, TableExecutor, read_table
 from iotwin.model.calibration import RefitSettings, SimModel
 from iotwin.model.platforms import load_platform
 from iotwin.search import strategy_kind, strategy_settings
+from iotwin.search.screened import Beliefs
 from iotwin.store.database import Store
 from iotwin.studies.model_ties import Ties, ties
 from iotwin.tuning.campaign import CampaignEvaluator, open_campaign, run_campaign
@@ -105,6 +107,9 @@ class Trajectory:
     ratios: list[float]
     runs: int  # the campaign's own runs (search only)
     model: dict[str, float] = field(default_factory=dict)  # model figures, model-guided only
+    #: model-guided only: the rate its grey-box surrogate believes of each table config once
+    #: refitted to every run of the campaign (None: not a point of the space, or no prediction)
+    believed: list[float | None] | None = None
 
     def cost_to(self, fraction: float) -> int | None:
         return next((c for c, r in zip(self.costs, self.ratios, strict=True)
@@ -225,7 +230,8 @@ def _trajectory(table: Landscape, campaign: CampaignEvaluator, replay: TableExec
             continue
         costs.append(b + spent[0])
         ratios.append((table.median_of(confirmed[0].config) or 0.0) / table.optimum)
-    return Trajectory(costs, ratios, len(campaign.order), _model_figures(table, campaign))
+    return Trajectory(costs, ratios, len(campaign.order), _model_figures(table, campaign),
+                      _believed(table, campaign))
 
 
 @dataclass(frozen=True)
@@ -261,6 +267,21 @@ def _model_figures(table: Landscape, campaign: CampaignEvaluator) -> dict[str, f
     return {"chosen_error": float("nan") if error is None else error,
             "refitted_spearman": paired_spearman(campaign.model.predict(table.configs),
                                                  table.medians())}
+
+
+def _believed(table: Landscape, campaign: CampaignEvaluator) -> list[float | None] | None:
+    """The campaign's grey-box beliefs (iotwin.search.screened.Beliefs, refitted to every run
+    it made) of each table config: how its surrogate orders what the model ties."""
+    if campaign.model is None:
+        return None
+    settings = strategy_settings(campaign.spec.strategy, campaign.spec.settings)
+    measured = [m.point for m in campaign.measured.values() if m.rate is not None]
+    beliefs = Beliefs.fitted_to(campaign, measured, settings)
+    points = {config_hash(campaign.space.config(p)): p for p in campaign.space.points()}
+    found = [points.get(config_hash(config)) for config in table.configs]
+    believed = iter(beliefs.marginals([p for p in found if p is not None]))
+    return [None if point is None or (b := next(believed)) is None else math.exp(b.mean)
+            for point in found]
 
 
 @dataclass(frozen=True)
