@@ -21,8 +21,8 @@ lead to what it does not represent.
 It stops when the budget is spent, when no candidate is left, or when the best measured config
 is within the noise of every contender the surrogate still believes in, ``patience``
 generations in a row while it is trusted: no candidate's upper bound beats the best belief by
-more than ``tolerance`` or than the noise of a difference between two configs measured
-``noise_runs`` times each (a gain that small the measurements could not tell).
+more than ``tolerance`` or than the standard error of a config's mean over ``noise_runs`` runs
+(a gain that small the confirmation's runs could not tell).
 
 The loop (:func:`sim_screened`), in the manner of DEAP's ``algorithms.py``::
 
@@ -160,7 +160,7 @@ class Beliefs:
             return False
         best = max(b.mean for b in measured)
         hoped = max(b.mean + self.settings["belief_z"] * b.sd for b in beliefs if b)
-        resolvable = math.sqrt(2 * self.noise.of_mean(self.settings["noise_runs"]))
+        resolvable = math.sqrt(self.noise.of_mean(self.settings["noise_runs"]))
         return hoped - best <= max(math.log1p(self.settings["tolerance"]), resolvable)
 
     # -- what it asks for -----------------------------------------------------------------------

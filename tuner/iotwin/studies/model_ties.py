@@ -26,7 +26,6 @@ the luckiest median of the group, which no model of the machine can predict.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -80,12 +79,12 @@ def tied_group(predicted: Sequence[float | None], tolerance: float = 0.01) -> np
 def spearman_within(group: Sequence[int] | np.ndarray, predicted: Sequence[float | None],
                     medians: Sequence[float | None]) -> float | None:
     """Spearman of ``predicted`` against ``medians`` over the configs of ``group`` that have
-    both (None: fewer than 3, or no order to compare)."""
+    both (None: fewer than 3, or either side all alike: no order to compare)."""
     pairs = [(p, m) for i in group if (p := predicted[i]) and (m := medians[i])]
-    if len(pairs) < 3:
+    first, second = [p for p, _ in pairs], [m for _, m in pairs]
+    if len(pairs) < 3 or len(set(first)) < 2 or len(set(second)) < 2:
         return None
-    found = spearman([p for p, _ in pairs], [m for _, m in pairs])
-    return None if math.isnan(found) else found
+    return spearman(first, second)
 
 
 def _null_spread(rates: np.ndarray, medians: np.ndarray, resamples: int,
