@@ -4,6 +4,7 @@ truth does: each setting multiplies the rate by a factor of its own) and whose r
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 from collections.abc import Mapping, Sequence
@@ -33,8 +34,14 @@ SPACE = load_space("local").bind(SpaceContext("ufs", ranks=4))
 HIDDEN = ("alignment", "chunk_size", "meta_block_size", "romio_ds_write")
 
 
+@functools.cache
 def distinct_points(space: BoundSpace) -> list[Point]:
     return sorted({space.repair(point)[0] for point in space.points()})
+
+
+@functools.cache
+def point_by_hash(space: BoundSpace) -> dict[str, Point]:
+    return {config_hash(space.config(p)): p for p in distinct_points(space)}
 
 
 def mechanisms(config: Mapping[str, Any]) -> float:
@@ -76,7 +83,7 @@ class NoisyMachine:
 
     def __init__(self, truth: Truth, sd: float) -> None:
         self.truth, self.sd = truth, sd
-        self.by_hash = {config_hash(truth.space.config(p)): p for p in distinct_points(truth.space)}
+        self.by_hash = point_by_hash(truth.space)
         self.runs = 0
 
     def run_once(self, target: Target, config: Config, *, seed: int = 0) -> RunResult:
@@ -257,20 +264,21 @@ class InterruptedMachine(NoisyMachine):
 
 
 def test_sim_screened_replays_its_repeats_on_a_resume_and_keeps_its_cap(tmp_path: Path) -> None:
+    settings = {**SETTINGS, "population": 40, "inner_generations": 2}  # a quicker search
     truth = Truth(SPACE)
     reference = campaign_on(tmp_path, NoisyMachine(truth, sd=0.2), budget=30, name="ref")
-    run_strategy("sim-screened", reference, seed=3, settings=SETTINGS)
+    run_strategy("sim-screened", reference, seed=3, settings=settings)
     assert len(reference.order) <= 30
     assert len(reference.order) > len(reference.measured)  # it repeated contenders
 
     killed = campaign_on(tmp_path, InterruptedMachine(truth, sd=0.2, after=15), budget=30,
                          name="killed")
     with pytest.raises(Interrupted):
-        run_strategy("sim-screened", killed, seed=3, settings=SETTINGS)
+        run_strategy("sim-screened", killed, seed=3, settings=settings)
     machine = NoisyMachine(truth, sd=0.2)
     resumed = CampaignEvaluator(killed.store, killed.id, killed.spec, SPACE, machine,
                                 MechanismsModel())
-    run_strategy("sim-screened", resumed, seed=3, settings=SETTINGS)
+    run_strategy("sim-screened", resumed, seed=3, settings=settings)
     assert resumed.order == reference.order  # the same configs and repeats, in the same order
     assert machine.runs == len(reference.order) - 14  # only what the kill left undone ran
     for key, entry in reference.measured.items():

@@ -64,8 +64,8 @@ class GreyBox:
         process = _gaussian_process().GaussianProcessRegressor(
             self._initial_kernel(), alpha=np.array([noise.of_mean(len(r)) for r in runs]),
             optimizer="fmin_l_bfgs_b", n_restarts_optimizer=0, normalize_y=False)
-        with warnings.catch_warnings():  # an amplitude at its bound: the fit says so, no more
-            warnings.simplefilter("ignore")
+        with warnings.catch_warnings(), _one_thread():
+            warnings.simplefilter("ignore")  # an amplitude at its bound: the fit says so
             process.fit(self.encode(points), np.array(residuals))
         self._fitted = process
 
@@ -76,7 +76,8 @@ class GreyBox:
         prior = np.log(np.asarray(simulated, dtype=float))
         if self._fitted is None:
             return prior, self._kernel(features)
-        mean, cov = self._fitted.predict(features, return_cov=True)
+        with _one_thread():
+            mean, cov = self._fitted.predict(features, return_cov=True)
         return prior + mean, cov
 
     def marginals(self, points: Sequence[Point], simulated: Sequence[float]
@@ -86,7 +87,8 @@ class GreyBox:
         prior = np.log(np.asarray(simulated, dtype=float))
         if self._fitted is None:
             return prior, np.sqrt(self._kernel.diag(features))
-        mean, sd = self._fitted.predict(features, return_std=True)
+        with _one_thread():
+            mean, sd = self._fitted.predict(features, return_std=True)
         return prior + mean, sd
 
     def encode(self, points: Sequence[Point]) -> np.ndarray:
@@ -112,6 +114,15 @@ class GreyBox:
         return (kernels.ConstantKernel(variance, bounds)
                 + kernels.ConstantKernel(variance, bounds) * kernels.DotProduct(0.0, "fixed")
                 + kernels.ConstantKernel(variance, bounds) * kernels.RBF(2.0, _LENGTH_BOUNDS))
+
+
+def _one_thread() -> Any:
+    """BLAS on one thread: the surrogate's matrices are as small as a campaign's runs, and
+    OpenBLAS's threads only wait for one another (on 2 cores a fit took 18x the CPU time).
+    threadpoolctl (scikit-learn's own dependency) is loaded on first use, as scikit-learn."""
+    import threadpoolctl
+
+    return threadpoolctl.threadpool_limits(1)
 
 
 def _gaussian_process() -> Any:
