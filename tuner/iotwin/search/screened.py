@@ -92,7 +92,7 @@ def sim_screened(evaluator: Evaluator, rng: random.Random, settings: Mapping[str
         generation += 1
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Belief:
     mean: float  # of the log rate
     sd: float
@@ -183,18 +183,26 @@ class Beliefs:
         return [points[i] for i in chosen if i not in measured], repeats
 
     def run(self, new: Sequence[Point], repeats: Sequence[Point]) -> bool:
-        """Run the batch and refit to everything measured; whether the new points came back
-        within the beliefs held before they ran."""
-        before = self.marginals(new)
+        """Run the batch and refit to everything measured; whether its runs came back within
+        the beliefs held before they ran (and the noise of a run)."""
+        before = self.marginals([*new, *repeats])
+        runs_before = [len(self.evaluator.runs_of(p)) for p in repeats]
         rates = self.evaluator.measure(new)
         self.evaluator.repeat(repeats)
+        fresh = [*rates, *(self._run_since(p, done)
+                           for p, done in zip(repeats, runs_before, strict=True))]
         self.measured += [p for p, r in zip(new, rates, strict=True)
                           if r is not None and p not in self.measured]
         z = [abs(math.log(rate) - b.mean) / math.sqrt(b.sd ** 2 + self.noise.variance)
-             for b, rate in zip(before, rates, strict=True) if b and rate]
+             for b, rate in zip(before, fresh, strict=True) if b and rate]
         self.evaluator.recalibrate()
         self.refit()
         return bool(z) and statistics.median(z) <= self.settings["trust_z"]
+
+    def _run_since(self, point: Point, runs_before: int) -> float | None:
+        """The rate of the run a repeat added to ``point`` (None: it failed or did not run)."""
+        runs = self.evaluator.runs_of(point)
+        return runs[-1] if len(runs) > runs_before else None
 
     def refit(self) -> None:
         """The noise and the surrogate fitted to every run of the measured points."""
