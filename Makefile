@@ -9,7 +9,7 @@ JOBS  ?= 2
 # (its parallel HDF5, Debian's parallel h5py and netCDF) gets an interposer and kernels of its
 # own (build/openmpi/); installing it makes Open MPI the default mpicc/mpiexec, so every MPICH
 # use names MPICH's own (mpicc.mpich, mpiexec.mpich).
-DEBIAN_PACKAGES := build-essential cmake pkg-config git \
+DEBIAN_PACKAGES := build-essential gfortran cmake pkg-config git \
   mpich libmpich-dev libhdf5-mpich-dev hdf5-tools libhdf5-doc \
   openmpi-bin libhdf5-openmpi-dev python3-h5py-mpi libnetcdf-mpi-dev \
   libsimgrid-dev libyaml-dev nlohmann-json3-dev \

@@ -21,11 +21,11 @@ import argparse
 import statistics
 from dataclasses import dataclass
 
+from iotwin.core.stats import Summary, summarize
 from iotwin.executors.base import Target
 from iotwin.executors.local import LocalExecutor
 from iotwin.model.platforms import load_platform
 from iotwin.model.sim import simulate
-from iotwin.stats import Summary, summarize
 from iotwin.workloads.workload import kernel_workload
 
 KERNEL = "block3d-io"

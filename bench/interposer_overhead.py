@@ -1,18 +1,22 @@
-"""Overhead of libiotwin_h5.so on kernels that make many small HDF5 calls.
+"""Overhead of libiotwin_h5.so on programs that make many small HDF5 or MPI-IO calls.
 
-Two kernels, where per-call costs of the interposer (hooks, timing, read-back at H5Dclose, the
-report at H5Fclose) show most:
+Kernels where per-call costs of the interposer (hooks, timing, read-back at open and at
+H5Dclose, the report at each close) show most:
 - one dataset, many writes: `replay` of a one-dataset workload whose `access_elements` cuts
   each rank's block into `--writes` small H5Dwrite calls;
 - many datasets: `vorpal-io` with many time steps of small blocks (hundreds of small datasets,
-  one write each).
+  one write each);
+- many file sessions, as EPCC's benchio makes them (by its published description): every rank
+  2 MiB of a 3-D array, each of `--files` files opened, written collectively and closed, once
+  through HDF5 and once through MPI-IO (tests/programs/file_sessions.c); measured on
+  `--session-ranks` ranks (4).
 Each runs without a config and with one (mpiio hints, hdf5 alignment, dataset settings) whose
 values do not change the I/O HDF5 does (defaults, or an alignment threshold above every
 dataset's size), so both sides do the same I/O and only the interposer's own work differs.
 The kernels run with --no-sync: the library adds CPU time per call; device flushes would only
 add noise.
 
-Two figures per case:
+Three figures per case:
 - instructions: `valgrind --tool=callgrind` totals of a 1-rank run (MPICH singleton) with and
   without the library: repeatable whatever else the machine runs. The difference splits into
   the library's own work (its hooks' inclusive counts minus those of the real HDF5 calls they
@@ -21,13 +25,20 @@ Two figures per case:
   application passing the same hints itself pays that too);
 - wall clock: runs on `--ranks` ranks alternating with and without the library, so drift on a
   shared machine hits both sides; the ratio of the medians of the kernel's open -> close time.
+- collectives: the MPI calls that make ranks wait for each other (MPI_Comm_dup included),
+  counted per process by tests/programs/libmpi_call_count.so preloaded before the library, on
+  the wall-clock runs' ranks; the library's are the difference with and without it, per file
+  session (the nonblocking MPI_Iallreduce of each report is listed apart: no rank waits for it).
+  On a machine with more ranks than cores, each collective can cost a rank a scheduler slice.
 Target for both ratios: below 1.02.
 
 A third variant turns workload capture on (IOTWIN_CAPTURE, no config) and prints what it adds
 to the library's instructions without it (target below 2 %).
 
     .venv/bin/python bench/interposer_overhead.py [--runs 7] [--ranks 2] [--steps 100]
-        [--writes 2000] [--config cfg.yaml] [--no-wall] [--no-instructions]
+        [--writes 2000] [--files 10] [--session-ranks 4] [--config cfg.yaml]
+        [--cases many-writes,many-datasets,sessions-hdf5,sessions-mpiio] [--no-wall]
+        [--no-instructions] [--no-collectives]
 """
 
 from __future__ import annotations
@@ -65,12 +76,15 @@ dataset:
 """
 
 ACCESS_ELEMENTS = 256   # float64: 2 KiB per H5Dwrite
+CASES = ("many-writes", "many-datasets", "sessions-hdf5", "sessions-mpiio")
 
 
 @dataclass
 class Kernel:
     label: str
     argv: Callable[[int], list[str]]   # command line for a run on that many ranks
+    ranks: int | None = None           # its wall-clock ranks (None: --ranks)
+    sessions: int = 1                  # file sessions per run
 
 
 def many_writes(folder: Path, writes: int) -> Kernel:
@@ -93,6 +107,16 @@ def many_datasets(folder: Path, steps: int, block: str) -> Kernel:
         return [str(paths.kernel_binary("vorpal-io")), "--file", str(folder / "v.h5"),
                 "--steps", str(steps), "--block", block, "--no-sync"]
     return Kernel(f"vorpal-io, {steps} steps x 3 datasets of {block} per rank", argv)
+
+
+def file_sessions(folder: Path, api: str, files: int, ranks: int) -> Kernel:
+    """benchio-like: `files` sessions of 2 MiB per rank (a 64^3 block of doubles each)."""
+    def argv(_ranks: int) -> list[str]:
+        for old in folder.glob("session*"):
+            old.unlink()
+        return [str(paths.built("tests/programs/file_sessions")), "--api", api, "--files",
+                str(files), "--n", "64", "--dir", str(folder)]
+    return Kernel(f"file_sessions, {files} {api} files of 2 MiB per rank", argv, ranks, files)
 
 
 def library_env(folder: Path, config: Path | None, capture: bool = False) -> dict[str, str]:
@@ -154,15 +178,19 @@ def call_arcs(out: Path) -> dict[tuple[str, str, str, str], int]:
     return arcs
 
 
+# the library's hooks: HDF5's and MPI's calls, and the POSIX writes it counts
+HOOK = re.compile(r"^(H5|P?MPI_)|^(write|pwrite|pwrite64|writev|fwrite|close)$")
+
+
 def callgrind_counts(out: Path) -> Counts:
     """The library's own work: calls into its hooks (from the application, and from the library
-    itself: their real calls are subtracted with the hook's), minus the real HDF5 calls the
-    hooks pass on."""
+    itself: their real calls are subtracted with the hook's), minus the real HDF5, MPI and
+    POSIX calls the hooks pass on."""
     total = next(int(line.split()[1]) for line in out.read_text().splitlines()
                  if line.startswith(("summary:", "totals:")))
     arcs = call_arcs(out)
     hooked = {callee for (_, _, callee_obj, callee) in arcs
-              if LIBRARY in callee_obj and callee.startswith("H5")}   # this build's hooks
+              if LIBRARY in callee_obj and HOOK.match(callee)}   # this build's hooks
     own = 0
     for (caller_obj, _, callee_obj, callee), count in arcs.items():
         if callee not in hooked:
@@ -184,6 +212,37 @@ def instructions(argv: list[str], env: dict[str, str], out: Path) -> Counts:
     return callgrind_counts(out)
 
 
+COUNTER = "tests/programs/libmpi_call_count.so"
+NONBLOCKING = ("MPI_Iallreduce",)
+
+
+def collective_calls(ranks: int, argv: list[str], env: dict[str, str],
+                     folder: Path) -> dict[str, float]:
+    """MPI calls that synchronise ranks, per rank (the mean over the ranks), counted by the
+    preloaded counter."""
+    out = folder / "calls.jsonl"
+    out.unlink(missing_ok=True)
+    preload = ":".join(filter(None, [str(paths.built(COUNTER)), env.get("LD_PRELOAD", "")]))
+    done = launch.run_mpi(ranks, argv, env={**env, "LD_PRELOAD": preload,
+                                            "MPI_CALL_COUNT": str(out)}, timeout=600)
+    if done.returncode != 0:
+        raise SystemExit(f"run failed: {' '.join(argv)}\n{done.stderr.strip()}")
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    names = [key for key in lines[0] if key != "rank"]
+    return {name: sum(line[name] for line in lines) / len(lines) for name in names}
+
+
+def print_collectives(kernel: Kernel, env: dict[str, str], folder: Path, ranks: int) -> None:
+    without = collective_calls(ranks, kernel.argv(ranks), {}, folder)
+    with_library = collective_calls(ranks, kernel.argv(ranks), env, folder)
+    added = {name: (with_library[name] - without[name]) / kernel.sessions for name in without}
+    waiting = sum(n for name, n in added.items() if name not in NONBLOCKING)
+    own = sum(n for name, n in without.items() if name not in NONBLOCKING) / kernel.sessions
+    detail = ", ".join(f"{name} {n:+.1f}" for name, n in added.items() if n)
+    print(f"  collectives per rank and file session, {ranks} ranks: the program's {own:.1f}, "
+          f"the library's {waiting:+.1f} that wait ({detail or 'none'})")
+
+
 def kernel_seconds(ranks: int, argv: list[str], env: dict[str, str]) -> float:
     done = launch.run_mpi(ranks, argv, env=env, timeout=600)
     if done.returncode != 0:
@@ -201,8 +260,9 @@ def wall_clock(ranks: int, argv: list[str], env: dict[str, str], runs: int) -> d
 
 
 def report_calls(folder: Path) -> tuple[int, int]:
-    """H5Dwrite calls and datasets of the last file the library reported."""
-    line = json.loads((folder / "report.jsonl").read_text().splitlines()[-1])
+    """Write calls and datasets of the last file the library reported."""
+    lines = [json.loads(line) for line in (folder / "report.jsonl").read_text().splitlines()]
+    line = [line for line in lines if "iotwin_report" in line][-1]
     return int(line["writes"]), len(line["datasets"])
 
 
@@ -223,15 +283,19 @@ def measure(kernel: Kernel, config: Path | None, args: argparse.Namespace, folde
               f"{counts.total / without:.4f}")
         own, rest = counts.own, counts.total - without - counts.own
         print(f"    the library's own work: {own / 1e6:.2f} M ({own / max(writes, 1):.0f} per "
-              f"write, {own / max(datasets, 1):.0f} per dataset), ratio (without + own) / "
+              f"write, {own / max(datasets, 1):.0f} per dataset, "
+              f"{own / kernel.sessions:.0f} per file session), ratio (without + own) / "
               f"without {(without + own) / without:.4f}; inside HDF5 / MPI and loading the "
               f"library: {rest / 1e6:.2f} M")
+    if args.collectives:
+        print_collectives(kernel, env, folder, kernel.ranks or args.ranks)
     if args.wall:
-        times = wall_clock(args.ranks, kernel.argv(args.ranks), env, args.runs)
+        ranks = kernel.ranks or args.ranks
+        times = wall_clock(ranks, kernel.argv(ranks), env, args.runs)
         medians = {side: statistics.median(values) for side, values in times.items()}
         spread = ", ".join(f"{side} {medians[side]:.4f} s [{min(v):.4f}..{max(v):.4f}]"
                            for side, v in times.items())
-        print(f"  wall clock, {args.ranks} ranks, {args.runs} runs per side: medians {spread}; "
+        print(f"  wall clock, {ranks} ranks, {args.runs} runs per side: medians {spread}; "
               f"ratio {medians['with'] / medians['without']:.4f}")
     return counts
 
@@ -243,10 +307,16 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=100, help="vorpal-io time steps")
     parser.add_argument("--block", default="16x16x16", help="vorpal-io block per rank")
     parser.add_argument("--writes", type=int, default=2000, help="replay writes per rank")
+    parser.add_argument("--files", type=int, default=10, help="file sessions of file_sessions")
+    parser.add_argument("--session-ranks", type=int, default=4,
+                        help="ranks of file_sessions' wall-clock and collective runs")
     parser.add_argument("--config", type=Path,
                         help="tuning config to load instead of the built-in neutral one")
+    parser.add_argument("--cases", default=",".join(CASES),
+                        help=f"comma-separated, of {', '.join(CASES)}")
     parser.add_argument("--no-wall", dest="wall", action="store_false")
     parser.add_argument("--no-instructions", dest="instructions", action="store_false")
+    parser.add_argument("--no-collectives", dest="collectives", action="store_false")
     args = parser.parse_args()
     if args.instructions and not shutil.which("valgrind"):
         raise SystemExit("valgrind is not installed (apt-get install valgrind)")
@@ -255,8 +325,16 @@ def main() -> None:
         config = args.config.resolve() if args.config else folder / "neutral-config.yaml"
         if not args.config:
             config.write_text(NEUTRAL_CONFIG)
-        for kernel in (many_writes(folder, args.writes),
-                       many_datasets(folder, args.steps, args.block)):
+        kernels = {"many-writes": lambda: many_writes(folder, args.writes),
+                   "many-datasets": lambda: many_datasets(folder, args.steps, args.block),
+                   "sessions-hdf5": lambda: file_sessions(folder, "hdf5", args.files,
+                                                          args.session_ranks),
+                   "sessions-mpiio": lambda: file_sessions(folder, "mpiio", args.files,
+                                                           args.session_ranks)}
+        for name in args.cases.split(","):
+            if name not in kernels:
+                raise SystemExit(f"unknown case {name!r}: expected one of {', '.join(CASES)}")
+            kernel = kernels[name]()
             library = measure(kernel, None, args, folder)
             measure(kernel, config, args, folder)
             captured = measure(kernel, None, args, folder, capture=True)

@@ -7,13 +7,18 @@ void json_string(FILE *out, const char *text)
         return;
     }
     fputc('"', out);
-    for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
+    const unsigned char *run = (const unsigned char *)text;   /* characters copied as they are */
+    for (const unsigned char *c = run;; c++) {
+        if (*c && *c != '"' && *c != '\\' && *c >= 0x20)
+            continue;
+        fwrite(run, 1, (size_t)(c - run), out);
+        if (!*c)
+            break;
         if (*c == '"' || *c == '\\')
             fprintf(out, "\\%c", *c);
-        else if (*c < 0x20)
-            fprintf(out, "\\u%04x", *c);
         else
-            fputc(*c, out);
+            fprintf(out, "\\u%04x", *c);
+        run = c + 1;
     }
     fputc('"', out);
 }

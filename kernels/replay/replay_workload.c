@@ -107,6 +107,20 @@ static int load_dataset(yaml_tree *t, yaml_node_t *node, const char *path, repla
     return 0;
 }
 
+/* A file name that stays inside the directory the replay writes in: relative, and no ".."
+ * component (a workload from elsewhere must not write over files outside it). */
+static int inside_run_directory(const char *name)
+{
+    if (!*name || name[0] == '/')
+        return 0;
+    for (const char *part = name; part; part = strchr(part, '/')) {
+        part += (*part == '/');
+        if (part[0] == '.' && part[1] == '.' && (part[2] == '/' || part[2] == '\0'))
+            return 0;
+    }
+    return 1;
+}
+
 static int load_session(yaml_tree *t, yaml_node_t *node, const char *path, replay_session *s)
 {
     static const int shared = MODE_SHARED, hdf5 = API_HDF5, yes = 1, no = 0;
@@ -124,6 +138,11 @@ static int load_session(yaml_tree *t, yaml_node_t *node, const char *path, repla
         tree_u64(t, node, "flushes", path, &s->flushes, &zero) ||
         tree_bool(t, node, "keep_open", path, &s->keep_open, &no))
         return -1;
+    if (!inside_run_directory(name)) {
+        snprintf(t->err, t->errlen, "%s.name: '%s' lies outside the directory the replay "
+                 "writes in (a file name is relative, without '..')", path, name);
+        return -1;
+    }
     s->name = strdup(name);
     s->role = strdup(ROLES[role]);
     s->mode = (file_mode)mode;

@@ -140,7 +140,63 @@ void contiguous_runs(const Dataset& ds, const std::vector<uint64_t>& dims, uint6
     }
 }
 
+// HDF5's H5Sselect_hyperslab(start, stride, count, block) as boxes: axes whose blocks touch
+// (stride == block, or one block) are one box side, so a box is a contiguous block's extent.
+void hyperslab_boxes(uint32_t writer, const std::vector<uint64_t>& start, const std::vector<uint64_t>& stride,
+                     const std::vector<uint64_t>& count, const std::vector<uint64_t>& block,
+                     std::vector<Box>& out)
+{
+    size_t nd = start.size();
+    std::vector<uint64_t> steps(nd), side(nd), idx(nd, 0);
+    for (size_t a = 0; a < nd; a++) {
+        bool touching = count[a] == 1 || stride[a] == block[a];
+        steps[a] = touching ? 1 : count[a];
+        side[a] = touching ? count[a] * block[a] : block[a];
+        if (side[a] == 0 || steps[a] == 0)
+            return;
+    }
+    for (;;) {
+        Box box{writer, start, side};
+        for (size_t a = 0; a < nd; a++)
+            box.start[a] += idx[a] * stride[a];
+        out.push_back(std::move(box));
+        size_t a = nd;
+        while (a-- > 0) {
+            if (++idx[a] < steps[a])
+                break;
+            idx[a] = 0;
+        }
+        if (a == static_cast<size_t>(-1))
+            return;
+    }
+}
+
 }  // namespace
+
+std::vector<Box> selection_boxes(const Selection& selection, const std::vector<uint64_t>& origin)
+{
+    std::vector<Box> boxes;
+    if (selection.grid) {
+        const Dataset& grid = selection.decomposition;
+        for (uint64_t w = 0; w < grid.writers(); w++) {
+            Box box{static_cast<uint32_t>(w), {}, {}};
+            grid.block(w, box.start, box.count);
+            for (size_t a = 0; a < box.start.size() && a < origin.size(); a++)
+                box.start[a] += origin[a];
+            boxes.push_back(std::move(box));
+        }
+        return boxes;
+    }
+    for (const HyperslabRun& r : selection.runs)
+        for (uint64_t k = 0; k < r.writers; k++) {
+            std::vector<uint64_t> s(r.start);
+            for (size_t a = 0; a < s.size(); a++)
+                s[a] += k * r.start_step[a];
+            hyperslab_boxes(static_cast<uint32_t>(r.first_writer + k * r.writer_step), s, r.stride, r.count, r.block,
+                            boxes);
+        }
+    return boxes;
+}
 
 void sort_by_offset(std::vector<Access>& out, size_t from)
 {

@@ -36,6 +36,16 @@ void append_touching(std::vector<Access>& out, const Access& a, SameSource same_
 // touch in the file are one run.
 void dataset_accesses(const Dataset& ds, const DatasetLayout& layout, std::vector<Access>& out);
 
+// One writer's box of a dataset in one call: start and count per axis.
+struct Box {
+    uint32_t writer;
+    std::vector<uint64_t> start, count;
+};
+
+// A call's selection (WORKLOAD.md `calls`) at `origin`, as one box per writer's block: a
+// hyperslab's blocks that touch along an axis make one box side there.
+std::vector<Box> selection_boxes(const Selection& selection, const std::vector<uint64_t>& origin);
+
 // Appends the runs of `boxes` (one call's selection of `ds`, WORKLOAD.md `calls`), unsorted.
 void box_accesses(const Dataset& ds, const DatasetLayout& layout, const std::vector<Box>& boxes,
                   std::vector<Access>& out);

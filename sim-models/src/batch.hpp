@@ -8,8 +8,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cost_estimate.hpp"
+
 namespace iosim {
 
-nlohmann::json simulate_batch(const nlohmann::json& input, int jobs);
+// `limits`: what a config may cost (the input's options may change them); every worker runs
+// with limits.memory_bytes of address space at most.
+nlohmann::json simulate_batch(const nlohmann::json& input, int jobs, const Limits& limits);
 
 }  // namespace iosim

@@ -1,7 +1,6 @@
 #include "collective_buffering.hpp"
 
 #include <algorithm>
-#include <map>
 #include <optional>
 
 namespace iosim {
@@ -83,40 +82,122 @@ private:
 
 struct BufferedFile {
     OpenFile* file;
-    std::vector<Access> accesses;  // with one flow per node, a node's touching pieces as one
     BufferingPlan plan;
-    std::vector<size_t> cursor;  // per aggregator: first access that may still overlap
+    std::vector<PieceSet::Cover> covers;  // per aggregator: its walk through the call's pieces
     std::unique_ptr<WritePhaseBuilder> writes;  // one round's writes at a time
 };
 
-// Pieces that touch in the file and come from one node travel in the same shuffle flow: one
-// piece serves for all (same bytes per flow, same spans and holes), and rounds scan fewer.
-std::vector<Access> merged_by_node(const std::vector<Access>& sorted, const std::vector<int>& node_of_writer)
+BufferedFile start_file(const MpiIoContext& ctx, OpenFile* f, const PieceSet& pieces, const PlanFile& plan)
 {
-    auto same_node = [&](const Access& a, const Access& b) {
-        return node_of_writer[a.writer] == node_of_writer[b.writer];
-    };
-    std::vector<Access> out;
-    for (const auto& a : sorted)
-        append_touching(out, a, same_node);
-    return out;
-}
-
-BufferedFile start_file(const MpiIoContext& ctx, OpenFile* f, const std::vector<Access>& acc, const PlanFile& plan)
-{
-    uint64_t lo = acc.front().offset, hi = 0;
-    for (const auto& a : acc)
-        hi = std::max(hi, a.offset + a.length);
-    BufferedFile t{f, ctx.aggregate ? merged_by_node(acc, f->node_of_writer) : acc, plan(*f, lo, hi, acc), {},
+    WriterExtent range = pieces.extent();
+    BufferedFile t{f, plan(*f, range.first, range.end, pieces), {},
                    std::make_unique<WritePhaseBuilder>(ctx.platform, f->striping, *f->holders, ctx.breakdown)};
-    t.cursor.assign(t.plan.aggregators.size(), 0);
+    t.covers.reserve(t.plan.aggregators.size());
+    for (size_t a = 0; a < t.plan.aggregators.size(); a++)
+        t.covers.emplace_back(pieces);
     ctx.breakdown.aggregators.push_back(static_cast<int>(t.plan.aggregators.size()));
     return t;
 }
 
-struct RoundBuilders {
-    std::map<std::pair<int, int>, Flow> shuffle;  // (source key, aggregator node)
+// A round's shuffle: per aggregator, the bytes each source (a node, or a rank when not
+// aggregated) sends it. Entries are found through an array over sources while the aggregator
+// is current, and sorted into (source, aggregator node) order when the round ends.
+class RoundBuilders {
+public:
     double local_copy_s = 0;
+
+    Flow& flow(int key, int agg_node)
+    {
+        if (static_cast<size_t>(key) >= slot_.size())
+            slot_.resize(static_cast<size_t>(key) + 1, -1);
+        int& slot = slot_[key];
+        if (slot < 0) {
+            slot = static_cast<int>(entries_.size());
+            touched_.push_back(key);
+            entries_.emplace_back(static_cast<uint64_t>(static_cast<uint32_t>(key)) << 32 |
+                                      static_cast<uint32_t>(agg_node),
+                                  Flow{});
+        }
+        return entries_[slot].second;
+    }
+    void end_aggregator()
+    {
+        for (int key : touched_)
+            slot_[key] = -1;
+        touched_.clear();
+    }
+    // The round's flows in (source, aggregator node) order, one per pair; the builder is then
+    // ready for the next round.
+    std::vector<Flow> take_flows()
+    {
+        end_aggregator();
+        std::sort(entries_.begin(), entries_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+        std::vector<Flow> out;
+        out.reserve(entries_.size());
+        for (size_t i = 0; i < entries_.size(); i++) {
+            if (i > 0 && entries_[i].first == entries_[i - 1].first)  // two aggregators on one node
+                out.back().bytes += entries_[i].second.bytes;
+            else
+                out.push_back(entries_[i].second);
+        }
+        entries_.clear();
+        local_copy_s = 0;
+        return out;
+    }
+
+private:
+    std::vector<std::pair<uint64_t, Flow>> entries_;
+    std::vector<int> slot_;  // source key -> entry of the current aggregator, -1 if none
+    std::vector<int> touched_;
+};
+
+// One aggregator's gathering in one interval of its domain: the bytes each source sends it
+// (a node's ranks as one flow when aggregated), what stays on its own node, and what it holds.
+class Gather : public CoverSink {
+public:
+    Gather(const MpiIoContext& ctx, const OpenFile& f, int agg_node, RoundBuilders& rb)
+        : ctx_(ctx), f_(f), agg_node_(agg_node), rb_(rb)
+    {
+    }
+    void writers(uint64_t first, uint64_t count, uint64_t step, uint64_t bytes) override
+    {
+        data += count * bytes;
+        if (step == 0)
+            return from(first, count * bytes);
+        uint64_t last = first + (count - 1) * step;
+        if (ctx_.aggregate && step == 1) {  // a node's consecutive writers at once
+            for (uint64_t w = first; w <= last;) {
+                uint64_t next = std::min<uint64_t>(last + 1, f_.node_run_end[w]);
+                from(w, (next - w) * bytes);
+                w = next;
+            }
+            return;
+        }
+        for (uint64_t w = first; w <= last; w += step)
+            from(w, bytes);
+    }
+    uint64_t data = 0, local_bytes = 0;
+
+private:
+    void from(uint64_t writer, uint64_t bytes)
+    {
+        int src_node = f_.node_of_writer[writer];
+        if (src_node == agg_node_) {
+            local_bytes += bytes;
+            return;
+        }
+        int key = ctx_.aggregate ? src_node : f_.rank_of_writer[writer];
+        Flow& fl = rb_.flow(key, agg_node_);
+        fl.src = src_node;
+        fl.dst = agg_node_;
+        fl.bytes += bytes;
+        ctx_.breakdown.shuffle_bytes += bytes;
+    }
+
+    const MpiIoContext& ctx_;
+    const OpenFile& f_;
+    int agg_node_;
+    RoundBuilders& rb_;
 };
 
 // One aggregator's share of a round: gather what falls in its intervals, then write it.
@@ -126,39 +207,19 @@ bool aggregator_round(const MpiIoContext& ctx, BufferedFile& t, int a, RoundBuil
     std::vector<std::pair<uint64_t, uint64_t>> intervals;
     if (!t.plan.domain->next(a, intervals))
         return false;
-    const auto& acc = t.accesses;
     OpenFile& f = *t.file;
     int agg_writer = t.plan.aggregators[a];
     int agg_node = f.node_of_writer[agg_writer];
     uint64_t local_bytes = 0;
     for (auto [lo, hi] : intervals) {
-        size_t& i = t.cursor[a];
-        while (i < acc.size() && acc[i].offset + acc[i].length <= lo)
-            i++;
-        uint64_t first = hi, last = lo, data = 0;
-        for (size_t j = i; j < acc.size() && acc[j].offset < hi; j++) {
-            uint64_t o = std::max(lo, acc[j].offset), e = std::min(hi, acc[j].offset + acc[j].length);
-            if (e <= o)
-                continue;
-            int src_node = f.node_of_writer[acc[j].writer];
-            if (src_node == agg_node) {
-                local_bytes += e - o;
-            } else {
-                int key = ctx.aggregate ? src_node : f.rank_of_writer[acc[j].writer];
-                Flow& fl = rb.shuffle[{key, agg_node}];
-                fl.src = src_node;
-                fl.dst = agg_node;
-                fl.bytes += e - o;
-                ctx.breakdown.shuffle_bytes += e - o;
-            }
-            first = std::min(first, o);
-            last = std::max(last, e);
-            data += e - o;
-        }
-        if (data == 0)
+        Gather gather(ctx, f, agg_node, rb);
+        t.covers[a].cover(lo, hi, gather);
+        local_bytes += gather.local_bytes;
+        if (gather.data == 0)
             continue;
+        uint64_t first = gather.first, last = gather.end;
         // Holes in the collective buffer: the span is read first (read-modify-write).
-        bool holes = data < last - first;
+        bool holes = gather.data < last - first;
         double read_s = holes ? static_cast<double>(last - first) / ctx.platform.fs.target_Bps : 0;
         if (holes)
             ctx.breakdown.posix.read(last - first);
@@ -166,6 +227,7 @@ bool aggregator_round(const MpiIoContext& ctx, BufferedFile& t, int a, RoundBuil
         wb.add(agg_node, agg_node, f.rank_of_writer[agg_writer], first, last - first, read_s);
     }
     rb.local_copy_s = std::max(rb.local_copy_s, static_cast<double>(local_bytes) / ctx.platform.network.memcpy_Bps);
+    rb.end_aggregator();
     return true;
 }
 
@@ -186,11 +248,11 @@ void buffered_write(const MpiIoContext& ctx, const WriteCall& call, const PlanFi
 {
     std::vector<BufferedFile> files;
     for (size_t i = 0; i < call.files.size(); i++)
-        if (!call.accesses[i].empty())
-            files.push_back(start_file(ctx, call.files[i], call.accesses[i], plan));
+        if (!call.pieces[i].empty())
+            files.push_back(start_file(ctx, call.files[i], call.pieces[i], plan));
     std::optional<Phase> writing;  // with overlap: the previous round's writes, still going
+    RoundBuilders rb;
     for (;;) {
-        RoundBuilders rb;
         bool any = false;
         Phase write;
         write.label = "write";
@@ -207,8 +269,7 @@ void buffered_write(const MpiIoContext& ctx, const WriteCall& call, const PlanFi
         shuffle.fixed_s = rb.local_copy_s;
         if (style.exchange_collective)
             shuffle.fixed_s += collective_overhead_s(ctx.platform, ctx.total_ranks);
-        for (auto& [key, flow] : rb.shuffle)
-            shuffle.flows.push_back(flow);
+        shuffle.flows = rb.take_flows();
         if (!style.overlap) {
             ctx.sink(std::move(shuffle));
             ctx.sink(std::move(write));

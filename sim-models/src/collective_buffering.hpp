@@ -41,8 +41,7 @@ struct BufferingPlan {
 };
 
 // The plan for a file, given the call's byte range [lo, hi) in it and its pieces.
-using PlanFile = std::function<BufferingPlan(const OpenFile& f, uint64_t lo, uint64_t hi,
-                                             const std::vector<Access>& accesses)>;
+using PlanFile = std::function<BufferingPlan(const OpenFile& f, uint64_t lo, uint64_t hi, const PieceSet& pieces)>;
 
 // How the rounds go: `exchange_collective`: a round's shuffle starts with a collective step
 // (an all-to-all of the sizes each rank sends), else point-to-point messages only; `overlap`:

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace iosim {
@@ -21,6 +22,23 @@ struct SieveRun {
 
 struct SievePiece {
     uint64_t offset, length;
+};
+
+// The runs of windows that sieve pieces given one by one in file order (not overlapping),
+// each run handed on when the next one starts: a rank's pieces need not be held at once.
+class SieveWindows {
+public:
+    // `access_end`: the end of the rank's last piece (no window reaches past it).
+    SieveWindows(uint64_t buffer_bytes, uint64_t access_end, std::function<void(const SieveRun&)> emit);
+    void add(const SievePiece& p);
+    void finish();
+
+private:
+    uint64_t buffer_, access_end_;
+    std::function<void(const SieveRun&)> emit_;
+    SieveRun run_;
+    bool open_ = false;
+    uint64_t window_end_ = 0;  // end of the last window opened
 };
 
 // The runs of windows that sieve `pieces` (in file order, not overlapping) with a buffer of

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "hdf5_chunk_index.hpp"
+#include "netcdf4.hpp"
 
 namespace iosim {
 
@@ -58,10 +59,12 @@ hid_t element_type(uint64_t bytes)
     }
 }
 
-hid_t file_access(const FileSettings& s)
+hid_t file_access(const FileSession& file, const FileSettings& s)
 {
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     H5Pset_fapl_sec2(fapl);
+    if (file.netcdf4)
+        set_netcdf4_file_access(fapl);
     if (s.align_boundary > 1)
         H5Pset_alignment(fapl, s.align_threshold, s.align_boundary);
     H5Pset_meta_block_size(fapl, s.meta_block_size);
@@ -157,7 +160,9 @@ std::vector<uint64_t> read_chunk_addresses(hid_t dset, const ChunkBtreeLeaves& l
     return query_chunk_addresses(dset, d, name);
 }
 
-DatasetLayout create_dataset(hid_t file, const Dataset& ds, const DatasetSettings& s)
+// A dataset as the application creates it; with netCDF-4 (first_dimension >= 0) with netCDF's
+// properties and its list of dimension ids.
+DatasetLayout create_dataset(hid_t file, const Dataset& ds, const DatasetSettings& s, int first_dimension)
 {
     DatasetLayout out;
     out.chunk_dims = effective_chunk_dims(ds, s);
@@ -167,9 +172,13 @@ DatasetLayout create_dataset(hid_t file, const Dataset& ds, const DatasetSetting
     H5Id space{check(H5Screate_simple(static_cast<int>(h.size()), h.data(), nullptr), "dataspace"), H5Sclose};
     H5Id type{check(element_type(ds.element_bytes), "datatype"), H5Tclose};
     H5Id dcpl{dataset_creation(out.chunk_dims), H5Pclose};
+    if (first_dimension >= 0)
+        set_netcdf4_variable_creation(dcpl.id);
     H5Id dset{check(H5Dcreate2(file, ds.name.c_str(), type.id, space.id, H5P_DEFAULT, dcpl.id, H5P_DEFAULT),
                     "creating " + ds.name),
               H5Dclose};
+    if (first_dimension >= 0)
+        write_netcdf4_coordinates(dset.id, first_dimension, h.size());
     if (out.chunk_dims.empty())
         out.base = H5Dget_offset(dset.id);
     else
@@ -215,11 +224,12 @@ void place_datasets(hid_t h5, const std::string& path, const FileSession& file, 
 FileLayout hdf5_layout(const FileSession& file, const FileSettings& settings)
 {
     H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-    H5Id fapl{file_access(settings), H5Pclose};
+    H5Id fapl{file_access(file, settings), H5Pclose};
+    H5Id fcpl{file.netcdf4 ? netcdf4_file_creation() : H5Pcreate(H5P_FILE_CREATE), H5Pclose};
     std::string path = scratch_path();
     FileLayout layout;
     {
-        H5Id h5{check(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.id), "creating " + path), H5Fclose};
+        H5Id h5{check(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, fcpl.id, fapl.id), "creating " + path), H5Fclose};
         place_datasets(h5.id, path, file, settings, layout);
     }
     unlink(path.c_str());
@@ -242,8 +252,12 @@ std::string scratch_path()
 void place_datasets(hid_t h5, const std::string& path, const FileSession& file, const FileSettings& settings,
                     FileLayout& layout)
 {
+    NetcdfDimensions dims;
+    if (file.netcdf4)
+        dims = create_dimension_scales(h5, file);
     for (size_t i = 0; i < file.datasets.size(); i++)
-        layout.datasets.push_back(create_dataset(h5, file.datasets[i], settings.datasets[i]));
+        layout.datasets.push_back(
+            create_dataset(h5, file.datasets[i], settings.datasets[i], file.netcdf4 ? dims.first[i] : -1));
     read_all_chunk_addresses(h5, path, file, layout);
     uint64_t data_bytes = 0;
     for (size_t i = 0; i < file.datasets.size(); i++) {
@@ -254,7 +268,7 @@ void place_datasets(hid_t h5, const std::string& path, const FileSession& file, 
         layout.end_of_file = std::max(layout.end_of_file, data_end(d, bytes));
         layout.metadata_entries += 1 + d.chunk_addr.size() / 64;  // header, plus chunk index nodes
     }
-    layout.metadata_entries += 3;  // superblock, root group, its heap
+    layout.metadata_entries += 3 + static_cast<uint64_t>(dims.count);  // superblock, root group, its heap
     layout.metadata_bytes = layout.end_of_file > data_bytes ? layout.end_of_file - data_bytes : 0;
 }
 

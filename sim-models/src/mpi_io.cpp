@@ -46,38 +46,15 @@ double call_oversubscription(const Platform& p, const WriteCall& call)
 
 namespace {
 
-// Each writer's pieces, writer by writer, in file order within a writer (a counting sort).
-std::vector<const Access*> grouped_by_writer(const std::vector<Access>& sorted)
-{
-    std::vector<size_t> first;  // per writer: its first slot in the output
-    for (const auto& a : sorted) {
-        if (a.writer >= first.size())
-            first.resize(a.writer + 1, 0);
-        first[a.writer]++;
-    }
-    size_t total = 0;
-    for (auto& n : first)
-        total += std::exchange(n, total);
-    std::vector<const Access*> out(sorted.size());
-    for (const auto& a : sorted)
-        out[first[a.writer]++] = &a;
-    return out;
-}
-
 // One rank's noncontiguous pieces written through data sieving (data_sieving.hpp): each run
 // of windows is read (time on the target, RPCs), then written whole.
-// `first`..`last`: the rank's pieces, in file order.
 void sieve(const MpiIoContext& ctx, WritePhaseBuilder& wb, const FileSettings& settings,
-           const Access* const* first, const Access* const* last, int node, int key, int rank)
+           const std::function<void(const PieceFn&)>& walk, uint64_t access_end, int node, int key, int rank)
 {
-    std::vector<SievePiece> requested;
-    requested.reserve(static_cast<size_t>(last - first));
-    for (; first != last; ++first)
-        requested.push_back({(*first)->offset, (*first)->length});
     const auto& fs = ctx.platform.fs;
     uint64_t window = settings.ind_wr_buffer_size;
     uint64_t rpcs_per_window = (window + fs.rpc_max_bytes - 1) / fs.rpc_max_bytes;
-    for (const SieveRun& run : sieve_runs(requested, window)) {
+    SieveWindows windows(window, access_end, [&](const SieveRun& run) {
         uint64_t read_rpcs = run.windows * rpcs_per_window;
         double read_s = static_cast<double>(run.length) / fs.target_Bps + static_cast<double>(read_rpcs) * fs.rpc_overhead_s;
         ctx.breakdown.sieve_read_bytes += run.length;
@@ -85,24 +62,40 @@ void sieve(const MpiIoContext& ctx, WritePhaseBuilder& wb, const FileSettings& s
         ctx.breakdown.posix.read(run.length, run.windows);
         ctx.breakdown.posix.write(run.length, run.windows);
         wb.add(node, key, rank, run.offset, run.length, read_s);
-    }
+    });
+    walk([&](uint64_t offset, uint64_t length) { windows.add({offset, length}); });
+    windows.finish();
 }
 
-// Whether a rank's pieces (in file order) follow each other without a gap. Its file type is
-// then contiguous: MPICH marks a struct whose size equals its extent, its blocks in order,
-// as contiguous (MPIR_Type_struct), ROMIO's ADIOI_Datatype_iscontig reports it so, and
-// ADIOI_GEN_WriteStridedColl writes it with one ADIO_WriteContig: nothing to sieve. This is
-// HDF5's linked-chunk write of a rank's adjacent whole chunks (H5D__link_chunk_collective_io).
-bool touching(const Access* const* first, const Access* const* last)
+// A rank's pieces as one pass sees them: how many, where they start and end, and whether
+// each follows the one before without a gap.
+struct WriterPieces {
+    uint64_t count = 0, first = 0, end = 0, max_end = 0;
+    bool touching = true;
+};
+
+WriterPieces survey(const std::function<void(const PieceFn&)>& walk)
 {
-    for (const Access* const* a = first + 1; a < last; ++a)
-        if ((*a)->offset != (*(a - 1))->offset + (*(a - 1))->length)
-            return false;
-    return true;
+    WriterPieces p;
+    walk([&](uint64_t offset, uint64_t length) {
+        if (p.count == 0)
+            p.first = offset;
+        else if (offset != p.end)
+            p.touching = false;
+        p.end = offset + length;
+        p.max_end = std::max(p.max_end, p.end);
+        p.count++;
+    });
+    return p;
 }
 
 }  // namespace
 
+// A rank whose pieces follow each other without a gap has a contiguous file type: MPICH marks
+// a struct whose size equals its extent, its blocks in order, as contiguous (MPIR_Type_struct),
+// ROMIO's ADIOI_Datatype_iscontig reports it so, and ADIOI_GEN_WriteStridedColl writes it with
+// one ADIO_WriteContig: nothing to sieve. This is HDF5's linked-chunk write of a rank's
+// adjacent whole chunks (H5D__link_chunk_collective_io).
 void independent_write(const MpiIoContext& ctx, const WriteCall& call, bool data_sieving)
 {
     Phase all;
@@ -111,31 +104,23 @@ void independent_write(const MpiIoContext& ctx, const WriteCall& call, bool data
         OpenFile& f = *call.files[i];
         WritePhaseBuilder wb(ctx.platform, f.striping, *f.holders, ctx.breakdown);
         bool sieves = data_sieving && f.settings->ds_write != Hint::disable;
-        std::vector<const Access*> by_writer = grouped_by_writer(call.accesses[i]);
-        for (size_t begin = 0, end; begin < by_writer.size(); begin = end) {
-            uint32_t w = by_writer[begin]->writer;
-            for (end = begin + 1; end < by_writer.size() && by_writer[end]->writer == w; end++) {
-            }
+        call.pieces[i].for_each_writer([&](uint32_t w, const std::function<void(const PieceFn&)>& walk) {
             int node = f.node_of_writer[w];
             int rank = f.rank_of_writer[w];
             int key = ctx.aggregate ? node : rank;
-            const Access* const* first = by_writer.data() + begin;
-            const Access* const* last = by_writer.data() + end;
-            if (sieves && end - begin > 1) {
-                if (!touching(first, last)) {
-                    sieve(ctx, wb, *f.settings, first, last, node, key, rank);
-                    continue;
-                }
-                uint64_t length = (*(last - 1))->offset + (*(last - 1))->length - (*first)->offset;
+            WriterPieces p = sieves ? survey(walk) : WriterPieces{};
+            if (sieves && p.count > 1) {
+                if (!p.touching)
+                    return sieve(ctx, wb, *f.settings, walk, p.max_end, node, key, rank);
+                ctx.breakdown.posix.write(p.end - p.first);
+                wb.add(node, key, rank, p.first, p.end - p.first);
+                return;
+            }
+            walk([&](uint64_t offset, uint64_t length) {
                 ctx.breakdown.posix.write(length);
-                wb.add(node, key, rank, (*first)->offset, length);
-                continue;
-            }
-            for (size_t k = begin; k < end; k++) {
-                ctx.breakdown.posix.write(by_writer[k]->length);
-                wb.add(node, key, rank, by_writer[k]->offset, by_writer[k]->length);
-            }
-        }
+                wb.add(node, key, rank, offset, length);
+            });
+        });
         add_flows(all, wb.finish("write", 0));
     }
     ctx.sink(std::move(all));

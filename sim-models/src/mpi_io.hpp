@@ -8,8 +8,8 @@
 #include <functional>
 #include <vector>
 
-#include "access.hpp"
 #include "model.hpp"
+#include "pieces.hpp"
 #include "striping.hpp"
 
 namespace iosim {
@@ -22,12 +22,13 @@ struct OpenFile {
     Striping striping;
     std::vector<int> node_of_writer;  // writer index -> node
     std::vector<int> rank_of_writer;  // writer index -> global rank
+    std::vector<uint32_t> node_run_end;  // writer index -> first later writer on another node
     LockHolders* holders;
 };
 
 struct WriteCall {
     std::vector<OpenFile*> files;            // concurrently written instances
-    std::vector<std::vector<Access>> accesses;  // per instance, sorted by offset
+    std::vector<PieceSet> pieces;            // per instance
     bool collective = true;
 };
 
@@ -37,6 +38,7 @@ struct MpiIoContext {
     int total_ranks;
     Breakdown& breakdown;
     PhaseSink sink;
+    bool walk_pieces = false;  // PlanOptions::walk_pieces
 };
 
 // The call, written by the MPI-IO implementation of its files' settings (FileSettings::mpi_io).

@@ -35,17 +35,10 @@ uint64_t buffer_bytes(const FileSettings& s)
 
 // Average bytes per contiguous piece and per writer over the writers with data: OMPIO's
 // f_cc_size and f_avg_view_size of the view HDF5 sets for the call.
-std::pair<uint64_t, uint64_t> view_sizes(const std::vector<Access>& accesses)
+std::pair<uint64_t, uint64_t> view_sizes(const PieceSet& pieces_of_call)
 {
     std::vector<uint64_t> bytes, pieces;
-    for (const auto& a : accesses) {
-        if (a.writer >= bytes.size()) {
-            bytes.resize(a.writer + 1, 0);
-            pieces.resize(a.writer + 1, 0);
-        }
-        bytes[a.writer] += a.length;
-        pieces[a.writer]++;
-    }
+    pieces_of_call.writer_totals(bytes, pieces);
     double contiguous = 0, view = 0;
     int writers = 0;
     for (size_t w = 0; w < bytes.size(); w++)
@@ -64,8 +57,7 @@ std::pair<uint64_t, uint64_t> view_sizes(const std::vector<Access>& accesses)
 // cb_nodes hint, else io_ompio_num_aggregators, capped at the process count; else the
 // simple grouping. dynamic_gen2 takes the stripe count, else io_ompio_num_aggregators, else 1
 // (its get_configuration), ignoring cb_nodes.
-int aggregator_count(const FileSettings& s, Fcoll fcoll, int procs, int stripe_count,
-                     const std::vector<Access>& accesses)
+int aggregator_count(const FileSettings& s, Fcoll fcoll, int procs, int stripe_count, const PieceSet& pieces)
 {
     if (fcoll == Fcoll::dynamic_gen2) {
         int n = stripe_count > 1 ? stripe_count : std::max(1, s.ompio_aggregators);
@@ -74,7 +66,7 @@ int aggregator_count(const FileSettings& s, Fcoll fcoll, int procs, int stripe_c
     int requested = s.cb_nodes > 0 ? s.cb_nodes : s.ompio_aggregators;
     if (requested > 0)
         return std::min(requested, procs);
-    auto [contiguous, view] = view_sizes(accesses);
+    auto [contiguous, view] = view_sizes(pieces);
     return ompio_simple_grouping(procs, contiguous, view, buffer_bytes(s));
 }
 
@@ -93,10 +85,10 @@ std::vector<int> aggregator_writers(int procs, int n)
 // (double-buffered); dynamic_gen2: stripes (64 KiB without them) dealt round robin, half the
 // buffer a cycle; two_phase: ROMIO-like even domains, the whole buffer a cycle.
 BufferingPlan plan_for(Fcoll fcoll, const FileSettings& s, const OpenFile& f, uint64_t lo, uint64_t hi,
-                       const std::vector<Access>& accesses)
+                       const PieceSet& pieces)
 {
     int procs = static_cast<int>(f.node_of_writer.size());
-    int n = aggregator_count(s, fcoll, procs, f.striping.count, accesses);
+    int n = aggregator_count(s, fcoll, procs, f.striping.count, pieces);
     BufferingPlan plan{aggregator_writers(procs, n), nullptr};
     uint64_t buffer = buffer_bytes(s);
     switch (fcoll) {
@@ -175,8 +167,8 @@ void ompio_write(const MpiIoContext& ctx, const WriteCall& call)
     // with blocking writes; two_phase exchanges sizes all-to-all each cycle, then shuffles and
     // writes in turn (fcoll_two_phase_file_write_all.c)
     RoundStyle style{fcoll == Fcoll::two_phase, fcoll != Fcoll::two_phase};
-    buffered_write(ctx, call, [&](const OpenFile& f, uint64_t lo, uint64_t hi, const std::vector<Access>& acc) {
-        return plan_for(fcoll, *f.settings, f, lo, hi, acc);
+    buffered_write(ctx, call, [&](const OpenFile& f, uint64_t lo, uint64_t hi, const PieceSet& pieces) {
+        return plan_for(fcoll, *f.settings, f, lo, hi, pieces);
     }, style);
 }
 

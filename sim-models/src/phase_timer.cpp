@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "memory_budget.hpp"
+
 namespace iosim {
 
 const PhaseCache::Entry& PhaseCache::find_or_time(std::string&& key, const std::function<double()>& time)
@@ -28,8 +30,12 @@ void PhaseCache::remember_phase(std::string&& phase_key, const Entry& entry)
 
 void PhaseCache::trim()
 {
-    if (key_bytes_ <= max_key_bytes)
-        return;
+    if (key_bytes_ > max_key_bytes)
+        clear();
+}
+
+void PhaseCache::clear()
+{
     phases_.clear();
     seconds_.clear();
     key_bytes_ = 0;
@@ -76,6 +82,7 @@ double PhaseTimer::time(const Phase& phase)
         return phase.fixed_s;
     if (!aggregate_) {
         timed_++;
+        BudgetPause simgrid;
         return backend_.time_flows(phase) + phase.fixed_s;
     }
     std::string quick = phase_key(phase);
@@ -83,7 +90,10 @@ double PhaseTimer::time(const Phase& phase)
     if (!entry) {
         ResourceLoads loads = resource_loads(platform_, phase);
         entry = &cache_.find_or_time(symmetric_key(platform_, loads),
-                                     [this, &loads]() { return backend_.time_loads(loads); });
+                                     [this, &loads]() {
+                                         BudgetPause simgrid;
+                                         return backend_.time_loads(loads);
+                                     });
         cache_.remember_phase(std::move(quick), *entry);
     }
     seen_.insert(&entry->first);

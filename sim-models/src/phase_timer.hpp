@@ -25,6 +25,7 @@ public:
     void remember_phase(std::string&& phase_key, const Entry& entry);
     // Between simulations only (entries of the running one must stay): bounds the memory.
     void trim();
+    void clear();
 
 private:
     static constexpr size_t max_key_bytes = size_t{256} << 20;

@@ -3,7 +3,11 @@
 #include <algorithm>
 #include <numeric>
 
+#include "box_region.hpp"
 #include "hdf5_layout.hpp"
+#include "hdf5_transfer.hpp"
+#include "listed_region.hpp"
+#include "selection_regions.hpp"
 
 namespace iosim {
 
@@ -45,13 +49,14 @@ std::vector<int> place_ranks(const Platform& p, const Workload& w, const std::ve
     std::vector<int> order(w.ranks);
     std::iota(order.begin(), order.end(), 0);
     if (placement == Placement::target_grouped && !w.files.empty() && !w.files[0].datasets.empty()) {
-        std::vector<Access> acc;
-        dataset_accesses(w.files[0].datasets[0], layouts[0]->datasets[0], acc);
+        const Dataset& ds = w.files[0].datasets[0];
+        PieceSet first({dataset_region(ds, layouts[0]->datasets[0])}, ds.writers(), 0);
+        std::vector<WriterExtent> extents = first.writer_extents();
         Striping st = file_striping(p, settings[0], 0);
         std::vector<int> target(w.ranks, 0);
-        for (auto it = acc.rbegin(); it != acc.rend(); ++it)
-            if (static_cast<int>(it->writer) < w.ranks)
-                target[it->writer] = st.target_of(it->offset);
+        for (size_t writer = 0; writer < extents.size() && writer < target.size(); writer++)
+            if (!extents[writer].empty())
+                target[writer] = st.target_of(extents[writer].first);
         std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return target[a] < target[b]; });
     }
     std::vector<int> node(w.ranks);
@@ -80,48 +85,74 @@ struct Session {
     std::vector<LockHolders> holders;
 };
 
-// Instance i's copy of accesses made for instance 0: its own slice of the address space.
-void shift_to_instance(const Session& ses, size_t i, std::vector<Access>& acc)
+// The pieces a session writes: one set per call, its regions shared by the instances, each
+// instance's on its own slice of the address space.
+PieceSet instance_pieces(const Session& ses, const std::vector<std::shared_ptr<const Region>>& regions, size_t i)
 {
-    if (ses.files.size() > 1)
-        for (auto& a : acc)
-            a.offset += static_cast<uint64_t>(i) << instance_shift;
+    uint64_t shift = ses.files.size() > 1 ? static_cast<uint64_t>(i) << instance_shift : 0;
+    return PieceSet(regions, ses.files[i].node_of_writer.size(), shift);
 }
 
-// The pieces instance i writes of the datasets listed, in file order. Made when a call needs
-// them: a file's datasets together may hold more runs than fit in memory at once.
-std::vector<Access> instance_accesses(const Session& ses, const std::vector<size_t>& datasets, size_t i)
+std::shared_ptr<const Region> listed(std::vector<Access> pieces, uint64_t writers)
 {
-    std::vector<Access> acc;
+    sort_by_offset(pieces);
+    return std::make_shared<ListedRegion>(std::move(pieces), writers);
+}
+
+// The regions of one write call over `datasets` of the session's decompositions (one-call or
+// one per dataset).
+std::vector<std::shared_ptr<const Region>> dataset_call_regions(const Session& ses, const std::vector<size_t>& datasets,
+                                                                bool walk)
+{
+    uint64_t writers = ses.files.front().node_of_writer.size();
+    if (walk) {  // every piece, as dataset_accesses lists them
+        std::vector<Access> acc;
+        for (size_t d : datasets)
+            dataset_accesses(ses.file->datasets[d], ses.layout->datasets[d], acc);
+        return {listed(std::move(acc), writers)};
+    }
+    std::vector<std::shared_ptr<const Region>> regions;
     for (size_t d : datasets)
-        dataset_accesses(ses.file->datasets[d], ses.layout->datasets[d], acc);
-    sort_by_offset(acc);
-    shift_to_instance(ses, i, acc);
-    return acc;
+        regions.push_back(dataset_region(ses.file->datasets[d], ses.layout->datasets[d]));
+    return regions;
 }
 
-// The pieces instance i writes in one of the session's calls, in file order.
-std::vector<Access> call_accesses(const Session& ses, const IoCall& call, size_t i)
+// The regions of repetition k of one of the session's calls (WORKLOAD.md `calls`).
+std::vector<std::shared_ptr<const Region>> replayed_call_regions(const Session& ses, const IoCall& call, uint64_t k,
+                                                                 bool walk)
 {
+    uint64_t writers = ses.files.front().node_of_writer.size();
+    std::vector<std::shared_ptr<const Region>> regions;
     std::vector<Access> acc;
-    for (size_t k = 0; k < call.datasets.size(); k++)
-        box_accesses(ses.file->datasets[call.datasets[k]], ses.layout->datasets[call.datasets[k]],
-                     call.boxes[k], acc);
-    sort_by_offset(acc);
-    shift_to_instance(ses, i, acc);
-    return acc;
+    for (size_t i = 0; i < call.datasets.size(); i++) {
+        const Dataset& ds = ses.file->datasets[call.datasets[i]];
+        const DatasetLayout& layout = ses.layout->datasets[call.datasets[i]];
+        auto origin = call.origin_at(i, k);
+        if (walk || (!layout.chunk_dims.empty() && !call.selections[i].grid))
+            box_accesses(ds, layout, selection_boxes(call.selections[i], origin), acc);
+        else
+            for (auto& r : selection_regions(ds, layout, call.selections[i], origin))
+                regions.push_back(std::move(r));
+    }
+    if (!acc.empty() || regions.empty())
+        regions.push_back(listed(std::move(acc), writers));
+    return regions;
 }
 
 // Every piece of dataset d that the session writes (all its calls), in file order.
 std::vector<Access> written_ranges(const Session& ses, size_t d)
 {
-    if (ses.file->calls.empty())
-        return instance_accesses(ses, {d}, 0);
     std::vector<Access> acc;
+    if (ses.file->calls.empty()) {
+        dataset_accesses(ses.file->datasets[d], ses.layout->datasets[d], acc);
+        return acc;
+    }
     for (const IoCall& call : ses.file->calls)
-        for (size_t k = 0; k < call.datasets.size(); k++)
-            if (call.datasets[k] == d)
-                box_accesses(ses.file->datasets[d], ses.layout->datasets[d], call.boxes[k], acc);
+        for (uint64_t k = 0; k < call.times; k++)
+            for (size_t i = 0; i < call.datasets.size(); i++)
+                if (call.datasets[i] == d)
+                    box_accesses(ses.file->datasets[d], ses.layout->datasets[d],
+                                 selection_boxes(call.selections[i], call.origin_at(i, k)), acc);
     sort_by_offset(acc);
     return acc;
 }
@@ -140,6 +171,11 @@ Session open_session(const Platform& p, const Workload& w, const FileSession& f,
         of.rank_of_writer = writers_of(f, w.ranks, i);
         for (int r : of.rank_of_writer)
             of.node_of_writer.push_back(node_of_rank[r]);
+        of.node_run_end.resize(of.node_of_writer.size());
+        for (size_t k = of.node_of_writer.size(); k-- > 0;)
+            of.node_run_end[k] = k + 1 < of.node_of_writer.size() && of.node_of_writer[k + 1] == of.node_of_writer[k]
+                                     ? of.node_run_end[k + 1]
+                                     : static_cast<uint32_t>(k + 1);
         of.holders = &ses.holders[i];
     }
     return ses;
@@ -171,23 +207,16 @@ double open_cost(const Platform& p, const Session& ses, const FileSettings& s, i
     return create + p.fs.open_s + std::max(1.0, readers) * p.fs.metadata_io_s + collective_overhead_s(p, writers);
 }
 
-// One write call on every instance of the session: instance i writes `accesses_of(i)`.
-template <class AccessesOf>
-WriteCall call_on_instances(Session& ses, bool collective, AccessesOf accesses_of)
+// One write call on every instance of the session, each writing `regions` in its own file.
+WriteCall call_on_instances(Session& ses, bool collective, const std::vector<std::shared_ptr<const Region>>& regions)
 {
     WriteCall call;
     call.collective = collective;
     for (size_t i = 0; i < ses.files.size(); i++) {
         call.files.push_back(&ses.files[i]);
-        call.accesses.push_back(accesses_of(i));
+        call.pieces.push_back(instance_pieces(ses, regions, i));
     }
     return call;
-}
-
-// One write call over `datasets` of every instance, each instance's accesses in file order.
-WriteCall session_call(Session& ses, const std::vector<size_t>& datasets, bool collective)
-{
-    return call_on_instances(ses, collective, [&](size_t i) { return instance_accesses(ses, datasets, i); });
 }
 
 // HDF5's fill buffer: H5D__fill_init sizes it to the transfer list's max_temp_buf (H5Pset_buffer,
@@ -199,24 +228,30 @@ constexpr uint64_t FILL_BUFFER_BYTES = 1 << 20;
 // write, while the others wait at a barrier. Chunked (H5D__chunk_collective_fill, H5Dchunk.c):
 // every rank takes chunks/P consecutive chunks, the first chunks%P ranks one more of those
 // left over, and all write them in one collective call.
-std::vector<Access> fill_accesses(const Session& ses, size_t d)
+std::shared_ptr<const Region> fill_region(const Session& ses, size_t d, bool walk)
 {
     const DatasetLayout& lay = ses.layout->datasets[d];
+    uint64_t writers = std::max<uint64_t>(1, ses.files.front().node_of_writer.size());
     std::vector<Access> acc;
     if (lay.chunk_dims.empty()) {
         uint64_t bytes = ses.file->datasets[d].bytes();
+        if (!walk) {
+            uint64_t buffers = (bytes + FILL_BUFFER_BYTES - 1) / FILL_BUFFER_BYTES;
+            return std::make_shared<BoxRegion>(
+                lay.base, std::vector<uint64_t>{bytes},
+                std::vector<AxisSlots>{AxisSlots::progression(0, FILL_BUFFER_BYTES, buffers, FILL_BUFFER_BYTES, bytes)},
+                std::vector<uint64_t>{0}, 0, 1);
+        }
         for (uint64_t at = 0; at < bytes; at += FILL_BUFFER_BYTES)
             acc.push_back({lay.base + at, std::min(FILL_BUFFER_BYTES, bytes - at), 0});
-        return acc;
+        return listed(std::move(acc), writers);
     }
-    uint64_t writers = std::max<uint64_t>(1, ses.files.front().node_of_writer.size());
     uint64_t chunks = lay.chunk_addr.size(), each = chunks / writers;
     for (uint64_t c = 0; c < chunks; c++) {
         auto writer = static_cast<uint32_t>(c < each * writers ? c / each : c - each * writers);
         acc.push_back({lay.chunk_addr[c], lay.chunk_bytes, writer});
     }
-    sort_by_offset(acc);
-    return acc;
+    return listed(std::move(acc), writers);
 }
 
 // Before a chunked fill every rank, whether it writes a chunk or not, sets up a fill buffer of
@@ -230,19 +265,14 @@ Phase fill_buffer_setup(const Platform& p, const DatasetLayout& lay, const Write
     return fixed_phase("write", seconds * call_oversubscription(p, call));
 }
 
-// The fill values parallel HDF5 writes when it allocates a dataset at create (fill_accesses).
+// The fill values parallel HDF5 writes when it allocates a dataset at create (fill_region).
 void fill_at_allocation(const MpiIoContext& ctx, const FileSettings& s, const FileLayout& layout, Session& ses)
 {
     for (size_t d = 0; d < s.datasets.size(); d++) {
         bool chunked = !layout.datasets[d].chunk_dims.empty();
         if (!filled_at_allocation(s.datasets[d].fill_time, s.datasets[d].fill_value, chunked))
             continue;
-        const std::vector<Access> first = fill_accesses(ses, d);  // instance 0's
-        WriteCall call = call_on_instances(ses, chunked, [&](size_t i) {
-            std::vector<Access> acc = first;
-            shift_to_instance(ses, i, acc);
-            return acc;
-        });
+        WriteCall call = call_on_instances(ses, chunked, {fill_region(ses, d, ctx.walk_pieces)});
         if (chunked) {
             ctx.sink(fill_buffer_setup(ctx.platform, layout.datasets[d], call));
             mpi_io_write(ctx, call);
@@ -252,12 +282,15 @@ void fill_at_allocation(const MpiIoContext& ctx, const FileSettings& s, const Fi
     }
 }
 
-void write_pieces(const MpiIoContext& ctx, WriteCall call)
+// A program's write call: through HDF5 (hdf5_transfer.hpp) or straight to MPI-IO.
+void write_pieces(const MpiIoContext& ctx, WriteCall call, bool hdf5)
 {
-    for (const auto& acc : call.accesses)
-        for (const auto& a : acc)
-            ctx.breakdown.payload_bytes += a.length;
-    mpi_io_write(ctx, call);
+    for (const PieceSet& pieces : call.pieces)
+        ctx.breakdown.payload_bytes += pieces.bytes();
+    if (hdf5)
+        hdf5_write(ctx, call);
+    else
+        mpi_io_write(ctx, call);
 }
 
 // The interposer sets a forced transfer mode on the call's transfer property list: the
@@ -272,16 +305,19 @@ bool call_collective(const IoCall& c, const FileSettings& s)
 void replay_calls(const MpiIoContext& ctx, const FileSession& f, const FileSettings& s, Session& ses,
                   double flush_s)
 {
-    for (const IoCall& c : f.calls) {
-        if (c.compute_before_s > 0)
-            ctx.sink(fixed_phase("compute", c.compute_before_s));
-        if (c.flush) {
-            ctx.sink(fixed_phase("write", flush_s, true));
-            continue;
+    for (const IoCall& c : f.calls)
+        for (uint64_t k = 0; k < c.times; k++) {
+            double compute = k == 0 ? c.compute_before_s : c.compute_between_s;
+            if (compute > 0)
+                ctx.sink(fixed_phase("compute", compute));
+            if (c.flush) {
+                ctx.sink(fixed_phase("write", flush_s, true));
+                continue;
+            }
+            write_pieces(ctx, call_on_instances(ses, call_collective(c, s),
+                                                replayed_call_regions(ses, c, k, ctx.walk_pieces)),
+                         f.hdf5);
         }
-        write_pieces(ctx, call_on_instances(ses, call_collective(c, s),
-                                            [&](size_t i) { return call_accesses(ses, c, i); }));
-    }
 }
 
 void write_session(const MpiIoContext& ctx, const FileSession& f, const FileSettings& s, Session& ses,
@@ -290,7 +326,8 @@ void write_session(const MpiIoContext& ctx, const FileSession& f, const FileSett
     if (!f.calls.empty())
         return replay_calls(ctx, f, s, ses, flush_s);
     auto call_for = [&](const std::vector<size_t>& datasets, bool collective) {
-        write_pieces(ctx, session_call(ses, datasets, collective));
+        write_pieces(ctx, call_on_instances(ses, collective, dataset_call_regions(ses, datasets, ctx.walk_pieces)),
+                     f.hdf5);
     };
     if (f.one_call) {
         std::vector<size_t> all(f.datasets.size());
@@ -312,7 +349,7 @@ void plan_run(const Platform& p, const Workload& w, const std::vector<FileSettin
 {
     auto node_of_rank = place_ranks(p, w, settings, layouts, options.placement);
     bd.bytes_per_target.assign(p.fs.targets, 0);
-    MpiIoContext ctx{p, options.aggregate, w.ranks, bd, sink};
+    MpiIoContext ctx{p, options.aggregate, w.ranks, bd, sink, options.walk_pieces};
     for (size_t i = 0; i < w.files.size(); i++) {
         const FileSession& f = w.files[i];
         const FileSettings& s = settings[i];
@@ -335,9 +372,18 @@ void plan_run(const Platform& p, const Workload& w, const std::vector<FileSettin
         // H5Fclose waits for them too is the platform's (close_flushes).
         double flush = metadata_flush_cost(p, s, *layouts[i], writers, oversubscription(p, node_of_rank));
         uint64_t entries = layouts[i]->metadata_entries;
-        bd.posix.metadata_writes += static_cast<uint64_t>(n) * (s.coll_metadata_write && entries ? 1 : entries);
+        uint64_t metadata_writes = static_cast<uint64_t>(n) * (s.coll_metadata_write && entries ? 1 : entries);
+        bd.posix.metadata_writes += metadata_writes;
+        // netCDF-4's nc_enddef, after the datasets (and their fill), and nc_close, before
+        // H5Fclose, each flush the file (netcdf4.hpp): the close waits for the data whatever
+        // the platform's close does.
+        if (f.netcdf4) {
+            sink(fixed_phase("write", flush, true));
+            bd.posix.metadata_writes += metadata_writes;
+        }
         write_session(ctx, f, s, ses, flush);
-        sink(fixed_phase("close", flush + p.fs.close_s + collective_overhead_s(p, writers), p.cache.close_flushes));
+        sink(fixed_phase("close", flush + p.fs.close_s + collective_overhead_s(p, writers),
+                         p.cache.close_flushes || f.netcdf4));
         bd.file_bytes += layouts[i]->end_of_file * n;
     }
     bd.bytes_per_server.assign(p.fs.servers, 0);

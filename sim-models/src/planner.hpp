@@ -17,6 +17,9 @@ struct PlanOptions {
     bool aggregate = true;
     Placement placement = Placement::packed;
     bool report_ranges = false;
+    // Materialise every piece of a call and walk them, as iosim did before regular selections
+    // were computed in closed form (kept to check that both give the same answers).
+    bool walk_pieces = false;
 };
 
 // Emits every phase to `sink`, in order. settings and layouts: one per workload file session.

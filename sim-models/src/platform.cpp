@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "netcdf4.hpp"
 #include "words.hpp"
 
 namespace iosim {
@@ -307,7 +308,10 @@ FileSettings resolve_settings(const json& platform_data, const json& file_config
     apply_mpiio(block("mpiio"), s);
     if (openmpi)
         apply_openmpi(file_config.value("openmpi", json::object()), file_config.value("mpiio", json::object()), s);
-    apply_hdf5(block("hdf5"), s);
+    apply_hdf5(site.value("hdf5", json::object()), s);
+    if (file.netcdf4)  // netCDF sets its own file access properties; a config's override them
+        apply_netcdf4_file_access(s);
+    apply_hdf5(file_config.value("hdf5", json::object()), s);
     json site_dataset = site.value("dataset", json::object());
     json per_dataset = file_config.value("datasets", json::array());
     for (size_t i = 0; i < file.datasets.size(); i++) {

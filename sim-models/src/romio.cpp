@@ -97,20 +97,12 @@ std::vector<int> choose_aggregators(const Platform& p, const FileSettings& s, co
     return candidates;
 }
 
-bool interleaved(const std::vector<Access>& sorted)
+bool interleaved(const PieceSet& pieces)
 {
-    constexpr uint64_t none = ~uint64_t{0};
     std::vector<std::pair<uint64_t, uint64_t>> spans;  // per writer: [first, end)
-    for (const auto& a : sorted) {
-        if (a.writer >= spans.size())
-            spans.resize(a.writer + 1, {none, 0});
-        auto& span = spans[a.writer];
-        if (span.first == none)
-            span.first = a.offset;
-        span.second = a.offset + a.length;
-    }
-    spans.erase(std::remove_if(spans.begin(), spans.end(), [](const auto& r) { return r.first == none; }),
-                spans.end());
+    for (const WriterExtent& e : pieces.writer_extents())
+        if (!e.empty())
+            spans.emplace_back(e.first, e.end);
     std::sort(spans.begin(), spans.end());
     for (size_t i = 1; i < spans.size(); i++)
         if (spans[i].first < spans[i - 1].second)
@@ -120,13 +112,13 @@ bool interleaved(const std::vector<Access>& sorted)
 
 namespace {
 
-bool use_collective_buffering(const FileSettings& s, const std::vector<std::vector<Access>>& accesses)
+bool use_collective_buffering(const FileSettings& s, const std::vector<PieceSet>& pieces)
 {
     if (s.cb_write == Hint::enable)
         return true;
     if (s.cb_write == Hint::disable)
         return false;
-    return std::any_of(accesses.begin(), accesses.end(), [](const auto& a) { return interleaved(a); });
+    return std::any_of(pieces.begin(), pieces.end(), [](const auto& p) { return interleaved(p); });
 }
 
 BufferingPlan romio_plan(const MpiIoContext& ctx, const OpenFile& f, uint64_t lo, uint64_t hi)
@@ -150,12 +142,12 @@ BufferingPlan romio_plan(const MpiIoContext& ctx, const OpenFile& f, uint64_t lo
 void romio_write(const MpiIoContext& ctx, const WriteCall& call)
 {
     bool cb = call.collective && !call.files.empty() &&
-              use_collective_buffering(*call.files.front()->settings, call.accesses);
+              use_collective_buffering(*call.files.front()->settings, call.pieces);
     ctx.breakdown.write_paths.push_back(cb ? "two-phase" : "independent");
     if (!cb)
         return independent_write(ctx, call, true);
     // ADIOI_W_Exchange_data: an MPI_Alltoall of the sizes, then the data, then the write
-    buffered_write(ctx, call, [&](const OpenFile& f, uint64_t lo, uint64_t hi, const std::vector<Access>&) {
+    buffered_write(ctx, call, [&](const OpenFile& f, uint64_t lo, uint64_t hi, const PieceSet&) {
         return romio_plan(ctx, f, lo, hi);
     }, RoundStyle{true, false});
 }

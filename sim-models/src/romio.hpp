@@ -16,7 +16,7 @@ std::vector<int> choose_aggregators(const Platform& p, const FileSettings& s, co
                                     int stripe_count);
 
 // Does any writer's range [first, last] overlap another's (ROMIO's "automatic" test)?
-bool interleaved(const std::vector<Access>& sorted);
+bool interleaved(const PieceSet& pieces);
 
 void romio_write(const MpiIoContext& ctx, const WriteCall& call);
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "lustre_client.hpp"
+#include "memory_budget.hpp"
 #include "platform.hpp"
 
 namespace iosim {
@@ -19,6 +20,7 @@ PlanOptions parse_options(const json& o)
     PlanOptions opt;
     opt.aggregate = o.value("aggregate", true);
     opt.report_ranges = o.value("report_ranges", false);
+    opt.walk_pieces = o.value("walk_pieces", false);
     std::string placement = o.value("placement", std::string("packed"));
     if (placement == "target-grouped")
         opt.placement = Placement::target_grouped;
@@ -63,12 +65,30 @@ json breakdown_json(const Breakdown& bd, uint64_t distinct)
     return out;
 }
 
+// The limits the options set, over the command line's.
+Limits limits_of(const json& options, Limits limits)
+{
+    if (options.contains("max_steps"))
+        limits.max_steps = options["max_steps"].get<double>();
+    if (options.contains("memory_limit"))
+        limits.memory_bytes = options["memory_limit"].get<uint64_t>();
+    return limits;
+}
+
+// The workload's own cost, checked before it is read: reading it allocates in proportion to it.
+const json& affordable(const json& workload, const Limits& limits)
+{
+    estimate_workload(workload).check(limits);
+    return workload;
+}
+
 }  // namespace
 
-Scenario::Scenario(const json& input)
-    : platform_data_(input.at("platform")),
+Scenario::Scenario(const json& input, const Limits& limits)
+    : limits_(limits_of(input.value("options", json::object()), limits)),
+      platform_data_(input.at("platform")),
       platform_(parse_platform(platform_data_)),
-      workload_(parse_workload(input.at("workload"))),
+      workload_(parse_workload(affordable(input.at("workload"), limits_))),
       options_(parse_options(input.value("options", json::object())))
 {
     int rpn = ranks_per_node(platform_, workload_);
@@ -76,7 +96,8 @@ Scenario::Scenario(const json& input)
     place_job(platform_, nodes_);
 }
 
-json Scenario::simulate(Backend& backend, PhaseCache& cache, const json& config)
+json Scenario::simulate(Backend& backend, PhaseCache& cache, const json& config,
+                       const std::function<void(const CostEstimate&)>& announce)
 {
     json file_configs = config.value("files", json::array());
     std::vector<FileSettings> settings;
@@ -85,17 +106,25 @@ json Scenario::simulate(Backend& backend, PhaseCache& cache, const json& config)
         const FileSession& file = workload_.files[i];
         settings.push_back(resolve_settings(platform_data_, i < file_configs.size() ? file_configs[i] : json::object(),
                                             file, platform_, workload_.openmpi));
-        layouts.push_back(&layouts_.get(i, file, settings.back()));
     }
+    estimate_ = estimate_run(platform_, workload_, settings, options_);
+    estimate_.check(limits_);
+    if (announce)
+        announce(estimate_);
     std::map<std::string, double> phases{{"open", 0}, {"write", 0}, {"close", 0}};
     Breakdown bd;
     cache.trim();
     PhaseTimer timer(backend, platform_, options_.aggregate, cache);
     LustreClient client(platform_, timer);
-    plan_run(platform_, workload_, settings, layouts, options_, bd, [&](Phase&& ph) {
-        for (uint64_t k = 0; k < ph.repeat; k++)
-            phases[ph.label] += client.run(ph);
-    });
+    {
+        BudgetedWork planning;  // memory_budget.hpp
+        for (size_t i = 0; i < workload_.files.size(); i++)
+            layouts.push_back(&layouts_.get(i, workload_.files[i], settings[i]));
+        plan_run(platform_, workload_, settings, layouts, options_, bd, [&](Phase&& ph) {
+            for (uint64_t k = 0; k < ph.repeat; k++)
+                phases[ph.label] += client.run(ph);
+        });
+    }
     double total = 0;
     for (auto& [label, t] : phases)
         total += t;

@@ -4,7 +4,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
+
 #include "backend.hpp"
+#include "cost_estimate.hpp"
 #include "hdf5_layout.hpp"
 #include "phase_timer.hpp"
 #include "planner.hpp"
@@ -14,18 +17,27 @@ namespace iosim {
 
 class Scenario {
 public:
-    // input: {"platform": {...}, "workload": {...}, "options": {...}}.
-    // Throws std::invalid_argument (or a JSON error) for bad input.
-    explicit Scenario(const nlohmann::json& input);
+    // input: {"platform": {...}, "workload": {...}, "options": {...}}; options.max_steps and
+    // options.memory_limit override `limits`. Throws std::invalid_argument (or a JSON error)
+    // for bad input, and for a workload whose estimated cost is beyond the limits.
+    Scenario(const nlohmann::json& input, const Limits& limits);
 
     const Platform& platform() const { return platform_; }
+    const Limits& limits() const { return limits_; }
+    // The estimate of the config being simulated, or last simulated.
+    const CostEstimate& estimate() const { return estimate_; }
     int nodes() const { return nodes_; }
 
     // config: {"files": [...]}. The backend must be built for platform() and nodes(); the
-    // cache belongs to that backend. Throws std::invalid_argument for a bad config.
-    nlohmann::json simulate(Backend& backend, PhaseCache& cache, const nlohmann::json& config);
+    // cache belongs to that backend. Throws std::invalid_argument for a bad config, or one
+    // whose estimated cost is beyond the limits; `announce` hears the estimate before the
+    // simulation starts.
+    nlohmann::json simulate(Backend& backend, PhaseCache& cache, const nlohmann::json& config,
+                            const std::function<void(const CostEstimate&)>& announce = {});
 
 private:
+    Limits limits_;
+    CostEstimate estimate_;
     nlohmann::json platform_data_;
     Platform platform_;
     Workload workload_;

@@ -1,4 +1,5 @@
 #include "workload.hpp"
+#include "netcdf4.hpp"
 #include "words.hpp"
 
 #include <nlohmann/json.hpp>
@@ -67,6 +68,14 @@ void Dataset::block(uint64_t writer, std::vector<uint64_t>& start, std::vector<u
         count[a] = extents[a][slot];
         start[a] = starts[a][slot];
     }
+}
+
+std::vector<uint64_t> IoCall::origin_at(size_t i, uint64_t k) const
+{
+    std::vector<uint64_t> origin = selections[i].origin;
+    for (size_t a = 0; a < origin.size() && a < origin_step.size(); a++)
+        origin[a] = static_cast<uint64_t>(static_cast<long long>(origin[a]) + static_cast<long long>(k) * origin_step[a]);
+    return origin;
 }
 
 int FileSession::instances(int ranks) const
@@ -174,37 +183,6 @@ Dataset parse_dataset(const json& j, uint64_t writers, const std::string& where)
     return ds;
 }
 
-// HDF5's H5Sselect_hyperslab(start, stride, count, block) as boxes: axes whose blocks touch
-// (stride == block, or one block) are one box side, so a box is a contiguous block's extent.
-void hyperslab_boxes(uint32_t writer, const std::vector<uint64_t>& start, const std::vector<uint64_t>& stride,
-                     const std::vector<uint64_t>& count, const std::vector<uint64_t>& block,
-                     std::vector<Box>& out)
-{
-    size_t nd = start.size();
-    std::vector<uint64_t> steps(nd), side(nd), idx(nd, 0);
-    for (size_t a = 0; a < nd; a++) {
-        bool touching = count[a] == 1 || stride[a] == block[a];
-        steps[a] = touching ? 1 : count[a];
-        side[a] = touching ? count[a] * block[a] : block[a];
-        if (side[a] == 0)
-            return;
-    }
-    for (;;) {
-        Box box{writer, start, side};
-        for (size_t a = 0; a < nd; a++)
-            box.start[a] += idx[a] * stride[a];
-        out.push_back(std::move(box));
-        size_t a = nd;
-        while (a-- > 0) {
-            if (++idx[a] < steps[a])
-                break;
-            idx[a] = 0;
-        }
-        if (a == static_cast<size_t>(-1))
-            return;
-    }
-}
-
 std::vector<uint64_t> axis_list(const json& run, const char* key, size_t nd, uint64_t fill,
                                 const std::string& where)
 {
@@ -216,59 +194,128 @@ std::vector<uint64_t> axis_list(const json& run, const char* key, size_t nd, uin
     return v;
 }
 
-void run_boxes(const json& run, size_t nd, const std::string& where, std::vector<Box>& out)
+using Wide = unsigned __int128;  // sums of products of 64-bit sizes, without wrapping
+
+// The end of a hyperslab's last block along axis a (start included), 0 when it selects nothing.
+Wide hyperslab_end(const HyperslabRun& run, size_t a, Wide start)
+{
+    if (run.count[a] == 0 || run.block[a] == 0)
+        return 0;
+    return start + Wide(run.count[a] - 1) * run.stride[a] + run.block[a];
+}
+
+HyperslabRun parse_run(const json& run, size_t nd, uint64_t writers, const std::string& where)
 {
     auto ranks = run.at("ranks").get<std::vector<uint64_t>>();
     if (ranks.size() < 2 || ranks.size() > 3)
         throw std::invalid_argument(where + ".ranks: [first, n] or [first, n, step]");
-    uint64_t step = ranks.size() == 3 ? ranks[2] : 1;
-    auto start = axis_list(run, "start", nd, 0, where);
-    auto start_step = axis_list(run, "start_step", nd, 0, where);
-    auto count = axis_list(run, "count", nd, 1, where);
-    auto stride = axis_list(run, "stride", nd, 1, where);
-    auto block = axis_list(run, "block", nd, 1, where);
-    for (uint64_t k = 0; k < ranks[1]; k++) {
-        std::vector<uint64_t> s(start);
-        for (size_t a = 0; a < nd; a++)
-            s[a] += k * start_step[a];
-        hyperslab_boxes(static_cast<uint32_t>(ranks[0] + k * step), s, stride, count, block, out);
-    }
+    HyperslabRun r;
+    r.first_writer = ranks[0];
+    r.writers = ranks[1];
+    r.writer_step = ranks.size() == 3 ? ranks[2] : 1;
+    r.start = axis_list(run, "start", nd, 0, where);
+    r.start_step = axis_list(run, "start_step", nd, 0, where);
+    r.count = axis_list(run, "count", nd, 1, where);
+    r.stride = axis_list(run, "stride", nd, 1, where);
+    r.block = axis_list(run, "block", nd, 1, where);
+    if (r.writers > 0 && Wide(r.first_writer) + Wide(r.writers - 1) * r.writer_step >= writers)
+        throw std::invalid_argument(where + ".ranks: names writers beyond the file's " + std::to_string(writers));
+    return r;
 }
 
-// One dataset's selection in one call (WORKLOAD.md: regular grid + origin, or runs).
-std::vector<Box> parse_selection(const json& j, const Dataset& ds, uint64_t writers, const std::string& where)
+// The first writer (in the order the selection names them) whose block leaves the dataset,
+// and along which axis; writers = 0 when every block fits.
+struct Overflow {
+    uint64_t writer = 0;
+    size_t axis = 0;
+    bool found = false;
+};
+
+Overflow grid_overflow(const Dataset& grid, const std::vector<Wide>& origin, const std::vector<uint64_t>& dims)
+{
+    Overflow first;
+    size_t nd = dims.size();
+    std::vector<uint64_t> writer_stride(nd, 1);
+    for (size_t a = nd - 1; a-- > 0;)
+        writer_stride[a] = writer_stride[a + 1] * grid.grid[a + 1];
+    for (size_t a = 0; a < nd; a++)
+        for (uint64_t slot = 0; slot < grid.grid[a]; slot++)
+            if (origin[a] + grid.starts[a][slot] + grid.extents[a][slot] > dims[a]) {
+                uint64_t w = slot * writer_stride[a];
+                if (!first.found || w < first.writer)
+                    first = {w, a, true};
+                break;
+            }
+    if (first.found) {  // that writer's first axis out of bounds
+        std::vector<uint64_t> start, count;
+        grid.block(first.writer, start, count);
+        for (size_t a = 0; a < nd; a++)
+            if (origin[a] + start[a] + count[a] > dims[a])
+                return {first.writer, a, true};
+    }
+    return first;
+}
+
+Overflow run_overflow(const HyperslabRun& r, const std::vector<uint64_t>& dims)
+{
+    // start_step >= 0: the writers that leave along an axis are the last ones of the run
+    Overflow first;
+    uint64_t first_k = r.writers;
+    for (size_t a = 0; a < dims.size(); a++) {
+        if (hyperslab_end(r, a, r.start[a]) == 0)
+            return first;  // selects nothing: no box to check
+        Wide end0 = hyperslab_end(r, a, r.start[a]);
+        uint64_t k = 0;
+        if (end0 > dims[a])
+            k = 0;
+        else if (r.start_step[a] == 0)
+            continue;
+        else
+            k = static_cast<uint64_t>((Wide(dims[a]) - end0) / r.start_step[a] + 1);
+        if (k < first_k)
+            first_k = k;
+    }
+    if (first_k >= r.writers)
+        return first;
+    uint64_t writer = r.first_writer + first_k * r.writer_step;
+    for (size_t a = 0; a < dims.size(); a++)
+        if (hyperslab_end(r, a, Wide(r.start[a]) + Wide(first_k) * r.start_step[a]) > dims[a])
+            return {writer, a, true};
+    return first;
+}
+
+void check_fits(const Overflow& o, const std::string& where)
+{
+    if (o.found)
+        throw std::invalid_argument(where + ": writer " + std::to_string(o.writer) +
+                                    "'s box leaves the dataset along axis " + std::to_string(o.axis));
+}
+
+// One dataset's selection in one call (WORKLOAD.md: regular grid + origin, or runs). Checked
+// here, in closed form: whatever its size, no piece of it is made while reading it.
+Selection parse_selection(const json& j, const Dataset& ds, uint64_t writers, const std::string& where)
 {
     auto dims = ds.dims();
-    std::vector<Box> boxes;
+    Selection sel;
     if (j.contains("grid")) {
-        Dataset grid;
-        parse_decomposition(j, grid, where);
-        if (grid.writers() != writers)
-            throw std::invalid_argument(where + ".grid: " + std::to_string(grid.writers()) +
+        sel.grid = true;
+        parse_decomposition(j, sel.decomposition, where);
+        if (sel.decomposition.writers() != writers)
+            throw std::invalid_argument(where + ".grid: " + std::to_string(sel.decomposition.writers()) +
                                         " writers, the file has " + std::to_string(writers));
-        auto origin = axis_list(j, "origin", dims.size(), 0, where);
-        for (uint64_t w = 0; w < writers; w++) {
-            Box box{static_cast<uint32_t>(w), {}, {}};
-            grid.block(w, box.start, box.count);
-            for (size_t a = 0; a < box.start.size() && a < origin.size(); a++)
-                box.start[a] += origin[a];
-            boxes.push_back(std::move(box));
-        }
+        if (sel.decomposition.grid.size() != dims.size())
+            throw std::invalid_argument(where + ": a box of writer 0 does not fit the dataset or the file's writers");
+        sel.origin = axis_list(j, "origin", dims.size(), 0, where);
+        check_fits(grid_overflow(sel.decomposition, std::vector<Wide>(sel.origin.begin(), sel.origin.end()), dims),
+                   where);
     } else {
         const auto& runs = j.at("runs");
-        for (size_t r = 0; r < runs.size(); r++)
-            run_boxes(runs[r], dims.size(), where + ".runs[" + std::to_string(r) + "]", boxes);
+        for (size_t r = 0; r < runs.size(); r++) {
+            sel.runs.push_back(parse_run(runs[r], dims.size(), writers, where + ".runs[" + std::to_string(r) + "]"));
+            check_fits(run_overflow(sel.runs.back(), dims), where);
+        }
     }
-    for (const Box& b : boxes) {
-        if (b.start.size() != dims.size() || b.writer >= writers)
-            throw std::invalid_argument(where + ": a box of writer " + std::to_string(b.writer) +
-                                        " does not fit the dataset or the file's writers");
-        for (size_t a = 0; a < dims.size(); a++)
-            if (b.start[a] + b.count[a] > dims[a])
-                throw std::invalid_argument(where + ": writer " + std::to_string(b.writer) +
-                                            "'s box leaves the dataset along axis " + std::to_string(a));
-    }
-    return boxes;
+    return sel;
 }
 
 IoCall parse_call(const json& j, const FileSession& s, uint64_t writers, const std::string& where)
@@ -277,7 +324,8 @@ IoCall parse_call(const json& j, const FileSession& s, uint64_t writers, const s
     call.compute_before_s = j.value("compute_before_s", 0.0);
     if (j.value("flush", false))
         return call.flush = true, call;
-    call.collective = j.value("transfer", std::string("collective")) == "collective";
+    call.collective = s.netcdf4 ? netcdf4_call_collective(j)
+                                : j.value("transfer", std::string("collective")) == "collective";
     const auto& names = j.at("write");
     const auto& selections = j.at("selections");
     if (names.size() != selections.size())
@@ -290,44 +338,72 @@ IoCall parse_call(const json& j, const FileSession& s, uint64_t writers, const s
         if (d == s.datasets.size())
             throw std::invalid_argument(where + ".write: no dataset " + name + " in the session");
         call.datasets.push_back(d);
-        call.boxes.push_back(parse_selection(selections[k], s.datasets[d], writers,
-                                             where + ".selections[" + std::to_string(k) + "]"));
+        call.selections.push_back(parse_selection(selections[k], s.datasets[d], writers,
+                                                  where + ".selections[" + std::to_string(k) + "]"));
     }
     return call;
 }
 
-// A call and, with `repeat` (WORKLOAD.md), its repetitions: the k-th with every regular
-// selection's origin moved by k * origin_step, after compute_between_s of computation.
+// The first repetition k in [1, times) whose grid selection would start before the dataset
+// (before = true) or leave it; times when none does. Origins move linearly with k.
+uint64_t first_bad_repetition(const IoCall& call, const std::vector<Dataset>& datasets, bool& before)
+{
+    uint64_t worst = call.times;
+    for (size_t i = 0; i < call.selections.size(); i++) {
+        const Selection& sel = call.selections[i];
+        auto dims = datasets[call.datasets[i]].dims();
+        auto extent = sel.decomposition.dims();
+        for (size_t a = 0; a < dims.size(); a++) {
+            long long step = call.origin_step[a];
+            if (step < 0) {  // origin + k * step < 0 from k = origin / |step| + 1
+                uint64_t k = sel.origin[a] / static_cast<uint64_t>(-step) + 1;
+                if (k < worst || (k == worst && !before))
+                    worst = k, before = true;
+            } else if (step > 0) {  // origin + k * step + extent > dims
+                Wide end = Wide(sel.origin[a]) + extent[a];
+                uint64_t k = end >= dims[a] ? 1 : static_cast<uint64_t>((Wide(dims[a]) - end) / step + 1);
+                k = std::max<uint64_t>(k, 1);
+                if (k < worst)
+                    worst = k, before = false;
+            }
+        }
+    }
+    return worst;
+}
+
+// A call and, with `repeat` (WORKLOAD.md), its repetitions, kept as one call with `times`:
+// the k-th with every regular selection's origin moved by k * origin_step, after
+// compute_between_s of computation.
 void append_calls(const json& j, const FileSession& s, uint64_t writers, const std::string& where,
                   std::vector<IoCall>& calls)
 {
-    calls.push_back(parse_call(j, s, writers, where));
-    if (!j.contains("repeat"))
-        return;
-    const json& repeat = j["repeat"];
-    const auto times = repeat.at("times").get<uint64_t>();
-    const auto step = repeat.at("origin_step").get<std::vector<long long>>();
-    std::vector<std::vector<long long>> origins;  // of each selection in the first call
-    for (const json& selection : j.at("selections")) {
-        if (!selection.contains("grid") || step.size() != selection["grid"].size())
-            throw std::invalid_argument(where + ".repeat: only for regular selections, "
-                                        "one origin_step per axis");
-        origins.push_back(selection.value("origin", std::vector<long long>(step.size(), 0)));
-    }
-    json shifted = j;
-    shifted["compute_before_s"] = repeat.value("compute_between_s", 0.0);
-    for (uint64_t k = 1; k < times; k++) {
-        for (size_t i = 0; i < origins.size(); i++) {
-            auto origin = origins[i];
-            for (size_t a = 0; a < step.size(); a++)
-                origin[a] += static_cast<long long>(k) * step[a];
-            if (*std::min_element(origin.begin(), origin.end()) < 0)
+    IoCall call = parse_call(j, s, writers, where);
+    if (j.contains("repeat") && call.flush)
+        throw std::invalid_argument(where + ".repeat: only for write calls");
+    if (j.contains("repeat")) {
+        const json& repeat = j["repeat"];
+        call.times = repeat.at("times").get<uint64_t>();
+        call.origin_step = repeat.at("origin_step").get<std::vector<long long>>();
+        call.compute_between_s = repeat.value("compute_between_s", 0.0);
+        for (const Selection& sel : call.selections)
+            if (!sel.grid || call.origin_step.size() != sel.origin.size())
+                throw std::invalid_argument(where + ".repeat: only for regular selections, "
+                                            "one origin_step per axis");
+        bool before = false;
+        uint64_t k = first_bad_repetition(call, s.datasets, before);
+        if (k < call.times) {
+            if (before)
                 throw std::invalid_argument(where + ".repeat: repetition " + std::to_string(k) +
                                             " starts before the dataset");
-            shifted["selections"][i]["origin"] = origin;
+            for (size_t i = 0; i < call.selections.size(); i++) {
+                auto origin = call.origin_at(i, k);
+                check_fits(grid_overflow(call.selections[i].decomposition, std::vector<Wide>(origin.begin(), origin.end()),
+                                         s.datasets[call.datasets[i]].dims()),
+                           where + ".repeat[" + std::to_string(k) + "].selections[" + std::to_string(i) + "]");
+            }
         }
-        calls.push_back(parse_call(shifted, s, writers, where + ".repeat[" + std::to_string(k) + "]"));
     }
+    calls.push_back(std::move(call));
 }
 
 }  // namespace
@@ -355,7 +431,11 @@ Workload parse_workload(const json& data)
         if (s.mode == FileMode::groups && (s.groups < 1 || w.ranks % s.groups != 0))
             throw std::invalid_argument(where + ".groups: must divide the rank count");
         s.create = f.value("create", true);
-        s.hdf5 = f.value("api", std::string("hdf5")) == "hdf5";
+        std::string api = f.value("api", std::string("hdf5"));
+        if (api != "hdf5" && api != "netcdf4" && api != "mpiio" && api != "posix")
+            throw std::invalid_argument(where + ".api: expected hdf5, netcdf4, mpiio or posix, got '" + api + "'");
+        s.netcdf4 = api == "netcdf4";
+        s.hdf5 = api == "hdf5" || s.netcdf4;
         s.compute_before_s = f.value("compute_before_s", 0.0);
         s.one_call = f.value("write_calls", std::string("per-dataset")) == "one-call";
         s.flushes = f.value("flushes", 0);
@@ -363,6 +443,8 @@ Workload parse_workload(const json& data)
         const auto& dsets = f.at("datasets");
         for (size_t d = 0; d < dsets.size(); d++) {
             auto ds = parse_dataset(dsets[d], writers, where + ".datasets[" + std::to_string(d) + "]");
+            if (s.netcdf4)
+                apply_netcdf4_defaults(dsets[d], ds);
             if (ds.writers() != writers)
                 throw std::invalid_argument(where + ".datasets[" + std::to_string(d) +
                                             "].decomposition: the grid has " +

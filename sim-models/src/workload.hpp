@@ -38,20 +38,38 @@ struct Dataset {
     void block(uint64_t writer, std::vector<uint64_t>& start, std::vector<uint64_t>& count) const;
 };
 
-// One writer's box of a dataset in one call: start and count per axis.
-struct Box {
-    uint32_t writer;
-    std::vector<uint64_t> start, count;
+// HDF5's H5Sselect_hyperslab(start, stride, count, block) of writers first + k*step (k <
+// writers), writer k's start moved by k * start_step (WORKLOAD.md `runs`).
+struct HyperslabRun {
+    uint64_t first_writer = 0, writers = 1, writer_step = 1;
+    std::vector<uint64_t> start, start_step, count, stride, block;
+};
+
+// One dataset's selection in one call (WORKLOAD.md `calls`): a decomposition placed at
+// `origin`, or hyperslab runs. Kept as written: its pieces are made by whoever needs them.
+struct Selection {
+    bool grid = false;
+    Dataset decomposition;  // with `grid`: its blocks, writer w's at unravel(w)
+    std::vector<uint64_t> origin;
+    std::vector<HyperslabRun> runs;
 };
 
 // One I/O call of a file session, as a program made it (WORKLOAD.md `calls`): a write of one
-// or several datasets (H5Dwrite, H5Dwrite_multi) with every writer's boxes, or a flush.
+// or several datasets (H5Dwrite, H5Dwrite_multi) with every writer's selection, or a flush.
+// With `times` > 1 the call is made that many times, repetition k's grid selections moved by
+// k * origin_step, each after compute_between_s (WORKLOAD.md `repeat`).
 struct IoCall {
     bool flush = false;
     bool collective = true;
     double compute_before_s = 0;           // the slowest rank's computation before the call
     std::vector<size_t> datasets;          // indices into the session's datasets
-    std::vector<std::vector<Box>> boxes;   // per listed dataset, the boxes of every writer
+    std::vector<Selection> selections;     // per listed dataset
+    uint64_t times = 1;
+    std::vector<long long> origin_step;
+    double compute_between_s = 0;
+
+    // Repetition k's origin of selection i (k < times).
+    std::vector<uint64_t> origin_at(size_t i, uint64_t k) const;
 };
 
 enum class FileMode { shared, per_rank, groups };
@@ -61,7 +79,8 @@ struct FileSession {
     FileMode mode = FileMode::shared;
     int groups = 1;
     bool create = true;
-    bool hdf5 = true;  // api: hdf5 (else mpiio / posix: no HDF5 layout or metadata)
+    bool hdf5 = true;  // api: hdf5 or netcdf4 (else mpiio / posix: no HDF5 layout or metadata)
+    bool netcdf4 = false;  // api: netcdf4: HDF5 as netCDF-4 drives it (netcdf4.hpp)
     double compute_before_s = 0;
     bool one_call = false;  // one multi-dataset write call instead of one per dataset
     int flushes = 0;

@@ -60,6 +60,12 @@ def test_demo_tunes_then_prints_stored_default_and_tuned_medians(scratch: Path) 
         assert len(rates) == SUMMARY_REPEAT and all(rates)
         assert printed_median(done.stdout, label) == float(f"{statistics.median(rates):.3g}")
 
+    summary = [(row.details["label"], row.details["round"]) for row in rows
+               if row.details.get("label") in ("default", "tuned")]
+    assert summary == [("default", 0), ("tuned", 0), ("tuned", 1), ("default", 1)]  # pairs
+    assert "(pseudo-median of the 2 pairs' tuned/default ratios)" not in done.stdout
+    assert "too few pairs for a 95% interval (2; 6 or more are needed)" in done.stdout
+
     tuned = scratch / "tuned.yaml"
     assert f"tuned config written to {tuned.name}" in done.stdout
     assert yaml.safe_load(tuned.read_text()) == yaml.safe_load(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import statistics
 import subprocess
 import sys
@@ -111,3 +112,35 @@ def test_failing_program_is_stored_as_failed_with_nonzero_exit(scratch: Path) ->
         rows = store.evaluations()
     assert [(row.status, row.repetition) for row in rows] == [("failed", 0), ("failed", 1)]
     assert all("exit status 4" in (row.error or "") for row in rows)
+
+
+def test_compare_runs_both_configs_in_alternating_pairs_and_pairs_the_speedup(
+        scratch: Path) -> None:
+    (scratch / "a.yaml").write_text("dataset: {transfer_mode: independent}\n")
+    (scratch / "b.yaml").write_text("dataset: {transfer_mode: collective}\n")
+    done = iotwin("run", "vpic-io", "--ranks", "2", "--config", "a.yaml", "--compare", "b.yaml",
+                  "--repeat", "3", "--json", "--store", "r.db", "--", "--particles", "4096",
+                  cwd=scratch)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    with Store(scratch / "r.db") as store:
+        rows = store.evaluations(result["base"]["campaign"])
+    assert [(row.details["label"], row.repetition) for row in rows] == [
+        ("base", 0), ("compared", 0), ("compared", 1), ("base", 1), ("base", 2),
+        ("compared", 2)]
+    base = [rep["rate_mbs"] for rep in result["base"]["repetitions"]]
+    compared = [rep["rate_mbs"] for rep in result["compared"]["repetitions"]]
+    speedup = result["speedup"]
+    assert speedup["pairs"] == 3 and speedup["low"] is None  # 3 pairs: no 95% interval
+    walsh = sorted((math.log(c1 / b1) + math.log(c2 / b2)) / 2
+                   for i, (b1, c1) in enumerate(zip(base, compared, strict=True))
+                   for b2, c2 in list(zip(base, compared, strict=True))[i:])
+    assert speedup["estimate"] == pytest.approx(math.exp(statistics.median(walsh)))
+
+    text = iotwin("run", "vpic-io", "--ranks", "2", "--compare", "b.yaml", "--repeat", "2",
+                  "--store", "r.db", "--", "--particles", "4096", cwd=scratch)
+    assert text.returncode == 0, text.stderr
+    assert "base: vpic-io --particles 4096 x2, config (none): 2/2 repetitions ok" in text.stdout
+    assert "compared: vpic-io --particles 4096 x2, config b.yaml: 2/2" in text.stdout
+    assert "too few pairs for a 95% interval (2; 6 or more are needed) (base: no config, " \
+           "compared: b.yaml)" in text.stdout

@@ -38,7 +38,7 @@ def test_a_program_is_timed_by_its_hdf5_io_not_by_mpiexec(scratch: Path,
     monkeypatch.setenv("PYTHONPATH", str(H5PY_MPI))
     script = scratch / "two_dumps.py"
     script.write_text(TWO_DUMPS)
-    result = LocalExecutor(scratch_root=scratch).run_once(
+    result = LocalExecutor(scratch_root=scratch / "runs", workdir=scratch).run_once(
         Target(ranks=2, command=(sys.executable, str(script))), {})
     assert result.status == "ok", result.error
     assert result.bytes == 2 * 2 * 262144 * 8  # two files of 2 ranks x 2 MiB
@@ -52,7 +52,7 @@ def test_a_program_is_timed_by_its_hdf5_io_not_by_mpiexec(scratch: Path,
 
 
 def test_a_program_that_writes_no_hdf5_is_a_failed_run_saying_why(scratch: Path) -> None:
-    result = LocalExecutor(scratch_root=scratch).run_once(
+    result = LocalExecutor(scratch_root=scratch / "runs", workdir=scratch).run_once(
         Target(ranks=1, command=("true",)), {})
     assert result.status == "failed"
-    assert "no HDF5 file closed" in (result.error or "")
+    assert "no HDF5 or MPI-IO file closed" in (result.error or "")

@@ -1,4 +1,4 @@
-"""The local executor: real mpiexec runs that fail, hang, or succeed, and their scratch files."""
+"""The local executor: real mpiexec runs that fail, hang, or succeed, and the files they leave."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ files:
 
 @pytest.fixture
 def executor(scratch: Path) -> LocalExecutor:
-    return LocalExecutor(timeout_s=60, scratch_root=scratch / "runs")
+    return LocalExecutor(timeout_s=60, scratch_root=scratch / "runs", workdir=scratch)
 
 
 def test_crashing_program_is_failed_with_its_stderr(executor: LocalExecutor) -> None:
@@ -78,7 +78,7 @@ def _stubborn_ranks(marker: str) -> tuple[str, ...]:
 
 def test_hanging_program_times_out_and_every_rank_is_gone_on_return(scratch: Path) -> None:
     marker = _unique_sleep()
-    executor = LocalExecutor(timeout_s=2, scratch_root=scratch / "runs")
+    executor = LocalExecutor(timeout_s=2, scratch_root=scratch / "runs", workdir=scratch)
     result = executor.run_once(Target(ranks=2, command=_stubborn_ranks(marker)), {})
     assert result.status == "timeout"
     assert "killed after 2 s" in (result.error or "")
@@ -90,7 +90,8 @@ import sys
 from pathlib import Path
 from iotwin.executors.base import Target
 from iotwin.executors.local import LocalExecutor
-executor = LocalExecutor(timeout_s=600, scratch_root=Path(sys.argv[1]))
+executor = LocalExecutor(timeout_s=600, scratch_root=Path(sys.argv[1]) / "runs",
+                         workdir=Path(sys.argv[1]))
 command = ("sh", "-c", "trap '' TERM INT HUP; exec sleep " + sys.argv[2])
 try:
     executor.run_once(Target(ranks=2, command=command), {})
@@ -129,16 +130,26 @@ def test_bad_kernel_arguments_are_a_failed_run(executor: LocalExecutor) -> None:
     assert "particles" in (result.error or "")
 
 
-def test_scratch_is_removed_and_the_last_run_kept_on_request(scratch: Path) -> None:
+def test_run_files_are_removed_and_the_last_run_kept_on_request(scratch: Path) -> None:
     runs, keep = scratch / "runs", scratch / "kept"
     config = {"mpiio": {"cb_nodes": 2, "cb_config_list": "*:*", "cb_buffer_size": "4MiB"}}
     target = Target(ranks=1, kernel="vpic-io", args=("--particles", "1024"))
-    LocalExecutor(scratch_root=runs).run_once(target, config)
+    LocalExecutor(scratch_root=runs, workdir=scratch).run_once(target, config)
     assert list(runs.iterdir()) == []
-    LocalExecutor(scratch_root=runs, keep_last=keep).run_once(target, config)
+    assert sorted(p.name for p in scratch.iterdir()) == ["runs"]  # vpic-io.h5 removed
+    kept = LocalExecutor(scratch_root=runs, workdir=scratch, keep=keep)
+    kept.run_once(target, config)
+    kept.run_once(target, config)
     assert list(runs.iterdir()) == []
+    assert sorted(p.name for p in scratch.iterdir()) == ["kept", "runs"]
+    assert sorted(p.name for p in keep.iterdir()) == ["iotwin-runs", "vpic-io.h5"]
     assert (keep / "vpic-io.h5").stat().st_size > 1024 * VPIC_BYTES_PER_PARTICLE
-    assert tuning.load_config(keep / "iotwin-config.yaml") == tuning.validate_config(config, "x")
+    for run in ("001", "002"):  # every run's own files, the program's output among them
+        folder = keep / "iotwin-runs" / run
+        assert tuning.load_config(folder / "iotwin-config.yaml") == tuning.validate_config(
+            config, "x")
+        assert kernel_result_line((folder / "stdout").read_text()) is not None
+        assert (folder / "stderr").exists()
 
 
 def _bytes_written_by_this_process() -> int:
@@ -148,13 +159,15 @@ def _bytes_written_by_this_process() -> int:
 
 def test_warm_up_writes_its_bytes_before_the_run_and_leaves_nothing(scratch: Path) -> None:
     runs, warm_up = scratch / "runs", 8 * 2**20 + 1
-    executor = LocalExecutor(timeout_s=60, scratch_root=runs, warm_up_bytes=warm_up)
+    executor = LocalExecutor(timeout_s=60, scratch_root=runs, workdir=scratch,
+                             warm_up_bytes=warm_up)
     before = _bytes_written_by_this_process()
     result = executor.run_once(Target(ranks=1, kernel="vpic-io", args=("--particles", "1024")),
                                {})
     assert result.ok
     assert _bytes_written_by_this_process() - before >= warm_up  # the ranks' writes not counted
     assert list(runs.iterdir()) == []
+    assert sorted(p.name for p in scratch.iterdir()) == ["runs"]
 
 
 def test_kernel_result_line_is_the_last_json_object_with_a_total() -> None:
@@ -164,27 +177,30 @@ def test_kernel_result_line_is_the_last_json_object_with_a_total() -> None:
     assert kernel_result_line("no json here\n") is None
 
 
-def test_program_arguments_naming_local_files_become_absolute(
+def test_a_relative_program_is_found_from_here_and_its_arguments_left_to_its_directory(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "app").write_text("")
     (tmp_path / "input.yaml").write_text("")
     monkeypatch.chdir(tmp_path)
     mpich, openmpi = select_flavour("mpich"), select_flavour("openmpi")
     argv = program_argv(Target(ranks=1, command=("./app", "input.yaml", "out.h5", "-v")), mpich)
-    assert argv == [str(tmp_path / "app"), str(tmp_path / "input.yaml"), "out.h5", "-v"]
+    assert argv == [str(tmp_path / "app"), "input.yaml", "out.h5", "-v"]
+    assert program_argv(Target(ranks=1, command=("sh", "-c", "true")), mpich)[0] == "sh"
     replay = Target(ranks=1, kernel="replay", args=("--compute-scale", "0", "input.yaml"))
     argv = program_argv(replay, mpich)
-    assert argv[1:] == ["--compute-scale", "0", str(tmp_path / "input.yaml")]
+    assert argv[1:] == ["--compute-scale", "0", "input.yaml"]
     assert program_argv(replay, openmpi)[0] == str(paths.kernel_binary("replay", "openmpi"))
 
 
-def test_a_kernel_reads_a_relative_input_file_from_the_callers_directory(
-        executor: LocalExecutor, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_kernel_reads_a_relative_input_file_from_its_working_directory(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "w.yaml").write_text(REPLAY_WORKLOAD)
     monkeypatch.chdir(tmp_path)
+    executor = LocalExecutor(timeout_s=60, scratch_root=tmp_path / "runs")  # runs here
     result = executor.run_once(Target(ranks=2, kernel="replay", args=("w.yaml",)), {})
     assert result.status == "ok", result.error
     assert result.bytes == 2 * 4096 * 8
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["runs", "w.yaml"]
 
 
 def test_a_terminated_iotwin_run_leaves_no_rank_behind(scratch: Path) -> None:
@@ -193,7 +209,7 @@ def test_a_terminated_iotwin_run_leaves_no_rank_behind(scratch: Path) -> None:
     caller = subprocess.Popen([sys.executable, "-m", "iotwin", "run", "--ranks", "2", "--repeat",
                                "1", "--store", str(scratch / "s.db"), "--", *command],
                               env={**os.environ, "IOTWIN_SCRATCH": str(scratch / "runs")},
-                              stderr=subprocess.PIPE, text=True)
+                              stderr=subprocess.PIPE, text=True, cwd=scratch)
     while len(_live_processes(marker)) < 2:
         assert caller.poll() is None, "the run ended before it could be terminated"
         time.sleep(0.05)

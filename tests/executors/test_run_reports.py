@@ -5,7 +5,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from iotwin.executors.interposer_reports import read_reports, setting_outcomes, total_bytes
+from iotwin.executors.interposer_reports import (
+    config_rejection,
+    outside_writes,
+    read_reports,
+    setting_outcomes,
+    total_bytes,
+    unmatched_rules,
+)
 
 REPORT = {
     "file": "out.h5", "bytes": 1000,
@@ -43,3 +50,35 @@ def test_outcomes_name_config_keys_and_catch_silent_non_application() -> None:
     sieving = outcomes["out.h5", "mpiio.romio_ds_write"]  # dropped without the interposer noticing
     assert (sieving.took_effect, sieving.requested, sieving.effective) == (
         False, "disable", "automatic")
+
+
+RUN = {"iotwin_run": 1, "config": "c.yaml", "config_error": None, "ranks": 4,
+       "unmatched_rules": [{"rule": "files[1]", "match": "*.dat"}],
+       "outside": {"bytes": 3 * 2**20, "writes": 30, "files": 2, "examples": ["/r/a.bin"]}}
+
+
+def test_the_run_record_is_not_a_file() -> None:
+    reports = [REPORT, RUN]
+    assert total_bytes(reports) == 1000
+    assert {o.file for o in setting_outcomes(reports)} == {"out.h5", "out.h5:/d"}
+
+
+def test_a_rejected_config_is_found_in_the_run_record_or_any_file() -> None:
+    assert config_rejection([REPORT, RUN]) is None
+    assert config_rejection([REPORT, {**RUN, "config_error": "c.yaml: mpiio.x: bad"}]) \
+        == "c.yaml: mpiio.x: bad"
+    assert config_rejection([{**REPORT, "config_error": "c.yaml: y: bad"}]) == "c.yaml: y: bad"
+
+
+def test_unmatched_rules_and_outside_writes_are_said() -> None:
+    assert unmatched_rules([REPORT, RUN]) == ['files[1] (match: "*.dat") matched no file']
+    # a program that exits without MPI_Finalize: one record per process; a rule is unmatched
+    # when no process matched it
+    matched_on_one = {**RUN, "unmatched_rules": []}
+    assert unmatched_rules([RUN, matched_on_one]) == []
+    assert unmatched_rules([REPORT]) == []
+    outside = outside_writes([RUN, RUN])
+    assert outside is not None and (outside.bytes, outside.files) == (6 * 2**20, 4)
+    assert outside.describe() == ("6.0 MiB written outside HDF5 and MPI-IO, not tuned: 4 files "
+                                  "(e.g. /r/a.bin, /r/a.bin)")
+    assert outside_writes([{**RUN, "outside": {"bytes": 0}}]) is None

@@ -19,6 +19,7 @@ import pytest
 from iotwin.core.errors import UserError
 from iotwin.core.mpi_flavours import select_flavour
 from iotwin.core.records import Target
+from iotwin.executors.interposer_reports import file_reports
 from iotwin.executors.launch import launcher, run_mpi
 from iotwin.executors.slurm import Site, SlurmExecutor
 from support.processes import with_default_sigint
@@ -36,7 +37,8 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SlurmCluster]:
 
 
 def executor(cluster: SlurmCluster, scratch: Path, timeout_s: float = 120.0) -> SlurmExecutor:
-    return SlurmExecutor(timeout_s=timeout_s, scratch_root=scratch, env=cluster.env)
+    return SlurmExecutor(timeout_s=timeout_s, scratch_root=scratch / "runs", workdir=scratch,
+                         env=cluster.env)
 
 
 def test_a_kernel_run_as_a_job_measures_what_the_local_run_does(cluster: SlurmCluster,
@@ -47,7 +49,7 @@ def test_a_kernel_run_as_a_job_measures_what_the_local_run_does(cluster: SlurmCl
     assert result.status == "ok", result.error
     assert result.bytes == 4 * 32 * PARTICLES
     assert result.rate_mbs is not None and result.rate_mbs > 0
-    [report] = result.reports
+    [report] = file_reports(result.reports)
     assert report["ranks"] == 4
     assert report["effective"]["hints"]["cb_nodes"] == "2"  # the config reached the ranks
 
@@ -59,6 +61,18 @@ def test_a_failing_program_is_a_failed_run_with_its_exit_status(cluster: SlurmCl
     assert result.status == "failed"
     assert result.error is not None
     assert "exit status 3" in result.error and "broken input" in result.error
+
+
+def test_a_job_runs_in_the_working_directory_and_leaves_it_as_it_was(
+        cluster: SlurmCluster, scratch: Path) -> None:
+    (scratch / "out").mkdir()
+    (scratch / "input.nml").write_text("3\n")
+    target = Target(ranks=1, command=("sh", "-c", "read steps < input.nml || exit 5; "
+                                                  "echo $steps > out/r.txt; echo x > new.txt"))
+    result = executor(cluster, scratch).run_once(target, {})
+    assert "exit status" not in (result.error or ""), result.error  # it ran, wrote no HDF5
+    assert sorted(p.name for p in scratch.rglob("*")) == ["input.nml", "out", "runs"]
+    assert list((scratch / "runs").iterdir()) == []
 
 
 def test_a_job_over_its_time_limit_is_a_timeout(cluster: SlurmCluster, scratch: Path) -> None:
@@ -122,7 +136,8 @@ def test_inside_an_allocation_each_run_is_a_job_step(cluster: SlurmCluster, scra
         "from iotwin.core.records import Target\n"
         "from iotwin.executors.slurm import SlurmExecutor, Site\n"
         f"target = Target(ranks=4, kernel='vpic-io', args=('--particles', '{PARTICLES}'))\n"
-        "executor = SlurmExecutor(site=Site(launcher='srun'), scratch_root=Path(sys.argv[1]))\n"
+        "executor = SlurmExecutor(site=Site(launcher='srun'), workdir=Path(sys.argv[1]),\n"
+        "                         scratch_root=Path(sys.argv[1]) / 'runs')\n"
         "result = executor.run_once(target, {'mpiio': {'cb_nodes': 2, 'cb_config_list': '*:*'}})\n"
         "print(json.dumps({'status': result.status, 'error': result.error,\n"
         "                  'bytes': result.bytes, 'reports': result.reports}))\n")
@@ -134,7 +149,7 @@ def test_inside_an_allocation_each_run_is_a_job_step(cluster: SlurmCluster, scra
     result = json.loads(done.stdout.strip().splitlines()[-1])
     assert result["status"] == "ok", result["error"]
     assert result["bytes"] == 4 * 32 * PARTICLES
-    [report] = result["reports"]
+    [report] = file_reports(result["reports"])
     assert report["ranks"] == 4  # srun started the 4 ranks as one MPI job
     assert report["effective"]["hints"]["cb_nodes"] == "2"
     assert iotwin_jobs(cluster) == batch_jobs_before  # a step of salloc's job, no sbatch

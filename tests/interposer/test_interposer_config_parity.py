@@ -1,13 +1,15 @@
 """The interposer's C parser and the Python validator accept and refuse the same configs,
-with the same messages (both are driven by config-schema.yaml)."""
+with the same messages (both are driven by config-schema.yaml); and the interposer and
+iotwin.config.resolve give every file and dataset the same settings from the same blocks."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
 import pytest
-from iotwin.config.schema import ConfigError, load_config
+from iotwin.config.schema import ConfigError, load_config, matched_blocks, resolve
 from iotwin.core import paths
 
 CASES = {
@@ -50,6 +52,31 @@ files:
     "hint_value": "mpiio: {hints: {a: [1]}}",
     "glob": "files: [{match: 'a[^b]'}]",
     "null_value": "hdf5: {meta_block_size: ~}",
+    # control characters: in a key, a hint's name and value, a pattern, a list item, a string
+    "control_key": 'mpiio: {"cb\\nnodes": 1}',
+    "control_hint_name": 'mpiio: {hints: {"a\\x01": x}}',
+    "nul_hint_name": 'mpiio: {hints: {"a\\0b": x}}',
+    "control_hint_value": 'mpiio: {hints: {a: "x\\ny"}}',
+    "control_pattern": 'files: [{match: "a\\tb"}]',
+    "control_dataset_pattern": 'files: [{match: x, datasets: [{match: "a\\x1bb"}]}]',
+    "control_string": 'mpiio: {cb_config_list: "*:\\x7f"}',
+    "control_enum": 'mpiio: {romio_cb_write: "enable\\n"}',
+    "control_list_item": 'dataset: {chunk_dims: [1, "2\\n"]}',
+}
+
+# Integers beyond the C type the interposer gives them (a C int for MPI and Lustre, a long long
+# for sizes and chunk dims): refused by the C side with the key's path, before any narrowing.
+# (The Python validator's bounds for them come from the schema's C types.)
+C_RANGE = {
+    "mpiio: {cb_nodes: 9223372036854775808}":
+        "mpiio.cb_nodes: expected a positive integer, got 9223372036854775808",
+    "mpiio: {cb_nodes: 2147483648}": "mpiio.cb_nodes: expected a positive integer, got 2147483648",
+    "lustre: {stripe_count: 3000000000}":
+        "lustre.stripe_count: expected an integer >= -1, got 3000000000",
+    "dataset: {chunk_dims: [18446744073709551617]}":
+        "dataset.chunk_dims[0]: expected a positive integer, got 18446744073709551617",
+    "mpiio: {cb_buffer_size: 99999999999TiB}":
+        'mpiio.cb_buffer_size: expected a positive size such as 4MiB, got "99999999999TiB"',
 }
 
 
@@ -83,3 +110,83 @@ def test_c_and_python_give_the_same_verdict(c_verdicts, case):
 
 def test_a_full_config_is_accepted_by_both(c_verdicts):
     assert c_verdicts["good"] == ("ok", "ok")
+
+
+def test_control_characters_are_refused_naming_the_key(c_verdicts):
+    messages = {case: c_verdicts[case][0] for case in CASES
+                if case.startswith("control_") or case == "nul_hint_name"}
+    assert messages["nul_hint_name"].endswith(
+        "mpiio.hints: a key holds a control character (U+0000)")
+    assert messages["control_pattern"].endswith(
+        "files[0].match: holds a control character (U+0009)")
+    assert all("control character" in message for message in messages.values())
+
+
+@pytest.mark.parametrize(("text", "message"), C_RANGE.items())
+def test_the_interposer_refuses_integers_beyond_their_c_type(tmp_path: Path, text, message):
+    (tmp_path / "range.yaml").write_text(text)
+    checker = paths.built("tests/programs/config_check")
+    got = subprocess.run([checker, tmp_path / "range.yaml"], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert got == f"{tmp_path / 'range.yaml'}: {message}"
+
+
+SCOPED = """
+mpiio: {cb_nodes: 2, cb_buffer_size: 4MiB, hints: {a: 1, keep: top}}
+lustre: {stripe_count: 4}
+openmpi: {fcoll: vulcan}
+hdf5: {alignment: {threshold: 0, boundary: 1MiB}, meta_block_size: 64KiB}
+dataset: {chunk_size: 1MiB, fill_time: never}
+files:
+  - match: "*.h5"
+    mpiio: {cb_nodes: 4, hints: {a: 2, b: x}}
+    hdf5: {alignment: {threshold: 5}}
+    datasets:
+      - {match: x, chunk_dims: [16, 2]}
+      - {match: "/g/*", transfer_mode: independent, alloc_time: early}
+      - {match: "[!x]*", chunk_size: 2KiB}
+  - match: "ckpt_??.h5"
+    lustre: {stripe_count: 8, stripe_size: 1MiB}
+    dataset: {transfer_mode: collective}
+    datasets: [{match: "*", fill_time: alloc}]
+  - match: "/scratch/run/*"
+    mpiio: {romio_cb_write: disable}
+  - match: "out.bin"
+    mpiio: {cb_nodes: 1}
+"""
+NAMES = [("/scratch/run/ckpt_01.h5", None), ("/scratch/run/ckpt_01.h5", "/g/x"),
+         ("/scratch/run/ckpt_01.h5", "/Step#0/px"), ("ckpt_01.h5", "x"),
+         ("ckpt_001.h5", "/g/y"), ("/scratch/run/out.bin", None), ("out.bin", None),
+         ("/other/out.bin.h5", "/a/b/x"), ("/scratch/run", None), ("plain", "/x"),
+         ("/scratch/run/sub/dir/field.h5", "/x/[y]"), ("relative/ckpt_ab.h5", "y")]
+
+
+def c_resolve(config: Path, file: str, dataset: str | None) -> dict:
+    checker = paths.built("tests/programs/config_check")
+    done = subprocess.run([checker, "--resolve", config, file, *([dataset] if dataset else [])],
+                          capture_output=True, text=True, check=True)
+    return json.loads(done.stdout)
+
+
+@pytest.mark.parametrize(("file", "dataset"), NAMES)
+def test_the_interposer_and_python_resolve_the_same_settings(tmp_path: Path, file, dataset):
+    path = tmp_path / "scoped.yaml"
+    path.write_text(SCOPED)
+    config = load_config(path)
+    got = c_resolve(path, file, dataset)
+    assert got["matched"].split(",") == [label for label, _ in
+                                         matched_blocks(config, file, dataset)]
+    assert got["settings"] == resolve(config, file, dataset)
+
+
+def test_resolution_cases_cover_every_kind_of_block(tmp_path: Path):
+    """The names above reach dataset blocks, file blocks matched by the full name and by the
+    last component, and none at all: the parity above is not vacuous."""
+    path = tmp_path / "scoped.yaml"
+    path.write_text(SCOPED)
+    labels = {label for file, dataset in NAMES
+              for label in c_resolve(path, file, dataset)["matched"].split(",")}
+    assert labels >= {"top", "files[0]", "files[1]", "files[2]", "files[3]",
+                      "files[0].datasets[0]", "files[0].datasets[1]", "files[0].datasets[2]",
+                      "files[1].datasets[0]"}
+    assert c_resolve(path, "plain", "/x")["matched"] == "top"

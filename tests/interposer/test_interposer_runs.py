@@ -40,8 +40,8 @@ def run(ranks: int, argv: list, folder: Path, config: str | None = None,
         env["IOTWIN_CONFIG"] = str(folder / "cfg.yaml")
     done = launch.run_mpi(ranks, argv, env=env, cwd=folder, timeout=120)
     assert done.returncode == 0, done.stderr
-    reports = [json.loads(line) for line in report.read_text().splitlines()] if preload else []
-    return done, reports
+    lines = [json.loads(line) for line in report.read_text().splitlines()] if preload else []
+    return done, [line for line in lines if "iotwin_report" in line]
 
 
 def vpic(folder: Path, name: str = "vpic.h5", particles: int = 5000) -> list:

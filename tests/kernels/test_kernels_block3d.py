@@ -220,7 +220,8 @@ def compared_datasets(workload: dict[str, Any]) -> list[tuple[Any, ...]]:
 def test_the_capture_of_a_run_says_what_describe_says(method: str, sync: str, ranks: int,
                                                       scratch: Path) -> None:
     args = kernel_args(method, scratch / f"captured{SUFFIX[method]}", sync)
-    captured = merge_records(capture_records(args, ranks, timeout_s=300), KERNEL, " ".join(args))
+    captured = merge_records(capture_records(args, ranks, timeout_s=300, workdir=scratch), KERNEL,
+                             " ".join(args))
     described = describe(*args[1:], "--ranks", str(ranks), binary=args[0])
     assert compared_datasets(captured) == compared_datasets(described)
     if "calls" in session(described):

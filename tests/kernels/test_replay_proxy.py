@@ -115,6 +115,22 @@ def test_bad_key_is_named(scratch: Path) -> None:
     assert "files[1].datasets[0].element_bytes: expected 1, 2, 4 or 8, got 3" in done.stderr
 
 
+@pytest.mark.parametrize("name", ["../outside.h5", "/tmp/outside.h5", "in/../../outside.h5"])
+def test_a_file_name_outside_the_replays_directory_is_refused(scratch: Path, name: str) -> None:
+    work = _modes_workload()
+    work["files"][0]["name"] = name
+    (scratch / "run").mkdir()
+    spec = scratch / "w.yaml"
+    spec.write_text(yaml.safe_dump(work))
+    done = launch.run_mpi(2, [paths.kernel_binary("replay"), "--dir", scratch / "run", spec],
+                          timeout=60)
+    assert done.returncode == 2
+    assert f"files[0].name: '{name}' lies outside the directory the replay writes in" in \
+        done.stderr
+    assert sorted(p.name for p in scratch.iterdir()) == ["run", "w.yaml"]
+    assert list((scratch / "run").iterdir()) == []
+
+
 def _expected_values(k: int, elements: int, element_bytes: int) -> np.ndarray:
     """kernels/common/pattern.h: dataset k's element g holds (k * 1000003 + g) mod 2^23,
     modulo 2^8 and 2^16 for 1- and 2-byte elements."""

@@ -33,8 +33,10 @@ def main() -> int:
         campaign_id = store.create_campaign("fake", kind="tune", spec=spec.to_json())
     print(campaign_id, flush=True)
     space = load_space(spec.space).bind(SpaceContext("ufs", ranks=4), spec.fixed)
-    executor = LocalExecutor(timeout_s=spec.timeout_s, scratch_root=Path(sys.argv[1]).parent,
-                             preload=False)
+    folder = Path(sys.argv[1]).parent
+    (folder / "work").mkdir(exist_ok=True)  # not where the kernel's log is: a run's output
+    executor = LocalExecutor(timeout_s=spec.timeout_s, scratch_root=folder / "runs",
+                             workdir=folder / "work", preload=False)
     run_campaign(CampaignEvaluator(store, campaign_id, spec, space, executor))
     return 0
 

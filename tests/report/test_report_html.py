@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import csv
+import html
 import struct
 import zlib
 from html.parser import HTMLParser
@@ -90,10 +91,11 @@ def tune_campaign(store: Store) -> int:
         store.add_evaluation(cid, config=best, workload="vpic-io", ranks=4, platform="local",
                              source="real", status="ok", repetition=repetition, rate_mbs=rate,
                              details={"label": "confirm"})
-    for label, rate in (("default", 30.0), ("tuned", 95.0)):
-        store.add_evaluation(cid, config={}, workload="vpic-io", ranks=4, platform="local",
-                             source="real", status="ok", rate_mbs=rate,
-                             details={"label": label})
+    for round_index in range(6):  # the summary's pairs, the order alternating
+        for label, rate in (("default", 30.0 + round_index), ("tuned", 90.0 + round_index)):
+            store.add_evaluation(cid, config={}, workload="vpic-io", ranks=4, platform="local",
+                                 source="real", status="ok", rate_mbs=rate,
+                                 details={"label": label, "round": round_index})
     return cid
 
 
@@ -107,6 +109,9 @@ def test_a_tune_campaign_report_has_convergence_and_predicted_vs_measured(
             "Default vs tuned (re-measured after the search, same session)"
             } <= set(parser.headings)
     assert len(parser.images) == 3  # convergence, predicted vs measured, default vs tuned
+    # 6 pairs: the widest interval, from the lowest ratio (95 / 35) to the highest (90 / 30)
+    assert ("pseudo-median of the 6 pairs' tuned/default ratios), 95% interval 2.71-3.00x "
+            "(paired:") in html.unescape(html_path.read_text())
     rows = read_csv(csv_path)
     assert [int(r["index"]) for r in rows] == list(range(1, 7))  # summary runs left out
     assert [float(r["rate_mbs"]) for r in rows] == [40.5 + 12 * i for i in range(6)]

@@ -16,3 +16,15 @@ def test_cells_are_set_by_what_they_hold() -> None:
         assert f"<td>{figure}</td>" in html
     assert '<td class="settings">dataset.chunk_size=4MiB mpiio.romio_ds_write=enable</td>' in html
     assert '<td class="text">vpic-io-4</td>' in html
+
+
+def test_control_characters_are_escaped_on_the_page() -> None:
+    page = Page("run of prog\n<b>")
+    page.heading("kernel args --out x\u202e.h5")
+    page.table([{"workload": "prog a\nb\x1b[2K", "settings": "mpiio.hints.x=1\r"}])
+    html = page.render()
+    assert "<title>run of prog\\n&lt;b&gt;</title>" in html
+    assert "<h2>kernel args --out x\\u202e.h5</h2>" in html
+    assert '<td class="text">prog a\\nb\\x1b[2K</td>' in html
+    assert '<td class="settings">mpiio.hints.x=1\\r</td>' in html
+    assert not any(c in html.replace("\n", "") for c in "\r\x1b\u202e")

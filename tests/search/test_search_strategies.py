@@ -16,7 +16,7 @@ from iotwin.search import run_strategy, strategy_kind, strategy_settings
 from iotwin.search.operators import Individual, distance, make_toolbox, vary
 from iotwin.space.parameters import BoundSpace, Point, SpaceContext, load_space
 from iotwin.store.database import Store
-from iotwin.tuning.campaign import CampaignEvaluator
+from iotwin.tuning.campaign import CampaignEvaluator, Progress, Screening
 from iotwin.tuning.spec import CampaignSpec
 
 HOPPER = SpaceContext(filesystem="lustre", ranks=512, max_stripe_count=156)
@@ -202,7 +202,8 @@ def test_sim_screened_first_batch_explores_away_from_the_top(tmp_path: Path) -> 
     settings = strategy_settings("sim-screened")
     campaign, _ = make_campaign(tmp_path, "sim-screened", budget=60, model=True)
     batches: list[int] = []
-    campaign.on_progress = lambda progress: batches.append(progress.runs_used)
+    campaign.on_progress = lambda progress: (batches.append(progress.runs_used)
+                                             if isinstance(progress, Progress) else None)
     run_strategy("sim-screened", campaign, seed=2, settings=settings)
     first = [m.point for m in list(campaign.measured.values())[:batches[0]]]
     top, explored = first[:settings["top_k"]], first[settings["top_k"]:]
@@ -213,6 +214,27 @@ def test_sim_screened_first_batch_explores_away_from_the_top(tmp_path: Path) -> 
         return min(distance(upper, point, o) for o in others if o != point)
 
     assert min(nearest(p, top) for p in explored) > max(nearest(p, top) for p in top)
+
+
+def test_sim_screened_reports_each_step_of_its_screening(tmp_path: Path) -> None:
+    settings = {**strategy_settings("sim-screened"), "inner_generations": 3}
+    campaign, _ = make_campaign(tmp_path, "sim-screened", budget=14, model=True)
+    reports: list[Progress | Screening] = []
+    campaign.on_progress = reports.append
+    run_strategy("sim-screened", campaign, seed=2, settings=settings)
+    generations = [r.generation for r in reports if isinstance(r, Progress)]
+    assert len(generations) >= 2
+    for generation in generations:
+        steps = [r for r in reports if isinstance(r, Screening) and r.generation == generation]
+        assert [s.step for s in steps] == [0, 1, 2, 3]  # before each real batch
+        assert steps[0].simulations >= settings["population"] // 2  # the population, first
+        counts = [s.simulations for s in steps]
+        assert counts == sorted(counts) and all(s.per_second for s in steps)
+        best = [s.best_predicted or 0.0 for s in steps]
+        assert best == sorted(best)   # the GA keeps its best: the best predicted never drops
+    # a screening step comes before its generation's real batch is reported
+    first_progress = next(i for i, r in enumerate(reports) if isinstance(r, Progress))
+    assert all(isinstance(r, Screening) for r in reports[:first_progress])
 
 
 def test_sim_screened_stops_by_itself_once_the_model_expects_no_gain(tmp_path: Path) -> None:

@@ -28,7 +28,11 @@ from iotwin.model.platforms import Platform, load_platform
 from iotwin.model.sim import SimResult, simulate
 from iotwin.studies.whatif import vary
 
-LUSTRE = ("hopper", "archer", "bluewaters", "stampede", "titan", "cab", "ranger")
+# Not frontier or perlmutter yet: with their 4 MiB RPCs and fast OSTs the client's write-back
+# flush makes more stripes slower in test_more_stripes_never_slow_the_data_down (4 ranks on 4
+# nodes, 16 MiB each, independent: perlmutter's close 9.9 ms on 2 stripes of 4 MiB, 13.4 ms on
+# 4; flat without write-back), an open question for lustre_client.cpp.
+LUSTRE = ("hopper", "archer", "bluewaters", "stampede", "titan", "cab", "ranger", "cirrus", "csd3")
 PLATFORMS = (*LUSTRE, "intrepid")
 MiB = 2**20
 EXAMPLES = settings(max_examples=25, deadline=None, derandomize=True,

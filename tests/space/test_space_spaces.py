@@ -134,3 +134,16 @@ def test_the_default_space_holds_the_knobs_of_the_runs_file_system() -> None:
     lustre = load_space("table3").bind(SpaceContext(filesystem="lustre", ranks=64,
                                                     max_stripe_count=156))
     assert any("lustre.stripe_count" in p.keys for p in lustre.genes)
+
+
+def test_a_program_writing_no_hdf5_gets_no_hdf5_parameters() -> None:
+    """Its files are MPI-IO's (a captured workload's api): HDF5 and dataset settings could not
+    act on them."""
+    everything = load_space("local").bind(LOCAL)
+    mpiio_only = load_space("local").bind(SpaceContext(filesystem="ufs", ranks=4,
+                                                       apis=("mpiio",)))
+    blocks = {key.split(".")[0] for gene in mpiio_only.genes for key in gene.keys}
+    assert "mpiio" in blocks and not blocks & {"hdf5", "dataset"}
+    assert {key.split(".")[0] for gene in everything.genes for key in gene.keys} \
+        >= {"hdf5", "dataset", "mpiio"}
+    assert mpiio_only.size < everything.size

@@ -26,9 +26,9 @@ TARGET = Target(ranks=4, kernel="vpic-io")
 def test_a_landscape_runs_every_config_once_a_pass_and_resumes_without_rerunning(
         tmp_path: Path, build_dir: Path) -> None:
     with Store(tmp_path / "s.db") as store:
-        campaign_id, table = measure_landscape(store, TINY, progress=None)
+        campaign_id, table = measure_landscape(store, TINY, progress=None, workdir=tmp_path)
         rows = store.evaluations(campaign_id)
-        again_id, again = measure_landscape(store, TINY, progress=None)
+        again_id, again = measure_landscape(store, TINY, progress=None, workdir=tmp_path)
         assert len(store.evaluations(campaign_id)) == 6  # the resume ran nothing
         found = conditions(store, campaign_id, table)
     assert again_id == campaign_id and again.rates == table.rates

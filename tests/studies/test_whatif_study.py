@@ -3,6 +3,9 @@ strategies, the peak check; with a stand-in simulator whose best config is known
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +16,7 @@ from iotwin.core.errors import UserError
 from iotwin.model.ceilings import peak_mbs
 from iotwin.model.platforms import Platform, load_platform
 from iotwin.space.parameters import parse_space
+from iotwin.store.database import Store
 from iotwin.studies.whatif import (
     Prediction,
     Tuning,
@@ -22,6 +26,7 @@ from iotwin.studies.whatif import (
     study,
     vary,
 )
+from iotwin.workloads.workload import dump_workload, kernel_workload
 
 WORK = {"name": "w", "ranks": 48, "ranks_per_node": 24, "files": []}
 SPACE = parse_space({"name": "small", "parameters": [
@@ -202,10 +207,45 @@ def test_every_answer_carries_the_validated_error_or_says_it_has_none() -> None:
     assert hopper.tuned_band == pytest.approx((hopper.tuned_mbs / factor,
                                                hopper.tuned_mbs * factor))
     assert hopper.warning == ""  # a scale it was validated at
+    # the speedup over both bands: tuned's low end / default's high end, and the other way
+    assert hopper.speedup is not None and hopper.speedup_band == pytest.approx(
+        (hopper.speedup / factor**2, hopper.speedup * factor**2))
+    low_x, high_x = hopper.speedup_band
+    assert f"{hopper.speedup:5.2f} [{low_x:.2f}-{high_x:.2f}]" in table([hopper])
     assert archer.default_band is None and archer.tuned_band is None
+    assert archer.speedup_band is None and "[no band]" in table([archer])
     assert "no published measurement validates the archer model" in archer.warning
     [far] = study({**WORK, "ranks": 64 * high, "ranks_per_node": 24}, ["hopper"],
                   load_platform, stand_in)
     assert far.default_band is not None
     assert f"64x above the {low}-{high} cores hopper was validated at" in far.warning
     assert far.warning in table([far])
+
+
+def test_a_platform_calibrated_to_published_rows_answers_as_calibrated(tmp_path: Path) -> None:
+    """whatif finds a calibration to published measurements in the store: it simulates the
+    platform with the fitted values, bands the answer with that calibration's held-out error
+    and names it; --uncalibrated answers from the file as it is."""
+    workload = tmp_path / "w.yaml"
+    workload.write_text(dump_workload(kernel_workload("vpic-io", 64, ["--particles", "65536"])))
+    store_path = tmp_path / "s.db"
+    with Store(store_path) as store:
+        store.add_calibration("csd3", {"filesystem.target_mbs": 70.0}, fit_error=0.1,
+                              heldout_error=0.2, details={
+                                  "measurements": "/x/calibration.csv", "rate": "max",
+                                  "cases": 6, "band_error": 0.5, "scales": [32, 64],
+                                  "scale_out": {"64": 0.3}})
+
+    def whatif(*extra: str) -> dict:
+        done = subprocess.run([sys.executable, "-m", "iotwin", "whatif", "--workload",
+                               str(workload), "--platforms", "csd3", "--store", str(store_path),
+                               "--json", *extra], capture_output=True, text=True, check=True)
+        [prediction] = json.loads(done.stdout)
+        return prediction
+
+    calibrated, plain = whatif(), whatif("--uncalibrated")
+    assert calibrated["band_source"] == "calibration 1 to calibration.csv"
+    assert calibrated["default_band"] == pytest.approx(
+        [calibrated["default_mbs"] / 1.5, calibrated["default_mbs"] * 1.5])
+    assert calibrated["default_mbs"] < plain["default_mbs"]  # 70 MB/s targets, not 700
+    assert plain["default_band"] is None and "no published measurement" in plain["warning"]

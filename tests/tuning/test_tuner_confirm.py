@@ -5,6 +5,7 @@ nothing twice."""
 from __future__ import annotations
 
 import io
+import re
 from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
@@ -74,6 +75,22 @@ def test_confirmation_rejects_a_lucky_single_run(tmp_path: Path) -> None:
         # medians: the flukes are out, and the default is measured in the same rounds
         assert [(c.config, c.rate) for c in confirmed[1:]] == [
             ({}, 150.0), (confirmed[2].config, 120.0), (confirmed[3].config, 100.0)]
+
+
+def test_each_candidate_keeps_the_number_of_its_progress_lines(tmp_path: Path) -> None:
+    progress = io.StringIO()
+    with Store(tmp_path / "store.db") as store:
+        confirmed = confirm_best(searched_campaign(store, LuckyFirstRunExecutor()),
+                                 candidates=3, runs=3, progress=progress)
+    shown: dict[int, list[float]] = {}
+    for line in progress.getvalue().splitlines():
+        found = re.search(r"candidate (\d+) .* ([0-9.]+) MB/s$", line)
+        assert found, line
+        shown.setdefault(int(found[1]), []).append(float(found[2]))
+    assert sorted(c.candidate for c in confirmed) == [1, 2, 3, 4]
+    for candidate in confirmed:   # the numbers the progress lines gave them, the same runs
+        assert sorted(shown[candidate.candidate]) == sorted(candidate.rates)
+    assert confirmed[0].candidate != 1   # the search's best single run was a fluke
 
 
 def test_the_default_wins_when_no_candidate_beats_it(tmp_path: Path) -> None:

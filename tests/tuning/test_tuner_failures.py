@@ -25,7 +25,8 @@ def test_crash_and_hang_are_failed_evaluations(tmp_path: Path) -> None:
     spec = CampaignSpec(ranks=1, platform="local", space="local", strategy="exhaustive",
                         executor="local", real_budget=10, timeout_s=3.0,
                         command=(sys.executable, str(FAKE_KERNEL)))
-    executor = LocalExecutor(timeout_s=3.0, scratch_root=tmp_path / "runs", preload=False)
+    executor = LocalExecutor(timeout_s=3.0, scratch_root=tmp_path / "runs", workdir=tmp_path,
+                             preload=False)
     with Store(tmp_path / "store.db") as store:
         campaign_id = store.create_campaign("failures", kind="tune", spec=spec.to_json())
         campaign = CampaignEvaluator(store, campaign_id, spec, space, executor)

@@ -76,4 +76,4 @@ def test_a_resume_keeps_the_pipeline_options_the_campaign_started_with(scratch: 
     assert set(confirmed.values()) == {2}
     searched = search_rows(store_path, campaign_id)
     assert len(searched) == BUDGET and len({config for config, _ in searched}) == BUDGET
-    assert "confirmed 2: median" in resumed.stdout
+    assert "candidate 2: median" in resumed.stdout

@@ -39,10 +39,10 @@ def test_a_programs_suite_captures_once_and_resumes_without_running(tmp_path: Pa
     suite = load_suite(small_suite(tmp_path))
     assert suite.kernel is None and Path(suite.command[0]).is_absolute()
     with Store(tmp_path / "s.db") as store:
-        first = run_local_suite(store, suite, progress=None)
+        first = run_local_suite(store, suite, progress=None, workdir=tmp_path)
         workload = store.campaign(first.campaign_id).spec["workload"]
         runs = len(store.evaluations(first.campaign_id, source="real"))
-        again = run_local_suite(store, suite, progress=None)
+        again = run_local_suite(store, suite, progress=None, workdir=tmp_path)
         assert len(store.evaluations(again.campaign_id, source="real")) == runs
         assert store.campaign(again.campaign_id).spec["workload"] == workload
     assert again.campaign_id == first.campaign_id

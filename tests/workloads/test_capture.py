@@ -20,11 +20,17 @@ import h5py
 import pytest
 from iotwin.core import paths
 from iotwin.core.errors import UserError
-from iotwin.executors.capture import capture_records
+from iotwin.executors.capture import (
+    capture_program,
+    capture_records,
+    file_in,
+    program_target,
+    records_in,
+)
 from iotwin.model.platforms import load_platform
 from iotwin.model.sim import simulator_input
 from iotwin.workloads.capture import CaptureError, merge_records, workload_from_capture
-from iotwin.workloads.workload import kernel_workload, load_workload
+from iotwin.workloads.workload import kernel_workload, load_workload, validate_workload
 from support.file_layout import merged, real_extents, simulate
 from support.programs import H5PY_MPI, h5py_script, ph5example
 
@@ -58,7 +64,7 @@ def writes_of(session: dict[str, Any], name: str) -> list[dict[str, Any]]:
 
 
 def capture(program: Any, ranks: int, folder: Path) -> dict[str, Any]:
-    records = capture_records(program(folder), ranks, timeout_s=300)
+    records = capture_records(program(folder), ranks, timeout_s=300, workdir=folder)
     return merge_records(records, "test", " ".join(program(folder)))
 
 
@@ -120,7 +126,7 @@ def test_h5py_script_capture(ranks: int, scratch: Path, parallel_h5py: None) -> 
 def test_points_strided_one_rank_and_extent_changes(scratch: Path) -> None:
     program = [str(paths.build_dir() / "tests" / "programs" / "selections_writer"),
                str(scratch / "s.h5")]
-    [record] = capture_records(program, 3)
+    [record] = capture_records(program, 3, workdir=scratch)
     calls = {c["write"][0]: c for c in record["calls"]}
     points = [{"ranks": [r, 1], "start": [4 * r + offset], "count": [count]}
               for r in range(3) for offset, count in ((0, 2), (3, 1))]
@@ -143,7 +149,7 @@ def normalised_size(record: dict[str, Any]) -> int:
 def test_regular_capture_does_not_grow_with_ranks(scratch: Path) -> None:
     sizes = {}
     for ranks in (1, 4, 16):
-        [record] = capture_records(vpic(scratch), ranks, timeout_s=600)
+        [record] = capture_records(vpic(scratch), ranks, timeout_s=600, workdir=scratch)
         assert all("grid" in c["selections"][0] for c in record["calls"] if "write" in c)
         sizes[ranks] = normalised_size(record)
     assert sizes[1] == sizes[4] == sizes[16], sizes
@@ -153,22 +159,50 @@ def test_regular_capture_does_not_grow_with_ranks(scratch: Path) -> None:
 
 def test_a_crashing_program_gets_its_exit_status_and_stderr(scratch: Path) -> None:
     with pytest.raises(CaptureError, match=r"(?s)failed: exit status [1-9].*boom"):
-        capture_records(["sh", "-c", "echo boom >&2; exit 3"], 2)
+        capture_records(["sh", "-c", "echo boom >&2; exit 3"], 2, workdir=scratch)
 
 
 def test_a_hanging_program_is_killed(scratch: Path) -> None:
     with pytest.raises(CaptureError, match="hung: killed after 3 s"):
-        capture_records(["sleep", "120"], 2, timeout_s=3)
+        capture_records(["sleep", "120"], 2, timeout_s=3, workdir=scratch)
 
 
 def test_a_program_that_writes_no_hdf5_is_named(scratch: Path) -> None:
-    with pytest.raises(CaptureError, match="wrote no HDF5 file"):
-        capture_records(["true"], 2)
+    with pytest.raises(CaptureError, match="wrote no HDF5 or MPI-IO file"):
+        capture_records(["true"], 2, workdir=scratch)
 
 
 def test_a_missing_program_is_refused_before_any_run(scratch: Path) -> None:
     with pytest.raises(UserError, match=r"program not found: \./no-such-program"):
-        capture_records(["./no-such-program"], 2)
+        capture_records(["./no-such-program"], 2, workdir=scratch)
+
+
+def test_a_file_written_outside_the_working_directory_is_refused(scratch: Path) -> None:
+    (scratch / "work").mkdir()
+    program = [str(paths.build_dir() / "tests" / "programs" / "selections_writer"),
+               str(scratch / "elsewhere.h5")]
+    with pytest.raises(CaptureError, match=r"elsewhere\.h5: written outside the working "
+                                           r"directory .*/work: a workload names its files"):
+        capture_program(program_target(program, 2), workdir=scratch / "work")
+
+
+def test_captured_names_are_relative_to_the_working_directory(tmp_path: Path) -> None:
+    assert file_in(tmp_path, str(tmp_path / "out" / "a.h5")) == "out/a.h5"
+    assert file_in(tmp_path, "./out/../b.h5") == "b.h5"
+    for outside in ("../b.h5", "/elsewhere/b.h5", "out/../../b.h5"):
+        with pytest.raises(CaptureError, match="written outside the working directory"):
+            file_in(tmp_path, outside)
+
+
+@pytest.mark.parametrize("name", ["../../x.h5", "/abs/x.h5", "a/../../x.h5", ""])
+def test_a_workload_naming_a_file_outside_its_directory_is_refused(name: str) -> None:
+    work = {"iotwin_workload": 1, "ranks": 1, "files": [{"name": name, "datasets": [
+        {"name": "/d", "element_bytes": 8, "decomposition": {"grid": [1], "block": [4]}}]}]}
+    with pytest.raises(UserError, match=r"^w\.yaml: files\[0\]\.name: .* lies outside the "
+                                        r"directory the run writes in"):
+        validate_workload(work, "w.yaml")
+    work["files"][0]["name"] = "sub/x.h5"
+    assert validate_workload(work, "w.yaml") is work
 
 
 def iotwin(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -192,6 +226,9 @@ def test_the_command_writes_the_workload(scratch: Path) -> None:
     work = load_workload(scratch / "w.yaml")
     assert work["ranks"] == 2 and work["name"] == "vpic-io"
     assert len([c for c in work["files"][0]["calls"] if "write" in c]) == 8
+    payload = 2 * 3000 * 32   # 2 ranks x 3000 particles x 8 variables of 4 bytes
+    assert (f"iotwin: captured 1 file session(s) (1 file(s)), 8 dataset(s); bytes written: "
+            f"hdf5 {payload:,} B") in done.stderr
 
 
 # --- merging records ------------------------------------------------------------------------
@@ -229,8 +266,7 @@ def test_an_incomplete_per_rank_file_set_is_named() -> None:
 
 def sessions_with_their_files(work: dict[str, Any], folder: Path):
     for session in work["files"]:
-        path = Path(session["name"])
-        yield {**work, "files": [session]}, path if path.is_absolute() else folder / path
+        yield {**work, "files": [session]}, folder / session["name"]   # relative, as kept
 
 
 @pytest.mark.parametrize("program", [ph5example, h5py_script, vpic])
@@ -239,8 +275,9 @@ def test_simulated_ranges_are_the_real_files(program: Any, ranks: int, scratch: 
                                              monkeypatch: pytest.MonkeyPatch) -> None:
     if program is h5py_script:
         monkeypatch.setenv("PYTHONPATH", str(H5PY_MPI))
-    records = capture_records(program(scratch), ranks, timeout_s=300, keep=scratch / "run")
-    work = workload_from_capture(records, "test", program.__name__)
+    records = capture_records(program(scratch), ranks, timeout_s=300, keep=scratch / "run",
+                              workdir=scratch)
+    work = workload_from_capture(records_in(scratch, records), "test", program.__name__)
     for one, path in sessions_with_their_files(work, scratch / "run"):
         payload = simulator_input(load_platform("local"), one, [{}], {"report_ranges": True})
         result = simulate(payload)

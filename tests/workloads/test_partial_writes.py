@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from iotwin.core.records import Target
-from iotwin.executors.capture import capture_records
+from iotwin.executors.capture import capture_records, records_in
 from iotwin.executors.interposer_reports import setting_outcomes
 from iotwin.executors.local import LocalExecutor
 from iotwin.space.parameters import SpaceContext, load_space
@@ -26,7 +26,7 @@ pytestmark = pytest.mark.slow
 
 def test_file_glob_keeps_the_name_literal_and_matches_every_rank() -> None:
     assert file_glob("out.%r.h5") == "out.*.h5"
-    assert file_glob("grp%g/data[1].h5") == "grp*/data[[]1].h5"
+    assert file_glob("grp%g/data[1].h5") == "*grp*/data[[]1].h5"  # also as /abs/grp3/...
     assert file_glob("a*b?.h5") == "a[*]b[?].h5"
 
 
@@ -46,20 +46,21 @@ def test_a_workload_without_independent_subset_writes_has_none() -> None:
 @pytest.mark.usefixtures("parallel_h5py")
 def test_forced_collective_leaves_the_rank0_table_independent(tmp_path: Path) -> None:
     command = h5py_script(tmp_path)
-    records = capture_records(command, 2, timeout_s=120)
-    workload = workload_from_capture(records, "h5py_field", " ".join(command))
+    records = capture_records(command, 2, timeout_s=120, workdir=tmp_path)
+    workload = workload_from_capture(records_in(tmp_path, records), "h5py_field",
+                                     " ".join(command))
     partial = partial_write_datasets(workload)
     field = str(tmp_path / "field.h5")   # the name as the script passes it
-    assert partial == ((field, "/run/table"),)
+    assert partial == (("field.h5", "/run/table"),)   # as the workload names it
 
     space = load_space("local").bind(SpaceContext("ufs", 2, partial_writes=partial))
     configs = (space.config(p) for p in space.points())
     config = next(c for c in configs if c.get("dataset", {}).get("transfer_mode") == "collective")
-    assert config["files"][-1] == {"match": field, "datasets": [
+    assert config["files"][-1] == {"match": "field.h5", "datasets": [
         {"match": "/run/table", "transfer_mode": "independent"}]}
 
-    result = LocalExecutor(timeout_s=120).run_once(Target(ranks=2, command=tuple(command)),
-                                                   config)
+    result = LocalExecutor(timeout_s=120, workdir=tmp_path).run_once(
+        Target(ranks=2, command=tuple(command)), config)
     assert result.ok, result.error
     modes = {o.file: o.effective for o in setting_outcomes(result.reports)
              if o.key == "transfer_mode"}

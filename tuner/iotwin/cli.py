@@ -2,6 +2,10 @@
 
 A command module defines ``register(subparsers) -> None``, which adds its parser and sets
 ``func`` (taking the parsed namespace, returning an exit status) with ``set_defaults``.
+
+Every failure reaches the user as one line on stderr: bad input (UserError) and a file that
+cannot be read or written exit with status 2, anything else is an internal error (status
+70, sysexits' EX_SOFTWARE) and says so. ``iotwin --debug`` prints the traceback first.
 """
 
 from __future__ import annotations
@@ -11,10 +15,16 @@ import importlib
 import pkgutil
 import signal
 import sys
+import traceback
 
 from iotwin import __version__, commands
 from iotwin.core.errors import UserError
+from iotwin.core.text import one_line
 from iotwin.model import sim_cluster
+
+#: exit status of bad input; of an internal error (sysexits.h's EX_SOFTWARE)
+USER_ERROR_STATUS = 2
+INTERNAL_ERROR_STATUS = 70
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -24,6 +34,8 @@ def build_parser() -> argparse.ArgumentParser:
         "and a few real runs.",
     )
     parser.add_argument("--version", action="version", version=f"iotwin {__version__}")
+    parser.add_argument("--debug", action="store_true",
+                        help="print the Python traceback of any error before its one line")
     subparsers = parser.add_subparsers(title="commands", metavar="COMMAND")
     for module_info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
         if module_info.name.startswith("_"):  # shared by the commands, not one of them
@@ -43,12 +55,28 @@ def main(argv: list[str] | None = None) -> int:
     try:
         sim_cluster.use(getattr(args, "sim_cluster", None))
         return int(args.func(args) or 0)
-    except UserError as error:
-        print(f"iotwin: error: {error}", file=sys.stderr)
-        return 2
     except KeyboardInterrupt:
         print("iotwin: interrupted; everything measured so far is in the store", file=sys.stderr)
         return 143 if _terminated else 130
+    except Exception as error:  # every failure ends in one line, whatever raised it
+        if args.debug:
+            traceback.print_exc()
+        line, status = describe_failure(error, args.debug)
+        print(f"iotwin: {line}", file=sys.stderr)
+        return status
+
+
+def describe_failure(error: Exception, debug: bool = False) -> tuple[str, int]:
+    """The one line a failure is reported as, and the exit status."""
+    if isinstance(error, UserError):
+        return f"error: {one_line(str(error))}", USER_ERROR_STATUS
+    if isinstance(error, OSError) and error.strerror:
+        # a file iotwin reads or writes (an output, the working directory): its name and why
+        where = f"{error.filename}: " if error.filename is not None else ""
+        return f"error: {one_line(f'{where}{error.strerror}')}", USER_ERROR_STATUS
+    hint = "" if debug else "; run with --debug for the traceback"
+    return (f"internal error: {one_line(f'{type(error).__name__}: {error}')}{hint}",
+            INTERNAL_ERROR_STATUS)
 
 
 _terminated = False

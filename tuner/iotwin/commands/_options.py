@@ -1,9 +1,11 @@
 """The options several commands share, defined once: where results are stored, where
-simulations run, how long a real run may take."""
+simulations run, where programs run, how long a real run may take."""
 
 from __future__ import annotations
 
 import argparse
+import os
+from pathlib import Path
 
 from iotwin.core.limits import RUN_TIMEOUT_S
 from iotwin.model.sim_cluster import ENV, checked_address
@@ -37,3 +39,33 @@ def _address(address: str) -> str:
         return checked_address(address)
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
+
+
+WORKDIR_HELP = (
+    "where programs run (default: the current directory, as under mpiexec): relative paths, "
+    "input files and subdirectories are found there. Runs in one directory take turns; what a "
+    "run writes there is removed when it ends (files that existed before stay as the program "
+    "leaves them; names starting with a dot are never touched). Nothing else should write "
+    "new files into it meanwhile: they would be taken for the run's")
+
+
+def add_workdir_argument(parser: argparse.ArgumentParser, default: str | None = os.curdir,
+                         note: str = "") -> None:
+    """``--workdir DIR``: every command that starts programs; ``default`` None leaves the
+    choice to a stored campaign (``iotwin tune --resume``)."""
+    parser.add_argument("--workdir", metavar="DIR", type=_directory, default=default,
+                        help=WORKDIR_HELP + note)
+
+
+def add_keep_argument(parser: argparse.ArgumentParser) -> None:
+    """``--keep DIR``: the commands that start programs and show what they wrote."""
+    parser.add_argument("--keep", metavar="DIR", type=Path,
+                        help="keep the last run's output files in DIR (at their paths in the "
+                             "working directory) and every run's stdout, stderr, config and "
+                             "interposer report in DIR/iotwin-runs/NNN; DIR is emptied first")
+
+
+def _directory(value: str) -> str:
+    if not os.path.isdir(value):
+        raise argparse.ArgumentTypeError(f"{value}: not a directory")
+    return os.path.abspath(value)

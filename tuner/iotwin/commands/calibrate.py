@@ -3,6 +3,10 @@
 With ``--design NAME`` it first runs a calibration design (``iotwin/data/calibration-NAME.yaml``
 or a path: probes that each excite one mechanism) through an executor, stores every run in a
 new campaign, and fits the design's parameters to those runs.
+
+With ``--measurements CSV`` it fits to a site's published measurements instead (block-3-D
+shared-file writes, iotwin.observations.published), and also reports each scale held out in
+turn, fitted to the smaller scales only.
 """
 
 from __future__ import annotations
@@ -10,14 +14,20 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
-from iotwin.commands._options import add_sim_cluster_argument, add_store_argument
+from iotwin.commands._options import (
+    add_sim_cluster_argument,
+    add_store_argument,
+    add_workdir_argument,
+)
 from iotwin.core.errors import UserError
 from iotwin.executors import make_executor
 from iotwin.model.calibration import cross_validate
-from iotwin.model.platforms import load_platform
+from iotwin.model.platforms import Platform, load_platform
 from iotwin.observations.design import load_design, measure_design
+from iotwin.observations.published import TableCalibration, calibrate_to_table, read_cases
 from iotwin.observations.stored import observations_from_store
 from iotwin.store.database import Store, resolve_path
 
@@ -34,10 +44,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--folds", type=int, default=5, help="cross-validation folds (default 5)")
     parser.add_argument("--design", metavar="NAME|YAML",
                         help="run this calibration design first and fit to its runs only")
+    parser.add_argument("--measurements", type=Path, metavar="CSV",
+                        help="fit to a site's published rows instead (block-3-D shared-file "
+                             "write rates, the columns of shared/data/benchio/calibration.csv); "
+                             "the rows of this platform's machine are used")
+    parser.add_argument("--rate", choices=("max", "mean"), default="max",
+                        help="--measurements: each row's best repetition (max, the default: "
+                             "the run least disturbed by other jobs) or their mean")
     parser.add_argument("--executor", choices=("twin", "local"), default="twin",
                         help="where a design's probes run (default twin: the platform's truth)")
     parser.add_argument("--truth-seed", type=int, default=0,
                         help="twin executor: which perturbed truth of the platform runs")
+    add_workdir_argument(parser, note=" (local executor)")
     parser.add_argument("--json", action="store_true", help="print as JSON")
     add_sim_cluster_argument(parser)
     add_store_argument(parser)
@@ -48,6 +66,8 @@ def main(args: argparse.Namespace) -> int:
     # the simulator's modules load only when the command runs, not with every `iotwin` call
     platform = load_platform(args.platform)
     parameters = args.parameters.split(",") if args.parameters else None
+    if args.measurements:
+        return _from_table(platform, parameters, args)
     with Store(resolve_path(args.store)) as store:
         campaign_id = args.campaign
         if args.design:
@@ -96,7 +116,8 @@ def _run_design(store: Store, platform: Any, args: argparse.Namespace
               "truth_seed": args.truth_seed})
     print(f"campaign {campaign_id}: design {design.name}, {len(design.probes)} probes x "
           f"{design.repetitions} runs on {args.executor}", file=sys.stderr, flush=True)
-    executor = make_executor(args.executor, platform.name, truth_seed=args.truth_seed)
+    executor = make_executor(args.executor, platform.name, truth_seed=args.truth_seed,
+                             workdir=args.workdir)
     observations = measure_design(design, platform, executor, store, campaign_id)
     missing = len(design.probes) - len(observations)
     notes = [f"{missing} probes had no successful run"] if missing else []
@@ -106,3 +127,53 @@ def _run_design(store: Store, platform: Any, args: argparse.Namespace
         notes.append("the twin's truth: " + ", ".join(
             f"{name} {values[name][0]:.4g}" for name in design.parameters))
     return campaign_id, observations, notes, design.parameters
+
+
+def _from_table(platform: Platform, parameters: list[str] | None,
+                args: argparse.Namespace) -> int:
+    cases = read_cases(args.measurements, platform.name, args.rate)
+    print(f"{platform.name}: {len(cases)} published cases in {args.measurements} "
+          f"({args.rate} rate); fitting...", file=sys.stderr, flush=True)
+    found = calibrate_to_table(platform, cases, parameters=parameters, folds=args.folds)
+    with Store(resolve_path(args.store)) as store:
+        campaign_id = store.create_campaign(
+            f"calibration of {platform.name} to {args.measurements.name}", kind="calibrate",
+            spec={"platform": platform.name, "measurements": str(args.measurements),
+                  "rate": args.rate})
+        calibration_id = store.add_calibration(
+            platform.name, found.fit.parameters, fit_error=found.fit.fit_error,
+            heldout_error=found.fit.heldout_error, campaign_id=campaign_id,
+            details={**found.fit.details, "measurements": str(args.measurements),
+                     "rate": args.rate, "cases": len(cases), "band_error": found.band_error,
+                     "scales": list(found.scales),
+                     "scale_out": {str(h.ranks): h.median_error for h in found.scale_out}})
+    if args.json:
+        print(json.dumps(_table_json(calibration_id, platform, found), indent=2))
+        return 0
+    before = platform.free_parameters()
+    print(f"calibration {calibration_id} of {platform.name} on {len(cases)} published cases: "
+          f"fit error {100 * (found.fit.fit_error or 0):.1f}%, held-out error "
+          f"{100 * (found.fit.heldout_error or 0):.1f}% ({found.fit.details['folds']} folds)")
+    for name in found.parameters:
+        print(f"  {name:40s} {before[name][0]:12.4g} -> {found.fit.parameters[name]:12.4g}")
+    print("each scale held out, fitted to the smaller ones (median |predicted/measured - 1|):")
+    for held in found.scale_out:
+        print(f"  {held.ranks:6d} ranks, fitted on {','.join(map(str, held.fitted_on))}: "
+              f"{100 * held.median_error:.0f}% over {len(held.errors)} cases")
+    print(f"{'case':34s} {'measured':>10s} {'before':>10s} {'after':>10s}  MB/s")
+    for case, old, new in zip(found.cases, found.before, found.after, strict=True):
+        print(f"  {case.label:32s} {case.rate_mbs:10.0f} {old or 0:10.0f} {new or 0:10.0f}")
+    return 0
+
+
+def _table_json(calibration_id: int, platform: Platform, found: TableCalibration
+                ) -> dict[str, Any]:
+    return {"id": calibration_id, "platform": platform.name, "parameters": found.fit.parameters,
+            "fit_error": found.fit.fit_error, "heldout_error": found.fit.heldout_error,
+            "scale_out": [{"ranks": h.ranks, "fitted_on": list(h.fitted_on),
+                           "median_error": h.median_error, "errors": list(h.errors)}
+                          for h in found.scale_out],
+            "cases": [{"case": c.label, "measured_mbs": c.rate_mbs, "before_mbs": old,
+                       "after_mbs": new}
+                      for c, old, new in zip(found.cases, found.before, found.after,
+                                             strict=True)]}

@@ -2,8 +2,9 @@
 
 What runs is data: ``iotwin/data/demo.yaml`` holds ``iotwin tune`` options (``--spec`` names
 another file of the same form). The demo prints the ``iotwin tune`` command it stands for,
-runs it (progress per generation, then the default and the tuned config measured R times
-each in the same session), and shows the tuned config it wrote.
+runs it (progress per generation, then the default and the tuned config measured in R
+alternating pairs in the same session), and shows the tuned config it wrote (as
+``iotwin tune`` does).
 """
 
 from __future__ import annotations
@@ -18,8 +19,13 @@ from typing import Any, NoReturn
 
 import yaml
 
-from iotwin.commands._options import add_store_argument
-from iotwin.commands.tune import add_tune_arguments, spec_from_arguments, tune_and_report
+from iotwin.commands._options import add_store_argument, add_workdir_argument
+from iotwin.commands.tune import (
+    add_tune_arguments,
+    say_program_flavour,
+    spec_from_arguments,
+    tune_and_report,
+)
 from iotwin.core import paths
 from iotwin.core.errors import UserError
 from iotwin.executors.local import default_scratch_root
@@ -38,6 +44,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--output", type=Path, metavar="YAML",
                         help="tuned config file (default: demo-tuned.yaml in the scratch root, "
                              "runs/ or $IOTWIN_SCRATCH)")
+    add_workdir_argument(parser, default=None)
     add_store_argument(parser)
     parser.set_defaults(func=main)
 
@@ -89,16 +96,16 @@ def main(args: argparse.Namespace) -> int:
     output = args.output or _shown(default_scratch_root() / "demo-tuned.yaml")
     output.parent.mkdir(parents=True, exist_ok=True)
     argv = tune_argv(spec, args.spec)
-    argv[1:1] = ["--store", str(resolve_path(args.store)), "--output", str(output)]
+    argv[1:1] = ["--store", str(resolve_path(args.store)), "--output", str(output),
+                 *(["--workdir", args.workdir] if args.workdir else [])]
     print(f"iotwin demo: a short {spec.get('strategy', 'sim-screened')} tuning on this "
           f"machine, as\n  iotwin {shlex.join(argv)}\n", flush=True)
     tune_args = _tune_parser(args.spec).parse_args(argv[1:])
     with Store(resolve_path(args.store)) as store:
-        campaign_id, tune_spec, parts = start(store, spec_from_arguments(tune_args))
+        tune_spec = spec_from_arguments(tune_args)
+        say_program_flavour(tune_spec)
+        campaign_id, tune_spec, parts = start(store, tune_spec)
         tune_and_report(store, campaign_id, tune_spec, output, tune_args.json, parts)
-    print(f"\ntuned config ({output}; apply it to any run with "
-          f"`iotwin run ... --config {output}`):")
-    print("  " + output.read_text().rstrip().replace("\n", "\n  "))
     return 0
 
 

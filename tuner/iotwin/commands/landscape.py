@@ -19,12 +19,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from iotwin.commands._options import add_store_argument
+from iotwin.commands._options import add_store_argument, add_workdir_argument
 from iotwin.core import paths
 from iotwin.core.errors import UserError
 from iotwin.core.readme_block import fill_block
 from iotwin.executors import filesystem_of
-from iotwin.executors.local import default_scratch_root
 from iotwin.executors.table import write_table
 from iotwin.executors.twin import TwinExecutor
 from iotwin.report import benchmark as report
@@ -68,11 +67,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                          help="with --twin: a truth that differs from the model in structure: "
                               "each setting multiplies the rate by its model's measured error "
                               "(measured / predicted) on the table of landscape SPEC")
+    add_workdir_argument(measure)
     add_store_argument(measure)
     measure.set_defaults(func=_measure)
     benchmark = actions.add_parser(
         "benchmark", help="every strategy, many seeds, against measured tables: real runs to "
-                          "within each target (e.g. 5% and 2%) of the optimum",
+                          "within each target (e.g. 5%% and 2%%) of the optimum",
         description="Run each strategy of the spec from each seed against each measured table "
                     "(the table executor replays its runs) and count the real runs, "
                     "confirmation included, until the config it would recommend is within "
@@ -105,15 +105,16 @@ def _measure(args: argparse.Namespace) -> int:
     output = args.output or args.spec.with_suffix(".csv")
     executor, where = _executor(args, suite)
     with Store(resolve_path(args.store)) as store:
-        campaign_id, table = measure_landscape(store, suite, executor)
+        campaign_id, table = measure_landscape(store, suite, executor,
+                                               workdir=Path(args.workdir))
         found = conditions(store, campaign_id, table)
         workload = store.campaign(campaign_id).spec.get("workload")
     write_table(table, output)
     if workload is not None:  # what the model simulates for the program (benchmarks read it)
 
         output.with_suffix(".workload.yaml").write_text(dump_workload(workload))
-    where = where or (f"{platform.node()} ({_cores()} cores), scratch "
-                      f"{default_scratch_root()} ({filesystem_of(default_scratch_root())})")
+    where = where or (f"{platform.node()} ({_cores()} cores), working directory "
+                      f"{args.workdir} ({filesystem_of(Path(args.workdir))})")
     where += f", store campaign {campaign_id}"
     command = "iotwin landscape measure " + shlex.join(sys.argv[3:])
     page = output.with_suffix(".md")

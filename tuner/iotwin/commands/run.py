@@ -2,6 +2,14 @@
 
     iotwin run vpic-io --ranks 4 [--config cfg.yaml] [--repeat R] [-- kernel args]
     iotwin run --ranks 4 [--config cfg.yaml] -- ./any_hdf5_app args
+    iotwin run --ranks 4 --config a.yaml --compare b.yaml --repeat 6 -- ./app
+
+``--compare``: both configs in R rounds of one run each, the order alternating, and the
+speedup of the second over the first taken on the rounds' pairs with its exact interval.
+
+The program runs in the current directory (``--workdir DIR``: another), as under mpiexec;
+what each repetition writes there is removed after it (``--keep DIR``: the last one's kept,
+with every repetition's stdout and stderr).
 """
 
 from __future__ import annotations
@@ -12,19 +20,38 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from iotwin.commands._options import add_store_argument, add_timeout_argument
+from iotwin.commands._options import (
+    add_keep_argument,
+    add_store_argument,
+    add_timeout_argument,
+    add_workdir_argument,
+)
 from iotwin.config import schema as config
 from iotwin.config.types import Config
 from iotwin.core import paths
 from iotwin.core.errors import UserError
 from iotwin.core.records import Target
-from iotwin.core.stats import Summary
-from iotwin.executors.interposer_reports import SettingOutcome, setting_outcomes
+from iotwin.core.stats import MIN_PAIRS_95, Summary
+from iotwin.core.text import printable, printable_lines
+from iotwin.executors.interposer_reports import (
+    SettingOutcome,
+    config_rejection,
+    outside_writes,
+    setting_outcomes,
+    unmatched_rules,
+)
 from iotwin.executors.launch import require_program
 from iotwin.executors.local import LocalExecutor
 from iotwin.executors.mpi_flavour import say_flavour
 from iotwin.store.database import Store, resolve_path, workload_of
-from iotwin.tuning.repetitions import Measurement, measure, run_then_store
+from iotwin.tuning.repetitions import (
+    Measurement,
+    RunAndStore,
+    measure,
+    measure_pairs,
+    pair_speedup,
+    run_then_store,
+)
 
 KERNELS = ("vpic-io", "vorpal-io", "gcrm-io", "block3d-io", "replay")
 
@@ -48,12 +75,16 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", metavar="YAML", help="tuning config (interposer/CONFIG.md); "
                         "default: none, the application's and site's own settings")
     parser.add_argument("--repeat", type=int, default=3, metavar="R",
-                        help="repetitions (default 3)")
+                        help="repetitions (default 3); with --compare, rounds of one run of "
+                             f"each config ({MIN_PAIRS_95} or more for a 95%% interval)")
+    parser.add_argument("--compare", metavar="YAML",
+                        help="a second config: both run in alternating pairs, and the speedup "
+                             "of this one over --config (default: none) is taken on the pairs")
     add_timeout_argument(parser)
     parser.add_argument("--platform", default="local",
                         help="machine name recorded in the store (default: local)")
-    parser.add_argument("--keep", metavar="DIR", type=Path,
-                        help="keep the last repetition's output files in DIR")
+    add_workdir_argument(parser)
+    add_keep_argument(parser)
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     add_store_argument(parser)
 
@@ -103,22 +134,47 @@ def load_config(path: str | None) -> Config:
 def main(args: argparse.Namespace) -> int:
     target = build_target(args)
     tuning = load_config(args.config)
+    compared = load_config(args.compare) if args.compare else None
     say_flavour(target)
-    executor = LocalExecutor(timeout_s=args.timeout, keep_last=args.keep)
+    executor = LocalExecutor(timeout_s=args.timeout, keep=args.keep, workdir=Path(args.workdir),
+                             config_name=args.config or "the config")
     store_path = resolve_path(args.store)
     with Store(store_path) as store:
         campaign = store.create_campaign(target.label, kind="run", spec={
             "target": {"ranks": target.ranks, "kernel": target.kernel, "args": target.args,
                        "command": target.command},
-            "config_file": args.config, "repeat": args.repeat})
-        runs = run_then_store(executor, target, tuning, store=store, campaign_id=campaign,
-                              platform=args.platform)
-        measurement = measure(target, tuning, runs, repeat=args.repeat)
+            "config_file": args.config, "repeat": args.repeat, "compare_file": args.compare})
+
+        def runs(config: Config, label: str = "") -> RunAndStore:
+            return run_then_store(executor, target, config, store=store, campaign_id=campaign,
+                                  platform=args.platform, label=label)
+
+        if compared is None:
+            measurements = {"": measure(target, tuning, runs(tuning), repeat=args.repeat)}
+        else:
+            configs = {BASE: tuning, COMPARED: compared}
+            measurements = measure_pairs(target, configs,
+                                         {label: runs(configs[label], label) for label in configs},
+                                         rounds=args.repeat)
+    files = {"": args.config, BASE: args.config, COMPARED: args.compare}
+    speedup = (pair_speedup(measurements[BASE], measurements[COMPARED])
+               if compared is not None else None)
     if args.json:
-        print(json.dumps(as_json(measurement, campaign, store_path), indent=1))
+        found = {label or "run": as_json(m, campaign, store_path)
+                 for label, m in measurements.items()}
+        print(json.dumps(found["run"] if compared is None else
+                         {**found, "speedup": speedup.as_dict() if speedup else None}, indent=1))
     else:
-        print(as_text(measurement, args.config, campaign, store_path))
-    return 0 if len(measurement.ok_runs) == len(measurement.runs) else 1
+        print("\n".join(as_text(m, files[label], campaign, store_path, label)
+                        for label, m in measurements.items()))
+        if speedup is not None:
+            print(f"{speedup.text(BASE, COMPARED)} ({BASE}: {args.config or 'no config'}, "
+                  f"{COMPARED}: {args.compare})")
+    ok = all(len(m.ok_runs) == len(m.runs) for m in measurements.values())
+    return 0 if ok else 1
+
+
+BASE, COMPARED = "base", "compared"  # labels of iotwin run --compare's two configs
 
 
 def as_json(measurement: Measurement, campaign: int, store_path: Path) -> dict[str, Any]:
@@ -133,6 +189,8 @@ def as_json(measurement: Measurement, campaign: int, store_path: Path) -> dict[s
         "time_s": time.as_dict() if time else None,
         "rate_mbs": rate.as_dict() if rate else None,
         "settings": [vars(outcome) for outcome in setting_outcomes(measurement.reports)],
+        "unmatched_rules": unmatched_rules(measurement.reports),
+        "outside": (vars(outside) if (outside := outside_writes(measurement.reports)) else None),
         "reports": measurement.reports,
         "store": str(store_path), "campaign": campaign,
         "evaluations": measurement.evaluation_ids,
@@ -140,15 +198,20 @@ def as_json(measurement: Measurement, campaign: int, store_path: Path) -> dict[s
 
 
 def as_text(measurement: Measurement, config_file: str | None, campaign: int,
-            store_path: Path) -> str:
+            store_path: Path, label: str = "") -> str:
     runs, ok = measurement.runs, measurement.ok_runs
     target = measurement.target
-    lines = [f"{workload_of(target)} x{target.ranks}, config {config_file or '(none)'}: "
-             f"{len(ok)}/{len(runs)} repetitions ok"]
+    lines = [f"{label + ': ' if label else ''}{workload_of(target)} x{target.ranks}, config "
+             f"{config_file or '(none)'}: {len(ok)}/{len(runs)} repetitions ok"]
     lines += _summary_lines(measurement.time, measurement.rate, ok[-1].bytes if ok else None)
-    lines += [f"  {run.status} (rep {i + 1}): {(run.error or '').strip()}"
+    lines += [f"  {run.status} (rep {i + 1}): {printable_lines((run.error or '').strip())}"
               for i, run in enumerate(runs) if not run.ok]
-    lines += settings_lines(setting_outcomes(measurement.reports), bool(measurement.config))
+    lines += settings_lines(setting_outcomes(measurement.reports), bool(measurement.config),
+                            unmatched_rules(measurement.reports),
+                            refused=config_rejection(measurement.reports) is not None)
+    outside = outside_writes(measurement.reports)
+    if outside is not None:
+        lines.append(outside.describe())
     ids = measurement.evaluation_ids
     lines.append(f"stored: campaign {campaign}, evaluations {ids[0]}-{ids[-1]} in {store_path}")
     return "\n".join(lines)
@@ -165,20 +228,31 @@ def _summary_lines(time: Summary | None, rate: Summary | None, nbytes: int | Non
     return lines
 
 
-def settings_lines(outcomes: list[SettingOutcome], config_given: bool) -> list[str]:
-    """What the interposer applied, and what did not take effect, per file."""
+def settings_lines(outcomes: list[SettingOutcome], config_given: bool,
+                   unmatched: list[str] | None = None, refused: bool = False) -> list[str]:
+    """What the interposer applied, and what did not take effect, per file; the config's
+    ``files`` rules that matched no file; nothing when the interposer refused the config."""
+    if refused:
+        return ["settings: none applied: the interposer refused the config (above)"]
+    rules = [f"settings: rule {printable(rule)} the program opened" for rule in unmatched or []]
     if not outcomes:
-        return ["settings: the interposer reported no settings" + (
-            " (does the program write HDF5 through the shared parallel library?)"
+        return rules or ["settings: the interposer reported no settings" + (
+            " (does the program write HDF5 or MPI-IO through the shared parallel libraries?)"
             if config_given else " (no config given)")]
+    return [*rules, *_outcome_lines(outcomes)]
+
+
+def _outcome_lines(outcomes: list[SettingOutcome]) -> list[str]:
     lines = ["settings (read back from the open file by the interposer):"]
     for outcome in outcomes:
+        # names and values come from the program's files: shown escaped, one line each
+        where, key = printable(outcome.file), printable(outcome.key)
+        effective, requested = printable(str(outcome.effective)), printable(str(outcome.requested))
         if outcome.took_effect:
-            lines.append(f"  effective      {outcome.file}: {outcome.key} = {outcome.effective}")
+            lines.append(f"  effective      {where}: {key} = {effective}")
         else:
-            reason = f" ({outcome.reason})" if outcome.reason else ""
-            got = "not applied" if outcome.effective is None else f"got {outcome.effective}"
-            lines.append(f"  NOT effective  {outcome.file}: {outcome.key}: requested "
-                         f"{outcome.requested}, {got}{reason}")
+            reason = f" ({printable(str(outcome.reason))})" if outcome.reason else ""
+            got = "not applied" if outcome.effective is None else f"got {effective}"
+            lines.append(f"  NOT effective  {where}: {key}: requested {requested}, {got}{reason}")
     return lines
 

@@ -8,10 +8,16 @@ import statistics
 from collections import Counter
 from typing import Any
 
+import yaml
+
 from iotwin.commands._options import add_store_argument
+from iotwin.config.settings import settings_text
+from iotwin.core.text import printable
 from iotwin.store.database import Calibration, Evaluation, Store, resolve_path
+from iotwin.workloads.workload import describe_workload
 
 TOP = 10
+WIDE = 100  # a spec value longer than this is shown over several lines
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -39,19 +45,32 @@ def main(args: argparse.Namespace) -> int:
                           "calibrations": [_calibration_json(c) for c in calibrations]},
                          indent=2))
         return 0
-    print(f"campaign {campaign.id}: {campaign.name} ({campaign.kind})")
+    print(f"campaign {campaign.id}: {printable(campaign.name)} ({campaign.kind})")
     for key, value in campaign.spec.items():
         if value not in ((), [], {}, None):
-            print(f"  {key}: {value}")
+            print(spec_entry(key, value))
     print("evaluations: " + ", ".join(f"{n} {k}" for k, n in sorted(_counts(rows).items())))
     print("measured configs, best first (median rate of their repetitions):")
     for entry in measured[:args.top]:
         rate = f"{entry['rate_mbs']:10.1f} MB/s" if entry["rate_mbs"] else f"{entry['status']:>15s}"
-        print(f"  {rate}  x{entry['repetitions']}  {json.dumps(entry['config'])}")
+        print(f"  {rate}  x{entry['repetitions']}  {settings_text(entry['config'])}")
     for c in calibrations:
         print(f"calibration {c.id}: {c.details.get('measured', '?')} measured, fit error "
               f"{_percent(c.fit_error)}, held-out error {_percent(c.heldout_error)}")
     return 0
+
+
+def spec_entry(key: str, value: Any) -> str:
+    """One entry of a campaign's spec for people: a workload as a few lines, a long value as
+    indented YAML, any other on its line."""
+    if key == "workload" and isinstance(value, dict):
+        return "\n".join([f"  {key}: " + describe_workload(value)[0],
+                          *(f"  {line}" for line in describe_workload(value)[1:])])
+    flat = json.dumps(value) if isinstance(value, (dict, list)) else str(value)
+    if len(flat) <= WIDE:
+        return f"  {key}: {flat}"
+    block = yaml.safe_dump(value, sort_keys=False, default_flow_style=False, width=WIDE)
+    return f"  {key}:\n" + "\n".join(f"    {line}" for line in block.rstrip().splitlines())
 
 
 def _counts(rows: list[Evaluation]) -> dict[str, int]:

@@ -50,16 +50,28 @@ def _workload(args: argparse.Namespace) -> dict[str, Any]:
     return kernel_workload(args.kernel, args.ranks, extra, flavour.name)
 
 
+def _simulated(args: argparse.Namespace) -> str:
+    """What is simulated, as an error names it: the workload file or the kernel, the config
+    file, the platform."""
+    what = args.workload or f"kernel {args.kernel} on {args.ranks} ranks"
+    under = f" under {args.config}" if args.config else ""
+    return f"{what}{under} on platform {args.platform}"
+
+
 def main(args: argparse.Namespace) -> int:
     platform = load_platform(args.platform)
     config: Config = load_config(args.config) if args.config else {}
-    [result] = simulate(platform, _workload(args), [config], jobs=1,
-                        options={"placement": args.placement})
+    workload = _workload(args)
+    try:
+        [result] = simulate(platform, workload, [config], jobs=1,
+                            options={"placement": args.placement})
+    except UserError as error:  # the simulator refused what the readers took
+        raise UserError(f"{_simulated(args)}: {error}") from error
     if args.json:
         print(json.dumps(result.__dict__, indent=2))
         return 0 if result.ok else 1
     if not result.ok:
-        raise UserError(f"simulation failed: {result.error}")
+        raise UserError(f"{_simulated(args)}: simulation failed: {result.error}")
     phases = ", ".join(f"{k} {v:.3f} s" for k, v in result.phases.items())
     bd = result.breakdown
     aggregators = bd.get("aggregators") or ["-"]

@@ -10,14 +10,17 @@ the default config, which counts as a measurement of the default.
     iotwin tune --resume ID
 
 Prints one progress line per generation, writes the best measured config as YAML for the
-interposer, then re-measures the default and the tuned config R times each and prints both.
+interposer, then re-measures the default and the tuned config in R rounds of one run each, the
+order alternating (ABBA...), and prints both and the speedup with its interval on these pairs.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+from collections.abc import Sequence
 from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
@@ -29,18 +32,19 @@ from iotwin.commands._options import (
     add_sim_cluster_argument,
     add_store_argument,
     add_timeout_argument,
+    add_workdir_argument,
 )
 from iotwin.config.schema import dump_config
 from iotwin.core.errors import UserError
-from iotwin.core.stats import Speedup, Summary, format_mbs, speedup_interval
+from iotwin.core.stats import MIN_PAIRS_95, Speedup, Summary, format_mbs
 from iotwin.executors import EXECUTORS
+from iotwin.executors.local import absolute_program
 from iotwin.executors.mpi_flavour import say_flavour
 from iotwin.search import STRATEGIES
-from iotwin.store.database import Store, resolve_path
-from iotwin.tuning.campaign import Progress
+from iotwin.store.database import Store, StoreError, resolve_path
+from iotwin.tuning.campaign import Progress, Screening
 from iotwin.tuning.parts import CampaignParts
-from iotwin.tuning.pipeline import TuneResult, start, stored_spec, tune
-from iotwin.tuning.repetitions import Measurement
+from iotwin.tuning.pipeline import TuneResult, start, stored_spec, summary_speedup, tune
 from iotwin.tuning.spec import (
     CampaignSpec,
     PipelineOptions,
@@ -61,6 +65,7 @@ SPEC_OPTIONS: dict[str, str] = {
     "--table": "search.table", "--fix": "search.fixed", "--set": "search.settings",
     "--workload": "search.workload", "--confirm": "pipeline.confirm",
     "--confirm-runs": "pipeline.confirm_runs", "--summary-repeat": "pipeline.summary_repeat",
+    "--workdir": "search.workdir",
 }
 
 
@@ -117,6 +122,8 @@ def add_tune_arguments(parser: argparse.ArgumentParser) -> None:
                         help="runs per config during the search; the median counts "
                              f"(default {_default('repetitions')})")
     add_timeout_argument(parser, default=None)
+    add_workdir_argument(parser, default=None,
+                         note="; a campaign runs where it started, also when resumed")
     parser.add_argument("--seed", type=int, help=f"the search's seed (default {_default('seed')})")
     parser.add_argument("--truth-seed", type=int,
                         help="twin executor: which perturbed truth of the platform runs")
@@ -133,8 +140,10 @@ def add_tune_arguments(parser: argparse.ArgumentParser) -> None:
                         help="fresh runs of each candidate, interleaved; the median of these "
                              f"decides (default {_pipeline_default('confirm_runs')})")
     parser.add_argument("--summary-repeat", type=int, metavar="R",
-                        help="re-measure default and tuned R times each (0: skip; default "
-                             f"{_pipeline_default('summary_repeat')})")
+                        help="re-measure default and tuned in R rounds of one run each, the "
+                             "order alternating; the speedup's interval is taken on these "
+                             f"pairs ({MIN_PAIRS_95} or more for a 95%% interval; 0: skip; "
+                             f"default {_pipeline_default('summary_repeat')})")
     parser.add_argument("--workload", metavar="W.yaml",
                         help="a program's workload for the simulator (iotwin workload capture); "
                              "default: captured from the program's first run, the default config")
@@ -148,10 +157,25 @@ def main(args: argparse.Namespace) -> int:
     with Store(resolve_path(args.store)) as store:
         if args.resume:
             campaign_id, spec, parts = args.resume, _resumed_spec(store, args), None
+            say_program_flavour(spec)
         else:
-            campaign_id, spec, parts = start(store, spec_from_arguments(args))
-        tune_and_report(store, campaign_id, spec, args.output, args.json, parts)
+            spec = spec_from_arguments(args)
+            say_program_flavour(spec)  # a program refused leaves no campaign behind
+            campaign_id, spec, parts = start(store, spec)
+        try:
+            tune_and_report(store, campaign_id, spec, args.output, args.json, parts)
+        except StoreError as error:
+            raise UserError(f"{error}: campaign {campaign_id} goes on with `iotwin tune "
+                            f"--resume {campaign_id} --store {error.path}` once the store can "
+                            "be written") from error
     return 0
+
+
+def say_program_flavour(spec: TuneSpec) -> None:
+    """Where the executor starts the program: its MPI flavour found and said, its interposer
+    built, or UserError."""
+    if executors.executor_kind(spec.search.executor).launches_programs:
+        say_flavour(spec.search.target)
 
 
 def tune_and_report(store: Store, campaign_id: int, spec: TuneSpec, output: Path | None,
@@ -162,8 +186,6 @@ def tune_and_report(store: Store, campaign_id: int, spec: TuneSpec, output: Path
     print(f"campaign {campaign_id}: {search.strategy} on {search.target.label}, "
           f"space {search.space}, platform {search.platform}, executor {search.executor}, "
           f"budget {search.real_budget}", file=sys.stderr, flush=True)
-    if executors.executor_kind(search.executor).launches_programs:
-        say_flavour(search.target)
     result = tune(spec, store, campaign_id, parts=parts, on_progress=_print_progress)
     output = output or Path(f"tuned-{campaign_id}.yaml")
     output.write_text(dump_config(result.tuned))
@@ -179,12 +201,12 @@ def spec_from_arguments(args: argparse.Namespace) -> TuneSpec:
     rest = tuple(str(arg) for arg in args.rest or ())
     if args.kernel is None and not rest:
         raise UserError("name a --kernel or a program after --")
-    fields: dict[str, dict[str, Any]] = {"search": {}, "pipeline": {}}
+    fields: dict[str, dict[str, Any]] = {"search": {"workdir": os.getcwd()}, "pipeline": {}}
     for option, value in _given(args):
         part, name = SPEC_OPTIONS[option].split(".")
         fields[part][name] = value
     search = CampaignSpec(**fields["search"], args=rest if args.kernel else (),
-                          command=() if args.kernel else rest)
+                          command=() if args.kernel else _command(rest))
     return TuneSpec(search, PipelineOptions(**fields["pipeline"]))
 
 
@@ -212,7 +234,8 @@ def _resumed_spec(store: Store, args: argparse.Namespace) -> TuneSpec:
                                      "pipeline": asdict(spec.pipeline)}))
     given = _given(args)
     if args.rest:
-        given.append(("arguments after --", list(args.rest)))
+        rest = [str(arg) for arg in args.rest]
+        given.append(("arguments after --", rest if args.kernel else list(_command(rest))))
     for option, value in given:
         part, name = SPEC_OPTIONS.get(option, "search.args" if args.kernel else "search.command"
                                       ).split(".")
@@ -230,6 +253,12 @@ def _resumed_spec(store: Store, args: argparse.Namespace) -> TuneSpec:
     return spec
 
 
+def _command(words: Sequence[str]) -> tuple[str, ...]:
+    """A program's command as a campaign stores it: the program found from here (a resume
+    started elsewhere runs the same one), its arguments as given."""
+    return (absolute_program(words[0]), *words[1:])
+
+
 def _shown(value: Any) -> str:
     return " ".join(map(str, value)) if isinstance(value, (list, tuple)) else str(value)
 
@@ -245,14 +274,21 @@ def _assignments(items: list[str] | None, option: str) -> dict[str, Any]:
     return parsed
 
 
-def _print_progress(progress: Progress) -> None:
-    def rate(value: float | None) -> str:
-        return f"{format_mbs(value):>9} MB/s" if value is not None else "        - MB/s"
+def _rate(value: float | None) -> str:
+    return f"{format_mbs(value):>9} MB/s" if value is not None else "        - MB/s"
 
+
+def _print_progress(progress: Progress | Screening) -> None:
+    if isinstance(progress, Screening):
+        pace = f"{progress.per_second:.0f}/s" if progress.per_second else "-/s"
+        print(f"gen {progress.generation:3d}  screening {progress.step}/{progress.steps} in "
+              f"simulation: {progress.simulations} simulated ({pace})  "
+              f"best predicted {_rate(progress.best_predicted)}", file=sys.stderr, flush=True)
+        return
     error = f"{100 * progress.model_error:5.1f}%" if progress.model_error is not None else "    -"
     print(f"gen {progress.generation:3d}  runs {progress.runs_used:3d}/{progress.budget:<3d}  "
-          f"best measured {rate(progress.best_measured)}  "
-          f"best predicted {rate(progress.best_predicted)}  model error {error}",
+          f"best measured {_rate(progress.best_measured)}  "
+          f"best predicted {_rate(progress.best_predicted)}  model error {error}",
           file=sys.stderr, flush=True)
 
 
@@ -266,52 +302,43 @@ def _report(result: TuneResult, output: Path, as_json: bool) -> None:
         print(json.dumps({
             "campaign": campaign.id, "runs_used": len(campaign.measured),
             "best_measured_mbs": best.rate, "best_measured_runs": len(best.rates),
-            "confirmed": [{"search_mbs": c.search_rate, "median_mbs": c.rate,
-                           "runs": len(c.rates)} for c in confirmed],
+            "confirmed": [{"candidate": c.candidate, "search_mbs": c.search_rate,
+                           "median_mbs": c.rate, "runs": len(c.rates)} for c in confirmed],
             "config_file": str(output),
             "summary": {k: (v.as_dict() if v else None) for k, v in rates.items()},
-            "speedup": speedup, "speedup_interval": _interval_json(_speedup(summary))},
+            "speedup": speedup, "speedup_interval": _as_dict(summary_speedup(summary))},
             indent=2))
         return
     if len(confirmed) > 1:
-        for rank, candidate in enumerate(confirmed, 1):
+        print("confirmation, best median first (candidates numbered as in the lines above):")
+        for candidate in confirmed:
             label = " (the default config)" if not candidate.config else ""
             search = (f"search run {format_mbs(candidate.search_rate)} MB/s"
                       if candidate.search_rate else "not run in the search")
-            print(f"  confirmed {rank}: median {format_mbs(candidate.rate or 0)} MB/s of "
-                  f"{len(candidate.rates)} fresh runs ({search}){label}")
+            chosen = "  <- tuned" if candidate is best else ""
+            print(f"  candidate {candidate.candidate}: median {format_mbs(candidate.rate or 0)} "
+                  f"MB/s of {len(candidate.rates)} fresh runs ({search}){label}{chosen}")
     print(f"best measured: {format_mbs(best.rate or 0)} MB/s (median of {len(best.rates)} runs) "
           f"after {len(campaign.measured)} configs run for real; tuned config written to {output}")
     for label, rate in rates.items():
         print(f"  {label:8s} {rate.format('MB/s') if rate else 'every run failed'}")
     if speedup is not None:
-        print(f"  tuned / default: {speedup:.2f}x (medians, same session)")
-    interval = _speedup(summary)
+        print(f"  tuned / default: {speedup:.2f}x (medians, same session, interleaved)")
+    interval = summary_speedup(summary)
     if interval is not None:
-        print(f"  {_interval_line(interval)}")
+        more = (f"; use --summary-repeat {MIN_PAIRS_95}" if interval.low is None else "")
+        print(f"  {interval.text()}{more}")
+    print(tuned_config_text(output))
 
 
-def _speedup(summary: dict[str, Measurement]) -> Speedup | None:
-    """Tuned / default from the summary's runs, with its exact interval (stats.speedup_interval)."""
-    rates = {label: [r.rate_mbs for r in m.runs if r.ok and r.rate_mbs]
-             for label, m in summary.items()}
-    if not rates.get("default") or not rates.get("tuned"):
-        return None
-    return speedup_interval(rates["default"], rates["tuned"])
+def tuned_config_text(output: Path) -> str:
+    """The tuned config as written to ``output``, and how to apply it."""
+    text = output.read_text().strip()
+    note = "  # no settings: nothing searched beat the default config" if text == "{}" else ""
+    shown = "  " + text.replace("\n", "\n  ") + note
+    return (f"\ntuned config ({output}; apply it to any run with `iotwin run ... --config "
+            f"{output}`):\n{shown}")
 
 
-def _interval_line(s: Speedup) -> str:
-    if s.low is None or s.high is None or s.confidence is None:
-        return (f"speedup {s.estimate:.2f}x: too few runs for a 95% interval "
-                f"(use --summary-repeat 4 or more)")
-    verdict = ("significant" if s.significant
-               else "no significant difference: the interval includes 1")
-    return (f"speedup {s.estimate:.2f}x (median of the tuned/default run ratios), "
-            f"95% interval {s.low:.2f}-{s.high:.2f}x "
-            f"(exact, Moses/Mann-Whitney on the runs' log rates, coverage "
-            f"{100 * s.confidence:.1f}%): {verdict}")
-
-
-def _interval_json(s: Speedup | None) -> dict[str, Any] | None:
-    return None if s is None else {"estimate": s.estimate, "low": s.low, "high": s.high,
-                                   "confidence": s.confidence, "significant": s.significant}
+def _as_dict(speedup: Speedup | None) -> dict[str, Any] | None:
+    return speedup.as_dict() if speedup else None

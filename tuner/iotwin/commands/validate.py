@@ -18,7 +18,11 @@ from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 
-from iotwin.commands._options import add_sim_cluster_argument, add_store_argument
+from iotwin.commands._options import (
+    add_sim_cluster_argument,
+    add_store_argument,
+    add_workdir_argument,
+)
 from iotwin.core import paths
 from iotwin.core.errors import UserError
 from iotwin.report import write_report
@@ -40,6 +44,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     local.add_argument("-o", "--output", type=Path, metavar="DIR",
                        help="also write the report page and CSV here")
     local.add_argument("--json", action="store_true", help="print the figures as JSON")
+    add_workdir_argument(local)
     add_store_argument(local)
     add_sim_cluster_argument(local)
     local.set_defaults(func=_local)
@@ -71,7 +76,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _local(args: argparse.Namespace) -> int:
     suite = load_suite(args.suite or default_suite_path())
     with Store(resolve_path(args.store)) as store:
-        result = run_local_suite(store, suite)
+        result = run_local_suite(store, suite, workdir=Path(args.workdir))
         if args.output:
 
             for path in write_report(store, result.campaign_id, args.output):

@@ -7,8 +7,14 @@ search. Rates are MB/s (10^6 bytes/s) of the workload's I/O time, compute exclud
 
 Every rate comes with its band: the 90th percentile of the platform model's held-out errors in
 the paper validation (validation/paper: leave-one-out and leave-one-scale-out), as
-[rate / (1 + e), rate x (1 + e)]. A warning says when the workload's rank count lies outside the
-core counts the model was validated at, or when no published measurement validates the model.
+[rate / (1 + e), rate x (1 + e)]. A platform calibrated to a site's published measurements
+(`iotwin calibrate --measurements`, found in the store) is simulated with the calibrated
+values, and its band is that calibration's held-out error (`--uncalibrated`: the platform file
+as it is). The speedup's band is every tuned / default the two bands allow:
+[x / (1 + e)^2, x (1 + e)^2] (both rates at opposite ends of their bands: conservative, since
+the model's errors on two configs of one platform tend to go the same way). A warning says when
+the workload's rank count lies outside the core counts the model was checked at, or when no
+published measurement validates the model.
 """
 
 from __future__ import annotations
@@ -19,12 +25,14 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from iotwin.commands._options import add_sim_cluster_argument
+from iotwin.commands._options import add_sim_cluster_argument, add_store_argument
 from iotwin.core.errors import UserError
 from iotwin.core.figures import pyplot
 from iotwin.model.platforms import load_platform
 from iotwin.model.sim import simulate
 from iotwin.space.parameters import load_space
+from iotwin.store.database import Calibration, Store, resolve_path
+from iotwin.studies.validated_error import calibrated_errors, validated_errors
 from iotwin.studies.whatif import Config, Prediction, Tuning, parse_variation, study
 from iotwin.workloads.workload import load_workload
 
@@ -46,17 +54,23 @@ def _band(band: tuple[float, float] | None) -> str:
     return f"[{band[0]:.0f}-{band[1]:.0f}]" if band else "[no band]"
 
 
+def _speedup_band(band: tuple[float, float] | None) -> str:
+    return f"[{band[0]:.2f}-{band[1]:.2f}]" if band else "[no band]"
+
+
 def table(predictions: list[Prediction]) -> str:
     """One line per prediction, each rate with its validated band (the 90th percentile of the
     model's held-out errors); warnings below the table."""
     lines = [f"{'platform':<10} {'variant':<24} {'peak MB/s':>10} {'default MB/s [band]':>26} "
-             f"{'tuned MB/s [band]':>26} {'x':>5}  tuned settings"]
-    warnings = []
+             f"{'tuned MB/s [band]':>26} {'x [band]':>18}  tuned settings"]
+    warnings: list[str] = []
+    notes: list[str] = []
     for p in predictions:
         default = f"{_mbs(p.default_mbs, 9)} {_band(p.default_band):>16}"
         tuned = (f"{_mbs(p.tuned_mbs, 9)} {_band(p.tuned_band):>16}" if p.strategy
                  else f"{'-':>26}")
-        speedup = f"{p.speedup:5.2f}" if p.speedup else f"{'-':>5}"
+        speedup = (f"{p.speedup:5.2f} {_speedup_band(p.speedup_band):>12}" if p.speedup
+                   else f"{'-':>18}")
         config = p.tuned_settings or ("(site default)" if p.strategy else "-")
         flag = ("  ABOVE PEAK: model error" if p.above_peak else "") + (
             f"  ({p.note})" if p.note else "")
@@ -64,7 +78,10 @@ def table(predictions: list[Prediction]) -> str:
                      f"{default:>26} {tuned:>26} {speedup}  {config}{flag}")
         if p.warning and p.warning not in warnings:
             warnings.append(p.warning)
-    lines += [f"warning: {w}" for w in warnings]
+        calibrated = f"{p.platform}: simulated as fitted by {p.band_source}"
+        if p.band_source.startswith("calibration") and calibrated not in notes:
+            notes.append(calibrated)
+    lines += [f"calibrated: {n}" for n in notes] + [f"warning: {w}" for w in warnings]
     return "\n".join(lines)
 
 
@@ -120,6 +137,19 @@ def _error_bars(ax: Any, xs: list[float],
                     fmt="none", ecolor="black", elinewidth=1, capsize=3)
 
 
+def _calibrations(store_option: str | None) -> dict[str, Calibration]:
+    """Per platform, the newest calibration to published measurements in the store (none when
+    there is no store yet)."""
+    path = resolve_path(store_option)
+    if not path.exists():
+        return {}
+    with Store(path) as store:
+        found = calibrated_errors(store.calibrations())
+        return {c.platform: c for c in store.calibrations()
+                if c.platform in found and found[c.platform].source.startswith(
+                    f"calibration {c.id} ")}
+
+
 def _tuning(args: argparse.Namespace) -> Tuning | None:
     if not args.tune:
         return None
@@ -133,11 +163,20 @@ def _run(args: argparse.Namespace) -> int:
     work = load_workload(args.workload)
     platforms = [p for p in args.platforms.split(",") if p]
     variations = [parse_variation(v) for v in args.vary or []]
-    load_platform, simulate = _simulator()
+    load_file, simulate = _simulator()
+    calibrated = {} if args.uncalibrated else _calibrations(args.store)
+    errors = {**validated_errors(), **calibrated_errors(list(calibrated.values()))}
+
+    def load_platform(name: str) -> Any:
+        platform = load_file(name)
+        calibration = calibrated.get(platform.name)
+        return platform.with_values(calibration.parameters) if calibration else platform
+
     predictions = study(work, platforms, load_platform, simulate, variations=variations,
-                        tuning=_tuning(args))
+                        tuning=_tuning(args), errors=errors)
     if args.json:
-        print(json.dumps([{**asdict(p), "above_peak": p.above_peak} for p in predictions]))
+        print(json.dumps([{**asdict(p), "above_peak": p.above_peak, "speedup": p.speedup,
+                           "speedup_band": p.speedup_band} for p in predictions]))
     else:
         print(table(predictions))
     if args.plot:
@@ -166,6 +205,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="simulations per platform variant for --tune (default 300)")
     parser.add_argument("--seed", type=int, default=0, help="search seed (default 0)")
     parser.add_argument("--plot", metavar="PNG", help="write a bar chart here")
+    parser.add_argument("--uncalibrated", action="store_true",
+                        help="the platform files as they are, even where the store holds a "
+                             "calibration to published measurements")
+    add_store_argument(parser)
     add_sim_cluster_argument(parser)
     parser.add_argument("--json", action="store_true", help="one JSON document instead of a table")
     parser.set_defaults(func=_run)

@@ -6,13 +6,19 @@ import argparse
 import sys
 from pathlib import Path
 
-from iotwin.commands._options import add_timeout_argument
+from iotwin.commands._options import (
+    add_keep_argument,
+    add_timeout_argument,
+    add_workdir_argument,
+)
 from iotwin.config import schema as config
 from iotwin.executors.capture import capture_program, program_target
 from iotwin.executors.mpi_flavour import say_flavour
 from iotwin.workloads.replication.darshan_workload import workload_from_log
 from iotwin.workloads.replication.macsio import simulation_workload
 from iotwin.workloads.replication.output import workload_text, write_atomically
+from iotwin.workloads.scaling import scale_workload
+from iotwin.workloads.workload import load_workload
 
 
 def _from_darshan(args: argparse.Namespace) -> int:
@@ -29,10 +35,22 @@ def _capture(args: argparse.Namespace) -> int:
     tuning = config.load_config(args.config) if args.config else {}
     target = program_target(command, args.ranks)
     say_flavour(target)
-    program = capture_program(target, config=tuning, timeout_s=args.timeout)
+    program = capture_program(target, config=tuning, timeout_s=args.timeout,
+                              workdir=Path(args.workdir), keep=args.keep)
     for what in program.not_modelled:
         print(f"iotwin: not in the workload: {what}", file=sys.stderr)
-    return _emit(workload_text(program.workload), args.output)
+    status = _emit(workload_text(program.workload), args.output)
+    print(f"iotwin: captured {program.summary()}"
+          + (f"; written to {args.output}" if args.output else ""), file=sys.stderr)
+    return status
+
+
+def _scale(args: argparse.Namespace) -> int:
+    scaled, rules = scale_workload(load_workload(args.workload), args.ranks,
+                                   "strong" if args.strong else "weak")
+    for rule in rules:
+        print(f"iotwin: {rule}", file=sys.stderr)
+    return _emit(workload_text(scaled), args.output)
 
 
 def _emit(text: str, output: str | None) -> int:
@@ -74,7 +92,25 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     capture.add_argument("--ranks", type=int, required=True, metavar="N")
     capture.add_argument("--config", metavar="CFG", help="tuning config to run under")
     add_timeout_argument(capture)
+    add_workdir_argument(capture)
+    add_keep_argument(capture)
     capture.add_argument("-o", "--output", metavar="W.yaml",
                          help="output file (default: standard output)")
     capture.add_argument("program", nargs=argparse.REMAINDER, metavar="-- PROGRAM ARGS")
     capture.set_defaults(func=_capture)
+    scale = actions.add_parser(
+        "scale", help="a workload at another rank count (capture small, predict big)",
+        description="The workload at N ranks, inferred from what it does at its own: weak "
+        "scaling (the default) keeps each writer's block and grows the datasets, strong scaling "
+        "keeps the datasets and splits them among the writers. The process grid's rule (one "
+        "axis, or MPI_Dims_create over every axis) is read from the workload's own grids and "
+        "printed; a workload whose pattern at other scales cannot be told is refused with the "
+        "reason (iotwin.workloads.scaling).")
+    scale.add_argument("workload", metavar="W.yaml")
+    scale.add_argument("--ranks", type=int, required=True, metavar="N")
+    how = scale.add_mutually_exclusive_group()
+    how.add_argument("--weak", action="store_true", help="same block per writer (default)")
+    how.add_argument("--strong", action="store_true", help="same datasets, split among more")
+    scale.add_argument("-o", "--output", metavar="W.yaml",
+                       help="output file (default: standard output)")
+    scale.set_defaults(func=_scale)

@@ -13,7 +13,6 @@ to the validator and another to the interposer.
 from __future__ import annotations
 
 import copy
-import fnmatch
 import functools
 import json
 import re
@@ -24,9 +23,11 @@ from typing import Any, cast
 
 import yaml
 
+from iotwin.config import rules
 from iotwin.config.types import Config
 from iotwin.core import paths
 from iotwin.core.errors import UserError
+from iotwin.core.text import CONTROL
 from iotwin.core.units import format_size, parse_size
 from iotwin.core.yaml_files import describe_yaml_error
 
@@ -253,6 +254,14 @@ def validate_config(data: Any, source: str) -> Config:
     return cast(Config, _Validator(load_schema(), source).scope(data, "top", ""))
 
 
+def _control_character(text: str) -> int | None:
+    """The first control character (iotwin.core.text.CONTROL) of a name, hint or pattern: none
+    may hold one (a newline would make a false line of the report, a NUL cuts C text short);
+    the interposer's reader checks the same set."""
+    found = CONTROL.search(text)
+    return ord(found.group()) if found else None
+
+
 class _Validator:
     def __init__(self, schema: Schema, source: str) -> None:
         self.schema = schema
@@ -267,12 +276,18 @@ class _Validator:
             raise self.fail(path, f"expected {what}, got {describe(value)}")
         return value
 
+    def refuse_control(self, text: Any, path: str, what: str) -> None:
+        code = _control_character(text) if isinstance(text, str) else None
+        if code is not None:
+            raise self.fail(path, f"{what} a control character (U+{code:04X})")
+
     def scope(self, data: Any, scope_name: str, path: str) -> dict[str, Any]:
         scope = self.schema.scopes[scope_name]
         mapping = self.mapping(data, path, "a mapping of config blocks")
         allowed = self.schema.allowed_keys(scope)
         result: dict[str, Any] = {}
         for name, value in mapping.items():
+            self.refuse_control(name, path, "a key holds")
             key_path = _join(path, str(name))
             if name in scope.keys:
                 result[name] = self.value(scope.keys[name], value, key_path)
@@ -300,6 +315,7 @@ class _Validator:
     def keyed(self, keys: dict[str, Key], mapping: dict[Any, Any], path: str) -> dict[str, Any]:
         result = {}
         for name, value in mapping.items():
+            self.refuse_control(name, path, "a key holds")
             key_path = _join(path, str(name))
             if name not in keys:
                 raise self.fail(key_path, "unknown key (expected one of " + ", ".join(keys)
@@ -323,6 +339,7 @@ class _Validator:
                 raise self.fail(_join(path, name), f"cannot be combined with {key.exclusive_with}")
 
     def value(self, key: Key, value: Any, path: str) -> Any:
+        self.refuse_control(value, path, "holds")
         checked = _CHECKS[key.type](self, key, value, path)
         if checked is _INVALID:
             raise self.fail(path, f"expected {key.expected()}, got {describe(value)}")
@@ -362,6 +379,8 @@ class _Validator:
             return _INVALID
         result = {}
         for name, item in value.items():
+            self.refuse_control(name, path, "a key holds")
+            self.refuse_control(item, _join(path, str(name)), "holds")
             if not isinstance(name, str) or isinstance(item, dict | list) or item is None:
                 raise self.fail(_join(path, str(name)),
                                 f"expected a string value, got {describe(item)}")
@@ -372,6 +391,7 @@ class _Validator:
         if not isinstance(value, list) or not value:
             return _INVALID
         for i, item in enumerate(value):
+            self.refuse_control(item, f"{path}[{i}]", "holds")
             if not isinstance(item, int) or isinstance(item, bool) or item < 1:
                 raise self.fail(f"{path}[{i}]",
                                 f"expected a positive integer, got {describe(item)}")
@@ -452,9 +472,9 @@ def _value_with_units(key: Key, value: Any) -> Any:
 # --- scoping -------------------------------------------------------------------------------
 
 def matches(pattern: str, name: str) -> bool:
-    """The one glob rule: fnmatch on the full name, or on its last ``/`` component."""
-    return (fnmatch.fnmatchcase(name, pattern)
-            or fnmatch.fnmatchcase(name.rsplit("/", 1)[-1], pattern))
+    """The one glob rule (iotwin.config.rules): fnmatch on the full name, or on its last ``/``
+    component."""
+    return rules.matches(pattern, name)
 
 
 def literal_glob(name: str) -> str:
@@ -475,19 +495,19 @@ def with_dataset_settings(config: Config, targets: Iterable[tuple[str, str]],
 
 def matched_blocks(config: Config, file_name: str,
                    dataset_name: str | None = None) -> Iterator[tuple[str, dict[str, Any]]]:
-    """(label, {block: settings}) for each part of ``config`` that applies, in applying order."""
+    """(label, {block: settings}) for each part of ``config`` that applies, in applying order
+    (the shared rules' iotwin.config.rules.applying, as the interposer takes them)."""
     yield "top", _blocks_in(config)
-    files = [(i, entry) for i, entry in enumerate(config.get("files", []))
-             if matches(entry["match"], file_name)]
-    for i, entry in files:
-        yield f"files[{i}]", _blocks_in(entry)
-    if dataset_name is None:
-        return
-    for i, entry in files:
-        for j, scoped in enumerate(entry.get("datasets", [])):
-            if matches(scoped["match"], dataset_name):
-                settings = {k: v for k, v in scoped.items() if k != "match"}
-                yield f"files[{i}].datasets[{j}]", {"dataset": settings}
+    files = config.get("files", [])
+    for i, j in rules.applying([entry["match"] for entry in files],
+                               [[scoped["match"] for scoped in entry.get("datasets", [])]
+                                for entry in files], file_name, dataset_name):
+        entry = files[i]
+        if j is None:
+            yield f"files[{i}]", _blocks_in(entry)
+        else:
+            settings = {k: v for k, v in entry["datasets"][j].items() if k != "match"}
+            yield f"files[{i}].datasets[{j}]", {"dataset": settings}
 
 
 def _blocks_in(scope: Mapping[str, object]) -> dict[str, Any]:

@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from iotwin.core.text import printable
+
 #: what produced a stored measurement: the simulator, a real run, or the twin executor
 Source = Literal["sim", "real", "twin"]
 
@@ -29,8 +31,9 @@ class Target:
 
     @property
     def label(self) -> str:
+        """The program and the ranks, as one printable line: ``vpic-io x4``."""
         what = self.kernel if self.kernel else " ".join(self.command)
-        return f"{what} x{self.ranks}"
+        return f"{printable(what)} x{self.ranks}"
 
 
 @dataclass

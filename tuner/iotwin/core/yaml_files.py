@@ -21,11 +21,15 @@ def describe_yaml_error(error: yaml.YAMLError) -> str:
 
 
 def read_yaml(path: Path, what: str) -> Any:
-    """The parsed content of ``path``; UserError naming the file if unreadable or malformed."""
+    """The parsed content of ``path``; UserError naming the file if unreadable, not UTF-8 or
+    malformed."""
     try:
         return yaml.safe_load(path.read_text())
     except OSError as error:
         raise UserError(f"{path}: cannot read the {what}: {error.strerror}") from None
+    except UnicodeDecodeError as error:
+        raise UserError(f"{path}: cannot read the {what}: not UTF-8 text (byte "
+                        f"0x{error.object[error.start]:02x} at offset {error.start})") from None
     except yaml.YAMLError as error:
         raise UserError(f"{path}: {describe_yaml_error(error)}") from None
 

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from iotwin.config import rules
 from iotwin.config.types import Config
 from iotwin.core.errors import UserError
 from iotwin.core.limits import RUN_TIMEOUT_S
@@ -33,6 +34,12 @@ class ExecutorSettings:
     truth_seed: int = 0
     site: str | None = None  # a site file (sbatch options, launcher); None: the default site
     table: str | None = None  # a measured landscape (CSV) to replay
+    workdir: str | None = None  # where programs run (None: the current directory)
+    keep: str | None = None  # the local executor's keep folder (iotwin.executors.run_folder)
+
+    @property
+    def working_dir(self) -> Path:
+        return Path(self.workdir) if self.workdir else Path.cwd()
 
 
 @dataclass(frozen=True)
@@ -53,7 +60,8 @@ class ExecutorKind:
 
 
 def _local(settings: ExecutorSettings) -> Executor:
-    return LocalExecutor(timeout_s=settings.timeout_s)
+    return LocalExecutor(timeout_s=settings.timeout_s, workdir=settings.working_dir,
+                         keep=Path(settings.keep) if settings.keep else None)
 
 
 def _twin(settings: ExecutorSettings) -> Executor:
@@ -62,7 +70,7 @@ def _twin(settings: ExecutorSettings) -> Executor:
 
 def _slurm(settings: ExecutorSettings) -> Executor:
     site = Site.load(Path(settings.site) if settings.site else None)
-    return SlurmExecutor(timeout_s=settings.timeout_s, site=site)
+    return SlurmExecutor(timeout_s=settings.timeout_s, site=site, workdir=settings.working_dir)
 
 
 def _table(settings: ExecutorSettings) -> Executor:
@@ -93,7 +101,8 @@ REGISTRY: tuple[ExecutorKind, ...] = (
                  on_this_machine=_always, make=_local, launches_programs=True),
     ExecutorKind("twin", "the platform's model with hidden true parameters and noise",
                  source="twin", on_this_machine=_never, make=_twin),
-    # its jobs write to the scratch root this machine sees (a shared file system)
+    # its jobs run in the working directory and keep their run folders in the scratch root
+    # (both on a file system the nodes share)
     ExecutorKind("slurm", "real runs, one Slurm job each (a site file: sbatch options, launcher)",
                  source="real", on_this_machine=_always, make=_slurm,
                  launches_programs=True),
@@ -115,10 +124,11 @@ def executor_kind(name: str) -> ExecutorKind:
 
 
 def make_executor(name: str, platform: str, *, timeout_s: float | None = RUN_TIMEOUT_S,
-                  truth_seed: int = 0, site: str | None = None,
-                  table: str | None = None) -> Executor:
+                  truth_seed: int = 0, site: str | None = None, table: str | None = None,
+                  workdir: str | None = None, keep: str | None = None) -> Executor:
     """The executor ``name`` standing for ``platform``."""
-    return executor_kind(name).make(ExecutorSettings(platform, timeout_s, truth_seed, site, table))
+    return executor_kind(name).make(ExecutorSettings(platform, timeout_s, truth_seed, site, table,
+                                                     workdir, keep))
 
 
 def runnable_configs(name: str, table: str | None) -> Sequence[Config] | None:
@@ -128,14 +138,6 @@ def runnable_configs(name: str, table: str | None) -> Sequence[Config] | None:
 
 
 def filesystem_of(path: Path) -> str:
-    """lustre, gpfs, or ufs (ROMIO's name for any other local or network file system)."""
-    path = path.resolve()
-    while not path.exists():
-        path = path.parent
-    best, kind = "", "ufs"
-    for line in Path("/proc/mounts").read_text().splitlines():
-        _, mount, fstype, *_ = line.split()
-        inside = path == Path(mount) or Path(mount) in path.parents
-        if inside and len(mount) > len(best):
-            best, kind = mount, fstype
-    return kind if kind in ("lustre", "gpfs") else "ufs"
+    """lustre, gpfs, or ufs (ROMIO's name for any other local or network file system), as the
+    interposer tells them (the shared rules: iotwin.config.rules.filesystem)."""
+    return rules.filesystem(path.resolve())[0]

@@ -1,8 +1,10 @@
 """Reading what the interposer reports about a run (``IOTWIN_REPORT``, see interposer/README.md).
 
-The interposer appends one JSON object per HDF5 file to the report file, at the file's close.
-This module reads them back and answers the questions ``iotwin run`` asks: how many bytes were
-written, and which requested settings took effect and which did not.
+The interposer appends one JSON object per file it saw (HDF5 or MPI-IO; ``iotwin_report``) and
+one for the run (``iotwin_run``, at MPI_Finalize: the config's rejection, the ``files`` rules
+that matched no file, the bytes written outside HDF5 and MPI-IO). This module reads them back
+and answers the questions ``iotwin run`` asks: how many bytes were written, which requested
+settings took effect and which did not, and whether the interposer refused the config.
 """
 
 from __future__ import annotations
@@ -37,9 +39,68 @@ def read_reports(path: Path) -> list[Report]:
     return reports
 
 
+def file_reports(reports: list[Report]) -> list[Report]:
+    """The reports of files: every line but the run's own record and unreadable ones."""
+    return [report for report in reports if "iotwin_run" not in report
+            and "unreadable" not in report]
+
+
+def run_records(reports: list[Report]) -> list[Report]:
+    """The run's own records: one (rank 0's at MPI_Finalize), or one per process of a program
+    that exited without finalizing MPI."""
+    return [report for report in reports if "iotwin_run" in report]
+
+
+def config_rejection(reports: list[Report]) -> str | None:
+    """Why the interposer refused the run's config (it then ran the program without it), or
+    None."""
+    for report in run_records(reports) + file_reports(reports):
+        if report.get("config_error"):  # without the path of the copy the run read
+            return str(report["config_error"]).removeprefix(f"{report.get('config')}: ")
+    return None
+
+
+def unmatched_rules(reports: list[Report]) -> list[str]:
+    """The config's ``files`` rules that matched no file the program opened through HDF5 or
+    MPI-IO, in words ("files[1] (match: \"*.dat\") matched no file")."""
+    records = run_records(reports)
+    if not records:
+        return []
+    unmatched = [{(r["rule"], r["match"]) for r in record.get("unmatched_rules", [])}
+                 for record in records]
+    return [f"{rule} (match: {json.dumps(match)}) matched no file"
+            for rule, match in sorted(set.intersection(*unmatched))]
+
+
+@dataclass(frozen=True)
+class OutsideWrites:
+    """What the program wrote through plain POSIX or C stdio calls, outside HDF5 and MPI-IO:
+    counted by the interposer, not tuned."""
+
+    bytes: int
+    files: int
+    examples: tuple[str, ...]
+
+    def describe(self) -> str:
+        named = f" (e.g. {', '.join(self.examples[:3])})" if self.examples else ""
+        return (f"{self.bytes / 2**20:.1f} MiB written outside HDF5 and MPI-IO, not tuned: "
+                f"{self.files} file{'s' if self.files != 1 else ''}{named}")
+
+
+def outside_writes(reports: list[Report]) -> OutsideWrites | None:
+    """The run's writes outside HDF5 and MPI-IO, or None when it made none (or no record)."""
+    outside = [record.get("outside") or {} for record in run_records(reports)]
+    total = sum(int(o.get("bytes", 0)) for o in outside)
+    if total <= 0:
+        return None
+    examples = tuple(name for o in outside for name in o.get("examples", []))
+    return OutsideWrites(total, sum(int(o.get("files", 0)) for o in outside), examples)
+
+
 def total_bytes(reports: list[Report]) -> int | None:
     """Bytes written over all files, or None when no report says."""
-    counts = [report["bytes"] for report in reports if isinstance(report.get("bytes"), int)]
+    counts = [report["bytes"] for report in file_reports(reports)
+              if isinstance(report.get("bytes"), int)]
     return sum(counts) if counts else None
 
 
@@ -57,8 +118,8 @@ class SettingOutcome:
 
 @dataclass(frozen=True)
 class IoSpan:
-    """When a program did its HDF5 I/O, from the reports' per-file spans (earliest rank's open
-    to latest rank's close, epoch seconds)."""
+    """When a program did its HDF5 and MPI-IO I/O, from the reports' per-file spans (earliest
+    rank's open to latest rank's close, epoch seconds)."""
 
     span_s: float  # first open to last close
     compute_s: float  # time within it when none of its HDF5 files was open
@@ -69,10 +130,10 @@ class IoSpan:
 
 
 def io_span(reports: list[Report]) -> IoSpan | None:
-    """The program's I/O time: from its first HDF5 file open to its last close, less the gaps
-    between file sessions (its computation, reported apart); None without spans."""
+    """The program's I/O time: from its first HDF5 or MPI-IO file open to its last close, less
+    the gaps between file sessions (its computation, reported apart); None without spans."""
     spans = sorted((float(r["span"]["open"]), float(r["span"]["closed"]))
-                   for r in reports if isinstance(r.get("span"), dict))
+                   for r in file_reports(reports) if isinstance(r.get("span"), dict))
     if not spans:
         return None
     compute, covered_until = 0.0, spans[0][1]
@@ -91,7 +152,7 @@ def setting_outcomes(reports: list[Report]) -> list[SettingOutcome]:
     """
     hint_keys = _config_keys_of_hints()
     outcomes: list[SettingOutcome] = []
-    for report in reports:
+    for report in file_reports(reports):
         file = str(report.get("file", "?"))
         outcomes += _section_outcomes(file, report, hint_keys)
         for dataset in report.get("datasets", []):

@@ -18,12 +18,14 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from iotwin.core import paths
 from iotwin.core.errors import UserError
 from iotwin.core.yaml_files import check_keys, read_yaml
 
 DEFAULT_LAUNCHER = "mpich"
+ENDED_NAME = "ended"  # made in a run's output folder when its launcher exits
 
 
 @dataclass(frozen=True)
@@ -117,23 +119,44 @@ class Completed:
 
 def run_mpi(ranks: int, argv: Sequence[str | Path], *, env: Mapping[str, str] | None = None,
             cwd: str | Path | None = None, timeout: float | None = None,
-            using: Launcher | None = None) -> Completed:
+            using: Launcher | None = None, output: Path | None = None) -> Completed:
     """Run ``argv`` on ``ranks`` ranks; on timeout the whole process group is killed. A
-    launcher that cannot be started is a UserError naming its command."""
+    launcher that cannot be started is a UserError naming its command. ``output``: a folder
+    that receives the launcher's stdout and stderr as files (they outlive this process) and,
+    when the launcher exits, an empty file ``ended`` (run_folder reads when a run it did not
+    see end ended)."""
     command = (using or launcher()).argv(ranks, argv, (env or {}).keys())
     full_env = {**os.environ, **(env or {})}
+    if output is None:
+        return _launch(command, full_env, cwd, timeout, subprocess.PIPE, subprocess.PIPE)
+    if shutil.which(command[0], path=full_env.get("PATH")) is None:
+        raise UserError(f"cannot start the launcher: {shlex.join(command)}: not found")
+    marked = ["sh", "-c", '"$@"; status=$?; : > "$0"; exit $status',
+              str(output / ENDED_NAME), *command]
+    with (output / "stdout").open("w") as out, (output / "stderr").open("w") as err:
+        done = _launch(marked, full_env, cwd, timeout, out, err, shown=command)
+    return Completed(done.returncode, _read(output / "stdout"), _read(output / "stderr"))
+
+
+def _launch(command: list[str], env: Mapping[str, str], cwd: str | Path | None,
+            timeout: float | None, stdout: Any, stderr: Any,
+            shown: list[str] | None = None) -> Completed:
     try:
-        proc = subprocess.Popen(command, env=full_env, cwd=cwd, text=True,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                start_new_session=True)
+        # errors="replace": what a program prints need not be UTF-8
+        proc = subprocess.Popen(command, env=env, cwd=cwd, text=True, errors="replace",
+                                stdout=stdout, stderr=stderr, start_new_session=True)
     except OSError as error:
-        raise UserError(f"cannot start the launcher: {shlex.join(command)}: "
+        raise UserError(f"cannot start the launcher: {shlex.join(shown or command)}: "
                         f"{error.strerror}") from None
     with proc:
         try:
             out, err = proc.communicate(timeout=timeout)
-            return Completed(proc.returncode, out, err)
+            return Completed(proc.returncode, out or "", err or "")
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             out, err = proc.communicate()
-            return Completed(None, out, err)
+            return Completed(None, out or "", err or "")
+
+
+def _read(path: Path) -> str:
+    return path.read_text(errors="replace") if path.exists() else ""

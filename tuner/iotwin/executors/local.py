@@ -1,34 +1,34 @@
 """Real runs on this machine: mpiexec with the interposer preloaded.
 
-Each repetition runs in a fresh scratch directory on the real disk (not tmpfs: the device must
-decide the time), with the config written as YAML next to the interposer's report; the
-directory is removed afterwards unless ``keep_last`` names where to keep the last one.
+Each run starts in the working directory (the one iotwin was started in, or ``workdir``), as
+under mpiexec; the files it writes there are removed when it ends, or the last run's kept
+(iotwin.executors.working_dir). iotwin's own files of the run (the config as YAML, the
+interposer's report, the program's stdout and stderr) live in a run folder of the scratch root,
+removed afterwards or kept per run under ``keep`` (iotwin.executors.run_folder), which also
+cleans up after runs whose iotwin was killed, before the first run.
 
-``warm_up_bytes``: write that much into a file of the scratch and remove it just before each
-run, so that the memory the run's writes take in the page cache has just been freed. On a
-virtual machine that gives freed memory back to its host (virtio free page reporting, ~2 s
-after the free), pages given back cost a host fault each when written again: writes into the
-page cache then run at ~0.4 GB/s instead of ~5 GB/s, depending on how long ago the previous
-run ended (validation/local/README.md). Physical nodes never pay it, so 0 (off) is the default.
+``warm_up_bytes``: write that much into a file of the working directory and remove it just
+before each run, so that the memory the run's writes take in the page cache has just been
+freed. On a virtual machine that gives freed memory back to its host (virtio free page
+reporting, ~2 s after the free), pages given back cost a host fault each when written again:
+writes into the page cache then run at ~0.4 GB/s instead of ~5 GB/s, depending on how long ago
+the previous run ended (validation/local/README.md). Physical nodes never pay it, so 0 (off)
+is the default.
 
 A kernel of kernels/ prints one JSON result line (kernels/README.md) and its times are used.
-Any other program is timed by the interposer: from its first HDF5 file open to its last close,
-less the gaps between file sessions (compute, reported apart); mpiexec's wall time (launch
-included) is kept beside it. Its bytes come from the interposer's reports too.
-
-Hydra's proxies start each rank in a session of its own, so neither the launcher's process
-group nor the terminal's Ctrl-C reaches them. Every process of a run carries the run's
-directory in ``IOTWIN_RUN_DIR``; on a timeout or an interrupt all of them are killed.
+Any other program is timed by the interposer: from its first HDF5 or MPI-IO file open to its
+last close, less the gaps between file sessions (compute, reported apart); mpiexec's wall time
+(launch included) is kept beside it. Its bytes come from the interposer's reports too. A config
+the interposer rejected makes the run a failure whose error is the interposer's reason (the
+program ran without the config, so what it measured is not the config's).
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import shutil
-import signal
-import tempfile
+import sys
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -41,23 +41,37 @@ from iotwin.core import paths
 from iotwin.core.limits import RUN_TIMEOUT_S
 from iotwin.core.mpi_flavours import Flavour
 from iotwin.core.records import RunResult, Source, Target
-from iotwin.executors.interposer_reports import io_span, read_reports, total_bytes
+from iotwin.executors.interposer_reports import (
+    config_rejection,
+    io_span,
+    read_reports,
+    total_bytes,
+)
 from iotwin.executors.launch import Completed, Launcher, launcher, run_mpi
 from iotwin.executors.mpi_flavour import flavour_of
+from iotwin.executors.run_folder import (
+    RUN_MARKER,
+    KeptRuns,
+    check_scratch_root,
+    clean_killed_runs,
+    kill_run,
+    new_run_folder,
+)
+from iotwin.executors.working_dir import appeared, exclusive, listing, remove, save_listing
 
 CONFIG_NAME = "iotwin-config.yaml"
 REPORT_NAME = "iotwin-report.jsonl"
-RUN_MARKER = "IOTWIN_RUN_DIR"
-STDERR_TAIL_LINES = 15
-NO_HDF5_IO = ("the interposer reported no HDF5 file closed: no I/O to time (did the program "
-              "write through HDF5, linked to the shared libhdf5?)")
-KILL_POLL_S = 0.05
-KILL_POLLS = 200  # how long killed processes may take to go (blocked in I/O, say)
+OUTPUT_TAIL_LINES = 15
+NO_HDF5_IO = ("the interposer reported no HDF5 or MPI-IO file closed: no I/O to time (did the "
+              "program write through HDF5 or MPI-IO, linked to the shared libraries? one linked "
+              "statically must be rebuilt with -shlib)")
 WARM_UP_BLOCK = 4 * 2**20
+WARM_UP_NAME = ".iotwin-warm-up"  # hidden: never taken for a run's output
+SCRATCH_FULL_BELOW = 2**20  # bytes left under which a failed run's scratch counts as full
 
 
 def default_scratch_root() -> Path:
-    """``$IOTWIN_SCRATCH``, else ``runs/`` in the repository (on the real disk, git-ignored)."""
+    """Where run folders go: ``$IOTWIN_SCRATCH``, else ``runs/`` in the repository."""
     env = os.environ.get("IOTWIN_SCRATCH")
     return Path(env) if env else paths.repo_root() / "runs"
 
@@ -68,30 +82,65 @@ class LocalExecutor:
 
     timeout_s: float | None = RUN_TIMEOUT_S
     scratch_root: Path = field(default_factory=default_scratch_root)
-    keep_last: Path | None = None  # move the last run's directory here instead of deleting it
+    workdir: Path = field(default_factory=Path.cwd)  # where the program runs
+    keep: Path | None = None  # keep the last run's output files and every run's own files
     preload: bool = True  # False: run without the interposer (overhead baselines)
     source: Source = "real"
     launcher: Launcher | None = None  # None: the target's MPI flavour's (mpi_flavour)
     env: Mapping[str, str] = field(default_factory=dict)  # more variables for the ranks
-    warm_up_bytes: int = 0  # written and removed in the scratch just before each run
+    warm_up_bytes: int = 0  # written and removed in the working directory before each run
+    config_name: str = "the config"  # where the configs come from, as a refusal names them
+
+    def __post_init__(self) -> None:
+        self.workdir = Path(os.path.abspath(self.workdir))
+        check_scratch_root(self.scratch_root, self.workdir)
+        self._kept = KeptRuns(self.keep) if self.keep is not None else None
+        if self._kept is not None:
+            self._kept.check(self.workdir)
+        self._cleaned = False
 
     def run_once(self, target: Target, config: Config, *, seed: int = 0) -> RunResult:
-        self.scratch_root.mkdir(parents=True, exist_ok=True)
-        run_dir = Path(tempfile.mkdtemp(prefix="run-", dir=self.scratch_root))
-        warm_up_page_cache(run_dir / "warm-up", self.warm_up_bytes)
+        if not self._cleaned:  # what runs of a killed iotwin left
+            clean_killed_runs(self.scratch_root, sys.stderr)
+            self._cleaned = True
+        excluded = [self.scratch_root, *([self.keep] if self.keep else [])]
+        with exclusive(self.workdir, sys.stderr):  # the run folder too: it may lie in the directory
+            try:
+                run_dir = new_run_folder(self.scratch_root, self.workdir, excluded)
+            except OSError as error:
+                return RunResult("failed", error=f"scratch {self.scratch_root}: cannot make "
+                                                 f"the run's folder: {error.strerror}")
+            try:
+                result = self._run_there(run_dir, target, config, [*excluded, run_dir])
+            finally:
+                kept = self._dispose(run_dir)
+        if kept is not None and not result.ok:
+            result.error = f"{result.error}\n(the program's output: {kept}/stdout, stderr)"
+        return result
+
+    def _run_there(self, run_dir: Path, target: Target, config: Config,
+                   excluded: list[Path]) -> RunResult:
+        """The run in the working directory, what it wrote there kept or removed after it."""
+        warm_up_page_cache(self.workdir / WARM_UP_NAME, self.warm_up_bytes)
+        before = listing(self.workdir, excluded)
+        save_listing(run_dir, before)
         try:
             return self._run_in(run_dir, target, config)
         finally:
-            self._dispose(run_dir)
+            self._settle(appeared(self.workdir, before, excluded))
 
     def _run_in(self, run_dir: Path, target: Target, config: Config) -> RunResult:
         flavour = flavour_of(target, self.env)
         argv = [*self._preload_prefix(flavour), *program_argv(target, flavour)]
-        env = {**self.env, **prepare_run_dir(run_dir, config)}
+        try:
+            env = {**self.env, **prepare_run_dir(run_dir, config)}
+        except OSError as error:
+            return RunResult("failed", error=f"scratch {run_dir}: cannot prepare the run: "
+                                             f"{error.strerror}")
         started = time.perf_counter()
         try:
-            completed = run_mpi(target.ranks, argv, env=env, cwd=run_dir,
-                                timeout=self.timeout_s,
+            completed = run_mpi(target.ranks, argv, env=env, cwd=self.workdir,
+                                timeout=self.timeout_s, output=run_dir,
                                 using=self.launcher or launcher(flavour.launcher))
         except BaseException:  # an interrupt: the run must not go on without us
             kill_run(run_dir)
@@ -99,19 +148,42 @@ class LocalExecutor:
         wall_s = time.perf_counter() - started
         if completed.timed_out:
             kill_run(run_dir)
-        return run_result(target, completed, wall_s, read_reports(run_dir / REPORT_NAME),
-                          self.timeout_s)
+        result = run_result(target, completed, wall_s, read_reports(run_dir / REPORT_NAME),
+                            self.timeout_s, config_name=self.config_name)
+        full = disk_full(self.workdir, run_dir)
+        if not result.ok and full:
+            result.error = f"{full}\n{result.error or ''}".rstrip()
+        return result
 
     def _preload_prefix(self, flavour: Flavour) -> list[str]:
         return preload_prefix(flavour) if self.preload else []
 
-    def _dispose(self, run_dir: Path) -> None:
-        if self.keep_last is None:
+    def _settle(self, outputs: list[str]) -> None:
+        """The files the run wrote in the working directory: kept, or removed."""
+        if self._kept is not None:
+            self._kept.outputs(self.workdir, outputs)
+        else:
+            remove(self.workdir, outputs)
+
+    def _dispose(self, run_dir: Path) -> Path | None:
+        """Remove the run's folder, or keep it: where it went."""
+        if self._kept is None:
             shutil.rmtree(run_dir, ignore_errors=True)
-            return
-        shutil.rmtree(self.keep_last, ignore_errors=True)
-        self.keep_last.parent.mkdir(parents=True, exist_ok=True)
-        shutil.move(str(run_dir), self.keep_last)
+            return None
+        return self._kept.run_folder(run_dir)
+
+
+def disk_full(*written: Path) -> str | None:
+    """Why a failed run failed when a file system it wrote into (its working directory, its run
+    folder) is full, less than :data:`SCRATCH_FULL_BELOW` left to users: its writes did not
+    fit."""
+    for path in written:
+        stats = os.statvfs(path)
+        free = stats.f_bavail * stats.f_frsize
+        if free < SCRATCH_FULL_BELOW:
+            return (f"the file system is full ({free} bytes left where the run wrote, {path}): "
+                    f"free space, or run elsewhere (--workdir, IOTWIN_SCRATCH)")
+    return None
 
 
 def warm_up_page_cache(path: Path, nbytes: int) -> None:
@@ -143,8 +215,16 @@ def prepare_run_dir(run_dir: Path, config: Config) -> dict[str, str]:
 
 
 def run_result(target: Target, completed: Completed, wall_s: float,
-               reports: list[dict[str, Any]], timeout_s: float | None) -> RunResult:
-    """What one launch of ``target`` measured, from its exit, output and interposer reports."""
+               reports: list[dict[str, Any]], timeout_s: float | None, *,
+               config_name: str = "the config") -> RunResult:
+    """What one launch of ``target`` measured, from its exit, output and interposer reports;
+    a run whose config the interposer refused (``config_name``: where it came from) failed,
+    as it measured the program without the settings asked for."""
+    refusal = config_rejection(reports)
+    if refusal is not None:   # the program ran without the config: not its measurement
+        return RunResult("failed", reports=reports,
+                         error=f"{config_name}: refused by the interposer, nothing applied: "
+                               f"{refusal}")
     if completed.timed_out:
         return RunResult("timeout", reports=reports,
                          error=f"killed after {timeout_s:g} s\n{_tail(completed.stderr)}")
@@ -168,9 +248,9 @@ def run_result(target: Target, completed: Completed, wall_s: float,
 
 
 def program_result(reports: list[dict[str, Any]], wall_s: float) -> RunResult:
-    """A program's run timed by the interposer: its I/O time from the first HDF5 file open to
-    the last close, the gaps between file sessions (compute) apart; the launcher's wall time
-    (start-up included) is kept beside it, never used as the I/O time."""
+    """A program's run timed by the interposer: its I/O time from the first HDF5 or MPI-IO file
+    open to the last close, the gaps between file sessions (compute) apart; the launcher's wall
+    time (start-up included) is kept beside it, never used as the I/O time."""
     nbytes, span = total_bytes(reports), io_span(reports)
     if span is None or span.io_s <= 0:
         return RunResult("failed", reports=reports, phases={"wall_s": wall_s},
@@ -182,50 +262,21 @@ def program_result(reports: list[dict[str, Any]], wall_s: float) -> RunResult:
 
 
 def program_argv(target: Target, flavour: Flavour) -> list[str]:
-    """The program and its arguments, with paths made independent of the scratch directory
-    (a kernel: its build for ``flavour``)."""
+    """The program and its arguments (a kernel: its build for ``flavour``). A program named by
+    a relative path is found from the directory iotwin was started in, wherever it runs; its
+    arguments are passed as they are, and name files relative to the working directory, as
+    under ``mpiexec -wdir``."""
     if target.kernel is not None:
-        argv = [str(flavour.kernel(target.kernel)), *target.args]
-    else:
-        argv = list(target.command)
-    return [outside_scratch(arg) for arg in argv]
+        return [str(flavour.kernel(target.kernel)), *target.args]
+    program, *args = target.command
+    return [absolute_program(program), *args]
 
 
-def outside_scratch(arg: str) -> str:
-    """``arg`` made absolute if it names an existing file relative to the caller's directory.
-
-    The program runs in the scratch directory, so ``./app`` or ``w.yaml`` would not resolve
-    there; anything else (options, names of files yet to be written) is left as it is.
-    """
-    return os.path.abspath(arg) if not os.path.isabs(arg) and os.path.exists(arg) else arg
-
-
-def kill_run(run_dir: Path) -> None:
-    """SIGKILL every process of the run in ``run_dir`` (mpiexec, proxies, ranks); wait for them."""
-    marker = f"{RUN_MARKER}={run_dir}".encode()
-    for _ in range(KILL_POLLS):
-        pids = run_processes(marker)
-        if not pids:
-            return
-        for pid in pids:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-        time.sleep(KILL_POLL_S)
-
-
-def run_processes(marker: bytes) -> list[int]:
-    """Live processes whose environment holds ``marker`` (a zombie's environment reads empty)."""
-    pids = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
-            continue
-        try:
-            environ = (entry / "environ").read_bytes()
-        except OSError:  # gone meanwhile, or not ours to read
-            continue
-        if marker in environ.split(b"\0"):
-            pids.append(int(entry.name))
-    return pids
+def absolute_program(program: str) -> str:
+    """``program`` made absolute if it names a file of the caller's directory (a missing one
+    is left as typed, for the error that names it)."""
+    local = not os.path.isabs(program) and os.path.isfile(program)
+    return os.path.abspath(program) if local else program
 
 
 def kernel_result_line(stdout: str) -> dict[str, Any] | None:
@@ -246,6 +297,6 @@ def _number(value: object) -> float | None:
     return float(value) if isinstance(value, (int, float)) else None
 
 
-def _tail(text: str, lines: int = STDERR_TAIL_LINES) -> str:
+def _tail(text: str, lines: int = OUTPUT_TAIL_LINES) -> str:
     return "\n".join(text.rstrip().splitlines()[-lines:])
 

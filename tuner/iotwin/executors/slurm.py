@@ -4,10 +4,12 @@ Inside an allocation (``SLURM_JOB_ID`` set: an salloc shell, a batch script runn
 each run is a job step: the site's launcher (srun) started from here, as the local executor
 starts mpiexec. Elsewhere each run is one `sbatch` job: a campaign submits a batch of them
 (JobExecutor), follows them and collects each result as its job ends. The job runs
-the site's launcher (a site file, tuner/iotwin/data/sites/) in a scratch directory on the
-shared file system, as the local executor runs mpiexec: the same config file, interposer,
-report and result parsing (`local.run_result`). The job script records the launcher's exit
-status and wall time in the directory; stdout and stderr land there too.
+the site's launcher (a site file, tuner/iotwin/data/sites/) in the working directory, as the
+local executor runs mpiexec (iotwin.executors.working_dir: what the run writes there is
+removed when it ends; runs in one directory take turns), with its run folder in the scratch
+root on the shared file system: the same config file, interposer, report and result parsing
+(`local.run_result`). The job records the launcher's exit status and wall time in the run
+folder; stdout and stderr land there too.
 
 Scheduler outcomes become run statuses: COMPLETED -> the program's own result; FAILED,
 OUT_OF_MEMORY, CANCELLED -> failed (with the state and the program's stderr); TIMEOUT -> timeout;
@@ -28,6 +30,7 @@ import os
 import shlex
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Mapping
@@ -54,10 +57,11 @@ from iotwin.executors.local import (
     run_result,
 )
 from iotwin.executors.mpi_flavour import flavour_of
+from iotwin.executors.run_folder import check_scratch_root
+from iotwin.executors.working_dir import STATUS_NAME
 
 JOB_NAME = "iotwin"
 SCRIPT_NAME = "iotwin-job.sh"
-STATUS_NAME = "iotwin-job-status"  # "<exit status> <start epoch s> <end epoch s>"
 POLL_S = 0.5
 RETRIED_STATES = ("NODE_FAIL", "PREEMPTED", "BOOT_FAIL")
 FAILED_STATES = ("FAILED", "OUT_OF_MEMORY", "CANCELLED", "DEADLINE", "REVOKED")
@@ -116,8 +120,13 @@ class SlurmExecutor:
     timeout_s: float | None = RUN_TIMEOUT_S
     site: Site = field(default_factory=Site.load)
     scratch_root: Path = field(default_factory=default_scratch_root)
+    workdir: Path = field(default_factory=Path.cwd)  # where the program runs
     env: Mapping[str, str] = field(default_factory=dict)  # for sbatch/squeue (SLURM_CONF, ...)
     source: Source = "real"
+
+    def __post_init__(self) -> None:
+        self.workdir = Path(os.path.abspath(self.workdir))
+        check_scratch_root(self.scratch_root, self.workdir)
 
     @property
     def queues_jobs(self) -> bool:
@@ -125,9 +134,9 @@ class SlurmExecutor:
 
     def run_once(self, target: Target, config: Config, *, seed: int = 0) -> RunResult:
         if not self.queues_jobs:  # inside a job already: each run is a job step
+            step = self.site.launcher_for(flavour_of(target, self.env))
             return LocalExecutor(timeout_s=self.timeout_s, scratch_root=self.scratch_root,
-                                 launcher=self.site.launcher_for(flavour_of(target, self.env))
-                                 ).run_once(target, config)
+                                 workdir=self.workdir, launcher=step).run_once(target, config)
         handle = self.submit(target, config, seed=seed)
         try:
             return self.collect(target, handle, on_resubmit=lambda new: None)
@@ -174,13 +183,10 @@ class SlurmExecutor:
             target.ranks, [*preload_prefix(flavour), *program_argv(target, flavour)], list(env))
         script = run_dir / SCRIPT_NAME
         script.write_text(f"""#!/bin/bash
-cd {shlex.quote(str(run_dir))}
+cd {shlex.quote(str(self.workdir))} || exit 1
 {exports}
-start=$(date +%s.%N)
-{launch} > stdout 2> stderr
-status=$?
-echo "$status $start $(date +%s.%N)" > {STATUS_NAME}
-exit $status
+exec {shlex.quote(sys.executable)} -m iotwin.executors.working_dir {shlex.quote(str(run_dir))} \\
+  -- {launch}
 """)
         return script
 

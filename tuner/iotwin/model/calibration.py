@@ -222,7 +222,42 @@ def cross_validate(platform: Platform, observations: Sequence[Observation], *, f
         heldout_errors.extend(np.abs(np.exp(log_errors(predicted, held)) - 1))
     final = fit(platform, observations, **fit_options)
     return Fit(final.parameters, final.fit_error, float(np.median(heldout_errors)),
-                       {**final.details, "folds": folds})
+               {**final.details, "folds": folds,
+                "heldout_p90": float(np.percentile(heldout_errors, 90))})
+
+
+@dataclass(frozen=True)
+class ScaleHoldout:
+    """The model fitted without one scale's observations, predicting them."""
+
+    ranks: int  # the scale held out
+    fitted_on: tuple[int, ...]  # the scales it was fitted to
+    errors: tuple[float, ...]  # |predicted / measured - 1| of each held-out observation
+
+    @property
+    def median_error(self) -> float:
+        return float(np.median(self.errors)) if self.errors else math.nan
+
+
+def leave_one_scale_out(platform: Platform, observations: Sequence[Observation], *,
+                        extrapolate: bool = True, **fit_options: Any) -> list[ScaleHoldout]:
+    """Each scale (the workloads' rank count) held out in turn: fitted to the others (with
+    ``extrapolate``, to the smaller scales only, as a site would fit its small jobs and ask
+    about a larger one), predicting the held-out scale's observations."""
+    scales = sorted({int(o.workload["ranks"]) for o in observations})
+    found = []
+    for scale in scales:
+        kept = [o for o in observations if (int(o.workload["ranks"]) < scale if extrapolate
+                                            else int(o.workload["ranks"]) != scale)]
+        held = [o for o in observations if int(o.workload["ranks"]) == scale]
+        if not kept:
+            continue
+        fitted = fit(platform, kept, **fit_options)
+        predicted = predict(platform.with_values(fitted.parameters), held)
+        errors = np.abs(np.exp(log_errors(predicted, held)) - 1)
+        found.append(ScaleHoldout(scale, tuple(sorted({int(o.workload["ranks"]) for o in kept})),
+                                  tuple(float(e) for e in errors)))
+    return found
 
 
 def influential_parameters(platform: Platform, observations: Sequence[Observation],

@@ -22,27 +22,31 @@ from iotwin.core.units import parse_size
 from iotwin.core.yaml_files import read_yaml
 from iotwin.space.parameters import SpaceContext
 
-_PROVENANCE = ("source", "assumption", "fitted")
+#: what a leaf says about where its value comes from: one of these keys
+PROVENANCE = ("source", "assumption", "fitted")
 _SIZE_SUFFIXES = ("_bytes", "_size", "boundary", "threshold")
 #: the sections that describe the machine itself (not its site defaults or its twin)
 _MACHINE_SECTIONS = ("compute", "network", "routers", "filesystem", "hdf5")
+#: facts of the machine that no mechanism reads yet (platform_sheet.py): nothing to fit there
+NOT_YET_MODELLED = "not_yet_modelled"
 
 
-def _is_leaf(node: Any) -> bool:
+def is_leaf(node: Any) -> bool:
+    """A figure of the model: ``{value: ..., source|assumption|fitted: ...}``."""
     return isinstance(node, dict) and "value" in node
 
 
 def _leaves(tree: Mapping[str, Any], prefix: str = "") -> Iterator[tuple[str, dict[str, Any]]]:
     for key, node in tree.items():
         path = f"{prefix}{key}"
-        if _is_leaf(node):
+        if is_leaf(node):
             yield path, node
         elif isinstance(node, dict):
             yield from _leaves(node, path + ".")
 
 
 def _check_leaf(origin: str, path: str, leaf: dict[str, Any]) -> None:
-    if not any(k in leaf for k in _PROVENANCE):
+    if not any(k in leaf for k in PROVENANCE):
         raise UserError(f"{origin}: {path}: says neither source, assumption nor fitted")
     bounds = leaf.get("bounds")
     if bounds is None:
@@ -66,7 +70,7 @@ def _values(tree: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, node in tree.items():
         path = f"{prefix}{key}"
-        if _is_leaf(node):
+        if is_leaf(node):
             out[key] = _plain_value(path, node["value"])
         elif isinstance(node, dict):
             out[key] = _values(node, path + ".")
@@ -90,7 +94,8 @@ class Platform:
 
     def free_parameters(self) -> dict[str, tuple[float, float, float]]:
         return {path: (float(leaf["value"]), float(leaf["bounds"][0]), float(leaf["bounds"][1]))
-                for path, leaf in _leaves(self.tree) if "bounds" in leaf}
+                for path, leaf in _leaves(self.tree)
+                if "bounds" in leaf and path.split(".")[0] != NOT_YET_MODELLED}
 
     def with_priors(self) -> Platform:
         """The model before any fit: each fitted parameter back at its ``prior``. A

@@ -7,6 +7,7 @@ import statistics
 from typing import Any
 
 from iotwin.config.settings import settings_text
+from iotwin.core.stats import paired_speedup
 from iotwin.report import plots
 from iotwin.report.measured import best_so_far, measured_configs, percent_text, rate_text
 from iotwin.report.page import Page
@@ -88,12 +89,16 @@ def _confirmation(page: Page, rows: list[Any]) -> None:
 
 
 def _summary(page: Page, rows: list[Any]) -> None:
-    """The default and tuned re-measurements `iotwin tune` makes after the search."""
+    """The default and tuned re-measurements `iotwin tune` makes after the search, in pairs
+    (one of each per round)."""
     labelled: dict[str, list[float]] = {}
+    rounds: dict[str, dict[int, float]] = {}
     for row in rows:
         label = row.details.get("label")
         if label in ("default", "tuned") and _measured(row):
             labelled.setdefault(label, []).append(row.rate_mbs)
+            by_round = rounds.setdefault(label, {})
+            by_round[row.details.get("round", len(by_round))] = row.rate_mbs
     if not labelled:
         return
     page.heading("Default vs tuned (re-measured after the search, same session)")
@@ -104,6 +109,11 @@ def _summary(page: Page, rows: list[Any]) -> None:
     page.table([{"config": k, "median (MB/s)": rate_text(statistics.median(v)),
                  "lowest-highest (MB/s)": f"{rate_text(min(v))}-{rate_text(max(v))}",
                  "runs": len(v)} for k, v in labelled.items()])
+    default, tuned = rounds.get("default", {}), rounds.get("tuned", {})
+    paired = sorted(set(default) & set(tuned))
+    speedup = paired_speedup([default[r] for r in paired], [tuned[r] for r in paired])
+    if speedup is not None:
+        page.paragraph(speedup.text())
 
 
 def _calibrations(page: Page, store: Store, campaign_id: int) -> None:

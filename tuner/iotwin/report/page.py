@@ -13,6 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from iotwin.core.text import printable
+
 # "389.9 MB/s", "-22% (under-predicted)", "57.3-75.4", "3 of 20": figures read down a column
 _FIGURE = re.compile(r"^[-+]?\d[\d.,]*(-\d[\d.,]*)?(%| ?[A-Za-z/]+)?(\s|$)")
 
@@ -37,17 +39,17 @@ class Page:
     parts: list[str] = field(default_factory=list)
 
     def heading(self, text: str) -> None:
-        self.parts.append(f"<h2>{html.escape(text)}</h2>")
+        self.parts.append(f"<h2>{_escaped(text)}</h2>")
 
     def paragraph(self, text: str, css_class: str = "") -> None:
         attribute = f' class="{css_class}"' if css_class else ""
-        self.parts.append(f"<p{attribute}>{html.escape(text)}</p>")
+        self.parts.append(f"<p{attribute}>{_escaped(text)}</p>")
 
     def figure(self, png: bytes, caption: str) -> None:
         data = base64.b64encode(png).decode("ascii")
-        self.parts.append(f'<figure><img alt="{html.escape(caption)}" '
+        self.parts.append(f'<figure><img alt="{_escaped(caption)}" '
                           f'src="data:image/png;base64,{data}">'
-                          f"<figcaption>{html.escape(caption)}</figcaption></figure>")
+                          f"<figcaption>{_escaped(caption)}</figcaption></figure>")
 
     def table(self, rows: Sequence[Mapping[str, Any]], columns: Sequence[str] | None = None
               ) -> None:
@@ -57,7 +59,7 @@ class Page:
         # columns empty in every row (no published figure, no campaign) are left out
         columns = [c for c in (columns or rows[0].keys())
                    if any(row.get(c) not in ("", None) for row in rows)]
-        head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
+        head = "".join(f"<th>{_escaped(c)}</th>" for c in columns)
         body = "".join("<tr>" + "".join(_cell(row.get(c)) for c in columns) + "</tr>"
                        for row in rows)
         self.parts.append(f'<div class="scroll"><table><thead><tr>{head}</tr></thead>'
@@ -65,9 +67,14 @@ class Page:
 
     def render(self) -> str:
         return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-                f"<title>{html.escape(self.title)}</title><style>{_STYLE}</style></head>"
-                f"<body><h1>{html.escape(self.title)}</h1>\n" + "\n".join(self.parts)
+                f"<title>{_escaped(self.title)}</title><style>{_STYLE}</style></head>"
+                f"<body><h1>{_escaped(self.title)}</h1>\n" + "\n".join(self.parts)
                 + "\n</body></html>\n")
+
+
+def _escaped(text: str) -> str:
+    """Text as the page shows it: control characters escaped (printable), then HTML's own."""
+    return html.escape(printable(text))
 
 
 def _cell(value: Any) -> str:
@@ -77,6 +84,6 @@ def _cell(value: Any) -> str:
         return f"<td>{value}</td>"
     text = "" if value is None else str(value)
     if _FIGURE.match(text):  # a figure already formatted with its unit: aligned as a number
-        return f"<td>{html.escape(text)}</td>"
+        return f"<td>{_escaped(text)}</td>"
     kind = "settings" if "=" in text else "text"  # key=value settings, names, prose
-    return f'<td class="{kind}">{html.escape(text)}</td>'
+    return f'<td class="{kind}">{_escaped(text)}</td>'

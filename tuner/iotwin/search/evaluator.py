@@ -52,3 +52,9 @@ class Evaluator(Protocol):
     def end_generation(self, generation: int, best_predicted: float | None = None) -> None:
         """Report progress; the evaluator adds best measured, model error and runs used."""
         ...
+
+    def screened(self, step: int, steps: int, best_predicted: float | None) -> None:
+        """Report a step of a screening in simulation between two real batches (``step`` of
+        ``steps``; the best rate predicted so far); the evaluator adds the simulations run
+        and their pace."""
+        ...

@@ -245,10 +245,13 @@ def _unmodelled(evaluator: Evaluator, toolbox: base.Toolbox, chosen: list[Point]
 def _evolve(beliefs: Beliefs, toolbox: base.Toolbox, rng: random.Random,
             population: list[Individual], settings: Mapping[str, Any]) -> list[Individual]:
     """``inner_generations`` GA steps on the beliefs' upper bound; the result is sorted, best
-    first."""
+    first. Each step is reported with the best rate the beliefs expect of the configs the
+    population ranks first."""
     _score(beliefs, population)  # the beliefs changed since the last generation
-    size = len(population)
-    for _ in range(settings["inner_generations"]):
+    size, steps = len(population), settings["inner_generations"]
+    leaders = settings["top_k"] * settings["pool"]
+    beliefs.evaluator.screened(0, steps, _leaders_expected(beliefs, toolbox, population, leaders))
+    for step in range(1, steps + 1):
         parents = toolbox.select(population, size)
         offspring = vary(toolbox, rng, parents, settings["crossover"], settings["mutation"])
         _score(beliefs, offspring)
@@ -256,7 +259,16 @@ def _evolve(beliefs: Beliefs, toolbox: base.Toolbox, rng: random.Random,
         immigrants = toolbox.population(size - len(population))  # keeps the population diverse
         _score(beliefs, immigrants)
         population += immigrants
+        beliefs.evaluator.screened(step, steps,
+                                   _leaders_expected(beliefs, toolbox, population, leaders))
     return toolbox.best(population, size)
+
+
+def _leaders_expected(beliefs: Beliefs, toolbox: base.Toolbox, population: list[Individual],
+                      count: int) -> float | None:
+    """The best rate the beliefs' means expect of the ``count`` configs the population ranks
+    first (its fitness is an upper bound: the line says what is expected, not hoped)."""
+    return beliefs.best_expected([ind.point for ind in toolbox.best(population, count)])
 
 
 def _distinct(individuals: list[Individual]) -> list[Individual]:

@@ -74,6 +74,9 @@ class SpaceContext:
     # (file, dataset) patterns some ranks write alone, independently: a collective transfer
     # there would hang the program, so configs keep them independent (workloads/partial_writes)
     partial_writes: tuple[tuple[str, str], ...] = ()
+    # the I/O layers the program's files are written through (a workload's `api`s): HDF5's
+    # settings are no parameter of a program that writes no HDF5 file
+    apis: tuple[str, ...] = ("hdf5", "mpiio", "posix")
 
     def bound(self, name: str) -> int | None:
         if name not in ("ranks", "max_stripe_count"):
@@ -96,7 +99,13 @@ class Parameter:
 
     def applies_in(self, context: SpaceContext) -> bool:
         return ((not self.filesystems or context.filesystem in self.filesystems)
-                and (not self.mpi or context.mpi in self.mpi))
+                and (not self.mpi or context.mpi in self.mpi)
+                and (not self.hdf5_only or "hdf5" in context.apis))
+
+    @property
+    def hdf5_only(self) -> bool:
+        """Its keys are HDF5's (hdf5, dataset): they act on HDF5 files alone."""
+        return all(key.split(".")[0] in ("hdf5", "dataset") for key in self.keys)
 
 
 class Rejected(UserError):

@@ -16,7 +16,8 @@ One file, four tables:
   (``collected``) or the job is cancelled (``cancelled``).
 
 The database runs in WAL mode with ``synchronous=FULL`` and every ``add_*`` call is its own
-transaction: a row is on disk when the call returns, so a crash loses nothing measured, and
+transaction: a row is on disk when the call returns, so a crash, a full disk or a store made
+read-only loses nothing measured before (a :class:`StoreError` names the store), and
 readers (a progress display, ``iotwin show``) never block the writer. ``add_evaluations``
 stores a batch (a generation's predictions) in one transaction: all its rows or none, for
 one synced commit instead of one per row. The schema version is
@@ -27,11 +28,12 @@ Location: ``--store PATH``, else ``$IOTWIN_STORE``, else ``./iotwin.db`` (see `r
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,6 +46,7 @@ from iotwin.config.types import Config
 from iotwin.core.errors import UserError
 from iotwin.core.hashing import canonical_json, config_hash
 from iotwin.core.records import RunResult, Source, Status, Target
+from iotwin.core.text import printable, valid_utf8
 from iotwin.store.details import StoredDetails, checked
 
 SCHEMA_VERSION = 2
@@ -106,9 +109,21 @@ CREATE INDEX calibrations_by_platform ON calibrations(platform, created);
 """ + _JOBS_SCHEMA
 
 
+class StoreError(UserError):
+    """The store could not be read or written (disk full, read-only, damaged); every row
+    committed before is still there."""
+
+    def __init__(self, path: Path, error: sqlite3.DatabaseError) -> None:
+        super().__init__(f"{path}: the results store failed: {error}; every row stored before "
+                         "is kept")
+        self.path = path
+
+
 def workload_of(target: Target) -> str:
-    """How a run's target is named in ``evaluations.workload``: the program and its arguments."""
-    return " ".join((target.kernel, *target.args) if target.kernel else target.command)
+    """How a run's target is named in ``evaluations.workload``: the program and its arguments,
+    as one printable line (a control character or a byte that is not UTF-8 escaped)."""
+    return printable(" ".join((target.kernel, *target.args) if target.kernel
+                              else target.command))
 
 
 def resolve_path(cli_value: str | os.PathLike[str] | None = None) -> Path:
@@ -223,12 +238,29 @@ class Store:
             self._db.execute("PRAGMA synchronous=FULL")
             self._db.execute("PRAGMA foreign_keys=ON")
             self._migrate()
-        except sqlite3.DatabaseError as error:
+        except (sqlite3.Error, StoreError) as error:
             self._db.close()
-            raise UserError(f"{self.path}: cannot open as an iotwin store: {error}") from error
+            cause = error.__cause__ if isinstance(error, StoreError) else error
+            raise UserError(f"{self.path}: cannot open as an iotwin store: {cause}") from error
+
+    @contextmanager
+    def _sqlite_errors(self) -> Iterator[None]:
+        try:
+            yield
+        except (sqlite3.IntegrityError, sqlite3.ProgrammingError):
+            raise  # a row iotwin should not have made: a bug, not the store's state
+        except sqlite3.DatabaseError as error:  # full, read-only, locked, damaged, I/O
+            raise StoreError(self.path, error) from error
+
+    def _execute(self, sql: str, parameters: Sequence[Any] = ()) -> sqlite3.Cursor:
+        """``sql`` run with ``parameters`` bound (text made valid UTF-8: an argument or a file
+        name that is not would fail to bind); StoreError on any SQLite failure."""
+        bound = tuple(valid_utf8(p) if isinstance(p, str) else p for p in parameters)
+        with self._sqlite_errors():
+            return self._db.execute(sql, bound)
 
     def _migrate(self) -> None:
-        version = self._db.execute("PRAGMA user_version").fetchone()[0]
+        version = self._execute("PRAGMA user_version").fetchone()[0]
         if version > SCHEMA_VERSION:
             raise UserError(f"{self.path}: store schema v{version} is newer than this iotwin "
                             f"(v{SCHEMA_VERSION}); upgrade iotwin")
@@ -245,25 +277,28 @@ class Store:
         two processes opening the store at once do not both run it; the loser sees the
         version and stops."""
         with self._transaction():
-            if self._db.execute("PRAGMA user_version").fetchone()[0] < version:
+            if self._execute("PRAGMA user_version").fetchone()[0] < version:
                 self._statements(script)
-                self._db.execute(f"PRAGMA user_version={version}")
+                self._execute(f"PRAGMA user_version={version}")
 
     def _statements(self, script: str) -> None:
         for statement in script.split(";"):
             if statement.strip():
-                self._db.execute(statement)
+                self._execute(statement)
 
     @contextmanager
     def _transaction(self) -> Iterator[None]:
-        """One transaction around the block (IMMEDIATE: the write lock first), or none of it."""
-        self._db.execute("BEGIN IMMEDIATE")
+        """One transaction around the block (IMMEDIATE: the write lock first), or none of it
+        (a COMMIT that fails, on a full disk say, is rolled back too)."""
+        self._execute("BEGIN IMMEDIATE")
         try:
             yield
+            self._execute("COMMIT")
         except BaseException:
-            self._db.execute("ROLLBACK")
+            if self._db.in_transaction:  # SQLite may have rolled back already
+                with contextlib.suppress(sqlite3.Error):
+                    self._db.execute("ROLLBACK")
             raise
-        self._db.execute("COMMIT")
 
     def close(self) -> None:
         self._db.close()
@@ -277,8 +312,8 @@ class Store:
     def _insert(self, table: str, values: Mapping[str, Any]) -> int:
         columns = ", ".join(values)
         marks = ", ".join("?" for _ in values)
-        cursor = self._db.execute(f"INSERT INTO {table} ({columns}) VALUES ({marks})",
-                                  tuple(values.values()))
+        cursor = self._execute(f"INSERT INTO {table} ({columns}) VALUES ({marks})",
+                               tuple(values.values()))
         assert cursor.lastrowid is not None
         return cursor.lastrowid
 
@@ -286,9 +321,10 @@ class Store:
         """Decoded rows of ``table`` matching every filter that is not None, oldest first."""
         given = {column: value for column, value in filters.items() if value is not None}
         where = " AND ".join(f"{column} = ?" for column in given) or "1"
-        rows = self._db.execute(f"SELECT * FROM {table} WHERE {where} ORDER BY id",
-                                tuple(given.values()))
-        return [_decode_row(row) for row in rows]
+        rows = self._execute(f"SELECT * FROM {table} WHERE {where} ORDER BY id",
+                             tuple(given.values()))
+        with self._sqlite_errors():
+            return [_decode_row(row) for row in rows]
 
     def _row_by_id(self, table: str, row_id: int, what: str) -> dict[str, Any]:
         found = self._rows(table, {"id": row_id})
@@ -307,7 +343,7 @@ class Store:
 
     def update_campaign_spec(self, campaign_id: int, spec: Mapping[str, Any]) -> None:
         """Replace a campaign's spec (what a resume reads)."""
-        self._db.execute("UPDATE campaigns SET spec = ? WHERE id = ?",
+        self._execute("UPDATE campaigns SET spec = ? WHERE id = ?",
                          (json.dumps(dict(spec)), campaign_id))
 
     def campaign(self, campaign_id: int) -> Campaign:
@@ -376,7 +412,12 @@ class Store:
 
     def iter_evaluations(self) -> Iterator[Evaluation]:
         """Every evaluation, oldest first, without loading them all at once."""
-        for row in self._db.execute("SELECT * FROM evaluations ORDER BY id"):
+        rows = self._execute("SELECT * FROM evaluations ORDER BY id")
+        while True:
+            with self._sqlite_errors():
+                row = rows.fetchone()
+            if row is None:
+                return
             yield Evaluation(**_decode_row(row))
 
     # -- calibrations -------------------------------------------------------------------------
@@ -424,7 +465,7 @@ class Store:
                    state: JobState | None = None) -> None:
         """A job resubmitted (its new ``handle``) or ended (``state``)."""
         if handle is not None:
-            self._db.execute("UPDATE jobs SET handle = ? WHERE id = ?",
+            self._execute("UPDATE jobs SET handle = ? WHERE id = ?",
                              (json.dumps(dict(handle)), job_id))
         if state is not None:
-            self._db.execute("UPDATE jobs SET state = ? WHERE id = ?", (state, job_id))
+            self._execute("UPDATE jobs SET state = ? WHERE id = ?", (state, job_id))

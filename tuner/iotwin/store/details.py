@@ -21,6 +21,7 @@ class Details(TypedDict, total=False):
     sample: int  # validate local, landscape: the sampled config's index
     load: float  # landscape: the machine's 1-min load average when the run started
     confirm_round: int  # validate local: the confirmation round of a run
+    round: int  # tune: the round of a default or tuned summary run (its pair's)
     fold: int  # validate local: the cross-validation fold of a prediction or calibration
     search: str  # experiment: the entry whose search measured it
     cell: str  # experiment: the config entry (cell) it measures
@@ -40,6 +41,14 @@ class Details(TypedDict, total=False):
     parameters: Any  # the parameters refitted (or why none)
     folds: int
     held: int  # validate local: the runs held out of the fold
+    heldout_p90: float  # the 90th percentile of the k-fold held-out errors
+    band_error: float  # calibrate --measurements: the band a what-if answer carries (p90 of all
+    #                    held-out errors, k-fold and each scale held out)
+    scales: list[int]  # calibrate --measurements: the smallest and largest scale fitted
+    measurements: str  # calibrate --measurements: the published table it was fitted to
+    rate: str  # calibrate --measurements: the rows' rate used, max or mean
+    cases: int  # calibrate --measurements: the published cases fitted
+    scale_out: dict[str, float]  # calibrate --measurements: each held-out scale's median error
 
 
 DETAIL_KEYS = frozenset(Details.__annotations__)

@@ -28,6 +28,7 @@ import statistics
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, TextIO
 
 from iotwin.config.settings import settings_text
@@ -36,6 +37,7 @@ from iotwin.core.errors import UserError
 from iotwin.core.hashing import config_hash
 from iotwin.core.progress import say
 from iotwin.executors.base import Executor
+from iotwin.executors.mpi_flavour import flavour_of
 from iotwin.executors.table import Landscape
 from iotwin.store.database import Evaluation, Store
 from iotwin.validation.local import (
@@ -77,12 +79,16 @@ def pass_order(count: int, seed: int, repetition: int) -> list[int]:
 
 
 def measure_landscape(store: Store, suite: Suite, executor: Executor | None = None,
-                      progress: TextIO | None = sys.stderr) -> tuple[int, Landscape]:
-    """Measure (or resume measuring) the spec's landscape; its campaign id and table."""
+                      progress: TextIO | None = sys.stderr, workdir: Path | None = None
+                      ) -> tuple[int, Landscape]:
+    """Measure (or resume measuring) the spec's landscape, its programs run in ``workdir``
+    (default: the current directory) or on ``executor``; its campaign id and table."""
+    if executor is None:
+        flavour_of(suite.target, suite.env)  # a program refused leaves no campaign behind
     campaign_id = find_or_create_campaign(store, suite, KIND,
                                           f"landscape {landscape_label(suite)}")
-    configs = suite_configs(suite, suite_workload(store, campaign_id, suite, progress))
-    executor = executor if executor is not None else suite_executor(suite)
+    configs = suite_configs(suite, suite_workload(store, campaign_id, suite, progress, workdir))
+    executor = executor if executor is not None else suite_executor(suite, workdir)
     done = set(_stored_runs(store, campaign_id))
     total = len(configs) * suite.repetitions
     say(progress, f"landscape campaign {campaign_id}: {len(configs)} configs x "

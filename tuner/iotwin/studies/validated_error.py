@@ -12,7 +12,7 @@ lies; a platform no published row validates gets no band and a plain warning.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from iotwin.core import paths
+from iotwin.store.database import Calibration
 from iotwin.validation.paper import PaperValidation
 
 #: the held-out errors a band is made of (paper validation's row fields)
@@ -35,6 +36,7 @@ class ValidatedError:
     loo_median_error: float
     scale_out_error: float | None  # 90th percentile over the leave-one-scale-out rows
     cores_checked: tuple[int, int]
+    source: str = "the paper validation"  # where the held-out errors were measured
 
     @property
     def factor(self) -> float:
@@ -51,7 +53,8 @@ class ValidatedError:
         side, ratio = (("above", ranks / high) if ranks > high else ("below", low / ranks))
         checked = f"{low}" if low == high else f"{low}-{high}"
         return (f"{ranks} ranks is {ratio:.0f}x {side} the {checked} cores {self.platform} "
-                f"was validated at: the band is its error there, not at this scale")
+                f"was checked at by {self.source}: the band is its error there, not at this "
+                f"scale")
 
 
 def results_path() -> Path:
@@ -87,3 +90,23 @@ def validated_errors(path: Path | None = None) -> Mapping[str, ValidatedError]:
 def unvalidated_warning(platform: str) -> str:
     return (f"no published measurement validates the {platform} model: no error band; "
             f"treat its rates as the mechanisms' estimate, not a measured accuracy")
+
+
+def calibrated_errors(calibrations: Sequence[Calibration]) -> dict[str, ValidatedError]:
+    """Per platform, the newest calibration to a published table (``iotwin calibrate
+    --measurements``) as the error its answers carry: its held-out errors (k-fold and each
+    scale held out), at the scales it was fitted to."""
+    found = {}
+    for calibration in sorted(calibrations, key=lambda c: c.created):
+        details = calibration.details
+        if "measurements" not in details or "band_error" not in details:
+            continue
+        low, high = details["scales"]
+        scale_out = list(details.get("scale_out", {}).values())
+        found[calibration.platform] = ValidatedError(
+            calibration.platform, int(details["cases"]), float(details["band_error"]),
+            float(calibration.heldout_error or 0.0),
+            float(np.percentile(scale_out, BAND_PERCENTILE)) if scale_out else None,
+            (int(low), int(high)),
+            f"calibration {calibration.id} to {Path(details['measurements']).name}")
+    return found

@@ -18,6 +18,11 @@ aggregate limits: client NICs, client-side routers, storage fabric, server-side 
 servers, targets): a predicted rate above it is a model error, and is flagged. It also carries
 the model's validated error (studies.validated_error): a band around each rate, and a warning
 where the platform has no validation or the workload's scale lies outside the validated one.
+The speedup's band is the range of tuned / default over both bands (interval arithmetic: each
+rate anywhere in its band, s / f^2 .. s x f^2 for a band factor f). It is conservative: the
+model's errors on two configs of one platform are rarely opposite, but the validation cannot
+say how alike they are (the paper validation's published default/tuned pairs are too few per
+platform to validate a speedup band of its own).
 """
 
 from __future__ import annotations
@@ -38,7 +43,11 @@ from iotwin.model.platforms import Platform, platform_space_context
 from iotwin.search import REGISTRY, run_strategy, strategy_kind, strategy_settings
 from iotwin.search.evaluator import BudgetExhausted
 from iotwin.space.parameters import BoundSpace, Point, Space
-from iotwin.studies.validated_error import unvalidated_warning, validated_errors
+from iotwin.studies.validated_error import (
+    ValidatedError,
+    unvalidated_warning,
+    validated_errors,
+)
 
 #: (platform model, workload, configs) -> predicted rate in MB/s of each config (None: failed)
 Simulate = Callable[[Platform, Mapping[str, Any], Sequence[Config]], list[float | None]]
@@ -87,11 +96,21 @@ class Prediction:
     default_band: tuple[float, float] | None = None
     tuned_band: tuple[float, float] | None = None
     band_error: float | None = None
+    band_source: str = ""  # where the band's held-out errors were measured
     warning: str = ""
 
     @property
     def speedup(self) -> float | None:
         return self.tuned_mbs / self.default_mbs if self.tuned_mbs and self.default_mbs else None
+
+    @property
+    def speedup_band(self) -> tuple[float, float] | None:
+        """The speedups both rates' bands allow: tuned's low end over default's high end to
+        tuned's high end over default's low end, s / f^2 .. s x f^2 (module doc)."""
+        if not (self.speedup and self.default_band and self.tuned_band):
+            return None
+        return (self.tuned_band[0] / self.default_band[1],
+                self.tuned_band[1] / self.default_band[0])
 
     @property
     def above_peak(self) -> bool:
@@ -221,6 +240,9 @@ class SimulatedMachine:
     def end_generation(self, generation: int, best_predicted: float | None = None) -> None:
         pass
 
+    def screened(self, step: int, steps: int, best_predicted: float | None) -> None:
+        pass
+
     def best(self) -> tuple[Point, float] | None:
         ok = [(p, r) for p, r in self.measured.values() if r is not None]
         return max(ok, key=lambda item: item[1]) if ok else None
@@ -285,22 +307,25 @@ def placed_with_note(platform: Platform, work: Mapping[str, Any]
 
 
 def predict(platform_name: str, variant: str, platform: Platform, work: Mapping[str, Any],
-            tuning: Tuning | None, simulate: Simulate) -> Prediction:
+            tuning: Tuning | None, simulate: Simulate,
+            errors: Mapping[str, ValidatedError] | None = None) -> Prediction:
     work, note = placed_with_note(platform, work)
     default = simulate(platform, work, [{}])[0]
     prediction = Prediction(platform_name, variant, default, peak_mbs(platform, work), note=note)
     if tuning is not None:
         _tune(prediction, platform, work, tuning, simulate)
-    _attach_error(prediction, int(work["ranks"]))
+    _attach_error(prediction, int(work["ranks"]), validated_errors() if errors is None else errors)
     return prediction
 
 
-def _attach_error(prediction: Prediction, ranks: int) -> None:
-    error = validated_errors().get(prediction.platform)
+def _attach_error(prediction: Prediction, ranks: int,
+                  errors: Mapping[str, ValidatedError]) -> None:
+    error = errors.get(prediction.platform)
     if error is None:
         prediction.warning = unvalidated_warning(prediction.platform)
         return
     prediction.band_error = error.band_error
+    prediction.band_source = error.source
     prediction.default_band = error.band(prediction.default_mbs)
     prediction.tuned_band = error.band(prediction.tuned_mbs)
     notes = [error.scale_warning(ranks)]
@@ -325,10 +350,12 @@ def _tune(prediction: Prediction, platform: Platform, work: Mapping[str, Any], t
 
 def study(work: Mapping[str, Any], platforms: Sequence[str],
           load_platform: Callable[[str], Platform], simulate: Simulate, *,
-          variations: Sequence[Variation] = (), tuning: Tuning | None = None
-          ) -> list[Prediction]:
+          variations: Sequence[Variation] = (), tuning: Tuning | None = None,
+          errors: Mapping[str, ValidatedError] | None = None) -> list[Prediction]:
+    """The workload on each platform (and variant); ``errors``: the known error of each
+    platform's model (default: the paper validation's)."""
     results = []
     for name in platforms:
         for label, variant in variants(load_platform(name), variations):
-            results.append(predict(name, label, variant, work, tuning, simulate))
+            results.append(predict(name, label, variant, work, tuning, simulate, errors))
     return results

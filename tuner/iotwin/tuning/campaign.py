@@ -15,6 +15,7 @@ the start, and whatever it had already is found in the store
 from __future__ import annotations
 
 import statistics
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -47,6 +48,19 @@ class Progress:
     model_error: float | None  # median |predicted / measured - 1| over the last real batch
 
 
+@dataclass(frozen=True)
+class Screening:
+    """A step of a generation's screening in simulation (sim-screened's GA on predicted
+    rates), which can take minutes before a real batch runs."""
+
+    generation: int
+    step: int
+    steps: int
+    simulations: int  # simulated in this generation's screening so far
+    per_second: float | None  # their pace: simulations / seconds spent predicting
+    best_predicted: float | None
+
+
 @dataclass
 class _Measured:
     point: Point
@@ -59,7 +73,7 @@ class _Measured:
 class CampaignEvaluator:
     def __init__(self, store: Store, campaign_id: int, spec: CampaignSpec, space: BoundSpace,
                  executor: Executor, model: Model | None = None,
-                 on_progress: Callable[[Progress], None] | None = None) -> None:
+                 on_progress: Callable[[Progress | Screening], None] | None = None) -> None:
         self.store, self.id, self.spec, self.space = store, campaign_id, spec, space
         self.executor, self.model = executor, model
         self.on_progress = on_progress or (lambda progress: None)
@@ -69,6 +83,7 @@ class CampaignEvaluator:
         self.order: list[str] = []
         self._batch: list[_Measured] = []
         self._next_generation = 0
+        self._screening = (0, 0.0)  # this generation's simulations, and seconds predicting
         self.stored = StoredRuns(store, campaign_id, executor.source)
         self.predictions = (Predictions(model, store, campaign_id, spec, self.stored)
                             if model is not None else None)
@@ -119,7 +134,18 @@ class CampaignEvaluator:
     def predict(self, points: Sequence[Point]) -> list[float | None]:
         if self.predictions is None:
             return [None] * len(points)
-        return self.predictions.rates([self.space.config(point) for point in points])
+        before, started = self.predictions.simulated, time.perf_counter()
+        rates = self.predictions.rates([self.space.config(point) for point in points])
+        simulations, seconds = self._screening
+        self._screening = (simulations + self.predictions.simulated - before,
+                           seconds + time.perf_counter() - started)
+        return rates
+
+    def screened(self, step: int, steps: int, best_predicted: float | None) -> None:
+        simulations, seconds = self._screening
+        self.on_progress(Screening(self._next_generation, step, steps, simulations,
+                                   simulations / seconds if seconds > 0 else None,
+                                   best_predicted))
 
     def recalibrate(self) -> None:
         observed = [(m.config, m.rate) for m in self.measured.values() if m.rate is not None]
@@ -136,6 +162,7 @@ class CampaignEvaluator:
                                   self.batch_error()))
         self._batch = []
         self._next_generation = generation + 1
+        self._screening = (0, 0.0)
 
     def finish(self) -> None:
         """Report the runs of a generation the budget cut short."""
@@ -229,7 +256,8 @@ class CampaignEvaluator:
 
 
 def open_campaign(store: Store, campaign_id: int, parts: CampaignParts,
-                  on_progress: Callable[[Progress], None] | None = None) -> CampaignEvaluator:
+                  on_progress: Callable[[Progress | Screening], None] | None = None
+                  ) -> CampaignEvaluator:
     """The campaign of ``parts`` as stored under ``campaign_id``, ready to run or resume."""
     if parts.space is None:
         raise ValueError("a campaign's space is built once its program's workload is known")

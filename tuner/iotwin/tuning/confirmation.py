@@ -20,7 +20,7 @@ from iotwin.config.types import Config
 from iotwin.core.hashing import config_hash
 from iotwin.core.progress import say
 from iotwin.tuning.campaign import CampaignEvaluator
-from iotwin.tuning.repetitions import progress_line, rotated_rounds
+from iotwin.tuning.repetitions import interleaved_rounds, progress_line
 
 _LABEL = "confirm"  # details label of a confirmation run
 
@@ -32,6 +32,7 @@ class Confirmed:
     config: Config
     search_rate: float  # the rate that ranked it during the search
     rates: tuple[float, ...]  # of its confirmation runs (the search's own without them)
+    candidate: int  # its number in the confirmation's progress lines (1: the search's best)
 
     @property
     def rate(self) -> float | None:
@@ -73,30 +74,15 @@ def confirm(measured: Mapping[str, Any], candidates: int, runs: int, run: Confir
     top = sorted((m for m in measured.values() if m.rate is not None),
                  key=lambda m: m.rate or 0.0, reverse=True)[:max(candidates, 1)]
     if candidates < 2 or runs < 1:
-        return [Confirmed(m.config, m.rate or 0.0, (m.rate or 0.0,)) for m in top]
+        return [Confirmed(m.config, m.rate or 0.0, (m.rate or 0.0,), slot)
+                for slot, m in enumerate(top, 1)]
     top = with_default(top, measured)
-    rates = confirmation_rounds([config_hash(m.config) for m in top], runs, stored or {},
-                                lambda slot, round_index: run(top[slot].config, slot,
-                                                              round_index))
-    found = [Confirmed(m.config, m.rate or 0.0, tuple(r for r in done if r))
-             for m, done in zip(top, rates, strict=True)]
+    rates = interleaved_rounds([config_hash(m.config) for m in top], runs, stored or {},
+                               lambda slot, round_index: run(top[slot].config, slot,
+                                                             round_index))
+    found = [Confirmed(m.config, m.rate or 0.0, tuple(r for r in done if r), slot)
+             for slot, (m, done) in enumerate(zip(top, rates, strict=True), 1)]
     return sorted(found, key=lambda c: c.rate or 0.0, reverse=True)
-
-
-def confirmation_rounds(hashes: Sequence[str], rounds: int,
-                        stored: Mapping[str, Sequence[float | None]],
-                        run: Callable[[int, int], float | None]) -> list[list[float | None]]:
-    """The confirmation of candidates (by config hash): ``rounds`` rounds of one run of each,
-    the order rotated from round to round. ``stored``: each candidate's confirmation rates
-    stored already, in the order they ran (round 0 first), which are not run again; ``run``
-    (candidate, round) runs and stores one, its rate (None: it failed). Each candidate's
-    rates by round (and any stored beyond ``rounds``)."""
-    done = {key: list(stored.get(key, ())) for key in hashes}
-    for round_index, slot in rotated_rounds(len(hashes), rounds):
-        rates = done[hashes[slot]]
-        if len(rates) <= round_index:
-            rates.append(run(slot, round_index))
-    return [done[key] for key in hashes]
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,6 @@ from iotwin.core.errors import UserError
 from iotwin.core.mpi_flavours import DEFAULT_MPI
 from iotwin.executors.base import Executor
 from iotwin.executors.launch import require_program
-from iotwin.executors.local import default_scratch_root
 from iotwin.executors.mpi_flavour import flavour_of
 from iotwin.model.calibration import SimModel
 from iotwin.model.platforms import load_platform, platform_space_context
@@ -74,7 +73,8 @@ def needs_capture(spec: CampaignSpec) -> bool:
 
 def build_executor(spec: CampaignSpec) -> Executor:
     return executors.make_executor(spec.executor, spec.platform, timeout_s=spec.timeout_s,
-                                   truth_seed=spec.truth_seed, site=spec.site, table=spec.table)
+                                   truth_seed=spec.truth_seed, site=spec.site, table=spec.table,
+                                   workdir=str(spec.working_dir))
 
 
 def campaign_space(spec: CampaignSpec) -> BoundSpace:
@@ -94,7 +94,7 @@ def space_context(spec: CampaignSpec) -> SpaceContext:
     """Where the campaign's real runs happen (this machine's file system, or the platform
     model's), and what its program can take, as its space needs them."""
     if executors.executor_kind(spec.executor).on_this_machine(spec.platform):
-        context = SpaceContext(filesystem=executors.filesystem_of(default_scratch_root()),
+        context = SpaceContext(filesystem=executors.filesystem_of(spec.working_dir),
                                ranks=spec.ranks)
     else:
         context = platform_space_context(load_platform(spec.platform), spec.ranks)

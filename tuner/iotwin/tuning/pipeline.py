@@ -8,7 +8,9 @@
         search:   the strategy asks for points until it is done or the real budget is spent
         confirm:  the search's `confirm` best configs each run `confirm_runs` more times,
                   interleaved; the best median of these fresh runs is the tuned config
-        summary:  default and tuned each measured `summary_repeat` times in the same session
+        summary:  default and tuned measured in `summary_repeat` rounds of one run each, the
+                  order alternating (ABBA...): each round is a pair, on which the speedup and
+                  its interval are taken (core.stats.paired_speedup), so drift cancels
 
 ``iotwin tune`` and ``iotwin demo`` are this call with a command line around it. The whole
 :class:`TuneSpec` (search and pipeline options) is the campaign's stored spec, so that a
@@ -28,12 +30,19 @@ from iotwin.config.types import Config
 from iotwin.core.errors import UserError
 from iotwin.core.hashing import config_hash
 from iotwin.core.progress import say
+from iotwin.core.stats import Speedup
 from iotwin.store.database import Store
-from iotwin.tuning.campaign import CampaignEvaluator, Progress, open_campaign, run_campaign
+from iotwin.tuning.campaign import (
+    CampaignEvaluator,
+    Progress,
+    Screening,
+    open_campaign,
+    run_campaign,
+)
 from iotwin.tuning.capture import capture_workload_of
 from iotwin.tuning.confirmation import Confirmed, confirm_best
 from iotwin.tuning.parts import CampaignParts, assemble
-from iotwin.tuning.repetitions import Measurement, RunAndStore, measure
+from iotwin.tuning.repetitions import Measurement, RunAndStore, measure_pairs, pair_speedup
 from iotwin.tuning.spec import TuneSpec
 
 
@@ -82,11 +91,12 @@ def stored_spec(store: Store, campaign_id: int) -> TuneSpec:
 
 def tune(spec: TuneSpec, store: Store, campaign_id: int | None = None, *,
          parts: CampaignParts | None = None, name: str | None = None,
-         on_progress: Callable[[Progress], None] | None = None,
+         on_progress: Callable[[Progress | Screening], None] | None = None,
          progress: TextIO | None = sys.stderr) -> TuneResult:
     """Run (or, with ``campaign_id``, resume) the tuning of ``spec``: search, confirmation,
     default vs tuned. ``parts``: the campaign's, as :func:`start` built them (else built
-    here); ``name``: a new campaign's; ``on_progress``: each search generation;
+    here); ``name``: a new campaign's; ``on_progress``: each search generation and each
+    step of its screening in simulation;
     ``progress``: a line per confirmation and summary run. No confirmed config (and no
     summary) when no run succeeded."""
     if campaign_id is None:
@@ -112,17 +122,27 @@ def _printer(progress: TextIO | None) -> Callable[[str], None]:
 def default_vs_tuned(store: Store, campaign: CampaignEvaluator, tuned: Config,
                      repeat: int, progress: TextIO | None = sys.stderr
                      ) -> dict[str, Measurement]:
-    """The default and the tuned config, ``repeat`` runs each, stored in the campaign (a
-    resumed campaign runs only the ones missing)."""
+    """The default and the tuned config in ``repeat`` rounds of one run each, the order
+    alternating from round to round, stored in the campaign (a resumed campaign runs only the
+    ones missing); run i of each is round i's pair."""
     if repeat < 1:
         return {}
+    configs = {"default": DEFAULT_CONFIG, "tuned": tuned}
     rows = store.evaluations(campaign.id, source=campaign.executor.source)
 
-    def runs(config: Config, label: str) -> RunAndStore:
-        return lambda repetition: campaign.run_and_store(config, repetition, {"label": label})
+    def runs(label: str) -> RunAndStore:
+        return lambda round_index: campaign.run_and_store(
+            configs[label], round_index, {"label": label, "round": round_index})
 
-    return {label: measure(campaign.spec.target, config, runs(config, label), repeat=repeat,
-                           label=label, progress=progress,
-                           stored=[row for row in rows if row.details.get("label") == label
-                                   and row.config_hash == config_hash(config)])
-            for label, config in (("default", DEFAULT_CONFIG), ("tuned", tuned))}
+    return measure_pairs(campaign.spec.target, configs, {label: runs(label) for label in configs},
+                         rounds=repeat, progress=progress,
+                         stored={label: [row for row in rows if row.details.get("label") == label
+                                         and row.config_hash == config_hash(configs[label])]
+                                 for label in configs})
+
+
+def summary_speedup(summary: dict[str, Measurement]) -> Speedup | None:
+    """Tuned / default on the summary's pairs, with its paired interval."""
+    if "default" not in summary or "tuned" not in summary:
+        return None
+    return pair_speedup(summary["default"], summary["tuned"])

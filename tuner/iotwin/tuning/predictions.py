@@ -23,6 +23,7 @@ class Predictions:
         self.stored = stored
         self.calibration_id = 0  # 0: the platform model as loaded
         self._rates: dict[str, float | None] = {}
+        self.simulated = 0  # configs simulated so far (not restored from the store)
 
     def rates(self, configs: Sequence[Config]) -> list[float | None]:
         keys = [config_hash(config) for config in configs]
@@ -30,6 +31,7 @@ class Predictions:
                    if k not in self._rates and not self._restore(k)}
         if missing:
             rates = self.model.predict(list(missing.values()))
+            self.simulated += len(missing)
             self._rates.update(zip(missing, rates, strict=True))
             self.store.add_evaluations(self._row(config, rate) for config, rate
                                        in zip(missing.values(), rates, strict=True))

@@ -1,20 +1,22 @@
-"""Measuring one config R times: each repetition is stored the moment it exists.
+"""Measuring a config R times, or two configs in R alternating pairs: each run is stored the
+moment it exists.
 
-Used by ``iotwin run`` and ``iotwin demo``; the result summarises the repetitions as a median
-and spread of time and rate (iotwin.core.stats).
+Used by ``iotwin run`` (``--compare``: pairs), ``iotwin tune``'s summary (pairs) and the
+calibration probes; the result summarises the repetitions as a median and spread of time and
+rate, and a pair of configs' speedup on their pairs (iotwin.core.stats).
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TextIO
+from typing import Any, TextIO, TypeVar
 
 from iotwin.config.types import Config
 from iotwin.core.progress import say
 from iotwin.core.records import RunResult, Target
-from iotwin.core.stats import Summary, format_mbs, summarize
+from iotwin.core.stats import Speedup, Summary, format_mbs, paired_speedup, summarize
 from iotwin.executors.base import Executor
 from iotwin.store.database import Evaluation, Store
 
@@ -44,9 +46,13 @@ class Measurement:
 
     @property
     def reports(self) -> list[dict[str, Any]]:
-        """The interposer's reports of the last successful repetition (settings do not vary)."""
-        return self.ok_runs[-1].reports if self.ok_runs else []
+        """The interposer's reports of the last successful repetition (settings do not vary),
+        else of the last one (what it says of a config it refused, say)."""
+        runs = self.ok_runs or self.runs
+        return runs[-1].reports if runs else []
 
+
+V = TypeVar("V")
 
 #: one repetition run and stored: (repetition) -> (the run, its id in the store)
 RunAndStore = Callable[[int], tuple[RunResult, int]]
@@ -81,11 +87,50 @@ def measure(target: Target, config: Config, run_and_store: RunAndStore, *,
     return measurement
 
 
+def measure_pairs(target: Target, configs: Mapping[str, Config],
+                  run_and_store: Mapping[str, RunAndStore], *, rounds: int,
+                  progress: TextIO | None = sys.stderr,
+                  stored: Mapping[str, Sequence[Evaluation]] | None = None
+                  ) -> dict[str, Measurement]:
+    """Two (or more) configs by label, in ``rounds`` rounds of one run each, the order
+    alternating from round to round (:func:`interleaved_rounds`): run i of each is round i's,
+    so that a comparison takes the rounds as pairs (:func:`pair_speedup`). ``run_and_store``
+    runs and stores a label's run of a round; the ``stored`` runs of a comparison cut short
+    count, and only the missing ones run."""
+    labels = list(configs)
+    done_before = {label: [(row.run_result(), row.id) for row in (stored or {}).get(label, [])]
+                   for label in labels}
+
+    def run(slot: int, round_index: int) -> tuple[RunResult, int]:
+        result, evaluation_id = run_and_store[labels[slot]](round_index)
+        say(progress, progress_line(labels[slot], round_index, rounds, result))
+        return result, evaluation_id
+
+    done = interleaved_rounds(labels, rounds, done_before, run)
+    return {label: Measurement(target, configs[label], [result for result, _ in runs[:rounds]],
+                               [evaluation_id for _, evaluation_id in runs[:rounds]])
+            for label, runs in zip(labels, done, strict=True)}
+
+
+def pair_speedup(first: Measurement, second: Measurement) -> Speedup | None:
+    """``second`` over ``first`` on their pairs (run i of each: :func:`measure_pairs`), with
+    the paired interval (core.stats.paired_speedup); None without a pair of successful runs."""
+    def rates(measurement: Measurement) -> list[float | None]:
+        return [run.rate_mbs if run.ok else None for run in measurement.runs]
+
+    return paired_speedup(rates(first), rates(second))
+
+
+PROGRESS_TAIL = 3  # lines of a failed run's output in its progress line
+
+
 def progress_line(label: str, repetition: int, repeat: int, run: RunResult) -> str:
+    """One repetition in a line; a failed one with why (its error's first line: the exit
+    status) and the last lines of what the program said."""
     head = f"  {label}  rep {repetition + 1}/{repeat}: {run.status}"
     if not run.ok:
-        first_line = (run.error or "").strip().splitlines()[:2]
-        return f"{head}  {' | '.join(first_line)}"
+        lines = [line for line in (run.error or "").strip().splitlines() if line.strip()]
+        return f"{head}  {' | '.join(lines[:1] + lines[1:][-PROGRESS_TAIL:])}"
     rate = f"  {format_mbs(run.rate_mbs)} MB/s" if run.rate_mbs is not None else ""
     time = f"  {run.total_s:.3f} s" if run.total_s is not None else ""  # a replay has no time
     return f"{head}{time}{rate}"
@@ -94,7 +139,21 @@ def progress_line(label: str, repetition: int, repeat: int, run: RunResult) -> s
 def rotated_rounds(count: int, rounds: int) -> Iterator[tuple[int, int]]:
     """(round, item) for ``rounds`` rounds of one run of each of ``count`` items, the order
     rotated by one each round: drift and load during a round hit every item alike, and no
-    item always runs first."""
+    item always runs first (two items: ABBAAB...)."""
     for round_index in range(rounds):
         for position in range(count):
             yield round_index, (position + round_index) % count
+
+
+def interleaved_rounds(keys: Sequence[str], rounds: int, stored: Mapping[str, Sequence[V]],
+                       run: Callable[[int, int], V]) -> list[list[V]]:
+    """``rounds`` rounds of one run of each item (by key), the order rotated from round to
+    round. ``stored``: each item's runs that exist already, in the order they ran (round 0
+    first), which are not run again; ``run`` (item, round) runs and stores one. Each item's
+    runs by round (and any stored beyond ``rounds``)."""
+    done = {key: list(stored.get(key, ())) for key in keys}
+    for round_index, slot in rotated_rounds(len(keys), rounds):
+        runs = done[keys[slot]]
+        if len(runs) <= round_index:
+            runs.append(run(slot, round_index))
+    return [done[key] for key in keys]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import MISSING, asdict, dataclass, field, fields
+from pathlib import Path
 from typing import Any
 
 from iotwin.core.errors import UserError
@@ -37,11 +38,16 @@ class CampaignSpec:
     workload: dict[str, Any] | None = None  # a program's workload (captured), for the model
     site: str | None = None  # the slurm executor's site file (None: the default site)
     table: str | None = None  # the table executor's measured table (CSV)
+    workdir: str | None = None  # where the program runs (absolute; None: the current directory)
 
     @property
     def target(self) -> Target:
         return Target(ranks=self.ranks, kernel=self.kernel, args=self.args,
                       command=self.command)
+
+    @property
+    def working_dir(self) -> Path:
+        return Path(self.workdir) if self.workdir else Path.cwd()
 
     def check(self) -> None:
         if self.ranks < 1 or self.real_budget < 1 or self.repetitions < 1:
@@ -62,7 +68,7 @@ class PipelineOptions:
 
     confirm: int = 3  # the search's best configs re-measured (< 2: the best single run wins)
     confirm_runs: int = 3  # fresh runs of each
-    summary_repeat: int = 5  # runs of default and of tuned at the end (0: none)
+    summary_repeat: int = 6  # rounds of one default and one tuned run at the end (0: none)
 
     def check(self) -> None:
         if min(self.confirm, self.confirm_runs, self.summary_repeat) < 0:

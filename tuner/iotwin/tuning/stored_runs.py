@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from iotwin.core.records import Source
 from iotwin.store.database import Evaluation, Store
+from iotwin.tuning.capture import CAPTURE_LABEL
 
 
 class StoredRuns:
@@ -46,7 +47,7 @@ class StoredRuns:
 def is_search_run(row: Evaluation) -> bool:
     """A repetition that counts for a config's search rate: one the search ran, or the capture
     run of the default (a campaign's first measurement of it); not a confirmation or summary."""
-    return "measured_index" in row.details or row.details.get("label") == "capture"
+    return "measured_index" in row.details or row.details.get("label") == CAPTURE_LABEL
 
 
 def _by_hash(rows: Sequence[Evaluation]) -> dict[str, list[Evaluation]]:

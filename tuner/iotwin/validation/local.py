@@ -53,7 +53,7 @@ from iotwin.model.platforms import load_platform, platform_space_context
 from iotwin.model.sim import simulate
 from iotwin.space.parameters import SpaceContext, load_space
 from iotwin.store.database import Evaluation, Store, workload_of
-from iotwin.tuning.confirmation import confirmation_rounds
+from iotwin.tuning.repetitions import interleaved_rounds
 from iotwin.workloads.partial_writes import program_context
 from iotwin.workloads.workload import kernel_workload
 
@@ -229,10 +229,12 @@ class Suite:
         return _identity(self.to_json())
 
 
-def suite_executor(suite: Suite) -> Executor:
-    """The executor of a suite's real runs: this machine's, with the suite's settings."""
+def suite_executor(suite: Suite, workdir: Path | None = None) -> Executor:
+    """The executor of a suite's real runs: this machine's, with the suite's settings, in
+    ``workdir`` (default: the current directory)."""
 
-    return LocalExecutor(timeout_s=suite.timeout_s, env=suite.env, warm_up_bytes=suite.warm_up)
+    return LocalExecutor(timeout_s=suite.timeout_s, env=suite.env, warm_up_bytes=suite.warm_up,
+                         workdir=workdir or Path.cwd())
 
 
 def _identity(spec: Mapping[str, Any]) -> dict[str, Any]:
@@ -274,7 +276,8 @@ def _size(value: Any, key: str, path: Path) -> int:
 
 def _program_keys(data: Mapping[str, Any], path: Path) -> dict[str, Any]:
     """``command`` and ``env`` checked, with words naming files relative to the suite file's
-    folder made absolute (the program runs in a scratch directory)."""
+    folder made absolute (the suite runs from any directory, its program in the working
+    directory)."""
     command, env = data.get("command", []), data.get("env", {})
     if not command:
         if env:
@@ -436,8 +439,8 @@ def confirm_runs(store: Store, campaign_id: int, suite: Suite, executor: Executo
                       f"{sample + 1}: {_rate(rate)}")
         return rate
 
-    done = confirmation_rounds([config_hash(configs[s]) for s in samples], suite.confirm_rounds,
-                               stored, run)
+    done = interleaved_rounds([config_hash(configs[s]) for s in samples], suite.confirm_rounds,
+                              stored, run)
     return [{round_: rate for round_, rate in enumerate(rates[:suite.confirm_rounds]) if rate}
             for rates in done]
 
@@ -465,7 +468,7 @@ def medians(rates_of_configs: Sequence[Sequence[float]]) -> list[float | None]:
 
 
 def suite_workload(store: Store, campaign_id: int, suite: Suite,
-                   progress: TextIO | None) -> dict[str, Any]:
+                   progress: TextIO | None, workdir: Path | None = None) -> dict[str, Any]:
     """What the model simulates: a kernel's own description, or the program's workload,
     captured from one run of its default config when the campaign is new and kept in the
     campaign's spec (so that a resumed suite predicts from the same workload)."""
@@ -475,12 +478,12 @@ def suite_workload(store: Store, campaign_id: int, suite: Suite,
                                flavour_of(suite.target, suite.env).name)
     spec = store.campaign(campaign_id).spec
     if _WORKLOAD_KEY not in spec:
-        program = capture_program(suite.target, timeout_s=suite.timeout_s, env=suite.env)
+        program = capture_program(suite.target, timeout_s=suite.timeout_s, env=suite.env,
+                                  workdir=workdir)
         for what in program.not_modelled:
             say(progress, f"capture: not modelled: {what}")
         store.update_campaign_spec(campaign_id, {**spec, _WORKLOAD_KEY: program.workload})
-        say(progress, f"captured the workload of {suite.target.label}: "
-                      f"{len(program.workload['files'])} file session(s)")
+        say(progress, f"captured the workload of {suite.target.label}: {program.summary()}")
         return program.workload
     return spec[_WORKLOAD_KEY]
 
@@ -524,14 +527,18 @@ def cross_validated_predictions(store: Store, campaign_id: int, suite: Suite,
 
 
 def run_local_suite(store: Store, suite: Suite, executor: Executor | None = None,
-                    progress: TextIO | None = sys.stderr) -> SuiteResult:
+                    progress: TextIO | None = sys.stderr,
+                    workdir: Path | None = None) -> SuiteResult:
+    """The suite run (or resumed) on this machine, its programs in ``workdir`` (default: the
+    current directory), or on ``executor``."""
+    flavour_of(suite.target, suite.env)  # a program refused leaves no campaign behind
     campaign_id = find_or_create_campaign(store, suite)
-    workload = suite_workload(store, campaign_id, suite, progress)
+    workload = suite_workload(store, campaign_id, suite, progress, workdir)
     configs = suite_configs(suite, workload)
     say(progress, f"validation campaign {campaign_id}: {len(configs)} configs of space "
                   f"{suite.space} x {suite.repetitions} repetitions, {suite.target.label} "
                   f"{' '.join(suite.args)}")
-    executor = executor if executor is not None else suite_executor(suite)
+    executor = executor if executor is not None else suite_executor(suite, workdir)
     rates = measure_configs(store, campaign_id, suite, executor, configs, progress)
     measured = medians(rates)
     confirmed = None

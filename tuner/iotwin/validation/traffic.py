@@ -12,6 +12,7 @@ no rate is compared: these logs were not taken on the modelled machines.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
@@ -27,7 +28,8 @@ from iotwin.core.errors import UserError
 from iotwin.core.readme_block import fill_block
 from iotwin.model.platforms import load_platform
 from iotwin.model.sim import simulate
-from iotwin.workloads.replication.darshan_workload import workload_from_log
+from iotwin.workloads.replication.darshan_log import LogRecords, log_activity, read_records
+from iotwin.workloads.replication.darshan_workload import workload_from_activity
 
 #: Darshan's POSIX access-size bins, as its counters name them (iosim counts the same bins)
 SIZE_BINS = ("0_100", "100_1K", "1K_10K", "10K_100K", "100K_1M", "1M_4M", "4M_10M",
@@ -62,16 +64,25 @@ def traffic_dir() -> Path:
     return paths.repo_root() / "validation" / "traffic"
 
 
-def logged_traffic(report: Any) -> tuple[Traffic, int]:
+def darshan_package_dir() -> Path:
+    """Where the darshan package (and the logs it ships) is installed; darshan itself is
+    loaded only by the log reader's child process."""
+    spec = importlib.util.find_spec("darshan")
+    if spec is None or spec.origin is None:
+        raise UserError("the darshan package is not installed: pip install -e 'tuner[dev]'")
+    return Path(spec.origin).parent
+
+
+def logged_traffic(records: LogRecords) -> tuple[Traffic, int]:
     """The log's POSIX counters summed over the files the application opened through MPI-IO
     (the ones the rebuilt workload covers: not stdout, not MPI's own shared-memory files),
     and its MPI-IO bytes written."""
-    mpiio = report.records["MPI-IO"].to_df()["counters"]
-    posix = report.records["POSIX"].to_df()["counters"]
-    posix = posix[posix["id"].isin(set(mpiio["id"]))]
+    mpiio = records.of("MPI-IO")
+    opened = {row["id"] for row in mpiio}
+    posix = [row for row in records.of("POSIX") if row["id"] in opened]
 
-    def total(frame: Any, key: str) -> int:
-        return int(frame[key].sum()) if key in frame else 0
+    def total(rows: list[dict[str, Any]], key: str) -> int:
+        return int(sum(row.get(key, 0) for row in rows))
 
     return Traffic(total(posix, "POSIX_BYTES_WRITTEN"), total(posix, "POSIX_BYTES_READ"),
                    total(posix, "POSIX_WRITES"), total(posix, "POSIX_READS"),
@@ -89,12 +100,11 @@ def simulated_traffic(result: Any) -> tuple[Traffic, int]:
                    tuple(int(n) for n in calls["write_sizes"])), metadata
 
 
-def log_striping(report: Any) -> dict[str, Any]:
+def log_striping(records: LogRecords) -> dict[str, Any]:
     """The stripe count and size the log's LUSTRE module records (first record), if any."""
-    if "LUSTRE" not in report.records:
+    if not records.of("LUSTRE"):
         return {}
-    components = report.records["LUSTRE"].to_df()["components"]
-    first = components.iloc[0]
+    first = records.of("LUSTRE")[0]
     return {"lustre": {"stripe_count": int(first["LUSTRE_COMP_STRIPE_COUNT"]),
                        "stripe_size": int(first["LUSTRE_COMP_STRIPE_SIZE"])}}
 
@@ -102,13 +112,9 @@ def log_striping(report: Any) -> dict[str, Any]:
 def run_traffic(spec_path: Path | None = None, *,
                 progress: Callable[[str], None] | None = None) -> list[LogTraffic]:
     """Every log of the spec: its counters and the simulation of its rebuilt workload."""
-    import darshan
-    from darshan.report import DarshanReport
-
-
     say = progress or (lambda _: None)
     spec = yaml.safe_load((spec_path or traffic_dir() / "logs.yaml").read_text())
-    shipped = Path(darshan.__file__).parent
+    shipped = darshan_package_dir()
     found = []
     for entry in spec["logs"]:
         path = shipped / entry["file"]
@@ -116,10 +122,10 @@ def run_traffic(spec_path: Path | None = None, *,
             raise UserError(f"{path}: not in this darshan package; logs.yaml names the logs "
                             "darshan ships")
         say(f"{path.name}: simulating on {entry['platform']}")
-        report = DarshanReport(str(path), read_all=True)
-        logged, mpiio_bytes = logged_traffic(report)
-        work = workload_from_log(path)
-        config = validate_config({**log_striping(report), **entry.get("config", {})},
+        records = read_records(path)
+        logged, mpiio_bytes = logged_traffic(records)
+        work = workload_from_activity(log_activity(records))
+        config = validate_config({**log_striping(records), **entry.get("config", {})},
                                  f"{path.name}: its striping and logs.yaml's config")
         [result] = simulate(load_platform(entry["platform"]), work, [config], jobs=1)
         if not result.ok:

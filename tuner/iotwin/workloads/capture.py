@@ -1,10 +1,12 @@
 """A program's workload from the interposer's capture (IOTWIN_CAPTURE, interposer/README.md).
 
-The interposer writes one record per file session (JSON lines). One run's records become one
-workload: sessions in time order; W single-process records whose names differ only by the
-rank become one `per-rank` session (`%r`), M records of W/M ranks each whose names differ only
-by the group number one `groups` session (`%g`); a session's `compute_before_s` is the gap
-after the previous session's close; its `calls` are copied through. The gap between a
+The interposer writes one record per file session (JSON lines), of HDF5 files and of the files
+the program writes through MPI-IO itself (``api: mpiio``: its regions as datasets, laid end to
+end from offset 0, sim-models/WORKLOAD.md). One run's records become one workload: sessions in
+time order; W single-process records whose names differ only by the rank become one
+`per-rank` session (`%r`), M records of W/M ranks each whose names differ only by the group
+number one `groups` session (`%g`); a session's `compute_before_s` is the gap after the
+previous session's close; its `calls` are copied through. The gap between a
 session's last call and its close is dropped (it is neither I/O nor, in this model, compute
 before anything). Sessions that created and wrote nothing (files only read) are left out.
 """
@@ -18,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from iotwin.core.errors import UserError
+from iotwin.core.text import printable_tree
 from iotwin.workloads.workload import call_reach, validate_workload
 
 CAPTURE_VARIABLE = "IOTWIN_CAPTURE"
@@ -25,17 +28,18 @@ CALL_TIMES = ("start", "end")   # in the records for the rate; not workload keys
 
 
 class CaptureError(UserError):
-    """The program could not be captured: it crashed, hung, or wrote no HDF5 file."""
+    """The program could not be captured: it crashed, hung, or wrote no HDF5 or MPI-IO file."""
 
 
 def read_capture(path: Path) -> list[dict[str, Any]]:
-    """The capture records of a file (no file: none)."""
+    """The capture records of a file (no file: none), every string in them printable."""
     if not path.exists():
         return []
     records = []
-    for number, line in enumerate(path.read_text().splitlines(), 1):
+    # the names are the program's: any bytes, any characters; they go on escaped
+    for number, line in enumerate(path.read_text(errors="surrogateescape").splitlines(), 1):
         try:
-            record = json.loads(line)
+            record = printable_tree(json.loads(line))
         except json.JSONDecodeError as error:
             raise UserError(f"{path}:{number}: not a capture record: {error}") from error
         if isinstance(record, dict) and record.get("iotwin_capture") == 1:
@@ -89,12 +93,14 @@ def _session_groups(records: list[dict[str, Any]], world: int) -> list[tuple[str
     return sessions
 
 
-def _dataset(node: Mapping[str, Any]) -> dict[str, Any]:
+def _dataset(node: Mapping[str, Any], api: str) -> dict[str, Any]:
+    """A captured dataset; an MPI-IO file's region has no HDF5 layout, fill or allocation."""
     dataset = {"name": node["name"], "element_bytes": int(node["element_bytes"]),
                "dims": [int(d) for d in node["dims"]],
-               "chunk_dims": node["chunk_dims"] if node["layout"] == "chunked" else None,
-               "fill_time": node["fill_time"], "alloc_time": node["alloc_time"],
-               "fill_value": node["fill_value"]}
+               "chunk_dims": node["chunk_dims"] if node["layout"] == "chunked" else None}
+    if api == "hdf5":
+        dataset.update({"fill_time": node["fill_time"], "alloc_time": node["alloc_time"],
+                        "fill_value": node["fill_value"]})
     return dataset
 
 
@@ -113,9 +119,10 @@ def _session(mode: str, members: list[dict[str, Any]], world: int,
     session: dict[str, Any] = {"name": name, "role": "other", "mode": mode}
     if mode == "groups":
         session["groups"] = world // int(first["comm_size"])
+    api = str(first.get("api", "hdf5"))
     calls = [_call(c) for c in first["calls"]]
-    datasets = [_grown(_dataset(d), calls, _extended(first)) for d in first["datasets"]]
-    session.update({"api": "hdf5", "create": first["how"] == "create",
+    datasets = [_grown(_dataset(d, api), calls, _extended(first)) for d in first["datasets"]]
+    session.update({"api": api, "create": first["how"] == "create",
                     "compute_before_s": round(gap, 6), "datasets": datasets, "calls": calls})
     return session
 
@@ -146,8 +153,8 @@ def merge_records(records: Sequence[Mapping[str, Any]], name: str, source: str) 
     """One run's capture records as one workload (not validated: see workload_from_capture)."""
     writing = [dict(r) for r in records if _writes_anything(r)]
     if not writing:
-        raise CaptureError(f"{source}: wrote no HDF5 dataset (the interposer captured no file "
-                           f"session that created or wrote one)")
+        raise CaptureError(f"{source}: wrote no HDF5 dataset and no MPI-IO file (the "
+                           f"interposer captured no file session that created or wrote one)")
     worlds = {int(r["world_size"]) for r in writing}
     if len(worlds) != 1:
         raise UserError(f"{source}: capture records of runs on {sorted(worlds)} ranks: "

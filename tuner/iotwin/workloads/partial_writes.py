@@ -39,9 +39,13 @@ def partial_write_datasets(workload: Mapping[str, Any]) -> tuple[tuple[str, str]
 
 
 def file_glob(session_name: str) -> str:
-    """The ``match`` pattern of a session's files: its name, the rank or group number any."""
-    return "".join("*" if part in _RANK_MARKS else literal_glob(part)
-                   for part in re.split(r"(%[rg])", session_name))
+    """The ``match`` pattern of a session's files: its name, the rank or group number any. A
+    workload names files relative to the working directory; a program may pass the same file
+    with the directory's path before it: a name in a subdirectory (the basename alone matches
+    anyway, interposer/CONFIG.md) matches with any path before it."""
+    pattern = "".join("*" if part in _RANK_MARKS else literal_glob(part)
+                      for part in re.split(r"(%[rg])", session_name))
+    return f"*{pattern}" if "/" in session_name else pattern
 
 
 def _writers_named(selection: Mapping[str, Any], writers: int) -> set[int]:
@@ -59,6 +63,8 @@ def _writers_named(selection: Mapping[str, Any], writers: int) -> set[int]:
 
 def program_context(context: SpaceContext, workload: Mapping[str, Any]) -> SpaceContext:
     """``context`` (where the runs happen) for the program of ``workload``: the MPI it runs
-    under, and the datasets some of its ranks write alone (kept independent by a space)."""
+    under, the datasets some of its ranks write alone (kept independent by a space), and the
+    I/O layers its files are written through (no HDF5 setting for a program writing none)."""
+    apis = tuple(sorted({str(f.get("api", "hdf5")) for f in workload["files"]}))
     return replace(context, mpi=workload_mpi(workload),
-                   partial_writes=partial_write_datasets(workload))
+                   partial_writes=partial_write_datasets(workload), apis=apis)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 from collections.abc import Mapping, Sequence
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import yaml
@@ -25,7 +25,8 @@ _REPEAT_KEYS = {"times", "origin_step", "compute_between_s"}
 _RUN_KEYS = {"ranks", "start", "start_step", "count", "stride", "block"}
 _CHOICES = {"role": ("checkpoint", "visualisation", "other"),
             "mode": ("shared", "per-rank", "groups"),
-            "api": ("hdf5", "mpiio", "posix"), "write_calls": ("per-dataset", "one-call"),
+            "api": ("hdf5", "netcdf4", "mpiio", "posix"),
+            "write_calls": ("per-dataset", "one-call"),
             "transfer": ("collective", "independent"), "fill_time": ("ifset", "never", "alloc"),
             "alloc_time": ("early", "late", "incr", "default"),
             "fill_value": ("default", "user", "undefined")}
@@ -231,11 +232,21 @@ def _check_repeat(node: Any, selection: Mapping[str, Any], dims: list[int], sour
             raise _fail(source, path, f"repetition {times - 1} leaves the dataset along axis {a}")
 
 
+def inside_run_directory(name: str) -> bool:
+    """Whether a file name stays inside the directory a run writes in: relative, no ``..``
+    (a workload must not write over files elsewhere when it is replayed)."""
+    pure = PurePosixPath(name)
+    return bool(name) and not pure.is_absolute() and ".." not in pure.parts
+
+
 def _check_file(node: Any, ranks: int, source: str, path: str) -> None:
     _check_keys(node, _FILE_KEYS, source, path)
     for key in ("name", "datasets"):
         if key not in node:
             raise _fail(source, f"{path}.{key}", "missing")
+    if not isinstance(node["name"], str) or not inside_run_directory(node["name"]):
+        raise _fail(source, f"{path}.name", f"{node['name']!r} lies outside the directory the "
+                    f"run writes in (a file name is relative, without '..')")
     writers = session_writers(node, ranks, source, path)
     if not isinstance(node["datasets"], list) or not node["datasets"]:
         raise _fail(source, f"{path}.datasets", "expected a non-empty list")
@@ -286,6 +297,35 @@ def validate_workload(data: Any, source: str) -> dict[str, Any]:
 def load_workload(path: str | Path) -> dict[str, Any]:
     path = Path(path)
     return validate_workload(read_yaml(path, "workload"), str(path))
+
+
+def describe_workload(data: Mapping[str, Any]) -> list[str]:
+    """A workload in a few lines for people: one for the whole, one per file session with its
+    datasets' shapes (``iotwin show``; the workload itself is YAML, dump_workload)."""
+    sessions = data.get("files", [])
+    lines = [f"{data.get('name', 'workload')}: {data.get('ranks')} ranks, "
+             f"{workload_mpi(data)}, {len(sessions)} file session(s)"]
+    for session in sessions:
+        mode = session.get("mode", "shared")
+        if mode == "groups":
+            mode = f"groups of {session.get('groups')}"
+        calls, datasets = session.get("calls"), session.get("datasets", [])
+        shown = ", ".join(f"{d['name']} {_shape(d)} x{d['element_bytes']} B"
+                          for d in datasets[:SHOWN_DATASETS])
+        more = (f", ... {len(datasets) - SHOWN_DATASETS} more"
+                if len(datasets) > SHOWN_DATASETS else "")
+        lines.append(f"  {session['name']} ({mode}, {session.get('api', 'hdf5')}"
+                     f"{', ' + str(len(calls)) + ' calls' if calls else ''}): "
+                     f"{len(datasets)} dataset(s): {shown}{more}")
+    return lines
+
+
+SHOWN_DATASETS = 3  # of a file session, by describe_workload
+
+
+def _shape(dataset: Mapping[str, Any]) -> list[int]:
+    decomposition = dataset.get("decomposition")
+    return _decomposition_dims(decomposition) if decomposition else list(dataset.get("dims", []))
 
 
 def dump_workload(data: dict[str, Any]) -> str:

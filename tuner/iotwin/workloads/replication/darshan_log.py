@@ -1,24 +1,63 @@
 """Reading a Darshan log into per-file write activity, refusing logs that cannot be trusted.
 
+darshan-util (C) runs in a child process (:mod:`.darshan_reader`) under a time and memory cap:
+a corrupted log that crashes it, or makes it allocate or loop without end, is refused with one
+line naming the log, and iotwin goes on. The child hands back plain rows; everything here is
+Python reading them.
+
 A truncated log is the common failure (a job killed while Darshan wrote it): darshan-util
-prints a warning and returns whatever it could decompress, so the check is done here, against
-the region map in the log header, before any counter is believed.
+prints a warning and returns whatever it could decompress, so the check is done against the
+region map in the log header before any counter is believed, and any region darshan-util
+could not decompress (its ``Error:`` lines) refuses the log too.
 """
 
 from __future__ import annotations
 
+import json
+import os
+import signal
 import struct
+import subprocess
+import sys
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from iotwin.core.errors import UserError
+from iotwin.core.text import printable
 
 #: modules that say what a parallel application wrote; a log needs at least one of them
 WRITE_MODULES = ("MPI-IO", "H5F")
+#: the modules read from a log: the files' traffic and structure, and their striping
+MODULES = ("POSIX", "MPI-IO", "H5F", "H5D", "LUSTRE")
+#: what reading one log may take; the largest logs the darshan package ships take ~1 s and
+#: under 200 MB of address space
+READ_TIMEOUT_S = 300.0
+READ_MEMORY_BYTES = 2 * 2**30
+_READER = "iotwin.workloads.replication.darshan_reader"
 _HEADER_MAPS_AT = 24  # version string (8), magic (8), compression type + partial flag (8)
 _MAGIC = 0x643537
+_MESSAGE_CHARS = 300  # of darshan-util's own messages, quoted in a refusal
+
+
+@dataclass(frozen=True)
+class LogRecords:
+    """What the reader found in a log: per module, one row per record (``name``, printable,
+    ``id``, ``rank`` and the counters by their Darshan names)."""
+
+    path: Path
+    ranks: int
+    run_time_s: float
+    modules: list[str]
+    rows: dict[str, list[dict[str, Any]]]
+
+    def of(self, module: str) -> list[dict[str, Any]]:
+        return self.rows.get(module, [])
+
+
+Row = dict[str, Any]
 
 
 @dataclass
@@ -69,70 +108,105 @@ class LogActivity:
     files: list[FileActivity]
 
 
-def check_complete(path: Path, module_indices: list[int]) -> None:
-    """UserError unless every region the header announces lies inside the file."""
-    data = path.read_bytes()
-    size = len(data)
-    maps_end = _HEADER_MAPS_AT + 16 * (1 + max(module_indices, default=0) + 1)
-    if size < maps_end or struct.unpack_from("<q", data, 8)[0] != _MAGIC:
+def check_complete(path: Path, module_indices: Sequence[int] = ()) -> None:
+    """UserError unless ``path`` starts as a Darshan log and every region its header
+    announces (the name map, and the modules at ``module_indices``) lies inside the file."""
+    maps_end = _HEADER_MAPS_AT + 16 * (2 + max(module_indices, default=-1))
+    with path.open("rb") as log:
+        header = log.read(maps_end)
+    size = path.stat().st_size
+    if len(header) < maps_end or struct.unpack_from("<q", header, 8)[0] != _MAGIC:
         raise UserError(f"{path}: not a Darshan log, or its header is cut short")
-    regions = [struct.unpack_from("<QQ", data, _HEADER_MAPS_AT)]
-    regions += [struct.unpack_from("<QQ", data, _HEADER_MAPS_AT + 16 * (1 + i))
-                for i in module_indices]
+    regions = [struct.unpack_from("<QQ", header, _HEADER_MAPS_AT + 16 * (1 + i))
+               for i in (-1, *module_indices)]
     end = max(offset + length for offset, length in regions)
     if end > size:
-        raise UserError(f"{path}: truncated Darshan log ({size} bytes, its header announces "
-                        f"{end}); regenerate it or use a complete copy")
+        raise UserError(f"{path}: truncated or corrupted Darshan log ({size} bytes, its header "
+                        f"announces {end}); regenerate it or use a complete copy")
 
 
-def _open_report(path: Path) -> Any:
-    import darshan  # imported here: loading darshan-util costs time every CLI call would pay
-
+def read_records(path: Path, *, timeout_s: float = READ_TIMEOUT_S,
+                 memory_bytes: int = READ_MEMORY_BYTES) -> LogRecords:
+    """The log's rows of :data:`MODULES`, read by darshan-util in a child process capped at
+    ``timeout_s`` and ``memory_bytes``; UserError naming the log for anything else."""
     if not path.is_file():
-        raise UserError(f"{path}: no such Darshan log")
+        raise UserError(f"{path}: no such Darshan log" if not path.exists() else
+                        f"{path}: not a Darshan log (not a regular file)")
+    check_complete(path)
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
     try:
-        report = darshan.DarshanReport(str(path), read_all=False)
-    except Exception as error:  # darshan-util signals every failure the same way
-        raise UserError(f"{path}: cannot be read as a Darshan log ({error})") from error
-    check_complete(path, [info["idx"] for info in report.modules.values()])
-    missing = [m for m in WRITE_MODULES if m not in report.modules]
-    if len(missing) == len(WRITE_MODULES):
-        raise UserError(
-            f"{path}: the log has no {' or '.join(WRITE_MODULES)} module (it has: "
-            f"{', '.join(report.modules) or 'none'}); replication needs the MPI-IO or HDF5 "
-            "counters: rerun the application with Darshan's MPI-IO and HDF5 modules enabled")
-    for module in ("POSIX", "MPI-IO", "H5F", "H5D"):
-        if module in report.modules:
-            report.mod_read_all_records(module)
-    return report
+        done = subprocess.run([sys.executable, "-m", _READER, str(path), str(memory_bytes)],
+                              capture_output=True, text=True, errors="replace", env=env,
+                              timeout=timeout_s, check=False)
+    except subprocess.TimeoutExpired:
+        raise UserError(f"{path}: reading the Darshan log took longer than {timeout_s:g} s "
+                        "(a corrupted log can make darshan-util loop); refused") from None
+    answer = _answer(path, done, f"read with at most {memory_bytes // 2**20} MiB of memory")
+    darshan_errors = [line for line in done.stderr.splitlines() if line.startswith("Error:")]
+    if darshan_errors:
+        raise UserError(f"{path}: corrupted Darshan log: darshan-util: "
+                        + _quoted(darshan_errors))
+    return _records(path, answer)
 
 
-def _rows(report: Any, module: str) -> list[tuple[str, dict[str, float]]]:
-    """(record name, counters and fcounters) for each record of a module, one per rank row."""
-    if module not in report.records:
-        return []
-    frames = report.records[module].to_df()
-    counters, fcounters = frames["counters"], frames.get("fcounters")
-    rows = []
-    # record ids are 64-bit: read them from their own column, as a row turns them into floats
-    for index, (record_id, row) in enumerate(zip(counters["id"], counters.iterrows(), strict=True)):
-        values = {k: float(v) for k, v in row[1].items() if k != "id"}
-        if fcounters is not None:
-            values.update({k: float(v) for k, v in fcounters.iloc[index].items()
-                           if k not in ("id", "rank")})
-        rows.append((report.name_records[int(record_id)], values))
-    return rows
+def _answer(path: Path, done: subprocess.CompletedProcess[str], cap: str) -> dict[str, Any]:
+    """The reader's JSON answer; UserError if it crashed, failed or refused the log (a crash
+    or a failure says under which ``cap``: running out of memory looks like either)."""
+    said = [line.strip() for line in done.stderr.splitlines() if line.strip()]
+    if done.returncode < 0:
+        crash = signal.Signals(-done.returncode).name
+        why = [line for line in said if line.startswith("Error:") or "Assertion" in line]
+        raise UserError(f"{path}: corrupted Darshan log: darshan-util crashed reading it "
+                        f"({crash}{': ' + _quoted(why) if why else ''}; {cap})")
+    try:
+        answer = json.loads(done.stdout)
+    except json.JSONDecodeError:
+        answer = None
+    if done.returncode != 0 or not isinstance(answer, dict):
+        raise UserError(f"{path}: the Darshan reader failed (exit status {done.returncode}"
+                        f"{': ' + said[-1][:_MESSAGE_CHARS] if said else ''}; {cap})")
+    if "refused" in answer:
+        raise UserError(str(answer["refused"]))
+    if "error" in answer:
+        raise UserError(f"{path}: cannot be read as a Darshan log ({answer['error']})")
+    return dict(answer["records"])
 
 
-def _sum(rows: list[dict[str, float]], key: str) -> int:
+def _quoted(lines: list[str]) -> str:
+    """darshan-util's messages as one short phrase: "unable to inflate ...; failed to ..."."""
+    said = "; ".join(dict.fromkeys(line.removeprefix("Error:").strip().rstrip(".")
+                                   for line in lines))
+    return said if len(said) <= _MESSAGE_CHARS else said[:_MESSAGE_CHARS - 3] + "..."
+
+
+def _records(path: Path, found: dict[str, Any]) -> LogRecords:
+    ranks = int(found["ranks"])
+    if ranks < 1:
+        raise UserError(f"{path}: corrupted Darshan log: its job has {ranks} processes")
+    modules = sorted(found["modules"], key=lambda name: found["modules"][name])
+    rows = {module: [{**row, "name": printable(str(row["name"]))} for row in module_rows]
+            for module, module_rows in found["rows"].items()}  # the application's names
+    return LogRecords(path, ranks, float(found["run_time_s"]), modules, rows)
+
+
+def _rows(records: LogRecords, module: str) -> list[tuple[str, dict[str, Any]]]:
+    """(record name, its row) for each record of a module, one per rank row."""
+    return [(str(row["name"]), row) for row in records.of(module)]
+
+
+def _sum(rows: list[dict[str, Any]], key: str) -> int:
     return int(sum(max(r.get(key, 0.0), 0.0) for r in rows))
 
 
-def _dataset(name: str, rows: list[dict[str, float]]) -> DatasetActivity:
+def _dataset(path: Path, name: str, rows: list[Row]) -> DatasetActivity:
     first = rows[0]
+    element_bytes = int(first["H5D_DATATYPE_SIZE"])
+    if element_bytes < 1:
+        raise UserError(f"{path}: corrupted Darshan log: dataset {name!r} has elements of "
+                        f"{element_bytes} bytes")
     return DatasetActivity(
         name=name,
-        element_bytes=int(first["H5D_DATATYPE_SIZE"]),
+        element_bytes=element_bytes,
         points=int(first["H5D_DATASPACE_NPOINTS"]),
         bytes_written=_sum(rows, "H5D_BYTES_WRITTEN"),
         writes=_sum(rows, "H5D_WRITES"),
@@ -145,15 +219,15 @@ def _dataset(name: str, rows: list[dict[str, float]]) -> DatasetActivity:
     )
 
 
-def _group(rows: list[tuple[str, dict[str, float]]]) -> dict[str, list[dict[str, float]]]:
-    grouped: dict[str, list[dict[str, float]]] = defaultdict(list)
+def _group(rows: list[tuple[str, Row]]) -> dict[str, list[Row]]:
+    grouped: dict[str, list[Row]] = defaultdict(list)
     for name, values in rows:
         grouped[name].append(values)
     return grouped
 
 
-def _file(name: str, mpiio: list[dict[str, float]], posix: list[dict[str, float]],
-          h5f: list[dict[str, float]], datasets: list[DatasetActivity]) -> FileActivity:
+def _file(name: str, mpiio: list[Row], posix: list[Row],
+          h5f: list[Row], datasets: list[DatasetActivity]) -> FileActivity:
     ranks = {int(r["rank"]) for r in mpiio}
     rank_bytes = ({} if -1 in ranks
                   else {int(r["rank"]): int(r["MPIIO_BYTES_WRITTEN"]) for r in mpiio})
@@ -180,19 +254,29 @@ def _file(name: str, mpiio: list[dict[str, float]], posix: list[dict[str, float]
 
 def read_log(path: Path) -> LogActivity:
     """The files a log's application wrote through MPI-IO, with their HDF5 datasets."""
-    report = _open_report(path)
-    mpiio, posix, h5f = (_group(_rows(report, m)) for m in ("MPI-IO", "POSIX", "H5F"))
-    h5d = _group(_rows(report, "H5D"))
+    return log_activity(read_records(path))
+
+
+def log_activity(records: LogRecords) -> LogActivity:
+    """The write activity in a log's records."""
+    path = records.path
+    if not any(module in records.modules for module in WRITE_MODULES):
+        raise UserError(
+            f"{path}: the log has no {' or '.join(WRITE_MODULES)} module (it has: "
+            f"{', '.join(records.modules) or 'none'}); replication needs the MPI-IO or HDF5 "
+            "counters: rerun the application with Darshan's MPI-IO and HDF5 modules enabled")
+    mpiio, posix, h5f = (_group(_rows(records, m)) for m in ("MPI-IO", "POSIX", "H5F"))
+    h5d = _group(_rows(records, "H5D"))
     files = []
     for name, rows in mpiio.items():
         if _sum(rows, "MPIIO_BYTES_WRITTEN") == 0:
             continue
-        datasets = [_dataset(key.split(":", 1)[1], drows) for key, drows in h5d.items()
-                    if key.split(":", 1)[0] == name and _sum(drows, "H5D_BYTES_WRITTEN") > 0]
+        datasets = [_dataset(path, dataset, drows) for (file, dataset), drows in
+                    ((key.partition(":")[::2], drows) for key, drows in h5d.items())
+                    if file == name and _sum(drows, "H5D_BYTES_WRITTEN") > 0]
         files.append(_file(name, rows, posix.get(name, []), h5f.get(name, []), datasets))
     if not files:
         raise UserError(f"{path}: no file was written through MPI-IO; nothing to replicate "
                         "(POSIX-only output carries too little structure)")
-    job = report.metadata["job"]
-    return LogActivity(path=path, ranks=int(job["nprocs"]), run_time_s=float(job["run_time"]),
-                       modules=list(report.modules), files=sorted(files, key=lambda f: f.open_s))
+    return LogActivity(path=path, ranks=records.ranks, run_time_s=records.run_time_s,
+                       modules=records.modules, files=sorted(files, key=lambda f: f.open_s))

@@ -93,7 +93,11 @@ def per_rank_files(activity: LogActivity) -> list[FileActivity]:
 
 
 def workload_from_log(path: Path) -> dict[str, Any]:
-    activity = read_log(path)
+    return workload_from_activity(read_log(path))
+
+
+def workload_from_activity(activity: LogActivity) -> dict[str, Any]:
+    path = activity.path
     files, previous_close = [], 0.0
     for f in per_rank_files(activity):
         files.append(_session(f, activity.ranks, previous_close))

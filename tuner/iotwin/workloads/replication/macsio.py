@@ -15,9 +15,8 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from iotwin.core.errors import UserError
+from iotwin.core.yaml_files import read_yaml
 from iotwin.workloads.replication.sessions import Session, dataset, session, workload
 
 MB = 10**6  # the paper prints decimal megabytes
@@ -108,13 +107,12 @@ def _session(name: str, event: Event, gap: float, last_state: int, ranks: int,
 
 def simulation_workload(description: Path, name: str) -> dict[str, Any]:
     """Simulation ``name`` of a description such as experiments/macsio/simulations.yaml."""
+    document = read_yaml(description, "MACSio description")
     try:
-        document = yaml.safe_load(description.read_text())
         sim = document["simulations"][name]
-    except (OSError, yaml.YAMLError) as error:
-        raise UserError(f"{description}: {error}") from error
     except (KeyError, TypeError) as error:
-        names = ", ".join((document or {}).get("simulations", {}) or [])
+        simulations = document.get("simulations") if isinstance(document, dict) else None
+        names = ", ".join(simulations or []) if isinstance(simulations, dict) else ""
         raise UserError(f"{description}: no simulation {name!r} (it has: {names})") from error
     params = {**document.get("defaults", {}), **sim}
     ranks = int(sim["ranks"])

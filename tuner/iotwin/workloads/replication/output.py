@@ -9,13 +9,23 @@ from typing import Any
 
 import yaml
 
+from iotwin.core.errors import UserError
+
 
 def workload_text(work: dict[str, Any]) -> str:
     return yaml.safe_dump(work, sort_keys=False, default_flow_style=None, width=100)
 
 
 def write_atomically(path: Path, text: str) -> None:
-    """Write to a temporary file next to ``path``, then rename it into place."""
+    """Write to a temporary file next to ``path``, then rename it into place; UserError
+    naming ``path`` if it cannot be written."""
+    try:
+        _write_then_rename(path, text)
+    except OSError as error:
+        raise UserError(f"{path}: cannot write: {error.strerror}") from error
+
+
+def _write_then_rename(path: Path, text: str) -> None:
     fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or ".")
     try:
         with os.fdopen(fd, "w") as handle:

@@ -1,0 +1,49 @@
+/* Workload capture (IOTWIN_CAPTURE=FILE), whatever layer the file belongs to: what the
+ * simulator needs to replay a file session: its datasets (HDF5's, or an MPI-IO file's regions)
+ * in creation order, every write with each rank's selection (hyperslabs in the dataset's
+ * element coordinates), flushes and the compute gaps between calls. Gathered at the file's
+ * close (collective) into one JSON line per session, written by rank 0 of the file's
+ * communicator. Format: interposer/README.md. The layers turn their calls into these. */
+#pragma once
+#include <hdf5.h>
+
+#include "core/records.h"
+
+struct iot_capture;
+struct cap_dataset;
+
+/* Reads IOTWIN_CAPTURE once; capture is off (every call below a no-op) without it. */
+void iot_capture_init(void);
+int iot_capture_enabled(void);
+double iot_capture_clock(void);   /* epoch seconds */
+double iot_capture_epoch_of(double monotonic);   /* a CLOCK_MONOTONIC time in epoch seconds */
+
+/* A session starts: `driver` names how the file is written ("mpio", "sec2", "mpiio"...). */
+void iot_capture_start(struct iot_file *file, const char *driver, double start, double end);
+/* A new dataset of the session named `name`: its index + 1 (0 when capture is off or
+ * failed), its record in *cd. */
+int iot_capture_new_dataset(struct iot_file *file, const char *name, struct cap_dataset **cd);
+/* The fields of a dataset the layers fill in (capture/types.h has the rest). */
+void iot_capture_set_shape(struct cap_dataset *cd, long long element_bytes, int rank,
+                           const hsize_t *dims, const hsize_t *max_dims);
+/* One write of dataset `index` (as iot_capture_new_dataset returned it) whose selection
+ * `push` appends with iot_capture_push_box (it returns the number of boxes, or -1 if the
+ * selection cannot be read). */
+typedef int (*iot_selection_push)(struct iot_capture *c, const struct cap_dataset *cd,
+                                  const void *arg);
+void iot_capture_write_to(struct iot_file *file, int index, int collective,
+                          iot_selection_push push, const void *arg, double start, double end);
+/* One box of a write's selection: start and extents along each of `rank` axes; -1 when out
+ * of memory. Strided: `stride` and `block` (NULL: 1). */
+int iot_capture_push_box(struct iot_capture *c, int rank, const hsize_t *start,
+                         const hsize_t *count);
+int iot_capture_push_hyperslab(struct iot_capture *c, int rank, const hsize_t *start,
+                               const hsize_t *stride, const hsize_t *count,
+                               const hsize_t *block);
+/* Seconds spent creating or closing a dataset: not counted as compute before the next call. */
+void iot_capture_metadata(struct iot_file *file, double seconds);
+void iot_capture_flush(struct iot_file *file, double start, double end);
+void iot_capture_unsupported(struct iot_file *file, const char *what, const char *name);
+/* After the real close: gathers (collective on the file's communicator) and writes. */
+void iot_capture_close(struct iot_file *file, double start, double end);
+void iot_capture_free(struct iot_capture *capture);

@@ -1,0 +1,140 @@
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "capture/text.h"
+#include "capture/types.h"
+
+void put_bytes(struct buf *b, const char *text, size_t n)
+{
+    if (b->failed || !iot_capture_room(&b->s, &b->cap, b->len + n + 1, 1)) {
+        b->failed = 1;
+        return;
+    }
+    memcpy(b->s + b->len, text, n);
+    b->len += n;
+    b->s[b->len] = '\0';
+}
+
+/* Room for n more bytes at the end: where to write them, or NULL. */
+static char *reserve(struct buf *b, size_t n)
+{
+    if (b->failed || !iot_capture_room(&b->s, &b->cap, b->len + n + 1, 1)) {
+        b->failed = 1;
+        return NULL;
+    }
+    return b->s + b->len;
+}
+
+static void wrote(struct buf *b, char *end)
+{
+    b->len = (size_t)(end - b->s);
+    *end = '\0';
+}
+
+#define INT_CHARS 21
+
+static char *format_int(char *p, long long v)
+{
+    char digits[INT_CHARS];
+    int n = 0;
+    unsigned long long u = v < 0 ? -(unsigned long long)v : (unsigned long long)v;
+    do
+        digits[n++] = (char)('0' + u % 10);
+    while (u /= 10);
+    if (v < 0)
+        *p++ = '-';
+    while (n)
+        *p++ = digits[--n];
+    return p;
+}
+
+void put_int(struct buf *b, long long v)
+{
+    char *p = reserve(b, INT_CHARS);
+    if (p)
+        wrote(b, format_int(p, v));
+}
+
+void put_seconds(struct buf *b, double seconds)
+{
+    long long us = (long long)(seconds * 1e6 + (seconds < 0 ? -0.5 : 0.5));
+    char *p = reserve(b, INT_CHARS + 8);
+    if (!p)
+        return;
+    if (us < 0) {
+        *p++ = '-';
+        us = -us;
+    }
+    p = format_int(p, us / 1000000);
+    *p++ = '.';
+    for (int i = 5, f = (int)(us % 1000000); i >= 0; i--, f /= 10)
+        p[i] = (char)('0' + f % 10);
+    wrote(b, p + 6);
+}
+
+/* Names that need no escaping are copied, the others go through json_string. */
+void put_string(struct buf *b, const char *text)
+{
+    const char *p = text;
+    while (*p && *p != '"' && *p != '\\' && (unsigned char)*p >= 0x20)
+        p++;
+    if (!*p) {
+        PUT(b, "\"");
+        put_bytes(b, text, (size_t)(p - text));
+        PUT(b, "\"");
+        return;
+    }
+    char *escaped = NULL;
+    size_t n = 0;
+    FILE *out = open_memstream(&escaped, &n);
+    if (out) {
+        json_string(out, text);
+        fclose(out);
+        put_bytes(b, escaped, n);
+    }
+    free(escaped);
+}
+
+void put_list(struct buf *b, const long long *v, int n)
+{
+    char *p = reserve(b, 2 + (size_t)n * (INT_CHARS + 2));
+    if (!p)
+        return;
+    *p++ = '[';
+    for (int i = 0; i < n; i++) {
+        if (i)
+            *p++ = ',', *p++ = ' ';
+        p = format_int(p, v[i]);
+    }
+    *p++ = ']';
+    wrote(b, p);
+}
+
+void put_hsizes(struct buf *b, const hsize_t *v, int n, int unlimited_as_null)
+{
+    PUT(b, "[");
+    for (int i = 0; i < n; i++) {
+        put(b, i ? ", " : "");
+        if (unlimited_as_null && v[i] == H5S_UNLIMITED)
+            PUT(b, "null");
+        else
+            put_int(b, (long long)v[i]);
+    }
+    PUT(b, "]");
+}
+
+void put_stream(struct buf *b, void (*write)(FILE *, void *), void *arg)
+{
+    char *text = NULL;
+    size_t n = 0;
+    FILE *out = open_memstream(&text, &n);
+    if (!out) {
+        b->failed = 1;
+        return;
+    }
+    write(out, arg);
+    fclose(out);
+    put_bytes(b, text, n);
+    free(text);
+}

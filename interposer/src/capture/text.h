@@ -1,0 +1,28 @@
+/* The capture record's text: a plain growing buffer, numbers formatted by hand. A record
+ * holds a few numbers per call, and stdio (even on a memory stream) costs more than a small
+ * write's whole capture. */
+#pragma once
+#include <hdf5.h>
+#include <stddef.h>
+#include <string.h>
+
+struct buf {
+    char *s;
+    size_t len, cap;
+    int failed;
+};
+
+void put_bytes(struct buf *b, const char *text, size_t n);
+static inline void put(struct buf *b, const char *text)
+{
+    put_bytes(b, text, strlen(text));
+}
+#define PUT(b, literal) put_bytes(b, literal, sizeof literal - 1)
+void put_int(struct buf *b, long long v);
+void put_seconds(struct buf *b, double seconds);   /* to the microsecond */
+void put_string(struct buf *b, const char *text);   /* a JSON string */
+void put_list(struct buf *b, const long long *v, int n);   /* [v0, v1, ...] */
+/* [v0, ...] of HDF5 sizes; H5S_UNLIMITED as null when asked. */
+void put_hsizes(struct buf *b, const hsize_t *v, int n, int unlimited_as_null);
+/* A FILE-based writer's text (JSON strings, lists), appended. */
+void put_stream(struct buf *b, void (*write)(FILE *, void *), void *arg);

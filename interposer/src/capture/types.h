@@ -1,0 +1,56 @@
+/* What capture.c records on each rank and capture_gather.c gathers at H5Fclose. */
+#pragma once
+#include <hdf5.h>
+
+#include "core/json.h"
+#include "core/records.h"
+
+#define MAXR H5S_MAX_RANK
+#define DESC(rank) (4 * (rank))   /* one hyperslab: start, stride, count, block */
+
+struct cap_dataset {
+    char *name;
+    long long element_bytes;
+    int rank, created;
+    hsize_t dims[MAXR], max_dims[MAXR];
+    struct iot_creation creation;   /* the application's own creation list */
+    long long writes;            /* this rank's writes so far */
+};
+
+/* One call of this rank. A write's file selection is in the pool at `sel`: the number of
+ * hyperslabs, then each one's start, stride, count, block (boxes: stride 1, block 1). */
+struct cap_call {
+    int dataset;                 /* -1: a flush */
+    int collective;
+    long long ordinal;           /* among this rank's writes of the dataset, or its flushes */
+    double start, end, gap;
+    size_t sel;
+};
+
+struct iot_capture {
+    double t_open, t_open_done, last_end;
+    double metadata_s;           /* in dataset creates / closes since the last call: not compute */
+    const char *driver;
+    struct cap_dataset *datasets;
+    int ndatasets;
+    size_t dataset_cap;
+    struct cap_call *calls;
+    int ncalls;
+    size_t call_cap;
+    long long *pool;
+    size_t npool, pool_cap;
+    struct iot_list unsupported;
+    long long flushes;
+    const char *failed;          /* why the capture of this session failed, or NULL */
+};
+
+/* Room for `need` items in *items (a pointer to an array of capacity *cap); 0 on failure. */
+int iot_capture_grow(void *items, size_t *cap, size_t need, size_t size);
+static inline int iot_capture_room(void *items, size_t *cap, size_t need, size_t size)
+{
+    return need <= *cap || iot_capture_grow(items, cap, need, size);
+}
+
+/* Gathers one session over the file's communicator and writes its line (rank 0). */
+void iot_capture_gather(struct iot_file *file, struct iot_capture *c, double close_start,
+                        double close_end, const char *path);

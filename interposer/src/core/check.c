@@ -1,0 +1,90 @@
+/* Entry points for the tests (tests/programs/config_check.c): the interposer's own parser and
+ * resolution, without hooking anything, so that they can be compared with the Python side's. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "core/config.h"
+#include "core/json.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+/* Validates a config; "ok" or the error in err. */
+EXPORT int iotwin_check_config(const char *path, char *err, size_t errlen)
+{
+    struct iot_config *config = NULL;
+    if (iot_config_load(path, &config, err, errlen) != 0)
+        return -1;
+    iot_config_free(config);
+    snprintf(err, errlen, "ok");
+    return 0;
+}
+
+static void write_value(FILE *out, int id, const struct iot_value *v)
+{
+    const struct iot_key *key = &IOT_KEYS[id];
+    switch (key->type) {
+    case IOT_BOOL: fputs(v->i ? "true" : "false", out); return;
+    case IOT_ENUM: json_string(out, key->values[v->i]); return;
+    case IOT_STRING: json_string(out, v->s); return;
+    case IOT_INT_LIST:
+        for (int i = 0; i < v->nlist; i++)
+            fprintf(out, "%s%lld", i ? ", " : "[", v->list[i]);
+        fputc(']', out);
+        return;
+    case IOT_STRING_MAP:
+        fputc('{', out);
+        for (int i = 0; i < v->nmap; i++) {
+            fputs(i ? ", " : "", out);
+            json_string(out, v->names[i]);
+            fputs(": ", out);
+            json_string(out, v->values[i]);
+        }
+        fputc('}', out);
+        return;
+    default: fprintf(out, "%lld", v->i);
+    }
+}
+
+/* The keys of `block` under `parent` (-1: the block's own) that are set, as a JSON object. */
+static void write_keys(FILE *out, const struct iot_settings *s, int block, int parent)
+{
+    int n = 0;
+    fputc('{', out);
+    for (int id = 0; id < IOT_NKEYS; id++) {
+        if (IOT_KEYS[id].block != block || IOT_KEYS[id].parent != parent || !s->v[id].set)
+            continue;
+        fprintf(out, "%s\"%s\": ", iot_json_sep(&n), IOT_KEYS[id].name);
+        if (IOT_KEYS[id].type == IOT_RECORD)
+            write_keys(out, s, block, id);
+        else
+            write_value(out, id, &s->v[id]);
+    }
+    fputc('}', out);
+}
+
+/* The settings a config gives a file (and a dataset, or NULL) as the interposer resolves them:
+ * {"matched": [labels], "settings": {block: {key: value}}}, into out (or the error). */
+EXPORT int iotwin_resolve_config(const char *path, const char *file, const char *dataset,
+                                 char *out, size_t len)
+{
+    struct iot_config *config = NULL;
+    struct iot_settings settings;
+    char matched[512];
+    if (iot_config_load(path, &config, out, len) != 0)
+        return -1;
+    iot_resolve(config, file, dataset, &settings, matched, sizeof matched);
+    FILE *text = fmemopen(out, len, "w");
+    fputs("{\"matched\": \"", text);
+    fputs(matched, text);
+    fputs("\", \"settings\": {", text);
+    for (int b = 0; b < IOT_NBLOCKS; b++) {
+        fprintf(text, "%s\"%s\": ", b ? ", " : "", IOT_BLOCK_NAMES[b]);
+        write_keys(text, &settings, b, -1);
+    }
+    fputs("}}", text);
+    fclose(text);
+    iot_settings_clear(&settings);
+    iot_config_free(config);
+    return 0;
+}

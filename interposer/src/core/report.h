@@ -1,0 +1,26 @@
+/* The per-file JSON report: reduced over the file's communicator (reduction.c: one
+ * nonblocking MPI_Iallreduce posted at the file's close, finished at the next close on that
+ * communicator or at MPI_Finalize) and appended by its rank 0 to $IOTWIN_REPORT as one line
+ * (report.c). Schema: interposer/README.md. */
+#pragma once
+#include "core/records.h"
+
+struct iot_run {
+    const char *config_path;   /* NULL: no IOTWIN_CONFIG */
+    const char *config_error;  /* NULL: config loaded */
+    const char *report_path;   /* NULL: no IOTWIN_REPORT, nothing written */
+    char async_api[256];
+};
+
+/* The file has closed: takes its record over (detached from the open files) and reports it,
+ * now for a file of one process, else once the reduction posted here has finished. */
+void iot_report_close(struct iot_file *file, const struct iot_run *run);
+/* Finishes every reduction in flight and writes their lines (at MPI_Finalize). */
+void iot_report_settle_all(void);
+/* Frees the reduction's datatype and op (before MPI_Finalize). */
+void iot_report_free(void);
+/* Appends the file's line (reduced over `ranks` ranks) to the report. */
+void iot_report_write(struct iot_file *file, const struct iot_run *run, int ranks);
+
+/* Appends one line with a single write (O_APPEND: lines of several processes stay whole). */
+int iot_append_line(const char *path, const char *text, size_t len);

@@ -1,0 +1,176 @@
+/* The run's start and end as the MPI library sees them (MPI_Init, MPI_Finalize), and the run's
+ * own record in the report, written once, at MPI_Finalize (or at exit in a program
+ * without MPI, or that exits without finalizing: then each process writes its own):
+ *   {"iotwin_run": 1, "config": ..., "config_error": ..., "ranks": n,
+ *    "unmatched_rules": [{"rule": "files[1]", "match": "*.dat"}],
+ *    "outside": {"bytes": n, "writes": n, "files": n, "examples": [names]}}
+ * `unmatched_rules`: the config's `files` rules that matched no file any rank opened through
+ * HDF5 or MPI-IO; `outside`: the POSIX writes of the program outside HDF5 and MPI-IO (posix/),
+ * summed over the ranks, with the names of rank 0's (or the lowest rank's that made any). */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <limits.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/comms.h"
+#include "core/json.h"
+#include "core/runtime.h"
+#include "posix/writes.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+static int written;
+
+/* Rule i matched a file on some rank (`used` reduced over the ranks). */
+static void write_unmatched(FILE *out, const struct iot_config *config, const int *used)
+{
+    char rule[32];
+    int n = 0;
+    fputs(", \"unmatched_rules\": [", out);
+    for (int i = 0; config && i < config->nfiles; i++) {
+        if (used[i])
+            continue;
+        snprintf(rule, sizeof rule, "files[%d]", i);
+        fputs(n++ ? ", {\"rule\": " : "{\"rule\": ", out);
+        json_string(out, rule);
+        fputs(", \"match\": ", out);
+        json_string(out, config->file_patterns[i]);
+        fputc('}', out);
+    }
+    fputc(']', out);
+}
+
+static void write_outside(FILE *out, const struct iot_outside *o)
+{
+    char *copy = strdup(o->examples), *save = NULL;
+    int n = 0;
+    fprintf(out, ", \"outside\": {\"bytes\": %lld, \"writes\": %lld, \"files\": %lld, "
+            "\"examples\": [", o->bytes, o->writes, o->files);
+    for (char *name = copy ? strtok_r(copy, "\n", &save) : NULL; name;
+         name = strtok_r(NULL, "\n", &save)) {
+        fputs(n++ ? ", " : "", out);
+        json_string(out, name);
+    }
+    fputs("]}", out);
+    free(copy);
+}
+
+static void write_record(int ranks, const int *used, const struct iot_outside *o)
+{
+    const struct iot_run *run = &iot_rt.run;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    fputs("{\"iotwin_run\": 1, \"config\": ", out);
+    json_string(out, run->config_path);
+    fputs(", \"config_error\": ", out);
+    json_string(out, run->config_error);
+    fprintf(out, ", \"ranks\": %d", ranks);
+    write_unmatched(out, iot_rt.config, used);
+    write_outside(out, o);
+    fputs("}\n", out);
+    fclose(out);
+    if (run->report_path)
+        iot_append_line(run->report_path, text, len);
+    free(text);
+}
+
+/* Over MPI_COMM_WORLD: the rules' use and the outside writes summed; the lowest rank that
+ * wrote outside sends rank 0 its file names. */
+static void reduce_run(int *used, struct iot_outside *o)
+{
+    int rank = 0, nrules = iot_rt.config ? iot_rt.config->nfiles : 0;
+    long long sums[3] = {o->bytes, o->writes, o->files};
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (nrules)
+        MPI_Allreduce(MPI_IN_PLACE, used, nrules, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, sums, 3, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    int namer = o->files ? rank : INT_MAX;
+    MPI_Allreduce(MPI_IN_PLACE, &namer, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (namer != INT_MAX && namer != 0 && rank == namer)
+        MPI_Send(o->examples, sizeof o->examples, MPI_CHAR, 0, 0, MPI_COMM_WORLD);
+    if (namer != INT_MAX && namer != 0 && rank == 0)
+        MPI_Recv(o->examples, sizeof o->examples, MPI_CHAR, namer, 0, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+    o->bytes = sums[0], o->writes = sums[1], o->files = sums[2];
+}
+
+/* `mpi`: reduce over MPI_COMM_WORLD (else this process's own figures). */
+static void end_run(int mpi)
+{
+    struct iot_outside o;
+    int ranks = 1, rank = 0, nrules = iot_rt.config ? iot_rt.config->nfiles : 0;
+    int *used = calloc((size_t)nrules + 1, sizeof *used);
+    if (written++ || !used) {
+        free(used);
+        return;
+    }
+    iot_depth++;
+    iot_posix_outside(&o);
+    if (nrules)
+        memcpy(used, iot_rt.config->file_rule_used, (size_t)nrules * sizeof *used);
+    if (mpi) {
+        reduce_run(used, &o);
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    }
+    if (rank == 0)
+        write_record(ranks, used, &o);
+    free(used);
+    iot_depth--;
+}
+
+/* MPI_Init's own writes (shared-memory segments, ...) are the MPI library's. */
+EXPORT int MPI_Init(int *argc, char ***argv)
+{
+    static int (*real)(int *, char ***);
+    if (!real)
+        *(void **)&real = dlsym(RTLD_NEXT, "PMPI_Init");
+    iot_depth++;
+    int rc = real(argc, argv);
+    iot_depth--;
+    return rc;
+}
+EXPORT int PMPI_Init(int *argc, char ***argv) __attribute__((alias("MPI_Init")));
+
+EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    static int (*real)(int *, char ***, int, int *);
+    if (!real)
+        *(void **)&real = dlsym(RTLD_NEXT, "PMPI_Init_thread");
+    iot_depth++;
+    int rc = real(argc, argv, required, provided);
+    iot_depth--;
+    return rc;
+}
+EXPORT int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+    __attribute__((alias("MPI_Init_thread")));
+
+EXPORT int MPI_Finalize(void)
+{
+    static int (*real)(void);
+    if (!real)
+        *(void **)&real = dlsym(RTLD_NEXT, "PMPI_Finalize");
+    iot_runtime_init();
+    iot_depth++;
+    iot_report_settle_all();
+    end_run(1);
+    iot_comms_free();
+    iot_report_free();
+    iot_depth--;
+    return real();
+}
+EXPORT int PMPI_Finalize(void) __attribute__((alias("MPI_Finalize")));
+
+void iot_run_end_at_exit(void)
+{
+    int initialized = 0, finalized = 0;
+    MPI_Initialized(&initialized);
+    MPI_Finalized(&finalized);
+    if (initialized && !finalized)
+        iot_report_settle_all();
+    end_run(0);
+}

@@ -1,0 +1,96 @@
+#define _GNU_SOURCE
+#include "core/runtime.h"
+
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "capture/capture.h"
+#include "core/keys.h"
+#include "core/records.h"
+
+struct iot_runtime iot_rt;
+int iot_depth;
+
+int iot_world_rank(void)
+{
+    int initialized = 0, finalized = 0, rank = 0;
+    MPI_Initialized(&initialized);
+    MPI_Finalized(&finalized);
+    if (initialized && !finalized) {
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        return rank;
+    }
+    const char *pmi = getenv("PMI_RANK");
+    return pmi ? atoi(pmi) : 0;
+}
+
+double iot_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void load_config(void)
+{
+    struct iot_run *run = &iot_rt.run;
+    run->config_path = getenv("IOTWIN_CONFIG");
+    if (!run->config_path || !*run->config_path) {
+        run->config_path = NULL;
+        return;
+    }
+    if (iot_config_load(run->config_path, &iot_rt.config, iot_rt.error, sizeof iot_rt.error) == 0)
+        return;
+    iot_rt.config = NULL;
+    run->config_error = iot_rt.error;
+    if (iot_world_rank() == 0)
+        fprintf(stderr, "iotwin: %s (the application runs without the config)\n", iot_rt.error);
+}
+
+void iot_runtime_init(void)
+{
+    if (iot_rt.ready)
+        return;
+    iot_rt.ready = 1;
+    const char *report = getenv("IOTWIN_REPORT");
+    iot_rt.run.report_path = report && *report ? report : NULL;
+    load_config();
+    iot_capture_init();
+}
+
+void iot_settings_for(struct iot_settings *settings, char *matched, const char *file,
+                      const char *dataset)
+{
+    if (iot_rt.config)
+        iot_resolve(iot_rt.config, file, dataset, settings, matched, IOT_MATCHED_LEN);
+}
+
+void iot_not_for_mpiio(struct iot_file *file)
+{
+    char key[64];
+    for (int id = 0; id < IOT_NKEYS; id++) {
+        int block = IOT_KEYS[id].block;
+        if (!file->settings.v[id].set || IOT_KEYS[id].parent >= 0 || block < 0
+            || !((1u << block) & (IOT_B_HDF5 | IOT_B_DATASET)))
+            continue;
+        iot_key_path(id, key, sizeof key);
+        iot_not_effective(&file->not_effective, key, NULL, NULL,
+                          "the file is written through MPI-IO, not HDF5: HDF5 and dataset "
+                          "settings do not apply to it");
+    }
+}
+
+__attribute__((destructor)) static void shutdown_interposer(void)
+{
+    int finalized = 0;
+    if (iot_rt.ready)
+        iot_run_end_at_exit();
+    MPI_Finalized(&finalized);
+    iot_hdf5_shutdown();
+    if (!finalized)   /* after MPI_Finalize, communicators of unclosed files cannot be freed */
+        iot_records_free_all();
+    iot_config_free(iot_rt.config);
+    iot_rt.config = NULL;
+}

@@ -1,0 +1,207 @@
+/* HDF5's calls as the capture records them: a dataset's shape and creation settings, a
+ * write's file selection (a box when it fills its bounding box, else HDF5's own description:
+ * a regular hyperslab, its block list, or points) and the transfer mode the application
+ * asked for. */
+#define _GNU_SOURCE
+#include "hdf5/capture.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture/capture.h"
+#include "capture/types.h"
+#include "hdf5/readback.h"
+
+/* The last transfer list read, with its mode: applications pass the same list to many
+ * writes, and reading a property costs as much as a small write's capture. It is read again
+ * once a hooked H5Pset_dxpl_mpio changes it, or it is closed. */
+static struct {
+    hid_t id;
+    int collective;
+} xfer_seen = {-1, 0};
+
+void iot_h5capture_plist_changed(hid_t plist)
+{
+    if (plist == xfer_seen.id)
+        xfer_seen.id = -1;
+}
+
+static const char *driver_name(hid_t fid)
+{
+    hid_t fapl = H5Fget_access_plist(fid);
+    hid_t driver = fapl >= 0 ? H5Pget_driver(fapl) : -1;
+    if (fapl >= 0)
+        H5Pclose(fapl);
+    return driver == H5FD_MPIO ? "mpio" : driver == H5FD_SEC2 ? "sec2"
+         : driver == H5FD_CORE ? "core" : "other";
+}
+
+void iot_h5capture_open(struct iot_file *file, double start, double end)
+{
+    if (iot_capture_enabled())
+        iot_capture_start(file, driver_name(file->id), start, end);
+}
+
+/* --- datasets -------------------------------------------------------------------------------- */
+
+static void read_shape(struct cap_dataset *cd, hid_t type, hid_t space)
+{
+    hsize_t dims[MAXR], max_dims[MAXR];
+    int rank = H5Sget_simple_extent_dims(space, dims, max_dims);
+    iot_capture_set_shape(cd, (long long)H5Tget_size(type), rank, dims, max_dims);
+}
+
+/* d's capture record, new (NULL when capture is off or failed, or d is known already). */
+static struct cap_dataset *add_dataset(struct iot_file *file, struct iot_dataset *d)
+{
+    struct cap_dataset *cd = NULL;
+    if (d->capture_index || !(d->capture_index = iot_capture_new_dataset(file, d->name, &cd)))
+        return NULL;
+    return cd;
+}
+
+void iot_h5capture_created(struct iot_file *file, struct iot_dataset *d, hid_t type,
+                           hid_t space, const struct iot_creation *settings)
+{
+    struct cap_dataset *cd = add_dataset(file, d);
+    if (!cd)
+        return;
+    cd->created = 1;
+    read_shape(cd, type, space);
+    if (settings)
+        cd->creation = *settings;
+}
+
+void iot_h5capture_opened(struct iot_file *file, struct iot_dataset *d, hid_t id)
+{
+    struct cap_dataset *cd = add_dataset(file, d);
+    if (!cd)
+        return;
+    hid_t type = H5Dget_type(id), space = H5Dget_space(id), dcpl = H5Dget_create_plist(id);
+    if (type >= 0 && space >= 0)
+        read_shape(cd, type, space);
+    if (dcpl >= 0)
+        iot_read_creation(dcpl, &cd->creation);
+    H5Tclose(type);
+    H5Sclose(space);
+    H5Pclose(dcpl);
+    iot_capture_unsupported(file, "written but not created in this session (its layout is the "
+                            "existing file's):", d->name);
+}
+
+/* --- selections ------------------------------------------------------------------------------- */
+
+static int push_regular(struct iot_capture *c, int rank, hid_t space)
+{
+    hsize_t start[MAXR], stride[MAXR], count[MAXR], block[MAXR];
+    if (H5Sget_regular_hyperslab(space, start, stride, count, block) < 0)
+        return -1;
+    for (int a = 0; a < rank; a++)
+        if (count[a] == 1 || stride[a] == block[a]) {   /* contiguous along this axis */
+            count[a] *= block[a];
+            stride[a] = block[a] = 1;
+        }
+    return iot_capture_push_hyperslab(c, rank, start, stride, count, block) < 0 ? -1 : 1;
+}
+
+static int push_blocks(struct iot_capture *c, int rank, hid_t space)
+{
+    hssize_t n = H5Sget_select_hyper_nblocks(space);
+    hsize_t *corners = n > 0 ? malloc((size_t)n * 2 * (size_t)rank * sizeof *corners) : NULL;
+    if (n <= 0 || !corners || H5Sget_select_hyper_blocklist(space, 0, (hsize_t)n, corners) < 0) {
+        free(corners);
+        return n == 0 ? 0 : -1;
+    }
+    hsize_t count[MAXR];
+    for (hssize_t b = 0; b < n; b++) {
+        const hsize_t *lo = corners + 2 * rank * b, *hi = lo + rank;
+        for (int a = 0; a < rank; a++)
+            count[a] = hi[a] - lo[a] + 1;
+        if (iot_capture_push_box(c, rank, lo, count) < 0)
+            n = -1;
+    }
+    free(corners);
+    return (int)(n < 0 ? -1 : n);
+}
+
+/* Points, consecutive ones along the last axis merged into boxes. */
+static int push_points(struct iot_capture *c, int rank, hid_t space)
+{
+    hssize_t n = H5Sget_select_elem_npoints(space);
+    hsize_t *points = n > 0 ? malloc((size_t)n * (size_t)rank * sizeof *points) : NULL;
+    if (n <= 0 || !points || H5Sget_select_elem_pointlist(space, 0, (hsize_t)n, points) < 0) {
+        free(points);
+        return n == 0 ? 0 : -1;
+    }
+    int boxes = 0;
+    hsize_t count[MAXR];
+    for (hssize_t i = 0; i < n && boxes >= 0;) {
+        const hsize_t *first = points + rank * i;
+        hssize_t j = i + 1;
+        while (j < n && memcmp(points + rank * j, first, (size_t)(rank - 1) * sizeof *first) == 0
+               && points[rank * j + rank - 1] == first[rank - 1] + (hsize_t)(j - i))
+            j++;
+        for (int a = 0; a < rank; a++)
+            count[a] = a == rank - 1 ? (hsize_t)(j - i) : 1;
+        boxes = iot_capture_push_box(c, rank, first, count) < 0 ? -1 : boxes + 1;
+        i = j;
+    }
+    free(points);
+    return boxes;
+}
+
+struct file_selection {
+    hid_t space;
+    hssize_t points;   /* -1: not known */
+};
+
+/* This rank's file selection; the number of hyperslabs, -1 on failure. A selection that
+ * fills its bounding box (most do) costs one HDF5 call. */
+static int push_selection(struct iot_capture *c, const struct cap_dataset *cd, const void *arg)
+{
+    static const hsize_t zero[MAXR];
+    const struct file_selection *sel = arg;
+    hid_t space = sel->space;
+    hsize_t lo[MAXR], hi[MAXR];
+    if (space == H5S_ALL)
+        return iot_capture_push_box(c, cd->rank, zero, cd->dims) < 0 ? -1 : 1;
+    if (sel->points == 0)
+        return 0;
+    if (sel->points > 0 && cd->rank > 0 && H5Sget_select_bounds(space, lo, hi) >= 0) {
+        hssize_t volume = 1;
+        for (int a = 0; a < cd->rank; a++)
+            volume *= (hssize_t)(hi[a] = hi[a] - lo[a] + 1);
+        if (volume == sel->points)
+            return iot_capture_push_box(c, cd->rank, lo, hi) < 0 ? -1 : 1;
+    }
+    switch (H5Sget_select_type(space)) {
+    case H5S_SEL_NONE: return 0;
+    case H5S_SEL_ALL: return iot_capture_push_box(c, cd->rank, zero, cd->dims) < 0 ? -1 : 1;
+    case H5S_SEL_POINTS: return cd->rank > 0 ? push_points(c, cd->rank, space) : -1;
+    case H5S_SEL_HYPERSLABS:
+        return H5Sis_regular_hyperslab(space) > 0 ? push_regular(c, cd->rank, space)
+                                                  : push_blocks(c, cd->rank, space);
+    default: return -1;
+    }
+}
+
+static int is_collective(const struct iot_file *file, hid_t dxpl)
+{
+    H5FD_mpio_xfer_t mode = H5FD_MPIO_INDEPENDENT;
+    if (!file->mpio || dxpl == H5P_DEFAULT)
+        return 0;
+    if (dxpl != xfer_seen.id) {
+        xfer_seen.collective = H5Pget_dxpl_mpio(dxpl, &mode) >= 0 && mode == H5FD_MPIO_COLLECTIVE;
+        xfer_seen.id = dxpl;
+    }
+    return xfer_seen.collective;
+}
+
+void iot_h5capture_write(struct iot_file *file, struct iot_dataset *d, hid_t file_space,
+                         hssize_t points, hid_t dxpl, double start, double end)
+{
+    struct file_selection sel = {file_space, points};
+    if (file->capture && d->capture_index)
+        iot_capture_write_to(file, d->capture_index, is_collective(file, dxpl), push_selection,
+                             &sel, start, end);
+}

@@ -1,0 +1,268 @@
+#define _GNU_SOURCE
+#include "hdf5/readback.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hdf5/apply.h"
+#include "lustre/lustre.h"
+#include "mpiio/hints.h"
+
+/* --- HDF5 file properties -------------------------------------------------------------------- */
+
+static void compare_number(struct iot_file *file, int key, long long got)
+{
+    char wanted[32], effective[32], path[64];
+    const struct iot_value *v = &file->settings.v[key];
+    if (!v->set || v->i == got)
+        return;
+    snprintf(wanted, sizeof wanted, "%lld", v->i);
+    snprintf(effective, sizeof effective, "%lld", got);
+    snprintf(path, sizeof path, "hdf5.%s%s%s",
+             IOT_KEYS[key].parent >= 0 ? IOT_KEYS[IOT_KEYS[key].parent].name : "",
+             IOT_KEYS[key].parent >= 0 ? "." : "", IOT_KEYS[key].name);
+    iot_not_effective(&file->not_effective, path, wanted, effective,
+                      file->mpio || IOT_KEYS[key].type != IOT_BOOL ? "HDF5 did not keep the value"
+                      : "collective metadata needs the MPI-IO driver");
+}
+
+/* The file's access properties: from the open file when the settings changed some (what HDF5
+ * kept), else from the list it was opened with (HDF5 copies it: the same values; getting the
+ * file's copies an MPI-IO list, a collective MPI_Comm_dup). */
+static void readback_hdf5(struct iot_file *file, hid_t given, FILE *out)
+{
+    const struct iot_value *v = file->settings.v;
+    int changed = v[IOT_K_HDF5_ALIGNMENT].set || v[IOT_K_HDF5_META_BLOCK_SIZE].set
+                  || v[IOT_K_HDF5_SIEVE_BUF_SIZE].set || v[IOT_K_HDF5_COLL_METADATA_WRITE].set
+                  || v[IOT_K_HDF5_ALL_COLL_METADATA_OPS].set;
+    hid_t fapl = changed ? H5Fget_access_plist(file->id) : given;
+    hsize_t threshold = 0, boundary = 0, meta_block = 0;
+    size_t sieve = 0;
+    hbool_t coll_write = 0, coll_ops = 0;
+    H5Pget_alignment(fapl, &threshold, &boundary);
+    H5Pget_meta_block_size(fapl, &meta_block);
+    H5Pget_sieve_buf_size(fapl, &sieve);
+    if (file->mpio) {
+        H5Pget_coll_metadata_write(fapl, &coll_write);
+        H5Pget_all_coll_metadata_ops(fapl, &coll_ops);
+    }
+    if (changed)
+        H5Pclose(fapl);
+    fprintf(out, ", \"hdf5\": {\"alignment\": {\"threshold\": %llu, \"boundary\": %llu}, "
+            "\"meta_block_size\": %llu, \"sieve_buf_size\": %zu, \"coll_metadata_write\": %s, "
+            "\"all_coll_metadata_ops\": %s}", (unsigned long long)threshold,
+            (unsigned long long)boundary, (unsigned long long)meta_block, sieve,
+            coll_write ? "true" : "false", coll_ops ? "true" : "false");
+    compare_number(file, IOT_K_HDF5_ALIGNMENT_THRESHOLD, (long long)threshold);
+    compare_number(file, IOT_K_HDF5_ALIGNMENT_BOUNDARY, (long long)boundary);
+    compare_number(file, IOT_K_HDF5_META_BLOCK_SIZE, (long long)meta_block);
+    compare_number(file, IOT_K_HDF5_SIEVE_BUF_SIZE, (long long)sieve);
+    compare_number(file, IOT_K_HDF5_COLL_METADATA_WRITE, coll_write);
+    compare_number(file, IOT_K_HDF5_ALL_COLL_METADATA_OPS, coll_ops);
+}
+
+/* The MPI file HDF5 opened (MPI_FILE_NULL: none): as the MPI-IO layer saw it open, else (a
+ * file HDF5 had open already) HDF5's own. */
+static MPI_File mpi_file_of(const struct iot_file *file)
+{
+    void *handle = NULL;
+    if (!file->mpio || file->fh != MPI_FILE_NULL)
+        return file->fh;
+    if (H5Fget_vfd_handle(file->id, H5P_DEFAULT, &handle) < 0 || !handle)
+        return MPI_FILE_NULL;
+    return *(MPI_File *)handle;
+}
+
+void iot_readback_file(struct iot_file *file, hid_t given)
+{
+    size_t len = 0;
+    FILE *out = open_memstream(&file->effective, &len);
+    enum iotwin_fs fs = iotwin_filesystem(file->name, file->fs_type, sizeof file->fs_type);
+    fputc('{', out);
+    iot_hints_readback(file, fs, mpi_file_of(file), out);
+    if (!file->mpio)
+        iot_hints_without_mpio(file);
+    readback_hdf5(file, given, out);
+    iot_lustre_readback(file, fs, out);
+    fputc('}', out);
+    fclose(out);
+}
+
+/* --- datasets -------------------------------------------------------------------------------- */
+
+static const char *io_mode_name(H5D_mpio_actual_io_mode_t mode)
+{
+    switch (mode) {
+    case H5D_MPIO_NO_COLLECTIVE: return "independent";
+    case H5D_MPIO_CHUNK_INDEPENDENT: return "chunk_independent";
+    case H5D_MPIO_CHUNK_COLLECTIVE: return "chunk_collective";
+    case H5D_MPIO_CHUNK_MIXED: return "chunk_mixed";
+    case H5D_MPIO_CONTIGUOUS_COLLECTIVE: return "contiguous_collective";
+    }
+    return "unknown";
+}
+
+static void no_collective_reason(uint32_t cause, char *out, size_t len)
+{
+    static const struct { uint32_t bit; const char *text; } CAUSES[] = {
+        {H5D_MPIO_SET_INDEPENDENT, "the transfer list asks for independent I/O"},
+        {H5D_MPIO_DATATYPE_CONVERSION, "datatype conversion"},
+        {H5D_MPIO_DATA_TRANSFORMS, "data transforms"},
+        {H5D_MPIO_NOT_SIMPLE_OR_SCALAR_DATASPACES, "a dataspace is neither simple nor scalar"},
+        {H5D_MPIO_NOT_CONTIGUOUS_OR_CHUNKED_DATASET, "the layout is neither contiguous nor chunked"},
+        {H5D_MPIO_PARALLEL_FILTERED_WRITES_DISABLED, "filtered writes cannot be parallel here"},
+    };
+    size_t n = (size_t)snprintf(out, len, "HDF5 fell back to independent I/O:");
+    for (size_t i = 0; i < sizeof CAUSES / sizeof CAUSES[0] && n < len; i++)
+        if (cause & CAUSES[i].bit)
+            n += (size_t)snprintf(out + n, len - n, " %s;", CAUSES[i].text);
+}
+
+static void compare_dataset(struct iot_dataset *d, const char *key, int wanted_index, int got_index,
+                            const char *reason)
+{
+    const struct iot_key *k = key[0] == 'f' ? &IOT_KEYS[IOT_K_DATASET_FILL_TIME]
+                                            : &IOT_KEYS[IOT_K_DATASET_ALLOC_TIME];
+    char path[64];
+    if (wanted_index == got_index)
+        return;
+    snprintf(path, sizeof path, "dataset.%s", key);
+    iot_not_effective(&d->not_effective, path, k->values[wanted_index],
+                      got_index >= 0 ? k->values[got_index] : NULL, reason);
+}
+
+int iot_read_creation(hid_t dcpl, struct iot_creation *c)
+{
+    memset(c, 0, sizeof *c);
+    c->layout = H5Pget_layout(dcpl);
+    c->chunk_rank = c->layout == H5D_CHUNKED ? H5Pget_chunk(dcpl, H5S_MAX_RANK, c->chunk) : -1;
+    c->fill = H5D_FILL_TIME_IFSET;
+    c->alloc = H5D_ALLOC_TIME_DEFAULT;
+    c->fill_value = H5D_FILL_VALUE_DEFAULT;
+    H5Pget_fill_time(dcpl, &c->fill);
+    H5Pget_alloc_time(dcpl, &c->alloc);
+    H5Pfill_value_defined(dcpl, &c->fill_value);
+    return c->layout >= 0;
+}
+
+static int same_creation(const struct iot_creation *a, const struct iot_creation *b)
+{
+    return a->layout == b->layout && a->chunk_rank == b->chunk_rank && a->fill == b->fill
+        && a->alloc == b->alloc && a->fill_value == b->fill_value
+        && (a->chunk_rank <= 0
+            || memcmp(a->chunk, b->chunk, (size_t)a->chunk_rank * sizeof *a->chunk) == 0);
+}
+
+/* What HDF5 made of the last creation list read back: a dataset of the same file created from
+ * a list with the same settings gets the same (reading a dataset's creation list back costs
+ * more than creating a small dataset; reading the four settings from the list given is cheap). */
+static struct {
+    const struct iot_file *file;
+    struct iot_creation given, effective;
+} last_creation = {NULL, {0}, {0}};
+
+void iot_readback_forget(const struct iot_file *file)
+{
+    if (!file || file == last_creation.file)
+        last_creation.file = NULL;
+}
+
+void iot_readback_created(struct iot_dataset *d, const struct iot_file *file, hid_t used_dcpl,
+                          const struct iot_creation *settings)
+{
+    struct iot_creation given;
+    if (settings)
+        given = *settings;
+    else if (!iot_read_creation(used_dcpl == H5P_DEFAULT ? H5P_DATASET_CREATE_DEFAULT : used_dcpl,
+                                &given))
+        return;
+    if (file == last_creation.file && same_creation(&given, &last_creation.given)) {
+        d->creation = last_creation.effective;
+        d->have_creation = 1;
+        return;
+    }
+    hid_t dcpl = H5Dget_create_plist(d->id);
+    d->have_creation = dcpl >= 0 && iot_read_creation(dcpl, &d->creation);
+    if (dcpl >= 0)
+        H5Pclose(dcpl);
+    last_creation.file = d->have_creation ? file : NULL;
+    last_creation.given = given;
+    last_creation.effective = d->creation;
+}
+
+static void readback_creation(struct iot_dataset *d, const struct iot_creation *c,
+                              struct iot_text *out)
+{
+    static const int fill_index[] = {[H5D_FILL_TIME_ALLOC] = 1, [H5D_FILL_TIME_NEVER] = 0,
+                                     [H5D_FILL_TIME_IFSET] = 2};
+    static const int alloc_index[] = {[H5D_ALLOC_TIME_DEFAULT] = 0, [H5D_ALLOC_TIME_EARLY] = 1,
+                                      [H5D_ALLOC_TIME_LATE] = 2, [H5D_ALLOC_TIME_INCR] = 3};
+    H5D_layout_t layout = c->layout;
+    H5D_fill_time_t fill = c->fill;
+    H5D_alloc_time_t alloc = c->alloc;
+    iot_text_add(out, "{\"layout\": \"%s\", \"chunk_dims\": ", iot_layout_name(layout));
+    int rank = c->chunk_rank;
+    for (int i = 0; i < rank; i++)
+        iot_text_add(out, "%s%llu", i ? ", " : "[", (unsigned long long)c->chunk[i]);
+    iot_text_add(out, "%s, \"fill_time\": \"%s\", \"alloc_time\": \"%s\", "
+                 "\"fill_value\": \"%s\", ",
+                 rank > 0 ? "]" : "null", IOT_KEYS[IOT_K_DATASET_FILL_TIME].values[fill_index[fill]],
+                 IOT_KEYS[IOT_K_DATASET_ALLOC_TIME].values[alloc_index[alloc]],
+                 iot_fill_value_name(c->fill_value));
+    const struct iot_value *v = d->settings.v;
+    if (v[IOT_K_DATASET_FILL_TIME].set)
+        compare_dataset(d, "fill_time", (int)v[IOT_K_DATASET_FILL_TIME].i, fill_index[fill],
+                        "HDF5 did not keep the value");
+    if (v[IOT_K_DATASET_ALLOC_TIME].set)
+        compare_dataset(d, "alloc_time", (int)v[IOT_K_DATASET_ALLOC_TIME].i, alloc_index[alloc],
+                        "parallel HDF5 allocates dataset space early whatever the property says");
+    if ((v[IOT_K_DATASET_CHUNK_DIMS].set || v[IOT_K_DATASET_CHUNK_SIZE].set) && layout != H5D_CHUNKED)
+        iot_not_effective(&d->not_effective, v[IOT_K_DATASET_CHUNK_DIMS].set ?
+                          "dataset.chunk_dims" : "dataset.chunk_size", "chunked",
+                          iot_layout_name(layout), "the dataset was not created chunked");
+}
+
+static void readback_transfer(struct iot_dataset *d, const struct iot_file *file,
+                              struct iot_text *out)
+{
+    H5FD_mpio_xfer_t wanted;
+    char reason[512];
+    if (!d->have_io_mode) {
+        iot_text_add(out, ", \"io_mode\": null, \"transfer_mode\": null}");
+        return;
+    }
+    /* transfer_mode in the config's terms: collective unless HDF5 did no collective I/O */
+    iot_text_add(out, ", \"io_mode\": \"%s\", \"transfer_mode\": \"%s\"}", io_mode_name(d->io_mode),
+                 d->io_mode == H5D_MPIO_NO_COLLECTIVE ? "independent" : "collective");
+    if (iot_transfer_mode(&d->settings, &wanted) && wanted == H5FD_MPIO_COLLECTIVE
+        && d->io_mode == H5D_MPIO_NO_COLLECTIVE) {
+        no_collective_reason(d->no_collective_cause, reason, sizeof reason);
+        iot_not_effective(&d->not_effective, "dataset.transfer_mode", "collective",
+                          "independent", file->mpio ? reason : "the file is not opened with MPI-IO");
+    }
+}
+
+void iot_readback_dataset(struct iot_dataset *d, const struct iot_file *file)
+{
+    struct iot_text out = {NULL, 0, 0};
+    haddr_t offset = H5Dget_offset(d->id);
+    if (!d->have_creation) {   /* a dataset the application opened */
+        hid_t dcpl = H5Dget_create_plist(d->id);
+        d->have_creation = dcpl >= 0 && iot_read_creation(dcpl, &d->creation);
+        if (dcpl >= 0)
+            H5Pclose(dcpl);
+    }
+    if (d->have_creation)
+        readback_creation(d, &d->creation, &out);   /* opens the object */
+    else
+        iot_text_add(&out, "{");
+    unsigned long long storage = (unsigned long long)H5Dget_storage_size(d->id);
+    if (offset == HADDR_UNDEF)
+        iot_text_add(&out, "\"offset\": null, \"storage_size\": %llu", storage);
+    else
+        iot_text_add(&out, "\"offset\": %llu, \"storage_size\": %llu",
+                     (unsigned long long)offset, storage);
+    readback_transfer(d, file, &out);   /* closes it */
+    d->effective = out.s;
+}

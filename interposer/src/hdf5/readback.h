@@ -1,0 +1,18 @@
+/* Effective settings: what actually took effect, read back from the open file and datasets
+ * (hints from the MPI file ROMIO opened, properties from HDF5's own lists), compared with what
+ * was requested; differences go to the record's `not_effective` list with the reason. */
+#pragma once
+#include "core/records.h"
+
+/* After the open: `given` is the access list the file was opened with. */
+void iot_readback_file(struct iot_file *file, hid_t given);
+void iot_readback_dataset(struct iot_dataset *dataset, const struct iot_file *file);
+/* Layout, chunk dims, fill and alloc time of a creation list; 0 if it cannot be read. */
+int iot_read_creation(hid_t dcpl, struct iot_creation *creation);
+/* A dataset just created from `used_dcpl` (the list HDF5 was given; `settings`: its settings
+ * if already read, else NULL): its creation properties, read back once per file and distinct
+ * settings of the lists given. */
+void iot_readback_created(struct iot_dataset *dataset, const struct iot_file *file,
+                          hid_t used_dcpl, const struct iot_creation *settings);
+/* The file closes (NULL: at exit): forget what was read back in it. */
+void iot_readback_forget(const struct iot_file *file);

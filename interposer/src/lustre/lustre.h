@@ -1,0 +1,32 @@
+/* Lustre striping, set through liblustreapi when a file is created (rank 0 creates it with the
+ * layout before the MPI library opens it) and read back from the file, when liblustreapi is
+ * present at run time (loaded with dlopen: the interposer has no build-time dependency on
+ * Lustre). Every layer that opens files uses it; the file system under a file is the shared
+ * rules' iotwin_filesystem. */
+#pragma once
+#include <stddef.h>
+#include <stdio.h>
+
+#include "core/records.h"
+#include "iotwin_rules.h"   /* iotwin_filesystem */
+
+/* How a file is opened, as far as its striping goes. */
+enum iot_lustre_open {
+    IOT_OPENING,             /* an existing file: its striping is fixed */
+    IOT_CREATE_EXCLUSIVE,    /* created, failing if it exists: left to the MPI library's hints */
+    IOT_CREATE_IF_ABSENT,    /* MPI_MODE_CREATE: an existing file is kept */
+    IOT_CREATE_REPLACING,    /* H5F_ACC_TRUNC: an existing file is replaced */
+};
+
+/* Whether iot_lustre_before_open will create the file (then it needs file->comm): striping
+ * asked for a file created (not exclusively) on Lustre. */
+int iot_lustre_precreates(const struct iot_file *file, const char *name, enum iot_lustre_open how);
+
+/* Before a file is opened: rank 0 of the file's communicator creates it with the settings'
+ * striping on Lustre, removing an existing one only when `how` replaces it; on a file opened
+ * (or existing) the striping keys are listed as not effective. Collective on file->comm when
+ * it creates. */
+void iot_lustre_before_open(struct iot_file *file, const char *name, enum iot_lustre_open how);
+
+/* `, "lustre": {"stripe_count": n, "stripe_size": n}` read back, or null off Lustre. */
+void iot_lustre_readback(const struct iot_file *file, enum iotwin_fs fs, FILE *out);

@@ -1,0 +1,31 @@
+/* An MPI-IO file session in the workload capture (capture/capture.h).
+ *
+ * Each rank records its file views and its writes (the view, the byte range of the view's
+ * data stream, collective or not, when) and its syncs. At close the ranks agree, in three
+ * MPI_Allreduce, on the file's regions: a subarray view every rank set alike (same
+ * displacement, element and global sizes; each rank its own block) is one region at its
+ * displacement, a dataset of the global array's shape (axis 0 grown by the tiles written);
+ * the bytes between and after them are byte regions (1-D, element 1 byte). Datasets laid end
+ * to end in offset order are the file's bytes at their offsets (sim-models/WORKLOAD.md,
+ * api: mpiio). A write through a subarray view is boxes of its region (one box for a whole
+ * block: a regular grid of blocks); any other write is its view's runs in a byte region. When
+ * a write's runs would cross into a subarray region, the whole file is bytes. */
+#pragma once
+#include <mpi.h>
+
+#include "core/records.h"
+
+void iot_mpiio_capture_open(struct iot_file *file, double start, double end);
+/* A view was set (MPI_File_set_view). */
+void iot_mpiio_capture_view(struct iot_file *file, MPI_Offset disp, MPI_Datatype etype,
+                            MPI_Datatype filetype);
+/* The bytes of an etype offset of the current view (for explicit-offset writes and the
+ * individual file pointer); 0 when capture is off. */
+long long iot_mpiio_etype_bytes(const struct iot_file *file);
+/* A write of `bytes` from stream byte `from` of the current view. */
+void iot_mpiio_capture_write(struct iot_file *file, long long from, long long bytes,
+                             int collective, double start, double end);
+void iot_mpiio_capture_flush(struct iot_file *file, double start, double end);
+/* After the real close: regions agreed, writes turned into selections, gathered and written
+ * (collective on the file's communicator). */
+void iot_mpiio_capture_close(struct iot_file *file, double start, double end);

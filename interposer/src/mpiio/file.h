@@ -1,0 +1,28 @@
+/* MPI_File_open and MPI_File_close as the MPI-IO layer handles them.
+ *
+ * A file the program opens itself (not HDF5): its settings (matched by the config's `files`
+ * rules on its name, as an HDF5 file's) applied at the open: the hints merged into a copy of
+ * the program's info, Lustre striping set at create, the bglockless prefix; read back from
+ * the open file with MPI_File_get_info; captured; reported at close, in the report format of
+ * HDF5 files with `"api": "mpiio"`.
+ *
+ * The MPI file HDF5 opens inside H5Fcreate / H5Fopen: the HDF5 layer says which file it is
+ * (iot_mpiio_expect_hdf5); its hints are merged in the same way, and its communicator and
+ * handle are recorded in that file. */
+#pragma once
+#include <mpi.h>
+
+#include "core/records.h"
+
+typedef int (*iot_open_call)(MPI_Comm, const char *, int, MPI_Info, MPI_File *);
+typedef int (*iot_close_call)(MPI_File *);
+
+/* The HDF5 file whose MPI file the next MPI_File_open opens (NULL: none); `hints`: merge the
+ * file's requested hints (0: open as HDF5 asks). */
+void iot_mpiio_expect_hdf5(struct iot_file *file, int hints);
+int iot_mpiio_expecting_hdf5(void);
+
+int iot_mpiio_open(iot_open_call open, MPI_Comm comm, const char *name, int amode,
+                   MPI_Info info, MPI_File *fh);
+/* `file`: the MPI-IO layer's record of *fh. */
+int iot_mpiio_close(iot_close_call close, struct iot_file *file, MPI_File *fh);

@@ -1,0 +1,298 @@
+"""The interposer's MPI-IO layer, in real runs under MPICH and Open MPI: a program writing one
+HDF5 file and raw MPI-IO files (tests/programs/mpiio_writer.c) gets the settings each file's
+name matches, read back and reported per file; every file is captured with each rank's bytes
+exactly where the program put them; a program writing only MPI-IO is captured and simulated;
+a config the interposer rejects fails the run with its reason."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from iotwin.core import paths
+from iotwin.core.records import Target
+from iotwin.executors import launch
+from iotwin.executors.capture import capture_program
+from iotwin.executors.interposer_reports import (
+    config_rejection,
+    outside_writes,
+    unmatched_rules,
+)
+from iotwin.executors.local import LocalExecutor
+from iotwin.model.platforms import load_platform
+from iotwin.model.sim import simulate
+from iotwin.workloads.capture import workload_from_capture
+from support.programs import REPO_ROOT
+
+pytestmark = pytest.mark.slow
+
+ROOT = REPO_ROOT
+RANKS = 4
+# mpiio_writer.c's sizes
+ROWS, COLS, HEADER, STRIDES, BLOCK, CONTIG, POSIX_BYTES, TILES = 8, 4, 64, 4, 16, 4096, 100000, 2
+MPIIO_FILES = ("raw.dat", "strided.dat", "contig.dat", "indexed.dat")
+CONFIG = """
+mpiio: {cb_buffer_size: 4MiB}
+files:
+  - {match: "*.dat", mpiio: {romio_cb_write: enable}}
+  - {match: "raw*", mpiio: {romio_ds_write: disable}}
+  - {match: "none*", mpiio: {cb_nodes: 1}}
+"""
+FLAVOURS = {"mpich": ".", "openmpi": "openmpi"}
+
+
+def program(flavour: str, name: str) -> Path:
+    return paths.built(f"{FLAVOURS[flavour]}/tests/programs/{name}")
+
+
+def run(flavour: str, argv: list[Any], folder: Path, config: str | None = None,
+        capture: bool = False, ranks: int = RANKS) -> tuple[list[dict], list[dict]]:
+    """``argv`` on ``ranks`` ranks under the flavour's interposer: its report lines and its
+    capture records."""
+    report, records = folder / "report.jsonl", folder / "capture.jsonl"
+    env = {"LD_PRELOAD": str(paths.interposer_library(FLAVOURS[flavour])),
+           "IOTWIN_REPORT": str(report)}
+    if config is not None:
+        (folder / "cfg.yaml").write_text(config)
+        env["IOTWIN_CONFIG"] = str(folder / "cfg.yaml")
+    if capture:
+        env["IOTWIN_CAPTURE"] = str(records)
+    done = launch.run_mpi(ranks, argv, env=env, cwd=folder, timeout=180,
+                          using=launch.launcher(flavour))
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in report.read_text().splitlines()]
+    captured = ([json.loads(line) for line in records.read_text().splitlines()]
+                if capture else [])
+    return lines, captured
+
+
+def by_file(lines: list[dict], key: str) -> dict[str, dict]:
+    return {Path(line["file"]).name: line for line in lines if key in line}
+
+
+# --- each rank's bytes, as the program writes them and as the capture says -------------------
+
+def merged(runs: set[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Byte runs with adjacent ones joined."""
+    out: list[tuple[int, int]] = []
+    for offset, length in sorted(runs):
+        if out and out[-1][0] + out[-1][1] == offset:
+            out[-1] = (out[-1][0], out[-1][1] + length)
+        else:
+            out.append((offset, length))
+    return out
+
+
+def expected_bytes(name: str, rank: int, ranks: int) -> list[tuple[int, int]]:
+    """(offset, length) of every byte run rank ``rank`` of ``ranks`` writes into file ``name``."""
+    if name == "raw.dat":   # rank 0's header, then a row of COLS doubles per row of the array
+        rows = {(HEADER + (i * COLS * ranks + COLS * rank) * 8, COLS * 8) for i in range(ROWS)}
+        return merged(rows | ({(0, HEADER)} if rank == 0 else set()))
+    if name == "strided.dat":
+        return merged({(rank * BLOCK * 8 + k * BLOCK * 8 * ranks, BLOCK * 8)
+                       for k in range(STRIDES)})
+    if name == "indexed.dat":   # doubles 0, 1 and 4 of this rank's 8, in each tile
+        tile = 8 * 8 * ranks
+        return merged({(t * tile + rank * 64 + first * 8, n * 8)
+                       for t in range(TILES) for first, n in ((0, 2), (4, 1))})
+    assert name == "contig.dat"
+    return [(rank * CONTIG, CONTIG)]
+
+
+def hyperslabs(selection: dict, rank: int, dims: list[int]) -> Iterator[tuple[list, list]]:
+    """The boxes (start, count) rank ``rank`` writes in one captured selection."""
+    if "grid" in selection:
+        grid, block = selection["grid"], selection["block"]
+        origin = selection.get("origin", [0] * len(grid))
+        coords, rest = [], rank
+        for extent in reversed(grid):
+            coords.insert(0, rest % extent)
+            rest //= extent
+        yield [o + c * b for o, c, b in zip(origin, coords, block, strict=True)], list(block)
+        return
+    for run in selection["runs"]:
+        first, n = run["ranks"][:2]
+        step = run["ranks"][2] if len(run["ranks"]) > 2 else 1
+        if rank < first or (rank - first) % step or (rank - first) // step >= n:
+            continue
+        k = (rank - first) // step
+        start = [s + k * d for s, d in zip(run["start"], run.get("start_step", [0] * len(dims)),
+                                           strict=True)]
+        stride = run.get("stride", [1] * len(dims))
+        block = run.get("block", [1] * len(dims))
+        for index in np.ndindex(*run["count"]):   # each block of a strided hyperslab
+            yield [s + i * t for s, i, t in zip(start, index, stride, strict=True)], block
+
+
+def captured_bytes(record: dict, rank: int) -> list[tuple[int, int]]:
+    """(offset, length) runs of the file that ``rank`` writes in a captured MPI-IO session:
+    its datasets are laid end to end from offset 0 (WORKLOAD.md, api: mpiio)."""
+    base, bases = 0, {}
+    for dataset in record["datasets"]:
+        bases[dataset["name"]] = base
+        base += int(np.prod(dataset["dims"])) * dataset["element_bytes"]
+    datasets = {d["name"]: d for d in record["datasets"]}
+    runs: set[tuple[int, int]] = set()
+    for call in record["calls"]:
+        for name, selection in zip(call.get("write", []), call.get("selections", []),
+                                   strict=True):
+            dims, element = datasets[name]["dims"], datasets[name]["element_bytes"]
+            for start, count in hyperslabs(selection, rank, dims):
+                for corner in np.ndindex(*count[:-1]):   # one run per row of the box
+                    index = [s + c for s, c in zip(start[:-1], corner, strict=True)]
+                    linear = int(np.ravel_multi_index([*index, start[-1]], dims))
+                    runs.add((bases[name] + linear * element, count[-1] * element))
+    return merged(runs)
+
+
+# --- the tests ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("flavour", FLAVOURS)
+def test_hdf5_and_mpiio_files_are_read_back_and_reported(flavour: str, scratch: Path) -> None:
+    lines, _ = run(flavour, [program(flavour, "mpiio_writer"), scratch], scratch, CONFIG)
+    reports = by_file(lines, "iotwin_report")
+    assert set(reports) == {"field.h5", *MPIIO_FILES}
+    assert reports["field.h5"]["api"] == "hdf5" and reports["raw.dat"]["api"] == "mpiio"
+    # the files rules chose each file's settings by its name, as for HDF5 files
+    assert reports["field.h5"]["matched"] == ["top"]
+    assert reports["raw.dat"]["matched"] == ["top", "files[0]", "files[1]"]
+    assert reports["contig.dat"]["matched"] == ["top", "files[0]"]
+    assert reports["raw.dat"]["applied"]["hints"] == {
+        "cb_buffer_size": "4194304", "romio_cb_write": "enable", "romio_ds_write": "disable"}
+    assert reports["field.h5"]["applied"]["hints"] == {"cb_buffer_size": "4194304"}
+    expected = {"field.h5": ROWS * COLS * RANKS * 8, "raw.dat": HEADER + ROWS * COLS * RANKS * 8,
+                "strided.dat": STRIDES * BLOCK * RANKS * 8, "contig.dat": CONTIG * RANKS,
+                "indexed.dat": 3 * TILES * 8 * RANKS}
+    for name, report in reports.items():
+        assert report["ranks"] == RANKS and report["bytes"] == expected[name], name
+        assert report["span"]["closed"] > report["span"]["open"]
+        effective = report["effective"]["hints"]
+        assert effective["cb_buffer_size"] == "4194304", name   # read back from the open file
+        dropped = {entry["key"]: entry["reason"] for entry in report["not_effective"]}
+        if flavour == "mpich":   # ROMIO keeps what it was given
+            assert effective.get("romio_cb_write") == ("enable" if name != "field.h5"
+                                                       else "automatic")
+            assert not dropped, dropped
+        else:   # OMPIO echoes the ROMIO hint and ignores it: reported as not effective
+            assert report["effective"]["mpi_io"]["component"] == "ompio"
+            assert ("mpiio.romio_cb_write" in dropped) == (name != "field.h5")
+            assert "mpiio.cb_buffer_size" not in dropped
+    run_record = next(line for line in lines if "iotwin_run" in line)
+    assert run_record["unmatched_rules"] == [{"rule": "files[2]", "match": "none*"}]
+    assert unmatched_rules(lines) == ['files[2] (match: "none*") matched no file']
+    outside = outside_writes(lines)
+    assert outside is not None and outside.bytes == POSIX_BYTES * RANKS and outside.files == RANKS
+    assert "MiB written outside HDF5 and MPI-IO, not tuned" in outside.describe()
+    # the interposer changed no byte the program wrote
+    raw = (scratch / "raw.dat").read_bytes()
+    assert raw[:HEADER] == b"h" * HEADER
+    array = np.frombuffer(raw[HEADER:], dtype=np.float64).reshape(ROWS, COLS * RANKS)
+    for rank in range(RANKS):
+        assert np.array_equal(array[:, rank * COLS:(rank + 1) * COLS].ravel(),
+                              rank * 1000 + np.arange(ROWS * COLS))
+
+
+@pytest.mark.parametrize(("flavour", "ranks"), [("mpich", 4), ("mpich", 1), ("openmpi", 4)])
+def test_every_file_is_captured_with_each_ranks_bytes(flavour: str, ranks: int,
+                                                      scratch: Path) -> None:
+    _, records = run(flavour, [program(flavour, "mpiio_writer"), scratch], scratch,
+                     capture=True, ranks=ranks)
+    sessions = by_file(records, "iotwin_capture")
+    field = sessions["field.h5"]
+    assert field["api"] == "hdf5"
+    assert field["calls"][0]["selections"] == [{"grid": [1, ranks], "block": [ROWS, COLS]}]
+    raw = sessions["raw.dat"]
+    assert raw["api"] == "mpiio"
+    # the header is a byte region; the subarray after it a region of the global array's shape
+    assert [(d["name"], d["dims"], d["element_bytes"]) for d in raw["datasets"]] == [
+        ("bytes@0", [HEADER], 1), (f"subarray@{HEADER}", [ROWS, COLS * ranks], 8)]
+    assert raw["calls"][1]["transfer"] == "collective"
+    assert raw["calls"][1]["selections"] == [{"grid": [1, ranks], "block": [ROWS, COLS]}]
+    assert raw["calls"][-1]["flush"] is True   # MPI_File_sync
+    if ranks > 1:   # each rank's blocks, one strided hyperslab per rank
+        strided = sessions["strided.dat"]["calls"][0]["selections"][0]["runs"]
+        assert strided == [{"ranks": [0, ranks], "start": [0], "start_step": [BLOCK * 8],
+                            "count": [STRIDES], "stride": [BLOCK * 8 * ranks],
+                            "block": [BLOCK * 8]}]
+    assert sessions["contig.dat"]["calls"][0]["transfer"] == "independent"
+    for name in MPIIO_FILES:
+        for rank in range(ranks):
+            assert captured_bytes(sessions[name], rank) == expected_bytes(name, rank, ranks), \
+                name
+        total = sum(length for rank in range(ranks)
+                    for _, length in captured_bytes(sessions[name], rank))
+        written = sum(length for rank in range(ranks)
+                      for _, length in expected_bytes(name, rank, ranks))
+        assert total == written, name
+    workload = workload_from_capture(records, "mpiio_writer", "test")
+    assert [f["api"] for f in workload["files"]] == ["hdf5", "mpiio", "mpiio", "mpiio", "mpiio"]
+
+
+@pytest.mark.parametrize("flavour", FLAVOURS)
+def test_a_fortran_program_is_seen_whatever_its_binding_calls(flavour: str,
+                                                              scratch: Path) -> None:
+    """Open MPI's Fortran bindings call the PMPI_ functions, MPICH's the MPI_ ones."""
+    lines, records = run(flavour, [program(flavour, "mpiio_fortran"), scratch], scratch,
+                         capture=True)
+    report = by_file(lines, "iotwin_report")["fortran.dat"]
+    assert report["api"] == "mpiio" and report["bytes"] == 8**3 * 8 * RANKS
+    record = by_file(records, "iotwin_capture")["fortran.dat"]
+    # a Fortran-order subarray: its axes reversed into C order, each rank one block
+    assert record["datasets"][0]["dims"] == [8 * RANKS, 8, 8]
+    assert record["calls"][0]["selections"] == [{"grid": [RANKS, 1, 1], "block": [8, 8, 8]}]
+
+
+def test_a_program_writing_only_mpiio_is_captured_and_simulated(scratch: Path) -> None:
+    target = Target(RANKS, command=(str(program("mpich", "mpiio_writer")), str(scratch),
+                                    "--mpiio-only"))
+    captured = capture_program(target)
+    assert captured.run.ok and captured.run.bytes == (HEADER + ROWS * COLS * RANKS * 8
+                                                      + STRIDES * BLOCK * RANKS * 8
+                                                      + CONTIG * RANKS + 3 * TILES * 8 * RANKS)
+    files = captured.workload["files"]
+    assert [f["api"] for f in files] == ["mpiio"] * 4
+    plain = {"mpiio": {"romio_cb_write": "disable", "romio_ds_write": "disable"}}
+    default, without_sieving = simulate(load_platform("local"), dict(captured.workload),
+                                        [{}, plain])
+    assert default.ok and without_sieving.ok
+    # every captured byte where the program wrote it: with neither collective buffering nor
+    # data sieving (which rewrite the holes between pieces), exactly the bytes written
+    assert sum(without_sieving.breakdown["bytes_per_target"]) == captured.run.bytes
+    assert sum(default.breakdown["bytes_per_target"]) > captured.run.bytes   # indexed.dat's holes
+
+
+def test_a_config_the_interposer_rejects_fails_the_run_with_its_reason(scratch: Path) -> None:
+    """2^31 aggregators pass the Python validator here but not the C int the interposer
+    would hand MPI: the program ran without the config, so the run is a failure."""
+    target = Target(2, command=(str(program("mpich", "mpiio_writer")), str(scratch),
+                                "--mpiio-only"))
+    result = LocalExecutor(timeout_s=120).run_once(target, {"mpiio": {"cb_nodes": 2**31}})
+    assert result.status == "failed"
+    assert result.error is not None
+    assert result.error.startswith("the config: refused by the interposer, nothing applied: ")
+    assert "mpiio.cb_nodes: expected a positive integer, got 2147483648" in result.error
+    assert config_rejection(result.reports) is not None
+    assert any("iotwin_run" in line for line in result.reports)   # said even with no file
+
+
+def test_iotwin_run_names_the_rules_that_matched_nothing(scratch: Path) -> None:
+    (scratch / "c.yaml").write_text(CONFIG)
+    environment = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    environment["PYTHONPATH"] = str(ROOT / "tuner")
+    done = subprocess.run(
+        [sys.executable, "-m", "iotwin", "run", "--ranks", "2", "--config", "c.yaml", "--store",
+         "s.db", "--", str(program("mpich", "mpiio_writer")), str(scratch), "--mpiio-only"],
+        cwd=scratch, env=environment, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert 'settings: rule files[2] (match: "none*") matched no file the program opened' \
+        in done.stdout
+    assert "0.2 MiB written outside HDF5 and MPI-IO, not tuned: 2 files" in done.stdout
+    assert "effective      " in done.stdout and "raw.dat: mpiio.romio_ds_write = disable" \
+        in done.stdout

@@ -1,0 +1,160 @@
+"""`iotwin platform new`: a site's spec sheet becomes a platform model that iosim loads and
+simulates, with every figure sourced or derived; the committed models written from the sheets in
+sim-models/platforms/sheets/ are what their sheets give; a bad sheet is one line naming the file
+and the key."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from iotwin.core import paths
+from iotwin.core.yaml_files import read_yaml
+from iotwin.model.platform_sheet import load_sheet, parse_rate, platform_tree
+from iotwin.model.platform_yaml import render_platform
+from iotwin.model.platforms import load_platform
+from iotwin.model.sim import simulate
+from iotwin.studies.whatif import peak_mbs
+
+SHEETS = sorted((paths.platforms_dir() / "sheets").glob("*.yaml"))
+MiB = 2**20
+
+# What a site's staff would write from a vendor sheet: bare figures, units as the sheet has them.
+MINIMAL = """\
+platform_sheet: 1
+name: mysite
+compute: {nodes: 64, cores_per_node: 32, nic_mbs: 100Gb/s}
+storage: {type: lustre, servers: 4, targets: 16, target_mbs: 800, server_mbs: 5 GB/s,
+          metadata_servers: 1}
+defaults: {mpi: romio-lustre, stripe_count: 2}
+"""
+
+
+def platform_new(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "iotwin", "platform", "new", *args], cwd=cwd,
+                          text=True, capture_output=True, timeout=120)
+
+
+def shared_file(ranks: int, per_rank_bytes: int) -> dict:
+    return {"iotwin_workload": 1, "name": "shared", "ranks": ranks, "files": [
+        {"name": "f.h5", "mode": "shared", "api": "hdf5", "datasets": [
+            {"name": "/x", "element_bytes": 8, "transfer": "collective",
+             "decomposition": {"grid": [ranks], "block": [per_rank_bytes // 8]}}]}]}
+
+
+def test_there_is_a_sheet_for_each_of_the_five_machines() -> None:
+    assert {s.stem for s in SHEETS} >= {"archer", "cirrus", "csd3", "frontier", "perlmutter"}
+
+
+@pytest.mark.parametrize("sheet", SHEETS, ids=lambda s: s.stem)
+def test_each_committed_model_is_what_its_sheet_gives(sheet: Path) -> None:
+    tree = platform_tree(load_sheet(sheet))
+    committed = read_yaml(paths.platforms_dir() / f"{sheet.stem}.yaml", "platform")
+    assert tree == committed, f"run: iotwin platform new {sheet} -o {sheet.stem}.yaml"
+    assert yaml.safe_load(render_platform(tree)) == tree  # the writer's quoting round-trips
+
+
+def block_3d(ranks: int, grid: list[int], edge: int) -> dict:
+    """Each rank one edge^3 block of doubles of a 3-D array in one shared file, one
+    collective MPI-IO write (the benchio pattern)."""
+    return {"iotwin_workload": 1, "name": "block-3d", "ranks": ranks, "files": [
+        {"name": "f.dat", "mode": "shared", "api": "mpiio", "datasets": [
+            {"name": "/x", "element_bytes": 8, "transfer": "collective",
+             "decomposition": {"grid": grid, "block": [edge] * 3}}]}]}
+
+
+@pytest.mark.parametrize("sheet", SHEETS, ids=lambda s: s.stem)
+def test_each_model_simulates_the_3d_block_pattern_within_its_site_default(sheet: Path) -> None:
+    platform = load_platform(sheet.stem)
+    data = platform.data
+    work = block_3d(96, [4, 4, 6], 128)  # MPI_Dims_create(96, 3), 16 MiB a rank
+    default, every_target = simulate(platform, work, [{}, {"lustre": {"stripe_count": -1}}],
+                                     jobs=1)
+    assert default.ok and every_target.ok, (default.error, every_target.error)
+    stripes = data["site_defaults"]["lustre"]["stripe_count"]
+    written = [b for b in default.breakdown["bytes_per_target"] if b]
+    assert len(written) == stripes
+    assert 0 < default.rate_mbs <= stripes * data["filesystem"]["target_mbs"] * 1.0001
+    # every target: more objects to create at open, never a slower write
+    assert every_target.phases["write"] <= default.phases["write"] * (1 + 1e-9)
+    assert every_target.rate_mbs <= peak_mbs(platform, work) * 1.0001
+
+
+def test_a_bare_sheet_becomes_a_model_that_simulates(tmp_path: Path) -> None:
+    sheet = tmp_path / "mysite-sheet.yaml"
+    sheet.write_text(MINIMAL)
+    done = platform_new(str(sheet), "-o", "mysite.yaml", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "16 targets x 800 MB/s on 4 servers; storage peak 12.8 GB/s" in done.stdout
+
+    platform = load_platform(tmp_path / "mysite.yaml")
+    tree, data = platform.tree, platform.data
+    nic = tree["compute"]["nic_mbs"]
+    assert (nic["value"], nic["bounds"]) == (12500, [12500 / 4, 12500])  # a vendor's peak
+    assert nic["source"].startswith("spec sheet mysite-sheet.yaml (100Gb/s = 12500 MB/s); ")
+    assert data["filesystem"]["server_mbs"] == 5000
+    assert data["network"]["storage_fabric_mbs"] == 4 * 5000
+    assert data["network"]["mpi_fabric_mbs"] == 64 * 12500 / 2
+    assert data["filesystem"]["max_stripe_count"] == 16
+    for path in ("network.mpi_fabric_mbs", "network.storage_fabric_mbs",
+                 "filesystem.max_stripe_count"):
+        section, key = path.split(".")
+        assert tree[section][key]["source"].startswith("derived from "), path
+    assert data["site_defaults"]["romio_driver"] == "lustre"
+    assert data["site_defaults"]["lustre"]["stripe_count"] == 2
+    assert data["not_yet_modelled"]["metadata_servers"] == 1
+    assert "filesystem.target_mbs" in platform.free_parameters()  # from the defaults' bounds
+
+    # 64 ranks on 2 nodes: the site's default 2 stripes bound the write; 16 stripes do not
+    work = shared_file(64, 64 * MiB)
+    default, wide = simulate(platform, work, [{}, {"lustre": {"stripe_count": 16}}], jobs=1)
+    assert default.ok and wide.ok, (default.error, wide.error)
+    assert 0 < default.rate_mbs <= 2 * 800 * 1.0001
+    assert sum(1 for b in default.breakdown["bytes_per_target"] if b) == 2
+    assert wide.rate_mbs > 2 * default.rate_mbs
+
+
+def test_the_not_yet_modelled_facts_are_not_calibrated() -> None:
+    frontier = load_platform("frontier")
+    free = frontier.free_parameters()
+    assert "filesystem.target_mbs" in free
+    assert not [p for p in free if p.startswith("not_yet_modelled.")]
+    pools = frontier.data["not_yet_modelled"]["pools"]
+    assert frontier.data["filesystem"]["targets"] == pools["capacity"]["targets"] == 900
+    assert frontier.data["filesystem"]["max_stripe_count"] == 450  # OLCF's rule, not the 900
+
+
+@pytest.mark.parametrize(("text", "mbs"), [("54.5Gb/s", 6812.5), ("5.35 GB/s", 5350),
+                                           ("200 Gbps", 25000), ("1TB/s", 1e6), (500, 500)])
+def test_bandwidths_are_read_with_their_units(text: str | int, mbs: float) -> None:
+    assert parse_rate(text) == pytest.approx(mbs)
+
+
+BAD = [
+    (MINIMAL.replace("nodes: 64, ", ""), "compute.nodes: missing"),
+    (MINIMAL.replace("metadata_servers: 1", "metadata_servers: 1, colour: blue"),
+     "storage.colour: unknown key"),
+    (MINIMAL.replace("100Gb/s", "fast"), "compute.nic_mbs: 'fast' is not a bandwidth"),
+    (MINIMAL.replace("target_mbs: 800", "target_mbs: {value: 800, bounds: [100, 500], "
+                     "source: vendor}"), "storage.target_mbs.bounds: value 800 outside bounds"),
+    (MINIMAL.replace("stripe_count: 2", "stripe_count: 2, layout: [{end: 1MiB, mdt: true}, "
+                     "{end: eof, stripe_count: 4, pool: flash}]"),
+     "defaults.layout[1].pool: no pool 'flash'"),
+    (MINIMAL.replace("mpi: romio-lustre", "mpi: openmpi"), "defaults.mpi: expected one of"),
+    (MINIMAL.replace("compute: {", "compute: {{"), "line 4: malformed YAML"),
+]
+
+
+@pytest.mark.parametrize(("text", "message"), BAD, ids=[m.split(":")[0] for _, m in BAD])
+def test_a_bad_sheet_is_one_line_naming_the_file_and_key(tmp_path: Path, text: str,
+                                                          message: str) -> None:
+    sheet = tmp_path / "bad.yaml"
+    sheet.write_text(text)
+    done = platform_new(str(sheet), cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    assert done.stderr.startswith(f"iotwin: error: {sheet}: "), done.stderr
+    assert message in done.stderr, done.stderr

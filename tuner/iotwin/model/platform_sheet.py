@@ -1,0 +1,452 @@
+"""Platform models from a site's spec sheet (``iotwin platform new``).
+
+A spec sheet (format: sim-models/platforms/sheets/README.md) is the short YAML a site's staff
+fill in from their vendor sheet: nodes, cores per node, NIC, routers, servers, targets and their
+bandwidths, metadata servers, storage pools, default striping and layout, the MPI library, site
+rules. ``platform_tree`` turns it into a platform model's tree (sim-models/PLATFORM.md):
+
+- a figure the sheet gives keeps the sheet's source (a bare number is sourced to the sheet);
+- a figure computed from others says ``derived from ...``;
+- every other figure comes from data/platform-sheet-defaults.yaml with its own source or
+  assumption and bounds.
+
+What iosim does not model yet (metadata servers, storage pools, progressive layouts,
+Data-on-MDT, site rules) goes to the model's ``not_yet_modelled`` section, sourced like the
+rest, for the mechanisms that will read it.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from iotwin.core import paths
+from iotwin.core.errors import UserError
+from iotwin.core.units import parse_size
+from iotwin.core.yaml_files import check_keys, read_yaml
+from iotwin.model.platforms import NOT_YET_MODELLED, PROVENANCE
+
+SHEET_VERSION = 1
+_FROM_SHEET = "spec sheet "  # the source of a figure the sheet gives bare
+_LEAF_KEYS = ("value", *PROVENANCE, "bounds", "prior")
+_RATE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kKmMgGtT]?)(b|B)\s*(?:/s|ps)\s*$")
+_RATE_UNITS = {"": 1e-6, "k": 1e-3, "m": 1.0, "g": 1e3, "t": 1e6}  # -> MB/s
+_NOTE = ("iosim and the search spaces do not read this section yet: the machine's facts for the "
+         "mechanisms that will (metadata servers, storage pools, progressive file layouts, "
+         "Data-on-MDT, site rules), each sourced like the rest of the model")
+
+
+def _sheet_error(origin: str, where: str, message: str) -> UserError:
+    return UserError(f"{origin}: {where}: {message}")
+
+
+# -- values -------------------------------------------------------------------------------------
+
+def _count(origin: str, where: str, value: Any, least: int = 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        raise _sheet_error(origin, where, f"expected a whole number >= {least}, got {value!r}")
+    return value
+
+
+def _stripes(origin: str, where: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < -1 or value == 0:
+        raise _sheet_error(origin, where, f"expected a stripe count >= 1 (or -1: every target), "
+                                          f"got {value!r}")
+    return value
+
+
+def parse_rate(value: Any) -> float:
+    """MB/s (10^6 bytes/s) in ``value``: a number of MB/s, or a string with its unit as vendor
+    sheets give it (``"54.5Gb/s"``, ``"5.35 GB/s"``, ``"200 Gbps"``; ``b`` bits, ``B`` bytes).
+    ValueError if it is none."""
+    if isinstance(value, bool):
+        raise ValueError(f"{value!r} is not a bandwidth")
+    if isinstance(value, int | float):
+        if value <= 0:
+            raise ValueError(f"{value!r} is not a bandwidth: not positive")
+        return value
+    match = _RATE.match(value) if isinstance(value, str) else None
+    if not match:
+        raise ValueError(f"{value!r} is not a bandwidth (examples: 500 (MB/s), 5.35GB/s, "
+                         f"200Gb/s)")
+    number, prefix, unit = match.groups()
+    mbs = float(number) * _RATE_UNITS[prefix.lower()] / (8 if unit == "b" else 1)
+    if mbs <= 0:
+        raise ValueError(f"{value!r} is not a bandwidth: not positive")
+    return int(mbs) if mbs.is_integer() else mbs
+
+
+def _rate(origin: str, where: str, value: Any) -> float:
+    try:
+        return parse_rate(value)
+    except ValueError as error:
+        raise _sheet_error(origin, where, str(error)) from None
+
+
+def _size(origin: str, where: str, value: Any) -> Any:
+    try:
+        parse_size(value)
+    except ValueError as error:
+        raise _sheet_error(origin, where, str(error)) from None
+    return value
+
+
+def _seconds(origin: str, where: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+        raise _sheet_error(origin, where, f"expected seconds >= 0, got {value!r}")
+    return float(value)
+
+
+def _word(choices: tuple[str, ...]) -> Callable[[str, str, Any], str]:
+    def parse(origin: str, where: str, value: Any) -> str:
+        if value not in choices:
+            raise _sheet_error(origin, where, f"expected one of {', '.join(choices)}, "
+                                              f"got {value!r}")
+        return str(value)
+    return parse
+
+
+def _flag(origin: str, where: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise _sheet_error(origin, where, f"expected true or false, got {value!r}")
+    return value
+
+
+def _text(origin: str, where: str, value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise _sheet_error(origin, where, f"expected text, got {value!r}")
+    return value
+
+
+# -- the sheet's layout --------------------------------------------------------------------------
+
+Kind = Callable[[str, str, Any], Any]
+_COMPONENT: dict[str, Kind] = {"end": lambda o, w, v: v if v == "eof" else _size(o, w, v),
+                               "stripe_count": _stripes, "stripe_size": _size, "pool": _text,
+                               "mdt": _flag, "extension_size": _size}
+_RECOMMENDED: dict[str, Kind] = {"at_least": _size, "stripe_count": _stripes,
+                                 "stripe_size": _size, "pool": _text}
+
+
+def _layout(origin: str, where: str, value: Any) -> list[dict[str, Any]]:
+    """A progressive file layout: components in file order, each ending at a size or ``eof``."""
+    components = _records(origin, where, value, _COMPONENT, required=("end",))
+    ends = [parse_size(c["end"]) for c in components[:-1] if c["end"] != "eof"]
+    if components[-1]["end"] != "eof" or len(ends) != len(components) - 1:
+        raise _sheet_error(origin, where, "components end at increasing sizes, the last at eof")
+    if ends != sorted(set(ends)):
+        raise _sheet_error(origin, where, f"component ends must increase, got {ends}")
+    return components
+
+
+def _recommended(origin: str, where: str, value: Any) -> list[dict[str, Any]]:
+    return _records(origin, where, value, _RECOMMENDED, required=("at_least", "stripe_count"))
+
+
+def _records(origin: str, where: str, value: Any, kinds: Mapping[str, Kind],
+             required: tuple[str, ...]) -> list[dict[str, Any]]:
+    if not isinstance(value, list) or not value:
+        raise _sheet_error(origin, where, "expected a list")
+    out = []
+    for i, record in enumerate(value):
+        at = f"{where}[{i}]"
+        check_keys(record, kinds, origin, at, required=required)
+        out.append({k: kinds[k](origin, f"{at}.{k}", v) for k, v in record.items()})
+    return out
+
+
+_MPI_FAMILIES = ("cray-mpich", "romio-lustre", "romio-generic")
+_SCHEMA: dict[str, dict[str, Kind]] = {
+    "compute": {"nodes": _count, "cores_per_node": _count, "nic_mbs": _rate,
+                "memcpy_mbs": _rate},
+    "network": {"mpi_fabric_mbs": _rate, "storage_fabric_mbs": _rate,
+                "collective_step_s": _seconds},
+    "routers": {"side": _word(("server", "client")), "count": _count, "bandwidth_mbs": _rate,
+                "nodes_per_router": _count,
+                "min_partition_nodes": lambda o, w, v: _count(o, w, v, least=0)},
+    "storage": {"type": _word(("lustre", "gpfs")), "servers": _count, "targets": _count,
+                "target_mbs": _rate, "server_mbs": _rate, "metadata_servers": _count,
+                "rpc_size": _size, "data_on_mdt": _size, "pool": _text},
+    "client": {"process_write_mbs": _rate, "node_write_mbs": _rate, "osc_dirty_bytes": _size},
+    "defaults": {"mpi": _word(_MPI_FAMILIES), "stripe_count": _stripes, "stripe_size": _size,
+                 "layout": _layout},
+    "site_rules": {"max_stripes_per_file": _count, "pool": _text, "stripe_only_above": _size,
+                   "recommended_layouts": _recommended},
+}
+_POOL: dict[str, Kind] = {"targets": _count, "target_mbs": _rate, "servers": _count}
+_REQUIRED = {"compute": ("nodes", "cores_per_node", "nic_mbs"),
+             "storage": ("type", "server_mbs", "metadata_servers"),
+             "defaults": ("mpi",)}
+_FROM_POOL = ("targets", "target_mbs", "servers")
+_TOP = ("platform_sheet", "name", "description", *_SCHEMA)
+
+
+# -- reading a sheet -----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Sheet:
+    """A checked spec sheet: per section, its figures as platform-model leaves."""
+
+    origin: str
+    name: str
+    description: str
+    sections: dict[str, dict[str, Any]]
+
+
+def load_sheet(path: str | Path) -> Sheet:
+    path = Path(path)
+    if not path.exists():
+        raise UserError(f"{path}: no such spec sheet")
+    return parse_sheet(read_yaml(path, "spec sheet"), str(path))
+
+
+def parse_sheet(data: Any, origin: str) -> Sheet:
+    check_keys(data, _TOP, origin, required=("platform_sheet", "name", "compute", "storage",
+                                              "defaults"))
+    if data["platform_sheet"] != SHEET_VERSION:
+        raise _sheet_error(origin, "platform_sheet", f"this iotwin reads version "
+                                                      f"{SHEET_VERSION}, got "
+                                                      f"{data['platform_sheet']!r}")
+    name = _text(origin, "name", data["name"])
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", name):
+        raise _sheet_error(origin, "name", f"expected a file-name-like word, got {name!r}")
+    sections = {section: _section(origin, section, data.get(section, {}), kinds)
+                for section, kinds in _SCHEMA.items()}
+    pools = _pools(origin, data["storage"].get("pools"))
+    sections["storage"]["pools"] = pools
+    _fill_from_pool(origin, sections["storage"], pools)
+    _check_pool_names(origin, sections, pools)
+    description = data.get("description", f"{name} (from its spec sheet)")
+    return Sheet(origin, name, _text(origin, "description", description), sections)
+
+
+def _section(origin: str, section: str, raw: Any, kinds: Mapping[str, Kind],
+             required: tuple[str, ...] = ()) -> dict[str, Any]:
+    allowed = (*kinds, "pools") if section == "storage" else kinds
+    check_keys(raw, allowed, origin, section, required=required or _REQUIRED.get(section, ()))
+    return {key: _leaf(origin, f"{section}.{key}", value, kinds[key])
+            for key, value in raw.items() if key != "pools"}
+
+
+def _leaf(origin: str, where: str, raw: Any, kind: Kind) -> dict[str, Any]:
+    """A sheet figure as a platform-model leaf: ``{value, source|assumption|fitted, bounds?}``.
+    A bare value is sourced to the sheet; a rate with units keeps them in its provenance."""
+    if isinstance(raw, dict):
+        check_keys(raw, _LEAF_KEYS, origin, where, required=("value",))
+        given = [k for k in PROVENANCE if k in raw]
+        if len(given) != 1:
+            raise _sheet_error(origin, where, "give exactly one of source, assumption, fitted")
+        leaf = dict(raw)
+    else:
+        leaf = {"value": raw, "source": f"{_FROM_SHEET}{Path(origin).name}"}
+    given_value = leaf["value"]
+    leaf["value"] = kind(origin, where, given_value)
+    if kind is _rate and isinstance(given_value, str):
+        provenance = next(k for k in PROVENANCE if k in leaf)
+        leaf[provenance] += f" ({given_value} = {leaf['value']:g} MB/s)"
+    if "bounds" in leaf:
+        if kind is _size:  # a calibration moves numbers: a size with bounds is in bytes
+            leaf["value"] = parse_size(leaf["value"])
+        leaf["bounds"] = _bounds(origin, where, leaf, kind)
+    return leaf
+
+
+def _bounds(origin: str, where: str, leaf: dict[str, Any], kind: Kind) -> list[Any]:
+    bounds = leaf["bounds"]
+    if not isinstance(bounds, list) or len(bounds) != 2:
+        raise _sheet_error(origin, f"{where}.bounds", f"expected [lower, upper], got {bounds!r}")
+    lower, upper = (_bound(origin, f"{where}.bounds", b, kind) for b in bounds)
+    value = leaf["value"]
+    if not all(isinstance(x, int | float) and not isinstance(x, bool)
+               for x in (lower, upper, value)) or not lower <= value <= upper:
+        raise _sheet_error(origin, f"{where}.bounds", f"value {value!r} outside bounds "
+                                                      f"[{lower}, {upper}]")
+    return [lower, upper]
+
+
+def _bound(origin: str, where: str, bound: Any, kind: Kind) -> Any:
+    if kind is _rate:
+        return _rate(origin, where, bound)
+    if kind is _size:
+        return parse_size(_size(origin, where, bound))
+    return bound
+
+
+def _pools(origin: str, raw: Any) -> dict[str, dict[str, Any]]:
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict) or not raw:
+        raise _sheet_error(origin, "storage.pools", "expected a mapping of pool names")
+    return {str(name): _section(origin, f"storage.pools.{name}", pool, _POOL,
+                                required=("targets", "target_mbs"))
+            for name, pool in raw.items()}
+
+
+def _fill_from_pool(origin: str, storage: dict[str, Any], pools: Mapping[str, Any]) -> None:
+    """The simulated targets are ``storage.pool``'s when the sheet names one and does not give
+    them itself; without a pool, the sheet must give them."""
+    pool = storage.get("pool", {}).get("value")
+    _check_pool(origin, "storage.pool", pool, pools)
+    for key in _FROM_POOL:
+        if key in storage:
+            continue
+        if pool is None or key not in pools[pool]:
+            raise _sheet_error(origin, f"storage.{key}", "missing")
+        leaf = copy.deepcopy(pools[pool][key])
+        provenance = next(k for k in PROVENANCE if k in leaf)
+        leaf[provenance] = f"storage.pools.{pool}: {leaf[provenance]}"
+        storage[key] = leaf
+
+
+def _check_pool_names(origin: str, sections: Mapping[str, Any],
+                      pools: Mapping[str, Any]) -> None:
+    _check_pool(origin, "site_rules.pool", sections["site_rules"].get("pool", {}).get("value"),
+                pools)
+    for section, key in (("defaults", "layout"), ("site_rules", "recommended_layouts")):
+        for i, record in enumerate(sections[section].get(key, {}).get("value", [])):
+            _check_pool(origin, f"{section}.{key}[{i}].pool", record.get("pool"), pools)
+
+
+def _check_pool(origin: str, where: str, pool: str | None, pools: Mapping[str, Any]) -> None:
+    if pool is not None and pool not in pools:
+        raise _sheet_error(origin, where, f"no pool {pool!r} in storage.pools "
+                                          f"({', '.join(pools) or 'none given'})")
+
+
+# -- the platform model --------------------------------------------------------------------------
+
+def sheet_defaults() -> dict[str, Any]:
+    return read_yaml(paths.data_dir() / "platform-sheet-defaults.yaml", "spec sheet defaults")
+
+
+def _derived(value: Any, how: str) -> dict[str, Any]:
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return {"value": value, "source": f"derived from {how}"}
+
+
+def platform_tree(sheet: Sheet, defaults: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The platform model's tree (PLATFORM.md) for ``sheet``, in the files' section order."""
+    base = copy.deepcopy(dict(defaults) if defaults is not None else sheet_defaults())
+    s = copy.deepcopy(sheet.sections)
+    _bound_bare_bandwidths(s, base["bare_bandwidth_bounds"])
+    tree: dict[str, Any] = {"platform": 1, "name": sheet.name, "description": sheet.description,
+                            "compute": _compute(s), "network": _network(s, base)}
+    if s["routers"]:
+        tree["routers"] = {"side": s["routers"].get("side", {}).get("value", "server"),
+                           **{k: v for k, v in s["routers"].items() if k != "side"}}
+    tree["filesystem"] = _filesystem(s, base)
+    tree["lustre_client"] = {**base["lustre_client"], **s["client"]}
+    tree["hdf5"] = base["hdf5"]
+    tree["site_defaults"] = _site_defaults(s, base)
+    tree["twin"] = base["twin"]
+    tree[NOT_YET_MODELLED] = _not_yet_modelled(s)
+    return tree
+
+
+def _bound_bare_bandwidths(node: dict[str, Any], rule: Mapping[str, Any]) -> None:
+    """Give every bandwidth the sheet states bare (``*_mbs`` sourced to the sheet itself)
+    calibration bounds, as the defaults file's ``bare_bandwidth_bounds`` says."""
+    low, high = rule["value"]
+    for key, leaf in node.items():
+        if not isinstance(leaf, dict):
+            continue
+        if "value" not in leaf:
+            _bound_bare_bandwidths(leaf, rule)
+        elif key.endswith("_mbs") and "bounds" not in leaf and str(
+                leaf.get("source", "")).startswith(_FROM_SHEET):
+            leaf["bounds"] = [low * leaf["value"], high * leaf["value"]]
+            leaf["source"] += (f"; bounds {low:g}-{high:g} x the figure: "
+                               f"{_provenance(rule)} (platform-sheet-defaults.yaml)")
+
+
+def _compute(s: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: s["compute"][k] for k in ("nodes", "cores_per_node", "nic_mbs")}
+
+
+def _network(s: Mapping[str, Any], base: Mapping[str, Any]) -> dict[str, Any]:
+    compute, storage, given = s["compute"], s["storage"], s["network"]
+    injection = compute["nodes"]["value"] * compute["nic_mbs"]["value"] / 2
+    servers = storage["servers"]["value"] * storage["server_mbs"]["value"]
+    return {
+        "mpi_fabric_mbs": given.get("mpi_fabric_mbs") or _derived(
+            injection, "compute.nodes x compute.nic_mbs / 2: half of all nodes' injection "
+                       "crosses the network's bisection (an assumption on its topology)"),
+        "storage_fabric_mbs": given.get("storage_fabric_mbs") or _derived(
+            servers, "storage.servers x storage.server_mbs: the storage network carries what "
+                     "the servers' links carry (no published peak in the sheet)"),
+        "collective_step_s": given.get("collective_step_s") or base["network"]["collective_step_s"],
+        "memcpy_mbs": compute.get("memcpy_mbs") or base["network"]["memcpy_mbs"],
+    }
+
+
+def _filesystem(s: Mapping[str, Any], base: Mapping[str, Any]) -> dict[str, Any]:
+    storage, rules = s["storage"], s["site_rules"]
+    targets = storage["targets"]["value"]
+    if "max_stripes_per_file" in rules:
+        most = rules["max_stripes_per_file"]
+        max_stripes = _derived(min(targets, most["value"]),
+                               f"site_rules.max_stripes_per_file ({_provenance(most)})")
+    else:
+        max_stripes = _derived(targets, "storage.targets: one stripe per target at most (Lustre)")
+    fs: dict[str, Any] = {"type": storage["type"]["value"]}
+    fs.update({k: storage[k] for k in ("servers", "targets")})
+    fs["max_stripe_count"] = max_stripes
+    fs.update({k: storage[k] for k in ("target_mbs", "server_mbs")})
+    fs.update(base["filesystem"])
+    if "rpc_size" in storage:
+        fs["rpc_max_bytes"] = storage["rpc_size"]
+    return fs
+
+
+def _site_defaults(s: Mapping[str, Any], base: Mapping[str, Any]) -> dict[str, Any]:
+    defaults, mpi = s["defaults"], base["mpi"][s["defaults"]["mpi"]["value"]]
+    site = copy.deepcopy(base["site_defaults"])
+    for key in ("stripe_count", "stripe_size"):
+        if key in defaults:
+            site["lustre"][key] = defaults[key]
+    why = defaults["mpi"]
+    mpiio = {"romio_cb_write": _for_site(mpi["romio_cb_write"], why), **site["mpiio"]}
+    mpiio.update({hint: _for_site(mpi[hint], why) for hint in _LIBRARY_HINTS if hint in mpi})
+    return {"romio_driver": _for_site(mpi["romio_driver"], why),
+            "default_cb_nodes": _for_site(mpi["default_cb_nodes"], why),
+            "lustre": site["lustre"], "mpiio": mpiio, "hdf5": site["hdf5"]}
+
+
+#: MPI-IO hints whose default an MPI library of the sheet defaults may set (else ROMIO's)
+_LIBRARY_HINTS = ("romio_ds_write",)
+
+
+def _for_site(library_leaf: Mapping[str, Any], mpi: Mapping[str, Any]) -> dict[str, Any]:
+    """What the MPI library does, and why the sheet says the site's is that library (when the
+    sheet says more than its name): an assumption about the site stays one."""
+    kind = next(k for k in PROVENANCE if k in mpi)
+    if mpi[kind].startswith(_FROM_SHEET):
+        return dict(library_leaf)
+    return {"value": library_leaf["value"],
+            kind: f"{_provenance(library_leaf)}; the site's MPI: {mpi[kind]}"}
+
+
+def _not_yet_modelled(s: Mapping[str, Any]) -> dict[str, Any]:
+    storage, defaults, rules = s["storage"], s["defaults"], s["site_rules"]
+    out: dict[str, Any] = {"note": _NOTE, "metadata_servers": storage["metadata_servers"]}
+    if "data_on_mdt" in storage:
+        out["data_on_mdt_bytes"] = storage["data_on_mdt"]
+    if storage["pools"]:
+        out["pools"] = storage["pools"]
+        if "pool" in storage:
+            out["simulated_pool"] = storage["pool"]
+    if "layout" in defaults:
+        out["default_layout"] = defaults["layout"]
+    if rules:
+        renamed = {"stripe_only_above": "stripe_only_above_bytes"}
+        out["site_rules"] = {renamed.get(k, k): v for k, v in rules.items()}
+    return out
+
+
+def _provenance(leaf: Mapping[str, Any]) -> str:
+    return str(next(leaf[k] for k in PROVENANCE if k in leaf))
