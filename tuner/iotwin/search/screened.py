@@ -245,12 +245,13 @@ def _unmodelled(evaluator: Evaluator, toolbox: base.Toolbox, chosen: list[Point]
 def _evolve(beliefs: Beliefs, toolbox: base.Toolbox, rng: random.Random,
             population: list[Individual], settings: Mapping[str, Any]) -> list[Individual]:
     """``inner_generations`` GA steps on the beliefs' upper bound; the result is sorted, best
-    first. Each step is reported with the best rate the beliefs expect of the configs the
-    population ranks first."""
+    first. Each step is reported with the best rate the beliefs expected so far of the configs
+    the population ranked first (its fitness is an upper bound: what is hoped, not expected)."""
     _score(beliefs, population)  # the beliefs changed since the last generation
     size, steps = len(population), settings["inner_generations"]
     leaders = settings["top_k"] * settings["pool"]
-    beliefs.evaluator.screened(0, steps, _leaders_expected(beliefs, toolbox, population, leaders))
+    best = _Best()
+    beliefs.evaluator.screened(0, steps, best.of(beliefs, toolbox.best(population, leaders)))
     for step in range(1, steps + 1):
         parents = toolbox.select(population, size)
         offspring = vary(toolbox, rng, parents, settings["crossover"], settings["mutation"])
@@ -260,15 +261,21 @@ def _evolve(beliefs: Beliefs, toolbox: base.Toolbox, rng: random.Random,
         _score(beliefs, immigrants)
         population += immigrants
         beliefs.evaluator.screened(step, steps,
-                                   _leaders_expected(beliefs, toolbox, population, leaders))
+                                   best.of(beliefs, toolbox.best(population, leaders)))
     return toolbox.best(population, size)
 
 
-def _leaders_expected(beliefs: Beliefs, toolbox: base.Toolbox, population: list[Individual],
-                      count: int) -> float | None:
-    """The best rate the beliefs' means expect of the ``count`` configs the population ranks
-    first (its fitness is an upper bound: the line says what is expected, not hoped)."""
-    return beliefs.best_expected([ind.point for ind in toolbox.best(population, count)])
+@dataclass
+class _Best:
+    """The best rate the beliefs' means expected of the leaders seen so far in a screening."""
+
+    rate: float | None = None
+
+    def of(self, beliefs: Beliefs, leaders: list[Individual]) -> float | None:
+        found = beliefs.best_expected([ind.point for ind in leaders])
+        if found is not None and (self.rate is None or found > self.rate):
+            self.rate = found
+        return self.rate
 
 
 def _distinct(individuals: list[Individual]) -> list[Individual]:
