@@ -29,11 +29,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from iotwin.core import paths
+from iotwin.core.units import parse_size
 from iotwin.model.platforms import Platform, load_platform
 from iotwin.model.sim import simulator_input
 from iotwin.model.sim_answers import differences, largest_difference
 from iotwin.space.parameters import SpaceContext, load_space
-from iotwin.units import parse_size
 from iotwin.workloads.workload import kernel_workload
 
 

@@ -15,7 +15,8 @@ from iotwin.core import paths
 
 sys.path.insert(0, str(Path(__file__).parent))  # so that every folder imports support.*
 
-pytest_plugins = ["support.programs"]  # its fixtures (parallel_h5py), everywhere
+# their fixtures (parallel_h5py, the Slurm test cluster), everywhere
+pytest_plugins = ["support.programs", "support.slurm_cluster"]
 
 
 @pytest.fixture(scope="session")

@@ -65,9 +65,14 @@ def test_the_run_record_is_not_a_file() -> None:
 
 def test_a_rejected_config_is_found_in_the_run_record_or_any_file() -> None:
     assert config_rejection([REPORT, RUN]) is None
+    # the reason without the path of the copy the run read (the user's file is not that copy)
     assert config_rejection([REPORT, {**RUN, "config_error": "c.yaml: mpiio.x: bad"}]) \
-        == "c.yaml: mpiio.x: bad"
-    assert config_rejection([{**REPORT, "config_error": "c.yaml: y: bad"}]) == "c.yaml: y: bad"
+        == "mpiio.x: bad"
+    assert config_rejection([{**REPORT, "config": "/run/7/c.yaml",
+                              "config_error": "/run/7/c.yaml: y: bad"}]) == "y: bad"
+    # an error that does not start with the copy's path is kept whole
+    assert config_rejection([{**REPORT, "config_error": "other.yaml: y: bad"}]) \
+        == "other.yaml: y: bad"
 
 
 def test_unmatched_rules_and_outside_writes_are_said() -> None:

@@ -23,17 +23,9 @@ from iotwin.executors.interposer_reports import file_reports
 from iotwin.executors.launch import launcher, run_mpi
 from iotwin.executors.slurm import Site, SlurmExecutor
 from support.processes import with_default_sigint
-from support.slurm_cluster import SlurmCluster, missing_daemons, slurm_cluster
+from support.slurm_cluster import SlurmCluster
 
 PARTICLES = 16384  # x 32 B x 4 ranks = 2 MiB: a short run
-
-
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SlurmCluster]:
-    assert not missing_daemons(), f"{missing_daemons()} not installed: run `make deps`"
-    with slurm_cluster(tmp_path_factory.mktemp("slurm")) as started:
-        print(f"test Slurm cluster up in {started.started_in_s:.1f} s")
-        yield started
 
 
 def executor(cluster: SlurmCluster, scratch: Path, timeout_s: float = 120.0) -> SlurmExecutor:

@@ -19,7 +19,7 @@ import pytest
 from iotwin.core import paths
 from iotwin.core.records import Target
 from iotwin.executors import launch
-from iotwin.executors.capture import capture_program
+from iotwin.executors.capture import capture_program, records_in
 from iotwin.executors.interposer_reports import (
     config_rejection,
     outside_writes,
@@ -231,7 +231,7 @@ def test_every_file_is_captured_with_each_ranks_bytes(flavour: str, ranks: int,
         written = sum(length for rank in range(ranks)
                       for _, length in expected_bytes(name, rank, ranks))
         assert total == written, name
-    workload = workload_from_capture(records, "mpiio_writer", "test")
+    workload = workload_from_capture(records_in(scratch, records), "mpiio_writer", "test")
     assert [f["api"] for f in workload["files"]] == ["hdf5", "mpiio", "mpiio", "mpiio", "mpiio"]
 
 
@@ -252,7 +252,7 @@ def test_a_fortran_program_is_seen_whatever_its_binding_calls(flavour: str,
 def test_a_program_writing_only_mpiio_is_captured_and_simulated(scratch: Path) -> None:
     target = Target(RANKS, command=(str(program("mpich", "mpiio_writer")), str(scratch),
                                     "--mpiio-only"))
-    captured = capture_program(target)
+    captured = capture_program(target, workdir=scratch)
     assert captured.run.ok and captured.run.bytes == (HEADER + ROWS * COLS * RANKS * 8
                                                       + STRIDES * BLOCK * RANKS * 8
                                                       + CONTIG * RANKS + 3 * TILES * 8 * RANKS)

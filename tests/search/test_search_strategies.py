@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import importlib.util
 import math
 import random
+import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
+from iotwin.core.errors import UserError
+from iotwin.core.hashing import config_hash
 from iotwin.core.records import RunResult, Target
 from iotwin.core.units import parse_size
 from iotwin.model.protocol import Fit
-from iotwin.search import run_strategy, strategy_kind, strategy_settings
+from iotwin.search import REGISTRY, STRATEGIES, StrategyKind, run_strategy, strategy_settings
 from iotwin.search.operators import Individual, distance, make_toolbox, vary
 from iotwin.space.parameters import BoundSpace, Point, SpaceContext, load_space
 from iotwin.store.database import Store
@@ -36,17 +40,24 @@ def synthetic_rate(config: Mapping[str, Any], skew: float = 1.0) -> float:
     return 1000.0 * math.exp(-0.15 * penalty) * (1.1 if aligned else 1.0)
 
 
+class Killed(BaseException):
+    """The campaign's process killed mid-run (nothing catches it, as nothing catches a signal)."""
+
+
 class SyntheticExecutor:
     """Runs of the synthetic landscape, with log-normal noise of ``noise`` drawn from each
     run's seed."""
 
     source = "twin"
 
-    def __init__(self, noise: float = 0.0) -> None:
+    def __init__(self, noise: float = 0.0, killed_at: int | None = None) -> None:
         self.runs: list[dict[str, Any]] = []
         self.noise = noise
+        self.killed_at = killed_at  # the run (counted from 1) during which the process dies
 
     def run_once(self, target: Target, config: Mapping[str, Any], *, seed: int = 0) -> RunResult:
+        if self.killed_at is not None and len(self.runs) + 1 == self.killed_at:
+            raise Killed
         self.runs.append(dict(config))
         rate = synthetic_rate(config) * math.exp(random.Random(seed).gauss(0, self.noise))
         return RunResult("ok", total_s=1000 / rate, rate_mbs=rate)
@@ -59,11 +70,15 @@ class SkewedModel:
 
     def __init__(self) -> None:
         self.skew = 2.0
+        self.predicted = 0  # configs it was asked to predict
+        self.fits = 0
 
     def predict(self, configs: Sequence[Mapping[str, Any]]) -> list[float | None]:
+        self.predicted += len(configs)
         return [synthetic_rate(c, self.skew) for c in configs]
 
     def fit(self, measured: Sequence[tuple[Mapping[str, Any], float]]) -> Fit:
+        self.fits += 1
         grid = [0.5 + 0.05 * i for i in range(40)]
 
         def error(skew: float) -> float:
@@ -82,18 +97,161 @@ def optimum(space: BoundSpace) -> float:
 
 def make_campaign(tmp_path: Path, strategy: str, budget: int, *,
                   model: bool | SkewedModel = False, noise: float = 0.0,
-                  seed: int = 1, space: BoundSpace | None = None
+                  seed: int = 1, space: BoundSpace | None = None,
+                  executor: SyntheticExecutor | None = None, store: Path | None = None
                   ) -> tuple[CampaignEvaluator, SyntheticExecutor]:
     spec = CampaignSpec(ranks=512, platform="synthetic", space="poster", strategy=strategy,
                         executor="twin", real_budget=budget, kernel="vpic-io", seed=seed)
-    store = Store(tmp_path / f"{strategy}-{seed}.db")
-    campaign_id = store.create_campaign("t", kind="tune", spec=spec.to_json())
-    executor = SyntheticExecutor(noise)
+    opened = Store(store or tmp_path / f"{strategy}-{seed}.db")
+    campaign_id = opened.create_campaign("t", kind="tune", spec=spec.to_json())
+    return reopen(opened, campaign_id, spec, space, executor or SyntheticExecutor(noise), model)
+
+
+def reopen(store: Store, campaign_id: int, spec: CampaignSpec, space: BoundSpace | None,
+           executor: SyntheticExecutor | None, model: bool | SkewedModel
+           ) -> tuple[CampaignEvaluator, SyntheticExecutor]:
+    """The campaign as a (re)started process opens it: on a fresh executor and model."""
+    executor = executor or SyntheticExecutor()
     space = space or load_space("poster").bind(HOPPER)
     if model is True:
         model = SkewedModel()
     campaign = CampaignEvaluator(store, campaign_id, spec, space, executor, model or None)
     return campaign, executor
+
+
+# -- the contract every strategy of the registry keeps ----------------------------------------
+
+#: strategies that need a package `make test` does not install: (module, what installs it)
+NEEDS_INSTALL = {"optuna-gp": ("torch", "make optuna-gp")}
+
+
+def installed(kind: StrategyKind) -> bool:
+    needed = NEEDS_INSTALL.get(kind.name)
+    return needed is None or importlib.util.find_spec(needed[0]) is not None
+
+
+#: every registered strategy that can run here: a strategy added to REGISTRY is tested here
+RUNNABLE = [kind for kind in REGISTRY if installed(kind)]
+
+
+def each(kinds: Sequence[StrategyKind]) -> Any:
+    """A test run for each of ``kinds``, named by the strategy."""
+    return pytest.mark.parametrize("kind", [pytest.param(k, id=k.name) for k in kinds])
+
+
+BUDGET = 20
+#: a small space: 10 stripe counts x 8 stripe sizes
+SMALL = {"alignment": None, "cb_nodes": 24}
+#: settings under which a strategy that may stop early does, cheaply (its own stop criterion)
+STOPS_EARLY_WITH = {"h5evolve": {"generations": 3}, "sim-screened": {},
+                    "optuna-tpe": {"stale_asks": 3}, "optuna-gp": {"stale_asks": 3},
+                    "skopt-gp": {"stale_asks": 3}}
+
+
+def searched(tmp_path: Path, kind: StrategyKind, *, seed: int = 1, budget: int = BUDGET,
+             space: BoundSpace | None = None, settings: Mapping[str, Any] | None = None,
+             name: str = "run") -> tuple[CampaignEvaluator, SyntheticExecutor, SkewedModel]:
+    """A campaign of ``kind`` run to its end, with a model it may predict with."""
+    model = SkewedModel()
+    campaign, executor = make_campaign(tmp_path, kind.name, budget, model=model, seed=seed,
+                                       space=space, store=tmp_path / f"{name}.db")
+    run_strategy(kind.name, campaign, seed, {**strategy_settings(kind.name), **(settings or {})})
+    return campaign, executor, model
+
+
+def stored_sequence(campaign: CampaignEvaluator) -> list[str]:
+    return [row.config_hash for row in campaign.store.evaluations(campaign.id, source="twin")]
+
+
+def assert_runs_again_only_what_it_repeats(campaign: CampaignEvaluator,
+                                           executor: SyntheticExecutor,
+                                           kind: StrategyKind) -> None:
+    """Every run is stored once, as one of the campaign's measurements; a config runs again
+    only as a repeat, and only a strategy whose record says it repeats asks for one."""
+    rows = campaign.store.evaluations(campaign.id, source="twin")
+    runs = [(row.config_hash, row.repetition) for row in rows]
+    assert len(executor.runs) == len(runs) == len(set(runs)) == len(campaign.order)
+    repeated = len(runs) - len({key for key, _ in runs})
+    assert repeated == len(campaign.order) - len(campaign.measured)
+    assert repeated == 0 or kind.repeats
+
+
+@each(RUNNABLE)
+def test_a_strategy_keeps_the_budget_and_runs_a_point_again_only_as_a_repeat(
+        tmp_path: Path, kind: StrategyKind) -> None:
+    campaign, executor, model = searched(tmp_path, kind)
+    assert 0 < len(executor.runs) <= BUDGET
+    assert_runs_again_only_what_it_repeats(campaign, executor, kind)
+    if not kind.may_stop_early:  # nothing but the budget ends it on a space this large
+        assert len(executor.runs) == BUDGET
+    # its capabilities: a model is asked only by the strategies that say they need it
+    if kind.needs_model:
+        assert model.predicted > 0 and model.fits > 0
+    if kind.runs_in_simulation:  # it asks nothing but rates of points
+        assert model.predicted == model.fits == 0
+
+
+@each(RUNNABLE)
+def test_a_strategy_is_deterministic_for_a_seed(tmp_path: Path, kind: StrategyKind) -> None:
+    _, first, _ = searched(tmp_path, kind, seed=7, name="first")
+    _, second, _ = searched(tmp_path, kind, seed=7, name="second")
+    assert first.runs and first.runs == second.runs
+
+
+@each(RUNNABLE)
+def test_a_killed_campaign_resumes_by_replaying_its_strategy(tmp_path: Path,
+                                                              kind: StrategyKind) -> None:
+    _, reference, _ = searched(tmp_path, kind, seed=3, name="reference")
+    killed_at = 8
+    assert len(reference.runs) > killed_at
+    settings = strategy_settings(kind.name)
+    campaign, killed = make_campaign(tmp_path, kind.name, BUDGET, model=True, seed=3,
+                                     executor=SyntheticExecutor(killed_at=killed_at),
+                                     store=tmp_path / "killed.db")
+    with pytest.raises(Killed):
+        run_strategy(kind.name, campaign, 3, settings)
+    assert len(killed.runs) == killed_at - 1
+    resumed, again = reopen(campaign.store, campaign.id, campaign.spec, None, None, True)
+    run_strategy(kind.name, resumed, 3, settings)
+    # nothing stored is run again, and the campaign is the one never killed
+    assert again.runs == reference.runs[killed_at - 1:]
+    assert [config_hash(c) for c in reference.runs] == stored_sequence(resumed)
+
+
+@each(RUNNABLE)
+def test_a_strategy_ends_by_itself_on_a_space_smaller_than_its_budget(
+        tmp_path: Path, kind: StrategyKind) -> None:
+    """One that may stop early does, under settings that make its own criterion cheap, with
+    points and budget left; any other stops only once the space is spent."""
+    assert not kind.may_stop_early or kind.name in STOPS_EARLY_WITH, \
+        f"{kind.name}: say in STOPS_EARLY_WITH how it stops by itself"
+    space = load_space("poster").bind(HOPPER, fixed=SMALL)
+    campaign, executor, _ = searched(tmp_path, kind, budget=2 * space.size, space=space,
+                                     settings=STOPS_EARLY_WITH.get(kind.name))
+    assert_runs_again_only_what_it_repeats(campaign, executor, kind)
+    if kind.may_stop_early:
+        assert 0 < len(campaign.measured) < space.size
+    else:
+        assert len(executor.runs) == len(campaign.measured) == space.size
+
+
+def test_every_registered_strategy_keeps_the_contract_or_says_why_it_cannot_here(
+        tmp_path: Path) -> None:
+    """A strategy whose package `make test` does not install is not run by the contract
+    tests: this says so (a warning) and checks what it can, that asking for it names what to
+    install, and that the registry and strategies.yaml describe it."""
+    for kind in REGISTRY:
+        assert STRATEGIES[kind.name] is kind
+        assert isinstance(strategy_settings(kind.name), dict)
+        if kind in RUNNABLE:
+            continue
+        module, install = NEEDS_INSTALL[kind.name]
+        warnings.warn(f"strategy {kind.name}: contract not run: {module} is not installed "
+                      f"(`{install}`); only its refusal is checked", stacklevel=1)
+        campaign, executor = make_campaign(tmp_path, kind.name, BUDGET)
+        with pytest.raises(UserError, match=f"{kind.name} needs .*`{install}`"):
+            run_strategy(kind.name, campaign, 1, strategy_settings(kind.name))
+        assert not executor.runs
 
 
 def test_operators_stay_inside_the_space_and_repair_holds() -> None:
@@ -120,19 +278,6 @@ def test_mutation_always_changes_an_individual() -> None:
         before = list(individual)
         toolbox.mutate(individual)
         assert list(individual) != before
-
-
-@pytest.mark.parametrize("strategy", ["h5evolve", "random", "exhaustive", "sim-screened"])
-def test_strategies_respect_the_budget_and_run_again_only_what_they_repeat(
-        tmp_path: Path, strategy: str) -> None:
-    campaign, executor = make_campaign(tmp_path, strategy, budget=25, model=True)
-    run_strategy(strategy, campaign, seed=1, settings=strategy_settings(strategy))
-    rows = campaign.store.evaluations(campaign.id, source="twin")
-    runs = [(row.config_hash, row.repetition) for row in rows]
-    assert 0 < len(executor.runs) == len(runs) == len(set(runs)) == len(campaign.order) <= 25
-    repeated = len(runs) - len({key for key, _ in runs})
-    assert repeated == len(campaign.order) - len(campaign.measured)
-    assert repeated == 0 or strategy_kind(strategy).repeats
 
 
 def test_exhaustive_finds_the_optimum_with_the_whole_space(tmp_path: Path) -> None:

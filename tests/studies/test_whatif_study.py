@@ -218,7 +218,8 @@ def test_every_answer_carries_the_validated_error_or_says_it_has_none() -> None:
     [far] = study({**WORK, "ranks": 64 * high, "ranks_per_node": 24}, ["hopper"],
                   load_platform, stand_in)
     assert far.default_band is not None
-    assert f"64x above the {low}-{high} cores hopper was validated at" in far.warning
+    assert f"64x above the {low}-{high} cores hopper was checked at by the paper validation" \
+        in far.warning
     assert far.warning in table([far])
 
 

@@ -1,6 +1,7 @@
 """A one-node Slurm cluster for the tests: munged, slurmctld and slurmd from Debian's
 packages, started in a temporary directory (configuration, state, spool, logs, munge key and
-socket all inside it; no system path is written) and stopped afterwards.
+socket all inside it; no system path is written) and stopped afterwards. Tests ask for it as
+the fixture ``cluster``.
 
 The node declares more CPUs than the machine has (``SlurmdParameters=config_overrides``) so
 that a 4-rank job fits on this 2-core machine, as the local executor oversubscribes it.
@@ -20,6 +21,8 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+
+import pytest
 
 DAEMONS = ("munged", "slurmctld", "slurmd")
 START_TIMEOUT_S = 30.0
@@ -124,6 +127,15 @@ def slurm_cluster(root: Path) -> Iterator[SlurmCluster]:
         yield SlurmCluster(root, conf, node, time.monotonic() - started)
     finally:
         _stop(root)
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SlurmCluster]:
+    """The test cluster, up for the tests of one module (a fixture of every test folder)."""
+    assert not missing_daemons(), f"{missing_daemons()} not installed: run `make deps`"
+    with slurm_cluster(tmp_path_factory.mktemp("slurm")) as started:
+        print(f"test Slurm cluster up in {started.started_in_s:.1f} s")
+        yield started
 
 
 def main() -> None:

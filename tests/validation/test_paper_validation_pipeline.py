@@ -19,8 +19,14 @@ import pytest
 import yaml
 from iotwin.core.errors import UserError
 from iotwin.model import calibration as calibrate
-from iotwin.validation import paper as paper_validation
 from iotwin.validation import paper_report
+from iotwin.validation.paper import run_paper_validation
+from iotwin.validation.paper_cases import build_cases, sample_configs
+from iotwin.validation.paper_leave_out import leave_one_out
+from iotwin.validation.paper_prediction import MEMO
+from iotwin.validation.paper_results import PaperValidation
+from iotwin.validation.paper_rows import parse_tuned_parameters, read_published
+from iotwin.validation.paper_settings import FitBudget, load_settings, paper_dir
 from iotwin.workloads.replication.sessions import session_bytes
 
 FREE = {"stream_mbs": (150.0, 10.0, 20000.0), "scaling": (0.2, 0.0, 1.0),
@@ -85,7 +91,7 @@ def kernel_workload(kernel: str, ranks: int, args: Sequence[str]) -> dict[str, A
 def stand_in(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     """The stand-in simulator, and the suite's settings fitting the stand-in's parameters."""
     monkeypatch.setattr(calibrate, "simulate", stand_in_simulate)
-    directory = paper_validation.paper_dir()
+    directory = paper_dir()
     settings = yaml.safe_load((directory / "cases.yaml").read_text())
     (tmp_path / "cases.yaml").write_text(yaml.safe_dump(settings))
     (tmp_path / settings["published"]).write_text(
@@ -93,14 +99,13 @@ def stand_in(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     return tmp_path / "cases.yaml"
 
 
-def run(settings: Path, **options: Any) -> paper_validation.PaperValidation:
-    return paper_validation.run_paper_validation(
-        settings_path=settings, load_platform=stand_in_platform,
-        kernel_workload=kernel_workload, max_evaluations=15, **options)
+def run(settings: Path, **options: Any) -> PaperValidation:
+    return run_paper_validation(settings_path=settings, load_platform=stand_in_platform,
+                                kernel_workload=kernel_workload, max_evaluations=15, **options)
 
 
 def published_rows() -> list[dict[str, str]]:
-    with (paper_validation.paper_dir() / "published-measurements.csv").open() as stream:
+    with (paper_dir() / "published-measurements.csv").open() as stream:
         return list(csv.DictReader(stream))
 
 
@@ -136,11 +141,9 @@ def test_unpublished_tuned_config_is_the_models_best_candidate(stand_in: Path) -
     tuned = next(r for r in result.rows if r.setting == "tuned")
     assert tuned.origin == "model optimum"
     # the stand-in is fastest with the most stripes: the best sampled candidate has them
-    settings = paper_validation.load_settings()
-    row = next(r for r in paper_validation.read_published(settings.published)
-               if r.label == tuned.label)
-    candidates = paper_validation.sample_configs(settings.model_optimum,
-                                                 stand_in_platform("stampede"), row)
+    settings = load_settings()
+    row = next(r for r in read_published(settings.published) if r.label == tuned.label)
+    candidates = sample_configs(settings.model_optimum, stand_in_platform("stampede"), row)
     counts = [c["lustre"]["stripe_count"] for c in candidates]
     best = max(counts, key=lambda n: 160 if n == -1 else n)
     assert tuned.config["lustre"]["stripe_count"] == best
@@ -157,10 +160,9 @@ def test_fit_lowers_the_loss_and_the_error(stand_in: Path) -> None:
 
 def test_leave_one_out_never_uses_the_held_out_row(stand_in: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    settings = paper_validation.load_settings()
-    rows = [r for r in paper_validation.read_published(settings.published)
-            if r.platform == "Intrepid"]
-    cases = paper_validation.build_cases(rows, settings, stand_in_platform, kernel_workload)
+    settings = load_settings()
+    rows = [r for r in read_published(settings.published) if r.platform == "Intrepid"]
+    cases = build_cases(rows, settings, stand_in_platform, kernel_workload)
     seen: list[list[float]] = []
     real_fit = calibrate.fit
 
@@ -171,8 +173,8 @@ def test_leave_one_out_never_uses_the_held_out_row(stand_in: Path,
 
     monkeypatch.setattr(calibrate, "fit", spying_fit)
     platform = stand_in_platform("intrepid")
-    budget = paper_validation.FitBudget(10, 2, 0.01)
-    before = paper_validation.leave_one_out(platform, cases, list(FREE), budget, lambda _: None)
+    budget = FitBudget(10, 2, 0.01)
+    before = leave_one_out(platform, cases, list(FREE), budget, lambda _: None)
     published = [c.published_mbs for c in cases]
     missing = [sorted(set(published) - set(rates)) for rates in seen]
     assert all(len(rates) == len(cases) - 1 and len(m) == 1 for rates, m in zip(seen, missing,
@@ -183,7 +185,7 @@ def test_leave_one_out_never_uses_the_held_out_row(stand_in: Path,
     changed = cases[0].row.__class__(**{**cases[0].row.__dict__,
                                         "value": cases[0].row.value * 10})
     cases[0].row = changed
-    after = paper_validation.leave_one_out(platform, cases, list(FREE), budget, lambda _: None)
+    after = leave_one_out(platform, cases, list(FREE), budget, lambda _: None)
     assert after[0].rate_mbs == pytest.approx(before[0].rate_mbs, rel=1e-9)
     assert any(not math.isclose(a.rate_mbs or 0, b.rate_mbs or 0, rel_tol=1e-6)
                for a, b in zip(after[1:], before[1:], strict=True))
@@ -204,39 +206,38 @@ def test_metrics_count_rankings_and_agree_with_rows(stand_in: Path) -> None:
 
 
 def test_tuned_parameters_are_parsed_with_units_and_unknown_names_refused() -> None:
-    keys = paper_validation.load_settings().tuned_parameter_keys
-    config = paper_validation.parse_tuned_parameters("strp_fac=48 strp_unt=32MB (text, 5.1.2)",
-                                                     keys)
+    keys = load_settings().tuned_parameter_keys
+    config = parse_tuned_parameters("strp_fac=48 strp_unt=32MB (text, 5.1.2)", keys)
     assert config == {"lustre": {"stripe_count": 48, "stripe_size": 32 << 20},
                       "mpiio": {"cb_buffer_size": 32 << 20}}
     with pytest.raises(UserError, match="stripes"):
-        paper_validation.parse_tuned_parameters("stripes=4", keys)
+        parse_tuned_parameters("stripes=4", keys)
     with pytest.raises(UserError, match="align"):
-        paper_validation.parse_tuned_parameters("align=(4KB)", keys)
+        parse_tuned_parameters("align=(4KB)", keys)
 
 
 def test_a_bad_published_row_names_its_line(tmp_path: Path) -> None:
-    source = paper_validation.paper_dir() / "published-measurements.csv"
+    source = paper_dir() / "published-measurements.csv"
     lines = source.read_text().splitlines()
     lines[1] = lines[1].replace(",400,", ",fast,")
     bad = tmp_path / "rows.csv"
     bad.write_text("\n".join(lines) + "\n")
     with pytest.raises(UserError, match=r"rows.csv:2"):
-        paper_validation.read_published(bad)
+        read_published(bad)
 
 
 def test_a_workload_of_the_wrong_size_is_refused(tmp_path: Path) -> None:
-    directory = paper_validation.paper_dir()
+    directory = paper_dir()
     text = (directory / "cases.yaml").read_text().replace(
         "VPIC-IO: vpic-io --particles 8388608", "VPIC-IO: vpic-io --particles 4194304", 1)
     (tmp_path / "cases.yaml").write_text(text)
     (tmp_path / "published-measurements.csv").write_text(
         (directory / "published-measurements.csv").read_text())
-    settings = paper_validation.load_settings(tmp_path / "cases.yaml")
-    rows = [r for r in paper_validation.read_published(settings.published)
+    settings = load_settings(tmp_path / "cases.yaml")
+    rows = [r for r in read_published(settings.published)
             if r.platform == "Hopper" and r.kernel == "VPIC-IO" and r.cores == 128]
     with pytest.raises(UserError, match=r"Hopper VPIC-IO 128.*16.0 GiB"):
-        paper_validation.build_cases(rows, settings, stand_in_platform, kernel_workload)
+        build_cases(rows, settings, stand_in_platform, kernel_workload)
 
 
 def test_fitted_values_are_recorded_in_a_platform_yaml_in_place(tmp_path: Path) -> None:
@@ -269,18 +270,34 @@ def test_fitted_values_are_recorded_in_a_platform_yaml_in_place(tmp_path: Path) 
         paper_report.record_fitted(copy, "x", {"filesystem.no_such_leaf": 1.0})
 
 
-def test_leave_one_out_in_forked_workers_matches_one_process(stand_in: Path) -> None:
-    settings = paper_validation.load_settings(stand_in)
-    rows = [r for r in paper_validation.read_published(settings.published)
+@dataclass(frozen=True)
+class LinesTo:
+    """Progress appended to a file: picklable, so worker processes can be sent it."""
+
+    path: Path
+
+    def __call__(self, text: str) -> None:
+        with self.path.open("a") as stream:
+            stream.write(text + "\n")
+
+
+def test_leave_one_out_in_forked_workers_matches_one_process(stand_in: Path,
+                                                             tmp_path: Path) -> None:
+    settings = load_settings(stand_in)
+    rows = [r for r in read_published(settings.published)
             if r.platform == "Ranger" and r.kernel != "VORPAL-IO"]
-    cases = paper_validation.build_cases(rows, settings, stand_in_platform, kernel_workload)
+    cases = build_cases(rows, settings, stand_in_platform, kernel_workload)
     platform = stand_in_platform("ranger")
-    budget = paper_validation.FitBudget(10, 2, 0.01)
-    alone = paper_validation.leave_one_out(platform, cases, list(FREE), budget, lambda _: None)
-    forked = paper_validation.leave_one_out(platform, cases, list(FREE), budget,
-                                            lambda _: None, 2)
+    budget = FitBudget(10, 2, 0.01)
+    alone = leave_one_out(platform, cases, list(FREE), budget, lambda _: None)
+    told = tmp_path / "told.txt"
+    forked = leave_one_out(platform, cases, list(FREE), budget, LinesTo(told), 2)
     assert [p.rate_mbs for p in forked] == pytest.approx([p.rate_mbs for p in alone])
     assert [p.config for p in forked] == [p.config for p in alone]
+    # each refit, run in a worker, told what it started
+    assert sorted(told.read_text().splitlines()) == sorted(
+        f"ranger: leave-one-out {i + 1}/{len(cases)}: {case.row.label}"
+        for i, case in enumerate(cases))
 
 
 def test_platform_parts_saved_in_a_partial_directory_are_reused(stand_in: Path,
@@ -301,7 +318,7 @@ def test_an_interrupted_run_resumes_from_its_logged_simulations(
     parts = tmp_path / "parts"
     first = run(stand_in, platforms=["intrepid"], kernels=["VPIC-IO"], partial=parts)
     (parts / "intrepid.json").unlink()  # as if stopped before the platform was done
-    paper_validation._simulated.clear()
+    MEMO.rates.clear()
 
     def no_simulator(*_: Any, **__: Any) -> None:
         raise AssertionError("simulated again")

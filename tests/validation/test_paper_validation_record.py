@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 from iotwin.validation import paper_report
-from iotwin.validation.paper import PaperValidation
+from iotwin.validation.paper_results import PaperValidation
 from support.programs import REPO_ROOT
 
 RECORD = REPO_ROOT / "validation" / "paper"

@@ -3,25 +3,28 @@
 from __future__ import annotations
 
 import pytest
-from iotwin.validation import paper as paper_validation
+from iotwin.core import paths
+from iotwin.validation.paper import run_paper_validation
+from iotwin.validation.paper_cases import STEPS_KEY, with_ranks_per_node, workload_bytes
+from iotwin.validation.paper_prediction import predict_rates
+from iotwin.validation.paper_results import PaperValidation
 
 
 @pytest.fixture(scope="module")
-def stampede_vpic() -> paper_validation.PaperValidation:
-    return paper_validation.run_paper_validation(platforms=["stampede"], kernels=["VPIC-IO"],
-                                                 loo=False, max_evaluations=8)
+def stampede_vpic() -> PaperValidation:
+    return run_paper_validation(platforms=["stampede"], kernels=["VPIC-IO"], loo=False,
+                                max_evaluations=8)
 
 
-def test_the_fit_does_not_worsen_the_loss_on_the_real_model(
-        stampede_vpic: paper_validation.PaperValidation) -> None:
+def test_the_fit_does_not_worsen_the_loss_on_the_real_model(stampede_vpic: PaperValidation
+                                                            ) -> None:
     (fit,) = stampede_vpic.fits
     assert fit.loss_after <= fit.loss_before
-    platform_yaml = paper_validation.paths.platforms_dir() / "stampede.yaml"
+    platform_yaml = paths.platforms_dir() / "stampede.yaml"
     assert platform_yaml.exists()
 
 
-def test_every_selected_row_is_simulated(
-        stampede_vpic: paper_validation.PaperValidation) -> None:
+def test_every_selected_row_is_simulated(stampede_vpic: PaperValidation) -> None:
     assert [r.setting for r in stampede_vpic.rows] == ["default", "tuned"]
     assert all(r.prior_mbs and r.fitted_mbs for r in stampede_vpic.rows)
     tuned = stampede_vpic.rows[1]
@@ -38,17 +41,17 @@ def test_extrapolated_steps_match_the_full_simulation(config: dict) -> None:
 
     def vorpal(steps: int) -> dict:
         args = ["--block", "40x40x24", "--steps", str(steps)]
-        return paper_validation.with_ranks_per_node(kernel_workload("vorpal-io", 16, args), 4)
+        return with_ranks_per_node(kernel_workload("vorpal-io", 16, args), 4)
 
     # Without the Lustre client's write-back budget: at this size all six steps fit in it and
     # are not identical in time (a step's flush overlaps the next); at the papers' sizes a step
     # is far larger than the budget and check_extrapolation.py measures the difference there.
     platform = load_platform("hopper").with_values({"lustre_client.osc_dirty_bytes": 0})
     full = vorpal(6)
-    virtual = {paper_validation.STEPS_KEY: 6, "step_workloads": [vorpal(1), vorpal(2)]}
-    assert paper_validation.workload_bytes(virtual) == paper_validation.workload_bytes(full)
+    virtual = {STEPS_KEY: 6, "step_workloads": [vorpal(1), vorpal(2)]}
+    assert workload_bytes(virtual) == workload_bytes(full)
     (expected,) = predict(platform, [Observation(full, config, 1.0)])
-    (extrapolated,) = paper_validation.predict_rates(platform, [Observation(virtual, config, 1.0)])
+    (extrapolated,) = predict_rates(platform, [Observation(virtual, config, 1.0)])
     (one_step,) = predict(platform, [Observation(vorpal(1), config, 1.0)])
     assert expected and extrapolated
     assert extrapolated == pytest.approx(expected, rel=0.02)

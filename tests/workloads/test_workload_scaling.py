@@ -60,8 +60,9 @@ def h5py_field(folder: Path) -> list[str]:
             "--rows", "16", "--steps", "3", "--compute-s", "0"]
 
 
-def captured(command: list[str], ranks: int) -> dict[str, Any]:
-    return capture_program(program_target(command, ranks), timeout_s=600).workload
+def captured(command: list[str], ranks: int, folder: Path) -> dict[str, Any]:
+    return capture_program(program_target(command, ranks), timeout_s=600,
+                           workdir=folder).workload
 
 
 @pytest.mark.slow
@@ -73,11 +74,11 @@ def test_a_scaled_capture_is_the_direct_capture(program: str, scratch: Path,
         command = h5py_field(scratch)
     else:
         command = block3d(scratch, "hdf5")
-    small = captured(command, 4)
+    small = captured(command, 4, scratch)
     # 64 Python ranks with h5py would need gigabytes on this 2-core machine: the C kernel goes there
     for ranks in (8, 16, 64) if program.startswith("block3d") else (8, 16):
         scaled, _ = scale_workload(small, ranks)
-        direct = captured(command, ranks)
+        direct = captured(command, ranks, scratch)
         assert without_timings(scaled) == without_timings(direct), ranks
         assert simulated_ranges(scaled) == simulated_ranges(direct), ranks
 

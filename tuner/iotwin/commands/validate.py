@@ -12,9 +12,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
-import time
-from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 
@@ -25,11 +22,13 @@ from iotwin.commands._options import (
 )
 from iotwin.core import paths
 from iotwin.core.errors import UserError
+from iotwin.core.progress import TimedProgress
 from iotwin.report import write_report
 from iotwin.store.database import Store, resolve_path
 from iotwin.validation import paper_report, scale_report, traffic
 from iotwin.validation.local import default_suite_path, load_suite, run_local_suite
-from iotwin.validation.paper import paper_dir, run_paper_validation
+from iotwin.validation.paper import run_paper_validation
+from iotwin.validation.paper_settings import paper_dir
 from iotwin.validation.scale_audit import run_audit, scale_dir
 
 
@@ -139,18 +138,8 @@ def _add_paper_arguments(parser: argparse.ArgumentParser) -> None:
                              "sim-models/platforms/*.yaml")
 
 
-def _timed_progress() -> Callable[[str], None]:
-    """A progress line on stderr, with the seconds since the suite started."""
-    started = time.monotonic()
-
-    def progress(text: str) -> None:
-        print(f"[{time.monotonic() - started:6.0f} s] {text}", file=sys.stderr, flush=True)
-
-    return progress
-
-
 def _traffic(args: argparse.Namespace) -> int:
-    found = traffic.run_traffic(progress=_timed_progress())
+    found = traffic.run_traffic(progress=TimedProgress())
     if args.write:
         traffic.write_outputs(found, traffic.traffic_dir())
     print(traffic.markdown(found))
@@ -159,7 +148,7 @@ def _traffic(args: argparse.Namespace) -> int:
 
 def _scale(args: argparse.Namespace) -> int:
     points = run_audit(platforms=args.platforms.split(",") if args.platforms else None,
-                       progress=_timed_progress())
+                       progress=TimedProgress())
     if args.write:
         points = scale_report.write_outputs(points, scale_dir())
     print(scale_report.markdown(points))
@@ -169,7 +158,7 @@ def _scale(args: argparse.Namespace) -> int:
 def _paper(args: argparse.Namespace) -> int:
     """Run as the options say; progress on stderr, the tables on stdout."""
 
-    progress = _timed_progress()
+    progress = TimedProgress()
     result = run_paper_validation(
         platforms=args.platforms.split(",") if args.platforms else None,
         kernels=args.kernels.split(",") if args.kernels else None, loo=not args.no_loo,

@@ -21,7 +21,7 @@ import numpy as np
 
 from iotwin.core import paths
 from iotwin.store.database import Calibration
-from iotwin.validation.paper import PaperValidation
+from iotwin.validation.paper_results import PaperValidation
 
 #: the held-out errors a band is made of (paper validation's row fields)
 HELD_OUT = ("loo", "scale_out")

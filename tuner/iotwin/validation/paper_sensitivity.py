@@ -22,8 +22,10 @@ from typing import Any
 
 import numpy as np
 
+from iotwin.model.platforms import Platform
+
 #: a platform model -> the simulated rate of each row on it (None: failed)
-RowRates = Callable[[Any], list[float | None]]
+RowRates = Callable[[Platform], list[float | None]]
 
 
 @dataclass(frozen=True)
@@ -54,7 +56,7 @@ class ParameterEffect:
         return max((abs(c) for c in self.changes), default=0.0)
 
 
-def scan(platform: Any, rates_of: RowRates) -> list[ParameterEffect]:
+def scan(platform: Platform, rates_of: RowRates) -> list[ParameterEffect]:
     """Each bounded parameter of ``platform`` at its two bounds; ``rates_of`` simulates the
     rows on a platform."""
     effects = []
