@@ -11,13 +11,14 @@ from typing import Any
 
 import pytest
 from iotwin.cli import main
-from iotwin.commands.whatif import plot, table
+from iotwin.commands.whatif import _simulator, plot, table
 from iotwin.core.errors import UserError
 from iotwin.model.ceilings import peak_mbs
 from iotwin.model.platforms import Platform, load_platform
 from iotwin.space.parameters import parse_space
 from iotwin.store.database import Store
 from iotwin.studies.whatif import (
+    SEARCH_MAX_STEPS,
     Prediction,
     Tuning,
     Variation,
@@ -43,7 +44,8 @@ def stripes_used(platform: Platform, config: dict[str, Any]) -> int:
     return fs["max_stripe_count"] if count == -1 else count
 
 
-def stand_in(platform: Platform, work: Any, configs: list[dict[str, Any]]) -> list[float | None]:
+def stand_in(platform: Platform, work: Any, configs: list[dict[str, Any]],
+             max_steps: float | None = None) -> list[float | None]:
     """Rate grows with the stripes used, a 4 MiB buffer helps, buffering off fails."""
     target_mbs = platform.data["filesystem"]["target_mbs"]
     rates: list[float | None] = []
@@ -153,7 +155,8 @@ def test_peak_is_the_least_limit_on_the_nodes_used() -> None:
 
 
 def test_a_rate_above_the_peak_is_flagged() -> None:
-    def too_fast(platform: Platform, work: Any, configs: list[Any]) -> list[float | None]:
+    def too_fast(platform: Platform, work: Any, configs: list[Any],
+                 max_steps: float | None = None) -> list[float | None]:
         return [1e9] * len(configs)
 
     result = study(WORK, ["hopper"], load_platform, too_fast)[0]
@@ -181,7 +184,8 @@ def test_cli_rejects_a_missing_workload(tmp_path: Path, capsys: pytest.CaptureFi
 def test_more_ranks_than_the_platform_has_cores_run_oversubscribed() -> None:
     seen: list[Any] = []
 
-    def recording(platform: Platform, work: Any, configs: list[Any]) -> list[float | None]:
+    def recording(platform: Platform, work: Any, configs: list[Any],
+                  max_steps: float | None = None) -> list[float | None]:
         seen.append(work)
         return stand_in(platform, work, configs)
 
@@ -250,3 +254,29 @@ def test_a_platform_calibrated_to_published_rows_answers_as_calibrated(tmp_path:
         [calibrated["default_mbs"] / 1.5, calibrated["default_mbs"] * 1.5])
     assert calibrated["default_mbs"] < plain["default_mbs"]  # 70 MB/s targets, not 700
     assert plain["default_band"] is None and "no published measurement" in plain["warning"]
+
+
+def test_a_search_refuses_configs_whose_simulation_costs_too_much() -> None:
+    """A search hands iosim its per-config limit: a config estimated beyond it fails before it
+    runs (buffering off walks every piece of every rank), the default always runs."""
+    limits: list[float | None] = []
+
+    def recording(platform: Platform, work: Any, configs: list[Any],
+                  max_steps: float | None = None) -> list[float | None]:
+        limits.append(max_steps)
+        return stand_in(platform, work, configs)
+
+    study(WORK, ["hopper"], load_platform, recording, tuning=Tuning(SPACE, budget=20))
+    assert limits[0] is None and set(limits[1:]) == {SEARCH_MAX_STEPS}
+    load, rates = _simulator()
+    hopper = load("hopper")
+    work = {"iotwin_workload": 1, "name": "w", "ranks": 64, "files": [
+        {"name": "f.dat", "api": "mpiio", "datasets": [
+            {"name": "/d", "element_bytes": 8,
+             "decomposition": {"grid": [4, 4, 4], "block": [64, 64, 64]}}]}]}
+    off = {"mpiio": {"romio_cb_write": "disable"}}
+    default, unbuffered = rates(hopper, work, [{}, off])
+    assert default is not None and unbuffered is not None
+    # 64 x 64^2 pieces one by one against a limit the buffered config stays within
+    assert rates(hopper, work, [{}, off], max_steps=100_000) == [rates(hopper, work, [{}])[0],
+                                                                 None]

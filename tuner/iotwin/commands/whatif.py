@@ -3,7 +3,9 @@
 Variants: `--vary filesystem.targets=24,96` (or `ost_count=24,96`), repeatable (the variants
 are every combination). Tuning: `--tune` searches a tuner space in simulation (default
 spaces/whatif.yaml), exhaustively if it fits `--budget` simulations, else with the genetic
-search. Rates are MB/s (10^6 bytes/s) of the workload's I/O time, compute excluded.
+search; a config whose simulation iosim estimates beyond about 20 s (a huge job with
+collective buffering off: every piece walked) counts as a failed point of the search.
+Rates are MB/s (10^6 bytes/s) of the workload's I/O time, compute excluded.
 
 Every rate comes with its band: the 90th percentile of the platform model's held-out errors in
 the paper validation (validation/paper: leave-one-out and leave-one-scale-out), as
@@ -40,8 +42,11 @@ from iotwin.workloads.workload import load_workload
 def _simulator() -> tuple[Any, Any]:
     """load_platform(name) and simulate(platform, work, configs) -> rates, from iotwin.model.sim."""
 
-    def rates(platform: Any, work: Any, configs: list[Config]) -> list[float | None]:
-        return [r.rate_mbs if r.ok else None for r in simulate(platform, work, configs)]
+    def rates(platform: Any, work: Any, configs: list[Config],
+              max_steps: float | None = None) -> list[float | None]:
+        options = {} if max_steps is None else {"max_steps": max_steps}
+        return [r.rate_mbs if r.ok else None
+                for r in simulate(platform, work, configs, options=options)]
 
     return load_platform, rates
 

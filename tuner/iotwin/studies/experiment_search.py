@@ -82,4 +82,4 @@ def search(platform_name: str, work: Mapping[str, Any], spec: SearchSpec, rates:
 
     tuning = Tuning(spec.searched_space(fixed or {}), spec.strategy, spec.budget, spec.seed)
     return predict(platform_name, "default", load_platform(platform_name), work, tuning,
-                   lambda _platform, _work, configs: rates(configs))
+                   lambda _platform, _work, configs, max_steps=None: rates(configs))

@@ -30,7 +30,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import yaml
 
@@ -49,8 +49,22 @@ from iotwin.studies.validated_error import (
     validated_errors,
 )
 
-#: (platform model, workload, configs) -> predicted rate in MB/s of each config (None: failed)
-Simulate = Callable[[Platform, Mapping[str, Any], Sequence[Config]], list[float | None]]
+
+class Simulate(Protocol):
+    """(platform model, workload, configs) -> the predicted rate in MB/s of each config (None:
+    failed); with ``max_steps``, a config whose simulation iosim estimates beyond that many
+    steps is refused (None) before it runs."""
+
+    def __call__(self, platform: Platform, work: Mapping[str, Any], configs: Sequence[Config],
+                 max_steps: float | None = None) -> list[float | None]: ...
+
+
+#: What a search may spend on one config, in iosim's estimated steps (about 0.1 us each here,
+#: sim-models/IOSIM.md "What the simulation costs"): some 20 s. A config that turns collective
+#: buffering off makes every rank's pieces walked one by one: 4e8 pieces and 20 s at 6,144 ranks
+#: of 256^3 blocks, hours for a search of 300. Such a config counts as a failed point of the
+#: search (the default is always simulated, whatever it costs).
+SEARCH_MAX_STEPS = 2e8
 
 #: ``ost_count=N``: N targets, servers scaled to keep the platform's targets per server
 OST_COUNT = "ost_count"
@@ -77,6 +91,7 @@ class Tuning:
     strategy: str | None = None  # None: exhaustive if the space fits the budget, else h5evolve
     budget: int = 300
     seed: int = 0
+    max_steps: float | None = SEARCH_MAX_STEPS  # per config; None: no limit
 
 
 @dataclass
@@ -280,8 +295,9 @@ def search_in_simulation(platform: Platform, work: Mapping[str, Any], tuning: Tu
     measure, so there is nothing for the pipeline's confirmation and summary to do."""
     space = tuning.space.bind(platform_space_context(platform, int(work["ranks"])))
     strategy = choose_strategy(tuning, space)
-    machine = SimulatedMachine(space, lambda configs: simulate(platform, work, configs),
-                               tuning.budget)
+    machine = SimulatedMachine(
+        space, lambda configs: simulate(platform, work, configs, max_steps=tuning.max_steps),
+        tuning.budget)
     settings = strategy_settings(strategy)
     may_stop_early = strategy_kind(strategy).may_stop_early
     if "generations" in settings:  # run on until the simulation budget, not the paper's 40 x 15
