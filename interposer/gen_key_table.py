@@ -2,7 +2,8 @@
 
 Run at build time by CMake: ``python3 gen_key_table.py REPO_ROOT OUTPUT.h``. It reuses the
 Python validator's schema reader, so key names, types, bounds, hint and MCA names and the phrases of
-error messages exist once.
+error messages exist once. Every int and size key's min and max are its range in the one bounds
+table (data/bounds.yaml, narrowed by the key); an int-list key's min and max bound its items.
 """
 
 from __future__ import annotations
@@ -43,13 +44,21 @@ def flatten_keys(keys, prefix, block, parent):
     return rows
 
 
+def key_range(key):
+    """(min, max) of a key's values, or of an int-list's items."""
+    if key.type == "int-list" and key.bounds is not None:
+        return int(key.bounds.min), int(key.bounds.max)
+    return key.min, key.max
+
+
 def key_row(constant, block, key, parent, index_of, blocks):
     block_index = blocks.index(block) if block in blocks and not constant.startswith(
         "IOT_K_SCOPE_") else -1
     values = "{" + ", ".join([*map(c_string, key.values), "NULL"]) + "}"
     exclusive = index_of.get(f"IOT_K_{block}_{key.exclusive_with}".upper(), -1)
+    low, high = key_range(key)
     return (f"    [{constant}] = {{{block_index}, {c_string(key.name)}, {TYPES[key.type]}, "
-            f"{c_bound(key.min)}, {c_bound(key.max)}, {key.multiple_of or 0}LL, {values}, "
+            f"{c_bound(low)}, {c_bound(high)}, {key.multiple_of or 0}LL, {values}, "
             f"{c_string(key.hint)}, {c_string(key.mca)}, {int(key.required)}, {exclusive}, "
             f"{parent or -1}, {c_string(key.expected())}}},")
 

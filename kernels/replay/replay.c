@@ -135,6 +135,16 @@ static int run(const replay_options *o, const replay_workload *w,
     return status;
 }
 
+/* replay --check FILE...: each file's verdict as a JSON line, without MPI; the status is 0
+ * when every file is a workload the proxy runs, 2 when one is not a workload, else 3. */
+static int check(int nfiles, char **files)
+{
+    wl_verdict worst = WL_ACCEPTED;
+    for (int i = 0; i < nfiles; i++)
+        worst = workload_worse_verdict(worst, replay_workload_verdict(files[i], stdout));
+    return workload_verdict_status(worst);
+}
+
 int main(int argc, char **argv)
 {
     replay_options o = {NULL, NULL, 1.0, 1, 0};
@@ -152,11 +162,14 @@ int main(int argc, char **argv)
     };
     const kernel_option *const tables[] = {options};
     char err[1024];
+    if (argc > 1 && !strcmp(argv[1], "--check"))
+        return check(argc - 2, argv + 2);
     if (options_parse(argc, argv, tables, 1, err, sizeof err))
         return cli_fail(NAME, err);
     if (o.help) {
         cli_print_help(NAME, "Runs the file sessions of a workload with MPI + HDF5 (or bare "
-                       "MPI-IO), MACSio-like.", tables, 1);
+                       "MPI-IO), MACSio-like. `replay --check WORKLOAD...` checks workloads "
+                       "without MPI: a JSON line of each one's verdict.", tables, 1);
         return 0;
     }
     if (!o.workload)

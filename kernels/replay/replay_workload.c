@@ -1,166 +1,221 @@
+/* The replay proxy's reader: a workload file checked as every reader checks it
+ * (formats/workload_check.h), then its normal form taken into the sessions replay runs. What
+ * the proxy cannot run is refused as such, apart from the format's errors. It does not model
+ * write_calls (every dataset is its own H5Dwrite), fill_time, alloc_time and fill_value (HDF5's
+ * defaults), mpi and ranks_per_node (the launcher's) or element_type (informative). */
 #include "replay_workload.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <yaml.h>
 
-#include "yaml_tree.h"
+#include "workload_check.h"
 
 static const char *const MODES[] = {"shared", "per-rank", "groups", NULL};
 static const char *const APIS[] = {"hdf5", "mpiio", NULL};
-static const char *const TRANSFERS[] = {"independent", "collective", NULL};
-static const char *const ROLES[] = {"checkpoint", "visualisation", "other", NULL};
 
-static int load_decomposition(yaml_tree *t, yaml_node_t *node, const char *path,
-                              decomposition *d)
+static int index_of(const char *const words[], const char *word)
 {
-    char sub[512];
-    uint64_t grid[DECOMP_MAX_DIMS], sizes[DECOMP_MAX_DIMS];
-    size_t ndims, n;
-    snprintf(sub, sizeof sub, "%s.grid", path);
-    if (tree_u64_list(t, tree_get(t, node, "grid"), sub, grid, DECOMP_MAX_DIMS, &ndims))
-        return -1;
-    yaml_node_t *block = tree_get(t, node, "block"), *dims = tree_get(t, node, "dims");
-    yaml_node_t *extents = tree_get(t, node, "extents");
-    int rc;
-    if (block || dims) {
-        snprintf(sub, sizeof sub, "%s.%s", path, block ? "block" : "dims");
-        if (tree_u64_list(t, block ? block : dims, sub, sizes, DECOMP_MAX_DIMS, &n))
-            return -1;
-        if (n != ndims) {
-            snprintf(t->err, t->errlen, "%s: %zu entries for a %zu-axis grid", sub, n, ndims);
-            return -1;
-        }
-        rc = block ? decomp_init_uniform(d, (int)ndims, grid, sizes)
-                   : decomp_init_balanced(d, (int)ndims, grid, sizes);
-    } else if (extents && tree_length(extents) == ndims) {
-        uint64_t *lists[DECOMP_MAX_DIMS] = {0};
-        rc = 0;
-        for (size_t a = 0; a < ndims && !rc; a++) {
-            lists[a] = malloc(grid[a] * sizeof(uint64_t));
-            snprintf(sub, sizeof sub, "%s.extents[%zu]", path, a);
-            rc = !lists[a] || tree_u64_list(t, tree_item(t, extents, a), sub, lists[a],
-                                            grid[a], &n) || n != grid[a];
-            if (rc && lists[a] && n != grid[a])
-                snprintf(t->err, t->errlen, "%s: expected %llu extents", sub,
-                         (unsigned long long)grid[a]);
-        }
-        if (!rc)
-            rc = decomp_init_listed(d, (int)ndims, grid, (const uint64_t *const *)lists);
-        for (size_t a = 0; a < ndims; a++)
-            free(lists[a]);
-        if (rc)
-            return -1;
-    } else {
-        snprintf(t->err, t->errlen, "%s: needs grid and one of block, dims, extents (one list "
-                 "per grid axis)", path);
-        return -1;
+    for (int i = 0; words[i]; i++)
+        if (!strcmp(words[i], word))
+            return i;
+    return -1;
+}
+
+static uint64_t U(const doc_node *list, size_t i)
+{
+    return (uint64_t)list->items[i]->i;
+}
+
+static int cannot(char *err, size_t errlen, const char *path, const char *why)
+{
+    snprintf(err, errlen, "%s: the replay proxy cannot run it: %s", path, why);
+    return REPLAY_UNSUPPORTED;
+}
+
+static int take_decomposition(const doc_node *node, decomposition *d)
+{
+    const doc_node *grid = wl_field(node, WL_DECOMPOSITION_GRID);
+    const doc_node *block = wl_field(node, WL_DECOMPOSITION_BLOCK);
+    const doc_node *dims = wl_field(node, WL_DECOMPOSITION_DIMS);
+    const doc_node *extents = wl_field(node, WL_DECOMPOSITION_EXTENTS);
+    int nd = (int)grid->n;
+    uint64_t g[DECOMP_MAX_DIMS], sizes[DECOMP_MAX_DIMS];
+    uint64_t *lists[DECOMP_MAX_DIMS] = {0};
+    for (int a = 0; a < nd; a++) {
+        g[a] = U(grid, (size_t)a);
+        if (block || dims)
+            sizes[a] = U(block ? block : dims, (size_t)a);
     }
-    if (rc)
-        snprintf(t->err, t->errlen, "%s: impossible decomposition (a zero in grid?)", path);
+    if (block)
+        return decomp_init_uniform(d, nd, g, sizes);
+    if (dims)
+        return decomp_init_balanced(d, nd, g, sizes);
+    int rc = 0;
+    for (int a = 0; a < nd && !rc; a++) {
+        rc = !(lists[a] = malloc(g[a] * sizeof *lists[a]));
+        for (uint64_t k = 0; !rc && k < g[a]; k++)
+            lists[a][k] = U(extents->items[a], k);
+    }
+    if (!rc)
+        rc = decomp_init_listed(d, nd, g, (const uint64_t *const *)lists);
+    for (int a = 0; a < nd; a++)
+        free(lists[a]);
     return rc;
 }
 
-static int load_dataset(yaml_tree *t, yaml_node_t *node, const char *path, replay_dataset *ds)
+static int take_dataset(const doc_node *node, const char *path, replay_dataset *ds, char *err,
+                        size_t errlen)
 {
-    const char *name;
-    int transfer;
-    uint64_t size;
-    static const uint64_t none = 0;
-    static const int collective = 1;
-    char sub[320];
     dataset_spec *spec = &ds->spec;
-    if (tree_text(t, node, "name", path, &name, NULL) ||
-        tree_u64(t, node, "element_bytes", path, &size, NULL) ||
-        tree_choice(t, node, "transfer", path, TRANSFERS, &transfer, &collective) ||
-        tree_u64(t, node, "access_elements", path, &spec->access_elements, &none))
-        return -1;
-    if (element_type_of_size(size, &spec->type)) {
-        snprintf(t->err, t->errlen, "%s.element_bytes: expected 1, 2, 4 or 8, got %llu", path,
-                 (unsigned long long)size);
-        return -1;
-    }
-    if (strlen(name) >= sizeof spec->name) {
-        snprintf(t->err, t->errlen, "%s.name: longer than %zu characters", path,
-                 sizeof spec->name - 1);
-        return -1;
-    }
+    const char *name = wl_field(node, WL_DATASET_NAME)->text;
+    const doc_node *chunk = wl_field(node, WL_DATASET_CHUNK_DIMS);
+    const doc_node *access = wl_field(node, WL_DATASET_ACCESS_ELEMENTS);
+    const doc_node *decomposition = wl_field(node, WL_DATASET_DECOMPOSITION);
+    char where[600];
+    snprintf(where, sizeof where, "%s.element_bytes", path);
+    if (element_type_of_size((uint64_t)wl_field(node, WL_DATASET_ELEMENT_BYTES)->i, &spec->type))
+        return cannot(err, errlen, where, "it writes elements of 1, 2, 4 or 8 bytes");
+    snprintf(where, sizeof where, "%s.name", path);
+    if (strlen(name) >= sizeof spec->name)
+        return cannot(err, errlen, where, "a dataset name longer than 127 bytes");
+    snprintf(where, sizeof where, "%s.decomposition", path);
+    if (!decomposition)
+        return cannot(err, errlen, where, "it writes each writer's block of a decomposition "
+                      "(`iotwin simulate` runs datasets written by calls)");
     strcpy(spec->name, name);
-    ds->collective = transfer;
-    snprintf(sub, sizeof sub, "%s.decomposition", path);
-    if (load_decomposition(t, tree_get(t, node, "decomposition"), sub, &spec->decomp))
-        return -1;
-    yaml_node_t *chunk = tree_get(t, node, "chunk_dims");
-    if (chunk) {
-        size_t n;
-        snprintf(sub, sizeof sub, "%s.chunk_dims", path);
-        if (tree_u64_list(t, chunk, sub, spec->chunk, DECOMP_MAX_DIMS, &n))
-            return -1;
-        if ((int)n != spec->decomp.ndims) {
-            snprintf(t->err, t->errlen, "%s: %zu dims for a %d-D dataset", sub, n,
-                     spec->decomp.ndims);
-            return -1;
-        }
-        spec->chunked = 1;
+    const doc_node *transfer = wl_field(node, WL_DATASET_TRANSFER);  /* absent: collective */
+    ds->collective = !transfer || !strcmp(transfer->text, "collective");
+    spec->access_elements = access ? (uint64_t)access->i : 0;
+    if (take_decomposition(decomposition, &spec->decomp)) {
+        snprintf(err, errlen, "%s: out of memory", where);
+        return REPLAY_INVALID;
     }
+    spec->chunked = chunk != NULL;
+    for (size_t a = 0; chunk && a < chunk->n; a++)
+        spec->chunk[a] = U(chunk, a);
     return 0;
 }
 
-/* A file name that stays inside the directory the replay writes in: relative, and no ".."
- * component (a workload from elsewhere must not write over files outside it). */
-static int inside_run_directory(const char *name)
+static int take_session(const doc_node *node, const char *path, replay_session *s, char *err,
+                        size_t errlen)
 {
-    if (!*name || name[0] == '/')
-        return 0;
-    for (const char *part = name; part; part = strchr(part, '/')) {
-        part += (*part == '/');
-        if (part[0] == '.' && part[1] == '.' && (part[2] == '/' || part[2] == '\0'))
-            return 0;
-    }
-    return 1;
-}
-
-static int load_session(yaml_tree *t, yaml_node_t *node, const char *path, replay_session *s)
-{
-    static const int shared = MODE_SHARED, hdf5 = API_HDF5, yes = 1, no = 0;
-    static const uint64_t zero = 0, one = 1;
-    static const double no_time = 0;
-    const char *name;
-    int mode, api, role;
-    if (tree_text(t, node, "name", path, &name, NULL) ||
-        tree_choice(t, node, "role", path, ROLES, &role, NULL) ||
-        tree_choice(t, node, "mode", path, MODES, &mode, &shared) ||
-        tree_u64(t, node, "groups", path, &s->groups, &one) ||
-        tree_choice(t, node, "api", path, APIS, &api, &hdf5) ||
-        tree_bool(t, node, "create", path, &s->create, &yes) ||
-        tree_double(t, node, "compute_before_s", path, &s->compute_before_s, &no_time) ||
-        tree_u64(t, node, "flushes", path, &s->flushes, &zero) ||
-        tree_bool(t, node, "keep_open", path, &s->keep_open, &no))
-        return -1;
-    if (!inside_run_directory(name)) {
-        snprintf(t->err, t->errlen, "%s.name: '%s' lies outside the directory the replay "
-                 "writes in (a file name is relative, without '..')", path, name);
-        return -1;
-    }
-    s->name = strdup(name);
-    s->role = strdup(ROLES[role]);
-    s->mode = (file_mode)mode;
+    const doc_node *datasets = wl_field(node, WL_FILE_DATASETS);
+    const doc_node *groups = wl_field(node, WL_FILE_GROUPS);
+    int api = index_of(APIS, wl_field(node, WL_FILE_API)->text);
+    char where[300];
+    snprintf(where, sizeof where, "%s.api", path);
+    if (api < 0)
+        return cannot(err, errlen, where, "it writes through hdf5 or mpiio");
+    snprintf(where, sizeof where, "%s.calls", path);
+    if (wl_field(node, WL_FILE_CALLS))
+        return cannot(err, errlen, where, "it runs sessions of decompositions, not captured "
+                      "calls (`iotwin simulate` runs them)");
+    s->name = strdup(wl_field(node, WL_FILE_NAME)->text);
+    s->role = strdup(wl_field(node, WL_FILE_ROLE)->text);
+    s->mode = (file_mode)index_of(MODES, wl_field(node, WL_FILE_MODE)->text);
+    s->groups = groups ? (uint64_t)groups->i : 1;
     s->api = (file_api)api;
-    yaml_node_t *list = tree_get(t, node, "datasets");
-    s->ndatasets = tree_length(list);
-    if (!s->ndatasets) {
-        snprintf(t->err, t->errlen, "%s.datasets: expected a non-empty list", path);
-        return -1;
-    }
+    s->create = (int)wl_field(node, WL_FILE_CREATE)->i;
+    s->compute_before_s = wl_field(node, WL_FILE_COMPUTE_BEFORE_S)->f;
+    s->flushes = (uint64_t)wl_field(node, WL_FILE_FLUSHES)->i;
+    s->keep_open = (int)wl_field(node, WL_FILE_KEEP_OPEN)->i;
+    s->ndatasets = datasets->n;
     s->datasets = calloc(s->ndatasets, sizeof *s->datasets);
+    if (!s->name || !s->role || !s->datasets) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        return REPLAY_INVALID;
+    }
     for (size_t i = 0; i < s->ndatasets; i++) {
-        char sub[300];
-        snprintf(sub, sizeof sub, "%s.datasets[%zu]", path, i);
-        if (load_dataset(t, tree_item(t, list, i), sub, &s->datasets[i]))
-            return -1;
+        snprintf(where, sizeof where, "%s.datasets[%zu]", path, i);
+        int rc = take_dataset(datasets->items[i], where, &s->datasets[i], err, errlen);
+        if (rc)
+            return rc;
     }
     return 0;
+}
+
+static int take_workload(const doc_node *normal, replay_workload *w, char *err, size_t errlen)
+{
+    const doc_node *files = wl_field(normal, WL_WORKLOAD_FILES);
+    w->name = strdup(wl_field(normal, WL_WORKLOAD_NAME)->text);
+    w->ranks = (uint64_t)wl_field(normal, WL_WORKLOAD_RANKS)->i;
+    w->nsessions = files->n;
+    w->sessions = calloc(w->nsessions, sizeof *w->sessions);
+    if (!w->name || !w->sessions) {
+        snprintf(err, errlen, "out of memory");
+        return REPLAY_INVALID;
+    }
+    for (size_t i = 0; i < w->nsessions; i++) {
+        char path[64];
+        snprintf(path, sizeof path, "files[%zu]", i);
+        int rc = take_session(files->items[i], path, &w->sessions[i], err, errlen);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* Loads `path` into w (its normal form left in `normal`): 0, REPLAY_INVALID, REPLAY_UNSUPPORTED. */
+static int load(const char *path, replay_workload *w, doc *source, doc *normal, doc_node **form,
+                char *err, size_t errlen)
+{
+    char message[1024];
+    memset(w, 0, sizeof *w);
+    if (workload_load(path, source, normal, form, err, errlen))
+        return REPLAY_INVALID;
+    int rc = take_workload(*form, w, message, sizeof message);
+    if (rc) {
+        snprintf(err, errlen, "%s: %s", path, message);
+        replay_workload_free(w);
+    }
+    return rc;
+}
+
+int replay_workload_load(const char *path, replay_workload *w, char *err, size_t errlen)
+{
+    doc source, normal;
+    doc_node *form;
+    doc_init(&source);
+    doc_init(&normal);
+    int rc = load(path, w, &source, &normal, &form, err, errlen);
+    doc_free(&source);
+    doc_free(&normal);
+    return rc;
+}
+
+wl_verdict replay_workload_verdict(const char *path, FILE *out)
+{
+    doc source, normal;
+    doc_node *form = NULL;
+    char err[2048];
+    replay_workload w;
+    doc_init(&source);
+    doc_init(&normal);
+    int rc = load(path, &w, &source, &normal, &form, err, sizeof err);
+    wl_verdict verdict = rc == REPLAY_INVALID ? WL_REFUSED
+                       : rc == REPLAY_UNSUPPORTED ? WL_CANNOT_RUN : WL_ACCEPTED;
+    workload_print_verdict(out, path, verdict, rc ? err : NULL, rc == REPLAY_INVALID ? NULL : form);
+    if (!rc)
+        replay_workload_free(&w);
+    doc_free(&source);
+    doc_free(&normal);
+    return verdict;
+}
+
+void replay_workload_free(replay_workload *w)
+{
+    for (size_t i = 0; i < w->nsessions; i++) {
+        replay_session *s = &w->sessions[i];
+        for (size_t j = 0; s->datasets && j < s->ndatasets; j++)
+            decomp_free(&s->datasets[j].spec.decomp);
+        free(s->datasets);
+        free(s->name);
+        free(s->role);
+    }
+    free(w->sessions);
+    free(w->name);
+    memset(w, 0, sizeof *w);
 }
 
 static uint64_t writers_of(const replay_session *s, uint64_t ranks)
@@ -170,105 +225,6 @@ static uint64_t writers_of(const replay_session *s, uint64_t ranks)
     if (s->mode == MODE_PER_RANK)
         return 1;
     return ranks / s->groups;
-}
-
-static int check_session(const replay_session *s, uint64_t ranks, const char *path, char *err,
-                         size_t errlen)
-{
-    if (s->mode == MODE_GROUPS && (s->groups == 0 || ranks % s->groups)) {
-        snprintf(err, errlen, "%s.groups: %llu does not divide %llu ranks", path,
-                 (unsigned long long)s->groups, (unsigned long long)ranks);
-        return -1;
-    }
-    for (size_t i = 0; i < s->ndatasets; i++) {
-        uint64_t n = decomp_writers(&s->datasets[i].spec.decomp);
-        if (n != writers_of(s, ranks)) {
-            snprintf(err, errlen, "%s.datasets[%zu].decomposition: %llu blocks for %llu writers "
-                     "of a %s file", path, i, (unsigned long long)n,
-                     (unsigned long long)writers_of(s, ranks), MODES[s->mode]);
-            return -1;
-        }
-    }
-    return 0;
-}
-
-static int load_root(yaml_tree *t, yaml_node_t *root, replay_workload *w)
-{
-    const char *name;
-    static const char *const unnamed = "workload";
-    if (!root || root->type != YAML_MAPPING_NODE) {
-        snprintf(t->err, t->errlen, "expected a mapping with iotwin_workload, ranks, files");
-        return -1;
-    }
-    if (!tree_get(t, root, "iotwin_workload")) {
-        snprintf(t->err, t->errlen, "iotwin_workload: missing (not a workload file?)");
-        return -1;
-    }
-    if (tree_text(t, root, "name", "", &name, &unnamed) ||
-        tree_u64(t, root, "ranks", "", &w->ranks, NULL))
-        return -1;
-    w->name = strdup(name);
-    yaml_node_t *files = tree_get(t, root, "files");
-    w->nsessions = tree_length(files);
-    if (!w->nsessions) {
-        snprintf(t->err, t->errlen, "files: expected a non-empty list");
-        return -1;
-    }
-    w->sessions = calloc(w->nsessions, sizeof *w->sessions);
-    for (size_t i = 0; i < w->nsessions; i++) {
-        char path[64];
-        snprintf(path, sizeof path, "files[%zu]", i);
-        if (load_session(t, tree_item(t, files, i), path, &w->sessions[i]) ||
-            check_session(&w->sessions[i], w->ranks, path, t->err, t->errlen))
-            return -1;
-    }
-    return 0;
-}
-
-int replay_workload_load(const char *path, replay_workload *w, char *err, size_t errlen)
-{
-    memset(w, 0, sizeof *w);
-    FILE *in = fopen(path, "rb");
-    if (!in) {
-        snprintf(err, errlen, "%s: cannot open", path);
-        return -1;
-    }
-    yaml_parser_t parser;
-    yaml_document_t doc;
-    yaml_parser_initialize(&parser);
-    yaml_parser_set_input_file(&parser, in);
-    int rc = -1;
-    char msg[512] = "";
-    if (!yaml_parser_load(&parser, &doc)) {
-        snprintf(msg, sizeof msg, "line %zu: %s", parser.problem_mark.line + 1,
-                 parser.problem ? parser.problem : "not YAML");
-    } else {
-        yaml_tree t = {&doc, msg, sizeof msg};
-        rc = load_root(&t, yaml_document_get_root_node(&doc), w);
-        yaml_document_delete(&doc);
-    }
-    yaml_parser_delete(&parser);
-    fclose(in);
-    if (rc) {
-        snprintf(err, errlen, "%s: %s", path, msg);
-        replay_workload_free(w);
-    }
-    return rc;
-}
-
-void replay_workload_free(replay_workload *w)
-{
-    for (size_t i = 0; i < w->nsessions; i++) {
-        replay_session *s = &w->sessions[i];
-        for (size_t j = 0; j < s->ndatasets; j++)
-            decomp_free(&s->datasets[j].spec.decomp);
-        free(s->datasets);
-        free(s->name);
-        free(s->role);
-    }
-    free(w->sessions);
-    free(w->name);
-    memset(w, 0, sizeof *w);
 }
 
 void replay_session_place(const replay_session *s, uint64_t ranks, uint64_t rank,

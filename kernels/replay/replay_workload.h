@@ -1,12 +1,15 @@
 /* The workload the replay proxy runs (sim-models/WORKLOAD.md, with its replication
- * extensions keep_open and access_elements), loaded from YAML or JSON. */
+ * extensions keep_open and access_elements), loaded from YAML or JSON and checked as every
+ * reader of the format checks it (formats/workload_check.h). */
 #ifndef IOTWIN_REPLAY_WORKLOAD_H
 #define IOTWIN_REPLAY_WORKLOAD_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "common/layout.h"
+#include "workload_check.h"
 
 typedef enum { MODE_SHARED, MODE_PER_RANK, MODE_GROUPS } file_mode;
 typedef enum { API_HDF5, API_MPIIO } file_api;
@@ -37,8 +40,16 @@ typedef struct {
     size_t nsessions;
 } replay_workload;
 
-/* Returns 0, or -1 with a message naming the file and the bad key. */
+/* What loading a workload ends in besides 0: not a valid workload, or a valid one the proxy
+ * cannot run (captured calls, datasets without a decomposition, api posix...). */
+#define REPLAY_INVALID (-1)
+#define REPLAY_UNSUPPORTED (-2)
+
+/* 0, REPLAY_INVALID or REPLAY_UNSUPPORTED with a message naming the file and the key. */
 int replay_workload_load(const char *path, replay_workload *w, char *err, size_t errlen);
+/* Checks a workload file as the format's readers do and prints the verdict on `out` as a JSON
+ * line (formats/workload_check.h); cannot-run: valid, but not something the proxy runs. */
+wl_verdict replay_workload_verdict(const char *path, FILE *out);
 void replay_workload_free(replay_workload *w);
 
 /* Writers of one file of the session and this rank's writer index and file index. */

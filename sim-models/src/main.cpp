@@ -5,20 +5,28 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <stdexcept>
-
+#include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <iterator>
+#include <stdexcept>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "batch.hpp"
+#include "doc_json.hpp"
+#include "workload.hpp"
+
+extern "C" {
+#include "workload_check.h"
+}
 
 namespace {
 
 constexpr const char* usage =
     "usage: iosim [--jobs N] [--max-steps N] [--memory-limit BYTES] [INPUT.json | -]\n"
+    "       iosim --check-workload WORKLOAD.json...\n"
     "  INPUT: {\"platform\": {...}, \"workload\": {...}, \"configs\": [{\"files\": [...]}, ...],\n"
     "          \"options\": {\"aggregate\": true, \"placement\": \"packed\"}}\n"
     "  Prints {\"results\": [...]} with one entry per config, in order.\n"
@@ -26,7 +34,9 @@ constexpr const char* usage =
     "    about ten minutes); --memory-limit: what each worker may hold (default half the\n"
     "    machine's memory shared by the workers, 1 to 16 GiB each); the input's\n"
     "    options.max_steps and options.memory_limit override them. IOSIM.md, 'What the\n"
-    "    simulation costs'.\n";
+    "    simulation costs'.\n"
+    "  --check-workload: a JSON line per file, its verdict (accepted or refused) with the\n"
+    "  error or the normal form; status 0 all accepted, 2 one refused.\n";
 
 // Half the machine's memory shared by the workers, at most 16 GiB and at least 1 GiB each:
 // a batch never takes the machine down.
@@ -52,6 +62,31 @@ uint64_t parse_bytes(const std::string& text)
     return static_cast<uint64_t>(value * scale);
 }
 
+// The verdict of a workload file as iosim reads workloads (sim-models/WORKLOAD.md): a JSON line
+// (formats/workload_check.h).
+wl_verdict check_workload_file(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        workload_print_verdict(stdout, path.c_str(), WL_REFUSED, (path + ": cannot read it").c_str(),
+                               nullptr);
+        return WL_REFUSED;
+    }
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    iosim::Document source, normal;
+    const doc_node* form = nullptr;
+    try {
+        form = iosim::check_workload(iosim::doc_from_json_text(text, source.d), normal.d);
+        iosim::read_workload(form);
+    } catch (const std::exception& e) {
+        workload_print_verdict(stdout, path.c_str(), WL_REFUSED, (path + ": " + e.what()).c_str(),
+                               nullptr);
+        return WL_REFUSED;
+    }
+    workload_print_verdict(stdout, path.c_str(), WL_ACCEPTED, nullptr, form);
+    return WL_ACCEPTED;
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
@@ -69,6 +104,12 @@ int main(int argc, char** argv)
         if (arg == "--help" || arg == "-h") {
             std::cout << usage;
             return 0;
+        }
+        if (arg == "--check-workload") {
+            wl_verdict worst = WL_ACCEPTED;
+            for (int k = i + 1; k < argc; k++)
+                worst = workload_worse_verdict(worst, check_workload_file(argv[k]));
+            return workload_verdict_status(worst);
         }
         try {
             if (arg == "--jobs" && i + 1 < argc) {

@@ -5,7 +5,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
 
 namespace iosim {
 
@@ -72,19 +71,6 @@ void create_dimension(hid_t file, int id, uint64_t length)
 }
 
 }  // namespace
-
-void apply_netcdf4_defaults(const nlohmann::json& dataset, Dataset& ds)
-{
-    if (!dataset.contains("fill_value"))
-        ds.fill_value = FillValue::user;
-    if (!dataset.contains("transfer"))
-        ds.collective = false;
-}
-
-bool netcdf4_call_collective(const nlohmann::json& call)
-{
-    return call.value("transfer", std::string("independent")) == "collective";
-}
 
 void apply_netcdf4_file_access(FileSettings& s)
 {

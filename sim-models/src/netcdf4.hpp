@@ -34,19 +34,15 @@
 
 #include <vector>
 
-#include <nlohmann/json_fwd.hpp>
-
 #include "model.hpp"
 #include "workload.hpp"
 
 namespace iosim {
 
-// A variable's defaults where the workload's dataset does not state them: netCDF's fill
-// value (`fill_value: user`) and independent access.
-void apply_netcdf4_defaults(const nlohmann::json& dataset, Dataset& ds);
-
-// A write call's transfer where the workload does not state it: independent.
-bool netcdf4_call_collective(const nlohmann::json& call);
+// A variable's defaults where the workload does not state them: netCDF's fill value
+// (`fill_value: user`), and independent access for its datasets and write calls.
+constexpr FillValue netcdf4_fill_value = FillValue::user;
+constexpr bool netcdf4_collective = false;
 
 // What nc_create_par sets on the file access property list, before a config's own settings.
 void apply_netcdf4_file_access(FileSettings& s);

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "config_keys.hpp"
 #include "netcdf4.hpp"
 #include "words.hpp"
 
@@ -165,19 +166,26 @@ void place_job(Platform& p, int nodes)
 
 namespace {
 
+using config::DatasetKey;
+using config::Hdf5Key;
+using config::LustreKey;
+using config::MpiioKey;
+using config::OpenmpiKey;
+
 void apply_lustre(const json& l, FileSettings& s, const Platform& p)
 {
-    if (l.contains("stripe_count")) {
-        int c = l["stripe_count"].get<int>();
-        s.stripe_count = c < 0 ? p.fs.targets : c;
-    }
+    config::apply_block<LustreKey>(l, "lustre", [&](LustreKey key, const json& v) {
+        switch (key) {
+        case LustreKey::stripe_count: {
+            int c = v.get<int>();
+            s.stripe_count = c < 0 ? p.fs.targets : c;
+            break;
+        }
+        case LustreKey::stripe_size: s.stripe_size = v.get<uint64_t>(); break;
+        case LustreKey::stripe_offset: s.stripe_offset = v.get<int>(); break;
+        }
+    });
     s.stripe_count = std::clamp(s.stripe_count, 1, std::min(p.fs.max_stripe_count, p.fs.targets));
-    if (l.contains("stripe_size"))
-        s.stripe_size = l["stripe_size"].get<uint64_t>();
-    if (l.contains("stripe_offset"))
-        s.stripe_offset = l["stripe_offset"].get<int>();
-    if (s.stripe_size == 0)
-        throw std::invalid_argument("lustre.stripe_size: must be > 0");
 }
 
 // An MPI-IO hint that must be a positive integer (hints are strings; a number is accepted).
@@ -202,25 +210,21 @@ int positive_hint(const json& hints, const char* name, int fallback)
 
 void apply_mpiio(const json& m, FileSettings& s)
 {
-    if (m.contains("romio_cb_write"))
-        s.cb_write = parse_hint(m["romio_cb_write"], "mpiio.romio_cb_write");
-    if (m.contains("cb_nodes"))
-        s.cb_nodes = m["cb_nodes"].get<int>();
-    if (m.contains("cb_config_list"))
-        s.cb_config_list = m["cb_config_list"].get<std::string>();
-    if (m.contains("cb_buffer_size"))
-        s.cb_buffer_size = m["cb_buffer_size"].get<uint64_t>();
-    if (m.contains("romio_ds_write"))
-        s.ds_write = parse_hint(m["romio_ds_write"], "mpiio.romio_ds_write");
-    if (m.contains("ind_wr_buffer_size"))
-        s.ind_wr_buffer_size = m["ind_wr_buffer_size"].get<uint64_t>();
-    if (m.contains("IBM_largeblock_io"))
-        s.gpfs_largeblock = m["IBM_largeblock_io"].get<bool>();
-    const json hints = m.value("hints", json::object());
-    s.co_ratio = positive_hint(hints, "romio_lustre_co_ratio", s.co_ratio);
-    s.bgl_nodes_pset = positive_hint(hints, "bgl_nodes_pset", s.bgl_nodes_pset);
-    if (s.cb_buffer_size == 0)
-        throw std::invalid_argument("mpiio.cb_buffer_size: must be > 0");
+    config::apply_block<MpiioKey>(m, "mpiio", [&](MpiioKey key, const json& v) {
+        switch (key) {
+        case MpiioKey::romio_cb_write: s.cb_write = parse_hint(v, "mpiio.romio_cb_write"); break;
+        case MpiioKey::cb_nodes: s.cb_nodes = v.get<int>(); break;
+        case MpiioKey::cb_config_list: s.cb_config_list = v.get<std::string>(); break;
+        case MpiioKey::cb_buffer_size: s.cb_buffer_size = v.get<uint64_t>(); break;
+        case MpiioKey::romio_ds_write: s.ds_write = parse_hint(v, "mpiio.romio_ds_write"); break;
+        case MpiioKey::ind_wr_buffer_size: s.ind_wr_buffer_size = v.get<uint64_t>(); break;
+        case MpiioKey::IBM_largeblock_io: s.gpfs_largeblock = v.get<bool>(); break;
+        case MpiioKey::hints:
+            s.co_ratio = positive_hint(v, "romio_lustre_co_ratio", s.co_ratio);
+            s.bgl_nodes_pset = positive_hint(v, "bgl_nodes_pset", s.bgl_nodes_pset);
+            break;
+        }
+    });
 }
 
 Fcoll parse_fcoll(const std::string& name)
@@ -237,28 +241,32 @@ Fcoll parse_fcoll(const std::string& name)
 // config's, not ROMIO's default from the site).
 void apply_openmpi(const json& o, const json& config_mpiio, FileSettings& s)
 {
-    s.mpi_io = o.value("io", std::string("ompio")) == "romio321" ? MpiIo::romio : MpiIo::ompio;
-    if (o.contains("fcoll"))
-        s.fcoll = parse_fcoll(o["fcoll"].get<std::string>());
-    s.ompio_aggregators = o.value("num_aggregators", 0);
-    s.ompio_bytes_per_agg = o.value("bytes_per_agg", s.ompio_bytes_per_agg);
+    s.mpi_io = MpiIo::ompio;
+    s.ompio_aggregators = 0;
+    config::apply_block<OpenmpiKey>(o, "openmpi", [&](OpenmpiKey key, const json& v) {
+        switch (key) {
+        case OpenmpiKey::io: s.mpi_io = v.get<std::string>() == "romio321" ? MpiIo::romio : MpiIo::ompio; break;
+        case OpenmpiKey::fcoll: s.fcoll = parse_fcoll(v.get<std::string>()); break;
+        case OpenmpiKey::num_aggregators: s.ompio_aggregators = v.get<int>(); break;
+        case OpenmpiKey::bytes_per_agg: s.ompio_bytes_per_agg = v.get<uint64_t>(); break;
+        }
+    });
     s.cb_buffer_size_hint = config_mpiio.contains("cb_buffer_size");
-    if (s.ompio_bytes_per_agg == 0)
-        throw std::invalid_argument("openmpi.bytes_per_agg: must be > 0");
 }
 
 void apply_hdf5(const json& h, FileSettings& s)
 {
-    if (h.contains("alignment")) {
-        s.align_threshold = h["alignment"].value("threshold", uint64_t{1});
-        s.align_boundary = std::max<uint64_t>(1, h["alignment"].value("boundary", uint64_t{1}));
-    }
-    if (h.contains("meta_block_size"))
-        s.meta_block_size = h["meta_block_size"].get<uint64_t>();
-    if (h.contains("coll_metadata_write"))
-        s.coll_metadata_write = h["coll_metadata_write"].get<bool>();
-    if (h.contains("all_coll_metadata_ops"))
-        s.all_coll_metadata_ops = h["all_coll_metadata_ops"].get<bool>();
+    config::apply_block<Hdf5Key>(h, "hdf5", [&](Hdf5Key key, const json& v) {
+        switch (key) {
+        case Hdf5Key::alignment:
+            s.align_threshold = v.value("threshold", uint64_t{1});
+            s.align_boundary = std::max<uint64_t>(1, v.value("boundary", uint64_t{1}));
+            break;
+        case Hdf5Key::meta_block_size: s.meta_block_size = v.get<uint64_t>(); break;
+        case Hdf5Key::coll_metadata_write: s.coll_metadata_write = v.get<bool>(); break;
+        case Hdf5Key::all_coll_metadata_ops: s.all_coll_metadata_ops = v.get<bool>(); break;
+        }
+    });
 }
 
 DatasetSettings dataset_settings(const json& d, const Dataset& ds)
@@ -268,20 +276,19 @@ DatasetSettings dataset_settings(const json& d, const Dataset& ds)
     out.collective = ds.collective;
     out.fill_time = ds.fill_time;
     out.fill_value = ds.fill_value;
-    if (d.contains("chunk_dims"))
-        out.chunk_dims = d["chunk_dims"].get<std::vector<uint64_t>>();
-    if (d.contains("chunk_size"))
-        out.chunk_size = d["chunk_size"].get<uint64_t>();
-    if (d.contains("transfer_mode")) {
-        out.collective = d["transfer_mode"].get<std::string>() == "collective";
-        out.transfer_forced = true;
-    }
-    if (d.contains("fill_time"))
-        out.fill_time = parse_fill_time(d["fill_time"].get<std::string>(), "dataset.fill_time");
+    config::apply_block<DatasetKey>(d, "dataset", [&](DatasetKey key, const json& v) {
+        switch (key) {
+        case DatasetKey::chunk_dims: out.chunk_dims = v.get<std::vector<uint64_t>>(); break;
+        case DatasetKey::chunk_size: out.chunk_size = v.get<uint64_t>(); break;
+        case DatasetKey::transfer_mode:
+            out.collective = v.get<std::string>() == "collective";
+            out.transfer_forced = true;
+            break;
+        case DatasetKey::fill_time: out.fill_time = parse_fill_time(v.get<std::string>(), "dataset.fill_time"); break;
+        }
+    });
     if (!out.chunk_dims.empty() && out.chunk_dims.size() != ds.grid.size())
         throw std::invalid_argument("dataset " + ds.name + ": chunk_dims needs one entry per axis");
-    if (std::find(out.chunk_dims.begin(), out.chunk_dims.end(), 0) != out.chunk_dims.end())
-        throw std::invalid_argument("dataset " + ds.name + ": chunk_dims must all be >= 1");
     return out;
 }
 
@@ -296,9 +303,22 @@ json overlay(const json& base, const json& over)
 
 }  // namespace
 
+// What a file's config may hold, as iotwin.model.sim resolves it for iosim.
+void check_file_config(const json& file_config)
+{
+    static const char* const allowed[] = {"openmpi", "lustre", "mpiio", "hdf5", "datasets"};
+    if (!file_config.is_object())
+        throw std::invalid_argument("config: expected a mapping of blocks per file");
+    for (const auto& [name, value] : file_config.items())
+        if (std::find(std::begin(allowed), std::end(allowed), name) == std::end(allowed))
+            throw std::invalid_argument("config: " + name + ": not a block iosim reads (openmpi, "
+                                        "lustre, mpiio, hdf5, datasets)");
+}
+
 FileSettings resolve_settings(const json& platform_data, const json& file_config,
                               const FileSession& file, const Platform& platform, bool openmpi)
 {
+    check_file_config(file_config);
     const json& site = platform_data.at("site_defaults");
     auto block = [&](const char* name) {
         return overlay(site.value(name, json::object()), file_config.value(name, json::object()));
@@ -306,8 +326,11 @@ FileSettings resolve_settings(const json& platform_data, const json& file_config
     FileSettings s;
     apply_lustre(block("lustre"), s, platform);
     apply_mpiio(block("mpiio"), s);
+    const json config_openmpi = file_config.value("openmpi", json::object());
     if (openmpi)
-        apply_openmpi(file_config.value("openmpi", json::object()), file_config.value("mpiio", json::object()), s);
+        apply_openmpi(config_openmpi, file_config.value("mpiio", json::object()), s);
+    else
+        config::check_block(config_openmpi, "openmpi");  // MCA parameters: Open MPI's only
     apply_hdf5(site.value("hdf5", json::object()), s);
     if (file.netcdf4)  // netCDF sets its own file access properties; a config's override them
         apply_netcdf4_file_access(s);

@@ -51,7 +51,9 @@ WriterExtent RunRegion::extent() const
 {
     if (empty_)
         return {};
-    return {member(0).extent().first, member(run_.writers - 1).extent().end};
+    // members move by a constant amount with k, forward or backward (a negative start_step)
+    WriterExtent a = member(0).extent(), b = member(run_.writers - 1).extent();
+    return {std::min(a.first, b.first), std::max(a.end, b.end)};
 }
 
 uint64_t RunRegion::bytes() const
@@ -117,17 +119,20 @@ void RunRegion::cover(uint64_t lo, uint64_t hi, CoverState*, CoverSink& sink) co
 {
     if (empty_)
         return;
-    // members' first and last bytes both grow by the same amount with k
-    WriterExtent e0 = member(0).extent();
+    // members' first and last bytes move by the same amount with k: in file order, the
+    // members are k = 0, 1, ... or, with a negative start_step, k = n - 1, n - 2, ...
     uint64_t n = run_.writers;
-    uint64_t delta = n > 1 ? member(1).extent().first - e0.first : 0;
-    uint64_t k_lo = 0, k_hi = n;  // members [k_lo, k_hi) may overlap [lo, hi)
+    bool backward = n > 1 && member(1).extent().first < member(0).extent().first;
+    auto in_file_order = [&](uint64_t j) { return backward ? n - 1 - j : j; };
+    WriterExtent e0 = member(in_file_order(0)).extent();
+    uint64_t delta = n > 1 ? member(in_file_order(1)).extent().first - e0.first : 0;
+    uint64_t j_lo = 0, j_hi = n;  // members [j_lo, j_hi) in file order may overlap [lo, hi)
     if (delta > 0) {
-        k_lo = lo < e0.end ? 0 : (lo - e0.end) / delta + 1;
-        k_hi = hi <= e0.first ? 0 : std::min(n, (hi - e0.first - 1) / delta + 1);
+        j_lo = lo < e0.end ? 0 : (lo - e0.end) / delta + 1;
+        j_hi = hi <= e0.first ? 0 : std::min(n, (hi - e0.first - 1) / delta + 1);
     }
-    for (uint64_t k = k_lo; k < k_hi; k++)
-        member(k).cover(lo, hi, nullptr, sink);
+    for (uint64_t j = j_lo; j < j_hi; j++)
+        member(in_file_order(j)).cover(lo, hi, nullptr, sink);
 }
 
 uint32_t RunRegion::first_writer() const

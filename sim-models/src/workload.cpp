@@ -3,11 +3,15 @@
 #include "words.hpp"
 
 #include <nlohmann/json.hpp>
-#include <algorithm>
+#include <new>
 #include <stdexcept>
+#include <unordered_map>
+
+#include "doc_json.hpp"
 
 extern "C" {
 #include "decomposition.h"
+#include "workload_check.h"
 }
 
 namespace iosim {
@@ -94,50 +98,59 @@ int FileSession::writers_per_instance(int ranks) const
 
 namespace {
 
-std::vector<uint64_t> u64_list(const json& j, const std::string& what)
+uint64_t U(const doc_node* list, size_t i)
 {
-    if (!j.is_array() || j.empty())
-        throw std::invalid_argument(what + ": expected a non-empty list of integers");
-    return j.get<std::vector<uint64_t>>();
+    return static_cast<uint64_t>(list->items[i]->i);
+}
+
+std::vector<uint64_t> u64s(const doc_node* list)
+{
+    std::vector<uint64_t> values(list->n);
+    for (size_t i = 0; i < list->n; i++)
+        values[i] = U(list, i);
+    return values;
+}
+
+std::string text(const doc_node* n)
+{
+    return std::string(n->text, n->len);
+}
+
+bool is(const doc_node* n, const char* word)
+{
+    return text(n) == word;
+}
+
+const doc_node* field(const doc_node* record, int index)
+{
+    return wl_field(record, index);
 }
 
 // The three decomposition forms of WORKLOAD.md, through the kernels' own code.
-void parse_decomposition(const json& j, Dataset& ds, const std::string& where)
+void take_decomposition(const doc_node* node, Dataset& ds)
 {
-    auto grid = u64_list(j.at("grid"), where + ".grid");
-    if (grid.size() > DECOMP_MAX_DIMS)
-        throw std::invalid_argument(where + ".grid: at most 4 axes");
+    auto grid = u64s(field(node, WL_DECOMPOSITION_GRID));
+    const doc_node* block = field(node, WL_DECOMPOSITION_BLOCK);
+    const doc_node* dims = field(node, WL_DECOMPOSITION_DIMS);
+    const doc_node* extents = field(node, WL_DECOMPOSITION_EXTENTS);
     int nd = static_cast<int>(grid.size());
     decomposition d{};
-    int rc = -1;
-    if (j.contains("block")) {
-        auto block = u64_list(j["block"], where + ".block");
-        if (block.size() != grid.size())
-            throw std::invalid_argument(where + ".block: one extent per grid axis");
-        rc = decomp_init_uniform(&d, nd, grid.data(), block.data());
-    } else if (j.contains("dims")) {
-        auto dims = u64_list(j["dims"], where + ".dims");
-        if (dims.size() != grid.size())
-            throw std::invalid_argument(where + ".dims: one extent per grid axis");
-        rc = decomp_init_balanced(&d, nd, grid.data(), dims.data());
-    } else if (j.contains("extents")) {
+    int rc;
+    if (block || dims) {
+        auto sizes = u64s(block ? block : dims);
+        rc = block ? decomp_init_uniform(&d, nd, grid.data(), sizes.data())
+                   : decomp_init_balanced(&d, nd, grid.data(), sizes.data());
+    } else {
         std::vector<std::vector<uint64_t>> lists;
         std::vector<const uint64_t*> ptrs;
-        for (const auto& axis : j["extents"])
-            lists.push_back(u64_list(axis, where + ".extents"));
-        if (lists.size() != grid.size())
-            throw std::invalid_argument(where + ".extents: one list per grid axis");
-        for (size_t a = 0; a < lists.size(); a++) {
-            if (lists[a].size() != grid[a])
-                throw std::invalid_argument(where + ".extents: grid[a] entries per axis");
-            ptrs.push_back(lists[a].data());
-        }
+        for (size_t a = 0; a < extents->n; a++)
+            lists.push_back(u64s(extents->items[a]));
+        for (const auto& list : lists)
+            ptrs.push_back(list.data());
         rc = decomp_init_listed(&d, nd, grid.data(), ptrs.data());
-    } else {
-        throw std::invalid_argument(where + ": needs block, dims or extents");
     }
     if (rc != 0)
-        throw std::invalid_argument(where + ": invalid decomposition");
+        throw std::bad_alloc();
     ds.grid = grid;
     ds.extents.resize(nd);
     ds.starts.resize(nd);
@@ -148,6 +161,52 @@ void parse_decomposition(const json& j, Dataset& ds, const std::string& where)
     decomp_free(&d);
 }
 
+// A dataset without a decomposition is written through the session's calls only; its
+// extents come from `dims`, split along axis 0 over the writers (how its fill is shared).
+void take_split(const std::vector<uint64_t>& dims, uint64_t writers, Dataset& ds)
+{
+    std::vector<uint64_t> grid(dims.size(), 1);
+    grid[0] = writers;
+    decomposition d{};
+    if (decomp_init_balanced(&d, static_cast<int>(dims.size()), grid.data(), dims.data()) != 0)
+        throw std::bad_alloc();
+    ds.grid = grid;
+    ds.extents.resize(dims.size());
+    ds.starts.resize(dims.size());
+    for (size_t a = 0; a < dims.size(); a++) {
+        ds.extents[a].assign(d.extent[a], d.extent[a] + grid[a]);
+        ds.starts[a].assign(d.start[a], d.start[a] + grid[a]);
+    }
+    decomp_free(&d);
+}
+
+// A write call's transfer, or a dataset's: as the workload says, else collective (netCDF-4:
+// independent, netcdf4.hpp).
+bool collective(const doc_node* transfer, bool netcdf4)
+{
+    return transfer ? is(transfer, "collective") : netcdf4 ? netcdf4_collective : true;
+}
+
+Dataset take_dataset(const doc_node* node, uint64_t writers, bool netcdf4, const std::string& where)
+{
+    Dataset ds;
+    ds.name = text(field(node, WL_DATASET_NAME));
+    ds.element_bytes = static_cast<uint64_t>(field(node, WL_DATASET_ELEMENT_BYTES)->i);
+    if (const doc_node* decomposition = field(node, WL_DATASET_DECOMPOSITION))
+        take_decomposition(decomposition, ds);
+    else
+        take_split(u64s(field(node, WL_DATASET_DIMS)), writers, ds);
+    if (const doc_node* chunk = field(node, WL_DATASET_CHUNK_DIMS))
+        ds.chunk_dims = u64s(chunk);
+    ds.collective = collective(field(node, WL_DATASET_TRANSFER), netcdf4);
+    ds.fill_time = parse_fill_time(text(field(node, WL_DATASET_FILL_TIME)), where + ".fill_time");
+    if (const doc_node* fill_value = field(node, WL_DATASET_FILL_VALUE))
+        ds.fill_value = parse_fill_value(text(fill_value), where + ".fill_value");
+    else if (netcdf4)
+        ds.fill_value = netcdf4_fill_value;
+    return ds;
+}
+
 FileMode parse_mode(const std::string& mode, const std::string& where)
 {
     return parse_word<FileMode>(
@@ -156,308 +215,125 @@ FileMode parse_mode(const std::string& mode, const std::string& where)
         where + ".mode");
 }
 
-// A dataset without a decomposition is written through the session's calls only; its
-// extents come from `dims`, split along axis 0 over the writers (how its fill is shared).
-Dataset parse_dataset(const json& j, uint64_t writers, const std::string& where)
+// A run of the normal form: its ranks [first, n, step] and every per-axis list present. A
+// negative start_step is kept as its two's complement: the pieces' offsets are computed modulo
+// 2^64 and come out right (the format's rules keep every writer's hyperslab in the dataset).
+HyperslabRun take_run(const doc_node* run)
 {
-    Dataset ds;
-    ds.name = j.at("name").get<std::string>();
-    ds.element_bytes = j.at("element_bytes").get<uint64_t>();
-    if (j.contains("decomposition") && !j["decomposition"].is_null()) {
-        parse_decomposition(j["decomposition"], ds, where + ".decomposition");
-        if (j.contains("dims") && u64_list(j["dims"], where + ".dims") != ds.dims())
-            throw std::invalid_argument(where + ".dims: differs from the decomposition's extents");
-    } else {
-        auto dims = u64_list(j.at("dims"), where + ".dims");
-        json split = {{"grid", std::vector<uint64_t>(dims.size(), 1)}, {"dims", dims}};
-        split["grid"][0] = writers;
-        parse_decomposition(split, ds, where + ".dims");
-    }
-    if (j.contains("chunk_dims") && !j["chunk_dims"].is_null())
-        ds.chunk_dims = u64_list(j["chunk_dims"], where + ".chunk_dims");
-    ds.collective = j.value("transfer", std::string("collective")) == "collective";
-    if (j.contains("fill_time"))
-        ds.fill_time = parse_fill_time(j["fill_time"].get<std::string>(), where + ".fill_time");
-    if (j.contains("fill_value"))
-        ds.fill_value = parse_fill_value(j["fill_value"].get<std::string>(), where + ".fill_value");
-    return ds;
-}
-
-std::vector<uint64_t> axis_list(const json& run, const char* key, size_t nd, uint64_t fill,
-                                const std::string& where)
-{
-    if (!run.contains(key))
-        return std::vector<uint64_t>(nd, fill);
-    auto v = run[key].get<std::vector<uint64_t>>();
-    if (v.size() != nd)
-        throw std::invalid_argument(where + "." + key + ": one value per axis of the dataset");
-    return v;
-}
-
-using Wide = unsigned __int128;  // sums of products of 64-bit sizes, without wrapping
-
-// The end of a hyperslab's last block along axis a (start included), 0 when it selects nothing.
-Wide hyperslab_end(const HyperslabRun& run, size_t a, Wide start)
-{
-    if (run.count[a] == 0 || run.block[a] == 0)
-        return 0;
-    return start + Wide(run.count[a] - 1) * run.stride[a] + run.block[a];
-}
-
-HyperslabRun parse_run(const json& run, size_t nd, uint64_t writers, const std::string& where)
-{
-    auto ranks = run.at("ranks").get<std::vector<uint64_t>>();
-    if (ranks.size() < 2 || ranks.size() > 3)
-        throw std::invalid_argument(where + ".ranks: [first, n] or [first, n, step]");
+    const doc_node* ranks = field(run, WL_RUN_RANKS);
     HyperslabRun r;
-    r.first_writer = ranks[0];
-    r.writers = ranks[1];
-    r.writer_step = ranks.size() == 3 ? ranks[2] : 1;
-    r.start = axis_list(run, "start", nd, 0, where);
-    r.start_step = axis_list(run, "start_step", nd, 0, where);
-    r.count = axis_list(run, "count", nd, 1, where);
-    r.stride = axis_list(run, "stride", nd, 1, where);
-    r.block = axis_list(run, "block", nd, 1, where);
-    if (r.writers > 0 && Wide(r.first_writer) + Wide(r.writers - 1) * r.writer_step >= writers)
-        throw std::invalid_argument(where + ".ranks: names writers beyond the file's " + std::to_string(writers));
+    r.first_writer = U(ranks, 0);
+    r.writers = U(ranks, 1);
+    r.writer_step = U(ranks, 2);
+    r.start = u64s(field(run, WL_RUN_START));
+    r.start_step = u64s(field(run, WL_RUN_START_STEP));
+    r.count = u64s(field(run, WL_RUN_COUNT));
+    r.stride = u64s(field(run, WL_RUN_STRIDE));
+    r.block = u64s(field(run, WL_RUN_BLOCK));
     return r;
 }
 
-// The first writer (in the order the selection names them) whose block leaves the dataset,
-// and along which axis; writers = 0 when every block fits.
-struct Overflow {
-    uint64_t writer = 0;
-    size_t axis = 0;
-    bool found = false;
-};
-
-Overflow grid_overflow(const Dataset& grid, const std::vector<Wide>& origin, const std::vector<uint64_t>& dims)
+// One dataset's selection in one call (WORKLOAD.md: regular grid + origin, or runs), kept as
+// written: its pieces are made by whoever needs them.
+Selection take_selection(const doc_node* node)
 {
-    Overflow first;
-    size_t nd = dims.size();
-    std::vector<uint64_t> writer_stride(nd, 1);
-    for (size_t a = nd - 1; a-- > 0;)
-        writer_stride[a] = writer_stride[a + 1] * grid.grid[a + 1];
-    for (size_t a = 0; a < nd; a++)
-        for (uint64_t slot = 0; slot < grid.grid[a]; slot++)
-            if (origin[a] + grid.starts[a][slot] + grid.extents[a][slot] > dims[a]) {
-                uint64_t w = slot * writer_stride[a];
-                if (!first.found || w < first.writer)
-                    first = {w, a, true};
-                break;
-            }
-    if (first.found) {  // that writer's first axis out of bounds
-        std::vector<uint64_t> start, count;
-        grid.block(first.writer, start, count);
-        for (size_t a = 0; a < nd; a++)
-            if (origin[a] + start[a] + count[a] > dims[a])
-                return {first.writer, a, true};
-    }
-    return first;
-}
-
-Overflow run_overflow(const HyperslabRun& r, const std::vector<uint64_t>& dims)
-{
-    // start_step >= 0: the writers that leave along an axis are the last ones of the run
-    Overflow first;
-    uint64_t first_k = r.writers;
-    for (size_t a = 0; a < dims.size(); a++) {
-        if (hyperslab_end(r, a, r.start[a]) == 0)
-            return first;  // selects nothing: no box to check
-        Wide end0 = hyperslab_end(r, a, r.start[a]);
-        uint64_t k = 0;
-        if (end0 > dims[a])
-            k = 0;
-        else if (r.start_step[a] == 0)
-            continue;
-        else
-            k = static_cast<uint64_t>((Wide(dims[a]) - end0) / r.start_step[a] + 1);
-        if (k < first_k)
-            first_k = k;
-    }
-    if (first_k >= r.writers)
-        return first;
-    uint64_t writer = r.first_writer + first_k * r.writer_step;
-    for (size_t a = 0; a < dims.size(); a++)
-        if (hyperslab_end(r, a, Wide(r.start[a]) + Wide(first_k) * r.start_step[a]) > dims[a])
-            return {writer, a, true};
-    return first;
-}
-
-void check_fits(const Overflow& o, const std::string& where)
-{
-    if (o.found)
-        throw std::invalid_argument(where + ": writer " + std::to_string(o.writer) +
-                                    "'s box leaves the dataset along axis " + std::to_string(o.axis));
-}
-
-// One dataset's selection in one call (WORKLOAD.md: regular grid + origin, or runs). Checked
-// here, in closed form: whatever its size, no piece of it is made while reading it.
-Selection parse_selection(const json& j, const Dataset& ds, uint64_t writers, const std::string& where)
-{
-    auto dims = ds.dims();
     Selection sel;
-    if (j.contains("grid")) {
-        sel.grid = true;
-        parse_decomposition(j, sel.decomposition, where);
-        if (sel.decomposition.writers() != writers)
-            throw std::invalid_argument(where + ".grid: " + std::to_string(sel.decomposition.writers()) +
-                                        " writers, the file has " + std::to_string(writers));
-        if (sel.decomposition.grid.size() != dims.size())
-            throw std::invalid_argument(where + ": a box of writer 0 does not fit the dataset or the file's writers");
-        sel.origin = axis_list(j, "origin", dims.size(), 0, where);
-        check_fits(grid_overflow(sel.decomposition, std::vector<Wide>(sel.origin.begin(), sel.origin.end()), dims),
-                   where);
-    } else {
-        const auto& runs = j.at("runs");
-        for (size_t r = 0; r < runs.size(); r++) {
-            sel.runs.push_back(parse_run(runs[r], dims.size(), writers, where + ".runs[" + std::to_string(r) + "]"));
-            check_fits(run_overflow(sel.runs.back(), dims), where);
-        }
+    if (!field(node, WL_SELECTION_GRID)) {
+        const doc_node* runs = field(node, WL_SELECTION_RUNS);
+        for (size_t r = 0; r < runs->n; r++)
+            sel.runs.push_back(take_run(runs->items[r]));
+        return sel;
     }
+    sel.grid = true;
+    take_decomposition(node, sel.decomposition);
+    sel.origin = u64s(field(node, WL_SELECTION_ORIGIN));
     return sel;
-}
-
-IoCall parse_call(const json& j, const FileSession& s, uint64_t writers, const std::string& where)
-{
-    IoCall call;
-    call.compute_before_s = j.value("compute_before_s", 0.0);
-    if (j.value("flush", false))
-        return call.flush = true, call;
-    call.collective = s.netcdf4 ? netcdf4_call_collective(j)
-                                : j.value("transfer", std::string("collective")) == "collective";
-    const auto& names = j.at("write");
-    const auto& selections = j.at("selections");
-    if (names.size() != selections.size())
-        throw std::invalid_argument(where + ".selections: one per dataset written");
-    for (size_t k = 0; k < names.size(); k++) {
-        auto name = names[k].get<std::string>();
-        size_t d = 0;
-        while (d < s.datasets.size() && s.datasets[d].name != name)
-            d++;
-        if (d == s.datasets.size())
-            throw std::invalid_argument(where + ".write: no dataset " + name + " in the session");
-        call.datasets.push_back(d);
-        call.selections.push_back(parse_selection(selections[k], s.datasets[d], writers,
-                                                  where + ".selections[" + std::to_string(k) + "]"));
-    }
-    return call;
-}
-
-// The first repetition k in [1, times) whose grid selection would start before the dataset
-// (before = true) or leave it; times when none does. Origins move linearly with k.
-uint64_t first_bad_repetition(const IoCall& call, const std::vector<Dataset>& datasets, bool& before)
-{
-    uint64_t worst = call.times;
-    for (size_t i = 0; i < call.selections.size(); i++) {
-        const Selection& sel = call.selections[i];
-        auto dims = datasets[call.datasets[i]].dims();
-        auto extent = sel.decomposition.dims();
-        for (size_t a = 0; a < dims.size(); a++) {
-            long long step = call.origin_step[a];
-            if (step < 0) {  // origin + k * step < 0 from k = origin / |step| + 1
-                uint64_t k = sel.origin[a] / static_cast<uint64_t>(-step) + 1;
-                if (k < worst || (k == worst && !before))
-                    worst = k, before = true;
-            } else if (step > 0) {  // origin + k * step + extent > dims
-                Wide end = Wide(sel.origin[a]) + extent[a];
-                uint64_t k = end >= dims[a] ? 1 : static_cast<uint64_t>((Wide(dims[a]) - end) / step + 1);
-                k = std::max<uint64_t>(k, 1);
-                if (k < worst)
-                    worst = k, before = false;
-            }
-        }
-    }
-    return worst;
 }
 
 // A call and, with `repeat` (WORKLOAD.md), its repetitions, kept as one call with `times`:
 // the k-th with every regular selection's origin moved by k * origin_step, after
 // compute_between_s of computation.
-void append_calls(const json& j, const FileSession& s, uint64_t writers, const std::string& where,
-                  std::vector<IoCall>& calls)
+IoCall take_call(const doc_node* node, const FileSession& s,
+                 const std::unordered_map<std::string, size_t>& datasets)
 {
-    IoCall call = parse_call(j, s, writers, where);
-    if (j.contains("repeat") && call.flush)
-        throw std::invalid_argument(where + ".repeat: only for write calls");
-    if (j.contains("repeat")) {
-        const json& repeat = j["repeat"];
-        call.times = repeat.at("times").get<uint64_t>();
-        call.origin_step = repeat.at("origin_step").get<std::vector<long long>>();
-        call.compute_between_s = repeat.value("compute_between_s", 0.0);
-        for (const Selection& sel : call.selections)
-            if (!sel.grid || call.origin_step.size() != sel.origin.size())
-                throw std::invalid_argument(where + ".repeat: only for regular selections, "
-                                            "one origin_step per axis");
-        bool before = false;
-        uint64_t k = first_bad_repetition(call, s.datasets, before);
-        if (k < call.times) {
-            if (before)
-                throw std::invalid_argument(where + ".repeat: repetition " + std::to_string(k) +
-                                            " starts before the dataset");
-            for (size_t i = 0; i < call.selections.size(); i++) {
-                auto origin = call.origin_at(i, k);
-                check_fits(grid_overflow(call.selections[i].decomposition, std::vector<Wide>(origin.begin(), origin.end()),
-                                         s.datasets[call.datasets[i]].dims()),
-                           where + ".repeat[" + std::to_string(k) + "].selections[" + std::to_string(i) + "]");
-            }
-        }
+    IoCall call;
+    call.compute_before_s = field(node, WL_CALL_COMPUTE_BEFORE_S)->f;
+    if (field(node, WL_CALL_FLUSH)->i)
+        return call.flush = true, call;
+    call.collective = collective(field(node, WL_CALL_TRANSFER), s.netcdf4);
+    const doc_node* names = field(node, WL_CALL_WRITE);
+    const doc_node* selections = field(node, WL_CALL_SELECTIONS);
+    for (size_t k = 0; k < names->n; k++) {
+        call.datasets.push_back(datasets.at(text(names->items[k])));
+        call.selections.push_back(take_selection(selections->items[k]));
     }
-    calls.push_back(std::move(call));
+    if (const doc_node* repeat = field(node, WL_CALL_REPEAT)) {
+        const doc_node* step = field(repeat, WL_REPEAT_ORIGIN_STEP);
+        call.times = static_cast<uint64_t>(field(repeat, WL_REPEAT_TIMES)->i);
+        for (size_t a = 0; a < step->n; a++)
+            call.origin_step.push_back(step->items[a]->i);
+        call.compute_between_s = field(repeat, WL_REPEAT_COMPUTE_BETWEEN_S)->f;
+    }
+    return call;
+}
+
+FileSession take_session(const doc_node* node, int ranks, const std::string& where)
+{
+    FileSession s;
+    s.name = text(field(node, WL_FILE_NAME));
+    s.mode = parse_mode(text(field(node, WL_FILE_MODE)), where);
+    if (const doc_node* groups = field(node, WL_FILE_GROUPS))
+        s.groups = static_cast<int>(groups->i);
+    s.create = field(node, WL_FILE_CREATE)->i != 0;
+    const std::string api = text(field(node, WL_FILE_API));
+    s.netcdf4 = api == "netcdf4";
+    s.hdf5 = api == "hdf5" || s.netcdf4;  // mpiio and posix: no HDF5 layout or metadata
+    s.compute_before_s = field(node, WL_FILE_COMPUTE_BEFORE_S)->f;
+    s.one_call = is(field(node, WL_FILE_WRITE_CALLS), "one-call");
+    s.flushes = static_cast<int>(field(node, WL_FILE_FLUSHES)->i);
+    uint64_t writers = s.mode == FileMode::per_rank ? 1 : static_cast<uint64_t>(s.writers_per_instance(ranks));
+    const doc_node* datasets = field(node, WL_FILE_DATASETS);
+    std::unordered_map<std::string, size_t> index;
+    for (size_t d = 0; d < datasets->n; d++) {
+        s.datasets.push_back(take_dataset(datasets->items[d], writers, s.netcdf4,
+                                          where + ".datasets[" + std::to_string(d) + "]"));
+        index.emplace(s.datasets.back().name, d);
+    }
+    if (const doc_node* calls = field(node, WL_FILE_CALLS))
+        for (size_t c = 0; c < calls->n; c++)
+            s.calls.push_back(take_call(calls->items[c], s, index));
+    return s;
 }
 
 }  // namespace
 
-Workload parse_workload(const json& data)
+const doc_node* check_workload(const doc_node* document, doc& out)
+{
+    doc_node* normal = nullptr;
+    char err[1024];
+    if (workload_check(document, &out, &normal, err, sizeof err))
+        throw std::invalid_argument(err);
+    return normal;
+}
+
+Workload read_workload(const doc_node* normal)
 {
     Workload w;
-    w.name = data.value("name", std::string("workload"));
-    w.ranks = data.at("ranks").get<int>();
-    w.ranks_per_node = data.value("ranks_per_node", 0);
-    std::string mpi = data.value("mpi", std::string("mpich"));
-    if (mpi != "mpich" && mpi != "openmpi")
-        throw std::invalid_argument("workload.mpi: expected mpich or openmpi, got '" + mpi + "'");
-    w.openmpi = mpi == "openmpi";
-    if (w.ranks < 1)
-        throw std::invalid_argument("workload.ranks: must be >= 1");
-    const auto& files = data.at("files");
-    for (size_t i = 0; i < files.size(); i++) {
-        const auto& f = files[i];
-        std::string where = "workload.files[" + std::to_string(i) + "]";
-        FileSession s;
-        s.name = f.at("name").get<std::string>();
-        s.mode = parse_mode(f.value("mode", std::string("shared")), where);
-        s.groups = f.value("groups", 1);
-        if (s.mode == FileMode::groups && (s.groups < 1 || w.ranks % s.groups != 0))
-            throw std::invalid_argument(where + ".groups: must divide the rank count");
-        s.create = f.value("create", true);
-        std::string api = f.value("api", std::string("hdf5"));
-        if (api != "hdf5" && api != "netcdf4" && api != "mpiio" && api != "posix")
-            throw std::invalid_argument(where + ".api: expected hdf5, netcdf4, mpiio or posix, got '" + api + "'");
-        s.netcdf4 = api == "netcdf4";
-        s.hdf5 = api == "hdf5" || s.netcdf4;
-        s.compute_before_s = f.value("compute_before_s", 0.0);
-        s.one_call = f.value("write_calls", std::string("per-dataset")) == "one-call";
-        s.flushes = f.value("flushes", 0);
-        uint64_t writers = s.mode == FileMode::per_rank ? 1 : static_cast<uint64_t>(s.writers_per_instance(w.ranks));
-        const auto& dsets = f.at("datasets");
-        for (size_t d = 0; d < dsets.size(); d++) {
-            auto ds = parse_dataset(dsets[d], writers, where + ".datasets[" + std::to_string(d) + "]");
-            if (s.netcdf4)
-                apply_netcdf4_defaults(dsets[d], ds);
-            if (ds.writers() != writers)
-                throw std::invalid_argument(where + ".datasets[" + std::to_string(d) +
-                                            "].decomposition: the grid has " +
-                                            std::to_string(ds.writers()) + " writers, the file has " +
-                                            std::to_string(writers));
-            s.datasets.push_back(std::move(ds));
-        }
-        if (f.contains("calls"))
-            for (size_t c = 0; c < f["calls"].size(); c++)
-                append_calls(f["calls"][c], s, writers, where + ".calls[" + std::to_string(c) + "]", s.calls);
-        w.files.push_back(std::move(s));
-    }
+    w.name = text(field(normal, WL_WORKLOAD_NAME));
+    w.ranks = static_cast<int>(field(normal, WL_WORKLOAD_RANKS)->i);
+    if (const doc_node* per_node = field(normal, WL_WORKLOAD_RANKS_PER_NODE))
+        w.ranks_per_node = static_cast<int>(per_node->i);
+    w.openmpi = is(field(normal, WL_WORKLOAD_MPI), "openmpi");
+    const doc_node* files = field(normal, WL_WORKLOAD_FILES);
+    for (size_t i = 0; i < files->n; i++)
+        w.files.push_back(take_session(files->items[i], w.ranks, "files[" + std::to_string(i) + "]"));
     return w;
+}
+
+Workload parse_workload(const json& data)
+{
+    Document source, normal;
+    return read_workload(check_workload(doc_from_json(data, source.d), normal.d));
 }
 
 }  // namespace iosim

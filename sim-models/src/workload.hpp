@@ -1,12 +1,19 @@
 // The workload (sim-models/WORKLOAD.md) as the simulator reads it: files, datasets, and who
-// writes which block of each dataset.
+// writes which block of each dataset, taken from the normal form every reader of the format
+// checks alike (formats/workload_check.h), so iosim accepts what the Python validator and the
+// replay proxy accept.
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
+
+extern "C" {
+#include "doc.h"
+}
 
 namespace iosim {
 
@@ -99,6 +106,13 @@ struct Workload {
     std::vector<FileSession> files;
 };
 
+// A workload document checked as every reader of the format checks it (formats/
+// workload_check.h): its normal form, built in `out`; std::invalid_argument "PATH: why" if it
+// is not a valid workload.
+const doc_node* check_workload(const doc_node* document, doc& out);
+// The simulator's view of a checked workload's normal form.
+Workload read_workload(const doc_node* normal);
+// Both, on iosim's input.
 Workload parse_workload(const nlohmann::json& data);
 
 }  // namespace iosim

@@ -65,18 +65,20 @@ files:
 }
 
 # Integers beyond the C type the interposer gives them (a C int for MPI and Lustre, a long long
-# for sizes and chunk dims): refused by the C side with the key's path, before any narrowing.
-# (The Python validator's bounds for them come from the schema's C types.)
+# for sizes and chunk dims): refused by the C side with the key's path, before any narrowing,
+# in the words of the range the bounds table gives the key (data/bounds.yaml).
 C_RANGE = {
     "mpiio: {cb_nodes: 9223372036854775808}":
-        "mpiio.cb_nodes: expected a positive integer, got 9223372036854775808",
-    "mpiio: {cb_nodes: 2147483648}": "mpiio.cb_nodes: expected a positive integer, got 2147483648",
+        "mpiio.cb_nodes: expected an integer from 1 to 16777216, got 9223372036854775808",
+    "mpiio: {cb_nodes: 2147483648}":
+        "mpiio.cb_nodes: expected an integer from 1 to 16777216, got 2147483648",
     "lustre: {stripe_count: 3000000000}":
-        "lustre.stripe_count: expected an integer >= -1, got 3000000000",
+        "lustre.stripe_count: expected an integer from -1 to 2000, got 3000000000",
     "dataset: {chunk_dims: [18446744073709551617]}":
         "dataset.chunk_dims[0]: expected a positive integer, got 18446744073709551617",
     "mpiio: {cb_buffer_size: 99999999999TiB}":
-        'mpiio.cb_buffer_size: expected a positive size such as 4MiB, got "99999999999TiB"',
+        'mpiio.cb_buffer_size: expected a positive size such as 4MiB, at most 2147483647 bytes, '
+        'got "99999999999TiB"',
 }
 
 

@@ -16,9 +16,10 @@ from typing import Any
 
 import numpy as np
 import pytest
+import yaml
 from iotwin.core import paths
 from iotwin.core.records import Target
-from iotwin.executors import launch
+from iotwin.executors import launch, local
 from iotwin.executors.capture import capture_program, records_in
 from iotwin.executors.interposer_reports import (
     config_rejection,
@@ -268,16 +269,21 @@ def test_a_program_writing_only_mpiio_is_captured_and_simulated(scratch: Path) -
     assert sum(default.breakdown["bytes_per_target"]) > captured.run.bytes   # indexed.dat's holes
 
 
-def test_a_config_the_interposer_rejects_fails_the_run_with_its_reason(scratch: Path) -> None:
-    """2^31 aggregators pass the Python validator here but not the C int the interposer
-    would hand MPI: the program ran without the config, so the run is a failure."""
+def test_a_config_the_interposer_rejects_fails_the_run_with_its_reason(
+        scratch: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A config file the interposer refuses (2^31 aggregators, beyond the C int it would hand
+    MPI): the program ran without the config, so the run is a failure. The Python validator
+    refuses that config too (the one bounds table), so the run folder gets it written as it
+    is, unvalidated, for the interposer to judge."""
+    monkeypatch.setattr(local, "dump_config", yaml.safe_dump)
     target = Target(2, command=(str(program("mpich", "mpiio_writer")), str(scratch),
                                 "--mpiio-only"))
     result = LocalExecutor(timeout_s=120).run_once(target, {"mpiio": {"cb_nodes": 2**31}})
     assert result.status == "failed"
     assert result.error is not None
     assert result.error.startswith("the config: refused by the interposer, nothing applied: ")
-    assert "mpiio.cb_nodes: expected a positive integer, got 2147483648" in result.error
+    assert "mpiio.cb_nodes: expected an integer from 1 to 16777216, got 2147483648" in \
+        result.error
     assert config_rejection(result.reports) is not None
     assert any("iotwin_run" in line for line in result.reports)   # said even with no file
 

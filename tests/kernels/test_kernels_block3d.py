@@ -62,7 +62,8 @@ def kernel_args(method: str, path: Path, *extra: str) -> list[str]:
 
 def run_block3d(method: str, ranks: int, folder: Path) -> Run:
     path = folder / f"array{SUFFIX[method]}"
-    args = kernel_args(method, path)
+    # named relative to the folder it runs in, as a workload's file names are
+    args = kernel_args(method, Path(path.name))
     done = run_mpi(ranks, args, cwd=folder, timeout=300,
                    using=launcher(flavour(method).launcher))
     assert done.returncode == 0, done.stderr

@@ -112,7 +112,8 @@ def test_bad_key_is_named(scratch: Path) -> None:
     spec.write_text(yaml.safe_dump(work))
     done = launch.run_mpi(2, [paths.kernel_binary("replay"), spec], timeout=60)
     assert done.returncode == 2
-    assert "files[1].datasets[0].element_bytes: expected 1, 2, 4 or 8, got 3" in done.stderr
+    assert ("files[1].datasets[0].element_bytes: the replay proxy cannot run it: it writes "
+            "elements of 1, 2, 4 or 8 bytes") in done.stderr
 
 
 @pytest.mark.parametrize("name", ["../outside.h5", "/tmp/outside.h5", "in/../../outside.h5"])
@@ -125,7 +126,7 @@ def test_a_file_name_outside_the_replays_directory_is_refused(scratch: Path, nam
     done = launch.run_mpi(2, [paths.kernel_binary("replay"), "--dir", scratch / "run", spec],
                           timeout=60)
     assert done.returncode == 2
-    assert f"files[0].name: '{name}' lies outside the directory the replay writes in" in \
+    assert f'files[0].name: "{name}" lies outside the directory the run writes in' in \
         done.stderr
     assert sorted(p.name for p in scratch.iterdir()) == ["run", "w.yaml"]
     assert list((scratch / "run").iterdir()) == []

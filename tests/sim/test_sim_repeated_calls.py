@@ -74,7 +74,7 @@ def test_a_configured_transfer_mode_overrides_the_programs_calls(platform: str) 
 
 @pytest.mark.parametrize(("repeat", "message"), [
     ({"times": STEPS + 1, "origin_step": [1, 0]}, "repetition 5 leaves the dataset along axis 0"),
-    ({"times": 2, "origin_step": [1]}, "origin_step: one integer per axis"),
+    ({"times": 2, "origin_step": [1]}, "origin_step: one value per axis"),
     ({"times": 0, "origin_step": [1, 0]}, "times"),
     ({"times": 2, "origin_step": [1, 0], "every": 3}, "every"),
 ])

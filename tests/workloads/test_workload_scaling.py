@@ -18,6 +18,7 @@ from iotwin.model.platforms import load_platform
 from iotwin.model.sim import simulator_input
 from iotwin.workloads.process_grids import dims_create
 from iotwin.workloads.scaling import scale_workload
+from iotwin.workloads.types import Workload
 from iotwin.workloads.workload import kernel_workload
 from support.file_layout import simulate
 from support.programs import H5PY_MPI, PROGRAMS
@@ -60,7 +61,8 @@ def h5py_field(folder: Path) -> list[str]:
             "--rows", "16", "--steps", "3", "--compute-s", "0"]
 
 
-def captured(command: list[str], ranks: int, folder: Path) -> dict[str, Any]:
+def captured(command: list[str], ranks: int, folder: Path) -> Workload:
+    """The workload of a run in ``folder``, where the program writes its files."""
     return capture_program(program_target(command, ranks), timeout_s=600,
                            workdir=folder).workload
 

@@ -106,6 +106,7 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 #: packages before it, never one after it. The top-level modules (cli, __main__) are the top.
 LAYERS = (
     "core",          # shared records and small helpers: imports no other package
+    "formats",       # what the formats share: bounds table, text reading, record schemas
     "config",        # the tuning config's schema
     "space",         # parameter spaces
     "search",        # strategies over a space

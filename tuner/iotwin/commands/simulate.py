@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
 
 from iotwin.commands._options import add_sim_cluster_argument
 from iotwin.config.schema import load_config
@@ -14,6 +13,7 @@ from iotwin.core.records import Target
 from iotwin.executors.mpi_flavour import flavour_of
 from iotwin.model.platforms import load_platform
 from iotwin.model.sim import simulate
+from iotwin.workloads.types import Workload
 from iotwin.workloads.workload import kernel_workload, load_workload
 
 
@@ -38,7 +38,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=main)
 
 
-def _workload(args: argparse.Namespace) -> dict[str, Any]:
+def _workload(args: argparse.Namespace) -> Workload:
     if args.workload:
         return load_workload(args.workload)
     if not args.ranks or args.ranks < 1:

@@ -4,18 +4,17 @@ The schema (``data/config-schema.yaml``) is the single definition of the keys; t
 C key table is generated from it by ``interposer/gen_key_table.py``, which reuses
 :func:`load_schema` and :meth:`Key.expected`, so both sides phrase errors the same way.
 
-YAML is read with a deliberately small resolver (as YAML 1.2's core schema): plain ``true`` /
-``false`` are booleans, plain decimal digits are integers, everything else is a string. The C
-side (libyaml) resolves scalars by the same rules, so ``010`` or ``yes`` cannot mean one thing
-to the validator and another to the interposer.
+YAML is read as every format's text is (iotwin.formats.yaml_text): YAML 1.2 core-schema
+scalars (plain ``true`` / ``false`` booleans, plain decimal digits integers, everything else a
+string), as the C side (libyaml) resolves them, so ``010`` or ``yes`` cannot mean one thing to
+the validator and another to the interposer. Every integer and size key names its kind in the
+one bounds table (data/bounds.yaml): its C type's range and a sane maximum.
 """
 
 from __future__ import annotations
 
 import copy
 import functools
-import json
-import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +28,9 @@ from iotwin.core import paths
 from iotwin.core.errors import UserError
 from iotwin.core.text import CONTROL
 from iotwin.core.units import format_size, parse_size
-from iotwin.core.yaml_files import describe_yaml_error
+from iotwin.formats.bounds import Bound, load_bounds
+from iotwin.formats.records import describe, key_text
+from iotwin.formats.yaml_text import parse_document, read_document
 
 #: blocks of settings, in the order they are applied to a file (openmpi: to the process that
 #: opens it, from the top level only)
@@ -38,6 +39,14 @@ BLOCKS = ("openmpi", "lustre", "mpiio", "hdf5", "dataset")
 
 class ConfigError(UserError):
     """A tuning config that cannot be used; the message names the file and the key path."""
+
+
+class SchemaError(ValueError):
+    """config-schema.yaml itself is malformed (a build or test failure, not a user's error)."""
+
+
+#: what iosim does with a key: reads it, or declares it not modelled (``{not_modelled: why}``)
+IOSIM_READS = "read"
 
 
 @dataclass(frozen=True)
@@ -49,6 +58,7 @@ class Key:
     min: int | None = None
     max: int | None = None
     multiple_of: int | None = None
+    bounds: Bound | None = None  # its kind in data/bounds.yaml (int, size: itself; int-list: items)
     values: tuple[str, ...] = ()
     hint: str | None = None
     mca: str | None = None  # the Open MPI MCA parameter it sets
@@ -57,6 +67,7 @@ class Key:
     fields: dict[str, Key] = field(default_factory=dict)
     expected_phrase: str | None = None
     doc: str = ""
+    iosim: str | None = None  # IOSIM_READS, or why iosim does not model the key
 
     def expected(self) -> str:
         """What a valid value looks like, as error messages say it ("expected <this>")."""
@@ -65,7 +76,7 @@ class Key:
         if self.type == "int":
             return _int_phrase(self.min, self.max)
         if self.type == "size":
-            return _size_phrase(self.min, self.multiple_of)
+            return _size_phrase(self.min, self.max, self.multiple_of)
         if self.type == "enum":
             return "one of " + ", ".join(self.values)
         if self.type == "record":
@@ -79,13 +90,13 @@ _TYPE_PHRASES = {
     "string-map": "a mapping of names to strings",
     "int-list": "a list of positive integers",
 }
+#: the types whose values are integers, each bounded by a kind of the bounds table
+_BOUNDED_TYPES = ("int", "size", "int-list")
 
 
 def _int_phrase(low: int | None, high: int | None) -> str:
     if low is not None and low == high:
         return str(low)
-    if low == 1 and high is None:
-        return "a positive integer"
     if low is not None and high is not None:
         return f"an integer from {low} to {high}"
     if low is not None:
@@ -93,12 +104,14 @@ def _int_phrase(low: int | None, high: int | None) -> str:
     return "an integer"
 
 
-def _size_phrase(low: int | None, multiple_of: int | None) -> str:
+def _size_phrase(low: int | None, high: int | None, multiple_of: int | None) -> str:
+    at_most = f", at most {high} bytes" if high is not None else ""
     if multiple_of:
-        return f"a size that is a multiple of {format_size(multiple_of)}"
+        return f"a size that is a multiple of {format_size(multiple_of)}{at_most}"
     if low:
-        return "a positive size such as 4MiB" if low == 1 else f"a size of at least {low}"
-    return "a size such as 4MiB"
+        return (f"a positive size such as 4MiB{at_most}" if low == 1
+                else f"a size of at least {low}{at_most}")
+    return f"a size such as 4MiB{at_most}"
 
 
 @dataclass(frozen=True)
@@ -129,31 +142,65 @@ def schema_path() -> Path:
 @functools.lru_cache(maxsize=1)
 def load_schema(path: Path | None = None) -> Schema:
     raw = yaml.safe_load((path or schema_path()).read_text())
-    blocks = {name: _keys(spec) for name, spec in raw["blocks"].items()}
-    scopes = {name: _scope(name, spec) for name, spec in raw["document"].items()}
+    bounds = load_bounds()
+    blocks = {name: _keys(spec, bounds, f"blocks.{name}") for name, spec in raw["blocks"].items()}
+    scopes = {name: _scope(name, spec, bounds) for name, spec in raw["document"].items()}
     return Schema(blocks, scopes)
 
 
-def _keys(specs: dict[str, dict[str, Any]]) -> dict[str, Key]:
-    return {name: _key(name, spec) for name, spec in specs.items()}
+def _keys(specs: dict[str, dict[str, Any]], bounds: dict[str, Bound], where: str,
+          in_block: bool = True) -> dict[str, Key]:
+    return {name: _key(name, spec, bounds, f"{where}.{name}", in_block)
+            for name, spec in specs.items()}
 
 
-def _key(name: str, spec: dict[str, Any]) -> Key:
+def _key(name: str, spec: dict[str, Any], bounds: dict[str, Bound], where: str,
+         in_block: bool) -> Key:
+    """A key, its range the narrower of its own ``min``/``max`` and its kind's."""
+    kind = _kind(spec, bounds, where)
+    low, high = _size_bound(spec.get("min")), _size_bound(spec.get("max"))
+    if kind is not None and spec["type"] != "int-list":
+        low = int(kind.min) if low is None else max(low, int(kind.min))
+        high = int(kind.max) if high is None else min(high, int(kind.max))
     return Key(
         name=name,
         type=spec["type"],
-        min=_size_bound(spec.get("min")),
-        max=_size_bound(spec.get("max")),
+        min=low,
+        max=high,
         multiple_of=_size_bound(spec.get("multiple_of")),
+        bounds=kind,
         values=tuple(spec.get("values", ())),
         hint=spec.get("hint"),
         mca=spec.get("mca"),
         required=bool(spec.get("required", False)),
         exclusive_with=spec.get("exclusive_with"),
-        fields=_keys(spec.get("fields", {})),
+        fields=_keys(spec.get("fields", {}), bounds, where, in_block),
         expected_phrase=spec.get("expected"),
         doc=spec.get("doc", ""),
+        iosim=_iosim_decision(spec, where) if in_block else None,
     )
+
+
+def _kind(spec: dict[str, Any], bounds: dict[str, Bound], where: str) -> Bound | None:
+    if spec["type"] not in _BOUNDED_TYPES:
+        return None
+    if spec.get("bounds") not in bounds:
+        raise SchemaError(f"config-schema.yaml: {where}: an {spec['type']} key needs `bounds:` "
+                          f"naming a kind of bounds.yaml, got {spec.get('bounds')!r}")
+    return bounds[spec["bounds"]]
+
+
+def _iosim_decision(spec: dict[str, Any], where: str) -> str:
+    """Every key says whether iosim reads it, so that a new key cannot be a silent no-op in the
+    simulator: ``iosim: read`` or ``iosim: {not_modelled: <why>}``."""
+    decision = spec.get("iosim")
+    if decision == IOSIM_READS:
+        return IOSIM_READS
+    if isinstance(decision, dict) and set(decision) == {"not_modelled"} and decision[
+            "not_modelled"]:
+        return str(decision["not_modelled"])
+    raise SchemaError(f"config-schema.yaml: {where}: says neither `iosim: read` nor "
+                      f"`iosim: {{not_modelled: <why>}}` (decide what iosim does with it)")
 
 
 def _size_bound(value: int | str | None) -> int | None:
@@ -162,67 +209,25 @@ def _size_bound(value: int | str | None) -> int | None:
     return parse_size(value)
 
 
-def _scope(name: str, spec: dict[str, Any]) -> Scope:
-    return Scope(name=name, keys=_keys(spec.get("keys", {})),
+def _scope(name: str, spec: dict[str, Any], bounds: dict[str, Bound]) -> Scope:
+    keys = _keys(spec.get("keys", {}), bounds, f"document.{name}", in_block=False)
+    return Scope(name=name, keys=keys,
                  blocks=tuple(spec.get("blocks", ())), lists=dict(spec.get("lists", {})),
                  inline=spec.get("inline"))
 
 
 # --- reading YAML ------------------------------------------------------------------------
 
-class _DuplicateKey(Exception):
-    def __init__(self, key: str, line: int) -> None:
-        super().__init__(f"line {line}: duplicate key '{key}'")
-
-
-class _ConfigLoader(yaml.SafeLoader):
-    """SafeLoader with YAML 1.2 core-schema scalars and duplicate keys refused."""
-
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        seen: set[Any] = set()
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=deep)
-            if isinstance(key, str | int) and key in seen:
-                raise _DuplicateKey(str(key), key_node.start_mark.line + 1)
-            seen.add(key)
-        return super().construct_mapping(node, deep=deep)
-
-
-_ConfigLoader.yaml_implicit_resolvers = {}
-_ConfigLoader.add_implicit_resolver(
-    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF"))
-_ConfigLoader.add_implicit_resolver(
-    "tag:yaml.org,2002:int", re.compile(r"^[-+]?[0-9]+$"), list("-+0123456789"))
-_ConfigLoader.add_implicit_resolver(
-    "tag:yaml.org,2002:null", re.compile(r"^(?:~|null|Null|NULL|)$"), ["~", "n", "N", ""])
-
-
-def _decimal_int(loader: yaml.SafeLoader, node: yaml.Node) -> int:
-    if not isinstance(node, yaml.ScalarNode):
-        raise yaml.constructor.ConstructorError(None, None, "expected an integer", node.start_mark)
-    return int(loader.construct_scalar(node), 10)
-
-
-_ConfigLoader.add_constructor("tag:yaml.org,2002:int", _decimal_int)
-
-
 def parse_yaml(text: str, source: str) -> Any:
-    try:
-        return yaml.load(text, Loader=_ConfigLoader)
-    except _DuplicateKey as error:
-        raise ConfigError(f"{source}: {error}") from None
-    except yaml.YAMLError as error:
-        raise ConfigError(f"{source}: {describe_yaml_error(error)}") from None
+    """A config's YAML text (iotwin.formats.yaml_text: YAML 1.2 core scalars, no floats)."""
+    return parse_document(text, source, floats=False, error=ConfigError)
 
 
 def load_config(path: str | Path) -> Config:
     """Read and validate a config file; sizes come back as byte counts."""
     path = Path(path)
-    try:
-        text = path.read_text()
-    except OSError as error:
-        raise ConfigError(f"{path}: cannot read the config: {error.strerror}") from None
-    return validate_config(parse_yaml(text, str(path)), str(path))
+    data = read_document(path, "config", floats=False, error=ConfigError)
+    return validate_config(data, str(path))
 
 
 #: the config that sets nothing: every setting at the site's default
@@ -230,21 +235,6 @@ DEFAULT_CONFIG: Config = {}
 
 
 # --- validation ------------------------------------------------------------------------------
-
-def describe(value: Any) -> str:
-    """A value as error messages quote it (the C side prints the same)."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if value is None:
-        return "null"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, str):
-        return json.dumps(value)
-    if isinstance(value, list):
-        return "a list"
-    return "a mapping" if isinstance(value, dict) else json.dumps(str(value))
-
 
 def validate_config(data: Any, source: str) -> Config:
     """The normalised config (sizes as ints), or ConfigError naming ``source`` and the key path:
@@ -288,7 +278,7 @@ class _Validator:
         result: dict[str, Any] = {}
         for name, value in mapping.items():
             self.refuse_control(name, path, "a key holds")
-            key_path = _join(path, str(name))
+            key_path = _join(path, key_text(name))
             if name in scope.keys:
                 result[name] = self.value(scope.keys[name], value, key_path)
             elif name in scope.blocks:
@@ -316,7 +306,7 @@ class _Validator:
         result = {}
         for name, value in mapping.items():
             self.refuse_control(name, path, "a key holds")
-            key_path = _join(path, str(name))
+            key_path = _join(path, key_text(name))
             if name not in keys:
                 raise self.fail(key_path, "unknown key (expected one of " + ", ".join(keys)
                                 + ")")
@@ -380,9 +370,9 @@ class _Validator:
         result = {}
         for name, item in value.items():
             self.refuse_control(name, path, "a key holds")
-            self.refuse_control(item, _join(path, str(name)), "holds")
+            self.refuse_control(item, _join(path, key_text(name)), "holds")
             if not isinstance(name, str) or isinstance(item, dict | list) or item is None:
-                raise self.fail(_join(path, str(name)),
+                raise self.fail(_join(path, key_text(name)),
                                 f"expected a string value, got {describe(item)}")
             result[name] = describe(item) if not isinstance(item, str) else item
         return result
@@ -395,6 +385,9 @@ class _Validator:
             if not isinstance(item, int) or isinstance(item, bool) or item < 1:
                 raise self.fail(f"{path}[{i}]",
                                 f"expected a positive integer, got {describe(item)}")
+            if key.bounds is not None and item > key.bounds.max:
+                raise self.fail(f"{path}[{i}]", f"{item} is more than {key.bounds.max}, the "
+                                f"largest {key.bounds.name.replace('_', ' ')}")
         return list(value)
 
     def check_record(self, key: Key, value: Any, path: str) -> Any:

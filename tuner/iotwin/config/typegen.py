@@ -10,11 +10,11 @@ are byte counts (``int``), never unit strings.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 from iotwin.config.schema import Key, Schema, Scope, load_schema
+from iotwin.formats.typegen import class_name, literal, module, typed_dict, write
 
 OUTPUT = Path(__file__).with_name("types.py")
 
@@ -36,11 +36,11 @@ from typing import Literal, Required, TypedDict
 def render(schema: Schema) -> str:
     classes: list[str] = []
     for block, keys in schema.blocks.items():
-        classes += _records(keys, _class_name(block))
-        classes.append(_typed_dict(f"{_class_name(block)}Settings", keys))
+        classes += _records(keys, class_name(block))
+        classes.append(_typed_dict(f"{class_name(block)}Settings", keys))
     for scope in reversed(list(schema.scopes.values())):
         classes.append(_scope_class(schema, scope))
-    return _HEADER.rstrip("\n") + "".join(f"\n\n\n{text}" for text in classes)
+    return module(_HEADER, classes)
 
 
 def _records(keys: dict[str, Key], prefix: str) -> list[str]:
@@ -48,40 +48,34 @@ def _records(keys: dict[str, Key], prefix: str) -> list[str]:
     found = []
     for key in keys.values():
         if key.type == "record":
-            found += _records(key.fields, prefix + _class_name(key.name))
-            found.append(_typed_dict(prefix + _class_name(key.name), key.fields))
+            found += _records(key.fields, prefix + class_name(key.name))
+            found.append(_typed_dict(prefix + class_name(key.name), key.fields))
     return found
 
 
 def _typed_dict(name: str, keys: dict[str, Key], prefix: str | None = None,
                 extra: dict[str, str] | None = None) -> str:
-    lines = [f"class {name}(TypedDict, total=False):"]
-    for key_name, annotation in (extra or {}).items():
-        lines.append(f"    {key_name}: {annotation}")
     owner = name.removesuffix("Settings") if prefix is None else prefix
-    for key in keys.values():
-        annotation = _annotation(key, owner)
-        if key.required:
-            annotation = f"Required[{annotation}]"
-        lines.append(f"    {key.name}: {annotation}")
-    return "\n".join(lines)
+    rows = [(key_name, annotation, False) for key_name, annotation in (extra or {}).items()]
+    rows += [(key.name, _annotation(key, owner), key.required) for key in keys.values()]
+    return typed_dict(name, rows)
 
 
 def _annotation(key: Key, owner: str) -> str:
     if key.type == "enum":
-        return "Literal[" + ", ".join(json.dumps(value) for value in key.values) + "]"
+        return literal(key.values)
     if key.type == "record":
-        return owner + _class_name(key.name)
+        return owner + class_name(key.name)
     return _SCALARS[key.type]
 
 
 def _scope_class(schema: Schema, scope: Scope) -> str:
-    extra = {block: f"{_class_name(block)}Settings" for block in scope.blocks}
+    extra = {block: f"{class_name(block)}Settings" for block in scope.blocks}
     extra |= {name: f"list[{_scope_name(entries)}]" for name, entries in scope.lists.items()}
     keys = dict(scope.keys)
     if scope.inline:
         keys |= schema.blocks[scope.inline]
-    prefix = _class_name(scope.inline) if scope.inline else _scope_name(scope.name)
+    prefix = class_name(scope.inline) if scope.inline else _scope_name(scope.name)
     return _typed_dict(_scope_name(scope.name), keys, prefix=prefix, extra=extra)
 
 
@@ -89,14 +83,8 @@ def _scope_name(scope: str) -> str:
     return {"top": "Config", "file": "FileRule", "dataset": "DatasetRule"}[scope]
 
 
-def _class_name(name: str) -> str:
-    return "".join(part.capitalize() for part in name.split("_"))
-
-
 def main() -> int:
-    OUTPUT.write_text(render(load_schema()) + "\n")
-    print(f"wrote {OUTPUT}")
-    return 0
+    return write(OUTPUT, render(load_schema()))
 
 
 if __name__ == "__main__":

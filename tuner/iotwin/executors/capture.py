@@ -20,6 +20,7 @@ from iotwin.config.types import Config
 from iotwin.core.errors import UserError
 from iotwin.core.limits import RUN_TIMEOUT_S
 from iotwin.core.records import RunResult, Target
+from iotwin.core.text import printable
 from iotwin.executors.launch import require_program
 from iotwin.executors.local import NO_HDF5_IO, LocalExecutor
 from iotwin.executors.mpi_flavour import flavour_of
@@ -30,6 +31,7 @@ from iotwin.workloads.capture import (
     unsupported,
     workload_from_capture,
 )
+from iotwin.workloads.types import Workload
 
 
 class FailedCapture(CaptureError):
@@ -75,7 +77,7 @@ class CapturedProgram:
     """A program's run of the default config and the workload captured from it."""
 
     run: RunResult
-    workload: dict[str, Any]
+    workload: Workload
     not_modelled: list[str]  # what the program did that the workload cannot express
 
     def summary(self) -> str:
@@ -105,9 +107,10 @@ def capture_program(target: Target, *, config: Config | None = None,
     result, records = run_captured(target, config or {}, timeout_s=timeout_s, env=env,
                                    workdir=workdir, keep=keep)
     records = records_in(workdir, records)
-    workload = workload_from_capture(records, Path(target.command[0]).name,
-                                     " ".join(target.command))
-    workload["mpi"] = flavour_of(target, env).name
+    # named after the program as the store shows it: a workload's text holds no control character
+    workload = workload_from_capture(records, printable(Path(target.command[0]).name),
+                                     printable(" ".join(target.command)),
+                                     flavour_of(target, env).name)
     return CapturedProgram(result, workload, unsupported(records))
 
 

@@ -20,6 +20,7 @@ from iotwin.core.hashing import config_hash
 from iotwin.core.records import RunResult, Source, Target
 from iotwin.model.platforms import Platform, load_platform
 from iotwin.model.sim import SimResult, simulate, with_noise
+from iotwin.workloads.types import Workload
 from iotwin.workloads.workload import kernel_workload
 
 
@@ -37,7 +38,7 @@ class TwinExecutor:
         model = load_platform(platform) if isinstance(platform, str) else platform
         self.truth = truth if truth is not None else model.truth(truth_seed)
         self.setting_factors = dict(setting_factors or {})
-        self._workloads: dict[Target, dict[str, Any]] = {}
+        self._workloads: dict[Target, Workload] = {}
 
     def run_once(self, target: Target, config: Config, *, seed: int = 0) -> RunResult:
         if target.kernel is None:
@@ -77,7 +78,7 @@ class TwinExecutor:
         results = simulate(replace(self.truth, noise=0.0), dict(workload), configs, jobs=jobs)
         return [with_stragglers(r, self.truth.data) for r in results]
 
-    def workload(self, target: Target) -> dict[str, Any]:
+    def workload(self, target: Target) -> Workload:
         if target not in self._workloads:
             assert target.kernel is not None
             self._workloads[target] = kernel_workload(target.kernel, target.ranks, target.args)

@@ -95,7 +95,7 @@ def run_iosim(payload: Mapping[str, Any], jobs: int = 2) -> list[dict[str, Any]]
     return iosim_process.results(done.stdout)
 
 
-def simulate(platform: Platform, workload: dict[str, Any], configs: Sequence[Config], *,
+def simulate(platform: Platform, workload: Mapping[str, Any], configs: Sequence[Config], *,
              noise_seed: int | None = None, jobs: int = 2,
              options: Mapping[str, Any] | None = None) -> list[SimResult]:
     """Predicted time and rate of `workload` under each config, in order. A truth platform

@@ -4,10 +4,10 @@ ranks, config) of a platform, its workload rebuilt from the kernel's own descrip
 from __future__ import annotations
 
 import statistics
-from typing import Any
 
 from iotwin.model.calibration import Observation
 from iotwin.store.database import Evaluation, Store
+from iotwin.workloads.types import Workload
 from iotwin.workloads.workload import kernel_workload
 
 
@@ -19,7 +19,7 @@ def observations_from_store(store: Store, platform: str, campaign_id: int | None
     for row in store.evaluations(campaign_id, platform=platform, status="ok"):
         if row.source != "sim" and row.rate_mbs:
             grouped.setdefault((row.workload, row.ranks, row.config_hash), []).append(row)
-    workloads: dict[tuple[str, int], dict[str, Any] | None] = {}
+    workloads: dict[tuple[str, int], Workload | None] = {}
     observations: list[Observation] = []
     notes: list[str] = []
     for (label, ranks, _), rows in grouped.items():
@@ -32,7 +32,7 @@ def observations_from_store(store: Store, platform: str, campaign_id: int | None
     return observations, notes
 
 
-def _workload_of_label(label: str, ranks: int, notes: list[str]) -> dict[str, Any] | None:
+def _workload_of_label(label: str, ranks: int, notes: list[str]) -> Workload | None:
     kernel, *args = label.split()
     try:
         return kernel_workload(kernel, ranks, args)

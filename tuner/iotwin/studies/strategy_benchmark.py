@@ -64,6 +64,7 @@ from iotwin.tuning.confirmation import confirm
 from iotwin.tuning.parts import assemble
 from iotwin.tuning.spec import CampaignSpec
 from iotwin.validation.local import load_suite
+from iotwin.workloads.types import Workload
 from iotwin.workloads.workload import kernel_workload, load_workload
 
 
@@ -77,9 +78,9 @@ class TableCase:
     target: Target
     platform: str
     space: str
-    workload: dict[str, Any] | None  # a program's captured workload (None: a kernel)
+    workload: Workload | None  # a program's captured workload (None: a kernel)
 
-    def model_workload(self) -> dict[str, Any]:
+    def model_workload(self) -> Workload:
         """What the model simulates: the program's workload, or the kernel's own."""
 
         return self.workload or kernel_workload(str(self.target.kernel), self.target.ranks,

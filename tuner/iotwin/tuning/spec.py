@@ -35,7 +35,7 @@ class CampaignSpec:
     truth_seed: int = 0
     fixed: dict[str, Any] = field(default_factory=dict)
     settings: dict[str, Any] = field(default_factory=dict)
-    workload: dict[str, Any] | None = None  # a program's workload (captured), for the model
+    workload: Mapping[str, Any] | None = None  # a program's workload (captured), for the model
     site: str | None = None  # the slurm executor's site file (None: the default site)
     table: str | None = None  # the table executor's measured table (CSV)
     workdir: str | None = None  # where the program runs (absolute; None: the current directory)

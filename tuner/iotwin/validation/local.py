@@ -468,7 +468,7 @@ def medians(rates_of_configs: Sequence[Sequence[float]]) -> list[float | None]:
 
 
 def suite_workload(store: Store, campaign_id: int, suite: Suite,
-                   progress: TextIO | None, workdir: Path | None = None) -> dict[str, Any]:
+                   progress: TextIO | None, workdir: Path | None = None) -> Mapping[str, Any]:
     """What the model simulates: a kernel's own description, or the program's workload,
     captured from one run of its default config when the campaign is new and kept in the
     campaign's spec (so that a resumed suite predicts from the same workload)."""
@@ -489,7 +489,7 @@ def suite_workload(store: Store, campaign_id: int, suite: Suite,
 
 
 def cross_validated_predictions(store: Store, campaign_id: int, suite: Suite,
-                                workload: dict[str, Any],
+                                workload: Mapping[str, Any],
                                 configs: Sequence[Config],
                                 measured: Sequence[float | None], progress: TextIO | None
                                 ) -> list[float | None]:

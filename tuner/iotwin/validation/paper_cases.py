@@ -29,7 +29,7 @@ STEPS_KEY = "extrapolated_steps"
 #: a platform model by name
 LoadPlatform = Callable[[str], Platform]
 #: (kernel, ranks, arguments) -> the workload the kernel writes
-KernelWorkload = Callable[[str, int, Sequence[str]], dict[str, Any]]
+KernelWorkload = Callable[[str, int, Sequence[str]], Mapping[str, Any]]
 
 
 @dataclass
@@ -114,7 +114,7 @@ def workload_bytes(workload: Mapping[str, Any]) -> int:
     return sum(session_bytes(entry, workload["ranks"]) for entry in workload["files"])
 
 
-def with_ranks_per_node(workload: dict[str, Any], ranks_per_node: int) -> dict[str, Any]:
+def with_ranks_per_node(workload: Mapping[str, Any], ranks_per_node: int) -> dict[str, Any]:
     """The workload run with ``ranks_per_node`` ranks on each node (packed order)."""
     return {**workload, "ranks_per_node": ranks_per_node}
 

@@ -21,6 +21,7 @@ from typing import Any
 
 from iotwin.core.errors import UserError
 from iotwin.core.text import printable_tree
+from iotwin.workloads.types import Workload
 from iotwin.workloads.workload import call_reach, validate_workload
 
 CAPTURE_VARIABLE = "IOTWIN_CAPTURE"
@@ -169,10 +170,11 @@ def merge_records(records: Sequence[Mapping[str, Any]], name: str, source: str) 
             "files": files}
 
 
-def workload_from_capture(records: Sequence[Mapping[str, Any]], name: str,
-                          source: str) -> dict[str, Any]:
-    """One run's capture records as one validated workload."""
-    return validate_workload(merge_records(records, name, source), source)
+def workload_from_capture(records: Sequence[Mapping[str, Any]], name: str, source: str,
+                          mpi: str | None = None) -> Workload:
+    """One run's capture records as one validated workload (run under ``mpi``, if given)."""
+    merged = merge_records(records, name, source)
+    return validate_workload({**merged, "mpi": mpi} if mpi else merged, source)
 
 
 def unsupported(records: Sequence[Mapping[str, Any]]) -> list[str]:

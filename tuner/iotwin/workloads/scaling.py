@@ -28,6 +28,7 @@ from typing import Any, Literal
 from iotwin.core.errors import UserError
 from iotwin.core.mpi_flavours import DEFAULT_MPI
 from iotwin.workloads.process_grids import dims_create
+from iotwin.workloads.types import Workload
 from iotwin.workloads.workload import validate_workload
 
 Scaling = Literal["weak", "strong"]
@@ -117,8 +118,8 @@ class _Scaler:
         return copy.deepcopy(dict(sel)), [1.0] * axes
 
 
-def scale_workload(workload: Mapping[str, Any], ranks: int, mode: Scaling = "weak"
-                   ) -> tuple[dict[str, Any], list[str]]:
+def scale_workload(workload: Workload, ranks: int, mode: Scaling = "weak"
+                   ) -> tuple[Workload, list[str]]:
     """``workload`` at ``ranks`` ranks, and how each selection's grid was read."""
     old = int(workload["ranks"])
     if ranks < 1:

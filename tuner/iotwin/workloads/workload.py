@@ -1,89 +1,48 @@
-"""The workload format (sim-models/WORKLOAD.md): load, validate, write, and ask a kernel for it."""
+"""The workload format (sim-models/WORKLOAD.md): load, validate, normalise, write, and ask a
+kernel for it.
+
+Its keys, their types and bounds are data/workload-schema.yaml, walked by
+iotwin.formats.records; the rules the keys cannot say alone (WORKLOAD.md "Rules") are here, in
+the order formats/workload_rules.c checks them for iosim and the replay proxy, so that the
+three readers accept and refuse the same documents (tests/formats/test_workload_parity.py).
+Sizes are computed exactly and bounded by the bounds table (dataset_bytes, workload_bytes).
+"""
 
 from __future__ import annotations
 
+import functools
 import json
+import math
 import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, cast
 
 import yaml
 
+from iotwin.core import paths
 from iotwin.core.errors import UserError
 from iotwin.core.mpi_flavours import DEFAULT_MPI, select_flavour
-from iotwin.core.yaml_files import read_yaml
+from iotwin.formats.bounds import load_bounds
+from iotwin.formats.records import (
+    DocumentError,
+    RecordChecker,
+    RecordSchema,
+    describe,
+    load_record_schema,
+    normal_form,
+)
+from iotwin.formats.yaml_text import read_document
+from iotwin.workloads.types import Workload
 
-# keep_open and access_elements: WORKLOAD.md's replication extensions (optional, ignorable)
-# calls, dims, fill_time, alloc_time, fill_value: captured programs (WORKLOAD.md "Calls")
-_FILE_KEYS = {"name", "role", "mode", "groups", "api", "create", "compute_before_s", "write_calls",
-              "flushes", "keep_open", "datasets", "calls"}
-_DATASET_KEYS = {"name", "element_bytes", "element_type", "decomposition", "chunk_dims", "transfer",
-                 "access_elements", "dims", "fill_time", "alloc_time", "fill_value"}
-_CALL_KEYS = {"write", "transfer", "compute_before_s", "selections", "flush", "repeat"}
-_REPEAT_KEYS = {"times", "origin_step", "compute_between_s"}
-_RUN_KEYS = {"ranks", "start", "start_step", "count", "stride", "block"}
-_CHOICES = {"role": ("checkpoint", "visualisation", "other"),
-            "mode": ("shared", "per-rank", "groups"),
-            "api": ("hdf5", "netcdf4", "mpiio", "posix"),
-            "write_calls": ("per-dataset", "one-call"),
-            "transfer": ("collective", "independent"), "fill_time": ("ifset", "never", "alloc"),
-            "alloc_time": ("early", "late", "incr", "default"),
-            "fill_value": ("default", "user", "undefined")}
+#: a run's per-axis lists and what each axis is when the list is absent
+_RUN_AXES = (("start", 0), ("start_step", 0), ("count", 1), ("stride", 1), ("block", 1))
+_DECOMPOSITION_FORMS = ("block", "dims", "extents")
 
 
-def _fail(source: str, path: str, message: str) -> UserError:
-    return UserError(f"{source}: {path}: {message}")
-
-
-def _positive_int(value: Any, source: str, path: str, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise _fail(source, path, f"expected an integer >= {minimum}, got {value!r}")
-    return value
-
-
-def _int_list(value: Any, source: str, path: str, minimum: int = 1) -> list[int]:
-    if not isinstance(value, list) or not value:
-        raise _fail(source, path, f"expected a non-empty list of integers, got {value!r}")
-    return [_positive_int(v, source, f"{path}[{i}]", minimum) for i, v in enumerate(value)]
-
-
-def _check_keys(node: Any, allowed: set[str], source: str, path: str) -> dict[str, Any]:
-    if not isinstance(node, dict):
-        raise _fail(source, path, "expected a mapping")
-    unknown = sorted(set(node) - allowed)
-    if unknown:
-        raise _fail(source, f"{path}.{unknown[0]}", "unknown key")
-    for key, choices in _CHOICES.items():
-        if key in node and node[key] not in choices:
-            raise _fail(source, f"{path}.{key}",
-                        f"expected one of {', '.join(choices)}, got {node[key]!r}")
-    return node
-
-
-def _check_decomposition(node: Any, source: str, path: str) -> int:
-    """Validates a decomposition; returns its number of writers."""
-    _check_keys(node, {"grid", "block", "dims", "extents"}, source, path)
-    if "grid" not in node:
-        raise _fail(source, f"{path}.grid", "missing")
-    grid = _int_list(node["grid"], source, f"{path}.grid")
-    forms = [k for k in ("block", "dims", "extents") if k in node]
-    if len(forms) != 1:
-        raise _fail(source, path, "needs exactly one of block, dims, extents")
-    form = forms[0]
-    if form == "extents":
-        lists = node["extents"]
-        if not isinstance(lists, list) or len(lists) != len(grid):
-            raise _fail(source, f"{path}.extents", "one list per grid axis")
-        for a, axis in enumerate(lists):
-            if len(_int_list(axis, source, f"{path}.extents[{a}]", 0)) != grid[a]:
-                raise _fail(source, f"{path}.extents[{a}]", f"expected {grid[a]} entries")
-    elif len(_int_list(node[form], source, f"{path}.{form}", 0)) != len(grid):
-        raise _fail(source, f"{path}.{form}", "one extent per grid axis")
-    writers = 1
-    for g in grid:
-        writers *= g
-    return writers
+@functools.lru_cache(maxsize=1)
+def workload_schema() -> RecordSchema:
+    return load_record_schema(paths.data_dir() / "workload-schema.yaml")
 
 
 def session_writers(node: Mapping[str, Any], ranks: int, source: str = "workload",
@@ -92,35 +51,7 @@ def session_writers(node: Mapping[str, Any], ranks: int, source: str = "workload
     mode = node.get("mode", "shared")
     if mode != "groups":
         return {"shared": ranks, "per-rank": 1}[mode]
-    groups = _positive_int(node.get("groups"), source, f"{path}.groups")
-    if ranks % groups:
-        raise _fail(source, f"{path}.groups", f"{groups} does not divide {ranks} ranks")
-    return ranks // groups
-
-
-def _dataset_dims(dataset: Mapping[str, Any], writers: int, source: str, path: str) -> list[int]:
-    """Checks a dataset's shape (its decomposition, or `dims`); returns its extents."""
-    if dataset.get("decomposition") is None:
-        if "dims" not in dataset:
-            raise _fail(source, f"{path}.dims", "missing (needed without a decomposition)")
-        return _int_list(dataset["dims"], source, f"{path}.dims", 0)
-    decomposition = dataset["decomposition"]
-    got = _check_decomposition(decomposition, source, f"{path}.decomposition")
-    if got != writers:
-        raise _fail(source, f"{path}.decomposition.grid",
-                    f"{got} writers, but the file has {writers}")
-    dims = _decomposition_dims(decomposition)
-    if "dims" in dataset and _int_list(dataset["dims"], source, f"{path}.dims", 0) != dims:
-        raise _fail(source, f"{path}.dims", f"differs from the decomposition's extents {dims}")
-    return dims
-
-
-def _decomposition_dims(node: Mapping[str, Any]) -> list[int]:
-    if "dims" in node:
-        return list(node["dims"])
-    if "extents" in node:
-        return [sum(axis) for axis in node["extents"]]
-    return [g * b for g, b in zip(node["grid"], node["block"], strict=True)]
+    return _Rules(source).writers({**node, "mode": mode}, ranks, path)[0]
 
 
 def call_reach(call: Mapping[str, Any], index: int, rank: int) -> list[int]:
@@ -129,7 +60,7 @@ def call_reach(call: Mapping[str, Any], index: int, rank: int) -> list[int]:
     selection = call["selections"][index]
     if "grid" in selection:
         origin = selection.get("origin", [0] * rank)
-        extents = _decomposition_dims({k: v for k, v in selection.items() if k != "origin"})
+        extents = _grid_extents(selection)
         repeat = call.get("repeat") or {}
         step = repeat.get("origin_step", [0] * rank)
         times = int(repeat.get("times", 1))
@@ -141,95 +72,34 @@ def call_reach(call: Mapping[str, Any], index: int, rank: int) -> list[int]:
     return reach
 
 
-def _run_reach(run: Mapping[str, Any], rank: int) -> list[int]:
-    _, n, _ = run_ranks(run["ranks"])
-    axes = {key: run.get(key, [default] * rank) for key, default
-            in (("start", 0), ("start_step", 0), ("count", 1), ("stride", 1), ("block", 1))}
-    return [0 if not (n and axes["count"][a] and axes["block"][a]) else
-            axes["start"][a] + (n - 1) * axes["start_step"][a]
-            + (axes["count"][a] - 1) * axes["stride"][a] + axes["block"][a]
-            for a in range(rank)]
-
-
-def _check_selection(node: Any, dims: list[int], writers: int, source: str, path: str) -> None:
-    if isinstance(node, dict) and "grid" in node:
-        origin = node.get("origin", [0] * len(dims))
-        got = _check_decomposition({k: v for k, v in node.items() if k != "origin"}, source, path)
-        if got != writers:
-            raise _fail(source, f"{path}.grid", f"{got} writers, but the file has {writers}")
-        reach = [o + e for o, e in zip(origin, _decomposition_dims(node), strict=True)]
-        if any(r > d for r, d in zip(reach, dims, strict=True)):
-            raise _fail(source, path, f"reaches {reach}, beyond the dataset's extents {dims}")
-        return
-    _check_keys(node, {"runs"}, source, path)
-    for r, run in enumerate(node.get("runs") or []):
-        _check_run(run, dims, writers, source, f"{path}.runs[{r}]")
-
-
 def run_ranks(ranks: Sequence[int]) -> tuple[int, int, int]:
     """A run's ``ranks`` ([first, n] or [first, n, step]) as (first, n, step)."""
     first, n, step = (*ranks, 1) if len(ranks) == 2 else ranks
     return first, n, step
 
 
-def _check_run(run: Any, dims: list[int], writers: int, source: str, path: str) -> None:
-    _check_keys(run, _RUN_KEYS, source, path)
-    ranks = run.get("ranks")
-    if not isinstance(ranks, list) or len(ranks) not in (2, 3):
-        raise _fail(source, f"{path}.ranks", "expected [first, n] or [first, n, step]")
-    first, n, step = run_ranks(ranks)
-    if n and first + (n - 1) * step >= writers:
-        raise _fail(source, f"{path}.ranks", f"names a writer beyond the file's {writers}")
-    axes = {key: run.get(key, [default] * len(dims)) for key, default
-            in (("start", 0), ("start_step", 0), ("count", 1), ("stride", 1), ("block", 1))}
-    for key, values in axes.items():
-        if not isinstance(values, list) or len(values) != len(dims):
-            raise _fail(source, f"{path}.{key}", f"one value per axis of the dataset ({len(dims)})")
-    for a, (reach, extent) in enumerate(zip(_run_reach(run, len(dims)), dims, strict=True)):
-        if reach > extent:
-            raise _fail(source, path, f"reaches {reach} along axis {a}, beyond the extent {extent}")
+def _run_axes(run: Mapping[str, Any], rank: int) -> dict[str, list[int]]:
+    return {key: list(run.get(key, [default] * rank)) for key, default in _RUN_AXES}
 
 
-def _check_calls(calls: Any, shapes: Mapping[str, list[int]], writers: int, source: str,
-                 path: str) -> None:
-    if not isinstance(calls, list):
-        raise _fail(source, path, "expected a list")
-    for c, call in enumerate(calls):
-        where = f"{path}[{c}]"
-        _check_keys(call, _CALL_KEYS, source, where)
-        if call.get("flush"):
-            continue
-        names, selections = call.get("write"), call.get("selections")
-        if not isinstance(names, list) or not names:
-            raise _fail(source, f"{where}.write", "expected a non-empty list of dataset names")
-        if not isinstance(selections, list) or len(selections) != len(names):
-            raise _fail(source, f"{where}.selections", "expected one per dataset written")
-        for k, (name, selection) in enumerate(zip(names, selections, strict=True)):
-            if name not in shapes:
-                raise _fail(source, f"{where}.write[{k}]", f"no dataset {name!r} in the session")
-            _check_selection(selection, shapes[name], writers, source,
-                             f"{where}.selections[{k}]")
-            if "repeat" in call:
-                _check_repeat(call["repeat"], selection, shapes[name], source, f"{where}.repeat")
+def _run_reach(run: Mapping[str, Any], rank: int) -> list[int]:
+    """Per axis, the end of the farthest hyperslab of the run's writers (0: it selects nothing)."""
+    _, n, _ = run_ranks(run["ranks"])
+    axes = _run_axes(run, rank)
+    if not n or 0 in axes["count"] or 0 in axes["block"]:
+        return [0] * rank
+    return [max(start, start + (n - 1) * step) + (count - 1) * stride + block
+            for start, step, count, stride, block
+            in zip(*(axes[key] for key, _ in _RUN_AXES), strict=True)]
 
 
-def _check_repeat(node: Any, selection: Mapping[str, Any], dims: list[int], source: str,
-                  path: str) -> None:
-    """The last repetition of a regular selection moved by origin_step stays in the dataset."""
-    _check_keys(node, _REPEAT_KEYS, source, path)
-    times = _positive_int(node.get("times"), source, f"{path}.times")
-    if "grid" not in selection:
-        raise _fail(source, path, "only for regular (grid) selections")
-    step = node.get("origin_step")
-    if (not isinstance(step, list) or len(step) != len(dims)
-            or not all(isinstance(v, int) and not isinstance(v, bool) for v in step)):
-        raise _fail(source, f"{path}.origin_step", f"one integer per axis ({len(dims)})")
-    origin = selection.get("origin", [0] * len(dims))
-    extents = _decomposition_dims({k: v for k, v in selection.items() if k != "origin"})
-    for a, extent in enumerate(dims):
-        last = origin[a] + (times - 1) * step[a]
-        if min(origin[a], last) < 0 or max(origin[a], last) + extents[a] > extent:
-            raise _fail(source, path, f"repetition {times - 1} leaves the dataset along axis {a}")
+def _grid_extents(node: Mapping[str, Any]) -> list[int]:
+    """The extents a decomposition (or regular selection) covers, per axis."""
+    if "dims" in node:
+        return list(node["dims"])
+    if "extents" in node:
+        return [sum(axis) for axis in node["extents"]]
+    return [g * b for g, b in zip(node["grid"], node["block"], strict=True)]
 
 
 def inside_run_directory(name: str) -> bool:
@@ -239,35 +109,206 @@ def inside_run_directory(name: str) -> bool:
     return bool(name) and not pure.is_absolute() and ".." not in pure.parts
 
 
-def _check_file(node: Any, ranks: int, source: str, path: str) -> None:
-    _check_keys(node, _FILE_KEYS, source, path)
-    for key in ("name", "datasets"):
-        if key not in node:
-            raise _fail(source, f"{path}.{key}", "missing")
-    if not isinstance(node["name"], str) or not inside_run_directory(node["name"]):
-        raise _fail(source, f"{path}.name", f"{node['name']!r} lies outside the directory the "
-                    f"run writes in (a file name is relative, without '..')")
-    writers = session_writers(node, ranks, source, path)
-    if not isinstance(node["datasets"], list) or not node["datasets"]:
-        raise _fail(source, f"{path}.datasets", "expected a non-empty list")
-    shapes: dict[str, list[int]] = {}
-    for d, dataset in enumerate(node["datasets"]):
-        dpath = f"{path}.datasets[{d}]"
-        _check_keys(dataset, _DATASET_KEYS, source, dpath)
-        for key in ("name", "element_bytes"):
-            if key not in dataset:
-                raise _fail(source, f"{dpath}.{key}", "missing")
-        _positive_int(dataset["element_bytes"], source, f"{dpath}.element_bytes")
-        shapes[dataset["name"]] = _dataset_dims(dataset, writers, source, dpath)
-        if dataset.get("chunk_dims") is not None:
-            _int_list(dataset["chunk_dims"], source, f"{dpath}.chunk_dims")
-    if "calls" in node:
-        _check_calls(node["calls"], shapes, writers, source, f"{path}.calls")
+class _Rules:
+    """The format's rules on a workload's normal form (WORKLOAD.md "Rules"), which they
+    complete with the per-axis defaults of selections and runs."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.bounds = load_bounds()
+
+    def fail(self, path: str, message: str) -> UserError:
+        return UserError(f"{self.source}: {path}: {message}")
+
+    def workload(self, work: dict[str, Any]) -> None:
+        limit = self.bounds["workload_bytes"].max
+        total = 0
+        for i, session in enumerate(work["files"]):
+            total += self.session(session, work["ranks"], f"files[{i}]")
+            if total > limit:
+                raise self.fail(f"files[{i}]", f"the sessions up to this one write more than "
+                                f"{limit} bytes")
+
+    def writers(self, session: Mapping[str, Any], ranks: int, path: str) -> tuple[int, int]:
+        """(writers of one file, files) of a session."""
+        if session["mode"] == "shared":
+            return ranks, 1
+        if session["mode"] == "per-rank":
+            return 1, ranks
+        if "groups" not in session:
+            raise self.fail(f"{path}.groups", "missing (needed with mode groups)")
+        groups = session["groups"]
+        if ranks % groups:
+            raise self.fail(f"{path}.groups", f"{groups} does not divide {ranks} ranks")
+        return ranks // groups, groups
+
+    def session(self, session: dict[str, Any], ranks: int, path: str) -> int:
+        """Checks a file session; returns the bytes it writes (all its files)."""
+        if not inside_run_directory(session["name"]):
+            raise self.fail(f"{path}.name", f"{describe(session['name'])} lies outside the "
+                            f"directory the run writes in (a file name is relative, without "
+                            f"'..')")
+        writers, files = self.writers(session, ranks, path)
+        shapes: dict[str, tuple[list[int], int]] = {}
+        for d, dataset in enumerate(session["datasets"]):
+            where = f"{path}.datasets[{d}]"
+            if dataset["name"] in shapes:
+                raise self.fail(f"{where}.name", f"a second dataset named "
+                                f"{describe(dataset['name'])} in the session")
+            shapes[dataset["name"]] = (self.dataset_dims(dataset, writers, where),
+                                       dataset["element_bytes"])
+        if "calls" in session:
+            written = sum(self.call(call, shapes, writers, f"{path}.calls[{c}]")
+                          for c, call in enumerate(session["calls"]))
+        else:
+            written = sum(nbytes * math.prod(dims) for dims, nbytes in shapes.values())
+        return written * files
+
+    def dataset_dims(self, dataset: dict[str, Any], writers: int, path: str) -> list[int]:
+        if "decomposition" in dataset:
+            dims = self.grid_extents(dataset["decomposition"], writers, f"{path}.decomposition")
+            if "dims" in dataset and dataset["dims"] != dims:
+                raise self.fail(f"{path}.dims", f"differs from the decomposition's extents "
+                                f"{dims}")
+        elif "dims" in dataset:
+            dims = list(dataset["dims"])
+        else:
+            raise self.fail(f"{path}.dims", "missing (needed without a decomposition)")
+        limit = self.bounds["dataset_bytes"].max
+        if dataset["element_bytes"] * math.prod(dims) > limit:
+            raise self.fail(path, f"more than {limit} bytes (element_bytes times its extents)")
+        chunk = dataset.get("chunk_dims")
+        if chunk is not None and len(chunk) != len(dims):
+            raise self.fail(f"{path}.chunk_dims", f"{len(chunk)} extents for a "
+                            f"{len(dims)}-axis dataset")
+        return dims
+
+    def grid_extents(self, node: Mapping[str, Any], writers: int, path: str) -> list[int]:
+        """Checks a decomposition (or a regular selection) on ``writers``; its extents."""
+        grid = node["grid"]
+        forms = [form for form in _DECOMPOSITION_FORMS if form in node]
+        if len(forms) != 1:
+            raise self.fail(path, "needs exactly one of block, dims, extents")
+        form = forms[0]
+        if len(node[form]) != len(grid):
+            what = "list" if form == "extents" else "extent"
+            raise self.fail(f"{path}.{form}", f"one {what} per grid axis ({len(grid)})")
+        for a, axis in enumerate(node["extents"] if form == "extents" else []):
+            if len(axis) != grid[a]:
+                raise self.fail(f"{path}.extents[{a}]", f"expected {grid[a]} entries, got "
+                                f"{len(axis)}")
+        got = math.prod(grid)
+        if got != writers:
+            most = self.bounds["processes"].max
+            shown = str(got) if got <= most else f"more than {most}"
+            raise self.fail(f"{path}.grid", f"{shown} writers, but the file has {writers}")
+        extents = _grid_extents(node)
+        longest = self.bounds["extent"].max
+        for a, extent in enumerate(extents):
+            if extent > longest:
+                raise self.fail(path, f"axis {a} is longer than {longest} elements")
+        return extents
+
+    def call(self, call: dict[str, Any], shapes: Mapping[str, tuple[list[int], int]],
+             writers: int, path: str) -> int:
+        """Checks a call; returns the bytes it writes (its repetitions included)."""
+        if call["flush"]:
+            for key in ("write", "selections", "repeat"):
+                if key in call:
+                    raise self.fail(f"{path}.{key}", "a flush call writes nothing")
+            return 0
+        if "write" not in call:
+            raise self.fail(f"{path}.write", "missing (a call writes datasets or flushes)")
+        names, selections = call["write"], call.get("selections", [])
+        if len(selections) != len(names):
+            raise self.fail(f"{path}.selections", f"expected one per dataset written "
+                            f"({len(names)}), got {len(selections)}")
+        times = call["repeat"]["times"] if "repeat" in call else 1
+        written = 0
+        for k, name in enumerate(names):
+            if name not in shapes:
+                raise self.fail(f"{path}.write[{k}]", f"no dataset {describe(name)} in the "
+                                f"session")
+            dims, nbytes = shapes[name]
+            elements, extents = self.selection(selections[k], dims, writers,
+                                               f"{path}.selections[{k}]")
+            if "repeat" in call:
+                self.repeat(call["repeat"], selections[k], extents, dims, f"{path}.repeat")
+            written += elements * nbytes * times
+        return written
+
+    def selection(self, node: dict[str, Any], dims: list[int], writers: int,
+                  path: str) -> tuple[int, list[int] | None]:
+        """Checks one dataset's selection; (elements it writes, its extents if regular)."""
+        rank = len(dims)
+        if "grid" in node and "runs" in node:
+            raise self.fail(path, "is regular (grid) or explicit (runs), not both")
+        if "grid" not in node:
+            if "runs" not in node:
+                raise self.fail(path, "needs grid (a regular selection) or runs")
+            for key in (*_DECOMPOSITION_FORMS, "origin"):
+                if key in node:
+                    raise self.fail(f"{path}.{key}", "only for regular (grid) selections")
+            return sum(self.run(run, dims, writers, f"{path}.runs[{r}]")
+                       for r, run in enumerate(node["runs"])), None
+        if len(node["grid"]) != rank:
+            raise self.fail(f"{path}.grid", f"one axis per axis of the dataset ({rank})")
+        extents = self.grid_extents(node, writers, path)
+        origin = node.setdefault("origin", [0] * rank)
+        if len(origin) != rank:
+            raise self.fail(f"{path}.origin", f"one value per axis of the dataset ({rank})")
+        reach = [o + e for o, e in zip(origin, extents, strict=True)]
+        if any(r > d for r, d in zip(reach, dims, strict=True)):
+            raise self.fail(path, f"reaches {reach}, beyond the dataset's extents {dims}")
+        return math.prod(extents), extents
+
+    def run(self, run: dict[str, Any], dims: list[int], writers: int, path: str) -> int:
+        """Checks a run of hyperslabs; returns the elements it writes."""
+        first, n, step = run_ranks(run["ranks"])
+        if n and first + (n - 1) * step >= writers:
+            raise self.fail(f"{path}.ranks", f"names a writer beyond the file's {writers}")
+        rank = len(dims)
+        for key, default in _RUN_AXES:
+            if len(run.setdefault(key, [default] * rank)) != rank:
+                raise self.fail(f"{path}.{key}", f"one value per axis of the dataset ({rank})")
+        run["ranks"] = [first, n, step]
+        for a, (count, stride, block) in enumerate(zip(run["count"], run["stride"],
+                                                       run["block"], strict=True)):
+            if count > 1 and stride < block:
+                raise self.fail(f"{path}.stride", f"{stride} is less than the block {block} "
+                                f"along axis {a}: the hyperslab's blocks overlap")
+        if not n or 0 in run["count"] or 0 in run["block"]:
+            return 0
+        for a, (start, start_step, count, stride, block) in enumerate(
+                zip(*(run[key] for key, _ in _RUN_AXES), strict=True)):
+            last = start + (n - 1) * start_step
+            if min(start, last) < 0:
+                raise self.fail(path, f"starts before the dataset along axis {a}")
+            if max(start, last) + (count - 1) * stride + block > dims[a]:
+                raise self.fail(path, f"reaches beyond the extent {dims[a]} along axis {a}")
+        return n * math.prod(c * b for c, b in zip(run["count"], run["block"], strict=True))
+
+    def repeat(self, node: Mapping[str, Any], selection: Mapping[str, Any],
+               extents: list[int] | None, dims: list[int], path: str) -> None:
+        """The last repetition of a regular selection moved by origin_step stays in the
+        dataset."""
+        if extents is None:
+            raise self.fail(path, "only for regular (grid) selections")
+        step = node["origin_step"]
+        if len(step) != len(dims):
+            raise self.fail(f"{path}.origin_step", f"one value per axis of the dataset "
+                            f"({len(dims)})")
+        times = node["times"]
+        for a, (origin, extent) in enumerate(zip(selection["origin"], extents, strict=True)):
+            last = origin + (times - 1) * step[a]
+            if min(origin, last) < 0 or max(origin, last) + extent > dims[a]:
+                raise self.fail(path, f"repetition {times - 1} leaves the dataset along "
+                                f"axis {a}")
 
 
 #: the MPIs iosim models, a workload's `mpi` (absent: mpich): ROMIO for MPICH, and
 #: OMPIO for Open MPI unless the config's openmpi.io is romio321
-MPIS = (DEFAULT_MPI, "openmpi")
+MPIS: tuple[str, ...] = workload_schema().records["workload"]["mpi"].values
 
 
 def workload_mpi(workload: Mapping[str, Any]) -> str:
@@ -275,28 +316,34 @@ def workload_mpi(workload: Mapping[str, Any]) -> str:
     return str(workload.get("mpi", DEFAULT_MPI))
 
 
-def validate_workload(data: Any, source: str) -> dict[str, Any]:
-    """The workload itself if it is valid; UserError naming the key path otherwise."""
-    if not isinstance(data, dict):
-        raise UserError(f"{source}: not a workload (expected a mapping)")
-    _check_keys(data, {"iotwin_workload", "name", "source", "ranks", "ranks_per_node", "mpi",
-                       "files"}, source, "workload")
-    ranks = _positive_int(data.get("ranks"), source, "ranks")
-    if workload_mpi(data) not in MPIS:
-        raise _fail(source, "mpi", f"expected {' or '.join(MPIS)}, got {data['mpi']!r}")
-    if "ranks_per_node" in data:
-        _positive_int(data["ranks_per_node"], source, "ranks_per_node")
-    files = data.get("files")
-    if not isinstance(files, list) or not files:
-        raise _fail(source, "files", "expected a non-empty list")
-    for i, node in enumerate(files):
-        _check_file(node, ranks, source, f"files[{i}]")
-    return data
+def normalised_workload(data: Any, source: str) -> dict[str, Any]:
+    """The workload's normal form (every default filled in, as iosim and the replay proxy
+    read it); UserError naming ``source`` and the key path if it is not a valid workload."""
+    try:
+        RecordChecker(workload_schema()).check(data)
+    except DocumentError as error:
+        where = "" if not error.path else f"{error.path}: "
+        raise UserError(f"{source}: {where}{error.message}") from None
+    normal = normal_form(workload_schema(), data)
+    _Rules(source).workload(normal)
+    return normal
 
 
-def load_workload(path: str | Path) -> dict[str, Any]:
-    path = Path(path)
-    return validate_workload(read_yaml(path, "workload"), str(path))
+def validate_workload(data: Any, source: str) -> Workload:
+    """The workload itself if it is valid; UserError naming the key path otherwise: the one way
+    to make a :class:`~iotwin.workloads.types.Workload`."""
+    normalised_workload(data, source)
+    return cast(Workload, data)
+
+
+def read_workload(path: str | Path) -> Any:
+    """The document in a workload file (not validated), read as every reader of the format
+    reads its text (YAML or JSON; iotwin.formats.yaml_text)."""
+    return read_document(Path(path), "workload", floats=True, json_too=True)
+
+
+def load_workload(path: str | Path) -> Workload:
+    return validate_workload(read_workload(path), str(path))
 
 
 def describe_workload(data: Mapping[str, Any]) -> list[str]:
@@ -306,7 +353,7 @@ def describe_workload(data: Mapping[str, Any]) -> list[str]:
     lines = [f"{data.get('name', 'workload')}: {data.get('ranks')} ranks, "
              f"{workload_mpi(data)}, {len(sessions)} file session(s)"]
     for session in sessions:
-        mode = session.get("mode", "shared")
+        mode: str = session.get("mode", "shared")
         if mode == "groups":
             mode = f"groups of {session.get('groups')}"
         calls, datasets = session.get("calls"), session.get("datasets", [])
@@ -325,15 +372,15 @@ SHOWN_DATASETS = 3  # of a file session, by describe_workload
 
 def _shape(dataset: Mapping[str, Any]) -> list[int]:
     decomposition = dataset.get("decomposition")
-    return _decomposition_dims(decomposition) if decomposition else list(dataset.get("dims", []))
+    return _grid_extents(decomposition) if decomposition else list(dataset.get("dims", []))
 
 
-def dump_workload(data: dict[str, Any]) -> str:
+def dump_workload(data: Mapping[str, Any]) -> str:
     return yaml.safe_dump(data, sort_keys=False, default_flow_style=None)
 
 
 def kernel_workload(kernel: str, ranks: int, args: Sequence[str], mpi: str = DEFAULT_MPI
-                    ) -> dict[str, Any]:
+                    ) -> Workload:
     """The workload a kernel run would write, from the kernel's own ``--describe``, run under
     ``mpi`` (its flavour on this machine: executors.mpi_flavour), asked of that flavour's
     build of the kernel: block3d-io's process grid is its MPI's MPI_Dims_create, which MPICH

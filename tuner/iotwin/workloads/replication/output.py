@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,7 @@ import yaml
 from iotwin.core.errors import UserError
 
 
-def workload_text(work: dict[str, Any]) -> str:
+def workload_text(work: Mapping[str, Any]) -> str:
     return yaml.safe_dump(work, sort_keys=False, default_flow_style=None, width=100)
 
 
