@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from iotwin.executors.table import Landscape
-from iotwin.studies.model_ties import ties, ties_text
+from iotwin.studies.model_ties import spearman_within, ties, ties_text
 
 
 def _table(rates: np.ndarray) -> Landscape:
@@ -42,3 +43,16 @@ def test_an_optimum_the_model_does_not_tie_is_placed_in_its_order() -> None:
     assert found.friedman_p is None and found.spearman < 0
     assert "its best config (no other predicted within 1%) measures 50% of the optimum, " \
         "which is the model's #3" in ties_text(found)
+
+
+def test_the_order_inside_a_tie_is_judged_against_the_medians() -> None:
+    levels = np.array([60.0, 80.0, 100.0, 70.0])[:, None] * np.ones((1, 4))
+    exact = ties(_table(levels), [300.0, 300.0, 300.0, 100.0])
+    assert exact.group == (0, 1, 2) and exact.order_within is None  # a true tie: no order
+    backwards = ties(_table(levels), [300.0, 299.0, 298.0, 100.0])
+    assert backwards.order_within == pytest.approx(-1.0)
+    assert "the model orders them against their medians with Spearman -1.00" in \
+        ties_text(backwards)
+    learnt = [10.0, 20.0, 30.0, 5.0]  # e.g. a surrogate's beliefs after some runs
+    assert spearman_within(backwards.group, learnt, _table(levels).medians()) == \
+        pytest.approx(1.0)

@@ -276,3 +276,34 @@ def test_a_campaign_cut_at_two_budgets_with_the_same_candidates_recommends_alike
     assert max(len(c) for c in candidates) == 3
     assert any(candidates.count(c) >= 5 for c in set(candidates))  # the test has a case
     assert all(len(ratios) == 1 for ratios in by_candidates.values())
+
+
+def test_a_campaign_that_repeats_configs_is_scored_by_its_measurements(tmp_path: Path) -> None:
+    from iotwin.executors.table import TableExecutor
+    from iotwin.studies.strategy_benchmark import measured_after
+    from iotwin.tuning.campaign import open_campaign
+    from iotwin.tuning.parts import assemble
+    from iotwin.tuning.spec import CampaignSpec
+
+    table = read_table(VPIC_TABLE)
+    spec = CampaignSpec(ranks=4, strategy="random", executor="table", real_budget=10,
+                        kernel="vpic-io", args=TARGET.args, table=str(VPIC_TABLE))
+    replay = TableExecutor(table, replay_seed=0)
+    with Store(tmp_path / "s.db") as store:
+        campaign = open_campaign(store, store.create_campaign("t", kind="tune",
+                                                              spec=spec.to_json()),
+                                 assemble(spec, executor=replay))
+        points = list(campaign.space.points())[:3]
+        campaign.measure(points)
+        campaign.repeat([points[0]])
+        campaign.repeat([points[0], points[1]])
+        assert len(campaign.order) == 6 and campaign.runs_left() == 4
+        first = config_hash(campaign.space.config(points[0]))
+        runs = [r.rate_mbs for r in campaign.measured[first].runs]
+        # each run a different stored repetition of the config, drawn in the replay's order
+        assert runs == [replay.replay(campaign.space.config(points[0]), d).rate_mbs
+                        for d in range(3)]
+        # after 4 measurements: its first run and one repeat count; after all 6, three
+        assert measured_after(campaign, 4)[first].rate == pytest.approx(sum(runs[:2]) / 2)
+        assert measured_after(campaign, 6)[first].rate == pytest.approx(sorted(runs)[1])
+        assert len(measured_after(campaign, 2)) == 2

@@ -162,9 +162,10 @@ def _benchmark(args: argparse.Namespace) -> int:
         print(f"{case.name}: {len(case.table.configs)} configs, optimum "
               f"{case.table.optimum:.1f} MB/s; {report.resolution_text(table_resolution)}",
               file=sys.stderr)
-        for text in report.model_texts(model):
+        result = report.TableBenchmark(case, figures, model, table_resolution)
+        for text in [*report.model_texts(model), *report.tied_order_texts(result)]:
             print(f"  {text}", file=sys.stderr)
-        results.append(report.TableBenchmark(case, figures, model, table_resolution))
+        results.append(result)
     command = "iotwin landscape benchmark " + shlex.join(sys.argv[3:])
     for path in report.write(results, settings, output, command):
         print(f"wrote {path}", file=sys.stderr)

@@ -12,9 +12,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from iotwin.report.page import Page
 from iotwin.report.plots import quality_vs_runs
-from iotwin.studies.model_ties import ties_text
+from iotwin.studies.model_ties import spearman_within, ties_text
 from iotwin.studies.strategy_benchmark import (
     BenchmarkSettings,
     ModelOnTable,
@@ -53,7 +55,8 @@ def _case_json(result: TableBenchmark, settings: BenchmarkSettings) -> dict[str,
             "cap": f.cap,
             **{_key(t): f.summary(t) for t in settings.targets},
             **{f"runs_each_{_key(t)}": f.runs_to(t) for t in settings.targets},
-            "model": _model_summary(f)} for f in result.figures},
+            "model": _model_summary(f),
+            "tied_spearman_each": tied_order(result, f)} for f in result.figures},
         **{f"ratio_to_sim_screened_{_key(t)}": runs_relative_to(result.figures, t)
            for t in settings.targets}}
 
@@ -63,6 +66,34 @@ def _model_summary(figures: StrategyFigures) -> dict[str, float]:
     return {key: statistics.median(t.model[key] for t in figures.trajectories
                                    if key in t.model and not math.isnan(t.model[key]))
             for key in sorted(keys)}
+
+
+def tied_order(result: TableBenchmark, figures: StrategyFigures) -> list[float]:
+    """Per seed of a model-guided strategy: how its grey-box surrogate, refitted to all the
+    campaign's runs, orders the configs the model as loaded ties (Spearman against the
+    table's medians inside that group)."""
+    medians = result.case.table.medians()
+    found = [spearman_within(result.model.loaded.group, t.believed, medians)
+             for t in figures.trajectories if t.believed is not None]
+    return [value for value in found if value is not None]
+
+
+def tied_order_texts(result: TableBenchmark) -> list[str]:
+    """The tied group's order by each model-guided strategy's surrogate, in words."""
+    texts = []
+    loaded = result.model.loaded
+    before = ("" if loaded.order_within is None
+              else f" (the model as loaded: {loaded.order_within:.2f})")
+    for figures in result.figures:
+        found = tied_order(result, figures)
+        if not found or loaded.tied < 3:
+            continue
+        q1, median, q3 = np.percentile(found, [25, 50, 75])
+        texts.append(f"{figures.strategy}'s surrogate, refitted to each campaign's runs, orders "
+                     f"the {loaded.tied} configs the model as loaded ties against their "
+                     f"medians with Spearman {median:.2f} [{q1:.2f}-{q3:.2f}] over "
+                     f"{len(found)} seeds{before}")
+    return texts
 
 
 def _key(fraction: float) -> str:
@@ -93,6 +124,7 @@ def markdown(results: Sequence[TableBenchmark], settings: BenchmarkSettings) -> 
     lines.append("")
     lines.extend(f"- {r.case.name}: {resolution_text(r.resolution)}" for r in results)
     lines.extend(f"- {r.case.name}, {text}" for r in results for text in model_texts(r.model))
+    lines.extend(f"- {r.case.name}: {text}" for r in results for text in tied_order_texts(r))
     return "\n".join(lines)
 
 
@@ -153,7 +185,7 @@ def write(results: Sequence[TableBenchmark], settings: BenchmarkSettings, out: P
         page.figure(png, "median over seeds (line) and quartiles (band) of the recommended "
                          "config's measured median rate; dashed: the targets below the optimum")
         page.table(_page_rows(result, settings))
-        for text in model_texts(result.model):
+        for text in [*model_texts(result.model), *tied_order_texts(result)]:
             page.paragraph(text[0].upper() + text[1:] + ".")
     index = out / "index.html"
     index.write_text(page.render())

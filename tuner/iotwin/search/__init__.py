@@ -38,13 +38,16 @@ class StrategyKind:
     runs_in_simulation: bool
     #: it stops on its own before the budget (a converged population) and so leaves runs over
     may_stop_early: bool
+    #: it may run a measured config again (Evaluator.repeat), so a config may have several
+    #: search runs
+    repeats: bool = False
 
 
 REGISTRY: tuple[StrategyKind, ...] = (
     StrategyKind("h5evolve", h5evolve, needs_model=False, runs_in_simulation=True,
                  may_stop_early=True),
     StrategyKind("sim-screened", sim_screened, needs_model=True, runs_in_simulation=False,
-                 may_stop_early=True),
+                 may_stop_early=True, repeats=True),
     StrategyKind("random", random_search, needs_model=False, runs_in_simulation=True,
                  may_stop_early=False),
     StrategyKind("exhaustive", exhaustive, needs_model=False, runs_in_simulation=True,

@@ -26,10 +26,19 @@ class Evaluator(Protocol):
         raised once it is spent (everything measured until then is kept)."""
         ...
 
+    def repeat(self, points: Sequence[Point]) -> list[float | None]:
+        """One more run of each measured point, each using the budget as a new point does;
+        a point's rate is then the median of all its runs (returned; None: all failed)."""
+        ...
+
+    def runs_of(self, point: Point) -> list[float]:
+        """The rate of each successful run of a measured point, in the order they ran."""
+        ...
+
     def is_measured(self, point: Point) -> bool: ...
 
     def runs_left(self) -> int:
-        """Distinct points that may still be measured."""
+        """Measurements still allowed: a new point or a repeat of one uses one each."""
         ...
 
     def predict(self, points: Sequence[Point]) -> list[float | None]:

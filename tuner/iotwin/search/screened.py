@@ -1,96 +1,221 @@
-"""sim-screened: a genetic search on simulated rates; only the most promising go to real runs.
+"""sim-screened: a genetic search on a grey-box surrogate; only the most promising go to real runs.
 
-Each generation evolves a large population on the current model's predictions and sends
-the top-k distinct not-yet-measured candidates to the executor; the first batch adds
-``explore`` candidates from the better half of the population that lie farthest from the
-others, so that the first refit sees configs that differ, not k neighbours. The measured
-best are fed back into the population and the model is refitted to everything measured.
+The surrogate (iotwin.search.surrogate) believes a config's log rate to be the simulator's
+prediction, calibrated to the campaign's runs, plus a residual learnt from those runs over the
+config's settings: the simulator leads where nothing was run, the runs where they were. Each
+generation evolves a large population on an upper confidence bound of those beliefs (mean +
+``belief_z`` standard deviations: what a config may still turn out to be) and takes its
+``pool`` best distinct unmeasured configs as candidates; from them and the measured contenders
+(a repeat) it chooses the batch by the knowledge gradient (iotwin.search.acquisition), which
+trades a new config against one more run of a contender when the top lies within the noise.
+The noise is the campaign's own (iotwin.search.noise): until its repeats have told
+``noise_dof`` degrees of freedom, each batch repeats the contender it believes best.
 
-It stops when the budget is spent, when the model has no unmeasured candidate left, or on
-convergence: ``patience`` generations in a row in which the refitted model expects no
-unmeasured candidate to beat the best measured config by more than ``tolerance`` (both
-rates predicted, so the measured best's luck in the noise does not end the search). A model
-is only trusted to end the search while it predicted the last real batch within
-``trust_error`` (median |predicted / measured - 1|): a model that cannot represent the
-machine says "no gain" wrongly. While it is not trusted, each batch also runs ``explore``
-random unmeasured points, since a model cannot lead to what it does not represent.
+The first batch has nothing to learn from: the simulator's ``top_k`` best and ``explore``
+candidates from the better half of the population that lie farthest from them, so that the
+first fit sees configs that differ, not k neighbours. While the surrogate is not trusted (it
+did not predict the last batch within its own uncertainty and the noise: median |z| above
+``trust_z``), each batch also runs ``explore`` random unmeasured points, since a model cannot
+lead to what it does not represent.
+
+It stops when the budget is spent, when no candidate is left, or when the best measured config
+is within the noise of every contender the surrogate still believes in, ``patience``
+generations in a row while it is trusted: no candidate's upper bound beats the best belief by
+more than ``tolerance`` or than the standard error of a config's mean over ``noise_runs`` runs
+(a gain that small the confirmation's runs could not tell).
 
 The loop (:func:`sim_screened`), in the manner of DEAP's ``algorithms.py``::
 
-    population <- `population` random points
+    population <- `population` random points; beliefs <- the simulator (nothing measured)
     settled <- 0; trusted <- false
     while real runs are left:
-        evolve population for `inner_generations` on predicted rates (crossover, mutation,
-            tournament selection)
-        candidates <- the `top_k` best distinct unmeasured points of population
-        if no candidate: stop
-        if trusted and the model expects candidates[0] to beat the best measured by less
-            than `tolerance`: settled += 1, else settled <- 0
+        evolve population for `inner_generations` on the beliefs' upper bound (crossover,
+            mutation, tournament selection)
+        candidates <- the `top_k` * `pool` best distinct unmeasured points of population
+        if nothing is left to run: stop
+        if trusted and the best is within the noise of every candidate and measured
+            config: settled += 1, else settled <- 0
         if settled >= `patience`: stop
-        first generation: candidates += `explore` points far apart from them
-        model not trusted: candidates += `explore` random unmeasured points
-        predicted <- model(candidates); rates <- real runs of candidates
-        trusted <- median |predicted / rates - 1| <= `trust_error`
-        refit the model to every measured point
+        first generation: batch <- the `top_k` best candidates + `explore` far apart
+        else: batch <- `top_k` of candidates and measured contenders by knowledge gradient
+              (one repeat of the believed best while the noise is barely known)
+              model not trusted: batch += `explore` random unmeasured points
+        run the batch (new configs and repeats); trusted <- it came back within belief
+        refit the platform model, the noise and the surrogate to every run
         population <- population with its tail replaced by the `top_k` best measured
 """
 
 from __future__ import annotations
 
+import math
 import random
-from collections.abc import Mapping
+import statistics
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from deap import base
 
-from iotwin.core.stats import median_relative_error
+from iotwin.search.acquisition import choose_runs
 from iotwin.search.evaluator import Evaluator
+from iotwin.search.noise import Noise, estimate
 from iotwin.search.operators import Individual, make_toolbox, rate_fitness, vary
+from iotwin.search.surrogate import GreyBox
 from iotwin.space.parameters import Point
 
 
 def sim_screened(evaluator: Evaluator, rng: random.Random, settings: Mapping[str, Any]) -> None:
     toolbox = make_toolbox(evaluator.space, rng, tournament=settings["tournament"])
     population = toolbox.population(settings["population"])
-    measured: dict[Point, float] = {}
+    beliefs = Beliefs(evaluator, GreyBox(evaluator.space, settings), settings)
     settled, generation, trusted = 0, 0, False
     while evaluator.runs_left() > 0:
-        population = _evolve_on_model(evaluator, toolbox, rng, population, settings)
-        candidates = _top_unmeasured(evaluator, population, settings["top_k"])
-        if not candidates:
+        population = _evolve(beliefs, toolbox, rng, population, settings)
+        candidates = _top_unmeasured(evaluator, population,
+                                     settings["top_k"] * settings["pool"])
+        if not candidates and not beliefs.measured:
             break
-        settled = settled + 1 if trusted and _expects_no_gain(
-            evaluator, candidates[0], measured, settings["tolerance"]) else 0
+        settled = settled + 1 if trusted and beliefs.settled(candidates) else 0
         if settled >= settings["patience"]:
             break
         if generation == 0:
-            candidates += _far_apart(evaluator, toolbox, population, candidates,
-                                     settings["explore"])
-        elif not trusted:
-            candidates += _unmodelled(evaluator, toolbox, candidates, settings["explore"])
-        predicted = evaluator.predict(candidates)
-        rates = evaluator.measure(candidates)
-        for point, rate in zip(candidates, rates, strict=True):
-            if rate is not None:
-                measured[point] = rate
-        error = median_relative_error(predicted, rates)
-        trusted = error is not None and error <= settings["trust_error"]
-        evaluator.recalibrate()
-        population = _with_measured_best(population, measured, settings["top_k"])
-        evaluator.end_generation(generation, population[0].fitness.values[0]
-                                 if population[0].fitness.valid else None)
+            new = candidates[:settings["top_k"]]
+            new += _far_apart(evaluator, toolbox, population, new, settings["explore"])
+            repeats: list[Point] = []
+        else:
+            new, repeats = beliefs.choose(candidates, settings["top_k"])
+            if not trusted:
+                new += _unmodelled(evaluator, toolbox, new, settings["explore"])
+        trusted = beliefs.run(new, repeats)
+        population = _with_measured_best(population, beliefs.best_measured(settings["top_k"]))
+        evaluator.end_generation(generation, beliefs.best_expected(candidates))
         generation += 1
 
 
-def _expects_no_gain(evaluator: Evaluator, candidate: Point, measured: Mapping[Point, float],
-                     tolerance: float) -> bool:
-    """Whether the model predicts ``candidate`` (its best unmeasured) no better than the best
-    measured config, both on the current model."""
-    if not measured:
-        return False
-    best = max(measured, key=measured.__getitem__)
-    expected, reached = evaluator.predict([candidate, best])
-    return expected is not None and reached is not None and expected <= reached * (1 + tolerance)
+@dataclass(frozen=True)
+class _Belief:
+    mean: float  # of the log rate
+    sd: float
+
+
+class Beliefs:
+    """What the campaign believes of configs' rates: the grey-box surrogate over the evaluator's
+    simulated rates, refitted with the noise model after every batch of runs."""
+
+    def __init__(self, evaluator: Evaluator, surrogate: GreyBox,
+                 settings: Mapping[str, Any]) -> None:
+        self.evaluator, self.surrogate, self.settings = evaluator, surrogate, settings
+        self.measured: list[Point] = []  # successfully, in order
+        self.noise = self._noise()
+
+    @classmethod
+    def fitted_to(cls, evaluator: Evaluator, measured: Sequence[Point],
+                  settings: Mapping[str, Any]) -> Beliefs:
+        """The beliefs once ``measured`` (the evaluator's measured points) have run: what
+        sim-screened believes at the end of a campaign that ran them."""
+        beliefs = cls(evaluator, GreyBox(evaluator.space, settings), settings)
+        beliefs.measured = [point for point in measured if evaluator.runs_of(point)]
+        beliefs.refit()
+        return beliefs
+
+    # -- what it believes -----------------------------------------------------------------------
+
+    def marginals(self, points: Sequence[Point]) -> list[_Belief | None]:
+        """Each point's belief (None: the simulator has no rate for it)."""
+        simulated = self.evaluator.predict(points)
+        known = [i for i, rate in enumerate(simulated) if rate]
+        found: list[_Belief | None] = [None] * len(points)
+        if known:
+            mean, sd = self.surrogate.marginals([points[i] for i in known],
+                                                [simulated[i] or 0.0 for i in known])
+            for i, m, s in zip(known, mean, sd, strict=True):
+                found[i] = _Belief(float(m), float(s))
+        return found
+
+    def upper_bound(self, points: Sequence[Point]) -> list[float | None]:
+        """exp(mean + belief_z sd) of each point's log rate: what it may still turn out to be
+        (the simulator's rate while nothing is measured)."""
+        z = self.settings["belief_z"] if self.measured else 0.0
+        return [math.exp(b.mean + z * b.sd) if b else None for b in self.marginals(points)]
+
+    def best_measured(self, count: int) -> list[Point]:
+        """The ``count`` measured points believed best."""
+        means = [b.mean if b else -math.inf for b in self.marginals(self.measured)]
+        ranked = sorted(range(len(self.measured)), key=lambda i: -means[i])
+        return [self.measured[i] for i in ranked[:count]]
+
+    def best_expected(self, candidates: Sequence[Point]) -> float | None:
+        """The best rate the beliefs' means expect of the candidates (progress only)."""
+        means = [b.mean for b in self.marginals(candidates) if b]
+        return math.exp(max(means)) if means else None
+
+    def settled(self, candidates: Sequence[Point]) -> bool:
+        """Whether the best measured config is within the noise of every candidate and every
+        other measured config: none's upper bound beats its mean by a gain the measurements
+        could tell."""
+        others = list(dict.fromkeys([*candidates, *self.measured]))
+        beliefs = self.marginals(others)
+        measured = [b for b, p in zip(beliefs, others, strict=True) if b and p in self.measured]
+        if not measured:
+            return False
+        best = max(b.mean for b in measured)
+        hoped = max(b.mean + self.settings["belief_z"] * b.sd for b in beliefs if b)
+        resolvable = math.sqrt(self.noise.of_mean(self.settings["noise_runs"]))
+        return hoped - best <= max(math.log1p(self.settings["tolerance"]), resolvable)
+
+    # -- what it asks for -----------------------------------------------------------------------
+
+    def choose(self, candidates: Sequence[Point], count: int) -> tuple[list[Point], list[Point]]:
+        """``count`` runs by knowledge gradient: new points and repeats of measured ones."""
+        everything = [*self.measured, *candidates]
+        simulated = self.evaluator.predict(everything)
+        known = [i for i, rate in enumerate(simulated) if rate]
+        points = [everything[i] for i in known]
+        mean, cov = self.surrogate.beliefs(points, [simulated[i] or 0.0 for i in known])
+        measured = [i for i, point in enumerate(points) if point in self.measured]
+        repeats: list[Point] = []
+        if self.noise.dof < self.settings["noise_dof"] and measured:
+            repeats = self.best_measured(1)
+        options = [i for i, point in enumerate(points) if point not in repeats]
+        chosen = choose_runs(mean, cov, measured, options, count - len(repeats),
+                             self.noise.variance)
+        repeats += [points[i] for i in chosen if i in measured]
+        return [points[i] for i in chosen if i not in measured], repeats
+
+    def run(self, new: Sequence[Point], repeats: Sequence[Point]) -> bool:
+        """Run the batch and refit to everything measured; whether its runs came back within
+        the beliefs held before they ran (and the noise of a run)."""
+        before = self.marginals([*new, *repeats])
+        runs_before = [len(self.evaluator.runs_of(p)) for p in repeats]
+        rates = self.evaluator.measure(new)
+        self.evaluator.repeat(repeats)
+        fresh = [*rates, *(self._run_since(p, done)
+                           for p, done in zip(repeats, runs_before, strict=True))]
+        self.measured += [p for p, r in zip(new, rates, strict=True)
+                          if r is not None and p not in self.measured]
+        z = [abs(math.log(rate) - b.mean) / math.sqrt(b.sd ** 2 + self.noise.variance)
+             for b, rate in zip(before, fresh, strict=True) if b and rate]
+        self.evaluator.recalibrate()
+        self.refit()
+        return bool(z) and statistics.median(z) <= self.settings["trust_z"]
+
+    def _run_since(self, point: Point, runs_before: int) -> float | None:
+        """The rate of the run a repeat added to ``point`` (None: it failed or did not run)."""
+        runs = self.evaluator.runs_of(point)
+        return runs[-1] if len(runs) > runs_before else None
+
+    def refit(self) -> None:
+        """The noise and the surrogate fitted to every run of the measured points."""
+        self.noise = self._noise()
+        simulated = self.evaluator.predict(self.measured)
+        known = [i for i, rate in enumerate(simulated) if rate]
+        self.surrogate.fit([self.measured[i] for i in known],
+                           [simulated[i] or 0.0 for i in known],
+                           [self.evaluator.runs_of(self.measured[i]) for i in known], self.noise)
+
+    def _noise(self) -> Noise:
+        return estimate((self.evaluator.runs_of(p) for p in self.measured),
+                        self.settings["noise_sd"], self.settings["noise_weight"])
 
 
 def _far_apart(evaluator: Evaluator, toolbox: base.Toolbox, ranked: list[Individual],
@@ -117,29 +242,40 @@ def _unmodelled(evaluator: Evaluator, toolbox: base.Toolbox, chosen: list[Point]
     return found
 
 
-def _evolve_on_model(evaluator: Evaluator, toolbox: base.Toolbox, rng: random.Random,
-                     population: list[Individual], settings: Mapping[str, Any]
-                     ) -> list[Individual]:
-    """``inner_generations`` GA steps on predicted rates; the result is sorted, best first."""
-    _predict(evaluator, population)  # the model changed since the last generation
+def _evolve(beliefs: Beliefs, toolbox: base.Toolbox, rng: random.Random,
+            population: list[Individual], settings: Mapping[str, Any]) -> list[Individual]:
+    """``inner_generations`` GA steps on the beliefs' upper bound; the result is sorted, best
+    first. Each step is reported with the best rate the beliefs expected so far of the configs
+    the population ranked first (its fitness is an upper bound: what is hoped, not expected)."""
+    _score(beliefs, population)  # the beliefs changed since the last generation
     size, steps = len(population), settings["inner_generations"]
-    evaluator.screened(0, steps, _best_rate(population))
+    leaders = settings["top_k"] * settings["pool"]
+    best = _Best()
+    beliefs.evaluator.screened(0, steps, best.of(beliefs, toolbox.best(population, leaders)))
     for step in range(1, steps + 1):
         parents = toolbox.select(population, size)
         offspring = vary(toolbox, rng, parents, settings["crossover"], settings["mutation"])
-        _predict(evaluator, offspring)
+        _score(beliefs, offspring)
         population = toolbox.best(_distinct(population + offspring), size)  # (mu + lambda)
         immigrants = toolbox.population(size - len(population))  # keeps the population diverse
-        _predict(evaluator, immigrants)
+        _score(beliefs, immigrants)
         population += immigrants
-        evaluator.screened(step, steps, _best_rate(population))
+        beliefs.evaluator.screened(step, steps,
+                                   best.of(beliefs, toolbox.best(population, leaders)))
     return toolbox.best(population, size)
 
 
-def _best_rate(population: list[Individual]) -> float | None:
-    rates = [ind.fitness.values[0] for ind in population if ind.fitness.valid]
-    best = max(rates, default=None)
-    return best if best is not None and best > 0 else None
+@dataclass
+class _Best:
+    """The best rate the beliefs' means expected of the leaders seen so far in a screening."""
+
+    rate: float | None = None
+
+    def of(self, beliefs: Beliefs, leaders: list[Individual]) -> float | None:
+        found = beliefs.best_expected([ind.point for ind in leaders])
+        if found is not None and (self.rate is None or found > self.rate):
+            self.rate = found
+        return self.rate
 
 
 def _distinct(individuals: list[Individual]) -> list[Individual]:
@@ -149,8 +285,8 @@ def _distinct(individuals: list[Individual]) -> list[Individual]:
     return list(unique.values())
 
 
-def _predict(evaluator: Evaluator, individuals: list[Individual]) -> None:
-    rates = evaluator.predict([ind.point for ind in individuals])
+def _score(beliefs: Beliefs, individuals: list[Individual]) -> None:
+    rates = beliefs.upper_bound([ind.point for ind in individuals])
     for individual, rate in zip(individuals, rates, strict=True):
         individual.fitness.values = rate_fitness(rate)
 
@@ -166,10 +302,10 @@ def _top_unmeasured(evaluator: Evaluator, ranked: list[Individual], k: int) -> l
     return chosen
 
 
-def _with_measured_best(population: list[Individual], measured: Mapping[Point, float],
-                        k: int) -> list[Individual]:
-    """The population with its tail replaced by the k best measured points (real elitism)."""
-    best = sorted(measured, key=measured.__getitem__, reverse=True)[:k]
+def _with_measured_best(population: list[Individual], best: Sequence[Point]
+                        ) -> list[Individual]:
+    """The population with its tail replaced by the ``best`` measured points (elitism)."""
     present = {ind.point for ind in population}
     injected = [Individual(point) for point in best if point not in present]
     return population[:len(population) - len(injected)] + injected
+

@@ -31,7 +31,7 @@ class Details(TypedDict, total=False):
     workload_label: str  # experiment: the workload's name
     summary: bool  # experiment: a run of a child campaign's best config, not a search run
     # -- a calibration's ------------------------------------------------------------------------
-    measured: int  # configs measured when the campaign refitted (a resume finds it by this)
+    measured: int  # measurements (configs, repeats) when the campaign refitted (resume key)
     heldout: str  # what its held-out error means
     observations: int  # runs it was fitted to
     evaluations: int  # optimiser steps

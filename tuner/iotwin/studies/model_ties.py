@@ -15,6 +15,9 @@ tells the group apart:
         friedman_p <- Friedman test of the tied configs' passes (a pass runs every config
                       once, so it is a block): small when the table orders the group
         optimum_place <- the table optimum's place in the model's order (1: first)
+        order_within  <- Spearman of the model's predictions against the medians inside the
+                      tied group: how the model orders what it ties (a learnt surrogate's
+                      order is judged the same way, :func:`spearman_within`)
 
 A spread inside the null interval with a large Friedman p means the model's tie is the
 table's too: a search that must land within a few percent of the optimum is then looking for
@@ -28,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from iotwin.core.stats import friedman_p, paired_spearman
+from iotwin.core.stats import friedman_p, paired_spearman, spearman
 from iotwin.executors.table import Landscape
 from iotwin.studies.table_resolution import as_arrays
 
@@ -43,13 +46,15 @@ class Ties:
     null: tuple[float, float]  # 5th, 95th percentile of lowest / highest under one true rate
     friedman_p: float | None  # None: fewer than 3 tied configs with every pass measured
     spearman: float  # the model against the table's medians, every config
+    group: tuple[int, ...]  # the tied configs (indices of the table's)
+    order_within: float | None  # the model against the medians inside the group (None: < 3)
 
 
 def ties(table: Landscape, predicted: Sequence[float | None], *, tolerance: float = 0.01,
          resamples: int = 2000, seed: int = 0) -> Ties:
     rates, medians = as_arrays(table)
     model = np.array([p if p else 0.0 for p in predicted], dtype=float)
-    tied = np.flatnonzero(model >= (1 - tolerance) * model.max())
+    tied = tied_group(predicted, tolerance)
     optimum = int(np.nanargmax(medians))
     order = list(np.argsort(-model, kind="stable"))
     known = medians[tied][~np.isnan(medians[tied])]
@@ -60,7 +65,26 @@ def ties(table: Landscape, predicted: Sequence[float | None], *, tolerance: floa
         spread=(float(known.min() / medians[optimum]), float(known.max() / medians[optimum])),
         null=_null_spread(rates[tied], medians[tied], resamples, seed),
         friedman_p=friedman_p(*complete) if len(complete) >= 3 else None,
-        spearman=paired_spearman(predicted, table.medians()))
+        spearman=paired_spearman(predicted, table.medians()),
+        group=tuple(int(i) for i in tied),
+        order_within=spearman_within(tied, predicted, table.medians()))
+
+
+def tied_group(predicted: Sequence[float | None], tolerance: float = 0.01) -> np.ndarray:
+    """Indices of the configs predicted within ``tolerance`` of the best prediction."""
+    model = np.array([p if p else 0.0 for p in predicted], dtype=float)
+    return np.flatnonzero(model >= (1 - tolerance) * model.max())
+
+
+def spearman_within(group: Sequence[int] | np.ndarray, predicted: Sequence[float | None],
+                    medians: Sequence[float | None]) -> float | None:
+    """Spearman of ``predicted`` against ``medians`` over the configs of ``group`` that have
+    both (None: fewer than 3, or either side all alike: no order to compare)."""
+    pairs = [(p, m) for i in group if (p := predicted[i]) and (m := medians[i])]
+    first, second = [p for p, _ in pairs], [m for _, m in pairs]
+    if len(pairs) < 3 or len(set(first)) < 2 or len(set(second)) < 2:
+        return None
+    return spearman(first, second)
 
 
 def _null_spread(rates: np.ndarray, medians: np.ndarray, resamples: int,
@@ -85,11 +109,15 @@ def ties_text(found: Ties) -> str:
                 + ("" if found.optimum_tied else f", which is {place}"))
     optimum = (f"the optimum among them ({place})" if found.optimum_tied
                else f"the optimum not among them ({place})")
+    within = ("" if found.order_within is None else
+              f", the model orders them against their medians with Spearman "
+              f"{found.order_within:.2f}")
     friedman = ("" if found.friedman_p is None
                 else f"; Friedman p = {found.friedman_p:.2f} over the passes")
     return (f"Spearman {found.spearman:.2f}; {found.tied} configs predicted within "
             f"{100 * found.tolerance:g}% of its best, {optimum}; their medians span "
-            f"{100 * found.spread[0]:.0f}-{100 * found.spread[1]:.0f}% of the optimum; were "
-            f"they one true rate, this table's noise alone would put their lowest median at "
+            f"{100 * found.spread[0]:.0f}-{100 * found.spread[1]:.0f}% of the optimum"
+            f"{within}; were they one true rate, this table's noise alone would put their "
+            f"lowest median at "
             f"{100 * found.null[0]:.0f}-{100 * found.null[1]:.0f}% of their highest "
             f"(90%){friedman}")

@@ -34,7 +34,9 @@ resume: nothing stored runs or simulates again).
 
 from __future__ import annotations
 
+import math
 import multiprocessing
+import statistics
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -45,7 +47,7 @@ import numpy as np
 
 from iotwin.config.types import Config
 from iotwin.core.errors import UserError
-from iotwin.core.hashing import canonical_json
+from iotwin.core.hashing import canonical_json, config_hash
 from iotwin.core.progress import say
 from iotwin.core.records import Target
 from iotwin.core.stats import median_relative_error, paired_spearman
@@ -54,6 +56,7 @@ from iotwin.executors.table import Landscape, TableExecutor, read_table
 from iotwin.model.calibration import RefitSettings, SimModel
 from iotwin.model.platforms import load_platform
 from iotwin.search import strategy_kind, strategy_settings
+from iotwin.search.screened import Beliefs
 from iotwin.store.database import Store
 from iotwin.studies.model_ties import Ties, ties
 from iotwin.tuning.campaign import CampaignEvaluator, open_campaign, run_campaign
@@ -105,6 +108,9 @@ class Trajectory:
     ratios: list[float]
     runs: int  # the campaign's own runs (search only)
     model: dict[str, float] = field(default_factory=dict)  # model figures, model-guided only
+    #: model-guided only: the rate its grey-box surrogate believes of each table config once
+    #: refitted to every run of the campaign (None: not a point of the space, or no prediction)
+    believed: list[float | None] | None = None
 
     def cost_to(self, fraction: float) -> int | None:
         return next((c for c, r in zip(self.costs, self.ratios, strict=True)
@@ -207,24 +213,47 @@ def stored_campaign(store: Store, name: str, spec: CampaignSpec) -> int | None:
 def _trajectory(table: Landscape, campaign: CampaignEvaluator, replay: TableExecutor,
                 settings: BenchmarkSettings) -> Trajectory:
     """``replay``: the executor the campaign ran on; a confirmation run of a config is its
-    next draw there after the search's."""
-    order = list(campaign.measured.items())
-    searched = campaign.spec.repetitions  # draws of each config the search took
+    next draw there after every search run of it (its repeats included), the same at every b."""
+    searched = {key: len(entry.runs) for key, entry in campaign.measured.items()}
     costs, ratios = [], []
-    for b in range(1, len(order) + 1):
+    for b in range(1, len(campaign.order) + 1):
         spent = [0]
 
         def run(config: Config, slot: int, round_index: int,
                 spent: list[int] = spent) -> float | None:
             spent[0] += 1
-            return replay.replay(config, searched + round_index).rate_mbs
+            draws = searched.get(config_hash(config), campaign.spec.repetitions)
+            return replay.replay(config, draws + round_index).rate_mbs
 
-        confirmed = confirm(dict(order[:b]), settings.confirm, settings.confirm_runs, run)
+        confirmed = confirm(measured_after(campaign, b), settings.confirm,
+                            settings.confirm_runs, run)
         if not confirmed:
             continue
         costs.append(b + spent[0])
         ratios.append((table.median_of(confirmed[0].config) or 0.0) / table.optimum)
-    return Trajectory(costs, ratios, len(order), _model_figures(table, campaign))
+    return Trajectory(costs, ratios, len(campaign.order), _model_figures(table, campaign),
+                      _believed(table, campaign))
+
+
+@dataclass(frozen=True)
+class _SearchedConfig:
+    config: Config
+    rate: float | None
+
+
+def measured_after(campaign: CampaignEvaluator, measurements: int) -> dict[str, _SearchedConfig]:
+    """What the campaign had measured after its first ``measurements`` (a new config's
+    ``repetitions`` runs, or one repeat, each): each config's median over its runs by then."""
+    counts: dict[str, int] = {}
+    for key in campaign.order[:measurements]:
+        counts[key] = counts.get(key, 0) + 1
+    found = {}
+    for key, count in counts.items():
+        entry = campaign.measured[key]
+        runs = entry.runs[:campaign.spec.repetitions + count - 1]
+        rates = [run.rate_mbs for run in runs if run.ok and run.rate_mbs]
+        found[key] = _SearchedConfig(entry.config, statistics.median(rates) if rates else None)
+    return found
 
 
 def _model_figures(table: Landscape, campaign: CampaignEvaluator) -> dict[str, float]:
@@ -239,6 +268,21 @@ def _model_figures(table: Landscape, campaign: CampaignEvaluator) -> dict[str, f
     return {"chosen_error": float("nan") if error is None else error,
             "refitted_spearman": paired_spearman(campaign.model.predict(table.configs),
                                                  table.medians())}
+
+
+def _believed(table: Landscape, campaign: CampaignEvaluator) -> list[float | None] | None:
+    """The campaign's grey-box beliefs (iotwin.search.screened.Beliefs, refitted to every run
+    it made) of each table config: how its surrogate orders what the model ties."""
+    if campaign.model is None:
+        return None
+    settings = strategy_settings(campaign.spec.strategy, campaign.spec.settings)
+    measured = [m.point for m in campaign.measured.values() if m.rate is not None]
+    beliefs = Beliefs.fitted_to(campaign, measured, settings)
+    points = {config_hash(campaign.space.config(p)): p for p in campaign.space.points()}
+    found = [points.get(config_hash(config)) for config in table.configs]
+    believed = iter(beliefs.marginals([p for p in found if p is not None]))
+    return [None if point is None or (b := next(believed)) is None else math.exp(b.mean)
+            for point in found]
 
 
 @dataclass(frozen=True)

@@ -261,6 +261,14 @@ class SimulatedMachine:
             raise BudgetExhausted
         return [self.measured[k][1] for k in keys]
 
+    def repeat(self, points: Sequence[Point]) -> list[float | None]:
+        """A simulation run again gives the same rate: nothing is run, nothing is spent."""
+        return [self.measured[config_hash(self.space.config(p))][1] for p in points]
+
+    def runs_of(self, point: Point) -> list[float]:
+        found = self.measured.get(config_hash(self.space.config(point)))
+        return [found[1]] if found is not None and found[1] is not None else []
+
     def predict(self, points: Sequence[Point]) -> list[float | None]:
         return [None] * len(points)  # no second model: strategies that need one are refused
 

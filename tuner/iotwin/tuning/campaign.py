@@ -2,7 +2,9 @@
 
 :class:`CampaignEvaluator` is the :class:`~iotwin.search.evaluator.Evaluator` the strategies
 talk to (the store's ``Campaign`` is its row). It turns points into configs, runs new configs
-on the executor (``repetitions`` times; the median rate counts), predicts with the model
+on the executor (``repetitions`` times) and a measured one once more when the strategy repeats
+it (a config's rate is the median of its runs; the budget counts measurements: a new config
+or a repeat uses one), predicts with the model
 (:mod:`~iotwin.tuning.predictions`), refits it after each real batch
 (:mod:`~iotwin.tuning.recalibration`), and records every repetition, prediction and
 calibration in the store the moment it exists. A resumed campaign replays its strategy from
@@ -15,7 +17,7 @@ from __future__ import annotations
 import statistics
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, cast
 
 from iotwin.config.types import Config
@@ -63,8 +65,9 @@ class Screening:
 class _Measured:
     point: Point
     config: Config
-    rate: float | None
+    rate: float | None  # the median of its search runs (None: every one failed)
     predicted: float | None  # the model's rate for it just before it was measured
+    runs: list[RunResult] = field(default_factory=list)  # its search runs, in order
 
 
 class CampaignEvaluator:
@@ -75,6 +78,9 @@ class CampaignEvaluator:
         self.executor, self.model = executor, model
         self.on_progress = on_progress or (lambda progress: None)
         self.measured: dict[str, _Measured] = {}
+        #: the config (hash) of each measurement, in order: its first (``repetitions`` runs),
+        #: then one more run per repeat
+        self.order: list[str] = []
         self._batch: list[_Measured] = []
         self._next_generation = 0
         self._screening = (0, 0.0)  # this generation's simulations, and seconds predicting
@@ -85,7 +91,7 @@ class CampaignEvaluator:
     # -- Evaluator ------------------------------------------------------------------------------
 
     def runs_left(self) -> int:
-        return self.spec.real_budget - len(self.measured)
+        return self.spec.real_budget - len(self.order)
 
     def is_measured(self, point: Point) -> bool:
         return config_hash(self.space.config(point)) in self.measured
@@ -100,12 +106,30 @@ class CampaignEvaluator:
             if key in self.measured or key in new:
                 continue
             if self.runs_left() - len(new) <= 0:
-                self._measure_batch(new)
+                self._measure_batch(new, [])
                 raise BudgetExhausted
             predicted = self.predictions.known(key) if self.predictions else None
             new[key] = _Measured(point, config, None, predicted)
-        self._measure_batch(new)
+        self._measure_batch(new, [])
         return [self.measured[key].rate for key in keys]
+
+    def repeat(self, points: Sequence[Point]) -> list[float | None]:
+        """One more run of each measured point, as one batch within the budget."""
+        keys = [config_hash(self.space.config(point)) for point in points]
+        again: list[str] = []
+        for key in keys:
+            if key not in self.measured:
+                raise ValueError(f"config {key[:12]} is repeated before it was measured")
+            if self.runs_left() - len(again) <= 0:
+                self._measure_batch({}, again)
+                raise BudgetExhausted
+            again.append(key)
+        self._measure_batch({}, again)
+        return [self.measured[key].rate for key in keys]
+
+    def runs_of(self, point: Point) -> list[float]:
+        entry = self.measured.get(config_hash(self.space.config(point)))
+        return [] if entry is None else _rates(entry.runs)
 
     def predict(self, points: Sequence[Point]) -> list[float | None]:
         if self.predictions is None:
@@ -128,12 +152,12 @@ class CampaignEvaluator:
         if self.model is None or self.predictions is None or not observed:
             return
         self.predictions.on_calibration(recalibrate(
-            self.model, self.store, self.id, self.stored, len(self.measured), observed,
+            self.model, self.store, self.id, self.stored, len(self.order), observed,
             self.batch_error()))
 
     def end_generation(self, generation: int, best_predicted: float | None = None) -> None:
         best = self.best()
-        self.on_progress(Progress(generation, len(self.measured), self.spec.real_budget,
+        self.on_progress(Progress(generation, len(self.order), self.spec.real_budget,
                                   best.rate if best else None, best_predicted,
                                   self.batch_error()))
         self._batch = []
@@ -157,26 +181,46 @@ class CampaignEvaluator:
 
     # -- measuring ------------------------------------------------------------------------------
 
-    def _measure_batch(self, new: Mapping[str, _Measured]) -> None:
-        """Each new config's repetitions: stored ones are reused, missing ones run (all of the
-        batch's at once on an executor that queues jobs); the median rate counts."""
-        runs: list[tuple[str, PlannedRun]] = []
-        for index, (key, entry) in enumerate(new.items()):
-            details = {"measured_index": len(self.measured) + index}
-            done = len(self.stored.repetitions(key))
-            runs += [(key, self._planned(entry.config, repetition, details))
-                     for repetition in range(done, self.spec.repetitions)]
-        results = self._run_all([run for _, run in runs])
-        fresh: dict[str, list[RunResult]] = {}
-        for (key, _), (result, _) in zip(runs, results, strict=True):
-            fresh.setdefault(key, []).append(result)
+    def _measure_batch(self, new: Mapping[str, _Measured], again: Sequence[str]) -> None:
+        """The search runs of a batch: each new config's ``repetitions`` and one more of each
+        config in ``again``. Runs the store holds (by config and repetition) are reused, the
+        missing ones run (all of the batch's at once on an executor that queues jobs); a
+        config's rate is the median of its runs."""
+        wanted = [(key, repetition, len(self.measured) + index)
+                  for index, key in enumerate(new) for repetition in range(self.spec.repetitions)]
+        taken = {key: len(self.measured[key].runs) for key in again}
+        for key in again:
+            wanted.append((key, taken[key], len(self.measured) + len(new)))
+            taken[key] += 1
+        entries = {**{key: self.measured[key] for key in again}, **new}
+        results = self._search_runs(entries, wanted)
         for key, entry in new.items():
-            stored = [row.run_result() for row in self.stored.repetitions(key)]
-            rates = [run.rate_mbs for run in stored + fresh.get(key, [])
-                     if run.ok and run.rate_mbs]
-            entry.rate = statistics.median(rates) if rates else None
             self.measured[key] = entry
+            self.order.append(key)
             self._batch.append(entry)
+        self.order += again
+        for (key, _, _), result in zip(wanted, results, strict=True):
+            entry = entries[key]
+            entry.runs.append(result)
+            rates = _rates(entry.runs)
+            entry.rate = statistics.median(rates) if rates else None
+
+    def _search_runs(self, entries: Mapping[str, _Measured],
+                     wanted: Sequence[tuple[str, int, int]]) -> list[RunResult]:
+        """The result of each (config hash, repetition, measured index): stored, or run."""
+        found: dict[int, RunResult] = {}
+        missing: list[tuple[int, PlannedRun]] = []
+        for position, (key, repetition, measured_index) in enumerate(wanted):
+            stored = {row.repetition: row for row in self.stored.repetitions(key)}
+            if repetition in stored:
+                found[position] = stored[repetition].run_result()
+            else:
+                missing.append((position, self._planned(
+                    entries[key].config, repetition, {"measured_index": measured_index})))
+        ran = self._run_all([run for _, run in missing])
+        found.update((position, result) for (position, _), (result, _)
+                     in zip(missing, ran, strict=True))
+        return [found[position] for position in range(len(wanted))]
 
     def run_and_store(self, config: Config, repetition: int,
                       details: Mapping[str, Any]) -> tuple[RunResult, int]:
@@ -225,3 +269,8 @@ def run_campaign(campaign: CampaignEvaluator) -> None:
     settings = strategy_settings(campaign.spec.strategy, campaign.spec.settings)
     run_strategy(campaign.spec.strategy, campaign, campaign.spec.seed, settings)
     campaign.finish()
+
+
+def _rates(runs: Sequence[RunResult]) -> list[float]:
+    return [run.rate_mbs for run in runs if run.ok and run.rate_mbs]
+

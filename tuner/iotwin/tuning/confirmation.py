@@ -45,12 +45,21 @@ def confirm_best(campaign: CampaignEvaluator, candidates: int, runs: int,
     of those runs first. With ``candidates`` < 2 or ``runs`` < 1 nothing is re-run and the
     best single run is taken."""
     def run(config: Config, slot: int, round_index: int) -> float | None:
-        repetition = campaign.spec.repetitions + round_index  # after the search's repetitions
+        repetition = search_runs(campaign, config) + round_index  # after the search's runs
         result, _ = campaign.run_and_store(config, repetition, {"label": _LABEL})
         say(progress, progress_line(f"candidate {slot + 1}", round_index, runs, result))
         return result.rate_mbs if result.ok else None
 
     return confirm(campaign.measured, candidates, runs, run, _stored_confirmations(campaign))
+
+
+def search_runs(campaign: CampaignEvaluator, config: Config) -> int:
+    """How many runs of ``config`` the search took (its repetitions and repeats; the
+    campaign's repetitions for a config it did not measure, the default): its confirmation
+    runs come after them, so none repeats one of the search's (a twin's noise is seeded by
+    the repetition)."""
+    entry = campaign.measured.get(config_hash(config))
+    return len(entry.runs) if entry is not None else campaign.spec.repetitions
 
 
 #: runs one confirmation run: (config, candidate slot, round) -> its rate (None: it failed)

@@ -1,7 +1,8 @@
 """Refitting a campaign's model to what it has measured, each fit stored as a calibration with
 the error the model made on the batch just measured (its held-out error: that batch was
 predicted before it ran). A resumed campaign reuses the fit stored after the same number of
-measurements instead of fitting again, so its replay predicts exactly as the first pass did."""
+measurements (a config's first, or a repeat) instead of fitting again, so its replay predicts
+exactly as the first pass did."""
 
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ def recalibrate(model: Model, store: Store, campaign_id: int, stored: StoredRuns
                 measured: int, observed: Sequence[tuple[Config, float]],
                 batch_error: float | None) -> int:
     """The id of the calibration ``model`` now uses, fitted to ``observed`` (config, median
-    rate) after ``measured`` configs, or the one stored for that point of the campaign."""
+    rate) after ``measured`` measurements (new configs and repeats), or the one stored for
+    that point of the campaign."""
     found = stored.calibration_after(measured)
     if found is not None:
         calibration_id, parameters = found

@@ -35,7 +35,8 @@ class StoredRuns:
         return key in self._predictions, self._predictions.get(key)
 
     def calibration_after(self, measured: int) -> tuple[int, dict[str, float]] | None:
-        """(id, parameters) of the calibration fitted after ``measured`` configs, if stored."""
+        """(id, parameters) of the calibration fitted after ``measured`` measurements, if
+        stored."""
         for calibration in self.store.calibrations():
             if (calibration.campaign_id == self.campaign_id
                     and calibration.details.get("measured") == measured):

@@ -1,0 +1,286 @@
+"""sim-screened's grey-box surrogate, noise model, knowledge gradient and stop, on a synthetic
+machine whose truth carries per-setting factors the simulator cannot represent (as the twin's
+truth does: each setting multiplies the rate by a factor of its own) and whose runs are noisy."""
+
+from __future__ import annotations
+
+import functools
+import math
+import random
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from iotwin.config.types import Config
+from iotwin.core.hashing import config_hash
+from iotwin.core.records import RunResult, Target
+from iotwin.core.stats import spearman
+from iotwin.model.protocol import Fit
+from iotwin.search import run_strategy, strategy_settings
+from iotwin.search.acquisition import choose_runs, expected_max, knowledge_gradient
+from iotwin.search.noise import estimate
+from iotwin.search.screened import Beliefs
+from iotwin.search.surrogate import GreyBox
+from iotwin.space.parameters import BoundSpace, Point, SpaceContext, load_space
+from iotwin.store.database import Store
+from iotwin.tuning.campaign import CampaignEvaluator
+from iotwin.tuning.spec import CampaignSpec
+
+SPACE = load_space("local").bind(SpaceContext("ufs", ranks=4))
+#: the settings whose factors the simulator does not know: the ones the local model gives no
+#: cost, which tie its best configs on the measured tables
+HIDDEN = ("alignment", "chunk_size", "meta_block_size", "romio_ds_write")
+
+
+@functools.cache
+def distinct_points(space: BoundSpace) -> list[Point]:
+    return sorted({space.repair(point)[0] for point in space.points()})
+
+
+@functools.cache
+def point_by_hash(space: BoundSpace) -> dict[str, Point]:
+    return {config_hash(space.config(p)): p for p in distinct_points(space)}
+
+
+def mechanisms(config: Mapping[str, Any]) -> float:
+    """What the simulator represents: the transfer mode and the fill."""
+    dataset = config.get("dataset", {})
+    independent = dataset.get("transfer_mode") == "independent"
+    return 100.0 * (2.0 if independent else 1.0) * (1.5 if dataset.get("fill_time") == "never"
+                                                     else 1.0)
+
+
+def simulated(config: Config) -> float:
+    """The mechanisms, with the arbitrary order a model gives configs it ties (within 0.5%)."""
+    jitter = int(config_hash(config)[:6], 16) / 16**6
+    return mechanisms(config) * (1 + 0.005 * jitter)
+
+
+class Truth:
+    """The mechanisms times a factor per value of each hidden setting (log sd ``spread``)."""
+
+    def __init__(self, space: BoundSpace, spread: float = 0.2, seed: int = 0) -> None:
+        rng = random.Random(seed)
+        self.space = space
+        self.factors = {(gene.name, index): math.exp(rng.gauss(0, spread))
+                        for gene in space.genes if gene.name in HIDDEN
+                        for index in range(len(gene.values))}
+
+    def rate(self, point: Point) -> float:
+        values = self.space.values(point)
+        factor = math.prod(self.factors[gene.name, index]
+                           for gene, index in zip(self.space.genes, point, strict=True)
+                           if gene.name in HIDDEN and self.space.is_active(gene, values))
+        return mechanisms(self.space.config(point)) * factor
+
+
+class NoisyMachine:
+    """Runs of the truth with log-normal noise of ``sd``, drawn from each run's seed."""
+
+    source = "twin"
+
+    def __init__(self, truth: Truth, sd: float) -> None:
+        self.truth, self.sd = truth, sd
+        self.by_hash = point_by_hash(truth.space)
+        self.runs = 0
+
+    def run_once(self, target: Target, config: Config, *, seed: int = 0) -> RunResult:
+        self.runs += 1
+        rate = self.truth.rate(self.by_hash[config_hash(config)])
+        noisy = rate * math.exp(random.Random(seed).gauss(0, self.sd))
+        return RunResult("ok", total_s=1.0, rate_mbs=noisy)
+
+
+class MechanismsModel:
+    """The simulator of this machine: right about the mechanisms, blind to the hidden
+    settings; nothing to refit."""
+
+    platform_name = "synthetic"
+
+    def predict(self, configs: Sequence[Config]) -> list[float | None]:
+        return [simulated(c) for c in configs]
+
+    def fit(self, measured: Sequence[tuple[Config, float]]) -> Fit:
+        return Fit({}, fit_error=None)
+
+    def use(self, parameters: Mapping[str, float]) -> None:
+        pass
+
+
+def campaign_on(tmp_path: Path, machine: NoisyMachine, budget: int, seed: int = 0,
+                name: str = "c") -> CampaignEvaluator:
+    spec = CampaignSpec(ranks=4, platform="synthetic", space="local", strategy="sim-screened",
+                        executor="twin", real_budget=budget, kernel="vpic-io", seed=seed)
+    store = Store(tmp_path / f"{name}-{seed}.db")
+    campaign_id = store.create_campaign("t", kind="tune", spec=spec.to_json())
+    return CampaignEvaluator(store, campaign_id, spec, SPACE, machine, MechanismsModel())
+
+
+SETTINGS = strategy_settings("sim-screened")
+
+
+def test_the_grey_box_orders_a_group_the_simulator_ties_as_the_truth_does() -> None:
+    truth = Truth(SPACE)
+    points = distinct_points(SPACE)
+    rng = random.Random(1)
+    seen = rng.sample(points, 30)
+    noise = estimate([], prior_sd=0.1, weight=2)
+    runs = [[truth.rate(p) * math.exp(rng.gauss(0, 0.1))] for p in seen]
+    surrogate = GreyBox(SPACE, SETTINGS)
+    surrogate.fit(seen, [simulated(SPACE.config(p)) for p in seen], runs, noise)
+    # the group the simulator ties at its top (within 1%), none of them run
+    prior = {p: simulated(SPACE.config(p)) for p in points}
+    tied = [p for p in points if prior[p] >= 0.99 * max(prior.values()) and p not in seen]
+    assert len(tied) >= 20
+    means, _ = surrogate.marginals(tied, [prior[p] for p in tied])
+    true_rates = [truth.rate(p) for p in tied]
+    learnt = spearman(means, true_rates)
+    simulator = spearman([prior[p] for p in tied], true_rates)
+    assert learnt >= 0.6 and learnt >= simulator + 0.5
+
+
+def test_before_any_run_the_grey_box_believes_the_simulator() -> None:
+    points = distinct_points(SPACE)[:10]
+    rates = [simulated(SPACE.config(p)) for p in points]
+    means, sds = GreyBox(SPACE, SETTINGS).marginals(points, rates)
+    assert means == pytest.approx(np.log(rates))
+    assert np.ptp(sds) == pytest.approx(0.0, abs=1e-12)  # every config equally unknown
+
+
+def test_the_noise_model_recovers_the_machines_noise_from_repeats(tmp_path: Path) -> None:
+    machine = NoisyMachine(Truth(SPACE), sd=0.2)
+    campaign = campaign_on(tmp_path, machine, budget=200)
+    points = distinct_points(SPACE)[:40]
+    campaign.measure(points)
+    prior = estimate((campaign.runs_of(p) for p in points), prior_sd=0.1, weight=2)
+    assert prior.sd == pytest.approx(0.1) and prior.dof == 0  # one run each: the prior alone
+    for _ in range(3):
+        campaign.repeat(points)
+    found = estimate((campaign.runs_of(p) for p in points), prior_sd=0.1, weight=2)
+    assert found.dof == 120 and machine.runs == 160 == len(campaign.order)
+    assert found.sd == pytest.approx(0.2, rel=0.15)
+    assert all(len(campaign.runs_of(p)) == 4 for p in points)
+    # a config's rate is the median of its runs
+    assert campaign.measured[config_hash(SPACE.config(points[0]))].rate == pytest.approx(
+        float(np.median(campaign.runs_of(points[0]))))
+
+
+def test_expected_max_is_the_mean_of_the_upper_envelope() -> None:
+    rng = np.random.default_rng(3)
+    z = rng.standard_normal(200_000)
+    for size in (1, 2, 5, 9):
+        means, slopes = rng.normal(size=size), rng.normal(size=size)
+        slopes[: size // 2] = slopes[0]  # parallel lines too
+        sampled = float(np.max(means[:, None] + slopes[:, None] * z, axis=0).mean())
+        assert expected_max(means.tolist(), slopes.tolist()) == pytest.approx(sampled, abs=0.01)
+
+
+def test_the_knowledge_gradient_repeats_contenders_within_noise_and_runs_what_is_open() -> None:
+    # two measured contenders within the noise, both uncertain; a new config believed worse
+    mean = np.array([1.00, 0.99, 0.80])
+    cov = np.diag([0.02, 0.02, 0.001])
+    assert choose_runs(mean, cov, [0, 1], [0, 1, 2], 1, noise_variance=0.04)[0] in (0, 1)
+    # the same with a new config whose belief is open (as likely better as worse)
+    cov[2, 2] = 0.2
+    assert choose_runs(mean, cov, [0, 1], [0, 1, 2], 1, noise_variance=0.04) == [2]
+    # a repeat of a config that settles nothing (far below the best, little doubt) is worth ~0
+    settled = knowledge_gradient(np.array([1.0, 0.5]), np.diag([0.001, 0.001]), [0, 1], 1, 0.04)
+    assert settled == pytest.approx(0.0, abs=1e-6)
+
+
+def test_a_batch_spreads_over_configs_that_teach_different_things() -> None:
+    # options 1 and 2 are one config in two copies (fully correlated), 3 is independent
+    mean = np.array([1.0, 1.0, 1.0, 0.98])
+    cov = np.array([[0.001, 0, 0, 0], [0, 0.1, 0.1, 0], [0, 0.1, 0.1, 0], [0, 0, 0, 0.09]])
+    chosen = choose_runs(mean, cov, [0], [1, 2, 3], 2, noise_variance=0.01)
+    assert sorted(chosen) in ([1, 3], [2, 3])  # not both copies
+
+
+def beliefs_after_the_top_group(tmp_path: Path, truth: Truth, noise_sd: float, repeats: int,
+                                seed: int = 0) -> tuple[Beliefs, list[Point]]:
+    """Beliefs once 12 configs of the group the simulator puts on top have run, and the first
+    two ``repeats`` more times; and the group's other configs."""
+    campaign = campaign_on(tmp_path, NoisyMachine(truth, sd=noise_sd), budget=400,
+                           name=f"top-{noise_sd}-{repeats}", seed=seed)
+    beliefs = Beliefs(campaign, GreyBox(SPACE, SETTINGS), SETTINGS)
+    top = [p for p in distinct_points(SPACE) if mechanisms(SPACE.config(p)) == 300.0]
+    random.Random(seed).shuffle(top)
+    beliefs.run(top[:12], [])
+    for _ in range(repeats):
+        beliefs.run([], top[:2])
+    return beliefs, top[12:]
+
+
+def test_the_stop_waits_while_a_contender_may_beat_the_best_by_more_than_the_noise(
+        tmp_path: Path) -> None:
+    # a mechanism the runs have not seen: configs the simulator puts 3x above the best measured
+    truth = Truth(SPACE, spread=0.0)
+    campaign = campaign_on(tmp_path, NoisyMachine(truth, sd=0.05), budget=400)
+    beliefs = Beliefs(campaign, GreyBox(SPACE, SETTINGS), SETTINGS)
+    points = distinct_points(SPACE)
+    low = [p for p in points if mechanisms(SPACE.config(p)) == 100.0]
+    high = [p for p in points if mechanisms(SPACE.config(p)) == 300.0]
+    beliefs.run(low[:10], [])
+    assert not beliefs.settled(high[:5])
+    assert beliefs.settled(low[10:20])  # the rest of the group it ran: no better in sight
+    # settings the runs showed to matter (quiet runs): configs that combine the good ones
+    for seed in (0, 2):
+        truth = Truth(SPACE, spread=0.3, seed=seed)
+        beliefs, rest = beliefs_after_the_top_group(tmp_path, truth, 0.02, 0, seed=seed)
+        best_run = max(truth.rate(p) for p in beliefs.measured)
+        assert best_run < 0.9 * max(truth.rate(p) for p in rest)
+        assert not beliefs.settled(rest)
+
+
+def test_the_stop_comes_once_the_best_is_within_the_noise_of_every_contender(
+        tmp_path: Path) -> None:
+    plateau = Truth(SPACE, spread=0.0)  # no hidden factor: the top group is one rate
+    quiet, rest = beliefs_after_the_top_group(tmp_path, plateau, 0.05, 0)
+    assert quiet.settled(rest)
+    # noisy runs of the plateau spread 30%: once repeats have shown the noise, what is left
+    # to gain lies within it
+    noisy, rest = beliefs_after_the_top_group(tmp_path, plateau, 0.3, 3)
+    assert noisy.noise.dof == 6 and noisy.noise.sd > 0.2
+    assert noisy.settled(rest)
+
+
+class Interrupted(Exception):
+    pass
+
+
+class InterruptedMachine(NoisyMachine):
+    """The same machine, killed (an exception out of a run) at its ``after``-th run."""
+
+    def __init__(self, truth: Truth, sd: float, after: int) -> None:
+        super().__init__(truth, sd)
+        self.after = after
+
+    def run_once(self, target: Target, config: Config, *, seed: int = 0) -> RunResult:
+        if self.runs + 1 == self.after:
+            raise Interrupted
+        return super().run_once(target, config, seed=seed)
+
+
+def test_sim_screened_replays_its_repeats_on_a_resume_and_keeps_its_cap(tmp_path: Path) -> None:
+    settings = {**SETTINGS, "population": 40, "inner_generations": 2}  # a quicker search
+    truth = Truth(SPACE)
+    reference = campaign_on(tmp_path, NoisyMachine(truth, sd=0.2), budget=30, name="ref")
+    run_strategy("sim-screened", reference, seed=3, settings=settings)
+    assert len(reference.order) <= 30
+    assert len(reference.order) > len(reference.measured)  # it repeated contenders
+
+    killed = campaign_on(tmp_path, InterruptedMachine(truth, sd=0.2, after=15), budget=30,
+                         name="killed")
+    with pytest.raises(Interrupted):
+        run_strategy("sim-screened", killed, seed=3, settings=settings)
+    machine = NoisyMachine(truth, sd=0.2)
+    resumed = CampaignEvaluator(killed.store, killed.id, killed.spec, SPACE, machine,
+                                MechanismsModel())
+    run_strategy("sim-screened", resumed, seed=3, settings=settings)
+    assert resumed.order == reference.order  # the same configs and repeats, in the same order
+    assert machine.runs == len(reference.order) - 14  # only what the kill left undone ran
+    for key, entry in reference.measured.items():
+        assert [r.rate_mbs for r in resumed.measured[key].runs] == [r.rate_mbs
+                                                                   for r in entry.runs]
