@@ -2,11 +2,17 @@
 device's raw sequential write bandwidth measured in the same session.
 
     .venv/bin/python bench/vpic_local_rates.py [--ranks 4] [--particles 2097152] [--repeat 5]
+    .venv/bin/python bench/vpic_local_rates.py --device-only [--size-mib 512] [--repeat 5]
 
 Each config is run ``--repeat`` times (sync on, interleaved round-robin so that drift in the
 machine's load hits every config alike); the device is measured with fio (direct I/O,
 sequential 1 MiB writes) in the same scratch directory before and after. Prints medians,
 spreads, and the ratios to the default and to the device.
+
+``--device-only`` measures the device alone, ``--repeat`` times, and prints the leaf of the
+local platform model's ``filesystem.target_mbs`` (sim-models/platforms/local.yaml): the rate of
+the ceiling's target on this machine (IOSIM.md "Ceiling and binding mechanism"). Run it on a
+quiet machine: the device is shared with every other job.
 """
 
 from __future__ import annotations
@@ -59,14 +65,32 @@ def measure_configs(target: Target, repeat: int) -> dict[str, Summary]:
     return {name: summarize(values) for name, values in rates.items()}
 
 
+def device_leaf(scratch: Path, size_mib: int, repeat: int) -> str:
+    """local.yaml's filesystem.target_mbs as fio measures the device: the median of
+    ``repeat`` runs, with their range in the source."""
+    rates = summarize([device_write_mbs(scratch, size_mib) for _ in range(repeat)])
+    return (f"target_mbs: {{value: {rates.median:.0f}, bounds: [50, 3000], source: "
+            f"\"measured: fio, one sequential writer of 1 MiB O_DIRECT blocks and an fsync at "
+            f"the end, {size_mib} MiB in {scratch}, median of {repeat} runs "
+            f"({rates.min:.0f}-{rates.max:.0f} MB/s; bench/vpic_local_rates.py "
+            f"--device-only)\"}}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--ranks", type=int, default=4)
     parser.add_argument("--particles", type=int, default=2 * 1024 * 1024)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--device-only", action="store_true",
+                        help="measure the device alone and print local.yaml's target_mbs leaf")
+    parser.add_argument("--size-mib", type=int, default=512,
+                        help="bytes fio writes per run with --device-only (MiB)")
     args = parser.parse_args()
     scratch = default_scratch_root()
     scratch.mkdir(parents=True, exist_ok=True)
+    if args.device_only:
+        print(device_leaf(scratch, args.size_mib, args.repeat))
+        return
     size_mib = args.ranks * args.particles * 32 // 2**20
     target = Target(ranks=args.ranks, kernel="vpic-io",
                     args=("--particles", str(args.particles), "--sync"))

@@ -16,17 +16,16 @@ using LockHolders = std::unordered_map<uint64_t, int>;
 
 class ExtentLocks {
 public:
-    ExtentLocks(uint64_t unit_bytes, LockHolders& holders) : unit_(unit_bytes), holders_(holders) {}
+    explicit ExtentLocks(LockHolders& holders) : holders_(holders) {}
 
-    // Whether `client` writing the unit that holds `offset` revokes a lock: the second client
-    // to touch the unit in a phase, or a client other than the one that held it last.
-    bool revokes(int client, uint64_t offset);
-    // Whether a piece starting or ending at `offset` shares that unit with its neighbour.
-    bool inside_unit(uint64_t offset) const { return offset % unit_ != 0; }
+    // Whether `client` writing the lock unit of `unit_bytes` that holds `offset` revokes a
+    // lock: the second client to touch the unit in a phase, or a client other than the one
+    // that held it last. (Units are named by their first byte: a progressive layout's
+    // components have units of their own stripe sizes.)
+    bool revokes(int client, uint64_t offset, uint64_t unit_bytes);
     void end_phase() { touched_.clear(); }
 
 private:
-    uint64_t unit_;
     LockHolders& holders_;
     std::unordered_map<uint64_t, int> touched_;  // lock unit -> first client this phase
 };

@@ -23,9 +23,16 @@ double LustreClient::run(const Phase& phase)
     double seconds;
     if (phase.sync && write_back()) {
         flush_window();
-        seconds = std::max(0.0, flushed_at_ - now_) + timer_.time(phase);
+        double start = now_;
+        wait_for(flushed_at_, flushed_binding_);
+        Timing timing = timer_.timed(phase);
+        charge(phase, timing);
+        seconds = now_ - start + timing.seconds;
+        now_ = start;
     } else if (!writes_to_storage(phase)) {
-        seconds = timer_.time(phase);
+        Timing timing = timer_.timed(phase);
+        charge(phase, timing);
+        seconds = timing.seconds;
     } else {
         return write_back() ? write_back_phase(phase) : write_through(phase);
     }
@@ -33,30 +40,59 @@ double LustreClient::run(const Phase& phase)
     return seconds;
 }
 
-double LustreClient::copy_s(const Phase& phase)
+bool LustreClient::all_on_storage() const
 {
-    double seconds = 0;
+    return !write_back() || (window_.empty() && flushed_at_ <= now_);
+}
+
+void LustreClient::charge(const Phase& phase, const Timing& timing)
+{
+    if (phase.label == "compute")
+        return;
+    attribution_.charge_fixed(phase.label, phase.fixed_s);
+    attribution_.charge(timing.binding, timing.seconds - phase.fixed_s);
+}
+
+void LustreClient::wait_for(double until, const PhaseBinding& flush)
+{
+    if (until > now_) {
+        attribution_.charge(flush, until - now_);
+        now_ = until;
+    }
+}
+
+LustreClient::Copy LustreClient::copy_s(const Phase& phase)
+{
+    Copy copy;
     if (platform_.cache.process_write_Bps > 0)
-        seconds = static_cast<double>(phase.max_process_bytes) / platform_.cache.process_write_Bps;
+        copy.seconds = static_cast<double>(phase.max_process_bytes) / platform_.cache.process_write_Bps;
     if (platform_.cache.node_write_Bps > 0) {
         node_bytes_.clear();
         uint64_t most = 0;
         for (const Flow& f : phase.flows)
             if (f.to_target)
                 most = std::max(most, node_bytes_[f.src] += f.bytes);
-        seconds = std::max(seconds, static_cast<double>(most) / platform_.cache.node_write_Bps);
+        double node_s = static_cast<double>(most) / platform_.cache.node_write_Bps;
+        if (node_s > copy.seconds)
+            copy = {node_s, Mechanism::client_nodes};
     }
-    return seconds;
+    return copy;
 }
 
 // No cache: the write ends when its data is on the targets, or when its busiest process has
 // pushed it, whichever is later.
 double LustreClient::write_through(const Phase& phase)
 {
-    double seconds = timer_.time(phase);
-    double copy = copy_s(phase);
-    if (copy > seconds - phase.fixed_s)
-        seconds = copy + phase.fixed_s;
+    Timing timing = timer_.timed(phase);
+    Copy copy = copy_s(phase);
+    double seconds = timing.seconds;
+    if (copy.seconds > seconds - phase.fixed_s) {
+        seconds = copy.seconds + phase.fixed_s;
+        attribution_.charge_fixed(phase.label, phase.fixed_s);
+        attribution_.charge(copy.limit, copy.seconds);
+    } else {
+        charge(phase, timing);
+    }
     now_ += seconds;
     return seconds;
 }
@@ -112,16 +148,19 @@ double LustreClient::write_back_phase(const Phase& phase)
     // before it is on the targets (the budget holds about one window while another drains).
     if (!window_.empty() && over_budget(false)) {
         flush_window();
-        now_ = std::max(now_, earlier_flushed_at_);
+        wait_for(earlier_flushed_at_, earlier_flushed_binding_);
     }
     if (window_.empty())
         window_start_ = now_;
     add_to_window(phase);
-    now_ += phase.fixed_s + copy_s(phase);
+    Copy copy = copy_s(phase);
+    now_ += phase.fixed_s + copy.seconds;
+    attribution_.charge_fixed(phase.label, phase.fixed_s);
+    attribution_.charge(copy.limit, copy.seconds);
     // A write larger than the budget on its own cannot run ahead of its flush.
     if (over_budget(true)) {
         flush_window();
-        now_ = std::max(now_, flushed_at_);
+        wait_for(flushed_at_, flushed_binding_);
     }
     return now_ - start;
 }
@@ -140,7 +179,8 @@ void LustreClient::flush_window()
     // In OSC order, whatever the hash table's order.
     std::sort(merged.flows.begin(), merged.flows.end(),
               [](const Flow& a, const Flow& b) { return osc_of(a) < osc_of(b); });
-    double all = timer_.time(merged);
+    Timing all_timing = timer_.timed(merged);
+    double all = all_timing.seconds;
     double last = timer_.time(last_);
     uint64_t largest = 0;
     for (const Flow& f : last_.flows)
@@ -149,6 +189,8 @@ void LustreClient::flush_window()
     double end = std::max({std::max(flushed_at_, window_start_) + all, last_start_ + last, now_ + last_rpc});
     earlier_flushed_at_ = flushed_at_;
     flushed_at_ = end;
+    earlier_flushed_binding_ = flushed_binding_;
+    flushed_binding_ = all_timing.binding;
     window_.clear();
 }
 

@@ -15,16 +15,29 @@ namespace iosim {
 
 class LustreClient {
 public:
-    LustreClient(const Platform& p, PhaseTimer& timer) : platform_(p), timer_(timer) {}
+    LustreClient(const Platform& p, PhaseTimer& timer, TimeAttribution& attribution)
+        : platform_(p), timer_(timer), attribution_(attribution)
+    {
+    }
 
-    // Application seconds spent in `phase` (once): what its label is charged.
+    // Application seconds spent in `phase` (once): what its label is charged. The same
+    // seconds are charged to the mechanisms they go to (binding.hpp).
     double run(const Phase& phase);
+    // Whether every write so far is on the targets (without a cache: always).
+    bool all_on_storage() const;
 
 private:
+    struct Copy {
+        double seconds = 0;
+        Mechanism limit = Mechanism::client_processes;
+    };
     bool write_back() const { return platform_.cache.osc_dirty_bytes > 0; }
     // What the client side takes to push the phase's writes: its busiest process, its
-    // busiest node.
-    double copy_s(const Phase& phase);
+    // busiest node, whichever takes longer.
+    Copy copy_s(const Phase& phase);
+    void charge(const Phase& phase, const Timing& timing);
+    // The application waits until `until`: charged to the flush it waits for.
+    void wait_for(double until, const PhaseBinding& flush);
     double write_through(const Phase& phase);
     double write_back_phase(const Phase& phase);
     void load_oscs(const Phase& phase);      // the phase's bytes per OSC into phase_osc_
@@ -36,6 +49,8 @@ private:
 
     const Platform& platform_;
     PhaseTimer& timer_;
+    TimeAttribution& attribution_;
+    PhaseBinding flushed_binding_, earlier_flushed_binding_;  // of the last windows flushed
     double now_ = 0;            // the application's clock
     double flushed_at_ = 0;     // when the last window in flight is on the targets
     double earlier_flushed_at_ = 0;  // when the window before it was

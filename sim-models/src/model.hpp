@@ -44,10 +44,20 @@ struct Routers {
     int job_nodes = 0, job_routers = 0;  // client side: the job's nodes and the routers they span
 };
 
+// An OST pool (lfs pool): its targets are storage targets [first, first + targets), on the
+// first `servers` OSSs.
+struct Pool {
+    std::string name;
+    int first = 0;
+    int targets = 1;
+    double target_Bps = 0;
+    int servers = 1;
+};
+
 struct FileSystem {
     bool gpfs = false;
-    int servers = 1;
-    int targets = 1;
+    int servers = 1;    // OSSs (GPFS: NSD servers)
+    int targets = 1;    // OSTs of the file system's own pool (pools[0])
     double server_Bps = 0;
     double target_Bps = 0;
     // A target written by n client nodes: B (f + (1 - f) / (1 + d (n - 1))), see degraded_bandwidth.
@@ -63,6 +73,14 @@ struct FileSystem {
     double open_s = 0;              // one rank's independent open / metadata read
     double close_s = 0;
     double metadata_io_s = 0;       // one small independent metadata write or read
+    // Storage targets are numbered: the OSTs of each pool in turn (pools[0] the file system's
+    // own `targets`, then its other pools), then the MDTs that hold Data-on-MDT extents, each
+    // behind a server of its own after the OSSs (lustre_layout.hpp).
+    std::vector<Pool> pools;
+    int osts = 1;                   // OSTs of every pool
+    int mdts = 0;                   // MDTs that take Data-on-MDT (0: none)
+    double mdt_Bps = 0;
+    uint64_t dom_max_bytes = 0;     // the largest Data-on-MDT component an MDT takes
 };
 
 // The client's write-back cache (a Lustre client, or a kernel page cache); 0 turns it off.
@@ -100,17 +118,48 @@ struct Platform {
     SiteDefaults site;
 };
 
-// Target i on server i mod servers: a file's stripe objects, on consecutive target indices,
-// land on different servers, as Lustre's object allocator spreads them.
+// Every storage target: the OSTs of every pool, then the MDTs (Data-on-MDT).
+inline int storage_targets(const Platform& p)
+{
+    return p.fs.osts + p.fs.mdts;
+}
+
+// Every storage server: the OSSs, then one MDS per MDT.
+inline int storage_servers(const Platform& p)
+{
+    return p.fs.servers + p.fs.mdts;
+}
+
+// The pool an OST belongs to (pools are few).
+inline const Pool& pool_of_target(const Platform& p, int target)
+{
+    for (const Pool& pool : p.fs.pools)
+        if (target < pool.first + pool.targets)
+            return pool;
+    return p.fs.pools.back();
+}
+
+// A pool's target i on its server i mod servers: a file's stripe objects, on consecutive
+// targets, land on different servers, as Lustre's object allocator spreads them. An MDT is on
+// its own MDS.
 inline int server_of_target(const Platform& p, int target)
 {
-    return target % p.fs.servers;
+    if (target >= p.fs.osts)
+        return p.fs.servers + (target - p.fs.osts);
+    const Pool& pool = pool_of_target(p, target);
+    return (target - pool.first) % pool.servers;
+}
+
+// A target's own write bandwidth, before interleaved streams degrade it.
+inline double target_bandwidth(const Platform& p, int target)
+{
+    return target >= p.fs.osts ? p.fs.mdt_Bps : pool_of_target(p, target).target_Bps;
 }
 
 // Server-side routers are shared evenly by the servers.
 inline int router_of_server(const Platform& p, int server)
 {
-    return static_cast<int>(static_cast<long long>(server) * p.routers.count / p.fs.servers);
+    return static_cast<int>(static_cast<long long>(server) * p.routers.count / storage_servers(p));
 }
 
 // Client-side routers (I/O nodes): the job's nodes are spread evenly over the routers of its
@@ -142,10 +191,23 @@ inline bool filled_at_allocation(FillTime fill_time, FillValue fill_value, bool 
     return fill_value == FillValue::user || (chunked && fill_value == FillValue::fallback);
 }
 
+// One component of a progressive file layout (lfs setstripe -E ...): where the bytes up to its
+// end lie (lustre_layout.hpp).
+struct LayoutComponent {
+    uint64_t end = UINT64_MAX;  // exclusive; UINT64_MAX: to the end of the file
+    int stripe_count = 1;       // on `pool`'s targets, within the file system's limit
+    uint64_t stripe_size = 1 << 20;
+    int pool = 0;               // index into FileSystem::pools
+    bool mdt = false;           // Data-on-MDT: on the file's metadata target
+};
+
 struct FileSettings {
+    // What the MPI-IO layer sees of the layout (ROMIO's striping_factor and striping_unit):
+    // the plain layout's, or a progressive layout's last component (lustre_layout.hpp).
     int stripe_count = 1;
     uint64_t stripe_size = 1 << 20;
     int stripe_offset = -1;
+    std::vector<LayoutComponent> components;  // the file's layout, in file order
     Hint cb_write = Hint::automatic;
     int cb_nodes = 0;  // 0: driver default
     std::string cb_config_list = "*:1";
@@ -199,6 +261,8 @@ struct Breakdown {
     uint64_t file_bytes = 0;
     PosixCalls posix;
     std::vector<int> aggregators;  // per collective write call: aggregators used
+    // What each client node and each process sent to storage (the ceiling's resources).
+    std::vector<uint64_t> bytes_per_node, bytes_per_process;
     std::vector<std::string> write_paths;  // per write call: two-phase | independent
     // With options.report_ranges: per file session and dataset, [offset, length, writer] runs
     // of instance 0, so tests can compare them with what the real library wrote.

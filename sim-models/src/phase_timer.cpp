@@ -6,7 +6,7 @@
 
 namespace iosim {
 
-const PhaseCache::Entry& PhaseCache::find_or_time(std::string&& key, const std::function<double()>& time)
+const PhaseCache::Entry& PhaseCache::find_or_time(std::string&& key, const std::function<Timing()>& time)
 {
     auto it = seconds_.find(key);
     if (it == seconds_.end()) {
@@ -76,28 +76,35 @@ std::string PhaseTimer::phase_key(const Phase& phase)
     return key;
 }
 
-double PhaseTimer::time(const Phase& phase)
+Timing PhaseTimer::timed(const Phase& phase)
 {
     if (phase.flows.empty())
-        return phase.fixed_s;
+        return {phase.fixed_s, {}};
     if (!aggregate_) {
         timed_++;
-        BudgetPause simgrid;
-        return backend_.time_flows(phase) + phase.fixed_s;
+        double seconds = 0;
+        {
+            BudgetPause simgrid;
+            seconds = backend_.time_flows(phase) + phase.fixed_s;
+        }
+        return {seconds, binding_of(platform_, resource_loads(platform_, phase))};
     }
     std::string quick = phase_key(phase);
     const PhaseCache::Entry* entry = cache_.find_phase(quick);
     if (!entry) {
         ResourceLoads loads = resource_loads(platform_, phase);
-        entry = &cache_.find_or_time(symmetric_key(platform_, loads),
-                                     [this, &loads]() {
-                                         BudgetPause simgrid;
-                                         return backend_.time_loads(loads);
-                                     });
+        entry = &cache_.find_or_time(symmetric_key(platform_, loads), [this, &loads]() {
+            double seconds = 0;
+            {
+                BudgetPause simgrid;
+                seconds = backend_.time_loads(loads);
+            }
+            return Timing{seconds, binding_of(platform_, loads)};
+        });
         cache_.remember_phase(std::move(quick), *entry);
     }
     seen_.insert(&entry->first);
-    return entry->second + phase.fixed_s;
+    return {entry->second.seconds + phase.fixed_s, entry->second.binding};
 }
 
 }  // namespace iosim

@@ -10,17 +10,24 @@
 #include <vector>
 
 #include "backend.hpp"
+#include "binding.hpp"
 
 namespace iosim {
 
 // Seconds per symmetric key of resource loads, for one backend, and a shortcut to them from
 // phases as the planner emits them (computing the loads and their key costs more than
 // looking a phase up).
+// A phase's flow time and the mechanisms it goes to (binding.hpp).
+struct Timing {
+    double seconds = 0;
+    PhaseBinding binding;
+};
+
 class PhaseCache {
 public:
-    using Entry = std::pair<const std::string, double>;
+    using Entry = std::pair<const std::string, Timing>;
     // The entry for `key`, timed by `time` if absent.
-    const Entry& find_or_time(std::string&& key, const std::function<double()>& time);
+    const Entry& find_or_time(std::string&& key, const std::function<Timing()>& time);
     const Entry* find_phase(const std::string& phase_key) const;
     void remember_phase(std::string&& phase_key, const Entry& entry);
     // Between simulations only (entries of the running one must stay): bounds the memory.
@@ -29,7 +36,7 @@ public:
 
 private:
     static constexpr size_t max_key_bytes = size_t{256} << 20;
-    std::unordered_map<std::string, double> seconds_;
+    std::unordered_map<std::string, Timing> seconds_;
     std::unordered_map<std::string, const Entry*> phases_;
     size_t key_bytes_ = 0;
 };
@@ -42,7 +49,9 @@ public:
     }
 
     // The phase's seconds, fixed costs included.
-    double time(const Phase& phase);
+    double time(const Phase& phase) { return timed(phase).seconds; }
+    // The same, with the mechanisms its flow time (beyond its fixed costs) goes to.
+    Timing timed(const Phase& phase);
     // Distinct phases of this simulation (aggregated: distinct keys, timed now or before).
     uint64_t distinct() const { return aggregate_ ? seen_.size() : timed_; }
 

@@ -197,7 +197,10 @@ double open_cost(const Platform& p, const Session& ses, const FileSettings& s, i
 {
     const FileSession& f = *ses.file;
     double instances = static_cast<double>(ses.files.size());
-    double create = f.create ? (p.fs.create_s + s.stripe_count * p.fs.create_per_stripe_s) * instances : 0;
+    int objects = 0;  // every OST object of the layout's components
+    for (const LayoutComponent& c : s.components)
+        objects += c.mdt ? 0 : c.stripe_count;
+    double create = f.create ? (p.fs.create_s + objects * p.fs.create_per_stripe_s) * instances : 0;
     // Without collective metadata reads each rank reads the superblock and root group itself,
     // through its node's client cache (client_caches).
     double readers = 0;
@@ -348,7 +351,7 @@ void plan_run(const Platform& p, const Workload& w, const std::vector<FileSettin
               const PhaseSink& sink)
 {
     auto node_of_rank = place_ranks(p, w, settings, layouts, options.placement);
-    bd.bytes_per_target.assign(p.fs.targets, 0);
+    bd.bytes_per_target.assign(storage_targets(p), 0);
     MpiIoContext ctx{p, options.aggregate, w.ranks, bd, sink, options.walk_pieces};
     for (size_t i = 0; i < w.files.size(); i++) {
         const FileSession& f = w.files[i];
@@ -386,8 +389,8 @@ void plan_run(const Platform& p, const Workload& w, const std::vector<FileSettin
                          p.cache.close_flushes || f.netcdf4));
         bd.file_bytes += layouts[i]->end_of_file * n;
     }
-    bd.bytes_per_server.assign(p.fs.servers, 0);
-    for (int t = 0; t < p.fs.targets; t++)
+    bd.bytes_per_server.assign(storage_servers(p), 0);
+    for (int t = 0; t < storage_targets(p); t++)
         bd.bytes_per_server[server_of_target(p, t)] += bd.bytes_per_target[t];
 }
 

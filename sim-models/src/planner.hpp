@@ -17,6 +17,7 @@ struct PlanOptions {
     bool aggregate = true;
     Placement placement = Placement::packed;
     bool report_ranges = false;
+    int best_stripe_count = 0;  // the best ceiling's stripes (0: the platform's most)
     // Materialise every piece of a call and walk them, as iosim did before regular selections
     // were computed in closed form (kept to check that both give the same answers).
     bool walk_pieces = false;

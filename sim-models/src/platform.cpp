@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "config_keys.hpp"
+#include "lustre_layout.hpp"
 #include "netcdf4.hpp"
 #include "words.hpp"
 
@@ -109,6 +110,7 @@ void parse_filesystem(const json& data, Platform& p)
     p.fs.metadata_io_s = number(data, fs, "metadata_io_s");
     if (p.fs.servers < 1 || p.fs.targets < 1 || p.fs.target_Bps <= 0 || p.fs.server_Bps <= 0 || p.fs.rpc_max_bytes == 0)
         throw std::invalid_argument("platform.filesystem: servers, targets, bandwidths and rpc_max_bytes must be > 0");
+    parse_storage(data.at(fs), p.fs);  // pools and metadata targets (lustre_layout.hpp)
 }
 
 // Optional: without it the client writes through (no cache, no process limit).
@@ -174,7 +176,10 @@ using config::OpenmpiKey;
 
 void apply_lustre(const json& l, FileSettings& s, const Platform& p)
 {
-    config::apply_block<LustreKey>(l, "lustre", [&](LustreKey key, const json& v) {
+    json plain = l;
+    if (plain.is_object())
+        plain.erase("components");  // a site's progressive layout: lustre_layout.cpp reads it
+    config::apply_block<LustreKey>(plain, "lustre", [&](LustreKey key, const json& v) {
         switch (key) {
         case LustreKey::stripe_count: {
             int c = v.get<int>();
@@ -183,6 +188,7 @@ void apply_lustre(const json& l, FileSettings& s, const Platform& p)
         }
         case LustreKey::stripe_size: s.stripe_size = v.get<uint64_t>(); break;
         case LustreKey::stripe_offset: s.stripe_offset = v.get<int>(); break;
+        case LustreKey::pool: break;  // the layout's pool: lustre_layout.cpp
         }
     });
     s.stripe_count = std::clamp(s.stripe_count, 1, std::min(p.fs.max_stripe_count, p.fs.targets));
@@ -325,6 +331,7 @@ FileSettings resolve_settings(const json& platform_data, const json& file_config
     };
     FileSettings s;
     apply_lustre(block("lustre"), s, platform);
+    apply_layout(block("lustre"), file_config.value("lustre", json::object()), s, platform);
     apply_mpiio(block("mpiio"), s);
     const json config_openmpi = file_config.value("openmpi", json::object());
     if (openmpi)

@@ -47,7 +47,7 @@ std::vector<ResourceTotal> totals(std::vector<std::pair<int, uint64_t>> items)
 
 std::vector<int> target_clients(const Platform& p, const Phase& phase)
 {
-    std::vector<int> clients(p.fs.targets, 0);
+    std::vector<int> clients(storage_targets(p), 0);
     for (const auto& pair : target_client_pairs(phase))
         clients[pair.first]++;
     return clients;
@@ -57,10 +57,10 @@ std::vector<int> target_clients(const Platform& p, const Phase& phase)
 // the OST's request queue merge what many clients send once there are enough of them (the
 // shared-file runs of Sandia's RSIOPA tests hold their per-OST write rate from 24 to ~500
 // clients on 8 OSTs). So the throughput falls from B towards f B, never below it.
-double degraded_bandwidth(const Platform& p, int clients)
+double degraded_bandwidth(const Platform& p, int target, int clients)
 {
     double f = p.fs.degradation_floor;
-    return p.fs.target_Bps * (f + (1 - f) / (1 + p.fs.degradation * (std::max(1, clients) - 1)));
+    return target_bandwidth(p, target) * (f + (1 - f) / (1 + p.fs.degradation * (std::max(1, clients) - 1)));
 }
 
 // Sums by sorting what the flows carry, not by arrays over every node or OST: a phase of a
@@ -96,8 +96,9 @@ ResourceLoads resource_loads(const Platform& p, const Phase& phase)
         int target = bytes[i].first, n = 0;
         for (; c < clients.size() && clients[c].first <= target; c++)
             n += clients[c].first == target;
-        double bw = degraded_bandwidth(p, n);
-        loads.targets.push_back({target, bw, static_cast<double>(bytes[i].second) + busy[i].second * bw});
+        double bw = degraded_bandwidth(p, target, n);
+        auto data = static_cast<double>(bytes[i].second);
+        loads.targets.push_back({target, bw, data + busy[i].second * bw, data, target_bandwidth(p, target)});
     }
     return loads;
 }

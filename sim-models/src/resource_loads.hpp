@@ -21,6 +21,8 @@ struct TargetLoad {
     int target;
     double bandwidth;  // degraded_bandwidth for its n client nodes
     double bytes;      // data plus per-RPC and lock costs expressed at that bandwidth
+    double data_bytes;      // the data alone
+    double full_bandwidth;  // its bandwidth with one client stream
 };
 
 struct ResourceLoads {
@@ -34,7 +36,7 @@ struct ResourceLoads {
 // Per target: how many client nodes write to it in this phase (ranks of a node share its
 // Lustre client), and the bandwidth that leaves.
 std::vector<int> target_clients(const Platform& p, const Phase& phase);
-double degraded_bandwidth(const Platform& p, int clients);
+double degraded_bandwidth(const Platform& p, int target, int clients);
 
 ResourceLoads resource_loads(const Platform& p, const Phase& phase);
 

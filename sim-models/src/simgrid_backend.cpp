@@ -25,8 +25,8 @@ public:
     double time_flows(const Phase& phase) override
     {
         std::vector<int> clients = target_clients(p_, phase);
-        for (int t = 0; t < p_.fs.targets; t++)
-            set_target_bandwidth(t, degraded_bandwidth(p_, clients[t]));
+        for (int t = 0; t < storage_targets(p_); t++)
+            set_target_bandwidth(t, degraded_bandwidth(p_, t, clients[t]));
         return in_own_actor([this, &phase]() { return coupled_flows(phase); });
     }
 
@@ -143,7 +143,7 @@ private:
         std::vector<sg4::Link*> servers;
         hub_ = zone_->create_host("hub", 1e9)->seal();
         route(hub_, {}, {});
-        for (int s = 0; s < p_.fs.servers; s++) {
+        for (int s = 0; s < storage_servers(p_); s++) {
             servers.push_back(link("server-" + std::to_string(s), p_.fs.server_Bps));
             server_host_.push_back(zone_->create_host("server-" + std::to_string(s), 1e9)->seal());
             std::vector<sg4::Link*> down;
@@ -152,9 +152,10 @@ private:
             down.push_back(servers.back());
             route(server_host_.back(), {servers.back()}, down);
         }
-        for (int t = 0; t < p_.fs.targets; t++) {
+        for (int t = 0; t < storage_targets(p_); t++) {
             sg4::Host* h = zone_->create_host("ost-" + std::to_string(t), 1e9);
-            disks_.push_back(h->create_disk("ost-disk-" + std::to_string(t), p_.fs.target_Bps, p_.fs.target_Bps)->seal());
+            double bw = target_bandwidth(p_, t);
+            disks_.push_back(h->create_disk("ost-disk-" + std::to_string(t), bw, bw)->seal());
             h->seal();
             int server = server_of_target(p_, t);
             std::vector<sg4::Link*> down;

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "ceiling.hpp"
 #include "lustre_client.hpp"
 #include "memory_budget.hpp"
 #include "platform.hpp"
@@ -20,6 +21,7 @@ PlanOptions parse_options(const json& o)
     PlanOptions opt;
     opt.aggregate = o.value("aggregate", true);
     opt.report_ranges = o.value("report_ranges", false);
+    opt.best_stripe_count = o.value("best_stripe_count", 0);
     opt.walk_pieces = o.value("walk_pieces", false);
     std::string placement = o.value("placement", std::string("packed"));
     if (placement == "target-grouped")
@@ -84,6 +86,24 @@ const json& affordable(const json& workload, const Limits& limits)
 
 }  // namespace
 
+// The run's ceiling (ceiling.hpp), the best any layout could reach from its placement, and
+// what binds each: the mechanism that took most of the run's time (binding.hpp) and the
+// resource of least capacity.
+void Scenario::add_ceiling(json& out, const Breakdown& bd, const TimeAttribution& attribution,
+                           bool storage_on_path) const
+{
+    Ceiling run = run_ceiling(platform_, bd, storage_on_path);
+    Ceiling best = best_ceiling(platform_, nodes_, workload_.ranks, options_.best_stripe_count > 0
+                                ? options_.best_stripe_count : platform_.fs.max_stripe_count, storage_on_path);
+    json ceiling = ceiling_json(run);
+    out["ceiling_mbs"] = ceiling["mbs"];
+    out["best_ceiling_mbs"] = ceiling_json(best)["mbs"];
+    out["bound_by"] = {{"run", attribution.total() > 0 ? mechanism_name(attribution.largest()) : "nothing"},
+                       {"ceiling", ceiling["bound_by"]}};
+    out["ceiling"] = ceiling["resources"];
+    out["time_by_mechanism"] = attribution.to_json();
+}
+
 Scenario::Scenario(const json& input, const Limits& limits)
     : limits_(limits_of(input.value("options", json::object()), limits)),
       platform_data_(input.at("platform")),
@@ -115,7 +135,8 @@ json Scenario::simulate(Backend& backend, PhaseCache& cache, const json& config,
     Breakdown bd;
     cache.trim();
     PhaseTimer timer(backend, platform_, options_.aggregate, cache);
-    LustreClient client(platform_, timer);
+    TimeAttribution attribution;
+    LustreClient client(platform_, timer, attribution);
     {
         BudgetedWork planning;  // memory_budget.hpp
         for (size_t i = 0; i < workload_.files.size(); i++)
@@ -129,12 +150,14 @@ json Scenario::simulate(Backend& backend, PhaseCache& cache, const json& config,
     for (auto& [label, t] : phases)
         total += t;
     double io_time = total - (phases.count("compute") ? phases["compute"] : 0);
-    return {{"ok", true},
-            {"time_s", io_time},
-            {"rate_mbs", io_time > 0 ? static_cast<double>(bd.payload_bytes) / 1e6 / io_time : 0},
-            {"phases", phases},
-            {"nodes", nodes_},
-            {"breakdown", breakdown_json(bd, timer.distinct())}};
+    json out = {{"ok", true},
+                {"time_s", io_time},
+                {"rate_mbs", io_time > 0 ? static_cast<double>(bd.payload_bytes) / 1e6 / io_time : 0},
+                {"phases", phases},
+                {"nodes", nodes_},
+                {"breakdown", breakdown_json(bd, timer.distinct())}};
+    add_ceiling(out, bd, attribution, client.all_on_storage());
+    return out;
 }
 
 }  // namespace iosim

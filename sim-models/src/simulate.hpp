@@ -36,6 +36,9 @@ public:
                             const std::function<void(const CostEstimate&)>& announce = {});
 
 private:
+    void add_ceiling(nlohmann::json& out, const Breakdown& bd, const TimeAttribution& attribution,
+                     bool storage_on_path) const;
+
     Limits limits_;
     CostEstimate estimate_;
     nlohmann::json platform_data_;

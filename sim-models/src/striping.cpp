@@ -9,24 +9,46 @@ namespace iosim {
 Striping file_striping(const Platform& p, const FileSettings& s, int instance)
 {
     Striping st;
-    st.targets = p.fs.targets;
-    if (p.fs.gpfs) {
+    if (p.fs.gpfs) {  // every target, round-robin by block
         st.count = p.fs.targets;
         st.size = p.fs.lock_block_bytes;
-        st.start = 0;
-    } else {
-        st.count = s.stripe_count;
-        st.size = s.stripe_size;
-        st.start = s.stripe_offset >= 0 ? s.stripe_offset % p.fs.targets
-                                        : static_cast<int>((static_cast<uint64_t>(instance) * s.stripe_count) % p.fs.targets);
+        st.extents.push_back({UINT64_MAX, st.count, st.size, 0, 0, p.fs.targets, -1});
+        return st;
+    }
+    st.count = s.stripe_count;
+    st.size = s.stripe_size;
+    // Each instance's objects start where the previous instance's ended, component by
+    // component, on each component's pool (Lustre's round-robin allocator).
+    int objects = 0;
+    for (const LayoutComponent& c : s.components)
+        objects += c.mdt ? 0 : c.stripe_count;
+    uint64_t next = static_cast<uint64_t>(instance) * static_cast<uint64_t>(objects);
+    for (size_t i = 0; i < s.components.size(); i++) {
+        const LayoutComponent& c = s.components[i];
+        const Pool& pool = p.fs.pools[c.pool];
+        StripeExtent e{c.end, c.stripe_count, c.stripe_size, 0, pool.first, pool.targets, -1};
+        if (c.mdt) {
+            e.mdt = p.fs.osts + instance % std::max(1, p.fs.mdts);
+        } else {
+            bool first_ost = i == 0 || (i == 1 && s.components[0].mdt);
+            e.start = s.stripe_offset >= 0 && first_ost ? s.stripe_offset % pool.targets
+                                                        : static_cast<int>(next % static_cast<uint64_t>(pool.targets));
+            next += static_cast<uint64_t>(c.stripe_count);
+        }
+        st.extents.push_back(e);
     }
     return st;
 }
 
 WritePhaseBuilder::WritePhaseBuilder(const Platform& p, const Striping& st, LockHolders& holders, Breakdown& bd)
-    : platform_(p), striping_(st), locks_(p.fs.lock_block_bytes ? p.fs.lock_block_bytes : st.size, holders),
-      breakdown_(bd), slot_(p.fs.targets, -1)
+    : platform_(p), striping_(st), locks_(holders), breakdown_(bd), slot_(storage_targets(p), -1)
 {
+}
+
+// GPFS's block, or the Lustre stripe of the component that holds the offset.
+uint64_t WritePhaseBuilder::lock_unit(uint64_t offset) const
+{
+    return platform_.fs.lock_block_bytes ? platform_.fs.lock_block_bytes : striping_.at(offset).size;
 }
 
 Flow& WritePhaseBuilder::flow(int client, int key, int target)
@@ -64,11 +86,23 @@ void WritePhaseBuilder::add_to_target(int client, int key, int target, uint64_t 
 // the unit's target.
 void WritePhaseBuilder::lock_boundary(int client, int key, uint64_t offset)
 {
-    if (!locks_.revokes(client, offset))
+    if (!locks_.revokes(client, offset, lock_unit(offset)))
         return;
     breakdown_.lock_conflicts++;
     flow(client, key, striping_.target_of(offset)).target_busy_s += platform_.fs.lock_conflict_s;
 }
+
+namespace {
+
+// What a node or process sent to storage, for the run's ceiling (ceiling.hpp).
+void count_sent(std::vector<uint64_t>& sent, int id, uint64_t bytes)
+{
+    if (static_cast<size_t>(id) >= sent.size())
+        sent.resize(static_cast<size_t>(id) + 1, 0);
+    sent[id] += bytes;
+}
+
+}  // namespace
 
 void WritePhaseBuilder::count_process_bytes(int process, uint64_t bytes)
 {
@@ -81,34 +115,52 @@ void WritePhaseBuilder::count_process_bytes(int process, uint64_t bytes)
     max_process_bytes_ = std::max(max_process_bytes_, sum);
 }
 
+// The bytes [offset, end) of one extent of the layout: a Data-on-MDT extent to its MDT whole,
+// else its partial first stripe, whole cycles over all its stripes (computed, not walked), then
+// the rest.
+void WritePhaseBuilder::add_extent(int client, int key, const StripeExtent& e, uint64_t offset, uint64_t end)
+{
+    uint64_t rpc = platform_.fs.rpc_max_bytes;
+    auto rpcs_of = [rpc](uint64_t n) { return (n + rpc - 1) / rpc; };
+    if (e.mdt >= 0) {
+        add_to_target(client, key, e.mdt, end - offset, rpcs_of(end - offset));
+        return;
+    }
+    uint64_t pos = offset;
+    uint64_t size = e.size;
+    uint64_t cycle = size * static_cast<uint64_t>(e.count);
+    while (pos < end) {
+        uint64_t stripe_end = (pos / size + 1) * size;
+        if (pos % size == 0 && end - pos >= cycle) {
+            uint64_t cycles = (end - pos) / cycle;
+            for (int i = 0; i < e.count; i++)
+                add_to_target(client, key, e.target_of(pos + i * size), cycles * size, cycles * rpcs_of(size));
+            pos += cycles * cycle;
+            continue;
+        }
+        uint64_t piece = std::min(end, stripe_end) - pos;
+        add_to_target(client, key, e.target_of(pos), piece, rpcs_of(piece));
+        pos += piece;
+    }
+}
+
 void WritePhaseBuilder::add(int client, int key, int process, uint64_t offset, uint64_t length, double extra_busy_s)
 {
     if (length == 0)
         return;
     count_process_bytes(process, length);
+    count_sent(breakdown_.bytes_per_node, client, length);
+    count_sent(breakdown_.bytes_per_process, process, length);
     uint64_t end = offset + length;
-    uint64_t rpc = platform_.fs.rpc_max_bytes;
-    auto rpcs_of = [rpc](uint64_t n) { return (n + rpc - 1) / rpc; };
-    // Partial first stripe, whole cycles over all stripes (computed, not walked), then the rest.
-    uint64_t pos = offset;
-    uint64_t size = striping_.size;
-    uint64_t cycle = size * static_cast<uint64_t>(striping_.count);
-    while (pos < end) {
-        uint64_t stripe_end = (pos / size + 1) * size;
-        if (pos % size == 0 && end - pos >= cycle) {
-            uint64_t cycles = (end - pos) / cycle;
-            for (int i = 0; i < striping_.count; i++)
-                add_to_target(client, key, striping_.target_of(pos + i * size), cycles * size, cycles * rpcs_of(size));
-            pos += cycles * cycle;
-            continue;
-        }
-        uint64_t piece = std::min(end, stripe_end) - pos;
-        add_to_target(client, key, striping_.target_of(pos), piece, rpcs_of(piece));
-        pos += piece;
+    for (uint64_t pos = offset; pos < end;) {
+        const StripeExtent& e = striping_.at(pos);
+        uint64_t stop = std::min(end, e.end);
+        add_extent(client, key, e, pos, stop);
+        pos = stop;
     }
-    if (locks_.inside_unit(offset))
+    if (offset % lock_unit(offset) != 0)
         lock_boundary(client, key, offset);
-    if (locks_.inside_unit(end))
+    if (end % lock_unit(end - 1) != 0)
         lock_boundary(client, key, end - 1);
     if (extra_busy_s > 0)
         flow(client, key, striping_.target_of(offset)).target_busy_s += extra_busy_s;

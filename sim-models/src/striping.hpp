@@ -13,15 +13,36 @@
 
 namespace iosim {
 
-struct Striping {
-    int count = 1;        // stripe count (GPFS: every target, round-robin by block)
-    uint64_t size = 1;    // stripe size (GPFS: block size)
-    int start = 0;        // first target
-    int targets = 1;
+// A component of a file's layout on the storage targets (lustre_layout.hpp): its bytes up to
+// `end`, striped from the file's start over `count` targets of a pool, from the pool's target
+// `start` on; or all on one metadata target (Data-on-MDT).
+struct StripeExtent {
+    uint64_t end = UINT64_MAX;
+    int count = 1;
+    uint64_t size = 1;
+    int start = 0;                       // within the pool
+    int pool_first = 0, pool_targets = 1;
+    int mdt = -1;                        // >= 0: the storage target of a Data-on-MDT extent
     int target_of(uint64_t offset) const
     {
-        return static_cast<int>((start + (offset / size) % count) % targets);
+        if (mdt >= 0)
+            return mdt;
+        return pool_first + static_cast<int>((start + (offset / size) % count) % pool_targets);
     }
+};
+
+struct Striping {
+    int count = 1;        // the pattern the MPI-IO layer sees (GPFS: every target, by block)
+    uint64_t size = 1;
+    std::vector<StripeExtent> extents;  // in file order; the last ends at UINT64_MAX
+    const StripeExtent& at(uint64_t offset) const
+    {
+        size_t i = 0;
+        while (offset >= extents[i].end)
+            i++;
+        return extents[i];
+    }
+    int target_of(uint64_t offset) const { return at(offset).target_of(offset); }
 };
 
 Striping file_striping(const Platform& p, const FileSettings& s, int instance);
@@ -37,6 +58,8 @@ public:
 
 private:
     void add_to_target(int client, int key, int target, uint64_t bytes, uint64_t rpcs);
+    void add_extent(int client, int key, const StripeExtent& e, uint64_t offset, uint64_t end);
+    uint64_t lock_unit(uint64_t offset) const;
     Flow& flow(int client, int key, int target);
     void lock_boundary(int client, int key, uint64_t offset);
     void count_process_bytes(int process, uint64_t bytes);

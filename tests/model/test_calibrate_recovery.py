@@ -15,8 +15,9 @@ import pytest
 from iotwin.core.errors import UserError
 from iotwin.executors.twin import TwinExecutor
 from iotwin.model.calibration import Observation, cross_validate, fit
-from iotwin.model.platforms import Platform, load_platform, platform_space_context
+from iotwin.model.platforms import Platform, load_platform
 from iotwin.model.sim import simulate
+from iotwin.model.site_rules import platform_space_context
 from iotwin.observations.design import load_design, measure_design, parse_design
 from iotwin.space.parameters import load_space
 from iotwin.store.database import Store

@@ -76,8 +76,9 @@ def read_csv(path: Path) -> list[dict[str, str]]:
 
 def tune_campaign(store: Store) -> int:
     """A sim-screened campaign as the store holds one: predictions, then real repetitions."""
-    cid = store.create_campaign("tune", kind="tune", spec={"strategy": "sim-screened",
-                                                           "ranks": 4, "platform": "local"})
+    cid = store.create_campaign("tune", kind="tune", spec={
+        "strategy": "sim-screened", "ranks": 4, "platform": "local", "kernel": "vpic-io",
+        "args": ["--particles", "4096"]})
     for i in range(6):
         config = {"mpiio": {"cb_nodes": i + 1}}
         store.add_evaluation(cid, config=config, workload="vpic-io", ranks=4, platform="local",
@@ -92,9 +93,10 @@ def tune_campaign(store: Store) -> int:
                              source="real", status="ok", repetition=repetition, rate_mbs=rate,
                              details={"label": "confirm"})
     for round_index in range(6):  # the summary's pairs, the order alternating
-        for label, rate in (("default", 30.0 + round_index), ("tuned", 90.0 + round_index)):
-            store.add_evaluation(cid, config={}, workload="vpic-io", ranks=4, platform="local",
-                                 source="real", status="ok", rate_mbs=rate,
+        for label, rate, config in (("default", 30.0 + round_index, {}),
+                                    ("tuned", 90.0 + round_index, best)):
+            store.add_evaluation(cid, config=config, workload="vpic-io", ranks=4,
+                                 platform="local", source="real", status="ok", rate_mbs=rate,
                                  details={"label": label, "round": round_index})
     return cid
 
@@ -106,8 +108,11 @@ def test_a_tune_campaign_report_has_convergence_and_predicted_vs_measured(
         html_path, csv_path = write_report(store, cid, tmp_path / "out")
     parser = check_page(html_path)
     assert {"Convergence", "Predicted vs measured", "Confirmation of the best candidates",
-            "Default vs tuned (re-measured after the search, same session)"
-            } <= set(parser.headings)
+            "Default vs tuned (re-measured after the search, same session)",
+            "Why the tuned config is faster (simulated)"} <= set(parser.headings)
+    page = html_path.read_text()
+    assert "simulated on the local model: default: " in page
+    assert "tuned (mpiio.cb_nodes=6): " in page and "lock revocations" in page
     assert len(parser.images) == 3  # convergence, predicted vs measured, default vs tuned
     # 6 pairs: the widest interval, from the lowest ratio (95 / 35) to the highest (90 / 30)
     assert ("pseudo-median of the 6 pairs' tuned/default ratios), 95% interval 2.71-3.00x "

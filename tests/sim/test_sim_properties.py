@@ -8,8 +8,8 @@ and three random configs. What must hold whatever they are:
   adds (data sieving's windows, metadata and the gaps of the file), never the file per rank;
 - RPCs within a constant factor of the bytes moved over the smallest request unit, plus one
   per piece (a data-sieving rank of 4096 used to count trillions);
-- no rate above the least aggregate bandwidth from the nodes to the disks;
-- results finite, the same run after run, and with one iosim job or two (times to 1e-10:
+- rates finite and positive (at most the run's ceiling: test_sim_ceiling.py);
+- the same results run after run, and with one iosim job or two (times to 1e-10:
   IOSIM.md's clock rounding);
 - more stripes never make the data movement slower when the data fills them and each stripe
   has its own writer (opening a file with more stripes does cost more: object creation).
@@ -23,7 +23,6 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from iotwin.model.ceilings import peak_mbs
 from iotwin.model.platforms import Platform, load_platform
 from iotwin.model.sim import SimResult, simulate
 from iotwin.studies.whatif import vary
@@ -118,13 +117,13 @@ def test_traffic_stays_the_payload_plus_what_the_model_adds(case: tuple) -> None
 
 @EXAMPLES
 @given(cases())
-def test_rates_are_finite_and_below_the_physical_peak(case: tuple) -> None:
+def test_rates_are_finite_and_positive(case: tuple) -> None:
+    """(At most the run's ceiling: tests/sim/test_sim_ceiling.py.)"""
     platform, workload, batch = case
-    peak = peak_mbs(platform, workload)
     for result in simulate(platform, workload, batch):
         assert result.ok, result.error
         assert result.time_s is not None and math.isfinite(result.time_s) and result.time_s > 0
-        assert result.rate_mbs is not None and 0 < result.rate_mbs <= peak * (1 + 1e-9)
+        assert result.rate_mbs is not None and 0 < result.rate_mbs < math.inf
 
 
 @EXAMPLES

@@ -1,5 +1,6 @@
 """iotwin whatif: variants of real platform models, tuning through the tuner's space and search
-strategies, the peak check; with a stand-in simulator whose best config is known."""
+strategies, each rate with its ceiling and what binds it; with a stand-in simulator whose best
+config is known."""
 
 from __future__ import annotations
 
@@ -11,10 +12,11 @@ from typing import Any
 
 import pytest
 from iotwin.cli import main
-from iotwin.commands.whatif import _simulator, plot, table
+from iotwin.commands.whatif import _simulator
 from iotwin.core.errors import UserError
-from iotwin.model.ceilings import peak_mbs
 from iotwin.model.platforms import Platform, load_platform
+from iotwin.model.sim import SimResult
+from iotwin.report.whatif import as_json, plot, table
 from iotwin.space.parameters import parse_space
 from iotwin.store.database import Store
 from iotwin.studies.whatif import (
@@ -45,18 +47,29 @@ def stripes_used(platform: Platform, config: dict[str, Any]) -> int:
 
 
 def stand_in(platform: Platform, work: Any, configs: list[dict[str, Any]],
-             max_steps: float | None = None) -> list[float | None]:
-    """Rate grows with the stripes used, a 4 MiB buffer helps, buffering off fails."""
+             max_steps: float | None = None) -> list[SimResult]:
+    """Rate grows with the stripes used, a 4 MiB buffer helps, buffering off fails; the
+    ceiling is the stripes' bandwidth, and the stripes bind."""
     target_mbs = platform.data["filesystem"]["target_mbs"]
-    rates: list[float | None] = []
+    results = []
     for config in configs:
         mpiio = config.get("mpiio", {})
         if mpiio.get("romio_cb_write") == "disable":
-            rates.append(None)
+            results.append(SimResult(False, None, None, error="buffering off"))
             continue
         bonus = 1.5 if mpiio.get("cb_buffer_size") == 4 * 2**20 else 1.0
-        rates.append(target_mbs * min(stripes_used(platform, config), 40) * bonus / 10)
-    return rates
+        stripes = stripes_used(platform, config)
+        rate = target_mbs * min(stripes, 40) * bonus / 10
+        results.append(SimResult(True, 1.0, rate, ceiling_mbs=stripes * target_mbs,
+                                 best_ceiling_mbs=40 * target_mbs,
+                                 bound_by={"run": "OSTs (bandwidth)", "ceiling": "OSTs"},
+                                 ceiling={"OSTs": {"count": stripes,
+                                                   "mbs": stripes * target_mbs}}))
+    return results
+
+
+def rate_of(results: list[SimResult]) -> float | None:
+    return results[0].rate_mbs
 
 
 def test_exhaustive_tuning_finds_the_stand_ins_best_point() -> None:
@@ -67,7 +80,7 @@ def test_exhaustive_tuning_finds_the_stand_ins_best_point() -> None:
     point, rate = machine.best()
     config = machine.space.config(point)
     assert stripes_used(hopper, config) >= 40 and config["mpiio"]["cb_buffer_size"] == 4 * 2**20
-    assert rate == max(r for r in stand_in(hopper, WORK, [config]) if r is not None)
+    assert rate == rate_of(stand_in(hopper, WORK, [config]))
 
 
 def test_the_genetic_search_keeps_to_its_simulation_budget() -> None:
@@ -87,8 +100,8 @@ def test_study_reports_default_tuned_and_the_tuned_config() -> None:
                     tuning=Tuning(SPACE, budget=100))
     for result in results:
         platform = load_platform(result.platform)
-        assert result.default_mbs == stand_in(platform, WORK, [{}])[0]
-        assert result.tuned_mbs == stand_in(platform, WORK, [result.tuned_config])[0]
+        assert result.default_mbs == rate_of(stand_in(platform, WORK, [{}]))
+        assert result.tuned_mbs == rate_of(stand_in(platform, WORK, [result.tuned_config]))
         assert result.tuned_mbs is not None and result.tuned_mbs > result.default_mbs
         assert "stripe_count=" in result.tuned_settings
 
@@ -137,41 +150,39 @@ def test_bad_variation_syntax_is_refused() -> None:
     assert parse_variation("ost_count=24,48") == Variation("ost_count", (24, 48))
 
 
-def test_peak_is_the_least_limit_on_the_nodes_used() -> None:
-    hopper = load_platform("hopper").data
-    assert peak_mbs(load_platform("hopper"), WORK) == 2 * hopper["compute"]["nic_mbs"]
-    many = {**WORK, "ranks": 24 * 1000}  # 1000 nodes: the file system's limit decides
-    fs = hopper["filesystem"]
-    assert peak_mbs(load_platform("hopper"), many) == min(
-        hopper["network"]["storage_fabric_mbs"], fs["targets"] * fs["target_mbs"],
-        fs["servers"] * fs["server_mbs"])
-    # one BG/P I/O node serves a pset of 64 nodes of 4 cores; a job gets a partition of at
-    # least 512 nodes (8 psets) and its nodes are spread over them, as iosim places them
-    intrepid = load_platform("intrepid")
-    routers = intrepid.data["routers"]
-    assert peak_mbs(intrepid, {"ranks": 256}) == 8 * routers["bandwidth_mbs"]
-    assert peak_mbs(intrepid, {"ranks": 8}) == 2 * routers["bandwidth_mbs"]  # 2 nodes
-    assert peak_mbs(intrepid, {"ranks": 4 * 4096}) == 64 * routers["bandwidth_mbs"]
+def test_every_answer_carries_its_ceiling_and_what_binds_it() -> None:
+    [hopper] = study(WORK, ["hopper"], load_platform, stand_in, tuning=Tuning(SPACE, budget=100))
+    text = table([hopper])
+    # the default's 2 stripes: 224 MB/s x 2 = 448 MB/s; the stand-in writes a tenth of it
+    assert "10 % of 448 MB/s" in text
+    assert "default: 2 OSTs (bandwidth) binds it at 44.8 MB/s, 10 % of its 448 MB/s ceiling" \
+        in text
+    assert "(the best any layout reaches here: 8.96 GB/s)" in text
+    [answer] = as_json([hopper])
+    assert answer["default"]["ceiling_mbs"] == 448
+    assert answer["tuned"]["of_ceiling"] == pytest.approx(
+        answer["tuned"]["rate_mbs"] / answer["tuned"]["ceiling_mbs"])
+    assert answer["best_ceiling_mbs"] == 40 * 224
+    low, high = answer["default"]["band"]
+    assert low < answer["default"]["rate_mbs"] < high
 
 
-def test_a_rate_above_the_peak_is_flagged() -> None:
-    def too_fast(platform: Platform, work: Any, configs: list[Any],
-                 max_steps: float | None = None) -> list[float | None]:
-        return [1e9] * len(configs)
-
-    result = study(WORK, ["hopper"], load_platform, too_fast)[0]
-    assert result.above_peak
-    assert "ABOVE PEAK" in table([result])
-    assert not study(WORK, ["hopper"], load_platform, stand_in)[0].above_peak
+def test_a_users_own_config_is_answered_beside_the_default() -> None:
+    mine = {"lustre": {"stripe_count": 16}}
+    [hopper] = study(WORK, ["hopper"], load_platform, stand_in, given=mine)
+    assert hopper.given_mbs == rate_of(stand_in(load_platform("hopper"), WORK, [mine]))
+    assert "yours: 16 OSTs (bandwidth) binds it" in table([hopper])
+    assert as_json([hopper])[0]["yours"]["ceiling_mbs"] == 16 * 224
 
 
 def test_table_and_plot(tmp_path: Path) -> None:
     results = study(WORK, ["hopper", "archer"], load_platform, stand_in,
                     tuning=Tuning(SPACE, budget=100))
     text = table(results)
-    rows = [line for line in text.splitlines() if not line.startswith("warning:")]
-    assert len(rows) == 3 and text.count("stripe_count=") == 2
-    plot([*results, Prediction("cab", "default", None, 100.0)], "test", tmp_path / "w.png")
+    rows = [line for line in text.splitlines() if not line.startswith(("warning:", "  "))]
+    assert len(rows) == 3 and text.count("stripe_count=") == 4  # in the row and its reason
+    failed = SimResult(False, None, None, error="stand-in")
+    plot([*results, Prediction("cab", "default", failed)], "test", tmp_path / "w.png")
     assert (tmp_path / "w.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
@@ -185,7 +196,7 @@ def test_more_ranks_than_the_platform_has_cores_run_oversubscribed() -> None:
     seen: list[Any] = []
 
     def recording(platform: Platform, work: Any, configs: list[Any],
-                  max_steps: float | None = None) -> list[float | None]:
+                  max_steps: float | None = None) -> list[SimResult]:
         seen.append(work)
         return stand_in(platform, work, configs)
 
@@ -193,7 +204,6 @@ def test_more_ranks_than_the_platform_has_cores_run_oversubscribed() -> None:
                    recording)[0]
     assert result.note == "oversubscribed: 128 ranks per node"  # local: one node of 2 cores
     assert seen[0]["ranks_per_node"] == 128
-    assert result.peak_mbs == load_platform("local").data["filesystem"]["target_mbs"]
     assert study(WORK, ["hopper"], load_platform, stand_in)[0].note == ""
 
 
@@ -250,10 +260,11 @@ def test_a_platform_calibrated_to_published_rows_answers_as_calibrated(tmp_path:
 
     calibrated, plain = whatif(), whatif("--uncalibrated")
     assert calibrated["band_source"] == "calibration 1 to calibration.csv"
-    assert calibrated["default_band"] == pytest.approx(
-        [calibrated["default_mbs"] / 1.5, calibrated["default_mbs"] * 1.5])
-    assert calibrated["default_mbs"] < plain["default_mbs"]  # 70 MB/s targets, not 700
-    assert plain["default_band"] is None and "no published measurement" in plain["warning"]
+    default, uncalibrated = calibrated["default"], plain["default"]
+    assert default["band"] == pytest.approx(
+        [default["rate_mbs"] / 1.5, default["rate_mbs"] * 1.5])
+    assert default["rate_mbs"] < uncalibrated["rate_mbs"]  # 70 MB/s targets, not 700
+    assert uncalibrated["band"] is None and "no published measurement" in plain["warning"]
 
 
 def test_a_search_refuses_configs_whose_simulation_costs_too_much() -> None:
@@ -262,13 +273,19 @@ def test_a_search_refuses_configs_whose_simulation_costs_too_much() -> None:
     limits: list[float | None] = []
 
     def recording(platform: Platform, work: Any, configs: list[Any],
-                  max_steps: float | None = None) -> list[float | None]:
+                  max_steps: float | None = None) -> list[SimResult]:
         limits.append(max_steps)
         return stand_in(platform, work, configs)
 
     study(WORK, ["hopper"], load_platform, recording, tuning=Tuning(SPACE, budget=20))
     assert limits[0] is None and set(limits[1:]) == {SEARCH_MAX_STEPS}
-    load, rates = _simulator()
+    load, simulated = _simulator()
+
+    def rates(platform: Platform, work: Any, configs: list[Any],
+              max_steps: float | None = None) -> list[float | None]:
+        return [r.rate_mbs if r.ok else None
+                for r in simulated(platform, work, configs, max_steps=max_steps)]
+
     hopper = load("hopper")
     work = {"iotwin_workload": 1, "name": "w", "ranks": 64, "files": [
         {"name": "f.dat", "api": "mpiio", "datasets": [

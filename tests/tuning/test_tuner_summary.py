@@ -21,11 +21,14 @@ from iotwin.tuning.spec import CampaignSpec
 
 TUNED = {"dataset": {"transfer_mode": "collective"}}
 TRUE_SPEEDUP = 1.5
+YOURS = {"dataset": {"transfer_mode": "independent"}}  # a user's own config, 1.2x the default
+YOURS_SPEEDUP = 1.2
 
 
 class DriftingMachine:
     """A machine that speeds up as the session goes on (a load that fades): run k of the
-    session is (1 + drift * k) times faster; the tuned config is 1.5x the default."""
+    session is (1 + drift * k) times faster; the tuned config is 1.5x the default, YOURS
+    1.2x."""
 
     source = "real"
 
@@ -35,7 +38,8 @@ class DriftingMachine:
     def run_once(self, target: Target, config: Mapping[str, Any], *, seed: int = 0) -> RunResult:
         if self.calls == self.interrupt_at:
             raise KeyboardInterrupt
-        rate = 100.0 * (TRUE_SPEEDUP if config else 1.0) * (1 + self.drift * self.calls)
+        gain = YOURS_SPEEDUP if config == YOURS else TRUE_SPEEDUP if config else 1.0
+        rate = 100.0 * gain * (1 + self.drift * self.calls)
         self.calls += 1
         return RunResult("ok", total_s=100.0 / rate, rate_mbs=rate, bytes=10**8)
 
@@ -88,6 +92,22 @@ def test_a_drifting_machine_biases_blocks_but_not_the_pairs(tmp_path: Path) -> N
     tuned = [blocked.run_once(Target(2, command=("x",)), TUNED).rate_mbs for _ in range(rounds)]
     biased = statistics.median(t or 0 for t in tuned) / statistics.median(d or 0 for d in default)
     assert biased > 1.3 * TRUE_SPEEDUP   # the drift taken for the config's gain
+
+
+def test_a_users_own_config_runs_in_the_same_rounds(tmp_path: Path) -> None:
+    with Store(tmp_path / "s.db") as store:
+        campaign = campaign_on(store, DriftingMachine(drift=0.0))
+        summary = default_vs_tuned(store, campaign, TUNED, 6, progress=None, yours=YOURS)
+        labels = stored_labels(store, campaign.id)
+    assert list(summary) == ["default", "tuned", "yours"]
+    assert summary["yours"].config == YOURS and len(summary["yours"].runs) == 6
+    # every round has one run of each, the three in turn
+    assert sorted(labels) == sorted((label, r) for label in summary for r in range(6))
+    over_yours = summary_speedup(summary, "yours", "tuned")
+    assert over_yours is not None
+    assert over_yours.estimate == pytest.approx(TRUE_SPEEDUP / YOURS_SPEEDUP)
+    tuned = summary_speedup(summary)
+    assert tuned is not None and tuned.estimate == pytest.approx(TRUE_SPEEDUP)
 
 
 def test_a_failed_runs_progress_line_ends_with_the_programs_last_words() -> None:

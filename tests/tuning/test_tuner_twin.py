@@ -8,18 +8,21 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from iotwin.config.schema import validate_config
 from iotwin.model.platforms import Platform, load_platform
 from iotwin.store.database import Store
 
 
 def test_sim_screened_tunes_against_the_twin_and_beats_the_default(tmp_path: Path) -> None:
-    store = tmp_path / "store.db"
+    store, yours = tmp_path / "store.db", tmp_path / "yours.yaml"
+    yours.write_text("lustre: {stripe_count: 8}\n")  # the user's own config, measured beside
     done = subprocess.run(
         [sys.executable, "-m", "iotwin", "tune", "--store", str(store), "--kernel", "vpic-io",
          "--ranks", "64", "--platform", "hopper", "--space", "poster", "--executor", "twin",
          "--strategy", "sim-screened", "--real-budget", "6", "--set", "population=30",
          "--set", "inner_generations=2", "--summary-repeat", "3", "--json",
+         "--config", str(yours),
          "--output", str(tmp_path / "tuned.yaml"), "--", "--particles", "65536"],
         cwd=tmp_path, text=True, capture_output=True, timeout=900)
     assert done.returncode == 0, done.stderr
@@ -32,6 +35,25 @@ def test_sim_screened_tunes_against_the_twin_and_beats_the_default(tmp_path: Pat
     assert {r.source for r in rows} == {"sim", "twin"}
     assert calibrations and calibrations[-1].campaign_id == result["campaign"]
     assert "model error" in done.stderr
+    # default and tuned explained on the hopper model: the default's 2 stripes set its
+    # ceiling; the measured medians are shares of the simulated ceilings
+    explained = result["explanation"]
+    default = explained["runs"]["default"]
+    assert default["ceiling"]["OSTs"] == {"count": 2, "mbs": pytest.approx(2 * 224)}
+    assert default["ceiling_mbs"] == pytest.approx(2 * 224)
+    assert default["bound_by"]["ceiling"] == "OSTs"
+    assert explained["runs"]["tuned"]["ceiling_mbs"] > default["ceiling_mbs"]
+    measured = explained["measured"]["default"]
+    assert measured["of_ceiling"] == pytest.approx(measured["measured_mbs"] / 448)
+    assert explained["best_ceiling_mbs"] >= explained["runs"]["tuned"]["ceiling_mbs"]
+    rows = {row[""]: row for row in explained["breakdown"]}
+    assert rows["targets used"]["default"] == 2
+    # the user's own config: in the summary's rounds and explained beside them
+    assert result["summary"]["yours"]["n"] == 3
+    assert result["tuned_over_yours"]["pairs"] == 3
+    assert explained["runs"]["yours"]["ceiling"]["OSTs"] == {"count": 8,
+                                                             "mbs": pytest.approx(8 * 224)}
+    assert rows["targets used"]["yours"] == 8
 
 
 def test_the_twins_true_rates_are_noise_free_and_its_runs_scatter() -> None:

@@ -111,7 +111,7 @@ LAYERS = (
     "space",         # parameter spaces
     "search",        # strategies over a space
     "workloads",     # the workload format, replicated and captured workloads
-    "model",         # platforms, the simulator, calibration fits, bandwidth ceilings
+    "model",         # platforms, the simulator, calibration fits, site rules
     "store",         # the SQLite results store
     "executors",     # where a config is measured
     "tuning",        # one tuning campaign and its pipeline

@@ -6,6 +6,8 @@
 
 #include "core/config.h"
 #include "core/json.h"
+#include "lustre/layout.h"
+#include "lustre/lustre.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -87,4 +89,38 @@ EXPORT int iotwin_resolve_config(const char *path, const char *file, const char 
     iot_settings_clear(&settings);
     iot_config_free(config);
     return 0;
+}
+
+/* Creates `path` with the layout `config_path` gives it, through liblustreapi, and reads it
+ * back: {"created": true, "layout": {...}} or {"created": false, "reason": "..."} into out.
+ * The layout is built as the interposer builds it when a file is created on Lustre. */
+EXPORT int iotwin_create_with_layout(const char *config_path, const char *path, char *out,
+                                     size_t len)
+{
+    struct iot_config *config = NULL;
+    struct iot_settings settings;
+    struct iot_layout layout;
+    char matched[512], reason[160];
+    if (iot_config_load(config_path, &config, out, len) != 0)
+        return -1;
+    iot_resolve(config, path, NULL, &settings, matched, sizeof matched);
+    int rc = iot_lustre_layout_of(&settings, &layout);
+    if (rc == 0)
+        rc = iot_layout_create(path, &layout);
+    if (rc == 0)
+        rc = iot_layout_read(path, &layout);
+    FILE *text = fmemopen(out, len, "w");
+    if (rc == 0) {
+        fputs("{\"created\": true, \"layout\": ", text);
+        iot_layout_json(text, &layout);
+    } else {
+        iot_lustre_reason(rc, reason, sizeof reason);
+        fputs("{\"created\": false, \"reason\": ", text);
+        json_string(text, reason);
+    }
+    fputc('}', text);
+    fclose(text);
+    iot_settings_clear(&settings);
+    iot_config_free(config);
+    return rc ? 1 : 0;
 }

@@ -1,8 +1,8 @@
-/* Lustre striping, set through liblustreapi when a file is created (rank 0 creates it with the
- * layout before the MPI library opens it) and read back from the file, when liblustreapi is
- * present at run time (loaded with dlopen: the interposer has no build-time dependency on
- * Lustre). Every layer that opens files uses it; the file system under a file is the shared
- * rules' iotwin_filesystem. */
+/* A file's Lustre layout (lustre/layout.h), set through liblustreapi when a file is created
+ * (rank 0 creates it with the layout before the MPI library opens it) and read back from the
+ * file, when liblustreapi is present at run time (loaded with dlopen: the interposer has no
+ * build-time dependency on Lustre). Every layer that opens files uses it; the file system
+ * under a file is the shared rules' iotwin_filesystem. */
 #pragma once
 #include <stddef.h>
 #include <stdio.h>
@@ -28,5 +28,14 @@ int iot_lustre_precreates(const struct iot_file *file, const char *name, enum io
  * it creates. */
 void iot_lustre_before_open(struct iot_file *file, const char *name, enum iot_lustre_open how);
 
-/* `, "lustre": {"stripe_count": n, "stripe_size": n}` read back, or null off Lustre. */
+/* `, "lustre": {"components": [...]}` read back (lustre/layout.h), or null off Lustre. */
 void iot_lustre_readback(const struct iot_file *file, enum iotwin_fs fs, FILE *out);
+
+struct iot_layout;
+/* The layout `settings` ask for (a file's lustre keys): 0, or -ENAMETOOLONG for a pool name
+ * longer than Lustre takes. */
+int iot_lustre_layout_of(const struct iot_settings *settings, struct iot_layout *layout);
+
+/* Why a file could not be created with its layout (iot_lustre_layout_of's or
+ * iot_layout_create's -errno). */
+void iot_lustre_reason(int rc, char *reason, size_t len);

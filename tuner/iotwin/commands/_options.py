@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from pathlib import Path
 
 from iotwin.core.limits import RUN_TIMEOUT_S
@@ -32,6 +33,19 @@ def add_timeout_argument(parser: argparse.ArgumentParser, default: float | None 
     parser.add_argument("--timeout", type=float, default=default, metavar="S",
                         help="seconds before a run is killed and counted as a timeout "
                              f"(default {RUN_TIMEOUT_S:g})")
+
+
+def add_site_rules_argument(parser: argparse.ArgumentParser) -> None:
+    """``--ignore-site-rules``: every command that takes a user's config for a platform."""
+    parser.add_argument("--ignore-site-rules", action="store_true",
+                        help="go on with a config that breaks the platform's site rules "
+                             "(its site_rules: stripes a file, pool, size threshold, forbidden "
+                             "settings), with a warning for each")
+
+
+def warn(lines: list[str]) -> None:
+    for line in lines:
+        print(f"iotwin: warning: {line}", file=sys.stderr)
 
 
 def _address(address: str) -> str:

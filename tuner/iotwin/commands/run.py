@@ -22,9 +22,11 @@ from typing import Any
 
 from iotwin.commands._options import (
     add_keep_argument,
+    add_site_rules_argument,
     add_store_argument,
     add_timeout_argument,
     add_workdir_argument,
+    warn,
 )
 from iotwin.config import schema as config
 from iotwin.config.types import Config
@@ -42,7 +44,9 @@ from iotwin.executors.interposer_reports import (
 )
 from iotwin.executors.launch import require_program
 from iotwin.executors.local import LocalExecutor
-from iotwin.executors.mpi_flavour import say_flavour
+from iotwin.executors.mpi_flavour import flavour_of, say_flavour
+from iotwin.model.platforms import Platform, list_platforms, load_platform
+from iotwin.model.site_rules import check_config, needs_file_sizes
 from iotwin.store.database import Store, resolve_path, workload_of
 from iotwin.tuning.repetitions import (
     Measurement,
@@ -52,6 +56,7 @@ from iotwin.tuning.repetitions import (
     pair_speedup,
     run_then_store,
 )
+from iotwin.workloads.workload import kernel_workload
 
 KERNELS = ("vpic-io", "vorpal-io", "gcrm-io", "block3d-io", "replay")
 
@@ -82,7 +87,9 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
                              "of this one over --config (default: none) is taken on the pairs")
     add_timeout_argument(parser)
     parser.add_argument("--platform", default="local",
-                        help="machine name recorded in the store (default: local)")
+                        help="machine name recorded in the store (default: local); a "
+                             "platform model's name: the configs must keep its site rules")
+    add_site_rules_argument(parser)
     add_workdir_argument(parser)
     add_keep_argument(parser)
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -135,6 +142,10 @@ def main(args: argparse.Namespace) -> int:
     target = build_target(args)
     tuning = load_config(args.config)
     compared = load_config(args.compare) if args.compare else None
+    if args.platform in list_platforms():
+        for name, config in ((args.config, tuning), (args.compare, compared)):
+            if name and config is not None:
+                check_site_rules(load_platform(args.platform), target, config, name, args)
     say_flavour(target)
     executor = LocalExecutor(timeout_s=args.timeout, keep=args.keep, workdir=Path(args.workdir),
                              config_name=args.config or "the config")
@@ -175,6 +186,16 @@ def main(args: argparse.Namespace) -> int:
 
 
 BASE, COMPARED = "base", "compared"  # labels of iotwin run --compare's two configs
+
+
+def check_site_rules(platform: Platform, target: Target, tuning: Config, name: str,
+                     args: argparse.Namespace) -> None:
+    """The config against the platform's site rules, on the kernel's files where their sizes
+    matter (a program's files are not known before it runs)."""
+    sized = target.kernel not in (None, "replay") and needs_file_sizes(platform)
+    work = kernel_workload(target.kernel or "", target.ranks, target.args,
+                           flavour_of(target).name) if sized else None
+    warn(check_config(platform, tuning, work, name, args.ignore_site_rules))
 
 
 def as_json(measurement: Measurement, campaign: int, store_path: Path) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from iotwin.commands._options import add_sim_cluster_argument
+from iotwin.commands._options import add_sim_cluster_argument, add_site_rules_argument, warn
 from iotwin.config.schema import load_config
 from iotwin.config.types import Config
 from iotwin.core.errors import UserError
@@ -13,6 +13,8 @@ from iotwin.core.records import Target
 from iotwin.executors.mpi_flavour import flavour_of
 from iotwin.model.platforms import load_platform
 from iotwin.model.sim import simulate
+from iotwin.model.site_rules import check_config
+from iotwin.report.mechanisms import binding_line, ceiling_line
 from iotwin.workloads.types import Workload
 from iotwin.workloads.workload import kernel_workload, load_workload
 
@@ -32,6 +34,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--placement", choices=("packed", "target-grouped"), default="packed",
                         help="rank-to-node placement (default packed)")
     add_sim_cluster_argument(parser)
+    add_site_rules_argument(parser)
     parser.add_argument("--json", action="store_true", help="print the full result as JSON")
     parser.add_argument("kernel_args", nargs=argparse.REMAINDER,
                         help="-- then arguments for the kernel")
@@ -62,6 +65,8 @@ def main(args: argparse.Namespace) -> int:
     platform = load_platform(args.platform)
     config: Config = load_config(args.config) if args.config else {}
     workload = _workload(args)
+    warn(check_config(platform, config, workload, args.config or "config",
+                      args.ignore_site_rules))
     try:
         [result] = simulate(platform, workload, [config], jobs=1,
                             options={"placement": args.placement})
@@ -76,6 +81,8 @@ def main(args: argparse.Namespace) -> int:
     bd = result.breakdown
     aggregators = bd.get("aggregators") or ["-"]
     print(f"{platform.name}: {result.time_s:.3f} s, {result.rate_mbs:.1f} MB/s ({phases})")
+    print(f"  {ceiling_line(result)}")
+    print(f"  {binding_line(result)}")
     print(f"  write paths: {', '.join(bd['write_paths'])}; aggregators: {aggregators[0]}; "
           f"rounds {bd['rounds']}; RPCs {bd['rpcs']}; lock conflicts {bd['lock_conflicts']}")
     return 0

@@ -30,19 +30,32 @@ import yaml
 from iotwin import executors
 from iotwin.commands._options import (
     add_sim_cluster_argument,
+    add_site_rules_argument,
     add_store_argument,
     add_timeout_argument,
     add_workdir_argument,
+    warn,
 )
-from iotwin.config.schema import dump_config
+from iotwin.config.schema import dump_config, load_config
 from iotwin.core.errors import UserError
 from iotwin.core.stats import MIN_PAIRS_95, Speedup, Summary, format_mbs
 from iotwin.executors import EXECUTORS
 from iotwin.executors.local import absolute_program
 from iotwin.executors.mpi_flavour import say_flavour
+from iotwin.model.platforms import load_platform
+from iotwin.model.site_rules import check_config
+from iotwin.report.mechanisms import as_json as mechanism_json
+from iotwin.report.mechanisms import (
+    breakdown_rows,
+    breakdown_table,
+    percent,
+    rate_text,
+    reasons,
+)
 from iotwin.search import STRATEGIES
 from iotwin.store.database import Store, StoreError, resolve_path
 from iotwin.tuning.campaign import Progress, Screening
+from iotwin.tuning.explanation import Explanation
 from iotwin.tuning.parts import CampaignParts
 from iotwin.tuning.pipeline import TuneResult, start, stored_spec, summary_speedup, tune
 from iotwin.tuning.spec import (
@@ -65,7 +78,7 @@ SPEC_OPTIONS: dict[str, str] = {
     "--table": "search.table", "--fix": "search.fixed", "--set": "search.settings",
     "--workload": "search.workload", "--confirm": "pipeline.confirm",
     "--confirm-runs": "pipeline.confirm_runs", "--summary-repeat": "pipeline.summary_repeat",
-    "--workdir": "search.workdir",
+    "--workdir": "search.workdir", "--config": "pipeline.yours",
 }
 
 
@@ -144,6 +157,11 @@ def add_tune_arguments(parser: argparse.ArgumentParser) -> None:
                              "order alternating; the speedup's interval is taken on these "
                              f"pairs ({MIN_PAIRS_95} or more for a 95%% interval; 0: skip; "
                              f"default {_pipeline_default('summary_repeat')})")
+    parser.add_argument("--config", metavar="YAML",
+                        help="your own config (the one you run with today): measured beside "
+                             "default and tuned in the summary's rounds, and explained with "
+                             "them; it must keep the platform's site rules")
+    add_site_rules_argument(parser)
     parser.add_argument("--workload", metavar="W.yaml",
                         help="a program's workload for the simulator (iotwin workload capture); "
                              "default: captured from the program's first run, the default config")
@@ -207,7 +225,11 @@ def spec_from_arguments(args: argparse.Namespace) -> TuneSpec:
         fields[part][name] = value
     search = CampaignSpec(**fields["search"], args=rest if args.kernel else (),
                           command=() if args.kernel else _command(rest))
-    return TuneSpec(search, PipelineOptions(**fields["pipeline"]))
+    pipeline = PipelineOptions(**fields["pipeline"])
+    if pipeline.yours is not None:
+        warn(check_config(load_platform(search.platform), load_config(args.config),
+                          search.workload, args.config, args.ignore_site_rules))
+    return TuneSpec(search, pipeline)
 
 
 def _given(args: argparse.Namespace) -> list[tuple[str, Any]]:
@@ -221,6 +243,8 @@ def _given(args: argparse.Namespace) -> list[tuple[str, Any]]:
             value = _assignments(value, option)
         elif option == "--workload":
             value = load_workload(value)
+        elif option == "--config":
+            value = dict(load_config(value))
         given.append((option, value))
     return given
 
@@ -298,6 +322,7 @@ def _report(result: TuneResult, output: Path, as_json: bool) -> None:
     tuned, default = rates.get("tuned"), rates.get("default")
     speedup = tuned.median / default.median if tuned and default else None
     best = confirmed[0]
+    measured = {label: (rate.median if rate else None) for label, rate in rates.items()}
     if as_json:
         print(json.dumps({
             "campaign": campaign.id, "runs_used": len(campaign.measured),
@@ -306,7 +331,9 @@ def _report(result: TuneResult, output: Path, as_json: bool) -> None:
                            "median_mbs": c.rate, "runs": len(c.rates)} for c in confirmed],
             "config_file": str(output),
             "summary": {k: (v.as_dict() if v else None) for k, v in rates.items()},
-            "speedup": speedup, "speedup_interval": _as_dict(summary_speedup(summary))},
+            "speedup": speedup, "speedup_interval": _as_dict(summary_speedup(summary)),
+            "tuned_over_yours": _as_dict(summary_speedup(summary, "yours", "tuned")),
+            "explanation": _explanation_json(result.explanation, measured)},
             indent=2))
         return
     if len(confirmed) > 1:
@@ -328,7 +355,47 @@ def _report(result: TuneResult, output: Path, as_json: bool) -> None:
     if interval is not None:
         more = (f"; use --summary-repeat {MIN_PAIRS_95}" if interval.low is None else "")
         print(f"  {interval.text()}{more}")
+    over_yours = summary_speedup(summary, "yours", "tuned")
+    if over_yours is not None:
+        print(f"  tuned over yours: {over_yours.text('yours', 'tuned')}")
+    if result.explanation is not None:
+        print(_explanation_text(result.explanation, measured,
+                                campaign.spec.platform))
     print(tuned_config_text(output))
+
+
+def _explanation_text(explanation: Explanation, measured: dict[str, float | None],
+                      platform: str) -> str:
+    """The measured rates against the model's ceilings, why each config runs as it does, and
+    the simulated breakdown side by side."""
+    shares = explanation.fractions(measured)
+    of_ceiling = ", ".join(
+        f"{label} {percent(share['of_ceiling'])} of its {rate_text(share['ceiling_mbs'])}"
+        for label, share in shares.items() if share["measured_mbs"] is not None)
+    best = explanation.best_ceiling_mbs
+    of_best = ", ".join(f"{label} {percent(share['of_best_ceiling'])}"
+                        for label, share in shares.items() if share["measured_mbs"] is not None)
+    lines = []
+    if of_ceiling:
+        lines.append(f"  measured against the {platform} model's ceilings: {of_ceiling}"
+                     + (f"; of the best ceiling any config of the space reaches "
+                        f"({rate_text(best)}): {of_best}" if best else ""))
+    lines.append(f"  why (simulated): "
+                 f"{reasons(explanation.runs, {'tuned': explanation.tuned_settings})}")
+    lines.append("  simulated breakdown:")
+    lines.append(breakdown_table(explanation.runs))
+    return "\n".join(lines)
+
+
+def _explanation_json(explanation: Explanation | None, measured: dict[str, float | None]
+                      ) -> dict[str, Any] | None:
+    if explanation is None:
+        return None
+    return {"runs": {label: {"rate_mbs": r.rate_mbs, **mechanism_json(r)}
+                     for label, r in explanation.runs.items()},
+            "measured": explanation.fractions(measured),
+            "best_ceiling_mbs": explanation.best_ceiling_mbs,
+            "breakdown": breakdown_rows(explanation.runs)}
 
 
 def tuned_config_text(output: Path) -> str:

@@ -20,6 +20,7 @@ class LustreSettings(TypedDict, total=False):
     stripe_count: int
     stripe_size: int
     stripe_offset: int
+    pool: str
 
 
 class MpiioSettings(TypedDict, total=False):

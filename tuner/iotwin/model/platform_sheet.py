@@ -10,9 +10,9 @@ rules. ``platform_tree`` turns it into a platform model's tree (sim-models/PLATF
 - every other figure comes from data/platform-sheet-defaults.yaml with its own source or
   assumption and bounds.
 
-What iosim does not model yet (metadata servers, storage pools, progressive layouts,
-Data-on-MDT, site rules) goes to the model's ``not_yet_modelled`` section, sourced like the
-rest, for the mechanisms that will read it.
+Storage pools, metadata targets and Data-on-MDT go to the model's ``filesystem``; the default
+progressive file layout and the pool a layout naming none lands in to ``site_defaults.lustre``;
+the site's rules to its ``site_rules`` section (PLATFORM.md), each sourced like the rest.
 """
 
 from __future__ import annotations
@@ -24,20 +24,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from iotwin.config.schema import load_schema
 from iotwin.core import paths
 from iotwin.core.errors import UserError
 from iotwin.core.units import parse_size
 from iotwin.core.yaml_files import check_keys, read_yaml
-from iotwin.model.platforms import NOT_YET_MODELLED, PROVENANCE
+from iotwin.model.platforms import PROVENANCE
 
 SHEET_VERSION = 1
 _FROM_SHEET = "spec sheet "  # the source of a figure the sheet gives bare
 _LEAF_KEYS = ("value", *PROVENANCE, "bounds", "prior")
 _RATE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kKmMgGtT]?)(b|B)\s*(?:/s|ps)\s*$")
 _RATE_UNITS = {"": 1e-6, "k": 1e-3, "m": 1.0, "g": 1e3, "t": 1e6}  # -> MB/s
-_NOTE = ("iosim and the search spaces do not read this section yet: the machine's facts for the "
-         "mechanisms that will (metadata servers, storage pools, progressive file layouts, "
-         "Data-on-MDT, site rules), each sourced like the rest of the model")
 
 
 def _sheet_error(origin: str, where: str, message: str) -> UserError:
@@ -147,6 +145,24 @@ def _recommended(origin: str, where: str, value: Any) -> list[dict[str, Any]]:
     return _records(origin, where, value, _RECOMMENDED, required=("at_least", "stripe_count"))
 
 
+def _config_key(origin: str, where: str, value: Any) -> str:
+    """A tuning-config key as ``block.key`` (``lustre.stripe_count``)."""
+    block, _, key = str(value).partition(".")
+    keys = load_schema().blocks.get(block, {})
+    if not isinstance(value, str) or key not in keys:
+        raise _sheet_error(origin, where, f"expected a config key as block.key "
+                                          f"(e.g. lustre.stripe_count), got {value!r}")
+    return value
+
+
+_FORBIDDEN: dict[str, Kind] = {"key": _config_key, "value": lambda o, w, v: v, "why": _text}
+
+
+def _forbidden(origin: str, where: str, value: Any) -> list[dict[str, Any]]:
+    """Settings the site forbids: a config key and the value it must not take."""
+    return _records(origin, where, value, _FORBIDDEN, required=("key", "value"))
+
+
 def _records(origin: str, where: str, value: Any, kinds: Mapping[str, Kind],
              required: tuple[str, ...]) -> list[dict[str, Any]]:
     if not isinstance(value, list) or not value:
@@ -170,12 +186,12 @@ _SCHEMA: dict[str, dict[str, Kind]] = {
                 "min_partition_nodes": lambda o, w, v: _count(o, w, v, least=0)},
     "storage": {"type": _word(("lustre", "gpfs")), "servers": _count, "targets": _count,
                 "target_mbs": _rate, "server_mbs": _rate, "metadata_servers": _count,
-                "rpc_size": _size, "data_on_mdt": _size, "pool": _text},
+                "mdt_mbs": _rate, "dom_max": _size, "rpc_size": _size, "pool": _text},
     "client": {"process_write_mbs": _rate, "node_write_mbs": _rate, "osc_dirty_bytes": _size},
     "defaults": {"mpi": _word(_MPI_FAMILIES), "stripe_count": _stripes, "stripe_size": _size,
-                 "layout": _layout},
+                 "pool": _text, "layout": _layout},
     "site_rules": {"max_stripes_per_file": _count, "pool": _text, "stripe_only_above": _size,
-                   "recommended_layouts": _recommended},
+                   "recommended_layouts": _recommended, "forbidden": _forbidden},
 }
 _POOL: dict[str, Kind] = {"targets": _count, "target_mbs": _rate, "servers": _count}
 _REQUIRED = {"compute": ("nodes", "cores_per_node", "nic_mbs"),
@@ -220,6 +236,7 @@ def parse_sheet(data: Any, origin: str) -> Sheet:
     sections["storage"]["pools"] = pools
     _fill_from_pool(origin, sections["storage"], pools)
     _check_pool_names(origin, sections, pools)
+    _check_data_on_mdt(origin, sections)
     description = data.get("description", f"{name} (from its spec sheet)")
     return Sheet(origin, name, _text(origin, "description", description), sections)
 
@@ -290,6 +307,9 @@ def _fill_from_pool(origin: str, storage: dict[str, Any], pools: Mapping[str, An
     """The simulated targets are ``storage.pool``'s when the sheet names one and does not give
     them itself; without a pool, the sheet must give them."""
     pool = storage.get("pool", {}).get("value")
+    if pools and pool is None:
+        raise _sheet_error(origin, "storage.pool", "missing: which of storage.pools the "
+                                                   "file system's targets are")
     _check_pool(origin, "storage.pool", pool, pools)
     for key in _FROM_POOL:
         if key in storage:
@@ -304,8 +324,9 @@ def _fill_from_pool(origin: str, storage: dict[str, Any], pools: Mapping[str, An
 
 def _check_pool_names(origin: str, sections: Mapping[str, Any],
                       pools: Mapping[str, Any]) -> None:
-    _check_pool(origin, "site_rules.pool", sections["site_rules"].get("pool", {}).get("value"),
-                pools)
+    for section in ("site_rules", "defaults"):
+        _check_pool(origin, f"{section}.pool",
+                    sections[section].get("pool", {}).get("value"), pools)
     for section, key in (("defaults", "layout"), ("site_rules", "recommended_layouts")):
         for i, record in enumerate(sections[section].get(key, {}).get("value", [])):
             _check_pool(origin, f"{section}.{key}[{i}].pool", record.get("pool"), pools)
@@ -315,6 +336,23 @@ def _check_pool(origin: str, where: str, pool: str | None, pools: Mapping[str, A
     if pool is not None and pool not in pools:
         raise _sheet_error(origin, where, f"no pool {pool!r} in storage.pools "
                                           f"({', '.join(pools) or 'none given'})")
+
+
+def _check_data_on_mdt(origin: str, sections: Mapping[str, Any]) -> None:
+    """Data-on-MDT needs the MDTs' bandwidth and the largest DoM component they take, and the
+    default layout's DoM component must fit in it."""
+    storage = sections["storage"]
+    given = [key for key in ("mdt_mbs", "dom_max") if key in storage]
+    if len(given) == 1:
+        missing = "dom_max" if given == ["mdt_mbs"] else "mdt_mbs"
+        raise _sheet_error(origin, f"storage.{missing}", "missing (Data-on-MDT needs both "
+                                                         "storage.mdt_mbs and storage.dom_max)")
+    largest = parse_size(storage["dom_max"]["value"]) if given else 0
+    for i, component in enumerate(sections["defaults"].get("layout", {}).get("value", [])):
+        if component.get("mdt") and parse_size(component["end"]) > largest:
+            raise _sheet_error(origin, f"defaults.layout[{i}].end",
+                               f"a Data-on-MDT component ends past storage.dom_max "
+                               f"({largest} bytes; 0: no Data-on-MDT)")
 
 
 # -- the platform model --------------------------------------------------------------------------
@@ -344,7 +382,9 @@ def platform_tree(sheet: Sheet, defaults: Mapping[str, Any] | None = None) -> di
     tree["hdf5"] = base["hdf5"]
     tree["site_defaults"] = _site_defaults(s, base)
     tree["twin"] = base["twin"]
-    tree[NOT_YET_MODELLED] = _not_yet_modelled(s)
+    if s["site_rules"]:
+        renamed = {"stripe_only_above": "stripe_only_above_bytes"}
+        tree["site_rules"] = {renamed.get(k, k): v for k, v in s["site_rules"].items()}
     return tree
 
 
@@ -385,30 +425,41 @@ def _network(s: Mapping[str, Any], base: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _filesystem(s: Mapping[str, Any], base: Mapping[str, Any]) -> dict[str, Any]:
-    storage, rules = s["storage"], s["site_rules"]
-    targets = storage["targets"]["value"]
-    if "max_stripes_per_file" in rules:
-        most = rules["max_stripes_per_file"]
-        max_stripes = _derived(min(targets, most["value"]),
-                               f"site_rules.max_stripes_per_file ({_provenance(most)})")
-    else:
-        max_stripes = _derived(targets, "storage.targets: one stripe per target at most (Lustre)")
+    storage = s["storage"]
     fs: dict[str, Any] = {"type": storage["type"]["value"]}
     fs.update({k: storage[k] for k in ("servers", "targets")})
-    fs["max_stripe_count"] = max_stripes
+    fs["max_stripe_count"] = _derived(storage["targets"]["value"],
+                                      "storage.targets: one stripe per target at most (Lustre)")
     fs.update({k: storage[k] for k in ("target_mbs", "server_mbs")})
     fs.update(base["filesystem"])
     if "rpc_size" in storage:
         fs["rpc_max_bytes"] = storage["rpc_size"]
+    fs.update(_pools_of(storage))
+    fs["metadata_servers"] = storage["metadata_servers"]
+    if "dom_max" in storage:
+        fs["dom_max_bytes"] = storage["dom_max"]
+        fs["mdt_mbs"] = storage["mdt_mbs"]
     return fs
+
+
+def _pools_of(storage: Mapping[str, Any]) -> dict[str, Any]:
+    """The pool the file system's own targets form (``pool``) and its other pools
+    (``pools``), each with its targets, their bandwidth and the servers holding them."""
+    if "pool" not in storage:
+        return {}
+    name = storage["pool"]["value"]
+    return {"pool": storage["pool"],
+            "pools": {other: pool for other, pool in storage["pools"].items() if other != name}}
 
 
 def _site_defaults(s: Mapping[str, Any], base: Mapping[str, Any]) -> dict[str, Any]:
     defaults, mpi = s["defaults"], base["mpi"][s["defaults"]["mpi"]["value"]]
     site = copy.deepcopy(base["site_defaults"])
-    for key in ("stripe_count", "stripe_size"):
+    for key in ("stripe_count", "stripe_size", "pool"):
         if key in defaults:
             site["lustre"][key] = defaults[key]
+    if "layout" in defaults:
+        site["lustre"]["components"] = defaults["layout"]
     why = defaults["mpi"]
     mpiio = {"romio_cb_write": _for_site(mpi["romio_cb_write"], why), **site["mpiio"]}
     mpiio.update({hint: _for_site(mpi[hint], why) for hint in _LIBRARY_HINTS if hint in mpi})
@@ -429,23 +480,6 @@ def _for_site(library_leaf: Mapping[str, Any], mpi: Mapping[str, Any]) -> dict[s
         return dict(library_leaf)
     return {"value": library_leaf["value"],
             kind: f"{_provenance(library_leaf)}; the site's MPI: {mpi[kind]}"}
-
-
-def _not_yet_modelled(s: Mapping[str, Any]) -> dict[str, Any]:
-    storage, defaults, rules = s["storage"], s["defaults"], s["site_rules"]
-    out: dict[str, Any] = {"note": _NOTE, "metadata_servers": storage["metadata_servers"]}
-    if "data_on_mdt" in storage:
-        out["data_on_mdt_bytes"] = storage["data_on_mdt"]
-    if storage["pools"]:
-        out["pools"] = storage["pools"]
-        if "pool" in storage:
-            out["simulated_pool"] = storage["pool"]
-    if "layout" in defaults:
-        out["default_layout"] = defaults["layout"]
-    if rules:
-        renamed = {"stripe_only_above": "stripe_only_above_bytes"}
-        out["site_rules"] = {renamed.get(k, k): v for k, v in rules.items()}
-    return out
 
 
 def _provenance(leaf: Mapping[str, Any]) -> str:

@@ -20,15 +20,14 @@ from iotwin.core import paths
 from iotwin.core.errors import UserError
 from iotwin.core.units import parse_size
 from iotwin.core.yaml_files import read_yaml
-from iotwin.space.parameters import SpaceContext
 
 #: what a leaf says about where its value comes from: one of these keys
 PROVENANCE = ("source", "assumption", "fitted")
 _SIZE_SUFFIXES = ("_bytes", "_size", "boundary", "threshold")
+#: sizes among the fields of a record in a list (a layout's components, a site's advice)
+_RECORD_SIZES = ("end", "at_least")
 #: the sections that describe the machine itself (not its site defaults or its twin)
 _MACHINE_SECTIONS = ("compute", "network", "routers", "filesystem", "hdf5")
-#: facts of the machine that no mechanism reads yet (platform_sheet.py): nothing to fit there
-NOT_YET_MODELLED = "not_yet_modelled"
 
 
 def is_leaf(node: Any) -> bool:
@@ -63,6 +62,16 @@ def _check_leaf(origin: str, path: str, leaf: dict[str, Any]) -> None:
 def _plain_value(path: str, value: Any) -> Any:
     if isinstance(value, str) and path.endswith(_SIZE_SUFFIXES):
         return parse_size(value)
+    if isinstance(value, list):  # records (a layout's components): their sizes in bytes
+        return [{k: _record_field(k, v) for k, v in item.items()} if isinstance(item, dict)
+                else item for item in value]
+    return value
+
+
+def _record_field(key: str, value: Any) -> Any:
+    if isinstance(value, str) and value != "eof" and (
+            key in _RECORD_SIZES or key.endswith(_SIZE_SUFFIXES)):
+        return parse_size(value)
     return value
 
 
@@ -95,7 +104,7 @@ class Platform:
     def free_parameters(self) -> dict[str, tuple[float, float, float]]:
         return {path: (float(leaf["value"]), float(leaf["bounds"][0]), float(leaf["bounds"][1]))
                 for path, leaf in _leaves(self.tree)
-                if "bounds" in leaf and path.split(".")[0] != NOT_YET_MODELLED}
+                if "bounds" in leaf}
 
     def with_priors(self) -> Platform:
         """The model before any fit: each fitted parameter back at its ``prior``. A
@@ -191,14 +200,6 @@ def parse_platform(tree: Any, origin: str) -> Platform:
     for path, leaf in _leaves(tree):
         _check_leaf(origin, path, leaf)
     return Platform(str(tree["name"]), tree, origin)
-
-
-def platform_space_context(platform: Platform, ranks: int) -> SpaceContext:
-    """The platform model's file system and stripe limit (its YAML's ``filesystem``), as a
-    parameter space needs them for ``ranks`` ranks."""
-    filesystem = platform.data.get("filesystem", {})
-    return SpaceContext(filesystem=str(filesystem.get("type", "ufs")), ranks=ranks,
-                        max_stripe_count=filesystem.get("max_stripe_count"))
 
 
 def load_platform(name_or_path: str | Path) -> Platform:

@@ -15,6 +15,7 @@ from iotwin.config.types import Config
 from iotwin.core.errors import UserError
 from iotwin.model import iosim_process, sim_cluster
 from iotwin.model.platforms import Platform
+from iotwin.model.site_rules import platform_space_context
 
 
 @dataclass
@@ -25,6 +26,21 @@ class SimResult:
     phases: dict[str, float] = field(default_factory=dict)
     breakdown: dict[str, Any] = field(default_factory=dict)
     error: str | None = None
+    # the run's ceiling (the least capacity of what its data crossed; None: nothing bounds
+    # it), the best any layout reaches from its placement, what binds the run (the mechanism
+    # that took most of its time) and the ceiling (IOSIM.md "Ceiling")
+    ceiling_mbs: float | None = None
+    best_ceiling_mbs: float | None = None
+    bound_by: dict[str, str] = field(default_factory=dict)
+    ceiling: dict[str, dict[str, float]] = field(default_factory=dict)
+    time_by_mechanism: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def ceiling_fraction(self) -> float | None:
+        """The rate as a fraction of its ceiling."""
+        if self.rate_mbs is None or not self.ceiling_mbs:
+            return None
+        return self.rate_mbs / self.ceiling_mbs
 
 
 def _file_settings(config: Config, file: Mapping[str, Any]) -> dict[str, Any]:
@@ -56,11 +72,13 @@ def placed(platform: Platform, workload: Mapping[str, Any]) -> dict[str, Any]:
 def simulator_input(platform: Platform, workload: Mapping[str, Any],
                     configs: Sequence[Config],
                     options: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """iosim's input (IOSIM.md); the best ceiling's stripes are the most the site allows."""
+    limit = platform_space_context(platform, int(workload["ranks"])).max_stripe_count
     return {
         "platform": platform.data,
         "workload": placed(platform, workload),
         "configs": [{"files": [_file_settings(c, f) for f in workload["files"]]} for c in configs],
-        "options": dict(options or {}),
+        "options": {**({"best_stripe_count": limit} if limit else {}), **(options or {})},
     }
 
 
@@ -79,7 +97,10 @@ def result_of(entry: Mapping[str, Any]) -> SimResult:
     if not entry.get("ok"):
         return SimResult(False, None, None, error=str(entry.get("error", "unknown error")))
     return SimResult(True, float(entry["time_s"]), float(entry["rate_mbs"]),
-                     {k: float(v) for k, v in entry["phases"].items()}, dict(entry["breakdown"]))
+                     {k: float(v) for k, v in entry["phases"].items()}, dict(entry["breakdown"]),
+                     ceiling_mbs=entry["ceiling_mbs"], best_ceiling_mbs=entry["best_ceiling_mbs"],
+                     bound_by=dict(entry["bound_by"]), ceiling=dict(entry["ceiling"]),
+                     time_by_mechanism=dict(entry["time_by_mechanism"]))
 
 
 def run_iosim(payload: Mapping[str, Any], jobs: int = 2) -> list[dict[str, Any]]:

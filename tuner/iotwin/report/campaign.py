@@ -4,14 +4,20 @@ from __future__ import annotations
 
 import json
 import statistics
+from dataclasses import replace
 from typing import Any
 
 from iotwin.config.settings import settings_text
 from iotwin.core.stats import paired_speedup
 from iotwin.report import plots
 from iotwin.report.measured import best_so_far, measured_configs, percent_text, rate_text
+from iotwin.report.mechanisms import breakdown_rows, reasons
+from iotwin.report.mechanisms import rate_text as mechanism_rate
 from iotwin.report.page import Page
 from iotwin.store.database import Campaign, Store
+from iotwin.tuning.explanation import explain
+from iotwin.tuning.parts import campaign_space, default_space
+from iotwin.tuning.spec import TuneSpec
 
 
 def campaign_report(store: Store, campaign: Campaign, page: Page) -> list[dict[str, Any]]:
@@ -35,6 +41,7 @@ def campaign_report(store: Store, campaign: Campaign, page: Page) -> list[dict[s
     _predicted_vs_measured(page, configs)
     _confirmation(page, rows)
     _summary(page, rows)
+    _explained(page, campaign, rows)
     page.heading("Measured configs, in the order they ran")
     table = [c.row() for c in configs]
     page.table([c.shown() for c in configs])
@@ -114,6 +121,37 @@ def _summary(page: Page, rows: list[Any]) -> None:
     speedup = paired_speedup([default[r] for r in paired], [tuned[r] for r in paired])
     if speedup is not None:
         page.paragraph(speedup.text())
+
+
+def _explained(page: Page, campaign: Campaign, rows: list[Any]) -> None:
+    """Default and tuned simulated on the campaign's platform model: each measured median as a
+    share of its ceiling, what binds each, their breakdowns side by side."""
+    tuned = next((row.config for row in rows if row.details.get("label") == "tuned"), None)
+    if tuned is None or campaign.kind != "tune":
+        return
+    search = TuneSpec.from_json(campaign.spec).search
+    if search.kernel is None and search.workload is None:
+        return  # a program whose workload was never captured: nothing to simulate
+    search = replace(search, space=search.space or default_space(search))
+    explanation = explain(search, tuned, campaign_space(search))
+    if explanation is None:
+        return
+    medians = {label: statistics.median(r.rate_mbs for r in rows
+                                        if r.details.get("label") == label and _measured(r))
+               for label in ("default", "tuned")
+               if any(r.details.get("label") == label and _measured(r) for r in rows)}
+    page.heading("Why the tuned config is faster (simulated)")
+    page.paragraph(f"The default and the tuned config simulated on the {search.platform} "
+                   f"model: {reasons(explanation.runs, {'tuned': explanation.tuned_settings})}.")
+    page.table([{"config": label, "measured median (MB/s)": rate_text(share["measured_mbs"]),
+                 "simulated ceiling": mechanism_rate(share["ceiling_mbs"]),
+                 "of its ceiling": percent_text(share["of_ceiling"]),
+                 "of the best ceiling of the space": percent_text(share["of_best_ceiling"])}
+                for label, share in explanation.fractions(medians).items()])
+    page.paragraph(f"The best ceiling any config of the space reaches from this placement: "
+                   f"{mechanism_rate(explanation.best_ceiling_mbs)}. The simulated breakdown "
+                   f"of each config:")
+    page.table(breakdown_rows(explanation.runs))
 
 
 def _calibrations(page: Page, store: Store, campaign_id: int) -> None:

@@ -50,7 +50,12 @@ from typing import Any
 
 import yaml
 
-from iotwin.config.schema import load_schema, validate_config, with_dataset_settings
+from iotwin.config.schema import (
+    literal_glob,
+    load_schema,
+    validate_config,
+    with_dataset_settings,
+)
 from iotwin.config.types import Config
 from iotwin.core import paths
 from iotwin.core.errors import UserError
@@ -77,6 +82,12 @@ class SpaceContext:
     # the I/O layers the program's files are written through (a workload's `api`s): HDF5's
     # settings are no parameter of a program that writes no HDF5 file
     apis: tuple[str, ...] = ("hdf5", "mpiio", "posix")
+    # the site's rules (iotwin.model.site_rules): the files a hand-set layout may go to (None:
+    # every file), the OST pool it must name (None: any), and (config key, value) pairs the
+    # site forbids
+    layout_files: tuple[str, ...] | None = None
+    layout_pool: str | None = None
+    forbidden: tuple[tuple[str, Any], ...] = ()
 
     def bound(self, name: str) -> int | None:
         if name not in ("ranks", "max_stripe_count"):
@@ -100,7 +111,13 @@ class Parameter:
     def applies_in(self, context: SpaceContext) -> bool:
         return ((not self.filesystems or context.filesystem in self.filesystems)
                 and (not self.mpi or context.mpi in self.mpi)
-                and (not self.hdf5_only or "hdf5" in context.apis))
+                and (not self.hdf5_only or "hdf5" in context.apis)
+                and not (self.layout_only and context.layout_files == ()))
+
+    @property
+    def layout_only(self) -> bool:
+        """Its keys are the file layout's (lustre): a site may leave that to its default."""
+        return all(key.split(".")[0] == "lustre" for key in self.keys)
 
     @property
     def hdf5_only(self) -> bool:
@@ -235,7 +252,32 @@ class BoundSpace:
             value = self._derived_value(derived, values)
             if value is not None:
                 _set_keys(config, derived.keys, value)
+        config = self._within_site_rules(config)
         return self._without_hanging_writes(validate_config(config, f"space {self.space.name}"))
+
+    def _within_site_rules(self, config: dict[str, Any]) -> dict[str, Any]:
+        """The config a site allows: a forbidden value left to the default (a stripe count of
+        -1, every target, is the most stripes the site allows), a hand-set layout on the pool
+        the site asks for, and the layout only on the files the site lets a layout be set
+        for."""
+        for key, value in self.context.forbidden:
+            block, _, name = key.partition(".")
+            if config.get(block, {}).get(name) != value:
+                continue
+            if key == "lustre.stripe_count" and value == -1 and self.context.max_stripe_count:
+                config[block][name] = self.context.max_stripe_count
+            else:
+                del config[block][name]
+        if config.get("lustre") and self.context.layout_pool:
+            config["lustre"].setdefault("pool", self.context.layout_pool)
+        files = self.context.layout_files
+        if files is None or "lustre" not in config:
+            return config
+        lustre = config.pop("lustre")
+        if files:
+            config["files"] = [{"match": literal_glob(name), "lustre": dict(lustre)}
+                               for name in files]
+        return config
 
     def _without_hanging_writes(self, config: Config) -> Config:
         forced = config.get("dataset", {}).get("transfer_mode")

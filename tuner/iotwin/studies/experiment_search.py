@@ -18,6 +18,7 @@ from typing import Any
 from iotwin.config.types import Config
 from iotwin.core.errors import UserError
 from iotwin.model.platforms import load_platform
+from iotwin.model.sim import SimResult
 from iotwin.space.parameters import Space, SpaceContext, load_space
 from iotwin.studies.whatif import SIMULATION_STRATEGIES, Prediction, Tuning, predict
 
@@ -81,5 +82,10 @@ def search(platform_name: str, work: Mapping[str, Any], spec: SearchSpec, rates:
     """The default and the best config ``spec``'s search finds, ``rates`` being the model."""
 
     tuning = Tuning(spec.searched_space(fixed or {}), spec.strategy, spec.budget, spec.seed)
+
+    def simulate(platform: Any, work: Any, configs: Sequence[Config],
+                 max_steps: float | None = None) -> list[SimResult]:
+        return [SimResult(rate is not None, None, rate) for rate in rates(configs)]
+
     return predict(platform_name, "default", load_platform(platform_name), work, tuning,
-                   lambda _platform, _work, configs, max_steps=None: rates(configs))
+                   simulate)

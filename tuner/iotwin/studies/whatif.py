@@ -13,11 +13,12 @@ stripe count follow the OST count (a file has at most one stripe per OST).
 points if its population converges first). The model is the machine here, so every
 "measurement" is one simulation and the budget counts simulations.
 
-Every prediction carries the platform's peak for the nodes the workload uses (the least of its
-aggregate limits: client NICs, client-side routers, storage fabric, server-side routers,
-servers, targets): a predicted rate above it is a model error, and is flagged. It also carries
-the model's validated error (studies.validated_error): a band around each rate, and a warning
-where the platform has no validation or the workload's scale lies outside the validated one.
+Every prediction carries, for the default and the tuned config (and a user's own, when given),
+the simulation's answer: its rate, its ceiling (the most that config could write under its
+placement), what binds the run and the ceiling, and the best ceiling any layout reaches from
+the placement (IOSIM.md "Ceiling and binding mechanism"). It also carries the model's validated
+error (studies.validated_error): a band around each rate, and a warning where the platform has
+no validation or the workload's scale lies outside the validated one.
 The speedup's band is the range of tuned / default over both bands (interval arithmetic: each
 rate anywhere in its band, s / f^2 .. s x f^2 for a band factor f). It is conservative: the
 model's errors on two configs of one platform are rarely opposite, but the validation cannot
@@ -38,8 +39,9 @@ from iotwin.config.types import Config
 from iotwin.core.errors import UserError
 from iotwin.core.hashing import config_hash
 from iotwin.model import sim
-from iotwin.model.ceilings import peak_mbs
-from iotwin.model.platforms import Platform, platform_space_context
+from iotwin.model.platforms import Platform
+from iotwin.model.sim import SimResult
+from iotwin.model.site_rules import platform_space_context
 from iotwin.search import REGISTRY, run_strategy, strategy_kind, strategy_settings
 from iotwin.search.evaluator import BudgetExhausted
 from iotwin.space.parameters import BoundSpace, Point, Space
@@ -51,12 +53,12 @@ from iotwin.studies.validated_error import (
 
 
 class Simulate(Protocol):
-    """(platform model, workload, configs) -> the predicted rate in MB/s of each config (None:
-    failed); with ``max_steps``, a config whose simulation iosim estimates beyond that many
-    steps is refused (None) before it runs."""
+    """(platform model, workload, configs) -> the simulation of each config; with
+    ``max_steps``, a config whose simulation iosim estimates beyond that many steps is refused
+    (a failed simulation) before it runs."""
 
     def __call__(self, platform: Platform, work: Mapping[str, Any], configs: Sequence[Config],
-                 max_steps: float | None = None) -> list[float | None]: ...
+                 max_steps: float | None = None) -> list[SimResult]: ...
 
 
 #: What a search may spend on one config, in iosim's estimated steps (about 0.1 us each here,
@@ -68,8 +70,6 @@ SEARCH_MAX_STEPS = 2e8
 
 #: ``ost_count=N``: N targets, servers scaled to keep the platform's targets per server
 OST_COUNT = "ost_count"
-#: a prediction above the peak by more than this fraction is flagged
-PEAK_TOLERANCE = 0.01
 
 
 @dataclass(frozen=True)
@@ -98,11 +98,11 @@ class Tuning:
 class Prediction:
     platform: str
     variant: str
-    default_mbs: float | None
-    peak_mbs: float
-    tuned_mbs: float | None = None
+    default: SimResult
+    tuned: SimResult | None = None
     tuned_config: Config = field(default_factory=Config)
     tuned_settings: str = ""  # the searched parameters' values, as the space names them
+    given: SimResult | None = None  # the user's own config (--config)
     simulations: int = 0  # by the search
     strategy: str = ""
     note: str = ""
@@ -110,9 +110,27 @@ class Prediction:
     # or why it may not hold here
     default_band: tuple[float, float] | None = None
     tuned_band: tuple[float, float] | None = None
+    given_band: tuple[float, float] | None = None
     band_error: float | None = None
     band_source: str = ""  # where the band's held-out errors were measured
     warning: str = ""
+
+    @property
+    def default_mbs(self) -> float | None:
+        return self.default.rate_mbs if self.default.ok else None
+
+    @property
+    def tuned_mbs(self) -> float | None:
+        return self.tuned.rate_mbs if self.tuned is not None and self.tuned.ok else None
+
+    @property
+    def given_mbs(self) -> float | None:
+        return self.given.rate_mbs if self.given is not None and self.given.ok else None
+
+    @property
+    def best_ceiling_mbs(self) -> float | None:
+        """The best any layout reaches from the workload's placement on this variant."""
+        return self.default.best_ceiling_mbs
 
     @property
     def speedup(self) -> float | None:
@@ -127,10 +145,14 @@ class Prediction:
         return (self.tuned_band[0] / self.default_band[1],
                 self.tuned_band[1] / self.default_band[0])
 
-    @property
-    def above_peak(self) -> bool:
-        limit = self.peak_mbs * (1 + PEAK_TOLERANCE)
-        return any(r is not None and r > limit for r in (self.default_mbs, self.tuned_mbs))
+    def runs(self) -> dict[str, SimResult]:
+        """The simulations answered, by label: default, tuned, yours."""
+        out = {"default": self.default}
+        if self.tuned is not None:
+            out["tuned"] = self.tuned
+        if self.given is not None:
+            out["yours"] = self.given
+        return out
 
 
 # -- platform variants ---------------------------------------------------------------------------
@@ -206,18 +228,18 @@ def variants(platform: Platform, variations: Sequence[Variation]) -> list[tuple[
     return out
 
 
-# -- the physical ceiling ------------------------------------------------------------------------
-
 # -- tuning in simulation ------------------------------------------------------------------------
 
 class SimulatedMachine:
     """The search strategies' Evaluator where the platform model is the machine: a measurement
-    is a simulation (batched per call, each config once), and the budget counts them."""
+    is a simulation (batched per call, each config once), and the budget counts them. Every
+    simulation's whole answer is kept (``results``, by config hash)."""
 
-    def __init__(self, space: BoundSpace, rates: Callable[[Sequence[Config]], list[float | None]],
-                 budget: int) -> None:
-        self.space, self._rates, self.budget = space, rates, budget
+    def __init__(self, space: BoundSpace,
+                 simulate: Callable[[Sequence[Config]], list[SimResult]], budget: int) -> None:
+        self.space, self._simulate, self.budget = space, simulate, budget
         self.measured: dict[str, tuple[Point, float | None]] = {}
+        self.results: dict[str, SimResult] = {}
 
     def runs_left(self) -> int:
         return self.budget - len(self.measured)
@@ -231,9 +253,10 @@ class SimulatedMachine:
                     if k not in self.measured}.items())
         allowed = new[:max(0, self.runs_left())]
         if allowed:
-            rates = self._rates([self.space.config(p) for _, p in allowed])
-            for (key, point), rate in zip(allowed, rates, strict=True):
-                self.measured[key] = (point, rate)
+            results = self._simulate([self.space.config(p) for _, p in allowed])
+            for (key, point), result in zip(allowed, results, strict=True):
+                self.measured[key] = (point, result.rate_mbs if result.ok else None)
+                self.results[key] = result
         if len(allowed) < len(new):
             raise BudgetExhausted
         return [self.measured[k][1] for k in keys]
@@ -261,6 +284,9 @@ class SimulatedMachine:
     def best(self) -> tuple[Point, float] | None:
         ok = [(p, r) for p, r in self.measured.values() if r is not None]
         return max(ok, key=lambda item: item[1]) if ok else None
+
+    def result(self, point: Point) -> SimResult:
+        return self.results[config_hash(self.space.config(point))]
 
 
 def fits(space: BoundSpace, budget: int) -> bool:
@@ -293,7 +319,7 @@ def search_in_simulation(platform: Platform, work: Mapping[str, Any], tuning: Tu
     """The search step of the tuning pipeline alone (iotwin.tuning.pipeline.tune), with the
     model as the machine: a simulation has no noise to confirm against and no default run to
     measure, so there is nothing for the pipeline's confirmation and summary to do."""
-    space = tuning.space.bind(platform_space_context(platform, int(work["ranks"])))
+    space = tuning.space.bind(platform_space_context(platform, int(work["ranks"]), work))
     strategy = choose_strategy(tuning, space)
     machine = SimulatedMachine(
         space, lambda configs: simulate(platform, work, configs, max_steps=tuning.max_steps),
@@ -324,10 +350,15 @@ def placed_with_note(platform: Platform, work: Mapping[str, Any]
 
 def predict(platform_name: str, variant: str, platform: Platform, work: Mapping[str, Any],
             tuning: Tuning | None, simulate: Simulate,
-            errors: Mapping[str, ValidatedError] | None = None) -> Prediction:
+            errors: Mapping[str, ValidatedError] | None = None,
+            given: Config | None = None) -> Prediction:
+    """The default config's simulation on ``platform``, the best a search finds (``tuning``)
+    and the user's own config (``given``)."""
     work, note = placed_with_note(platform, work)
-    default = simulate(platform, work, [{}])[0]
-    prediction = Prediction(platform_name, variant, default, peak_mbs(platform, work), note=note)
+    configs: list[Config] = [{}] if given is None else [{}, given]
+    answers = simulate(platform, work, configs)
+    prediction = Prediction(platform_name, variant, answers[0], note=note,
+                            given=answers[1] if given is not None else None)
     if tuning is not None:
         _tune(prediction, platform, work, tuning, simulate)
     _attach_error(prediction, int(work["ranks"]), validated_errors() if errors is None else errors)
@@ -344,6 +375,7 @@ def _attach_error(prediction: Prediction, ranks: int,
     prediction.band_source = error.source
     prediction.default_band = error.band(prediction.default_mbs)
     prediction.tuned_band = error.band(prediction.tuned_mbs)
+    prediction.given_band = error.band(prediction.given_mbs)
     notes = [error.scale_warning(ranks)]
     if prediction.variant != "default":
         notes.append("the band is the validated model's; this variant changes it")
@@ -357,21 +389,25 @@ def _tune(prediction: Prediction, platform: Platform, work: Mapping[str, Any], t
     prediction.simulations = len(machine.measured)
     best = machine.best()
     if best and (default is None or best[1] > default):
-        point, prediction.tuned_mbs = best
+        point = best[0]
+        prediction.tuned = machine.result(point)
         prediction.tuned_config = machine.space.config(point)
         prediction.tuned_settings = machine.space.describe(point)
     else:
-        prediction.tuned_mbs = default  # nothing searched beats the site's defaults
+        prediction.tuned = prediction.default  # nothing searched beats the site's defaults
 
 
 def study(work: Mapping[str, Any], platforms: Sequence[str],
           load_platform: Callable[[str], Platform], simulate: Simulate, *,
           variations: Sequence[Variation] = (), tuning: Tuning | None = None,
-          errors: Mapping[str, ValidatedError] | None = None) -> list[Prediction]:
+          errors: Mapping[str, ValidatedError] | None = None,
+          given: Config | None = None) -> list[Prediction]:
     """The workload on each platform (and variant); ``errors``: the known error of each
-    platform's model (default: the paper validation's)."""
+    platform's model (default: the paper validation's); ``given``: a user's own config,
+    simulated beside the default."""
     results = []
     for name in platforms:
         for label, variant in variants(load_platform(name), variations):
-            results.append(predict(name, label, variant, work, tuning, simulate, errors))
+            results.append(predict(name, label, variant, work, tuning, simulate, errors,
+                                   given))
     return results

@@ -11,7 +11,9 @@ unknown), the rest after the capture (:func:`assemble` again, given that executo
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from typing import Any
 
 from iotwin import executors
 from iotwin.core.errors import UserError
@@ -20,14 +22,15 @@ from iotwin.executors.base import Executor
 from iotwin.executors.launch import require_program
 from iotwin.executors.mpi_flavour import flavour_of
 from iotwin.model.calibration import SimModel
-from iotwin.model.platforms import load_platform, platform_space_context
+from iotwin.model.platforms import Platform, load_platform
 from iotwin.model.protocol import Model
+from iotwin.model.site_rules import needs_file_sizes, platform_space_context
 from iotwin.search import strategy_kind, strategy_settings
 from iotwin.space.parameters import BoundSpace, SpaceContext, default_space_for, load_space
 from iotwin.space.restricted import RestrictedSpace
 from iotwin.tuning.spec import CampaignSpec
 from iotwin.workloads.partial_writes import program_context
-from iotwin.workloads.workload import workload_mpi
+from iotwin.workloads.workload import kernel_workload, workload_mpi
 
 
 @dataclass(frozen=True)
@@ -97,10 +100,19 @@ def space_context(spec: CampaignSpec) -> SpaceContext:
         context = SpaceContext(filesystem=executors.filesystem_of(spec.working_dir),
                                ranks=spec.ranks)
     else:
-        context = platform_space_context(load_platform(spec.platform), spec.ranks)
+        platform = load_platform(spec.platform)
+        context = platform_space_context(platform, spec.ranks, _sized_workload(spec, platform))
     if spec.workload is None:
         return replace(context, mpi=program_mpi(spec))
     return program_context(context, spec.workload)
+
+
+def _sized_workload(spec: CampaignSpec, platform: Platform) -> Mapping[str, Any] | None:
+    """The program's workload where the platform's site rules need its file sizes (a kernel
+    describes itself), else the spec's own (None for a kernel)."""
+    if spec.workload is not None or spec.kernel is None or not needs_file_sizes(platform):
+        return spec.workload
+    return kernel_workload(spec.kernel, spec.ranks, spec.args, program_mpi(spec))
 
 
 def program_mpi(spec: CampaignSpec) -> str:

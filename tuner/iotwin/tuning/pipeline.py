@@ -8,9 +8,12 @@
         search:   the strategy asks for points until it is done or the real budget is spent
         confirm:  the search's `confirm` best configs each run `confirm_runs` more times,
                   interleaved; the best median of these fresh runs is the tuned config
-        summary:  default and tuned measured in `summary_repeat` rounds of one run each, the
-                  order alternating (ABBA...): each round is a pair, on which the speedup and
-                  its interval are taken (core.stats.paired_speedup), so drift cancels
+        summary:  default and tuned (and the user's own config, given one) measured in
+                  `summary_repeat` rounds of one run each, the order alternating (ABBA...):
+                  each round is a pair, on which the speedup and its interval are taken
+                  (core.stats.paired_speedup), so drift cancels
+        explain:  default and tuned (and the user's own) simulated on the platform model,
+                  each with its ceiling and the mechanism that binds it (tuning.explanation)
 
 ``iotwin tune`` and ``iotwin demo`` are this call with a command line around it. The whole
 :class:`TuneSpec` (search and pipeline options) is the campaign's stored spec, so that a
@@ -25,7 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TextIO
 
-from iotwin.config.schema import DEFAULT_CONFIG
+from iotwin.config.schema import DEFAULT_CONFIG, validate_config
 from iotwin.config.types import Config
 from iotwin.core.errors import UserError
 from iotwin.core.hashing import config_hash
@@ -41,6 +44,7 @@ from iotwin.tuning.campaign import (
 )
 from iotwin.tuning.capture import capture_workload_of
 from iotwin.tuning.confirmation import Confirmed, confirm_best
+from iotwin.tuning.explanation import Explanation, explain
 from iotwin.tuning.parts import CampaignParts, assemble
 from iotwin.tuning.repetitions import Measurement, RunAndStore, measure_pairs, pair_speedup
 from iotwin.tuning.spec import TuneSpec
@@ -51,6 +55,7 @@ class TuneResult:
     campaign: CampaignEvaluator
     confirmed: list[Confirmed]  # best first; [0] is the tuned config
     summary: dict[str, Measurement]  # "default" and "tuned" (empty with summary_repeat 0)
+    explanation: Explanation | None = None  # None: no workload to simulate
 
     @property
     def campaign_id(self) -> int:
@@ -110,9 +115,12 @@ def tune(spec: TuneSpec, store: Store, campaign_id: int | None = None, *,
     run_campaign(campaign)
     options = spec.pipeline
     confirmed = confirm_best(campaign, options.confirm, options.confirm_runs, progress)
+    yours = validate_config(options.yours, "--config") if options.yours is not None else None
     summary = (default_vs_tuned(store, campaign, confirmed[0].config, options.summary_repeat,
-                                progress) if confirmed else {})
-    return TuneResult(campaign, confirmed, summary)
+                                progress, yours) if confirmed else {})
+    explanation = explain(campaign.spec, confirmed[0].config, campaign.space, yours) \
+        if confirmed else None
+    return TuneResult(campaign, confirmed, summary, explanation)
 
 
 def _printer(progress: TextIO | None) -> Callable[[str], None]:
@@ -120,14 +128,15 @@ def _printer(progress: TextIO | None) -> Callable[[str], None]:
 
 
 def default_vs_tuned(store: Store, campaign: CampaignEvaluator, tuned: Config,
-                     repeat: int, progress: TextIO | None = sys.stderr
-                     ) -> dict[str, Measurement]:
-    """The default and the tuned config in ``repeat`` rounds of one run each, the order
-    alternating from round to round, stored in the campaign (a resumed campaign runs only the
-    ones missing); run i of each is round i's pair."""
+                     repeat: int, progress: TextIO | None = sys.stderr,
+                     yours: Config | None = None) -> dict[str, Measurement]:
+    """The default and the tuned config (and ``yours``, a user's own) in ``repeat`` rounds of
+    one run each, the order alternating from round to round, stored in the campaign (a
+    resumed campaign runs only the ones missing); run i of each is round i's pair."""
     if repeat < 1:
         return {}
-    configs = {"default": DEFAULT_CONFIG, "tuned": tuned}
+    configs = {"default": DEFAULT_CONFIG, "tuned": tuned,
+               **({"yours": yours} if yours is not None else {})}
     rows = store.evaluations(campaign.id, source=campaign.executor.source)
 
     def runs(label: str) -> RunAndStore:
@@ -141,8 +150,10 @@ def default_vs_tuned(store: Store, campaign: CampaignEvaluator, tuned: Config,
                                  for label in configs})
 
 
-def summary_speedup(summary: dict[str, Measurement]) -> Speedup | None:
-    """Tuned / default on the summary's pairs, with its paired interval."""
-    if "default" not in summary or "tuned" not in summary:
+def summary_speedup(summary: dict[str, Measurement], first: str = "default",
+                    second: str = "tuned") -> Speedup | None:
+    """``second`` / ``first`` (tuned / default unless named) on the summary's pairs, with its
+    paired interval."""
+    if first not in summary or second not in summary:
         return None
-    return pair_speedup(summary["default"], summary["tuned"])
+    return pair_speedup(summary[first], summary[second])

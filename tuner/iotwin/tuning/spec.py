@@ -69,6 +69,7 @@ class PipelineOptions:
     confirm: int = 3  # the search's best configs re-measured (< 2: the best single run wins)
     confirm_runs: int = 3  # fresh runs of each
     summary_repeat: int = 6  # rounds of one default and one tuned run at the end (0: none)
+    yours: dict[str, Any] | None = None  # a user's own config, measured beside them (--config)
 
     def check(self) -> None:
         if min(self.confirm, self.confirm_runs, self.summary_repeat) < 0:

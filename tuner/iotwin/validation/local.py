@@ -49,8 +49,9 @@ from iotwin.executors.capture import capture_program
 from iotwin.executors.local import LocalExecutor
 from iotwin.executors.mpi_flavour import flavour_of
 from iotwin.model.calibration import Observation, fit, predict
-from iotwin.model.platforms import load_platform, platform_space_context
+from iotwin.model.platforms import load_platform
 from iotwin.model.sim import simulate
+from iotwin.model.site_rules import platform_space_context
 from iotwin.space.parameters import SpaceContext, load_space
 from iotwin.store.database import Evaluation, Store, workload_of
 from iotwin.tuning.repetitions import interleaved_rounds

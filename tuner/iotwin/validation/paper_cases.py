@@ -12,7 +12,8 @@ from typing import Any
 
 from iotwin.config.types import Config
 from iotwin.core.errors import UserError
-from iotwin.model.platforms import Platform, platform_space_context
+from iotwin.model.platforms import Platform
+from iotwin.model.site_rules import platform_space_context
 from iotwin.space.parameters import load_space
 from iotwin.validation.paper_rows import (
     FITTED_SETTINGS,

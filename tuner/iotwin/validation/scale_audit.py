@@ -28,15 +28,10 @@ from iotwin.config.schema import DEFAULT_CONFIG, validate_config
 from iotwin.config.types import Config
 from iotwin.core import paths
 from iotwin.model import iosim_process, sim
-from iotwin.model.ceilings import bandwidth_ceilings, nodes_used
 from iotwin.model.platforms import Platform, load_platform
 from iotwin.workloads.workload import kernel_workload
 
 CONFIGS = ("default", "tuned")
-#: open and close above this share of the time: the metadata path binds
-METADATA_SHARE = 0.5
-#: below this fraction of the least bandwidth ceiling, per-operation costs bind, not bandwidth
-BANDWIDTH_BOUND = 0.3
 
 
 @dataclass
@@ -78,24 +73,10 @@ def audit_workload(spec: Mapping[str, Any], kernel: str, ranks: int, per_node: i
     return {**work, "ranks_per_node": per_node}
 
 
-def binding_mechanism(platform: Platform, work: Mapping[str, Any], result: sim.SimResult
-                      ) -> str:
-    """Which mechanism limits the run: open/close metadata when it takes most of the time;
-    else the least aggregate bandwidth of what the run used (its nodes' NICs, the routers they
-    reach, the OSTs and servers its bytes landed on, the storage fabric), or per-operation
-    costs (RPCs, locks, rounds, collectives) when the rate is far below every bandwidth."""
-    time_s = result.time_s or 0.0
-    metadata = result.phases.get("open", 0.0) + result.phases.get("close", 0.0)
-    if time_s > 0 and metadata / time_s > METADATA_SHARE:
-        return "metadata (open/close)"
-    bd = result.breakdown
-    ceilings = bandwidth_ceilings(platform, nodes_used(platform, work),
-                                  sum(1 for b in bd["bytes_per_target"] if b),
-                                  sum(1 for b in bd["bytes_per_server"] if b))
-    name, ceiling = min(ceilings.items(), key=lambda item: item[1])
-    if (result.rate_mbs or 0) < BANDWIDTH_BOUND * ceiling:
-        return f"per-operation costs (below {BANDWIDTH_BOUND:.0%} of {name})"
-    return name
+def binding_mechanism(result: sim.SimResult) -> str:
+    """Which mechanism limits the run: the one iosim charged most of its time to (IOSIM.md
+    "Ceiling and binding mechanism")."""
+    return result.bound_by.get("run", "")
 
 
 def measured_simulation(platform: Platform, work: Mapping[str, Any], config: Config,
@@ -169,7 +150,7 @@ def _point(platform: Platform, name: str, kernel: str, label: str, work: Mapping
     if result is None:
         return AuditPoint(name, kernel, label, ranks, False, None, {}, "", seconds, peak, error)
     return AuditPoint(name, kernel, label, ranks, True, result.rate_mbs, result.phases,
-                      binding_mechanism(platform, work, result), seconds, peak)
+                      binding_mechanism(result), seconds, peak)
 
 
 def mechanism(binding: str) -> str:

@@ -54,6 +54,17 @@ def session_writers(node: Mapping[str, Any], ranks: int, source: str = "workload
     return _Rules(source).writers({**node, "mode": mode}, ranks, path)[0]
 
 
+def dataset_bytes(dataset: Mapping[str, Any]) -> int:
+    """The data bytes of a validated workload's dataset, over all its writers."""
+    return int(dataset["element_bytes"]) * math.prod(_shape(dataset))
+
+
+def instance_bytes(file: Mapping[str, Any]) -> int:
+    """The data bytes of one instance of a validated workload's file session (a per-rank
+    file: one rank's file), without HDF5's metadata."""
+    return sum(dataset_bytes(dataset) for dataset in file["datasets"])
+
+
 def call_reach(call: Mapping[str, Any], index: int, rank: int) -> list[int]:
     """How far the ``index``-th selection of a well-formed ``call`` (its repetitions included)
     reaches along each of the ``rank`` axes of its dataset (0: nothing selected there)."""

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from iotwin.workloads.workload import dataset_bytes
+
 Session = dict[str, Any]
 Dataset = dict[str, Any]
 
@@ -45,21 +47,6 @@ def session(name: str, role: str, datasets: list[Dataset], *, mode: str = "share
 
 def workload(name: str, source: str, ranks: int, files: list[Session]) -> dict[str, Any]:
     return {"iotwin_workload": 1, "name": name, "source": source, "ranks": ranks, "files": files}
-
-
-def dataset_bytes(entry: Dataset) -> int:
-    """Payload of one dataset over all its writers (one file of a per-rank or group session)."""
-    decomposition = entry["decomposition"]
-    if "extents" in decomposition:
-        axes = [sum(extents) for extents in decomposition["extents"]]
-    elif "block" in decomposition:
-        axes = [g * b for g, b in zip(decomposition["grid"], decomposition["block"], strict=True)]
-    else:
-        axes = list(decomposition["dims"])
-    elements = 1
-    for extent in axes:
-        elements *= extent
-    return int(elements * entry["element_bytes"])
 
 
 def session_bytes(entry: Session, ranks: int) -> int:

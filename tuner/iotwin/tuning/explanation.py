@@ -1,0 +1,81 @@
+"""Why a tuned config is faster, as the platform model sees it: the default and the tuned config
+of a campaign simulated side by side on its platform model and workload, each with its ceiling
+(the most it could write under its placement) and the mechanism that binds it, and the best
+ceiling any config of the campaign's space could reach (IOSIM.md "Ceiling and binding
+mechanism"). ``iotwin tune`` prints it under its summary, and ``iotwin report`` shows it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from iotwin.config.schema import DEFAULT_CONFIG
+from iotwin.config.settings import settings_text
+from iotwin.config.types import Config
+from iotwin.model.platforms import load_platform
+from iotwin.model.sim import SimResult, simulate
+from iotwin.space.parameters import BoundSpace
+from iotwin.tuning.parts import program_mpi
+from iotwin.tuning.spec import CampaignSpec
+from iotwin.workloads.workload import kernel_workload
+
+STRIPE_COUNT = "lustre.stripe_count"
+
+
+@dataclass
+class Explanation:
+    """The default and tuned configs' simulations (``runs``: "default", "tuned"), the tuned
+    config's settings, and the best ceiling any config of the space reaches."""
+
+    runs: dict[str, SimResult]
+    tuned_settings: str
+    best_ceiling_mbs: float | None
+
+    def fractions(self, measured: Mapping[str, float | None]) -> dict[str, dict[str, Any]]:
+        """Each measured rate as a share of its simulated ceiling and of the best ceiling."""
+        out = {}
+        for label, result in self.runs.items():
+            rate = measured.get(label)
+            out[label] = {
+                "measured_mbs": rate, "ceiling_mbs": result.ceiling_mbs,
+                "of_ceiling": rate / result.ceiling_mbs if rate and result.ceiling_mbs
+                else None,
+                "of_best_ceiling": rate / self.best_ceiling_mbs if rate and
+                self.best_ceiling_mbs else None}
+        return out
+
+
+def most_stripes(space: BoundSpace) -> int | None:
+    """The most stripes a config of the space can have (-1, every target the site allows, as
+    that number); None when the space does not search the stripe count."""
+    bound = space.context.max_stripe_count
+    counts: list[int] = []
+    for gene in space.genes:
+        if STRIPE_COUNT in gene.keys:
+            counts += [value for value in gene.values if isinstance(value, int) and value > 0]
+            if -1 in gene.values and bound:
+                counts.append(bound)
+    if not counts:
+        return None
+    return min(max(counts), bound) if bound else max(counts)
+
+
+def explain(spec: CampaignSpec, tuned: Config, space: BoundSpace | None,
+            yours: Config | None = None) -> Explanation | None:
+    """The campaign's default and tuned configs (and ``yours``, a user's own) simulated on its
+    platform model; None for a program whose workload was never captured (nothing to
+    simulate)."""
+    workload = spec.workload
+    if workload is None and spec.kernel is not None:
+        workload = kernel_workload(spec.kernel, spec.ranks, spec.args, program_mpi(spec))
+    if workload is None:
+        return None
+    stripes = most_stripes(space) if space is not None else None
+    options = {"best_stripe_count": stripes} if stripes else None
+    configs = {"default": DEFAULT_CONFIG, "tuned": tuned,
+               **({"yours": yours} if yours is not None else {})}
+    results = simulate(load_platform(spec.platform), workload, list(configs.values()),
+                       options=options)
+    runs = dict(zip(configs, results, strict=True))
+    return Explanation(runs, settings_text(tuned), runs["tuned"].best_ceiling_mbs)
