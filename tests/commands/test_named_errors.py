@@ -86,3 +86,21 @@ def test_a_config_the_interposer_refuses_fails_the_run_naming_the_config(
                             "bglockless, hints)")
     assert settings_lines(setting_outcomes(reports), True, refused=True) == [
         "settings: none applied: the interposer refused the config (above)"]
+
+
+def test_a_simulation_too_costly_for_the_prompt_is_refused_at_once_with_its_estimate(
+        tmp_path: Path) -> None:
+    """`dataset: {chunk_size: 1}` made vpic-io's datasets one element a chunk: simulate sat
+    without a line for minutes. Now iosim's estimate is weighed against --max-steps first."""
+    config = tmp_path / "c.yaml"
+    config.write_text("dataset: {chunk_size: 1}\n")
+    args = ("simulate", "--kernel", "vpic-io", "--ranks", "4", "--platform", "local",
+            "--config", str(config))
+    done = iotwin(*args, cwd=tmp_path)
+    assert done.returncode == 2
+    [line] = done.stderr.splitlines()
+    assert str(config) in line and "estimated cost 1.4e+09 steps" in line
+    assert "beyond the limit of 6e+08 steps" in line and "(here: --max-steps)" in line
+    # a smaller workload under the same config fits the limit and is answered
+    small = iotwin(*args, "--", "--particles", "4096", cwd=tmp_path)
+    assert small.returncode == 0 and "local:" in small.stdout, small.stderr

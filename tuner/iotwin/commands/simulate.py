@@ -18,6 +18,11 @@ from iotwin.report.mechanisms import binding_line, ceiling_line
 from iotwin.workloads.types import Workload
 from iotwin.workloads.workload import kernel_workload, load_workload
 
+#: One simulation asked for at the prompt: what iosim may spend on it before it refuses, with
+#: its estimate, rather than leave the user without a line for minutes (1-element chunks of a
+#: large dataset are estimated at 1.4e9 steps, about two minutes).
+INTERACTIVE_MAX_STEPS = 6e8
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -33,6 +38,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--config", metavar="CFG.yaml", help="tuning config")
     parser.add_argument("--placement", choices=("packed", "target-grouped"), default="packed",
                         help="rank-to-node placement (default packed)")
+    parser.add_argument("--max-steps", type=float, default=INTERACTIVE_MAX_STEPS,
+                        metavar="N", help="refuse a simulation iosim estimates beyond N steps "
+                        "(about 0.1 us each here), before it starts, with the estimate "
+                        f"(default {INTERACTIVE_MAX_STEPS:.0e}: about a minute)")
     add_sim_cluster_argument(parser)
     add_site_rules_argument(parser)
     parser.add_argument("--json", action="store_true", help="print the full result as JSON")
@@ -69,14 +78,16 @@ def main(args: argparse.Namespace) -> int:
                       args.ignore_site_rules))
     try:
         [result] = simulate(platform, workload, [config], jobs=1,
-                            options={"placement": args.placement})
+                            options={"placement": args.placement,
+                                     "max_steps": args.max_steps})
     except UserError as error:  # the simulator refused what the readers took
         raise UserError(f"{_simulated(args)}: {error}") from error
     if args.json:
         print(json.dumps(result.__dict__, indent=2))
         return 0 if result.ok else 1
     if not result.ok:
-        raise UserError(f"{_simulated(args)}: simulation failed: {result.error}")
+        hint = " (here: --max-steps)" if "--max-steps" in str(result.error) else ""
+        raise UserError(f"{_simulated(args)}: simulation failed: {result.error}{hint}")
     phases = ", ".join(f"{k} {v:.3f} s" for k, v in result.phases.items())
     bd = result.breakdown
     aggregators = bd.get("aggregators") or ["-"]
