@@ -44,6 +44,10 @@ class StandInPlatform:
     def data(self) -> dict[str, Any]:
         return {"filesystem": {"type": self.filesystem, "max_stripe_count": self.max_stripe_count}}
 
+    @property
+    def tree(self) -> dict[str, Any]:
+        return {}  # a platform model's tree: no site rules to bind a space to
+
     def free_parameters(self) -> dict[str, tuple[float, float, float]]:
         return {k: (self.values.get(k, v), lo, hi) for k, (v, lo, hi) in FREE.items()}
 
