@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from iotwin.core.errors import UserError
-from iotwin.formats.yaml_text import MAX_DEPTH
+from iotwin.formats.yaml_text import MAX_DEPTH, MAX_NODES
 from iotwin.workloads.workload import load_workload, normalised_workload
 from support.workload_readers import READERS, verdicts
 
@@ -133,6 +133,19 @@ def test_deep_nesting_is_one_line_naming_it(tmp_path: Path):
         load_workload(path)
     assert str(caught.value) == f"{path}: line 1: nested deeper than {MAX_DEPTH} lists and " \
         "mappings"
+
+
+def test_hundreds_of_thousands_of_datasets_are_refused_before_they_are_built(tmp_path: Path):
+    """issue 37: 10^5-10^7 datasets took minutes and gigabytes with no word. The text's nodes
+    are counted as it is read (aliases expanded): half a million datasets end in one line."""
+    path = tmp_path / "w.yaml"
+    path.write_text("iotwin_workload: 1\nname: many\nranks: 4\nfiles:\n- name: f.h5\n"
+                    "  datasets:\n  - &d {name: /d, element_bytes: 8, "
+                    "decomposition: {grid: [4], block: [16]}}\n" + "  - *d\n" * 500_000)
+    with pytest.raises(UserError) as caught:
+        load_workload(path)
+    assert str(caught.value).startswith(f"{path}: line ")
+    assert str(caught.value).endswith(f"more than {MAX_NODES} nodes (aliases counted expanded)")
 
 
 def test_the_readers_are_the_ones_the_issue_names():
