@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from iotwin.model.platforms import Platform, load_platform
+from iotwin.model.platforms import Platform
 from iotwin.model.sim import simulate
-from iotwin.studies.whatif import vary
+from support.platform_strategies import platforms
 
 MiB = 2**20
 #: every shipped platform: Lustre with and without a client cache, GPFS, this machine's page
@@ -24,14 +24,6 @@ PLATFORMS = ("hopper", "archer", "bluewaters", "stampede", "titan", "cab", "rang
 TOLERANCE = 1e-5
 EXAMPLES = settings(max_examples=40, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow])
-
-
-@st.composite
-def platforms(draw: st.DrawFn) -> Platform:
-    platform = load_platform(draw(st.sampled_from(PLATFORMS)))
-    targets = platform.data["filesystem"]["targets"]
-    scale = draw(st.sampled_from((0.5, 1.0, 2.0)))
-    return vary(platform, {"ost_count": max(1, round(targets * scale))})
 
 
 @st.composite
@@ -77,7 +69,7 @@ def configs(draw: st.DrawFn, platform: Platform) -> dict[str, Any]:
 
 @st.composite
 def cases(draw: st.DrawFn) -> tuple[Platform, dict[str, Any], list[dict[str, Any]]]:
-    platform = draw(platforms())
+    platform = draw(platforms(PLATFORMS))
     return platform, draw(workloads()), [{}, *(draw(configs(platform)) for _ in range(2))]
 
 

@@ -23,9 +23,9 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from iotwin.model.platforms import Platform, load_platform
+from iotwin.model.platforms import Platform
 from iotwin.model.sim import SimResult, simulate
-from iotwin.studies.whatif import vary
+from support.platform_strategies import platforms
 
 # Not frontier or perlmutter yet: with their 4 MiB RPCs and fast OSTs the client's write-back
 # flush makes more stripes slower in test_more_stripes_never_slow_the_data_down (4 ranks on 4
@@ -36,14 +36,6 @@ PLATFORMS = (*LUSTRE, "intrepid")
 MiB = 2**20
 EXAMPLES = settings(max_examples=25, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow])
-
-
-@st.composite
-def platforms(draw: st.DrawFn, names: tuple[str, ...] = PLATFORMS) -> Platform:
-    platform = load_platform(draw(st.sampled_from(names)))
-    targets = platform.data["filesystem"]["targets"]
-    scale = draw(st.sampled_from((0.5, 1.0, 2.0)))
-    return vary(platform, {"ost_count": max(1, round(targets * scale))})
 
 
 @st.composite
@@ -81,7 +73,7 @@ def configs(draw: st.DrawFn, platform: Platform) -> dict[str, Any]:
 
 @st.composite
 def cases(draw: st.DrawFn) -> tuple[Platform, dict[str, Any], list[dict[str, Any]]]:
-    platform = draw(platforms())
+    platform = draw(platforms(PLATFORMS))
     return platform, draw(workloads()), [draw(configs(platform)) for _ in range(3)]
 
 
