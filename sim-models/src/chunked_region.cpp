@@ -18,23 +18,7 @@ ChunkedRegion::ChunkedRegion(BoxRegion whole, const DatasetLayout& layout, uint6
         first[a] = lo / chunk_dims_[a];
         last[a] = (hi - 1) / chunk_dims_[a];
     }
-    std::vector<uint64_t> c = first;
-    for (;;) {
-        uint64_t index = 0;
-        for (size_t a = 0; a < nd; a++)
-            index = index * layout_.chunk_grid[a] + c[a];
-        by_address_.push_back(index);
-        size_t a = nd;
-        while (a-- > 0) {
-            if (++c[a] <= last[a])
-                break;
-            c[a] = first[a];
-        }
-        if (a == static_cast<size_t>(-1))
-            break;
-    }
-    std::sort(by_address_.begin(), by_address_.end(),
-              [&](uint64_t x, uint64_t y) { return layout_.chunk_addr[x] < layout_.chunk_addr[y]; });
+    by_address_ = chunks_by_address(first, last);
     for (uint64_t c0 : by_address_) {
         WriterExtent e = chunk(c0).extent();
         if (!e.empty()) {
@@ -84,7 +68,14 @@ std::vector<uint64_t> ChunkedRegion::chunks_of(uint64_t writer) const
         first[a] = lo[a] / chunk_dims_[a];
         last[a] = (hi[a] - 1) / chunk_dims_[a];
     }
-    std::vector<uint64_t> c = first;
+    return chunks_by_address(first, last);
+}
+
+std::vector<uint64_t> ChunkedRegion::chunks_by_address(const std::vector<uint64_t>& first,
+                                                       const std::vector<uint64_t>& last) const
+{
+    size_t nd = first.size();
+    std::vector<uint64_t> out, c = first;
     for (;;) {
         uint64_t index = 0;
         for (size_t a = 0; a < nd; a++)

@@ -36,6 +36,10 @@ private:
     BoxRegion cut(uint64_t c) const;
     // Chunks (row-major indices) that writer w's box meets, in address order.
     std::vector<uint64_t> chunks_of(uint64_t writer) const;
+    // The chunks (row-major indices) from chunk coordinates `first` to `last` on every axis,
+    // in address order.
+    std::vector<uint64_t> chunks_by_address(const std::vector<uint64_t>& first,
+                                            const std::vector<uint64_t>& last) const;
 
     BoxRegion whole_;
     const DatasetLayout& layout_;
