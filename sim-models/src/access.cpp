@@ -46,32 +46,21 @@ void chunked_runs(const Dataset& ds, const DatasetLayout& layout, const std::vec
                   const std::vector<uint64_t>& count, uint32_t writer, std::vector<Access>& out)
 {
     size_t nd = start.size();
-    std::vector<uint64_t> first(nd), last(nd), c(nd);
+    std::vector<uint64_t> first(nd), last(nd);
     for (size_t a = 0; a < nd; a++) {
         first[a] = start[a] / layout.chunk_dims[a];
         last[a] = (start[a] + count[a] - 1) / layout.chunk_dims[a];
     }
-    c = first;
     std::vector<uint64_t> in_start(nd), in_count(nd);
-    for (;;) {
-        uint64_t index = 0;
+    for_each_chunk(layout, first, last, [&](const std::vector<uint64_t>& c, uint64_t index) {
         for (size_t a = 0; a < nd; a++) {
-            index = index * layout.chunk_grid[a] + c[a];
             uint64_t lo = std::max(start[a], c[a] * layout.chunk_dims[a]);
             uint64_t hi = std::min(start[a] + count[a], (c[a] + 1) * layout.chunk_dims[a]);
             in_start[a] = lo - c[a] * layout.chunk_dims[a];
             in_count[a] = hi - lo;
         }
         box_runs(in_start, in_count, layout.chunk_dims, layout.chunk_addr[index], ds.element_bytes, writer, out);
-        size_t a = nd;
-        while (a-- > 0) {
-            if (++c[a] <= last[a])
-                break;
-            c[a] = first[a];
-        }
-        if (a == static_cast<size_t>(-1))
-            return;
-    }
+    });
 }
 
 bool same_writer(const Access& a, const Access& b)

@@ -74,22 +74,10 @@ std::vector<uint64_t> ChunkedRegion::chunks_of(uint64_t writer) const
 std::vector<uint64_t> ChunkedRegion::chunks_by_address(const std::vector<uint64_t>& first,
                                                        const std::vector<uint64_t>& last) const
 {
-    size_t nd = first.size();
-    std::vector<uint64_t> out, c = first;
-    for (;;) {
-        uint64_t index = 0;
-        for (size_t a = 0; a < nd; a++)
-            index = index * layout_.chunk_grid[a] + c[a];
+    std::vector<uint64_t> out;
+    for_each_chunk(layout_, first, last, [&](const std::vector<uint64_t>&, uint64_t index) {
         out.push_back(index);
-        size_t a = nd;
-        while (a-- > 0) {
-            if (++c[a] <= last[a])
-                break;
-            c[a] = first[a];
-        }
-        if (a == static_cast<size_t>(-1))
-            break;
-    }
+    });
     std::sort(out.begin(), out.end(),
               [&](uint64_t x, uint64_t y) { return layout_.chunk_addr[x] < layout_.chunk_addr[y]; });
     return out;
