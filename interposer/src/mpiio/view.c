@@ -279,6 +279,18 @@ static int read_subarray(MPI_Datatype filetype, struct iot_view *v)
     return found;
 }
 
+/* The view takes the runs flattened into r, or r's failure: 0, or -1 when it failed. */
+static int keep_or_fail(struct iot_view *v, struct runs *r)
+{
+    if (r->failed) {
+        v->failed = r->failed;
+        free(r->v);
+        return -1;
+    }
+    keep_runs(v, r);
+    return v->failed ? -1 : 0;
+}
+
 int iot_view_set(struct iot_view *v, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype)
 {
     int size = 0;
@@ -293,13 +305,7 @@ int iot_view_set(struct iot_view *v, MPI_Offset disp, MPI_Datatype etype, MPI_Da
         return 0;
     struct runs r = {0};
     flatten(filetype, 0, &r);
-    if (r.failed) {
-        v->failed = r.failed;
-        free(r.v);
-        return -1;
-    }
-    keep_runs(v, &r);
-    return v->failed ? -1 : 0;
+    return keep_or_fail(v, &r);
 }
 
 void iot_view_default(struct iot_view *v)
@@ -321,13 +327,7 @@ int iot_view_flatten(struct iot_view *v)
     if (v->runs || v->failed)
         return v->failed ? -1 : 0;
     subarray_rows(v, 0, &r);
-    if (r.failed) {
-        v->failed = r.failed;
-        free(r.v);
-        return -1;
-    }
-    keep_runs(v, &r);
-    return v->failed ? -1 : 0;
+    return keep_or_fail(v, &r);
 }
 
 /* The run holding data byte q of one filetype instance (before[i] <= q < before[i + 1]). */
