@@ -90,6 +90,17 @@ def test_local_space_pairs_cb_nodes_with_cb_config_list() -> None:
     assert config["dataset"]["transfer_mode"] == "collective"
 
 
+def test_table3_passes_cb_nodes_as_bgl_nodes_pset_on_gpfs_only() -> None:
+    """ROMIO's Blue Gene driver reads bgl_nodes_pset, not cb_nodes (paper 4.4)."""
+    gpfs = load_space("table3").bind(INTREPID)
+    config = gpfs.config(gpfs.point_of({"cb_nodes": 64}))
+    assert config["mpiio"]["cb_nodes"] == 64
+    assert config["mpiio"]["hints"] == {"bgl_nodes_pset": "64"}
+    assert "bgl_nodes_pset" not in gpfs.describe(gpfs.point_of({"cb_nodes": 64}))
+    lustre = load_space("table3").bind(HOPPER)
+    assert "hints" not in lustre.config(lustre.point_of({"cb_nodes": 64}))["mpiio"]
+
+
 def test_fixing_a_parameter_pins_it() -> None:
     space = load_space("table3").bind(HOPPER, fixed={"chunk_size": None})
     assert space.size == 10 * 8 * 12 * 14
