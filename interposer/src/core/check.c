@@ -135,6 +135,13 @@ EXPORT int iotwin_create_with_layout(const char *config_path, const char *path, 
     if (rc == 0) {
         fputs("{\"created\": true, \"layout\": ", text);
         iot_layout_json(text, &layout);
+        char key[64];
+        for (int i = iot_lustre_unmade(&settings, 0, key, sizeof key), n = 0; i >= 0;
+             i = iot_lustre_unmade(&settings, i + 1, key, sizeof key), n++)
+            fprintf(text, "%s\"%s\": \"%s\"", n ? ", " : ", \"not_effective\": {", key,
+                    IOT_LUSTRE_UNMADE_REASON);
+        if (iot_lustre_unmade(&settings, 0, key, sizeof key) >= 0)
+            fputc('}', text);
     } else {
         iot_lustre_reason(rc, reason, sizeof reason);
         fputs("{\"created\": false, \"reason\": ", text);
