@@ -14,7 +14,7 @@ from pathlib import Path
 
 TYPES = {"int": "IOT_INT", "size": "IOT_SIZE", "bool": "IOT_BOOL", "enum": "IOT_ENUM",
          "string": "IOT_STRING", "string-map": "IOT_STRING_MAP", "int-list": "IOT_INT_LIST",
-         "record": "IOT_RECORD"}
+         "record": "IOT_RECORD", "record-list": "IOT_RECORD_LIST"}
 
 
 def c_string(text: str | None) -> str:
@@ -51,16 +51,28 @@ def key_range(key):
     return key.min, key.max
 
 
+def sibling(constant, key, name, index_of):
+    """The row index of the key `name` beside `key` (its own record's field, or block's key)."""
+    if name is None:
+        return -1
+    return index_of[constant[:len(constant) - len(key.name)] + name.upper()]
+
+
 def key_row(constant, block, key, parent, index_of, blocks):
     block_index = blocks.index(block) if block in blocks and not constant.startswith(
         "IOT_K_SCOPE_") else -1
     values = "{" + ", ".join([*map(c_string, key.values), "NULL"]) + "}"
-    exclusive = index_of.get(f"IOT_K_{block}_{key.exclusive_with}".upper(), -1)
+    exclusive = sibling(constant, key, key.exclusive_with, index_of)
+    field = f"{constant}_"
+    increasing = index_of[field + key.increasing.upper()] if key.increasing else -1
+    [(last_field, last_word)] = key.last.items() if key.last else [(None, None)]
+    last = index_of[field + last_field.upper()] if last_field else -1
     low, high = key_range(key)
     return (f"    [{constant}] = {{{block_index}, {c_string(key.name)}, {TYPES[key.type]}, "
             f"{c_bound(low)}, {c_bound(high)}, {key.multiple_of or 0}LL, {values}, "
             f"{c_string(key.hint)}, {c_string(key.mca)}, {int(key.required)}, {exclusive}, "
-            f"{parent or -1}, {c_string(key.expected())}}},")
+            f"{parent or -1}, {int(key.first_only)}, {increasing}, {last}, "
+            f"{c_string(last_word)}, {c_string(key.expected())}}},")
 
 
 def scope_row(schema, scope, index_of):

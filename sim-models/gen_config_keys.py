@@ -17,7 +17,7 @@ from pathlib import Path
 
 TYPES = {"int": "integer", "size": "size", "bool": "boolean", "enum": "choice",
          "string": "text", "string-map": "text_map", "int-list": "integer_list",
-         "record": "record"}
+         "record": "record", "record-list": "record_list"}
 
 
 def c_string(text: str | None) -> str:
@@ -72,7 +72,7 @@ def generate(root: Path) -> str:
             "    long long min, max;          // an int or size; an integer list's items",
             "    bool has_min, has_max;",
             "    long long multiple_of;       // 0: any",
-            "    const char* const* values;   // a choice's, nullptr-terminated",
+            "    const char* const* values;   // a choice's (a size's words), nullptr-terminated",
             "    int id;                      // its enumerator in the block's enum; -1: not read",
             "    const char* not_modelled;    // why iosim does not read it (nullptr: it does)",
             "    const char* expected;        // \"expected <this>\", as the validator says it",

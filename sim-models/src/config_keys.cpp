@@ -38,11 +38,20 @@ bool choice_in(const Key& key, const json& value)
     return false;
 }
 
+bool fields_valid(const std::string& block, const Key& key, const json& record)
+{
+    if (!record.is_object())
+        return false;
+    for (const auto& [field, item] : record.items())
+        checked_key(block, std::string(key.name) + "." + field, item);
+    return true;
+}
+
 bool valid(const std::string& block, const Key& key, const json& value)
 {
     switch (key.type) {
-    case Type::integer:
-    case Type::size: return integer_in(key, value);
+    case Type::integer: return integer_in(key, value);
+    case Type::size: return integer_in(key, value) || (key.values && choice_in(key, value));
     case Type::boolean: return value.is_boolean();
     case Type::choice: return choice_in(key, value);
     case Type::text: return value.is_string();
@@ -60,11 +69,13 @@ bool valid(const std::string& block, const Key& key, const json& value)
             if (!integer_in(key, item))
                 return false;
         return true;
-    case Type::record:
-        if (!value.is_object())
+    case Type::record: return fields_valid(block, key, value);
+    case Type::record_list:  // the entries' order and ends: lustre_layout.cpp
+        if (!value.is_array() || value.empty())
             return false;
-        for (const auto& [field, item] : value.items())
-            checked_key(block, std::string(key.name) + "." + field, item);
+        for (const auto& record : value)
+            if (!fields_valid(block, key, record))
+                return false;
         return true;
     }
     return false;

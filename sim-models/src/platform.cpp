@@ -176,10 +176,7 @@ using config::OpenmpiKey;
 
 void apply_lustre(const json& l, FileSettings& s, const Platform& p)
 {
-    json plain = l;
-    if (plain.is_object())
-        plain.erase("components");  // a site's progressive layout: lustre_layout.cpp reads it
-    config::apply_block<LustreKey>(plain, "lustre", [&](LustreKey key, const json& v) {
+    config::apply_block<LustreKey>(l, "lustre", [&](LustreKey key, const json& v) {
         switch (key) {
         case LustreKey::stripe_count: {
             int c = v.get<int>();
@@ -188,7 +185,8 @@ void apply_lustre(const json& l, FileSettings& s, const Platform& p)
         }
         case LustreKey::stripe_size: s.stripe_size = v.get<uint64_t>(); break;
         case LustreKey::stripe_offset: s.stripe_offset = v.get<int>(); break;
-        case LustreKey::pool: break;  // the layout's pool: lustre_layout.cpp
+        case LustreKey::pool:        // the layout's pool and components: lustre_layout.cpp
+        case LustreKey::components: break;
         }
     });
     s.stripe_count = std::clamp(s.stripe_count, 1, std::min(p.fs.max_stripe_count, p.fs.targets));

@@ -169,3 +169,52 @@ def test_config_types_are_generated_from_the_schema() -> None:
     from iotwin.config.schema import load_schema
 
     assert typegen.OUTPUT.read_text() == typegen.render(load_schema())
+
+
+LAYOUT = ("lustre: {components: [{end: 64KiB, mdt: true}, {end: 8MiB, stripe_size: 1MiB}, "
+          "{end: eof, stripe_count: 8, pool: capacity}]}")
+
+
+def test_a_progressive_layout_keeps_its_components_in_order_sizes_in_bytes():
+    assert check(LAYOUT)["lustre"]["components"] == [
+        {"end": 65536, "mdt": True}, {"end": 8 * 2**20, "stripe_size": 2**20},
+        {"end": "eof", "stripe_count": 8, "pool": "capacity"}]
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("files: [{match: a, lustre: {components: [{end: 8MiB}, {end: 1MiB}, {end: eof}]}}]",
+     "files[0].lustre.components[1].end: expected more than 8388608 (the previous entry's "
+     "end), got 1048576"),
+    ("lustre: {components: [{end: 1MiB}, {end: 8MiB}]}",
+     "lustre.components[1].end: expected eof in the last entry, got 8388608"),
+    ("lustre: {components: [{end: eof}, {end: eof}]}",
+     "lustre.components[0].end: only the last entry may be eof"),
+    ("lustre: {components: [{end: 1MiB, mdt: true, pool: flash}, {end: eof}]}",
+     "lustre.components[0].pool: cannot be combined with mdt"),
+    ("lustre: {components: [{end: 1MiB}, {end: eof, mdt: true}]}",
+     "lustre.components[1].mdt: only the first entry may set it"),
+    ("lustre: {components: [{end: 1MiB, stripe_size: 100K}, {end: eof}]}",
+     'lustre.components[0].stripe_size: expected a size that is a multiple of 64KiB'),
+    ("lustre: {components: [{end: never}]}",
+     'lustre.components[0].end: expected a positive size such as 4MiB, at most '
+     '1152921504606846976 bytes, or eof, got "never"'),
+    ("lustre: {components: []}",
+     "lustre.components: expected a non-empty list of mappings with keys end, mdt, "
+     "stripe_count, stripe_size, pool, extension_size, got a list"),
+])
+def test_a_bad_layout_is_refused_naming_its_component(text, message):
+    assert error_of(text).startswith(f"cfg.yaml: {message}")
+
+
+def test_a_layout_is_written_with_units_and_read_back_the_same(tmp_path: Path):
+    config = check(LAYOUT)
+    text = dump_config(config)
+    assert "end: 64KiB" in text and "end: eof" in text
+    path = tmp_path / "out.yaml"
+    path.write_text(text)
+    assert load_config(path) == config
+
+
+def test_a_later_layout_replaces_an_earlier_one_whole():
+    config = check(LAYOUT + "\nfiles: [{match: '*.h5', lustre: {components: [{end: eof}]}}]")
+    assert resolve(config, "a.h5")["lustre"]["components"] == [{"end": "eof"}]

@@ -62,6 +62,26 @@ files:
     "control_string": 'mpiio: {cb_config_list: "*:\\x7f"}',
     "control_enum": 'mpiio: {romio_cb_write: "enable\\n"}',
     "control_list_item": 'dataset: {chunk_dims: [1, "2\\n"]}',
+    # a progressive layout (lustre.components): each entry's fields, their order, the last's end
+    "layout": "lustre: {components: [{end: 64KiB, mdt: true}, {end: 8MiB, stripe_count: 1, "
+              "stripe_size: 1MiB, pool: flash, mdt: false}, {end: eof, stripe_count: -1, "
+              "extension_size: 1GiB}]}",
+    "layout_empty": "lustre: {components: []}",
+    "layout_not_list": "lustre: {components: {end: eof}}",
+    "layout_entry": "lustre: {components: [eof]}",
+    "layout_unknown_field": "lustre: {components: [{end: eof, stripes: 2}]}",
+    "layout_no_end": "lustre: {components: [{stripe_count: 2}]}",
+    "layout_bad_end": "lustre: {components: [{end: soon}]}",
+    "layout_decreasing": "files: [{match: a, lustre: {components: [{end: 8MiB}, {end: 1MiB}, "
+                         "{end: eof}]}}]",
+    "layout_equal": "lustre: {components: [{end: 1MiB}, {end: 1MiB}, {end: eof}]}",
+    "layout_eof_early": "lustre: {components: [{end: eof}, {end: eof}]}",
+    "layout_no_eof": "lustre: {components: [{end: 1MiB}, {end: 8MiB}]}",
+    "layout_quoted_end": "lustre: {components: [{end: '1048576'}, {end: 'eof'}]}",
+    "layout_mdt_striped": "lustre: {components: [{end: 1MiB, mdt: true, stripe_count: 2}, "
+                          "{end: eof}]}",
+    "layout_mdt_later": "lustre: {components: [{end: 1MiB}, {end: eof, mdt: true}]}",
+    "layout_stripe": "lustre: {components: [{end: 1MiB, stripe_size: 100K}, {end: eof}]}",
 }
 
 # Integers beyond the C type the interposer gives them (a C int for MPI and Lustre, a long long
@@ -112,6 +132,25 @@ def test_c_and_python_give_the_same_verdict(c_verdicts, case):
 
 def test_a_full_config_is_accepted_by_both(c_verdicts):
     assert c_verdicts["good"] == ("ok", "ok")
+    assert c_verdicts["layout"] == ("ok", "ok")
+    assert c_verdicts["layout_quoted_end"] == ("ok", "ok")
+
+
+def test_a_bad_layout_is_refused_naming_the_component_and_field(c_verdicts):
+    messages = {case: c_verdicts[case][0].split(": ", 1)[1] for case in CASES
+                if case.startswith("layout_") and case != "layout_quoted_end"}
+    assert messages["layout_decreasing"] == (
+        "files[0].lustre.components[1].end: expected more than 8388608 (the previous entry's "
+        "end), got 1048576")
+    assert messages["layout_eof_early"] == (
+        "lustre.components[0].end: only the last entry may be eof")
+    assert messages["layout_no_eof"] == (
+        "lustre.components[1].end: expected eof in the last entry, got 8388608")
+    assert messages["layout_mdt_striped"] == (
+        "lustre.components[0].stripe_count: cannot be combined with mdt")
+    assert messages["layout_mdt_later"] == (
+        "lustre.components[1].mdt: only the first entry may set it")
+    assert messages["layout_no_end"] == "lustre.components[0].end: required key is missing"
 
 
 def test_control_characters_are_refused_naming_the_key(c_verdicts):
@@ -155,6 +194,9 @@ files:
     mpiio: {romio_cb_write: disable}
   - match: "out.bin"
     mpiio: {cb_nodes: 1}
+  - match: "*.h5"
+    lustre:
+      components: [{end: 256KiB, mdt: true}, {end: eof, stripe_count: 8, pool: capacity}]
 """
 NAMES = [("/scratch/run/ckpt_01.h5", None), ("/scratch/run/ckpt_01.h5", "/g/x"),
          ("/scratch/run/ckpt_01.h5", "/Step#0/px"), ("ckpt_01.h5", "x"),

@@ -77,3 +77,33 @@ def test_a_platform_without_pools_keeps_its_plain_layout() -> None:
     [result] = simulate(hopper, block_file(32, 4 * MiB), [{}], jobs=1)
     assert len(result.breakdown["bytes_per_target"]) == hopper.data["filesystem"]["targets"]
     assert len(targets_written(result, 0, 156)) == 2  # hopper's default: 2 stripes
+
+
+def test_a_configs_progressive_layout_replaces_the_sites_and_changes_the_answer() -> None:
+    """Data-on-MDT for the first 64 KiB, then the rest 64 wide on the capacity pool: the bytes
+    land on those targets, the MPI-IO layer sees 64 stripes, and the rate is not the default's."""
+    frontier = load_platform("frontier")
+    fs = frontier.data["filesystem"]
+    capacity, flash = fs["targets"], fs["pools"]["performance"]["targets"]
+    work = block_file(96, 16 * MiB)
+    layout = validate_config({"lustre": {"components": [
+        {"end": "64KiB", "mdt": True},
+        {"end": "eof", "stripe_count": 64, "stripe_size": "1MiB", "pool": "capacity"}]}}, "test")
+    default, pfl = simulate(frontier, work, [{}, layout], jobs=1)
+    assert pfl.ok, pfl.error
+    mdts = targets_written(pfl, capacity + flash, fs["metadata_servers"])
+    assert list(mdts.values()) == [64 * KiB]
+    assert len(targets_written(pfl, 0, capacity)) == 64
+    assert targets_written(pfl, capacity, flash) == {}
+    # Cray's cb_nodes is the last component's 64 stripes, at most one a node (*:1): 12 nodes
+    assert set(default.breakdown["aggregators"]) == {8}
+    assert set(pfl.breakdown["aggregators"]) == {12}
+    assert pfl.rate_mbs > 2 * default.rate_mbs  # 64 capacity OSTs, not one, hold the bytes
+
+
+def test_a_configs_data_on_mdt_is_refused_where_the_platform_has_none() -> None:
+    layout = validate_config({"lustre": {"components": [
+        {"end": "64KiB", "mdt": True}, {"end": "eof", "stripe_count": 4}]}}, "test")
+    [result] = simulate(load_platform("hopper"), block_file(32, 4 * MiB), [layout], jobs=1)
+    assert not result.ok
+    assert "lustre.components[0].mdt: this platform has no Data-on-MDT" in result.error

@@ -29,6 +29,13 @@ static void write_value(FILE *out, int id, const struct iot_value *v)
     case IOT_BOOL: fputs(v->i ? "true" : "false", out); return;
     case IOT_ENUM: json_string(out, key->values[v->i]); return;
     case IOT_STRING: json_string(out, v->s); return;
+    case IOT_SIZE:
+        if (v->s) {   /* a word: `end: eof` */
+            json_string(out, v->s);
+            return;
+        }
+        fprintf(out, "%lld", v->i);
+        return;
     case IOT_INT_LIST:
         for (int i = 0; i < v->nlist; i++)
             fprintf(out, "%s%lld", i ? ", " : "[", v->list[i]);
@@ -48,6 +55,19 @@ static void write_value(FILE *out, int id, const struct iot_value *v)
     }
 }
 
+static void write_keys(FILE *out, const struct iot_settings *s, int block, int parent);
+
+/* A record-list's entries, a JSON list of objects. */
+static void write_records(FILE *out, const struct iot_value *v, int block, int id)
+{
+    fputc('[', out);
+    for (int i = 0; i < v->nrecords; i++) {
+        fputs(i ? ", " : "", out);
+        write_keys(out, &v->records[i], block, id);
+    }
+    fputc(']', out);
+}
+
 /* The keys of `block` under `parent` (-1: the block's own) that are set, as a JSON object. */
 static void write_keys(FILE *out, const struct iot_settings *s, int block, int parent)
 {
@@ -59,6 +79,8 @@ static void write_keys(FILE *out, const struct iot_settings *s, int block, int p
         fprintf(out, "%s\"%s\": ", iot_json_sep(&n), IOT_KEYS[id].name);
         if (IOT_KEYS[id].type == IOT_RECORD)
             write_keys(out, s, block, id);
+        else if (IOT_KEYS[id].type == IOT_RECORD_LIST)
+            write_records(out, &s->v[id], block, id);
         else
             write_value(out, id, &s->v[id]);
     }
@@ -113,6 +135,13 @@ EXPORT int iotwin_create_with_layout(const char *config_path, const char *path, 
     if (rc == 0) {
         fputs("{\"created\": true, \"layout\": ", text);
         iot_layout_json(text, &layout);
+        char key[64];
+        for (int i = iot_lustre_unmade(&settings, 0, key, sizeof key), n = 0; i >= 0;
+             i = iot_lustre_unmade(&settings, i + 1, key, sizeof key), n++)
+            fprintf(text, "%s\"%s\": \"%s\"", n ? ", " : ", \"not_effective\": {", key,
+                    IOT_LUSTRE_UNMADE_REASON);
+        if (iot_lustre_unmade(&settings, 0, key, sizeof key) >= 0)
+            fputc('}', text);
     } else {
         iot_lustre_reason(rc, reason, sizeof reason);
         fputs("{\"created\": false, \"reason\": ", text);

@@ -264,6 +264,8 @@ static int read_string_map(struct walker *w, const yaml_node_t *node, const char
 
 static int walk_keys(struct walker *w, const yaml_node_t *node, int parent_key, int block,
                      const char *path, struct iot_settings *s);
+static int read_record_list(struct walker *w, int id, const yaml_node_t *node, const char *path,
+                            struct iot_value *value);
 
 static int check_match_glob(struct walker *w, int id, const char *text, const char *path)
 {
@@ -284,8 +286,14 @@ static int read_value(struct walker *w, int id, const yaml_node_t *node, const c
     if (kind == S_STR && refuse_control(w, node, path, "holds"))
         return -1;
     switch (key->type) {
-    case IOT_INT:
     case IOT_SIZE:
+        if (kind == S_STR && read_enum(key, node, &number) == 0) {   /* a word: `end: eof` */
+            value->s = strdup(scalar_text(node));
+            value->i = -1;
+            return 0;
+        }
+        /* fall through */
+    case IOT_INT:
         return read_number(key, node, &value->i) ? expected(w, key, node, path) : 0;
     case IOT_BOOL:
         value->i = number;
@@ -307,6 +315,10 @@ static int read_value(struct walker *w, int id, const yaml_node_t *node, const c
     case IOT_RECORD:
         return kind == S_MAP ? walk_keys(w, node, id, key->block, path, s)
                              : expected(w, key, node, path);
+    case IOT_RECORD_LIST:
+        if (kind != S_LIST || node->data.sequence.items.top == node->data.sequence.items.start)
+            return expected(w, key, node, path);
+        return read_record_list(w, id, node, path, value);
     }
     return -1;
 }
@@ -332,13 +344,19 @@ static int find_key(int parent_key, int block, const char *name)
     return -1;
 }
 
+/* Set, and not a bool set to false (which excludes nothing). */
+static int is_on(int id, const struct iot_settings *s)
+{
+    return s->v[id].set && !(IOT_KEYS[id].type == IOT_BOOL && s->v[id].i == 0);
+}
+
 static int check_exclusive(struct walker *w, int block, const char *path,
                            const struct iot_settings *s)
 {
     char key_path[PATH_LEN];
     for (int id = 0; id < IOT_NKEYS; id++) {
         int other = IOT_KEYS[id].exclusive_with;
-        if (IOT_KEYS[id].block == block && other >= 0 && s->v[id].set && s->v[other].set) {
+        if (IOT_KEYS[id].block == block && other >= 0 && s->v[id].set && is_on(other, s)) {
             join(key_path, path, IOT_KEYS[id].name);
             return fail(w, key_path, "cannot be combined with %s", IOT_KEYS[other].name);
         }
@@ -385,6 +403,93 @@ static int walk_block(struct walker *w, int block, const yaml_node_t *node, cons
     if (expect_mapping(w, node, path, what) || walk_keys(w, node, -1, block, path, s))
         return -1;
     return check_exclusive(w, block, path, s);
+}
+
+/* --- record lists (iotwin.config.schema's check_record_list, in the same order) ----------- */
+
+static int check_required_fields(struct walker *w, int parent, const char *path,
+                                 const struct iot_settings *s)
+{
+    char key_path[PATH_LEN];
+    for (int id = 0; id < IOT_NKEYS; id++)
+        if (IOT_KEYS[id].parent == parent && IOT_KEYS[id].required && !s->v[id].set) {
+            join(key_path, path, IOT_KEYS[id].name);
+            return fail(w, key_path, "required key is missing");
+        }
+    return 0;
+}
+
+/* Entry i against the one before: a first-only field, and the increasing field beyond the
+ * previous entry's (a word, such as eof, is beyond every size). */
+static int check_entry(struct walker *w, int list, const struct iot_value *value, int i,
+                       const char *list_path, const char *path)
+{
+    const struct iot_settings *s = &value->records[i];
+    char key_path[PATH_LEN + 32];
+    for (int id = 0; id < IOT_NKEYS && i > 0; id++)
+        if (IOT_KEYS[id].parent == list && IOT_KEYS[id].first_only && is_on(id, s)) {
+            join(key_path, path, IOT_KEYS[id].name);
+            return fail(w, key_path, "only the first entry may set it");
+        }
+    int field = IOT_KEYS[list].increasing;
+    if (i == 0 || field < 0 || !s->v[field].set)
+        return 0;
+    const struct iot_value *previous = &value->records[i - 1].v[field], *now = &s->v[field];
+    if (previous->s) {
+        snprintf(key_path, sizeof key_path, "%s[%d].%s", list_path, i - 1, IOT_KEYS[field].name);
+        return fail(w, key_path, "only the last entry may be %s", previous->s);
+    }
+    join(key_path, path, IOT_KEYS[field].name);
+    if (!now->s && now->i <= previous->i)
+        return fail(w, key_path, "expected more than %lld (the previous entry's %s), got %lld",
+                    previous->i, IOT_KEYS[field].name, now->i);
+    return 0;
+}
+
+static int check_last(struct walker *w, int list, const struct iot_value *value,
+                      const char *list_path)
+{
+    int field = IOT_KEYS[list].last_field;
+    if (field < 0)
+        return 0;
+    const struct iot_value *last = &value->records[value->nrecords - 1].v[field];
+    if (last->s && strcmp(last->s, IOT_KEYS[list].last_word) == 0)
+        return 0;
+    char key_path[PATH_LEN + 32], shown[PATH_LEN];
+    snprintf(key_path, sizeof key_path, "%s[%d].%s", list_path, value->nrecords - 1,
+             IOT_KEYS[field].name);
+    if (!last->set)
+        snprintf(shown, sizeof shown, "null");
+    else if (last->s)
+        json_quote(last->s, shown, sizeof shown);
+    else
+        snprintf(shown, sizeof shown, "%lld", last->i);
+    return fail(w, key_path, "expected %s in the last entry, got %s", IOT_KEYS[list].last_word,
+                shown);
+}
+
+static int read_record_list(struct walker *w, int id, const yaml_node_t *node, const char *path,
+                            struct iot_value *value)
+{
+    yaml_node_item_t *items = node->data.sequence.items.start;
+    int n = (int)(node->data.sequence.items.top - items), block = IOT_KEYS[id].block;
+    char what[PATH_LEN], item_path[PATH_LEN];
+    if (!(value->records = calloc((size_t)n, sizeof *value->records)))
+        return fail(w, path, "out of memory");
+    snprintf(what, sizeof what, "a mapping with keys ");
+    key_names(id, block, what + strlen(what), sizeof what - strlen(what));
+    for (int i = 0; i < n; i++) {
+        yaml_node_t *item = yaml_document_get_node(w->doc, items[i]);
+        struct iot_settings *s = &value->records[i];
+        snprintf(item_path, sizeof item_path, "%s[%d]", path, i);
+        value->nrecords = i + 1;
+        if (expect_mapping(w, item, item_path, what) || walk_keys(w, item, id, block, item_path, s)
+            || check_required_fields(w, id, item_path, s)
+            || check_exclusive(w, block, item_path, s)
+            || check_entry(w, id, value, i, path, item_path))
+            return -1;
+    }
+    return check_last(w, id, value, path);
 }
 
 static int block_index(unsigned bit)
@@ -634,6 +739,9 @@ static void value_clear(struct iot_value *value)
     }
     free(value->names);
     free(value->values);
+    for (int i = 0; i < value->nrecords; i++)
+        iot_settings_clear(&value->records[i]);
+    free(value->records);
     memset(value, 0, sizeof *value);
 }
 
@@ -677,6 +785,18 @@ static void map_put(struct iot_value *into, const char *name, const char *value)
     into->values[into->nmap++] = strdup(value);
 }
 
+static void settings_merge(struct iot_settings *into, const struct iot_settings *from,
+                           unsigned block_mask);
+
+/* A copy of a record-list's entries (each entry's fields copied as settings are merged). */
+static void records_copy(struct iot_value *into, const struct iot_value *from)
+{
+    into->records = calloc((size_t)from->nrecords, sizeof *into->records);
+    into->nrecords = into->records ? from->nrecords : 0;
+    for (int i = 0; i < into->nrecords; i++)
+        settings_merge(&into->records[i], &from->records[i], (1u << IOT_NBLOCKS) - 1);
+}
+
 static void value_merge(struct iot_value *into, const struct iot_value *from)
 {
     if (from->nmap || (into->set && into->nmap)) {
@@ -695,6 +815,10 @@ static void value_merge(struct iot_value *into, const struct iot_value *from)
     }
     into->names = into->values = NULL;
     into->nmap = 0;
+    into->records = NULL;
+    into->nrecords = 0;
+    if (from->nrecords)
+        records_copy(into, from);
 }
 
 /* Merge the block keys of `from` (blocks in block_mask) into `into`; later wins per key. */

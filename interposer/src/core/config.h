@@ -5,15 +5,19 @@
 
 #include "key_table.h"
 
+struct iot_settings;
+
 struct iot_value {
     int set;
-    long long i;          /* int, size, bool (0/1), enum index */
-    char *s;              /* string */
+    long long i;          /* int, size, bool (0/1), enum index; -1: a size given as a word */
+    char *s;              /* string; a size's word (`end: eof`) */
     long long *list;      /* int-list */
     int nlist;
     char **names;         /* string-map */
     char **values;
     int nmap;
+    struct iot_settings *records;  /* record-list: each entry's fields (by their key ids) */
+    int nrecords;
 };
 
 struct iot_settings {

@@ -2,7 +2,8 @@
 #pragma once
 
 enum iot_type {
-    IOT_INT, IOT_SIZE, IOT_BOOL, IOT_ENUM, IOT_STRING, IOT_STRING_MAP, IOT_INT_LIST, IOT_RECORD
+    IOT_INT, IOT_SIZE, IOT_BOOL, IOT_ENUM, IOT_STRING, IOT_STRING_MAP, IOT_INT_LIST, IOT_RECORD,
+    IOT_RECORD_LIST
 };
 
 #define IOT_MAX_ENUM 8
@@ -17,12 +18,16 @@ struct iot_key {
     int has_max;
     long long max;
     long long multiple_of;   /* 0: none */
-    const char *values[IOT_MAX_ENUM];  /* enum values, NULL-terminated */
+    const char *values[IOT_MAX_ENUM];  /* enum values (a size's words), NULL-terminated */
     const char *hint;        /* ROMIO hint name, or NULL */
     const char *mca;         /* Open MPI MCA parameter name, or NULL */
     int required;
-    int exclusive_with;      /* key index, or -1 */
+    int exclusive_with;      /* key index, or -1 (a bool set to false excludes nothing) */
     int parent;              /* record key index for record fields, or -1 */
+    int first_only;          /* a record-list field only its first entry may set */
+    int increasing;          /* a record-list's field increasing entry by entry, or -1 */
+    int last_field;          /* a record-list's field whose last entry is last_word, or -1 */
+    const char *last_word;
     const char *expected;    /* "expected <this>, got ..." */
 };
 

@@ -9,33 +9,98 @@
 #include <string.h>
 #include <unistd.h>
 
-/* A plain layout of the settings' stripe and pool keys: 0, or -ENAMETOOLONG for a pool name
- * Lustre cannot take (LOV_MAXPOOLNAME: 15 characters). */
-int iot_lustre_layout_of(const struct iot_settings *settings, struct iot_layout *layout)
+/* A pool name into a component: 0, or -ENAMETOOLONG for one Lustre cannot take
+ * (LOV_MAXPOOLNAME: 15 characters). */
+static int pool_into(struct iot_layout_component *c, const struct iot_value *pool)
 {
-    const struct iot_value *v = settings->v;
-    memset(layout, 0, sizeof *layout);
-    layout->ncomponents = 1;
-    struct iot_layout_component *c = &layout->component[0];
+    if (!pool->set)
+        return 0;
+    if (strlen(pool->s) >= sizeof c->pool)
+        return -ENAMETOOLONG;
+    snprintf(c->pool, sizeof c->pool, "%s", pool->s);
+    return 0;
+}
+
+/* A stripe count as llapi takes it: 0, the file system's default, is left unset. */
+static long long stripe_count(const struct iot_value *count)
+{
+    return count->set && count->i != 0 ? count->i : IOT_LAYOUT_UNSET;
+}
+
+/* The plain keys' component: the whole layout, or what a component leaves out takes (as
+ * iosim's sim-models/src/lustre_layout.cpp gives it). */
+static int plain_component(const struct iot_value *v, struct iot_layout_component *c)
+{
+    memset(c, 0, sizeof *c);
     c->end = IOT_LAYOUT_EOF;
-    c->stripe_count = v[IOT_K_LUSTRE_STRIPE_COUNT].set && v[IOT_K_LUSTRE_STRIPE_COUNT].i != 0
-                      ? v[IOT_K_LUSTRE_STRIPE_COUNT].i : IOT_LAYOUT_UNSET;
+    c->stripe_count = stripe_count(&v[IOT_K_LUSTRE_STRIPE_COUNT]);
     c->stripe_size = v[IOT_K_LUSTRE_STRIPE_SIZE].set ? v[IOT_K_LUSTRE_STRIPE_SIZE].i
                                                      : IOT_LAYOUT_UNSET;
+    return pool_into(c, &v[IOT_K_LUSTRE_POOL]);
+}
+
+/* One entry of lustre.components: to its end, on the metadata target or on its stripes. */
+static int component_of(const struct iot_settings *entry, const struct iot_layout_component *plain,
+                        struct iot_layout_component *c)
+{
+    const struct iot_value *v = entry->v;
+    *c = *plain;
+    c->end = v[IOT_K_LUSTRE_COMPONENTS_END].s ? IOT_LAYOUT_EOF
+                                              : (uint64_t)v[IOT_K_LUSTRE_COMPONENTS_END].i;
+    c->mdt = v[IOT_K_LUSTRE_COMPONENTS_MDT].set && v[IOT_K_LUSTRE_COMPONENTS_MDT].i;
+    if (c->mdt) {   /* Data-on-MDT: no stripes, no pool (the validator refuses them) */
+        c->stripe_count = c->stripe_size = IOT_LAYOUT_UNSET;
+        c->pool[0] = '\0';
+        return 0;
+    }
+    if (v[IOT_K_LUSTRE_COMPONENTS_STRIPE_COUNT].set)
+        c->stripe_count = stripe_count(&v[IOT_K_LUSTRE_COMPONENTS_STRIPE_COUNT]);
+    if (v[IOT_K_LUSTRE_COMPONENTS_STRIPE_SIZE].set)
+        c->stripe_size = v[IOT_K_LUSTRE_COMPONENTS_STRIPE_SIZE].i;
+    return pool_into(c, &v[IOT_K_LUSTRE_COMPONENTS_POOL]);
+}
+
+/* The layout of the settings' lustre keys: their components (lustre.components), or one
+ * plain component. 0, -ENAMETOOLONG for a pool name Lustre cannot take, or -E2BIG for more
+ * components than IOT_LAYOUT_MAX_COMPONENTS. */
+int iot_lustre_layout_of(const struct iot_settings *settings, struct iot_layout *layout)
+{
+    const struct iot_value *v = settings->v, *list = &v[IOT_K_LUSTRE_COMPONENTS];
+    struct iot_layout_component plain;
+    memset(layout, 0, sizeof *layout);
     layout->stripe_offset = v[IOT_K_LUSTRE_STRIPE_OFFSET].set ? v[IOT_K_LUSTRE_STRIPE_OFFSET].i
                                                               : IOT_LAYOUT_UNSET;
-    if (!v[IOT_K_LUSTRE_POOL].set)
-        return 0;
-    if (strlen(v[IOT_K_LUSTRE_POOL].s) >= sizeof c->pool)
-        return -ENAMETOOLONG;
-    snprintf(c->pool, sizeof c->pool, "%s", v[IOT_K_LUSTRE_POOL].s);
+    int rc = plain_component(v, &plain);
+    if (rc == 0 && list->nrecords > IOT_LAYOUT_MAX_COMPONENTS)
+        rc = -E2BIG;
+    if (rc || !list->set) {
+        layout->ncomponents = 1;
+        layout->component[0] = plain;
+        return rc;
+    }
+    for (int i = 0; i < list->nrecords; i++)
+        if ((rc = component_of(&list->records[i], &plain, &layout->component[i])) != 0)
+            return rc;
+    layout->ncomponents = list->nrecords;
     return 0;
+}
+
+int iot_lustre_unmade(const struct iot_settings *settings, int from, char *key, size_t len)
+{
+    const struct iot_value *list = &settings->v[IOT_K_LUSTRE_COMPONENTS];
+    for (int i = from < 0 ? 0 : from; i < list->nrecords; i++)
+        if (list->records[i].v[IOT_K_LUSTRE_COMPONENTS_EXTENSION_SIZE].set) {
+            snprintf(key, len, "lustre.components[%d].extension_size", i);
+            return i;
+        }
+    return -1;
 }
 
 static int striping_set(const struct iot_value *v)
 {
     return v[IOT_K_LUSTRE_STRIPE_COUNT].set || v[IOT_K_LUSTRE_STRIPE_SIZE].set
-        || v[IOT_K_LUSTRE_STRIPE_OFFSET].set || v[IOT_K_LUSTRE_POOL].set;
+        || v[IOT_K_LUSTRE_STRIPE_OFFSET].set || v[IOT_K_LUSTRE_POOL].set
+        || v[IOT_K_LUSTRE_COMPONENTS].set;
 }
 
 void iot_lustre_reason(int rc, char *reason, size_t len)
@@ -46,6 +111,9 @@ void iot_lustre_reason(int rc, char *reason, size_t len)
     else if (rc == -ENAMETOOLONG)
         snprintf(reason, len, "the pool name is longer than Lustre's %d characters",
                  IOT_POOL_LEN - 1);
+    else if (rc == -E2BIG)
+        snprintf(reason, len, "the layout has more than the %d components the interposer makes",
+                 IOT_LAYOUT_MAX_COMPONENTS);
     else
         snprintf(reason, len, "liblustreapi could not create the file with its layout: %s",
                  rc == -ENOSYS ? "no liblustreapi.so.1 with llapi_layout_file_create could be "
@@ -75,7 +143,12 @@ static void precreate(struct iot_file *file, const char *name, int replace)
     if (rc) {
         iot_lustre_reason(rc, reason, sizeof reason);
         iot_not_effective(&file->not_effective, "lustre", NULL, NULL, reason);
+        return;
     }
+    char key[64];
+    for (int i = iot_lustre_unmade(&file->settings, 0, key, sizeof key); i >= 0;
+         i = iot_lustre_unmade(&file->settings, i + 1, key, sizeof key))
+        iot_not_effective(&file->not_effective, key, NULL, NULL, IOT_LUSTRE_UNMADE_REASON);
 }
 
 int iot_lustre_precreates(const struct iot_file *file, const char *name, enum iot_lustre_open how)

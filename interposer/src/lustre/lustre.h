@@ -32,9 +32,17 @@ void iot_lustre_before_open(struct iot_file *file, const char *name, enum iot_lu
 void iot_lustre_readback(const struct iot_file *file, enum iotwin_fs fs, FILE *out);
 
 struct iot_layout;
-/* The layout `settings` ask for (a file's lustre keys): 0, or -ENAMETOOLONG for a pool name
- * longer than Lustre takes. */
+/* The layout `settings` ask for (a file's lustre keys: lustre.components, each field it leaves
+ * out the plain keys', or the plain keys alone): 0, -ENAMETOOLONG for a pool name longer than
+ * Lustre takes, or -E2BIG for more components than lustre/layout.h holds. */
 int iot_lustre_layout_of(const struct iot_settings *settings, struct iot_layout *layout);
+
+/* The first component from `from` on that asks for what the layout made does not have (a
+ * self-extending component's extension_size), its key path into `key`; or -1. */
+int iot_lustre_unmade(const struct iot_settings *settings, int from, char *key, size_t len);
+#define IOT_LUSTRE_UNMADE_REASON                                                          \
+    "self-extending components (lfs setstripe -z) are not made: the component is created " \
+    "to its end"
 
 /* Why a file could not be created with its layout (iot_lustre_layout_of's or
  * iot_layout_create's -errno). */

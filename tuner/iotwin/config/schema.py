@@ -65,6 +65,9 @@ class Key:
     required: bool = False
     exclusive_with: str | None = None
     fields: dict[str, Key] = field(default_factory=dict)
+    increasing: str | None = None  # a record-list's field whose values increase entry by entry
+    last: dict[str, str] = field(default_factory=dict)  # a record-list's last entry: field: word
+    first_only: bool = False  # a record-list's field only its first entry may set
     expected_phrase: str | None = None
     doc: str = ""
     iosim: str | None = None  # IOSIM_READS, or why iosim does not model the key
@@ -76,11 +79,14 @@ class Key:
         if self.type == "int":
             return _int_phrase(self.min, self.max)
         if self.type == "size":
-            return _size_phrase(self.min, self.max, self.multiple_of)
+            words = "".join(f", or {word}" for word in self.values)
+            return _size_phrase(self.min, self.max, self.multiple_of) + words
         if self.type == "enum":
             return "one of " + ", ".join(self.values)
         if self.type == "record":
             return "a mapping with keys " + ", ".join(self.fields)
+        if self.type == "record-list":
+            return "a non-empty list of mappings with keys " + ", ".join(self.fields)
         return _TYPE_PHRASES[self.type]
 
 
@@ -141,7 +147,7 @@ def schema_path() -> Path:
 
 @functools.lru_cache(maxsize=1)
 def load_schema(path: Path | None = None) -> Schema:
-    raw = yaml.safe_load((path or schema_path()).read_text())
+    raw = yaml.safe_load((path or schema_path()).read_text())  # `kinds`: merged by YAML itself
     bounds = load_bounds()
     blocks = {name: _keys(spec, bounds, f"blocks.{name}") for name, spec in raw["blocks"].items()}
     scopes = {name: _scope(name, spec, bounds) for name, spec in raw["document"].items()}
@@ -175,6 +181,9 @@ def _key(name: str, spec: dict[str, Any], bounds: dict[str, Bound], where: str,
         required=bool(spec.get("required", False)),
         exclusive_with=spec.get("exclusive_with"),
         fields=_keys(spec.get("fields", {}), bounds, where, in_block),
+        increasing=spec.get("increasing"),
+        last=dict(spec.get("last", {})),
+        first_only=bool(spec.get("first_only", False)),
         expected_phrase=spec.get("expected"),
         doc=spec.get("doc", ""),
         iosim=_iosim_decision(spec, where) if in_block else None,
@@ -242,6 +251,13 @@ def validate_config(data: Any, source: str) -> Config:
     if data is None:
         return {}
     return cast(Config, _Validator(load_schema(), source).scope(data, "top", ""))
+
+
+def validate_value(block: str, name: str, value: Any, source: str, path: str) -> Any:
+    """One key's value (``block.name``) as :func:`validate_config` normalises it, or
+    ConfigError naming ``source`` and ``path``: for documents that hold a config key's value
+    elsewhere (a platform sheet's default layout is a ``lustre.components``)."""
+    return _Validator(load_schema(), source).value(load_schema().blocks[block][name], value, path)
 
 
 def _control_character(text: str) -> int | None:
@@ -325,8 +341,9 @@ class _Validator:
 
     def check_exclusive(self, keys: dict[str, Key], result: dict[str, Any], path: str) -> None:
         for name, key in keys.items():
-            if key.exclusive_with and name in result and key.exclusive_with in result:
-                raise self.fail(_join(path, name), f"cannot be combined with {key.exclusive_with}")
+            other = key.exclusive_with
+            if other and name in result and result.get(other, False) is not False:
+                raise self.fail(_join(path, name), f"cannot be combined with {other}")
 
     def value(self, key: Key, value: Any, path: str) -> Any:
         self.refuse_control(value, path, "holds")
@@ -341,6 +358,8 @@ class _Validator:
         return value
 
     def check_size(self, key: Key, value: Any, path: str) -> Any:
+        if isinstance(value, str) and value in key.values:
+            return value
         if isinstance(value, int | str) and not isinstance(value, bool):
             try:
                 size = parse_size(value)
@@ -395,6 +414,43 @@ class _Validator:
             return _INVALID
         return self.keyed(key.fields, value, path)
 
+    def check_record_list(self, key: Key, value: Any, path: str) -> Any:
+        if not isinstance(value, list) or not value:
+            return _INVALID
+        records: list[dict[str, Any]] = []
+        for i, item in enumerate(value):
+            at = f"{path}[{i}]"
+            mapping = self.mapping(item, at, "a mapping with keys " + ", ".join(key.fields))
+            record = self.keyed(key.fields, mapping, at)
+            self.check_required(key.fields, record, at)
+            self.check_exclusive(key.fields, record, at)
+            self.check_entry(key, records, record, at)
+            records.append(record)
+        for name, word in key.last.items():
+            if records[-1].get(name) != word:
+                raise self.fail(f"{path}[{len(records) - 1}].{name}",
+                                f"expected {word} in the last entry, got "
+                                f"{describe(records[-1].get(name))}")
+        return records
+
+    def check_entry(self, key: Key, before: list[dict[str, Any]], record: dict[str, Any],
+                    path: str) -> None:
+        """A record-list's entry against the ones before it: a first-only field, and its
+        increasing field beyond the previous entry's (a word is beyond every size)."""
+        for name, field_key in key.fields.items():
+            if before and field_key.first_only and record.get(name, False) is not False:
+                raise self.fail(_join(path, name), "only the first entry may set it")
+        field_name = key.increasing
+        if not before or field_name is None or field_name not in record:
+            return
+        previous, value = before[-1].get(field_name), record[field_name]
+        if isinstance(previous, str):
+            raise self.fail(f"{path[:path.rindex('[')]}[{len(before) - 1}].{field_name}",
+                            f"only the last entry may be {previous}")
+        if isinstance(value, int) and previous is not None and value <= previous:
+            raise self.fail(_join(path, field_name), f"expected more than {previous} (the "
+                            f"previous entry's {field_name}), got {value}")
+
 
 _INVALID = object()
 _CHECKS = {
@@ -406,6 +462,7 @@ _CHECKS = {
     "string-map": _Validator.check_string_map,
     "int-list": _Validator.check_int_list,
     "record": _Validator.check_record,
+    "record-list": _Validator.check_record_list,
 }
 
 
@@ -454,11 +511,13 @@ def _block_with_units(keys: dict[str, Key], block: dict[str, Any]) -> dict[str, 
 
 
 def _value_with_units(key: Key, value: Any) -> Any:
-    if key.type == "size":
+    if key.type == "size" and not isinstance(value, str):
         text = format_size(value)
         return text if not text.isdigit() else value
     if key.type == "record":
         return _block_with_units(key.fields, value)
+    if key.type == "record-list":
+        return [_block_with_units(key.fields, record) for record in value]
     return value
 
 

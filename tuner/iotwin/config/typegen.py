@@ -44,10 +44,10 @@ def render(schema: Schema) -> str:
 
 
 def _records(keys: dict[str, Key], prefix: str) -> list[str]:
-    """The TypedDicts of a block's record keys (their own records first)."""
+    """The TypedDicts of a block's record and record-list keys (their own records first)."""
     found = []
     for key in keys.values():
-        if key.type == "record":
+        if key.type in ("record", "record-list"):
             found += _records(key.fields, prefix + class_name(key.name))
             found.append(_typed_dict(prefix + class_name(key.name), key.fields))
     return found
@@ -66,6 +66,10 @@ def _annotation(key: Key, owner: str) -> str:
         return literal(key.values)
     if key.type == "record":
         return owner + class_name(key.name)
+    if key.type == "record-list":
+        return f"list[{owner + class_name(key.name)}]"
+    if key.type == "size" and key.values:
+        return f"int | {literal(key.values)}"
     return _SCALARS[key.type]
 
 

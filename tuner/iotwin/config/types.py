@@ -16,11 +16,21 @@ class OpenmpiSettings(TypedDict, total=False):
     bytes_per_agg: int
 
 
+class LustreComponents(TypedDict, total=False):
+    end: Required[int | Literal["eof"]]
+    mdt: bool
+    stripe_count: int
+    stripe_size: int
+    pool: str
+    extension_size: int
+
+
 class LustreSettings(TypedDict, total=False):
     stripe_count: int
     stripe_size: int
     stripe_offset: int
     pool: str
+    components: list[LustreComponents]
 
 
 class MpiioSettings(TypedDict, total=False):

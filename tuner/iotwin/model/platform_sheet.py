@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from iotwin.config.schema import load_schema
+from iotwin.config.schema import ConfigError, load_schema, validate_value
 from iotwin.core import paths
 from iotwin.core.errors import UserError
 from iotwin.core.units import parse_size
@@ -108,12 +108,6 @@ def _word(choices: tuple[str, ...]) -> Callable[[str, str, Any], str]:
     return parse
 
 
-def _flag(origin: str, where: str, value: Any) -> bool:
-    if not isinstance(value, bool):
-        raise _sheet_error(origin, where, f"expected true or false, got {value!r}")
-    return value
-
-
 def _text(origin: str, where: str, value: Any) -> str:
     if not isinstance(value, str) or not value.strip():
         raise _sheet_error(origin, where, f"expected text, got {value!r}")
@@ -123,22 +117,18 @@ def _text(origin: str, where: str, value: Any) -> str:
 # -- the sheet's layout --------------------------------------------------------------------------
 
 Kind = Callable[[str, str, Any], Any]
-_COMPONENT: dict[str, Kind] = {"end": lambda o, w, v: v if v == "eof" else _size(o, w, v),
-                               "stripe_count": _stripes, "stripe_size": _size, "pool": _text,
-                               "mdt": _flag, "extension_size": _size}
 _RECOMMENDED: dict[str, Kind] = {"at_least": _size, "stripe_count": _stripes,
                                  "stripe_size": _size, "pool": _text}
 
 
 def _layout(origin: str, where: str, value: Any) -> list[dict[str, Any]]:
-    """A progressive file layout: components in file order, each ending at a size or ``eof``."""
-    components = _records(origin, where, value, _COMPONENT, required=("end",))
-    ends = [parse_size(c["end"]) for c in components[:-1] if c["end"] != "eof"]
-    if components[-1]["end"] != "eof" or len(ends) != len(components) - 1:
-        raise _sheet_error(origin, where, "components end at increasing sizes, the last at eof")
-    if ends != sorted(set(ends)):
-        raise _sheet_error(origin, where, f"component ends must increase, got {ends}")
-    return components
+    """A progressive file layout: a tuning config's ``lustre.components`` (config-schema.yaml,
+    the one definition of a component's fields), kept as the sheet writes it."""
+    try:
+        validate_value("lustre", "components", value, origin, where)
+    except ConfigError as error:
+        raise UserError(str(error)) from None
+    return list(value)
 
 
 def _recommended(origin: str, where: str, value: Any) -> list[dict[str, Any]]:

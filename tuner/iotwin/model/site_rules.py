@@ -171,7 +171,8 @@ def platform_space_context(platform: Platform, ranks: int,
     filesystem = platform.data.get("filesystem", {})
     return constrain(platform, SpaceContext(
         filesystem=str(filesystem.get("type", "ufs")), ranks=ranks,
-        max_stripe_count=filesystem.get("max_stripe_count")), workload)
+        max_stripe_count=filesystem.get("max_stripe_count"),
+        dom_max_bytes=filesystem.get("dom_max_bytes")), workload)
 
 
 def constrain(platform: Platform, context: SpaceContext,

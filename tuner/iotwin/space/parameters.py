@@ -31,6 +31,9 @@ Space file::
         key: mpiio.romio_ds_write
         values: [automatic, enable, disable]
         active_when: {transfer_mode: [independent]}   # otherwise absent from the config
+      - name: layout
+        key: lustre.components            # a layout template: values name layouts
+        values: [plain, dom-64k+wide]     # of data/layouts.yaml, each a list of components
 
 A condition of ``active_when`` on a parameter that is not in the bound space (another file
 system's, another MPI's) holds: ``io: romio321`` constrains a ROMIO hint under Open MPI only.
@@ -54,6 +57,7 @@ from iotwin.config.schema import (
     literal_glob,
     load_schema,
     validate_config,
+    validate_value,
     with_dataset_settings,
 )
 from iotwin.config.types import Config
@@ -88,6 +92,8 @@ class SpaceContext:
     layout_files: tuple[str, ...] | None = None
     layout_pool: str | None = None
     forbidden: tuple[tuple[str, Any], ...] = ()
+    # the largest Data-on-MDT component the file system takes (None: it takes none)
+    dom_max_bytes: int | None = None
 
     def bound(self, name: str) -> int | None:
         if name not in ("ranks", "max_stripe_count"):
@@ -123,6 +129,31 @@ class Parameter:
     def hdf5_only(self) -> bool:
         """Its keys are HDF5's (hdf5, dataset): they act on HDF5 files alone."""
         return all(key.split(".")[0] in ("hdf5", "dataset") for key in self.keys)
+
+    @property
+    def names_layouts(self) -> bool:
+        """A layout template: its values name layouts of data/layouts.yaml."""
+        return self.keys == (LAYOUT_KEY,)
+
+    def offered_in(self, context: SpaceContext) -> Parameter:
+        """The parameter with the values ``context``'s file system takes: a layout with
+        Data-on-MDT only where the metadata targets take its first component."""
+        if not self.names_layouts:
+            return self
+        return replace(self, values=tuple(
+            name for name in self.values
+            if all(not c.get("mdt") or (context.dom_max_bytes or 0) >= c["end"]
+                   for c in named_layouts()[name] or [])))
+
+    def config_value(self, value: Any, context: SpaceContext) -> Any:
+        """What a value sets its keys to: a named layout's components, each stripe count
+        within ``context``'s bound (as ``at_most: max_stripe_count`` repairs a count)."""
+        components = named_layouts()[value] if self.names_layouts else None
+        if components is None:
+            return None if self.names_layouts else value
+        bound = context.max_stripe_count
+        return [{**c, "stripe_count": bound} if bound and _exceeds(c.get("stripe_count"), bound)
+                else c for c in components]
 
 
 class Rejected(UserError):
@@ -163,7 +194,7 @@ class BoundSpace:
     def __init__(self, space: Space, context: SpaceContext) -> None:
         self.space = space
         self.context = context
-        present = [p for p in space.parameters if p.applies_in(context)]
+        present = [p.offered_in(context) for p in space.parameters if p.applies_in(context)]
         self._absent = {p.name for p in space.parameters} - {p.name for p in present}
         searched_names = {p.name for p in present if p.values and not p.template}
         self.genes: tuple[Parameter, ...] = tuple(
@@ -245,7 +276,7 @@ class BoundSpace:
         config: dict[str, Any] = {}
         for gene in self.genes:
             if self.is_active(gene, values):
-                _set_keys(config, gene.keys, values[gene.name])
+                _set_keys(config, gene.keys, gene.config_value(values[gene.name], self.context))
         for derived in self.derived:
             if not self.is_active(derived, values):
                 continue
@@ -356,6 +387,20 @@ def _show(leaf: str, value: Any) -> str:
 
 # --- loading -------------------------------------------------------------------------------
 
+#: the key of a layout template parameter
+LAYOUT_KEY = "lustre.components"
+
+
+@functools.cache
+def named_layouts() -> dict[str, list[dict[str, Any]] | None]:
+    """data/layouts.yaml: each named layout's components (sizes in bytes), or None."""
+    path = paths.data_dir() / "layouts.yaml"
+    data = yaml.safe_load(path.read_text())
+    return {str(name): None if components is None else
+            validate_value("lustre", "components", components, str(path), str(name))
+            for name, components in data.items()}
+
+
 def list_spaces() -> list[str]:
     return sorted(p.stem for p in paths.spaces_dir().glob("*.yaml"))
 
@@ -413,6 +458,10 @@ def _parse_parameter(data: Any, where: str) -> Parameter:
     keys = data["key"] if isinstance(data["key"], list) else [data["key"]]
     values = tuple(_parse_value(k.split(".")[-1], v, where)
                    for k in keys[:1] for v in data.get("values", []))
+    unknown_layouts = [v for v in values if keys == [LAYOUT_KEY] and v not in named_layouts()]
+    if unknown_layouts:
+        raise UserError(f"{where}: {unknown_layouts[0]!r} is not a layout of "
+                        f"{paths.data_dir() / 'layouts.yaml'} ({', '.join(named_layouts())})")
     if not values and not data.get("template"):
         raise UserError(f"{where}: needs `values` or `template`")
     if len({json.dumps(v, sort_keys=True) for v in values}) != len(values):
