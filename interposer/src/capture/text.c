@@ -123,18 +123,3 @@ void put_hsizes(struct buf *b, const hsize_t *v, int n, int unlimited_as_null)
     }
     PUT(b, "]");
 }
-
-void put_stream(struct buf *b, void (*write)(FILE *, void *), void *arg)
-{
-    char *text = NULL;
-    size_t n = 0;
-    FILE *out = open_memstream(&text, &n);
-    if (!out) {
-        b->failed = 1;
-        return;
-    }
-    write(out, arg);
-    fclose(out);
-    put_bytes(b, text, n);
-    free(text);
-}

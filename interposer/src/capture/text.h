@@ -24,5 +24,3 @@ void put_string(struct buf *b, const char *text);   /* a JSON string */
 void put_list(struct buf *b, const long long *v, int n);   /* [v0, v1, ...] */
 /* [v0, ...] of HDF5 sizes; H5S_UNLIMITED as null when asked. */
 void put_hsizes(struct buf *b, const hsize_t *v, int n, int unlimited_as_null);
-/* A FILE-based writer's text (JSON strings, lists), appended. */
-void put_stream(struct buf *b, void (*write)(FILE *, void *), void *arg);

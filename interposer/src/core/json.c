@@ -1,6 +1,8 @@
 #define _GNU_SOURCE
 #include "core/json.h"
 
+#include "capture/text.h"
+
 #include <stdarg.h>
 #include <stdlib.h>
 
@@ -26,14 +28,14 @@ FILE *iot_list_item(struct iot_list *list)
     return list->out;
 }
 
-void iot_list_write(FILE *out, struct iot_list *list)
+void iot_list_put(struct buf *out, struct iot_list *list)
 {
     if (list->out)
         fflush(list->out);
-    fputc('[', out);
+    PUT(out, "[");
     if (list->text)
-        fputs(list->text, out);
-    fputc(']', out);
+        put_bytes(out, list->text, list->len);
+    PUT(out, "]");
     iot_list_discard(list);
 }
 

@@ -97,7 +97,7 @@ static void chunk_from_size(long long target, size_t element, int rank, const hs
 
 static int chunk_dims(struct iot_dataset *d, hid_t type, hid_t space, hsize_t *chunk)
 {
-    const struct iot_value *v = d->settings.v;
+    const struct iot_value *v = d->resolved->settings.v;
     hsize_t dims[H5S_MAX_RANK], maxdims[H5S_MAX_RANK];
     char requested[64], reason[128];
     int rank = H5Sget_simple_extent_dims(space, dims, maxdims);
@@ -172,12 +172,18 @@ static int default_copy_reusable(const struct iot_value *v, hid_t app_dcpl, int 
     return 1;
 }
 
+int iot_sets_dcpl(const struct iot_settings *settings)
+{
+    const struct iot_value *v = settings->v;
+    return v[IOT_K_DATASET_CHUNK_SIZE].set || v[IOT_K_DATASET_CHUNK_DIMS].set
+           || v[IOT_K_DATASET_FILL_TIME].set || v[IOT_K_DATASET_ALLOC_TIME].set;
+}
+
 hid_t iot_apply_dcpl(struct iot_dataset *d, hid_t app_dcpl, hid_t type, hid_t space)
 {
-    const struct iot_value *v = d->settings.v;
+    const struct iot_value *v = d->resolved->settings.v;
     int fill = 0, alloc = 0, n = 0;
-    if (!v[IOT_K_DATASET_CHUNK_SIZE].set && !v[IOT_K_DATASET_CHUNK_DIMS].set
-        && !v[IOT_K_DATASET_FILL_TIME].set && !v[IOT_K_DATASET_ALLOC_TIME].set)
+    if (!iot_sets_dcpl(&d->resolved->settings))
         return -1;
     int reusable = default_copy_reusable(v, app_dcpl, &fill, &alloc);
     if (reusable && default_copies[fill][alloc].applied
