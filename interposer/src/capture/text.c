@@ -5,7 +5,7 @@
 #include "capture/text.h"
 #include "capture/types.h"
 
-void put_bytes(struct buf *b, const char *text, size_t n)
+void put_bytes_grown(struct buf *b, const char *text, size_t n)
 {
     if (b->failed || !iot_capture_room(&b->s, &b->cap, b->len + n + 1, 1)) {
         b->failed = 1;

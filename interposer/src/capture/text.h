@@ -12,7 +12,18 @@ struct buf {
     int failed;
 };
 
-void put_bytes(struct buf *b, const char *text, size_t n);
+void put_bytes_grown(struct buf *b, const char *text, size_t n);
+/* Inline while there is room: most pieces are a few bytes (a literal's copy is then inlined). */
+static inline void put_bytes(struct buf *b, const char *text, size_t n)
+{
+    if (b->len + n < b->cap && !b->failed) {
+        memcpy(b->s + b->len, text, n);
+        b->len += n;
+        b->s[b->len] = '\0';
+        return;
+    }
+    put_bytes_grown(b, text, n);
+}
 static inline void put(struct buf *b, const char *text)
 {
     put_bytes(b, text, strlen(text));

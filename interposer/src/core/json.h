@@ -21,13 +21,3 @@ FILE *iot_list_item(struct iot_list *list);      /* the stream, after a separato
 struct buf;
 void iot_list_put(struct buf *out, struct iot_list *list);  /* "[items]"; frees the list */
 void iot_list_discard(struct iot_list *list);
-
-/* A short JSON text built piece by piece: a plain growing string (a memory stream costs
- * several times more to open than the few members a dataset's text holds). */
-struct iot_text {
-    char *s;
-    size_t len, cap;
-};
-
-void iot_text_add(struct iot_text *text, const char *format, ...)
-    __attribute__((format(printf, 2, 3)));
