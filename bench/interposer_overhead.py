@@ -38,7 +38,10 @@ to the library's instructions without it (target below 2 %).
     .venv/bin/python bench/interposer_overhead.py [--runs 7] [--ranks 2] [--steps 100]
         [--writes 2000] [--files 10] [--session-ranks 4] [--config cfg.yaml]
         [--cases many-writes,many-datasets,sessions-hdf5,sessions-mpiio] [--no-wall]
-        [--no-instructions] [--no-collectives]
+        [--no-instructions] [--no-collectives] [--no-capture]
+
+With instructions counted, a closing table lists each case: instructions without the library,
+with it (no config, config), and the library's own work as a share of the program's.
 """
 
 from __future__ import annotations
@@ -266,13 +269,38 @@ def report_calls(folder: Path) -> tuple[int, int]:
     return int(line["writes"]), len(line["datasets"])
 
 
+@dataclass
+class Row:
+    """A case's instruction counts (callgrind, 1 rank) for the closing table."""
+
+    case: str
+    without: int
+    counts: dict[str, Counts]   # "no config" / "config" -> with the library
+
+
+def print_table(rows: list[Row]) -> None:
+    """One line per case: instructions without the library, with it (no config, config), and
+    the library's own work as a share of the program's (the 2 % target)."""
+    print("\ninstructions, 1 rank (M); overhead = the library's own work / without "
+          "(total ratio - 1 in brackets)")
+    print(f"{'case':<16} {'without':>9} {'no config':>10} {'config':>10} "
+          f"{'overhead no config':>20} {'overhead config':>18}")
+    for row in rows:
+        cells = [f"{row.counts[side].total / 1e6:10.1f}" for side in ("no config", "config")]
+        shares = [f"{100 * row.counts[side].own / row.without:5.2f} % "
+                  f"({100 * (row.counts[side].total / row.without - 1):5.2f} %)"
+                  for side in ("no config", "config")]
+        print(f"{row.case:<16} {row.without / 1e6:9.1f} {cells[0]} {cells[1]} "
+              f"{shares[0]:>20} {shares[1]:>18}")
+
+
 def measure(kernel: Kernel, config: Path | None, args: argparse.Namespace, folder: Path,
-            capture: bool = False) -> Counts | None:
-    """Prints the figures; returns the instruction counts with the library."""
+            capture: bool = False) -> tuple[int, Counts] | None:
+    """Prints the figures; returns the instruction counts without and with the library."""
     env = library_env(folder, config, capture)
     print(f"{kernel.label}; config: {config.name if config else 'none'}"
           f"{'; capture on' if capture else ''}")
-    counts = None
+    figures = None
     if args.instructions:
         argv = kernel.argv(1)
         without = instructions(argv, {}, folder / "callgrind.without").total
@@ -287,6 +315,7 @@ def measure(kernel: Kernel, config: Path | None, args: argparse.Namespace, folde
               f"{own / kernel.sessions:.0f} per file session), ratio (without + own) / "
               f"without {(without + own) / without:.4f}; inside HDF5 / MPI and loading the "
               f"library: {rest / 1e6:.2f} M")
+        figures = without, counts
     if args.collectives:
         print_collectives(kernel, env, folder, kernel.ranks or args.ranks)
     if args.wall:
@@ -297,7 +326,16 @@ def measure(kernel: Kernel, config: Path | None, args: argparse.Namespace, folde
                            for side, v in times.items())
         print(f"  wall clock, {ranks} ranks, {args.runs} runs per side: medians {spread}; "
               f"ratio {medians['with'] / medians['without']:.4f}")
-    return counts
+    return figures
+
+
+def print_capture(library: tuple[int, Counts] | None,
+                  captured: tuple[int, Counts] | None) -> None:
+    if library and captured:
+        added = (captured[1].own - library[1].own) / 1e6
+        print(f"  capture adds {100 * (captured[1].total / library[1].total - 1):.2f} % "
+              f"instructions to the library without capture ({added:.2f} M of the "
+              f"library's own work)")
 
 
 def main() -> None:
@@ -317,6 +355,8 @@ def main() -> None:
     parser.add_argument("--no-wall", dest="wall", action="store_false")
     parser.add_argument("--no-instructions", dest="instructions", action="store_false")
     parser.add_argument("--no-collectives", dest="collectives", action="store_false")
+    parser.add_argument("--no-capture", dest="capture", action="store_false",
+                        help="skip the variant with workload capture on")
     args = parser.parse_args()
     if args.instructions and not shutil.which("valgrind"):
         raise SystemExit("valgrind is not installed (apt-get install valgrind)")
@@ -331,18 +371,20 @@ def main() -> None:
                                                           args.session_ranks),
                    "sessions-mpiio": lambda: file_sessions(folder, "mpiio", args.files,
                                                            args.session_ranks)}
+        rows = []
         for name in args.cases.split(","):
             if name not in kernels:
                 raise SystemExit(f"unknown case {name!r}: expected one of {', '.join(CASES)}")
             kernel = kernels[name]()
             library = measure(kernel, None, args, folder)
-            measure(kernel, config, args, folder)
-            captured = measure(kernel, None, args, folder, capture=True)
-            if library and captured:
-                added = (captured.own - library.own) / 1e6
-                print(f"  capture adds {100 * (captured.total / library.total - 1):.2f} % "
-                      f"instructions to the library without capture ({added:.2f} M of the "
-                      f"library's own work)")
+            configured = measure(kernel, config, args, folder)
+            if library and configured:
+                rows.append(Row(name, library[0], {"no config": library[1],
+                                                   "config": configured[1]}))
+            if args.capture:
+                print_capture(library, measure(kernel, None, args, folder, capture=True))
+        if rows:
+            print_table(rows)
     finally:
         shutil.rmtree(folder)
 

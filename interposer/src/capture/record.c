@@ -311,11 +311,6 @@ static void world(int *rank, int *size)
     }
 }
 
-static void list_writer(FILE *out, void *list)
-{
-    iot_list_write(out, list);
-}
-
 static void write_header(struct buf *out, const struct session *s, const struct iot_file *file,
                          const struct iot_capture *c)
 {
@@ -353,7 +348,7 @@ int session_write_record(const struct session *s, struct iot_file *file, struct 
     write_datasets(&out, c);
     int ok = write_calls(&out, s, c);
     PUT(&out, ", \"unsupported\": ");
-    put_stream(&out, list_writer, &c->unsupported);
+    iot_list_put(&out, &c->unsupported);
     PUT(&out, "}\n");
     ok = ok && !out.failed && iot_append_line(path, out.s, out.len) == 0;
     free(out.s);

@@ -5,7 +5,7 @@
 #include "capture/text.h"
 #include "capture/types.h"
 
-void put_bytes(struct buf *b, const char *text, size_t n)
+void put_bytes_grown(struct buf *b, const char *text, size_t n)
 {
     if (b->failed || !iot_capture_room(&b->s, &b->cap, b->len + n + 1, 1)) {
         b->failed = 1;
@@ -122,19 +122,4 @@ void put_hsizes(struct buf *b, const hsize_t *v, int n, int unlimited_as_null)
             put_int(b, (long long)v[i]);
     }
     PUT(b, "]");
-}
-
-void put_stream(struct buf *b, void (*write)(FILE *, void *), void *arg)
-{
-    char *text = NULL;
-    size_t n = 0;
-    FILE *out = open_memstream(&text, &n);
-    if (!out) {
-        b->failed = 1;
-        return;
-    }
-    write(out, arg);
-    fclose(out);
-    put_bytes(b, text, n);
-    free(text);
 }

@@ -12,7 +12,18 @@ struct buf {
     int failed;
 };
 
-void put_bytes(struct buf *b, const char *text, size_t n);
+void put_bytes_grown(struct buf *b, const char *text, size_t n);
+/* Inline while there is room: most pieces are a few bytes (a literal's copy is then inlined). */
+static inline void put_bytes(struct buf *b, const char *text, size_t n)
+{
+    if (b->len + n < b->cap && !b->failed) {
+        memcpy(b->s + b->len, text, n);
+        b->len += n;
+        b->s[b->len] = '\0';
+        return;
+    }
+    put_bytes_grown(b, text, n);
+}
 static inline void put(struct buf *b, const char *text)
 {
     put_bytes(b, text, strlen(text));
@@ -24,5 +35,3 @@ void put_string(struct buf *b, const char *text);   /* a JSON string */
 void put_list(struct buf *b, const long long *v, int n);   /* [v0, v1, ...] */
 /* [v0, ...] of HDF5 sizes; H5S_UNLIMITED as null when asked. */
 void put_hsizes(struct buf *b, const hsize_t *v, int n, int unlimited_as_null);
-/* A FILE-based writer's text (JSON strings, lists), appended. */
-void put_stream(struct buf *b, void (*write)(FILE *, void *), void *arg);

@@ -869,19 +869,23 @@ void iot_resolve(const struct iot_config *config, const char *file_name, const c
     int *blocks = applying_blocks(config, file_name, dataset_name, room, 64, &n);
     const int *files = blocks, *datasets = blocks + (blocks == room ? 32 : n);
     char label[64];
-    memset(out, 0, sizeof *out);
+    if (out)
+        memset(out, 0, sizeof *out);
     matched[0] = '\0';
     add_label(matched, matched_len, "top");
-    settings_merge(out, &config->top, all);
+    if (out)
+        settings_merge(out, &config->top, all);
     for (int k = 0; k < n; k++) {
         const struct iot_file_block *file = &config->files[files[k]];
         if (datasets[k] < 0) {
             snprintf(label, sizeof label, "files[%d]", files[k]);
-            settings_merge(out, &file->s, all);
+            if (out)
+                settings_merge(out, &file->s, all);
             config->file_rule_used[files[k]] = 1;
         } else {
             snprintf(label, sizeof label, "files[%d].datasets[%d]", files[k], datasets[k]);
-            settings_merge(out, &file->datasets[datasets[k]].s, IOT_B_DATASET);
+            if (out)
+                settings_merge(out, &file->datasets[datasets[k]].s, IOT_B_DATASET);
         }
         add_label(matched, matched_len, label);
     }

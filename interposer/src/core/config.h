@@ -52,7 +52,8 @@ void iot_config_free(struct iot_config *config);
 /* Settings for file_name (and dataset_name, or NULL): the blocks the shared rules say apply
  * (iotwin_rules_applying, as iotwin.config.resolve takes them), merged in that order, later
  * values winning key by key; `matched` receives the labels of the blocks that applied, comma
- * separated ("top,files[0]"). Free the result with iot_settings_clear. */
+ * separated ("top,files[0]"). Free the result with iot_settings_clear. `out` NULL: only the
+ * labels (they name the settings: the same labels, the same settings). */
 void iot_resolve(const struct iot_config *config, const char *file_name, const char *dataset_name,
                  struct iot_settings *out, char *matched, size_t matched_len);
 void iot_settings_clear(struct iot_settings *settings);

@@ -18,15 +18,6 @@ struct iot_list {
 
 void iot_list_open(struct iot_list *list);
 FILE *iot_list_item(struct iot_list *list);      /* the stream, after a separator if needed */
-void iot_list_write(FILE *out, struct iot_list *list);  /* "[items]"; frees the list */
+struct buf;
+void iot_list_put(struct buf *out, struct iot_list *list);  /* "[items]"; frees the list */
 void iot_list_discard(struct iot_list *list);
-
-/* A short JSON text built piece by piece: a plain growing string (a memory stream costs
- * several times more to open than the few members a dataset's text holds). */
-struct iot_text {
-    char *s;
-    size_t len, cap;
-};
-
-void iot_text_add(struct iot_text *text, const char *format, ...)
-    __attribute__((format(printf, 2, 3)));

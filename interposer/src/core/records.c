@@ -3,6 +3,7 @@
 #include "core/records.h"
 
 #include "capture/capture.h"
+#include "core/runtime.h"
 #include "mpiio/files.h"
 
 #include <stdlib.h>
@@ -55,11 +56,9 @@ static void dataset_free(struct iot_dataset *dataset)
 {
     if (dataset->dxpl >= 0)
         H5Pclose(dataset->dxpl);
-    iot_settings_clear(&dataset->settings);
     iot_list_discard(&dataset->not_effective);
     free(dataset->name);
     free(dataset->applied_creation);
-    free(dataset->effective);
     free(dataset);
 }
 
@@ -128,6 +127,7 @@ struct iot_dataset *iot_dataset_new(struct iot_file *file, hid_t id, const char 
     dataset->id = -1;
     dataset->name = strdup(name);
     dataset->dxpl = -1;
+    dataset->resolved = iot_resolved_for(file->name, name);
     iot_list_open(&dataset->not_effective);
     if ((file->ndatasets & (file->ndatasets - 1)) == 0)   /* 0, 1, 2, 4, ...: double */
         file->datasets = realloc(file->datasets,

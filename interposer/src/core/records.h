@@ -18,11 +18,18 @@ struct iot_creation {
     H5D_fill_value_t fill_value;  /* user-defined, default or undefined: decides ifset's fill */
 };
 
+/* The config's settings for a dataset and the labels of the blocks they come from: one per
+ * distinct set of blocks, shared by every dataset those blocks apply to (core/runtime.c). */
+struct iot_resolved {
+    char matched[IOT_MATCHED_LEN];
+    struct iot_settings settings;
+    int exact;                /* `matched` names the blocks (not cut at IOT_MATCHED_LEN) */
+};
+
 struct iot_dataset {
     hid_t id;                 /* the application's id while open; -1 after H5Dclose */
     char *name;               /* full path in the file */
-    char matched[IOT_MATCHED_LEN];
-    struct iot_settings settings;
+    const struct iot_resolved *resolved;
     hid_t dxpl;               /* transfer list used for the application's H5P_DEFAULT writes */
     int transfer_set;         /* the settings' transfer mode was set on its writes' lists */
     long long calls, bytes;
@@ -31,7 +38,9 @@ struct iot_dataset {
     H5D_mpio_actual_io_mode_t io_mode;
     uint32_t no_collective_cause;
     char *applied_creation;   /* JSON members (no braces) set on its creation list, or NULL */
-    char *effective;          /* JSON object, read back before the dataset closes */
+    int read_back;            /* its storage was read back (before it closed) */
+    haddr_t offset;           /* HADDR_UNDEF: none (chunked, or no space allocated) */
+    hsize_t storage_size;
     struct iot_list not_effective;
     int capture_index;        /* 1 + its index in the file's capture; 0: not captured */
     int have_creation;        /* creation read back (at create) */

@@ -7,95 +7,143 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "capture/text.h"
 #include "core/config.h"
 #include "core/json.h"
+#include "hdf5/readback.h"
 
 /* --- the JSON line ----------------------------------------------------------------------------- */
 
-static void write_labels(FILE *out, const char *matched)
+/* "top,files[0]" -> ["top", "files[0]"] */
+static void write_labels(struct buf *out, const char *matched)
 {
-    char *copy = strdup(matched), *save = NULL;
-    int n = 0;
-    fputc('[', out);
-    for (char *label = strtok_r(copy, ",", &save); label; label = strtok_r(NULL, ",", &save)) {
-        fputs(n++ ? ", " : "", out);
-        json_string(out, label);
+    PUT(out, "[");
+    for (const char *label = matched; *label;) {
+        size_t n = strcspn(label, ",");
+        if (label != matched)
+            PUT(out, ", ");
+        PUT(out, "\"");
+        put_bytes(out, label, n);   /* block labels need no escaping */
+        PUT(out, "\"");
+        label += n + (label[n] == ',');
     }
-    fputc(']', out);
-    free(copy);
+    PUT(out, "]");
 }
 
 /* What was set on the dataset's creation list and on its writes' transfer lists. */
-static void write_dataset_applied(FILE *out, const struct iot_dataset *d)
+static void write_dataset_applied(struct buf *out, const struct iot_dataset *d)
 {
-    int n = d->applied_creation && d->applied_creation[0];
-    fputc('{', out);
-    if (n)
-        fputs(d->applied_creation, out);
+    int creation = d->applied_creation && d->applied_creation[0];
+    PUT(out, "{");
+    if (creation)
+        put(out, d->applied_creation);
     if (d->transfer_set) {
-        const struct iot_value *mode = &d->settings.v[IOT_K_DATASET_TRANSFER_MODE];
-        fprintf(out, "%s\"transfer_mode\": ", iot_json_sep(&n));
-        json_string(out, IOT_KEYS[IOT_K_DATASET_TRANSFER_MODE].values[mode->i]);
+        const struct iot_value *mode = &d->resolved->settings.v[IOT_K_DATASET_TRANSFER_MODE];
+        put(out, creation ? ", \"transfer_mode\": \"" : "\"transfer_mode\": \"");
+        put(out, IOT_KEYS[IOT_K_DATASET_TRANSFER_MODE].values[mode->i]);
+        PUT(out, "\"");
     }
-    fputc('}', out);
+    PUT(out, "}");
 }
 
-static void write_dataset(FILE *out, struct iot_dataset *d)
+static void write_dataset(struct buf *out, struct iot_dataset *d)
 {
-    fputs("{\"name\": ", out);
-    json_string(out, d->name);
-    fputs(", \"matched\": ", out);
-    write_labels(out, d->matched);
-    fputs(", \"applied\": ", out);
+    PUT(out, "{\"name\": ");
+    put_string(out, d->name);
+    PUT(out, ", \"matched\": ");
+    write_labels(out, d->resolved->matched);
+    PUT(out, ", \"applied\": ");
     write_dataset_applied(out, d);
-    fputs(", \"effective\": ", out);
-    fputs(d->effective ? d->effective : "null", out);
-    fputs(", \"not_effective\": ", out);
-    iot_list_write(out, &d->not_effective);
-    fprintf(out, ", \"writes\": {\"calls\": %lld, \"bytes\": %lld, \"seconds\": %.6f}}",
-            d->calls, d->bytes, d->seconds);
+    PUT(out, ", \"effective\": ");
+    iot_write_dataset_effective(out, d);
+    PUT(out, ", \"not_effective\": ");
+    iot_list_put(out, &d->not_effective);
+    PUT(out, ", \"writes\": {\"calls\": ");
+    put_int(out, d->calls);
+    PUT(out, ", \"bytes\": ");
+    put_int(out, d->bytes);
+    PUT(out, ", \"seconds\": ");
+    put_seconds(out, d->seconds);
+    PUT(out, "}}");
 }
 
 /* `"hdf5_version": "1.10.8", "async_api": "..."` of an HDF5 file; null for an MPI-IO one. */
-static void write_hdf5_library(FILE *out, const struct iot_file *file, const struct iot_run *run)
+static void write_hdf5_library(struct buf *out, const struct iot_file *file,
+                               const struct iot_run *run)
 {
     unsigned major = 0, minor = 0, release = 0;
     if (file->api != IOT_API_HDF5) {
-        fputs(", \"hdf5_version\": null, \"async_api\": null", out);
+        PUT(out, ", \"hdf5_version\": null, \"async_api\": null");
         return;
     }
     H5get_libversion(&major, &minor, &release);
-    fprintf(out, ", \"hdf5_version\": \"%u.%u.%u\", \"async_api\": ", major, minor, release);
-    json_string(out, run->async_api);
+    PUT(out, ", \"hdf5_version\": \"");
+    put_int(out, major);
+    PUT(out, ".");
+    put_int(out, minor);
+    PUT(out, ".");
+    put_int(out, release);
+    PUT(out, "\", \"async_api\": ");
+    put_string(out, run->async_api);
 }
 
-static void write_report(FILE *out, struct iot_file *file, const struct iot_run *run, int ranks)
+static void write_nullable_string(struct buf *out, const char *text)
 {
-    fputs("{\"iotwin_report\": 1, \"file\": ", out);
-    json_string(out, file->name);
-    fprintf(out, ", \"api\": \"%s\", \"how\": \"%s\", \"ranks\": %d, \"fs\": \"%s\", "
-            "\"driver\": \"%s\"", file->api == IOT_API_MPIIO ? "mpiio" : "hdf5", file->how,
-            ranks, file->fs_type, file->mpio ? "mpio" : "other");
+    if (text)
+        put_string(out, text);
+    else
+        PUT(out, "null");
+}
+
+static void write_seconds(struct buf *out, const char *name, double seconds)
+{
+    put(out, name);
+    put_seconds(out, seconds);
+}
+
+static void write_report(struct buf *out, struct iot_file *file, const struct iot_run *run,
+                         int ranks)
+{
+    PUT(out, "{\"iotwin_report\": 1, \"file\": ");
+    put_string(out, file->name);
+    put(out, file->api == IOT_API_MPIIO ? ", \"api\": \"mpiio\"" : ", \"api\": \"hdf5\"");
+    PUT(out, ", \"how\": \"");
+    put(out, file->how);
+    PUT(out, "\", \"ranks\": ");
+    put_int(out, ranks);
+    PUT(out, ", \"fs\": \"");
+    put(out, file->fs_type);
+    put(out, file->mpio ? "\", \"driver\": \"mpio\"" : "\", \"driver\": \"other\"");
     write_hdf5_library(out, file, run);
-    fputs(", \"config\": ", out);
-    json_string(out, run->config_path);
-    fputs(", \"config_error\": ", out);
-    json_string(out, run->config_error);
-    fputs(", \"matched\": ", out);
+    PUT(out, ", \"config\": ");
+    write_nullable_string(out, run->config_path);
+    PUT(out, ", \"config_error\": ");
+    write_nullable_string(out, run->config_error);
+    PUT(out, ", \"matched\": ");
     write_labels(out, file->matched);
-    fprintf(out, ", \"applied\": %s, \"effective\": %s, \"not_effective\": ",
-            file->applied ? file->applied : "{}", file->effective ? file->effective : "null");
-    iot_list_write(out, &file->not_effective);
-    fprintf(out, ", \"timings\": {\"open_s\": %.6f, \"write_s\": %.6f, \"flush_s\": %.6f, "
-            "\"close_s\": %.6f}, \"span\": {\"open\": %.6f, \"closed\": %.6f}, "
-            "\"bytes\": %lld, \"writes\": %lld, \"datasets\": [",
-            file->open_s, file->write_s, file->flush_s, file->close_s, file->t_open,
-            file->t_close, file->bytes, file->writes);
+    PUT(out, ", \"applied\": ");
+    put(out, file->applied ? file->applied : "{}");
+    PUT(out, ", \"effective\": ");
+    put(out, file->effective ? file->effective : "null");
+    PUT(out, ", \"not_effective\": ");
+    iot_list_put(out, &file->not_effective);
+    write_seconds(out, ", \"timings\": {\"open_s\": ", file->open_s);
+    write_seconds(out, ", \"write_s\": ", file->write_s);
+    write_seconds(out, ", \"flush_s\": ", file->flush_s);
+    write_seconds(out, ", \"close_s\": ", file->close_s);
+    write_seconds(out, "}, \"span\": {\"open\": ", file->t_open);
+    write_seconds(out, ", \"closed\": ", file->t_close);
+    PUT(out, "}, \"bytes\": ");
+    put_int(out, file->bytes);
+    PUT(out, ", \"writes\": ");
+    put_int(out, file->writes);
+    PUT(out, ", \"datasets\": [");
     for (int i = 0; i < file->ndatasets; i++) {
-        fputs(i ? ", " : "", out);
+        if (i)
+            PUT(out, ", ");
         write_dataset(out, file->datasets[i]);
     }
-    fputs("]}\n", out);
+    PUT(out, "]}\n");
 }
 
 int iot_append_line(const char *path, const char *text, size_t len)
@@ -112,11 +160,9 @@ void iot_report_write(struct iot_file *file, const struct iot_run *run, int rank
 {
     if (!run->report_path)
         return;
-    char *text = NULL;
-    size_t len = 0;
-    FILE *out = open_memstream(&text, &len);
-    write_report(out, file, run, ranks);
-    fclose(out);
-    iot_append_line(run->report_path, text, len);
-    free(text);
+    struct buf out = {NULL, 0, 0, 0};
+    write_report(&out, file, run, ranks);
+    if (!out.failed)
+        iot_append_line(run->report_path, out.s, out.len);
+    free(out.s);
 }

@@ -4,6 +4,7 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "capture/capture.h"
@@ -67,6 +68,46 @@ void iot_settings_for(struct iot_settings *settings, char *matched, const char *
         iot_resolve(iot_rt.config, file, dataset, settings, matched, IOT_MATCHED_LEN);
 }
 
+/* Resolving a dataset's settings merges every applying block's keys; its labels alone are
+ * cheap and name them: datasets share one copy per distinct labels. */
+static struct iot_resolved **known;
+static int nknown;
+
+const struct iot_resolved *iot_resolved_for(const char *file, const char *dataset)
+{
+    static const struct iot_resolved nothing = {.exact = 1};   /* no config: nothing applies */
+    char matched[IOT_MATCHED_LEN];
+    if (!iot_rt.config)
+        return &nothing;
+    iot_resolve(iot_rt.config, file, dataset, NULL, matched, sizeof matched);
+    for (int i = nknown - 1; i >= 0; i--)
+        if (known[i]->exact && strcmp(known[i]->matched, matched) == 0)
+            return known[i];
+    struct iot_resolved *fresh = calloc(1, sizeof *fresh);
+    struct iot_resolved **more = realloc(known, (size_t)(nknown + 1) * sizeof *known);
+    if (!fresh || !more) {
+        free(fresh);
+        known = more ? more : known;
+        return &nothing;
+    }
+    known = more;
+    iot_resolve(iot_rt.config, file, dataset, &fresh->settings, fresh->matched,
+                sizeof fresh->matched);
+    fresh->exact = strlen(fresh->matched) + 1 < sizeof fresh->matched;
+    return known[nknown++] = fresh;
+}
+
+void iot_resolved_free(void)
+{
+    for (int i = 0; i < nknown; i++) {
+        iot_settings_clear(&known[i]->settings);
+        free(known[i]);
+    }
+    free(known);
+    known = NULL;
+    nknown = 0;
+}
+
 void iot_not_for_mpiio(struct iot_file *file)
 {
     char key[64];
@@ -91,6 +132,7 @@ __attribute__((destructor)) static void shutdown_interposer(void)
     iot_hdf5_shutdown();
     if (!finalized)   /* after MPI_Finalize, communicators of unclosed files cannot be freed */
         iot_records_free_all();
+    iot_resolved_free();
     iot_config_free(iot_rt.config);
     iot_rt.config = NULL;
 }

@@ -3,6 +3,7 @@
  * The layers (hdf5/, mpiio/, lustre/) hook their calls and call in here. */
 #pragma once
 #include "core/config.h"
+#include "core/records.h"
 #include "core/report.h"
 
 struct iot_runtime {
@@ -28,6 +29,10 @@ double iot_now(void);
  * of the blocks that applied; nothing without a config. */
 void iot_settings_for(struct iot_settings *settings, char *matched, const char *file,
                       const char *dataset);
+/* A dataset's settings (and labels), shared with the other datasets the same blocks apply
+ * to; valid until iot_resolved_free. */
+const struct iot_resolved *iot_resolved_for(const char *file, const char *dataset);
+void iot_resolved_free(void);
 
 /* The run's record (core/run.c) at exit, if MPI_Finalize did not write it. */
 void iot_run_end_at_exit(void);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capture/text.h"
 #include "mpiio/hints.h"
 
 /* --- file access ----------------------------------------------------------------------------- */
@@ -97,7 +98,7 @@ static void chunk_from_size(long long target, size_t element, int rank, const hs
 
 static int chunk_dims(struct iot_dataset *d, hid_t type, hid_t space, hsize_t *chunk)
 {
-    const struct iot_value *v = d->settings.v;
+    const struct iot_value *v = d->resolved->settings.v;
     hsize_t dims[H5S_MAX_RANK], maxdims[H5S_MAX_RANK];
     char requested[64], reason[128];
     int rank = H5Sget_simple_extent_dims(space, dims, maxdims);
@@ -124,16 +125,15 @@ static int chunk_dims(struct iot_dataset *d, hid_t type, hid_t space, hsize_t *c
 }
 
 static void apply_chunking(struct iot_dataset *d, hid_t dcpl, hid_t type, hid_t space,
-                           struct iot_text *applied, int *n)
+                           struct buf *applied, int *n)
 {
     hsize_t chunk[H5S_MAX_RANK];
     int rank = chunk_dims(d, type, space, chunk);
     if (rank < 1 || H5Pset_chunk(dcpl, rank, chunk) < 0)
         return;
-    iot_text_add(applied, "%s\"chunk_dims\": [", iot_json_sep(n));
-    for (int i = 0; i < rank; i++)
-        iot_text_add(applied, "%s%llu", i ? ", " : "", (unsigned long long)chunk[i]);
-    iot_text_add(applied, "]");
+    put(applied, iot_json_sep(n));
+    PUT(applied, "\"chunk_dims\": ");
+    put_hsizes(applied, chunk, rank, 0);
 }
 
 static const H5D_fill_time_t FILL_TIMES[] = {H5D_FILL_TIME_NEVER, H5D_FILL_TIME_ALLOC,
@@ -142,15 +142,21 @@ static const H5D_alloc_time_t ALLOC_TIMES[] = {H5D_ALLOC_TIME_DEFAULT, H5D_ALLOC
                                                H5D_ALLOC_TIME_LATE, H5D_ALLOC_TIME_INCR};
 
 /* fill_time and alloc_time on dcpl; what took goes to applied. */
-static void apply_times(const struct iot_value *v, hid_t dcpl, struct iot_text *applied, int *n)
+static void apply_times(const struct iot_value *v, hid_t dcpl, struct buf *applied, int *n)
 {
     const struct iot_value *fill = &v[IOT_K_DATASET_FILL_TIME], *alloc = &v[IOT_K_DATASET_ALLOC_TIME];
-    if (fill->set && H5Pset_fill_time(dcpl, FILL_TIMES[fill->i]) >= 0)
-        iot_text_add(applied, "%s\"fill_time\": \"%s\"", iot_json_sep(n),
-                     IOT_KEYS[IOT_K_DATASET_FILL_TIME].values[fill->i]);
-    if (alloc->set && H5Pset_alloc_time(dcpl, ALLOC_TIMES[alloc->i]) >= 0)
-        iot_text_add(applied, "%s\"alloc_time\": \"%s\"", iot_json_sep(n),
-                     IOT_KEYS[IOT_K_DATASET_ALLOC_TIME].values[alloc->i]);
+    if (fill->set && H5Pset_fill_time(dcpl, FILL_TIMES[fill->i]) >= 0) {
+        put(applied, iot_json_sep(n));
+        PUT(applied, "\"fill_time\": \"");
+        put(applied, IOT_KEYS[IOT_K_DATASET_FILL_TIME].values[fill->i]);
+        PUT(applied, "\"");
+    }
+    if (alloc->set && H5Pset_alloc_time(dcpl, ALLOC_TIMES[alloc->i]) >= 0) {
+        put(applied, iot_json_sep(n));
+        PUT(applied, "\"alloc_time\": \"");
+        put(applied, IOT_KEYS[IOT_K_DATASET_ALLOC_TIME].values[alloc->i]);
+        PUT(applied, "\"");
+    }
 }
 
 /* Amended copies of the default creation list for settings without chunking, one per
@@ -172,12 +178,18 @@ static int default_copy_reusable(const struct iot_value *v, hid_t app_dcpl, int 
     return 1;
 }
 
+int iot_sets_dcpl(const struct iot_settings *settings)
+{
+    const struct iot_value *v = settings->v;
+    return v[IOT_K_DATASET_CHUNK_SIZE].set || v[IOT_K_DATASET_CHUNK_DIMS].set
+           || v[IOT_K_DATASET_FILL_TIME].set || v[IOT_K_DATASET_ALLOC_TIME].set;
+}
+
 hid_t iot_apply_dcpl(struct iot_dataset *d, hid_t app_dcpl, hid_t type, hid_t space)
 {
-    const struct iot_value *v = d->settings.v;
+    const struct iot_value *v = d->resolved->settings.v;
     int fill = 0, alloc = 0, n = 0;
-    if (!v[IOT_K_DATASET_CHUNK_SIZE].set && !v[IOT_K_DATASET_CHUNK_DIMS].set
-        && !v[IOT_K_DATASET_FILL_TIME].set && !v[IOT_K_DATASET_ALLOC_TIME].set)
+    if (!iot_sets_dcpl(&d->resolved->settings))
         return -1;
     int reusable = default_copy_reusable(v, app_dcpl, &fill, &alloc);
     if (reusable && default_copies[fill][alloc].applied
@@ -186,13 +198,13 @@ hid_t iot_apply_dcpl(struct iot_dataset *d, hid_t app_dcpl, hid_t type, hid_t sp
         return default_copies[fill][alloc].dcpl;
     }
     hid_t dcpl = H5Pcopy(app_dcpl == H5P_DEFAULT ? H5P_DATASET_CREATE_DEFAULT : app_dcpl);
-    struct iot_text applied = {NULL, 0, 0};
-    iot_text_add(&applied, "%s", "");
+    struct buf applied = {NULL, 0, 0, 0};
+    PUT(&applied, "");
     if (v[IOT_K_DATASET_CHUNK_SIZE].set || v[IOT_K_DATASET_CHUNK_DIMS].set)
         apply_chunking(d, dcpl, type, space, &applied, &n);
     apply_times(v, dcpl, &applied, &n);
     d->applied_creation = applied.s;
-    if (reusable && dcpl >= 0) {
+    if (reusable && dcpl >= 0 && applied.s) {
         free(default_copies[fill][alloc].applied);
         default_copies[fill][alloc].dcpl = dcpl;
         default_copies[fill][alloc].applied = strdup(applied.s);

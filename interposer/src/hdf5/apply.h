@@ -14,6 +14,7 @@ hid_t iot_apply_fapl(struct iot_file *file, hid_t given);
 /* An amended dataset creation list, or -1 when the settings change nothing; what it set goes
  * to dataset->applied_creation. Give it back with iot_release_dcpl (copies of the default list
  * are kept for the next datasets). */
+int iot_sets_dcpl(const struct iot_settings *settings);   /* any creation property */
 hid_t iot_apply_dcpl(struct iot_dataset *dataset, hid_t app_dcpl, hid_t type, hid_t space);
 void iot_release_dcpl(hid_t dcpl);
 void iot_apply_free(void);   /* at unload */

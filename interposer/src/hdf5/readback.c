@@ -191,62 +191,44 @@ void iot_readback_created(struct iot_dataset *d, const struct iot_file *file, hi
     last_creation.effective = d->creation;
 }
 
-static void readback_creation(struct iot_dataset *d, const struct iot_creation *c,
-                              struct iot_text *out)
+static const int FILL_INDEX[] = {[H5D_FILL_TIME_ALLOC] = 1, [H5D_FILL_TIME_NEVER] = 0,
+                                 [H5D_FILL_TIME_IFSET] = 2};
+static const int ALLOC_INDEX[] = {[H5D_ALLOC_TIME_DEFAULT] = 0, [H5D_ALLOC_TIME_EARLY] = 1,
+                                  [H5D_ALLOC_TIME_LATE] = 2, [H5D_ALLOC_TIME_INCR] = 3};
+
+static void compare_creation(struct iot_dataset *d, const struct iot_creation *c)
 {
-    static const int fill_index[] = {[H5D_FILL_TIME_ALLOC] = 1, [H5D_FILL_TIME_NEVER] = 0,
-                                     [H5D_FILL_TIME_IFSET] = 2};
-    static const int alloc_index[] = {[H5D_ALLOC_TIME_DEFAULT] = 0, [H5D_ALLOC_TIME_EARLY] = 1,
-                                      [H5D_ALLOC_TIME_LATE] = 2, [H5D_ALLOC_TIME_INCR] = 3};
-    H5D_layout_t layout = c->layout;
-    H5D_fill_time_t fill = c->fill;
-    H5D_alloc_time_t alloc = c->alloc;
-    iot_text_add(out, "{\"layout\": \"%s\", \"chunk_dims\": ", iot_layout_name(layout));
-    int rank = c->chunk_rank;
-    for (int i = 0; i < rank; i++)
-        iot_text_add(out, "%s%llu", i ? ", " : "[", (unsigned long long)c->chunk[i]);
-    iot_text_add(out, "%s, \"fill_time\": \"%s\", \"alloc_time\": \"%s\", "
-                 "\"fill_value\": \"%s\", ",
-                 rank > 0 ? "]" : "null", IOT_KEYS[IOT_K_DATASET_FILL_TIME].values[fill_index[fill]],
-                 IOT_KEYS[IOT_K_DATASET_ALLOC_TIME].values[alloc_index[alloc]],
-                 iot_fill_value_name(c->fill_value));
-    const struct iot_value *v = d->settings.v;
+    const struct iot_value *v = d->resolved->settings.v;
     if (v[IOT_K_DATASET_FILL_TIME].set)
-        compare_dataset(d, "fill_time", (int)v[IOT_K_DATASET_FILL_TIME].i, fill_index[fill],
+        compare_dataset(d, "fill_time", (int)v[IOT_K_DATASET_FILL_TIME].i, FILL_INDEX[c->fill],
                         "HDF5 did not keep the value");
     if (v[IOT_K_DATASET_ALLOC_TIME].set)
-        compare_dataset(d, "alloc_time", (int)v[IOT_K_DATASET_ALLOC_TIME].i, alloc_index[alloc],
+        compare_dataset(d, "alloc_time", (int)v[IOT_K_DATASET_ALLOC_TIME].i, ALLOC_INDEX[c->alloc],
                         "parallel HDF5 allocates dataset space early whatever the property says");
-    if ((v[IOT_K_DATASET_CHUNK_DIMS].set || v[IOT_K_DATASET_CHUNK_SIZE].set) && layout != H5D_CHUNKED)
+    if ((v[IOT_K_DATASET_CHUNK_DIMS].set || v[IOT_K_DATASET_CHUNK_SIZE].set)
+        && c->layout != H5D_CHUNKED)
         iot_not_effective(&d->not_effective, v[IOT_K_DATASET_CHUNK_DIMS].set ?
                           "dataset.chunk_dims" : "dataset.chunk_size", "chunked",
-                          iot_layout_name(layout), "the dataset was not created chunked");
+                          iot_layout_name(c->layout), "the dataset was not created chunked");
 }
 
-static void readback_transfer(struct iot_dataset *d, const struct iot_file *file,
-                              struct iot_text *out)
+static void compare_transfer(struct iot_dataset *d, const struct iot_file *file)
 {
     H5FD_mpio_xfer_t wanted;
     char reason[512];
-    if (!d->have_io_mode) {
-        iot_text_add(out, ", \"io_mode\": null, \"transfer_mode\": null}");
-        return;
-    }
-    /* transfer_mode in the config's terms: collective unless HDF5 did no collective I/O */
-    iot_text_add(out, ", \"io_mode\": \"%s\", \"transfer_mode\": \"%s\"}", io_mode_name(d->io_mode),
-                 d->io_mode == H5D_MPIO_NO_COLLECTIVE ? "independent" : "collective");
-    if (iot_transfer_mode(&d->settings, &wanted) && wanted == H5FD_MPIO_COLLECTIVE
-        && d->io_mode == H5D_MPIO_NO_COLLECTIVE) {
+    if (d->have_io_mode && iot_transfer_mode(&d->resolved->settings, &wanted)
+        && wanted == H5FD_MPIO_COLLECTIVE && d->io_mode == H5D_MPIO_NO_COLLECTIVE) {
         no_collective_reason(d->no_collective_cause, reason, sizeof reason);
         iot_not_effective(&d->not_effective, "dataset.transfer_mode", "collective",
                           "independent", file->mpio ? reason : "the file is not opened with MPI-IO");
     }
 }
 
+/* Reads the figures back and compares them with the settings; the text is written only in the
+ * report (iot_write_dataset_effective), on the rank that writes it. */
 void iot_readback_dataset(struct iot_dataset *d, const struct iot_file *file)
 {
-    struct iot_text out = {NULL, 0, 0};
-    haddr_t offset = H5Dget_offset(d->id);
+    d->offset = H5Dget_offset(d->id);
     if (!d->have_creation) {   /* a dataset the application opened */
         hid_t dcpl = H5Dget_create_plist(d->id);
         d->have_creation = dcpl >= 0 && iot_read_creation(dcpl, &d->creation);
@@ -254,15 +236,53 @@ void iot_readback_dataset(struct iot_dataset *d, const struct iot_file *file)
             H5Pclose(dcpl);
     }
     if (d->have_creation)
-        readback_creation(d, &d->creation, &out);   /* opens the object */
+        compare_creation(d, &d->creation);
+    d->storage_size = H5Dget_storage_size(d->id);
+    compare_transfer(d, file);
+    d->read_back = 1;
+}
+
+static void write_creation(struct buf *out, const struct iot_creation *c)
+{
+    PUT(out, "\"layout\": \"");
+    put(out, iot_layout_name(c->layout));
+    PUT(out, "\", \"chunk_dims\": ");
+    if (c->chunk_rank > 0)
+        put_hsizes(out, c->chunk, c->chunk_rank, 0);
     else
-        iot_text_add(&out, "{");
-    unsigned long long storage = (unsigned long long)H5Dget_storage_size(d->id);
-    if (offset == HADDR_UNDEF)
-        iot_text_add(&out, "\"offset\": null, \"storage_size\": %llu", storage);
+        PUT(out, "null");
+    PUT(out, ", \"fill_time\": \"");
+    put(out, IOT_KEYS[IOT_K_DATASET_FILL_TIME].values[FILL_INDEX[c->fill]]);
+    PUT(out, "\", \"alloc_time\": \"");
+    put(out, IOT_KEYS[IOT_K_DATASET_ALLOC_TIME].values[ALLOC_INDEX[c->alloc]]);
+    PUT(out, "\", \"fill_value\": \"");
+    put(out, iot_fill_value_name(c->fill_value));
+    PUT(out, "\", ");
+}
+
+void iot_write_dataset_effective(struct buf *out, const struct iot_dataset *d)
+{
+    if (!d->read_back) {
+        PUT(out, "null");
+        return;
+    }
+    PUT(out, "{");
+    if (d->have_creation)
+        write_creation(out, &d->creation);
+    PUT(out, "\"offset\": ");
+    if (d->offset == HADDR_UNDEF)
+        PUT(out, "null");
     else
-        iot_text_add(&out, "\"offset\": %llu, \"storage_size\": %llu",
-                     (unsigned long long)offset, storage);
-    readback_transfer(d, file, &out);   /* closes it */
-    d->effective = out.s;
+        put_int(out, (long long)d->offset);
+    PUT(out, ", \"storage_size\": ");
+    put_int(out, (long long)d->storage_size);
+    if (!d->have_io_mode) {
+        PUT(out, ", \"io_mode\": null, \"transfer_mode\": null}");
+        return;
+    }
+    /* transfer_mode in the config's terms: collective unless HDF5 did no collective I/O */
+    PUT(out, ", \"io_mode\": \"");
+    put(out, io_mode_name(d->io_mode));
+    put(out, d->io_mode == H5D_MPIO_NO_COLLECTIVE ? "\", \"transfer_mode\": \"independent\"}"
+                                                  : "\", \"transfer_mode\": \"collective\"}");
 }

@@ -2,11 +2,14 @@
  * (hints from the MPI file ROMIO opened, properties from HDF5's own lists), compared with what
  * was requested; differences go to the record's `not_effective` list with the reason. */
 #pragma once
+#include "capture/text.h"
 #include "core/records.h"
 
 /* After the open: `given` is the access list the file was opened with. */
 void iot_readback_file(struct iot_file *file, hid_t given);
 void iot_readback_dataset(struct iot_dataset *dataset, const struct iot_file *file);
+/* Its `effective` object as the report lists it (null if it was not read back). */
+void iot_write_dataset_effective(struct buf *out, const struct iot_dataset *dataset);
 /* Layout, chunk dims, fill and alloc time of a creation list; 0 if it cannot be read. */
 int iot_read_creation(hid_t dcpl, struct iot_creation *creation);
 /* A dataset just created from `used_dcpl` (the list HDF5 was given; `settings`: its settings
