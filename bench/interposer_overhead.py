@@ -23,8 +23,10 @@ Three figures per case:
   make) and what the settings it applied cost inside HDF5 / ROMIO (with a config: ROMIO
   parses the file's hints again in every MPI_File_set_view HDF5 makes, one per write; an
   application passing the same hints itself pays that too);
-- wall clock: runs on `--ranks` ranks alternating with and without the library, so drift on a
-  shared machine hits both sides; the ratio of the medians of the kernel's open -> close time.
+- wall clock: runs on `--ranks` ranks in pairs with and without the library, each side first
+  in every other pair, so drift hits both sides; the ratio of the medians of the kernel's
+  open -> close time, and the pairs' own ratio (Hodges-Lehmann) with its exact signed-rank
+  interval (iotwin.core.stats.paired_speedup).
 - collectives: the MPI calls that make ranks wait for each other (MPI_Comm_dup included),
   counted per process by tests/programs/libmpi_call_count.so preloaded before the library, on
   the wall-clock runs' ranks; the library's are the difference with and without it, per file
@@ -60,6 +62,7 @@ from pathlib import Path
 
 import yaml
 from iotwin.core import paths
+from iotwin.core.stats import paired_speedup
 from iotwin.executors import launch
 from iotwin.workloads.replication.sessions import dataset, session, workload
 
@@ -256,9 +259,10 @@ def kernel_seconds(ranks: int, argv: list[str], env: dict[str, str]) -> float:
 def wall_clock(ranks: int, argv: list[str], env: dict[str, str], runs: int) -> dict[str, list]:
     times: dict[str, list[float]] = {"without": [], "with": []}
     kernel_seconds(ranks, argv, {})   # warm-up: page cache, first touch of the binaries
-    for _ in range(runs):
-        times["without"].append(kernel_seconds(ranks, argv, {}))
-        times["with"].append(kernel_seconds(ranks, argv, env))
+    sides = {"without": {}, "with": env}
+    for i in range(runs):   # ABBA...: each side goes first in every other pair
+        for side in (("without", "with") if i % 2 == 0 else ("with", "without")):
+            times[side].append(kernel_seconds(ranks, argv, sides[side]))
     return times
 
 
@@ -324,8 +328,15 @@ def measure(kernel: Kernel, config: Path | None, args: argparse.Namespace, folde
         medians = {side: statistics.median(values) for side, values in times.items()}
         spread = ", ".join(f"{side} {medians[side]:.4f} s [{min(v):.4f}..{max(v):.4f}]"
                            for side, v in times.items())
+        # with / without per pair: a rate ratio with the rates' roles swapped
+        paired = paired_speedup([1 / t for t in times["with"]], [1 / t for t in times["without"]])
+        interval = (f" [{paired.low:.4f}-{paired.high:.4f}] ({paired.confidence:.1%} exact "
+                    "signed-rank interval on the pairs' log ratios)"
+                    if paired and paired.low is not None else "")
         print(f"  wall clock, {ranks} ranks, {args.runs} runs per side: medians {spread}; "
-              f"ratio {medians['with'] / medians['without']:.4f}")
+              f"ratio of the medians {medians['with'] / medians['without']:.4f}; paired "
+              f"(pseudo-median of with / without) {paired.estimate if paired else float('nan'):.4f}"
+              f"{interval}")
     return figures
 
 
