@@ -1,7 +1,8 @@
 """The interposer lives in other people's programs: it must not leak or touch bad memory.
 Valgrind runs one rank of vpic-io (an MPI singleton) under the library with a config that
-exercises every path: hints, Lustre keys, alignment, dataset-scoped chunking, and the
-amended default creation list the other datasets share; with workload capture on."""
+exercises every path: hints, Lustre keys, alignment, dataset-scoped chunking, the amended
+default creation list the other datasets share, and a creation list passed through (y's
+alloc_time is vpic-io's own); with workload capture on."""
 
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ mpiio: {cb_nodes: 2, cb_config_list: "*:*", hints: {foo: bar}}
 lustre: {stripe_count: 4}
 hdf5: {alignment: {threshold: 0, boundary: 1MiB}}
 dataset: {alloc_time: early}
-files: [{match: "*.h5", datasets: [{match: x, chunk_size: 4KiB, fill_time: never}]}]
+files: [{match: "*.h5", datasets: [{match: x, chunk_size: 4KiB, fill_time: never},
+                                    {match: y, alloc_time: late}]}]
 """
 # a frame in the library: by name without debug info, by source file with it
 SOURCES = sorted({path.stem for path in

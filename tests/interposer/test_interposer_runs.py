@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from iotwin.core import paths
 from iotwin.executors import launch
+from iotwin.executors.interposer_reports import setting_outcomes
 
 pytestmark = pytest.mark.slow
 
@@ -147,6 +148,40 @@ files:
     with h5py.File(scratch / "vpic.h5", "r") as f:
         assert f["Step#0/x"].chunks == (1000,)
         assert f["Step#0/y"].chunks is None
+
+
+# tests/programs/dcpl_writer's own creation list, in the config's terms
+OWN_CREATION = {"chunk_dims": [8], "fill_time": "never", "alloc_time": "early"}
+
+
+def dcpl_writer(folder: Path, config: str) -> tuple[dict, list[dict]]:
+    """Its three datasets under `config`: what it printed (the lists copied in the process,
+    whether its own list kept its settings) and the dataset reports."""
+    program = [paths.built("tests/programs/dcpl_writer"), str(folder / "d.h5"), "3"]
+    done, reports = run(1, program, folder, config)
+    assert len(reports[0]["datasets"]) == 3
+    return json.loads(done.stdout.splitlines()[-1]), reports
+
+
+def test_settings_the_program_has_set_leave_its_creation_list_uncopied(scratch: Path):
+    printed, reports = dcpl_writer(scratch, f"dataset: {json.dumps(OWN_CREATION)}\n")
+    assert printed == {"copies": 0, "own_list_unchanged": True}
+    for dataset in reports[0]["datasets"]:
+        assert dataset["applied"] == OWN_CREATION and dataset["not_effective"] == []
+        assert {key: dataset["effective"][key] for key in OWN_CREATION} == OWN_CREATION
+    outcomes = setting_outcomes(reports)
+    assert len(outcomes) == 9 and all(outcome.took_effect for outcome in outcomes)
+
+
+def test_a_setting_the_program_has_not_set_is_applied_on_a_copy_of_its_list(scratch: Path):
+    printed, reports = dcpl_writer(scratch, "dataset: {chunk_dims: [8], fill_time: alloc}\n")
+    assert printed == {"copies": 3, "own_list_unchanged": True}
+    for dataset in reports[0]["datasets"]:
+        assert dataset["applied"] == {"chunk_dims": [8], "fill_time": "alloc"}
+        assert dataset["effective"]["fill_time"] == "alloc" and dataset["not_effective"] == []
+    assert all(outcome.took_effect for outcome in setting_outcomes(reports))
+    with h5py.File(scratch / "d.h5", "r") as f:
+        assert f["d0"].id.get_create_plist().get_fill_time() == h5py.h5d.FILL_TIME_ALLOC
 
 
 def test_an_hdf5_program_not_written_for_iotwin(scratch: Path):

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "capture/text.h"
+#include "hdf5/readback.h"
 #include "mpiio/hints.h"
 
 /* --- file access ----------------------------------------------------------------------------- */
@@ -124,39 +125,74 @@ static int chunk_dims(struct iot_dataset *d, hid_t type, hid_t space, hsize_t *c
     return rank;
 }
 
-static void apply_chunking(struct iot_dataset *d, hid_t dcpl, hid_t type, hid_t space,
-                           struct buf *applied, int *n)
-{
-    hsize_t chunk[H5S_MAX_RANK];
-    int rank = chunk_dims(d, type, space, chunk);
-    if (rank < 1 || H5Pset_chunk(dcpl, rank, chunk) < 0)
-        return;
-    put(applied, iot_json_sep(n));
-    PUT(applied, "\"chunk_dims\": ");
-    put_hsizes(applied, chunk, rank, 0);
-}
-
 static const H5D_fill_time_t FILL_TIMES[] = {H5D_FILL_TIME_NEVER, H5D_FILL_TIME_ALLOC,
                                              H5D_FILL_TIME_IFSET};
 static const H5D_alloc_time_t ALLOC_TIMES[] = {H5D_ALLOC_TIME_DEFAULT, H5D_ALLOC_TIME_EARLY,
                                                H5D_ALLOC_TIME_LATE, H5D_ALLOC_TIME_INCR};
 
-/* fill_time and alloc_time on dcpl; what took goes to applied. */
-static void apply_times(const struct iot_value *v, hid_t dcpl, struct buf *applied, int *n)
+/* What the settings ask of a dataset's creation list. */
+struct wanted_creation {
+    const struct iot_value *fill, *alloc;   /* the settings' values (set or not) */
+    int rank;                               /* of the chunk; 0: no chunking to set */
+    hsize_t chunk[H5S_MAX_RANK];
+};
+
+static void put_choice(struct buf *applied, int *n, int key, const struct iot_value *value)
 {
-    const struct iot_value *fill = &v[IOT_K_DATASET_FILL_TIME], *alloc = &v[IOT_K_DATASET_ALLOC_TIME];
-    if (fill->set && H5Pset_fill_time(dcpl, FILL_TIMES[fill->i]) >= 0) {
-        put(applied, iot_json_sep(n));
-        PUT(applied, "\"fill_time\": \"");
-        put(applied, IOT_KEYS[IOT_K_DATASET_FILL_TIME].values[fill->i]);
-        PUT(applied, "\"");
+    put(applied, iot_json_sep(n));
+    PUT(applied, "\"");
+    put(applied, IOT_KEYS[key].name);
+    PUT(applied, "\": \"");
+    put(applied, IOT_KEYS[key].values[value->i]);
+    PUT(applied, "\"");
+}
+
+/* The settings on dcpl, or on none (H5I_INVALID_HID) when the application's list has them
+ * already. What took goes to the JSON members returned (no braces) and to *given, the
+ * settings of the list HDF5 gets (the application's until then): reading them from the copy
+ * would cost as much again as reading the application's. */
+static char *set_creation(const struct wanted_creation *w, hid_t dcpl, struct iot_creation *given)
+{
+    struct buf applied = {NULL, 0, 0, 0};
+    int n = 0, already = dcpl == H5I_INVALID_HID;
+    PUT(&applied, "");
+    if (w->rank > 0 && (already || H5Pset_chunk(dcpl, w->rank, w->chunk) >= 0)) {
+        put(&applied, iot_json_sep(&n));
+        PUT(&applied, "\"chunk_dims\": ");
+        put_hsizes(&applied, w->chunk, w->rank, 0);
+        given->layout = H5D_CHUNKED;
+        given->chunk_rank = w->rank;
+        memcpy(given->chunk, w->chunk, (size_t)w->rank * sizeof *w->chunk);
     }
-    if (alloc->set && H5Pset_alloc_time(dcpl, ALLOC_TIMES[alloc->i]) >= 0) {
-        put(applied, iot_json_sep(n));
-        PUT(applied, "\"alloc_time\": \"");
-        put(applied, IOT_KEYS[IOT_K_DATASET_ALLOC_TIME].values[alloc->i]);
-        PUT(applied, "\"");
+    if (w->fill->set && (already || H5Pset_fill_time(dcpl, FILL_TIMES[w->fill->i]) >= 0)) {
+        put_choice(&applied, &n, IOT_K_DATASET_FILL_TIME, w->fill);
+        given->fill = FILL_TIMES[w->fill->i];
     }
+    if (w->alloc->set && (already || H5Pset_alloc_time(dcpl, ALLOC_TIMES[w->alloc->i]) >= 0)) {
+        put_choice(&applied, &n, IOT_K_DATASET_ALLOC_TIME, w->alloc);
+        given->alloc = ALLOC_TIMES[w->alloc->i];
+    }
+    /* HDF5 turns "default" into the layout's alloc time, and a list's unset alloc time follows
+     * its layout (H5Pset_chunk) */
+    if (!already && (w->rank > 0 || given->alloc == H5D_ALLOC_TIME_DEFAULT))
+        H5Pget_alloc_time(dcpl, &given->alloc);
+    return applied.s;
+}
+
+/* Whether a setting asked for is not in the application's list yet (`own`, read from it; NULL:
+ * unknown), so that setting it needs a copy of the list: copying and closing a list costs
+ * several times more than reading it. */
+static int needs_copy(const struct wanted_creation *w, const struct iot_creation *own)
+{
+    if (!own)
+        return 1;
+    if (w->rank > 0
+        && (own->layout != H5D_CHUNKED || own->chunk_rank != w->rank
+            || memcmp(own->chunk, w->chunk, (size_t)w->rank * sizeof *w->chunk) != 0))
+        return 1;
+    if (w->fill->set && FILL_TIMES[w->fill->i] != own->fill)
+        return 1;
+    return w->alloc->set && ALLOC_TIMES[w->alloc->i] != own->alloc;
 }
 
 /* Amended copies of the default creation list for settings without chunking, one per
@@ -167,6 +203,7 @@ static void apply_times(const struct iot_value *v, hid_t dcpl, struct buf *appli
 static struct {
     hid_t dcpl;
     char *applied;
+    struct iot_creation given;
 } default_copies[TIME_CHOICES][TIME_CHOICES];
 
 static int default_copy_reusable(const struct iot_value *v, hid_t app_dcpl, int *fill, int *alloc)
@@ -185,29 +222,40 @@ int iot_sets_dcpl(const struct iot_settings *settings)
            || v[IOT_K_DATASET_FILL_TIME].set || v[IOT_K_DATASET_ALLOC_TIME].set;
 }
 
-hid_t iot_apply_dcpl(struct iot_dataset *d, hid_t app_dcpl, hid_t type, hid_t space)
+hid_t iot_apply_dcpl(struct iot_dataset *d, hid_t app_dcpl, const struct iot_creation *own,
+                     struct iot_creation *given, hid_t type, hid_t space)
 {
     const struct iot_value *v = d->resolved->settings.v;
-    int fill = 0, alloc = 0, n = 0;
+    struct wanted_creation w = {&v[IOT_K_DATASET_FILL_TIME], &v[IOT_K_DATASET_ALLOC_TIME], 0, {0}};
+    int fill = 0, alloc = 0;
     if (!iot_sets_dcpl(&d->resolved->settings))
         return -1;
+    if (v[IOT_K_DATASET_CHUNK_SIZE].set || v[IOT_K_DATASET_CHUNK_DIMS].set)
+        w.rank = chunk_dims(d, type, space, w.chunk);
+    if (own)
+        *given = *own;
+    if (!needs_copy(&w, own)) {
+        d->applied_creation = set_creation(&w, H5I_INVALID_HID, given);
+        return -1;
+    }
     int reusable = default_copy_reusable(v, app_dcpl, &fill, &alloc);
     if (reusable && default_copies[fill][alloc].applied
         && H5Iis_valid(default_copies[fill][alloc].dcpl) > 0) {   /* gone if the app ran H5close */
         d->applied_creation = strdup(default_copies[fill][alloc].applied);
+        *given = default_copies[fill][alloc].given;
         return default_copies[fill][alloc].dcpl;
     }
     hid_t dcpl = H5Pcopy(app_dcpl == H5P_DEFAULT ? H5P_DATASET_CREATE_DEFAULT : app_dcpl);
-    struct buf applied = {NULL, 0, 0, 0};
-    PUT(&applied, "");
-    if (v[IOT_K_DATASET_CHUNK_SIZE].set || v[IOT_K_DATASET_CHUNK_DIMS].set)
-        apply_chunking(d, dcpl, type, space, &applied, &n);
-    apply_times(v, dcpl, &applied, &n);
-    d->applied_creation = applied.s;
-    if (reusable && dcpl >= 0 && applied.s) {
+    if (dcpl < 0)
+        return -1;
+    d->applied_creation = set_creation(&w, dcpl, given);
+    if (!own)
+        iot_read_creation(dcpl, given);
+    if (reusable && d->applied_creation) {
         free(default_copies[fill][alloc].applied);
         default_copies[fill][alloc].dcpl = dcpl;
-        default_copies[fill][alloc].applied = strdup(applied.s);
+        default_copies[fill][alloc].applied = strdup(d->applied_creation);
+        default_copies[fill][alloc].given = *given;
     }
     return dcpl;
 }

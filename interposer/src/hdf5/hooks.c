@@ -335,10 +335,15 @@ static hid_t create_dataset(hid_t loc, const char *name, hid_t type, hid_t space
     struct iot_dataset *d = path ? iot_dataset_new(file, -1, path) : NULL;
     hid_t amended = -1, id = -1, used = dcpl;   /* the list HDF5 created the dataset with */
     double start = file && file->capture ? iot_now() : 0;
+    /* the application's own settings: read once, for the settings, the read-back and the
+     * capture; and those of the amended list */
+    struct iot_creation own, given;
+    int have_own = 0;
     free(path);
     if (d && iot_sets_dcpl(&d->resolved->settings)) {
         struct quiet q = quiet_begin();
-        amended = iot_apply_dcpl(d, dcpl, type, space);
+        have_own = iot_read_creation(dcpl, &own);
+        amended = iot_apply_dcpl(d, dcpl, have_own ? &own : NULL, &given, type, space);
         if (amended >= 0)
             id = version == 1 ? iot.dcreate1(loc, name, type, space, amended)
                               : iot.dcreate2(loc, name, type, space, lcpl, amended, dapl);
@@ -360,12 +365,9 @@ static hid_t create_dataset(hid_t loc, const char *name, hid_t type, hid_t space
         /* reading the lists HDF5 accepted raises no error: only the capture's calls are quieted
          * (two calls to HDF5's error API cost a quarter of this hook) */
         struct quiet q = file->capture ? quiet_begin() : (struct quiet){NULL, NULL};
-        /* the application's own settings: read once, for the read-back and the capture */
-        struct iot_creation own;
-        int have_own = (used == dcpl || file->capture)
-                       && iot_read_creation(dcpl == H5P_DEFAULT ? H5P_DATASET_CREATE_DEFAULT : dcpl,
-                                            &own);
-        iot_readback_created(d, file, used, used == dcpl && have_own ? &own : NULL);
+        if (!have_own && (used == dcpl || file->capture))
+            have_own = iot_read_creation(dcpl, &own);
+        iot_readback_created(d, file, used, used != dcpl ? &given : have_own ? &own : NULL);
         iot_h5capture_created(file, d, type, space, have_own ? &own : NULL);
         if (file->capture)
             quiet_end(q);

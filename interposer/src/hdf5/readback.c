@@ -135,6 +135,8 @@ static void compare_dataset(struct iot_dataset *d, const char *key, int wanted_i
 int iot_read_creation(hid_t dcpl, struct iot_creation *c)
 {
     memset(c, 0, sizeof *c);
+    if (dcpl == H5P_DEFAULT)
+        dcpl = H5P_DATASET_CREATE_DEFAULT;
     c->layout = H5Pget_layout(dcpl);
     c->chunk_rank = c->layout == H5D_CHUNKED ? H5Pget_chunk(dcpl, H5S_MAX_RANK, c->chunk) : -1;
     c->fill = H5D_FILL_TIME_IFSET;
@@ -174,8 +176,7 @@ void iot_readback_created(struct iot_dataset *d, const struct iot_file *file, hi
     struct iot_creation given;
     if (settings)
         given = *settings;
-    else if (!iot_read_creation(used_dcpl == H5P_DEFAULT ? H5P_DATASET_CREATE_DEFAULT : used_dcpl,
-                                &given))
+    else if (!iot_read_creation(used_dcpl, &given))
         return;
     if (file == last_creation.file && same_creation(&given, &last_creation.given)) {
         d->creation = last_creation.effective;

@@ -10,7 +10,8 @@ void iot_readback_file(struct iot_file *file, hid_t given);
 void iot_readback_dataset(struct iot_dataset *dataset, const struct iot_file *file);
 /* Its `effective` object as the report lists it (null if it was not read back). */
 void iot_write_dataset_effective(struct buf *out, const struct iot_dataset *dataset);
-/* Layout, chunk dims, fill and alloc time of a creation list; 0 if it cannot be read. */
+/* Layout, chunk dims, fill and alloc time of a creation list (H5P_DEFAULT: the default list);
+ * 0 if it cannot be read. */
 int iot_read_creation(hid_t dcpl, struct iot_creation *creation);
 /* A dataset just created from `used_dcpl` (the list HDF5 was given; `settings`: its settings
  * if already read, else NULL): its creation properties, read back once per file and distinct
