@@ -120,7 +120,8 @@ def test_a_search_restricted_to_sections_keeps_only_their_parameters() -> None:
     names = {sections: [p.name for p in section_space(table3, sections).parameters]
              for sections in (("lustre",), ("mpiio",), ("hdf5", "dataset"))}
     assert names[("lustre",)] == ["stripe_count", "stripe_size"]
-    assert names[("mpiio",)] == ["cb_buffer_size", "cb_nodes", "bglockless", "IBM_largeblock_io"]
+    assert names[("mpiio",)] == ["cb_buffer_size", "cb_nodes", "bgl_nodes_pset", "bglockless",
+                                  "IBM_largeblock_io"]
     assert names[("hdf5", "dataset")] == ["alignment", "chunk_size"]
     every = [p for group in names.values() for p in group]
     assert sorted(every) == sorted(p.name for p in table3.parameters)
