@@ -318,12 +318,9 @@ static void write_header(struct buf *out, const struct session *s, const struct 
     const double values[] = {s->mins[0], s->maxs[0], s->mins[1], s->maxs[1]};
     int world_rank, world_size;
     world(&world_rank, &world_size);
-    PUT(out, "{\"iotwin_capture\": 1, \"file\": ");
-    put_string(out, file->name);
-    put(out, file->api == IOT_API_MPIIO ? ", \"api\": \"mpiio\"" : ", \"api\": \"hdf5\"");
-    PUT(out, ", \"how\": \"");
-    put(out, file->how);
-    PUT(out, "\", \"comm_size\": ");
+    PUT(out, "{\"iotwin_capture\": 1, ");
+    iot_put_file_identity(out, file);
+    PUT(out, ", \"comm_size\": ");
     put_int(out, s->size);
     PUT(out, ", \"world_rank\": ");
     put_int(out, world_rank);

@@ -101,15 +101,22 @@ static void write_seconds(struct buf *out, const char *name, double seconds)
     put_seconds(out, seconds);
 }
 
-static void write_report(struct buf *out, struct iot_file *file, const struct iot_run *run,
-                         int ranks)
+void iot_put_file_identity(struct buf *out, const struct iot_file *file)
 {
-    PUT(out, "{\"iotwin_report\": 1, \"file\": ");
+    PUT(out, "\"file\": ");
     put_string(out, file->name);
     put(out, file->api == IOT_API_MPIIO ? ", \"api\": \"mpiio\"" : ", \"api\": \"hdf5\"");
     PUT(out, ", \"how\": \"");
     put(out, file->how);
-    PUT(out, "\", \"ranks\": ");
+    PUT(out, "\"");
+}
+
+static void write_report(struct buf *out, struct iot_file *file, const struct iot_run *run,
+                         int ranks)
+{
+    PUT(out, "{\"iotwin_report\": 1, ");
+    iot_put_file_identity(out, file);
+    PUT(out, ", \"ranks\": ");
     put_int(out, ranks);
     PUT(out, ", \"fs\": \"");
     put(out, file->fs_type);

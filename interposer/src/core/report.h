@@ -22,5 +22,9 @@ void iot_report_free(void);
 /* Appends the file's line (reduced over `ranks` ranks) to the report. */
 void iot_report_write(struct iot_file *file, const struct iot_run *run, int ranks);
 
+struct buf;
+/* `"file": "...", "api": "hdf5", "how": "create"`: the file as every JSON line names it. */
+void iot_put_file_identity(struct buf *out, const struct iot_file *file);
+
 /* Appends one line with a single write (O_APPEND: lines of several processes stay whole). */
 int iot_append_line(const char *path, const char *text, size_t len);
