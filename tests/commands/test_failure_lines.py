@@ -86,3 +86,25 @@ def test_a_yaml_file_that_is_not_utf8_is_named(argv: list[str], what: str, tmp_p
     assert cli.main([word.replace("{bad}", str(bad)) for word in argv]) == 2
     assert capsys.readouterr().err == (f"iotwin: error: {bad}: cannot read the {what}: not "
                                        "UTF-8 text (byte 0xe9 at offset 9)\n")
+
+
+WORKER_UNDER_THE_HANDLER = """
+import multiprocessing, os, signal, time
+from iotwin import cli
+cli._main_pid = os.getpid()
+signal.signal(signal.SIGTERM, cli._terminate)
+worker = multiprocessing.get_context("fork").Process(target=time.sleep, args=(60,))
+worker.start()
+time.sleep(0.5)
+worker.terminate()  # SIGTERM, as a closing pool sends its workers
+worker.join()
+print(worker.exitcode)
+"""
+
+
+def test_a_forked_worker_ended_by_sigterm_prints_no_traceback() -> None:
+    """A forked worker inherits the SIGTERM handler: it ends quietly, not as Ctrl-C would."""
+    done = subprocess.run([sys.executable, "-c", WORKER_UNDER_THE_HANDLER], capture_output=True,
+                          text=True, timeout=60, check=False)
+    assert done.returncode == 0 and done.stdout == "143\n", done.stderr
+    assert "Traceback" not in done.stderr, done.stderr

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import pkgutil
 import signal
 import sys
@@ -51,6 +52,8 @@ def main(argv: list[str] | None = None) -> int:
     if not hasattr(args, "func"):
         parser.print_help()
         return 2
+    global _main_pid
+    _main_pid = os.getpid()
     signal.signal(signal.SIGTERM, _terminate)
     try:
         sim_cluster.use(getattr(args, "sim_cluster", None))
@@ -80,12 +83,17 @@ def describe_failure(error: Exception, debug: bool = False) -> tuple[str, int]:
 
 
 _terminated = False
+_main_pid = 0
 
 
 def _terminate(signum: int, frame: object) -> None:
     """SIGTERM (timeout(1)'s, a scheduler's) is handled as Ctrl-C is: the running program's
     processes are killed, and what was measured is kept. It must be KeyboardInterrupt itself:
-    subprocess.Popen's exit waits for the child on any other exception."""
+    subprocess.Popen's exit waits for the child on any other exception. A forked worker
+    (multiprocessing's pool, which terminates its workers with SIGTERM when it closes)
+    inherits the handler: it ends as SIGTERM's default would, without a traceback."""
+    if os.getpid() != _main_pid:
+        os._exit(128 + signum)
     global _terminated
     _terminated = True
     raise KeyboardInterrupt
