@@ -198,12 +198,35 @@ def key_values(key: Key) -> st.SearchStrategy[Any]:
         return st.sampled_from(key.values)
     if key.type == "string":
         return st.sampled_from(("*:*", "*:1", "*.h5", "[!a]*", "x"))
+    if key.type == "record-list":
+        return record_lists(key)
     if key.type == "string-map":
         return st.dictionaries(st.sampled_from(("romio_lustre_co_ratio", "bgl_nodes_pset",
                                                 "striping_unit")),
                                st.sampled_from(("1", "2", "4")), max_size=2)
     return st.fixed_dictionaries({}, optional={name: key_values(field)
                                                for name, field in key.fields.items()})
+
+
+@st.composite
+def record_lists(draw: st.DrawFn, key: Key) -> list[dict[str, Any]]:
+    """Entries ``key`` allows: its increasing field strictly increasing, the last entry's
+    field its word (``last``), a first-only field in the first entry alone, and a field
+    exclusive with a set one left out."""
+    assert key.increasing is not None
+    count = draw(st.integers(1, 3))
+    steps = draw(st.lists(st.integers(1, 1 << 30), min_size=count - 1, max_size=count - 1))
+    marks = [sum(steps[:i + 1]) for i in range(count - 1)]
+    entries = []
+    for i, mark in enumerate([*marks, None]):
+        others = {name: key_values(field) for name, field in key.fields.items()
+                  if name != key.increasing and (i == 0 or not field.first_only)}
+        entry = draw(st.fixed_dictionaries({}, optional=others))
+        entry = {name: value for name, value in entry.items()
+                 if not entry.get(key.fields[name].exclusive_with or "")}
+        entry[key.increasing] = key.last[key.increasing] if mark is None else mark
+        entries.append(entry)
+    return entries
 
 
 def blocks(names: tuple[str, ...]) -> st.SearchStrategy[dict[str, Any]]:
