@@ -249,21 +249,66 @@ def print_collectives(kernel: Kernel, env: dict[str, str], folder: Path, ranks: 
           f"the library's {waiting:+.1f} that wait ({detail or 'none'})")
 
 
-def kernel_seconds(ranks: int, argv: list[str], env: dict[str, str]) -> float:
+@dataclass
+class Timing:
+    """One run's kernel time; a session kernel's also split into its first session and the
+    rest (the first carries what a library does once, at its first open)."""
+
+    total: float
+    first: float | None = None
+    later: float | None = None
+
+
+def kernel_seconds(ranks: int, argv: list[str], env: dict[str, str]) -> Timing:
     done = launch.run_mpi(ranks, argv, env=env, timeout=600)
     if done.returncode != 0:
         raise SystemExit(f"run failed: {' '.join(argv)}\n{done.stderr.strip()}")
-    return float(json.loads(done.stdout.strip().splitlines()[-1])["total_s"])
+    line = json.loads(done.stdout.strip().splitlines()[-1])
+    sessions = line.get("sessions_s")
+    if not sessions or len(sessions) < 2:
+        return Timing(float(line["total_s"]))
+    return Timing(float(line["total_s"]), float(sessions[0]), float(sum(sessions[1:])))
 
 
-def wall_clock(ranks: int, argv: list[str], env: dict[str, str], runs: int) -> dict[str, list]:
-    times: dict[str, list[float]] = {"without": [], "with": []}
+def wall_clock(ranks: int, argv: list[str], env: dict[str, str],
+               runs: int) -> dict[str, list[Timing]]:
+    times: dict[str, list[Timing]] = {"without": [], "with": []}
     kernel_seconds(ranks, argv, {})   # warm-up: page cache, first touch of the binaries
     sides = {"without": {}, "with": env}
     for i in range(runs):   # ABBA...: each side goes first in every other pair
         for side in (("without", "with") if i % 2 == 0 else ("with", "without")):
             times[side].append(kernel_seconds(ranks, argv, sides[side]))
     return times
+
+
+def paired_ratio(without: list[float], with_library: list[float]) -> str:
+    """with / without per pair: a rate ratio with the rates' roles swapped."""
+    paired = paired_speedup([1 / t for t in with_library], [1 / t for t in without])
+    if not paired:
+        return "nan"
+    interval = (f" [{paired.low:.4f}-{paired.high:.4f}] ({paired.confidence:.1%} exact "
+                "signed-rank interval on the pairs' log ratios)"
+                if paired.low is not None else "")
+    return f"{paired.estimate:.4f}{interval}"
+
+
+def print_wall_clock(times: dict[str, list[Timing]], ranks: int, runs: int) -> None:
+    totals = {side: [t.total for t in values] for side, values in times.items()}
+    medians = {side: statistics.median(values) for side, values in totals.items()}
+    spread = ", ".join(f"{side} {medians[side]:.4f} s [{min(v):.4f}..{max(v):.4f}]"
+                       for side, v in totals.items())
+    print(f"  wall clock, {ranks} ranks, {runs} runs per side: medians {spread}; "
+          f"ratio of the medians {medians['with'] / medians['without']:.4f}; paired "
+          f"(pseudo-median of with / without) {paired_ratio(totals['without'], totals['with'])}")
+    if any(t.later is None for values in times.values() for t in values):
+        return
+    later = {side: [t.later or 0.0 for t in values] for side, values in times.items()}
+    extra = statistics.median(w.first - o.first for w, o in zip(times["with"], times["without"],
+                                                               strict=True)
+                              if w.first is not None and o.first is not None)
+    print(f"    sessions after the first: paired {paired_ratio(later['without'], later['with'])}"
+          f"; the first session: {1e3 * extra:+.3f} ms with the library (median of the pairs' "
+          "differences)")
 
 
 def report_calls(folder: Path) -> tuple[int, int]:
@@ -324,19 +369,8 @@ def measure(kernel: Kernel, config: Path | None, args: argparse.Namespace, folde
         print_collectives(kernel, env, folder, kernel.ranks or args.ranks)
     if args.wall:
         ranks = kernel.ranks or args.ranks
-        times = wall_clock(ranks, kernel.argv(ranks), env, args.runs)
-        medians = {side: statistics.median(values) for side, values in times.items()}
-        spread = ", ".join(f"{side} {medians[side]:.4f} s [{min(v):.4f}..{max(v):.4f}]"
-                           for side, v in times.items())
-        # with / without per pair: a rate ratio with the rates' roles swapped
-        paired = paired_speedup([1 / t for t in times["with"]], [1 / t for t in times["without"]])
-        interval = (f" [{paired.low:.4f}-{paired.high:.4f}] ({paired.confidence:.1%} exact "
-                    "signed-rank interval on the pairs' log ratios)"
-                    if paired and paired.low is not None else "")
-        print(f"  wall clock, {ranks} ranks, {args.runs} runs per side: medians {spread}; "
-              f"ratio of the medians {medians['with'] / medians['without']:.4f}; paired "
-              f"(pseudo-median of with / without) {paired.estimate if paired else float('nan'):.4f}"
-              f"{interval}")
+        print_wall_clock(wall_clock(ranks, kernel.argv(ranks), env, args.runs), ranks,
+                         args.runs)
     return figures
 
 
