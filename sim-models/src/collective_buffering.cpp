@@ -268,7 +268,7 @@ void buffered_write(const MpiIoContext& ctx, const WriteCall& call, const PlanFi
         shuffle.label = "write";
         shuffle.fixed_s = rb.local_copy_s;
         if (style.exchange_collective)
-            shuffle.fixed_s += collective_overhead_s(ctx.platform, ctx.total_ranks);
+            shuffle.fixed_s += collective_overhead_s(ctx.platform, ctx.total_ranks, ctx.oversubscription);
         shuffle.flows = rb.take_flows();
         if (!style.overlap) {
             ctx.sink(std::move(shuffle));

@@ -66,6 +66,9 @@ LustreClient::Copy LustreClient::copy_s(const Phase& phase)
     Copy copy;
     if (platform_.cache.process_write_Bps > 0)
         copy.seconds = static_cast<double>(phase.max_process_bytes) / platform_.cache.process_write_Bps;
+    // Many small calls cost a process more than their bytes: each is a trip through the
+    // library stack and a system call (bench/write_call_cost.py measures it).
+    copy.seconds += static_cast<double>(phase.max_process_calls) * platform_.cache.write_call_s;
     if (platform_.cache.node_write_Bps > 0) {
         node_bytes_.clear();
         uint64_t most = 0;

@@ -31,6 +31,7 @@ struct Network {
     double mpi_fabric_Bps = 0;      // aggregate bandwidth of node-to-node traffic
     double storage_fabric_Bps = 0;  // aggregate bandwidth between compute and storage
     double collective_step_s = 0;   // one step of a log2(P) collective
+    double oversubscribed_step_s = 0;  // one step where a node runs more ranks than cores (0: as above)
     double memcpy_Bps = 0;          // local copy in the shuffle (ranks on one node)
 };
 
@@ -87,6 +88,7 @@ struct FileSystem {
 struct ClientCache {
     uint64_t osc_dirty_bytes = 0;   // dirty data one client node may hold per OSC (max_dirty_mb)
     double process_write_Bps = 0;   // what one client process can copy into the cache and send
+    double write_call_s = 0;        // one write call of a process: the library stack and the system call
     double node_write_Bps = 0;      // what one client node's client can send
     bool close_flushes = true;      // a file's close waits for its cached writes
 };
@@ -246,6 +248,7 @@ struct Phase {
     double fixed_s = 0;
     uint64_t repeat = 1;  // identical consecutive phases
     uint64_t max_process_bytes = 0;  // most bytes one process writes to storage in the phase
+    uint64_t max_process_calls = 0;  // most write calls one process makes in the phase
     bool sync = false;  // waits until every write before it is on the targets (close, flush)
 };
 

@@ -11,9 +11,11 @@
 
 namespace iosim {
 
-double collective_overhead_s(const Platform& p, int ranks)
+double collective_overhead_s(const Platform& p, int ranks, double oversubscription)
 {
-    return p.network.collective_step_s * std::ceil(std::log2(std::max(2, ranks)));
+    double step = oversubscription > 1 && p.network.oversubscribed_step_s > 0 ? p.network.oversubscribed_step_s
+                                                                               : p.network.collective_step_s;
+    return step * std::ceil(std::log2(std::max(2, ranks)));
 }
 
 // Collective steps of every collective write call, buffered or not: HDF5 1.10's allreduce of
@@ -24,7 +26,7 @@ constexpr int collective_call_steps = 4;
 
 double collective_write_call_s(const Platform& p, int ranks, double oversubscription)
 {
-    return collective_call_steps * collective_overhead_s(p, ranks) * oversubscription;
+    return collective_call_steps * collective_overhead_s(p, ranks, oversubscription) * oversubscription;
 }
 
 double oversubscription(const Platform& p, const std::vector<int>& node_of_rank)
@@ -130,6 +132,7 @@ void add_flows(Phase& into, Phase&& from)
 {
     into.flows.insert(into.flows.end(), from.flows.begin(), from.flows.end());
     into.max_process_bytes = std::max(into.max_process_bytes, from.max_process_bytes);
+    into.max_process_calls = std::max(into.max_process_calls, from.max_process_calls);
 }
 
 void mpi_io_write(const MpiIoContext& ctx, const WriteCall& call)

@@ -36,6 +36,7 @@ struct MpiIoContext {
     const Platform& platform;
     bool aggregate;  // merge the ranks of a node into one flow
     int total_ranks;
+    double oversubscription;  // of the run's placement (oversubscription())
     Breakdown& breakdown;
     PhaseSink sink;
     bool walk_pieces = false;  // PlanOptions::walk_pieces
@@ -51,7 +52,10 @@ void independent_write(const MpiIoContext& ctx, const WriteCall& call, bool data
 // `from`'s flows run in `into` too (writes to several files, a write beside a shuffle).
 void add_flows(Phase& into, Phase&& from);
 
-double collective_overhead_s(const Platform& p, int ranks);
+// log2(P) steps of a collective; on nodes that run more ranks than cores (`oversubscription`
+// above 1) a step is a scheduler's time slice, the platform's oversubscribed_step_s if it gives
+// one.
+double collective_overhead_s(const Platform& p, int ranks, double oversubscription);
 
 // The collective steps of one collective MPI-IO write call, buffered or not.
 double collective_write_call_s(const Platform& p, int ranks, double oversubscription);

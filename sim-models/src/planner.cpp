@@ -193,7 +193,7 @@ int client_caches(const Platform& p, const OpenFile& of)
     return static_cast<int>(std::unique(caches.begin(), caches.end()) - caches.begin());
 }
 
-double open_cost(const Platform& p, const Session& ses, const FileSettings& s, int writers)
+double open_cost(const Platform& p, const Session& ses, const FileSettings& s, int writers, double oversubscription)
 {
     const FileSession& f = *ses.file;
     double instances = static_cast<double>(ses.files.size());
@@ -207,7 +207,8 @@ double open_cost(const Platform& p, const Session& ses, const FileSettings& s, i
     if (f.hdf5 && !s.all_coll_metadata_ops)
         for (const OpenFile& of : ses.files)
             readers += client_caches(p, of);
-    return create + p.fs.open_s + std::max(1.0, readers) * p.fs.metadata_io_s + collective_overhead_s(p, writers);
+    return create + p.fs.open_s + std::max(1.0, readers) * p.fs.metadata_io_s
+           + collective_overhead_s(p, writers, oversubscription);
 }
 
 // One write call on every instance of the session, each writing `regions` in its own file.
@@ -351,8 +352,9 @@ void plan_run(const Platform& p, const Workload& w, const std::vector<FileSettin
               const PhaseSink& sink)
 {
     auto node_of_rank = place_ranks(p, w, settings, layouts, options.placement);
+    double over = oversubscription(p, node_of_rank);
     bd.bytes_per_target.assign(storage_targets(p), 0);
-    MpiIoContext ctx{p, options.aggregate, w.ranks, bd, sink, options.walk_pieces};
+    MpiIoContext ctx{p, options.aggregate, w.ranks, over, bd, sink, options.walk_pieces};
     for (size_t i = 0; i < w.files.size(); i++) {
         const FileSession& f = w.files[i];
         const FileSettings& s = settings[i];
@@ -360,9 +362,9 @@ void plan_run(const Platform& p, const Workload& w, const std::vector<FileSettin
         int writers = f.mode == FileMode::per_rank ? 1 : f.writers_per_instance(w.ranks);
         if (f.compute_before_s > 0)
             sink(fixed_phase("compute", f.compute_before_s));
-        double create = f.hdf5 ? f.datasets.size() * (p.hdf5.dataset_create_s + collective_overhead_s(p, writers)) : 0;
+        double create = f.hdf5 ? f.datasets.size() * (p.hdf5.dataset_create_s + collective_overhead_s(p, writers, over)) : 0;
         Session ses = open_session(p, w, f, s, *layouts[i], node_of_rank);
-        sink(fixed_phase("open", open_cost(p, ses, s, writers) + create));
+        sink(fixed_phase("open", open_cost(p, ses, s, writers, over) + create));
         if (options.report_ranges)
             for (size_t d = 0; d < f.datasets.size(); d++) {
                 bd.dataset_ranges.push_back({f.name, f.datasets[d].name, {}});
@@ -373,7 +375,7 @@ void plan_run(const Platform& p, const Workload& w, const std::vector<FileSettin
             fill_at_allocation(ctx, s, *layouts[i], ses);
         // H5Fflush syncs the file (MPI_File_sync): cached writes reach the targets. Whether
         // H5Fclose waits for them too is the platform's (close_flushes).
-        double flush = metadata_flush_cost(p, s, *layouts[i], writers, oversubscription(p, node_of_rank));
+        double flush = metadata_flush_cost(p, s, *layouts[i], writers, over);
         uint64_t entries = layouts[i]->metadata_entries;
         uint64_t metadata_writes = static_cast<uint64_t>(n) * (s.coll_metadata_write && entries ? 1 : entries);
         bd.posix.metadata_writes += metadata_writes;
@@ -385,7 +387,7 @@ void plan_run(const Platform& p, const Workload& w, const std::vector<FileSettin
             bd.posix.metadata_writes += metadata_writes;
         }
         write_session(ctx, f, s, ses, flush);
-        sink(fixed_phase("close", flush + p.fs.close_s + collective_overhead_s(p, writers),
+        sink(fixed_phase("close", flush + p.fs.close_s + collective_overhead_s(p, writers, over),
                          p.cache.close_flushes || f.netcdf4));
         bd.file_bytes += layouts[i]->end_of_file * n;
     }

@@ -122,6 +122,7 @@ void parse_lustre_client(const json& data, Platform& p)
     p.cache.osc_dirty_bytes = static_cast<uint64_t>(optional(data, section, "osc_dirty_bytes", 0));
     p.cache.process_write_Bps = optional(data, section, "process_write_mbs", 0) * MB;
     p.cache.node_write_Bps = optional(data, section, "node_write_mbs", 0) * MB;
+    p.cache.write_call_s = optional(data, section, "write_call_s", 0);
     const json& flushes = data[section].value("close_flushes", json(true));
     if (!flushes.is_boolean())
         throw std::invalid_argument("platform.lustre_client.close_flushes: expected true or false");
@@ -130,6 +131,8 @@ void parse_lustre_client(const json& data, Platform& p)
         throw std::invalid_argument("platform.lustre_client.process_write_mbs: must be >= 0");
     if (p.cache.node_write_Bps < 0)
         throw std::invalid_argument("platform.lustre_client.node_write_mbs: must be >= 0");
+    if (p.cache.write_call_s < 0)
+        throw std::invalid_argument("platform.lustre_client.write_call_s: must be >= 0");
 }
 
 }  // namespace
@@ -143,6 +146,7 @@ Platform parse_platform(const json& data)
     p.network.mpi_fabric_Bps = number(data, "network", "mpi_fabric_mbs") * MB;
     p.network.storage_fabric_Bps = number(data, "network", "storage_fabric_mbs") * MB;
     p.network.collective_step_s = number(data, "network", "collective_step_s");
+    p.network.oversubscribed_step_s = optional(data, "network", "oversubscribed_step_s", 0);
     p.network.memcpy_Bps = number(data, "network", "memcpy_mbs") * MB;
     parse_routers(data, p);
     parse_filesystem(data, p);

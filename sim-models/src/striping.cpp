@@ -104,15 +104,19 @@ void count_sent(std::vector<uint64_t>& sent, int id, uint64_t bytes)
 
 }  // namespace
 
+// One write call of `process` (every piece add() takes is one).
 void WritePhaseBuilder::count_process_bytes(int process, uint64_t bytes)
 {
-    if (static_cast<size_t>(process) >= process_bytes_.size())
+    if (static_cast<size_t>(process) >= process_bytes_.size()) {
         process_bytes_.resize(static_cast<size_t>(process) + 1, 0);
+        process_calls_.resize(static_cast<size_t>(process) + 1, 0);
+    }
     uint64_t& sum = process_bytes_[process];
     if (sum == 0)
         processes_.push_back(process);
     sum += bytes;
     max_process_bytes_ = std::max(max_process_bytes_, sum);
+    max_process_calls_ = std::max(max_process_calls_, ++process_calls_[process]);
 }
 
 // The bytes [offset, end) of one extent of the layout: a Data-on-MDT extent to its MDT whole,
@@ -172,6 +176,7 @@ Phase WritePhaseBuilder::finish(const std::string& label, double fixed_s)
     phase.label = label;
     phase.fixed_s = fixed_s;
     phase.max_process_bytes = max_process_bytes_;
+    phase.max_process_calls = max_process_calls_;
     // By (key, target); a key's flows to one target merged in order of creation.
     std::vector<size_t> order(flows_.size());
     std::iota(order.begin(), order.end(), 0);
@@ -197,9 +202,10 @@ Phase WritePhaseBuilder::finish(const std::string& label, double fixed_s)
     current_key_ = -1;
     locks_.end_phase();
     for (int process : processes_)
-        process_bytes_[process] = 0;
+        process_bytes_[process] = process_calls_[process] = 0;
     processes_.clear();
     max_process_bytes_ = 0;
+    max_process_calls_ = 0;
     return phase;
 }
 

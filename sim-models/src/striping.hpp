@@ -77,8 +77,10 @@ private:
     std::vector<int> slot_;  // target -> index in flows_ for the current key, -1 if none
     std::vector<int> slotted_;  // targets whose slot_ is set
     std::vector<uint64_t> process_bytes_;  // process -> bytes it writes this phase
+    std::vector<uint64_t> process_calls_;  // process -> write calls it makes this phase
     std::vector<int> processes_;           // processes whose process_bytes_ is set
     uint64_t max_process_bytes_ = 0;
+    uint64_t max_process_calls_ = 0;
 };
 
 }  // namespace iosim

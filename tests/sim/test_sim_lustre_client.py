@@ -145,3 +145,33 @@ def test_aggregated_and_per_rank_simulations_agree_with_the_client(config: dict[
     [aggregated] = run(plat, wl, config)
     [per_rank] = run(plat, wl, config, aggregate=False)
     assert aggregated.time_s == pytest.approx(per_rank.time_s, rel=0.05)
+
+
+def rows_workload(rows: int, row_bytes: int) -> dict[str, Any]:
+    """2 ranks side by side, each writing `rows` rows of `row_bytes` through HDF5
+    independently: HDF5 hands each row to the MPI-IO layer as a call of its own."""
+    wl = workload(2, 1, api="hdf5")
+    wl["files"][0]["datasets"][0]["decomposition"] = {"grid": [1, 2], "block": [rows, row_bytes]}
+    return wl
+
+
+@pytest.mark.parametrize("rows", [16, 256])
+def test_each_write_call_costs_its_process_write_call_s(rows: int) -> None:
+    size = 4 * MiB   # a rank's bytes, in `rows` calls
+    base = with_client(small_platform(), dirty=64 * MiB, process_mbs=1_000,
+                       close_flushes=False)
+    tree = copy.deepcopy(base.tree)
+    tree["lustre_client"]["write_call_s"] = {"value": 1e-4, "assumption": "test"}
+    costly = parse_platform(tree, "test")
+    wl = rows_workload(rows, size // rows)
+    [free] = run(base, wl)
+    [paid] = run(costly, wl)
+    assert free.phases["write"] == pytest.approx(size / (1_000 * MB), rel=1e-6)
+    assert paid.phases["write"] - free.phases["write"] == pytest.approx(rows * 1e-4, rel=1e-6)
+
+
+def test_write_call_s_must_not_be_negative() -> None:
+    tree = copy.deepcopy(with_client(small_platform(), dirty=MiB, process_mbs=1).tree)
+    tree["lustre_client"]["write_call_s"] = {"value": -1e-6, "assumption": "test"}
+    with pytest.raises(Exception, match="write_call_s"):
+        run(parse_platform(tree, "test"), workload(1, MiB))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 
 import pytest
+from iotwin.model.platforms import parse_platform
 from iotwin.model.sim import simulate
 from support.small_platform import MB, MiB, run, small_platform, workload
 
@@ -188,9 +189,14 @@ def test_site_defaults_apply_when_the_config_is_silent() -> None:
     assert sum(1 for b in tuned.breakdown["bytes_per_target"] if b) == 8
 
 
-def _collective_call_cost(ranks_per_node: int) -> float:
+def _collective_call_cost(ranks_per_node: int, oversubscribed_step_s: float = 0.0) -> float:
     """Time a collective, non-buffered write call adds over the same bytes written independently."""
     plat = small_platform(collective_step_s=0.01)
+    if oversubscribed_step_s:
+        tree = copy.deepcopy(plat.tree)
+        tree["network"]["oversubscribed_step_s"] = {"value": oversubscribed_step_s,
+                                                   "assumption": "test"}
+        plat = parse_platform(tree, "test")
     indep = run(plat, workload(4, MiB, transfer="independent", ranks_per_node=ranks_per_node))[0]
     coll = run(plat, workload(4, MiB, transfer="collective", ranks_per_node=ranks_per_node))[0]
     assert coll.breakdown["write_paths"] == ["independent"]
@@ -209,6 +215,14 @@ def test_ranks_beyond_the_cores_of_a_node_slow_every_collective_step() -> None:
     # Two ranks on a 1-core node: each step waits for the descheduled rank.
     doubled = 2 * _collective_call_cost(ranks_per_node=1)
     assert _collective_call_cost(ranks_per_node=2) == pytest.approx(doubled, rel=1e-6)
+
+
+def test_an_oversubscribed_step_is_the_platforms_time_slice_where_it_gives_one() -> None:
+    # A core a rank: the shared-memory step; two ranks on a 1-core node: the slice, twice.
+    sliced = _collective_call_cost(ranks_per_node=1, oversubscribed_step_s=0.5)
+    assert sliced == pytest.approx(_collective_call_cost(ranks_per_node=1), rel=1e-6)
+    oversubscribed = _collective_call_cost(ranks_per_node=2, oversubscribed_step_s=0.5)
+    assert oversubscribed == pytest.approx(2 * sliced * 0.5 / 0.01, rel=1e-6)
 
 
 def _fill_written(fill_time: str, chunked: bool, fill_value: str = "default"
