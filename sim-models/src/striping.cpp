@@ -104,8 +104,8 @@ void count_sent(std::vector<uint64_t>& sent, int id, uint64_t bytes)
 
 }  // namespace
 
-// One write call of `process` (every piece add() takes is one).
-void WritePhaseBuilder::count_process_bytes(int process, uint64_t bytes)
+// A write call of `process` and its bytes (every piece add() takes is one call).
+void WritePhaseBuilder::count_process_write(int process, uint64_t bytes)
 {
     if (static_cast<size_t>(process) >= process_bytes_.size()) {
         process_bytes_.resize(static_cast<size_t>(process) + 1, 0);
@@ -152,7 +152,7 @@ void WritePhaseBuilder::add(int client, int key, int process, uint64_t offset, u
 {
     if (length == 0)
         return;
-    count_process_bytes(process, length);
+    count_process_write(process, length);
     count_sent(breakdown_.bytes_per_node, client, length);
     count_sent(breakdown_.bytes_per_process, process, length);
     uint64_t end = offset + length;

@@ -62,7 +62,7 @@ private:
     uint64_t lock_unit(uint64_t offset) const;
     Flow& flow(int client, int key, int target);
     void lock_boundary(int client, int key, uint64_t offset);
-    void count_process_bytes(int process, uint64_t bytes);
+    void count_process_write(int process, uint64_t bytes);
 
     const Platform& platform_;
     Striping striping_;
