@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <optional>
 
+#include "first_touch.hpp"
+
 namespace iosim {
 
 namespace {
@@ -210,7 +212,7 @@ bool aggregator_round(const MpiIoContext& ctx, BufferedFile& t, int a, RoundBuil
     OpenFile& f = *t.file;
     int agg_writer = t.plan.aggregators[a];
     int agg_node = f.node_of_writer[agg_writer];
-    uint64_t local_bytes = 0;
+    uint64_t local_bytes = 0, filled = 0;
     for (auto [lo, hi] : intervals) {
         Gather gather(ctx, f, agg_node, rb);
         t.covers[a].cover(lo, hi, gather);
@@ -218,6 +220,7 @@ bool aggregator_round(const MpiIoContext& ctx, BufferedFile& t, int a, RoundBuil
         if (gather.data == 0)
             continue;
         uint64_t first = gather.first, last = gather.end;
+        filled += last - first;
         // Holes in the collective buffer: the span is read first (read-modify-write).
         bool holes = gather.data < last - first;
         double read_s = holes ? static_cast<double>(last - first) / ctx.platform.fs.target_Bps : 0;
@@ -226,7 +229,11 @@ bool aggregator_round(const MpiIoContext& ctx, BufferedFile& t, int a, RoundBuil
         ctx.breakdown.posix.write(last - first);
         wb.add(agg_node, agg_node, f.rank_of_writer[agg_writer], first, last - first, read_s);
     }
-    rb.local_copy_s = std::max(rb.local_copy_s, static_cast<double>(local_bytes) / ctx.platform.network.memcpy_Bps);
+    uint64_t& touched = f.buffer_touched[agg_writer];
+    double touch_s = first_touch_s(ctx.platform.network, touched, filled);
+    touched = std::max(touched, filled);
+    double copy_s = static_cast<double>(local_bytes) / ctx.platform.network.memcpy_Bps;
+    rb.local_copy_s = std::max(rb.local_copy_s, copy_s + touch_s);
     rb.end_aggregator();
     return true;
 }

@@ -33,6 +33,8 @@ struct Network {
     double collective_step_s = 0;   // one step of a log2(P) collective
     double oversubscribed_step_s = 0;  // one step where a node runs more ranks than cores (0: as above)
     double memcpy_Bps = 0;          // local copy in the shuffle (ranks on one node)
+    double first_touch_Bps = 0;     // writing a buffer's pages the first time (0: not charged)
+    uint64_t first_touch_warm_bytes = 0;  // a buffer's first bytes, which come warm
 };
 
 // The router / I/O-node layer: client side (BG/P I/O nodes) or server side (LNET routers).

@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "box_region.hpp"
+#include "first_touch.hpp"
 #include "hdf5_layout.hpp"
 #include "hdf5_transfer.hpp"
 #include "listed_region.hpp"
@@ -261,11 +262,12 @@ std::shared_ptr<const Region> fill_region(const Session& ses, size_t d, bool wal
 // Before a chunked fill every rank, whether it writes a chunk or not, sets up a fill buffer of
 // one chunk: H5D__chunk_allocate (H5Dchunk.c) calls H5D__fill_init with the chunk size and no
 // element count, which allocates it and writes the fill value (or zeros) through it (H5Dfill.c). A
-// freshly allocated buffer is first touched at the platform's memcpy rate, as the collective
-// buffer is; the ranks of a node beyond its cores wait for a core.
+// freshly allocated buffer is first touched (first_touch.hpp; on a platform that gives no
+// first-touch rate, at its memcpy rate); the ranks of a node beyond its cores wait for a core.
 Phase fill_buffer_setup(const Platform& p, const DatasetLayout& lay, const WriteCall& call)
 {
-    double seconds = static_cast<double>(lay.chunk_bytes) / p.network.memcpy_Bps;
+    double seconds = p.network.first_touch_Bps > 0 ? first_touch_s(p.network, 0, lay.chunk_bytes)
+                                                   : static_cast<double>(lay.chunk_bytes) / p.network.memcpy_Bps;
     return fixed_phase("write", seconds * call_oversubscription(p, call));
 }
 

@@ -148,6 +148,10 @@ Platform parse_platform(const json& data)
     p.network.collective_step_s = number(data, "network", "collective_step_s");
     p.network.oversubscribed_step_s = optional(data, "network", "oversubscribed_step_s", 0);
     p.network.memcpy_Bps = number(data, "network", "memcpy_mbs") * MB;
+    p.network.first_touch_Bps = optional(data, "network", "first_touch_mbs", 0) * MB;
+    p.network.first_touch_warm_bytes = static_cast<uint64_t>(optional(data, "network", "first_touch_warm_bytes", 0));
+    if (p.network.first_touch_Bps < 0)
+        throw std::invalid_argument("platform.network.first_touch_mbs: must be >= 0");
     parse_routers(data, p);
     parse_filesystem(data, p);
     parse_lustre_client(data, p);

@@ -1,0 +1,117 @@
+"""What a large collective buffer costs on this machine: two-phase writes through ROMIO with
+one aggregator and buffers of 1 to 32 MiB.
+
+ROMIO allocates the collective buffer (cb_buffer_size) when a file is opened and fills it
+round after round; the bytes a run moves are the same whatever the buffer's size, only the
+rounds change (fewer, each larger), and a round's step is microseconds here
+(bench/collective_step.py). On this machine the write time still grows with the buffer, by
+about its size over a first-touch rate beyond the first few MiB: the pages of a buffer cost
+the kernel, and on this virtual machine the hypervisor, when first written (iosim's
+`network.first_touch_mbs` and `network.first_touch_warm_bytes`, sim-models/src/first_touch.hpp).
+This measures both on block3d-io shapes that are not the measured tables':
+
+    for each repetition, the buffer sizes in a rotated order, for each shape:
+        write_s[shape, size] <- block3d-io --block SHAPE --no-sync (collective, 2 ranks),
+                                ROMIO_HINTS: romio_cb_write enable, cb_config_list *:1,
+                                cb_buffer_size SIZE; after a warm-up of the page cache
+    extra[shape, size] <- median write_s[shape, size] - median write_s[shape, 1 MiB]
+    cold(size) <- max(0, size - warm_bytes) - max(0, 1 MiB - warm_bytes)
+    warm_bytes, rate <- least squares of extra = cold(size) / rate over both
+                        shapes, warm_bytes among the sizes (every size fills its buffer: the
+                        aggregator's 64 MiB domain exceeds the largest)
+
+Prints each shape's medians and extras and the two leaves of the local platform model
+(sim-models/platforms/local.yaml). Run it on a quiet machine.
+
+    .venv/bin/python bench/collective_buffer_size.py [--repeat 5] [--ranks 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import tempfile
+from pathlib import Path
+
+import numpy as np
+from iotwin.core import paths
+from iotwin.executors import launch
+from iotwin.executors.local import default_scratch_root, warm_up_page_cache
+
+MiB = 1 << 20
+SHAPES = [(160, 160, 160), (512, 64, 128)]   # X x Y x Z doubles a rank: 31 and 32 MiB
+SIZES = [1 * MiB, 2 * MiB, 4 * MiB, 8 * MiB, 16 * MiB, 32 * MiB]
+WARM_UP_BYTES = 512 << 20
+
+
+def write_seconds(shape: tuple[int, int, int], size: int, ranks: int, folder: Path) -> float:
+    hints = folder / f"hints-{size}"
+    hints.write_text(f"romio_cb_write enable\ncb_config_list *:1\ncb_buffer_size {size}\n")
+    warm_up_page_cache(folder / ".warm-up", WARM_UP_BYTES)
+    target = folder / "block3d.h5"
+    done = launch.run_mpi(ranks, [paths.kernel_binary("block3d-io"), "--block",
+                                  "x".join(map(str, shape)), "--no-sync", "--file", str(target)],
+                          env={"ROMIO_HINTS": str(hints)}, timeout=300)
+    target.unlink(missing_ok=True)
+    if done.returncode != 0:
+        raise SystemExit(f"block3d-io {shape} with a {size} B buffer failed:\n"
+                         f"{done.stderr.strip()}")
+    return float(json.loads(done.stdout.strip().splitlines()[-1])["write_s"])
+
+
+def rotated(items: list[int], by: int) -> list[int]:
+    return items[by % len(items):] + items[:by % len(items)]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--ranks", type=int, default=2)
+    args = parser.parse_args()
+    times: dict[tuple[tuple[int, int, int], int], list[float]] = {}
+    with tempfile.TemporaryDirectory(prefix="iotwin-buffers-", dir=default_scratch_root()) as d:
+        for repetition in range(args.repeat):
+            for size in rotated(SIZES, repetition):
+                for shape in SHAPES:
+                    times.setdefault((shape, size), []).append(
+                        write_seconds(shape, size, args.ranks, Path(d)))
+    extras: dict[int, list[float]] = {size: [] for size in SIZES}   # seconds, per shape
+    for shape in SHAPES:
+        data = shape[0] * shape[1] * shape[2] * 8 * args.ranks
+        base = statistics.median(times[(shape, SIZES[0])])
+        print(f"block {'x'.join(map(str, shape))} ({data / MiB:.1f} MiB a file, one aggregator):")
+        for size in SIZES:
+            median = statistics.median(times[(shape, size)])
+            extras[size].append(median - base)
+            print(f"  cb_buffer_size {size // MiB:3d} MiB: write {1e3 * median:7.2f} ms "
+                  f"(median of {args.repeat}), extra {1e3 * (median - base):6.2f} ms")
+    warm_bytes, rate = hinge_fit(extras)
+    print(f"fit: a buffer's bytes beyond its first {warm_bytes // MiB} MiB cost "
+          f"{rate / 1e6:.0f} MB/s (least squares over both shapes)")
+    print(f"  first_touch_mbs: {{value: {rate / 1e6:.0f}, bounds: [50, 20000], source: \"measured: "
+          f"bench/collective_buffer_size.py\"}}")
+    print(f"  first_touch_warm_bytes: {{value: {warm_bytes // MiB}MiB, source: \"measured: "
+          f"bench/collective_buffer_size.py\"}}")
+
+
+def hinge_fit(extras: dict[int, list[float]]) -> tuple[int, float]:
+    """The warm bytes among the sizes and the rate (bytes a second) that fit the extra seconds
+    best as max(0, size - warm) / rate."""
+    best: tuple[float, int, float] | None = None
+    for warm in [0, *SIZES[:-1]]:
+        def cold_beyond_smallest(size: int, warm: int = warm) -> int:
+            return max(0, size - warm) - max(0, SIZES[0] - warm)
+        cold = np.array([cold_beyond_smallest(size) for size in SIZES for _ in extras[size]],
+                        dtype=float)
+        seconds = np.array([extra for size in SIZES for extra in extras[size]])
+        per_byte = float(cold @ seconds / (cold @ cold))
+        residual = float(np.sum((seconds - per_byte * cold) ** 2))
+        if per_byte > 0 and (best is None or residual < best[0]):
+            best = (residual, warm, 1 / per_byte)
+    if best is None:
+        raise SystemExit("larger buffers were not slower here: no first-touch cost to fit")
+    return best[1], best[2]
+
+if __name__ == "__main__":
+    main()

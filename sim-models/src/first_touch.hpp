@@ -1,0 +1,21 @@
+// The first touch of a buffer's pages. A buffer a library allocates (ROMIO's collective buffer,
+// allocated at MPI_File_open, adio/common/ad_open.c: fd->io_buf = ADIOI_Malloc(cb_buffer_size),
+// and freed at close) is mapped lazily: its pages cost the kernel, and on a virtual machine
+// whose free pages go back to the host the hypervisor too, when first written, and nothing once
+// warm. A collective buffer is touched as far as its largest round has filled it, once per file
+// session; a buffer of 1 MiB reused for 32 rounds costs that once, one of 32 MiB filled in one
+// round 32 times as much. Measured on this kind of machine by bench/collective_buffer_size.py:
+// the write time grows with cb_buffer_size at fixed data, beyond the first few MiB.
+#pragma once
+
+#include <cstdint>
+
+#include "model.hpp"
+
+namespace iosim {
+
+// Seconds to write a buffer's bytes [from, to) for the first time. Zero on a platform that gives
+// no first_touch_mbs (the copy rate then stands for all of it).
+double first_touch_s(const Network& n, uint64_t from, uint64_t to);
+
+}  // namespace iosim
