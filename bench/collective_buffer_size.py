@@ -8,19 +8,21 @@ rounds change (fewer, each larger), and a round's step is microseconds here
 about its size over a first-touch rate beyond the first few MiB: the pages of a buffer cost
 the kernel, and on this virtual machine the hypervisor, when first written (iosim's
 `network.first_touch_mbs` and `network.first_touch_warm_bytes`, sim-models/src/first_touch.hpp).
-This measures both on block3d-io shapes that are not the measured tables':
+This measures both on block3d-io shapes that are not the measured tables', and sets the
+model's extra (the local platform as committed) beside each, on those shapes and on one the
+fit does not use (the tables' 128^3 block written through bare MPI-IO):
 
-    for each repetition, the buffer sizes in a rotated order, for each shape:
-        write_s[shape, size] <- block3d-io --block SHAPE --no-sync (collective, 2 ranks),
+    for each repetition, the buffer sizes in a rotated order, for each case:
+        write_s[case, size] <- block3d-io --block CASE --no-sync (collective, 2 ranks),
                                 ROMIO_HINTS: romio_cb_write enable, cb_config_list *:1,
                                 cb_buffer_size SIZE; after a warm-up of the page cache
-    extra[shape, size] <- median write_s[shape, size] - median write_s[shape, 1 MiB]
+    extra[case, size] <- median write_s[case, size] - median write_s[case, 1 MiB]
     cold(size) <- max(0, size - warm_bytes) - max(0, 1 MiB - warm_bytes)
-    warm_bytes, rate <- least squares of extra = cold(size) / rate over both
-                        shapes, warm_bytes among the sizes (every size fills its buffer: the
-                        aggregator's 64 MiB domain exceeds the largest)
+    warm_bytes, rate <- least squares of extra = cold(size) / rate over the two fit
+                        cases, warm_bytes among the sizes (every size fills its buffer: the
+                        aggregator's 62-64 MiB domain exceeds the largest)
 
-Prints each shape's medians and extras and the two leaves of the local platform model
+Prints each case's medians and extras, the model's, and the two leaves of the local platform model
 (sim-models/platforms/local.yaml). Run it on a quiet machine.
 
     .venv/bin/python bench/collective_buffer_size.py [--repeat 5] [--ranks 2]
@@ -38,24 +40,42 @@ import numpy as np
 from iotwin.core import paths
 from iotwin.executors import launch
 from iotwin.executors.local import default_scratch_root, warm_up_page_cache
+from iotwin.model.platforms import load_platform
+from iotwin.model.sim import simulate
+from iotwin.workloads.workload import kernel_workload
 
 MiB = 1 << 20
-SHAPES = [(160, 160, 160), (512, 64, 128)]   # X x Y x Z doubles a rank: 31 and 32 MiB
+# block3d-io arguments: two HDF5 shapes the fit uses (31 and 32 MiB a rank), and the bare
+# MPI-IO method of the tables' 128^3 block, which it does not (the model's check)
+FIT_CASES = [("160x160x160",), ("512x64x128",)]
+CHECK_CASES = [("128", "--method", "mpiio")]
 SIZES = [1 * MiB, 2 * MiB, 4 * MiB, 8 * MiB, 16 * MiB, 32 * MiB]
 WARM_UP_BYTES = 512 << 20
 
 
-def write_seconds(shape: tuple[int, int, int], size: int, ranks: int, folder: Path) -> float:
+Case = tuple[str, ...]
+
+
+def case_args(case: Case) -> list[str]:
+    return ["--block", *case, "--no-sync"]
+
+
+def buffered(size: int) -> dict[str, dict[str, object]]:
+    return {"mpiio": {"romio_cb_write": "enable", "cb_config_list": "*:1",
+                      "cb_buffer_size": size}}
+
+
+def write_seconds(case: Case, size: int, ranks: int, folder: Path) -> float:
     hints = folder / f"hints-{size}"
     hints.write_text(f"romio_cb_write enable\ncb_config_list *:1\ncb_buffer_size {size}\n")
     warm_up_page_cache(folder / ".warm-up", WARM_UP_BYTES)
-    target = folder / "block3d.h5"
-    done = launch.run_mpi(ranks, [paths.kernel_binary("block3d-io"), "--block",
-                                  "x".join(map(str, shape)), "--no-sync", "--file", str(target)],
+    target = folder / "block3d.out"
+    done = launch.run_mpi(ranks, [paths.kernel_binary("block3d-io"), *case_args(case),
+                                  "--file", str(target)],
                           env={"ROMIO_HINTS": str(hints)}, timeout=300)
     target.unlink(missing_ok=True)
     if done.returncode != 0:
-        raise SystemExit(f"block3d-io {shape} with a {size} B buffer failed:\n"
+        raise SystemExit(f"block3d-io {' '.join(case)} with a {size} B buffer failed:\n"
                          f"{done.stderr.strip()}")
     return float(json.loads(done.stdout.strip().splitlines()[-1])["write_s"])
 
@@ -64,31 +84,52 @@ def rotated(items: list[int], by: int) -> list[int]:
     return items[by % len(items):] + items[:by % len(items)]
 
 
+def model_write_seconds(case: Case, ranks: int) -> list[float]:
+    """The local platform model's write time of the case at each buffer size."""
+    workload = kernel_workload("block3d-io", ranks, case_args(case))
+    results = simulate(load_platform("local"), workload, [buffered(size) for size in SIZES])
+    return [r.phases["write"] for r in results]
+
+
+def print_case(case: Case, times: dict[tuple[Case, int], list[float]], ranks: int,
+               repeat: int) -> list[float]:
+    """Prints the case's medians, extras and the model's; returns the measured extras."""
+    base = statistics.median(times[(case, SIZES[0])])
+    model = model_write_seconds(case, ranks)
+    print(f"block3d-io --block {' '.join(case)} ({ranks} ranks, one aggregator):")
+    extras = []
+    for size, predicted in zip(SIZES, model, strict=True):
+        median = statistics.median(times[(case, size)])
+        extras.append(median - base)
+        print(f"  cb_buffer_size {size // MiB:3d} MiB: write {1e3 * median:7.2f} ms (median of "
+              f"{repeat}), extra {1e3 * (median - base):6.2f} ms; the model's extra "
+              f"{1e3 * (predicted - model[0]):6.2f} ms")
+    return extras
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--ranks", type=int, default=2)
     args = parser.parse_args()
-    times: dict[tuple[tuple[int, int, int], int], list[float]] = {}
+    times: dict[tuple[Case, int], list[float]] = {}
     with tempfile.TemporaryDirectory(prefix="iotwin-buffers-", dir=default_scratch_root()) as d:
         for repetition in range(args.repeat):
             for size in rotated(SIZES, repetition):
-                for shape in SHAPES:
-                    times.setdefault((shape, size), []).append(
-                        write_seconds(shape, size, args.ranks, Path(d)))
-    extras: dict[int, list[float]] = {size: [] for size in SIZES}   # seconds, per shape
-    for shape in SHAPES:
-        data = shape[0] * shape[1] * shape[2] * 8 * args.ranks
-        base = statistics.median(times[(shape, SIZES[0])])
-        print(f"block {'x'.join(map(str, shape))} ({data / MiB:.1f} MiB a file, one aggregator):")
-        for size in SIZES:
-            median = statistics.median(times[(shape, size)])
-            extras[size].append(median - base)
-            print(f"  cb_buffer_size {size // MiB:3d} MiB: write {1e3 * median:7.2f} ms "
-                  f"(median of {args.repeat}), extra {1e3 * (median - base):6.2f} ms")
+                for case in FIT_CASES + CHECK_CASES:
+                    times.setdefault((case, size), []).append(
+                        write_seconds(case, size, args.ranks, Path(d)))
+    extras: dict[int, list[float]] = {size: [] for size in SIZES}   # seconds, per fit case
+    for case in FIT_CASES:
+        for size, extra in zip(SIZES, print_case(case, times, args.ranks, args.repeat),
+                               strict=True):
+            extras[size].append(extra)
+    print("not fitted, the model's check:")
+    for case in CHECK_CASES:
+        print_case(case, times, args.ranks, args.repeat)
     warm_bytes, rate = hinge_fit(extras)
     print(f"fit: a buffer's bytes beyond its first {warm_bytes // MiB} MiB cost "
-          f"{rate / 1e6:.0f} MB/s (least squares over both shapes)")
+          f"{rate / 1e6:.0f} MB/s (least squares over the fit cases)")
     print(f"  first_touch_mbs: {{value: {rate / 1e6:.0f}, bounds: [50, 20000], source: \"measured: "
           f"bench/collective_buffer_size.py\"}}")
     print(f"  first_touch_warm_bytes: {{value: {warm_bytes // MiB}MiB, source: \"measured: "

@@ -4,7 +4,10 @@
 // whose free pages go back to the host the hypervisor too, when first written, and nothing once
 // warm. A collective buffer is touched as far as its largest round has filled it, once per file
 // session; a buffer of 1 MiB reused for 32 rounds costs that once, one of 32 MiB filled in one
-// round 32 times as much. Measured on this kind of machine by bench/collective_buffer_size.py:
+// round 32 times as much. OMPIO allocates its buffer in each collective call instead (fcoll's
+// write_all: global_buf = malloc(bytes_per_cycle)) and frees it at the end, and glibc's malloc
+// serves the next call's from the same warm pages below its 32 MiB mmap ceiling: the session is
+// the approximation for both. Measured on this kind of machine by bench/collective_buffer_size.py:
 // the write time grows with cb_buffer_size at fixed data, beyond the first few MiB.
 #pragma once
 
