@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <optional>
 
-#include "first_touch.hpp"
-
 namespace iosim {
 
 namespace {
@@ -229,11 +227,8 @@ bool aggregator_round(const MpiIoContext& ctx, BufferedFile& t, int a, RoundBuil
         ctx.breakdown.posix.write(last - first);
         wb.add(agg_node, agg_node, f.rank_of_writer[agg_writer], first, last - first, read_s);
     }
-    uint64_t& touched = f.buffer_touched[agg_writer];
-    double touch_s = first_touch_s(ctx.platform.network, touched, filled);
-    touched = std::max(touched, filled);
     double copy_s = static_cast<double>(local_bytes) / ctx.platform.network.memcpy_Bps;
-    rb.local_copy_s = std::max(rb.local_copy_s, copy_s + touch_s);
+    rb.local_copy_s = std::max(rb.local_copy_s, copy_s + f.buffers.fill(ctx.platform.network, agg_writer, filled));
     rb.end_aggregator();
     return true;
 }

@@ -12,13 +12,25 @@
 #pragma once
 
 #include <cstdint>
+#include <unordered_map>
 
 #include "model.hpp"
 
 namespace iosim {
 
-// Seconds to write a buffer's bytes [from, to) for the first time. Zero on a platform that gives
-// no first_touch_mbs (the copy rate then stands for all of it).
-double first_touch_s(const Network& n, uint64_t from, uint64_t to);
+// Seconds to write a whole fresh buffer of `bytes`: its first touch where the platform gives a
+// rate, else a copy at its memcpy rate.
+double fresh_buffer_s(const Network& n, uint64_t bytes);
+
+// The collective buffers of one file session, each as far as a round has filled it.
+class SessionBuffers {
+public:
+    // Seconds the round costs `owner` (an aggregator's writer index) that fills its buffer to
+    // `filled` bytes. Keeps nothing on a platform that gives no first_touch_mbs.
+    double fill(const Network& n, int owner, uint64_t filled);
+
+private:
+    std::unordered_map<int, uint64_t> touched_;
+};
 
 }  // namespace iosim

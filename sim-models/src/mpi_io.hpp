@@ -6,9 +6,9 @@
 #pragma once
 
 #include <functional>
-#include <unordered_map>
 #include <vector>
 
+#include "first_touch.hpp"
 #include "model.hpp"
 #include "pieces.hpp"
 #include "striping.hpp"
@@ -25,7 +25,7 @@ struct OpenFile {
     std::vector<int> rank_of_writer;  // writer index -> global rank
     std::vector<uint32_t> node_run_end;  // writer index -> first later writer on another node
     LockHolders* holders;
-    std::unordered_map<int, uint64_t> buffer_touched;  // aggregator's writer -> its collective buffer's bytes written this session
+    SessionBuffers buffers;  // its aggregators' collective buffers, as far as touched
 };
 
 struct WriteCall {

@@ -266,9 +266,7 @@ std::shared_ptr<const Region> fill_region(const Session& ses, size_t d, bool wal
 // first-touch rate, at its memcpy rate); the ranks of a node beyond its cores wait for a core.
 Phase fill_buffer_setup(const Platform& p, const DatasetLayout& lay, const WriteCall& call)
 {
-    double seconds = p.network.first_touch_Bps > 0 ? first_touch_s(p.network, 0, lay.chunk_bytes)
-                                                   : static_cast<double>(lay.chunk_bytes) / p.network.memcpy_Bps;
-    return fixed_phase("write", seconds * call_oversubscription(p, call));
+    return fixed_phase("write", fresh_buffer_s(p.network, lay.chunk_bytes) * call_oversubscription(p, call));
 }
 
 // The fill values parallel HDF5 writes when it allocates a dataset at create (fill_region).
