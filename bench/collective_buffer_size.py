@@ -31,15 +31,13 @@ Prints each case's medians and extras, the model's, and the two leaves of the lo
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import tempfile
 from pathlib import Path
 
+import block3d_runs
 import numpy as np
-from iotwin.core import paths
-from iotwin.executors import launch
-from iotwin.executors.local import default_scratch_root, warm_up_page_cache
+from iotwin.executors.local import default_scratch_root
 from iotwin.model.platforms import load_platform
 from iotwin.model.sim import simulate
 from iotwin.workloads.workload import kernel_workload
@@ -50,7 +48,6 @@ MiB = 1 << 20
 FIT_CASES = [("160x160x160",), ("512x64x128",)]
 CHECK_CASES = [("128", "--method", "mpiio")]
 SIZES = [1 * MiB, 2 * MiB, 4 * MiB, 8 * MiB, 16 * MiB, 32 * MiB]
-WARM_UP_BYTES = 512 << 20
 
 
 Case = tuple[str, ...]
@@ -68,20 +65,8 @@ def buffered(size: int) -> dict[str, dict[str, object]]:
 def write_seconds(case: Case, size: int, ranks: int, folder: Path) -> float:
     hints = folder / f"hints-{size}"
     hints.write_text(f"romio_cb_write enable\ncb_config_list *:1\ncb_buffer_size {size}\n")
-    warm_up_page_cache(folder / ".warm-up", WARM_UP_BYTES)
-    target = folder / "block3d.out"
-    done = launch.run_mpi(ranks, [paths.kernel_binary("block3d-io"), *case_args(case),
-                                  "--file", str(target)],
-                          env={"ROMIO_HINTS": str(hints)}, timeout=300)
-    target.unlink(missing_ok=True)
-    if done.returncode != 0:
-        raise SystemExit(f"block3d-io {' '.join(case)} with a {size} B buffer failed:\n"
-                         f"{done.stderr.strip()}")
-    return float(json.loads(done.stdout.strip().splitlines()[-1])["write_s"])
-
-
-def rotated(items: list[int], by: int) -> list[int]:
-    return items[by % len(items):] + items[:by % len(items)]
+    return block3d_runs.write_seconds(case_args(case), ranks, folder,
+                                      env={"ROMIO_HINTS": str(hints)})
 
 
 def model_write_seconds(case: Case, ranks: int) -> list[float]:
@@ -115,7 +100,7 @@ def main() -> None:
     times: dict[tuple[Case, int], list[float]] = {}
     with tempfile.TemporaryDirectory(prefix="iotwin-buffers-", dir=default_scratch_root()) as d:
         for repetition in range(args.repeat):
-            for size in rotated(SIZES, repetition):
+            for size in block3d_runs.rotated(SIZES, repetition):
                 for case in FIT_CASES + CHECK_CASES:
                     times.setdefault((case, size), []).append(
                         write_seconds(case, size, args.ranks, Path(d)))

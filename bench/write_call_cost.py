@@ -20,31 +20,21 @@ Prints each shape's median, the fit, and the leaf of the local platform model's
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import tempfile
 from pathlib import Path
 
+import block3d_runs
 import numpy as np
-from iotwin.core import paths
-from iotwin.executors import launch
-from iotwin.executors.local import default_scratch_root, warm_up_page_cache
+from iotwin.executors.local import default_scratch_root
 
 ELEMENTS = 128 ** 3   # doubles a rank: 16 MiB
 SHAPES = [(32, 256, 256), (128, 128, 128), (512, 64, 64), (2048, 32, 32)]   # X x Y x Z
-WARM_UP_BYTES = 512 << 20
 
 
 def write_seconds(shape: tuple[int, int, int], ranks: int, folder: Path) -> float:
-    warm_up_page_cache(folder / ".warm-up", WARM_UP_BYTES)
-    target = folder / "block3d.h5"
-    done = launch.run_mpi(ranks, [paths.kernel_binary("block3d-io"), "--block",
-                                  "x".join(map(str, shape)), "--independent", "--no-sync",
-                                  "--file", str(target)], timeout=300)
-    target.unlink(missing_ok=True)
-    if done.returncode != 0:
-        raise SystemExit(f"block3d-io {shape} failed:\n{done.stderr.strip()}")
-    return float(json.loads(done.stdout.strip().splitlines()[-1])["write_s"])
+    return block3d_runs.write_seconds(["--block", "x".join(map(str, shape)), "--independent",
+                                       "--no-sync"], ranks, folder)
 
 
 def main() -> None:
@@ -55,8 +45,7 @@ def main() -> None:
     times: dict[tuple[int, int, int], list[float]] = {shape: [] for shape in SHAPES}
     with tempfile.TemporaryDirectory(prefix="iotwin-calls-", dir=default_scratch_root()) as d:
         for repetition in range(args.repeat):
-            order = SHAPES[repetition % len(SHAPES):] + SHAPES[:repetition % len(SHAPES)]
-            for shape in order:
+            for shape in block3d_runs.rotated(SHAPES, repetition):
                 times[shape].append(write_seconds(shape, args.ranks, Path(d)))
     calls = np.array([shape[1] * shape[2] for shape in SHAPES], dtype=float)
     medians = np.array([statistics.median(times[shape]) for shape in SHAPES])
