@@ -205,3 +205,26 @@ def test_an_hdf5_program_not_written_for_iotwin(scratch: Path):
                      ("ParaEg0.h5", "/Data2"): "independent",
                      ("ParaEg1.h5", "/Data1"): "contiguous_collective",
                      ("ParaEg1.h5", "/Data2"): "contiguous_collective"}
+
+
+def test_the_program_access_list_is_its_own_again_and_a_shared_open_says_so(scratch: Path):
+    """The config's alignment goes on the program's own access list for each open and comes off
+    right after; a file opened again while open keeps its first open's values (HDF5 shares it),
+    and under another name the interposer says it cannot tell."""
+    (scratch / "link.h5").symlink_to(scratch / "f.h5")
+    config = "hdf5:\n  alignment: {threshold: 1, boundary: 64KiB}\n"
+    done, reports = run(1, [paths.built("tests/programs/fapl_reuse"), str(scratch / "f.h5"),
+                            str(scratch / "link.h5")], scratch, config)
+    assert done.stdout.split("\n")[:3] == ["alignment 1 4096"] * 3
+    by_file = {}
+    for report in reports:
+        by_file.setdefault(Path(report["file"]).name, []).append(report)
+    assert len(by_file["f.h5"]) == 2 and len(by_file["link.h5"]) == 1
+    for report in by_file["f.h5"]:
+        assert report["effective"]["hdf5"]["alignment"] == {"threshold": 1, "boundary": 65536}
+        assert report["not_effective"] == []
+    link = by_file["link.h5"][0]
+    assert link["effective"]["hdf5"] is None
+    reasons = {entry["key"]: entry["reason"] for entry in link["not_effective"]}
+    assert set(reasons) == {"hdf5.alignment.threshold", "hdf5.alignment.boundary"}
+    assert all("open already under another name" in reason for reason in reasons.values())

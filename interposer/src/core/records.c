@@ -44,6 +44,15 @@ struct iot_file *iot_file_find(hid_t id)
     return NULL;
 }
 
+const struct iot_file *iot_file_open_as(const struct iot_file *file)
+{
+    for (int i = 0; i < nfiles; i++)
+        if (files[i] != file && files[i]->api == IOT_API_HDF5 && files[i]->id >= 0
+            && strcmp(files[i]->name, file->name) == 0)
+            return files[i];
+    return NULL;
+}
+
 struct iot_file *iot_file_of_mpi(MPI_File fh)
 {
     for (int i = 0; i < nfiles; i++)

@@ -18,6 +18,14 @@ struct iot_creation {
     H5D_fill_value_t fill_value;  /* user-defined, default or undefined: decides ifset's fill */
 };
 
+/* The file access properties the settings can set, as a list holds them. */
+struct iot_access {
+    hsize_t threshold, boundary;   /* alignment */
+    hsize_t meta_block;
+    size_t sieve;
+    hbool_t coll_write, coll_ops;  /* collective metadata (MPI-IO lists only) */
+};
+
 /* The config's settings for a dataset and the labels of the blocks they come from: one per
  * distinct set of blocks, shared by every dataset those blocks apply to (core/runtime.c). */
 struct iot_resolved {
@@ -61,6 +69,7 @@ struct iot_file {
     char matched[IOT_MATCHED_LEN];
     struct iot_settings settings;
     int mpio;                 /* opened with the MPI-IO driver */
+    struct iot_access access; /* as the file holds them (read back after the open) */
     MPI_Comm comm;            /* a duplicate of the file's communicator (MPI_COMM_NULL: none, or
                                * one process): the report's and the capture's, from core/comms */
     MPI_Info requested;       /* the hints the interposer set (MPI_INFO_NULL if none) */
@@ -80,6 +89,8 @@ struct iot_file {
 struct iot_file *iot_file_new(enum iot_api api, hid_t id, const char *name, const char *how);
 struct iot_file *iot_file_find(hid_t id);   /* an HDF5 file by its id */
 struct iot_file *iot_file_of_mpi(MPI_File fh);   /* an MPI-IO layer's file by its handle */
+/* Another open HDF5 file of the same name as `file` (NULL: none). */
+const struct iot_file *iot_file_open_as(const struct iot_file *file);
 void iot_file_forget(struct iot_file *file);   /* removes and frees it */
 void iot_file_detach(struct iot_file *file);   /* removes it from the open files (lookups) */
 void iot_file_free(struct iot_file *file);     /* frees a detached file */

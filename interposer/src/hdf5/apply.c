@@ -11,43 +11,66 @@
 
 /* --- file access ----------------------------------------------------------------------------- */
 
-static void apply_alignment(const struct iot_settings *s, hid_t fapl, FILE *applied, int *n)
-{
-    hsize_t threshold = 1, boundary = 1;
-    H5Pget_alignment(fapl, &threshold, &boundary);
-    if (s->v[IOT_K_HDF5_ALIGNMENT_THRESHOLD].set)
-        threshold = (hsize_t)s->v[IOT_K_HDF5_ALIGNMENT_THRESHOLD].i;
-    if (s->v[IOT_K_HDF5_ALIGNMENT_BOUNDARY].set)
-        boundary = (hsize_t)s->v[IOT_K_HDF5_ALIGNMENT_BOUNDARY].i;
-    H5Pset_alignment(fapl, threshold, boundary);
-    fprintf(applied, "%s\"alignment\": {\"threshold\": %llu, \"boundary\": %llu}",
-            iot_json_sep(n), (unsigned long long)threshold, (unsigned long long)boundary);
-}
-
-static void apply_hdf5(const struct iot_settings *s, hid_t fapl, int mpio, FILE *applied)
+/* Sets `wanted` on the list, member by member; what took goes to *took and to `applied`. */
+static void set_access(hid_t fapl, const struct iot_settings *s, int mpio,
+                       const struct iot_access *wanted, struct iot_access *took, FILE *applied)
 {
     const struct iot_value *v = s->v;
+    int coll_write = mpio && v[IOT_K_HDF5_COLL_METADATA_WRITE].set;
+    int coll_ops = mpio && v[IOT_K_HDF5_ALL_COLL_METADATA_OPS].set;
     int n = 0;
     fputs(", \"hdf5\": {", applied);
-    if (v[IOT_K_HDF5_ALIGNMENT].set)
-        apply_alignment(s, fapl, applied, &n);
-    if (v[IOT_K_HDF5_META_BLOCK_SIZE].set && H5Pset_meta_block_size(fapl, (hsize_t)v[IOT_K_HDF5_META_BLOCK_SIZE].i) >= 0)
-        fprintf(applied, "%s\"meta_block_size\": %lld", iot_json_sep(&n), v[IOT_K_HDF5_META_BLOCK_SIZE].i);
-    if (v[IOT_K_HDF5_SIEVE_BUF_SIZE].set && H5Pset_sieve_buf_size(fapl, (size_t)v[IOT_K_HDF5_SIEVE_BUF_SIZE].i) >= 0)
-        fprintf(applied, "%s\"sieve_buf_size\": %lld", iot_json_sep(&n), v[IOT_K_HDF5_SIEVE_BUF_SIZE].i);
-    if (mpio && v[IOT_K_HDF5_COLL_METADATA_WRITE].set
-        && H5Pset_coll_metadata_write(fapl, (hbool_t)v[IOT_K_HDF5_COLL_METADATA_WRITE].i) >= 0)
+    if (v[IOT_K_HDF5_ALIGNMENT].set && H5Pset_alignment(fapl, wanted->threshold, wanted->boundary) >= 0) {
+        took->threshold = wanted->threshold;
+        took->boundary = wanted->boundary;
+        fprintf(applied, "%s\"alignment\": {\"threshold\": %llu, \"boundary\": %llu}",
+                iot_json_sep(&n), (unsigned long long)took->threshold,
+                (unsigned long long)took->boundary);
+    }
+    if (v[IOT_K_HDF5_META_BLOCK_SIZE].set && H5Pset_meta_block_size(fapl, wanted->meta_block) >= 0) {
+        took->meta_block = wanted->meta_block;
+        fprintf(applied, "%s\"meta_block_size\": %llu", iot_json_sep(&n),
+                (unsigned long long)took->meta_block);
+    }
+    if (v[IOT_K_HDF5_SIEVE_BUF_SIZE].set && H5Pset_sieve_buf_size(fapl, wanted->sieve) >= 0) {
+        took->sieve = wanted->sieve;
+        fprintf(applied, "%s\"sieve_buf_size\": %zu", iot_json_sep(&n), took->sieve);
+    }
+    if (coll_write && H5Pset_coll_metadata_write(fapl, wanted->coll_write) >= 0) {
+        took->coll_write = wanted->coll_write;
         fprintf(applied, "%s\"coll_metadata_write\": %s", iot_json_sep(&n),
-                v[IOT_K_HDF5_COLL_METADATA_WRITE].i ? "true" : "false");
-    if (mpio && v[IOT_K_HDF5_ALL_COLL_METADATA_OPS].set
-        && H5Pset_all_coll_metadata_ops(fapl, (hbool_t)v[IOT_K_HDF5_ALL_COLL_METADATA_OPS].i) >= 0)
+                took->coll_write ? "true" : "false");
+    }
+    if (coll_ops && H5Pset_all_coll_metadata_ops(fapl, wanted->coll_ops) >= 0) {
+        took->coll_ops = wanted->coll_ops;
         fprintf(applied, "%s\"all_coll_metadata_ops\": %s", iot_json_sep(&n),
-                v[IOT_K_HDF5_ALL_COLL_METADATA_OPS].i ? "true" : "false");
+                took->coll_ops ? "true" : "false");
+    }
     fputc('}', applied);
 }
 
+/* The list's values with the settings' in their place. */
+static struct iot_access wanted_access(const struct iot_settings *s, const struct iot_access *own)
+{
+    const struct iot_value *v = s->v;
+    struct iot_access w = *own;
+    if (v[IOT_K_HDF5_ALIGNMENT_THRESHOLD].set)
+        w.threshold = (hsize_t)v[IOT_K_HDF5_ALIGNMENT_THRESHOLD].i;
+    if (v[IOT_K_HDF5_ALIGNMENT_BOUNDARY].set)
+        w.boundary = (hsize_t)v[IOT_K_HDF5_ALIGNMENT_BOUNDARY].i;
+    if (v[IOT_K_HDF5_META_BLOCK_SIZE].set)
+        w.meta_block = (hsize_t)v[IOT_K_HDF5_META_BLOCK_SIZE].i;
+    if (v[IOT_K_HDF5_SIEVE_BUF_SIZE].set)
+        w.sieve = (size_t)v[IOT_K_HDF5_SIEVE_BUF_SIZE].i;
+    if (v[IOT_K_HDF5_COLL_METADATA_WRITE].set)
+        w.coll_write = (hbool_t)v[IOT_K_HDF5_COLL_METADATA_WRITE].i;
+    if (v[IOT_K_HDF5_ALL_COLL_METADATA_OPS].set)
+        w.coll_ops = (hbool_t)v[IOT_K_HDF5_ALL_COLL_METADATA_OPS].i;
+    return w;
+}
+
 /* Whether the settings set any HDF5 file access property. */
-static int sets_hdf5(const struct iot_settings *s)
+static int sets_fapl(const struct iot_settings *s)
 {
     for (int id = 0; id < IOT_NKEYS; id++)
         if (s->v[id].set && IOT_KEYS[id].block >= 0
@@ -56,23 +79,50 @@ static int sets_hdf5(const struct iot_settings *s)
     return 0;
 }
 
-hid_t iot_apply_fapl(struct iot_file *file, hid_t given)
+void iot_apply_fapl(struct iot_file *file, hid_t given, struct iot_fapl *fapl)
 {
     size_t len = 0;
     FILE *applied = open_memstream(&file->applied, &len);
-    hid_t fapl = sets_hdf5(&file->settings) ? H5Pcopy(given) : -1;
     file->mpio = H5Pget_driver(given) == H5FD_MPIO;
     file->requested = iot_hints_requested(&file->settings);
+    iot_read_access(given, file->mpio, &fapl->own);
+    file->access = fapl->own;
+    fapl->in_place = given != H5P_FILE_ACCESS_DEFAULT;
+    fapl->id = !sets_fapl(&file->settings) ? -1 : fapl->in_place ? given : H5Pcopy(given);
     fputs("{\"hints\": ", applied);
     iot_write_info(applied, file->requested);
-    if (fapl >= 0)
-        apply_hdf5(&file->settings, fapl, file->mpio, applied);
-    else
+    if (fapl->id >= 0) {
+        struct iot_access wanted = wanted_access(&file->settings, &fapl->own);
+        set_access(fapl->id, &file->settings, file->mpio, &wanted, &file->access, applied);
+    } else {
         fputs(", \"hdf5\": {}", applied);
+    }
     iot_write_applied_mca(applied, &file->settings);
     fputc('}', applied);
     fclose(applied);
-    return fapl;
+}
+
+void iot_fapl_restore(struct iot_fapl *fapl, const struct iot_access *set)
+{
+    const struct iot_access *own = &fapl->own;
+    if (fapl->id < 0)
+        return;
+    if (!fapl->in_place) {
+        H5Pclose(fapl->id);
+        fapl->id = -1;
+        return;
+    }
+    if (set->threshold != own->threshold || set->boundary != own->boundary)
+        H5Pset_alignment(fapl->id, own->threshold, own->boundary);
+    if (set->meta_block != own->meta_block)
+        H5Pset_meta_block_size(fapl->id, own->meta_block);
+    if (set->sieve != own->sieve)
+        H5Pset_sieve_buf_size(fapl->id, own->sieve);
+    if (set->coll_write != own->coll_write)
+        H5Pset_coll_metadata_write(fapl->id, own->coll_write);
+    if (set->coll_ops != own->coll_ops)
+        H5Pset_all_coll_metadata_ops(fapl->id, own->coll_ops);
+    fapl->id = -1;
 }
 
 /* --- dataset creation ------------------------------------------------------------------------ */

@@ -1,5 +1,5 @@
 /* The interposed HDF5 calls. Each hook resolves the settings for its file / dataset, calls
- * the real function with amended copies of the application's property lists, and records
+ * the real function with the application's property lists amended (hdf5/apply.h), and records
  * what it applied and what took effect. Any failure on the interposer's side falls back to
  * the application's own call, unchanged: the interposer must never break the application. */
 #define _GNU_SOURCE
@@ -113,7 +113,6 @@ static void init(void)
 void iot_hdf5_shutdown(void)
 {
     pending_io_mode.dataset = NULL;
-    iot_readback_forget(NULL);
     iot_apply_free();
 }
 
@@ -184,25 +183,27 @@ static MPI_Comm communicator_of(hid_t fapl)
     return ours;
 }
 
-/* The real open with the settings (an amended access list, the MPI file's hints through the
+/* The real open with the settings (the amended access list, the MPI file's hints through the
  * MPI-IO layer, a prefixed name); as the application asked, with its own error reporting, if
- * HDF5 refuses them. */
+ * HDF5 refuses them. The application's list is as it was when this returns. */
 static hid_t open_amended(open_call call, struct iot_file *file, const char *name,
                           const char *real_name, unsigned flags, hid_t fcpl, hid_t fapl,
-                          hid_t amended)
+                          struct iot_fapl *amended)
 {
-    int amending = amended >= 0 || real_name != name || file->requested != MPI_INFO_NULL;
+    int amending = amended->id >= 0 || real_name != name || file->requested != MPI_INFO_NULL;
     hid_t id = -1;
     iot_mpiio_expect_hdf5(file, 1);
     if (amending) {
         struct quiet q = quiet_begin();
-        id = call(real_name, flags, fcpl, amended >= 0 ? amended : fapl);
+        id = call(real_name, flags, fcpl, amended->id >= 0 ? amended->id : fapl);
         quiet_end(q);
     }
+    iot_fapl_restore(amended, &file->access);
     if (id < 0 && amending)
         iot_not_effective(&file->not_effective, "file", NULL, NULL,
                           "HDF5 refused the amended access list; opened as the application asked");
     if (id < 0) {
+        file->access = amended->own;
         iot_mpiio_expect_hdf5(file, 0);
         id = call(name, flags, fcpl, fapl);
     }
@@ -218,7 +219,8 @@ static hid_t open_file(open_call call, const char *how, const char *name, unsign
     hid_t given = fapl == H5P_DEFAULT ? H5P_FILE_ACCESS_DEFAULT : fapl;
     iot_settings_for(&file->settings, file->matched, name, NULL);
     struct quiet q = quiet_begin();
-    hid_t amended = iot_apply_fapl(file, given);
+    struct iot_fapl amended;
+    iot_apply_fapl(file, given, &amended);
     const char *real_name = iot_bglockless_name(file, name, prefixed, sizeof prefixed);
     enum iot_lustre_open lustre = lustre_open(call, flags);
     if (file->mpio && iot_lustre_precreates(file, name, lustre))
@@ -226,11 +228,9 @@ static hid_t open_file(open_call call, const char *how, const char *name, unsign
     iot_lustre_before_open(file, name, lustre);
     quiet_end(q);
     double start = iot_now(), epoch = iot_capture_clock();
-    hid_t id = open_amended(call, file, name, real_name, flags, fcpl, fapl, amended);
+    hid_t id = open_amended(call, file, name, real_name, flags, fcpl, fapl, &amended);
     file->open_s = iot_now() - start;
     file->t_open = epoch;
-    if (amended >= 0)
-        H5Pclose(amended);
     if (id < 0) {
         iot_file_forget(file);
         return id;
@@ -238,7 +238,7 @@ static hid_t open_file(open_call call, const char *how, const char *name, unsign
     file->id = id;
     q = quiet_begin();
     iot_h5capture_open(file, epoch, iot_capture_clock());
-    iot_readback_file(file, given);
+    iot_readback_file(file);
     quiet_end(q);
     return id;
 }
@@ -304,7 +304,6 @@ static int close_file(struct iot_file *file, hid_t id, closer close)
     file->close_s = iot_now() - start;
     file->t_close = iot_capture_clock();
     iot_capture_close(file, epoch, file->t_close);
-    iot_readback_forget(file);
     iot_report_close(file, &iot_rt.run);
     return rc;
 }

@@ -11,55 +11,81 @@
 
 /* --- HDF5 file properties -------------------------------------------------------------------- */
 
-static void compare_number(struct iot_file *file, int key, long long got)
+/* What the file holds of the access properties, and why a value may differ from the one set. */
+struct kept {
+    struct iot_access access;
+    int known;              /* 0: the file holds an earlier open's values, not known here */
+    const char *reason;
+};
+
+static void compare_number(struct iot_file *file, int key, long long got, const struct kept *kept)
 {
     char wanted[32], effective[32], path[64];
     const struct iot_value *v = &file->settings.v[key];
-    if (!v->set || v->i == got)
+    if (!v->set || (kept->known && v->i == got))
         return;
     snprintf(wanted, sizeof wanted, "%lld", v->i);
     snprintf(effective, sizeof effective, "%lld", got);
     snprintf(path, sizeof path, "hdf5.%s%s%s",
              IOT_KEYS[key].parent >= 0 ? IOT_KEYS[IOT_KEYS[key].parent].name : "",
              IOT_KEYS[key].parent >= 0 ? "." : "", IOT_KEYS[key].name);
-    iot_not_effective(&file->not_effective, path, wanted, effective,
-                      file->mpio || IOT_KEYS[key].type != IOT_BOOL ? "HDF5 did not keep the value"
+    iot_not_effective(&file->not_effective, path, wanted, kept->known ? effective : NULL,
+                      file->mpio || IOT_KEYS[key].type != IOT_BOOL ? kept->reason
                       : "collective metadata needs the MPI-IO driver");
 }
 
-/* The file's access properties: from the open file when the settings changed some (what HDF5
- * kept), else from the list it was opened with (HDF5 copies it: the same values; getting the
- * file's copies an MPI-IO list, a collective MPI_Comm_dup). */
-static void readback_hdf5(struct iot_file *file, hid_t given, FILE *out)
+void iot_read_access(hid_t fapl, int mpio, struct iot_access *a)
 {
-    const struct iot_value *v = file->settings.v;
-    int changed = v[IOT_K_HDF5_ALIGNMENT].set || v[IOT_K_HDF5_META_BLOCK_SIZE].set
-                  || v[IOT_K_HDF5_SIEVE_BUF_SIZE].set || v[IOT_K_HDF5_COLL_METADATA_WRITE].set
-                  || v[IOT_K_HDF5_ALL_COLL_METADATA_OPS].set;
-    hid_t fapl = changed ? H5Fget_access_plist(file->id) : given;
-    hsize_t threshold = 0, boundary = 0, meta_block = 0;
-    size_t sieve = 0;
-    hbool_t coll_write = 0, coll_ops = 0;
-    H5Pget_alignment(fapl, &threshold, &boundary);
-    H5Pget_meta_block_size(fapl, &meta_block);
-    H5Pget_sieve_buf_size(fapl, &sieve);
-    if (file->mpio) {
-        H5Pget_coll_metadata_write(fapl, &coll_write);
-        H5Pget_all_coll_metadata_ops(fapl, &coll_ops);
+    memset(a, 0, sizeof *a);
+    H5Pget_alignment(fapl, &a->threshold, &a->boundary);
+    H5Pget_meta_block_size(fapl, &a->meta_block);
+    H5Pget_sieve_buf_size(fapl, &a->sieve);
+    if (mpio) {
+        H5Pget_coll_metadata_write(fapl, &a->coll_write);
+        H5Pget_all_coll_metadata_ops(fapl, &a->coll_ops);
     }
-    if (changed)
-        H5Pclose(fapl);
-    fprintf(out, ", \"hdf5\": {\"alignment\": {\"threshold\": %llu, \"boundary\": %llu}, "
-            "\"meta_block_size\": %llu, \"sieve_buf_size\": %zu, \"coll_metadata_write\": %s, "
-            "\"all_coll_metadata_ops\": %s}", (unsigned long long)threshold,
-            (unsigned long long)boundary, (unsigned long long)meta_block, sieve,
-            coll_write ? "true" : "false", coll_ops ? "true" : "false");
-    compare_number(file, IOT_K_HDF5_ALIGNMENT_THRESHOLD, (long long)threshold);
-    compare_number(file, IOT_K_HDF5_ALIGNMENT_BOUNDARY, (long long)boundary);
-    compare_number(file, IOT_K_HDF5_META_BLOCK_SIZE, (long long)meta_block);
-    compare_number(file, IOT_K_HDF5_SIEVE_BUF_SIZE, (long long)sieve);
-    compare_number(file, IOT_K_HDF5_COLL_METADATA_WRITE, coll_write);
-    compare_number(file, IOT_K_HDF5_ALL_COLL_METADATA_OPS, coll_ops);
+}
+
+/* What the file holds: the values of the list HDF5 opened it with (it copies them into the file
+ * at open, H5F__new), unless the file was open already in this process: then HDF5 shares the
+ * open file and its first open's values stay. No read-back of the file's list: that copies it,
+ * for an MPI-IO list with a collective MPI_Comm_dup, once per file. */
+static struct kept kept_access(const struct iot_file *file)
+{
+    struct kept kept = {file->access, 1, "HDF5 refused the value"};
+    if (H5Fget_obj_count(file->id, H5F_OBJ_FILE) <= 1)
+        return kept;
+    const struct iot_file *first = iot_file_open_as(file);
+    kept.known = first != NULL;
+    if (first)
+        kept.access = first->access;
+    kept.reason = first ? "the file was open already: HDF5 keeps the access properties of its "
+                          "first open"
+                        : "the file was open already under another name: HDF5 keeps the "
+                          "access properties of its first open, unknown here";
+    return kept;
+}
+
+/* The file's access properties as the file holds them, compared with the settings. */
+static void readback_hdf5(struct iot_file *file, FILE *out)
+{
+    struct kept kept = kept_access(file);
+    const struct iot_access *a = &kept.access;
+    if (kept.known)
+        fprintf(out, ", \"hdf5\": {\"alignment\": {\"threshold\": %llu, \"boundary\": %llu}, "
+                "\"meta_block_size\": %llu, \"sieve_buf_size\": %zu, \"coll_metadata_write\": "
+                "%s, \"all_coll_metadata_ops\": %s}", (unsigned long long)a->threshold,
+                (unsigned long long)a->boundary, (unsigned long long)a->meta_block, a->sieve,
+                a->coll_write ? "true" : "false", a->coll_ops ? "true" : "false");
+    else
+        fputs(", \"hdf5\": null", out);
+    compare_number(file, IOT_K_HDF5_ALIGNMENT_THRESHOLD, (long long)a->threshold, &kept);
+    compare_number(file, IOT_K_HDF5_ALIGNMENT_BOUNDARY, (long long)a->boundary, &kept);
+    compare_number(file, IOT_K_HDF5_META_BLOCK_SIZE, (long long)a->meta_block, &kept);
+    compare_number(file, IOT_K_HDF5_SIEVE_BUF_SIZE, (long long)a->sieve, &kept);
+    compare_number(file, IOT_K_HDF5_COLL_METADATA_WRITE, a->coll_write, &kept);
+    compare_number(file, IOT_K_HDF5_ALL_COLL_METADATA_OPS, a->coll_ops, &kept);
+    file->access = *a;
 }
 
 /* The MPI file HDF5 opened (MPI_FILE_NULL: none): as the MPI-IO layer saw it open, else (a
@@ -74,7 +100,7 @@ static MPI_File mpi_file_of(const struct iot_file *file)
     return *(MPI_File *)handle;
 }
 
-void iot_readback_file(struct iot_file *file, hid_t given)
+void iot_readback_file(struct iot_file *file)
 {
     size_t len = 0;
     FILE *out = open_memstream(&file->effective, &len);
@@ -83,7 +109,7 @@ void iot_readback_file(struct iot_file *file, hid_t given)
     iot_hints_readback(file, fs, mpi_file_of(file), out);
     if (!file->mpio)
         iot_hints_without_mpio(file);
-    readback_hdf5(file, given, out);
+    readback_hdf5(file, out);
     iot_lustre_readback(file, fs, out);
     fputc('}', out);
     fclose(out);
@@ -156,19 +182,14 @@ static int same_creation(const struct iot_creation *a, const struct iot_creation
             || memcmp(a->chunk, b->chunk, (size_t)a->chunk_rank * sizeof *a->chunk) == 0);
 }
 
-/* What HDF5 made of the last creation list read back: a dataset of the same file created from
- * a list with the same settings gets the same (reading a dataset's creation list back costs
- * more than creating a small dataset; reading the four settings from the list given is cheap). */
+/* What HDF5 made of the last creation list read back: a dataset created from a list with the
+ * same settings in a file of the same driver gets the same (the driver decides one thing: an
+ * MPI-IO file allocates early). Reading a dataset's creation list back costs more than creating
+ * a small dataset; reading the four settings from the list given is cheap. */
 static struct {
-    const struct iot_file *file;
+    int valid, mpio;
     struct iot_creation given, effective;
-} last_creation = {NULL, {0}, {0}};
-
-void iot_readback_forget(const struct iot_file *file)
-{
-    if (!file || file == last_creation.file)
-        last_creation.file = NULL;
-}
+} last_creation;
 
 void iot_readback_created(struct iot_dataset *d, const struct iot_file *file, hid_t used_dcpl,
                           const struct iot_creation *settings)
@@ -178,7 +199,8 @@ void iot_readback_created(struct iot_dataset *d, const struct iot_file *file, hi
         given = *settings;
     else if (!iot_read_creation(used_dcpl, &given))
         return;
-    if (file == last_creation.file && same_creation(&given, &last_creation.given)) {
+    if (last_creation.valid && last_creation.mpio == file->mpio
+        && same_creation(&given, &last_creation.given)) {
         d->creation = last_creation.effective;
         d->have_creation = 1;
         return;
@@ -187,7 +209,8 @@ void iot_readback_created(struct iot_dataset *d, const struct iot_file *file, hi
     d->have_creation = dcpl >= 0 && iot_read_creation(dcpl, &d->creation);
     if (dcpl >= 0)
         H5Pclose(dcpl);
-    last_creation.file = d->have_creation ? file : NULL;
+    last_creation.valid = d->have_creation;
+    last_creation.mpio = file->mpio;
     last_creation.given = given;
     last_creation.effective = d->creation;
 }

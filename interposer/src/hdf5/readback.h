@@ -5,8 +5,11 @@
 #include "capture/text.h"
 #include "core/records.h"
 
-/* After the open: `given` is the access list the file was opened with. */
-void iot_readback_file(struct iot_file *file, hid_t given);
+/* After the open (file->access: the values of the list HDF5 was given). */
+void iot_readback_file(struct iot_file *file);
+/* The access properties the settings can set, from a list (collective metadata: of an MPI-IO
+ * list only). */
+void iot_read_access(hid_t fapl, int mpio, struct iot_access *access);
 void iot_readback_dataset(struct iot_dataset *dataset, const struct iot_file *file);
 /* Its `effective` object as the report lists it (null if it was not read back). */
 void iot_write_dataset_effective(struct buf *out, const struct iot_dataset *dataset);
@@ -14,9 +17,7 @@ void iot_write_dataset_effective(struct buf *out, const struct iot_dataset *data
  * 0 if it cannot be read. */
 int iot_read_creation(hid_t dcpl, struct iot_creation *creation);
 /* A dataset just created from `used_dcpl` (the list HDF5 was given; `settings`: its settings
- * if already read, else NULL): its creation properties, read back once per file and distinct
- * settings of the lists given. */
+ * if already read, else NULL): its creation properties, read back once per driver and distinct
+ * settings of the lists given in a row. */
 void iot_readback_created(struct iot_dataset *dataset, const struct iot_file *file,
                           hid_t used_dcpl, const struct iot_creation *settings);
-/* The file closes (NULL: at exit): forget what was read back in it. */
-void iot_readback_forget(const struct iot_file *file);
