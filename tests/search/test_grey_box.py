@@ -223,6 +223,9 @@ def test_the_stop_waits_while_a_contender_may_beat_the_best_by_more_than_the_noi
     low = [p for p in points if mechanisms(SPACE.config(p)) == 100.0]
     high = [p for p in points if mechanisms(SPACE.config(p)) == 300.0]
     beliefs.run(low[:10], [])
+    assert not beliefs.settled(low[10:20])  # nothing repeated: the noise is the prior's alone
+    beliefs.run([], low[:2])
+    assert beliefs.noise.dof == SETTINGS["noise_dof"]
     assert not beliefs.settled(high[:5])
     assert beliefs.settled(low[10:20])  # the rest of the group it ran: no better in sight
     # settings the runs showed to matter (quiet runs): configs that combine the good ones
@@ -237,7 +240,7 @@ def test_the_stop_waits_while_a_contender_may_beat_the_best_by_more_than_the_noi
 def test_the_stop_comes_once_the_best_is_within_the_noise_of_every_contender(
         tmp_path: Path) -> None:
     plateau = Truth(SPACE, spread=0.0)  # no hidden factor: the top group is one rate
-    quiet, rest = beliefs_after_the_top_group(tmp_path, plateau, 0.05, 0)
+    quiet, rest = beliefs_after_the_top_group(tmp_path, plateau, 0.05, 1)
     assert quiet.settled(rest)
     # noisy runs of the plateau spread 30%: once repeats have shown the noise, what is left
     # to gain lies within it

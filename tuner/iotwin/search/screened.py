@@ -20,7 +20,8 @@ lead to what it does not represent.
 
 It stops when the budget is spent, when no candidate is left, or when the best measured config
 is within the noise of every contender the surrogate still believes in, ``patience``
-generations in a row while it is trusted: no candidate's upper bound beats the best belief by
+generations in a row while it is trusted and once its repeats have told ``noise_dof`` degrees
+of freedom of noise: no candidate's upper bound beats the best belief by
 more than ``tolerance`` or than the standard error of a config's mean over ``noise_runs`` runs
 (a gain that small the confirmation's runs could not tell).
 
@@ -33,8 +34,8 @@ The loop (:func:`sim_screened`), in the manner of DEAP's ``algorithms.py``::
             mutation, tournament selection)
         candidates <- the `top_k` * `pool` best distinct unmeasured points of population
         if nothing is left to run: stop
-        if trusted and the best is within the noise of every candidate and measured
-            config: settled += 1, else settled <- 0
+        if trusted, the noise known (`noise_dof`) and the best within it of every
+            candidate and measured config: settled += 1, else settled <- 0
         if settled >= `patience`: stop
         first generation: batch <- the `top_k` best candidates + `explore` far apart
         else: batch <- `top_k` of candidates and measured contenders by knowledge gradient
@@ -152,7 +153,10 @@ class Beliefs:
     def settled(self, candidates: Sequence[Point]) -> bool:
         """Whether the best measured config is within the noise of every candidate and every
         other measured config: none's upper bound beats its mean by a gain the measurements
-        could tell."""
+        could tell. Never before the campaign's repeats have told the noise (the prior alone
+        would decide what "within the noise" means)."""
+        if self.noise.dof < self.settings["noise_dof"]:
+            return False
         others = list(dict.fromkeys([*candidates, *self.measured]))
         beliefs = self.marginals(others)
         measured = [b for b, p in zip(beliefs, others, strict=True) if b and p in self.measured]
