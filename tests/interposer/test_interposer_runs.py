@@ -154,10 +154,10 @@ files:
 OWN_CREATION = {"chunk_dims": [8], "fill_time": "never", "alloc_time": "early"}
 
 
-def dcpl_writer(folder: Path, config: str) -> tuple[dict, list[dict]]:
+def dcpl_writer(folder: Path, config: str, own_list: str = "set") -> tuple[dict, list[dict]]:
     """Its three datasets under `config`: what it printed (the lists copied in the process,
-    whether its own list kept its settings) and the dataset reports."""
-    program = [paths.built("tests/programs/dcpl_writer"), str(folder / "d.h5"), "3"]
+    whether its own list is after the creates as it built it) and the dataset reports."""
+    program = [paths.built("tests/programs/dcpl_writer"), str(folder / "d.h5"), "3", own_list]
     done, reports = run(1, program, folder, config)
     assert len(reports[0]["datasets"]) == 3
     return json.loads(done.stdout.splitlines()[-1]), reports
@@ -173,14 +173,35 @@ def test_settings_the_program_has_set_leave_its_creation_list_uncopied(scratch: 
     assert len(outcomes) == 9 and all(outcome.took_effect for outcome in outcomes)
 
 
-def test_a_setting_the_program_has_not_set_is_applied_on_a_copy_of_its_list(scratch: Path):
-    printed, reports = dcpl_writer(scratch, "dataset: {chunk_dims: [8], fill_time: alloc}\n")
+@pytest.mark.parametrize("own_list", ["set", "layout"])
+def test_fill_and_alloc_time_go_on_the_program_list_and_come_off_after(scratch: Path,
+                                                                       own_list: str):
+    """Not copied: set on the program's own list for each create and put back, to the last
+    property HDF5 keeps (an alloc time left to follow the layout is not one set to the same
+    value: H5Pequal against the list built again tells them apart)."""
+    config = "dataset: {fill_time: alloc, alloc_time: late}\n"
+    printed, reports = dcpl_writer(scratch, config, own_list)
+    assert printed == {"copies": 0, "own_list_unchanged": True}
+    for dataset in reports[0]["datasets"]:
+        assert dataset["applied"] == {"fill_time": "alloc", "alloc_time": "late"}
+        assert dataset["effective"]["fill_time"] == "alloc"
+    with h5py.File(scratch / "d.h5", "r") as f:
+        for name in ("d0", "d1", "d2"):
+            plist = f[name].id.get_create_plist()
+            assert plist.get_fill_time() == h5py.h5d.FILL_TIME_ALLOC
+
+
+def test_chunking_the_program_has_not_set_is_applied_on_a_copy_of_its_list(scratch: Path):
+    """H5Pset_chunk resets a list's chunk options, which cannot be read back to be put back:
+    chunking goes on a copy."""
+    printed, reports = dcpl_writer(scratch, "dataset: {chunk_dims: [16], fill_time: alloc}\n")
     assert printed == {"copies": 3, "own_list_unchanged": True}
     for dataset in reports[0]["datasets"]:
-        assert dataset["applied"] == {"chunk_dims": [8], "fill_time": "alloc"}
-        assert dataset["effective"]["fill_time"] == "alloc" and dataset["not_effective"] == []
+        assert dataset["applied"] == {"chunk_dims": [16], "fill_time": "alloc"}
+        assert dataset["effective"]["chunk_dims"] == [16] and dataset["not_effective"] == []
     assert all(outcome.took_effect for outcome in setting_outcomes(reports))
     with h5py.File(scratch / "d.h5", "r") as f:
+        assert f["d0"].chunks == (16,)
         assert f["d0"].id.get_create_plist().get_fill_time() == h5py.h5d.FILL_TIME_ALLOC
 
 

@@ -272,32 +272,60 @@ int iot_sets_dcpl(const struct iot_settings *settings)
            || v[IOT_K_DATASET_FILL_TIME].set || v[IOT_K_DATASET_ALLOC_TIME].set;
 }
 
-hid_t iot_apply_dcpl(struct iot_dataset *d, hid_t app_dcpl, const struct iot_creation *own,
-                     struct iot_creation *given, hid_t type, hid_t space)
+/* HDF5 keeps apart whether a list's alloc time was set or follows its layout (H5Pset_chunk
+ * re-derives it only then); no H5Pget_* call reads that, the generic property does. */
+static const char ALLOC_TIME_STATE[] = "alloc_time_state";
+
+/* Fill and alloc time go on the application's own list for the create and are put back right
+ * after, as the access settings are: a copy and its close cost twice the rest of the hook in a
+ * program that makes a list per dataset. Chunking is not: H5Pset_chunk resets the chunk options
+ * a list may hold, which nothing reads back. */
+static int settable_in_place(const struct wanted_creation *w, hid_t app_dcpl,
+                             const struct iot_creation *own, unsigned *alloc_state)
+{
+    if (app_dcpl == H5P_DEFAULT || !own || w->rank > 0)
+        return 0;
+    return !w->alloc->set || H5Pget(app_dcpl, ALLOC_TIME_STATE, alloc_state) >= 0;
+}
+
+void iot_apply_dcpl(struct iot_dataset *d, hid_t app_dcpl, const struct iot_creation *own,
+                    struct iot_creation *given, hid_t type, hid_t space, struct iot_dcpl *out)
 {
     const struct iot_value *v = d->resolved->settings.v;
     struct wanted_creation w = {&v[IOT_K_DATASET_FILL_TIME], &v[IOT_K_DATASET_ALLOC_TIME], 0, {0}};
     int fill = 0, alloc = 0;
+    out->id = -1;
+    out->in_place = 0;
     if (!iot_sets_dcpl(&d->resolved->settings))
-        return -1;
+        return;
     if (v[IOT_K_DATASET_CHUNK_SIZE].set || v[IOT_K_DATASET_CHUNK_DIMS].set)
         w.rank = chunk_dims(d, type, space, w.chunk);
     if (own)
         *given = *own;
     if (!needs_copy(&w, own)) {
         d->applied_creation = set_creation(&w, H5I_INVALID_HID, given);
-        return -1;
+        return;
+    }
+    if (settable_in_place(&w, app_dcpl, own, &out->alloc_state)) {
+        out->id = app_dcpl;
+        out->in_place = 1;
+        out->own = *own;
+        out->fill_set = w.fill->set;
+        out->alloc_set = w.alloc->set;
+        d->applied_creation = set_creation(&w, app_dcpl, given);
+        return;
     }
     int reusable = default_copy_reusable(v, app_dcpl, &fill, &alloc);
     if (reusable && default_copies[fill][alloc].applied
         && H5Iis_valid(default_copies[fill][alloc].dcpl) > 0) {   /* gone if the app ran H5close */
         d->applied_creation = strdup(default_copies[fill][alloc].applied);
         *given = default_copies[fill][alloc].given;
-        return default_copies[fill][alloc].dcpl;
+        out->id = default_copies[fill][alloc].dcpl;
+        return;
     }
     hid_t dcpl = H5Pcopy(app_dcpl == H5P_DEFAULT ? H5P_DATASET_CREATE_DEFAULT : app_dcpl);
     if (dcpl < 0)
-        return -1;
+        return;
     d->applied_creation = set_creation(&w, dcpl, given);
     if (!own)
         iot_read_creation(dcpl, given);
@@ -307,7 +335,7 @@ hid_t iot_apply_dcpl(struct iot_dataset *d, hid_t app_dcpl, const struct iot_cre
         default_copies[fill][alloc].applied = strdup(d->applied_creation);
         default_copies[fill][alloc].given = *given;
     }
-    return dcpl;
+    out->id = dcpl;
 }
 
 void iot_apply_free(void)
@@ -319,13 +347,30 @@ void iot_apply_free(void)
         }
 }
 
-void iot_release_dcpl(hid_t dcpl)
+static int kept_default_copy(hid_t dcpl)
 {
     for (int f = 0; f < TIME_CHOICES; f++)
         for (int a = 0; a < TIME_CHOICES; a++)
             if (default_copies[f][a].applied && default_copies[f][a].dcpl == dcpl)
-                return;
-    H5Pclose(dcpl);
+                return 1;
+    return 0;
+}
+
+void iot_dcpl_restore(struct iot_dcpl *dcpl)
+{
+    if (dcpl->id < 0)
+        return;
+    if (dcpl->in_place) {
+        if (dcpl->fill_set)
+            H5Pset_fill_time(dcpl->id, dcpl->own.fill);
+        if (dcpl->alloc_set) {
+            H5Pset_alloc_time(dcpl->id, dcpl->own.alloc);
+            H5Pset(dcpl->id, ALLOC_TIME_STATE, &dcpl->alloc_state);
+        }
+    } else if (!kept_default_copy(dcpl->id)) {
+        H5Pclose(dcpl->id);
+    }
+    dcpl->id = -1;
 }
 
 int iot_transfer_mode(const struct iot_settings *settings, H5FD_mpio_xfer_t *mode)

@@ -1,9 +1,10 @@
 /* Turning resolved settings into HDF5 property lists, recording what was set (JSON) in the
- * file/dataset record. A dataset's creation settings go on a copy of the application's list,
- * made only when a setting changes it; a file's access settings on the application's own list
- * for the open, put back right after (a copy of an MPI-IO access list duplicates its
- * communicator: a collective every rank waits for, once per file). The MPI-IO hints are merged
- * into the info of the MPI file HDF5 opens, by the MPI-IO layer. */
+ * file/dataset record. Settings go on the application's own list for the open or the create and
+ * are put back right after (a copy of an MPI-IO access list duplicates its communicator: a
+ * collective every rank waits for, once per file; a copy of a creation list costs more than the
+ * rest of the creation hook), or on a copy where that cannot be undone exactly (chunking) and
+ * for the default lists; a creation list is changed only when a setting changes it. The MPI-IO
+ * hints are merged into the info of the MPI file HDF5 opens, by the MPI-IO layer. */
 #pragma once
 #include <hdf5.h>
 
@@ -24,15 +25,25 @@ void iot_apply_fapl(struct iot_file *file, hid_t given, struct iot_fapl *fapl);
  * open, file->access), or the copy closed. */
 void iot_fapl_restore(struct iot_fapl *fapl, const struct iot_access *set);
 
-/* An amended dataset creation list, or -1 when the settings change nothing: they set no
- * creation property, or the application's list (`own`, read from it; NULL: unknown) has each
- * value already. What it set, or found set, goes to dataset->applied_creation; the settings of
- * the list returned to *given. Give it back with iot_release_dcpl (copies of the default list
- * are kept for the next datasets). */
+/* The creation list a dataset is created with. */
+struct iot_dcpl {
+    hid_t id;                /* -1: the application's list as it came */
+    int in_place;            /* id is the application's list, to be put back after the create */
+    struct iot_creation own; /* the application's values, when in place */
+    int fill_set, alloc_set; /* which of them were changed */
+    unsigned alloc_state;    /* HDF5's: 1 when the application's alloc time follows the layout */
+};
+
+/* The settings' creation properties for a dataset into *dcpl: id -1 when they change nothing
+ * (they set no creation property, or the application's list, `own` as read from it, NULL:
+ * unknown, has each value already); else the application's own list amended for the create
+ * (fill and alloc time), or a copy (chunking, or the default list: copies of it are kept for
+ * the next datasets). What it set, or found set, goes to dataset->applied_creation; the
+ * settings of the list HDF5 gets to *given. Right after the create, iot_dcpl_restore. */
 int iot_sets_dcpl(const struct iot_settings *settings);   /* any creation property */
-hid_t iot_apply_dcpl(struct iot_dataset *dataset, hid_t app_dcpl, const struct iot_creation *own,
-                     struct iot_creation *given, hid_t type, hid_t space);
-void iot_release_dcpl(hid_t dcpl);
+void iot_apply_dcpl(struct iot_dataset *dataset, hid_t app_dcpl, const struct iot_creation *own,
+                    struct iot_creation *given, hid_t type, hid_t space, struct iot_dcpl *dcpl);
+void iot_dcpl_restore(struct iot_dcpl *dcpl);
 void iot_apply_free(void);   /* at unload */
 
 /* The transfer mode the settings ask for; 0 when they ask for none. */

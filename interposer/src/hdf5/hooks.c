@@ -343,7 +343,8 @@ static hid_t create_dataset(hid_t loc, const char *name, hid_t type, hid_t space
     struct iot_file *file = file_of(loc);
     char *path = file ? full_name(loc, name) : NULL;
     struct iot_dataset *d = path ? iot_dataset_new(file, -1, path) : NULL;
-    hid_t amended = -1, id = -1, used = dcpl;   /* the list HDF5 created the dataset with */
+    hid_t id = -1;
+    int amended = 0;   /* HDF5 created the dataset with the settings' list */
     double start = file && file->capture ? iot_now() : 0;
     /* the application's own settings: read once, for the settings, the read-back and the
      * capture; and those of the amended list */
@@ -351,16 +352,18 @@ static hid_t create_dataset(hid_t loc, const char *name, hid_t type, hid_t space
     int have_own = 0;
     free(path);
     if (d && iot_sets_dcpl(&d->resolved->settings)) {
+        struct iot_dcpl settings;
         struct quiet q = quiet_begin();
         have_own = iot_read_creation(dcpl, &own);
-        amended = iot_apply_dcpl(d, dcpl, have_own ? &own : NULL, &given, type, space);
-        if (amended >= 0)
-            id = version == 1 ? iot.dcreate1(loc, name, type, space, amended)
-                              : iot.dcreate2(loc, name, type, space, lcpl, amended, dapl);
+        iot_apply_dcpl(d, dcpl, have_own ? &own : NULL, &given, type, space, &settings);
+        int tried = settings.id >= 0;
+        if (tried)
+            id = version == 1 ? iot.dcreate1(loc, name, type, space, settings.id)
+                              : iot.dcreate2(loc, name, type, space, lcpl, settings.id, dapl);
+        iot_dcpl_restore(&settings);   /* before a create with the application's list */
         quiet_end(q);
-        if (amended >= 0 && id >= 0)
-            used = amended;
-        if (amended >= 0 && id < 0)
+        amended = tried && id >= 0;
+        if (tried && id < 0)
             iot_not_effective(&d->not_effective, "dataset", NULL, NULL,
                               "HDF5 refused the amended creation list; created as the "
                               "application asked");
@@ -374,14 +377,12 @@ static hid_t create_dataset(hid_t loc, const char *name, hid_t type, hid_t space
         iot_dataset_opened(file, d, id);
         /* reading the lists HDF5 accepted raises no error: only the capture's calls do */
         struct quiet q = quiet_begin_if(file->capture != NULL);
-        if (!have_own && (used == dcpl || file->capture))
+        if (!have_own && (!amended || file->capture))
             have_own = iot_read_creation(dcpl, &own);
-        iot_readback_created(d, file, used, used != dcpl ? &given : have_own ? &own : NULL);
+        iot_readback_created(d, file, dcpl, amended ? &given : have_own ? &own : NULL);
         iot_h5capture_created(file, d, type, space, have_own ? &own : NULL);
         quiet_end(q);
     }
-    if (amended >= 0)
-        iot_release_dcpl(amended);
     return id;
 }
 
