@@ -207,10 +207,10 @@ def test_every_file_is_captured_with_each_ranks_bytes(flavour: str, ranks: int,
                      capture=True, ranks=ranks)
     sessions = by_file(records, "iotwin_capture")
     field = sessions["field.h5"]
-    assert field["api"] == "hdf5"
+    assert field["api"] == "hdf5" and field["driver"] == "mpio"
     assert field["calls"][0]["selections"] == [{"grid": [1, ranks], "block": [ROWS, COLS]}]
     raw = sessions["raw.dat"]
-    assert raw["api"] == "mpiio"
+    assert raw["api"] == "mpiio" and raw["driver"] == "mpiio"
     # the header is a byte region; the subarray after it a region of the global array's shape
     assert [(d["name"], d["dims"], d["element_bytes"]) for d in raw["datasets"]] == [
         ("bytes@0", [HEADER], 1), (f"subarray@{HEADER}", [ROWS, COLS * ranks], 8)]

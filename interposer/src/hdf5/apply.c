@@ -79,11 +79,21 @@ static int sets_fapl(const struct iot_settings *s)
     return 0;
 }
 
+/* HDF5 shares a file opened again only with the same driver (H5FD_cmp compares the driver
+ * first): the list's driver is the file's. */
+static const char *driver_name(hid_t driver)
+{
+    return driver == H5FD_MPIO ? "mpio" : driver == H5FD_SEC2 ? "sec2"
+         : driver == H5FD_CORE ? "core" : "other";
+}
+
 void iot_apply_fapl(struct iot_file *file, hid_t given, struct iot_fapl *fapl)
 {
     size_t len = 0;
     FILE *applied = open_memstream(&file->applied, &len);
-    file->mpio = H5Pget_driver(given) == H5FD_MPIO;
+    hid_t driver = H5Pget_driver(given);
+    file->mpio = driver == H5FD_MPIO;
+    file->driver = driver_name(driver);
     file->requested = iot_hints_requested(&file->settings);
     iot_read_access(given, file->mpio, &fapl->own);
     file->access = fapl->own;

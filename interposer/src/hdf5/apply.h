@@ -18,8 +18,9 @@ struct iot_fapl {
 };
 
 /* The settings' HDF5 properties on the application's list (`given`, never H5P_DEFAULT; a copy
- * of the default list when given is that one) into *fapl; sets file->mpio, file->access (the
- * values HDF5 gets) and file->requested (the hints to merge at MPI_File_open). */
+ * of the default list when given is that one) into *fapl; sets file->mpio and file->driver,
+ * file->access (the values HDF5 gets) and file->requested (the hints to merge at
+ * MPI_File_open). */
 void iot_apply_fapl(struct iot_file *file, hid_t given, struct iot_fapl *fapl);
 /* Right after the open: the application's list as it was (`set`: the values it held for the
  * open, file->access), or the copy closed. */

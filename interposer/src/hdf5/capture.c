@@ -26,20 +26,10 @@ void iot_h5capture_plist_changed(hid_t plist)
         xfer_seen.id = -1;
 }
 
-static const char *driver_name(hid_t fid)
-{
-    hid_t fapl = H5Fget_access_plist(fid);
-    hid_t driver = fapl >= 0 ? H5Pget_driver(fapl) : -1;
-    if (fapl >= 0)
-        H5Pclose(fapl);
-    return driver == H5FD_MPIO ? "mpio" : driver == H5FD_SEC2 ? "sec2"
-         : driver == H5FD_CORE ? "core" : "other";
-}
-
 void iot_h5capture_open(struct iot_file *file, double start, double end)
 {
     if (iot_capture_enabled())
-        iot_capture_start(file, driver_name(file->id), start, end);
+        iot_capture_start(file, file->driver, start, end);
 }
 
 /* --- datasets -------------------------------------------------------------------------------- */
