@@ -228,6 +228,28 @@ def test_an_hdf5_program_not_written_for_iotwin(scratch: Path):
                      ("ParaEg1.h5", "/Data2"): "contiguous_collective"}
 
 
+def test_the_program_transfer_list_is_its_own_between_writes(scratch: Path):
+    """The config's transfer mode goes on the program's transfer list for each write and comes
+    off before it returns; the mode the library remembers of the list follows the program's own
+    changes (the capture records each write as the program asked, without a config)."""
+    program = [paths.built("tests/programs/dxpl_switch"), str(scratch / "x.h5")]
+    done, reports = run(2, program, scratch, "dataset: {transfer_mode: collective}\n")
+    assert done.stdout.split() == ["mode", "independent", "mode", "collective",
+                                   "mode", "independent"]
+    (dataset,) = reports[0]["datasets"]
+    assert dataset["effective"]["transfer_mode"] == "collective"
+    assert dataset["writes"]["calls"] == 3 * 2   # over the ranks
+    capture = scratch / "capture.jsonl"
+    env = {"LD_PRELOAD": str(paths.interposer_library()),
+           "IOTWIN_REPORT": str(scratch / "report.jsonl"), "IOTWIN_CAPTURE": str(capture)}
+    done = launch.run_mpi(2, program, env=env, cwd=scratch, timeout=120)
+    assert done.returncode == 0, done.stderr
+    (record,) = [json.loads(line) for line in capture.read_text().splitlines()
+                 if "iotwin_capture" in line]
+    assert [call["transfer"] for call in record["calls"]] == ["independent", "collective",
+                                                              "independent"]
+
+
 def test_the_program_access_list_is_its_own_again_and_a_shared_open_says_so(scratch: Path):
     """The config's alignment goes on the program's own access list for each open and comes off
     right after; a file opened again while open keeps its first open's values (HDF5 shares it),

@@ -11,20 +11,7 @@
 #include "capture/capture.h"
 #include "capture/types.h"
 #include "hdf5/readback.h"
-
-/* The last transfer list read, with its mode: applications pass the same list to many
- * writes, and reading a property costs as much as a small write's capture. It is read again
- * once a hooked H5Pset_dxpl_mpio changes it, or it is closed. */
-static struct {
-    hid_t id;
-    int collective;
-} xfer_seen = {-1, 0};
-
-void iot_h5capture_plist_changed(hid_t plist)
-{
-    if (plist == xfer_seen.id)
-        xfer_seen.id = -1;
-}
+#include "hdf5/transfer.h"
 
 void iot_h5capture_open(struct iot_file *file, double start, double end)
 {
@@ -178,13 +165,8 @@ static int push_selection(struct iot_capture *c, const struct cap_dataset *cd, c
 static int is_collective(const struct iot_file *file, hid_t dxpl)
 {
     H5FD_mpio_xfer_t mode = H5FD_MPIO_INDEPENDENT;
-    if (!file->mpio || dxpl == H5P_DEFAULT)
-        return 0;
-    if (dxpl != xfer_seen.id) {
-        xfer_seen.collective = H5Pget_dxpl_mpio(dxpl, &mode) >= 0 && mode == H5FD_MPIO_COLLECTIVE;
-        xfer_seen.id = dxpl;
-    }
-    return xfer_seen.collective;
+    return file->mpio && dxpl != H5P_DEFAULT && iot_transfer_mode_of(dxpl, &mode) >= 0
+           && mode == H5FD_MPIO_COLLECTIVE;
 }
 
 void iot_h5capture_write(struct iot_file *file, struct iot_dataset *d, hid_t file_space,

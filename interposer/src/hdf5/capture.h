@@ -14,5 +14,3 @@ void iot_h5capture_opened(struct iot_file *file, struct iot_dataset *d, hid_t id
 /* `points`: the file selection's element count when the caller knows it, else -1. */
 void iot_h5capture_write(struct iot_file *file, struct iot_dataset *d, hid_t file_space,
                          hssize_t points, hid_t dxpl, double start, double end);
-/* A property list was changed or closed: what was read from it is stale. */
-void iot_h5capture_plist_changed(hid_t plist);

@@ -18,6 +18,7 @@
 #include "hdf5/apply.h"
 #include "hdf5/capture.h"
 #include "hdf5/readback.h"
+#include "hdf5/transfer.h"
 #include "lustre/lustre.h"
 #include "mpiio/file.h"
 #include "mpiio/hints.h"
@@ -445,12 +446,12 @@ static hid_t transfer_list(struct iot_dataset *d, const struct iot_file *file, h
         if (d->dxpl < 0) {
             d->dxpl = H5Pcreate(H5P_DATASET_XFER);
             if (change)
-                H5Pset_dxpl_mpio(d->dxpl, wanted);
+                iot_transfer_set(d->dxpl, wanted);
         }
         return d->dxpl >= 0 ? d->dxpl : dxpl;
     }
-    if (change && H5Pget_dxpl_mpio(dxpl, previous) >= 0 && *previous != wanted)
-        *restore = H5Pset_dxpl_mpio(dxpl, wanted) >= 0;
+    if (change && iot_transfer_mode_of(dxpl, previous) >= 0 && *previous != wanted)
+        *restore = iot_transfer_set(dxpl, wanted) >= 0;
     return dxpl;
 }
 
@@ -479,7 +480,7 @@ static herr_t h5dwrite_hooked(hid_t dataset, hid_t mem_type, hid_t mem_space, hi
         iot_h5capture_write(file, d, file_space, file_points, dxpl, iot_capture_epoch_of(start),
                           iot_capture_epoch_of(start + seconds));
     if (restore)
-        H5Pset_dxpl_mpio(dxpl, previous);
+        iot_transfer_set(dxpl, previous);
     if (file->mpio && used != H5P_DEFAULT) {
         pending_io_mode.dataset = d;
         pending_io_mode.dxpl = used;
@@ -538,7 +539,7 @@ static int h5idec_ref_hooked(hid_t id)
     init();
     if (pending_io_mode.dataset && pending_io_mode.dxpl == id)
         settle_io_mode();
-    iot_h5capture_plist_changed(id);
+    iot_transfer_forget(id);
     struct iot_file *file = iot_file_find(id);
     if (file && H5Iget_ref(id) == 1)
         return close_file(file, id, iot.idec_ref);
@@ -637,18 +638,15 @@ EXPORT herr_t H5Pclose(hid_t list)
     init();
     if (pending_io_mode.dataset && pending_io_mode.dxpl == list)
         settle_io_mode();
-    iot_h5capture_plist_changed(list);
+    iot_transfer_forget(list);
     return iot.pclose(list);
 }
 
-/* The transfer mode capture reads from a list is stale once the list changes. */
+/* The transfer mode remembered for the list is stale once the program changes it. */
 EXPORT herr_t H5Pset_dxpl_mpio(hid_t list, H5FD_mpio_xfer_t mode)
 {
-    static herr_t (*real)(hid_t, H5FD_mpio_xfer_t);
-    if (!real)
-        real = (herr_t (*)(hid_t, H5FD_mpio_xfer_t))dlsym(RTLD_NEXT, "H5Pset_dxpl_mpio");
-    iot_h5capture_plist_changed(list);
-    return real(list, mode);
+    iot_transfer_forget(list);
+    return iot_transfer_set(list, mode);
 }
 
 /* Changing a dataset's extent is not expressible in a captured workload (yet). */
