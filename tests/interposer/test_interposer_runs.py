@@ -192,8 +192,8 @@ def test_fill_and_alloc_time_go_on_the_program_list_and_come_off_after(scratch: 
 
 
 def test_chunking_the_program_has_not_set_is_applied_on_a_copy_of_its_list(scratch: Path):
-    """H5Pset_chunk resets a list's chunk options, which cannot be read back to be put back:
-    chunking goes on a copy."""
+    """H5Pset_chunk replaces a list's whole layout, which the public calls cannot set back as it
+    was: chunking goes on a copy."""
     printed, reports = dcpl_writer(scratch, "dataset: {chunk_dims: [16], fill_time: alloc}\n")
     assert printed == {"copies": 3, "own_list_unchanged": True}
     for dataset in reports[0]["datasets"]:

@@ -288,8 +288,9 @@ static const char ALLOC_TIME_STATE[] = "alloc_time_state";
 
 /* Fill and alloc time go on the application's own list for the create and are put back right
  * after, as the access settings are: a copy and its close cost twice the rest of the hook in a
- * program that makes a list per dataset. Chunking is not: H5Pset_chunk resets the chunk options
- * a list may hold, which nothing reads back. */
+ * program that makes a list per dataset. Chunking is not: H5Pset_chunk replaces the list's
+ * whole layout (a compact or virtual layout's contents, chunk options), which the public calls
+ * cannot set back as it was. */
 static int settable_in_place(const struct wanted_creation *w, hid_t app_dcpl,
                              const struct iot_creation *own, unsigned *alloc_state)
 {
