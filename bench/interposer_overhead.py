@@ -37,8 +37,13 @@ Target for both ratios: below 1.02.
 A third variant turns workload capture on (IOTWIN_CAPTURE, no config) and prints what it adds
 to the library's instructions without it (target below 2 %).
 
+`--library` measures another build of the library against the same programs, e.g. the one a
+slowdown was reported on: `git worktree add /tmp/then REV && cmake -S /tmp/then -B
+/tmp/then/build -DCMAKE_BUILD_TYPE=RelWithDebInfo && make -C /tmp/then/build iotwin_h5`, then
+`--library /tmp/then/build/interposer/libiotwin_h5.so`.
+
     .venv/bin/python bench/interposer_overhead.py [--runs 7] [--ranks 2] [--steps 100]
-        [--writes 2000] [--files 10] [--session-ranks 4] [--config cfg.yaml]
+        [--writes 2000] [--files 10] [--session-ranks 4] [--config cfg.yaml] [--library LIB]
         [--cases many-writes,many-datasets,sessions-hdf5,sessions-mpiio] [--no-wall]
         [--no-instructions] [--no-collectives] [--no-capture]
 
@@ -125,8 +130,9 @@ def file_sessions(folder: Path, api: str, files: int, ranks: int) -> Kernel:
     return Kernel(f"file_sessions, {files} {api} files of 2 MiB per rank", argv, ranks, files)
 
 
-def library_env(folder: Path, config: Path | None, capture: bool = False) -> dict[str, str]:
-    env = {"LD_PRELOAD": str(paths.interposer_library()),
+def library_env(folder: Path, config: Path | None, capture: bool = False,
+                library: Path | None = None) -> dict[str, str]:
+    env = {"LD_PRELOAD": str(library or paths.interposer_library()),
            "IOTWIN_REPORT": str(folder / "report.jsonl")}
     if config:
         env["IOTWIN_CONFIG"] = str(config)
@@ -346,7 +352,7 @@ def print_table(rows: list[Row]) -> None:
 def measure(kernel: Kernel, config: Path | None, args: argparse.Namespace, folder: Path,
             capture: bool = False) -> tuple[int, Counts] | None:
     """Prints the figures; returns the instruction counts without and with the library."""
-    env = library_env(folder, config, capture)
+    env = library_env(folder, config, capture, args.library)
     print(f"{kernel.label}; config: {config.name if config else 'none'}"
           f"{'; capture on' if capture else ''}")
     figures = None
@@ -393,6 +399,9 @@ def main() -> None:
     parser.add_argument("--files", type=int, default=10, help="file sessions of file_sessions")
     parser.add_argument("--session-ranks", type=int, default=4,
                         help="ranks of file_sessions' wall-clock and collective runs")
+    parser.add_argument("--library", type=Path,
+                        help="the interposer library to measure instead of this build's (an "
+                             "older build's, say, to see what a change did)")
     parser.add_argument("--config", type=Path,
                         help="tuning config to load instead of the built-in neutral one")
     parser.add_argument("--cases", default=",".join(CASES),
