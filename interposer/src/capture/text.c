@@ -1,4 +1,5 @@
 #define _GNU_SOURCE
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -76,6 +77,10 @@ void put_seconds(struct buf *b, double seconds)
 /* Names that need no escaping are copied, the others go through json_string. */
 void put_string(struct buf *b, const char *text)
 {
+    if (!text) {
+        PUT(b, "null");
+        return;
+    }
     const char *p = text;
     while (*p && *p != '"' && *p != '\\' && (unsigned char)*p >= 0x20)
         p++;
@@ -122,4 +127,27 @@ void put_hsizes(struct buf *b, const hsize_t *v, int n, int unlimited_as_null)
             put_int(b, (long long)v[i]);
     }
     PUT(b, "]");
+}
+
+void put_format(struct buf *b, const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    int n = vsnprintf(NULL, 0, format, args);
+    va_end(args);
+    char *p = n >= 0 ? reserve(b, (size_t)n) : NULL;
+    if (!p)
+        return;
+    va_start(args, format);
+    vsnprintf(p, (size_t)n + 1, format, args);
+    va_end(args);
+    wrote(b, p + n);
+}
+
+char *buf_take(struct buf *b)
+{
+    if (!b->failed)
+        return b->s;
+    free(b->s);
+    return NULL;
 }

@@ -1,6 +1,7 @@
-/* The capture record's text: a plain growing buffer, numbers formatted by hand. A record
+/* The library's JSON text: a plain growing buffer, numbers formatted by hand. A capture record
  * holds a few numbers per call, and stdio (even on a memory stream) costs more than a small
- * write's whole capture. */
+ * write's whole capture; a file's records are written once per file session, where opening
+ * and closing a memory stream cost more than what goes into it. */
 #pragma once
 #include <hdf5.h>
 #include <stddef.h>
@@ -31,7 +32,12 @@ static inline void put(struct buf *b, const char *text)
 #define PUT(b, literal) put_bytes(b, literal, sizeof literal - 1)
 void put_int(struct buf *b, long long v);
 void put_seconds(struct buf *b, double seconds);   /* to the microsecond */
-void put_string(struct buf *b, const char *text);   /* a JSON string */
+void put_string(struct buf *b, const char *text);   /* a JSON string; NULL: null */
+/* The text, the caller's to free; NULL when part of it could not be kept (out of memory): a
+ * truncated JSON text is worse than none. */
+char *buf_take(struct buf *b);
+/* printf-style, for the few pieces put_* do not cover */
+void put_format(struct buf *b, const char *format, ...) __attribute__((format(printf, 2, 3)));
 void put_list(struct buf *b, const long long *v, int n);   /* [v0, v1, ...] */
 /* [v0, ...] of HDF5 sizes; H5S_UNLIMITED as null when asked. */
 void put_hsizes(struct buf *b, const hsize_t *v, int n, int unlimited_as_null);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "capture/text.h"
 #include "core/config.h"
 #include "core/json.h"
 #include "lustre/layout.h"
@@ -133,8 +134,10 @@ EXPORT int iotwin_create_with_layout(const char *config_path, const char *path, 
         rc = iot_layout_read(path, &layout);
     FILE *text = fmemopen(out, len, "w");
     if (rc == 0) {
-        fputs("{\"created\": true, \"layout\": ", text);
-        iot_layout_json(text, &layout);
+        struct buf json = {NULL, 0, 0, 0};
+        iot_layout_json(&json, &layout);
+        fprintf(text, "{\"created\": true, \"layout\": %s", json.s && !json.failed ? json.s : "null");
+        free(json.s);
         char key[64];
         for (int i = iot_lustre_unmade(&settings, 0, key, sizeof key), n = 0; i >= 0;
              i = iot_lustre_unmade(&settings, i + 1, key, sizeof key), n++)

@@ -13,40 +13,41 @@
 
 /* Sets `wanted` on the list, member by member; what took goes to *took and to `applied`. */
 static void set_access(hid_t fapl, const struct iot_settings *s, int mpio,
-                       const struct iot_access *wanted, struct iot_access *took, FILE *applied)
+                       const struct iot_access *wanted, struct iot_access *took,
+                       struct buf *applied)
 {
     const struct iot_value *v = s->v;
     int coll_write = mpio && v[IOT_K_HDF5_COLL_METADATA_WRITE].set;
     int coll_ops = mpio && v[IOT_K_HDF5_ALL_COLL_METADATA_OPS].set;
     int n = 0;
-    fputs(", \"hdf5\": {", applied);
+    PUT(applied, ", \"hdf5\": {");
     if (v[IOT_K_HDF5_ALIGNMENT].set && H5Pset_alignment(fapl, wanted->threshold, wanted->boundary) >= 0) {
         took->threshold = wanted->threshold;
         took->boundary = wanted->boundary;
-        fprintf(applied, "%s\"alignment\": {\"threshold\": %llu, \"boundary\": %llu}",
-                iot_json_sep(&n), (unsigned long long)took->threshold,
-                (unsigned long long)took->boundary);
+        put_format(applied, "%s\"alignment\": {\"threshold\": %llu, \"boundary\": %llu}",
+                   iot_json_sep(&n), (unsigned long long)took->threshold,
+                   (unsigned long long)took->boundary);
     }
     if (v[IOT_K_HDF5_META_BLOCK_SIZE].set && H5Pset_meta_block_size(fapl, wanted->meta_block) >= 0) {
         took->meta_block = wanted->meta_block;
-        fprintf(applied, "%s\"meta_block_size\": %llu", iot_json_sep(&n),
-                (unsigned long long)took->meta_block);
+        put_format(applied, "%s\"meta_block_size\": %llu", iot_json_sep(&n),
+                   (unsigned long long)took->meta_block);
     }
     if (v[IOT_K_HDF5_SIEVE_BUF_SIZE].set && H5Pset_sieve_buf_size(fapl, wanted->sieve) >= 0) {
         took->sieve = wanted->sieve;
-        fprintf(applied, "%s\"sieve_buf_size\": %zu", iot_json_sep(&n), took->sieve);
+        put_format(applied, "%s\"sieve_buf_size\": %zu", iot_json_sep(&n), took->sieve);
     }
     if (coll_write && H5Pset_coll_metadata_write(fapl, wanted->coll_write) >= 0) {
         took->coll_write = wanted->coll_write;
-        fprintf(applied, "%s\"coll_metadata_write\": %s", iot_json_sep(&n),
-                took->coll_write ? "true" : "false");
+        put_format(applied, "%s\"coll_metadata_write\": %s", iot_json_sep(&n),
+                   took->coll_write ? "true" : "false");
     }
     if (coll_ops && H5Pset_all_coll_metadata_ops(fapl, wanted->coll_ops) >= 0) {
         took->coll_ops = wanted->coll_ops;
-        fprintf(applied, "%s\"all_coll_metadata_ops\": %s", iot_json_sep(&n),
-                took->coll_ops ? "true" : "false");
+        put_format(applied, "%s\"all_coll_metadata_ops\": %s", iot_json_sep(&n),
+                   took->coll_ops ? "true" : "false");
     }
-    fputc('}', applied);
+    PUT(applied, "}");
 }
 
 /* The list's values with the settings' in their place. */
@@ -89,8 +90,7 @@ static const char *driver_name(hid_t driver)
 
 void iot_apply_fapl(struct iot_file *file, hid_t given, struct iot_fapl *fapl)
 {
-    size_t len = 0;
-    FILE *applied = open_memstream(&file->applied, &len);
+    struct buf applied = {NULL, 0, 0, 0};
     hid_t driver = H5Pget_driver(given);
     file->mpio = driver == H5FD_MPIO;
     file->driver = driver_name(driver);
@@ -99,17 +99,17 @@ void iot_apply_fapl(struct iot_file *file, hid_t given, struct iot_fapl *fapl)
     file->access = fapl->own;
     fapl->in_place = given != H5P_FILE_ACCESS_DEFAULT;
     fapl->id = !sets_fapl(&file->settings) ? -1 : fapl->in_place ? given : H5Pcopy(given);
-    fputs("{\"hints\": ", applied);
-    iot_write_info(applied, file->requested);
+    PUT(&applied, "{\"hints\": ");
+    iot_write_info(&applied, file->requested);
     if (fapl->id >= 0) {
         struct iot_access wanted = wanted_access(&file->settings, &fapl->own);
-        set_access(fapl->id, &file->settings, file->mpio, &wanted, &file->access, applied);
+        set_access(fapl->id, &file->settings, file->mpio, &wanted, &file->access, &applied);
     } else {
-        fputs(", \"hdf5\": {}", applied);
+        PUT(&applied, ", \"hdf5\": {}");
     }
-    iot_write_applied_mca(applied, &file->settings);
-    fputc('}', applied);
-    fclose(applied);
+    iot_write_applied_mca(&applied, &file->settings);
+    PUT(&applied, "}");
+    file->applied = buf_take(&applied);
 }
 
 void iot_fapl_restore(struct iot_fapl *fapl, const struct iot_access *set)
@@ -236,7 +236,7 @@ static char *set_creation(const struct wanted_creation *w, hid_t dcpl, struct io
      * its layout (H5Pset_chunk) */
     if (!already && (w->rank > 0 || given->alloc == H5D_ALLOC_TIME_DEFAULT))
         H5Pget_alloc_time(dcpl, &given->alloc);
-    return applied.s;
+    return buf_take(&applied);
 }
 
 /* Whether a setting asked for is not in the application's list yet (`own`, read from it; NULL:

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capture/text.h"
 #include "hdf5/apply.h"
 #include "lustre/lustre.h"
 #include "mpiio/hints.h"
@@ -67,18 +68,19 @@ static struct kept kept_access(const struct iot_file *file)
 }
 
 /* The file's access properties as the file holds them, compared with the settings. */
-static void readback_hdf5(struct iot_file *file, FILE *out)
+static void readback_hdf5(struct iot_file *file, struct buf *out)
 {
     struct kept kept = kept_access(file);
     const struct iot_access *a = &kept.access;
     if (kept.known)
-        fprintf(out, ", \"hdf5\": {\"alignment\": {\"threshold\": %llu, \"boundary\": %llu}, "
-                "\"meta_block_size\": %llu, \"sieve_buf_size\": %zu, \"coll_metadata_write\": "
-                "%s, \"all_coll_metadata_ops\": %s}", (unsigned long long)a->threshold,
-                (unsigned long long)a->boundary, (unsigned long long)a->meta_block, a->sieve,
-                a->coll_write ? "true" : "false", a->coll_ops ? "true" : "false");
+        put_format(out, ", \"hdf5\": {\"alignment\": {\"threshold\": %llu, \"boundary\": "
+                   "%llu}, \"meta_block_size\": %llu, \"sieve_buf_size\": %zu, "
+                   "\"coll_metadata_write\": %s, \"all_coll_metadata_ops\": %s}",
+                   (unsigned long long)a->threshold, (unsigned long long)a->boundary,
+                   (unsigned long long)a->meta_block, a->sieve,
+                   a->coll_write ? "true" : "false", a->coll_ops ? "true" : "false");
     else
-        fputs(", \"hdf5\": null", out);
+        PUT(out, ", \"hdf5\": null");
     compare_number(file, IOT_K_HDF5_ALIGNMENT_THRESHOLD, (long long)a->threshold, &kept);
     compare_number(file, IOT_K_HDF5_ALIGNMENT_BOUNDARY, (long long)a->boundary, &kept);
     compare_number(file, IOT_K_HDF5_META_BLOCK_SIZE, (long long)a->meta_block, &kept);
@@ -102,17 +104,16 @@ static MPI_File mpi_file_of(const struct iot_file *file)
 
 void iot_readback_file(struct iot_file *file)
 {
-    size_t len = 0;
-    FILE *out = open_memstream(&file->effective, &len);
+    struct buf out = {NULL, 0, 0, 0};
     enum iotwin_fs fs = iotwin_filesystem(file->name, file->fs_type, sizeof file->fs_type);
-    fputc('{', out);
-    iot_hints_readback(file, fs, mpi_file_of(file), out);
+    PUT(&out, "{");
+    iot_hints_readback(file, fs, mpi_file_of(file), &out);
     if (!file->mpio)
         iot_hints_without_mpio(file);
-    readback_hdf5(file, out);
-    iot_lustre_readback(file, fs, out);
-    fputc('}', out);
-    fclose(out);
+    readback_hdf5(file, &out);
+    iot_lustre_readback(file, fs, &out);
+    PUT(&out, "}");
+    file->effective = buf_take(&out);
 }
 
 /* --- datasets -------------------------------------------------------------------------------- */

@@ -1,7 +1,7 @@
 #define _GNU_SOURCE
 #include "lustre/layout.h"
 
-#include "common/json.h"
+#include "capture/text.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -186,27 +186,31 @@ int iot_layout_read(const char *path, struct iot_layout *l)
     return 0;
 }
 
-void iot_layout_json(FILE *out, const struct iot_layout *l)
+void iot_layout_json(struct buf *out, const struct iot_layout *l)
 {
-    fputs("{\"components\": [", out);
+    PUT(out, "{\"components\": [");
     for (int i = 0; i < l->ncomponents; i++) {
         const struct iot_layout_component *c = &l->component[i];
-        fputs(i ? ", {\"end\": " : "{\"end\": ", out);
+        put(out, i ? ", {\"end\": " : "{\"end\": ");
         if (c->end == IOT_LAYOUT_EOF)
-            fputs("\"eof\"", out);
+            PUT(out, "\"eof\"");
         else
-            fprintf(out, "%llu", (unsigned long long)c->end);
+            put_format(out, "%llu", (unsigned long long)c->end);
         if (c->mdt)
-            fputs(", \"mdt\": true", out);
-        if (c->stripe_count != IOT_LAYOUT_UNSET)
-            fprintf(out, ", \"stripe_count\": %lld", c->stripe_count);
-        if (c->stripe_size != IOT_LAYOUT_UNSET)
-            fprintf(out, ", \"stripe_size\": %lld", c->stripe_size);
-        if (c->pool[0]) {
-            fputs(", \"pool\": ", out);
-            json_string(out, c->pool);
+            PUT(out, ", \"mdt\": true");
+        if (c->stripe_count != IOT_LAYOUT_UNSET) {
+            PUT(out, ", \"stripe_count\": ");
+            put_int(out, c->stripe_count);
         }
-        fputc('}', out);
+        if (c->stripe_size != IOT_LAYOUT_UNSET) {
+            PUT(out, ", \"stripe_size\": ");
+            put_int(out, c->stripe_size);
+        }
+        if (c->pool[0]) {
+            PUT(out, ", \"pool\": ");
+            put_string(out, c->pool);
+        }
+        PUT(out, "}");
     }
-    fputs("]}", out);
+    PUT(out, "]}");
 }

@@ -35,4 +35,5 @@ int iot_layout_create(const char *path, const struct iot_layout *layout);
 int iot_layout_read(const char *path, struct iot_layout *layout);
 
 /* The layout as a JSON object: {"components": [{"end": ..., "stripe_count": ..., ...}]}. */
-void iot_layout_json(FILE *out, const struct iot_layout *layout);
+struct buf;
+void iot_layout_json(struct buf *out, const struct iot_layout *layout);

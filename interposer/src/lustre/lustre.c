@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "lustre/lustre.h"
 
+#include "capture/text.h"
 #include "lustre/layout.h"
 
 #include <errno.h>
@@ -171,13 +172,13 @@ void iot_lustre_before_open(struct iot_file *file, const char *name, enum iot_lu
         precreate(file, name, how == IOT_CREATE_REPLACING);
 }
 
-void iot_lustre_readback(const struct iot_file *file, enum iotwin_fs fs, FILE *out)
+void iot_lustre_readback(const struct iot_file *file, enum iotwin_fs fs, struct buf *out)
 {
     struct iot_layout layout;
     if (fs != IOTWIN_FS_LUSTRE || iot_layout_read(file->name, &layout) != 0) {
-        fputs(", \"lustre\": null", out);
+        PUT(out, ", \"lustre\": null");
         return;
     }
-    fputs(", \"lustre\": ", out);
+    PUT(out, ", \"lustre\": ");
     iot_layout_json(out, &layout);
 }

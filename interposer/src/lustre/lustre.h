@@ -29,7 +29,8 @@ int iot_lustre_precreates(const struct iot_file *file, const char *name, enum io
 void iot_lustre_before_open(struct iot_file *file, const char *name, enum iot_lustre_open how);
 
 /* `, "lustre": {"components": [...]}` read back (lustre/layout.h), or null off Lustre. */
-void iot_lustre_readback(const struct iot_file *file, enum iotwin_fs fs, FILE *out);
+struct buf;
+void iot_lustre_readback(const struct iot_file *file, enum iotwin_fs fs, struct buf *out);
 
 struct iot_layout;
 /* The layout `settings` ask for (a file's lustre keys: lustre.components, each field it leaves

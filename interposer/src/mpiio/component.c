@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capture/text.h"
 #include "core/json.h"
 
 /* Open MPI 4.1's OMPIO reads these info keys and no other (v4.1.4, ompi/mca/common/ompio,
@@ -152,24 +153,24 @@ void iot_mca_read(struct iot_mca *mca, enum iot_mpi_io component)
     *mca = known.mca;
 }
 
-static void write_mca(FILE *out, const struct iot_mca *mca)
+static void write_mca(struct buf *out, const struct iot_mca *mca)
 {
     int k = 0;
-    fputc('{', out);
+    PUT(out, "{");
     for (int id = 0; id < IOT_NKEYS; id++) {
         if (!IOT_KEYS[id].mca)
             continue;
-        fputs(iot_json_sep(&k), out);
-        json_string(out, IOT_KEYS[id].mca);
-        fputs(": ", out);
+        put(out, iot_json_sep(&k));
+        put_string(out, IOT_KEYS[id].mca);
+        PUT(out, ": ");
         if (!mca->known[id])
-            fputs("null", out);
+            PUT(out, "null");
         else if (mca->number[id])
-            fputs(mca->text[id], out);
+            put(out, mca->text[id]);
         else
-            json_string(out, mca->text[id]);
+            put_string(out, mca->text[id]);
     }
-    fputc('}', out);
+    PUT(out, "}");
 }
 
 const char *iot_mpi_io_name(enum iot_mpi_io component)
@@ -178,7 +179,7 @@ const char *iot_mpi_io_name(enum iot_mpi_io component)
     return NAME[component];
 }
 
-void iot_write_mpi_io(FILE *out, enum iot_mpi_io component, const struct iot_mca *mca)
+void iot_write_mpi_io(struct buf *out, enum iot_mpi_io component, const struct iot_mca *mca)
 {
     static const char *EVIDENCE[] = {
         "MPICH writes through ROMIO",
@@ -186,15 +187,15 @@ void iot_write_mpi_io(FILE *out, enum iot_mpi_io component, const struct iot_mca
         "MPI_File_get_info returns the info given, not ROMIO's values)",
         "OMPIO's fcoll and fbtl components are loaded in the process",
     };
-    fputs("\"mpi_io\": {\"library\": ", out);
-    json_string(out, library_version());
-    fputs(", \"component\": ", out);
-    json_string(out, iot_mpi_io_name(component));
-    fputs(", \"evidence\": ", out);
-    json_string(out, EVIDENCE[component]);
+    PUT(out, "\"mpi_io\": {\"library\": ");
+    put_string(out, library_version());
+    PUT(out, ", \"component\": ");
+    put_string(out, iot_mpi_io_name(component));
+    PUT(out, ", \"evidence\": ");
+    put_string(out, EVIDENCE[component]);
     if (component != IOT_MPI_IO_ROMIO) {
-        fputs(", \"mca\": ", out);
+        PUT(out, ", \"mca\": ");
         write_mca(out, mca);
     }
-    fputc('}', out);
+    PUT(out, "}");
 }

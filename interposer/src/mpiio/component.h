@@ -8,9 +8,10 @@
  * interface (MPI_T control variables). */
 #pragma once
 #include <stddef.h>
-#include <stdio.h>
 
 #include "key_table.h"
+
+struct buf;
 
 enum iot_mpi_io {
     IOT_MPI_IO_ROMIO,     /* MPICH's */
@@ -35,7 +36,7 @@ const char *iot_mpi_io_name(enum iot_mpi_io component);
 void iot_mca_read(struct iot_mca *mca, enum iot_mpi_io component);
 /* `"mpi_io": {...}`: the MPI library, the component and how it was told, and under Open MPI
  * the MCA parameters that steer OMPIO, as the program sees them. */
-void iot_write_mpi_io(FILE *out, enum iot_mpi_io component, const struct iot_mca *mca);
+void iot_write_mpi_io(struct buf *out, enum iot_mpi_io component, const struct iot_mca *mca);
 /* Why OMPIO does not apply the ROMIO hint `hint`, with its OMPIO counterpart; NULL if OMPIO
  * reads the hint itself. */
 const char *iot_ompio_ignores(const char *hint);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "capture/capture.h"
+#include "capture/text.h"
 #include "core/comms.h"
 #include "core/runtime.h"
 #include "lustre/lustre.h"
@@ -76,25 +77,23 @@ static int open_for_hdf5(iot_open_call open, struct iot_file *file, MPI_Comm com
 
 static void record_applied(struct iot_file *file)
 {
-    size_t len = 0;
-    FILE *applied = open_memstream(&file->applied, &len);
-    fputs("{\"hints\": ", applied);
-    iot_write_info(applied, file->requested);
-    iot_write_applied_mca(applied, &file->settings);
-    fputc('}', applied);
-    fclose(applied);
+    struct buf applied = {NULL, 0, 0, 0};
+    PUT(&applied, "{\"hints\": ");
+    iot_write_info(&applied, file->requested);
+    iot_write_applied_mca(&applied, &file->settings);
+    PUT(&applied, "}");
+    file->applied = buf_take(&applied);
 }
 
 static void read_back(struct iot_file *file)
 {
-    size_t len = 0;
-    FILE *out = open_memstream(&file->effective, &len);
+    struct buf out = {NULL, 0, 0, 0};
     enum iotwin_fs fs = iotwin_filesystem(file->name, file->fs_type, sizeof file->fs_type);
-    fputc('{', out);
-    iot_hints_readback(file, fs, file->fh, out);
-    iot_lustre_readback(file, fs, out);
-    fputc('}', out);
-    fclose(out);
+    PUT(&out, "{");
+    iot_hints_readback(file, fs, file->fh, &out);
+    iot_lustre_readback(file, fs, &out);
+    PUT(&out, "}");
+    file->effective = buf_take(&out);
     iot_not_for_mpiio(file);
 }
 

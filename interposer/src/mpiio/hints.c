@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "capture/text.h"
 #include "core/keys.h"
 #include "mpiio/component.h"
 
@@ -31,22 +32,23 @@ MPI_Info iot_hints_requested(const struct iot_settings *s)
     return info;
 }
 
-void iot_write_info(FILE *out, MPI_Info info)
+void iot_write_info(struct buf *out, MPI_Info info)
 {
     int n = 0, flag = 0;
     char name[MPI_MAX_INFO_KEY + 1], value[MPI_MAX_INFO_VAL + 1];
     if (info != MPI_INFO_NULL)
         MPI_Info_get_nkeys(info, &n);
-    fputc('{', out);
+    PUT(out, "{");
     for (int i = 0; i < n; i++) {
         MPI_Info_get_nthkey(info, i, name);
         MPI_Info_get(info, name, MPI_MAX_INFO_VAL, value, &flag);
-        fputs(i ? ", " : "", out);
-        json_string(out, name);
-        fputs(": ", out);
-        json_string(out, flag ? value : NULL);
+        if (i)
+            PUT(out, ", ");
+        put_string(out, name);
+        PUT(out, ": ");
+        put_string(out, flag ? value : NULL);
     }
-    fputc('}', out);
+    PUT(out, "}");
 }
 
 void iot_hints_merge(MPI_Info into, MPI_Info from)
@@ -61,18 +63,20 @@ void iot_hints_merge(MPI_Info into, MPI_Info from)
     }
 }
 
-void iot_write_applied_mca(FILE *applied, const struct iot_settings *s)
+void iot_write_applied_mca(struct buf *applied, const struct iot_settings *s)
 {
     char text[64];
     int n = 0;
-    fputs(", \"openmpi\": {", applied);
+    PUT(applied, ", \"openmpi\": {");
     for (int id = 0; id < IOT_NKEYS; id++)
         if (IOT_KEYS[id].mca && s->v[id].set) {
             iot_hint_text(id, &s->v[id], text, sizeof text);
-            fprintf(applied, "%s\"%s\": ", iot_json_sep(&n), IOT_KEYS[id].name);
-            json_string(applied, text);
+            put(applied, iot_json_sep(&n));
+            put_string(applied, IOT_KEYS[id].name);
+            PUT(applied, ": ");
+            put_string(applied, text);
         }
-    fputc('}', applied);
+    PUT(applied, "}");
 }
 
 const char *iot_bglockless_name(struct iot_file *file, const char *name, char *out, size_t len)
@@ -228,22 +232,24 @@ static const char *mca_reason(int id, const char *wanted, const struct iot_file 
 
 /* `, "openmpi": {...}`: the config's MCA keys as the process took them (io: the component
  * that handles the file), in the config's names; null under MPICH. */
-static void write_mca_settings(FILE *out, enum iot_mpi_io io, const struct iot_mca *mca)
+static void write_mca_settings(struct buf *out, enum iot_mpi_io io, const struct iot_mca *mca)
 {
     int k = 0;
-    fputs(", \"openmpi\": ", out);
+    PUT(out, ", \"openmpi\": ");
     if (io == IOT_MPI_IO_ROMIO) {
-        fputs("null", out);
+        PUT(out, "null");
         return;
     }
-    fputc('{', out);
+    PUT(out, "{");
     for (int id = 0; id < IOT_NKEYS; id++) {
         if (!IOT_KEYS[id].mca || (id != IOT_K_OPENMPI_IO && !mca->known[id]))
             continue;
-        fprintf(out, "%s\"%s\": ", iot_json_sep(&k), IOT_KEYS[id].name);
-        json_string(out, id == IOT_K_OPENMPI_IO ? iot_mpi_io_name(io) : mca->text[id]);
+        put(out, iot_json_sep(&k));
+        put_string(out, IOT_KEYS[id].name);
+        PUT(out, ": ");
+        put_string(out, id == IOT_K_OPENMPI_IO ? iot_mpi_io_name(io) : mca->text[id]);
     }
-    fputc('}', out);
+    PUT(out, "}");
 }
 
 static void compare_mca(struct iot_file *file, enum iot_mpi_io io, const struct iot_mca *mca)
@@ -264,19 +270,19 @@ static void compare_mca(struct iot_file *file, enum iot_mpi_io io, const struct 
 }
 
 /* Hints as ROMIO applied them: from the open MPI file, not from what was passed in. */
-void iot_hints_readback(struct iot_file *file, enum iotwin_fs fs, MPI_File fh, FILE *out)
+void iot_hints_readback(struct iot_file *file, enum iotwin_fs fs, MPI_File fh, struct buf *out)
 {
     MPI_Info info = MPI_INFO_NULL;
     if (fh == MPI_FILE_NULL || MPI_File_get_info(fh, &info) != MPI_SUCCESS) {
-        fputs("\"hints\": null", out);
+        PUT(out, "\"hints\": null");
         return;
     }
     enum iot_mpi_io io = iot_mpi_io_component();
     struct iot_mca mca;
     iot_mca_read(&mca, io);
-    fputs("\"hints\": ", out);
+    PUT(out, "\"hints\": ");
     iot_write_info(out, info);
-    fputs(", ", out);
+    PUT(out, ", ");
     iot_write_mpi_io(out, io, &mca);
     write_mca_settings(out, io, &mca);
     if (file->requested != MPI_INFO_NULL)

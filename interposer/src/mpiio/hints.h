@@ -4,24 +4,25 @@
  * not take effect. */
 #pragma once
 #include <mpi.h>
-#include <stdio.h>
 
 #include "core/records.h"
 #include "lustre/lustre.h"
+
+struct buf;
 
 /* The hints the settings ask for; MPI_INFO_NULL when none. */
 MPI_Info iot_hints_requested(const struct iot_settings *settings);
 /* Copies every hint of `from` into `into` (the ones of `from` win). */
 void iot_hints_merge(MPI_Info into, MPI_Info from);
 /* {"name": "value", ...}; {} for MPI_INFO_NULL. */
-void iot_write_info(FILE *out, MPI_Info info);
+void iot_write_info(struct buf *out, MPI_Info info);
 /* `, "openmpi": {...}`: the MCA parameters the settings ask for, as recorded in `applied`
  * (the launcher sets them, not the library). */
-void iot_write_applied_mca(FILE *applied, const struct iot_settings *settings);
+void iot_write_applied_mca(struct buf *applied, const struct iot_settings *settings);
 /* `"hints": {...}, "mpi_io": {...}, "openmpi": ...` read back from the open file `fh`, its
  * not-effective entries added to file->not_effective; `"hints": null` if the file's info
  * cannot be read. */
-void iot_hints_readback(struct iot_file *file, enum iotwin_fs fs, MPI_File fh, FILE *out);
+void iot_hints_readback(struct iot_file *file, enum iotwin_fs fs, MPI_File fh, struct buf *out);
 /* The hints and MCA parameters asked for a file not opened with MPI-IO: not effective. */
 void iot_hints_without_mpio(struct iot_file *file);
 /* The file name to open: `name`, or with the "bglockless:" prefix when the settings ask for
