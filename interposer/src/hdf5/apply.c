@@ -320,7 +320,8 @@ void iot_apply_dcpl(struct iot_dataset *d, hid_t app_dcpl, const struct iot_crea
     if (settable_in_place(&w, app_dcpl, own, &out->alloc_state)) {
         out->id = app_dcpl;
         out->in_place = 1;
-        out->own = *own;
+        out->fill = own->fill;
+        out->alloc = own->alloc;
         out->fill_set = w.fill->set;
         out->alloc_set = w.alloc->set;
         d->applied_creation = set_creation(&w, app_dcpl, given);
@@ -373,9 +374,9 @@ void iot_dcpl_restore(struct iot_dcpl *dcpl)
         return;
     if (dcpl->in_place) {
         if (dcpl->fill_set)
-            H5Pset_fill_time(dcpl->id, dcpl->own.fill);
+            H5Pset_fill_time(dcpl->id, dcpl->fill);
         if (dcpl->alloc_set) {
-            H5Pset_alloc_time(dcpl->id, dcpl->own.alloc);
+            H5Pset_alloc_time(dcpl->id, dcpl->alloc);
             H5Pset(dcpl->id, ALLOC_TIME_STATE, &dcpl->alloc_state);
         }
     } else if (!kept_default_copy(dcpl->id)) {

@@ -30,8 +30,10 @@ void iot_fapl_restore(struct iot_fapl *fapl, const struct iot_access *set);
 struct iot_dcpl {
     hid_t id;                /* -1: the application's list as it came */
     int in_place;            /* id is the application's list, to be put back after the create */
-    struct iot_creation own; /* the application's values, when in place */
-    int fill_set, alloc_set; /* which of them were changed */
+    /* when in place, what to put back: the application's fill and alloc time, those changed */
+    H5D_fill_time_t fill;
+    H5D_alloc_time_t alloc;
+    int fill_set, alloc_set;
     unsigned alloc_state;    /* HDF5's: 1 when the application's alloc time follows the layout */
 };
 
