@@ -150,12 +150,17 @@ class Beliefs:
         means = [b.mean for b in self.marginals(candidates) if b]
         return math.exp(max(means)) if means else None
 
+    @property
+    def noise_known(self) -> bool:
+        """Whether the campaign's repeats have told ``noise_dof`` degrees of freedom of noise."""
+        return self.noise.dof >= self.settings["noise_dof"]
+
     def settled(self, candidates: Sequence[Point]) -> bool:
         """Whether the best measured config is within the noise of every candidate and every
         other measured config: none's upper bound beats its mean by a gain the measurements
         could tell. Never before the campaign's repeats have told the noise (the prior alone
         would decide what "within the noise" means)."""
-        if self.noise.dof < self.settings["noise_dof"]:
+        if not self.noise_known:
             return False
         others = list(dict.fromkeys([*candidates, *self.measured]))
         beliefs = self.marginals(others)
@@ -178,7 +183,7 @@ class Beliefs:
         mean, cov = self.surrogate.beliefs(points, [simulated[i] or 0.0 for i in known])
         measured = [i for i, point in enumerate(points) if point in self.measured]
         repeats: list[Point] = []
-        if self.noise.dof < self.settings["noise_dof"] and measured:
+        if not self.noise_known and measured:
             repeats = self.best_measured(1)
         options = [i for i, point in enumerate(points) if point not in repeats]
         chosen = choose_runs(mean, cov, measured, options, count - len(repeats),
