@@ -29,13 +29,16 @@ hdf5:
 
 
 def run(ranks: int, argv: list, folder: Path, config: str | None = None,
-        preload: bool = True) -> tuple[launch.Completed, list[dict]]:
-    """Run argv on `ranks` ranks in `folder`, optionally under the interposer with `config`."""
+        preload: bool = True, capture: Path | None = None) -> tuple[launch.Completed, list[dict]]:
+    """Run argv on `ranks` ranks in `folder`, optionally under the interposer with `config`
+    (and workload capture into `capture`)."""
     env = {}
     report = folder / "report.jsonl"
     report.unlink(missing_ok=True)
     if preload:
         env = {"LD_PRELOAD": str(paths.interposer_library()), "IOTWIN_REPORT": str(report)}
+    if capture is not None:
+        env["IOTWIN_CAPTURE"] = str(capture)
     if config is not None:
         (folder / "cfg.yaml").write_text(config)
         env["IOTWIN_CONFIG"] = str(folder / "cfg.yaml")
@@ -240,10 +243,7 @@ def test_the_program_transfer_list_is_its_own_between_writes(scratch: Path):
     assert dataset["effective"]["transfer_mode"] == "collective"
     assert dataset["writes"]["calls"] == 3 * 2   # over the ranks
     capture = scratch / "capture.jsonl"
-    env = {"LD_PRELOAD": str(paths.interposer_library()),
-           "IOTWIN_REPORT": str(scratch / "report.jsonl"), "IOTWIN_CAPTURE": str(capture)}
-    done = launch.run_mpi(2, program, env=env, cwd=scratch, timeout=120)
-    assert done.returncode == 0, done.stderr
+    run(2, program, scratch, capture=capture)
     (record,) = [json.loads(line) for line in capture.read_text().splitlines()
                  if "iotwin_capture" in line]
     assert [call["transfer"] for call in record["calls"]] == ["independent", "collective",
