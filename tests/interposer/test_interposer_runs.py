@@ -148,6 +148,11 @@ files:
     assert y["effective"]["transfer_mode"] == "independent"
     assert x["applied"] == {"chunk_dims": [1000], "fill_time": "never"}
     assert z["applied"] == {} and z["effective"]["transfer_mode"] == "collective"
+    # creation settings are read back where the settings set one (there is something to verify)
+    creation = {"layout", "chunk_dims", "fill_time", "alloc_time", "fill_value"}
+    assert creation <= x["effective"].keys()
+    assert not creation & (y["effective"].keys() | z["effective"].keys())
+    assert y["effective"]["offset"] > 0 and z["effective"]["storage_size"] == 2 * 4000 * 4
     with h5py.File(scratch / "vpic.h5", "r") as f:
         assert f["Step#0/x"].chunks == (1000,)
         assert f["Step#0/y"].chunks is None

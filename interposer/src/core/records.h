@@ -51,7 +51,7 @@ struct iot_dataset {
     hsize_t storage_size;
     struct iot_list not_effective;
     int capture_index;        /* 1 + its index in the file's capture; 0: not captured */
-    int have_creation;        /* creation read back (at create) */
+    int have_creation;        /* creation read back: where its settings set one, to verify */
     struct iot_creation creation;
 };
 

@@ -378,9 +378,10 @@ static hid_t create_dataset(hid_t loc, const char *name, hid_t type, hid_t space
         iot_dataset_opened(file, d, id);
         /* reading the lists HDF5 accepted raises no error: only the capture's calls do */
         struct quiet q = quiet_begin_if(file->capture != NULL);
-        if (!have_own && (!amended || file->capture))
+        if (!have_own && file->capture)
             have_own = iot_read_creation(dcpl, &own);
-        iot_readback_created(d, file, dcpl, amended ? &given : have_own ? &own : NULL);
+        if (iot_sets_dcpl(&d->resolved->settings))
+            iot_readback_created(d, file, dcpl, amended ? &given : have_own ? &own : NULL);
         iot_h5capture_created(file, d, type, space, have_own ? &own : NULL);
         quiet_end(q);
     }
@@ -501,9 +502,11 @@ static int close_dataset(struct iot_dataset *d, struct iot_file *file, hid_t id,
     double start = file && file->capture ? iot_now() : 0;
     if (d && pending_io_mode.dataset == d)
         settle_io_mode();
-    if (d && !d->read_back) {   /* with its creation read: H5Dget_offset and _storage_size
-                                 * only, which raise no error, even where there is no offset */
-        struct quiet q = quiet_begin_if(!d->have_creation);
+    if (d && !d->read_back) {   /* without a creation list to read: H5Dget_offset and
+                                 * _storage_size only, which raise no error, even where there is
+                                 * no offset */
+        struct quiet q = quiet_begin_if(!d->have_creation
+                                        && iot_sets_dcpl(&d->resolved->settings));
         iot_readback_dataset(d, file);
         quiet_end(q);
     }

@@ -254,7 +254,7 @@ static void compare_transfer(struct iot_dataset *d, const struct iot_file *file)
 void iot_readback_dataset(struct iot_dataset *d, const struct iot_file *file)
 {
     d->offset = H5Dget_offset(d->id);
-    if (!d->have_creation) {   /* a dataset the application opened */
+    if (!d->have_creation && iot_sets_dcpl(&d->resolved->settings)) {   /* opened, not created */
         hid_t dcpl = H5Dget_create_plist(d->id);
         d->have_creation = dcpl >= 0 && iot_read_creation(dcpl, &d->creation);
         if (dcpl >= 0)
