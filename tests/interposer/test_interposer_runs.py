@@ -162,10 +162,12 @@ files:
 OWN_CREATION = {"chunk_dims": [8], "fill_time": "never", "alloc_time": "early"}
 
 
-def dcpl_writer(folder: Path, config: str, own_list: str = "set") -> tuple[dict, list[dict]]:
+def dcpl_writer(folder: Path, config: str, own_list: str = "set",
+                driver: str = "mpio") -> tuple[dict, list[dict]]:
     """Its three datasets under `config`: what it printed (the lists copied in the process,
     whether its own list is after the creates as it built it) and the dataset reports."""
-    program = [paths.built("tests/programs/dcpl_writer"), str(folder / "d.h5"), "3", own_list]
+    program = [paths.built("tests/programs/dcpl_writer"), str(folder / "d.h5"), "3", own_list,
+               driver]
     done, reports = run(1, program, folder, config)
     assert len(reports[0]["datasets"]) == 3
     return json.loads(done.stdout.splitlines()[-1]), reports
@@ -186,17 +188,39 @@ def test_fill_and_alloc_time_go_on_the_program_list_and_come_off_after(scratch: 
                                                                        own_list: str):
     """Not copied: set on the program's own list for each create and put back, to the last
     property HDF5 keeps (an alloc time left to follow the layout is not one set to the same
-    value: H5Pequal against the list built again tells them apart)."""
+    value: H5Pequal against the list built again tells them apart). A file of HDF5's default
+    driver, where the alloc time is the list's."""
     config = "dataset: {fill_time: alloc, alloc_time: late}\n"
-    printed, reports = dcpl_writer(scratch, config, own_list)
+    printed, reports = dcpl_writer(scratch, config, own_list, driver="sec2")
     assert printed == {"copies": 0, "own_list_unchanged": True}
     for dataset in reports[0]["datasets"]:
         assert dataset["applied"] == {"fill_time": "alloc", "alloc_time": "late"}
         assert dataset["effective"]["fill_time"] == "alloc"
+        assert dataset["effective"]["alloc_time"] == "late" and dataset["not_effective"] == []
     with h5py.File(scratch / "d.h5", "r") as f:
         for name in ("d0", "d1", "d2"):
             plist = f[name].id.get_create_plist()
             assert plist.get_fill_time() == h5py.h5d.FILL_TIME_ALLOC
+            assert plist.get_alloc_time() == h5py.h5d.ALLOC_TIME_LATE
+
+
+@pytest.mark.parametrize("asked", ["early", "late"])
+def test_an_mpi_io_file_allocates_early_whatever_alloc_time_is_asked(scratch: Path, asked: str):
+    """The MPI-IO driver allocates a dataset's space at create whatever its list says (its list
+    still holds the alloc time given): the setting goes on no list, the read-back says early,
+    and anything else asked for is not effective, with the reason."""
+    printed, reports = dcpl_writer(scratch, f"dataset: {{alloc_time: {asked}}}\n", "layout")
+    assert printed == {"copies": 0, "own_list_unchanged": True}
+    for dataset in reports[0]["datasets"]:
+        assert dataset["applied"] == {"alloc_time": asked}
+        assert dataset["effective"]["alloc_time"] == "early"
+        reasons = {entry["key"]: entry["reason"] for entry in dataset["not_effective"]}
+        assert reasons == ({} if asked == "early" else
+                           {"dataset.alloc_time": "parallel HDF5 allocates dataset space early "
+                                                  "whatever the property says"})
+    with h5py.File(scratch / "d.h5", "r") as f:   # what HDF5 wrote in the datasets' headers
+        for name in ("d0", "d1", "d2"):
+            assert f[name].id.get_create_plist().get_alloc_time() == h5py.h5d.ALLOC_TIME_EARLY
 
 
 def test_chunking_the_program_has_not_set_is_applied_on_a_copy_of_its_list(scratch: Path):

@@ -3,9 +3,10 @@
  * libhdf5's in the lookup), counts and forwards each call. The program itself copies none. Its
  * list: chunks of 8, fill time never, alloc time early ("set", the default), or chunks of 8 and
  * fill and alloc time left to HDF5 ("layout": the alloc time follows the layout, which HDF5
- * keeps apart from one set to the same value).
+ * keeps apart from one set to the same value). The file is opened with the MPI-IO driver
+ * ("mpio", the default) or with HDF5's default driver ("sec2": one process).
  *
- *   dcpl_writer FILE DATASETS [set|layout]
+ *   dcpl_writer FILE DATASETS [set|layout] [mpio|sec2]
  *
  * prints {"copies": N, "own_list_unchanged": true|false}: after the creates, whether its list
  * equals (H5Pequal: every property HDF5 keeps) one built the same way. */
@@ -54,8 +55,9 @@ int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     int set_times = argc < 4 || strcmp(argv[3], "layout") != 0;
-    if (argc < 3 || argc > 4 || atoi(argv[2]) < 1) {
-        fprintf(stderr, "usage: %s FILE DATASETS [set|layout]\n", argv[0]);
+    int mpio = argc < 5 || strcmp(argv[4], "sec2") != 0;
+    if (argc < 3 || argc > 5 || atoi(argv[2]) < 1) {
+        fprintf(stderr, "usage: %s FILE DATASETS [set|layout] [mpio|sec2]\n", argv[0]);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     int values[ELEMENTS];
@@ -63,7 +65,8 @@ int main(int argc, char **argv)
     for (int i = 0; i < ELEMENTS; i++)
         values[i] = i;
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
+    if (mpio)
+        H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
     hid_t file = H5Fcreate(argv[1], H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     hid_t space = H5Screate_simple(1, &elements, NULL);
     hid_t dcpl = own_list(set_times);

@@ -193,9 +193,17 @@ static const H5D_alloc_time_t ALLOC_TIMES[] = {H5D_ALLOC_TIME_DEFAULT, H5D_ALLOC
 /* What the settings ask of a dataset's creation list. */
 struct wanted_creation {
     const struct iot_value *fill, *alloc;   /* the settings' values (set or not) */
+    int alloc_by_driver;                    /* the file's driver decides the alloc time */
     int rank;                               /* of the chunk; 0: no chunking to set */
     hsize_t chunk[H5S_MAX_RANK];
 };
+
+/* An alloc time to set on the list: asked for, and not one the file's driver overrides (it
+ * would change nothing HDF5 does; the read-back says what the driver did). */
+static int sets_alloc(const struct wanted_creation *w)
+{
+    return w->alloc->set && !w->alloc_by_driver;
+}
 
 static void put_choice(struct buf *applied, int *n, int key, const struct iot_value *value)
 {
@@ -228,7 +236,10 @@ static char *set_creation(const struct wanted_creation *w, hid_t dcpl, struct io
         put_choice(&applied, &n, IOT_K_DATASET_FILL_TIME, w->fill);
         given->fill = FILL_TIMES[w->fill->i];
     }
-    if (w->alloc->set && (already || H5Pset_alloc_time(dcpl, ALLOC_TIMES[w->alloc->i]) >= 0)) {
+    if (w->alloc->set && w->alloc_by_driver) {
+        put_choice(&applied, &n, IOT_K_DATASET_ALLOC_TIME, w->alloc);
+    } else if (w->alloc->set
+               && (already || H5Pset_alloc_time(dcpl, ALLOC_TIMES[w->alloc->i]) >= 0)) {
         put_choice(&applied, &n, IOT_K_DATASET_ALLOC_TIME, w->alloc);
         given->alloc = ALLOC_TIMES[w->alloc->i];
     }
@@ -252,7 +263,7 @@ static int needs_copy(const struct wanted_creation *w, const struct iot_creation
         return 1;
     if (w->fill->set && FILL_TIMES[w->fill->i] != own->fill)
         return 1;
-    return w->alloc->set && ALLOC_TIMES[w->alloc->i] != own->alloc;
+    return sets_alloc(w) && ALLOC_TIMES[w->alloc->i] != own->alloc;
 }
 
 /* Amended copies of the default creation list for settings without chunking, one per
@@ -266,12 +277,13 @@ static struct {
     struct iot_creation given;
 } default_copies[TIME_CHOICES][TIME_CHOICES];
 
-static int default_copy_reusable(const struct iot_value *v, hid_t app_dcpl, int *fill, int *alloc)
+static int default_copy_reusable(const struct wanted_creation *w, int chunking, hid_t app_dcpl,
+                                 int *fill, int *alloc)
 {
-    if (app_dcpl != H5P_DEFAULT || v[IOT_K_DATASET_CHUNK_SIZE].set || v[IOT_K_DATASET_CHUNK_DIMS].set)
+    if (app_dcpl != H5P_DEFAULT || chunking)
         return 0;
-    *fill = v[IOT_K_DATASET_FILL_TIME].set ? 1 + (int)v[IOT_K_DATASET_FILL_TIME].i : 0;
-    *alloc = v[IOT_K_DATASET_ALLOC_TIME].set ? 1 + (int)v[IOT_K_DATASET_ALLOC_TIME].i : 0;
+    *fill = w->fill->set ? 1 + (int)w->fill->i : 0;
+    *alloc = sets_alloc(w) ? 1 + (int)w->alloc->i : 0;
     return 1;
 }
 
@@ -280,6 +292,11 @@ int iot_sets_dcpl(const struct iot_settings *settings)
     const struct iot_value *v = settings->v;
     return v[IOT_K_DATASET_CHUNK_SIZE].set || v[IOT_K_DATASET_CHUNK_DIMS].set
            || v[IOT_K_DATASET_FILL_TIME].set || v[IOT_K_DATASET_ALLOC_TIME].set;
+}
+
+int iot_driver_allocates_early(const struct iot_file *file)
+{
+    return file->mpio;
 }
 
 /* HDF5 keeps apart whether a list's alloc time was set or follows its layout (H5Pset_chunk
@@ -296,20 +313,23 @@ static int settable_in_place(const struct wanted_creation *w, hid_t app_dcpl,
 {
     if (app_dcpl == H5P_DEFAULT || !own || w->rank > 0)
         return 0;
-    return !w->alloc->set || H5Pget(app_dcpl, ALLOC_TIME_STATE, alloc_state) >= 0;
+    return !sets_alloc(w) || H5Pget(app_dcpl, ALLOC_TIME_STATE, alloc_state) >= 0;
 }
 
-void iot_apply_dcpl(struct iot_dataset *d, hid_t app_dcpl, const struct iot_creation *own,
-                    struct iot_creation *given, hid_t type, hid_t space, struct iot_dcpl *out)
+void iot_apply_dcpl(struct iot_dataset *d, const struct iot_file *file, hid_t app_dcpl,
+                    const struct iot_creation *own, struct iot_creation *given, hid_t type,
+                    hid_t space, struct iot_dcpl *out)
 {
     const struct iot_value *v = d->resolved->settings.v;
-    struct wanted_creation w = {&v[IOT_K_DATASET_FILL_TIME], &v[IOT_K_DATASET_ALLOC_TIME], 0, {0}};
+    struct wanted_creation w = {&v[IOT_K_DATASET_FILL_TIME], &v[IOT_K_DATASET_ALLOC_TIME],
+                                iot_driver_allocates_early(file), 0, {0}};
     int fill = 0, alloc = 0;
     out->id = -1;
     out->in_place = 0;
     if (!iot_sets_dcpl(&d->resolved->settings))
         return;
-    if (v[IOT_K_DATASET_CHUNK_SIZE].set || v[IOT_K_DATASET_CHUNK_DIMS].set)
+    int chunking = v[IOT_K_DATASET_CHUNK_SIZE].set || v[IOT_K_DATASET_CHUNK_DIMS].set;
+    if (chunking)
         w.rank = chunk_dims(d, type, space, w.chunk);
     if (own)
         *given = *own;
@@ -323,11 +343,11 @@ void iot_apply_dcpl(struct iot_dataset *d, hid_t app_dcpl, const struct iot_crea
         out->fill = own->fill;
         out->alloc = own->alloc;
         out->fill_set = w.fill->set;
-        out->alloc_set = w.alloc->set;
+        out->alloc_set = sets_alloc(&w);
         d->applied_creation = set_creation(&w, app_dcpl, given);
         return;
     }
-    int reusable = default_copy_reusable(v, app_dcpl, &fill, &alloc);
+    int reusable = default_copy_reusable(&w, chunking, app_dcpl, &fill, &alloc);
     if (reusable && default_copies[fill][alloc].applied
         && H5Iis_valid(default_copies[fill][alloc].dcpl) > 0) {   /* gone if the app ran H5close */
         d->applied_creation = strdup(default_copies[fill][alloc].applied);

@@ -44,8 +44,13 @@ struct iot_dcpl {
  * the next datasets). What it set, or found set, goes to dataset->applied_creation; the
  * settings of the list HDF5 gets to *given. Right after the create, iot_dcpl_restore. */
 int iot_sets_dcpl(const struct iot_settings *settings);   /* any creation property */
-void iot_apply_dcpl(struct iot_dataset *dataset, hid_t app_dcpl, const struct iot_creation *own,
-                    struct iot_creation *given, hid_t type, hid_t space, struct iot_dcpl *dcpl);
+/* The file's driver allocates a dataset's space when it is created, whatever the alloc time of
+ * its creation list (the MPI-IO driver: HDF5's H5FD_FEAT_ALLOCATE_EARLY); the dataset's own list
+ * still holds the alloc time it was given. */
+int iot_driver_allocates_early(const struct iot_file *file);
+void iot_apply_dcpl(struct iot_dataset *dataset, const struct iot_file *file, hid_t app_dcpl,
+                    const struct iot_creation *own, struct iot_creation *given, hid_t type,
+                    hid_t space, struct iot_dcpl *dcpl);
 void iot_dcpl_restore(struct iot_dcpl *dcpl);
 void iot_apply_free(void);   /* at unload */
 

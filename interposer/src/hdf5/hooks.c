@@ -356,7 +356,7 @@ static hid_t create_dataset(hid_t loc, const char *name, hid_t type, hid_t space
         struct iot_dcpl settings;
         struct quiet q = quiet_begin();
         have_own = iot_read_creation(dcpl, &own);
-        iot_apply_dcpl(d, dcpl, have_own ? &own : NULL, &given, type, space, &settings);
+        iot_apply_dcpl(d, file, dcpl, have_own ? &own : NULL, &given, type, space, &settings);
         int tried = settings.id >= 0;
         if (tried)
             id = version == 1 ? iot.dcreate1(loc, name, type, space, settings.id)

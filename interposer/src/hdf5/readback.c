@@ -192,6 +192,19 @@ static struct {
     struct iot_creation given, effective;
 } last_creation;
 
+/* A dataset's creation settings as HDF5 uses them: its own list's, with the alloc time of a
+ * driver that allocates at create whatever the list says. */
+static int read_dataset_creation(struct iot_dataset *d, const struct iot_file *file)
+{
+    hid_t dcpl = H5Dget_create_plist(d->id);
+    int read = dcpl >= 0 && iot_read_creation(dcpl, &d->creation);
+    if (dcpl >= 0)
+        H5Pclose(dcpl);
+    if (read && iot_driver_allocates_early(file))
+        d->creation.alloc = H5D_ALLOC_TIME_EARLY;
+    return read;
+}
+
 void iot_readback_created(struct iot_dataset *d, const struct iot_file *file, hid_t used_dcpl,
                           const struct iot_creation *settings)
 {
@@ -206,10 +219,7 @@ void iot_readback_created(struct iot_dataset *d, const struct iot_file *file, hi
         d->have_creation = 1;
         return;
     }
-    hid_t dcpl = H5Dget_create_plist(d->id);
-    d->have_creation = dcpl >= 0 && iot_read_creation(dcpl, &d->creation);
-    if (dcpl >= 0)
-        H5Pclose(dcpl);
+    d->have_creation = read_dataset_creation(d, file);
     last_creation.valid = d->have_creation;
     last_creation.mpio = file->mpio;
     last_creation.given = given;
@@ -254,12 +264,8 @@ static void compare_transfer(struct iot_dataset *d, const struct iot_file *file)
 void iot_readback_dataset(struct iot_dataset *d, const struct iot_file *file)
 {
     d->offset = H5Dget_offset(d->id);
-    if (!d->have_creation && iot_sets_dcpl(&d->resolved->settings)) {   /* opened, not created */
-        hid_t dcpl = H5Dget_create_plist(d->id);
-        d->have_creation = dcpl >= 0 && iot_read_creation(dcpl, &d->creation);
-        if (dcpl >= 0)
-            H5Pclose(dcpl);
-    }
+    if (!d->have_creation && iot_sets_dcpl(&d->resolved->settings))   /* opened, not created */
+        d->have_creation = read_dataset_creation(d, file);
     if (d->have_creation)
         compare_creation(d, &d->creation);
     d->storage_size = H5Dget_storage_size(d->id);
