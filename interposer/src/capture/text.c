@@ -27,6 +27,11 @@ static char *reserve(struct buf *b, size_t n)
     return b->s + b->len;
 }
 
+void buf_reserve(struct buf *b, size_t n)
+{
+    reserve(b, n);
+}
+
 static void wrote(struct buf *b, char *end)
 {
     b->len = (size_t)(end - b->s);

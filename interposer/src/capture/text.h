@@ -14,6 +14,9 @@ struct buf {
 };
 
 void put_bytes_grown(struct buf *b, const char *text, size_t n);
+/* Room for n more bytes at once, for a text whose size is known roughly: growing a large text
+ * step by step costs a reallocation (and a copy) per doubling. */
+void buf_reserve(struct buf *b, size_t n);
 /* Inline while there is room: most pieces are a few bytes (a literal's copy is then inlined). */
 static inline void put_bytes(struct buf *b, const char *text, size_t n)
 {

@@ -835,10 +835,22 @@ static void settings_merge(struct iot_settings *into, const struct iot_settings 
     }
 }
 
+/* Appends ",label" (or "label" first), cut at len - 1 characters as snprintf would; by hand:
+ * every dataset created resolves its labels, and snprintf costs more than the rest. */
 static void add_label(char *matched, size_t len, const char *label)
 {
     size_t n = strlen(matched);
-    snprintf(matched + n, len - n, "%s%s", n ? "," : "", label);
+    if (n + 1 >= len)
+        return;
+    char *end = matched + n;
+    size_t room = len - n - 1;
+    if (n) {
+        *end++ = ',';
+        room--;
+    }
+    size_t k = strnlen(label, room);
+    memcpy(end, label, k);
+    end[k] = '\0';
 }
 
 /* The (file, dataset) indices of the scoped blocks that apply, in order; *n how many. Small

@@ -163,11 +163,16 @@ int iot_append_line(const char *path, const char *text, size_t len)
     return written == (ssize_t)len ? 0 : -1;
 }
 
+/* A report's size, roughly: a file's part with its hints (~2 KiB) and each dataset's record
+ * (300-450 bytes). */
+enum { REPORT_BYTES = 4096, DATASET_BYTES = 512 };
+
 void iot_report_write(struct iot_file *file, const struct iot_run *run, int ranks)
 {
     if (!run->report_path)
         return;
     struct buf out = {NULL, 0, 0, 0};
+    buf_reserve(&out, REPORT_BYTES + DATASET_BYTES * (size_t)file->ndatasets);
     write_report(&out, file, run, ranks);
     if (!out.failed)
         iot_append_line(run->report_path, out.s, out.len);
