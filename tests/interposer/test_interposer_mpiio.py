@@ -161,6 +161,8 @@ def test_hdf5_and_mpiio_files_are_read_back_and_reported(flavour: str, scratch: 
     reports = by_file(lines, "iotwin_report")
     assert set(reports) == {"field.h5", *MPIIO_FILES}
     assert reports["field.h5"]["api"] == "hdf5" and reports["raw.dat"]["api"] == "mpiio"
+    # the report names the driver as the capture does (test_every_file_is_captured_...)
+    assert reports["field.h5"]["driver"] == "mpio" and reports["raw.dat"]["driver"] == "mpiio"
     # the files rules chose each file's settings by its name, as for HDF5 files
     assert reports["field.h5"]["matched"] == ["top"]
     assert reports["raw.dat"]["matched"] == ["top", "files[0]", "files[1]"]

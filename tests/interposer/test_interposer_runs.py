@@ -193,6 +193,7 @@ def test_fill_and_alloc_time_go_on_the_program_list_and_come_off_after(scratch: 
     config = "dataset: {fill_time: alloc, alloc_time: late}\n"
     printed, reports = dcpl_writer(scratch, config, own_list, driver="sec2")
     assert printed == {"copies": 0, "own_list_unchanged": True}
+    assert reports[0]["driver"] == "sec2"
     for dataset in reports[0]["datasets"]:
         assert dataset["applied"] == {"fill_time": "alloc", "alloc_time": "late"}
         assert dataset["effective"]["fill_time"] == "alloc"

@@ -55,7 +55,7 @@ int iot_capture_grow(void *items, size_t *cap, size_t need, size_t size)
     return 1;
 }
 
-void iot_capture_start(struct iot_file *file, const char *driver, double start, double end)
+void iot_capture_start(struct iot_file *file, double start, double end)
 {
     if (!capture_path)
         return;
@@ -66,7 +66,6 @@ void iot_capture_start(struct iot_file *file, const char *driver, double start, 
     }
     c->t_open = start;
     c->t_open_done = c->last_end = end;
-    c->driver = driver;
     iot_list_open(&c->unsupported);
     file->capture = c;
 }

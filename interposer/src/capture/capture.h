@@ -18,8 +18,8 @@ int iot_capture_enabled(void);
 double iot_capture_clock(void);   /* epoch seconds */
 double iot_capture_epoch_of(double monotonic);   /* a CLOCK_MONOTONIC time in epoch seconds */
 
-/* A session starts: `driver` names how the file is written ("mpio", "sec2", "mpiio"...). */
-void iot_capture_start(struct iot_file *file, const char *driver, double start, double end);
+/* A session starts (its record names the file's driver: core/records.h). */
+void iot_capture_start(struct iot_file *file, double start, double end);
 /* A new dataset of the session named `name`: its index + 1 (0 when capture is off or
  * failed), its record in *cd. */
 int iot_capture_new_dataset(struct iot_file *file, const char *name, struct cap_dataset **cd);

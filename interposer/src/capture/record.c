@@ -311,8 +311,7 @@ static void world(int *rank, int *size)
     }
 }
 
-static void write_header(struct buf *out, const struct session *s, const struct iot_file *file,
-                         const struct iot_capture *c)
+static void write_header(struct buf *out, const struct session *s, const struct iot_file *file)
 {
     static const char *TIMES[] = {"t_open", "t_open_done", "t_close", "t_close_done"};
     const double values[] = {s->mins[0], s->maxs[0], s->mins[1], s->maxs[1]};
@@ -333,7 +332,7 @@ static void write_header(struct buf *out, const struct session *s, const struct 
         put_seconds(out, values[i]);
     }
     PUT(out, ", \"driver\": \"");
-    put(out, c->driver);
+    put(out, file->driver);
     PUT(out, "\"");
 }
 
@@ -341,7 +340,7 @@ int session_write_record(const struct session *s, struct iot_file *file, struct 
                          const char *path)
 {
     struct buf out = {NULL, 0, 0, 0};
-    write_header(&out, s, file, c);
+    write_header(&out, s, file);
     write_datasets(&out, c);
     int ok = write_calls(&out, s, c);
     PUT(&out, ", \"unsupported\": ");

@@ -30,7 +30,6 @@ struct cap_call {
 struct iot_capture {
     double t_open, t_open_done, last_end;
     double metadata_s;           /* in dataset creates / closes since the last call: not compute */
-    const char *driver;
     struct cap_dataset *datasets;
     int ndatasets;
     size_t dataset_cap;

@@ -28,6 +28,7 @@ struct iot_file *iot_file_new(enum iot_api api, hid_t id, const char *name, cons
     file->fh = MPI_FILE_NULL;
     file->name = strdup(name);
     file->how = how;
+    file->driver = api == IOT_API_MPIIO ? "mpiio" : "other";   /* HDF5's: named at its open */
     file->comm = MPI_COMM_NULL;
     file->requested = MPI_INFO_NULL;
     iot_list_open(&file->not_effective);

@@ -69,7 +69,8 @@ struct iot_file {
     char matched[IOT_MATCHED_LEN];
     struct iot_settings settings;
     int mpio;                 /* opened with the MPI-IO driver */
-    const char *driver;       /* the file driver's name: "mpio", "sec2", "core" or "other" */
+    const char *driver;       /* HDF5's file driver, "mpio", "sec2", "core" or "other"; "mpiio"
+                               * for a file the program writes through MPI-IO itself */
     struct iot_access access; /* as the file holds them (read back after the open) */
     MPI_Comm comm;            /* a duplicate of the file's communicator (MPI_COMM_NULL: none, or
                                * one process): the report's and the capture's, from core/comms */

@@ -120,7 +120,9 @@ static void write_report(struct buf *out, struct iot_file *file, const struct io
     put_int(out, ranks);
     PUT(out, ", \"fs\": \"");
     put(out, file->fs_type);
-    put(out, file->mpio ? "\", \"driver\": \"mpio\"" : "\", \"driver\": \"other\"");
+    PUT(out, "\", \"driver\": \"");
+    put(out, file->driver);
+    PUT(out, "\"");
     write_hdf5_library(out, file, run);
     PUT(out, ", \"config\": ");
     write_nullable_string(out, run->config_path);

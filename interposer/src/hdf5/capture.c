@@ -16,7 +16,7 @@
 void iot_h5capture_open(struct iot_file *file, double start, double end)
 {
     if (iot_capture_enabled())
-        iot_capture_start(file, file->driver, start, end);
+        iot_capture_start(file, start, end);
 }
 
 /* --- datasets -------------------------------------------------------------------------------- */

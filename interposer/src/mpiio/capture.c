@@ -40,7 +40,7 @@ void iot_mpiio_capture_open(struct iot_file *file, double start, double end)
 {
     if (!iot_capture_enabled())
         return;
-    iot_capture_start(file, "mpiio", start, end);
+    iot_capture_start(file, start, end);
     if (!file->capture || !(file->mpiio = calloc(1, sizeof *file->mpiio)))
         return;
     struct iot_view *view = add_view(file->mpiio);
