@@ -95,7 +95,7 @@ void iot_capture_unsupported(struct iot_file *file, const char *what, const char
         return;
     char text[512];
     snprintf(text, sizeof text, "%s%s%s", what, name ? " " : "", name ? name : "");
-    json_string(iot_list_item(&file->capture->unsupported), text);
+    put_string(iot_list_item(&file->capture->unsupported), text);
 }
 
 /* --- datasets -------------------------------------------------------------------------------- */

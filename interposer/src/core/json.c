@@ -12,37 +12,30 @@ const char *iot_json_sep(int *count)
 
 void iot_list_open(struct iot_list *list)
 {
-    list->out = NULL;   /* opened with the first item: most lists stay empty */
-    list->text = NULL;
-    list->len = 0;
+    list->items = (struct buf){NULL, 0, 0, 0};
     list->n = 0;
 }
 
-FILE *iot_list_item(struct iot_list *list)
+struct buf *iot_list_item(struct iot_list *list)
 {
-    if (!list->out)
-        list->out = open_memstream(&list->text, &list->len);
     if (list->n++)
-        fputs(", ", list->out);
-    return list->out;
+        PUT(&list->items, ", ");
+    return &list->items;
 }
 
 void iot_list_put(struct buf *out, struct iot_list *list)
 {
-    if (list->out)
-        fflush(list->out);
     PUT(out, "[");
-    if (list->text)
-        put_bytes(out, list->text, list->len);
+    if (list->items.failed)
+        out->failed = 1;   /* an item lost: the whole text is refused, never a wrong list */
+    else if (list->items.s)
+        put_bytes(out, list->items.s, list->items.len);
     PUT(out, "]");
     iot_list_discard(list);
 }
 
 void iot_list_discard(struct iot_list *list)
 {
-    if (list->out)
-        fclose(list->out);
-    free(list->text);
-    list->out = NULL;
-    list->text = NULL;
+    free(list->items.s);
+    iot_list_open(list);
 }

@@ -172,16 +172,16 @@ void iot_records_free_all(void)
 void iot_not_effective(struct iot_list *list, const char *key, const char *requested,
                        const char *effective, const char *reason)
 {
-    FILE *out = iot_list_item(list);
-    fputs("{\"key\": ", out);
-    json_string(out, key);
-    fputs(", \"requested\": ", out);
-    json_string(out, requested);
-    fputs(", \"effective\": ", out);
-    json_string(out, effective);
-    fputs(", \"reason\": ", out);
-    json_string(out, reason);
-    fputc('}', out);
+    struct buf *out = iot_list_item(list);
+    PUT(out, "{\"key\": ");
+    put_string(out, key);
+    PUT(out, ", \"requested\": ");
+    put_string(out, requested);
+    PUT(out, ", \"effective\": ");
+    put_string(out, effective);
+    PUT(out, ", \"reason\": ");
+    put_string(out, reason);
+    PUT(out, "}");
 }
 
 const char *iot_layout_name(H5D_layout_t layout)
