@@ -25,57 +25,59 @@
 static int written;
 
 /* Rule i matched a file on some rank (`used` reduced over the ranks). */
-static void write_unmatched(FILE *out, const struct iot_config *config, const int *used)
+static void write_unmatched(struct buf *out, const struct iot_config *config, const int *used)
 {
-    char rule[32];
     int n = 0;
-    fputs(", \"unmatched_rules\": [", out);
+    PUT(out, ", \"unmatched_rules\": [");
     for (int i = 0; config && i < config->nfiles; i++) {
         if (used[i])
             continue;
-        snprintf(rule, sizeof rule, "files[%d]", i);
-        fputs(n++ ? ", {\"rule\": " : "{\"rule\": ", out);
-        json_string(out, rule);
-        fputs(", \"match\": ", out);
-        json_string(out, config->file_patterns[i]);
-        fputc('}', out);
+        put(out, iot_json_sep(&n));
+        PUT(out, "{\"rule\": \"files[");
+        put_int(out, i);
+        PUT(out, "]\", \"match\": ");
+        put_string(out, config->file_patterns[i]);
+        PUT(out, "}");
     }
-    fputc(']', out);
+    PUT(out, "]");
 }
 
-static void write_outside(FILE *out, const struct iot_outside *o)
+static void write_outside(struct buf *out, const struct iot_outside *o)
 {
     char *copy = strdup(o->examples), *save = NULL;
     int n = 0;
-    fprintf(out, ", \"outside\": {\"bytes\": %lld, \"writes\": %lld, \"files\": %lld, "
-            "\"examples\": [", o->bytes, o->writes, o->files);
+    PUT(out, ", \"outside\": {\"bytes\": ");
+    put_int(out, o->bytes);
+    PUT(out, ", \"writes\": ");
+    put_int(out, o->writes);
+    PUT(out, ", \"files\": ");
+    put_int(out, o->files);
+    PUT(out, ", \"examples\": [");
     for (char *name = copy ? strtok_r(copy, "\n", &save) : NULL; name;
          name = strtok_r(NULL, "\n", &save)) {
-        fputs(n++ ? ", " : "", out);
-        json_string(out, name);
+        put(out, iot_json_sep(&n));
+        put_string(out, name);
     }
-    fputs("]}", out);
+    PUT(out, "]}");
     free(copy);
 }
 
 static void write_record(int ranks, const int *used, const struct iot_outside *o)
 {
     const struct iot_run *run = &iot_rt.run;
-    char *text = NULL;
-    size_t len = 0;
-    FILE *out = open_memstream(&text, &len);
-    fputs("{\"iotwin_run\": 1, \"config\": ", out);
-    json_string(out, run->config_path);
-    fputs(", \"config_error\": ", out);
-    json_string(out, run->config_error);
-    fprintf(out, ", \"ranks\": %d", ranks);
-    write_unmatched(out, iot_rt.config, used);
-    write_outside(out, o);
-    fputs("}\n", out);
-    fclose(out);
-    if (run->report_path)
-        iot_append_line(run->report_path, text, len);
-    free(text);
+    struct buf out = {NULL, 0, 0, 0};
+    PUT(&out, "{\"iotwin_run\": 1, \"config\": ");
+    put_string(&out, run->config_path);
+    PUT(&out, ", \"config_error\": ");
+    put_string(&out, run->config_error);
+    PUT(&out, ", \"ranks\": ");
+    put_int(&out, ranks);
+    write_unmatched(&out, iot_rt.config, used);
+    write_outside(&out, o);
+    PUT(&out, "}\n");
+    if (run->report_path && !out.failed)
+        iot_append_line(run->report_path, out.s, out.len);
+    free(out.s);
 }
 
 /* Over MPI_COMM_WORLD: the rules' use and the outside writes summed; the lowest rank that
