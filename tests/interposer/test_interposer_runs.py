@@ -69,6 +69,20 @@ def dataset_values(path: Path) -> dict[str, np.ndarray]:
     return values
 
 
+def test_more_datasets_than_the_reduction_holds_are_gathered_from_every_rank(scratch: Path):
+    """Past the 32 datasets one reduction carries, rank 0 gathers each rank's per-dataset
+    figures as text (core/reduction.c): every dataset's writes summed over the ranks."""
+    program = [paths.kernel_binary("vorpal-io"), "--file", str(scratch / "v.h5"), "--steps", "20",
+               "--block", "8x8x8", "--no-sync"]
+    _, reports = run(2, program, scratch)
+    [report] = [r for r in reports if "datasets" in r]
+    datasets = report["datasets"]
+    assert len(datasets) == 60 and len({d["name"] for d in datasets}) == 60
+    assert {(d["writes"]["calls"], d["writes"]["bytes"]) for d in datasets} == {(2, 2 * 8**3 * 8)}
+    assert report["bytes"] == sum(d["writes"]["bytes"] for d in datasets)
+    assert all(d["writes"]["seconds"] > 0 for d in datasets)
+
+
 def test_alignment_puts_every_dataset_on_a_1mib_boundary(scratch: Path):
     run(4, vpic(scratch, "plain.h5"), scratch, preload=False)
     plain = dataset_offsets(scratch / "plain.h5")

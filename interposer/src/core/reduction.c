@@ -12,15 +12,18 @@
 
 static char *dataset_lines(const struct iot_file *file, int *len)
 {
-    char *text = NULL;
-    size_t size = 0;
-    FILE *out = open_memstream(&text, &size);
+    struct buf out = {NULL, 0, 0, 0};
     for (int i = 0; i < file->ndatasets; i++) {
         const struct iot_dataset *d = file->datasets[i];
-        fprintf(out, "%lld %lld %.9f %s\n", d->calls, d->bytes, d->seconds, d->name);
+        put_int(&out, d->calls);
+        PUT(&out, " ");
+        put_int(&out, d->bytes);
+        put_format(&out, " %.9f ", d->seconds);
+        put(&out, d->name);
+        PUT(&out, "\n");
     }
-    fclose(out);
-    *len = (int)size;
+    char *text = buf_take(&out);
+    *len = text ? (int)out.len : 0;
     return text;
 }
 
