@@ -23,61 +23,58 @@ EXPORT int iotwin_check_config(const char *path, char *err, size_t errlen)
     return 0;
 }
 
-static void write_value(FILE *out, int id, const struct iot_value *v)
+static void write_value(struct buf *out, int id, const struct iot_value *v)
 {
     const struct iot_key *key = &IOT_KEYS[id];
     switch (key->type) {
-    case IOT_BOOL: fputs(v->i ? "true" : "false", out); return;
-    case IOT_ENUM: json_string(out, key->values[v->i]); return;
-    case IOT_STRING: json_string(out, v->s); return;
+    case IOT_BOOL: put(out, v->i ? "true" : "false"); return;
+    case IOT_ENUM: put_string(out, key->values[v->i]); return;
+    case IOT_STRING: put_string(out, v->s); return;
     case IOT_SIZE:
-        if (v->s) {   /* a word: `end: eof` */
-            json_string(out, v->s);
-            return;
-        }
-        fprintf(out, "%lld", v->i);
+        if (v->s)   /* a word: `end: eof` */
+            put_string(out, v->s);
+        else
+            put_int(out, v->i);
         return;
-    case IOT_INT_LIST:
-        for (int i = 0; i < v->nlist; i++)
-            fprintf(out, "%s%lld", i ? ", " : "[", v->list[i]);
-        fputc(']', out);
-        return;
+    case IOT_INT_LIST: put_list(out, v->list, v->nlist); return;
     case IOT_STRING_MAP:
-        fputc('{', out);
+        PUT(out, "{");
         for (int i = 0; i < v->nmap; i++) {
-            fputs(i ? ", " : "", out);
-            json_string(out, v->names[i]);
-            fputs(": ", out);
-            json_string(out, v->values[i]);
+            put(out, i ? ", " : "");
+            put_string(out, v->names[i]);
+            PUT(out, ": ");
+            put_string(out, v->values[i]);
         }
-        fputc('}', out);
+        PUT(out, "}");
         return;
-    default: fprintf(out, "%lld", v->i);
+    default: put_int(out, v->i);
     }
 }
 
-static void write_keys(FILE *out, const struct iot_settings *s, int block, int parent);
+static void write_keys(struct buf *out, const struct iot_settings *s, int block, int parent);
 
 /* A record-list's entries, a JSON list of objects. */
-static void write_records(FILE *out, const struct iot_value *v, int block, int id)
+static void write_records(struct buf *out, const struct iot_value *v, int block, int id)
 {
-    fputc('[', out);
+    PUT(out, "[");
     for (int i = 0; i < v->nrecords; i++) {
-        fputs(i ? ", " : "", out);
+        put(out, i ? ", " : "");
         write_keys(out, &v->records[i], block, id);
     }
-    fputc(']', out);
+    PUT(out, "]");
 }
 
 /* The keys of `block` under `parent` (-1: the block's own) that are set, as a JSON object. */
-static void write_keys(FILE *out, const struct iot_settings *s, int block, int parent)
+static void write_keys(struct buf *out, const struct iot_settings *s, int block, int parent)
 {
     int n = 0;
-    fputc('{', out);
+    PUT(out, "{");
     for (int id = 0; id < IOT_NKEYS; id++) {
         if (IOT_KEYS[id].block != block || IOT_KEYS[id].parent != parent || !s->v[id].set)
             continue;
-        fprintf(out, "%s\"%s\": ", iot_json_sep(&n), IOT_KEYS[id].name);
+        put(out, iot_json_sep(&n));
+        put_string(out, IOT_KEYS[id].name);
+        PUT(out, ": ");
         if (IOT_KEYS[id].type == IOT_RECORD)
             write_keys(out, s, block, id);
         else if (IOT_KEYS[id].type == IOT_RECORD_LIST)
@@ -85,7 +82,15 @@ static void write_keys(FILE *out, const struct iot_settings *s, int block, int p
         else
             write_value(out, id, &s->v[id]);
     }
-    fputc('}', out);
+    PUT(out, "}");
+}
+
+/* The text into the caller's buffer of `len` bytes (cut if longer; "" if memory ran out). */
+static void copy_out(struct buf *text, char *out, size_t len)
+{
+    char *s = buf_take(text);
+    snprintf(out, len, "%s", s ? s : "");
+    free(s);
 }
 
 /* The settings a config gives a file (and a dataset, or NULL) as the interposer resolves them:
@@ -99,16 +104,18 @@ EXPORT int iotwin_resolve_config(const char *path, const char *file, const char 
     if (iot_config_load(path, &config, out, len) != 0)
         return -1;
     iot_resolve(config, file, dataset, &settings, matched, sizeof matched);
-    FILE *text = fmemopen(out, len, "w");
-    fputs("{\"matched\": \"", text);
-    fputs(matched, text);
-    fputs("\", \"settings\": {", text);
+    struct buf text = {NULL, 0, 0, 0};
+    PUT(&text, "{\"matched\": \"");
+    put(&text, matched);
+    PUT(&text, "\", \"settings\": {");
     for (int b = 0; b < IOT_NBLOCKS; b++) {
-        fprintf(text, "%s\"%s\": ", b ? ", " : "", IOT_BLOCK_NAMES[b]);
-        write_keys(text, &settings, b, -1);
+        put(&text, b ? ", " : "");
+        put_string(&text, IOT_BLOCK_NAMES[b]);
+        PUT(&text, ": ");
+        write_keys(&text, &settings, b, -1);
     }
-    fputs("}}", text);
-    fclose(text);
+    PUT(&text, "}}");
+    copy_out(&text, out, len);
     iot_settings_clear(&settings);
     iot_config_free(config);
     return 0;
@@ -132,26 +139,27 @@ EXPORT int iotwin_create_with_layout(const char *config_path, const char *path, 
         rc = iot_layout_create(path, &layout);
     if (rc == 0)
         rc = iot_layout_read(path, &layout);
-    FILE *text = fmemopen(out, len, "w");
+    struct buf text = {NULL, 0, 0, 0};
     if (rc == 0) {
-        struct buf json = {NULL, 0, 0, 0};
-        iot_layout_json(&json, &layout);
-        fprintf(text, "{\"created\": true, \"layout\": %s", json.s && !json.failed ? json.s : "null");
-        free(json.s);
+        PUT(&text, "{\"created\": true, \"layout\": ");
+        iot_layout_json(&text, &layout);
         char key[64];
         for (int i = iot_lustre_unmade(&settings, 0, key, sizeof key), n = 0; i >= 0;
-             i = iot_lustre_unmade(&settings, i + 1, key, sizeof key), n++)
-            fprintf(text, "%s\"%s\": \"%s\"", n ? ", " : ", \"not_effective\": {", key,
-                    IOT_LUSTRE_UNMADE_REASON);
+             i = iot_lustre_unmade(&settings, i + 1, key, sizeof key), n++) {
+            put(&text, n ? ", " : ", \"not_effective\": {");
+            put_string(&text, key);
+            PUT(&text, ": ");
+            put_string(&text, IOT_LUSTRE_UNMADE_REASON);
+        }
         if (iot_lustre_unmade(&settings, 0, key, sizeof key) >= 0)
-            fputc('}', text);
+            PUT(&text, "}");
     } else {
         iot_lustre_reason(rc, reason, sizeof reason);
-        fputs("{\"created\": false, \"reason\": ", text);
-        json_string(text, reason);
+        PUT(&text, "{\"created\": false, \"reason\": ");
+        put_string(&text, reason);
     }
-    fputc('}', text);
-    fclose(text);
+    PUT(&text, "}");
+    copy_out(&text, out, len);
     iot_settings_clear(&settings);
     iot_config_free(config);
     return rc ? 1 : 0;
