@@ -39,22 +39,6 @@ double iot_capture_epoch_of(double monotonic)
     return monotonic + offset;
 }
 
-int iot_capture_grow(void *items, size_t *cap, size_t need, size_t size)
-{
-    void **p = items;
-    if (need <= *cap)
-        return 1;
-    size_t n = *cap ? *cap : 16;
-    while (n < need)
-        n *= 2;
-    void *bigger = realloc(*p, n * size);
-    if (!bigger)
-        return 0;
-    *p = bigger;
-    *cap = n;
-    return 1;
-}
-
 void iot_capture_start(struct iot_file *file, double start, double end)
 {
     if (!capture_path)
@@ -105,7 +89,7 @@ int iot_capture_new_dataset(struct iot_file *file, const char *name, struct cap_
     struct iot_capture *c = file->capture;
     if (!c || c->failed)
         return 0;
-    if (!iot_capture_room(&c->datasets, &c->dataset_cap, (size_t)c->ndatasets + 1,
+    if (!iot_room(&c->datasets, &c->dataset_cap, (size_t)c->ndatasets + 1,
                           sizeof *c->datasets)) {
         c->failed = "out of memory";
         return 0;
@@ -136,7 +120,7 @@ void iot_capture_set_shape(struct cap_dataset *cd, long long element_bytes, int 
 
 static struct cap_call *add_call(struct iot_capture *c, double start, double end)
 {
-    if (!iot_capture_room(&c->calls, &c->call_cap, (size_t)c->ncalls + 1, sizeof *c->calls)) {
+    if (!iot_room(&c->calls, &c->call_cap, (size_t)c->ncalls + 1, sizeof *c->calls)) {
         c->failed = "out of memory";
         return NULL;
     }
@@ -153,7 +137,7 @@ static struct cap_call *add_call(struct iot_capture *c, double start, double end
 
 static long long *pool_take(struct iot_capture *c, size_t n)
 {
-    if (!iot_capture_room(&c->pool, &c->pool_cap, c->npool + n, sizeof *c->pool)) {
+    if (!iot_room(&c->pool, &c->pool_cap, c->npool + n, sizeof *c->pool)) {
         c->failed = "out of memory";
         return NULL;
     }

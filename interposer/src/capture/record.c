@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #include "capture/session.h"
-#include "capture/text.h"
+#include "core/text.h"
 #include "core/report.h"
 
 static int all_equal(const long long *v, int n, long long value)

@@ -43,13 +43,6 @@ struct iot_capture {
     const char *failed;          /* why the capture of this session failed, or NULL */
 };
 
-/* Room for `need` items in *items (a pointer to an array of capacity *cap); 0 on failure. */
-int iot_capture_grow(void *items, size_t *cap, size_t need, size_t size);
-static inline int iot_capture_room(void *items, size_t *cap, size_t need, size_t size)
-{
-    return need <= *cap || iot_capture_grow(items, cap, need, size);
-}
-
 /* Gathers one session over the file's communicator and writes its line (rank 0). */
 void iot_capture_gather(struct iot_file *file, struct iot_capture *c, double close_start,
                         double close_end, const char *path);

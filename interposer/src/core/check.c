@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "capture/text.h"
+#include "core/text.h"
 #include "core/config.h"
 #include "core/json.h"
 #include "lustre/layout.h"

@@ -1,7 +1,7 @@
 #define _GNU_SOURCE
 #include "core/json.h"
 
-#include "capture/text.h"
+#include "core/text.h"
 
 #include <stdlib.h>
 

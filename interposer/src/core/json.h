@@ -1,9 +1,9 @@
 /* Writing the report's JSON: strings (json_string, shared with the kernels), and lists built
- * item by item in the library's text buffer (capture/text.h). */
+ * item by item in the library's text buffer (core/text.h). */
 #pragma once
 #include <stdio.h>
 
-#include "capture/text.h"
+#include "core/text.h"
 #include "common/json.h"
 
 /* "" before the first member of an object or list, ", " before the others. */

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "capture/text.h"
+#include "core/text.h"
 #include "core/config.h"
 #include "core/json.h"
 #include "hdf5/readback.h"

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture/text.h"
+#include "core/text.h"
 #include "hdf5/readback.h"
 #include "mpiio/hints.h"
 

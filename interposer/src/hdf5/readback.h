@@ -2,7 +2,7 @@
  * (hints from the MPI file ROMIO opened, properties from HDF5's own lists), compared with what
  * was requested; differences go to the record's `not_effective` list with the reason. */
 #pragma once
-#include "capture/text.h"
+#include "core/text.h"
 #include "core/records.h"
 
 /* After the open (file->access: the values of the list HDF5 was given). */

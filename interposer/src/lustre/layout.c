@@ -1,7 +1,7 @@
 #define _GNU_SOURCE
 #include "lustre/layout.h"
 
-#include "capture/text.h"
+#include "core/text.h"
 
 #include <dlfcn.h>
 #include <errno.h>

@@ -1,7 +1,7 @@
 #define _GNU_SOURCE
 #include "lustre/lustre.h"
 
-#include "capture/text.h"
+#include "core/text.h"
 #include "lustre/layout.h"
 
 #include <errno.h>

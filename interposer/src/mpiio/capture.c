@@ -29,7 +29,7 @@ static struct iot_mpiio_file *recording(const struct iot_file *file)
 
 static struct iot_view *add_view(struct iot_mpiio_file *m)
 {
-    if (!iot_capture_room(&m->views, &m->view_cap, (size_t)m->nviews + 1, sizeof *m->views)) {
+    if (!iot_room(&m->views, &m->view_cap, (size_t)m->nviews + 1, sizeof *m->views)) {
         m->failed = "out of memory";
         return NULL;
     }
@@ -65,7 +65,7 @@ long long iot_mpiio_etype_bytes(const struct iot_file *file)
 
 static struct iot_mpiio_op *add_op(struct iot_mpiio_file *m, double start, double end)
 {
-    if (!iot_capture_room(&m->ops, &m->op_cap, (size_t)m->nops + 1, sizeof *m->ops)) {
+    if (!iot_room(&m->ops, &m->op_cap, (size_t)m->nops + 1, sizeof *m->ops)) {
         m->failed = "out of memory";
         return NULL;
     }

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture/text.h"
+#include "core/text.h"
 #include "core/json.h"
 
 /* Open MPI 4.1's OMPIO reads these info keys and no other (v4.1.4, ompi/mca/common/ompio,

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "capture/capture.h"
-#include "capture/text.h"
+#include "core/text.h"
 #include "core/comms.h"
 #include "core/runtime.h"
 #include "lustre/lustre.h"

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "capture/text.h"
+#include "core/text.h"
 #include "core/keys.h"
 #include "mpiio/component.h"
 

@@ -13,6 +13,14 @@ struct buf {
     int failed;
 };
 
+/* Room for `need` items in *items (a pointer to an array of capacity *cap, doubled as needed);
+ * 0 on failure. The text's growth, and the capture's arrays'. */
+int iot_grow(void *items, size_t *cap, size_t need, size_t size);
+static inline int iot_room(void *items, size_t *cap, size_t need, size_t size)
+{
+    return need <= *cap || iot_grow(items, cap, need, size);
+}
+
 void put_bytes_grown(struct buf *b, const char *text, size_t n);
 /* Room for n more bytes at once, for a text whose size is known roughly: growing a large text
  * step by step costs a reallocation (and a copy) per doubling. */

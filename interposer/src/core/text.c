@@ -3,12 +3,29 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "capture/text.h"
-#include "capture/types.h"
+#include "core/text.h"
+
+#include "common/json.h"
+
+int iot_grow(void *items, size_t *cap, size_t need, size_t size)
+{
+    void **p = items;
+    if (need <= *cap)
+        return 1;
+    size_t n = *cap ? *cap : 16;
+    while (n < need)
+        n *= 2;
+    void *bigger = realloc(*p, n * size);
+    if (!bigger)
+        return 0;
+    *p = bigger;
+    *cap = n;
+    return 1;
+}
 
 void put_bytes_grown(struct buf *b, const char *text, size_t n)
 {
-    if (b->failed || !iot_capture_room(&b->s, &b->cap, b->len + n + 1, 1)) {
+    if (b->failed || !iot_room(&b->s, &b->cap, b->len + n + 1, 1)) {
         b->failed = 1;
         return;
     }
@@ -20,7 +37,7 @@ void put_bytes_grown(struct buf *b, const char *text, size_t n)
 /* Room for n more bytes at the end: where to write them, or NULL. */
 static char *reserve(struct buf *b, size_t n)
 {
-    if (b->failed || !iot_capture_room(&b->s, &b->cap, b->len + n + 1, 1)) {
+    if (b->failed || !iot_room(&b->s, &b->cap, b->len + n + 1, 1)) {
         b->failed = 1;
         return NULL;
     }
