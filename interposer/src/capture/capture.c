@@ -89,8 +89,7 @@ int iot_capture_new_dataset(struct iot_file *file, const char *name, struct cap_
     struct iot_capture *c = file->capture;
     if (!c || c->failed)
         return 0;
-    if (!iot_room(&c->datasets, &c->dataset_cap, (size_t)c->ndatasets + 1,
-                          sizeof *c->datasets)) {
+    if (!iot_room(&c->datasets, &c->dataset_cap, (size_t)c->ndatasets + 1, sizeof *c->datasets)) {
         c->failed = "out of memory";
         return 0;
     }
