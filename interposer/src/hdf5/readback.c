@@ -184,11 +184,11 @@ static int same_creation(const struct iot_creation *a, const struct iot_creation
 }
 
 /* What HDF5 made of the last creation list read back: a dataset created from a list with the
- * same settings in a file of the same driver gets the same (the driver decides one thing: an
- * MPI-IO file allocates early). Reading a dataset's creation list back costs more than creating
- * a small dataset; reading the four settings from the list given is cheap. */
+ * same settings in a file whose driver allocates the same way gets the same (the one thing a
+ * driver decides: iot_driver_allocates_early). Reading a dataset's creation list back costs
+ * more than creating a small dataset; reading the four settings from the list given is cheap. */
 static struct {
-    int valid, mpio;
+    int valid, allocates_early;
     struct iot_creation given, effective;
 } last_creation;
 
@@ -213,7 +213,7 @@ void iot_readback_created(struct iot_dataset *d, const struct iot_file *file, hi
         given = *settings;
     else if (!iot_read_creation(used_dcpl, &given))
         return;
-    if (last_creation.valid && last_creation.mpio == file->mpio
+    if (last_creation.valid && last_creation.allocates_early == iot_driver_allocates_early(file)
         && same_creation(&given, &last_creation.given)) {
         d->creation = last_creation.effective;
         d->have_creation = 1;
@@ -221,7 +221,7 @@ void iot_readback_created(struct iot_dataset *d, const struct iot_file *file, hi
     }
     d->have_creation = read_dataset_creation(d, file);
     last_creation.valid = d->have_creation;
-    last_creation.mpio = file->mpio;
+    last_creation.allocates_early = iot_driver_allocates_early(file);
     last_creation.given = given;
     last_creation.effective = d->creation;
 }
