@@ -873,6 +873,14 @@ static int *applying_blocks(const struct iot_config *config, const char *file_na
     }
 }
 
+void iot_rule_label(char *out, size_t len, int file, int dataset)
+{
+    if (dataset < 0)
+        snprintf(out, len, "files[%d]", file);
+    else
+        snprintf(out, len, "files[%d].datasets[%d]", file, dataset);
+}
+
 void iot_resolve(const struct iot_config *config, const char *file_name, const char *dataset_name,
                  struct iot_settings *out, char *matched, size_t matched_len)
 {
@@ -890,15 +898,13 @@ void iot_resolve(const struct iot_config *config, const char *file_name, const c
     for (int k = 0; k < n; k++) {
         const struct iot_file_block *file = &config->files[files[k]];
         if (datasets[k] < 0) {
-            snprintf(label, sizeof label, "files[%d]", files[k]);
             if (out)
                 settings_merge(out, &file->s, all);
             config->file_rule_used[files[k]] = 1;
-        } else {
-            snprintf(label, sizeof label, "files[%d].datasets[%d]", files[k], datasets[k]);
-            if (out)
-                settings_merge(out, &file->datasets[datasets[k]].s, IOT_B_DATASET);
+        } else if (out) {
+            settings_merge(out, &file->datasets[datasets[k]].s, IOT_B_DATASET);
         }
+        iot_rule_label(label, sizeof label, files[k], datasets[k]);
         add_label(matched, matched_len, label);
     }
     if (blocks != room)

@@ -58,5 +58,9 @@ void iot_resolve(const struct iot_config *config, const char *file_name, const c
                  struct iot_settings *out, char *matched, size_t matched_len);
 void iot_settings_clear(struct iot_settings *settings);
 
+/* The label of a config's rule, as the report names it: "files[1]", or "files[1].datasets[0]"
+ * for one of its dataset blocks (dataset < 0: the file block). */
+void iot_rule_label(char *out, size_t len, int file, int dataset);
+
 /* A size with units ("4MiB", "64K", "1048576") in bytes, as iotwin.units.parse_size. */
 int iot_parse_size(const char *text, long long *bytes);

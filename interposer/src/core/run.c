@@ -32,10 +32,12 @@ static void write_unmatched(struct buf *out, const struct iot_config *config, co
     for (int i = 0; config && i < config->nfiles; i++) {
         if (used[i])
             continue;
+        char label[32];
+        iot_rule_label(label, sizeof label, i, -1);
         put(out, iot_json_sep(&n));
-        PUT(out, "{\"rule\": \"files[");
-        put_int(out, i);
-        PUT(out, "]\", \"match\": ");
+        PUT(out, "{\"rule\": ");
+        put_string(out, label);
+        PUT(out, ", \"match\": ");
         put_string(out, config->file_patterns[i]);
         PUT(out, "}");
     }
