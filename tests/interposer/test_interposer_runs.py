@@ -219,20 +219,23 @@ def test_fill_and_alloc_time_go_on_the_program_list_and_come_off_after(scratch: 
             assert plist.get_alloc_time() == h5py.h5d.ALLOC_TIME_LATE
 
 
-@pytest.mark.parametrize("asked", ["early", "late"])
+@pytest.mark.parametrize("asked", ["early", "late", "default"])
 def test_an_mpi_io_file_allocates_early_whatever_alloc_time_is_asked(scratch: Path, asked: str):
     """The MPI-IO driver allocates a dataset's space at create whatever its list says (its list
     still holds the alloc time given): the setting goes on no list, the read-back says early,
-    and anything else asked for is not effective, with the reason."""
+    and anything else asked for but HDF5's own choice ("default") is not effective, with the
+    reason."""
     printed, reports = dcpl_writer(scratch, f"dataset: {{alloc_time: {asked}}}\n", "layout")
     assert printed == {"copies": 0, "own_list_unchanged": True}
     for dataset in reports[0]["datasets"]:
         assert dataset["applied"] == {"alloc_time": asked}
         assert dataset["effective"]["alloc_time"] == "early"
         reasons = {entry["key"]: entry["reason"] for entry in dataset["not_effective"]}
-        assert reasons == ({} if asked == "early" else
+        assert reasons == ({} if asked in ("early", "default") else
                            {"dataset.alloc_time": "parallel HDF5 allocates dataset space early "
                                                   "whatever the property says"})
+    took_effect = [outcome.took_effect for outcome in setting_outcomes(reports)]
+    assert took_effect == [asked != "late"] * 3
     with h5py.File(scratch / "d.h5", "r") as f:   # what HDF5 wrote in the datasets' headers
         for name in ("d0", "d1", "d2"):
             assert f[name].id.get_create_plist().get_alloc_time() == h5py.h5d.ALLOC_TIME_EARLY
