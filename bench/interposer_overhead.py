@@ -43,7 +43,9 @@ to the library's instructions without it (target below 2 %).
 `--library` measures another build of the library against the same programs, e.g. the one a
 slowdown was reported on: `git worktree add /tmp/then REV && cmake -S /tmp/then -B
 /tmp/then/build -DCMAKE_BUILD_TYPE=RelWithDebInfo && make -C /tmp/then/build iotwin_h5`, then
-`--library /tmp/then/build/interposer/libiotwin_h5.so`.
+`--library /tmp/then/build/interposer/libiotwin_h5.so`; and `--library
+build/tests/programs/libhook_passthrough.so`, a preload that hooks the same calls and passes
+each straight on, measures what hooking alone costs.
 
     .venv/bin/python bench/interposer_overhead.py [--runs 7] [--ranks 2] [--steps 100]
         [--writes 2000] [--files 10] [--session-ranks 4] [--config cfg.yaml] [--library LIB]
