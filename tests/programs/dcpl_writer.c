@@ -11,22 +11,20 @@
  * prints {"copies": N, "own_list_unchanged": true|false}: after the creates, whether its list
  * equals (H5Pequal: every property HDF5 keeps) one built the same way. */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <hdf5.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "next_symbol.h"
+
 static long copies;
 
 hid_t H5Pcopy(hid_t list)
 {
-    static hid_t (*real)(hid_t);
-    if (!real)
-        *(void **)&real = dlsym(RTLD_NEXT, "H5Pcopy");
     copies++;
-    return real(list);
+    return NEXT_SYMBOL(H5Pcopy)(list);
 }
 
 enum { ELEMENTS = 32, CHUNK = 8 };

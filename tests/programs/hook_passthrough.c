@@ -3,22 +3,19 @@
  * passes each straight on: what hooking alone costs, the floor the interposer's own work sits
  * on (bench/interposer_overhead.py --library build/tests/programs/libhook_passthrough.so). */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <hdf5.h>
 #include <mpi.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "next_symbol.h"
+
 #define EXPORT __attribute__((visibility("default")))
 
-/* `real` is found at the first call, as the interposer finds its own */
 #define PASS(type, name, params, args) \
     EXPORT type name params \
     { \
-        static __typeof__(&name) real; \
-        if (!real) \
-            *(void **)&real = dlsym(RTLD_NEXT, #name); \
-        return real args; \
+        return NEXT_SYMBOL(name) args; \
     }
 
 PASS(hid_t, H5Fcreate, (const char *n, unsigned f, hid_t c, hid_t a), (n, f, c, a))

@@ -3,13 +3,14 @@
  * interposer, it sees the program's, HDF5's and the interposer's calls alike. At MPI_Finalize
  * each rank appends one JSON line to $MPI_CALL_COUNT ({"rank": r, "MPI_Allreduce": n, ...}). */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <fcntl.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "next_symbol.h"
 
 enum { DUP, BARRIER, BCAST, REDUCE, ALLREDUCE, IALLREDUCE, GATHER, GATHERV, ALLGATHER, NCALLS };
 static const char *NAMES[NCALLS] = {"MPI_Comm_dup", "MPI_Barrier", "MPI_Bcast", "MPI_Reduce",
@@ -20,11 +21,8 @@ static long calls[NCALLS];
 #define FORWARD(name, index, params, args) \
     int name params \
     { \
-        static __typeof__(&name) real; \
-        if (!real) \
-            *(void **)&real = dlsym(RTLD_NEXT, #name); \
         calls[index]++; \
-        return real args; \
+        return NEXT_SYMBOL(name) args; \
     }
 
 FORWARD(MPI_Comm_dup, DUP, (MPI_Comm c, MPI_Comm *o), (c, o))
@@ -48,12 +46,9 @@ FORWARD(MPI_Allgather, ALLGATHER, (const void *s, int sn, MPI_Datatype st, void 
 
 int MPI_Finalize(void)
 {
-    static __typeof__(&MPI_Finalize) real;
     const char *path = getenv("MPI_CALL_COUNT");
     char line[1024];
     int rank = 0, n = 0;
-    if (!real)
-        *(void **)&real = dlsym(RTLD_NEXT, "MPI_Finalize");
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     n = snprintf(line, sizeof line, "{\"rank\": %d", rank);
     for (int i = 0; i < NCALLS; i++)
@@ -65,5 +60,5 @@ int MPI_Finalize(void)
             fprintf(stderr, "mpi_call_count: could not write %s\n", path);
         close(fd);
     }
-    return real();
+    return NEXT_SYMBOL(MPI_Finalize)();
 }
