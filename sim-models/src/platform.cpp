@@ -110,6 +110,11 @@ void parse_filesystem(const json& data, Platform& p)
     p.fs.metadata_io_s = number(data, fs, "metadata_io_s");
     if (p.fs.servers < 1 || p.fs.targets < 1 || p.fs.target_Bps <= 0 || p.fs.server_Bps <= 0 || p.fs.rpc_max_bytes == 0)
         throw std::invalid_argument("platform.filesystem: servers, targets, bandwidths and rpc_max_bytes must be > 0");
+    // GPFS stripes every file over every NSD by block and locks by block: without one, no file
+    // has a layout.
+    if (p.fs.gpfs && p.fs.lock_block_bytes == 0)
+        throw std::invalid_argument("platform.filesystem.lock_block_bytes: missing, and a GPFS file "
+                                    "system needs its block size (its striping and lock unit)");
     parse_storage(data.at(fs), p.fs);  // pools and metadata targets (lustre_layout.hpp)
 }
 

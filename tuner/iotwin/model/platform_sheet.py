@@ -67,15 +67,23 @@ def parse_rate(value: Any) -> float:
         if value <= 0:
             raise ValueError(f"{value!r} is not a bandwidth: not positive")
         return value
+    if isinstance(value, str) and value.strip() in link_rates():
+        return link_rates()[value.strip()]
     match = _RATE.match(value) if isinstance(value, str) else None
     if not match:
         raise ValueError(f"{value!r} is not a bandwidth (examples: 500 (MB/s), 5.35GB/s, "
-                         f"200Gb/s)")
+                         f"200Gb/s, or a link: {', '.join(link_rates())})")
     number, prefix, unit = match.groups()
     mbs = float(number) * _RATE_UNITS[prefix.lower()] / (8 if unit == "b" else 1)
     if mbs <= 0:
         raise ValueError(f"{value!r} is not a bandwidth: not positive")
     return int(mbs) if mbs.is_integer() else mbs
+
+
+def link_rates() -> dict[str, float]:
+    """One link's data rate in MB/s by technology name (EDR, HDR, OPA, Aries, Slingshot...):
+    the sheet defaults' ``links``."""
+    return {name: leaf["value"] for name, leaf in sheet_defaults()["links"].items()}
 
 
 def _rate(origin: str, where: str, value: Any) -> float:
@@ -165,10 +173,28 @@ def _records(origin: str, where: str, value: Any, kinds: Mapping[str, Kind],
     return out
 
 
+def _directories(origin: str, where: str, value: Any) -> dict[str, dict[str, Any]]:
+    """Per-directory default layouts (``lfs setstripe`` on a directory): a directory's name
+    and the layout keys of a tuning config's ``lustre`` block its new files get."""
+    if not isinstance(value, dict) or not value:
+        raise _sheet_error(origin, where, "expected a mapping of directory names to layouts")
+    out = {}
+    for name, layout in value.items():
+        at = f"{where}.{name}"
+        if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9_.-]+", name):
+            raise _sheet_error(origin, at, "expected a directory name (letters, digits, _.-)")
+        check_keys(layout, _DIRECTORY_LAYOUT, origin, at)
+        out[name] = {key: _DIRECTORY_LAYOUT[key](origin, f"{at}.{key}", v)
+                     for key, v in layout.items()}
+    return out
+
+
+_DIRECTORY_LAYOUT: dict[str, Kind] = {"stripe_count": _stripes, "stripe_size": _size}
+_MEDIA = ("hdd", "ssd", "nvme")
 _MPI_FAMILIES = ("cray-mpich", "romio-lustre", "romio-generic")
 _SCHEMA: dict[str, dict[str, Kind]] = {
     "compute": {"nodes": _count, "cores_per_node": _count, "nic_mbs": _rate,
-                "memcpy_mbs": _rate},
+                "nics_per_node": _count, "memcpy_mbs": _rate},
     "network": {"mpi_fabric_mbs": _rate, "storage_fabric_mbs": _rate,
                 "collective_step_s": _seconds},
     "routers": {"side": _word(("server", "client")), "count": _count, "bandwidth_mbs": _rate,
@@ -176,10 +202,11 @@ _SCHEMA: dict[str, dict[str, Kind]] = {
                 "min_partition_nodes": lambda o, w, v: _count(o, w, v, least=0)},
     "storage": {"type": _word(("lustre", "gpfs")), "servers": _count, "targets": _count,
                 "target_mbs": _rate, "server_mbs": _rate, "metadata_servers": _count,
-                "mdt_mbs": _rate, "dom_max": _size, "rpc_size": _size, "pool": _text},
+                "mdt_mbs": _rate, "dom_max": _size, "rpc_size": _size, "pool": _text,
+                "media": _word(_MEDIA), "drives_per_target": _count, "block_size": _size},
     "client": {"process_write_mbs": _rate, "node_write_mbs": _rate, "osc_dirty_bytes": _size},
     "defaults": {"mpi": _word(_MPI_FAMILIES), "stripe_count": _stripes, "stripe_size": _size,
-                 "pool": _text, "layout": _layout},
+                 "pool": _text, "layout": _layout, "directories": _directories},
     "site_rules": {"max_stripes_per_file": _count, "pool": _text, "stripe_only_above": _size,
                    "recommended_layouts": _recommended, "forbidden": _forbidden},
 }
@@ -302,8 +329,8 @@ def _fill_from_pool(origin: str, storage: dict[str, Any], pools: Mapping[str, An
                                                    "file system's targets are")
     _check_pool(origin, "storage.pool", pool, pools)
     for key in _FROM_POOL:
-        if key in storage:
-            continue
+        if key in storage or (key == "target_mbs" and "media" in storage):
+            continue  # a target's bandwidth from its media: platform_tree derives it
         if pool is None or key not in pools[pool]:
             raise _sheet_error(origin, f"storage.{key}", "missing")
         leaf = copy.deepcopy(pools[pool][key])
@@ -368,7 +395,7 @@ def platform_tree(sheet: Sheet, defaults: Mapping[str, Any] | None = None) -> di
         tree["routers"] = {"side": s["routers"].get("side", {}).get("value", "server"),
                            **{k: v for k, v in s["routers"].items() if k != "side"}}
     tree["filesystem"] = _filesystem(s, base)
-    tree["lustre_client"] = {**base["lustre_client"], **s["client"]}
+    tree["lustre_client"] = {**base["lustre_client"], **_client_of_nics(s), **s["client"]}
     tree["hdf5"] = base["hdf5"]
     tree["site_defaults"] = _site_defaults(s, base)
     tree["twin"] = base["twin"]
@@ -395,7 +422,30 @@ def _bound_bare_bandwidths(node: dict[str, Any], rule: Mapping[str, Any]) -> Non
 
 
 def _compute(s: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: s["compute"][k] for k in ("nodes", "cores_per_node", "nic_mbs")}
+    compute = {k: s["compute"][k] for k in ("nodes", "cores_per_node", "nic_mbs")}
+    if "nics_per_node" in s["compute"]:
+        compute["nic_mbs"] = _times(s["compute"]["nic_mbs"], s["compute"]["nics_per_node"],
+                                    "compute.nics_per_node x compute.nic_mbs")
+    return compute
+
+
+def _times(leaf: Mapping[str, Any], count: Mapping[str, Any], how: str) -> dict[str, Any]:
+    """``leaf`` times a count leaf: the value and its bounds scaled, its provenance kept."""
+    n = count["value"]
+    made = _derived(leaf["value"] * n, f"{how} ({n} x {_provenance(leaf)})")
+    if "bounds" in leaf:
+        made["bounds"] = [bound * n for bound in leaf["bounds"]]
+    return made
+
+
+def _client_of_nics(s: Mapping[str, Any]) -> dict[str, Any]:
+    """A node's Lustre client sends through all its NICs: with several, its limit is theirs
+    (a sheet without ``nics_per_node`` keeps the defaults' single-link client)."""
+    if "nics_per_node" not in s["compute"]:
+        return {}
+    node = _compute(s)["nic_mbs"]
+    return {"node_write_mbs": {**node, "source": f"{node['source']}: a node's client sends "
+                                                 "through every NIC it has"}}
 
 
 def _network(s: Mapping[str, Any], base: Mapping[str, Any]) -> dict[str, Any]:
@@ -420,8 +470,13 @@ def _filesystem(s: Mapping[str, Any], base: Mapping[str, Any]) -> dict[str, Any]
     fs.update({k: storage[k] for k in ("servers", "targets")})
     fs["max_stripe_count"] = _derived(storage["targets"]["value"],
                                       "storage.targets: one stripe per target at most (Lustre)")
-    fs.update({k: storage[k] for k in ("target_mbs", "server_mbs")})
+    fs["target_mbs"] = storage.get("target_mbs") or _media_target(storage, base, "drive_mbs")
+    fs["server_mbs"] = storage["server_mbs"]
     fs.update(base["filesystem"])
+    if "media" in storage:
+        fs["rpc_overhead_s"] = _media_target(storage, base, "request_s")
+    if fs["type"] == "gpfs":
+        fs["lock_block_bytes"] = storage.get("block_size") or base["gpfs"]["block_size"]
     if "rpc_size" in storage:
         fs["rpc_max_bytes"] = storage["rpc_size"]
     fs.update(_pools_of(storage))
@@ -430,6 +485,19 @@ def _filesystem(s: Mapping[str, Any], base: Mapping[str, Any]) -> dict[str, Any]
         fs["dom_max_bytes"] = storage["dom_max"]
         fs["mdt_mbs"] = storage["mdt_mbs"]
     return fs
+
+
+def _media_target(storage: Mapping[str, Any], base: Mapping[str, Any],
+                  figure: str) -> dict[str, Any]:
+    """A target's ``drive_mbs`` (its drives' sum) or ``request_s`` (one positioning of them
+    all) from its media class and drives per target."""
+    media = storage["media"]["value"]
+    leaf = dict(base["media"][media][figure])
+    if figure != "drive_mbs" or "drives_per_target" not in storage:
+        return {**leaf, **({"source": f"{media}: {leaf['source']}"} if "source" in leaf else
+                           {"assumption": f"{media}: {leaf['assumption']}"})}
+    return _times(leaf, storage["drives_per_target"],
+                  f"storage.drives_per_target x the {media} drive's bandwidth")
 
 
 def _pools_of(storage: Mapping[str, Any]) -> dict[str, Any]:
@@ -450,12 +518,23 @@ def _site_defaults(s: Mapping[str, Any], base: Mapping[str, Any]) -> dict[str, A
             site["lustre"][key] = defaults[key]
     if "layout" in defaults:
         site["lustre"]["components"] = defaults["layout"]
+    directories = defaults.get("directories")
     why = defaults["mpi"]
     mpiio = {"romio_cb_write": _for_site(mpi["romio_cb_write"], why), **site["mpiio"]}
     mpiio.update({hint: _for_site(mpi[hint], why) for hint in _LIBRARY_HINTS if hint in mpi})
-    return {"romio_driver": _for_site(mpi["romio_driver"], why),
+    made = {"romio_driver": _for_site(mpi["romio_driver"], why),
             "default_cb_nodes": _for_site(mpi["default_cb_nodes"], why),
             "lustre": site["lustre"], "mpiio": mpiio, "hdf5": site["hdf5"]}
+    if directories:
+        made["directories"] = {name: {key: {"value": value, **_provenance_of(directories)}
+                                      for key, value in layout.items()}
+                               for name, layout in directories["value"].items()}
+    return made
+
+
+def _provenance_of(leaf: Mapping[str, Any]) -> dict[str, str]:
+    kind = next(k for k in PROVENANCE if k in leaf)
+    return {kind: leaf[kind]}
 
 
 #: MPI-IO hints whose default an MPI library of the sheet defaults may set (else ROMIO's)

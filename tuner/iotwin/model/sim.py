@@ -8,6 +8,7 @@ import random
 import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 from typing import Any
 
 from iotwin.config import schema as tuning
@@ -43,10 +44,20 @@ class SimResult:
         return self.rate_mbs / self.ceiling_mbs
 
 
-def _file_settings(config: Config, file: Mapping[str, Any]) -> dict[str, Any]:
-    """What the config sets for one workload file and each of its datasets."""
+#: the layout keys a hand-set layout replaces a directory's default with
+_LAYOUT_KEYS = ("stripe_count", "stripe_size", "components")
+
+
+def _file_settings(config: Config, file: Mapping[str, Any],
+                   directories: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """What the config sets for one workload file and each of its datasets; a file the config
+    gives no layout gets its directory's default layout (``site_defaults.directories``: a new
+    file inherits its parent directory's, as ``lfs setstripe DIR`` sets it)."""
     name = str(file["name"]).replace("%r", "0").replace("%g", "0")
     settings = tuning.resolve(config, name)
+    parent = PurePosixPath(name).parent.name
+    if parent in directories and not any(k in settings["lustre"] for k in _LAYOUT_KEYS):
+        settings["lustre"].update(directories[parent])
     out: dict[str, Any] = {block: settings[block] for block in tuning.BLOCKS
                            if block != "dataset"}
     out["datasets"] = [tuning.resolve(config, name, d["name"])["dataset"]
@@ -74,10 +85,16 @@ def simulator_input(platform: Platform, workload: Mapping[str, Any],
                     options: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """iosim's input (IOSIM.md); the best ceiling's stripes are the most the site allows."""
     limit = platform_space_context(platform, int(workload["ranks"])).max_stripe_count
+    data = platform.data
+    directories = data["site_defaults"].get("directories", {})
+    if directories:
+        data = {**data, "site_defaults": {k: v for k, v in data["site_defaults"].items()
+                                          if k != "directories"}}
     return {
-        "platform": platform.data,
+        "platform": data,
         "workload": placed(platform, workload),
-        "configs": [{"files": [_file_settings(c, f) for f in workload["files"]]} for c in configs],
+        "configs": [{"files": [_file_settings(c, f, directories) for f in workload["files"]]}
+                    for c in configs],
         "options": {**({"best_stripe_count": limit} if limit else {}), **(options or {})},
     }
 
