@@ -101,6 +101,23 @@ class Platform:
     def data(self) -> dict[str, Any]:
         return _values(self.tree)
 
+    @property
+    def storage_peak_mbs(self) -> float:
+        """The most the storage side takes: the least of its targets, their servers, the
+        storage fabric and the routers in front of them (the client side aside)."""
+        data = self.data
+        fs, routers = data["filesystem"], data.get("routers")
+        return min(fs["targets"] * fs["target_mbs"], fs["servers"] * fs["server_mbs"],
+                   data["network"]["storage_fabric_mbs"],
+                   routers["count"] * routers["bandwidth_mbs"] if routers else float("inf"))
+
+    def client_peak_mbs(self, nodes: int) -> float:
+        """What ``nodes`` client nodes can send: their NICs and Lustre clients."""
+        data = self.data
+        per_node = data["compute"]["nic_mbs"]
+        node_client = data.get("lustre_client", {}).get("node_write_mbs") or per_node
+        return nodes * min(per_node, node_client)
+
     def free_parameters(self) -> dict[str, tuple[float, float, float]]:
         return {path: (float(leaf["value"]), float(leaf["bounds"][0]), float(leaf["bounds"][1]))
                 for path, leaf in _leaves(self.tree)
