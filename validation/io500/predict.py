@@ -1,0 +1,59 @@
+"""IO500's write phases predicted from each training submission's system description.
+
+    .venv/bin/python validation/io500/predict.py [--segments N] [--seconds S] [--phase P]
+
+prints, per submission and phase, the predicted and measured rate, their ratio, what binds the
+prediction and how long the simulation took; then, per phase, the share within 2x, the median
+factor off and the rank correlation across submissions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from pathlib import Path
+
+from iotwin.model.sim import simulate
+from iotwin.observations.io500 import PHASES, case_platform, io500_cases, phase_workload
+from scipy.stats import spearmanr
+
+TRAIN = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "io500" / "train.json"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--train", default=str(TRAIN))
+    parser.add_argument("--segments", type=int, help="segments a process (default: the volume "
+                        "of --seconds at the model's peak)")
+    parser.add_argument("--seconds", type=float, default=300.0)
+    parser.add_argument("--phase", choices=tuple(PHASES), action="append")
+    args = parser.parse_args()
+    cases = io500_cases(args.train, args.phase or tuple(PHASES))
+    by_phase: dict[str, list[tuple[float, float]]] = {}
+    for case in cases:
+        platform = case_platform(case)
+        workload = phase_workload(platform, case.phase, case.ranks, case.nodes,
+                                  segments=args.segments, seconds=args.seconds)
+        start = time.monotonic()
+        [result] = simulate(platform, workload, [{}], jobs=1)
+        took = time.monotonic() - start
+        predicted = result.rate_mbs if result.ok and result.rate_mbs else float("nan")
+        by_phase.setdefault(case.phase, []).append((predicted, case.measured_mbs))
+        why = result.bound_by.get("run", "") if result.ok else f"FAILED {result.error}"
+        print(f"{case.submission:4d} {case.system[:22]:22s} {case.phase:10s} "
+              f"{predicted / 1000:9.2f} {case.measured_mbs / 1000:9.2f} GB/s "
+              f"{predicted / case.measured_mbs:6.2f}x {took:5.1f}s  {why}", flush=True)
+    for phase, pairs in by_phase.items():
+        ratios = [p / m for p, m in pairs if not math.isnan(p)]
+        within = sum(0.5 <= r <= 2 for r in ratios)
+        logs = sorted(abs(math.log(r)) for r in ratios)
+        rho = spearmanr([p for p, _ in pairs], [m for _, m in pairs]).statistic
+        print(f"{phase}: {within}/{len(pairs)} within 2x, median factor "
+              f"{math.exp(logs[len(logs) // 2]):.2f}x, Spearman {rho:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
