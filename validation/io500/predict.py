@@ -19,7 +19,7 @@ from iotwin.model.sim import simulate
 from iotwin.observations.io500 import PHASES, case_platform, io500_cases, phase_workload
 from scipy.stats import spearmanr
 
-TRAIN = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "io500" / "train.json"
+TRAIN = Path(__file__).resolve().parents[1] / "data" / "io500-train.json"
 
 
 def main() -> int:

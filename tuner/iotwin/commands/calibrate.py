@@ -23,13 +23,17 @@ from iotwin.commands._options import (
     add_workdir_argument,
 )
 from iotwin.core.errors import UserError
+from iotwin.core.paths import data_dir
 from iotwin.executors import make_executor
 from iotwin.model.calibration import cross_validate
+from iotwin.model.family import FAMILY_FILE, family_summary, render_family
 from iotwin.model.platforms import Platform, load_platform
 from iotwin.observations.design import load_design, measure_design
+from iotwin.observations.io500 import family_calibration
 from iotwin.observations.published import TableCalibration, calibrate_to_table, read_cases
 from iotwin.observations.stored import observations_from_store
 from iotwin.store.database import Store, resolve_path
+from iotwin.workloads.replication.output import write_atomically
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -38,7 +42,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Fit the free parameters of a platform model (bounds from its YAML) to "
         "every successful measured run on that platform in the store (or of one campaign); "
         "robust loss on log rate; k-fold held-out error. The calibration is stored.")
-    parser.add_argument("--platform", required=True, help="platform model name")
+    parser.add_argument("--platform", help="platform model name (all but --family)")
     parser.add_argument("--campaign", type=int, metavar="ID", help="only this campaign's runs")
     parser.add_argument("--parameters", metavar="A,B", help="fit only these free parameters")
     parser.add_argument("--folds", type=int, default=5, help="cross-validation folds (default 5)")
@@ -46,8 +50,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="run this calibration design first and fit to its runs only")
     parser.add_argument("--measurements", type=Path, metavar="CSV",
                         help="fit to a site's published rows instead (block-3-D shared-file "
-                             "write rates, the columns of shared/data/benchio/calibration.csv); "
-                             "the rows of this platform's machine are used")
+                             "write rates, the columns of "
+                             "validation/data/benchio-calibration.csv); the rows of this "
+                             "platform's machine are used")
     parser.add_argument("--rate", choices=("max", "mean"), default="max",
                         help="--measurements: each row's best repetition (max, the default: "
                              "the run least disturbed by other jobs) or their mean")
@@ -57,13 +62,32 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="twin executor: which perturbed truth of the platform runs")
     add_workdir_argument(parser, note=" (local executor)")
     parser.add_argument("--json", action="store_true", help="print as JSON")
+    family = parser.add_argument_group(
+        "family calibration", "--family --io500 TRAIN.json: fit the constants no system "
+        "description gives (media rates and request costs, client and lock costs) over many "
+        "machines at once, each model built from its description, and report each system "
+        "held out in turn; models built from descriptions then start from them")
+    family.add_argument("--family", action="store_true", help="fit across machines")
+    family.add_argument("--io500", type=Path, metavar="TRAIN.json",
+                        help="IO500 submissions with their descriptions and measured rates")
+    family.add_argument("--segments", type=int, metavar="N", help="simulate each phase at N "
+                        "segments a process (default: 30 s of writing at the model's peak)")
+    family.add_argument("--evaluations", type=int, default=40, metavar="N",
+                        help="most evaluations of the fit over all machines (default 40; a "
+                        "held-out refit gets a third of them)")
+    family.add_argument("-o", "--output", type=Path, metavar="FAMILY.yaml",
+                        help="where to write the fit (default: the package's "
+                        "data/family-io500.yaml, which `platform new --io500` reads)")
     add_sim_cluster_argument(parser)
     add_store_argument(parser)
     parser.set_defaults(func=main)
 
 
 def main(args: argparse.Namespace) -> int:
-    # the simulator's modules load only when the command runs, not with every `iotwin` call
+    if args.family:
+        return _family(args)
+    if not args.platform:
+        raise UserError("--platform NAME is required (or --family --io500 TRAIN.json)")
     platform = load_platform(args.platform)
     parameters = args.parameters.split(",") if args.parameters else None
     if args.measurements:
@@ -177,3 +201,20 @@ def _table_json(calibration_id: int, platform: Platform, found: TableCalibration
                        "after_mbs": new}
                       for c, old, new in zip(found.cases, found.before, found.after,
                                              strict=True)]}
+
+
+def _family(args: argparse.Namespace) -> int:
+    if not args.io500:
+        raise UserError("--family needs the machines' measurements: --io500 TRAIN.json")
+    output = args.output or data_dir() / FAMILY_FILE
+    document = family_calibration(
+        args.io500, segments=args.segments, max_evaluations=args.evaluations,
+        refit_evaluations=max(4, args.evaluations // 3),
+        progress=lambda line: print(f"iotwin: {line}", file=sys.stderr, flush=True))
+    write_atomically(output, render_family(document))
+    if args.json:
+        print(json.dumps(document, indent=2))
+        return 0
+    print(family_summary(document))
+    print(f"written to {output}")
+    return 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from pathlib import Path
 
@@ -12,8 +13,18 @@ from iotwin.commands._options import (
     add_workdir_argument,
 )
 from iotwin.config import schema as config
+from iotwin.core.errors import UserError
 from iotwin.executors.capture import capture_program, program_target
 from iotwin.executors.mpi_flavour import say_flavour
+from iotwin.model.platforms import load_platform
+from iotwin.workloads.ior import (
+    IO500_FILES,
+    IO500_PHASES,
+    IO500_SECONDS,
+    io500_arguments,
+    ior_workload,
+    parse_ior,
+)
 from iotwin.workloads.replication.darshan_workload import workload_from_log
 from iotwin.workloads.replication.macsio import simulation_workload
 from iotwin.workloads.replication.output import workload_text, write_atomically
@@ -51,6 +62,41 @@ def _scale(args: argparse.Namespace) -> int:
     for rule in rules:
         print(f"iotwin: {rule}", file=sys.stderr)
     return _emit(workload_text(scaled), args.output)
+
+
+def _from_ior(args: argparse.Namespace) -> int:
+    arguments = args.ior_args[1:] if args.ior_args[:1] == ["--"] else args.ior_args
+    if args.io500:
+        if arguments:
+            raise UserError("--io500 gives IOR's options itself: no IOR arguments after it")
+        arguments = _io500_arguments(args)
+    elif args.segments or args.platform:
+        raise UserError("--segments and --platform size an --io500 phase")
+    run = parse_ior(arguments)
+    for what in run.ignored:
+        print(f"iotwin: IOR option {what}: does not change what is written, not modelled",
+              file=sys.stderr)
+    if run.reads:
+        print("iotwin: IOR's read phase is not simulated: the workload is its write phase",
+              file=sys.stderr)
+    command = "ior " + " ".join(shlex.quote(a) for a in arguments)
+    return _emit(workload_text(ior_workload(run, args.ranks, args.nodes, command)), args.output)
+
+
+def _io500_arguments(args: argparse.Namespace) -> list[str]:
+    """IO500's phase on its directory, sized by --segments or by IO500_SECONDS at the
+    platform's peak."""
+    if args.segments is None and not args.platform:
+        raise UserError(f"--io500 {args.io500}: give --segments N, or --platform MODEL to write "
+                        f"{IO500_SECONDS} s at its storage and client peak")
+    if args.segments is not None:
+        arguments = io500_arguments(args.io500, args.ranks, segments=args.segments)
+    else:
+        platform = load_platform(args.platform)
+        peak = min(platform.storage_peak_mbs, platform.client_peak_mbs(args.nodes))
+        arguments = io500_arguments(args.io500, args.ranks,
+                                    volume_bytes=int(IO500_SECONDS * peak * 1e6))
+    return [*arguments, "-o", IO500_FILES[args.io500]]
 
 
 def _emit(text: str, output: str | None) -> int:
@@ -98,6 +144,28 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                          help="output file (default: standard output)")
     capture.add_argument("program", nargs=argparse.REMAINDER, metavar="-- PROGRAM ARGS")
     capture.set_defaults(func=_capture)
+    ior = actions.add_parser(
+        "from-ior", help="IOR's write phase from its own command line (or IO500's phases)",
+        usage="iotwin workload from-ior --ranks N --nodes M [-o W.yaml] -- IOR-OPTIONS\n"
+              "       iotwin workload from-ior --ranks N --nodes M --io500 "
+              "easy-write|hard-write (--segments S | --platform MODEL)",
+        description="Read IOR's options as IOR does (-a POSIX|MPIIO|HDF5, -F, -t, -b, -s, -c, "
+        "-e, -C, -w/-r, -o, -E; sizes as 47008, 2048k, 2m) into the workload of its write "
+        "phase on N processes over M nodes: each transfer one call, a shared file's blocks "
+        "interleaved by segment as IOR places them. --io500 gives IO500's write phases "
+        "(POSIX, -C -e -w; easy: -F -t 2048k; hard: one shared file, -t 47008 -b 47008) in "
+        "IO500's directories, writing 300 s at the platform's peak or --segments a process.")
+    ior.add_argument("--ranks", type=int, required=True, metavar="N")
+    ior.add_argument("--nodes", type=int, required=True, metavar="M")
+    ior.add_argument("--io500", choices=tuple(IO500_PHASES), help="one of IO500's write phases")
+    ior.add_argument("--segments", type=int, metavar="S",
+                     help="--io500: segments a process (hard: records; easy: 2 MiB transfers)")
+    ior.add_argument("--platform", metavar="MODEL",
+                     help="--io500: size the phase to 300 s at this model's peak")
+    ior.add_argument("-o", "--output", metavar="W.yaml",
+                     help="output file (default: standard output)")
+    ior.add_argument("ior_args", nargs=argparse.REMAINDER, metavar="-- IOR-OPTIONS")
+    ior.set_defaults(func=_from_ior)
     scale = actions.add_parser(
         "scale", help="a workload at another rank count (capture small, predict big)",
         description="The workload at N ranks, inferred from what it does at its own: weak "

@@ -38,15 +38,15 @@ from iotwin.workloads.workload import kernel_workload
 #: the residual of a config the model cannot simulate: as if it predicted 1000x off
 _FAILED_RESIDUAL = math.log(1000.0)
 #: soft-L1 scale on log rate: residuals beyond ~10% count linearly, not squared
-_F_SCALE = 0.1
+F_SCALE = 0.1
 
 
 def soft_l1(residuals: np.ndarray) -> float:
     """The robust loss :func:`fit` minimises, as scipy's ``least_squares`` defines its cost
     with ``loss="soft_l1"`` and ``f_scale`` = 0.1: residuals of log rate beyond ~10% count
     linearly."""
-    z = (np.asarray(residuals) / _F_SCALE) ** 2
-    return float(0.5 * _F_SCALE ** 2 * np.sum(2 * (np.sqrt(1 + z) - 1)))
+    z = (np.asarray(residuals) / F_SCALE) ** 2
+    return float(0.5 * F_SCALE ** 2 * np.sum(2 * (np.sqrt(1 + z) - 1)))
 
 
 @dataclass(frozen=True)
@@ -58,7 +58,7 @@ class Observation:
     rate_mbs: float
 
 
-class _Scale:
+class ParameterScale:
     """Maps the free parameters to and from the optimiser's vector."""
 
     def __init__(self, free: Mapping[str, tuple[float, float, float]],
@@ -153,22 +153,22 @@ def fit(platform: Platform, observations: Sequence[Observation], *,
     if unknown:
         raise UserError(f"platform {platform.name}: {unknown[0]!r} is not a free parameter "
                         f"(free: {', '.join(sorted(free))})")
-    scale = _Scale({name: free[name] for name in chosen}, start)
+    scale = ParameterScale({name: free[name] for name in chosen}, start)
 
     def residuals(x: np.ndarray) -> np.ndarray:
         candidate = platform.with_values(scale.values(x))
         errors = log_errors(rates_of(candidate, observations, jobs), observations)
         if not prior_sigma:
             return errors
-        # a deviation of one prior sigma weighs as much as one observation off by _F_SCALE
-        return np.concatenate([errors, _F_SCALE * (x - scale.prior) / (prior_sigma * scale.unit)])
+        # a deviation of one prior sigma weighs as much as one observation off by F_SCALE
+        return np.concatenate([errors, F_SCALE * (x - scale.prior) / (prior_sigma * scale.unit)])
 
     begin, scanned = scale.start, 0
     if scan_points > 1:
         begin, scanned = coarse_start(lambda x: soft_l1(residuals(x)), scale.start,
                                       scale.lower, scale.upper, scan_points)
     solution = least_squares(residuals, begin, bounds=(scale.lower, scale.upper),
-                             loss="soft_l1", f_scale=_F_SCALE, diff_step=0.02,
+                             loss="soft_l1", f_scale=F_SCALE, diff_step=0.02,
                              max_nfev=max_evaluations)
     fitted = scale.values(solution.x)
     error = relative_error(rates_of(platform.with_values(fitted), observations, jobs),

@@ -11,13 +11,24 @@ band (``family_band``).
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+import math
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
+import yaml
+from scipy.optimize import least_squares
 
 from iotwin.core import paths
 from iotwin.core.errors import UserError
+from iotwin.core.stats import spearman
 from iotwin.core.yaml_files import read_yaml
+from iotwin.model.calibration import F_SCALE, ParameterScale, coarse_start, log_ratios, soft_l1
 from iotwin.model.platform_sheet import sheet_defaults
+from iotwin.model.platforms import Platform
+from iotwin.model.sim import simulate
 
 #: the fitted file shipped with the package; absent until a family calibration is written
 FAMILY_FILE = "family-io500.yaml"
@@ -58,7 +69,8 @@ def with_constants(defaults: Mapping[str, Any], values: Mapping[str, float],
         prior = leaf["value"]
         for kind in ("source", "assumption", "fitted"):
             leaf.pop(kind, None)
-        leaf.update(value=float(value), fitted=why, prior=prior)
+        low, high = leaf.get("bounds", (value, value))
+        leaf.update(value=min(max(float(value), low), high), fitted=why, prior=prior)
     return made
 
 
@@ -90,3 +102,118 @@ def family_band(phase: str | None = None) -> float | None:
     errors = family["leave_one_system_out"]
     return float(errors.get(phase, errors["all"])["median_factor"] if phase else
                  errors["all"]["median_factor"])
+
+
+# -- fitting across machines -----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class FamilyCase:
+    """One measured rate of one machine: how to build its model from sheet defaults, the
+    workload measured, and the rate."""
+
+    system: str
+    label: str
+    platform_of: Callable[[Mapping[str, Any]], Platform]
+    workload: Mapping[str, Any]
+    measured_mbs: float
+
+
+def predict_cases(cases: Sequence[FamilyCase], defaults: Mapping[str, Any],
+                  jobs: int = 2) -> list[float | None]:
+    """Each case's simulated rate on its model built from ``defaults``."""
+    def one(case: FamilyCase) -> float | None:
+        [result] = simulate(case.platform_of(defaults), dict(case.workload), [{}], jobs=1)
+        return result.rate_mbs if result.ok and result.rate_mbs else None
+
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        return list(pool.map(one, cases))
+
+
+@dataclass(frozen=True)
+class FamilyFit:
+    constants: dict[str, float]
+    predicted: list[float | None]
+    evaluations: int
+
+
+def fit_family(cases: Sequence[FamilyCase], base: Mapping[str, Any], *,
+               start: Mapping[str, float] | None = None, max_evaluations: int = 40,
+               scan_points: int = 0, jobs: int = 2,
+               progress: Callable[[str], None] | None = None) -> FamilyFit:
+    """The family constants that best predict ``cases`` (soft-L1 on log rate, within each
+    constant's bounds, as a platform calibration fits: ``iotwin.model.calibration``)."""
+    bounds = constant_bounds(base)
+    scale = ParameterScale(bounds, start)
+    measured = [c.measured_mbs for c in cases]
+    count = [0]
+
+    def residuals(x: np.ndarray) -> np.ndarray:
+        count[0] += 1
+        rates = predict_cases(cases, with_constants(base, scale.values(x), "trial"), jobs)
+        errors = log_ratios(rates, measured)
+        if progress:
+            progress(f"evaluation {count[0]}: median factor "
+                     f"{math.exp(float(np.median(np.abs(errors)))):.2f}x")
+        return errors
+
+    begin = scale.start
+    if scan_points > 1:
+        begin, _ = coarse_start(lambda x: soft_l1(residuals(x)), scale.start, scale.lower,
+                                scale.upper, scan_points)
+    solution = least_squares(residuals, begin, bounds=(scale.lower, scale.upper),
+                             loss="soft_l1", f_scale=F_SCALE, diff_step=0.05,
+                             max_nfev=max_evaluations)
+    constants = scale.values(solution.x)
+    predicted = predict_cases(cases, with_constants(base, constants, "fit"), jobs)
+    return FamilyFit(constants, predicted, count[0])
+
+
+def leave_one_system_out(cases: Sequence[FamilyCase], base: Mapping[str, Any],
+                         fitted: Mapping[str, float], *, max_evaluations: int = 12,
+                         jobs: int = 2, progress: Callable[[str], None] | None = None
+                         ) -> list[float | None]:
+    """Each case predicted by constants fitted without its system (every submission of the
+    same system held out together), each refit starting from the all-systems fit."""
+    predicted: list[float | None] = [None] * len(cases)
+    systems = sorted({c.system for c in cases})
+    for k, system in enumerate(systems):
+        kept = [c for c in cases if c.system != system]
+        held = [i for i, c in enumerate(cases) if c.system == system]
+        if progress:
+            progress(f"leave-one-system-out {k + 1}/{len(systems)}: {system}")
+        refit = fit_family(kept, base, start=fitted, max_evaluations=max_evaluations, jobs=jobs)
+        rates = predict_cases([cases[i] for i in held],
+                              with_constants(base, refit.constants, "refit"), jobs)
+        for i, rate in zip(held, rates, strict=True):
+            predicted[i] = rate
+    return predicted
+
+
+def accuracy(predicted: Sequence[float | None], measured: Sequence[float]) -> dict[str, float]:
+    """Within 2x, the median factor off and the rank correlation across cases."""
+    ratios = np.exp(np.abs(log_ratios(predicted, measured)))
+    pairs = [(p, m) for p, m in zip(predicted, measured, strict=True) if p]
+    rho = spearman([p for p, _ in pairs], [m for _, m in pairs]) if len(pairs) > 2 else math.nan
+    return {"cases": len(measured), "within_2x": float(np.mean(ratios <= 2.0)),
+            "median_factor": float(np.median(ratios)), "spearman": float(rho)}
+
+
+def render_family(document: Mapping[str, Any]) -> str:
+    header = ("# Constants learned across machines (`iotwin calibrate --family`): the values that\n"
+              "# models built from descriptions start from, and how well they predict each\n"
+              "# system held out (leave_one_system_out). Written by the command; not by hand.\n")
+    return header + yaml.safe_dump(dict(document), sort_keys=False, width=100)
+
+
+def family_summary(document: Mapping[str, Any]) -> str:
+    """The fit in a few lines: constants prior -> fitted, accuracy before, fitted and held
+    out, per phase."""
+    lines = [document["fitted"]]
+    for path, value in document["constants"].items():
+        lines.append(f"  {path:36s} {document['priors'][path]:12.4g} -> {value:12.4g}")
+    lines.append(f"{'':22s} {'within 2x':>10s} {'median x':>9s} {'Spearman':>9s}")
+    for name in ("before", "fitted_all", "leave_one_system_out"):
+        for phase, acc in document[name].items():
+            lines.append(f"  {name:20s} {phase:10s} {100 * acc['within_2x']:5.0f} % "
+                         f"{acc['median_factor']:8.2f}x {acc['spearman']:8.2f}")
+    return "\n".join(lines)

@@ -20,6 +20,7 @@ calibration when one is given (``iotwin.model.family``).
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Mapping
@@ -40,6 +41,7 @@ _REQUIRED = ("system", "filesystem_family", "client_nodes", "procs_per_node", "d
              "ds_storage_devices", "ds_storage_type")
 
 
+@functools.cache
 def description_rules() -> dict[str, Any]:
     return read_yaml(paths.data_dir() / "io500-descriptions.yaml", "IO500 description rules")
 

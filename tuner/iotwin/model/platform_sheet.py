@@ -18,6 +18,7 @@ the site's rules to its ``site_rules`` section (PLATFORM.md), each sourced like 
 from __future__ import annotations
 
 import copy
+import functools
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -80,10 +81,11 @@ def parse_rate(value: Any) -> float:
     return int(mbs) if mbs.is_integer() else mbs
 
 
+@functools.cache
 def link_rates() -> dict[str, float]:
     """One link's data rate in MB/s by technology name (EDR, HDR, OPA, Aries, Slingshot...):
     the sheet defaults' ``links``."""
-    return {name: leaf["value"] for name, leaf in sheet_defaults()["links"].items()}
+    return {name: leaf["value"] for name, leaf in _read_defaults()["links"].items()}
 
 
 def _rate(origin: str, where: str, value: Any) -> float:
@@ -375,6 +377,12 @@ def _check_data_on_mdt(origin: str, sections: Mapping[str, Any]) -> None:
 # -- the platform model --------------------------------------------------------------------------
 
 def sheet_defaults() -> dict[str, Any]:
+    """The sheet defaults (a copy: callers may change it)."""
+    return copy.deepcopy(_read_defaults())
+
+
+@functools.cache
+def _read_defaults() -> dict[str, Any]:
     return read_yaml(paths.data_dir() / "platform-sheet-defaults.yaml", "spec sheet defaults")
 
 
@@ -494,8 +502,8 @@ def _media_target(storage: Mapping[str, Any], base: Mapping[str, Any],
     media = storage["media"]["value"]
     leaf = dict(base["media"][media][figure])
     if figure != "drive_mbs" or "drives_per_target" not in storage:
-        return {**leaf, **({"source": f"{media}: {leaf['source']}"} if "source" in leaf else
-                           {"assumption": f"{media}: {leaf['assumption']}"})}
+        kind = next(k for k in PROVENANCE if k in leaf)
+        return {**leaf, kind: f"{media}: {leaf[kind]}"}
     return _times(leaf, storage["drives_per_target"],
                   f"storage.drives_per_target x the {media} drive's bandwidth")
 

@@ -1,5 +1,5 @@
 """IO500 submissions as observations: each system description's model and IOR's write phases,
-with the rates the submission measured (../shared/data/io500/train.json's records).
+with the rates the submission measured (validation/data/io500-train.json's records).
 
 A case is one submission and one phase (``easy-write``, ``hard-write``): the model written from
 its description (``iotwin.model.io500_description``), the phase as IOR's workload on the
@@ -11,20 +11,34 @@ caller bounds the simulation.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import date
+from functools import partial
 from pathlib import Path
 from typing import Any
 
+from iotwin.model.family import (
+    FamilyCase,
+    accuracy,
+    constant_bounds,
+    fit_family,
+    leave_one_system_out,
+    predict_cases,
+)
 from iotwin.model.io500_description import load_records, sheet_of_record
-from iotwin.model.platform_sheet import parse_sheet, platform_tree
+from iotwin.model.platform_sheet import parse_sheet, platform_tree, sheet_defaults
 from iotwin.model.platforms import Platform, parse_platform
-from iotwin.workloads.ior import IO500_SECONDS, io500_arguments, ior_workload, parse_ior
+from iotwin.workloads.ior import (
+    IO500_FILES,
+    IO500_SECONDS,
+    io500_arguments,
+    ior_workload,
+    parse_ior,
+)
 from iotwin.workloads.types import Workload
 
 PHASES = {"easy-write": "ior_easy_write", "hard-write": "ior_hard_write"}
-#: where IO500 writes each phase's files (its directories' layouts are the model's)
-PHASE_FILES = {"easy-write": "ior-easy/ior_file_easy", "hard-write": "ior-hard/IOR_file"}
 
 
 @dataclass(frozen=True)
@@ -72,6 +86,72 @@ def phase_workload(platform: Platform, phase: str, ranks: int, nodes: int,
         peak = min(platform.storage_peak_mbs, platform.client_peak_mbs(nodes))
         volume = int(seconds * peak * 1e6)
     arguments = [*io500_arguments(phase, ranks, volume_bytes=volume, segments=segments),
-                 "-o", PHASE_FILES[phase]]
+                 "-o", IO500_FILES[phase]]
     command = "ior " + " ".join(arguments)
     return ior_workload(parse_ior(arguments), ranks, nodes, command)
+
+
+#: the fit simulates each case at this volume: the rate has settled (the phase's open and
+#: final flush are a few percent of it) and every case simulates in seconds
+FIT_SECONDS = 30.0
+
+
+def family_cases(path: str | Path, seconds: float = FIT_SECONDS,
+                 segments: int | None = None) -> list[FamilyCase]:
+    """The IO500 cases of ``path`` as a family calibration's cases: each model rebuilt from
+    its description on the constants tried, each workload fixed at the prior model's volume."""
+    cases = []
+    for case in io500_cases(path):
+        prior = case_platform(case)
+        workload = phase_workload(prior, case.phase, case.ranks, case.nodes, segments=segments,
+                                  seconds=seconds)
+        cases.append(FamilyCase(case.system, f"{case.submission} {case.phase}",
+                                partial(case_platform, case), workload, case.measured_mbs))
+    return cases
+
+
+def family_calibration(path: str | Path, *, seconds: float = FIT_SECONDS,
+                       segments: int | None = None, max_evaluations: int = 40,
+                       refit_evaluations: int = 12, jobs: int = 2,
+                       progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Fit the family constants to every submission of ``path``, then hold out each system in
+    turn: the document data/family-io500.yaml holds (constants, priors, per-case predictions
+    before, fitted and held out, and the accuracy of each)."""
+    cases = family_cases(path, seconds, segments)
+    base = sheet_defaults()
+    measured = [c.measured_mbs for c in cases]
+    before = predict_cases(cases, base, jobs)
+    fitted = fit_family(cases, base, max_evaluations=max_evaluations, scan_points=3, jobs=jobs,
+                        progress=progress)
+    held_out = leave_one_system_out(cases, base, fitted.constants,
+                                    max_evaluations=refit_evaluations, jobs=jobs,
+                                    progress=progress)
+    systems = len({c.system for c in cases})
+    document: dict[str, Any] = {
+        "fitted": f"family calibration on {len(cases)} IO500 write phases of {systems} systems "
+                  f"({Path(path).name}, {date.today().isoformat()})",
+        "constants": {k: float(f"{v:.4g}") for k, v in fitted.constants.items()},
+        "priors": {k: v[0] for k, v in constant_bounds(base).items()},
+        "volume": f"{segments} segments a process" if segments else f"{seconds:g} s at the "
+                  "prior model's peak",
+        "evaluations": fitted.evaluations,
+    }
+    for name, rates in (("before", before), ("fitted_all", fitted.predicted),
+                        ("leave_one_system_out", held_out)):
+        document[name] = {phase: accuracy(*_phase(rates, measured, cases, phase))
+                          for phase in ("all", *PHASES)}
+    document["cases"] = [
+        {"case": c.label, "system": c.system, "measured_mbs": round(c.measured_mbs),
+         "before_mbs": _round(b), "fitted_mbs": _round(f), "held_out_mbs": _round(h)}
+        for c, b, f, h in zip(cases, before, fitted.predicted, held_out, strict=True)]
+    return document
+
+
+def _phase(rates: Sequence[float | None], measured: Sequence[float],
+           cases: Sequence[FamilyCase], phase: str) -> tuple[list[float | None], list[float]]:
+    keep = [i for i, c in enumerate(cases) if phase == "all" or c.label.endswith(phase)]
+    return [rates[i] for i in keep], [measured[i] for i in keep]
+
+
+def _round(rate: float | None) -> float | None:
+    return None if rate is None else round(rate)

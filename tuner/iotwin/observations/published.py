@@ -1,5 +1,5 @@
 """Observations from a site's published measurements: a CSV of shared-file block-3-D write
-rates (EPCC benchio's form, as ``shared/data/benchio/calibration.csv`` holds them), each row
+rates (EPCC benchio's form, as ``validation/data/benchio-calibration.csv`` holds them), each row
 simulated as the block3d-io kernel's workload at the row's scale.
 
 Columns read (others are ignored; a row names where it came from in them):

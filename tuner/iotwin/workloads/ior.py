@@ -209,6 +209,8 @@ IO500_PHASES = {
     "hard-write": "-a POSIX -C -e -w -t 47008 -b 47008",
 }
 IO500_SECONDS = 300  # IO500: a write phase runs for at least 300 s
+#: where IO500 writes each phase's files (a platform's per-directory layouts apply there)
+IO500_FILES = {"easy-write": "ior-easy/ior_file_easy", "hard-write": "ior-hard/IOR_file"}
 
 
 def io500_arguments(phase: str, ranks: int, volume_bytes: int | None = None,
