@@ -41,10 +41,10 @@ from iotwin.core.errors import UserError
 from iotwin.model.platforms import load_platform
 from iotwin.model.sim import SimResult, simulate
 from iotwin.model.site_rules import check_config
-from iotwin.report.whatif import as_json, plot, table
+from iotwin.report.whatif import as_json, plot, table, verdict
 from iotwin.space.parameters import load_space
 from iotwin.store.database import Calibration, Store, resolve_path
-from iotwin.studies.validated_error import calibrated_errors, validated_errors
+from iotwin.studies.validated_error import calibrated_errors, family_error, validated_errors
 from iotwin.studies.whatif import Config, Tuning, parse_variation, study
 from iotwin.workloads.workload import load_workload
 
@@ -89,6 +89,10 @@ def _run(args: argparse.Namespace) -> int:
     load_file, simulate = _simulator()
     calibrated = {} if args.uncalibrated else _calibrations(args.store)
     errors = {**validated_errors(), **calibrated_errors(list(calibrated.values()))}
+    for name in platforms:  # a model from a description: the family's held-out error
+        found = family_error(load_file(name))
+        if found is not None:
+            errors.setdefault(found.platform, found)
 
     def load_platform(name: str) -> Any:
         platform = load_file(name)
@@ -106,6 +110,7 @@ def _run(args: argparse.Namespace) -> int:
         print(json.dumps(as_json(predictions)))
     else:
         print(table(predictions))
+        print(verdict(predictions))
     if args.plot:
         what = "default and tuned" if args.tune else "default"
         plot(predictions, f"{work.get('name', args.workload)} ({work['ranks']} ranks): "

@@ -28,6 +28,7 @@ from iotwin.core.yaml_files import read_yaml
 from iotwin.model.calibration import F_SCALE, ParameterScale, coarse_start, log_ratios, soft_l1
 from iotwin.model.platform_sheet import sheet_defaults
 from iotwin.model.platforms import Platform
+from iotwin.model.platforms import leaves as platform_leaves
 from iotwin.model.sim import simulate
 
 #: the fitted file shipped with the package; absent until a family calibration is written
@@ -92,16 +93,15 @@ def family_defaults() -> dict[str, Any]:
     return with_constants(base, family["constants"], family["fitted"])
 
 
-def family_band(phase: str | None = None) -> float | None:
-    """The family's leave-one-system-out error as a factor (median |log ratio|, as x), for a
-    phase (``easy-write``, ``hard-write``) or overall: the band of a what-if on a model built
-    from a description."""
+def family_band() -> tuple[float, tuple[int, int]] | None:
+    """The family's leave-one-system-out error as a factor (the 90th percentile of predicted /
+    measured or its inverse over every case held out) and the ranks its cases span: the band
+    of a what-if on a model built from a description."""
     family = load_family()
     if family is None:
         return None
-    errors = family["leave_one_system_out"]
-    return float(errors.get(phase, errors["all"])["median_factor"] if phase else
-                 errors["all"]["median_factor"])
+    low, high = family["ranks"]
+    return float(family["leave_one_system_out"]["all"]["p90_factor"]), (int(low), int(high))
 
 
 # -- fitting across machines -----------------------------------------------------------------
@@ -194,8 +194,16 @@ def accuracy(predicted: Sequence[float | None], measured: Sequence[float]) -> di
     ratios = np.exp(np.abs(log_ratios(predicted, measured)))
     pairs = [(p, m) for p, m in zip(predicted, measured, strict=True) if p]
     rho = spearman([p for p, _ in pairs], [m for _, m in pairs]) if len(pairs) > 2 else math.nan
-    return {"cases": len(measured), "within_2x": float(np.mean(ratios <= 2.0)),
-            "median_factor": float(np.median(ratios)), "spearman": float(rho)}
+    return {"cases": len(measured), "within_2x": round(float(np.mean(ratios <= 2.0)), 4),
+            "median_factor": round(float(np.median(ratios)), 4),
+            "p90_factor": round(float(np.percentile(ratios, 90)), 4),
+            "spearman": round(float(rho), 4)}
+
+
+def is_family_model(platform: Platform) -> bool:
+    """Whether the model was built on the family's constants (a model from a description)."""
+    return any(str(leaf.get("fitted", "")).startswith("family calibration")
+               for _, leaf in platform_leaves(platform.tree))
 
 
 def render_family(document: Mapping[str, Any]) -> str:

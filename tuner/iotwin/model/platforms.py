@@ -35,13 +35,13 @@ def is_leaf(node: Any) -> bool:
     return isinstance(node, dict) and "value" in node
 
 
-def _leaves(tree: Mapping[str, Any], prefix: str = "") -> Iterator[tuple[str, dict[str, Any]]]:
+def leaves(tree: Mapping[str, Any], prefix: str = "") -> Iterator[tuple[str, dict[str, Any]]]:
     for key, node in tree.items():
         path = f"{prefix}{key}"
         if is_leaf(node):
             yield path, node
         elif isinstance(node, dict):
-            yield from _leaves(node, path + ".")
+            yield from leaves(node, path + ".")
 
 
 def _check_leaf(origin: str, path: str, leaf: dict[str, Any]) -> None:
@@ -120,27 +120,27 @@ class Platform:
 
     def free_parameters(self) -> dict[str, tuple[float, float, float]]:
         return {path: (float(leaf["value"]), float(leaf["bounds"][0]), float(leaf["bounds"][1]))
-                for path, leaf in _leaves(self.tree)
+                for path, leaf in leaves(self.tree)
                 if "bounds" in leaf}
 
     def with_priors(self) -> Platform:
         """The model before any fit: each fitted parameter back at its ``prior``. A
         validation refits from here, so that no refit starts from values fitted to the rows
         it holds out."""
-        return self.with_values({path: leaf["prior"] for path, leaf in _leaves(self.tree)
+        return self.with_values({path: leaf["prior"] for path, leaf in leaves(self.tree)
                                  if "prior" in leaf})
 
     def parameter_paths(self) -> list[str]:
         """The dotted path of every value of the model (what ``with_values`` may set)."""
-        return [path for path, _ in _leaves(self.tree)]
+        return [path for path, _ in leaves(self.tree)]
 
     def with_values(self, values: Mapping[str, float]) -> Platform:
         tree = copy.deepcopy(self.tree)
-        leaves = dict(_leaves(tree))
+        found = dict(leaves(tree))
         for path, value in values.items():
-            if path not in leaves:
+            if path not in found:
                 raise UserError(f"{self.origin}: no parameter {path}")
-            leaf = leaves[path]
+            leaf = found[path]
             leaf["value"] = type(leaf["value"])(value) if isinstance(leaf["value"], int) else value
         return Platform(self.name, tree, self.origin, self.noise)
 
@@ -175,7 +175,7 @@ class Platform:
 
     def _fixed_costs(self) -> list[tuple[str, float]]:
         """Costs and bandwidths of the machine that calibration never fits (no bounds)."""
-        return [(path, float(leaf["value"])) for path, leaf in _leaves(self.tree)
+        return [(path, float(leaf["value"])) for path, leaf in leaves(self.tree)
                 if path.split(".")[0] in _MACHINE_SECTIONS and path.endswith(("_s", "_mbs"))
                 and "bounds" not in leaf and isinstance(leaf["value"], int | float)
                 and leaf["value"] > 0]
@@ -214,7 +214,7 @@ def parse_platform(tree: Any, origin: str) -> Platform:
     for section in ("compute", "network", "filesystem", "site_defaults"):
         if not isinstance(tree.get(section), dict):
             raise UserError(f"{origin}: {section}: missing section")
-    for path, leaf in _leaves(tree):
+    for path, leaf in leaves(tree):
         _check_leaf(origin, path, leaf)
     return Platform(str(tree["name"]), tree, origin)
 

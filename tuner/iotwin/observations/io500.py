@@ -135,6 +135,8 @@ def family_calibration(path: str | Path, *, seconds: float = FIT_SECONDS,
         "volume": f"{segments} segments a process" if segments else f"{seconds:g} s at the "
                   "prior model's peak",
         "evaluations": fitted.evaluations,
+        "ranks": [min(c.workload["ranks"] for c in cases),
+                  max(c.workload["ranks"] for c in cases)],
     }
     for name, rates in (("before", before), ("fitted_all", fitted.predicted),
                         ("leave_one_system_out", held_out)):

@@ -48,7 +48,8 @@ def table(predictions: list[Prediction]) -> str:
     both rates' bands allow; below it, what binds
     each run; warnings last."""
     yours = any(p.given is not None for p in predictions)
-    head = (f"{'platform':<10} {'variant':<24} {'default MB/s [band]':>26} {'of its ceiling':>20} "
+    width = max([10, *(len(p.platform) for p in predictions)])
+    head = (f"{'platform':<{width}} {'variant':<24} {'default MB/s [band]':>26} {'of its ceiling':>20} "
             f"{'tuned MB/s [band]':>26} {'of its ceiling':>20} {'x [band]':>18} "
             f"{'best ceiling':>13}")
     if yours:
@@ -62,7 +63,7 @@ def table(predictions: list[Prediction]) -> str:
                  else f"{'-':>26}")
         speedup = (f"{p.speedup:5.2f} {_speedup_band(p.speedup_band):>12}" if p.speedup
                    else f"{'-':>18}")
-        line = (f"{p.platform:<10} {p.variant:<24} {default:>26} {_of_ceiling(p.default):>20} "
+        line = (f"{p.platform:<{width}} {p.variant:<24} {default:>26} {_of_ceiling(p.default):>20} "
                 f"{tuned:>26} {_of_ceiling(p.tuned):>20} {speedup} "
                 f"{rate_text(p.best_ceiling_mbs):>13}")
         if yours:
@@ -160,3 +161,33 @@ def _error_bars(ax: Any, xs: list[float],
         ax.errorbar([x for x, _, _ in banded], [r for _, r, _ in banded],
                     yerr=[[r - b[0] for _, r, b in banded], [b[1] - r for _, r, b in banded]],
                     fmt="none", ecolor="black", elinewidth=1, capsize=3)
+
+
+#: a band is the 90th percentile of the model's held-out errors: as a log-normal error, 1.2816
+#: standard deviations
+_Z90 = 1.2816
+
+
+def verdict(predictions: list[Prediction]) -> str:
+    """Which platform wins (its best rate: tuned where searched, else default) and with what
+    confidence: whether the bands overlap, and the probability that it is faster than the
+    runner-up if each model's error is log-normal with its band as the 90th percentile and
+    the two errors independent."""
+    best = [(p.tuned_mbs or p.default_mbs, p) for p in predictions if p.tuned_mbs or
+            p.default_mbs]
+    if len({p.platform for _, p in best}) < 2:
+        return ""
+    best.sort(key=lambda pair: -(pair[0] or 0))
+    (rate, first), (second_rate, second) = best[0], next(
+        pair for pair in best[1:] if pair[1].platform != best[0][1].platform)
+    what = "tuned" if first.tuned_mbs else "default"
+    head = (f"verdict: {first.platform} {first.variant} wins ({what} {rate_text(rate)} against "
+            f"{second.platform}'s {rate_text(second_rate)}, {rate / second_rate:.2f}x)")
+    if first.band_error is None or second.band_error is None:
+        return head + "; no band on one of them: no confidence can be given"
+    sigma = math.hypot(math.log1p(first.band_error), math.log1p(second.band_error)) / _Z90
+    chance = 0.5 * (1 + math.erf(math.log(rate / second_rate) / (sigma * math.sqrt(2))))
+    overlap = (rate / (1 + first.band_error)) <= second_rate * (1 + second.band_error)
+    return (head + f"; {'the bands overlap' if overlap else 'beyond both bands'}: "
+            f"P({first.platform} faster) = {100 * chance:.0f} % (errors log-normal, bands "
+            f"their 90th percentile, independent)")

@@ -20,6 +20,8 @@ from pathlib import Path
 import numpy as np
 
 from iotwin.core import paths
+from iotwin.model.family import family_band, is_family_model
+from iotwin.model.platforms import Platform
 from iotwin.store.database import Calibration
 from iotwin.validation.paper_results import PaperValidation
 
@@ -110,3 +112,15 @@ def calibrated_errors(calibrations: Sequence[Calibration]) -> dict[str, Validate
             (int(low), int(high)),
             f"calibration {calibration.id} to {Path(details['measurements']).name}")
     return found
+
+
+def family_error(platform: Platform) -> ValidatedError | None:
+    """A model built from a description on the family's constants (``platform new --io500``)
+    carries the family calibration's leave-one-system-out error: what a machine nobody
+    measured should expect."""
+    band = family_band()
+    if band is None or not is_family_model(platform):
+        return None
+    factor, ranks = band
+    return ValidatedError(platform.name, 0, factor - 1, factor - 1, None, ranks,
+                          "the family calibration, each system held out")

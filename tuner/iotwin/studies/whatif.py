@@ -407,7 +407,8 @@ def study(work: Mapping[str, Any], platforms: Sequence[str],
     simulated beside the default."""
     results = []
     for name in platforms:
-        for label, variant in variants(load_platform(name), variations):
-            results.append(predict(name, label, variant, work, tuning, simulate, errors,
+        base = load_platform(name)  # a model file is named by its model's name
+        for label, variant in variants(base, variations):
+            results.append(predict(base.name, label, variant, work, tuning, simulate, errors,
                                    given))
     return results
