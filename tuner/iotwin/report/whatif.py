@@ -49,9 +49,9 @@ def table(predictions: list[Prediction]) -> str:
     each run; warnings last."""
     yours = any(p.given is not None for p in predictions)
     width = max([10, *(len(p.platform) for p in predictions)])
-    head = (f"{'platform':<{width}} {'variant':<24} {'default MB/s [band]':>26} {'of its ceiling':>20} "
-            f"{'tuned MB/s [band]':>26} {'of its ceiling':>20} {'x [band]':>18} "
-            f"{'best ceiling':>13}")
+    head = (f"{'platform':<{width}} {'variant':<24} {'default MB/s [band]':>26} "
+            f"{'of its ceiling':>20} {'tuned MB/s [band]':>26} {'of its ceiling':>20} "
+            f"{'x [band]':>18} {'best ceiling':>13}")
     if yours:
         head += f" {'yours MB/s [band]':>26} {'of its ceiling':>20}"
     lines = [head + "  tuned settings"]
