@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.optimize import least_squares
 
 from iotwin.config.types import Config
 from iotwin.core.errors import UserError
@@ -167,6 +166,8 @@ def fit(platform: Platform, observations: Sequence[Observation], *,
     if scan_points > 1:
         begin, scanned = coarse_start(lambda x: soft_l1(residuals(x)), scale.start,
                                       scale.lower, scale.upper, scan_points)
+    from scipy.optimize import least_squares  # scipy.optimize takes ~2 s to load: only when fitting
+
     solution = least_squares(residuals, begin, bounds=(scale.lower, scale.upper),
                              loss="soft_l1", f_scale=F_SCALE, diff_step=0.02,
                              max_nfev=max_evaluations)

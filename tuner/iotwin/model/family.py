@@ -19,7 +19,6 @@ from typing import Any
 
 import numpy as np
 import yaml
-from scipy.optimize import least_squares
 
 from iotwin.core import paths
 from iotwin.core.errors import UserError
@@ -160,6 +159,8 @@ def fit_family(cases: Sequence[FamilyCase], base: Mapping[str, Any], *,
     if scan_points > 1:
         begin, _ = coarse_start(lambda x: soft_l1(residuals(x)), scale.start, scale.lower,
                                 scale.upper, scan_points)
+    from scipy.optimize import least_squares  # scipy.optimize takes ~2 s to load: only when fitting
+
     solution = least_squares(residuals, begin, bounds=(scale.lower, scale.upper),
                              loss="soft_l1", f_scale=F_SCALE, diff_step=0.05,
                              max_nfev=max_evaluations)
