@@ -206,9 +206,19 @@ def tune_and_report(store: Store, campaign_id: int, spec: TuneSpec, output: Path
           f"budget {search.real_budget}", file=sys.stderr, flush=True)
     result = tune(spec, store, campaign_id, parts=parts, on_progress=_print_progress)
     output = output or Path(f"tuned-{campaign_id}.yaml")
-    output.write_text(dump_config(result.tuned))
-    _report(result, output, as_json)
+    if offered(summary_speedup(result.summary)):
+        output.write_text(dump_config(result.tuned))
+        _report(result, output, as_json)
+    else:
+        _report(result, None, as_json)
     return result
+
+
+def offered(interval: Speedup | None) -> bool:
+    """Whether the tuned config is offered as the result: unless the summary's interval says
+    it is not faster than the default (an interval that covers 1 or lies below it). With too
+    few pairs for an interval it is offered, and the summary says so."""
+    return interval is None or interval.low is None or interval.low > 1
 
 
 def spec_from_arguments(args: argparse.Namespace) -> TuneSpec:
@@ -312,11 +322,25 @@ def _print_progress(progress: Progress | Screening) -> None:
     error = f"{100 * progress.model_error:5.1f}%" if progress.model_error is not None else "    -"
     print(f"gen {progress.generation:3d}  runs {progress.runs_used:3d}/{progress.budget:<3d}  "
           f"best measured {_rate(progress.best_measured)}  "
-          f"best predicted {_rate(progress.best_predicted)}  model error {error}",
-          file=sys.stderr, flush=True)
+          f"best predicted {_rate(progress.best_predicted)}  model error {error}"
+          + _model_warning(progress.model_error), file=sys.stderr, flush=True)
 
 
-def _report(result: TuneResult, output: Path, as_json: bool) -> None:
+#: a model error beyond this (predicted / measured off by more than 2x) is flagged
+MODEL_ERROR_FLAG = 1.0
+
+
+def _model_warning(error: float | None) -> str:
+    """What a model error over 100 % means for the screening."""
+    if error is None or error <= MODEL_ERROR_FLAG:
+        return ""
+    return (f"  <- the model is off by more than {1 + MODEL_ERROR_FLAG:.0f}x here: its ranking "
+            "of candidates is a weak guide until the refit on these runs catches up")
+
+
+def _report(result: TuneResult, output: Path | None, as_json: bool) -> None:
+    """The outcome; ``output`` is where the tuned config was written, None when it is not
+    offered (its interval says it is not faster than the default)."""
     campaign, confirmed, summary = result.campaign, result.confirmed, result.summary
     rates: dict[str, Summary | None] = {label: m.rate for label, m in summary.items()}
     tuned, default = rates.get("tuned"), rates.get("default")
@@ -329,7 +353,8 @@ def _report(result: TuneResult, output: Path, as_json: bool) -> None:
             "best_measured_mbs": best.rate, "best_measured_runs": len(best.rates),
             "confirmed": [{"candidate": c.candidate, "search_mbs": c.search_rate,
                            "median_mbs": c.rate, "runs": len(c.rates)} for c in confirmed],
-            "config_file": str(output),
+            "config_file": str(output) if output else None,
+            "keep_default": output is None,
             "summary": {k: (v.as_dict() if v else None) for k, v in rates.items()},
             "speedup": speedup, "speedup_interval": _as_dict(summary_speedup(summary)),
             "tuned_over_yours": _as_dict(summary_speedup(summary, "yours", "tuned")),
@@ -345,8 +370,10 @@ def _report(result: TuneResult, output: Path, as_json: bool) -> None:
             chosen = "  <- tuned" if candidate is best else ""
             print(f"  candidate {candidate.candidate}: median {format_mbs(candidate.rate or 0)} "
                   f"MB/s of {len(candidate.rates)} fresh runs ({search}){label}{chosen}")
+    written = (f"tuned config written to {output}" if output else
+               "no config is offered: keep the default (below)")
     print(f"best measured: {format_mbs(best.rate or 0)} MB/s (median of {len(best.rates)} runs) "
-          f"after {len(campaign.measured)} configs run for real; tuned config written to {output}")
+          f"after {len(campaign.measured)} configs run for real; {written}")
     for label, rate in rates.items():
         print(f"  {label:8s} {rate.format('MB/s') if rate else 'every run failed'}")
     if speedup is not None:
@@ -361,7 +388,13 @@ def _report(result: TuneResult, output: Path, as_json: bool) -> None:
     if result.explanation is not None:
         print(_explanation_text(result.explanation, measured,
                                 campaign.spec.platform))
-    print(tuned_config_text(output))
+    if output is not None:
+        print(tuned_config_text(output))
+        return
+    print(f"\nkeep the default config: the best candidate is not faster than it in the "
+          f"interleaved summary ({interval.text() if interval else 'no interval'}); its "
+          f"settings, for the record (campaign {campaign.id} in the store):\n  "
+          + dump_config(result.tuned).strip().replace("\n", "\n  "))
 
 
 def _explanation_text(explanation: Explanation, measured: dict[str, float | None],
