@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -38,9 +39,11 @@ from iotwin.commands._options import (
 )
 from iotwin.config.schema import load_config
 from iotwin.core.errors import UserError
+from iotwin.core.progress import TimedProgress
 from iotwin.model.platforms import load_platform
 from iotwin.model.sim import SimResult, simulate
 from iotwin.model.site_rules import check_config
+from iotwin.report.mechanisms import rate_text
 from iotwin.report.whatif import as_json, plot, table, verdict
 from iotwin.space.parameters import load_space
 from iotwin.store.database import Calibration, Store, resolve_path
@@ -48,14 +51,28 @@ from iotwin.studies.validated_error import calibrated_errors, family_error, vali
 from iotwin.studies.whatif import Config, Tuning, parse_variation, study
 from iotwin.workloads.workload import load_workload
 
+#: seconds between two progress lines of a long study
+PROGRESS_EVERY_S = 10.0
+
 
 def _simulator() -> tuple[Any, Any]:
-    """load_platform(name) and simulate(platform, work, configs), from iotwin.model.sim."""
+    """load_platform(name) and simulate(platform, work, configs), from iotwin.model.sim; the
+    simulations counted per platform, a progress line on stderr every PROGRESS_EVERY_S."""
+    progress = TimedProgress()
+    done: dict[str, int] = {}
+    last = [time.monotonic()]
 
     def simulated(platform: Any, work: Any, configs: list[Config],
                   max_steps: float | None = None) -> list[SimResult]:
         options = {} if max_steps is None else {"max_steps": max_steps}
-        return simulate(platform, work, configs, options=options)
+        results = simulate(platform, work, configs, options=options)
+        done[platform.name] = done.get(platform.name, 0) + len(configs)
+        if time.monotonic() - last[0] >= PROGRESS_EVERY_S:
+            last[0] = time.monotonic()
+            best = max((r.rate_mbs or 0 for r in results if r.ok), default=0)
+            progress(f"whatif: {platform.name}: {done[platform.name]} simulations so far "
+                     f"(the last batch's best {rate_text(best)})")
+        return results
 
     return load_platform, simulated
 

@@ -22,6 +22,7 @@ from iotwin.core.errors import UserError
 from iotwin.core.units import format_size
 from iotwin.model.platforms import Platform
 from iotwin.space.parameters import SpaceContext
+from iotwin.workloads.partial_writes import workload_apis
 from iotwin.workloads.workload import instance_bytes
 
 #: the lustre keys that make a file's layout hand-set
@@ -169,10 +170,11 @@ def platform_space_context(platform: Platform, ranks: int,
     """The platform model's file system, stripe limit and site rules, as a parameter space
     needs them for ``ranks`` ranks (and ``workload``'s files, when known)."""
     filesystem = platform.data.get("filesystem", {})
+    apis = workload_apis(workload) if workload is not None else SpaceContext.apis
     return constrain(platform, SpaceContext(
         filesystem=str(filesystem.get("type", "ufs")), ranks=ranks,
         max_stripe_count=filesystem.get("max_stripe_count"),
-        dom_max_bytes=filesystem.get("dom_max_bytes")), workload)
+        dom_max_bytes=filesystem.get("dom_max_bytes"), apis=apis), workload)
 
 
 def constrain(platform: Platform, context: SpaceContext,

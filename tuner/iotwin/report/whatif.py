@@ -181,7 +181,8 @@ def verdict(predictions: list[Prediction]) -> str:
     (rate, first), (second_rate, second) = best[0], next(
         pair for pair in best[1:] if pair[1].platform != best[0][1].platform)
     what = "tuned" if first.tuned_mbs else "default"
-    head = (f"verdict: {first.platform} {first.variant} wins ({what} {rate_text(rate)} against "
+    name = first.platform + ("" if first.variant == "default" else f" ({first.variant})")
+    head = (f"verdict: {name} wins ({what} {rate_text(rate)} against "
             f"{second.platform}'s {rate_text(second_rate)}, {rate / second_rate:.2f}x)")
     if first.band_error is None or second.band_error is None:
         return head + "; no band on one of them: no confidence can be given"

@@ -101,6 +101,12 @@ class SpaceContext:
         return getattr(self, name)
 
 
+#: the workload APIs whose files go through HDF5 (netCDF-4 writes HDF5 files), and through
+#: MPI-IO (every parallel library here; a POSIX program's writes reach the file system alone)
+HDF5_APIS = frozenset({"hdf5", "netcdf4"})
+MPIIO_APIS = frozenset({"hdf5", "netcdf4", "mpiio"})
+
+
 @dataclass(frozen=True)
 class Parameter:
     name: str
@@ -117,7 +123,8 @@ class Parameter:
     def applies_in(self, context: SpaceContext) -> bool:
         return ((not self.filesystems or context.filesystem in self.filesystems)
                 and (not self.mpi or context.mpi in self.mpi)
-                and (not self.hdf5_only or "hdf5" in context.apis)
+                and (not self.hdf5_only or bool(HDF5_APIS & set(context.apis)))
+                and (not self.mpiio_only or bool(MPIIO_APIS & set(context.apis)))
                 and not (self.layout_only and context.layout_files == ()))
 
     @property
@@ -129,6 +136,11 @@ class Parameter:
     def hdf5_only(self) -> bool:
         """Its keys are HDF5's (hdf5, dataset): they act on HDF5 files alone."""
         return all(key.split(".")[0] in ("hdf5", "dataset") for key in self.keys)
+
+    @property
+    def mpiio_only(self) -> bool:
+        """Its keys are MPI-IO's (hints, Open MPI's I/O): a POSIX program never reaches them."""
+        return all(key.split(".")[0] in ("mpiio", "openmpi") for key in self.keys)
 
     @property
     def names_layouts(self) -> bool:

@@ -65,6 +65,13 @@ def program_context(context: SpaceContext, workload: Mapping[str, Any]) -> Space
     """``context`` (where the runs happen) for the program of ``workload``: the MPI it runs
     under, the datasets some of its ranks write alone (kept independent by a space), and the
     I/O layers its files are written through (no HDF5 setting for a program writing none)."""
-    apis = tuple(sorted({str(f.get("api", "hdf5")) for f in workload["files"]}))
     return replace(context, mpi=workload_mpi(workload),
-                   partial_writes=partial_write_datasets(workload), apis=apis)
+                   partial_writes=partial_write_datasets(workload), apis=workload_apis(workload))
+
+
+def workload_apis(workload: Mapping[str, Any]) -> tuple[str, ...]:
+    """The I/O layers the workload's files are written through (its files' ``api``s); every
+    layer for a description without files (a kernel's, before it describes itself)."""
+    files = workload.get("files") or []
+    return (tuple(sorted({str(f.get("api", "hdf5")) for f in files})) if files
+            else ("hdf5", "mpiio", "posix"))
