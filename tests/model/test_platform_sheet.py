@@ -89,7 +89,7 @@ def test_a_bare_sheet_becomes_a_model_that_simulates(tmp_path: Path) -> None:
     sheet.write_text(MINIMAL)
     done = platform_new(str(sheet), "-o", "mysite.yaml", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert "16 targets x 800 MB/s on 4 servers; storage peak 12.8 GB/s" in done.stdout
+    assert "16 targets x 800 MB/s on 4 servers (lustre); storage peak 12.8 GB/s" in done.stdout
 
     platform = load_platform(tmp_path / "mysite.yaml")
     tree, data = platform.tree, platform.data
