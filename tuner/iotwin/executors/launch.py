@@ -34,6 +34,20 @@ class Launcher:
     command: str  # template: {ranks}, {program}, optionally {env}
     env_flag: str = ""  # template per variable: {name}
     as_root: str = ""  # options it needs to start ranks as root, after its first word
+    names: tuple[str, ...] = ()  # the executables that are this launcher
+    rank_env: str = ""  # template of the options giving the ranks a variable: {name}, {value}
+    mpi: str = ""  # the MPI flavour its ranks run ("": either)
+
+    def rank_options(self, env: Mapping[str, str]) -> list[str]:
+        """The options that give the ranks (not the launcher) ``env``; one --export for srun,
+        whose later --export would replace the earlier."""
+        if not self.rank_env:
+            raise UserError(f"launcher {self.name}: launchers.yaml gives no rank_env")
+        if self.rank_env.startswith("--export=ALL,"):
+            pairs = ",".join(f"{k}={v}" for k, v in env.items())
+            return [f"--export=ALL,{pairs}"]
+        return [w for name, value in env.items()
+                for w in shlex.split(self.rank_env.format(name=name, value=shlex.quote(value)))]
 
     def argv(self, ranks: int, program: Sequence[str | Path],
              env_names: Collection[str] = ()) -> list[str]:
@@ -63,10 +77,30 @@ def _launchers() -> dict[str, Launcher]:
     data = read_yaml(source, "launcher list")
     launchers = {}
     for name, entry in data.items():
-        check_keys(entry, ("command", "env_flag", "as_root"), str(source), name,
-                   required=("command",))
-        launchers[name] = Launcher(name, **entry)
+        check_keys(entry, ("command", "env_flag", "as_root", "names", "rank_env", "mpi"),
+                   str(source), name, required=("command",))
+        launchers[name] = Launcher(name, **{**entry, "names": tuple(entry.get("names", ()))})
     return launchers
+
+
+def known_launcher(name: str) -> Launcher:
+    """The launcher of launchers.yaml named ``name``."""
+    if name not in _launchers():
+        raise UserError(f"launcher {name!r}: expected one of {', '.join(sorted(_launchers()))}")
+    return _launchers()[name]
+
+
+def launcher_of(executable: str) -> Launcher:
+    """The launcher (launchers.yaml) that ``executable`` is, by its name or, through symbolic
+    links (Debian's mpiexec alternative), its target's; UserError naming the known ones."""
+    found = shutil.which(executable) or executable
+    candidates = [Path(executable).name, Path(os.path.realpath(found)).name]
+    for entry in _launchers().values():
+        if any(name in entry.names for name in candidates):
+            return entry
+    known = ", ".join(n for entry in _launchers().values() for n in entry.names)
+    raise UserError(f"{executable}: not a launcher iotwin knows ({known}; "
+                    f"launchers.yaml's names); --print NAME gives one's options")
 
 
 def launcher(spec: str | None = None) -> Launcher:
