@@ -13,6 +13,7 @@ import pytest
 import yaml
 from iotwin.core.errors import UserError
 from iotwin.workloads.ior import io500_arguments, ior_size, ior_workload, parse_ior
+from iotwin.workloads.scaling import scale_workload
 
 
 def workload(command: str, ranks: int = 4, nodes: int = 2) -> dict:
@@ -20,23 +21,25 @@ def workload(command: str, ranks: int = 4, nodes: int = 2) -> dict:
 
 
 def offsets(work: dict) -> list[tuple[int, int, int]]:
-    """(file instance, writer, byte offset) of every transfer, in call order: the workload's
-    rows of ``dims[1]`` bytes, each selection's block at its writer's grid row."""
+    """(repetition, writer, byte offset) of every transfer, in call order: each selection's
+    block at its writer's grid coordinates in the dataset's row-major bytes."""
     [session] = work["files"]
     [dataset] = session["datasets"]
-    row_bytes = dataset["dims"][1] * dataset["element_bytes"]
+    dims, size = dataset["dims"], dataset["element_bytes"]
+    strides = [size * (dims[1] if len(dims) == 2 else 1), size][-len(dims):]
     out = []
     for call in session["calls"]:
         if call.get("flush"):
             continue
         [selection] = call["selections"]
-        repeat = call.get("repeat", {"times": 1, "origin_step": [0, 0]})
+        repeat = call.get("repeat", {"times": 1, "origin_step": [0] * len(dims)})
         for k in range(repeat["times"]):
-            row0 = selection["origin"][0] + k * repeat["origin_step"][0]
-            col0 = selection["origin"][1] + k * repeat["origin_step"][1]
             for writer in range(selection["grid"][0]):
-                offset = (row0 + writer) * row_bytes + col0 * dataset["element_bytes"]
-                out.append((k, writer, offset))
+                corner = [o + k * step for o, step in
+                          zip(selection["origin"], repeat["origin_step"], strict=True)]
+                corner[0] += writer * selection["block"][0]
+                out.append((k, writer, sum(c * st for c, st in zip(corner, strides,
+                                                                    strict=True))))
     return out
 
 
@@ -126,3 +129,13 @@ def test_from_ior_command_writes_a_workload_iosim_reads(tmp_path: Path) -> None:
                               "--ranks", "8", "--nodes", "3", "--", "-t", "1m"], text=True,
                              capture_output=True, timeout=120)
     assert refused.returncode == 2 and "whole nodes" in refused.stderr
+
+
+def test_hard_phase_at_two_ranks_scaled_to_1024_is_its_direct_description() -> None:
+    small = ior_workload(parse_ior(io500_arguments("hard-write", 2, segments=50)), 2, 1, "ior")
+    big = ior_workload(parse_ior(io500_arguments("hard-write", 1024, segments=50)), 1024, 512,
+                       "ior")
+    scaled, _ = scale_workload(small, 1024)
+    assert scaled["files"] == big["files"]  # every step and stride grown with the writers
+    [call, _] = scaled["files"][0]["calls"]
+    assert call["repeat"]["origin_step"] == [1024 * 47008]  # no overlapping repetitions

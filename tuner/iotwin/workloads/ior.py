@@ -10,9 +10,11 @@ binary suffixes (``2m``, ``2048k``, ``1g``). What IOR writes where:
     shared file:   process r, segment k, transfer i at byte  k*N*b + r*b + i*t
     file per proc: process r, segment k, transfer i at byte  k*b + i*t   of its own file
 
-which is, with the file's bytes as an array of (segments x writers) rows of ``b`` bytes, the
-block (row k*W + r, columns i*t ... i*t+t): a regular selection, each transfer one call, the
-transfers of a segment (or, when a block is one transfer, the segments) one ``repeat``. The
+which is a regular selection, each transfer one call: with one transfer a block (IO500's hard
+phase) or one writer a file, the file is one array of transfers and the calls one ``repeat``;
+otherwise the file's bytes are (segments x writers) rows of ``b`` bytes, process r's transfer
+i of segment k the block (row k*W + r, columns i*t ... i*t+t), a segment's transfers one
+``repeat``. The
 read phase is not simulated: a command line that only reads is refused, one that also reads
 is simulated for its write phase, and the caller is told.
 
@@ -163,13 +165,16 @@ def ior_workload(run: IorRun, ranks: int, nodes: int, command: str) -> Workload:
         raise UserError(f"IOR -a HDF5 -t {run.transfer}: the transfer must be whole 8-byte "
                         "elements (IOR's HDF5 back end writes long integers)")
     writers = 1 if run.file_per_process else ranks
-    width = run.block // element
-    dataset = {"name": "data", "element_bytes": element, "dims": [run.segments * writers, width],
-               "chunk_dims": None}
+    transfers = run.block // run.transfer
+    rows = 1 if transfers == 1 or writers == 1 else run.segments * writers
+    dims = [run.segments * writers * run.block // element // rows]
+    if rows > 1:
+        dims.insert(0, rows)
+    dataset = {"name": "data", "element_bytes": element, "dims": dims, "chunk_dims": None}
     session = {"name": f"{run.test_file}.%r" if run.file_per_process else run.test_file,
                "role": "checkpoint", "mode": "per-rank" if run.file_per_process else "shared",
                "api": api, "create": not run.existing, "datasets": [dataset],
-               "calls": _calls(run, writers, element)}
+               "calls": _calls(run, writers, element, rows > 1)}
     workload = {"iotwin_workload": 1, "name": "ior", "source": command, "ranks": ranks,
                 "ranks_per_node": ranks // nodes, "files": [session]}
     return validate_workload(workload, "IOR workload")
@@ -179,25 +184,32 @@ def ior_workload(run: IorRun, ranks: int, nodes: int, command: str) -> Workload:
 _MAX_CALLS = 10_000
 
 
-def _calls(run: IorRun, writers: int, element: int) -> list[dict[str, Any]]:
+def _calls(run: IorRun, writers: int, element: int, by_rows: bool) -> list[dict[str, Any]]:
+    """Each transfer one call, repeated: a block of one transfer (IO500's hard phase) or a
+    file of one writer is one array of transfers, rank r's k-th at (k x writers + r); a shared
+    file of several transfers a block is (segment x writer) rows of blocks, one call per
+    segment, its transfers repeated along the row."""
     transfers = run.block // run.transfer
     width = run.transfer // element
     transfer = "collective" if run.collective else "independent"
 
-    def call(origin_row: int, times: int, step: list[int]) -> dict[str, Any]:
+    def call(grid: list[int], block: list[int], origin: list[int], times: int,
+             step: list[int]) -> dict[str, Any]:
         made: dict[str, Any] = {"write": ["data"], "transfer": transfer, "selections": [
-            {"grid": [writers, 1], "block": [1, width], "origin": [origin_row, 0]}]}
+            {"grid": grid, "block": block, "origin": origin}]}
         if times > 1:
             made["repeat"] = {"times": times, "origin_step": step}
         return made
 
-    if transfers == 1:
-        calls = [call(0, run.segments, [writers, 0])]
+    if not by_rows:
+        times = run.segments * transfers
+        calls = [call([writers], [width], [0], times, [writers * width])]
     elif run.segments > _MAX_CALLS:
         raise UserError(f"IOR -s {run.segments} with {transfers} transfers a block: more than "
                         f"{_MAX_CALLS} calls; give -b equal to -t, or fewer segments")
     else:
-        calls = [call(k * writers, transfers, [0, width]) for k in range(run.segments)]
+        calls = [call([writers, 1], [1, width], [k * writers, 0], transfers, [0, width])
+                 for k in range(run.segments)]
     if run.fsync:
         calls.append({"flush": True})
     return calls

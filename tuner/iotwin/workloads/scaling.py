@@ -89,9 +89,6 @@ class _Scaler:
         """The scaled selection and, per axis, the factor its covered extent grows by."""
         if "runs" in sel:
             return self._runs(sel, where)
-        if "origin" in sel and any(sel["origin"]):
-            raise UserError(f"{where}: a selection with an origin: cannot tell where its "
-                            "writers start at other scales")
         grid = list(sel["grid"])
         rule = infer_rule(grid, self.old, self.new, self.mpi, where)
         self.rules.append(f"{where}: {rule.describe()}")
@@ -107,6 +104,8 @@ class _Scaler:
         else:
             out.update(_split(extent, new_grid))
             growth = [1.0] * len(grid)
+        if "origin" in sel:
+            out["origin"] = scaled_offsets(sel["origin"], extent, growth, f"{where} origin")
         return out, growth
 
     def _runs(self, sel: Mapping[str, Any], where: str) -> tuple[dict[str, Any], list[float]]:
@@ -116,6 +115,25 @@ class _Scaler:
                                 "pattern at other scales")
         axes = len(sel["runs"][0]["start"])
         return copy.deepcopy(dict(sel)), [1.0] * axes
+
+
+def scaled_offsets(offsets: Sequence[int], extent: Sequence[int], growth: Sequence[float],
+                   where: str) -> list[int]:
+    """A selection's origin or a repetition's step at the new scale: whole tiles of the
+    selection's extent stay whole tiles of the grown extent (an interleaved pattern: rank r's
+    k-th record at k x ranks + r); an offset on a growing axis that is no whole number of
+    tiles has no meaning at another scale."""
+    out = []
+    for offset, size, grows in zip(offsets, extent, growth, strict=True):
+        if grows == 1.0:
+            out.append(int(offset))
+        elif offset % size:
+            raise UserError(f"{where}: {offset} is not a whole number of the writers' extent "
+                            f"{size} on an axis that grows: cannot tell where it lies at "
+                            "other scales")
+        else:
+            out.append(round(offset // size * size * grows))
+    return out
 
 
 def scale_workload(workload: Workload, ranks: int, mode: Scaling = "weak"
@@ -142,11 +160,21 @@ def _session(session: Mapping[str, Any], scaler: _Scaler, where: str) -> dict[st
     growth: dict[str, list[float]] = {}
     if "calls" in session:
         for c, call in enumerate(out["calls"]):
+            steps = []
             for s, sel in enumerate(call.get("selections", [])):
                 name = call["write"][s]
                 scaled, grows = scaler.selection(sel, f"{where}.calls[{c}] {name}")
                 call["selections"][s] = scaled
                 growth[name] = _agree(growth.get(name), grows, f"{where} {name}")
+                if "repeat" in call and "grid" in sel:
+                    steps.append(scaled_offsets(call["repeat"]["origin_step"],
+                                                _extent(sel, where), grows,
+                                                f"{where}.calls[{c}].repeat.origin_step"))
+            if steps:
+                if any(step != steps[0] for step in steps):
+                    raise UserError(f"{where}.calls[{c}].repeat: its selections scale its "
+                                    "step differently")
+                call["repeat"]["origin_step"] = steps[0]
     for d, dataset in enumerate(out["datasets"]):
         name = dataset["name"]
         if "decomposition" in dataset:
