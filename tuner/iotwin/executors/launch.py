@@ -136,10 +136,6 @@ def require_program(program: str | Path) -> None:
         raise UserError(f"program not found on PATH: {name}")
 
 
-def mpi_command(ranks: int, argv: Sequence[str | Path]) -> list[str]:
-    return launcher().argv(ranks, argv)
-
-
 @dataclass
 class Completed:
     returncode: int | None  # None: killed on timeout

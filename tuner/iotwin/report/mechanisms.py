@@ -29,10 +29,6 @@ def percent(fraction: float | None) -> str:
     return "-" if fraction is None else f"{100 * fraction:.0f} %"
 
 
-def _of(rate: float | None, ceiling: float | None) -> float | None:
-    return rate / ceiling if rate is not None and ceiling else None
-
-
 #: a ceiling resource's name for one of them
 _ONE = {"OSTs": "OST", "OSS links": "OSS link", "routers": "router", "client NICs": "client NIC",
         "client nodes": "client node", "client processes": "client process"}

@@ -91,4 +91,4 @@ def run_strategy(name: str, evaluator: Evaluator, seed: int,
 
 
 __all__ = ["REGISTRY", "STRATEGIES", "BudgetExhausted", "Evaluator", "StrategyKind", "run_strategy",
-           "select", "strategy_settings"]
+           "strategy_settings"]
