@@ -87,7 +87,8 @@ def sheet_of_record(record: Mapping[str, Any], origin: str) -> dict[str, Any]:
     storage: dict[str, Any] = {
         "type": family, "servers": servers,
         "server_mbs": _server_link(str(record.get("ds_network") or ""), link, rules),
-        "metadata_servers": max(1, int(record.get("md_nodes") or 1)),
+        "metadata_servers": (_count(record, "md_nodes", origin)
+                             if record.get("md_nodes") is not None else 1),
         "media": media, **_targets(record, media, servers, rules, origin)}
     nics, client_link = _client_nics(record, link, rules)
     fs = f"{record.get('filesystem_type', family)} {record.get('filesystem_version') or ''}"
