@@ -76,7 +76,8 @@ def add_keep_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--keep", metavar="DIR", type=Path,
                         help="keep the last run's output files in DIR (at their paths in the "
                              "working directory) and every run's stdout, stderr, config and "
-                             "interposer report in DIR/iotwin-runs/NNN; DIR is emptied first")
+                             "interposer report in DIR/iotwin-runs/NNN; DIR must be new, empty "
+                             "or hold only what iotwin kept there (removed first)")
 
 
 def _directory(value: str) -> str:
