@@ -4,8 +4,10 @@ errors, and a fit to rows the model itself produced recovers them, with each sca
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -19,6 +21,7 @@ from iotwin.observations.published import (
     observations,
     read_cases,
 )
+from iotwin.store.database import Store
 
 HEADER = ("machine,source_folder,result_file,method,striping,local_block,processes,"
           "maxrate_mibs,avgrate_mibs\n")
@@ -96,3 +99,36 @@ def test_the_command_stores_the_calibration_and_names_a_missing_table(tmp_path: 
                           capture_output=True, text=True, check=False)
     assert done.returncode == 2
     assert "none.csv: cannot read the measurements" in done.stderr
+
+
+MEASURED = ["archer,a,f,MPI-IO,striped,16^3,24,1000,900",
+            "archer,a,f,MPI-IO,striped,16^3,48,1500,900",
+            "archer,a,f,MPI-IO,unstriped,16^3,24,300,200",
+            "archer,a,f,MPI-IO,unstriped,16^3,96,400,200",
+            "archer,a,f,MPI-IO,striped,16^3,96,2000,200"]
+
+
+def _no_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@pytest.mark.parametrize(("signum", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_an_interrupted_fit_exits_at_once_and_stores_no_calibration(
+        tmp_path: Path, signum: int, status: int) -> None:
+    """Started as a script's background job is (SIGINT ignored): before, SIGINT was lost, the
+    fit went on and was stored, exit 0."""
+    store = tmp_path / "s.db"
+    command = [sys.executable, "-m", "iotwin", "calibrate", "--platform", "archer",
+               "--measurements", str(table(tmp_path, MEASURED)), "--store", str(store)]
+    with subprocess.Popen(command, stderr=subprocess.PIPE, text=True,
+                          preexec_fn=_no_sigint) as running:
+        assert running.stderr is not None
+        assert "fitting..." in running.stderr.readline()
+        time.sleep(1.0)
+        running.send_signal(signum)
+        assert running.wait(timeout=60) == status
+        assert running.stderr.read().strip() == ("iotwin: interrupted; everything measured so "
+                                                 "far is in the store")
+    if store.exists():
+        with Store(store, read_only=True) as stored:
+            assert stored.calibrations() == [] and stored.campaigns() == []
