@@ -51,8 +51,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from iotwin.config.schema import (
     literal_glob,
     load_schema,
@@ -65,6 +63,7 @@ from iotwin.core import paths
 from iotwin.core.errors import UserError
 from iotwin.core.mpi_flavours import DEFAULT_MPI
 from iotwin.core.units import format_size, parse_size
+from iotwin.core.yaml_files import read_yaml
 
 Point = tuple[int, ...]
 
@@ -395,7 +394,7 @@ LAYOUT_KEY = "lustre.components"
 def named_layouts() -> dict[str, list[dict[str, Any]] | None]:
     """data/layouts.yaml: each named layout's components (sizes in bytes), or None."""
     path = paths.data_dir() / "layouts.yaml"
-    data = yaml.safe_load(path.read_text())
+    data = read_yaml(path, "layout list")
     return {str(name): None if components is None else
             validate_value("lustre", "components", components, str(path), str(name))
             for name, components in data.items()}
@@ -409,7 +408,7 @@ def default_space_for(filesystem: str) -> str:
     """The space that declares itself the default for ``filesystem`` (its `default_for` list):
     the one that holds that file system's knobs."""
     for name in list_spaces():
-        data = yaml.safe_load((paths.spaces_dir() / f"{name}.yaml").read_text())
+        data = read_yaml(paths.spaces_dir() / f"{name}.yaml", "space")
         if filesystem in (data.get("default_for") or ()):
             return name
     raise UserError(f"no space declares itself the default for {filesystem} file systems "
@@ -424,11 +423,7 @@ def load_space(name_or_path: str | Path) -> Space:
         if not path.exists():
             raise UserError(f"no space {name_or_path!r}: known spaces are "
                             f"{', '.join(list_spaces())}")
-    try:
-        data = yaml.safe_load(path.read_text())
-    except (OSError, yaml.YAMLError) as error:
-        raise UserError(f"{path}: cannot read space: {error}") from error
-    return parse_space(data, str(path))
+    return parse_space(read_yaml(path, "space"), str(path))
 
 
 def parse_space(data: Any, source: str) -> Space:
