@@ -2,16 +2,21 @@
 rates (EPCC benchio's form, as ``shared/data/benchio/calibration.csv`` holds them), each row
 simulated as the block3d-io kernel's workload at the row's scale.
 
-Columns read (others are ignored; a row names where it came from in them):
+Columns read (others are ignored; a row names where it came from in them), the table's
+schema (every row has the header's number of fields; numbers in ASCII decimal, within the
+kinds of the one bounds table, data/bounds.yaml):
 
     machine        the platform it was measured on (rows of other machines are skipped)
     method         MPI-IO | HDF5 | netCDF   (block3d-io --method mpiio | hdf5 | netcdf4)
     striping       striped (every OST, 1 MiB stripes) | defstriped (the site's default layout)
                    | unstriped (one OST)
-    local_block    N^3: each process's block of doubles
-    processes      MPI processes, packed on whole nodes
-    maxrate_mibs   the best of the job's repetitions, MiB/s
-    avgrate_mibs   their mean, MiB/s
+    local_block    N^3: each process's block of doubles (8 N^3 bytes within buffer_bytes)
+    processes      MPI processes, packed on whole nodes (processes; at most the machine's cores)
+    maxrate_mibs   the best of the job's repetitions, MiB/s (io_rate, in MB/s)
+    avgrate_mibs   their mean, MiB/s (io_rate)
+
+At most calibration_cases distinct cases of the machine are read. An error names the file,
+the line and the column.
 
 A row's rate is the best repetition's by default: a model of the machine has no other job
 on it, and the best of ten repetitions is the run least disturbed by them. Rows of the same
@@ -21,8 +26,10 @@ case (dates apart) count once, at their median.
 from __future__ import annotations
 
 import csv
+import math
+import re
 import statistics
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -32,6 +39,7 @@ import numpy as np
 from iotwin.config.schema import validate_config
 from iotwin.config.types import Config
 from iotwin.core.errors import UserError
+from iotwin.formats.bounds import load_bounds
 from iotwin.model.calibration import (
     Observation,
     ScaleHoldout,
@@ -54,6 +62,11 @@ _STRIPINGS: dict[str, dict[str, Any]] = {
 }
 _COLUMNS = ("machine", "method", "striping", "local_block", "processes", "maxrate_mibs",
             "avgrate_mibs")
+#: ASCII digits (str.isdigit() takes superscripts, int() other scripts' digits), at most 18
+_DIGITS = re.compile(r"^[0-9]{1,18}$")
+#: a number in ASCII decimal notation (float() takes inf, nan, 1_000 and other scripts' digits)
+_DECIMAL = re.compile(r"^(?:[0-9]{1,20}(?:\.[0-9]{0,20})?|\.[0-9]{1,20})(?:[eE][-+]?[0-9]{1,3})?$")
+_SHOWN = 40  # characters of a bad value an error line quotes
 Rate = Literal["max", "mean"]
 
 
@@ -79,18 +92,30 @@ class Case:
         return ["--block", str(self.block), "--method", _METHODS[self.method]]
 
 
-def read_cases(path: Path, machine: str, rate: Rate = "max") -> list[Case]:
-    """The cases of ``machine`` in the table at ``path``, rows of one case merged."""
-    rows = _rows(path)
+def read_cases(path: Path, machine: str, rate: Rate = "max", *,
+               cores: int | None = None) -> list[Case]:
+    """The cases of ``machine`` in the table at ``path``, rows of one case merged.
+
+    Every row is checked against the table's schema (the module's docstring; numbers within
+    the bounds table's kinds: ``processes``, at most ``cores`` when the machine's are given;
+    ``buffer_bytes`` for a process's block, ``io_rate`` for a rate, ``calibration_cases`` for
+    the distinct cases): a UserError names the file, the line and the column of the first
+    value that is not what its column holds."""
+    column = "maxrate_mibs" if rate == "max" else "avgrate_mibs"
+    limit = load_bounds()["calibration_cases"].max
     found: dict[tuple[str, str, int, int], list[float]] = {}
-    for line, row in rows:
+    for line, row in _rows(path):
         if row["machine"] != machine:
             continue
-        key = (_choice(row, "method", _METHODS, path, line),
-               _choice(row, "striping", _STRIPINGS, path, line),
-               _block(row["local_block"], path, line), _count(row["processes"], path, line))
-        column = "maxrate_mibs" if rate == "max" else "avgrate_mibs"
-        found.setdefault(key, []).append(_rate(row[column], path, line, column))
+        where = f"{path}:{line}"
+        key = (_choice(row, "method", _METHODS, where),
+               _choice(row, "striping", _STRIPINGS, where),
+               _block(row["local_block"], where), _processes(row["processes"], where, cores))
+        value = _rate(row[column], where, column)
+        if key not in found and len(found) == limit:
+            raise UserError(f"{where}: more distinct cases of {machine} than the {limit} a "
+                            f"calibration fits (bounds.yaml: calibration_cases)")
+        found.setdefault(key, []).append(value)
     return [Case(method, striping, block, processes, statistics.median(rates) * MIB_PER_MB)
             for (method, striping, block, processes), rates in sorted(found.items())]
 
@@ -106,50 +131,96 @@ def observations(cases: Sequence[Case], platform: Platform) -> list[Observation]
     return found
 
 
-def _rows(path: Path) -> list[tuple[int, dict[str, str]]]:
+def _rows(path: Path) -> Iterator[tuple[int, dict[str, str]]]:
+    """Each row's line and its columns of ``_COLUMNS``; a UserError naming the file (and the
+    line) for a table without them, a row of another length than the header, text that is not
+    UTF-8 or CSV. A byte-order mark before the header is not part of its first name."""
     try:
-        with path.open(newline="", encoding="utf-8") as file:
-            reader = csv.DictReader(file)
-            missing = [c for c in _COLUMNS if c not in (reader.fieldnames or [])]
+        with path.open(newline="", encoding="utf-8-sig") as file:
+            reader = csv.reader(file)
+            header = next(reader, None) or []
+            missing = [c for c in _COLUMNS if c not in header]
             if missing:
                 raise UserError(f"{path}: not a table of published measurements: no column "
                                 f"{', '.join(missing)}")
-            return list(enumerate(reader, start=2))
+            twice = [c for c in _COLUMNS if header.count(c) > 1]
+            if twice:
+                raise UserError(f"{path}:1: column {twice[0]} twice in the header")
+            index = {name: header.index(name) for name in _COLUMNS}
+            while True:
+                try:
+                    fields = next(reader)
+                except StopIteration:
+                    return
+                except csv.Error as error:
+                    raise UserError(f"{path}:{reader.line_num}: not a CSV row: {error}") from None
+                if not fields:  # a blank line
+                    continue
+                if len(fields) != len(header):
+                    raise UserError(f"{path}:{reader.line_num}: {len(fields)} fields where the "
+                                    f"header has {len(header)}")
+                yield reader.line_num, {name: fields[i] for name, i in index.items()}
     except OSError as error:
         raise UserError(f"{path}: cannot read the measurements: {error.strerror}") from None
-    except (UnicodeDecodeError, csv.Error) as error:
+    except UnicodeDecodeError as error:
+        raise UserError(f"{path}: not UTF-8 text (byte 0x{error.object[error.start]:02x} at "
+                        f"offset {error.start})") from None
+    except csv.Error as error:
         raise UserError(f"{path}: not a CSV table: {error}") from None
 
 
-def _choice(row: dict[str, str], column: str, choices: dict[str, Any], path: Path,
-            line: int) -> str:
+def _shown(text: str) -> str:
+    """A value as an error line quotes it: escaped, and cut short."""
+    return repr(text if len(text) <= _SHOWN else f"{text[:_SHOWN]}...")
+
+
+def _choice(row: dict[str, str], column: str, choices: dict[str, Any], where: str) -> str:
     if row[column] not in choices:
-        raise UserError(f"{path}:{line}: {column}: expected {' or '.join(choices)}, got "
-                        f"{row[column]!r}")
+        raise UserError(f"{where}: {column}: expected {' or '.join(choices)}, got "
+                        f"{_shown(row[column])}")
     return row[column]
 
 
-def _block(text: str, path: Path, line: int) -> int:
+def _block(text: str, where: str) -> int:
+    """N of a block of N^3 doubles a process, its bytes within bounds.yaml's buffer_bytes."""
+    largest = _cube_root((load_bounds()["buffer_bytes"].max) // 8)
     side, _, power = text.partition("^")
-    if power != "3" or not side.isdigit() or int(side) < 1:
-        raise UserError(f"{path}:{line}: local_block: expected N^3, got {text!r}")
+    if power != "3" or not _DIGITS.match(side) or not 1 <= int(side) <= largest:
+        raise UserError(f"{where}: local_block: expected N^3 with N from 1 to {largest} (a "
+                        f"process's block of doubles within bounds.yaml's buffer_bytes), got "
+                        f"{_shown(text)}")
     return int(side)
 
 
-def _count(text: str, path: Path, line: int) -> int:
-    if not text.isdigit() or int(text) < 1:
-        raise UserError(f"{path}:{line}: processes: expected a positive integer, got {text!r}")
+def _processes(text: str, where: str, cores: int | None) -> int:
+    bound = load_bounds()["processes"]
+    if not _DIGITS.match(text) or not bound.contains(int(text)):
+        raise UserError(f"{where}: processes: expected {bound.phrase()}, got {_shown(text)}")
+    if cores is not None and int(text) > cores:
+        raise UserError(f"{where}: processes: {int(text)} is more than the machine's {cores} "
+                        f"cores")
     return int(text)
 
 
-def _rate(text: str, path: Path, line: int, column: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not value > 0:
-        raise UserError(f"{path}:{line}: {column}: expected a positive rate, got {text!r}")
+def _rate(text: str, where: str, column: str) -> float:
+    """A rate in MiB/s, written in decimal, within bounds.yaml's io_rate (in MB/s)."""
+    bound = load_bounds()["io_rate"]
+    value = float(text) if _DECIMAL.match(text) else math.nan
+    if not bound.contains(value * MIB_PER_MB):
+        raise UserError(f"{where}: {column}: expected a rate in MiB/s from "
+                        f"{bound.min / MIB_PER_MB:.3g} to {bound.max / MIB_PER_MB:.3g}, got "
+                        f"{_shown(text)}")
     return value
+
+
+def _cube_root(number: int) -> int:
+    """The largest integer whose cube is at most ``number``."""
+    root = round(number ** (1 / 3))
+    while root ** 3 > number:
+        root -= 1
+    while (root + 1) ** 3 <= number:
+        root += 1
+    return root
 
 
 @dataclass(frozen=True)
