@@ -26,6 +26,7 @@ from iotwin.commands._options import (
     add_store_argument,
     add_timeout_argument,
     add_workdir_argument,
+    bounded,
     warn,
 )
 from iotwin.config import schema as config
@@ -76,7 +77,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _add_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--ranks", type=int, metavar="N", help="MPI ranks (required)")
+    parser.add_argument("--ranks", type=bounded("processes"), metavar="N",
+                        help="MPI ranks (required)")
     parser.add_argument("--config", metavar="YAML", help="tuning config (interposer/CONFIG.md); "
                         "default: none, the application's and site's own settings")
     parser.add_argument("--repeat", type=int, default=3, metavar="R",

@@ -14,6 +14,7 @@ line or the key:
   null, everything else a string; so ``010``, ``yes`` or ``1_000`` cannot mean one thing to one
   reader and another to another;
 - no duplicate keys, no explicit tags, no alias inside its own anchor;
+- integers of at most MAX_INTEGER_DIGITS digits;
 - at most MAX_DEPTH nested lists and mappings and MAX_NODES nodes, aliases counted as expanded:
   a deeply nested or "billion laughs" document is refused before anything walks it.
 """
@@ -35,6 +36,8 @@ from iotwin.core.text import key_text
 MAX_DEPTH = 32
 #: the most nodes (scalars, lists, mappings) a document may have, aliases expanded
 MAX_NODES = 2**22
+#: the most digits of an integer: 2^64 has 20, no field of a format holds more
+MAX_INTEGER_DIGITS = 40
 #: libyaml's word for nesting beyond its own bound (1000), which it may meet first
 _LIBYAML_TOO_DEEP = "exceeded maximum nesting depth"
 
@@ -149,7 +152,12 @@ def _construct_float(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> float:
 
 
 def _construct_int(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> int:
-    return int(str(loader.construct_scalar(node)), 10)
+    text = str(loader.construct_scalar(node))
+    digits = len(text.lstrip("+-"))
+    if digits > MAX_INTEGER_DIGITS:  # Python refuses to convert beyond 4300 digits
+        raise _Refused(node.start_mark.line + 1, f"an integer of {digits} digits (no field "
+                                                 f"holds more than {MAX_INTEGER_DIGITS})")
+    return int(text, 10)
 
 
 def _loader(floats: bool) -> type[_DocumentLoader]:
