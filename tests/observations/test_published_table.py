@@ -150,7 +150,7 @@ def test_the_command_stores_the_calibration_and_names_a_missing_table(tmp_path: 
                            "--store", str(tmp_path / "s.db")],
                           capture_output=True, text=True, check=False)
     assert done.returncode == 2
-    assert "none.csv: cannot read the measurements" in done.stderr
+    assert "none.csv: cannot read the published measurements" in done.stderr
 
 
 MEASURED = ["archer,a,f,MPI-IO,striped,16^3,24,1000,900",

@@ -7,7 +7,12 @@ from pathlib import Path
 import pytest
 import yaml
 from iotwin.core.errors import UserError
-from iotwin.studies.experiment import load_experiment, parse_experiment, set_dotted
+from iotwin.studies.experiment import (
+    load_experiment,
+    load_published,
+    parse_experiment,
+    set_dotted,
+)
 from support.programs import REPO_ROOT
 
 REPO = REPO_ROOT
@@ -166,3 +171,20 @@ def test_a_search_restricted_to_sections_keeps_only_their_parameters() -> None:
     assert names[("hdf5", "dataset")] == ["alignment", "chunk_size"]
     every = [p for group in names.values() for p in group]
     assert sorted(every) == sorted(p.name for p in table3.parameters)
+
+
+@pytest.mark.parametrize(("row", "message"), [
+    # before: internal errors (int('4²'), float(None) of a short row) or accepted
+    ("s,Hopper,VPIC-IO,4\u00b2,default,rate,400,MB/s", "cores: expected an integer from 1 to"),
+    ("s,Hopper,VPIC-IO,many,default,rate,400,MB/s", "cores: expected an integer from 1 to"),
+    ("s,Hopper,VPIC-IO,128,default,rate", "6 fields where the header has 8"),
+    ("s,Hopper,VPIC-IO,128,default,rate,inf,MB/s", "value: expected a rate from 0.001 to"),
+])
+def test_a_bad_row_of_published_figures_names_its_line_and_column(
+        tmp_path: Path, row: str, message: str) -> None:
+    path = tmp_path / "figures.csv"
+    path.write_text("source,platform,kernel,cores,setting,metric,value,unit\n"
+                    "s,Hopper,VPIC-IO,128,default,rate,400,MB/s\n" + row + "\n")
+    with pytest.raises(UserError) as raised:
+        load_published(str(path))
+    assert str(raised.value).startswith(f"{path}:3: {message}"), str(raised.value)

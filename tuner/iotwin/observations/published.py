@@ -25,11 +25,8 @@ case (dates apart) count once, at their median.
 
 from __future__ import annotations
 
-import csv
-import math
-import re
 import statistics
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -40,6 +37,13 @@ from iotwin.config.schema import validate_config
 from iotwin.config.types import Config
 from iotwin.core.errors import UserError
 from iotwin.formats.bounds import load_bounds
+from iotwin.formats.tables import (
+    count_field,
+    decimal_number,
+    shown,
+    table_rows,
+    whole_number,
+)
 from iotwin.model.calibration import (
     Observation,
     ScaleHoldout,
@@ -62,11 +66,6 @@ _STRIPINGS: dict[str, dict[str, Any]] = {
 }
 _COLUMNS = ("machine", "method", "striping", "local_block", "processes", "maxrate_mibs",
             "avgrate_mibs")
-#: ASCII digits (str.isdigit() takes superscripts, int() other scripts' digits), at most 18
-_DIGITS = re.compile(r"^[0-9]{1,18}$")
-#: a number in ASCII decimal notation (float() takes inf, nan, 1_000 and other scripts' digits)
-_DECIMAL = re.compile(r"^(?:[0-9]{1,20}(?:\.[0-9]{0,20})?|\.[0-9]{1,20})(?:[eE][-+]?[0-9]{1,3})?$")
-_SHOWN = 40  # characters of a bad value an error line quotes
 Rate = Literal["max", "mean"]
 
 
@@ -104,7 +103,7 @@ def read_cases(path: Path, machine: str, rate: Rate = "max", *,
     column = "maxrate_mibs" if rate == "max" else "avgrate_mibs"
     limit = load_bounds()["calibration_cases"].max
     found: dict[tuple[str, str, int, int], list[float]] = {}
-    for line, row in _rows(path):
+    for line, row in table_rows(path, _COLUMNS, "published measurements"):
         if row["machine"] != machine:
             continue
         where = f"{path}:{line}"
@@ -131,53 +130,10 @@ def observations(cases: Sequence[Case], platform: Platform) -> list[Observation]
     return found
 
 
-def _rows(path: Path) -> Iterator[tuple[int, dict[str, str]]]:
-    """Each row's line and its columns of ``_COLUMNS``; a UserError naming the file (and the
-    line) for a table without them, a row of another length than the header, text that is not
-    UTF-8 or CSV. A byte-order mark before the header is not part of its first name."""
-    try:
-        with path.open(newline="", encoding="utf-8-sig") as file:
-            reader = csv.reader(file)
-            header = next(reader, None) or []
-            missing = [c for c in _COLUMNS if c not in header]
-            if missing:
-                raise UserError(f"{path}: not a table of published measurements: no column "
-                                f"{', '.join(missing)}")
-            twice = [c for c in _COLUMNS if header.count(c) > 1]
-            if twice:
-                raise UserError(f"{path}:1: column {twice[0]} twice in the header")
-            index = {name: header.index(name) for name in _COLUMNS}
-            while True:
-                try:
-                    fields = next(reader)
-                except StopIteration:
-                    return
-                except csv.Error as error:
-                    raise UserError(f"{path}:{reader.line_num}: not a CSV row: {error}") from None
-                if not fields:  # a blank line
-                    continue
-                if len(fields) != len(header):
-                    raise UserError(f"{path}:{reader.line_num}: {len(fields)} fields where the "
-                                    f"header has {len(header)}")
-                yield reader.line_num, {name: fields[i] for name, i in index.items()}
-    except OSError as error:
-        raise UserError(f"{path}: cannot read the measurements: {error.strerror}") from None
-    except UnicodeDecodeError as error:
-        raise UserError(f"{path}: not UTF-8 text (byte 0x{error.object[error.start]:02x} at "
-                        f"offset {error.start})") from None
-    except csv.Error as error:
-        raise UserError(f"{path}: not a CSV table: {error}") from None
-
-
-def _shown(text: str) -> str:
-    """A value as an error line quotes it: escaped, and cut short."""
-    return repr(text if len(text) <= _SHOWN else f"{text[:_SHOWN]}...")
-
-
 def _choice(row: dict[str, str], column: str, choices: dict[str, Any], where: str) -> str:
     if row[column] not in choices:
         raise UserError(f"{where}: {column}: expected {' or '.join(choices)}, got "
-                        f"{_shown(row[column])}")
+                        f"{shown(row[column])}")
     return row[column]
 
 
@@ -185,31 +141,30 @@ def _block(text: str, where: str) -> int:
     """N of a block of N^3 doubles a process, its bytes within bounds.yaml's buffer_bytes."""
     largest = _cube_root((load_bounds()["buffer_bytes"].max) // 8)
     side, _, power = text.partition("^")
-    if power != "3" or not _DIGITS.match(side) or not 1 <= int(side) <= largest:
+    number = whole_number(side)
+    if power != "3" or number is None or not 1 <= number <= largest:
         raise UserError(f"{where}: local_block: expected N^3 with N from 1 to {largest} (a "
                         f"process's block of doubles within bounds.yaml's buffer_bytes), got "
-                        f"{_shown(text)}")
-    return int(side)
+                        f"{shown(text)}")
+    return number
 
 
 def _processes(text: str, where: str, cores: int | None) -> int:
-    bound = load_bounds()["processes"]
-    if not _DIGITS.match(text) or not bound.contains(int(text)):
-        raise UserError(f"{where}: processes: expected {bound.phrase()}, got {_shown(text)}")
-    if cores is not None and int(text) > cores:
-        raise UserError(f"{where}: processes: {int(text)} is more than the machine's {cores} "
+    processes = count_field(text, "processes", where, "processes")
+    if cores is not None and processes > cores:
+        raise UserError(f"{where}: processes: {processes} is more than the machine's {cores} "
                         f"cores")
-    return int(text)
+    return processes
 
 
 def _rate(text: str, where: str, column: str) -> float:
     """A rate in MiB/s, written in decimal, within bounds.yaml's io_rate (in MB/s)."""
     bound = load_bounds()["io_rate"]
-    value = float(text) if _DECIMAL.match(text) else math.nan
+    value = decimal_number(text)
     if not bound.contains(value * MIB_PER_MB):
         raise UserError(f"{where}: {column}: expected a rate in MiB/s from "
                         f"{bound.min / MIB_PER_MB:.3g} to {bound.max / MIB_PER_MB:.3g}, got "
-                        f"{_shown(text)}")
+                        f"{shown(text)}")
     return value
 
 

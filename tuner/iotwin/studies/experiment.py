@@ -24,7 +24,6 @@ Every evaluation is a row of the experiment's campaign (kind ``experiment``) in 
 
 from __future__ import annotations
 
-import csv
 import json
 import statistics
 import sys
@@ -43,6 +42,7 @@ from iotwin.core.records import RunResult, Source, Target
 from iotwin.core.yaml_files import check_keys, read_yaml
 from iotwin.executors import make_executor
 from iotwin.formats.bounds import load_bounds
+from iotwin.formats.tables import count_field, decimal_number, shown, table_rows
 from iotwin.model.platforms import load_platform
 from iotwin.model.sim import simulate
 from iotwin.store.database import Store
@@ -656,12 +656,22 @@ def load_published(name: str | None) -> dict[tuple[str, str, int, str], float]:
     if not name:
         return {}
     path = published_path(name)
-    try:
-        with path.open(newline="") as handle:
-            rows = list(csv.DictReader(handle))
-    except OSError as error:
-        raise UserError(f"published: {path}: {error.strerror}") from None
-    return {(r["platform"].lower(), r["kernel"].lower(), int(r["cores"]), r["setting"]):
-            float(r["value"]) for r in rows
-            if r.get("metric") == "rate" and r.get("unit") == "MB/s"}
+    found = {}
+    for line, row in table_rows(path, _PUBLISHED_COLUMNS, "published figures"):
+        if row["metric"] != "rate" or row["unit"] != "MB/s":
+            continue
+        where = f"{path}:{line}"
+        rate = decimal_number(row["value"])
+        bound = load_bounds()["io_rate"]
+        if not bound.contains(rate):
+            raise UserError(f"{where}: value: expected a rate from {bound.min:g} to "
+                            f"{bound.max:g} MB/s, got {shown(row['value'])}")
+        key = (row["platform"].lower(), row["kernel"].lower(),
+               count_field(row["cores"], "processes", where, "cores"), row["setting"])
+        found[key] = rate
+    return found
+
+
+#: the columns of a published figures table an experiment reads
+_PUBLISHED_COLUMNS = ("platform", "kernel", "cores", "setting", "metric", "value", "unit")
 
