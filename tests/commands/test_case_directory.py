@@ -58,7 +58,8 @@ def test_workdir_runs_it_there_from_anywhere_and_keep_holds_its_files(
     assert done.returncode == 0, done.stderr
     runs = [f"iotwin-runs/{n}{name}" for n in ("001", "002") for name in (
         "", "/iotwin-config.yaml", "/iotwin-report.jsonl", "/stderr", "/stdout")]
-    assert tree(kept) == sorted(["case.log", "iotwin-runs", *runs, "out", "out/step_0.h5",
+    assert tree(kept) == sorted(["case.log", "iotwin-runs", *runs, "iotwin-runs/kept.json",
+                                 "out", "out/step_0.h5",
                                  "out/step_1.h5"])
     # the last run's log: one line per step (each run started without the previous one's)
     assert (kept / "case.log").read_text().count("written") == STEPS

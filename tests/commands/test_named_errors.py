@@ -104,3 +104,13 @@ def test_a_simulation_too_costly_for_the_prompt_is_refused_at_once_with_its_esti
     # a smaller workload under the same config fits the limit and is answered
     small = iotwin(*args, "--", "--particles", "4096", cwd=tmp_path)
     assert small.returncode == 0 and "local:" in small.stdout, small.stderr
+
+
+def test_a_kernel_name_that_is_a_path_is_an_unknown_kernel(tmp_path: Path) -> None:
+    """Before: simulate --kernel ../../../bin/sh said the build's ../../../bin/sh "is not
+    built", as if a kernel could be any path."""
+    done = iotwin("simulate", "--kernel", "../../../bin/sh", "--ranks", "2", "--platform",
+                  "hopper", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr == ("iotwin: error: unknown kernel '../../../bin/sh': expected one of "
+                           f"{', '.join(paths.KERNELS)}\n")

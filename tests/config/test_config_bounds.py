@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from iotwin.config.schema import ConfigError, load_config, load_schema
 from iotwin.core import paths
+from iotwin.core.yaml_files import MAX_DEPTH, MAX_NODES
 from iotwin.formats.bounds import C_TYPES, load_bounds
-from iotwin.formats.yaml_text import MAX_DEPTH, MAX_NODES
 
 #: issue 37: each passed validation, then ran as something else (or not at all)
 OUT_OF_RANGE = {

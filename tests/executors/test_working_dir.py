@@ -77,8 +77,8 @@ def test_keep_holds_the_last_outputs_and_every_runs_output_streams(tmp_path: Pat
     assert (kept / "out" / "result.txt").read_text() == "3\n"
     assert not (kept / "out" / "old.txt").exists()  # not the run's: it existed before
     runs = sorted(p.name for p in (kept / KEPT_RUNS).iterdir())
-    assert runs == ["001", "002", "003"]
-    for run in runs:
+    assert runs == ["001", "002", "003", "kept.json"]
+    for run in runs[:-1]:
         assert (kept / KEPT_RUNS / run / "stdout").read_text() == "the program speaks\n"
         assert (kept / KEPT_RUNS / run / "iotwin-config.yaml").exists()
 
@@ -106,6 +106,39 @@ def test_a_keep_folder_that_holds_the_directory_or_foreign_files_is_refused(
         executor(work, keep=tmp_path / "mine")
     with pytest.raises(UserError, match="is the working directory"):
         LocalExecutor(scratch_root=work, workdir=work)
+
+
+def test_keep_never_deletes_a_file_of_the_users_beside_what_iotwin_kept(
+        tmp_path: Path) -> None:
+    """Before, a keep folder holding an ``iotwin-runs`` folder was taken as iotwin's and
+    emptied, the user's file in it with the rest."""
+    work = case_directory(tmp_path / "case")
+    kept = tmp_path / "kept"
+    (kept / KEPT_RUNS).mkdir(parents=True)
+    (kept / "thesis.tex").write_text("years of work")
+    with pytest.raises(UserError, match=r"holds files iotwin did not keep \(iotwin-runs\)"):
+        executor(work, keep=kept).run_once(Target(ranks=1, command=CASE_PROGRAM), {})
+    assert (kept / "thesis.tex").read_text() == "years of work"
+
+
+def test_a_keep_folder_iotwin_kept_runs_in_is_reused_and_refused_once_the_user_adds_to_it(
+        tmp_path: Path) -> None:
+    work = case_directory(tmp_path / "case")
+    kept = tmp_path / "kept"
+    for _ in range(2):  # a second iotwin takes the first one's folder, and only that
+        runner = executor(work, keep=kept)
+        runner.run_once(Target(ranks=1, command=CASE_PROGRAM), {})
+        runner.run_once(Target(ranks=1, command=CASE_PROGRAM), {})
+        assert sorted(p.name for p in (kept / KEPT_RUNS).iterdir()) == ["001", "002",
+                                                                         "kept.json"]
+    for mine in ("notes.txt", "new/deep/mine.txt", ".hidden", f"{KEPT_RUNS}/mine.txt"):
+        (kept / mine).write_text("mine")
+        with pytest.raises(UserError, match=f"holds files iotwin did not keep \\({mine}\\)"):
+            executor(work, keep=kept)
+        assert (kept / mine).read_text() == "mine"
+        (kept / mine).unlink()
+    executor(work, keep=kept)  # ours alone again
+    assert (kept / "out" / "result.txt").read_text() == "3\n"
 
 
 RUN_ONE = """

@@ -4,12 +4,15 @@ errors, and a fit to rows the model itself produced recovers them, with each sca
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 from iotwin.core.errors import UserError
+from iotwin.formats.bounds import load_bounds
 from iotwin.model.calibration import predict
 from iotwin.model.platforms import load_platform
 from iotwin.observations.published import (
@@ -19,6 +22,7 @@ from iotwin.observations.published import (
     observations,
     read_cases,
 )
+from iotwin.store.database import Store
 
 HEADER = ("machine,source_folder,result_file,method,striping,local_block,processes,"
           "maxrate_mibs,avgrate_mibs\n")
@@ -50,11 +54,62 @@ def test_rows_of_one_case_merge_at_their_median_and_other_machines_are_skipped(
     ("m,a,f,POSIX,striped,16^3,4,100,90", "method"),
     ("m,a,f,MPI-IO,striped,16^3,0,100,90", "processes"),
     ("m,a,f,MPI-IO,striped,16^3,4,fast,90", "maxrate_mibs"),
+    # before: each of these was an internal error, or a value accepted that means nothing
+    ("m,a,f,MPI-IO,striped,16^3,4", "7 fields where the header has 9"),
+    ("m,a,f,MPI-IO,striped,16^3,4,100,90,extra", "10 fields where the header has 9"),
+    ("m,a,f,MPI-IO,striped,16^3,4,inf,90", "maxrate_mibs"),
+    ("m,a,f,MPI-IO,striped,16^3,4,nan,90", "maxrate_mibs"),
+    ("m,a,f,MPI-IO,striped,16^3,4,1e308,90", "maxrate_mibs"),
+    ("m,a,f,MPI-IO,striped,16^3,4,1e-300,90", "maxrate_mibs"),
+    ("m,a,f,MPI-IO,striped,16^3,4,1_000,90", "maxrate_mibs"),
+    ("m,a,f,MPI-IO,striped,16^3,4\u00b2,100,90", "processes"),
+    ("m,a,f,MPI-IO,striped,1\u2076^3,4,100,90", "local_block"),
+    ("m,a,f,MPI-IO,striped,16^3,\u0664,100,90", "processes"),
+    ("m,a,f,MPI-IO,striped,16^3,99999999999999999999999,100,90", "processes"),
+    ("m,a,f,MPI-IO,striped,100000^3,4,100,90", "local_block"),
+    ("m,a,f,MPI-IO,striped,16^3,10000000,100,90", "processes: 10000000 is more than the "
+                                                  "machine's 1024 cores"),
 ])
 def test_a_bad_row_is_an_error_naming_the_line_and_column(tmp_path: Path, row: str,
                                                            named: str) -> None:
-    with pytest.raises(UserError, match=rf"rows.csv:2: {named}"):
-        read_cases(table(tmp_path, [row]), "m")
+    with pytest.raises(UserError) as raised:
+        read_cases(table(tmp_path, ["m,a,f,MPI-IO,striped,16^3,4,100,90", row]), "m",
+                   cores=1024)
+    message = str(raised.value)
+    assert message.startswith(f"{tmp_path / 'rows.csv'}:3: {named}"), message
+    assert "\n" not in message
+
+
+def test_a_byte_order_mark_before_the_header_is_not_part_of_a_name(tmp_path: Path) -> None:
+    """Before: "no column machine"."""
+    path = tmp_path / "rows.csv"
+    path.write_text("\ufeff" + HEADER + "m,a,f,MPI-IO,striped,16^3,4,100,90\n")
+    [case] = read_cases(path, "m")
+    assert case.processes == 4
+
+
+def test_more_distinct_cases_than_the_bound_are_refused_naming_it(tmp_path: Path) -> None:
+    """Before: a million distinct cases were read, and fitted, without a bound (2.7 GB)."""
+    limit = load_bounds()["calibration_cases"].max
+    rows = [f"m,a,f,MPI-IO,striped,{side}^3,{ranks},100,90"
+            for side in range(1, 101) for ranks in range(1, limit // 100 + 2)]
+    path = table(tmp_path, rows)
+    with pytest.raises(UserError, match=rf"rows.csv:{limit + 2}: more distinct cases of m "
+                                        rf"than the {limit} a calibration fits \(bounds.yaml: "
+                                        r"calibration_cases\)"):
+        read_cases(path, "m")
+    assert len(read_cases(table(tmp_path, rows[:limit]), "m")) == limit
+
+
+def test_the_command_names_the_csv_line_not_the_kernels_option(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "iotwin", "calibrate", "--platform", "archer",
+                           "--measurements", str(table(tmp_path, [
+                               "archer,a,f,MPI-IO,striped,16^3,10000000,100,90"])),
+                           "--store", str(tmp_path / "s.db")],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 2
+    assert done.stderr == (f"iotwin: error: {tmp_path / 'rows.csv'}:2: processes: 10000000 is "
+                           "more than the machine's 118080 cores\n")
 
 
 def test_a_table_without_the_columns_is_refused(tmp_path: Path) -> None:
@@ -95,4 +150,37 @@ def test_the_command_stores_the_calibration_and_names_a_missing_table(tmp_path: 
                            "--store", str(tmp_path / "s.db")],
                           capture_output=True, text=True, check=False)
     assert done.returncode == 2
-    assert "none.csv: cannot read the measurements" in done.stderr
+    assert "none.csv: cannot read the published measurements" in done.stderr
+
+
+MEASURED = ["archer,a,f,MPI-IO,striped,16^3,24,1000,900",
+            "archer,a,f,MPI-IO,striped,16^3,48,1500,900",
+            "archer,a,f,MPI-IO,unstriped,16^3,24,300,200",
+            "archer,a,f,MPI-IO,unstriped,16^3,96,400,200",
+            "archer,a,f,MPI-IO,striped,16^3,96,2000,200"]
+
+
+def _no_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@pytest.mark.parametrize(("signum", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_an_interrupted_fit_exits_at_once_and_stores_no_calibration(
+        tmp_path: Path, signum: int, status: int) -> None:
+    """Started as a script's background job is (SIGINT ignored): before, SIGINT was lost, the
+    fit went on and was stored, exit 0."""
+    store = tmp_path / "s.db"
+    command = [sys.executable, "-m", "iotwin", "calibrate", "--platform", "archer",
+               "--measurements", str(table(tmp_path, MEASURED)), "--store", str(store)]
+    with subprocess.Popen(command, stderr=subprocess.PIPE, text=True,
+                          preexec_fn=_no_sigint) as running:
+        assert running.stderr is not None
+        assert "fitting..." in running.stderr.readline()
+        time.sleep(1.0)
+        running.send_signal(signum)
+        assert running.wait(timeout=60) == status
+        assert running.stderr.read().strip() == ("iotwin: interrupted; everything measured so "
+                                                 "far is in the store")
+    if store.exists():
+        with Store(store, read_only=True) as stored:
+            assert stored.calibrations() == [] and stored.campaigns() == []

@@ -7,7 +7,12 @@ from pathlib import Path
 import pytest
 import yaml
 from iotwin.core.errors import UserError
-from iotwin.studies.experiment import load_experiment, parse_experiment, set_dotted
+from iotwin.studies.experiment import (
+    load_experiment,
+    load_published,
+    parse_experiment,
+    set_dotted,
+)
 from support.programs import REPO_ROOT
 
 REPO = REPO_ROOT
@@ -43,12 +48,12 @@ def test_the_good_spec_parses_into_its_entries() -> None:
     (["colour"], "red", "x.yaml: colour: unknown key"),
     (["configs", 3, "sweep", "kye"], "a", "x.yaml: configs[3].sweep.kye: unknown key"),
     (["workloads", 0, "rank"], 4, "x.yaml: workloads[0].rank: unknown key"),
-    (["workloads", 0, "ranks"], 0, "x.yaml: workloads[0].ranks: expected a positive integer"),
+    (["workloads", 0, "ranks"], 0, "x.yaml: workloads[0].ranks: expected an integer from 1 to"),
     (["study"], "histogram", "x.yaml: study[0]: 'histogram' is not one of"),
     (["measure"], "guess", "x.yaml: measure: 'guess' is not one of"),
     (["configs", 2, "from"], "missing", "x.yaml: configs[2].from: 'missing' is not the label"),
     (["configs", 1, "search", "budget"], -1,
-     "x.yaml: configs[1].search.budget: expected a positive integer"),
+     "x.yaml: configs[1].search.budget: expected an integer from 1 to"),
     (["configs", 1, "search", "samples"], 16,
      "x.yaml: configs[1].search.samples: unknown key (expected one of space, strategy, budget"),
     (["configs", 1, "search", "strategy"], "sim-screened",
@@ -65,7 +70,7 @@ def test_the_good_spec_parses_into_its_entries() -> None:
     (["workloads", 0, "fixed"], {"chunk_size": "3MiB"},
      "x.yaml: workloads[0].fixed: space table3: chunk_size: 3145728 is not one of"),
     (["configs", 1, "search", "budget"], {"vpic-io": 0},
-     "x.yaml: configs[1].search.budget.vpic-io: expected a positive integer"),
+     "x.yaml: configs[1].search.budget.vpic-io: expected an integer from 1 to"),
     (["configs", 0, "config"], {"mpiio": {"cb_nodes": -3}}, "configs[0].config"),
     (["configs", 3, "sweep", "values"], ["1MiB", "lots"], "configs[3].sweep (mpiio"),
     (["configs", 1, "label"], "default", "configs[1].label: 'default' is used twice"),
@@ -76,6 +81,47 @@ def test_a_bad_spec_names_the_key_path(path: list[str | int], value: object,
     with pytest.raises(UserError) as error:
         parse_experiment(with_change(path, value), "x.yaml")
     assert message in str(error.value)
+
+
+CAMPAIGN = {"label": "c", "campaign": {"strategy": "random", "space": "table3", "budget": 4}}
+
+
+@pytest.mark.parametrize(("path", "value", "message"), [
+    # before: 10^12 ranks ran out of memory, a budget of 10^12 never ended
+    (["workloads", 0, "ranks"], 10**12, "x.yaml: workloads[0].ranks: expected an integer from "
+                                        "1 to 16777216 (bounds.yaml: processes), got "
+                                        "1000000000000"),
+    (["configs", 1, "search", "budget"], 10**12,
+     "x.yaml: configs[1].search.budget: expected an integer from 1 to 1000000 (bounds.yaml: "
+     "evaluation_budget), got 1000000000000"),
+    (["configs", 4, "campaign", "budget"], 10**12,
+     "x.yaml: configs[4].campaign.budget: expected an integer from 1 to 1000000"),
+    (["ranks_per_node"], {"hopper": 10**12}, "x.yaml: ranks_per_node.hopper: expected an "
+                                             "integer from 1 to 16777216"),
+    # before: internal errors, or 1.5 truncated to 1
+    (["configs", 4, "campaign", "seeds"], [1.5],
+     "x.yaml: configs[4].campaign.seeds[0]: expected a whole number, got 1.5"),
+    (["configs", 4, "campaign", "seeds"], 3,
+     "x.yaml: configs[4].campaign.seeds: expected a non-empty list"),
+    (["configs", 4, "campaign", "truth_seed"], "x",
+     "x.yaml: configs[4].campaign.truth_seed: expected a whole number, got 'x'"),
+    (["configs", 4, "campaign", "settings"], [1],
+     "x.yaml: configs[4].campaign.settings: expected a mapping, got [1]"),
+    (["configs", 4, "campaign", "fixed"], "lustre",
+     "x.yaml: configs[4].campaign.fixed: expected a mapping, got 'lustre'"),
+    (["configs", 3, "sweep", "base"], [1],
+     "x.yaml: configs[3].sweep.base: expected a mapping, got [1]"),
+])
+def test_an_absurd_cost_or_a_wrong_type_is_refused_naming_the_field(
+        path: list[str | int], value: object, message: str) -> None:
+    data = yaml.safe_load(yaml.safe_dump({**GOOD, "configs": [*GOOD["configs"], CAMPAIGN]}))
+    node = data
+    for part in path[:-1]:
+        node = node[part]
+    node[path[-1]] = value
+    with pytest.raises(UserError) as error:
+        parse_experiment(data, "x.yaml")
+    assert str(error.value).startswith(message), str(error.value)
 
 
 def test_an_entry_needs_exactly_one_kind() -> None:
@@ -125,3 +171,20 @@ def test_a_search_restricted_to_sections_keeps_only_their_parameters() -> None:
     assert names[("hdf5", "dataset")] == ["alignment", "chunk_size"]
     every = [p for group in names.values() for p in group]
     assert sorted(every) == sorted(p.name for p in table3.parameters)
+
+
+@pytest.mark.parametrize(("row", "message"), [
+    # before: internal errors (int('4²'), float(None) of a short row) or accepted
+    ("s,Hopper,VPIC-IO,4\u00b2,default,rate,400,MB/s", "cores: expected an integer from 1 to"),
+    ("s,Hopper,VPIC-IO,many,default,rate,400,MB/s", "cores: expected an integer from 1 to"),
+    ("s,Hopper,VPIC-IO,128,default,rate", "6 fields where the header has 8"),
+    ("s,Hopper,VPIC-IO,128,default,rate,inf,MB/s", "value: expected a rate from 0.001 to"),
+])
+def test_a_bad_row_of_published_figures_names_its_line_and_column(
+        tmp_path: Path, row: str, message: str) -> None:
+    path = tmp_path / "figures.csv"
+    path.write_text("source,platform,kernel,cores,setting,metric,value,unit\n"
+                    "s,Hopper,VPIC-IO,128,default,rate,400,MB/s\n" + row + "\n")
+    with pytest.raises(UserError) as raised:
+        load_published(str(path))
+    assert str(raised.value).startswith(f"{path}:3: {message}"), str(raised.value)

@@ -15,8 +15,8 @@ from typing import Any
 
 import darshan
 from iotwin.core import paths
+from iotwin.core.yaml_files import parse_document
 from iotwin.formats.records import Field, RecordSchema
-from iotwin.formats.yaml_text import parse_document
 from iotwin.workloads.replication.darshan_workload import workload_from_log
 from iotwin.workloads.workload import kernel_workload, read_workload, workload_schema
 

@@ -110,7 +110,7 @@ _UNWRITTEN = re.compile("[\x7f-\x9f\u2028\u2029\ufffe\uffff]")
 def workload_json(document: Any) -> str:
     """JSON text every reader reads alike: characters as themselves (YAML has no surrogate
     pairs), but those the format's text may not hold as themselves escaped
-    (iotwin.formats.yaml_text)."""
+    (iotwin.core.yaml_files)."""
     text = json.dumps(document, ensure_ascii=False)
     return _UNWRITTEN.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from iotwin.core.errors import UserError
-from iotwin.formats.yaml_text import MAX_DEPTH, MAX_NODES
+from iotwin.core.yaml_files import MAX_DEPTH, MAX_NODES
 from iotwin.workloads.workload import load_workload, normalised_workload
 from support.workload_readers import READERS, verdicts
 

@@ -55,6 +55,9 @@ def main(argv: list[str] | None = None) -> int:
     global _main_pid
     _main_pid = os.getpid()
     signal.signal(signal.SIGTERM, _terminate)
+    # SIGINT as Ctrl-C, even where iotwin was started with it ignored (a script's
+    # background job): a user's interrupt must end the command, not be lost
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         sim_cluster.use(getattr(args, "sim_cluster", None))
         return int(args.func(args) or 0)

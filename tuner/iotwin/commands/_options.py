@@ -5,11 +5,18 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from iotwin.core.limits import RUN_TIMEOUT_S
+from iotwin.formats.bounds import load_bounds
 from iotwin.model.sim_cluster import ENV, checked_address
+
+#: an integer option's text: ASCII digits (int() takes other scripts' digits and 1_000 too)
+_INTEGER = re.compile(r"^[0-9]{1,20}$")
+_SHOWN = 40  # characters of a bad value the error quotes
 
 
 def add_store_argument(parser: argparse.ArgumentParser) -> None:
@@ -41,6 +48,24 @@ def add_site_rules_argument(parser: argparse.ArgumentParser) -> None:
                         help="go on with a config that breaks the platform's site rules "
                              "(its site_rules: stripes a file, pool, size threshold, forbidden "
                              "settings), with a warning for each")
+
+
+def bounded(kind: str) -> Callable[[str], int]:
+    """An integer option's type: ASCII digits within the bounds table's ``kind`` (``processes``
+    for ``--ranks``, ``evaluation_budget`` for a budget), refused before anything is computed
+    from it (a workload scaled to 2^62 ranks searches divisors for ever)."""
+    bound = load_bounds()[kind]
+
+    def parse(text: str) -> int:
+        value = int(text) if _INTEGER.match(text) else None
+        if value is None or not bound.contains(value):
+            shown = text if len(text) <= _SHOWN else f"{text[:_SHOWN]}..."
+            raise argparse.ArgumentTypeError(f"expected {bound.phrase()} (bounds.yaml: "
+                                             f"{kind}), got {shown!r}")
+        return value
+
+    parse.__name__ = kind  # argparse names the type in some messages
+    return parse
 
 
 def warn(lines: list[str]) -> None:
@@ -76,7 +101,8 @@ def add_keep_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--keep", metavar="DIR", type=Path,
                         help="keep the last run's output files in DIR (at their paths in the "
                              "working directory) and every run's stdout, stderr, config and "
-                             "interposer report in DIR/iotwin-runs/NNN; DIR is emptied first")
+                             "interposer report in DIR/iotwin-runs/NNN; DIR must be new, empty "
+                             "or hold only what iotwin kept there (removed first)")
 
 
 def _directory(value: str) -> str:

@@ -155,7 +155,9 @@ def _run_design(store: Store, platform: Any, args: argparse.Namespace
 
 def _from_table(platform: Platform, parameters: list[str] | None,
                 args: argparse.Namespace) -> int:
-    cases = read_cases(args.measurements, platform.name, args.rate)
+    compute = platform.data["compute"]
+    cases = read_cases(args.measurements, platform.name, args.rate,
+                       cores=int(compute["nodes"]) * int(compute["cores_per_node"]))
     print(f"{platform.name}: {len(cases)} published cases in {args.measurements} "
           f"({args.rate} rate); fitting...", file=sys.stderr, flush=True)
     found = calibrate_to_table(platform, cases, parameters=parameters, folds=args.folds)

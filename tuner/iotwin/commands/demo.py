@@ -28,6 +28,7 @@ from iotwin.commands.tune import (
 )
 from iotwin.core import paths
 from iotwin.core.errors import UserError
+from iotwin.core.yaml_files import read_yaml
 from iotwin.executors.local import default_scratch_root
 from iotwin.store.database import Store, resolve_path
 from iotwin.tuning.pipeline import start
@@ -50,10 +51,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def load_spec(path: Path) -> dict[str, Any]:
-    try:
-        spec = yaml.safe_load(path.read_text())
-    except (OSError, yaml.YAMLError) as error:
-        raise UserError(f"{path}: not a demo description: {error}") from error
+    spec = read_yaml(path, "demo description")
     if not isinstance(spec, dict) or "kernel" not in spec:
         raise UserError(f"{path}: not a demo description: expected a mapping of `iotwin tune` "
                         "options with a kernel")

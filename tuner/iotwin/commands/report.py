@@ -23,7 +23,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    with Store(resolve_path(args.store)) as store:
+    with Store(resolve_path(args.store), read_only=True) as store:
         html_path, csv_path = write_report(store, args.id, args.output)
     print(html_path)
     print(csv_path)

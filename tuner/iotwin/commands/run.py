@@ -26,6 +26,7 @@ from iotwin.commands._options import (
     add_store_argument,
     add_timeout_argument,
     add_workdir_argument,
+    bounded,
     warn,
 )
 from iotwin.config import schema as config
@@ -58,15 +59,13 @@ from iotwin.tuning.repetitions import (
 )
 from iotwin.workloads.workload import kernel_workload
 
-KERNELS = ("vpic-io", "vorpal-io", "gcrm-io", "block3d-io", "replay")
-
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "run", help="measure a kernel or any HDF5 program under a tuning config",
-        description="Run a kernel (" + ", ".join(KERNELS) + ") or, after --, any HDF5 program "
-        "under mpiexec with the interposer applying the config; repeat, print the median and "
-        "spread, and store every repetition.",
+        description="Run a kernel (" + ", ".join(paths.KERNELS) + ") or, after --, any HDF5 "
+        "program under mpiexec with the interposer applying the config; repeat, print the median "
+        "and spread, and store every repetition.",
         usage="iotwin run [KERNEL] --ranks N [options] [-- KERNEL_ARGS | -- PROGRAM ARGS]")
     _add_options(parser)
     # argparse cannot take a positional, then options, then `--` and more positionals; the
@@ -76,7 +75,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _add_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--ranks", type=int, metavar="N", help="MPI ranks (required)")
+    parser.add_argument("--ranks", type=bounded("processes"), metavar="N",
+                        help="MPI ranks (required)")
     parser.add_argument("--config", metavar="YAML", help="tuning config (interposer/CONFIG.md); "
                         "default: none, the application's and site's own settings")
     parser.add_argument("--repeat", type=int, default=3, metavar="R",
@@ -116,11 +116,12 @@ def build_target(args: argparse.Namespace) -> Target:
         raise UserError(f"--repeat must be >= 1, got {args.repeat}")
     if kernel is None:
         if not tail:
-            raise UserError("name a kernel (" + ", ".join(KERNELS) + ") or a program after --")
+            raise UserError("name a kernel (" + ", ".join(paths.KERNELS) + ") or a program "
+                            "after --")
         require_program(tail[0])
         return Target(ranks=args.ranks, command=tuple(tail))
-    if kernel not in KERNELS:
-        raise UserError(f"unknown kernel {kernel!r}: expected one of {', '.join(KERNELS)} "
+    if kernel not in paths.KERNELS:
+        raise UserError(f"unknown kernel {kernel!r}: expected one of {', '.join(paths.KERNELS)} "
                         "(for another program: iotwin run --ranks N -- PROGRAM ARGS)")
     _require_built(lambda: paths.kernel_binary(kernel))
     return Target(ranks=args.ranks, kernel=kernel, args=tuple(tail))

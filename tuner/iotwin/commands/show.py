@@ -33,7 +33,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    with Store(resolve_path(args.store)) as store:
+    with Store(resolve_path(args.store), read_only=True) as store:
         campaign = store.campaign(args.id)
         rows = store.evaluations(campaign.id)
         calibrations = [c for c in store.calibrations() if c.campaign_id == campaign.id]

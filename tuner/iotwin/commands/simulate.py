@@ -5,7 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 
-from iotwin.commands._options import add_sim_cluster_argument, add_site_rules_argument, warn
+from iotwin.commands._options import (
+    add_sim_cluster_argument,
+    add_site_rules_argument,
+    bounded,
+    warn,
+)
 from iotwin.config.schema import load_config
 from iotwin.config.types import Config
 from iotwin.core.errors import UserError
@@ -34,7 +39,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     what.add_argument("--kernel", help="kernel name (vpic-io, vorpal-io, gcrm-io, "
                       "block3d-io)")
     what.add_argument("--workload", metavar="W.yaml", help="workload file")
-    parser.add_argument("--ranks", type=int, help="MPI ranks (with --kernel)")
+    parser.add_argument("--ranks", type=bounded("processes"), help="MPI ranks (with --kernel)")
     parser.add_argument("--config", metavar="CFG.yaml", help="tuning config")
     parser.add_argument("--placement", choices=("packed", "target-grouped"), default="packed",
                         help="rank-to-node placement (default packed)")

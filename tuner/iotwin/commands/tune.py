@@ -34,6 +34,7 @@ from iotwin.commands._options import (
     add_store_argument,
     add_timeout_argument,
     add_workdir_argument,
+    bounded,
     warn,
 )
 from iotwin.config.schema import dump_config, load_config
@@ -106,7 +107,7 @@ def add_tune_arguments(parser: argparse.ArgumentParser) -> None:
     resume can tell the options given again, and the spec's own defaults apply."""
     parser.add_argument("--kernel", help="kernel of kernels/ (vpic-io, vorpal-io, gcrm-io, "
                         "block3d-io)")
-    parser.add_argument("--ranks", type=int, metavar="N", help="MPI ranks")
+    parser.add_argument("--ranks", type=bounded("processes"), metavar="N", help="MPI ranks")
     parser.add_argument("--platform",
                         help=f"platform model (default {_default('platform')})")
     parser.add_argument("--space", help="parameter space (default: the one for the file system "
@@ -129,7 +130,7 @@ def add_tune_arguments(parser: argparse.ArgumentParser) -> None:
                         help="table executor: the measured landscape whose runs are replayed "
                              "(iotwin landscape measure); the space is restricted to its "
                              "configs")
-    parser.add_argument("--real-budget", type=int, metavar="R",
+    parser.add_argument("--real-budget", type=bounded("evaluation_budget"), metavar="R",
                         help=f"distinct configs run for real (default {_default('real_budget')})")
     parser.add_argument("--repetitions", type=int, metavar="R",
                         help="runs per config during the search; the median counts "

@@ -35,6 +35,7 @@ from iotwin.commands._options import (
     add_sim_cluster_argument,
     add_site_rules_argument,
     add_store_argument,
+    bounded,
     warn,
 )
 from iotwin.config.schema import load_config
@@ -154,7 +155,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--strategy", default=None,
                         help="exhaustive | h5evolve | random (default: exhaustive if the space "
                              "fits the budget, else h5evolve)")
-    parser.add_argument("--budget", type=int, default=300,
+    parser.add_argument("--budget", type=bounded("evaluation_budget"), default=300,
                         help="simulations per platform variant for --tune (default 300)")
     parser.add_argument("--seed", type=int, default=0, help="search seed (default 0)")
     parser.add_argument("--plot", metavar="PNG", help="write a bar chart here")

@@ -11,6 +11,7 @@ from iotwin.commands._options import (
     add_keep_argument,
     add_timeout_argument,
     add_workdir_argument,
+    bounded,
 )
 from iotwin.config import schema as config
 from iotwin.core.errors import UserError
@@ -135,7 +136,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Run any parallel HDF5 program on N ranks with the interposer capturing "
         "its files, datasets, writes with every rank's selection, flushes and compute gaps "
         "(interposer/README.md), and write them as a workload.")
-    capture.add_argument("--ranks", type=int, required=True, metavar="N")
+    capture.add_argument("--ranks", type=bounded("processes"), required=True, metavar="N")
     capture.add_argument("--config", metavar="CFG", help="tuning config to run under")
     add_timeout_argument(capture)
     add_workdir_argument(capture)
@@ -175,7 +176,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "printed; a workload whose pattern at other scales cannot be told is refused with the "
         "reason (iotwin.workloads.scaling).")
     scale.add_argument("workload", metavar="W.yaml")
-    scale.add_argument("--ranks", type=int, required=True, metavar="N")
+    scale.add_argument("--ranks", type=bounded("processes"), required=True, metavar="N")
     how = scale.add_mutually_exclusive_group()
     how.add_argument("--weak", action="store_true", help="same block per writer (default)")
     how.add_argument("--strong", action="store_true", help="same datasets, split among more")

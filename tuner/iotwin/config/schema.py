@@ -4,7 +4,7 @@ The schema (``data/config-schema.yaml``) is the single definition of the keys; t
 C key table is generated from it by ``interposer/gen_key_table.py``, which reuses
 :func:`load_schema` and :meth:`Key.expected`, so both sides phrase errors the same way.
 
-YAML is read as every format's text is (iotwin.formats.yaml_text): YAML 1.2 core-schema
+YAML is read as every format's text is (iotwin.core.yaml_files): YAML 1.2 core-schema
 scalars (plain ``true`` / ``false`` booleans, plain decimal digits integers, everything else a
 string), as the C side (libyaml) resolves them, so ``010`` or ``yes`` cannot mean one thing to
 the validator and another to the interposer. Every integer and size key names its kind in the
@@ -28,9 +28,9 @@ from iotwin.core import paths
 from iotwin.core.errors import UserError
 from iotwin.core.text import CONTROL
 from iotwin.core.units import format_size, parse_size
+from iotwin.core.yaml_files import parse_document, read_document
 from iotwin.formats.bounds import Bound, load_bounds
 from iotwin.formats.records import describe, key_text
-from iotwin.formats.yaml_text import parse_document, read_document
 
 #: blocks of settings, in the order they are applied to a file (openmpi: to the process that
 #: opens it, from the top level only)
@@ -228,7 +228,7 @@ def _scope(name: str, spec: dict[str, Any], bounds: dict[str, Bound]) -> Scope:
 # --- reading YAML ------------------------------------------------------------------------
 
 def parse_yaml(text: str, source: str) -> Any:
-    """A config's YAML text (iotwin.formats.yaml_text: YAML 1.2 core scalars, no floats)."""
+    """A config's YAML text (iotwin.core.yaml_files: YAML 1.2 core scalars, no floats)."""
     return parse_document(text, source, floats=False, error=ConfigError)
 
 

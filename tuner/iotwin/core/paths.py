@@ -9,7 +9,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from iotwin.core.errors import UserError
+
 _PACKAGE = Path(__file__).resolve().parents[1]  # tuner/iotwin
+#: the kernels of kernels/, built in the build folder's kernels/
+KERNELS = ("vpic-io", "vorpal-io", "gcrm-io", "block3d-io", "replay")
 
 
 class MissingBuildError(RuntimeError):
@@ -41,6 +45,10 @@ def interposer_library(flavour_build: str = ".") -> Path:
 
 
 def kernel_binary(name: str, flavour_build: str = ".") -> Path:
+    """A kernel of KERNELS as built for an MPI flavour; UserError for any other name (a name
+    is never a path: ``../../../bin/sh`` is no kernel, whatever it finds)."""
+    if name not in KERNELS:
+        raise UserError(f"unknown kernel {name!r}: expected one of {', '.join(KERNELS)}")
     return built(f"{flavour_build}/kernels/{name}")
 
 

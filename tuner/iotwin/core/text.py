@@ -11,6 +11,7 @@ through :func:`printable`, which escapes those characters instead.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -86,3 +87,10 @@ def check_printable(value: Any, where: str, error: type[UserError] = UserError) 
     elif isinstance(value, list | tuple):
         for index, item in enumerate(value):
             check_printable(item, f"{where}[{index}]", error)
+
+
+def key_text(key: Any) -> str:
+    """A mapping key as a key path shows it: itself if it is printable ASCII, else quoted
+    (so that a key cannot break the one line of an error message)."""
+    text = str(key)
+    return text if text and text.isascii() and text.isprintable() else json.dumps(text)

@@ -1,15 +1,219 @@
-"""Reading the YAML files users write (experiments, workloads, platforms, suites, calibration
-designs), with errors that name the file, and the line or the key."""
+"""Reading the YAML (or JSON) files users write (configs, workloads, spec sheets, platforms,
+spaces, experiments and benchmark specs, calibration designs, site and launcher files,
+suites), as every reader of the formats reads them (formats/doc_yaml.c does the same in C,
+the interposer's config.c resolves scalars alike), with errors that name the file, and the
+line or the key:
+
+- UTF-8 text: any other byte sequence is refused, naming the offset of the first bad byte;
+  in a format also read as JSON (workloads: iosim), so is a character written as itself that
+  YAML does not print (a control character but tab, line feed and carriage return, DEL,
+  U+FFFE, U+FFFF) or reads as a line break where JSON reads a character (U+0085, U+2028,
+  U+2029): escape them;
+- YAML 1.2 core-schema scalars: plain ``true``/``false`` are booleans, plain decimal digits
+  integers, plain decimal numbers floats (where the format has numbers), ``~``/``null``/empty
+  null, everything else a string; so ``010``, ``yes`` or ``1_000`` cannot mean one thing to one
+  reader and another to another;
+- no duplicate keys, no explicit tags, no alias inside its own anchor;
+- integers of at most MAX_INTEGER_DIGITS digits;
+- at most MAX_DEPTH nested lists and mappings and MAX_NODES nodes, aliases counted as expanded:
+  a deeply nested or "billion laughs" document is refused before anything walks it.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+import math
+import re
+from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from iotwin.core.errors import UserError
+from iotwin.core.text import key_text
+
+#: the deepest nesting of lists and mappings a document may have (a workload needs 7)
+MAX_DEPTH = 32
+#: the most nodes (scalars, lists, mappings) a document may have, aliases expanded
+MAX_NODES = 2**22
+#: the most digits of an integer: 2^64 has 20, no field of a format holds more
+MAX_INTEGER_DIGITS = 40
+#: libyaml's word for nesting beyond its own bound (1000), which it may meet first
+_LIBYAML_TOO_DEEP = "exceeded maximum nesting depth"
+
+_INT = re.compile(r"^[-+]?[0-9]+$")
+_FLOAT = re.compile(r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+                    r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$")
+_SPECIAL_FLOATS = {"inf": math.inf, "nan": math.nan}
+#: characters the text may not hold as themselves (YAML refuses them or reads line breaks)
+_UNWRITTEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\ufffe\uffff]")
+
+ErrorType = Callable[[str], Exception]
+
+
+class _Refused(yaml.YAMLError):
+    def __init__(self, line: int, message: str) -> None:
+        super().__init__(f"line {line}: {message}")
+
+
+class _PythonParser(yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser):
+    """PyYAML's pure-Python parser, for a PyYAML built without libyaml."""
+
+    def __init__(self, stream: str) -> None:
+        yaml.reader.Reader.__init__(self, stream)
+        yaml.scanner.Scanner.__init__(self)
+        yaml.parser.Parser.__init__(self)
+
+
+#: libyaml's parser (the C readers' own) under PyYAML's composer, which checks the rules above;
+#: PyYAML's pure-Python parser where it was built without libyaml (the type checker knows the
+#: latter: libyaml's has the same methods)
+if TYPE_CHECKING:
+    _Parser = _PythonParser
+else:
+    try:
+        from yaml.cyaml import CParser as _Parser
+    except ImportError:
+        _Parser = _PythonParser
+
+
+class _DocumentLoader(yaml.composer.Composer, _Parser, yaml.constructor.SafeConstructor,
+                      yaml.resolver.Resolver):
+    """A safe loader with the rules above (scalars resolved by the subclasses' resolvers)."""
+
+    def __init__(self, stream: str) -> None:
+        _Parser.__init__(self, stream)
+        yaml.composer.Composer.__init__(self)
+        yaml.constructor.SafeConstructor.__init__(self)
+        yaml.resolver.Resolver.__init__(self)
+        self._depth = 0  # lists and mappings open around the node being composed
+        self._nodes = 0
+        self._size: dict[int, int] = {}  # per composed node: its nodes, aliases expanded
+        self._height: dict[int, int] = {}  # per composed node: lists and mappings nested in it
+
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
+        event = self.peek_event()
+        line = event.start_mark.line + 1
+        if isinstance(event, yaml.AliasEvent):
+            target = self.anchors.get(event.anchor)
+            if target is not None and id(target) not in self._size:
+                raise _Refused(line, f"the alias *{event.anchor} is inside its own anchor")
+            node = super().compose_node(parent, index)
+            assert node is not None  # an alias composes to the node of its anchor
+            self._count(self._size[id(node)], self._depth + self._height[id(node)], line)
+            return node
+        if getattr(event, "tag", None) is not None:
+            raise _Refused(line, f"explicit tag {event.tag} (the format uses no tags)")
+        nested = 0 if isinstance(event, yaml.ScalarEvent) else 1
+        self._count(1, self._depth + nested, line)
+        self._depth += nested
+        node = super().compose_node(parent, index)
+        self._depth -= nested
+        assert node is not None  # an event starting a node composes to a node
+        children = _children(node)
+        self._size[id(node)] = 1 + sum(self._size[id(child)] for child in children)
+        self._height[id(node)] = nested + max((self._height[id(c)] for c in children), default=0)
+        return node
+
+    def _count(self, nodes: int, depth: int, line: int) -> None:
+        self._nodes += nodes
+        if depth > MAX_DEPTH:
+            raise _Refused(line, f"nested deeper than {MAX_DEPTH} lists and mappings")
+        if self._nodes > MAX_NODES:
+            raise _Refused(line, f"more than {MAX_NODES} nodes (aliases counted expanded)")
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if isinstance(key, str | int):
+                if key in seen:
+                    shown = str(key)
+                    shown = f"'{shown}'" if key_text(shown) == shown else key_text(shown)
+                    raise _Refused(key_node.start_mark.line + 1, f"duplicate key {shown}")
+                seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    return []
+
+
+def _construct_float(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> float:
+    text = str(loader.construct_scalar(node))
+    special = _SPECIAL_FLOATS.get(text.lstrip("+-.").lower())
+    if special is None:
+        return float(text)
+    return -special if text.startswith("-") else special
+
+
+def _construct_int(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> int:
+    text = str(loader.construct_scalar(node))
+    digits = len(text.lstrip("+-"))
+    if digits > MAX_INTEGER_DIGITS:  # Python refuses to convert beyond 4300 digits
+        raise _Refused(node.start_mark.line + 1, f"an integer of {digits} digits (no field "
+                                                 f"holds more than {MAX_INTEGER_DIGITS})")
+    return int(text, 10)
+
+
+def _loader(floats: bool) -> type[_DocumentLoader]:
+    class Loader(_DocumentLoader):
+        pass
+
+    Loader.yaml_implicit_resolvers = {}  # only the resolvers below
+    Loader.add_implicit_resolver(
+        "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
+        list("tTfF"))
+    Loader.add_implicit_resolver("tag:yaml.org,2002:int", _INT, list("-+0123456789"))
+    if floats:
+        Loader.add_implicit_resolver("tag:yaml.org,2002:float", _FLOAT, list("-+.0123456789"))
+        Loader.add_constructor("tag:yaml.org,2002:float", _construct_float)
+    Loader.add_implicit_resolver(
+        "tag:yaml.org,2002:null", re.compile(r"^(?:~|null|Null|NULL|)$"), ["~", "n", "N", ""])
+    Loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+    return Loader
+
+
+_LOADERS = {False: _loader(False), True: _loader(True)}
+
+
+def _load(text: str, floats: bool) -> Any:
+    loader = _LOADERS[floats](text)  # as yaml.load does
+    try:
+        return loader.get_single_data()
+    finally:
+        loader.dispose()
+
+
+def parse_document(text: str, source: str, *, floats: bool, json_too: bool = False,
+                   error: ErrorType = UserError) -> Any:
+    """The document in ``text``; ``error("<source>: line N: ...")`` if it breaks a rule above.
+    ``floats``: plain decimal numbers are floats (workloads), else strings (configs).
+    ``json_too``: the format is read as JSON too (workloads)."""
+    unwritten = _UNWRITTEN.search(text) if json_too else None
+    if unwritten:
+        line = text.count("\n", 0, unwritten.start()) + 1
+        raise error(f"{source}: line {line}: U+{ord(unwritten.group()):04X} written as itself "
+                    f"(escape it)")
+    try:
+        return _load(text, floats)
+    except _Refused as problem:
+        raise error(f"{source}: {problem}") from None
+    except yaml.reader.ReaderError as problem:
+        point = problem.character
+        point = ord(point) if isinstance(point, str) else int(point)
+        raise error(f"{source}: U+{point:04X} at offset {problem.position}: "
+                    f"{problem.reason}") from None
+    except yaml.YAMLError as problem:
+        if isinstance(problem, yaml.MarkedYAMLError) and problem.problem == _LIBYAML_TOO_DEEP:
+            line = problem.problem_mark.line + 1 if problem.problem_mark else 1
+            raise error(f"{source}: line {line}: nested deeper than {MAX_DEPTH} lists and "
+                        f"mappings") from None
+        raise error(f"{source}: {describe_yaml_error(problem)}") from None
 
 
 def describe_yaml_error(error: yaml.YAMLError) -> str:
@@ -20,18 +224,31 @@ def describe_yaml_error(error: yaml.YAMLError) -> str:
     return f"{where}malformed YAML: {problem}"
 
 
-def read_yaml(path: Path, what: str) -> Any:
-    """The parsed content of ``path``; UserError naming the file if unreadable, not UTF-8 or
-    malformed."""
+def decode_text(data: bytes, source: str, error: ErrorType = UserError) -> str:
     try:
-        return yaml.safe_load(path.read_text())
-    except OSError as error:
-        raise UserError(f"{path}: cannot read the {what}: {error.strerror}") from None
-    except UnicodeDecodeError as error:
-        raise UserError(f"{path}: cannot read the {what}: not UTF-8 text (byte "
-                        f"0x{error.object[error.start]:02x} at offset {error.start})") from None
-    except yaml.YAMLError as error:
-        raise UserError(f"{path}: {describe_yaml_error(error)}") from None
+        return data.decode("utf-8")
+    except UnicodeDecodeError as problem:
+        raise error(f"{source}: not UTF-8 text (byte 0x{data[problem.start]:02x} at offset "
+                    f"{problem.start})") from None
+
+
+def read_document(path: Path, what: str, *, floats: bool, json_too: bool = False,
+                  error: ErrorType = UserError) -> Any:
+    """The document in the file ``path`` (a ``what``: config, workload), read as above."""
+    try:
+        data = path.read_bytes()
+    except OSError as problem:
+        raise error(f"{path}: cannot read the {what}: {problem.strerror}") from None
+    text = decode_text(data, f"{path}: cannot read the {what}", error)
+    return parse_document(text, str(path), floats=floats, json_too=json_too, error=error)
+
+
+def read_yaml(path: Path, what: str) -> Any:
+    """The document in the YAML file ``path`` (a ``what``: spec sheet, experiment, space...),
+    read as :func:`read_document` reads a workload's (plain decimal numbers are floats);
+    UserError naming the file, and the line where it has one, if unreadable, not UTF-8,
+    malformed or breaking a rule above (a duplicate key, say)."""
+    return read_document(path, what, floats=True)
 
 
 def check_keys(data: Any, allowed: Collection[str], origin: str, where: str = "",

@@ -37,6 +37,7 @@ from typing import Any, TextIO
 
 from iotwin.core.errors import UserError
 from iotwin.core.progress import say
+from iotwin.core.text import printable
 from iotwin.executors.launch import ENDED_NAME
 from iotwin.executors.working_dir import (
     LISTING_NAME,
@@ -50,6 +51,7 @@ from iotwin.executors.working_dir import (
 RUN_MARKER = "IOTWIN_RUN_DIR"
 RECORD_NAME = "iotwin-run.json"
 KEPT_RUNS = "iotwin-runs"  # in a --keep folder: one folder per run, iotwin's files of it
+KEPT_LIST = "kept.json"  # in KEPT_RUNS: the outputs iotwin kept in the --keep folder
 KILL_POLL_S = 0.05
 KILL_POLLS = 200  # how long killed processes may take to go (blocked in I/O, say)
 SHOWN_PATHS = 5  # paths named when a killed run's files are removed
@@ -191,12 +193,15 @@ def run_processes(marker: bytes) -> list[int]:
 class KeptRuns:
     """``--keep DIR``: the last run's output files, at their paths in the working directory,
     and every run's own folder as ``DIR/iotwin-runs/NNN`` (the program's stdout and stderr,
-    the config, the interposer's report). DIR is emptied before the first run; it must be
-    new, empty or a folder iotwin kept runs in, and must not hold the working directory."""
+    the config, the interposer's report). What iotwin keeps in DIR is listed in
+    ``DIR/iotwin-runs/kept.json``; before the first run, DIR must be new, empty or hold only
+    what that list names (a folder iotwin kept runs in before), and only that is removed: a
+    file of the user's in it is never deleted. DIR must not hold the working directory."""
 
     folder: Path
     _outputs: list[str] = field(default_factory=list)  # the last run's, in ``folder``
     _runs: int = 0
+    _cleared: bool = False  # what an earlier iotwin kept here is gone
 
     def check(self, workdir: Path) -> None:
         """UserError, before anything runs, for a folder that cannot be the keep folder."""
@@ -204,21 +209,97 @@ class KeptRuns:
         if work == folder or work.is_relative_to(folder):
             raise UserError(f"--keep {self.folder}: holds the working directory {workdir}; "
                             f"name a folder of its own")
-        if folder.is_dir() and any(folder.iterdir()) and not (folder / KEPT_RUNS).is_dir():
+        if self.folder.exists() and not self.folder.is_dir():
+            raise UserError(f"--keep {self.folder}: is a file, not a folder; name a new or "
+                            f"empty folder")
+        foreign = self._not_ours()
+        if foreign is not None:
             raise UserError(f"--keep {self.folder}: exists and holds files iotwin did not "
-                            f"keep; name a new or empty folder")
+                            f"keep ({printable(foreign)}); name a new or empty folder")
+
+    def _earlier(self) -> tuple[list[str], set[str]] | None:
+        """What an earlier iotwin kept here, as its list says: the outputs (top-most) and
+        every path it put here; None without a list (or with one iotwin did not write)."""
+        try:
+            kept = json.loads((self.folder / KEPT_RUNS / KEPT_LIST).read_text())
+        except (OSError, ValueError):
+            return None
+        if not isinstance(kept, dict):
+            return None
+        outputs, paths = kept.get("outputs"), kept.get("paths")
+        if not all(isinstance(listed, list) and all(
+                isinstance(path, str) and _relative(path) for path in listed)
+                for listed in (outputs, paths)):
+            return None
+        return outputs, set(paths)
+
+    def _not_ours(self) -> str | None:
+        """A path in the keep folder iotwin did not put there, None if there is none."""
+        if not self.folder.is_dir() or not any(self.folder.iterdir()):
+            return None
+        earlier = self._earlier()
+        if earlier is None:
+            return min(os.listdir(self.folder))
+        runs = self.folder / KEPT_RUNS
+        for name in sorted(os.listdir(runs)):
+            if name != KEPT_LIST and not (name.isdigit() and (runs / name).is_dir()
+                                          and not (runs / name).is_symlink()):
+                return f"{KEPT_RUNS}/{name}"
+        return min(self._paths() - earlier[1], default=None)
+
+    def _paths(self) -> set[str]:
+        """Every path in the keep folder (hidden ones too) but those of KEPT_RUNS."""
+        found: set[str] = set()
+        stack = [""]
+        while stack:
+            below = stack.pop()
+            for entry in os.scandir(self.folder / below if below else self.folder):
+                relative = f"{below}/{entry.name}" if below else entry.name
+                if relative == KEPT_RUNS:
+                    continue
+                found.add(relative)
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(relative)
+        return found
 
     def outputs(self, workdir: Path, paths: Collection[str]) -> None:
-        """Move a run's output ``paths`` here, in place of the previous run's."""
-        if self._runs == 0:
-            shutil.rmtree(self.folder, ignore_errors=True)
+        """Move a run's output ``paths`` here, in place of the previous run's (before the
+        first run, of what an earlier iotwin kept here)."""
+        self._clear()
         remove(self.folder, self._outputs)
         self.folder.mkdir(parents=True, exist_ok=True)
         move(workdir, paths, self.folder)
         self._outputs = list(paths)
+        self._write_list()
+
+    def _clear(self) -> None:
+        """What an earlier iotwin kept here removed, and nothing else (once, before the first
+        run is kept)."""
+        if self._cleared:
+            return
+        self._cleared = True
+        earlier = (self._earlier() or ([], set()))[0]
+        remove(self.folder, earlier)
+        for output in earlier:  # the folders made to hold them, once empty
+            parent = Path(output).parent
+            while parent != Path("."):
+                with contextlib.suppress(OSError):
+                    (self.folder / parent).rmdir()
+                parent = parent.parent
+        runs = self.folder / KEPT_RUNS
+        if runs.is_dir():
+            for name in os.listdir(runs):
+                if name.isdigit():
+                    shutil.rmtree(runs / name, ignore_errors=True)
+
+    def _write_list(self) -> None:
+        (self.folder / KEPT_RUNS).mkdir(parents=True, exist_ok=True)
+        (self.folder / KEPT_RUNS / KEPT_LIST).write_text(
+            json.dumps({"outputs": self._outputs, "paths": sorted(self._paths())}) + "\n")
 
     def run_folder(self, run_dir: Path) -> Path:
         """Move a run's own folder here; where it went."""
+        self._clear()
         self._runs += 1
         target = self.folder / KEPT_RUNS / f"{self._runs:03d}"
         shutil.rmtree(target, ignore_errors=True)
@@ -226,4 +307,11 @@ class KeptRuns:
         for bookkeeping in (RECORD_NAME, LISTING_NAME, ENDED_NAME):
             (run_dir / bookkeeping).unlink(missing_ok=True)
         shutil.move(str(run_dir), target)
+        self._write_list()
         return target
+
+
+def _relative(path: str) -> bool:
+    """Whether ``path`` is a plain relative path below a folder (no .., no leading /)."""
+    parts = path.split("/")
+    return bool(path) and all(part not in ("", ".", "..") for part in parts)

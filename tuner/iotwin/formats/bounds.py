@@ -12,6 +12,8 @@ from typing import Any
 
 import yaml
 
+from iotwin.core.errors import UserError
+
 #: the range of each C type a kind may name (None: a double, no integer range)
 C_TYPES: dict[str, tuple[int, int] | None] = {
     "int32": (-2**31, 2**31 - 1), "uint32": (0, 2**32 - 1),
@@ -19,6 +21,7 @@ C_TYPES: dict[str, tuple[int, int] | None] = {
 #: what every generated table stores a bound in
 _TABLE_RANGE = (-2**63, 2**63 - 1)
 _POWER = re.compile(r"^(-?)2\^(\d+)(-1)?$")
+_SHOWN = 40  # characters of a value an error line quotes
 
 
 @dataclass(frozen=True)
@@ -38,11 +41,32 @@ class Bound:
     def contains(self, value: int | float) -> bool:
         return self.min <= value <= self.max
 
+    def check(self, value: Any, where: str) -> int | float:
+        """``value`` if it is of this kind (an integer for an integer kind, a number else)
+        and within it; UserError "<where>: expected ..., got ..." (naming this kind of the
+        bounds table) if not."""
+        number = isinstance(value, int | float) and not isinstance(value, bool)
+        if not number or (self.is_integer and not isinstance(value, int)) or not (
+                self.contains(value)):
+            raise UserError(f"{where}: expected {self.phrase()} (bounds.yaml: {self.name}), "
+                            f"got {_shown(value)}")
+        return value
+
     def phrase(self) -> str:
         """The values it allows, as error messages say it ("expected <this>")."""
         if self.is_integer:
             return f"an integer from {self.min} to {self.max}"
         return f"a number from {self.min:g} to {self.max:g}"
+
+
+def _shown(value: Any) -> str:
+    """A value as an error line quotes it, cut short (an integer of thousands of digits has
+    no repr)."""
+    try:
+        text = repr(value)
+    except ValueError:
+        text = f"an integer of {value.bit_length()} bits"
+    return text if len(text) <= _SHOWN else f"{text[:_SHOWN]}..."
 
 
 def bounds_path() -> Path:

@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from iotwin.core.text import CONTROL, SURROGATE
+from iotwin.core.text import CONTROL, SURROGATE, key_text
 from iotwin.formats.bounds import Bound, load_bounds
 
 #: a field without a default
@@ -48,13 +48,6 @@ def describe(value: Any) -> str:
     if isinstance(value, list):
         return "a list"
     return "a mapping" if isinstance(value, dict) else json.dumps(str(value))
-
-
-def key_text(key: Any) -> str:
-    """A mapping key as a key path shows it: itself if it is printable ASCII, else quoted
-    (so that a key cannot break the one line of an error message)."""
-    text = str(key)
-    return text if text and text.isascii() and text.isprintable() else json.dumps(text)
 
 
 #: what no string of a format may hold: iotwin.core.text's control characters and lone

@@ -102,11 +102,14 @@ def predict(platform: Platform, observations: Sequence[Observation],
                         [observations[i].config for i in indices], jobs=workers_each)
 
     rates: list[float | None] = [None] * len(observations)
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+    pool = ThreadPoolExecutor(max_workers=max(1, jobs))
+    try:
         groups = list(by_workload.values())
         for indices, results in zip(groups, pool.map(simulate_group, groups), strict=True):
             for i, result in zip(indices, results, strict=True):
                 rates[i] = result.rate_mbs if result.ok and result.rate_mbs else None
+    finally:  # an interrupt or a failure does not wait for the groups not started
+        pool.shutdown(wait=True, cancel_futures=True)
     return rates
 
 

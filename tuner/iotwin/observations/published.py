@@ -2,16 +2,21 @@
 rates (EPCC benchio's form, as ``validation/data/benchio-calibration.csv`` holds them), each row
 simulated as the block3d-io kernel's workload at the row's scale.
 
-Columns read (others are ignored; a row names where it came from in them):
+Columns read (others are ignored; a row names where it came from in them), the table's
+schema (every row has the header's number of fields; numbers in ASCII decimal, within the
+kinds of the one bounds table, data/bounds.yaml):
 
     machine        the platform it was measured on (rows of other machines are skipped)
     method         MPI-IO | HDF5 | netCDF   (block3d-io --method mpiio | hdf5 | netcdf4)
     striping       striped (every OST, 1 MiB stripes) | defstriped (the site's default layout)
                    | unstriped (one OST)
-    local_block    N^3: each process's block of doubles
-    processes      MPI processes, packed on whole nodes
-    maxrate_mibs   the best of the job's repetitions, MiB/s
-    avgrate_mibs   their mean, MiB/s
+    local_block    N^3: each process's block of doubles (8 N^3 bytes within buffer_bytes)
+    processes      MPI processes, packed on whole nodes (processes; at most the machine's cores)
+    maxrate_mibs   the best of the job's repetitions, MiB/s (io_rate, in MB/s)
+    avgrate_mibs   their mean, MiB/s (io_rate)
+
+At most calibration_cases distinct cases of the machine are read. An error names the file,
+the line and the column.
 
 A row's rate is the best repetition's by default: a model of the machine has no other job
 on it, and the best of ten repetitions is the run least disturbed by them. Rows of the same
@@ -20,7 +25,6 @@ case (dates apart) count once, at their median.
 
 from __future__ import annotations
 
-import csv
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -32,6 +36,14 @@ import numpy as np
 from iotwin.config.schema import validate_config
 from iotwin.config.types import Config
 from iotwin.core.errors import UserError
+from iotwin.formats.bounds import load_bounds
+from iotwin.formats.tables import (
+    count_field,
+    decimal_number,
+    shown,
+    table_rows,
+    whole_number,
+)
 from iotwin.model.calibration import (
     Observation,
     ScaleHoldout,
@@ -79,18 +91,30 @@ class Case:
         return ["--block", str(self.block), "--method", _METHODS[self.method]]
 
 
-def read_cases(path: Path, machine: str, rate: Rate = "max") -> list[Case]:
-    """The cases of ``machine`` in the table at ``path``, rows of one case merged."""
-    rows = _rows(path)
+def read_cases(path: Path, machine: str, rate: Rate = "max", *,
+               cores: int | None = None) -> list[Case]:
+    """The cases of ``machine`` in the table at ``path``, rows of one case merged.
+
+    Every row is checked against the table's schema (the module's docstring; numbers within
+    the bounds table's kinds: ``processes``, at most ``cores`` when the machine's are given;
+    ``buffer_bytes`` for a process's block, ``io_rate`` for a rate, ``calibration_cases`` for
+    the distinct cases): a UserError names the file, the line and the column of the first
+    value that is not what its column holds."""
+    column = "maxrate_mibs" if rate == "max" else "avgrate_mibs"
+    limit = load_bounds()["calibration_cases"].max
     found: dict[tuple[str, str, int, int], list[float]] = {}
-    for line, row in rows:
+    for line, row in table_rows(path, _COLUMNS, "published measurements"):
         if row["machine"] != machine:
             continue
-        key = (_choice(row, "method", _METHODS, path, line),
-               _choice(row, "striping", _STRIPINGS, path, line),
-               _block(row["local_block"], path, line), _count(row["processes"], path, line))
-        column = "maxrate_mibs" if rate == "max" else "avgrate_mibs"
-        found.setdefault(key, []).append(_rate(row[column], path, line, column))
+        where = f"{path}:{line}"
+        key = (_choice(row, "method", _METHODS, where),
+               _choice(row, "striping", _STRIPINGS, where),
+               _block(row["local_block"], where), _processes(row["processes"], where, cores))
+        value = _rate(row[column], where, column)
+        if key not in found and len(found) == limit:
+            raise UserError(f"{where}: more distinct cases of {machine} than the {limit} a "
+                            f"calibration fits (bounds.yaml: calibration_cases)")
+        found.setdefault(key, []).append(value)
     return [Case(method, striping, block, processes, statistics.median(rates) * MIB_PER_MB)
             for (method, striping, block, processes), rates in sorted(found.items())]
 
@@ -106,50 +130,52 @@ def observations(cases: Sequence[Case], platform: Platform) -> list[Observation]
     return found
 
 
-def _rows(path: Path) -> list[tuple[int, dict[str, str]]]:
-    try:
-        with path.open(newline="", encoding="utf-8") as file:
-            reader = csv.DictReader(file)
-            missing = [c for c in _COLUMNS if c not in (reader.fieldnames or [])]
-            if missing:
-                raise UserError(f"{path}: not a table of published measurements: no column "
-                                f"{', '.join(missing)}")
-            return list(enumerate(reader, start=2))
-    except OSError as error:
-        raise UserError(f"{path}: cannot read the measurements: {error.strerror}") from None
-    except (UnicodeDecodeError, csv.Error) as error:
-        raise UserError(f"{path}: not a CSV table: {error}") from None
-
-
-def _choice(row: dict[str, str], column: str, choices: dict[str, Any], path: Path,
-            line: int) -> str:
+def _choice(row: dict[str, str], column: str, choices: dict[str, Any], where: str) -> str:
     if row[column] not in choices:
-        raise UserError(f"{path}:{line}: {column}: expected {' or '.join(choices)}, got "
-                        f"{row[column]!r}")
+        raise UserError(f"{where}: {column}: expected {' or '.join(choices)}, got "
+                        f"{shown(row[column])}")
     return row[column]
 
 
-def _block(text: str, path: Path, line: int) -> int:
+def _block(text: str, where: str) -> int:
+    """N of a block of N^3 doubles a process, its bytes within bounds.yaml's buffer_bytes."""
+    largest = _cube_root((load_bounds()["buffer_bytes"].max) // 8)
     side, _, power = text.partition("^")
-    if power != "3" or not side.isdigit() or int(side) < 1:
-        raise UserError(f"{path}:{line}: local_block: expected N^3, got {text!r}")
-    return int(side)
+    number = whole_number(side)
+    if power != "3" or number is None or not 1 <= number <= largest:
+        raise UserError(f"{where}: local_block: expected N^3 with N from 1 to {largest} (a "
+                        f"process's block of doubles within bounds.yaml's buffer_bytes), got "
+                        f"{shown(text)}")
+    return number
 
 
-def _count(text: str, path: Path, line: int) -> int:
-    if not text.isdigit() or int(text) < 1:
-        raise UserError(f"{path}:{line}: processes: expected a positive integer, got {text!r}")
-    return int(text)
+def _processes(text: str, where: str, cores: int | None) -> int:
+    processes = count_field(text, "processes", where, "processes")
+    if cores is not None and processes > cores:
+        raise UserError(f"{where}: processes: {processes} is more than the machine's {cores} "
+                        f"cores")
+    return processes
 
 
-def _rate(text: str, path: Path, line: int, column: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not value > 0:
-        raise UserError(f"{path}:{line}: {column}: expected a positive rate, got {text!r}")
+def _rate(text: str, where: str, column: str) -> float:
+    """A rate in MiB/s, written in decimal, within bounds.yaml's io_rate (in MB/s)."""
+    bound = load_bounds()["io_rate"]
+    value = decimal_number(text)
+    if not bound.contains(value * MIB_PER_MB):
+        raise UserError(f"{where}: {column}: expected a rate in MiB/s from "
+                        f"{bound.min / MIB_PER_MB:.3g} to {bound.max / MIB_PER_MB:.3g}, got "
+                        f"{shown(text)}")
     return value
+
+
+def _cube_root(number: int) -> int:
+    """The largest integer whose cube is at most ``number``."""
+    root = round(number ** (1 / 3))
+    while root ** 3 > number:
+        root -= 1
+    while (root + 1) ** 3 <= number:
+        root += 1
+    return root
 
 
 @dataclass(frozen=True)

@@ -46,12 +46,11 @@ import itertools
 import json
 import math
 import random
+import string
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
-
-import yaml
 
 from iotwin.config.schema import (
     literal_glob,
@@ -65,6 +64,7 @@ from iotwin.core import paths
 from iotwin.core.errors import UserError
 from iotwin.core.mpi_flavours import DEFAULT_MPI
 from iotwin.core.units import format_size, parse_size
+from iotwin.core.yaml_files import read_yaml
 
 Point = tuple[int, ...]
 
@@ -407,7 +407,7 @@ LAYOUT_KEY = "lustre.components"
 def named_layouts() -> dict[str, list[dict[str, Any]] | None]:
     """data/layouts.yaml: each named layout's components (sizes in bytes), or None."""
     path = paths.data_dir() / "layouts.yaml"
-    data = yaml.safe_load(path.read_text())
+    data = read_yaml(path, "layout list")
     return {str(name): None if components is None else
             validate_value("lustre", "components", components, str(path), str(name))
             for name, components in data.items()}
@@ -421,7 +421,7 @@ def default_space_for(filesystem: str) -> str:
     """The space that declares itself the default for ``filesystem`` (its `default_for` list):
     the one that holds that file system's knobs."""
     for name in list_spaces():
-        data = yaml.safe_load((paths.spaces_dir() / f"{name}.yaml").read_text())
+        data = read_yaml(paths.spaces_dir() / f"{name}.yaml", "space")
         if filesystem in (data.get("default_for") or ()):
             return name
     raise UserError(f"no space declares itself the default for {filesystem} file systems "
@@ -436,11 +436,7 @@ def load_space(name_or_path: str | Path) -> Space:
         if not path.exists():
             raise UserError(f"no space {name_or_path!r}: known spaces are "
                             f"{', '.join(list_spaces())}")
-    try:
-        data = yaml.safe_load(path.read_text())
-    except (OSError, yaml.YAMLError) as error:
-        raise UserError(f"{path}: cannot read space: {error}") from error
-    return parse_space(data, str(path))
+    return parse_space(read_yaml(path, "space"), str(path))
 
 
 def parse_space(data: Any, source: str) -> Space:
@@ -450,7 +446,12 @@ def parse_space(data: Any, source: str) -> Space:
                        for i, p in enumerate(data["parameters"]))
     names = [p.name for p in parameters]
     for parameter in parameters:
-        for other in (parameter.same_as, *parameter.active_when):
+        try:
+            fields = [field for _, field, _, _ in
+                      string.Formatter().parse(parameter.template or "") if field is not None]
+        except ValueError as error:
+            raise UserError(f"{source}: {parameter.name}: template: {error}") from None
+        for other in (parameter.same_as, *parameter.active_when, *fields):
             if other is not None and other not in names:
                 raise UserError(f"{source}: {parameter.name}: refers to unknown parameter "
                                 f"{other!r}")
@@ -463,13 +464,36 @@ def parse_space(data: Any, source: str) -> Space:
 def _parse_parameter(data: Any, where: str) -> Parameter:
     if not isinstance(data, dict) or "name" not in data or "key" not in data:
         raise UserError(f"{where}: a parameter needs `name` and `key`")
-    where = f"{where} ({data['name']})"
+    name = _text(data["name"], where, "name")
+    where = f"{where} ({name})"
     unknown = set(data) - _PARAMETER_KEYS
     if unknown:
         raise UserError(f"{where}: unknown key {sorted(unknown)[0]!r}")
     keys = data["key"] if isinstance(data["key"], list) else [data["key"]]
+    if not keys:
+        raise UserError(f"{where}: key: expected a config key or a list of them")
+    for i, key in enumerate(keys):
+        _config_key(key, where, f"key[{i}]" if isinstance(data["key"], list) else "key")
+    given = data.get("values", [])
+    if not isinstance(given, list):
+        raise UserError(f"{where}: values: expected a list, got {_shown(given)}")
+    for i, value in enumerate(given):  # each a value its keys take (a layout: a name, below)
+        if value is not None and keys != [LAYOUT_KEY]:
+            for key in keys:
+                validate_config(_nested(key, value), f"{where}: values[{i}]")
+    for field_name in ("template", "same_as", "at_most"):
+        if data.get(field_name) is not None:
+            _text(data[field_name], where, field_name)
+    for field_name in ("filesystems", "mpi"):
+        if not isinstance(data.get(field_name, []), list) or not all(
+                isinstance(item, str) for item in data.get(field_name, [])):
+            raise UserError(f"{where}: {field_name}: expected a list of names")
+    conditions = data.get("active_when") or {}
+    if not isinstance(conditions, dict):
+        raise UserError(f"{where}: active_when: expected a mapping parameter -> values, got "
+                        f"{_shown(conditions)}")
     values = tuple(_parse_value(k.split(".")[-1], v, where)
-                   for k in keys[:1] for v in data.get("values", []))
+                   for k in keys[:1] for v in given)
     unknown_layouts = [v for v in values if keys == [LAYOUT_KEY] and v not in named_layouts()]
     if unknown_layouts:
         raise UserError(f"{where}: {unknown_layouts[0]!r} is not a layout of "
@@ -481,12 +505,42 @@ def _parse_parameter(data: Any, where: str) -> Parameter:
     if data.get("over_bound", "repair") not in ("repair", "reject"):
         raise UserError(f"{where}: over_bound: expected repair or reject")
     active_when = {str(k): tuple(v if isinstance(v, list) else [v])
-                   for k, v in (data.get("active_when") or {}).items()}
-    return Parameter(name=str(data["name"]), keys=tuple(keys), values=values,
+                   for k, v in conditions.items()}
+    return Parameter(name=name, keys=tuple(keys), values=values,
                      filesystems=tuple(data.get("filesystems", ())),
                      mpi=tuple(data.get("mpi", ())), at_most=data.get("at_most"),
                      over_bound=data.get("over_bound", "repair"), same_as=data.get("same_as"),
                      template=data.get("template"), active_when=active_when)
+
+
+def _text(value: Any, where: str, field_name: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise UserError(f"{where}: {field_name}: expected a non-empty string, got "
+                        f"{_shown(value)}")
+    return value
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else f"{text[:40]}..."
+
+
+def _config_key(key: Any, where: str, field_name: str) -> None:
+    """A key path of the config schema (``block.key``, a hint map's ``block.key.name``);
+    UserError naming the field else (a misspelt key would 'tune' to the site default)."""
+    blocks = load_schema().blocks
+    parts = _text(key, where, field_name).split(".")
+    if len(parts) < 2 or parts[0] not in blocks or parts[1] not in blocks[parts[0]]:
+        raise UserError(f"{where}: {field_name}: {key!r} is not a key of the tuning config "
+                        f"(interposer/CONFIG.md)")
+
+
+def _nested(key: str, value: Any) -> dict[str, Any]:
+    """The config that sets the dotted ``key`` to ``value``."""
+    config: Any = value
+    for part in reversed(key.split(".")):
+        config = {part: config}
+    return dict(config)
 
 
 @functools.cache

@@ -20,8 +20,18 @@ transaction: a row is on disk when the call returns, so a crash, a full disk or 
 read-only loses nothing measured before (a :class:`StoreError` names the store), and
 readers (a progress display, ``iotwin show``) never block the writer. ``add_evaluations``
 stores a batch (a generation's predictions) in one transaction: all its rows or none, for
-one synced commit instead of one per row. The schema version is
-SQLite's ``user_version``; opening a newer database than this code knows is an error.
+one synced commit instead of one per row.
+
+The file says it is ours: SQLite's ``application_id`` is :data:`APPLICATION_ID` and its
+``user_version`` the schema version, both set when the store is created. Any other SQLite file
+(another application id, or tables that are not the store's) and a store of a newer schema are
+refused before anything is written to them, so ``--store`` on another program's database
+leaves it as it was. A store made before the id was set (version 1 or 2, the store's tables
+alone) is taken as ours and given the id when opened for writing.
+
+``Store(path, read_only=True)`` reads a store without writing anything, the WAL's shared
+memory file included: a store on a read-only file system, or whose file or folder the user
+may not write, can still be shown and reported on.
 
 Location: ``--store PATH``, else ``$IOTWIN_STORE``, else ``./iotwin.db`` (see `resolve_path`).
 """
@@ -50,7 +60,12 @@ from iotwin.core.text import printable, valid_utf8
 from iotwin.store.details import StoredDetails, checked
 
 SCHEMA_VERSION = 2
+#: SQLite's ``application_id`` of an iotwin store: "iotw" in ASCII
+APPLICATION_ID = 0x696F7477
 DEFAULT_FILENAME = "iotwin.db"
+#: the store's tables at each schema version (SQLite's own, ``sqlite_*``, aside)
+_TABLES = {1: {"campaigns", "evaluations", "calibrations"},
+           2: {"campaigns", "evaluations", "calibrations", "jobs"}}
 
 _JOBS_SCHEMA = """
 CREATE TABLE jobs (
@@ -205,15 +220,42 @@ class Job:
 _JSON_COLUMNS = {"spec", "phases", "effective", "details", "parameters", "run_key", "handle"}
 
 
-def _decode_row(row: sqlite3.Row) -> dict[str, Any]:
-    decoded = {key: (json.loads(row[key]) if key in _JSON_COLUMNS else row[key])
-               for key in row.keys()}  # noqa: SIM118 (sqlite3.Row is not a dict)
+def _decode_row(row: sqlite3.Row, where: str) -> dict[str, Any]:
+    """A row's columns, its JSON and YAML ones parsed; a UserError naming ``where`` (the store
+    and the row) and the column when one does not parse or is not of its kind."""
+    decoded: dict[str, Any] = {}
+    for key in row.keys():  # noqa: SIM118 (sqlite3.Row is not a dict)
+        try:
+            decoded[key] = _column_value(key, row[key])
+        except (ValueError, TypeError, yaml.YAMLError) as error:
+            raise UserError(f"{where}: column {key} is not what iotwin stores: "
+                            f"{printable(str(error).splitlines()[0])}") from error
     if "details" in decoded:
         decoded["details"] = StoredDetails(decoded["details"])
     if "config_yaml" in decoded:
-        decoded["config"] = validate_config(yaml.safe_load(decoded.pop("config_yaml")),
-                                            f"the store's evaluation {decoded.get('id')}")
+        decoded["config"] = validate_config(decoded.pop("config_yaml"), f"{where}: its config")
     return decoded
+
+
+#: the kind of each JSON column's value
+_JSON_KINDS: dict[str, type] = {"spec": dict, "phases": dict, "effective": list,
+                                "details": dict, "parameters": dict, "run_key": dict,
+                                "handle": dict}
+
+
+def _column_value(column: str, value: Any) -> Any:
+    if column == "config_yaml":
+        return yaml.safe_load(value) if isinstance(value, str) else value
+    if column not in _JSON_COLUMNS:
+        return value
+    parsed = json.loads(value)
+    if not isinstance(parsed, _JSON_KINDS[column]):
+        raise TypeError(f"JSON of a {type(parsed).__name__}, not a "
+                        f"{_JSON_KINDS[column].__name__}")
+    if column == "parameters" and not all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) for v in parsed.values()):
+        raise TypeError("a fitted parameter that is not a number")
+    return parsed
 
 
 class Store:
@@ -225,23 +267,76 @@ class Store:
     ...                          platform="local", source="real", status="ok", measured_s=1.2)
     """
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, read_only: bool = False) -> None:
         self.path = Path(path)
+        self.read_only = read_only
+        if read_only and not self.path.is_file():
+            raise UserError(f"{self.path}: no results store there")
         # isolation_level=None: autocommit, so each add_* is one committed transaction.
         try:
-            self._db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
+            self._db = (self._connect_read_only() if read_only else
+                        sqlite3.connect(self.path, timeout=30.0, isolation_level=None))
         except sqlite3.DatabaseError as error:
             raise UserError(f"{self.path}: cannot open the results store: {error}") from error
         self._db.row_factory = sqlite3.Row
         try:
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=FULL")
+            version = self._ours()
             self._db.execute("PRAGMA foreign_keys=ON")
-            self._migrate()
+            if not read_only:
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute("PRAGMA synchronous=FULL")
+                self._migrate(version)
         except (sqlite3.Error, StoreError) as error:
             self._db.close()
             cause = error.__cause__ if isinstance(error, StoreError) else error
             raise UserError(f"{self.path}: cannot open as an iotwin store: {cause}") from error
+        except UserError:
+            self._db.close()
+            raise
+
+    def _connect_read_only(self) -> sqlite3.Connection:
+        """The store opened to read, nothing written beside it. A store closed cleanly has no
+        WAL file and all its rows in the file: opened ``immutable`` (no lock, no WAL, no
+        shared memory made). One with a WAL (a writer has it open, or was killed) is opened
+        ``mode=ro`` to read the WAL's rows too, else, where its shared memory cannot be made
+        (a read-only folder or file system), ``immutable``: the file as it is."""
+        uri = self.path.resolve().as_uri()
+        if Path(f"{self.path}-wal").exists():
+            db = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=30.0,
+                                 isolation_level=None)
+            try:
+                db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+                return db
+            except sqlite3.OperationalError:
+                db.close()
+        return sqlite3.connect(f"{uri}?immutable=1", uri=True, isolation_level=None)
+
+    def _ours(self) -> int:
+        """The schema version of the store, after checking the file is one (nothing written
+        yet): another application's SQLite file or a newer store is a UserError, and so is
+        an empty file opened to read. 0 is an empty file to make the store in."""
+        application = self._db.execute("PRAGMA application_id").fetchone()[0]
+        version = self._db.execute("PRAGMA user_version").fetchone()[0]
+        tables = {row[0] for row in self._db.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite^_%' "
+            "ESCAPE '^'")}
+        untouched = "; it is left untouched"
+        if application not in (0, APPLICATION_ID):
+            raise UserError(f"{self.path}: not an iotwin store (an SQLite file of another "
+                            f"application, id {application:#x}){untouched}")
+        if application == APPLICATION_ID and version > SCHEMA_VERSION:
+            raise UserError(f"{self.path}: store schema v{version} is newer than this iotwin "
+                            f"(v{SCHEMA_VERSION}); upgrade iotwin")
+        if not tables and version == 0:
+            if self.read_only:
+                raise UserError(f"{self.path}: an empty file, not an iotwin store")
+            return 0
+        if version not in _TABLES or tables != _TABLES[version]:
+            foreign = sorted(tables - _TABLES[SCHEMA_VERSION]) or sorted(tables)
+            raise UserError(f"{self.path}: not an iotwin store (an SQLite file with tables "
+                            f"{printable(', '.join(foreign))[:200]}, schema version {version})"
+                            f"{untouched}")
+        return version
 
     @contextmanager
     def _sqlite_errors(self) -> Iterator[None]:
@@ -259,15 +354,18 @@ class Store:
         with self._sqlite_errors():
             return self._db.execute(sql, bound)
 
-    def _migrate(self) -> None:
-        version = self._execute("PRAGMA user_version").fetchone()[0]
-        if version > SCHEMA_VERSION:
-            raise UserError(f"{self.path}: store schema v{version} is newer than this iotwin "
-                            f"(v{SCHEMA_VERSION}); upgrade iotwin")
+    def _migrate(self, version: int) -> None:
+        """The store brought to this schema version (its id set, for a store made before
+        there was one)."""
         if version == 0:
             self._create_schema()
         elif version == 1:  # v2 added the jobs table
             self._run_script(_JOBS_SCHEMA, version=2)
+        if self._execute("PRAGMA application_id").fetchone()[0] != APPLICATION_ID:
+            # a store made before the id: a read-only one stays as it is (its first write
+            # says why it cannot be written)
+            with contextlib.suppress(StoreError):
+                self._execute(f"PRAGMA application_id={APPLICATION_ID}")
 
     def _create_schema(self) -> None:
         self._run_script(_SCHEMA, version=SCHEMA_VERSION)
@@ -280,6 +378,7 @@ class Store:
             if self._execute("PRAGMA user_version").fetchone()[0] < version:
                 self._statements(script)
                 self._execute(f"PRAGMA user_version={version}")
+                self._execute(f"PRAGMA application_id={APPLICATION_ID}")
 
     def _statements(self, script: str) -> None:
         for statement in script.split(";"):
@@ -324,7 +423,7 @@ class Store:
         rows = self._execute(f"SELECT * FROM {table} WHERE {where} ORDER BY id",
                              tuple(given.values()))
         with self._sqlite_errors():
-            return [_decode_row(row) for row in rows]
+            return [_decode_row(row, f"{self.path}: {table} row {row['id']}") for row in rows]
 
     def _row_by_id(self, table: str, row_id: int, what: str) -> dict[str, Any]:
         found = self._rows(table, {"id": row_id})
@@ -418,7 +517,7 @@ class Store:
                 row = rows.fetchone()
             if row is None:
                 return
-            yield Evaluation(**_decode_row(row))
+            yield Evaluation(**_decode_row(row, f"{self.path}: evaluations row {row['id']}"))
 
     # -- calibrations -------------------------------------------------------------------------
 

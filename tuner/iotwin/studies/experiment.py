@@ -24,7 +24,6 @@ Every evaluation is a row of the experiment's campaign (kind ``experiment``) in 
 
 from __future__ import annotations
 
-import csv
 import json
 import statistics
 import sys
@@ -42,6 +41,8 @@ from iotwin.core.progress import say
 from iotwin.core.records import RunResult, Source, Target
 from iotwin.core.yaml_files import check_keys, read_yaml
 from iotwin.executors import make_executor
+from iotwin.formats.bounds import load_bounds
+from iotwin.formats.tables import count_field, decimal_number, shown, table_rows
 from iotwin.model.platforms import load_platform
 from iotwin.model.sim import simulate
 from iotwin.store.database import Store
@@ -179,7 +180,7 @@ def _per_node(data: Any, platforms: list[str], source: str) -> dict[str, int]:
     for platform, count in data.items():
         if platform not in platforms:
             raise UserError(f"{source}: ranks_per_node.{platform}: not one of the platforms")
-        _positive(count, source, f"ranks_per_node.{platform}")
+        _bounded(count, "processes", source, f"ranks_per_node.{platform}")
     return dict(data)
 
 
@@ -192,7 +193,7 @@ def _workload(data: Any, source: str, where: str) -> WorkloadSpec:
     if not isinstance(fixed, dict):
         raise UserError(f"{source}: {where}.fixed: expected a mapping space parameter -> value")
     return WorkloadSpec(kernel=_string(data["kernel"], source, f"{where}.kernel"),
-                        ranks=_positive(data["ranks"], source, f"{where}.ranks"),
+                        ranks=_bounded(data["ranks"], "processes", source, f"{where}.ranks"),
                         args=tuple(str(a) for a in args), label=str(data.get("label", "")),
                         fixed=dict(fixed))
 
@@ -232,7 +233,7 @@ def _entry_body(kind: str, data: Mapping[str, Any], earlier: list[ConfigEntry], 
         body = data["sweep"]
         _check_keys(body, _SWEEP_KEYS, source, f"{where}.sweep")
         values = _list(body["values"], source, f"{where}.sweep.values")
-        base = body.get("base") or {}
+        base = _mapping(body.get("base"), source, f"{where}.sweep.base")
         for value in values:  # every swept config must be valid
             validate_config(set_dotted(base, body["key"], value),
                             f"{source}: {where}.sweep ({body['key']}={value})")
@@ -240,20 +241,21 @@ def _entry_body(kind: str, data: Mapping[str, Any], earlier: list[ConfigEntry], 
     body = data["campaign"]
     _check_keys(body, _CAMPAIGN_KEYS, source, f"{where}.campaign")
     return {"strategy": str(body["strategy"]), "space": str(body["space"]),
-            "budget": _positive(body["budget"], source, f"{where}.campaign.budget"),
-            "seeds": [int(s) for s in body.get("seeds", [0])],
-            "truth_seed": int(body.get("truth_seed", 0)),
+            "budget": _bounded(body["budget"], "evaluation_budget", source,
+                               f"{where}.campaign.budget"),
+            "seeds": [_whole(seed, source, f"{where}.campaign.seeds[{i}]") for i, seed in
+                      enumerate(_list(body.get("seeds", [0]), source, f"{where}.campaign.seeds"))],
+            "truth_seed": _whole(body.get("truth_seed", 0), source,
+                                 f"{where}.campaign.truth_seed"),
             "repetitions": _positive(body.get("repetitions", 1), source,
                                      f"{where}.campaign.repetitions"),
-            "settings": dict(body.get("settings") or {}),
-            "fixed": dict(body.get("fixed") or {})}
+            "settings": _mapping(body.get("settings"), source, f"{where}.campaign.settings"),
+            "fixed": _mapping(body.get("fixed"), source, f"{where}.campaign.fixed")}
 
 
 def _search_body(data: Any, source: str, where: str) -> dict[str, Any]:
     _check_keys(data, _SEARCH_KEYS, source, where)
-    seed = data.get("seed", 0)
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise UserError(f"{source}: {where}.seed: expected a whole number, got {seed!r}")
+    seed = _whole(data.get("seed", 0), source, f"{where}.seed")
     sections = data.get("sections")
     budgets = _budgets(data["budget"], source, f"{where}.budget")
     # checked here with one of the budgets; each cell's search takes its workload's own
@@ -270,11 +272,11 @@ def _search_body(data: Any, source: str, where: str) -> dict[str, Any]:
 def _budgets(value: Any, source: str, where: str) -> dict[str, int]:
     """Simulations a search may spend: one count, or a count per workload label."""
     if not isinstance(value, dict):
-        return {"": _positive(value, source, where)}
+        return {"": _bounded(value, "evaluation_budget", source, where)}
     if not value:
         raise UserError(f"{source}: {where}: expected a positive integer or a mapping "
                         f"workload label -> positive integer")
-    return {str(label): _positive(count, source, f"{where}.{label}")
+    return {str(label): _bounded(count, "evaluation_budget", source, f"{where}.{label}")
             for label, count in value.items()}
 
 
@@ -320,6 +322,28 @@ def _string_list(value: Any, source: str, where: str) -> list[str]:
     for i, item in enumerate(items):
         _string(item, source, f"{where}[{i}]")
     return items
+
+
+def _bounded(value: Any, kind: str, source: str, where: str) -> int:
+    """An integer within the bounds table's ``kind``, checked before anything is sized by it
+    (a budget of 10^12 searches for ever, 10^12 ranks exhaust memory)."""
+    return int(load_bounds()[kind].check(value, f"{source}: {where}"))
+
+
+def _whole(value: Any, source: str, where: str) -> int:
+    """A seed: a whole number (1.5 is not one, nor true)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise UserError(f"{source}: {where}: expected a whole number, got {value!r}")
+    return value
+
+
+def _mapping(value: Any, source: str, where: str) -> dict[str, Any]:
+    """An optional mapping (absent or null: empty)."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise UserError(f"{source}: {where}: expected a mapping, got {value!r}")
+    return dict(value)
 
 
 def _positive(value: Any, source: str, where: str) -> int:
@@ -632,12 +656,22 @@ def load_published(name: str | None) -> dict[tuple[str, str, int, str], float]:
     if not name:
         return {}
     path = published_path(name)
-    try:
-        with path.open(newline="") as handle:
-            rows = list(csv.DictReader(handle))
-    except OSError as error:
-        raise UserError(f"published: {path}: {error.strerror}") from None
-    return {(r["platform"].lower(), r["kernel"].lower(), int(r["cores"]), r["setting"]):
-            float(r["value"]) for r in rows
-            if r.get("metric") == "rate" and r.get("unit") == "MB/s"}
+    found = {}
+    for line, row in table_rows(path, _PUBLISHED_COLUMNS, "published figures"):
+        if row["metric"] != "rate" or row["unit"] != "MB/s":
+            continue
+        where = f"{path}:{line}"
+        rate = decimal_number(row["value"])
+        bound = load_bounds()["io_rate"]
+        if not bound.contains(rate):
+            raise UserError(f"{where}: value: expected a rate from {bound.min:g} to "
+                            f"{bound.max:g} MB/s, got {shown(row['value'])}")
+        key = (row["platform"].lower(), row["kernel"].lower(),
+               count_field(row["cores"], "processes", where, "cores"), row["setting"])
+        found[key] = rate
+    return found
+
+
+#: the columns of a published figures table an experiment reads
+_PUBLISHED_COLUMNS = ("platform", "kernel", "cores", "setting", "metric", "value", "unit")
 

@@ -10,10 +10,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from iotwin.core import paths
 from iotwin.core.errors import UserError
+from iotwin.core.yaml_files import read_yaml
 from iotwin.validation.paper_rows import PublishedRow
 from iotwin.validation.paper_sensitivity import SelectionRule
 
@@ -88,7 +87,7 @@ class Settings:
 def load_settings(path: Path | None = None) -> Settings:
     path = path or paper_dir() / "cases.yaml"
     try:
-        data = yaml.safe_load(path.read_text())
+        data = read_yaml(path, "validation settings")
         return Settings(
             published=path.parent / data["published"],
             size_tolerance=float(data["size_tolerance"]),
@@ -99,7 +98,5 @@ def load_settings(path: Path | None = None) -> Settings:
             selection=SelectionRule.from_settings(data["fit_selection"]),
             fit=FitBudget.from_settings(data["fit"]),
             extrapolate_steps=tuple(data.get("extrapolate_steps") or ()))
-    except (OSError, yaml.YAMLError) as error:
-        raise UserError(f"{path}: {error}") from error
     except (KeyError, TypeError, ValueError) as error:
         raise UserError(f"{path}: missing or bad key: {error}") from error

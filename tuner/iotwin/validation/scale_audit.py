@@ -22,11 +22,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from iotwin.config.schema import DEFAULT_CONFIG, validate_config
 from iotwin.config.types import Config
 from iotwin.core import paths
+from iotwin.core.yaml_files import read_yaml
 from iotwin.model import iosim_process, sim
 from iotwin.model.platforms import Platform, load_platform
 from iotwin.workloads.workload import kernel_workload
@@ -123,7 +122,7 @@ def _wait(process: subprocess.Popen, max_seconds: float) -> tuple[int | None, An
 def run_audit(spec_path: Path | None = None, *, platforms: Sequence[str] | None = None,
               progress: Callable[[str], None] | None = None) -> list[AuditPoint]:
     say = progress or (lambda _: None)
-    spec = yaml.safe_load((spec_path or scale_dir() / "audit.yaml").read_text())
+    spec = read_yaml(spec_path or scale_dir() / "audit.yaml", "scale audit spec")
     tuned = validate_config(spec["tuned"], "audit.yaml: tuned")
     points = []
     for name, entry in spec["platforms"].items():

@@ -19,13 +19,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from iotwin.config.schema import validate_config
 from iotwin.config.types import Config
 from iotwin.core import paths
 from iotwin.core.errors import UserError
 from iotwin.core.readme_block import fill_block
+from iotwin.core.yaml_files import read_yaml
 from iotwin.model.platforms import load_platform
 from iotwin.model.sim import simulate
 from iotwin.workloads.replication.darshan_log import LogRecords, log_activity, read_records
@@ -113,7 +112,7 @@ def run_traffic(spec_path: Path | None = None, *,
                 progress: Callable[[str], None] | None = None) -> list[LogTraffic]:
     """Every log of the spec: its counters and the simulation of its rebuilt workload."""
     say = progress or (lambda _: None)
-    spec = yaml.safe_load((spec_path or traffic_dir() / "logs.yaml").read_text())
+    spec = read_yaml(spec_path or traffic_dir() / "logs.yaml", "traffic spec")
     shipped = darshan_package_dir()
     found = []
     for entry in spec["logs"]:

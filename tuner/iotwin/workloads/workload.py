@@ -23,6 +23,7 @@ import yaml
 from iotwin.core import paths
 from iotwin.core.errors import UserError
 from iotwin.core.mpi_flavours import DEFAULT_MPI, select_flavour
+from iotwin.core.yaml_files import read_document
 from iotwin.formats.bounds import load_bounds
 from iotwin.formats.records import (
     DocumentError,
@@ -32,7 +33,6 @@ from iotwin.formats.records import (
     load_record_schema,
     normal_form,
 )
-from iotwin.formats.yaml_text import read_document
 from iotwin.workloads.types import Workload
 
 #: a run's per-axis lists and what each axis is when the list is absent
@@ -349,7 +349,7 @@ def validate_workload(data: Any, source: str) -> Workload:
 
 def read_workload(path: str | Path) -> Any:
     """The document in a workload file (not validated), read as every reader of the format
-    reads its text (YAML or JSON; iotwin.formats.yaml_text)."""
+    reads its text (YAML or JSON; iotwin.core.yaml_files)."""
     return read_document(Path(path), "workload", floats=True, json_too=True)
 
 
