@@ -21,6 +21,7 @@ import numpy as np
 import yaml
 
 from iotwin.core import paths
+from iotwin.core.dotted import dotted_get
 from iotwin.core.errors import UserError
 from iotwin.core.stats import spearman
 from iotwin.core.yaml_files import read_yaml
@@ -42,12 +43,10 @@ FAMILY_CONSTANTS = (
 
 
 def leaf_at(tree: Mapping[str, Any], path: str) -> dict[str, Any]:
-    node: Any = tree
-    for part in path.split("."):
-        if not isinstance(node, Mapping) or part not in node:
-            raise UserError(f"sheet defaults: no constant {path}")
-        node = node[part]
-    return node  # type: ignore[no-any-return]
+    node = dotted_get(tree, path)
+    if not isinstance(node, dict):
+        raise UserError(f"sheet defaults: no constant {path}")
+    return node
 
 
 def constant_bounds(defaults: Mapping[str, Any]) -> dict[str, tuple[float, float, float]]:

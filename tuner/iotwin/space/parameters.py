@@ -61,6 +61,7 @@ from iotwin.config.schema import (
 )
 from iotwin.config.types import Config
 from iotwin.core import paths
+from iotwin.core.dotted import dotted_set
 from iotwin.core.errors import UserError
 from iotwin.core.mpi_flavours import DEFAULT_MPI
 from iotwin.core.units import format_size, parse_size
@@ -380,11 +381,7 @@ def _set_keys(config: dict[str, Any], keys: Sequence[str], value: Any) -> None:
     if value is None:
         return
     for key in keys:
-        node = config
-        *parents, leaf = key.split(".")
-        for part in parents:
-            node = node.setdefault(part, {})
-        node[leaf] = value
+        dotted_set(config, key, value)
 
 
 def _show(leaf: str, value: Any) -> str:

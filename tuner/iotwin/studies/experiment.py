@@ -35,6 +35,7 @@ from typing import Any, TextIO
 from iotwin.config.schema import validate_config
 from iotwin.config.types import Config
 from iotwin.core import paths
+from iotwin.core.dotted import dotted_get, dotted_set
 from iotwin.core.errors import UserError
 from iotwin.core.hashing import config_hash
 from iotwin.core.progress import say
@@ -358,19 +359,8 @@ def set_dotted(config: Mapping[str, Any], keys: str | list[str], value: Any) -> 
     copy: dict[str, Any] = {k: (dict(v) if isinstance(v, dict) else v)
                             for k, v in config.items()}
     for key in [keys] if isinstance(keys, str) else keys:
-        *parents, leaf = str(key).split(".")
-        node = copy
-        for part in parents:
-            node = node.setdefault(part, {})
-        node[leaf] = value
+        dotted_set(copy, str(key), value)
     return copy
-
-
-def get_dotted(config: Mapping[str, Any], key: str) -> Any:
-    node: Any = config
-    for part in key.split("."):
-        node = node.get(part) if isinstance(node, Mapping) else None
-    return node
 
 
 # -- measuring cells ----------------------------------------------------------------------------
@@ -538,7 +528,7 @@ class Experiment:
         configs = [validate_config(set_dotted(body["base"], body["key"], value), entry.label)
                    for value in body["values"]]
         first_key = body["key"][0] if isinstance(body["key"], list) else body["key"]
-        return [(get_dotted(config, first_key), config) for config in configs]
+        return [(dotted_get(config, first_key), config) for config in configs]
 
     def _search(self, platform: str, workload: WorkloadSpec, entry: ConfigEntry
                 ) -> CellResult:

@@ -36,6 +36,7 @@ from typing import Any, Protocol
 import yaml
 
 from iotwin.config.types import Config
+from iotwin.core.dotted import dotted_get
 from iotwin.core.errors import UserError
 from iotwin.core.hashing import config_hash
 from iotwin.model import sim
@@ -179,17 +180,10 @@ def _parameters(platform: Platform, path: str, value: Any) -> dict[str, Any]:
         hint = f"; did you mean {nearby[0]}?" if nearby else ""
         raise UserError(f"--vary {path}: {platform.name} has no parameter {path!r}{hint} "
                         f"(parameters: {OST_COUNT}, {', '.join(known)})")
-    current = _value_at(platform.data, path)
+    current = dotted_get(platform.data, path)
     if isinstance(current, int | float) != isinstance(value, int | float) or value is None:
         raise UserError(f"--vary {path}={value}: expected a value like {current!r}")
     return {path: value}
-
-
-def _value_at(data: Mapping[str, Any], path: str) -> Any:
-    node: Any = data
-    for part in path.split("."):
-        node = node[part]
-    return node
 
 
 def vary(platform: Platform, settings: Mapping[str, Any]) -> Platform:
