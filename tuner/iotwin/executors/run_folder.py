@@ -226,10 +226,8 @@ class KeptRuns:
             return None
         if not isinstance(kept, dict):
             return None
-        outputs, paths = kept.get("outputs"), kept.get("paths")
-        if not all(isinstance(listed, list) and all(
-                isinstance(path, str) and _relative(path) for path in listed)
-                for listed in (outputs, paths)):
+        outputs, paths = _listed(kept.get("outputs")), _listed(kept.get("paths"))
+        if outputs is None or paths is None:
             return None
         return outputs, set(paths)
 
@@ -309,6 +307,14 @@ class KeptRuns:
         shutil.move(str(run_dir), target)
         self._write_list()
         return target
+
+
+def _listed(value: Any) -> list[str] | None:
+    """``value`` if it is a list of relative paths (as :func:`_relative` says), else None."""
+    if not isinstance(value, list) or not all(
+            isinstance(path, str) and _relative(path) for path in value):
+        return None
+    return value
 
 
 def _relative(path: str) -> bool:

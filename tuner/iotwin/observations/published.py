@@ -139,7 +139,7 @@ def _choice(row: dict[str, str], column: str, choices: dict[str, Any], where: st
 
 def _block(text: str, where: str) -> int:
     """N of a block of N^3 doubles a process, its bytes within bounds.yaml's buffer_bytes."""
-    largest = _cube_root((load_bounds()["buffer_bytes"].max) // 8)
+    largest = _cube_root(int(load_bounds()["buffer_bytes"].max) // 8)
     side, _, power = text.partition("^")
     number = whole_number(side)
     if power != "3" or number is None or not 1 <= number <= largest:

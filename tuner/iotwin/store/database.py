@@ -252,8 +252,8 @@ def _column_value(column: str, value: Any) -> Any:
     if not isinstance(parsed, _JSON_KINDS[column]):
         raise TypeError(f"JSON of a {type(parsed).__name__}, not a "
                         f"{_JSON_KINDS[column].__name__}")
-    if column == "parameters" and not all(
-            isinstance(v, (int, float)) and not isinstance(v, bool) for v in parsed.values()):
+    if column == "parameters" and isinstance(parsed, dict) and not all(
+            isinstance(v, int | float) and not isinstance(v, bool) for v in parsed.values()):
         raise TypeError("a fitted parameter that is not a number")
     return parsed
 
