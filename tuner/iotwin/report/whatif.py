@@ -173,11 +173,14 @@ def verdict(predictions: list[Prediction]) -> str:
     confidence: whether the bands overlap, and the probability that it is faster than the
     runner-up if each model's error is log-normal with its band as the 90th percentile and
     the two errors independent."""
-    best = [(p.tuned_mbs or p.default_mbs, p) for p in predictions if p.tuned_mbs or
-            p.default_mbs]
+    best: list[tuple[float, Prediction]] = []
+    for p in predictions:
+        rate = p.tuned_mbs or p.default_mbs
+        if rate:
+            best.append((rate, p))
     if len({p.platform for _, p in best}) < 2:
         return ""
-    best.sort(key=lambda pair: -(pair[0] or 0))
+    best.sort(key=lambda pair: -pair[0])
     (rate, first), (second_rate, second) = best[0], next(
         pair for pair in best[1:] if pair[1].platform != best[0][1].platform)
     what = "tuned" if first.tuned_mbs else "default"

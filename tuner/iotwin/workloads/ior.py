@@ -237,7 +237,7 @@ def io500_arguments(phase: str, ranks: int, volume_bytes: int | None = None,
         raise UserError("--io500 needs the volume: --segments N, or a platform to write "
                         f"{IO500_SECONDS} s at its ceiling")
     if phase == "hard-write":
-        count = segments or max(1, volume_bytes // (ranks * transfer))  # type: ignore[operator]
+        count = segments or max(1, (volume_bytes or 0) // (ranks * transfer))
         return [*base, "-s", str(count)]
     per_rank = (segments or 1) * transfer if volume_bytes is None else volume_bytes // ranks
     transfers = max(1, per_rank // transfer)
