@@ -11,7 +11,7 @@ namespace {
 constexpr std::array<const char*, static_cast<size_t>(Mechanism::count)> names = {
     "OSTs (bandwidth)",
     "OSTs (interleaved client streams)",
-    "OSTs (RPC and lock service)",
+    "OSTs (request service)",
     "OSS links",
     "routers",
     "storage fabric",
@@ -19,6 +19,7 @@ constexpr std::array<const char*, static_cast<size_t>(Mechanism::count)> names =
     "MPI fabric (shuffle)",
     "client processes (cache copy)",
     "client nodes (Lustre client)",
+    "extent-lock revocation waits",
     "open (create, open, metadata reads)",
     "close (metadata writes, closing steps)",
     "collective steps and fixed costs",
@@ -102,7 +103,7 @@ PhaseBinding binding_of(const Platform& p, const ResourceLoads& loads)
         return out;
     }
     // The busiest target's time: its data at full bandwidth, the loss to interleaved streams,
-    // and its per-RPC and lock service (expressed in its loads as bytes at its rate).
+    // and its per-request service (expressed in its loads as bytes at its rate).
     double full = busiest->full_bandwidth;
     double data_s = busiest->data_bytes / busiest->bandwidth;
     out.share[index(Mechanism::target_bandwidth)] = busiest->data_bytes / full / target_s;

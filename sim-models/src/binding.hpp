@@ -3,9 +3,10 @@
 // capacity bounds the phase from below, and the largest of those bounds is the phase): the
 // phase's flow time is charged to the class of that resource, and the time of a target split
 // into its bandwidth, the loss to interleaved client streams (resource_loads.hpp's degraded
-// bandwidth) and its per-RPC and lock service. Fixed costs are charged by the phase that
+// bandwidth) and its per-request service. Fixed costs are charged by the phase that
 // carries them (open, close, the collective steps of a write call), the client's copy into its
-// cache to the process or node limit that set it, and a wait for cached writes to the flush
+// cache to the process or node limit that set it, the writers' waits for extent-lock
+// revocations to them (extent_locks.hpp), and a wait for cached writes to the flush
 // that was waited for (lustre_client.hpp). The charges of a run add up to its time.
 #pragma once
 
@@ -22,7 +23,7 @@ namespace iosim {
 enum class Mechanism {
     target_bandwidth,   // OSTs at their full bandwidth
     target_contention,  // OSTs slowed by interleaved client streams
-    target_service,     // OSTs' per-RPC and lock-revocation service
+    target_service,     // OSTs' per-request service (merged RPCs at the media)
     servers,            // the OSS links
     routers,
     storage_fabric,
@@ -30,6 +31,7 @@ enum class Mechanism {
     mpi_fabric,         // node-to-node traffic (the collective buffering shuffle)
     client_processes,   // one process's copy into the client cache and its RPCs
     client_nodes,       // one node's Lustre client
+    lock_waits,         // writers waiting for extent-lock / token revocations
     open,               // create, open, superblock reads, dataset creation
     close,              // metadata written at close, the closing steps
     fixed,              // a write call's collective steps, fill buffers, metadata flushes

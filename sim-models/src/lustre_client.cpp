@@ -61,6 +61,13 @@ void LustreClient::wait_for(double until, const PhaseBinding& flush)
     }
 }
 
+// The writers wait for their extent locks before their data goes into the cache (or out).
+double LustreClient::lock_wait(const Phase& phase)
+{
+    attribution_.charge(Mechanism::lock_waits, phase.lock_wait_s);
+    return phase.lock_wait_s;
+}
+
 LustreClient::Copy LustreClient::copy_s(const Phase& phase)
 {
     Copy copy;
@@ -96,6 +103,7 @@ double LustreClient::write_through(const Phase& phase)
     } else {
         charge(phase, timing);
     }
+    seconds += lock_wait(phase);
     now_ += seconds;
     return seconds;
 }
@@ -157,7 +165,7 @@ double LustreClient::write_back_phase(const Phase& phase)
         window_start_ = now_;
     add_to_window(phase);
     Copy copy = copy_s(phase);
-    now_ += phase.fixed_s + copy.seconds;
+    now_ += phase.fixed_s + copy.seconds + lock_wait(phase);
     attribution_.charge_fixed(phase.label, phase.fixed_s);
     attribution_.charge(copy.limit, copy.seconds);
     // A write larger than the budget on its own cannot run ahead of its flush.

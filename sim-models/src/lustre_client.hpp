@@ -35,6 +35,7 @@ private:
     // What the client side takes to push the phase's writes: its busiest process, its
     // busiest node, whichever takes longer.
     Copy copy_s(const Phase& phase);
+    double lock_wait(const Phase& phase);  // charged to the lock waits
     void charge(const Phase& phase, const Timing& timing);
     // The application waits until `until`: charged to the flush it waits for.
     void wait_for(double until, const PhaseBinding& flush);

@@ -251,6 +251,9 @@ struct Phase {
     uint64_t repeat = 1;  // identical consecutive phases
     uint64_t max_process_bytes = 0;  // most bytes one process writes to storage in the phase
     uint64_t max_process_calls = 0;  // most write calls one process makes in the phase
+    // What the phase's writers wait for extent-lock revocations (extent_locks.hpp): a wait in
+    // the writing processes, before their data reaches the cache or the targets.
+    double lock_wait_s = 0;
     bool sync = false;  // waits until every write before it is on the targets (close, flush)
 };
 

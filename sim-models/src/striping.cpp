@@ -41,7 +41,8 @@ Striping file_striping(const Platform& p, const FileSettings& s, int instance)
 }
 
 WritePhaseBuilder::WritePhaseBuilder(const Platform& p, const Striping& st, LockHolders& holders, Breakdown& bd)
-    : platform_(p), striping_(st), locks_(holders), breakdown_(bd), slot_(storage_targets(p), -1)
+    : platform_(p), striping_(st), locks_(holders), revocation_s_(p.fs.lock_conflict_s + p.fs.rpc_overhead_s), client_rpcs_(p.fs.rpc_max_bytes),
+      media_requests_(p.fs.rpc_max_bytes), breakdown_(bd), slot_(storage_targets(p), -1)
 {
 }
 
@@ -73,23 +74,37 @@ Flow& WritePhaseBuilder::flow(int client, int key, int target)
     return flows_[slot];
 }
 
-void WritePhaseBuilder::add_to_target(int client, int key, int target, uint64_t bytes, uint64_t rpcs)
+void WritePhaseBuilder::add_to_target(int client, int key, int target, int component, uint64_t object_offset,
+                                      uint64_t bytes)
 {
+    // An object: a target and the layout component whose stripe object it holds.
+    uint64_t object = static_cast<uint64_t>(component) << 24 | static_cast<uint64_t>(target);
+    uint64_t rpcs = client_rpcs_.add(static_cast<uint64_t>(static_cast<uint32_t>(client)) << 32 | object,
+                                     object_offset, bytes);
+    uint64_t requests = media_requests_.add(object, object_offset, bytes);
     Flow& f = flow(client, key, target);
     f.bytes += bytes;
-    f.target_busy_s += static_cast<double>(rpcs) * platform_.fs.rpc_overhead_s;
+    f.target_busy_s += static_cast<double>(requests) * platform_.fs.rpc_overhead_s;
     breakdown_.rpcs += rpcs;
     breakdown_.bytes_per_target[target] += bytes;
 }
 
-// A piece's partial first and last lock units: a revocation is a server round trip charged to
-// the unit's target.
-void WritePhaseBuilder::lock_boundary(int client, int key, uint64_t offset)
+// A piece's partial first and last lock units: a revocation is a round trip the writing
+// process waits for (extent_locks.hpp), not work of the unit's target.
+void WritePhaseBuilder::lock_boundary(int client, int process, uint64_t offset)
 {
-    if (!locks_.revokes(client, offset, lock_unit(offset)))
-        return;
-    breakdown_.lock_conflicts++;
-    flow(client, key, striping_.target_of(offset)).target_busy_s += platform_.fs.lock_conflict_s;
+    ExtentLocks::Grant grant = locks_.acquire(client, offset, lock_unit(offset), process_calls_[process] - 1);
+    if (grant.revokes) {
+        breakdown_.lock_conflicts++;
+        int target = striping_.target_of(offset);
+        if (static_cast<size_t>(target) >= object_revocations_.size())
+            object_revocations_.resize(static_cast<size_t>(target) + 1, 0);
+        if (object_revocations_[target]++ == 0)
+            revoked_objects_.push_back(target);
+        longest_object_chain_ = std::max(longest_object_chain_, object_revocations_[target]);
+    }
+    if (grant.waits)
+        max_process_waits_ = std::max(max_process_waits_, ++process_waits_[process]);
 }
 
 namespace {
@@ -110,6 +125,7 @@ void WritePhaseBuilder::count_process_write(int process, uint64_t bytes)
     if (static_cast<size_t>(process) >= process_bytes_.size()) {
         process_bytes_.resize(static_cast<size_t>(process) + 1, 0);
         process_calls_.resize(static_cast<size_t>(process) + 1, 0);
+        process_waits_.resize(static_cast<size_t>(process) + 1, 0);
     }
     uint64_t& sum = process_bytes_[process];
     if (sum == 0)
@@ -120,30 +136,32 @@ void WritePhaseBuilder::count_process_write(int process, uint64_t bytes)
 }
 
 // The bytes [offset, end) of one extent of the layout: a Data-on-MDT extent to its MDT whole,
-// else its partial first stripe, whole cycles over all its stripes (computed, not walked), then
-// the rest.
-void WritePhaseBuilder::add_extent(int client, int key, const StripeExtent& e, uint64_t offset, uint64_t end)
+// else its partial first stripe, whole cycles over all its stripes (computed, not walked: each
+// target's part of them is contiguous in its object), then the rest.
+void WritePhaseBuilder::add_extent(int client, int key, int component, const StripeExtent& e, uint64_t offset,
+                                   uint64_t end)
 {
-    uint64_t rpc = platform_.fs.rpc_max_bytes;
-    auto rpcs_of = [rpc](uint64_t n) { return (n + rpc - 1) / rpc; };
     if (e.mdt >= 0) {
-        add_to_target(client, key, e.mdt, end - offset, rpcs_of(end - offset));
+        add_to_target(client, key, e.mdt, component, offset, end - offset);
         return;
     }
     uint64_t pos = offset;
     uint64_t size = e.size;
     uint64_t cycle = size * static_cast<uint64_t>(e.count);
+    auto object_offset = [size, cycle](uint64_t at) { return at / cycle * size + at % size; };
     while (pos < end) {
         uint64_t stripe_end = (pos / size + 1) * size;
         if (pos % size == 0 && end - pos >= cycle) {
             uint64_t cycles = (end - pos) / cycle;
-            for (int i = 0; i < e.count; i++)
-                add_to_target(client, key, e.target_of(pos + i * size), cycles * size, cycles * rpcs_of(size));
+            for (int i = 0; i < e.count; i++) {
+                uint64_t at = pos + static_cast<uint64_t>(i) * size;
+                add_to_target(client, key, e.target_of(at), component, object_offset(at), cycles * size);
+            }
             pos += cycles * cycle;
             continue;
         }
         uint64_t piece = std::min(end, stripe_end) - pos;
-        add_to_target(client, key, e.target_of(pos), piece, rpcs_of(piece));
+        add_to_target(client, key, e.target_of(pos), component, object_offset(pos), piece);
         pos += piece;
     }
 }
@@ -159,13 +177,13 @@ void WritePhaseBuilder::add(int client, int key, int process, uint64_t offset, u
     for (uint64_t pos = offset; pos < end;) {
         const StripeExtent& e = striping_.at(pos);
         uint64_t stop = std::min(end, e.end);
-        add_extent(client, key, e, pos, stop);
+        add_extent(client, key, static_cast<int>(&e - striping_.extents.data()), e, pos, stop);
         pos = stop;
     }
     if (offset % lock_unit(offset) != 0)
-        lock_boundary(client, key, offset);
+        lock_boundary(client, process, offset);
     if (end % lock_unit(end - 1) != 0)
-        lock_boundary(client, key, end - 1);
+        lock_boundary(client, process, end - 1);
     if (extra_busy_s > 0)
         flow(client, key, striping_.target_of(offset)).target_busy_s += extra_busy_s;
 }
@@ -177,6 +195,14 @@ Phase WritePhaseBuilder::finish(const std::string& label, double fixed_s)
     phase.fixed_s = fixed_s;
     phase.max_process_bytes = max_process_bytes_;
     phase.max_process_calls = max_process_calls_;
+    // The phase's lock waits (extent_locks.hpp): the most revocations one process waits for,
+    // or the most one object goes through (its lock server grants them one after another).
+    uint64_t waits = std::max(longest_object_chain_, max_process_waits_);
+    for (int t : revoked_objects_)
+        object_revocations_[t] = 0;
+    revoked_objects_.clear();
+    longest_object_chain_ = 0;
+    phase.lock_wait_s = static_cast<double>(waits) * revocation_s_;
     // By (key, target); a key's flows to one target merged in order of creation.
     std::vector<size_t> order(flows_.size());
     std::iota(order.begin(), order.end(), 0);
@@ -201,11 +227,14 @@ Phase WritePhaseBuilder::finish(const std::string& label, double fixed_s)
     slotted_.clear();
     current_key_ = -1;
     locks_.end_phase();
+    client_rpcs_.clear();
+    media_requests_.clear();
     for (int process : processes_)
-        process_bytes_[process] = process_calls_[process] = 0;
+        process_bytes_[process] = process_calls_[process] = process_waits_[process] = 0;
     processes_.clear();
     max_process_bytes_ = 0;
     max_process_calls_ = 0;
+    max_process_waits_ = 0;
     return phase;
 }
 

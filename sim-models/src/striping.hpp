@@ -1,6 +1,7 @@
 // Lustre/GPFS placement of file bytes on storage targets, and the builder of one write phase:
-// every piece a client node writes, mapped onto targets, split into RPCs, with the revocations
-// of extent locks it causes (extent_locks.hpp).
+// every piece a client node writes, mapped onto targets, merged into RPCs and media requests
+// (request_merging.hpp), with the revocations of extent locks it causes and the waits they
+// cost its writers (extent_locks.hpp).
 #pragma once
 
 #include <cstdint>
@@ -9,6 +10,7 @@
 #include <utility>
 
 #include "extent_locks.hpp"
+#include "request_merging.hpp"
 #include "model.hpp"
 
 namespace iosim {
@@ -57,16 +59,20 @@ public:
     Phase finish(const std::string& label, double fixed_s);
 
 private:
-    void add_to_target(int client, int key, int target, uint64_t bytes, uint64_t rpcs);
-    void add_extent(int client, int key, const StripeExtent& e, uint64_t offset, uint64_t end);
+    // `bytes` at `object_offset` of the object of layout component `component` on `target`.
+    void add_to_target(int client, int key, int target, int component, uint64_t object_offset, uint64_t bytes);
+    void add_extent(int client, int key, int component, const StripeExtent& e, uint64_t offset, uint64_t end);
     uint64_t lock_unit(uint64_t offset) const;
     Flow& flow(int client, int key, int target);
-    void lock_boundary(int client, int key, uint64_t offset);
+    void lock_boundary(int client, int process, uint64_t offset);
     void count_process_write(int process, uint64_t bytes);
 
     const Platform& platform_;
     Striping striping_;
     ExtentLocks locks_;
+    double revocation_s_ = 0;     // one revocation: the callback round trip and the holder's flush
+    RequestRuns client_rpcs_;     // per client node and object: its RPCs
+    RequestRuns media_requests_;  // per object: what reaches the target's media
     Breakdown& breakdown_;
     // Flows in order of creation, each with its key; a key's flow per target is found through
     // slot_ while the key is current (pieces come key by key). A key that comes back gets new
@@ -78,7 +84,13 @@ private:
     std::vector<int> slotted_;  // targets whose slot_ is set
     std::vector<uint64_t> process_bytes_;  // process -> bytes it writes this phase
     std::vector<uint64_t> process_calls_;  // process -> write calls it makes this phase
+    std::vector<uint64_t> process_waits_;  // process -> lock waits of its writes this phase
     std::vector<int> processes_;           // processes whose process_bytes_ is set
+    uint64_t max_process_waits_ = 0;
+    // Target -> revocations of the file's object there this phase: one after another (extent_locks.hpp).
+    std::vector<uint64_t> object_revocations_;
+    std::vector<int> revoked_objects_;
+    uint64_t longest_object_chain_ = 0;
     uint64_t max_process_bytes_ = 0;
     uint64_t max_process_calls_ = 0;
 };

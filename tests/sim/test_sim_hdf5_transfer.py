@@ -45,7 +45,9 @@ def test_every_run_written_alone_by_another_node_revokes_the_stripes_lock() -> N
     assert collective.breakdown["write_paths"] == ["two-phase"]
     assert collective.breakdown["lock_conflicts"] == 0
     assert independent.breakdown["lock_conflicts"] >= 7 * N * N
-    assert independent.phases["write"] > collective.phases["write"] + 7 * N * N * 0.01
+    # the writers wait for each revocation (extent_locks.hpp), all of them on one object
+    assert independent.time_by_mechanism["extent-lock revocation waits"] >= 7 * N * N * 0.01
+    assert independent.phases["write"] > collective.phases["write"]
 
 
 def test_an_unaligned_data_start_shares_lock_units_that_alignment_separates() -> None:

@@ -71,7 +71,9 @@ def test_enddef_and_close_flush_the_file_the_close_waiting_for_the_data() -> Non
     [nc] = run(local, block3d("netcdf4", transfer="collective", fill_time="never", **big))
     [h5] = run(local, block3d("hdf5", transfer="collective", **big), coll_metadata)
     flush_s = 16 * MiB / (local.data["filesystem"]["target_mbs"] * 1e6)
-    assert nc.phases["close"] > h5.phases["close"] + 0.5 * flush_s
+    # what is left of the flush at close: the window went out as the copy began, in requests
+    # merged up to the block layer's 4 MiB (request_merging.hpp)
+    assert nc.phases["close"] > h5.phases["close"] + 0.25 * flush_s
     # one collective metadata write per flush: nc_enddef's and nc_close's, HDF5's close's
     assert nc.breakdown["posix"]["metadata_writes"] == 2
     assert h5.breakdown["posix"]["metadata_writes"] == 1
