@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "box_region.hpp"
+#include "file_creates.hpp"
 #include "first_touch.hpp"
 #include "hdf5_layout.hpp"
 #include "hdf5_transfer.hpp"
@@ -197,11 +198,12 @@ int client_caches(const Platform& p, const OpenFile& of)
 double open_cost(const Platform& p, const Session& ses, const FileSettings& s, int writers, double oversubscription)
 {
     const FileSession& f = *ses.file;
-    double instances = static_cast<double>(ses.files.size());
     int objects = 0;  // every OST object of the layout's components
     for (const LayoutComponent& c : s.components)
         objects += c.mdt ? 0 : c.stripe_count;
-    double create = f.create ? (p.fs.create_s + objects * p.fs.create_per_stripe_s) * instances : 0;
+    // Each instance's rank creates its file at once; the metadata servers serve them together
+    // (file_creates.hpp).
+    double create = f.create ? create_files_s(p.fs, ses.files.size(), objects) : 0;
     // Without collective metadata reads each rank reads the superblock and root group itself,
     // through its node's client cache (client_caches).
     double readers = 0;
