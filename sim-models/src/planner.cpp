@@ -9,6 +9,7 @@
 #include "hdf5_layout.hpp"
 #include "hdf5_transfer.hpp"
 #include "listed_region.hpp"
+#include "repeat_fold.hpp"
 #include "selection_regions.hpp"
 
 namespace iosim {
@@ -311,19 +312,28 @@ bool call_collective(const IoCall& c, const FileSettings& s)
 void replay_calls(const MpiIoContext& ctx, const FileSession& f, const FileSettings& s, Session& ses,
                   double flush_s)
 {
-    for (const IoCall& c : f.calls)
-        for (uint64_t k = 0; k < c.times; k++) {
+    for (const IoCall& c : f.calls) {
+        auto repetition = [&](uint64_t k, const MpiIoContext& into) {
             double compute = k == 0 ? c.compute_before_s : c.compute_between_s;
             if (compute > 0)
-                ctx.sink(fixed_phase("compute", compute));
+                into.sink(fixed_phase("compute", compute));
             if (c.flush) {
-                ctx.sink(fixed_phase("write", flush_s, true));
-                continue;
+                into.sink(fixed_phase("write", flush_s, true));
+                return;
             }
-            write_pieces(ctx, call_on_instances(ses, call_collective(c, s),
-                                                replayed_call_regions(ses, c, k, ctx.walk_pieces)),
+            write_pieces(into, call_on_instances(ses, call_collective(c, s),
+                                                 replayed_call_regions(ses, c, k, into.walk_pieces)),
                          f.hdf5);
-        }
+        };
+        // The first repetition (its compute_before_s) is the program's own; the rest may repeat
+        // one another (repeat_fold.hpp).
+        repetition(0, ctx);
+        if (ctx.fold_repeats && c.times >= min_folded_times)
+            fold_repetitions(ctx, c.times - 1, [&](uint64_t k, const MpiIoContext& into) { repetition(k + 1, into); });
+        else
+            for (uint64_t k = 1; k < c.times; k++)
+                repetition(k, ctx);
+    }
 }
 
 void write_session(const MpiIoContext& ctx, const FileSession& f, const FileSettings& s, Session& ses,
@@ -351,12 +361,12 @@ void write_session(const MpiIoContext& ctx, const FileSession& f, const FileSett
 
 void plan_run(const Platform& p, const Workload& w, const std::vector<FileSettings>& settings,
               const std::vector<const FileLayout*>& layouts, const PlanOptions& options, Breakdown& bd,
-              const PhaseSink& sink)
+              const PhaseSink& sink, const BlockSink& blocks)
 {
     auto node_of_rank = place_ranks(p, w, settings, layouts, options.placement);
     double over = oversubscription(p, node_of_rank);
     bd.bytes_per_target.assign(storage_targets(p), 0);
-    MpiIoContext ctx{p, options.aggregate, w.ranks, over, bd, sink, options.walk_pieces};
+    MpiIoContext ctx{p, options.aggregate, w.ranks, over, bd, sink, options.walk_pieces, blocks, options.fold_repeats};
     for (size_t i = 0; i < w.files.size(); i++) {
         const FileSession& f = w.files[i];
         const FileSettings& s = settings[i];
