@@ -249,14 +249,34 @@ void LustreClient::shift_clocks(double by)
     }
 }
 
-uint64_t LustreClient::state_hash() const
+void LustreClient::move_targets(const TargetRotation& rotation, long long steps)
+{
+    if (rotation.none())
+        return;
+    std::unordered_map<uint64_t, Flow> moved;
+    for (auto [osc, flow] : window_) {
+        flow.dst = rotation.moved(flow.dst, steps);
+        moved.emplace(osc_of(flow), flow);
+    }
+    window_ = std::move(moved);
+    for (Flow& f : last_.flows)
+        f.dst = rotation.moved(f.dst, steps);
+}
+
+uint64_t LustreClient::state_hash(const TargetRotation& rotation, long long steps) const
 {
     uint64_t h = mix(0, write_back() ? 1 : 0);
     if (!write_back())
         return h;
+    auto back = [&](Flow f) {
+        f.dst = rotation.moved(f.dst, -steps);
+        return f;
+    };
     uint64_t window = 0;  // the window's OSCs in any order
-    for (const auto& [osc, flow] : window_)
-        window += flow_hash(flow) * 0x100000001b3ULL + osc;
+    for (const auto& [osc, flow] : window_) {
+        Flow f = back(flow);
+        window += flow_hash(f) * 0x100000001b3ULL + osc_of(f);
+    }
     h = mix(mix(h, window_.size()), window);
     for (double share : flushed_binding_.share)
         h = mix(h, bits(share));
@@ -264,12 +284,16 @@ uint64_t LustreClient::state_hash() const
         h = mix(h, bits(share));
     if (!window_.empty())
         for (const Flow& f : last_.flows)
-            h = mix(h, flow_hash(f));
+            h = mix(h, flow_hash(back(f)));
     return h;
 }
 
-std::vector<double> LustreClient::run_block(const std::vector<Phase>& block, uint64_t times, bool fold)
+std::vector<double> LustreClient::run_block(const std::vector<Phase>& block, uint64_t times, bool fold,
+                                            const TargetRotation& rotation)
 {
+    bool moves = !rotation.none();
+    uint64_t orbit = moves ? rotation.orbit() : 1;
+    std::vector<Phase> moved_block;
     std::vector<double> seconds(block.size(), 0);
     // The state after each block run so far.
     struct Mark {
@@ -291,19 +315,30 @@ std::vector<double> LustreClient::run_block(const std::vector<Phase>& block, uin
     };
     uint64_t done = 0;
     while (done < times) {
-        for (size_t i = 0; i < block.size(); i++)
-            for (uint64_t r = 0; r < block[i].repeat; r++)
-                seconds[i] += run(block[i]);
+        const std::vector<Phase>* phases = &block;
+        if (moves && done % orbit != 0) {
+            moved_block = block;
+            for (Phase& ph : moved_block)
+                for (Flow& f : ph.flows)
+                    if (f.to_target)
+                        f.dst = rotation.moved(f.dst, static_cast<long long>(done));
+            phases = &moved_block;
+        }
+        for (size_t i = 0; i < phases->size(); i++)
+            for (uint64_t r = 0; r < (*phases)[i].repeat; r++)
+                seconds[i] += run((*phases)[i]);
         done++;
         if (!fold)
             continue;
-        Mark m{state_hash(), clocks(), seconds, attribution_};
+        Mark m{state_hash(rotation, static_cast<long long>(done)), clocks(), seconds, attribution_};
         std::vector<size_t>& at = seen[m.hash];
         for (auto it = at.rbegin(); it != at.rend(); ++it) {
             const Mark& a = marks[*it];
             uint64_t q = marks.size() - *it;  // blocks from mark a to this one
             if (*it < q)
                 break;
+            if (q % orbit != 0)
+                continue;
             const Mark& b = marks[*it - q];
             double lambda = m.clocks[0] - a.clocks[0];
             if (!shifted(a, m, lambda) || !shifted(b, a, lambda))
@@ -313,6 +348,7 @@ std::vector<double> LustreClient::run_block(const std::vector<Phase>& block, uin
                 break;
             double n = static_cast<double>(periods);
             shift_clocks(n * lambda);
+            move_targets(rotation, static_cast<long long>(periods * q));
             attribution_.add(m.attribution.since(a.attribution), n);
             for (size_t i = 0; i < seconds.size(); i++)
                 seconds[i] += n * (m.seconds[i] - a.seconds[i]);

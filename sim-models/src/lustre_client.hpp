@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "phase_timer.hpp"
+#include "target_rotation.hpp"
 
 namespace iosim {
 
@@ -29,7 +30,11 @@ public:
     // as far ahead of the application), and the q blocks before that did the same, the blocks
     // left are that period again: their seconds, charges and clock are added in closed form
     // (whole periods), the remainder run (repeat_fold.hpp).
-    std::vector<double> run_block(const std::vector<Phase>& block, uint64_t times, bool fold);
+    // With a rotation, the j-th run of the block has its targets moved j steps, the state is
+    // compared with its targets moved back as far, and the period is a whole number of the
+    // rotation's orbits (a moved block may take another time when its servers differ).
+    std::vector<double> run_block(const std::vector<Phase>& block, uint64_t times, bool fold,
+                                  const TargetRotation& rotation = {});
     // Whether every write so far is on the targets (without a cache: always).
     bool all_on_storage() const;
 
@@ -55,8 +60,9 @@ private:
     void flush_window();
     // The state that decides what later phases cost: its clocks, and a hash of the rest.
     std::vector<double> clocks() const;
-    uint64_t state_hash() const;
+    uint64_t state_hash(const TargetRotation& rotation, long long steps) const;
     void shift_clocks(double by);
+    void move_targets(const TargetRotation& rotation, long long steps);  // the cached state's
 
     const Platform& platform_;
     PhaseTimer& timer_;

@@ -12,12 +12,14 @@
 #include "model.hpp"
 #include "pieces.hpp"
 #include "striping.hpp"
+#include "target_rotation.hpp"
 
 namespace iosim {
 
 using PhaseSink = std::function<void(Phase&&)>;
-// A block of phases run `times` times over (a call's periodic repetitions, repeat_fold.hpp).
-using BlockSink = std::function<void(const std::vector<Phase>&, uint64_t times)>;
+// A block of phases run `times` times over (a call's periodic repetitions, repeat_fold.hpp),
+// each time its targets moved one step of the rotation further.
+using BlockSink = std::function<void(const std::vector<Phase>&, uint64_t times, const TargetRotation&)>;
 
 // One open file (an instance of a file session) as the MPI-IO layer sees it.
 struct OpenFile {

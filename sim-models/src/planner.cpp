@@ -308,6 +308,42 @@ bool call_collective(const IoCall& c, const FileSettings& s)
     return d.transfer_forced ? d.collective : c.collective;
 }
 
+// How a shared file's repetitions of `c` move over its targets (repeat_fold.hpp): each writes
+// D bytes further in the file (the origin step over contiguous datasets), so repetitions
+// P = stripe / gcd(D, stripe) apart land D / gcd stripes further, on the targets of the last
+// layout extent (where a long run's writes go) moved that many places. None for several
+// files (each its own striping), chunked datasets, or a Data-on-MDT tail.
+StripeShift stripe_shift(const Platform& p, const Session& ses, const IoCall& c)
+{
+    StripeShift none;
+    if (ses.files.size() != 1 || c.origin_step.empty())
+        return none;
+    uint64_t shift = 0;
+    for (size_t i = 0; i < c.datasets.size(); i++) {
+        const Dataset& ds = ses.file->datasets[c.datasets[i]];
+        if (!ses.layout->datasets[c.datasets[i]].chunk_dims.empty())
+            return none;
+        std::vector<uint64_t> dims = ds.dims();
+        long long d = 0, stride = static_cast<long long>(ds.element_bytes);
+        for (size_t a = dims.size(); a-- > 0;) {
+            if (a < c.origin_step.size())
+                d += c.origin_step[a] * stride;
+            stride *= static_cast<long long>(dims[a]);
+        }
+        if (d <= 0 || (i > 0 && static_cast<uint64_t>(d) != shift))
+            return none;
+        shift = static_cast<uint64_t>(d);
+    }
+    const StripeExtent& e = ses.files[0].striping.extents.back();
+    if (shift == 0 || e.mdt >= 0 || e.count < 2)
+        return none;
+    uint64_t g = std::gcd(shift, e.size);
+    std::vector<int> cycle;
+    for (int j = 0; j < e.count; j++)
+        cycle.push_back(e.target_of(static_cast<uint64_t>(j) * e.size));
+    return {e.size / g, rotation_along(cycle, (shift / g) % static_cast<uint64_t>(e.count), storage_targets(p))};
+}
+
 // A session's calls as the program made them (WORKLOAD.md `calls`): compute, writes, flushes.
 void replay_calls(const MpiIoContext& ctx, const FileSession& f, const FileSettings& s, Session& ses,
                   double flush_s)
@@ -329,7 +365,8 @@ void replay_calls(const MpiIoContext& ctx, const FileSession& f, const FileSetti
         // one another (repeat_fold.hpp).
         repetition(0, ctx);
         if (ctx.fold_repeats && c.times >= min_folded_times)
-            fold_repetitions(ctx, c.times - 1, [&](uint64_t k, const MpiIoContext& into) { repetition(k + 1, into); });
+            fold_repetitions(ctx, c.times - 1, [&](uint64_t k, const MpiIoContext& into) { repetition(k + 1, into); },
+                             stripe_shift(ctx.platform, ses, c));
         else
             for (uint64_t k = 1; k < c.times; k++)
                 repetition(k, ctx);

@@ -86,7 +86,7 @@ void add_times(std::vector<uint64_t>& into, const std::vector<uint64_t>& added, 
         into[i] += n * added[i];
 }
 
-void add_to(Breakdown& bd, const Added& a, uint64_t n)
+void add_to(Breakdown& bd, const Added& a, uint64_t n, bool targets = true)
 {
     bd.rpcs += n * a.rpcs;
     bd.lock_conflicts += n * a.lock_conflicts;
@@ -101,7 +101,8 @@ void add_to(Breakdown& bd, const Added& a, uint64_t n)
     bd.posix.read_bytes += n * a.posix.read_bytes;
     for (size_t i = 0; i < a.posix.write_sizes.size(); i++)
         bd.posix.write_sizes[i] += n * a.posix.write_sizes[i];
-    add_times(bd.bytes_per_target, a.per_target, n);
+    if (targets)
+        add_times(bd.bytes_per_target, a.per_target, n);
     add_times(bd.bytes_per_node, a.per_node, n);
     add_times(bd.bytes_per_process, a.per_process, n);
     for (uint64_t k = 0; k < n; k++) {
@@ -142,7 +143,44 @@ private:
     uint64_t h_ = 1469598103934665603ULL;
 };
 
-uint64_t hash_of(const std::vector<Phase>& phases, const Added& a)
+// A shared file's targets moved `steps` steps of `rot` (back, with steps < 0).
+std::vector<uint64_t> moved(const std::vector<uint64_t>& per_target, const TargetRotation& rot, long long steps)
+{
+    if (rot.none())
+        return per_target;
+    std::vector<uint64_t> out(per_target.size(), 0);
+    for (size_t t = 0; t < per_target.size(); t++)
+        if (per_target[t] != 0)
+            out[static_cast<size_t>(rot.moved(static_cast<int>(t), steps))] += per_target[t];
+    return out;
+}
+
+Phase moved(const Phase& ph, const TargetRotation& rot, long long steps)
+{
+    Phase out = ph;
+    if (!rot.none())
+        for (Flow& f : out.flows)
+            if (f.to_target)
+                f.dst = rot.moved(f.dst, steps);
+    return out;
+}
+
+// `per_target` moved 1, 2, ..., n steps of `rot`, each added: whole orbits at once.
+void add_moved(std::vector<uint64_t>& into, const std::vector<uint64_t>& per_target, const TargetRotation& rot,
+               uint64_t n)
+{
+    if (rot.none()) {
+        add_times(into, per_target, n);
+        return;
+    }
+    uint64_t orbit = rot.orbit();
+    for (uint64_t j = 1; j <= std::min(n, orbit); j++)
+        add_times(into, moved(per_target, rot, static_cast<long long>(j)), (n - j) / orbit + 1);
+}
+
+// The hash of what a repetition did, its targets moved `steps` back along `rot` (the frame in
+// which repetitions a rotation apart are equal).
+uint64_t hash_of(const std::vector<Phase>& phases, const Added& a, const TargetRotation& rot, long long steps)
 {
     Hash h;
     for (const Phase& ph : phases) {
@@ -152,14 +190,23 @@ uint64_t hash_of(const std::vector<Phase>& phases, const Added& a)
         h.value(ph.max_process_bytes);
         h.value(ph.max_process_calls);
         h.value(ph.sync);
-        h.value(ph.flows.size());
+        // The flows as a set: moving targets reorders a phase's flows by target.
+        uint64_t flows = 0;
         for (const Flow& f : ph.flows) {
-            h.value(f.src);
-            h.value(f.dst);
-            h.value(f.to_target);
-            h.value(f.bytes);
-            h.value(f.target_busy_s);
+            Hash one;
+            one.value(f.src);
+            one.value(f.to_target ? rot.moved(f.dst, -steps) : f.dst);
+            one.value(f.to_target);
+            one.value(f.bytes);
+            one.value(f.target_busy_s);
+            uint64_t x = one.get();
+            x ^= x >> 31;
+            x *= 0x7fb5d329728ea185ULL;
+            x ^= x >> 27;
+            flows += x;
         }
+        h.value(ph.flows.size());
+        h.value(flows);
     }
     h.value(a.rpcs);
     h.value(a.lock_conflicts);
@@ -173,7 +220,7 @@ uint64_t hash_of(const std::vector<Phase>& phases, const Added& a)
     h.value(a.posix.reads);
     h.value(a.posix.read_bytes);
     h.value(a.posix.write_sizes);
-    h.values(a.per_target);
+    h.values(steps == 0 ? a.per_target : moved(a.per_target, rot, -steps));
     h.values(a.per_node);
     h.values(a.per_process);
     h.values(a.aggregators);
@@ -194,7 +241,9 @@ bool periodic(const std::vector<uint64_t>& hashes, uint64_t q)
     return true;
 }
 
-constexpr size_t occurrences_kept = 16;  // per hash: the periods tried are the distances to these
+constexpr size_t occurrences_kept = 16;
+// The most flows a block of a whole orbit of moved periods may hold (40 B each).
+constexpr uint64_t max_orbit_flows = uint64_t{1} << 21;  // per hash: the periods tried are the distances to these
 
 struct Repetition {
     std::vector<Phase> phases;
@@ -205,8 +254,11 @@ struct Repetition {
 }  // namespace
 
 void fold_repetitions(const MpiIoContext& ctx, uint64_t times,
-                      const std::function<void(uint64_t, const MpiIoContext&)>& plan)
+                      const std::function<void(uint64_t, const MpiIoContext&)>& plan, const StripeShift& shift)
 {
+    const TargetRotation& rot = shift.rotation;
+    uint64_t step_reps = rot.none() ? 1 : std::max<uint64_t>(1, shift.period);
+    auto steps_at = [&](uint64_t k) { return static_cast<long long>(k / step_reps); };
     std::vector<Phase> captured;
     MpiIoContext capture = ctx;
     capture.sink = [&captured](Phase&& ph) { captured.push_back(std::move(ph)); };
@@ -216,7 +268,7 @@ void fold_repetitions(const MpiIoContext& ctx, uint64_t times,
         plan(k, capture);
         Repetition r;
         r.added = added_since(ctx.breakdown, before);
-        r.hash = hash_of(captured, r.added);
+        r.hash = hash_of(captured, r.added, rot, rot.none() ? 0 : steps_at(k));
         r.phases = std::move(captured);
         captured = {};
         return r;
@@ -232,7 +284,7 @@ void fold_repetitions(const MpiIoContext& ctx, uint64_t times,
         std::vector<uint64_t>& at = seen[r.hash];
         uint64_t period = 0;
         for (auto it = at.rbegin(); it != at.rend() && period == 0; ++it)
-            if (periodic(hashes, k - *it))
+            if ((k - *it) % step_reps == 0 && periodic(hashes, k - *it))
                 period = k - *it;
         at.push_back(k);
         if (at.size() > occurrences_kept)
@@ -255,26 +307,44 @@ void fold_repetitions(const MpiIoContext& ctx, uint64_t times,
             continue;
         }
         uint64_t more = (times - k) / period, rest = (times - k) % period;
+        // Each later period is the block moved one step of `moves` further.
+        TargetRotation moves = rot;
+        moves.per_step = rot.none() ? 0 : rot.per_step * (period / step_reps);
         std::vector<Phase> phases;
+        std::vector<uint64_t> block_targets;
         for (const Repetition& b : block) {
             phases.insert(phases.end(), b.phases.begin(), b.phases.end());
-            add_to(ctx.breakdown, b.added, more);
+            add_times(block_targets, b.added.per_target, 1);
+            add_to(ctx.breakdown, b.added, more, false);
         }
-        if (ctx.blocks) {
-            ctx.blocks(phases, 1 + more);
-        } else {
+        add_moved(ctx.breakdown.bytes_per_target, block_targets, moves, more);
+        uint64_t orbit = moves.orbit(), flows = 0;
+        for (const Phase& ph : phases)
+            flows += ph.flows.size();
+        if (ctx.blocks && !moves.none() && orbit * flows <= max_orbit_flows) {
+            // A whole orbit of moved periods is a block that repeats as it is: the client folds
+            // it without moving its state.
+            std::vector<Phase> whole;
+            for (uint64_t j = 0; j < orbit; j++)
+                for (const Phase& ph : phases)
+                    whole.push_back(moved(ph, moves, static_cast<long long>(j)));
+            uint64_t orbits = (1 + more) / orbit;
+            if (orbits > 0)
+                ctx.blocks(whole, orbits, TargetRotation{});
+            for (uint64_t j = orbits * orbit; j <= more; j++)
+                for (const Phase& ph : phases)
+                    ctx.sink(moved(ph, moves, static_cast<long long>(j)));
+        } else if (ctx.blocks) {
             for (uint64_t n = 0; n <= more; n++)
-                for (const Phase& ph : phases) {
-                    Phase copy = ph;
-                    ctx.sink(std::move(copy));
-                }
+                for (const Phase& ph : phases)
+                    ctx.sink(moved(ph, moves, static_cast<long long>(n)));
         }
         for (uint64_t t = 0; t < rest; t++) {
-            for (const Phase& ph : block[t].phases) {
-                Phase copy = ph;
-                ctx.sink(std::move(copy));
-            }
-            add_to(ctx.breakdown, block[t].added, 1);
+            for (const Phase& ph : block[t].phases)
+                ctx.sink(moved(ph, moves, static_cast<long long>(more + 1)));
+            add_to(ctx.breakdown, block[t].added, 1, false);
+            add_times(ctx.breakdown.bytes_per_target,
+                      moved(block[t].added.per_target, moves, static_cast<long long>(more + 1)), 1);
         }
         return;
     }

@@ -23,9 +23,18 @@ namespace iosim {
 
 constexpr uint64_t min_folded_times = 64;
 
+// How a shared file's repetitions `period` apart differ: by `rotation` (one step a period)
+// of its targets. Without a rotation, repetitions must repeat as they are.
+struct StripeShift {
+    uint64_t period = 0;
+    TargetRotation rotation;
+};
+
 // Plans `times` repetitions of a call, repetition k by `plan(k, ctx)` emitting its phases to
-// ctx.sink; periodic repetitions beyond the first periods go to `blocks` as a repeated block.
+// ctx.sink; periodic repetitions beyond the first periods go to `blocks` as a repeated block,
+// each repetition of it moved one step of its rotation further.
 void fold_repetitions(const MpiIoContext& ctx, uint64_t times,
-                      const std::function<void(uint64_t, const MpiIoContext&)>& plan);
+                      const std::function<void(uint64_t, const MpiIoContext&)>& plan,
+                      const StripeShift& shift = {});
 
 }  // namespace iosim

@@ -145,8 +145,8 @@ json Scenario::simulate(Backend& backend, PhaseCache& cache, const json& config,
         plan_run(platform_, workload_, settings, layouts, options_, bd, [&](Phase&& ph) {
             for (uint64_t k = 0; k < ph.repeat; k++)
                 phases[ph.label] += client.run(ph);
-        }, [&](const std::vector<Phase>& block, uint64_t times) {
-            std::vector<double> seconds = client.run_block(block, times, options_.fold_repeats);
+        }, [&](const std::vector<Phase>& block, uint64_t times, const TargetRotation& rotation) {
+            std::vector<double> seconds = client.run_block(block, times, options_.fold_repeats, rotation);
             for (size_t i = 0; i < block.size(); i++)
                 phases[block[i].label] += seconds[i];
         });
