@@ -335,6 +335,8 @@ void fold_repetitions(const MpiIoContext& ctx, uint64_t times,
                 for (const Phase& ph : phases)
                     ctx.sink(moved(ph, moves, static_cast<long long>(j)));
         } else if (ctx.blocks) {
+            ctx.blocks(phases, 1 + more, moves);
+        } else {
             for (uint64_t n = 0; n <= more; n++)
                 for (const Phase& ph : phases)
                     ctx.sink(moved(ph, moves, static_cast<long long>(n)));
