@@ -123,6 +123,20 @@ void TimeAttribution::charge(const PhaseBinding& binding, double seconds)
         seconds_[i] += binding.share[i] * seconds;
 }
 
+TimeAttribution TimeAttribution::since(const TimeAttribution& earlier) const
+{
+    TimeAttribution d;
+    for (size_t i = 0; i < seconds_.size(); i++)
+        d.seconds_[i] = seconds_[i] - earlier.seconds_[i];
+    return d;
+}
+
+void TimeAttribution::add(const TimeAttribution& other, double times)
+{
+    for (size_t i = 0; i < seconds_.size(); i++)
+        seconds_[i] += other.seconds_[i] * times;
+}
+
 void TimeAttribution::charge_fixed(const std::string& label, double seconds)
 {
     if (label == "compute" || seconds <= 0)

@@ -57,6 +57,10 @@ public:
     double total() const;
     Mechanism largest() const;
     nlohmann::json to_json() const;  // {name: seconds} of every mechanism charged
+    // What was charged since `earlier` (a copy of this attribution taken then).
+    TimeAttribution since(const TimeAttribution& earlier) const;
+    // `other`'s charges `times` over.
+    void add(const TimeAttribution& other, double times);
 
 private:
     std::array<double, static_cast<size_t>(Mechanism::count)> seconds_{};

@@ -10,6 +10,7 @@
 #include "box_region.hpp"
 #include "run_region.hpp"
 #include "hdf5_layout.hpp"
+#include "repeat_fold.hpp"
 
 namespace iosim {
 
@@ -25,6 +26,17 @@ constexpr double per_chunk = 20;        // a chunk HDF5 allocates and iosim read
 constexpr double per_dataset = 500;     // a dataset HDF5 creates for the layout (50 us)
 constexpr double per_call = 50;         // a write call on one open file: its pieces, its phases
 constexpr double per_flow_pair = 0.5;   // coupled mode: SimGrid scans a phase's pending flows per flow
+// A call repeated many times is planned and timed for its first periods (repeat_fold.hpp): at
+// most this many of its repetitions cost their full steps, the others one step each (what a
+// repetition still appends to the breakdown).
+constexpr double folded_repetitions_planned = 4096;
+
+// The repetitions of a call of `times` that cost their full steps.
+double planned(double times, bool fold)
+{
+    return fold && times >= static_cast<double>(min_folded_times) ? std::min(times, folded_repetitions_planned)
+                                                                   : times;
+}
 // Bytes held per item.
 constexpr double rank_bytes = 16;     // placement: node of rank, order, target
 constexpr double writer_bytes = 12;   // per open file: node, rank, end of node run
@@ -174,7 +186,10 @@ CostEstimate estimate_workload(const json& workload)
                                    ? std::max(1.0, number_at(cs[c]["repeat"], "times", 1))
                                    : 1;
                 calls += times;
-                e.add_steps(times * instances * (per_call + writers * per_writer),
+                // The workload's estimate assumes folded repetitions (options.fold_repeats, the
+                // default); a config that turns them off is estimated in full below.
+                e.add_steps(planned(times, true) * instances * (per_call + writers * per_writer)
+                                + (times - planned(times, true)),
                             number_text(times) + " write calls on " + number_text(instances) + " files of " +
                                 number_text(writers) + " writers (" + at + (times > 1 ? ".repeat" : "") + ")");
                 if (!cs[c].is_object() || !cs[c].contains("selections") || !cs[c]["selections"].is_array())
@@ -365,7 +380,8 @@ CostEstimate estimate_run(const Platform& p, const Workload& w, const std::vecto
                 steps += c.pieces * per_piece;
             if (!options.aggregate)  // every flow through SimGrid: a phase costs its flows squared
                 steps += coupled_flow_steps(s, c, writers, two_phase);
-            e.add_steps(n * times * steps,
+            double full = planned(times, options.fold_repeats);
+            e.add_steps(n * (full * steps + (times - full)),
                         number_text(times * n) + " calls of " + bytes_text(c.bytes) + " in " +
                             number_text(c.pieces + c.listed) + " pieces (" + at + ")");
             double held = c.listed + (options.walk_pieces || options.report_ranges ? c.pieces : 0);

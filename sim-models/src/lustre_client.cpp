@@ -1,6 +1,8 @@
 #include "lustre_client.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
 
 namespace iosim {
 
@@ -203,6 +205,169 @@ void LustreClient::flush_window()
     earlier_flushed_binding_ = flushed_binding_;
     flushed_binding_ = all_timing.binding;
     window_.clear();
+}
+
+namespace {
+
+uint64_t mix(uint64_t h, uint64_t v)
+{
+    h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+    return h;
+}
+
+uint64_t bits(double v)
+{
+    uint64_t b;
+    std::memcpy(&b, &v, sizeof b);
+    return b;
+}
+
+uint64_t flow_hash(const Flow& f)
+{
+    uint64_t h = mix(0, static_cast<uint64_t>(static_cast<uint32_t>(f.src)));
+    h = mix(h, static_cast<uint64_t>(static_cast<uint32_t>(f.dst)));
+    h = mix(h, f.to_target ? 1 : 0);
+    h = mix(h, f.bytes);
+    return mix(h, bits(f.target_busy_s));
+}
+
+}  // namespace
+
+// Without write-back only the application's clock carries over; with it the flushes in flight
+// and, while a window is open, when it and its last write started.
+std::vector<double> LustreClient::clocks() const
+{
+    if (!write_back())
+        return {now_};
+    if (window_.empty())
+        return {now_, flushed_at_, earlier_flushed_at_};
+    return {now_, flushed_at_, earlier_flushed_at_, window_start_, last_start_};
+}
+
+void LustreClient::shift_clocks(double by)
+{
+    now_ += by;
+    if (!write_back())
+        return;
+    flushed_at_ += by;
+    earlier_flushed_at_ += by;
+    if (!window_.empty()) {
+        window_start_ += by;
+        last_start_ += by;
+    }
+}
+
+void LustreClient::move_targets(const TargetRotation& rotation, long long steps)
+{
+    if (rotation.none())
+        return;
+    std::unordered_map<uint64_t, Flow> moved;
+    for (auto [osc, flow] : window_) {
+        flow.dst = rotation.moved(flow.dst, steps);
+        moved.emplace(osc_of(flow), flow);
+    }
+    window_ = std::move(moved);
+    for (Flow& f : last_.flows)
+        f.dst = rotation.moved(f.dst, steps);
+}
+
+uint64_t LustreClient::state_hash(const TargetRotation& rotation, long long steps) const
+{
+    uint64_t h = mix(0, write_back() ? 1 : 0);
+    if (!write_back())
+        return h;
+    auto back = [&](Flow f) {
+        f.dst = rotation.moved(f.dst, -steps);
+        return f;
+    };
+    uint64_t window = 0;  // the window's OSCs in any order
+    for (const auto& [osc, flow] : window_) {
+        Flow f = back(flow);
+        window += flow_hash(f) * 0x100000001b3ULL + osc_of(f);
+    }
+    h = mix(mix(h, window_.size()), window);
+    for (double share : flushed_binding_.share)
+        h = mix(h, bits(share));
+    for (double share : earlier_flushed_binding_.share)
+        h = mix(h, bits(share));
+    if (!window_.empty())
+        for (const Flow& f : last_.flows)
+            h = mix(h, flow_hash(back(f)));
+    return h;
+}
+
+std::vector<double> LustreClient::run_block(const std::vector<Phase>& block, uint64_t times, bool fold,
+                                            const TargetRotation& rotation)
+{
+    bool moves = !rotation.none();
+    uint64_t orbit = moves ? rotation.orbit() : 1;
+    std::vector<Phase> moved_block;
+    std::vector<double> seconds(block.size(), 0);
+    // The state after each block run so far.
+    struct Mark {
+        uint64_t hash;
+        std::vector<double> clocks, seconds;
+        TimeAttribution attribution;
+    };
+    std::vector<Mark> marks;
+    std::unordered_map<uint64_t, std::vector<size_t>> seen;  // hash -> its marks
+    // Mark b, a period before mark a, moved by the same time as a is moved from b?
+    auto shifted = [](const Mark& b, const Mark& a, double lambda) {
+        if (a.hash != b.hash || a.clocks.size() != b.clocks.size())
+            return false;
+        double tolerance = 1e-12 * std::max(1.0, std::fabs(a.clocks[0])) + 1e-9 * std::fabs(lambda);
+        for (size_t i = 0; i < a.clocks.size(); i++)
+            if (std::fabs(a.clocks[i] - b.clocks[i] - lambda) > tolerance)
+                return false;
+        return true;
+    };
+    uint64_t done = 0;
+    while (done < times) {
+        const std::vector<Phase>* phases = &block;
+        if (moves && done % orbit != 0) {
+            moved_block = block;
+            for (Phase& ph : moved_block)
+                for (Flow& f : ph.flows)
+                    if (f.to_target)
+                        f.dst = rotation.moved(f.dst, static_cast<long long>(done));
+            phases = &moved_block;
+        }
+        for (size_t i = 0; i < phases->size(); i++)
+            for (uint64_t r = 0; r < (*phases)[i].repeat; r++)
+                seconds[i] += run((*phases)[i]);
+        done++;
+        if (!fold)
+            continue;
+        Mark m{state_hash(rotation, static_cast<long long>(done)), clocks(), seconds, attribution_};
+        std::vector<size_t>& at = seen[m.hash];
+        for (auto it = at.rbegin(); it != at.rend(); ++it) {
+            const Mark& a = marks[*it];
+            uint64_t q = marks.size() - *it;  // blocks from mark a to this one
+            if (*it < q)
+                break;
+            if (q % orbit != 0)
+                continue;
+            const Mark& b = marks[*it - q];
+            double lambda = m.clocks[0] - a.clocks[0];
+            if (!shifted(a, m, lambda) || !shifted(b, a, lambda))
+                continue;
+            uint64_t periods = (times - done) / q;
+            if (periods == 0)
+                break;
+            double n = static_cast<double>(periods);
+            shift_clocks(n * lambda);
+            move_targets(rotation, static_cast<long long>(periods * q));
+            attribution_.add(m.attribution.since(a.attribution), n);
+            for (size_t i = 0; i < seconds.size(); i++)
+                seconds[i] += n * (m.seconds[i] - a.seconds[i]);
+            done += periods * q;
+            fold = false;
+            break;
+        }
+        at.push_back(marks.size());
+        marks.push_back(std::move(m));
+    }
+    return seconds;
 }
 
 }  // namespace iosim

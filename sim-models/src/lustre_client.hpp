@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "phase_timer.hpp"
+#include "target_rotation.hpp"
 
 namespace iosim {
 
@@ -23,6 +24,17 @@ public:
     // Application seconds spent in `phase` (once): what its label is charged. The same
     // seconds are charged to the mechanisms they go to (binding.hpp).
     double run(const Phase& phase);
+    // `block`'s phases run `times` over: the seconds of each phase of the block over all of
+    // them. With `fold`, once the client's state at the end of a block is the state q blocks
+    // before moved later by a time λ (its window holds the same bytes per OSC, its flushes are
+    // as far ahead of the application), and the q blocks before that did the same, the blocks
+    // left are that period again: their seconds, charges and clock are added in closed form
+    // (whole periods), the remainder run (repeat_fold.hpp).
+    // With a rotation, the j-th run of the block has its targets moved j steps, the state is
+    // compared with its targets moved back as far, and the period is a whole number of the
+    // rotation's orbits (a moved block may take another time when its servers differ).
+    std::vector<double> run_block(const std::vector<Phase>& block, uint64_t times, bool fold,
+                                  const TargetRotation& rotation = {});
     // Whether every write so far is on the targets (without a cache: always).
     bool all_on_storage() const;
 
@@ -47,6 +59,11 @@ private:
     // window's data or (alone) without?
     bool over_budget(bool alone) const;
     void flush_window();
+    // The state that decides what later phases cost: its clocks, and a hash of the rest.
+    std::vector<double> clocks() const;
+    uint64_t state_hash(const TargetRotation& rotation, long long steps) const;
+    void shift_clocks(double by);
+    void move_targets(const TargetRotation& rotation, long long steps);  // the cached state's
 
     const Platform& platform_;
     PhaseTimer& timer_;

@@ -73,6 +73,8 @@ struct FileSystem {
     int max_stripe_count = 1;
     double create_s = 0;            // file create at the metadata server
     double create_per_stripe_s = 0;
+    double mds_create_per_s = 0;    // creates one metadata server serves a second (0: unbounded)
+    int metadata_servers = 1;       // MDSs (one MDT each) a job's files spread over
     double open_s = 0;              // one rank's independent open / metadata read
     double close_s = 0;
     double metadata_io_s = 0;       // one small independent metadata write or read

@@ -12,10 +12,14 @@
 #include "model.hpp"
 #include "pieces.hpp"
 #include "striping.hpp"
+#include "target_rotation.hpp"
 
 namespace iosim {
 
 using PhaseSink = std::function<void(Phase&&)>;
+// A block of phases run `times` times over (a call's periodic repetitions, repeat_fold.hpp),
+// each time its targets moved one step of the rotation further.
+using BlockSink = std::function<void(const std::vector<Phase>&, uint64_t times, const TargetRotation&)>;
 
 // One open file (an instance of a file session) as the MPI-IO layer sees it.
 struct OpenFile {
@@ -42,6 +46,8 @@ struct MpiIoContext {
     Breakdown& breakdown;
     PhaseSink sink;
     bool walk_pieces = false;  // PlanOptions::walk_pieces
+    BlockSink blocks;  // empty: a block goes to `sink` phase by phase, times over
+    bool fold_repeats = false;  // PlanOptions::fold_repeats
 };
 
 // The call, written by the MPI-IO implementation of its files' settings (FileSettings::mpi_io).

@@ -4,10 +4,12 @@
 #include <numeric>
 
 #include "box_region.hpp"
+#include "file_creates.hpp"
 #include "first_touch.hpp"
 #include "hdf5_layout.hpp"
 #include "hdf5_transfer.hpp"
 #include "listed_region.hpp"
+#include "repeat_fold.hpp"
 #include "selection_regions.hpp"
 
 namespace iosim {
@@ -197,11 +199,12 @@ int client_caches(const Platform& p, const OpenFile& of)
 double open_cost(const Platform& p, const Session& ses, const FileSettings& s, int writers, double oversubscription)
 {
     const FileSession& f = *ses.file;
-    double instances = static_cast<double>(ses.files.size());
     int objects = 0;  // every OST object of the layout's components
     for (const LayoutComponent& c : s.components)
         objects += c.mdt ? 0 : c.stripe_count;
-    double create = f.create ? (p.fs.create_s + objects * p.fs.create_per_stripe_s) * instances : 0;
+    // Each instance's rank creates its file at once; the metadata servers serve them together
+    // (file_creates.hpp).
+    double create = f.create ? create_files_s(p.fs, ses.files.size(), objects) : 0;
     // Without collective metadata reads each rank reads the superblock and root group itself,
     // through its node's client cache (client_caches).
     double readers = 0;
@@ -305,23 +308,69 @@ bool call_collective(const IoCall& c, const FileSettings& s)
     return d.transfer_forced ? d.collective : c.collective;
 }
 
+// How a shared file's repetitions of `c` move over its targets (repeat_fold.hpp): each writes
+// D bytes further in the file (the origin step over contiguous datasets), so repetitions
+// P = stripe / gcd(D, stripe) apart land D / gcd stripes further, on the targets of the last
+// layout extent (where a long run's writes go) moved that many places. None for several
+// files (each its own striping), chunked datasets, or a Data-on-MDT tail.
+StripeShift stripe_shift(const Platform& p, const Session& ses, const IoCall& c)
+{
+    StripeShift none;
+    if (ses.files.size() != 1 || c.origin_step.empty())
+        return none;
+    uint64_t shift = 0;
+    for (size_t i = 0; i < c.datasets.size(); i++) {
+        const Dataset& ds = ses.file->datasets[c.datasets[i]];
+        if (!ses.layout->datasets[c.datasets[i]].chunk_dims.empty())
+            return none;
+        std::vector<uint64_t> dims = ds.dims();
+        long long d = 0, stride = static_cast<long long>(ds.element_bytes);
+        for (size_t a = dims.size(); a-- > 0;) {
+            if (a < c.origin_step.size())
+                d += c.origin_step[a] * stride;
+            stride *= static_cast<long long>(dims[a]);
+        }
+        if (d <= 0 || (i > 0 && static_cast<uint64_t>(d) != shift))
+            return none;
+        shift = static_cast<uint64_t>(d);
+    }
+    const StripeExtent& e = ses.files[0].striping.extents.back();
+    if (shift == 0 || e.mdt >= 0 || e.count < 2)
+        return none;
+    uint64_t g = std::gcd(shift, e.size);
+    std::vector<int> cycle;
+    for (int j = 0; j < e.count; j++)
+        cycle.push_back(e.target_of(static_cast<uint64_t>(j) * e.size));
+    return {e.size / g, rotation_along(cycle, (shift / g) % static_cast<uint64_t>(e.count), storage_targets(p))};
+}
+
 // A session's calls as the program made them (WORKLOAD.md `calls`): compute, writes, flushes.
 void replay_calls(const MpiIoContext& ctx, const FileSession& f, const FileSettings& s, Session& ses,
                   double flush_s)
 {
-    for (const IoCall& c : f.calls)
-        for (uint64_t k = 0; k < c.times; k++) {
+    for (const IoCall& c : f.calls) {
+        auto repetition = [&](uint64_t k, const MpiIoContext& into) {
             double compute = k == 0 ? c.compute_before_s : c.compute_between_s;
             if (compute > 0)
-                ctx.sink(fixed_phase("compute", compute));
+                into.sink(fixed_phase("compute", compute));
             if (c.flush) {
-                ctx.sink(fixed_phase("write", flush_s, true));
-                continue;
+                into.sink(fixed_phase("write", flush_s, true));
+                return;
             }
-            write_pieces(ctx, call_on_instances(ses, call_collective(c, s),
-                                                replayed_call_regions(ses, c, k, ctx.walk_pieces)),
+            write_pieces(into, call_on_instances(ses, call_collective(c, s),
+                                                 replayed_call_regions(ses, c, k, into.walk_pieces)),
                          f.hdf5);
-        }
+        };
+        // The first repetition (its compute_before_s) is the program's own; the rest may repeat
+        // one another (repeat_fold.hpp).
+        repetition(0, ctx);
+        if (ctx.fold_repeats && c.times >= min_folded_times)
+            fold_repetitions(ctx, c.times - 1, [&](uint64_t k, const MpiIoContext& into) { repetition(k + 1, into); },
+                             stripe_shift(ctx.platform, ses, c));
+        else
+            for (uint64_t k = 1; k < c.times; k++)
+                repetition(k, ctx);
+    }
 }
 
 void write_session(const MpiIoContext& ctx, const FileSession& f, const FileSettings& s, Session& ses,
@@ -349,12 +398,12 @@ void write_session(const MpiIoContext& ctx, const FileSession& f, const FileSett
 
 void plan_run(const Platform& p, const Workload& w, const std::vector<FileSettings>& settings,
               const std::vector<const FileLayout*>& layouts, const PlanOptions& options, Breakdown& bd,
-              const PhaseSink& sink)
+              const PhaseSink& sink, const BlockSink& blocks)
 {
     auto node_of_rank = place_ranks(p, w, settings, layouts, options.placement);
     double over = oversubscription(p, node_of_rank);
     bd.bytes_per_target.assign(storage_targets(p), 0);
-    MpiIoContext ctx{p, options.aggregate, w.ranks, over, bd, sink, options.walk_pieces};
+    MpiIoContext ctx{p, options.aggregate, w.ranks, over, bd, sink, options.walk_pieces, blocks, options.fold_repeats};
     for (size_t i = 0; i < w.files.size(); i++) {
         const FileSession& f = w.files[i];
         const FileSettings& s = settings[i];

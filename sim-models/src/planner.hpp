@@ -21,12 +21,17 @@ struct PlanOptions {
     // Materialise every piece of a call and walk them, as iosim did before regular selections
     // were computed in closed form (kept to check that both give the same answers).
     bool walk_pieces = false;
+    // A call's periodic repetitions planned once and repeated (repeat_fold.hpp); false: every
+    // repetition planned and timed (kept to check that both give the same answers).
+    bool fold_repeats = true;
 };
 
-// Emits every phase to `sink`, in order. settings and layouts: one per workload file session.
+// Emits every phase to `sink`, in order, and a call's periodic repetitions as a block repeated
+// to `blocks` (empty: phase by phase to `sink`). settings and layouts: one per workload file
+// session.
 void plan_run(const Platform& p, const Workload& w, const std::vector<FileSettings>& settings,
               const std::vector<const FileLayout*>& layouts, const PlanOptions& options, Breakdown& breakdown,
-              const PhaseSink& sink);
+              const PhaseSink& sink, const BlockSink& blocks = {});
 
 int ranks_per_node(const Platform& p, const Workload& w);
 

@@ -105,6 +105,10 @@ void parse_filesystem(const json& data, Platform& p)
     p.fs.max_stripe_count = static_cast<int>(optional(data, fs, "max_stripe_count", p.fs.targets));
     p.fs.create_s = number(data, fs, "create_s");
     p.fs.create_per_stripe_s = optional(data, fs, "create_per_stripe_s", 0);
+    p.fs.mds_create_per_s = optional(data, fs, "mds_create_per_s", 0);
+    p.fs.metadata_servers = static_cast<int>(optional(data, fs, "metadata_servers", 1));
+    if (p.fs.mds_create_per_s < 0 || p.fs.metadata_servers < 1)
+        throw std::invalid_argument("platform.filesystem: mds_create_per_s must be >= 0 and metadata_servers >= 1");
     p.fs.open_s = number(data, fs, "open_s");
     p.fs.close_s = number(data, fs, "close_s");
     p.fs.metadata_io_s = number(data, fs, "metadata_io_s");

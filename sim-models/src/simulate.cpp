@@ -23,6 +23,7 @@ PlanOptions parse_options(const json& o)
     opt.report_ranges = o.value("report_ranges", false);
     opt.best_stripe_count = o.value("best_stripe_count", 0);
     opt.walk_pieces = o.value("walk_pieces", false);
+    opt.fold_repeats = o.value("fold_repeats", true);
     std::string placement = o.value("placement", std::string("packed"));
     if (placement == "target-grouped")
         opt.placement = Placement::target_grouped;
@@ -144,6 +145,10 @@ json Scenario::simulate(Backend& backend, PhaseCache& cache, const json& config,
         plan_run(platform_, workload_, settings, layouts, options_, bd, [&](Phase&& ph) {
             for (uint64_t k = 0; k < ph.repeat; k++)
                 phases[ph.label] += client.run(ph);
+        }, [&](const std::vector<Phase>& block, uint64_t times, const TargetRotation& rotation) {
+            std::vector<double> seconds = client.run_block(block, times, options_.fold_repeats, rotation);
+            for (size_t i = 0; i < block.size(); i++)
+                phases[block[i].label] += seconds[i];
         });
     }
     double total = 0;
