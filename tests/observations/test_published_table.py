@@ -36,10 +36,11 @@ def test_rows_of_one_case_merge_at_their_median_and_other_machines_are_skipped(
                             "m,a,f2,MPI-IO,striped,16^3,4,300,200",
                             "m,a,f3,MPI-IO,striped,16^3,4,200,100",
                             "other,a,f4,MPI-IO,striped,16^3,4,999,999",
-                            "m,a,f5,HDF5,unstriped,32^3,8,50,40"])
+                            "m,a,f5,HDF5,unstriped,32^3,8,50,40",
+                            "m,a,f6,NetCDF,striped,16^3,4,70,60"])
     cases = read_cases(path, "m")
     assert [(c.method, c.striping, c.block, c.processes) for c in cases] == [
-        ("HDF5", "unstriped", 32, 8), ("MPI-IO", "striped", 16, 4)]
+        ("HDF5", "unstriped", 32, 8), ("MPI-IO", "striped", 16, 4), ("netCDF", "striped", 16, 4)]
     assert cases[1].rate_mbs == pytest.approx(200 * MIB_PER_MB)
     assert read_cases(path, "m", "mean")[1].rate_mbs == pytest.approx(100 * MIB_PER_MB)
 

@@ -5,7 +5,8 @@ simulated as the block3d-io kernel's workload at the row's scale.
 Columns read (others are ignored; a row names where it came from in them):
 
     machine        the platform it was measured on (rows of other machines are skipped)
-    method         MPI-IO | HDF5 | netCDF   (block3d-io --method mpiio | hdf5 | netcdf4)
+    method         MPI-IO | HDF5 | netCDF   (block3d-io --method mpiio | hdf5 | netcdf4); any
+                   letter case (benchio's own result set spells it NetCDF)
     striping       striped (every OST, 1 MiB stripes) | defstriped (the site's default layout)
                    | unstriped (one OST)
     local_block    N^3: each process's block of doubles
@@ -86,7 +87,7 @@ def read_cases(path: Path, machine: str, rate: Rate = "max") -> list[Case]:
     for line, row in rows:
         if row["machine"] != machine:
             continue
-        key = (_choice(row, "method", _METHODS, path, line),
+        key = (_method(row, path, line),
                _choice(row, "striping", _STRIPINGS, path, line),
                _block(row["local_block"], path, line), _count(row["processes"], path, line))
         column = "maxrate_mibs" if rate == "max" else "avgrate_mibs"
@@ -127,6 +128,16 @@ def _choice(row: dict[str, str], column: str, choices: dict[str, Any], path: Pat
         raise UserError(f"{path}:{line}: {column}: expected {' or '.join(choices)}, got "
                         f"{row[column]!r}")
     return row[column]
+
+
+def _method(row: dict[str, str], path: Path, line: int) -> str:
+    """The method's name as :data:`_METHODS` spells it, whatever the table's letter case."""
+    spelled = {name.lower(): name for name in _METHODS}
+    name = spelled.get(row["method"].lower())
+    if name is None:
+        raise UserError(f"{path}:{line}: method: expected {' or '.join(_METHODS)}, got "
+                        f"{row['method']!r}")
+    return name
 
 
 def _block(text: str, path: Path, line: int) -> int:
