@@ -97,3 +97,14 @@ def test_the_command_stores_the_calibration_and_names_a_missing_table(tmp_path: 
                           capture_output=True, text=True, check=False)
     assert done.returncode == 2
     assert "none.csv: cannot read the measurements" in done.stderr
+
+
+def test_benchios_netcdf_variable_is_not_filled_and_its_hdf5_dataset_keeps_hdf5s_defaults() -> None:
+    platform = load_platform("archer")
+    netcdf, hdf5 = observations([Case("netCDF", "striped", 16, 48, 100.0),
+                                 Case("HDF5", "striped", 16, 48, 100.0)], platform)
+    datasets = netcdf.workload["files"][0]["datasets"]
+    variables = [d for d in datasets if d.get("fill_value") == "user"]
+    assert variables and all(d["fill_time"] == "never" for d in variables)  # nf90_def_var_fill
+    assert all("fill_time" not in d for d in datasets if d not in variables)  # dimensions
+    assert all("fill_time" not in d for d in hdf5.workload["files"][0]["datasets"])

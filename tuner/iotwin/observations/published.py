@@ -96,12 +96,26 @@ def read_cases(path: Path, machine: str, rate: Rate = "max") -> list[Case]:
             for (method, striping, block, processes), rates in sorted(found.items())]
 
 
+#: benchio's own dataset settings where they differ from the kernel's: its netCDF-4 write turns
+#: the variable's fill off (``nf90_def_var_fill(ncid, varid, 1, 1)`` in shared-file/source/
+#: netcdf.F90 since 8 March 2016, "Make sure file it not filled with default values which
+#: doubles wrote volume"), NC_NOFILL, which netCDF passes to HDF5 as fill time never
+#: (netcdf4.hpp); its HDF5 write keeps HDF5's default dataset creation properties. They apply
+#: to the variables (the datasets with netCDF's fill value), not to netCDF's dimension datasets
+_DATASET_SETTINGS: dict[str, dict[str, Any]] = {"netCDF": {"fill_time": "never"}}
+
+
 def observations(cases: Sequence[Case], platform: Platform) -> list[Observation]:
-    """Each case as an observation: block3d-io's workload at its scale, on whole nodes."""
+    """Each case as an observation: block3d-io's workload at its scale, on whole nodes, with
+    benchio's own dataset settings (:data:`_DATASET_SETTINGS`)."""
     per_node = int(platform.data["compute"]["cores_per_node"])
     found = []
     for case in cases:
         workload = kernel_workload(KERNEL, case.processes, case.kernel_args())
+        for session in workload["files"]:
+            for dataset in session.get("datasets", []):
+                if dataset.get("fill_value") == "user":
+                    dataset.update(_DATASET_SETTINGS.get(case.method, {}))
         found.append(Observation({**workload, "ranks_per_node": per_node}, case.config,
                                  case.rate_mbs))
     return found
