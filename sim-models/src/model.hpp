@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "aggregator_placement.hpp"
 #include "posix_calls.hpp"
 #include "workload.hpp"
 
@@ -99,6 +100,7 @@ struct ClientCache {
 
 struct Hdf5Costs {
     double dataset_create_s = 0;
+    bool fills_default_value = false;  // hdf5_default_fill.hpp
 };
 
 // How the generic and GPFS drivers pick aggregators untuned (the Lustre driver: stripe count x
@@ -111,6 +113,7 @@ struct CbNodesRule {
 struct SiteDefaults {
     RomioDriver driver = RomioDriver::generic;
     CbNodesRule default_cb_nodes;
+    AggregatorPlacement aggregator_placement = AggregatorPlacement::packed;  // aggregator_placement.hpp
 };
 
 struct Platform {

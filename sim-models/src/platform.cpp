@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "config_keys.hpp"
+#include "hdf5_default_fill.hpp"
 #include "lustre_layout.hpp"
 #include "netcdf4.hpp"
 #include "words.hpp"
@@ -165,9 +166,19 @@ Platform parse_platform(const json& data)
     parse_filesystem(data, p);
     parse_lustre_client(data, p);
     p.hdf5.dataset_create_s = optional(data, "hdf5", "dataset_create_s", 0);
+    if (data.contains("hdf5") && data["hdf5"].contains("fills_default_value")) {
+        const json& v = data["hdf5"]["fills_default_value"];
+        if (!v.is_boolean())
+            throw std::invalid_argument("platform.hdf5.fills_default_value: expected true or false");
+        p.hdf5.fills_default_value = v.get<bool>();
+    }
     const auto& site = data.at("site_defaults");
     p.site.driver = parse_driver(site.value("romio_driver", std::string("generic")));
     p.site.default_cb_nodes = parse_default_cb_nodes(site.value("default_cb_nodes", std::string("nodes")));
+    p.site.aggregator_placement = parse_word<AggregatorPlacement>(
+        site.value("aggregator_placement", std::string("packed")),
+        {{"packed", AggregatorPlacement::packed}, {"spread", AggregatorPlacement::spread}},
+        "platform.site_defaults.aggregator_placement");
     if (p.compute.cores_per_node < 1 || p.compute.nic_Bps <= 0)
         throw std::invalid_argument("platform.compute: cores_per_node and nic_mbs must be > 0");
     return p;
@@ -362,6 +373,8 @@ FileSettings resolve_settings(const json& platform_data, const json& file_config
     for (size_t i = 0; i < file.datasets.size(); i++) {
         json d = overlay(site_dataset, i < per_dataset.size() ? per_dataset[i] : json::object());
         s.datasets.push_back(dataset_settings(d, file.datasets[i]));
+        if (file.hdf5)
+            apply_site_default_fill(s.datasets.back(), platform.hdf5.fills_default_value);
     }
     return s;
 }

@@ -1,5 +1,6 @@
 #include "romio.hpp"
 
+#include "aggregator_placement.hpp"
 #include "collective_buffering.hpp"
 
 #include <algorithm>
@@ -77,21 +78,11 @@ std::vector<int> choose_aggregators(const Platform& p, const FileSettings& s, co
         int per_pset = s.bgl_nodes_pset > 0 ? s.bgl_nodes_pset : rule.per_router;
         return pset_aggregators(p, node_of_writer, per_pset);
     }
-    int limit = per_node_limit(s.cb_config_list);
-    std::map<int, std::vector<int>> by_node;  // node -> its writers, in rank order
-    std::vector<int> node_order;
-    for (size_t w = 0; w < node_of_writer.size(); w++) {
-        auto& list = by_node[node_of_writer[w]];
-        if (list.empty())
-            node_order.push_back(node_of_writer[w]);
-        if (static_cast<int>(list.size()) < limit)
-            list.push_back(static_cast<int>(w));
-    }
-    std::vector<int> candidates;
-    for (int node : node_order)
-        for (int w : by_node[node])
-            candidates.push_back(w);
-    int nodes = static_cast<int>(node_order.size());
+    std::vector<int> candidates =
+        aggregator_candidates(node_of_writer, per_node_limit(s.cb_config_list), p.site.aggregator_placement);
+    std::vector<int> nodes_seen(node_of_writer);
+    std::sort(nodes_seen.begin(), nodes_seen.end());
+    int nodes = static_cast<int>(std::unique(nodes_seen.begin(), nodes_seen.end()) - nodes_seen.begin());
     int wanted = s.cb_nodes > 0 ? s.cb_nodes : default_aggregator_count(p, s, nodes, stripe_count);
     candidates.resize(std::min<size_t>(candidates.size(), std::max(1, wanted)));
     return candidates;

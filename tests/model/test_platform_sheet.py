@@ -161,6 +161,8 @@ BAD = [
                      "[{key: lustre.stripes, value: 1}]}"),
      "site_rules.forbidden[0].key: expected a config key as block.key"),
     (MINIMAL.replace("mpi: romio-lustre", "mpi: openmpi"), "defaults.mpi: expected one of"),
+    (MINIMAL + "hdf5: {fills_default_value: 1}\n",
+     "hdf5.fills_default_value: expected true or false"),
     (MINIMAL.replace("compute: {", "compute: {{"), "line 4: malformed YAML"),
 ]
 
@@ -175,3 +177,14 @@ def test_a_bad_sheet_is_one_line_naming_the_file_and_key(tmp_path: Path, text: s
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
     assert done.stderr.startswith(f"iotwin: error: {sheet}: "), done.stderr
     assert message in done.stderr, done.stderr
+
+
+def test_cray_mpich_spreads_its_aggregators_and_a_sheet_may_say_its_hdf5_fills() -> None:
+    cray = platform_tree(load_sheet(next(s for s in SHEETS if s.stem == "archer")))
+    assert cray["site_defaults"]["aggregator_placement"]["value"] == "spread"
+    assert cray["site_defaults"]["mpiio"]["cb_config_list"]["value"] == "*:*"
+    assert cray["hdf5"]["fills_default_value"]["value"] is True
+    romio = platform_tree(load_sheet(next(s for s in SHEETS if s.stem == "cirrus")))
+    assert "aggregator_placement" not in romio["site_defaults"]  # ROMIO's own order
+    assert romio["site_defaults"]["mpiio"]["cb_config_list"]["value"] == "*:1"
+    assert romio["hdf5"]["fills_default_value"]["value"] is False

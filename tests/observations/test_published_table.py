@@ -40,10 +40,11 @@ def test_rows_of_one_case_merge_at_their_median_and_other_machines_are_skipped(
                             "m,a,f2,MPI-IO,striped,16^3,4,300,200",
                             "m,a,f3,MPI-IO,striped,16^3,4,200,100",
                             "other,a,f4,MPI-IO,striped,16^3,4,999,999",
-                            "m,a,f5,HDF5,unstriped,32^3,8,50,40"])
+                            "m,a,f5,HDF5,unstriped,32^3,8,50,40",
+                            "m,a,f6,NetCDF,striped,16^3,4,70,60"])
     cases = read_cases(path, "m")
     assert [(c.method, c.striping, c.block, c.processes) for c in cases] == [
-        ("HDF5", "unstriped", 32, 8), ("MPI-IO", "striped", 16, 4)]
+        ("HDF5", "unstriped", 32, 8), ("MPI-IO", "striped", 16, 4), ("netCDF", "striped", 16, 4)]
     assert cases[1].rate_mbs == pytest.approx(200 * MIB_PER_MB)
     assert read_cases(path, "m", "mean")[1].rate_mbs == pytest.approx(100 * MIB_PER_MB)
 
@@ -184,3 +185,14 @@ def test_an_interrupted_fit_exits_at_once_and_stores_no_calibration(
     if store.exists():
         with Store(store, read_only=True) as stored:
             assert stored.calibrations() == [] and stored.campaigns() == []
+
+
+def test_benchios_netcdf_variable_is_not_filled_and_its_hdf5_dataset_keeps_hdf5s_defaults() -> None:
+    platform = load_platform("archer")
+    netcdf, hdf5 = observations([Case("netCDF", "striped", 16, 48, 100.0),
+                                 Case("HDF5", "striped", 16, 48, 100.0)], platform)
+    datasets = netcdf.workload["files"][0]["datasets"]
+    variables = [d for d in datasets if d.get("fill_value") == "user"]
+    assert variables and all(d["fill_time"] == "never" for d in variables)  # nf90_def_var_fill
+    assert all("fill_time" not in d for d in datasets if d not in variables)  # dimensions
+    assert all("fill_time" not in d for d in hdf5.workload["files"][0]["datasets"])

@@ -6,6 +6,7 @@ steady state does."""
 from __future__ import annotations
 
 import copy
+import shlex
 from typing import Any
 
 import pytest
@@ -93,7 +94,7 @@ def test_a_repeated_contiguous_write_takes_the_time_of_one_call_without_per_call
     a process's file take what one write of 1 GiB takes (the OSTs' bandwidth)."""
     machine = small_platform()
     repeated, config = easy(1024)
-    single = ior_workload(parse_ior("-a POSIX -w -e -F -t 1024m -b 1024m".split()), RANKS,
+    single = ior_workload(parse_ior(shlex.split("-a POSIX -w -e -F -t 1024m -b 1024m")), RANKS,
                           NODES, "ior")
     [a] = run(machine, repeated, config)
     [b] = run(machine, single, config)

@@ -56,7 +56,10 @@ def test_tuned_is_never_below_the_default(predictions: list[Any]) -> None:
 def test_more_osts_are_not_slower_once_tuned(predictions: list[Any]) -> None:
     for platform in ("archer", "hopper"):
         tuned = [p.tuned_mbs for p in predictions if p.platform == platform]
-        assert tuned == sorted(tuned), (platform, tuned)
+        # equal up to rounding counts as not slower: a rate bound by something the OSTs do
+        # not change (ARCHER's HDF5 fill by rank 0) is the same on 48 and 96 OSTs
+        assert all(after >= before * (1 - 1e-9) for before, after in itertools.pairwise(tuned)), \
+            (platform, tuned)
         assert tuned[-1] > tuned[0]  # 8 OSTs cap a 1 GiB checkpoint; 96 do not
 
 
@@ -76,8 +79,14 @@ def test_the_same_settings_are_not_slower_with_more_osts(platform: str) -> None:
 def test_one_ost_is_one_targets_bandwidth_at_most() -> None:
     _, simulate = _simulator()
     archer = load_platform("archer")
-    [one_stripe] = simulate(archer, CHECKPOINT, [{"lustre": {"stripe_count": 1}}])
+    unfilled = validate_config({"lustre": {"stripe_count": 1}, "dataset": {"fill_time": "never"}},
+                               "test")
+    [one_stripe, filled] = simulate(archer, CHECKPOINT, [unfilled, {"lustre": {"stripe_count": 1}}])
     assert one_stripe.rate_mbs is not None
     assert one_stripe.rate_mbs <= archer.data["filesystem"]["target_mbs"]
     assert one_stripe.ceiling["OSTs"] == {
         "count": 1, "mbs": pytest.approx(archer.data["filesystem"]["target_mbs"])}
+    # ARCHER's HDF5 fills a dataset given no fill value (hdf5.fills_default_value): the OST
+    # takes every byte twice, so it bounds the payload at half its bandwidth
+    assert filled.ceiling["OSTs"] == {
+        "count": 1, "mbs": pytest.approx(archer.data["filesystem"]["target_mbs"] / 2, rel=1e-3)}

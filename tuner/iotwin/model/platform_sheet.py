@@ -118,6 +118,12 @@ def _word(choices: tuple[str, ...]) -> Callable[[str, str, Any], str]:
     return parse
 
 
+def _flag(origin: str, where: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise _sheet_error(origin, where, f"expected true or false, got {value!r}")
+    return value
+
+
 def _text(origin: str, where: str, value: Any) -> str:
     if not isinstance(value, str) or not value.strip():
         raise _sheet_error(origin, where, f"expected text, got {value!r}")
@@ -207,6 +213,7 @@ _SCHEMA: dict[str, dict[str, Kind]] = {
                 "mdt_mbs": _rate, "dom_max": _size, "rpc_size": _size, "pool": _text,
                 "media": _word(_MEDIA), "drives_per_target": _count, "block_size": _size},
     "client": {"process_write_mbs": _rate, "node_write_mbs": _rate, "osc_dirty_bytes": _size},
+    "hdf5": {"fills_default_value": _flag},
     "defaults": {"mpi": _word(_MPI_FAMILIES), "stripe_count": _stripes, "stripe_size": _size,
                  "pool": _text, "layout": _layout, "directories": _directories},
     "site_rules": {"max_stripes_per_file": _count, "pool": _text, "stripe_only_above": _size,
@@ -404,7 +411,7 @@ def platform_tree(sheet: Sheet, defaults: Mapping[str, Any] | None = None) -> di
                            **{k: v for k, v in s["routers"].items() if k != "side"}}
     tree["filesystem"] = _filesystem(s, base)
     tree["lustre_client"] = {**base["lustre_client"], **_client_of_nics(s), **s["client"]}
-    tree["hdf5"] = base["hdf5"]
+    tree["hdf5"] = {**base["hdf5"], **s["hdf5"]}
     tree["site_defaults"] = _site_defaults(s, base)
     tree["twin"] = base["twin"]
     if s["site_rules"]:
@@ -532,6 +539,8 @@ def _site_defaults(s: Mapping[str, Any], base: Mapping[str, Any]) -> dict[str, A
     mpiio.update({hint: _for_site(mpi[hint], why) for hint in _LIBRARY_HINTS if hint in mpi})
     made = {"romio_driver": _for_site(mpi["romio_driver"], why),
             "default_cb_nodes": _for_site(mpi["default_cb_nodes"], why),
+            **({"aggregator_placement": _for_site(mpi["aggregator_placement"], why)}
+               if "aggregator_placement" in mpi else {}),
             "lustre": site["lustre"], "mpiio": mpiio, "hdf5": site["hdf5"]}
     if directories:
         made["directories"] = {name: {key: {"value": value, **_provenance_of(directories)}
@@ -546,7 +555,7 @@ def _provenance_of(leaf: Mapping[str, Any]) -> dict[str, str]:
 
 
 #: MPI-IO hints whose default an MPI library of the sheet defaults may set (else ROMIO's)
-_LIBRARY_HINTS = ("romio_ds_write",)
+_LIBRARY_HINTS = ("romio_ds_write", "cb_config_list")
 
 
 def _for_site(library_leaf: Mapping[str, Any], mpi: Mapping[str, Any]) -> dict[str, Any]:
