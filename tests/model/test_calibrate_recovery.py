@@ -23,16 +23,18 @@ from iotwin.space.parameters import load_space
 from iotwin.store.database import Store
 from iotwin.workloads.workload import kernel_workload
 
-# One value per mechanism the design excites: OST streaming, per-RPC cost, degradation under
-# concurrent clients, extent-lock revocation, the client node's send rate.
-KNOWN = {"filesystem.target_mbs": 160.0, "filesystem.rpc_overhead_s": 0.0006,
-         "filesystem.degradation": 0.05, "filesystem.lock_conflict_s": 0.0035,
-         "lustre_client.node_write_mbs": 2000.0}
+# One value per mechanism the design excites: OST streaming, degradation under concurrent
+# clients, extent-lock revocation, the client node's send rate.
+KNOWN = {"filesystem.target_mbs": 160.0, "filesystem.degradation": 0.05,
+         "filesystem.lock_conflict_s": 0.0035, "lustre_client.node_write_mbs": 2000.0}
 
 
 # The floor under many client streams binds at client counts the design's probes do not
 # reach: no probe can tell it apart from the degradation itself, so the truth keeps the model's.
-UNPROBED = ("filesystem.degradation_floor",)
+# A request's own cost shows only where requests cannot merge (the client merges a node's
+# adjacent pages of an object into RPCs, the target adjacent requests: IOSIM.md "Storage"), which
+# no vpic-io probe makes: a stripe of 64 KiB merges as a stripe of 1 MiB does.
+UNPROBED = ("filesystem.degradation_floor", "filesystem.rpc_overhead_s")
 
 
 def truth_with_known_values(model: Platform, seed: int = 1) -> Platform:
@@ -55,7 +57,7 @@ def design_observations(tmp_path_factory: pytest.TempPathFactory) -> list[Observ
     return observations
 
 
-def test_calibration_recovers_five_parameters_at_once_within_10_percent(
+def test_calibration_recovers_four_parameters_at_once_within_10_percent(
         design_observations: list[Observation]) -> None:
     model = load_platform("hopper")
     design = load_design("lustre")

@@ -14,7 +14,7 @@ line or the key:
   null, everything else a string; so ``010``, ``yes`` or ``1_000`` cannot mean one thing to one
   reader and another to another;
 - no duplicate keys, no explicit tags, no alias inside its own anchor;
-- integers of at most MAX_INTEGER_DIGITS digits;
+- integers of at most MAX_INTEGER_DIGITS digits (Python's conversion limit);
 - at most MAX_DEPTH nested lists and mappings and MAX_NODES nodes, aliases counted as expanded:
   a deeply nested or "billion laughs" document is refused before anything walks it.
 """
@@ -36,8 +36,10 @@ from iotwin.core.text import key_text
 MAX_DEPTH = 32
 #: the most nodes (scalars, lists, mappings) a document may have, aliases expanded
 MAX_NODES = 2**22
-#: the most digits of an integer: 2^64 has 20, no field of a format holds more
-MAX_INTEGER_DIGITS = 40
+#: the most digits of an integer the reader converts: Python's own limit on converting text
+#: (4300 digits). Below it an integer too large for its field is the schema's error, the same
+#: one iosim's and the replay proxy's readers give (tests/formats/test_fuzz_formats.py)
+MAX_INTEGER_DIGITS = 4300
 #: libyaml's word for nesting beyond its own bound (1000), which it may meet first
 _LIBYAML_TOO_DEEP = "exceeded maximum nesting depth"
 
