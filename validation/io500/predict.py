@@ -15,9 +15,9 @@ import sys
 import time
 from pathlib import Path
 
+from iotwin.model.family import accuracy
 from iotwin.model.sim import simulate
 from iotwin.observations.io500 import PHASES, case_platform, io500_cases, phase_workload
-from scipy.stats import spearmanr
 
 TRAIN = Path(__file__).resolve().parents[1] / "data" / "io500-train.json"
 
@@ -46,12 +46,11 @@ def main() -> int:
               f"{predicted / 1000:9.2f} {case.measured_mbs / 1000:9.2f} GB/s "
               f"{predicted / case.measured_mbs:6.2f}x {took:5.1f}s  {why}", flush=True)
     for phase, pairs in by_phase.items():
-        ratios = [p / m for p, m in pairs if not math.isnan(p)]
-        within = sum(0.5 <= r <= 2 for r in ratios)
-        logs = sorted(abs(math.log(r)) for r in ratios)
-        rho = spearmanr([p for p, _ in pairs], [m for _, m in pairs]).statistic
-        print(f"{phase}: {within}/{len(pairs)} within 2x, median factor "
-              f"{math.exp(logs[len(logs) // 2]):.2f}x, Spearman {rho:.2f}")
+        found = accuracy([None if math.isnan(p) else p for p, _ in pairs],
+                         [m for _, m in pairs])
+        print(f"{phase}: {round(found['within_2x'] * found['cases'])}/{found['cases']} within "
+              f"2x, median factor {found['median_factor']:.2f}x, Spearman "
+              f"{found['spearman']:.2f}")
     return 0
 
 

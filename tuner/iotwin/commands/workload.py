@@ -94,9 +94,8 @@ def _io500_arguments(args: argparse.Namespace) -> list[str]:
         arguments = io500_arguments(args.io500, args.ranks, segments=args.segments)
     else:
         platform = load_platform(args.platform)
-        peak = min(platform.storage_peak_mbs, platform.client_peak_mbs(args.nodes))
-        arguments = io500_arguments(args.io500, args.ranks,
-                                    volume_bytes=int(IO500_SECONDS * peak * 1e6))
+        volume = int(IO500_SECONDS * platform.peak_mbs(args.nodes) * 1e6)
+        arguments = io500_arguments(args.io500, args.ranks, volume_bytes=volume)
     return [*arguments, "-o", IO500_FILES[args.io500]]
 
 

@@ -136,11 +136,16 @@ def _words_match(text: str, words: list[str]) -> bool:
     return any(re.search(rf"(?<![a-z0-9]){re.escape(w)}(?![a-z0-9])", lowered) for w in words)
 
 
+def _names(text: str, words: list[str]) -> bool:
+    """Whether ``text`` names one of ``words``: as a word, or for words of four letters or more
+    inside another ("NLSAS", "OmniPath")."""
+    return _words_match(text, words) or any(w in text.lower() for w in words if len(w) > 3)
+
+
 def _media(record: Mapping[str, Any], rules: Mapping[str, Any], origin: str) -> str:
     said = f"{record.get('ds_storage_type', '')} {record.get('ds_storage_interface') or ''}"
     for rule in rules["media_words"]:
-        if _words_match(said, rule["words"]) or any(w in said.lower() for w in rule["words"]
-                                                     if len(w) > 3):
+        if _names(said, rule["words"]):
             return str(rule["media"])
     raise UserError(f"{origin}: ds_storage_type: {said.strip()!r} names no storage media "
                     f"iotwin knows (nvme, ssd, hdd words: data/io500-descriptions.yaml)")
@@ -170,8 +175,7 @@ def _targets(record: Mapping[str, Any], media: str, servers: int, rules: Mapping
 def _link(network: str, rules: Mapping[str, Any]) -> dict[str, Any]:
     """One link of the named network as a sheet leaf (a technology name or a rate)."""
     for rule in rules["link_words"]:
-        if _words_match(network, rule["words"]) or any(w in network.lower()
-                                                       for w in rule["words"] if len(w) > 3):
+        if _names(network, rule["words"]):
             return {"value": rule["link"], "source": f"the description's network {network!r}"}
     rate = re.search(r"(\d+(?:\.\d+)?)\s*g(?:b(?:it)?)?(?:ps|/s|e)?\b", network.lower())
     if rate:

@@ -118,6 +118,11 @@ class Platform:
         node_client = data.get("lustre_client", {}).get("node_write_mbs") or per_node
         return nodes * min(per_node, node_client)
 
+    def peak_mbs(self, nodes: int) -> float:
+        """What ``nodes`` client nodes can write at most: the least of the storage side's
+        peak and their own."""
+        return min(self.storage_peak_mbs, self.client_peak_mbs(nodes))
+
     def free_parameters(self) -> dict[str, tuple[float, float, float]]:
         return {path: (float(leaf["value"]), float(leaf["bounds"][0]), float(leaf["bounds"][1]))
                 for path, leaf in leaves(self.tree)

@@ -83,8 +83,7 @@ def phase_workload(platform: Platform, phase: str, ranks: int, nodes: int,
     the least of the model's storage and client peaks, or ``segments`` a process."""
     volume = None
     if segments is None:
-        peak = min(platform.storage_peak_mbs, platform.client_peak_mbs(nodes))
-        volume = int(seconds * peak * 1e6)
+        volume = int(seconds * platform.peak_mbs(nodes) * 1e6)
     arguments = [*io500_arguments(phase, ranks, volume_bytes=volume, segments=segments),
                  "-o", IO500_FILES[phase]]
     command = "ior " + " ".join(arguments)
