@@ -509,16 +509,6 @@ class Store:
             "config_hash": config_hash, "workload": workload, "ranks": ranks,
             "platform": platform})]
 
-    def iter_evaluations(self) -> Iterator[Evaluation]:
-        """Every evaluation, oldest first, without loading them all at once."""
-        rows = self._execute("SELECT * FROM evaluations ORDER BY id")
-        while True:
-            with self._sqlite_errors():
-                row = rows.fetchone()
-            if row is None:
-                return
-            yield Evaluation(**_decode_row(row, f"{self.path}: evaluations row {row['id']}"))
-
     # -- calibrations -------------------------------------------------------------------------
 
     def add_calibration(self, platform: str, parameters: Mapping[str, float], *,
