@@ -14,8 +14,8 @@ import time
 from typing import Any
 
 from failures import simulate_all
-from iotwin.config.schema import validate_config
 from iotwin.config.types import Config
+from iotwin.config.validation import validate_config
 from iotwin.model.platforms import load_platform
 
 VARIABLES = ("x", "y", "z", "id1", "id2", "px", "py", "pz")

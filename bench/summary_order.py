@@ -21,8 +21,8 @@ import sys
 from pathlib import Path
 
 from failures import stop_on_failures
-from iotwin.config.schema import load_config
 from iotwin.config.types import Config
+from iotwin.config.validation import load_config
 from iotwin.core.records import Target
 from iotwin.executors.local import LocalExecutor
 from iotwin.tuning.repetitions import (

@@ -51,8 +51,8 @@ from typing import Any, Literal
 
 import yaml
 
-from iotwin.config.schema import validate_config
 from iotwin.config.types import Config
+from iotwin.config.validation import validate_config
 from iotwin.core.errors import UserError
 from iotwin.core.hashing import canonical_json, config_hash
 from iotwin.core.records import RunResult, Source, Status, Target

@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from iotwin.config.schema import validate_config
 from iotwin.config.types import Config
+from iotwin.config.validation import validate_config
 from iotwin.core import paths
 from iotwin.core.dotted import dotted_get, dotted_set
 from iotwin.core.errors import UserError
