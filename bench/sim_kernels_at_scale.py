@@ -13,7 +13,7 @@ import time
 from failures import simulate_all
 from iotwin.core.paths import repo_root
 from iotwin.model.platforms import load_platform
-from iotwin.studies.experiment import load_experiment
+from iotwin.studies.experiment.spec import load_experiment
 from iotwin.workloads.workload import kernel_workload
 
 SPEC = repo_root() / "experiments" / "table4-default-vs-tuned.yaml"
