@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+const char *const IOT_API_NAMES[] = {"hdf5", "mpiio", "posix"};
+
 static struct iot_file **files;
 static int nfiles;
 

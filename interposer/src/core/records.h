@@ -56,7 +56,8 @@ struct iot_dataset {
 };
 
 /* The layer a file is written through. */
-enum iot_api { IOT_API_HDF5, IOT_API_MPIIO };
+enum iot_api { IOT_API_HDF5, IOT_API_MPIIO, IOT_API_POSIX };
+extern const char *const IOT_API_NAMES[];   /* "hdf5", "mpiio", "posix" */
 
 struct iot_mpiio_file;        /* the MPI-IO layer's own state of a file (mpiio/) */
 

@@ -105,7 +105,9 @@ void iot_put_file_identity(struct buf *out, const struct iot_file *file)
 {
     PUT(out, "\"file\": ");
     put_string(out, file->name);
-    put(out, file->api == IOT_API_MPIIO ? ", \"api\": \"mpiio\"" : ", \"api\": \"hdf5\"");
+    PUT(out, ", \"api\": \"");
+    put(out, IOT_API_NAMES[file->api]);
+    PUT(out, "\"");
     PUT(out, ", \"how\": \"");
     put(out, file->how);
     PUT(out, "\"");

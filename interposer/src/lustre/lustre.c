@@ -134,10 +134,10 @@ static void precreate(struct iot_file *file, const char *name, int replace)
     else if (rank == 0) {
         struct iot_layout layout;
         rc = iot_lustre_layout_of(&file->settings, &layout);
-        if (rc == 0) {
+        if (rc == 0 && replace)
             unlink(name);
+        if (rc == 0)
             rc = iot_layout_create(name, &layout);
-        }
     }
     if (file->comm != MPI_COMM_NULL)
         MPI_Bcast(&rc, 1, MPI_INT, 0, file->comm);
