@@ -110,6 +110,15 @@ static void finish(struct iot_posix_file *pf, double start, double end)
     free(pf);
 }
 
+void iot_posix_disown(int fd)
+{
+    struct iot_posix_file *pf = iot_posix_file_of(fd);
+    if (pf) {
+        by_fd[fd] = NULL;
+        forget(pf);
+    }
+}
+
 void iot_posix_closed(int fd, double start, double end)
 {
     struct iot_posix_file *pf = iot_posix_file_of(fd);

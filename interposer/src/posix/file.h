@@ -46,6 +46,9 @@ struct iot_posix_file *iot_posix_file_of(int fd);
 /* A write of `bytes` at `offset` that took [start, end] (the hooks' clock). */
 void iot_posix_wrote(struct iot_posix_file *pf, long long offset, long long bytes,
                      double start, double end);
+/* `fd` was written inside a hooked call of another layer (the MPI library's or HDF5's own
+ * file, opened where no hook saw it): not the program's, followed no more. */
+void iot_posix_disown(int fd);
 /* Around the real close of `fd`: the record is finished (reported and captured, or counted as
  * written outside) once the close has returned. */
 void iot_posix_closed(int fd, double start, double end);

@@ -5,8 +5,10 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <mpi.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -57,11 +59,22 @@ static const char *name_of(int dirfd, const char *path, char *out, size_t len)
     return out;
 }
 
+/* Whether this process is a rank of an MPI program (not its launcher, whose files are not the
+ * program's and which must not write a run record of its own): MPI is initialized, or the
+ * launcher gave it its rank (MPICH's PMI_RANK, Open MPI's OMPI_COMM_WORLD_RANK, PMIx's). */
+static int an_mpi_rank(void)
+{
+    int initialized = 0;
+    MPI_Initialized(&initialized);
+    return initialized || getenv("PMI_RANK") || getenv("OMPI_COMM_WORLD_RANK")
+        || getenv("PMIX_RANK");
+}
+
 /* Every open of the program's: through openat, which open, open64, creat and their kin are. */
 static int open_at(int dirfd, const char *path, int flags, mode_t mode)
 {
     char name[4096];
-    if (iot_depth || !path || (flags & O_ACCMODE) == O_RDONLY)
+    if (iot_depth || !path || (flags & O_ACCMODE) == O_RDONLY || !an_mpi_rank())
         return REAL(openat)(dirfd, path, flags, mode);
     iot_runtime_init();
     iot_depth++;   /* the layout's create and its read-back are not the program's */
@@ -144,7 +157,9 @@ static void data_write(struct iot_posix_file *pf, int fd, long long offset, ssiz
 /* The real call `call` of a write on fd at `offset` (-1: the file position). */
 #define WRITE_HOOK(fd, offset, call)                                            \
     do {                                                                        \
-        struct iot_posix_file *pf = iot_depth ? NULL : iot_posix_file_of(fd);   \
+        struct iot_posix_file *pf = iot_posix_file_of(fd);                      \
+        if (pf && iot_depth) /* the I/O library's file after all */             \
+            iot_posix_disown(fd), pf = NULL;                                    \
         if (!pf) {                                                              \
             ssize_t written = call;                                             \
             iot_posix_count_outside(fd, written);                               \

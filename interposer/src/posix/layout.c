@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "core/keys.h"
 #include "core/text.h"
@@ -30,8 +29,7 @@ int iot_posix_layout_at_create(struct iot_file *file, const char *path, int exis
         return 0;
     /* every process creates its own file (a POSIX open is no collective): an existing file,
      * made by another process of a shared file a moment before, keeps the layout it has */
-    iot_lustre_before_open(file, path, exists ? IOT_OPENING : IOT_CREATE_IF_ABSENT);
-    return !exists && access(path, F_OK) == 0;
+    return iot_lustre_before_open(file, path, exists ? IOT_OPENING : IOT_CREATE_IF_ABSENT);
 }
 
 /* A requested key's value as text ("4", "4194304"); NULL for a list of components. */
