@@ -10,6 +10,7 @@
 #include "capture/capture.h"
 #include "core/runtime.h"
 #include "posix/capture.h"
+#include "posix/layer.h"
 #include "posix/layout.h"
 #include "posix/writes.h"
 
@@ -36,11 +37,12 @@ struct iot_posix_file *iot_posix_before_open(const char *path, int *flags)
         return NULL;
     if (!exists && !(*flags & O_CREAT))
         return NULL;
-    struct iot_posix_file *pf = calloc(1, sizeof *pf);
-    if (!pf)
+    struct iot_file *file = iot_file_new(&iot_posix_layer, path, exists ? "open" : "create");
+    struct iot_posix_file *pf = file->state;
+    if (!pf) {
+        iot_file_forget(file);
         return NULL;
-    pf->file = iot_file_new(IOT_API_POSIX, -1, path, exists ? "open" : "create");
-    pf->file->driver = "posix";
+    }
     iot_settings_for(&pf->file->settings, pf->file->matched, path, NULL);
     pf->named = named_by_rule(pf->file->matched);
     if (iot_posix_layout_at_create(pf->file, path, exists))
@@ -50,9 +52,7 @@ struct iot_posix_file *iot_posix_before_open(const char *path, int *flags)
 
 static void forget(struct iot_posix_file *pf)
 {
-    iot_file_forget(pf->file);
-    free(pf->writes);
-    free(pf);
+    iot_file_forget(pf->file);   /* and pf with it (posix/layer.c) */
 }
 
 void iot_posix_after_open(struct iot_posix_file *pf, int fd, double start, double end)
@@ -105,9 +105,7 @@ static void finish(struct iot_posix_file *pf, double start, double end)
     file->close_s = end - start;
     file->t_close = iot_capture_epoch_of(end);
     iot_posix_capture_close(pf, iot_capture_epoch_of(start), file->t_close);
-    iot_report_close(file, &iot_rt.run);   /* takes the record over */
-    free(pf->writes);
-    free(pf);
+    iot_report_close(file, &iot_rt.run);   /* takes the record over, pf with it */
 }
 
 void iot_posix_disown(int fd)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/keys.h"
+#include "core/layer.h"
 #include "core/text.h"
 #include "lustre/lustre.h"
 
@@ -41,22 +42,18 @@ static const char *requested_text(int id, const struct iot_value *value, char *o
     return out;
 }
 
-/* Each requested key that cannot act on this file, with why. */
-static void list_not_effective(struct iot_file *file, enum iotwin_fs fs)
+/* Each requested lustre key off Lustre, with the file system's name (the keys of the other
+ * blocks: iot_not_applying). */
+static void off_lustre(struct iot_file *file, enum iotwin_fs fs)
 {
     char key[64], text[256], reason[256];
-    for (int id = 0; id < IOT_NKEYS; id++) {
+    snprintf(reason, sizeof reason, "the file is on %s, not Lustre: a layout (stripes, pool, "
+             "components) is made through liblustreapi when a file is created on Lustre",
+             file->fs_type);
+    for (int id = 0; fs != IOTWIN_FS_LUSTRE && id < IOT_NKEYS; id++) {
         const struct iot_value *value = &file->settings.v[id];
-        int lustre = in_block(id, IOT_B_LUSTRE);
-        if (!value->set || IOT_KEYS[id].parent >= 0 || (lustre && fs == IOTWIN_FS_LUSTRE))
+        if (!value->set || !in_block(id, IOT_B_LUSTRE))
             continue;
-        if (lustre)
-            snprintf(reason, sizeof reason, "the file is on %s, not Lustre: a layout (stripes, "
-                     "pool, components) is made through liblustreapi when a file is created "
-                     "on Lustre", file->fs_type);
-        else
-            snprintf(reason, sizeof reason, "the file is written through POSIX calls: MPI-IO "
-                     "hints, HDF5 and dataset settings do not apply to it");
         iot_key_path(id, key, sizeof key);
         iot_not_effective(&file->not_effective, key, requested_text(id, value, text, sizeof text),
                           NULL, reason);
@@ -101,5 +98,6 @@ void iot_posix_layout_readback(struct iot_file *file)
     PUT(&out, "}");
     free(lustre.s);
     file->effective = buf_take(&out);
-    list_not_effective(file, fs);
+    off_lustre(file, fs);
+    iot_not_applying(file);
 }

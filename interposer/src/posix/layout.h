@@ -2,7 +2,8 @@
  * `lustre` keys (stripes, pool, components) are made through the Lustre helper (lustre/) when
  * the program creates the file on Lustre; the layout is read back after the open. Every other
  * requested key is listed as not effective with its reason: a `lustre` key off Lustre (the
- * file system named), an MPI-IO hint, HDF5 or dataset setting always (a POSIX file has none). */
+ * file system named), an MPI-IO hint, HDF5 or dataset setting always (a POSIX file has none:
+ * the layer's not_applying). */
 #pragma once
 
 #include "core/records.h"
