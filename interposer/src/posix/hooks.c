@@ -91,7 +91,9 @@ static int open_at(int dirfd, const char *path, int flags, mode_t mode)
 
 static mode_t mode_arg(int flags, va_list args)
 {
-    return flags & (O_CREAT | O_TMPFILE) ? (mode_t)va_arg(args, int) : 0;
+    /* as glibc's __OPEN_NEEDS_MODE: O_TMPFILE holds O_DIRECTORY's bit, which alone takes none */
+    int needs = (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE;
+    return needs ? (mode_t)va_arg(args, int) : 0;
 }
 
 EXPORT int open(const char *path, int flags, ...)
