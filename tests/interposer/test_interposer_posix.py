@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 import yaml
 from iotwin.core import paths
-from iotwin.core.records import Target
+from iotwin.core.run_records import Target
 from iotwin.executors import launch
-from iotwin.executors.capture import capture_program
+from iotwin.executors.capture_run import capture_program
 from iotwin.executors.interposer_reports import outside_writes
 from iotwin.model.platforms import load_platform
 from iotwin.model.sim import simulate
