@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from iotwin.core.records import Target
+from iotwin.core.run_records import Target
 from iotwin.executors.local import LocalExecutor
 
 H5PY_MPI = Path(sys.prefix) / "h5py-mpi"  # `make h5py-mpi`
@@ -55,4 +55,4 @@ def test_a_program_that_writes_no_hdf5_is_a_failed_run_saying_why(scratch: Path)
     result = LocalExecutor(scratch_root=scratch / "runs", workdir=scratch).run_once(
         Target(ranks=1, command=("true",)), {})
     assert result.status == "failed"
-    assert "no HDF5 or MPI-IO file closed" in (result.error or "")
+    assert "no HDF5, MPI-IO or POSIX data file closed" in (result.error or "")
