@@ -117,5 +117,8 @@ def main() -> None:
                   f"{loaded[mode] / loaded['disable']:>22.2f}")
 
 
+#: the suite's run of it (tests/bench/test_bench_scripts.py): every mode and pattern, briefly
+SMOKE_ARGS = ["--records", "4", "--repeat", "1"]
+
 if __name__ == "__main__":
     main()
