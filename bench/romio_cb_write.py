@@ -30,6 +30,8 @@ MODES = ("automatic", "enable", "disable")
 PATTERNS = ("interleaved", "blocks")
 RANKS = 2
 SOURCE = Path(__file__).with_name("romio_cb_write.c")
+#: the suite's run of it (tests/bench/test_bench_scripts.py): every mode and pattern, briefly
+SMOKE_ARGS = ["--records", "4", "--repeat", "1"]
 
 
 def build(into: Path) -> Path:
@@ -115,10 +117,6 @@ def main() -> None:
             print(f"{pattern:<12} {mode:<10} {median:>9.3f} [{min(runs):.3f}-{max(runs):.3f}] "
                   f"{median / base:>10.2f} {quiet[mode] / quiet['disable']:>21.2f} "
                   f"{loaded[mode] / loaded['disable']:>22.2f}")
-
-
-#: the suite's run of it (tests/bench/test_bench_scripts.py): every mode and pattern, briefly
-SMOKE_ARGS = ["--records", "4", "--repeat", "1"]
 
 if __name__ == "__main__":
     main()
