@@ -20,6 +20,7 @@ program's output (iotwin.executors.run_folder.KeptRuns).
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import sys
@@ -43,7 +44,7 @@ from iotwin.commands._options import (
 )
 from iotwin.config.schema import dump_config, load_config
 from iotwin.core.errors import UserError
-from iotwin.core.records import OBJECTIVES
+from iotwin.core.records import OBJECTIVES, Objective
 from iotwin.core.stats import MIN_PAIRS_95, Speedup, Summary, format_mbs
 from iotwin.executors import EXECUTORS
 from iotwin.executors.local import absolute_program
@@ -227,7 +228,8 @@ def tune_and_report(store: Store, campaign_id: int, spec: TuneSpec, output: Path
     print(f"campaign {campaign_id}: {search.strategy} on {search.target.label}, "
           f"space {search.space}, platform {search.platform}, executor {search.executor}, "
           f"budget {search.real_budget}", file=sys.stderr, flush=True)
-    result = tune(spec, store, campaign_id, parts=parts, on_progress=_print_progress, keep=keep)
+    result = tune(spec, store, campaign_id, parts=parts, keep=keep,
+                  on_progress=functools.partial(_print_progress, objective=search.objective))
     output = output or Path(f"tuned-{campaign_id}.yaml")
     if offered(summary_speedup(result.summary)):
         output.write_text(dump_config(result.tuned))
@@ -335,7 +337,9 @@ def _rate(value: float | None) -> str:
     return f"{format_mbs(value):>9} MB/s" if value is not None else "        - MB/s"
 
 
-def _print_progress(progress: Progress | Screening) -> None:
+def _print_progress(progress: Progress | Screening, objective: Objective = "io") -> None:
+    """A generation's line; under ``objective`` wall, the measured rates are over the wall time,
+    the model's over the I/O time (the region it simulates), and the line says so."""
     if isinstance(progress, Screening):
         pace = f"{progress.per_second:.0f}/s" if progress.per_second else "-/s"
         print(f"gen {progress.generation:3d}  screening {progress.step}/{progress.steps} in "
@@ -343,9 +347,10 @@ def _print_progress(progress: Progress | Screening) -> None:
               f"best predicted {_rate(progress.best_predicted)}", file=sys.stderr, flush=True)
         return
     error = f"{100 * progress.model_error:5.1f}%" if progress.model_error is not None else "    -"
+    regions = (" (wall)", " (I/O)") if objective == "wall" else ("", "")
     print(f"gen {progress.generation:3d}  runs {progress.runs_used:3d}/{progress.budget:<3d}  "
-          f"best measured {_rate(progress.best_measured)}  "
-          f"best predicted {_rate(progress.best_predicted)}  model error {error}"
+          f"best measured{regions[0]} {_rate(progress.best_measured)}  "
+          f"best predicted{regions[1]} {_rate(progress.best_predicted)}  model error {error}"
           + _model_warning(progress.model_error), file=sys.stderr, flush=True)
 
 
