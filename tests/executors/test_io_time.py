@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 from iotwin.core import paths
-from iotwin.core.records import RunResult, Target
-from iotwin.executors.capture import capture_program
+from iotwin.core.run_records import RunResult, Target
+from iotwin.executors.capture_run import capture_program
 from iotwin.executors.interposer_reports import io_time, setting_outcomes
 from iotwin.executors.local import LocalExecutor, default_scratch_root
 from iotwin.workloads.workload import compute_s

@@ -29,8 +29,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TextIO
 
-from iotwin.config.schema import DEFAULT_CONFIG, validate_config
 from iotwin.config.types import Config
+from iotwin.config.validation import DEFAULT_CONFIG, validate_config
 from iotwin.core.errors import UserError
 from iotwin.core.hashing import config_hash
 from iotwin.core.progress import say
@@ -43,7 +43,7 @@ from iotwin.tuning.campaign import (
     open_campaign,
     run_campaign,
 )
-from iotwin.tuning.capture import capture_workload_of
+from iotwin.tuning.captured_workload import capture_workload_of
 from iotwin.tuning.confirmation import Confirmed, confirm_best
 from iotwin.tuning.explanation import Explanation, explain
 from iotwin.tuning.parts import CampaignParts, assemble

@@ -15,7 +15,7 @@ from typing import Any, TextIO, TypeVar
 
 from iotwin.config.types import Config
 from iotwin.core.progress import say
-from iotwin.core.records import Objective, RunResult, Target
+from iotwin.core.run_records import Objective, RunResult, Target
 from iotwin.core.stats import Speedup, Summary, format_mbs, paired_speedup, summarize
 from iotwin.executors.base import Executor
 from iotwin.store.database import Evaluation, Store
@@ -29,7 +29,7 @@ class Measurement:
     config: Config
     runs: list[RunResult] = field(default_factory=list)
     evaluation_ids: list[int] = field(default_factory=list)
-    objective: Objective = "io"  # what its rate counts (iotwin.core.records.Objective)
+    objective: Objective = "io"  # what its rate counts (iotwin.core.run_records.Objective)
 
     @property
     def ok_runs(self) -> list[RunResult]:
