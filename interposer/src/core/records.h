@@ -43,6 +43,8 @@ struct iot_file {
     MPI_Info requested;       /* the hints the interposer set (MPI_INFO_NULL if none) */
     char fs_type[32];
     double open_s, write_s, flush_s, close_s;
+    double metadata_s;        /* in dataset creates and closes (HDF5 metadata, a fill at
+                               * allocation): I/O time, not the program's computation */
     double t_open, t_close;   /* epoch seconds: open called, close returned (earliest, latest rank) */
     long long bytes, writes;
     char *applied;            /* JSON object */

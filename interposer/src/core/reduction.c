@@ -94,7 +94,7 @@ static void gather_parts(struct iot_file *file, int rank, int size)
  * a datatype of the whole record: MPI may apply a predefined op to parts of a buffer, never a
  * user op to part of one element. */
 #define SLOTS 32
-enum { R_OPEN, R_WRITE, R_FLUSH, R_CLOSE, R_T_OPEN, R_T_CLOSE, R_BYTES, R_WRITES, R_ND, R_ND_NEG,
+enum { R_OPEN, R_WRITE, R_FLUSH, R_CLOSE, R_METADATA, R_T_OPEN, R_T_CLOSE, R_BYTES, R_WRITES, R_ND, R_ND_NEG,
        R_HASH, R_HASH_NEG, R_HEADER };
 #define R_LEN (R_HEADER + 3 * SLOTS)
 
@@ -159,7 +159,8 @@ static void fill_record(const struct iot_file *file, double *r)
     double hash = names_hash(file);
     memset(r, 0, R_LEN * sizeof *r);
     r[R_OPEN] = file->open_s, r[R_WRITE] = file->write_s, r[R_FLUSH] = file->flush_s;
-    r[R_CLOSE] = file->close_s, r[R_T_OPEN] = -file->t_open, r[R_T_CLOSE] = file->t_close;
+    r[R_CLOSE] = file->close_s, r[R_METADATA] = file->metadata_s;
+    r[R_T_OPEN] = -file->t_open, r[R_T_CLOSE] = file->t_close;
     r[R_BYTES] = (double)file->bytes, r[R_WRITES] = (double)file->writes;
     r[R_ND] = file->nparts, r[R_ND_NEG] = -file->nparts;
     r[R_HASH] = hash, r[R_HASH_NEG] = -hash;
@@ -173,7 +174,8 @@ static void fill_record(const struct iot_file *file, double *r)
 static void take_record(struct iot_file *file, const double *r, int same_parts)
 {
     file->open_s = r[R_OPEN], file->write_s = r[R_WRITE], file->flush_s = r[R_FLUSH];
-    file->close_s = r[R_CLOSE], file->t_open = -r[R_T_OPEN], file->t_close = r[R_T_CLOSE];
+    file->close_s = r[R_CLOSE], file->metadata_s = r[R_METADATA];
+    file->t_open = -r[R_T_OPEN], file->t_close = r[R_T_CLOSE];
     file->bytes = (long long)r[R_BYTES], file->writes = (long long)r[R_WRITES];
     for (int i = 0; same_parts && i < file->nparts; i++) {
         struct iot_part *d = file->parts[i];

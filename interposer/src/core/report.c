@@ -102,6 +102,7 @@ static void write_report(struct buf *out, struct iot_file *file, const struct io
     write_seconds(out, ", \"write_s\": ", file->write_s);
     write_seconds(out, ", \"flush_s\": ", file->flush_s);
     write_seconds(out, ", \"close_s\": ", file->close_s);
+    write_seconds(out, ", \"metadata_s\": ", file->metadata_s);
     write_seconds(out, "}, \"span\": {\"open\": ", file->t_open);
     write_seconds(out, ", \"closed\": ", file->t_close);
     PUT(out, "}, \"bytes\": ");
