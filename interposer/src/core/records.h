@@ -76,9 +76,10 @@ struct iot_file {
                                * one process): the report's and the capture's, from core/comms */
     MPI_Info requested;       /* the hints the interposer set (MPI_INFO_NULL if none) */
     char fs_type[32];
-    double open_s, write_s, flush_s, close_s;
+    double open_s, write_s, flush_s, close_s, read_s;
     double t_open, t_close;   /* epoch seconds: open called, close returned (earliest, latest rank) */
     long long bytes, writes;
+    long long read_bytes, reads;   /* the program's MPI-IO reads (not HDF5's H5Dread) */
     char *applied;            /* JSON object */
     char *effective;          /* JSON object, read back after open */
     struct iot_list not_effective;

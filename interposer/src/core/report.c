@@ -140,12 +140,20 @@ static void write_report(struct buf *out, struct iot_file *file, const struct io
     write_seconds(out, ", \"write_s\": ", file->write_s);
     write_seconds(out, ", \"flush_s\": ", file->flush_s);
     write_seconds(out, ", \"close_s\": ", file->close_s);
+    if (file->api == IOT_API_MPIIO)
+        write_seconds(out, ", \"read_s\": ", file->read_s);
     write_seconds(out, "}, \"span\": {\"open\": ", file->t_open);
     write_seconds(out, ", \"closed\": ", file->t_close);
     PUT(out, "}, \"bytes\": ");
     put_int(out, file->bytes);
     PUT(out, ", \"writes\": ");
     put_int(out, file->writes);
+    if (file->api == IOT_API_MPIIO) {
+        PUT(out, ", \"read_bytes\": ");
+        put_int(out, file->read_bytes);
+        PUT(out, ", \"reads\": ");
+        put_int(out, file->reads);
+    }
     PUT(out, ", \"datasets\": [");
     for (int i = 0; i < file->ndatasets; i++) {
         if (i)
