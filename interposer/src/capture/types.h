@@ -3,6 +3,7 @@
 #include <hdf5.h>
 
 #include "core/json.h"
+#include "capture/creation.h"
 #include "core/records.h"
 
 #define MAXR H5S_MAX_RANK
