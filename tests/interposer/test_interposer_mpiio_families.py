@@ -33,24 +33,29 @@ def program(family: str) -> str:
     return str(paths.built(f"tests/programs/mpiio_{family}"))
 
 
-def run_captured(family: str, folder: Path) -> tuple[dict, dict]:
-    """The family's program on RANKS ranks: its file's report line and capture record."""
+def run_captured(family: str, folder: Path) -> tuple[dict, dict, dict]:
+    """The family's program on RANKS ranks: its file's report line, the run's record and the
+    file's capture record."""
     report, records = folder / "report.jsonl", folder / "capture.jsonl"
     env = {"LD_PRELOAD": str(paths.interposer_library()), "IOTWIN_REPORT": str(report),
            "IOTWIN_CAPTURE": str(records)}
     done = launch.run_mpi(RANKS, [program(family), folder, BLOCK, ROUNDS[family]], env=env,
                           cwd=folder, timeout=180, using=launch.launcher("mpich"))
     assert done.returncode == 0, done.stderr   # the program checked every byte it read back
-    [line] = [json.loads(text) for text in report.read_text().splitlines()
-              if "iotwin_report" in text]
+    lines = [json.loads(text) for text in report.read_text().splitlines()]
+    [line] = [line for line in lines if "iotwin_report" in line]
+    [run] = [line for line in lines if "iotwin_run" in line]
     [record] = [json.loads(text) for text in records.read_text().splitlines()]
-    return line, record
+    return line, run, record
 
 
 @pytest.mark.parametrize("family", ROUNDS)
 def test_each_family_is_counted_and_captured_byte_exact(family: str, scratch: Path) -> None:
-    report, record = run_captured(family, scratch)
+    report, run, record = run_captured(family, scratch)
     rounds = ROUNDS[family]
+    # what the MPI library writes for itself (ROMIO's file of the shared file pointer, written
+    # in MPI_File_seek_shared) is not the program's
+    assert run["outside"]["files"] == 0, run["outside"]
     assert report["api"] == "mpiio" and Path(report["file"]).name == "family.dat"
     assert (report["writes"], report["bytes"]) == (rounds * RANKS, rounds * RANKS * BLOCK)
     reads = report["reads"]

@@ -20,6 +20,23 @@ void family_check(int rc, const char *what)
     }
 }
 
+void family_seek(MPI_File fh, int k, long long block)
+{
+    family_check(MPI_File_seek(fh, family_offset(k, block), MPI_SEEK_SET), "MPI_File_seek");
+}
+
+void family_seek_shared(MPI_File fh, int k, long long block)
+{
+    family_check(MPI_File_seek_shared(fh, (MPI_Offset)k * family_ranks * block, MPI_SEEK_SET),
+                 "MPI_File_seek_shared");
+}
+
+void family_wait(int rc, MPI_Request *request, const char *what)
+{
+    family_check(rc, what);
+    family_check(MPI_Wait(request, MPI_STATUS_IGNORE), "MPI_Wait");
+}
+
 void family_in_turn(void (*turn)(MPI_File, int, const char *, long long), MPI_File fh, int k,
                     const char *buf, long long block)
 {

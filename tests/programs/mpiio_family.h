@@ -24,6 +24,12 @@ extern int family_rank, family_ranks;
 MPI_Offset family_offset(int k, long long block);
 /* Aborts the run, naming `what`, unless `rc` is MPI_SUCCESS. */
 void family_check(int rc, const char *what);
+/* The individual file pointer to this rank's block of round k. */
+void family_seek(MPI_File fh, int k, long long block);
+/* The shared file pointer to round k's first block (collective). */
+void family_seek_shared(MPI_File fh, int k, long long block);
+/* Waits for *request, posted by the call `what` that returned `rc` (read once it returned). */
+void family_wait(int rc, MPI_Request *request, const char *what);
 /* Each rank in turn, in rank order (a barrier between turns): `turn` on this rank's. */
 void family_in_turn(void (*turn)(MPI_File, int, const char *, long long), MPI_File fh, int k,
                     const char *buf, long long block);

@@ -4,7 +4,7 @@
 
 static void write_round(MPI_File fh, int k, const char *buf, long long block)
 {
-    family_check(MPI_File_seek(fh, family_offset(k, block), MPI_SEEK_SET), "MPI_File_seek");
+    family_seek(fh, k, block);
     if (k % 2 == 0)
         family_check(MPI_File_write(fh, buf, (int)block, MPI_BYTE, MPI_STATUS_IGNORE),
                      "MPI_File_write");
@@ -15,7 +15,7 @@ static void write_round(MPI_File fh, int k, const char *buf, long long block)
 
 static void read_round(MPI_File fh, int k, char *buf, long long block)
 {
-    family_check(MPI_File_seek(fh, family_offset(k, block), MPI_SEEK_SET), "MPI_File_seek");
+    family_seek(fh, k, block);
     if (k % 2 == 0)
         family_check(MPI_File_read(fh, buf, (int)block, MPI_BYTE, MPI_STATUS_IGNORE),
                      "MPI_File_read");

@@ -7,13 +7,6 @@
 
 #define CALLS 14
 
-/* `rc`: the call that posted *request (read only once it returned) */
-static void wait_for(int rc, MPI_Request *request)
-{
-    family_check(rc, "a nonblocking large-count call");
-    family_check(MPI_Wait(request, MPI_STATUS_IGNORE), "MPI_Wait");
-}
-
 static void write_shared(MPI_File fh, int k, const char *buf, long long block)
 {
     MPI_Request request;
@@ -21,18 +14,17 @@ static void write_shared(MPI_File fh, int k, const char *buf, long long block)
         family_check(MPI_File_write_shared_c(fh, buf, block, MPI_BYTE, MPI_STATUS_IGNORE),
                      "MPI_File_write_shared_c");
     else
-        wait_for(MPI_File_iwrite_shared_c(fh, buf, block, MPI_BYTE, &request), &request);
+        family_wait(MPI_File_iwrite_shared_c(fh, buf, block, MPI_BYTE, &request), &request,
+                    "MPI_File_iwrite_shared_c");
 }
 
 /* Where the call of round k writes from: its offset, the individual or the shared pointer. */
 static void position(MPI_File fh, int k, long long block)
 {
-    MPI_Offset at = family_offset(k, block);
     if (k % CALLS >= 5 && k % CALLS <= 9)
-        family_check(MPI_File_seek(fh, at, MPI_SEEK_SET), "MPI_File_seek");
-    if (k % CALLS >= 10)
-        family_check(MPI_File_seek_shared(fh, at - family_rank * block, MPI_SEEK_SET),
-                     "MPI_File_seek_shared");
+        family_seek(fh, k, block);
+    else if (k % CALLS >= 10)
+        family_seek_shared(fh, k, block);
 }
 
 static void write_round(MPI_File fh, int k, const char *buf, long long block)
@@ -47,9 +39,11 @@ static void write_round(MPI_File fh, int k, const char *buf, long long block)
     case 1: family_check(MPI_File_write_at_all_c(fh, at, buf, block, MPI_BYTE, none),
                          "write_at_all_c");
             break;
-    case 2: wait_for(MPI_File_iwrite_at_c(fh, at, buf, block, MPI_BYTE, &request), &request);
+    case 2: family_wait(MPI_File_iwrite_at_c(fh, at, buf, block, MPI_BYTE, &request), &request,
+                         "iwrite_at_c");
             break;
-    case 3: wait_for(MPI_File_iwrite_at_all_c(fh, at, buf, block, MPI_BYTE, &request), &request);
+    case 3: family_wait(MPI_File_iwrite_at_all_c(fh, at, buf, block, MPI_BYTE, &request), &request,
+                         "iwrite_at_all_c");
             break;
     case 4: family_check(MPI_File_write_at_all_begin_c(fh, at, buf, block, MPI_BYTE),
                          "write_at_all_begin_c");
@@ -59,9 +53,11 @@ static void write_round(MPI_File fh, int k, const char *buf, long long block)
             break;
     case 6: family_check(MPI_File_write_all_c(fh, buf, block, MPI_BYTE, none), "write_all_c");
             break;
-    case 7: wait_for(MPI_File_iwrite_c(fh, buf, block, MPI_BYTE, &request), &request);
+    case 7: family_wait(MPI_File_iwrite_c(fh, buf, block, MPI_BYTE, &request), &request,
+                         "iwrite_c");
             break;
-    case 8: wait_for(MPI_File_iwrite_all_c(fh, buf, block, MPI_BYTE, &request), &request);
+    case 8: family_wait(MPI_File_iwrite_all_c(fh, buf, block, MPI_BYTE, &request), &request,
+                         "iwrite_all_c");
             break;
     case 9: family_check(MPI_File_write_all_begin_c(fh, buf, block, MPI_BYTE),
                          "write_all_begin_c");
@@ -86,7 +82,8 @@ static void read_shared(MPI_File fh, int k, const char *buf, long long block)
         family_check(MPI_File_read_shared_c(fh, (char *)buf, block, MPI_BYTE,
                                             MPI_STATUS_IGNORE), "MPI_File_read_shared_c");
     else
-        wait_for(MPI_File_iread_shared_c(fh, (char *)buf, block, MPI_BYTE, &request), &request);
+        family_wait(MPI_File_iread_shared_c(fh, (char *)buf, block, MPI_BYTE, &request),
+                    &request, "MPI_File_iread_shared_c");
 }
 
 static void read_round(MPI_File fh, int k, char *buf, long long block)
@@ -101,9 +98,11 @@ static void read_round(MPI_File fh, int k, char *buf, long long block)
     case 1: family_check(MPI_File_read_at_all_c(fh, at, buf, block, MPI_BYTE, none),
                          "read_at_all_c");
             break;
-    case 2: wait_for(MPI_File_iread_at_c(fh, at, buf, block, MPI_BYTE, &request), &request);
+    case 2: family_wait(MPI_File_iread_at_c(fh, at, buf, block, MPI_BYTE, &request), &request,
+                         "iread_at_c");
             break;
-    case 3: wait_for(MPI_File_iread_at_all_c(fh, at, buf, block, MPI_BYTE, &request), &request);
+    case 3: family_wait(MPI_File_iread_at_all_c(fh, at, buf, block, MPI_BYTE, &request), &request,
+                         "iread_at_all_c");
             break;
     case 4: family_check(MPI_File_read_at_all_begin_c(fh, at, buf, block, MPI_BYTE),
                          "read_at_all_begin_c");
@@ -113,9 +112,11 @@ static void read_round(MPI_File fh, int k, char *buf, long long block)
             break;
     case 6: family_check(MPI_File_read_all_c(fh, buf, block, MPI_BYTE, none), "read_all_c");
             break;
-    case 7: wait_for(MPI_File_iread_c(fh, buf, block, MPI_BYTE, &request), &request);
+    case 7: family_wait(MPI_File_iread_c(fh, buf, block, MPI_BYTE, &request), &request,
+                         "iread_c");
             break;
-    case 8: wait_for(MPI_File_iread_all_c(fh, buf, block, MPI_BYTE, &request), &request);
+    case 8: family_wait(MPI_File_iread_all_c(fh, buf, block, MPI_BYTE, &request), &request,
+                         "iread_all_c");
             break;
     case 9: family_check(MPI_File_read_all_begin_c(fh, buf, block, MPI_BYTE),
                          "read_all_begin_c");

@@ -30,7 +30,7 @@ static void read_shared(MPI_File fh, int k, const char *buf, long long block)
 static void read_round(MPI_File fh, int k, char *buf, long long block)
 {
     if (k == 0)
-        family_check(MPI_File_seek_shared(fh, 0, MPI_SEEK_SET), "MPI_File_seek_shared");
+        family_seek_shared(fh, 0, block);
     if (k % 2 == 0)
         family_in_turn(read_shared, fh, k, buf, block);
     else

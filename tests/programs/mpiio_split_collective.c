@@ -13,13 +13,12 @@ static void write_round(MPI_File fh, int k, const char *buf, long long block)
         family_check(MPI_File_write_at_all_end(fh, buf, MPI_STATUS_IGNORE),
                      "MPI_File_write_at_all_end");
     } else if (k % 3 == 1) {
-        family_check(MPI_File_seek(fh, at, MPI_SEEK_SET), "MPI_File_seek");
+        family_seek(fh, k, block);
         family_check(MPI_File_write_all_begin(fh, buf, n, MPI_BYTE), "MPI_File_write_all_begin");
         family_check(MPI_File_write_all_end(fh, buf, MPI_STATUS_IGNORE),
                      "MPI_File_write_all_end");
     } else {
-        family_check(MPI_File_seek_shared(fh, at - family_rank * block, MPI_SEEK_SET),
-                     "MPI_File_seek_shared");
+        family_seek_shared(fh, k, block);
         family_check(MPI_File_write_ordered_begin(fh, buf, n, MPI_BYTE),
                      "MPI_File_write_ordered_begin");
         family_check(MPI_File_write_ordered_end(fh, buf, MPI_STATUS_IGNORE),
@@ -37,12 +36,11 @@ static void read_round(MPI_File fh, int k, char *buf, long long block)
         family_check(MPI_File_read_at_all_end(fh, buf, MPI_STATUS_IGNORE),
                      "MPI_File_read_at_all_end");
     } else if (k % 3 == 1) {
-        family_check(MPI_File_seek(fh, at, MPI_SEEK_SET), "MPI_File_seek");
+        family_seek(fh, k, block);
         family_check(MPI_File_read_all_begin(fh, buf, n, MPI_BYTE), "MPI_File_read_all_begin");
         family_check(MPI_File_read_all_end(fh, buf, MPI_STATUS_IGNORE), "MPI_File_read_all_end");
     } else {
-        family_check(MPI_File_seek_shared(fh, at - family_rank * block, MPI_SEEK_SET),
-                     "MPI_File_seek_shared");
+        family_seek_shared(fh, k, block);
         family_check(MPI_File_read_ordered_begin(fh, buf, n, MPI_BYTE),
                      "MPI_File_read_ordered_begin");
         family_check(MPI_File_read_ordered_end(fh, buf, MPI_STATUS_IGNORE),

@@ -3,8 +3,9 @@
  * a write placed in the view's data stream for the capture (reads are counted, not captured:
  * the workload format has no reads).
  *
- * A nonblocking call is counted when it is posted (its time: the posting; MPI_Wait is not
- * hooked); a split collective's bytes at its _begin, the time of both halves. */
+ * A nonblocking call is counted when it is posted (its time: the posting's; what its request
+ * takes to complete in MPI_Wait is not the file's); a split collective's bytes at its _begin,
+ * the time of both halves. */
 #pragma once
 #include <mpi.h>
 

@@ -59,6 +59,37 @@
     IOT_MPIIO_DIRECTION_CALLS(X, write, WRITE) \
     IOT_MPIIO_DIRECTION_CALLS(X, read, READ)
 
+/* Calls in which the MPI library may write files of its own, or the program's data for it:
+ * ROMIO's hidden file of the shared file pointer, a preallocation's blocks, and the data of
+ * nonblocking collective reads and writes, which ROMIO moves as their requests progress in
+ * MPI_Wait and MPI_Test. Passed straight on, as the library's: what it writes inside is not
+ * counted as the program's writes outside MPI-IO (the time there is not the file's).
+ *
+ *     X(name, params, args) */
+#define IOT_MPIIO_LIBRARY_CALLS(X) \
+    X(MPI_File_seek_shared, (MPI_File fh, MPI_Offset offset, int whence), (fh, offset, whence)) \
+    X(MPI_File_get_position_shared, (MPI_File fh, MPI_Offset *offset), (fh, offset)) \
+    X(MPI_File_preallocate, (MPI_File fh, MPI_Offset size), (fh, size))
+
+/* The same for requests: hooked under their MPI_ names only (the interposer's own waits call
+ * the PMPI_ ones; Open MPI's Fortran MPI_WAIT, which calls PMPI_Wait, is not seen). */
+#define IOT_MPI_PROGRESS_CALLS(X) \
+    X(MPI_Wait, (MPI_Request *request, MPI_Status *status), (request, status)) \
+    X(MPI_Waitall, (int n, MPI_Request *requests, MPI_Status *statuses), \
+      (n, requests, statuses)) \
+    X(MPI_Waitany, (int n, MPI_Request *requests, int *index, MPI_Status *status), \
+      (n, requests, index, status)) \
+    X(MPI_Waitsome, (int n, MPI_Request *requests, int *done, int *indices, \
+                     MPI_Status *statuses), (n, requests, done, indices, statuses)) \
+    X(MPI_Test, (MPI_Request *request, int *flag, MPI_Status *status), \
+      (request, flag, status)) \
+    X(MPI_Testall, (int n, MPI_Request *requests, int *flag, MPI_Status *statuses), \
+      (n, requests, flag, statuses)) \
+    X(MPI_Testany, (int n, MPI_Request *requests, int *index, int *flag, MPI_Status *status), \
+      (n, requests, index, flag, status)) \
+    X(MPI_Testsome, (int n, MPI_Request *requests, int *done, int *indices, \
+                     MPI_Status *statuses), (n, requests, done, indices, statuses))
+
 /* --- a row's C signature --------------------------------------------------------------------- */
 
 #define IOT_BUFFER_WRITE const void *

@@ -31,6 +31,10 @@ static struct {
     int(*name) IOT_PARAMS(position, completion, direction, count_type);
     IOT_MPIIO_ACCESS_CALLS(REAL_POINTER)
 #undef REAL_POINTER
+#define LIBRARY_POINTER(name, params, args) int(*name) params;
+    IOT_MPIIO_LIBRARY_CALLS(LIBRARY_POINTER)
+    IOT_MPI_PROGRESS_CALLS(LIBRARY_POINTER)
+#undef LIBRARY_POINTER
 } real;
 
 static void init(void)
@@ -46,6 +50,10 @@ static void init(void)
     *(void **)&real.name = dlsym(RTLD_NEXT, "PMPI_File_" #name);
     IOT_MPIIO_ACCESS_CALLS(LOOK_UP)
 #undef LOOK_UP
+#define LOOK_UP_LIBRARY(name, params, args) *(void **)&real.name = dlsym(RTLD_NEXT, "P" #name);
+    IOT_MPIIO_LIBRARY_CALLS(LOOK_UP_LIBRARY)
+    IOT_MPI_PROGRESS_CALLS(LOOK_UP_LIBRARY)
+#undef LOOK_UP_LIBRARY
     iot_runtime_init();
 }
 
@@ -134,3 +142,20 @@ ALSO_PMPI(MPI_File_sync, int, (MPI_File))
     } \
     ALSO_PMPI(MPI_File_##name, int, IOT_PARAMS(position, completion, direction, count_type))
 IOT_MPIIO_ACCESS_CALLS(WRAPPER)
+
+/* --- the library's own writes: IOT_MPIIO_LIBRARY_CALLS, IOT_MPI_PROGRESS_CALLS -------------- */
+
+#define LIBRARY_WRAPPER(name, params, args) \
+    EXPORT int name params \
+    { \
+        init(); \
+        iot_depth++; \
+        int rc = real.name args; \
+        iot_depth--; \
+        return rc; \
+    }
+#define LIBRARY_WRAPPER_AND_PMPI(name, params, args) \
+    LIBRARY_WRAPPER(name, params, args) \
+    ALSO_PMPI(name, int, params)
+IOT_MPIIO_LIBRARY_CALLS(LIBRARY_WRAPPER_AND_PMPI)
+IOT_MPI_PROGRESS_CALLS(LIBRARY_WRAPPER)
