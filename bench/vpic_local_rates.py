@@ -110,5 +110,8 @@ def main() -> None:
               f"{rate.median / device:8.3f}x")
 
 
+#: the suite's run of it (tests/bench/test_bench_scripts.py): every path at the smallest size
+SMOKE_ARGS = ["--ranks", "2", "--particles", "65536", "--repeat", "1"]
+
 if __name__ == "__main__":
     main()

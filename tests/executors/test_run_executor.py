@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from iotwin.config import schema as tuning
+from iotwin.config import validation as tuning
 from iotwin.core import paths
 from iotwin.core.mpi_flavours import select_flavour
 from iotwin.core.records import Target

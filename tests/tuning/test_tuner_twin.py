@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from iotwin.config.schema import validate_config
+from iotwin.config.validation import validate_config
 from iotwin.model.platforms import Platform, load_platform
 from iotwin.store.database import Store
 

@@ -15,7 +15,7 @@ import argparse
 import statistics
 from pathlib import Path
 
-from iotwin.config.schema import load_config
+from iotwin.config.validation import load_config
 from iotwin.core.records import Target
 from iotwin.executors.local import LocalExecutor
 from iotwin.model.platforms import load_platform

@@ -29,7 +29,7 @@ from iotwin.commands._options import (
     bounded,
     warn,
 )
-from iotwin.config import schema as config
+from iotwin.config import validation as config
 from iotwin.config.types import Config
 from iotwin.core import paths
 from iotwin.core.errors import UserError

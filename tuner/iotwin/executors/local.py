@@ -35,7 +35,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from iotwin.config.schema import dump_config, mca_environment
+from iotwin.config.dumping import dump_config
+from iotwin.config.resolution import mca_environment
 from iotwin.config.types import Config
 from iotwin.core import paths
 from iotwin.core.limits import RUN_TIMEOUT_S

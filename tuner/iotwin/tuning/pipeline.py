@@ -28,8 +28,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TextIO
 
-from iotwin.config.schema import DEFAULT_CONFIG, validate_config
 from iotwin.config.types import Config
+from iotwin.config.validation import DEFAULT_CONFIG, validate_config
 from iotwin.core.errors import UserError
 from iotwin.core.hashing import config_hash
 from iotwin.core.progress import say

@@ -33,9 +33,9 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from iotwin.config.schema import DEFAULT_CONFIG
 from iotwin.config.settings import flat_settings
 from iotwin.config.types import Config
+from iotwin.config.validation import DEFAULT_CONFIG
 from iotwin.core import paths
 from iotwin.core.errors import UserError
 from iotwin.core.hashing import config_hash
