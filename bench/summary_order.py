@@ -23,7 +23,7 @@ from pathlib import Path
 from failures import stop_on_failures
 from iotwin.config.types import Config
 from iotwin.config.validation import load_config
-from iotwin.core.records import Target
+from iotwin.core.run_records import Target
 from iotwin.executors.local import LocalExecutor
 from iotwin.tuning.repetitions import (
     Measurement,

@@ -23,7 +23,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from iotwin.core.records import Target
+from iotwin.core.run_records import Target
 from iotwin.core.stats import Summary, summarize
 from iotwin.executors.local import LocalExecutor, default_scratch_root
 

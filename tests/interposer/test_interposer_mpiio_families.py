@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from iotwin.core import paths
 from iotwin.executors import launch
-from iotwin.executors.capture import records_in
-from iotwin.workloads.capture import workload_from_capture
+from iotwin.executors.capture_run import records_in
+from iotwin.workloads.from_capture import workload_from_capture
 from support.mpiio_capture import rank_writes
 from support.programs import REPO_ROOT
 

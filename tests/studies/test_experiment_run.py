@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from iotwin.config.types import Config
-from iotwin.core.records import RunResult
+from iotwin.core.run_records import RunResult
 from iotwin.store.database import Store
 from iotwin.studies.experiment.runner import run_experiment
 from iotwin.studies.experiment.spec import WorkloadSpec, parse_experiment

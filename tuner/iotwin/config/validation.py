@@ -19,7 +19,7 @@ from iotwin.core.errors import UserError
 from iotwin.core.text import CONTROL
 from iotwin.core.units import parse_size
 from iotwin.core.yaml_files import parse_document, read_document
-from iotwin.formats.records import describe, key_text
+from iotwin.formats.record_schema import describe, key_text
 
 
 class ConfigError(UserError):

@@ -41,7 +41,7 @@ from iotwin.config.types import Config
 from iotwin.core import paths
 from iotwin.core.limits import RUN_TIMEOUT_S
 from iotwin.core.mpi_flavours import Flavour
-from iotwin.core.records import RunResult, Source, Target
+from iotwin.core.run_records import RunResult, Source, Target
 from iotwin.executors.interposer_reports import (
     config_rejection,
     io_span,

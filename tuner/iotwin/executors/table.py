@@ -24,7 +24,7 @@ from iotwin.config.types import Config
 from iotwin.config.validation import validate_config
 from iotwin.core.errors import UserError
 from iotwin.core.hashing import canonical_json, config_hash
-from iotwin.core.records import RunResult, Source, Target
+from iotwin.core.run_records import RunResult, Source, Target
 
 
 @dataclass(frozen=True)

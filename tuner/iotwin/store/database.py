@@ -55,7 +55,7 @@ from iotwin.config.types import Config
 from iotwin.config.validation import validate_config
 from iotwin.core.errors import UserError
 from iotwin.core.hashing import canonical_json, config_hash
-from iotwin.core.records import RunResult, Source, Status, Target
+from iotwin.core.run_records import RunResult, Source, Status, Target
 from iotwin.core.text import printable, valid_utf8
 from iotwin.store.details import StoredDetails, checked
 

@@ -42,7 +42,7 @@ from iotwin.tuning.campaign import (
     open_campaign,
     run_campaign,
 )
-from iotwin.tuning.capture import capture_workload_of
+from iotwin.tuning.captured_workload import capture_workload_of
 from iotwin.tuning.confirmation import Confirmed, confirm_best
 from iotwin.tuning.explanation import Explanation, explain
 from iotwin.tuning.parts import CampaignParts, assemble

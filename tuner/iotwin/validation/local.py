@@ -40,12 +40,12 @@ from iotwin.core import paths
 from iotwin.core.errors import UserError
 from iotwin.core.hashing import config_hash
 from iotwin.core.progress import say
-from iotwin.core.records import Target
+from iotwin.core.run_records import Target
 from iotwin.core.stats import median_relative_error, spearman, wilcoxon_p
 from iotwin.core.units import parse_size
 from iotwin.core.yaml_files import check_keys, read_yaml
 from iotwin.executors.base import Executor
-from iotwin.executors.capture import capture_program
+from iotwin.executors.capture_run import capture_program
 from iotwin.executors.local import LocalExecutor
 from iotwin.executors.mpi_flavour import flavour_of
 from iotwin.model.calibration import Observation, fit, predict

@@ -11,7 +11,7 @@ from typing import Any
 
 from iotwin.config.types import Config
 from iotwin.core.hashing import config_hash
-from iotwin.core.records import RunResult
+from iotwin.core.run_records import RunResult
 from iotwin.executors import make_executor
 from iotwin.model.platforms import load_platform
 from iotwin.model.sim import simulate

@@ -13,7 +13,7 @@ from iotwin.config.validation import validate_config
 from iotwin.core.dotted import dotted_get
 from iotwin.core.errors import UserError
 from iotwin.core.progress import say
-from iotwin.core.records import RunResult, Source
+from iotwin.core.run_records import RunResult, Source
 from iotwin.store.database import Store
 from iotwin.studies.experiment.measurers import CellResult, Measurer, measurer_for, sim_measurer
 from iotwin.studies.experiment.published import load_published

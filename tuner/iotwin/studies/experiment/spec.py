@@ -11,7 +11,7 @@ from typing import Any
 from iotwin.config.validation import validate_config
 from iotwin.core.dotted import dotted_set
 from iotwin.core.errors import UserError
-from iotwin.core.records import Source, Target
+from iotwin.core.run_records import Source, Target
 from iotwin.core.yaml_files import check_keys, read_yaml
 from iotwin.formats.bounds import load_bounds
 from iotwin.studies.experiment.search import SearchSpec
