@@ -21,30 +21,24 @@
 #define IOT_LARGE_COUNT(row)
 #endif
 
-/* One direction's calls: `rw` is write or read, `RW` its direction. */
-#define IOT_MPIIO_DIRECTION_CALLS(X, rw, RW) \
-    X(rw##_at, RW, AT, 0, STATUS, int) \
-    IOT_LARGE_COUNT(X(rw##_at_c, RW, AT, 0, STATUS, MPI_Count)) \
-    X(rw##_at_all, RW, AT, 1, STATUS, int) \
-    IOT_LARGE_COUNT(X(rw##_at_all_c, RW, AT, 1, STATUS, MPI_Count)) \
-    X(i##rw##_at, RW, AT, 0, REQUEST, int) \
-    IOT_LARGE_COUNT(X(i##rw##_at_c, RW, AT, 0, REQUEST, MPI_Count)) \
-    X(i##rw##_at_all, RW, AT, 1, REQUEST, int) \
-    IOT_LARGE_COUNT(X(i##rw##_at_all_c, RW, AT, 1, REQUEST, MPI_Count)) \
-    X(rw##_at_all_begin, RW, AT, 1, BEGIN, int) \
-    IOT_LARGE_COUNT(X(rw##_at_all_begin_c, RW, AT, 1, BEGIN, MPI_Count)) \
-    X(rw##_at_all_end, RW, AT, 1, END, int) \
-    X(rw, RW, INDIVIDUAL, 0, STATUS, int) \
-    IOT_LARGE_COUNT(X(rw##_c, RW, INDIVIDUAL, 0, STATUS, MPI_Count)) \
-    X(rw##_all, RW, INDIVIDUAL, 1, STATUS, int) \
-    IOT_LARGE_COUNT(X(rw##_all_c, RW, INDIVIDUAL, 1, STATUS, MPI_Count)) \
-    X(i##rw, RW, INDIVIDUAL, 0, REQUEST, int) \
-    IOT_LARGE_COUNT(X(i##rw##_c, RW, INDIVIDUAL, 0, REQUEST, MPI_Count)) \
-    X(i##rw##_all, RW, INDIVIDUAL, 1, REQUEST, int) \
-    IOT_LARGE_COUNT(X(i##rw##_all_c, RW, INDIVIDUAL, 1, REQUEST, MPI_Count)) \
-    X(rw##_all_begin, RW, INDIVIDUAL, 1, BEGIN, int) \
-    IOT_LARGE_COUNT(X(rw##_all_begin_c, RW, INDIVIDUAL, 1, BEGIN, MPI_Count)) \
-    X(rw##_all_end, RW, INDIVIDUAL, 1, END, int) \
+/* One direction's calls at a position given by an explicit offset (`at`: _at, `POSITION`: AT)
+ * or by the individual file pointer (`at` empty, INDIVIDUAL): `rw` is write or read, `RW` its
+ * direction. */
+#define IOT_MPIIO_POSITIONED_CALLS(X, rw, RW, at, POSITION) \
+    X(rw##at, RW, POSITION, 0, STATUS, int) \
+    IOT_LARGE_COUNT(X(rw##at##_c, RW, POSITION, 0, STATUS, MPI_Count)) \
+    X(rw##at##_all, RW, POSITION, 1, STATUS, int) \
+    IOT_LARGE_COUNT(X(rw##at##_all_c, RW, POSITION, 1, STATUS, MPI_Count)) \
+    X(i##rw##at, RW, POSITION, 0, REQUEST, int) \
+    IOT_LARGE_COUNT(X(i##rw##at##_c, RW, POSITION, 0, REQUEST, MPI_Count)) \
+    X(i##rw##at##_all, RW, POSITION, 1, REQUEST, int) \
+    IOT_LARGE_COUNT(X(i##rw##at##_all_c, RW, POSITION, 1, REQUEST, MPI_Count)) \
+    X(rw##at##_all_begin, RW, POSITION, 1, BEGIN, int) \
+    IOT_LARGE_COUNT(X(rw##at##_all_begin_c, RW, POSITION, 1, BEGIN, MPI_Count)) \
+    X(rw##at##_all_end, RW, POSITION, 1, END, int)
+
+/* One direction's calls through the shared file pointer. */
+#define IOT_MPIIO_SHARED_CALLS(X, rw, RW) \
     X(rw##_shared, RW, SHARED, 0, STATUS, int) \
     IOT_LARGE_COUNT(X(rw##_shared_c, RW, SHARED, 0, STATUS, MPI_Count)) \
     X(i##rw##_shared, RW, SHARED, 0, REQUEST, int) \
@@ -54,6 +48,11 @@
     X(rw##_ordered_begin, RW, ORDERED, 1, BEGIN, int) \
     IOT_LARGE_COUNT(X(rw##_ordered_begin_c, RW, ORDERED, 1, BEGIN, MPI_Count)) \
     X(rw##_ordered_end, RW, ORDERED, 1, END, int)
+
+#define IOT_MPIIO_DIRECTION_CALLS(X, rw, RW) \
+    IOT_MPIIO_POSITIONED_CALLS(X, rw, RW, _at, AT) \
+    IOT_MPIIO_POSITIONED_CALLS(X, rw, RW, , INDIVIDUAL) \
+    IOT_MPIIO_SHARED_CALLS(X, rw, RW)
 
 #define IOT_MPIIO_ACCESS_CALLS(X) \
     IOT_MPIIO_DIRECTION_CALLS(X, write, WRITE) \

@@ -4,6 +4,7 @@
 #include "capture/capture.h"
 #include "core/config.h"
 #include "core/layer.h"
+#include "core/report.h"
 #include "core/text.h"
 #include "mpiio/files.h"
 
@@ -34,13 +35,8 @@ static void file_free(struct iot_file *file)
  * the file (mpiio/access.h), as a dataset's writes are reported. */
 static void report_file(struct buf *out, const struct iot_file *file)
 {
-    PUT(out, ", \"hdf5_version\": null, \"async_api\": null, \"reads\": {\"calls\": ");
-    put_int(out, file->reads);
-    PUT(out, ", \"bytes\": ");
-    put_int(out, file->read_bytes);
-    PUT(out, ", \"seconds\": ");
-    put_seconds(out, file->read_s);
-    PUT(out, "}");
+    PUT(out, ", \"hdf5_version\": null, \"async_api\": null");
+    iot_put_io(out, "reads", file->reads, file->read_bytes, file->read_s);
 }
 
 const struct iot_layer iot_mpiio_layer = {
