@@ -75,22 +75,28 @@ def members(archive: Path, held: set[str]) -> Iterator[list[list[str]]]:
             yield member_lines
 
 
-def folder_graph(build: Path, target: str = FLAVOURS["mpich"]) -> dict[str, set[str]]:
-    """Folder -> the folders whose symbols it uses."""
+def folder_symbols(build: Path, target: str) -> dict[str, tuple[set[str], set[str]]]:
+    """Folder -> the global symbols its objects define and those they use."""
     build = build.resolve()
     library, objects, archives = link_inputs(build, target)
     held = {fields[0] for fields in nm(library) if len(fields) >= 2 and fields[1] != "U"}
     units = [(folder_of(obj, build), nm(obj, "-g")) for obj in objects]
     units += [(folder_of(archive, build), lines) for archive in archives
               for lines in members(archive, held)]
-    definer: dict[str, str] = {}
-    uses: dict[str, set[str]] = {}
+    folders: dict[str, tuple[set[str], set[str]]] = {}
     for folder, lines in units:
         defined, used = symbols(lines)
-        definer.update(dict.fromkeys(defined, folder))
-        uses.setdefault(folder, set()).update(used)
+        folders.setdefault(folder, (set(), set()))[0].update(defined)
+        folders[folder][1].update(used)
+    return folders
+
+
+def folder_graph(build: Path, target: str = FLAVOURS["mpich"]) -> dict[str, set[str]]:
+    """Folder -> the folders whose symbols it uses."""
+    folders = folder_symbols(build, target)
+    definer = {name: folder for folder, (defined, _) in folders.items() for name in defined}
     return {folder: {definer[name] for name in used if name in definer} - {folder}
-            for folder, used in uses.items()}
+            for folder, (_, used) in folders.items()}
 
 
 def describe(graph: dict[str, set[str]]) -> str:
@@ -106,6 +112,17 @@ def test_folders_call_one_way(flavour: str) -> None:
     print(describe(graph))
     assert {"core", "hdf5", "mpiio"} <= graph.keys()
     assert cycles(graph) == [], describe(graph)
+
+
+@pytest.mark.parametrize("flavour", sorted(FLAVOURS))
+def test_core_calls_no_io_library(flavour: str) -> None:
+    """core/ reaches HDF5, MPI-IO files and the layers only through the layers' table: its
+    objects use no HDF5 call, no MPI_File call, and nothing a layer's folder defines."""
+    folders = folder_symbols(paths.build_dir(), FLAVOURS[flavour])
+    used = folders["core"][1]
+    assert {name for name in used if name.startswith(("H5", "MPI_File", "PMPI_File"))} == set()
+    for layer in ("hdf5", "mpiio", "posix"):
+        assert used & folders[layer][0] == set(), layer
 
 
 if __name__ == "__main__":

@@ -2,8 +2,8 @@
 #pragma once
 #include <hdf5.h>
 
-#include "core/json.h"
 #include "capture/creation.h"
+#include "core/json.h"
 #include "core/records.h"
 
 #define MAXR H5S_MAX_RANK

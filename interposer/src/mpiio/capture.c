@@ -42,9 +42,11 @@ void iot_mpiio_capture_open(struct iot_file *file, double start, double end)
     if (!iot_capture_enabled())
         return;
     iot_capture_start(file, start, end);
-    if (!file->capture || !((file->state = calloc(1, sizeof(struct iot_mpiio_file)))))
+    struct iot_mpiio_file *m = file->capture ? calloc(1, sizeof *m) : NULL;
+    file->state = m;   /* the MPI-IO layer's state of the file: what its capture records */
+    if (!m)
         return;
-    struct iot_view *view = add_view(file->state);
+    struct iot_view *view = add_view(m);
     if (view)
         iot_view_default(view);
 }
