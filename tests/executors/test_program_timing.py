@@ -55,4 +55,4 @@ def test_a_program_that_writes_no_hdf5_is_a_failed_run_saying_why(scratch: Path)
     result = LocalExecutor(scratch_root=scratch / "runs", workdir=scratch).run_once(
         Target(ranks=1, command=("true",)), {})
     assert result.status == "failed"
-    assert "no HDF5 or MPI-IO file closed" in (result.error or "")
+    assert "no HDF5, MPI-IO or POSIX data file closed" in (result.error or "")

@@ -1,5 +1,7 @@
-/* The POSIX layer in the layers' table (core/layer.h): its writes outside the other layers
- * (posix/writes.c), reduced over the run and written in the run's record:
+/* The POSIX layer in the layers' table (core/layer.h): its data files (posix/file.h), whose
+ * one lever is their Lustre layout, each with its state (the writes recorded for the capture);
+ * and its writes outside the other layers and the data files (posix/writes.c), reduced over the
+ * run and written in the run's record:
  *   "outside": {"bytes": n, "writes": n, "files": n, "examples": [names]}
  * summed over the ranks, with the names of rank 0's (or the lowest rank's that made any). */
 #define _GNU_SOURCE
@@ -7,8 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "posix/layer.h"
+
+#include "capture/capture.h"
 #include "core/json.h"
 #include "core/layer.h"
+#include "posix/file.h"
 #include "posix/writes.h"
 
 static struct iot_outside reduced;   /* at rank 0 after run_reduce */
@@ -55,9 +61,33 @@ static void run_report(struct buf *out)
     free(copy);
 }
 
-static const struct iot_layer posix_layer = {
+static void *file_new(struct iot_file *file)
+{
+    struct iot_posix_file *pf = calloc(1, sizeof *pf);
+    file->driver = "posix";
+    if (pf)
+        pf->file = file;
+    return pf;
+}
+
+static void file_free(struct iot_file *file)
+{
+    struct iot_posix_file *pf = file->state;
+    iot_capture_free(file->capture);
+    if (pf)
+        free(pf->writes);
+    free(pf);
+}
+
+const struct iot_layer iot_posix_layer = {
     .api = "posix",
+    .blocks = IOT_B_LUSTRE,
+    .not_applying = "the file is written through POSIX calls: MPI-IO hints, HDF5 and dataset "
+                    "settings do not apply to it",
+    .init = iot_capture_init,
+    .file_new = file_new,
+    .file_free = file_free,
     .run_reduce = run_reduce,
     .run_report = run_report,
 };
-IOT_REGISTER_LAYER(posix_layer)
+IOT_REGISTER_LAYER(iot_posix_layer)

@@ -57,6 +57,8 @@ from iotwin.report.mechanisms import (
 from iotwin.search import STRATEGIES
 from iotwin.store.database import Store, StoreError, resolve_path
 from iotwin.tuning.campaign import Progress, Screening
+from iotwin.tuning.effect import SettingsEffect, settings_effect
+from iotwin.tuning.effect import as_json as effect_json
 from iotwin.tuning.explanation import Explanation
 from iotwin.tuning.parts import CampaignParts
 from iotwin.tuning.pipeline import TuneResult, start, stored_spec, summary_speedup, tune
@@ -208,12 +210,19 @@ def tune_and_report(store: Store, campaign_id: int, spec: TuneSpec, output: Path
           f"budget {search.real_budget}", file=sys.stderr, flush=True)
     result = tune(spec, store, campaign_id, parts=parts, on_progress=_print_progress)
     output = output or Path(f"tuned-{campaign_id}.yaml")
-    if offered(summary_speedup(result.summary)):
+    effect = tuned_effect(result)
+    if offered(summary_speedup(result.summary)) and not effect.none_took_effect:
         output.write_text(dump_config(result.tuned))
-        _report(result, output, as_json)
+        _report(result, effect, output, as_json)
     else:
-        _report(result, None, as_json)
+        _report(result, effect, None, as_json)
     return result
+
+
+def tuned_effect(result: TuneResult) -> SettingsEffect:
+    """What the interposer said of the tuned config's settings in its summary runs."""
+    tuned = result.summary.get("tuned")
+    return settings_effect(tuned.reports if tuned else [])
 
 
 def offered(interval: Speedup | None) -> bool:
@@ -340,9 +349,11 @@ def _model_warning(error: float | None) -> str:
             "of candidates is a weak guide until the refit on these runs catches up")
 
 
-def _report(result: TuneResult, output: Path | None, as_json: bool) -> None:
+def _report(result: TuneResult, effect: SettingsEffect, output: Path | None,
+            as_json: bool) -> None:
     """The outcome; ``output`` is where the tuned config was written, None when it is not
-    offered (its interval says it is not faster than the default)."""
+    offered (its interval says it is not faster than the default, or none of its settings
+    took effect)."""
     campaign, confirmed, summary = result.campaign, result.confirmed, result.summary
     rates: dict[str, Summary | None] = {label: m.rate for label, m in summary.items()}
     tuned, default = rates.get("tuned"), rates.get("default")
@@ -360,7 +371,8 @@ def _report(result: TuneResult, output: Path | None, as_json: bool) -> None:
             "summary": {k: (v.as_dict() if v else None) for k, v in rates.items()},
             "speedup": speedup, "speedup_interval": _as_dict(summary_speedup(summary)),
             "tuned_over_yours": _as_dict(summary_speedup(summary, "yours", "tuned")),
-            "explanation": _explanation_json(result.explanation, measured)},
+            "explanation": _explanation_json(result.explanation, measured),
+            "tuned_settings": effect_json(effect)},
             indent=2))
         return
     if len(confirmed) > 1:
@@ -387,15 +399,20 @@ def _report(result: TuneResult, output: Path | None, as_json: bool) -> None:
     over_yours = summary_speedup(summary, "yours", "tuned")
     if over_yours is not None:
         print(f"  tuned over yours: {over_yours.text('yours', 'tuned')}")
+    for setting in effect.not_effective:
+        print(f"  not effective here: {setting.text()}")
     if result.explanation is not None:
         print(_explanation_text(result.explanation, measured,
                                 campaign.spec.platform))
     if output is not None:
         print(tuned_config_text(output))
         return
-    print(f"\nkeep the default config: the best candidate is not faster than it in the "
-          f"interleaved summary ({interval.text() if interval else 'no interval'}); its "
-          f"settings, for the record (campaign {campaign.id} in the store):\n  "
+    why = ("none of its settings took effect here (above): the difference measured is not "
+           "theirs" if effect.none_took_effect else
+           f"the best candidate is not faster than it in the interleaved summary "
+           f"({interval.text() if interval else 'no interval'})")
+    print(f"\nkeep the default config: {why}; its settings, for the record (campaign "
+          f"{campaign.id} in the store):\n  "
           + dump_config(result.tuned).strip().replace("\n", "\n  "))
 
 

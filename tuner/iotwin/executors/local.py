@@ -63,9 +63,10 @@ from iotwin.executors.working_dir import appeared, exclusive, listing, remove, s
 CONFIG_NAME = "iotwin-config.yaml"
 REPORT_NAME = "iotwin-report.jsonl"
 OUTPUT_TAIL_LINES = 15
-NO_HDF5_IO = ("the interposer reported no HDF5 or MPI-IO file closed: no I/O to time (did the "
-              "program write through HDF5 or MPI-IO, linked to the shared libraries? one linked "
-              "statically must be rebuilt with -shlib)")
+NO_HDF5_IO = ("the interposer reported no HDF5, MPI-IO or POSIX data file closed: no I/O to "
+              "time (did the program write through HDF5 or MPI-IO, linked to the shared "
+              "libraries? one linked statically must be rebuilt with -shlib; or write at least "
+              "1 MiB to a file of its own through POSIX calls?)")
 WARM_UP_BLOCK = 4 * 2**20
 WARM_UP_NAME = ".iotwin-warm-up"  # hidden: never taken for a run's output
 SCRATCH_FULL_BELOW = 2**20  # bytes left under which a failed run's scratch counts as full
