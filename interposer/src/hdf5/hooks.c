@@ -327,6 +327,17 @@ static char *full_name(hid_t loc, const char *name)
     return out;
 }
 
+/* The time since `start` in a dataset's create or close: the file's metadata time, and not
+ * computation in its capture. */
+static void metadata_time(struct iot_file *file, double start)
+{
+    if (!file)
+        return;
+    double seconds = iot_now() - start;
+    file->metadata_s += seconds;
+    iot_capture_metadata(file, seconds);
+}
+
 static hid_t create_dataset(hid_t loc, const char *name, hid_t type, hid_t space, hid_t lcpl,
                             hid_t dcpl, hid_t dapl, int version)
 {
@@ -335,7 +346,7 @@ static hid_t create_dataset(hid_t loc, const char *name, hid_t type, hid_t space
     struct iot_dataset *d = path ? iot_dataset_new(file, -1, path) : NULL;
     hid_t id = -1;
     int amended = 0;   /* HDF5 created the dataset with the settings' list */
-    double start = file && file->capture ? iot_now() : 0;
+    double start = iot_now();
     /* the application's own settings: read once, for the settings, the read-back and the
      * capture; and those of the amended list */
     struct iot_creation own, given;
@@ -361,8 +372,7 @@ static hid_t create_dataset(hid_t loc, const char *name, hid_t type, hid_t space
     if (id < 0)
         id = version == 1 ? iot.dcreate1(loc, name, type, space, dcpl)
                           : iot.dcreate2(loc, name, type, space, lcpl, dcpl, dapl);
-    if (file && file->capture)
-        iot_capture_metadata(file, iot_now() - start);
+    metadata_time(file, start);
     if (d && id >= 0) {
         iot_dataset_opened(file, d, id);
         /* reading the lists HDF5 accepted raises no error: only the capture's calls do */
@@ -488,7 +498,7 @@ static herr_t h5dwrite_hooked(hid_t dataset, hid_t mem_type, hid_t mem_space, hi
 
 static int close_dataset(struct iot_dataset *d, struct iot_file *file, hid_t id, closer close)
 {
-    double start = file && file->capture ? iot_now() : 0;
+    double start = iot_now();
     if (d && pending_io_mode.dataset == d)
         settle_io_mode();
     if (d && !d->read_back) {   /* without a creation list to read: H5Dget_offset and
@@ -500,8 +510,7 @@ static int close_dataset(struct iot_dataset *d, struct iot_file *file, hid_t id,
         quiet_end(q);
     }
     int rc = close(id);
-    if (file && file->capture)
-        iot_capture_metadata(file, iot_now() - start);
+    metadata_time(file, start);
     if (d)
         iot_dataset_closed(d);
     return rc;

@@ -32,6 +32,7 @@ from iotwin.workloads.from_capture import (
     workload_from_capture,
 )
 from iotwin.workloads.types import Workload
+from iotwin.workloads.workload import compute_s
 
 
 class FailedCapture(CaptureError):
@@ -95,8 +96,10 @@ class CapturedProgram:
                 written[api] = written.get(api, 0) + report["bytes"]
         by_api = ", ".join(f"{api} {nbytes:,} B ({nbytes / 2**20:.3g} MiB)"
                            for api, nbytes in sorted(written.items())) or "none reported"
+        measured = self.run.phases.get("compute_s")
+        in_run = f" (the run's time outside I/O calls: {measured:.3g} s)" if measured else ""
         return (f"{len(sessions)} file session(s) ({files} file(s)), {datasets} dataset(s); "
-                f"bytes written: {by_api}")
+                f"bytes written: {by_api}; computation {compute_s(self.workload):.3g} s{in_run}")
 
 
 def capture_program(target: Target, *, config: Config | None = None,
