@@ -262,6 +262,14 @@ struct Phase {
     bool sync = false;  // waits until every write before it is on the targets (close, flush)
 };
 
+// How a write call reached storage.
+enum class WritePath : uint8_t { two_phase, independent };
+
+inline const char* write_path_name(WritePath path)
+{
+    return path == WritePath::two_phase ? "two-phase" : "independent";
+}
+
 struct Breakdown {
     std::vector<uint64_t> bytes_per_target;
     std::vector<uint64_t> bytes_per_server;
@@ -276,7 +284,7 @@ struct Breakdown {
     std::vector<int> aggregators;  // per collective write call: aggregators used
     // What each client node and each process sent to storage (the ceiling's resources).
     std::vector<uint64_t> bytes_per_node, bytes_per_process;
-    std::vector<std::string> write_paths;  // per write call: two-phase | independent
+    std::vector<WritePath> write_paths;  // per write call
     // With options.report_ranges: per file session and dataset, [offset, length, writer] runs
     // of instance 0, so tests can compare them with what the real library wrote.
     struct Range {

@@ -158,7 +158,7 @@ void ompio_write(const MpiIoContext& ctx, const WriteCall& call)
     int procs = static_cast<int>(call.files.front()->node_of_writer.size());
     Fcoll fcoll = call.collective ? selected_fcoll(ctx.platform, s, procs) : Fcoll::individual;
     bool buffered = fcoll != Fcoll::individual;
-    ctx.breakdown.write_paths.push_back(buffered ? "two-phase" : "independent");
+    ctx.breakdown.write_paths.push_back(buffered ? WritePath::two_phase : WritePath::independent);
     // fbtl posix writes each piece (pwritev per contiguous run): no data sieving for writes
     if (!buffered)
         return independent_write(ctx, call, false);

@@ -24,6 +24,9 @@ struct PlanOptions {
     // A call's periodic repetitions planned once and repeated (repeat_fold.hpp); false: every
     // repetition planned and timed (kept to check that both give the same answers).
     bool fold_repeats = true;
+    // The answer lists each write call's path (one entry a call: millions for IO500's hard
+    // phase); without it, only how many calls took each path.
+    bool list_write_paths = false;
 };
 
 // Emits every phase to `sink`, in order, and a call's periodic repetitions as a block repeated

@@ -17,7 +17,7 @@ struct Added {
     PosixCalls posix;
     std::vector<uint64_t> per_target, per_node, per_process;
     std::vector<int> aggregators;
-    std::vector<std::string> write_paths;
+    std::vector<WritePath> write_paths;
 };
 
 // The breakdown before a repetition: its counters and vectors, and how long the appended
@@ -224,8 +224,7 @@ uint64_t hash_of(const std::vector<Phase>& phases, const Added& a, const TargetR
     h.values(a.per_node);
     h.values(a.per_process);
     h.values(a.aggregators);
-    for (const std::string& s : a.write_paths)
-        h.text(s);
+    h.values(a.write_paths);
     return h.get();
 }
 

@@ -116,7 +116,7 @@ void romio_write(const MpiIoContext& ctx, const WriteCall& call)
     bool cb = collective && romio_buffers(hint, call.pieces);
     if (collective)
         charge_collective_call(ctx, call, romio_call_steps(hint, cb));
-    ctx.breakdown.write_paths.push_back(cb ? "two-phase" : "independent");
+    ctx.breakdown.write_paths.push_back(cb ? WritePath::two_phase : WritePath::independent);
     if (!cb)
         return independent_write(ctx, call, true);
     // ADIOI_W_Exchange_data: an MPI_Alltoall of the sizes, then the data, then the write

@@ -24,6 +24,7 @@ PlanOptions parse_options(const json& o)
     opt.best_stripe_count = o.value("best_stripe_count", 0);
     opt.walk_pieces = o.value("walk_pieces", false);
     opt.fold_repeats = o.value("fold_repeats", true);
+    opt.list_write_paths = o.value("write_paths", false);
     std::string placement = o.value("placement", std::string("packed"));
     if (placement == "target-grouped")
         opt.placement = Placement::target_grouped;
@@ -44,7 +45,24 @@ json ranges_json(const Breakdown& bd)
     return out;
 }
 
-json breakdown_json(const Breakdown& bd, uint64_t distinct)
+// How many write calls took each path.
+json write_path_calls(const std::vector<WritePath>& paths)
+{
+    json out = json::object();
+    for (WritePath path : {WritePath::two_phase, WritePath::independent})
+        out[write_path_name(path)] = std::count(paths.begin(), paths.end(), path);
+    return out;
+}
+
+json write_path_list(const std::vector<WritePath>& paths)
+{
+    json out = json::array();
+    for (WritePath path : paths)
+        out.push_back(write_path_name(path));
+    return out;
+}
+
+json breakdown_json(const Breakdown& bd, uint64_t distinct, bool list_write_paths)
 {
     json out = {{"bytes_per_target", bd.bytes_per_target},
             {"bytes_per_server", bd.bytes_per_server},
@@ -61,10 +79,12 @@ json breakdown_json(const Breakdown& bd, uint64_t distinct)
             {"payload_bytes", bd.payload_bytes},
             {"file_bytes", bd.file_bytes},
             {"aggregators", bd.aggregators},
-            {"write_paths", bd.write_paths},
+            {"write_path_calls", write_path_calls(bd.write_paths)},
             {"distinct_phases_simulated", distinct}};
     if (!bd.dataset_ranges.empty())
         out["dataset_ranges"] = ranges_json(bd);
+    if (list_write_paths)
+        out["write_paths"] = write_path_list(bd.write_paths);
     return out;
 }
 
@@ -160,7 +180,7 @@ json Scenario::simulate(Backend& backend, PhaseCache& cache, const json& config,
                 {"rate_mbs", io_time > 0 ? static_cast<double>(bd.payload_bytes) / 1e6 / io_time : 0},
                 {"phases", phases},
                 {"nodes", nodes_},
-                {"breakdown", breakdown_json(bd, timer.distinct())}};
+                {"breakdown", breakdown_json(bd, timer.distinct(), options_.list_write_paths)}};
     add_ceiling(out, bd, attribution, client.storage_within_io_time());
     return out;
 }

@@ -29,7 +29,7 @@ def buffered(size: int) -> dict[str, object]:
 
 def extra_write_s(size: int, datasets: int = 1) -> float:
     wl = workload(2, RANK_BYTES, transfer="collective", ranks_per_node=2, datasets=datasets)
-    [free] = run(small_platform(), wl, buffered(size))
+    [free] = run(small_platform(), wl, buffered(size), write_paths=True)
     [paid] = run(with_first_touch(RATE_MBS), wl, buffered(size))
     assert set(free.breakdown["write_paths"]) == {"two-phase"}
     return paid.phases["write"] - free.phases["write"]

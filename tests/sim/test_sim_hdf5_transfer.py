@@ -24,8 +24,8 @@ SIEVING = {"mpiio": {"romio_ds_write": "enable"}, "lustre": {"stripe_count": 4}}
 
 def test_an_independent_h5dwrite_is_one_write_per_run_never_sieved() -> None:
     payload = 8 * N**3 * 8
-    [hdf5] = run(small_platform(), block3d("hdf5", "independent"), SIEVING)
-    [view] = run(small_platform(), block3d("mpiio", "independent"), SIEVING)
+    [hdf5] = run(small_platform(), block3d("hdf5", "independent"), SIEVING, write_paths=True)
+    [view] = run(small_platform(), block3d("mpiio", "independent"), SIEVING, write_paths=True)
     assert hdf5.breakdown["write_paths"] == view.breakdown["write_paths"] == ["independent"]
     # HDF5: every rank's N*N rows, each its own write, nothing read
     assert hdf5.breakdown["posix"]["writes"] == 8 * N * N
@@ -40,7 +40,8 @@ def test_an_independent_h5dwrite_is_one_write_per_run_never_sieved() -> None:
 def test_every_run_written_alone_by_another_node_revokes_the_stripes_lock() -> None:
     # The 32 KiB array lies in one 1 MiB stripe: 8 nodes writing their 64 rows each take the
     # lock from one another; under collective buffering one aggregator writes it all.
-    independent, collective = (run(small_platform(lock_conflict_s=0.01), block3d("hdf5", t))[0]
+    independent, collective = (run(small_platform(lock_conflict_s=0.01), block3d("hdf5", t),
+                                                   write_paths=True)[0]
                                for t in ("independent", "collective"))
     assert collective.breakdown["write_paths"] == ["two-phase"]
     assert collective.breakdown["lock_conflicts"] == 0
@@ -73,7 +74,8 @@ def test_two_phase_domains_on_stripes_make_the_unaligned_start_of_a_3d_block_har
     workload = block3d("hdf5", "collective", ranks_per_node=2, n=32)
     striped = {"lustre": {"stripe_count": 4, "stripe_size": 64 * 1024}}
     aligned = {**striped, "hdf5": {"alignment": {"threshold": 1, "boundary": 64 * 1024}}}
-    unaligned_run, aligned_run = run(platform, workload, striped, aligned)
+    unaligned_run, aligned_run = run(platform, workload, striped, aligned,
+                                     write_paths=True)
     for result in (unaligned_run, aligned_run):
         assert result.breakdown["write_paths"] == ["two-phase"]
         assert result.breakdown["aggregators"] == [4]

@@ -93,8 +93,9 @@ def test_a_site_that_fills_default_values_writes_a_contiguous_dataset_twice(
 
 def test_the_default_fill_is_rank_0s_alone_and_comes_before_the_data() -> None:
     wl = hdf5_workload()
-    [plain] = run(lustre_platform("spread", "*:*"), wl)
-    [filled] = run(lustre_platform("spread", "*:*", fills_default_value=True), wl)
+    [plain] = run(lustre_platform("spread", "*:*"), wl, write_paths=True)
+    [filled] = run(lustre_platform("spread", "*:*", fills_default_value=True), wl,
+                   write_paths=True)
     # rank 0 writes the whole dataset (64 MiB) in 1 MiB fill writes, then the data goes as before
     assert filled.breakdown["posix"]["writes"] - plain.breakdown["posix"]["writes"] == 64
     assert filled.breakdown["write_paths"] == plain.breakdown["write_paths"]

@@ -80,7 +80,8 @@ def test_collective_buffering_aggregators_follow_cb_nodes_and_cb_config_list() -
     enable = {"romio_cb_write": "enable"}
     default, capped, per_node = run(small_platform(), wl, {"mpiio": enable},
                                     {"mpiio": {**enable, "cb_nodes": 1}},
-                                    {"mpiio": {**enable, "cb_config_list": "*:*", "cb_nodes": 8}})
+                                    {"mpiio": {**enable, "cb_config_list": "*:*", "cb_nodes": 8}},
+                                    write_paths=True)
     assert default.breakdown["aggregators"] == [2]       # *:1 on 2 nodes
     assert capped.breakdown["aggregators"] == [1]
     assert per_node.breakdown["aggregators"] == [8]
@@ -95,14 +96,14 @@ def test_collective_buffering_aggregators_follow_cb_nodes_and_cb_config_list() -
 
 def test_cb_write_disable_gives_independent_writes() -> None:
     wl = workload(8, 4 * MiB, transfer="collective", ranks_per_node=4)
-    [r] = run(small_platform(), wl, {"mpiio": {"romio_cb_write": "disable"}})
+    [r] = run(small_platform(), wl, {"mpiio": {"romio_cb_write": "disable"}}, write_paths=True)
     assert r.breakdown["write_paths"] == ["independent"]
     assert r.breakdown["rounds"] == 0
 
 
 def test_automatic_cb_skips_buffering_for_non_interleaved_writes() -> None:
     wl = workload(4, MiB, transfer="collective")
-    [r] = run(small_platform(), wl)
+    [r] = run(small_platform(), wl, write_paths=True)
     assert r.breakdown["write_paths"] == ["independent"]
 
 
@@ -183,7 +184,7 @@ def test_site_defaults_apply_when_the_config_is_silent() -> None:
     from iotwin.model.platforms import load_platform
     hopper = load_platform("hopper")
     wl = workload(48, 4 * MiB, transfer="collective", ranks_per_node=24)
-    default, tuned = run(hopper, wl, {}, {"lustre": {"stripe_count": 8}})
+    default, tuned = run(hopper, wl, {}, {"lustre": {"stripe_count": 8}}, write_paths=True)
     assert sum(1 for b in default.breakdown["bytes_per_target"] if b) == 2  # site stripe count
     assert default.breakdown["write_paths"] == ["two-phase"]  # Cray: cb enabled by default
     assert sum(1 for b in tuned.breakdown["bytes_per_target"] if b) == 8
@@ -201,7 +202,7 @@ def _collective_call_cost(ranks_per_node: int, oversubscribed_step_s: float = 0.
     indep = run(plat, workload(4, MiB, api=api, transfer="independent",
                                ranks_per_node=ranks_per_node))[0]
     coll = run(plat, workload(4, MiB, api=api, transfer="collective",
-                              ranks_per_node=ranks_per_node))[0]
+                              ranks_per_node=ranks_per_node), write_paths=True)[0]
     assert coll.breakdown["write_paths"] == ["independent"]
     assert coll.breakdown["bytes_per_target"] == indep.breakdown["bytes_per_target"]
     return coll.phases["write"] - indep.phases["write"]

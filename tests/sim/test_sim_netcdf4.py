@@ -36,7 +36,7 @@ def base_of(result: Any) -> int:
 
 
 def test_by_default_rank_0_fills_the_variable_then_every_rank_writes_its_rows_alone() -> None:
-    [nc] = run(small_platform(), block3d("netcdf4"))
+    [nc] = run(small_platform(), block3d("netcdf4"), write_paths=True)
     bd = nc.breakdown
     assert bd["payload_bytes"] == PAYLOAD
     assert sum(bd["bytes_per_target"]) == 2 * PAYLOAD  # the fill, then the data
@@ -49,10 +49,10 @@ def test_by_default_rank_0_fills_the_variable_then_every_rank_writes_its_rows_al
 def test_collective_access_and_nofill_leave_the_data_write_of_hdf5() -> None:
     # nc_var_par_access(NC_COLLECTIVE) and nc_set_fill(NC_NOFILL) (HDF5 fill time never)
     nc, nofill = (run(small_platform(), block3d("netcdf4", transfer="collective", **extra),
-                      report_ranges=True)[0]
+                      report_ranges=True, write_paths=True)[0]
                   for extra in ({}, {"fill_time": "never"}))
     [h5] = run(small_platform(), block3d("hdf5", transfer="collective"),
-               report_ranges=True)
+               report_ranges=True, write_paths=True)
     for result in (nc, nofill, h5):
         assert result.breakdown["write_paths"] == ["two-phase"]
     assert sum(nc.breakdown["bytes_per_target"]) == 2 * PAYLOAD

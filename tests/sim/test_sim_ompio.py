@@ -20,9 +20,9 @@ def aggregators(result: SimResult) -> set[int]:
 
 
 def test_ompio_picks_vulcan_with_one_aggregator_for_a_few_ranks_and_individual_for_two() -> None:
-    [four] = run(small_platform(), under_open_mpi(4, MiB))
+    [four] = run(small_platform(), under_open_mpi(4, MiB), write_paths=True)
     assert four.breakdown["write_paths"] == ["two-phase"] and aggregators(four) == {1}
-    [two] = run(small_platform(), under_open_mpi(2, MiB))
+    [two] = run(small_platform(), under_open_mpi(2, MiB), write_paths=True)
     assert two.breakdown["write_paths"] == ["independent"]  # individual: priority 100 at <= 2
 
 
@@ -55,7 +55,7 @@ def test_romio_hints_change_nothing_under_ompio_and_apply_under_romio321() -> No
     wl = under_open_mpi(4, MiB)
     hints = {"mpiio": {"romio_cb_write": "disable", "cb_config_list": "*:1"}}
     default, ignored, romio = run(small_platform(collective_step_s=0.01), wl, {}, hints,
-                                  {**hints, "openmpi": {"io": "romio321"}})
+                                  {**hints, "openmpi": {"io": "romio321"}}, write_paths=True)
     assert ignored.time_s == default.time_s
     assert ignored.breakdown["write_paths"] == ["two-phase"]
     assert romio.breakdown["write_paths"] == ["independent"]

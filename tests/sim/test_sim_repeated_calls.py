@@ -63,8 +63,9 @@ def test_a_configured_transfer_mode_overrides_the_programs_calls(platform: str) 
     independent_program["files"][0]["calls"][0]["transfer"] = "independent"
     independent_program = validate_workload(independent_program, "independent")
     forced = {"dataset": {"transfer_mode": "independent"}}
-    [overridden] = simulate(machine, as_captured, [forced])
-    [own, own_forced] = simulate(machine, independent_program, [{}, forced])
+    listed = {"write_paths": True}
+    [overridden] = simulate(machine, as_captured, [forced], options=listed)
+    [own, own_forced] = simulate(machine, independent_program, [{}, forced], options=listed)
     [collective] = simulate(machine, as_captured, [{}])
     assert (overridden.time_s, overridden.breakdown) == (own.time_s, own.breakdown)
     assert own_forced.time_s == own.time_s

@@ -27,7 +27,8 @@ def mode(hint: str) -> dict[str, Any]:
 
 def test_automatic_writes_ior_hard_independently_yet_pays_the_offsets_exchange() -> None:
     automatic, disable, enable = run(small_platform(collective_step_s=STEP_S), ior_hard(),
-                                     mode("automatic"), mode("disable"), mode("enable"))
+                                     mode("automatic"), mode("disable"), mode("enable"),
+                                     write_paths=True)
     assert automatic.breakdown["write_paths"] == ["independent"] * CALLS
     assert disable.breakdown["write_paths"] == ["independent"] * CALLS
     assert enable.breakdown["write_paths"] == ["two-phase"] * CALLS
@@ -62,5 +63,6 @@ def records_in_rank_order(reverse: bool) -> dict[str, Any]:
 def test_automatic_tests_interleaving_in_rank_order(reverse: bool, path: str) -> None:
     # ROMIO compares each rank's start with the previous rank's end: rank 1 before rank 0 in
     # the file counts as interleaved though the records do not overlap
-    result, = run(small_platform(), records_in_rank_order(reverse), mode("automatic"))
+    result, = run(small_platform(), records_in_rank_order(reverse), mode("automatic"),
+                  write_paths=True)
     assert result.breakdown["write_paths"] == [path]

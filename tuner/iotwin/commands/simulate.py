@@ -99,6 +99,7 @@ def main(args: argparse.Namespace) -> int:
     print(f"{platform.name}: {result.time_s:.3f} s, {result.rate_mbs:.1f} MB/s ({phases})")
     print(f"  {ceiling_line(result)}")
     print(f"  {binding_line(result)}")
-    print(f"  write paths: {', '.join(bd['write_paths'])}; aggregators: {aggregators[0]}; "
+    paths = ", ".join(f"{path} x{calls}" for path, calls in bd["write_path_calls"].items() if calls)
+    print(f"  write calls: {paths or 'none'}; aggregators: {aggregators[0]}; "
           f"rounds {bd['rounds']}; RPCs {bd['rpcs']}; lock conflicts {bd['lock_conflicts']}")
     return 0
