@@ -18,6 +18,7 @@ from iotwin.executors.capture_run import records_in
 from iotwin.model.platforms import load_platform
 from iotwin.model.sim import simulate
 from iotwin.workloads.from_capture import workload_from_capture
+from support.mpiio_capture import captured_bytes
 
 pytestmark = pytest.mark.slow
 
@@ -52,10 +53,16 @@ def file_lines(lines: list[dict], kind: str) -> list[dict]:
     return [line for line in lines if kind in line]
 
 
-def first_data_write(record: dict) -> int:
-    """Where the first collective write (the first variable's) starts in the file."""
-    call = next(c for c in record["calls"] if c["transfer"] == "collective")
-    return int(call["selections"][0]["runs"][0]["start"][0])
+def first_data_byte(record: dict) -> int:
+    """Where the variables begin: the lowest byte any rank wrote but the header (rank 0's
+    first write, at offset 0)."""
+    return min(offset for rank in range(RANKS)
+               for offset, _ in captured_bytes(record, rank)[(rank == 0):])
+
+
+def data_bytes(record: dict) -> int:
+    return sum(length for rank in range(RANKS)
+               for _, length in captured_bytes(record, rank)[(rank == 0):])
 
 
 def test_hints_reach_pnetcdf_and_are_read_back(scratch: Path) -> None:
@@ -75,7 +82,8 @@ def test_hints_reach_pnetcdf_and_are_read_back(scratch: Path) -> None:
     [record] = file_lines(records, "iotwin_capture")
     assert record["api"] == "pnetcdf"
     # the header's alignment acted: the first variable begins at the next boundary
-    assert first_data_write(record) == HEADER_ALIGN
+    assert first_data_byte(record) == HEADER_ALIGN
+    assert data_bytes(record) == DATA_BYTES   # each rank's blocks, where PnetCDF put them
 
 
 def test_without_a_config_the_variables_follow_the_header(scratch: Path) -> None:
@@ -84,13 +92,16 @@ def test_without_a_config_the_variables_follow_the_header(scratch: Path) -> None
     assert report["applied"]["hints"] == {}
     assert report["effective"]["hints"]["nc_var_align_size"] == "512"
     [record] = file_lines(records, "iotwin_capture")
-    assert first_data_write(record) < HEADER_ALIGN
+    assert first_data_byte(record) < HEADER_ALIGN
 
 
 def test_its_captured_workload_is_simulated_as_pnetcdf(scratch: Path) -> None:
-    _, records = run(scratch, CONFIG)
+    lines, records = run(scratch, CONFIG)
+    [report] = file_lines(lines, "iotwin_report")
     workload = workload_from_capture(records_in(scratch, records), "pnetcdf_block", "test")
     assert [f["api"] for f in workload["files"]] == ["pnetcdf"]
-    [result] = simulate(load_platform("local"), dict(workload), [{}])
-    assert result.ok, result
-    assert sum(result.breakdown["bytes_per_target"]) >= DATA_BYTES
+    plain = {"mpiio": {"romio_cb_write": "disable", "romio_ds_write": "disable"}}
+    default, without_sieving = simulate(load_platform("local"), dict(workload), [{}, plain])
+    assert default.ok and without_sieving.ok
+    # with neither collective buffering nor sieving rewriting holes: the bytes PnetCDF wrote
+    assert sum(without_sieving.breakdown["bytes_per_target"]) == report["bytes"]
