@@ -28,26 +28,28 @@ static void init(void)
     iot_runtime_init();
 }
 
-EXPORT int ncmpi_create(MPI_Comm comm, const char *path, int cmode, MPI_Info info, int *ncidp)
+/* ncmpi_create (`create`) or ncmpi_open, through the layer unless inside another hooked call. */
+static int open_file(int create, MPI_Comm comm, const char *path, int mode, MPI_Info info,
+                     int *ncidp)
 {
     init();
+    iot_nc_open_call call = create ? real.create : real.open;
     if (iot_depth)
-        return real.create(comm, path, cmode, info, ncidp);
+        return call(comm, path, mode, info, ncidp);
     iot_depth++;
-    int rc = iot_pnetcdf_open(real.create, real.inq_file_info, 1, comm, path, cmode, info, ncidp);
+    int rc = iot_pnetcdf_open(call, real.inq_file_info, create, comm, path, mode, info, ncidp);
     iot_depth--;
     return rc;
 }
 
+EXPORT int ncmpi_create(MPI_Comm comm, const char *path, int cmode, MPI_Info info, int *ncidp)
+{
+    return open_file(1, comm, path, cmode, info, ncidp);
+}
+
 EXPORT int ncmpi_open(MPI_Comm comm, const char *path, int omode, MPI_Info info, int *ncidp)
 {
-    init();
-    if (iot_depth)
-        return real.open(comm, path, omode, info, ncidp);
-    iot_depth++;
-    int rc = iot_pnetcdf_open(real.open, real.inq_file_info, 0, comm, path, omode, info, ncidp);
-    iot_depth--;
-    return rc;
+    return open_file(0, comm, path, omode, info, ncidp);
 }
 
 EXPORT int ncmpi_close(int ncid)
