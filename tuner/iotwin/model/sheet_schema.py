@@ -176,12 +176,15 @@ def _size(origin: str, where: str, value: Any, field: SheetField) -> Any:
     return value
 
 
-def _as_config(origin: str, where: str, value: Any, field: SheetField) -> None:
-    if field.config is not None:
-        try:
-            validate_value(*field.config, value, origin, where)
-        except ConfigError as error:
-            raise UserError(str(error)) from None
+def _as_config(origin: str, where: str, value: Any, field: SheetField) -> Any:
+    """``value`` as the config key its field names normalises it (a size in bytes); one error
+    naming it if that key refuses it."""
+    if field.config is None:
+        return value
+    try:
+        return validate_value(*field.config, value, origin, where)
+    except ConfigError as error:
+        raise UserError(str(error)) from None
 
 
 def _stripes(origin: str, where: str, value: Any, field: SheetField) -> int:
@@ -294,8 +297,8 @@ def record(origin: str, where: str, value: Any, name: str) -> dict[str, Any]:
            for key, item in value.items()}
     if name == "forbidden":
         block, _, key = out["key"].partition(".")
-        _as_config(origin, f"{where}.value", out["value"],
-                   SheetField("value", "any", config=(block, key)))
+        out["value"] = _as_config(origin, f"{where}.value", out["value"],
+                                  SheetField("value", "any", config=(block, key)))
     return out
 
 
