@@ -104,6 +104,22 @@ class SheetSchema:
     pool_name: re.Pattern[str]
     pool_name_why: str
     rules: tuple[Rule, ...]
+    model_figures: dict[str, str]  # a model's path -> the sheet key (section.key) giving it
+
+    def field(self, key: str) -> SheetField:
+        """The field of a sheet key as ``section.key`` (``pool.targets``: a pool's)."""
+        section, _, name = key.partition(".")
+        return {**self.sections, **self.records}[section][name]
+
+    def model_field(self, path: str) -> SheetField | None:
+        """The sheet field a platform model's figure comes from (None: the sheet has none)."""
+        parts = path.split(".")
+        for pattern, key in self.model_figures.items():
+            wanted = pattern.split(".")
+            if len(wanted) == len(parts) and all(
+                    w in ("*", p) for w, p in zip(wanted, parts, strict=True)):
+                return self.field(key)
+        return None
 
 
 @functools.cache
@@ -114,7 +130,8 @@ def sheet_schema() -> SheetSchema:
     records = {name: _fields(raw[name], bounds)
                for name in ("pool", "recommended", "forbidden", "directory")}
     return SheetSchema(fields, records, re.compile(raw["pool_name"]["pattern"]),
-                       raw["pool_name"]["why"], tuple(Rule(**rule) for rule in raw["rules"]))
+                       raw["pool_name"]["why"], tuple(Rule(**rule) for rule in raw["rules"]),
+                       dict(raw["model_figures"]))
 
 
 def _fields(spec: Mapping[str, Any], bounds: Mapping[str, Bound]) -> dict[str, SheetField]:
