@@ -174,21 +174,23 @@ def _count(origin: str, where: str, value: Any, field: SheetField) -> int:
     return value
 
 
-def _rate(origin: str, where: str, value: Any, field: SheetField) -> float:
+def _measured(origin: str, where: str, value: Any, field: SheetField,
+              parse: Callable[[Any], Any], unit: str) -> Any:
+    """A figure with a unit (a rate, a size) as ``parse`` reads it, within its bounds."""
     try:
-        mbs = parse_rate(value)
+        number = parse(value)
     except ValueError as error:
         raise sheet_error(origin, where, str(error)) from None
-    _within(origin, where, mbs, field, value, " MB/s")
-    return mbs
+    _within(origin, where, number, field, value, unit)
+    return number
+
+
+def _rate(origin: str, where: str, value: Any, field: SheetField) -> float:
+    return _measured(origin, where, value, field, parse_rate, " MB/s")
 
 
 def _size(origin: str, where: str, value: Any, field: SheetField) -> Any:
-    try:
-        size = parse_size(value)
-    except ValueError as error:
-        raise sheet_error(origin, where, str(error)) from None
-    _within(origin, where, size, field, value, " bytes")
+    _measured(origin, where, value, field, parse_size, " bytes")
     _as_config(origin, where, value, field)
     return value
 
