@@ -198,9 +198,9 @@ NONSENSE = [
     ("target_mbs: 800", "target_mbs: .inf", "storage.target_mbs: inf is not a bandwidth"),
     ("target_mbs: 800", "target_mbs: .nan", "storage.target_mbs: nan is not a bandwidth"),
     ("target_mbs: 800", "target_mbs: -800", "storage.target_mbs: -800 is not a bandwidth"),
-    ("target_mbs: 800", "target_mbs: 1e35", "storage.target_mbs: expected 1 to 1e+08 MB/s "
+    ("target_mbs: 800", "target_mbs: 1e35", "storage.target_mbs: expected 1 to 1e+09 MB/s "
      "(bounds.yaml: bandwidth_mbs)"),
-    ("server_mbs: 5 GB/s", "server_mbs: 1b/s", "storage.server_mbs: expected 1 to 1e+08 MB/s"),
+    ("server_mbs: 5 GB/s", "server_mbs: 1b/s", "storage.server_mbs: expected 1 to 1e+09 MB/s"),
     ("targets: 16", "targets: 10000000", "storage.targets: expected 1 to 65535 "
      "(bounds.yaml: targets)"),
     ("targets: 16", "targets: " + "9" * 500, "storage.targets: expected 1 to 65535"),
@@ -251,3 +251,20 @@ def test_the_largest_file_system_the_bounds_allow_is_a_model() -> None:
     big = MINIMAL.replace("servers: 4, targets: 16", "servers: 65535, targets: 65535")
     tree = platform_tree(parse_sheet(yaml.safe_load(big), "big.yaml"))
     assert tree["filesystem"]["max_stripe_count"]["value"] == 65535
+
+
+def test_a_hand_written_model_is_held_to_the_sheet_bounds(tmp_path: Path) -> None:
+    """A platform file's figures that a sheet key gives are checked as that key: a model of
+    10^7 OSTs, which took iosim past 2 GiB, is refused before any simulation."""
+    tree = read_yaml(paths.platforms_dir() / "archer.yaml", "platform")
+    tree["filesystem"]["targets"]["value"] = 10**7
+    path = tmp_path / "huge.yaml"
+    path.write_text(render_platform(tree))
+    with pytest.raises(UserError, match=r"huge.yaml: filesystem.targets: expected 1 to 65535 "
+                                         r"\(bounds.yaml: targets\), got 10000000"):
+        load_platform(path)
+    tree["filesystem"]["targets"]["value"] = 48
+    tree["filesystem"]["rpc_max_bytes"]["value"] = 0
+    path.write_text(render_platform(tree))
+    with pytest.raises(UserError, match=r"filesystem\.rpc_max_bytes: expected 4096 to 16777216"):
+        load_platform(path)

@@ -384,3 +384,17 @@ def _limit(values: Mapping[str, Any], at_most: str, stars: tuple[str, ...],
     for part in parts:
         node = node.get(part) if isinstance(node, dict) else None
     return ".".join(parts), node
+
+
+def check_model_figures(origin: str, figures: Iterator[tuple[str, Mapping[str, Any]]]) -> None:
+    """Each figure of a platform model (path, leaf) that a sheet key gives, within that key's
+    kind and bounds: a hand-written model of 10^7 OSTs is refused as a sheet of them is."""
+    schema = sheet_schema()
+    for path, leaf in figures:
+        field, value = schema.model_field(path), leaf["value"]
+        if field is not None and field.kind == "size" and isinstance(value, float):
+            if not math.isfinite(value):  # a fitted size: bytes as a number
+                raise sheet_error(origin, path, f"expected a size, got {shown(value)}")
+            _within(origin, path, value, field, value, " bytes")
+        elif field is not None:
+            check_value(origin, path, value, field)
