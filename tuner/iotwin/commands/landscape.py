@@ -19,7 +19,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from iotwin.commands._options import add_store_argument, add_workdir_argument
+from iotwin.commands._options import (
+    add_force_argument,
+    add_store_argument,
+    add_workdir_argument,
+    new_output,
+)
 from iotwin.core import paths
 from iotwin.core.errors import UserError
 from iotwin.core.readme_block import fill_block
@@ -60,6 +65,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     measure.add_argument("-o", "--output", type=Path, metavar="CSV",
                          help="the table (default: SPEC with .csv); its page goes to the same "
                               "name with .md, a program's captured workload to .workload.yaml")
+    add_force_argument(measure)
     measure.add_argument("--twin", type=int, metavar="SEED",
                          help="measure the spec platform's twin (truth SEED) instead of this "
                               "machine")
@@ -103,6 +109,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _measure(args: argparse.Namespace) -> int:
     suite = load_suite(args.spec)
     output = args.output or args.spec.with_suffix(".csv")
+    for path in (output, output.with_suffix(".md"), output.with_suffix(".workload.yaml")):
+        new_output(path, args.force)
     executor, where = _executor(args, suite)
     with Store(resolve_path(args.store)) as store:
         campaign_id, table = measure_landscape(store, suite, executor,

@@ -29,12 +29,14 @@ import yaml
 
 from iotwin import executors
 from iotwin.commands._options import (
+    add_force_argument,
     add_sim_cluster_argument,
     add_site_rules_argument,
     add_store_argument,
     add_timeout_argument,
     add_workdir_argument,
     bounded,
+    new_output,
     warn,
 )
 from iotwin.config.schema import dump_config, load_config
@@ -146,6 +148,7 @@ def add_tune_arguments(parser: argparse.ArgumentParser) -> None:
                              "measured is run again")
     parser.add_argument("--output", type=Path, metavar="YAML",
                         help="tuned config file (default tuned-<campaign>.yaml)")
+    add_force_argument(parser)
     parser.add_argument("--confirm", type=int, metavar="K",
                         help="re-measure the search's K best configs before choosing the tuned "
                              f"one (0: take the best single run; default "
@@ -173,6 +176,8 @@ def add_tune_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    if args.output:  # before a campaign starts
+        new_output(args.output, args.force)
     with Store(resolve_path(args.store)) as store:
         if args.resume:
             campaign_id, spec, parts = args.resume, _resumed_spec(store, args), None
@@ -182,7 +187,8 @@ def main(args: argparse.Namespace) -> int:
             say_program_flavour(spec)  # a program refused leaves no campaign behind
             campaign_id, spec, parts = start(store, spec)
         try:
-            tune_and_report(store, campaign_id, spec, args.output, args.json, parts)
+            tune_and_report(store, campaign_id, spec, args.output, args.json, parts,
+                            force=args.force)
         except StoreError as error:
             raise UserError(f"{error}: campaign {campaign_id} goes on with `iotwin tune "
                             f"--resume {campaign_id} --store {error.path}` once the store can "
@@ -198,15 +204,16 @@ def say_program_flavour(spec: TuneSpec) -> None:
 
 
 def tune_and_report(store: Store, campaign_id: int, spec: TuneSpec, output: Path | None,
-                    as_json: bool, parts: CampaignParts | None = None) -> TuneResult:
+                    as_json: bool, parts: CampaignParts | None = None,
+                    force: bool = False) -> TuneResult:
     """Run the stored campaign's tuning, printing its progress, write the tuned config (to
     ``output``, default tuned-<campaign>.yaml) and print the outcome."""
     search = spec.search
     print(f"campaign {campaign_id}: {search.strategy} on {search.target.label}, "
           f"space {search.space}, platform {search.platform}, executor {search.executor}, "
           f"budget {search.real_budget}", file=sys.stderr, flush=True)
+    output = new_output(output or Path(f"tuned-{campaign_id}.yaml"), force)
     result = tune(spec, store, campaign_id, parts=parts, on_progress=_print_progress)
-    output = output or Path(f"tuned-{campaign_id}.yaml")
     if offered(summary_speedup(result.summary)):
         output.write_text(dump_config(result.tuned))
         _report(result, output, as_json)
