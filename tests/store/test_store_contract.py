@@ -159,6 +159,26 @@ def _foreign(path: Path, script: str) -> None:
     raw.close()
 
 
+
+def test_whatif_reads_its_calibrations_from_a_read_only_store(tmp_path: Path) -> None:
+    """whatif only reads the store (the calibrations that band its answers): it opens it
+    read-only, so a store on a read-only file system serves it and is left as it was."""
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    with Store(folder / "s.db") as writer:
+        _fill(writer)
+    before = _digest(folder)
+    read = ("from iotwin.commands.whatif import _calibrations; "
+            f"print(len(_calibrations('{folder / 's.db'}')))")
+    script = (f"mount --bind {folder} {folder} && mount -o remount,bind,ro {folder} && "
+              f"{sys.executable} -c \"{read}\" > {tmp_path}/out 2> {tmp_path}/err; "
+              f"echo $? > {tmp_path}/rc")
+    subprocess.run([*in_namespace(), "sh", "-c", script], check=True, timeout=300)
+    assert (tmp_path / "rc").read_text().strip() == "0", (tmp_path / "err").read_text()
+    assert (tmp_path / "out").read_text().strip() == "0"  # p's calibration is not a table's
+    assert _digest(folder) == before
+
+
 FOREIGN = {
     "another application's id": (
         "PRAGMA application_id=1234; CREATE TABLE notes (text); "
