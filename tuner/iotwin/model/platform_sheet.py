@@ -27,9 +27,10 @@ from typing import Any
 from iotwin.core.errors import UserError
 from iotwin.core.units import parse_size
 from iotwin.core.yaml_files import check_keys, read_yaml
-from iotwin.model.platforms import PROVENANCE
+from iotwin.model.platforms import PROVENANCE, leaves
 from iotwin.model.sheet_schema import (
     SheetField,
+    check_model_figures,
     check_rules,
     check_value,
     pool_name,
@@ -244,6 +245,7 @@ def platform_tree(sheet: Sheet, defaults: Mapping[str, Any] | None = None) -> di
     if s["site_rules"]:
         renamed = {"stripe_only_above": "stripe_only_above_bytes"}
         tree["site_rules"] = {renamed.get(k, k): v for k, v in s["site_rules"].items()}
+    check_model_figures(sheet.origin, leaves(tree))  # a derived figure names its sheet keys
     return tree
 
 

@@ -391,10 +391,22 @@ def check_model_figures(origin: str, figures: Iterator[tuple[str, Mapping[str, A
     kind and bounds: a hand-written model of 10^7 OSTs is refused as a sheet of them is."""
     schema = sheet_schema()
     for path, leaf in figures:
-        field, value = schema.model_field(path), leaf["value"]
-        if field is not None and field.kind == "size" and isinstance(value, float):
-            if not math.isfinite(value):  # a fitted size: bytes as a number
-                raise sheet_error(origin, path, f"expected a size, got {shown(value)}")
-            _within(origin, path, value, field, value, " bytes")
-        elif field is not None:
-            check_value(origin, path, value, field)
+        field = schema.model_field(path)
+        if field is None:
+            continue
+        try:
+            _check_figure(origin, path, leaf["value"], field)
+        except UserError as error:
+            source = str(leaf.get("source", ""))
+            if not source.startswith("derived from "):
+                raise
+            raise UserError(f"{error}; {source}") from None  # the sheet keys it comes from
+
+
+def _check_figure(origin: str, path: str, value: Any, field: SheetField) -> None:
+    if field.kind == "size" and isinstance(value, float):
+        if not math.isfinite(value):  # a fitted size: bytes as a number
+            raise sheet_error(origin, path, f"expected a size, got {shown(value)}")
+        _within(origin, path, value, field, value, " bytes")
+    else:
+        check_value(origin, path, value, field)

@@ -134,6 +134,10 @@ class StoreError(UserError):
         self.path = path
 
 
+def _lenient_text(data: bytes) -> str:
+    return data.decode("utf-8", "surrogateescape")
+
+
 def workload_of(target: Target) -> str:
     """How a run's target is named in ``evaluations.workload``: the program and its arguments,
     as one printable line (a control character or a byte that is not UTF-8 escaped)."""
@@ -279,6 +283,9 @@ class Store:
         except sqlite3.DatabaseError as error:
             raise UserError(f"{self.path}: cannot open the results store: {error}") from error
         self._db.row_factory = sqlite3.Row
+        # text a damaged page made undecodable is read as surrogates, so that the row's checks
+        # (store/details.py) name it, where sqlite3 would raise UnicodeDecodeError
+        self._db.text_factory = _lenient_text
         try:
             version = self._ours()
             self._db.execute("PRAGMA foreign_keys=ON")
@@ -286,6 +293,10 @@ class Store:
                 self._db.execute("PRAGMA journal_mode=WAL")
                 self._db.execute("PRAGMA synchronous=FULL")
                 self._migrate(version)
+        except UnicodeDecodeError as error:  # SQLite's own message quotes a damaged schema
+            self._db.close()
+            raise UserError(f"{self.path}: cannot open as an iotwin store: its schema is "
+                            f"damaged (bytes that are not UTF-8)") from error
         except (sqlite3.Error, StoreError) as error:
             self._db.close()
             cause = error.__cause__ if isinstance(error, StoreError) else error
@@ -346,6 +357,9 @@ class Store:
             raise  # a row iotwin should not have made: a bug, not the store's state
         except sqlite3.DatabaseError as error:  # full, read-only, locked, damaged, I/O
             raise StoreError(self.path, error) from error
+        except UnicodeDecodeError as error:  # SQLite's message quoting a damaged page
+            raise UserError(f"{self.path}: the results store is damaged (bytes that are not "
+                            f"UTF-8 where SQLite expects text)") from error
 
     def _execute(self, sql: str, parameters: Sequence[Any] = ()) -> sqlite3.Cursor:
         """``sql`` run with ``parameters`` bound (text made valid UTF-8: an argument or a file
