@@ -38,7 +38,7 @@ from iotwin.model.site_rules import platform_space_context
 from iotwin.observations.published import read_cases
 from iotwin.space.parameters import load_space
 from iotwin.store.database import Store
-from iotwin.studies.experiment import load_experiment
+from iotwin.studies.experiment.spec import load_experiment
 from support.format_strategies import as_json, mangled_text, mutated
 from support.surface_strategies import (
     MACHINE,

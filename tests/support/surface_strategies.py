@@ -15,7 +15,7 @@ from iotwin.core.units import format_size
 from iotwin.formats.bounds import Bound, load_bounds
 from iotwin.model.sheet_schema import SheetField, sheet_schema
 from iotwin.observations import published
-from iotwin.studies import experiment
+from iotwin.studies.experiment import spec as experiment
 
 from support.format_strategies import HOSTILE, key_values
 

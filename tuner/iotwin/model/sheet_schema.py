@@ -11,13 +11,14 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from iotwin.config.schema import ConfigError, load_schema, validate_value
+from iotwin.config.schema import load_schema
+from iotwin.config.validation import ConfigError, validate_value
 from iotwin.core import paths
 from iotwin.core.errors import UserError
 from iotwin.core.units import parse_size
 from iotwin.core.yaml_files import check_keys, read_yaml
 from iotwin.formats.bounds import Bound, load_bounds
-from iotwin.formats.records import control_character
+from iotwin.formats.record_schema import control_character
 
 _RATE = re.compile(r"^\s*(\d{1,20}(?:\.\d{1,20})?)\s*([kKmMgGtT]?)(b|B)\s*(?:/s|ps)\s*$")
 _RATE_UNITS = {"": 1e-6, "k": 1e-3, "m": 1.0, "g": 1e3, "t": 1e6}  # -> MB/s

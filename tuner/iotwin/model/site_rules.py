@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from iotwin.config import schema as tuning
+from iotwin.config import resolution
 from iotwin.config.settings import where_set
 from iotwin.config.types import Config
 from iotwin.core.errors import UserError
@@ -83,7 +83,7 @@ def _settings(config: Config, workload: Mapping[str, Any] | None
     """(where, blocks, file bytes) to check: each workload file's resolved settings; without a
     workload, the config's own blocks and each of its ``files`` sections."""
     if workload is not None:
-        return [(f" for {name}", tuning.resolve(config, name), size)
+        return [(f" for {name}", resolution.resolve(config, name), size)
                 for name, size in _file_names(workload)]
     sections = config.get("files", [])
     return [("", config, None), *((f" in files[{i}]", section, None)

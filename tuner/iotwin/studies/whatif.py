@@ -34,8 +34,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from iotwin.config.schema import ConfigError, load_schema, validate_value
+from iotwin.config.schema import load_schema
 from iotwin.config.types import Config
+from iotwin.config.validation import ConfigError, validate_value
 from iotwin.core.dotted import dotted_get
 from iotwin.core.errors import UserError
 from iotwin.core.hashing import config_hash
