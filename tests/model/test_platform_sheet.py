@@ -250,7 +250,8 @@ def test_the_largest_file_system_the_bounds_allow_is_a_model() -> None:
     iosim does with it: experiments/fuzz_inputs.py)."""
     big = MINIMAL.replace("servers: 4, targets: 16", "servers: 65535, targets: 65535")
     tree = platform_tree(parse_sheet(yaml.safe_load(big), "big.yaml"))
-    assert tree["filesystem"]["max_stripe_count"]["value"] == 65535
+    assert tree["filesystem"]["targets"]["value"] == 65535
+    assert tree["filesystem"]["max_stripe_count"]["value"] == 2000  # a Lustre file's most
 
 
 def test_a_hand_written_model_is_held_to_the_sheet_bounds(tmp_path: Path) -> None:

@@ -27,6 +27,7 @@ from typing import Any
 from iotwin.core.errors import UserError
 from iotwin.core.units import parse_size
 from iotwin.core.yaml_files import check_keys, read_yaml
+from iotwin.formats.bounds import load_bounds
 from iotwin.model.platforms import PROVENANCE, leaves
 from iotwin.model.sheet_schema import (
     SheetField,
@@ -312,8 +313,7 @@ def _filesystem(s: Mapping[str, Any], base: Mapping[str, Any]) -> dict[str, Any]
     storage = s["storage"]
     fs: dict[str, Any] = {"type": storage["type"]["value"]}
     fs.update({k: storage[k] for k in ("servers", "targets")})
-    fs["max_stripe_count"] = _derived(storage["targets"]["value"],
-                                      "storage.targets: one stripe per target at most (Lustre)")
+    fs["max_stripe_count"] = _max_stripes(storage["targets"]["value"])
     fs["target_mbs"] = storage.get("target_mbs") or _media_target(storage, base, "drive_mbs")
     fs["server_mbs"] = storage["server_mbs"]
     fs.update(base["filesystem"])
@@ -329,6 +329,16 @@ def _filesystem(s: Mapping[str, Any], base: Mapping[str, Any]) -> dict[str, Any]
         fs["dom_max_bytes"] = storage["dom_max"]
         fs["mdt_mbs"] = storage["mdt_mbs"]
     return fs
+
+
+def _max_stripes(targets: int) -> dict[str, Any]:
+    """One stripe per target at most, and no more than a file's layout holds (Lustre's
+    LOV_MAX_STRIPE_COUNT, bounds.yaml's stripe_count)."""
+    most = int(load_bounds()["stripe_count"].max)
+    if targets <= most:
+        return _derived(targets, "storage.targets: one stripe per target at most (Lustre)")
+    return _derived(most, f"storage.targets ({targets}), but a Lustre file has at most {most} "
+                          "stripes (LOV_MAX_STRIPE_COUNT; bounds.yaml: stripe_count)")
 
 
 def _media_target(storage: Mapping[str, Any], base: Mapping[str, Any],
