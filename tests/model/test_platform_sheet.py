@@ -269,3 +269,16 @@ def test_a_hand_written_model_is_held_to_the_sheet_bounds(tmp_path: Path) -> Non
     path.write_text(render_platform(tree))
     with pytest.raises(UserError, match=r"filesystem\.rpc_max_bytes: expected 4096 to 16777216"):
         load_platform(path)
+
+
+def test_a_derived_figure_out_of_bounds_names_the_sheet_keys_it_comes_from(tmp_path: Path
+                                                                           ) -> None:
+    """A one-node machine of 1 MB/s: its MPI fabric, derived as half the nodes' injection, is
+    0.5 MB/s; the error names the sheet's keys, not only the model's figure."""
+    sheet = tmp_path / "slow.yaml"
+    sheet.write_text(MINIMAL.replace("nodes: 64", "nodes: 1").replace("100Gb/s", "1"))
+    with pytest.raises(UserError) as refused:
+        platform_tree(load_sheet(sheet))
+    message = str(refused.value)
+    assert message.startswith(f"{sheet}: network.mpi_fabric_mbs: expected 1 to 1e+09 MB/s")
+    assert "derived from compute.nodes x compute.nic_mbs / 2" in message

@@ -10,7 +10,7 @@ import sqlite3
 import subprocess
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from pathlib import Path
 
 import pytest
@@ -279,3 +279,23 @@ def test_show_reads_a_store_on_a_read_only_file_system(tmp_path: Path) -> None:
     assert (tmp_path / "rc").read_text().strip() == "0", (tmp_path / "err").read_text()
     assert (tmp_path / "out").read_text().startswith("campaign 1: c (tune)")
     assert _digest(folder) == before
+
+
+def test_a_store_with_a_renamed_column_is_refused_untouched(tmp_path: Path) -> None:
+    """A damaged page can rename a column in the schema; reading rows into the records then
+    failed with a TypeError (the fuzz suite's damaged stores)."""
+    path = tmp_path / "s.db"
+    with Store(path) as writer:
+        _fill(writer)
+    with closing(sqlite3.connect(path)) as plain:
+        plain.execute("ALTER TABLE evaluations RENAME COLUMN details TO detailN")
+        plain.execute("PRAGMA journal_mode=DELETE")
+    before = _digest(tmp_path)
+    for read_only in (True, False):
+        with pytest.raises(UserError) as raised:
+            Store(path, read_only=read_only)
+        message = str(raised.value)
+        assert message.startswith(f"{path}: not an iotwin store as this iotwin reads one: "
+                                  "table evaluations has columns ") and "detailN" in message
+        assert "\n" not in message and message.endswith("it is left untouched")
+    assert _digest(tmp_path) == before
