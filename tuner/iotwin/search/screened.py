@@ -49,7 +49,8 @@ The loop (:func:`sim_screened`), in the manner of DEAP's ``algorithms.py``::
               (one repeat of the believed best while the noise is barely known)
               model not trusted: batch += `explore` random unmeasured points
         run the batch (new configs and repeats); trusted <- it came back within belief
-        refit the platform model, the noise and the surrogate to every run
+        refit the platform model (once the measured configs have grown `refit_growth`-
+            fold since its last refit), the noise and the surrogate to every run
         population <- population with its tail replaced by the `top_k` best measured
 """
 
@@ -127,6 +128,7 @@ class Beliefs:
                  settings: Mapping[str, Any]) -> None:
         self.evaluator, self.surrogate, self.settings = evaluator, surrogate, settings
         self.measured: list[Point] = []  # successfully, in order
+        self._calibrated_on = 0  # measured configs when the platform model was last refitted
         self.noise = self._noise()
 
     @classmethod
@@ -249,7 +251,9 @@ class Beliefs:
                            for p, done in zip(repeats, runs_before, strict=True))]
         z = [abs(math.log(rate) - b.mean) / math.sqrt(b.sd ** 2 + self.noise.variance)
              for b, rate in zip(before, fresh, strict=True) if b and rate]
-        self.evaluator.recalibrate()
+        if len(self.measured) >= self.settings["refit_growth"] * self._calibrated_on:
+            self.evaluator.recalibrate()
+            self._calibrated_on = len(self.measured)
         self.refit()
         return bool(z) and statistics.median(z) <= self.settings["trust_z"]
 
