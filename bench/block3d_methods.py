@@ -91,5 +91,8 @@ def main() -> None:
               + " ".join(f"{m.phases[p]:8.3f}" for p in PHASES) + f" {shown}")
 
 
+#: the suite's run of it (tests/bench/test_bench_scripts.py): every path at the smallest size
+SMOKE_ARGS = ["--ranks", "2", "--block", "16", "--runs", "1"]
+
 if __name__ == "__main__":
     main()

@@ -69,5 +69,8 @@ def main() -> None:
           f"per core, median of {args.repeat} x {args.calls} calls\"}}")
 
 
+#: the suite's run of it (tests/bench/test_bench_scripts.py): every path at the smallest size
+SMOKE_ARGS = ["--calls", "200", "--repeat", "1"]
+
 if __name__ == "__main__":
     main()

@@ -455,5 +455,9 @@ def main() -> None:
         shutil.rmtree(folder)
 
 
+#: the suite's run of it (tests/bench/test_bench_scripts.py): every path at the smallest size
+SMOKE_ARGS = ["--runs", "1", "--writes", "20", "--files", "2", "--session-ranks", "2",
+              "--cases", "many-writes,sessions-mpiio"]
+
 if __name__ == "__main__":
     main()

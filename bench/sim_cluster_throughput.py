@@ -23,9 +23,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from failures import simulate_all
 from iotwin.model import sim_cluster
 from iotwin.model.platforms import load_platform
-from iotwin.model.sim import simulate
 from iotwin.workloads.workload import dump_workload
 from sim_throughput import random_configs, vpic_workload
 
@@ -53,26 +53,27 @@ def throughput(configs: int) -> None:
     hopper, workload = load_platform("hopper"), vpic_workload(2048, 8 * 2**20)
     batch = random_configs(configs)
     on_cluster(False)
-    single = timed(lambda: simulate(hopper, workload, batch, jobs=2))
+    single = timed(lambda: simulate_all("one process", hopper, workload, batch, jobs=2))
     on_cluster(True)
     start = time.perf_counter()
     sim_cluster.client(CLUSTER)
     print(f"LocalCluster of 2 workers started in {time.perf_counter() - start:.1f} s")
-    spread = timed(lambda: simulate(hopper, workload, batch))
+    spread = timed(lambda: simulate_all("the cluster", hopper, workload, batch))
     print(f"hopper vpic-io 2048 ranks, {configs} configs: single process (iosim --jobs 2) "
           f"{configs / single:.1f} configs/s ({single:.1f} s); LocalCluster 2 workers "
           f"{configs / spread:.1f} configs/s ({spread:.1f} s); ratio {single / spread:.2f}")
 
 
-def small_batches() -> None:
+def small_batches(sizes: list[int]) -> None:
     hopper, workload = load_platform("hopper"), vpic_workload(128, 8 * 2**20)
     print("Dask overhead at small batches (hopper vpic-io 128 ranks, median of 5):")
-    for size in (1, 2, 4, 16):
+    for size in sizes:
         batch = random_configs(size, seed=size)
         on_cluster(False)
-        single = timed(lambda b=batch: simulate(hopper, workload, b, jobs=2), repeat=5)
+        single = timed(lambda b=batch: simulate_all("one process", hopper, workload, b, jobs=2),
+                       repeat=5)
         on_cluster(True)
-        spread = timed(lambda b=batch: simulate(hopper, workload, b), repeat=5)
+        spread = timed(lambda b=batch: simulate_all("the cluster", hopper, workload, b), repeat=5)
         print(f"  {size:3d} configs: single {1000 * single:7.1f} ms, cluster "
               f"{1000 * spread:7.1f} ms, overhead {1000 * (spread - single):+7.1f} ms")
 
@@ -91,8 +92,7 @@ def bluewaters_whatif() -> None:
             done = subprocess.run([*argv, *extra], capture_output=True, text=True, check=False)
             wall = time.perf_counter() - start
             if done.returncode != 0:
-                print(f"bluewaters what-if on {where} failed: {done.stderr.strip()}")
-                continue
+                raise SystemExit(f"bluewaters what-if on {where} failed: {done.stderr.strip()}")
             [answer] = json.loads(done.stdout)
             print(f"bluewaters vpic-io 298,048 ranks, what-if of 16 configs + the default on "
                   f"{where}: {wall:.0f} s wall (start-up included); default "
@@ -104,13 +104,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--configs", type=int, default=64)
+    parser.add_argument("--batch-sizes", type=lambda s: [int(x) for x in s.split(",")],
+                        default=[1, 2, 4, 16], help="the small batches of part 2")
     parser.add_argument("--skip-bluewaters", action="store_true")
     args = parser.parse_args()
     throughput(args.configs)
-    small_batches()
+    small_batches(args.batch_sizes)
     if not args.skip_bluewaters:
         bluewaters_whatif()
 
+
+#: the suite's run of it (tests/bench/test_bench_scripts.py): every path at the smallest size
+SMOKE_ARGS = ["--configs", "2", "--batch-sizes", "1", "--skip-bluewaters"]
 
 if __name__ == "__main__":
     main()

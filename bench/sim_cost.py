@@ -5,7 +5,7 @@ the closed form (now) and the old path that materialises every contiguous piece 
 built from the branch point given with --before, else this binary's options.walk_pieces);
 where both answer, every number of the two answers compared (to 1e-9 relative). Then the
 screening throughput: configs a second through iosim's batch mode for a population of
-configs from the table3 space at 6,144 ranks. Prints figures; asserts nothing.
+configs from the table3 space at 6,144 ranks. Prints figures; stops if the current binary fails.
 
 The pattern is EPCC benchio's (each rank one block of n^3 doubles of a global 3-D array, the
 process grid as MPI_Dims_create makes it, one collective write to one shared file), described
@@ -28,6 +28,7 @@ import tempfile
 from dataclasses import dataclass
 from typing import Any
 
+from failures import stop_on_failures
 from iotwin.core import paths
 from iotwin.core.units import parse_size
 from iotwin.model.platforms import Platform, load_platform
@@ -78,6 +79,10 @@ def run_iosim(binary: str, payload: dict[str, Any], jobs: int, memory: int | Non
     return Run(wall, user + system, int(peak_kib) * 1024, results)
 
 
+def errors(run: Run) -> list[str | None]:
+    return [None if r.get("ok") else str(r.get("error", "no answer")) for r in run.results]
+
+
 def cell(run: Run) -> str:
     result = run.first()
     if not result.get("ok"):
@@ -99,6 +104,7 @@ def cost_table(args: argparse.Namespace, platform: Platform) -> None:
             for api in args.apis:
                 payload = simulator_input(platform, block3d(ranks, side, api), [{}])
                 now = run_iosim(new, payload, 1, None)
+                stop_on_failures(f"{ranks} ranks {side}^3 {api}", errors(now))
                 old_payload = payload if args.before else {
                     **payload, "options": {**payload["options"], "walk_pieces": True}}
                 old = run_iosim(before, old_payload, 1, args.old_memory)
@@ -135,6 +141,8 @@ def screening(args: argparse.Namespace, platform: Platform) -> None:
         for label, binary, population, options in runs:
             payload = simulator_input(platform, workload, population, options)
             run = run_iosim(binary, payload, args.jobs, args.old_memory if label != "now" else None)
+            if label == "now":
+                stop_on_failures(f"screening {api}", errors(run))
             ok = sum(1 for r in run.results if r.get("ok"))
             rate = len(population) / run.seconds
             print(f"screening {api} {ranks:,} ranks {side}^3, {label}: {len(population)} configs "
@@ -167,6 +175,10 @@ def main() -> None:
     if not args.skip_screening:
         screening(args, platform)
 
+
+#: the suite's run of it (tests/bench/test_bench_scripts.py): both paths at the smallest size
+SMOKE_ARGS = ["--ranks", "1536", "--blocks", "16", "--apis", "mpiio", "--screen-configs", "2",
+              "--screen-block", "16", "--screen-before", "1", "--jobs", "1"]
 
 if __name__ == "__main__":
     main()

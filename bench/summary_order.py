@@ -20,9 +20,10 @@ import statistics
 import sys
 from pathlib import Path
 
-from iotwin.config.schema import load_config
+from failures import stop_on_failures
 from iotwin.config.types import Config
-from iotwin.core.records import Target
+from iotwin.config.validation import load_config
+from iotwin.core.run_records import Target
 from iotwin.executors.local import LocalExecutor
 from iotwin.tuning.repetitions import (
     Measurement,
@@ -82,11 +83,16 @@ def main() -> int:
         for order, run in orders if session % 2 == 0 else orders[::-1]:
             print(f"session {session + 1}, {order}:", flush=True)
             measured = run(executor, target, configs, args.repeat)
-            if any(not r.ok for m in measured.values() for r in m.runs):
-                print(f"  ({order}: some runs failed)", file=sys.stderr)
+            stop_on_failures(f"session {session + 1}, {order}",
+                             (None if r.ok else f"{label}: {r.status}: {r.error}"
+                              for label, m in measured.items() for r in m.runs))
             report(f"session {session + 1}, {order}", measured)
     return 0
 
+
+#: the suite's run of it (tests/bench/test_bench_scripts.py): every path at the smallest size
+SMOKE_ARGS = ["--config", "bench/smoke-config.yaml", "--ranks", "2", "--repeat", "1",
+              "--sessions", "1", "--kernel", "vpic-io", "--", "--particles", "4096"]
 
 if __name__ == "__main__":
     sys.exit(main())

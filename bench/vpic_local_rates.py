@@ -23,7 +23,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from iotwin.core.records import Target
+from iotwin.core.run_records import Target
 from iotwin.core.stats import Summary, summarize
 from iotwin.executors.local import LocalExecutor, default_scratch_root
 
@@ -109,6 +109,9 @@ def main() -> None:
               f"{100 * rate.spread:6.1f}% {rate.median / rates['default'].median:9.2f}x "
               f"{rate.median / device:8.3f}x")
 
+
+#: the suite's run of it (tests/bench/test_bench_scripts.py): every path at the smallest size
+SMOKE_ARGS = ["--ranks", "2", "--particles", "65536", "--repeat", "1"]
 
 if __name__ == "__main__":
     main()

@@ -63,5 +63,8 @@ def main() -> None:
           f"at 1,024-65,536 calls of the same 16 MiB a rank, slope of the median write time\"}}")
 
 
+#: the suite's run of it (tests/bench/test_bench_scripts.py): every path at the smallest size
+SMOKE_ARGS = ["--repeat", "1"]
+
 if __name__ == "__main__":
     main()

@@ -74,7 +74,7 @@ def fields_header(schema, bounds):
 
 
 def table_source(schema):
-    from iotwin.formats.records import NO_DEFAULT  # needs the path set in main
+    from iotwin.formats.record_schema import NO_DEFAULT  # needs the path set in main
 
     out = [HEADER, "#include <stddef.h>", "", '#include "workload_fields.h"', ""]
     for name, fields in schema.records.items():
@@ -103,7 +103,7 @@ def main() -> None:
     root, out = Path(sys.argv[1]), Path(sys.argv[2])
     sys.path.insert(0, str(root / "tuner"))
     from iotwin.formats.bounds import load_bounds  # needs the path set above
-    from iotwin.formats.records import load_record_schema
+    from iotwin.formats.record_schema import load_record_schema
 
     data = root / "tuner" / "iotwin" / "data"
     schema = load_record_schema(data / "workload-schema.yaml")

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import yaml
-from iotwin.config.schema import load_config
+from iotwin.config.validation import load_config
 from iotwin.core import paths
 from iotwin.core.hashing import config_hash
 from iotwin.store.database import Store

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from iotwin.commands.run import settings_lines
 from iotwin.core import paths
-from iotwin.core.records import Target
+from iotwin.core.run_records import Target
 from iotwin.executors import launch
 from iotwin.executors.interposer_reports import setting_outcomes
 from iotwin.executors.local import run_result

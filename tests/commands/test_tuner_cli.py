@@ -9,7 +9,7 @@ from pathlib import Path
 
 import yaml
 from iotwin.commands.tune import tuned_config_text
-from iotwin.config.schema import validate_config
+from iotwin.config.validation import validate_config
 from iotwin.store.database import Store
 from support.programs import PROGRAMS
 

@@ -8,7 +8,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from iotwin.config.schema import ConfigError, load_config, load_schema
+from iotwin.config.schema import load_schema
+from iotwin.config.validation import ConfigError, load_config
 from iotwin.core import paths
 from iotwin.core.yaml_files import MAX_DEPTH, MAX_NODES
 from iotwin.formats.bounds import C_TYPES, load_bounds

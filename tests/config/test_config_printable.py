@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from iotwin.config.schema import ConfigError, load_config, validate_config
+from iotwin.config.validation import ConfigError, load_config, validate_config
 
 # YAML's double-quoted escapes are how a control character gets into a config file
 REFUSED = {

@@ -5,15 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from iotwin.config.schema import (
-    ConfigError,
-    dump_config,
-    load_config,
-    matched_blocks,
-    parse_yaml,
-    resolve,
-    validate_config,
-)
+from iotwin.config.dumping import dump_config
+from iotwin.config.resolution import matched_blocks, resolve
+from iotwin.config.validation import ConfigError, load_config, parse_yaml, validate_config
 from iotwin.core.errors import UserError
 
 

@@ -20,7 +20,7 @@ from iotwin.model.platform_sheet import load_sheet
 from iotwin.model.platforms import load_platform
 from iotwin.observations.design import load_design
 from iotwin.space.parameters import load_space
-from iotwin.studies.experiment import load_experiment
+from iotwin.studies.experiment.spec import load_experiment
 from iotwin.studies.strategy_benchmark import load_benchmark
 from iotwin.validation.local import load_suite
 

@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import cast, get_args
 
 import pytest
-from iotwin.config.schema import validate_config
 from iotwin.config.types import Config
+from iotwin.config.validation import validate_config
 from iotwin.core.hashing import config_hash
-from iotwin.core.records import RunResult, Status, Target
+from iotwin.core.run_records import RunResult, Status, Target
 from iotwin.executors import REGISTRY, ExecutorKind, ExecutorSettings
 from iotwin.executors.base import JobExecutor, queues_jobs
 from iotwin.executors.local import LocalExecutor

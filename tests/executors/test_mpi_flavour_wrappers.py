@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from iotwin.core import paths
 from iotwin.core.errors import UserError
-from iotwin.core.records import Target
+from iotwin.core.run_records import Target
 from iotwin.executors.mpi_flavour import choose_flavour
 from iotwin.store.database import Store
 from support.programs import PROGRAMS

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from iotwin.core import paths
 from iotwin.core.errors import UserError
-from iotwin.core.records import Target
+from iotwin.core.run_records import Target
 from iotwin.executors.mpi_flavour import flavour_of
 from iotwin.model.platforms import load_platform
 from iotwin.model.sim import simulate

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from iotwin.core.records import Target
+from iotwin.core.run_records import Target
 from iotwin.executors.local import LocalExecutor
 
 H5PY_MPI = Path(sys.prefix) / "h5py-mpi"  # `make h5py-mpi`

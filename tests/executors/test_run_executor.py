@@ -10,10 +10,10 @@ import time
 from pathlib import Path
 
 import pytest
-from iotwin.config import schema as tuning
+from iotwin.config import validation as tuning
 from iotwin.core import paths
 from iotwin.core.mpi_flavours import select_flavour
-from iotwin.core.records import Target
+from iotwin.core.run_records import Target
 from iotwin.executors.local import LocalExecutor, kernel_result_line, program_argv
 from support.processes import with_default_sigint
 

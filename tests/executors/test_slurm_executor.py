@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from iotwin.core.errors import UserError
 from iotwin.core.mpi_flavours import select_flavour
-from iotwin.core.records import Target
+from iotwin.core.run_records import Target
 from iotwin.executors.interposer_reports import file_reports
 from iotwin.executors.launch import launcher, run_mpi
 from iotwin.executors.slurm import Site, SlurmExecutor
@@ -125,7 +125,7 @@ def test_inside_an_allocation_each_run_is_a_job_step(cluster: SlurmCluster, scra
     program = (
         "import json, sys\n"
         "from pathlib import Path\n"
-        "from iotwin.core.records import Target\n"
+        "from iotwin.core.run_records import Target\n"
         "from iotwin.executors.slurm import SlurmExecutor, Site\n"
         f"target = Target(ranks=4, kernel='vpic-io', args=('--particles', '{PARTICLES}'))\n"
         "executor = SlurmExecutor(site=Site(launcher='srun'), workdir=Path(sys.argv[1]),\n"

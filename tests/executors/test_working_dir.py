@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from iotwin.core.errors import UserError
-from iotwin.core.records import Target
+from iotwin.core.run_records import Target
 from iotwin.executors.local import LocalExecutor
 from iotwin.executors.run_folder import (
     KEPT_RUNS,
@@ -144,7 +144,7 @@ def test_a_keep_folder_iotwin_kept_runs_in_is_reused_and_refused_once_the_user_a
 RUN_ONE = """
 import sys
 from pathlib import Path
-from iotwin.core.records import Target
+from iotwin.core.run_records import Target
 from iotwin.executors.local import LocalExecutor
 work = Path(sys.argv[1])
 executor = LocalExecutor(timeout_s=60, scratch_root=work.parent / "runs", workdir=work,

@@ -26,7 +26,7 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from iotwin.config.schema import ConfigError, load_config
+from iotwin.config.validation import ConfigError, load_config
 from iotwin.core import paths
 from iotwin.model.platforms import load_platform
 from iotwin.model.sim import simulator_input

@@ -9,7 +9,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from iotwin.config.schema import ConfigError, load_config, matched_blocks, resolve
+from iotwin.config.resolution import matched_blocks, resolve
+from iotwin.config.validation import ConfigError, load_config
 from iotwin.core import paths
 
 CASES = {

@@ -18,9 +18,9 @@ import numpy as np
 import pytest
 import yaml
 from iotwin.core import paths
-from iotwin.core.records import Target
+from iotwin.core.run_records import Target
 from iotwin.executors import launch, local
-from iotwin.executors.capture import capture_program, records_in
+from iotwin.executors.capture_run import capture_program, records_in
 from iotwin.executors.interposer_reports import (
     config_rejection,
     outside_writes,
@@ -29,7 +29,7 @@ from iotwin.executors.interposer_reports import (
 from iotwin.executors.local import LocalExecutor
 from iotwin.model.platforms import load_platform
 from iotwin.model.sim import simulate
-from iotwin.workloads.capture import workload_from_capture
+from iotwin.workloads.from_capture import workload_from_capture
 from support.programs import REPO_ROOT
 
 pytestmark = pytest.mark.slow

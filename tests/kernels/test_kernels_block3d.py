@@ -22,12 +22,12 @@ from typing import Any
 import h5py
 import numpy as np
 import pytest
-from iotwin.executors.capture import capture_records
+from iotwin.executors.capture_run import capture_records
 from iotwin.executors.launch import launcher, run_mpi
 from iotwin.executors.mpi_flavour import Flavour, select_flavour
 from iotwin.model.platforms import load_platform
 from iotwin.model.sim import simulator_input
-from iotwin.workloads.capture import merge_records
+from iotwin.workloads.from_capture import merge_records
 from support.file_layout import merged, real_extents, simulate
 
 KERNEL = "block3d-io"

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from iotwin.config.schema import validate_config
+from iotwin.config.validation import validate_config
 from iotwin.model.platforms import load_platform
 from iotwin.model.site_rules import platform_space_context, violations
 from iotwin.space.parameters import load_space

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from iotwin.config.types import Config
 from iotwin.core.hashing import config_hash
-from iotwin.core.records import RunResult, Target
+from iotwin.core.run_records import RunResult, Target
 from iotwin.core.stats import spearman
 from iotwin.model.protocol import Fit
 from iotwin.search import run_strategy, strategy_settings

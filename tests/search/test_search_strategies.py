@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from iotwin.core.errors import UserError
 from iotwin.core.hashing import config_hash
-from iotwin.core.records import RunResult, Target
+from iotwin.core.run_records import RunResult, Target
 from iotwin.core.units import parse_size
 from iotwin.model.protocol import Fit
 from iotwin.search import REGISTRY, STRATEGIES, StrategyKind, run_strategy, strategy_settings

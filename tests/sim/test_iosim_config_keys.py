@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from iotwin.config.schema import SchemaError, load_schema, validate_config
+from iotwin.config.schema import SchemaError, load_schema
+from iotwin.config.validation import validate_config
 from iotwin.core import paths
 from iotwin.model.platforms import load_platform
 from iotwin.model.sim import run_iosim, simulator_input

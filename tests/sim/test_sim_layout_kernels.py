@@ -14,7 +14,7 @@ from typing import Any
 import h5py
 import pytest
 import yaml
-from iotwin.config.schema import validate_config
+from iotwin.config.validation import validate_config
 from iotwin.core import paths
 from iotwin.executors import launch
 from iotwin.model.platforms import load_platform

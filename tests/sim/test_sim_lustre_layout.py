@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from iotwin.config.schema import validate_config
+from iotwin.config.validation import validate_config
 from iotwin.model.platforms import load_platform
 from iotwin.model.sim import simulate
 

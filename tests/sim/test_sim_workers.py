@@ -4,7 +4,7 @@ gives what it gives alone, and rounds that differ only by which OST they hit are
 from __future__ import annotations
 
 import pytest
-from iotwin.config.schema import validate_config
+from iotwin.config.validation import validate_config
 from iotwin.model.sim import simulate
 from support.small_platform import MB, MiB, small_platform, workload
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from iotwin.commands.whatif import _simulator
-from iotwin.config.schema import validate_config
+from iotwin.config.validation import validate_config
 from iotwin.model.platforms import load_platform
 from iotwin.space.parameters import parse_space
 from iotwin.studies.whatif import Tuning, parse_variation, study, vary

@@ -9,7 +9,8 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
-from iotwin.config.schema import dump_config, validate_config
+from iotwin.config.dumping import dump_config
+from iotwin.config.validation import validate_config
 from iotwin.core.errors import UserError
 from iotwin.model.platforms import load_platform
 from iotwin.model.sim import simulate

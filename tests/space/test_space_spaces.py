@@ -5,7 +5,8 @@ from __future__ import annotations
 import random
 
 import pytest
-from iotwin.config.schema import dump_config, validate_config
+from iotwin.config.dumping import dump_config
+from iotwin.config.validation import validate_config
 from iotwin.core.errors import UserError
 from iotwin.space.parameters import Rejected, SpaceContext, list_spaces, load_space, parse_space
 

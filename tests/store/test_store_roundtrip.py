@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from iotwin.config.schema import validate_config
+from iotwin.config.validation import validate_config
 from iotwin.core.errors import UserError
 from iotwin.core.hashing import config_hash
 from iotwin.store.database import SCHEMA_VERSION, Store, resolve_path

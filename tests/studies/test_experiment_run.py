@@ -8,9 +8,11 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from iotwin.core.records import RunResult
+from iotwin.config.types import Config
+from iotwin.core.run_records import RunResult
 from iotwin.store.database import Store
-from iotwin.studies.experiment import Config, WorkloadSpec, parse_experiment, run_experiment
+from iotwin.studies.experiment.runner import run_experiment
+from iotwin.studies.experiment.spec import WorkloadSpec, parse_experiment
 
 LUSTRE, GPFS = "hopper", "intrepid"  # platform models: Lustre (156 OSTs) and GPFS
 

@@ -7,12 +7,8 @@ from pathlib import Path
 import pytest
 import yaml
 from iotwin.core.errors import UserError
-from iotwin.studies.experiment import (
-    load_experiment,
-    load_published,
-    parse_experiment,
-    set_dotted,
-)
+from iotwin.studies.experiment.published import load_published
+from iotwin.studies.experiment.spec import load_experiment, parse_experiment, set_dotted
 from support.programs import REPO_ROOT
 
 REPO = REPO_ROOT
@@ -160,7 +156,7 @@ def test_set_dotted_sets_every_key_and_leaves_the_original_alone() -> None:
 
 def test_a_search_restricted_to_sections_keeps_only_their_parameters() -> None:
     from iotwin.space.parameters import load_space
-    from iotwin.studies.experiment_search import section_space
+    from iotwin.studies.experiment.search import section_space
 
     table3 = load_space("table3")
     names = {sections: [p.name for p in section_space(table3, sections).parameters]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from iotwin.core.errors import UserError
 from iotwin.core.hashing import config_hash
-from iotwin.core.records import Target
+from iotwin.core.run_records import Target
 from iotwin.executors.table import Landscape, TableExecutor, read_table, write_table
 from iotwin.space.parameters import SpaceContext, load_space
 from iotwin.space.restricted import RestrictedSpace

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from iotwin.core.hashing import config_hash
-from iotwin.core.records import Target
+from iotwin.core.run_records import Target
 from iotwin.executors.table import Landscape, read_table, write_table
 from iotwin.search import STRATEGIES
 from iotwin.store.database import Store

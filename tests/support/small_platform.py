@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from iotwin.config.schema import DEFAULT_CONFIG, validate_config
+from iotwin.config.validation import DEFAULT_CONFIG, validate_config
 from iotwin.model.platforms import Platform, parse_platform
 from iotwin.model.sim import SimResult, simulate
 

@@ -16,7 +16,7 @@ from typing import Any
 import darshan
 from iotwin.core import paths
 from iotwin.core.yaml_files import parse_document
-from iotwin.formats.records import Field, RecordSchema
+from iotwin.formats.record_schema import Field, RecordSchema
 from iotwin.workloads.replication.darshan_workload import workload_from_log
 from iotwin.workloads.workload import kernel_workload, read_workload, workload_schema
 

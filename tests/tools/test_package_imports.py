@@ -48,7 +48,7 @@ def test_every_package_has_a_layer() -> None:
 
 def test_layer_check_finds_an_import_against_the_layers() -> None:
     graph = {"iotwin.store.database": {"iotwin.executors.base"},
-             "iotwin.executors.base": {"iotwin.core.records"}}
+             "iotwin.executors.base": {"iotwin.core.run_records"}}
     assert upward_imports(graph) == ["iotwin.store.database -> iotwin.executors.base"]
     assert package_graph(graph) == {"store": {"executors"}, "executors": {"core"}}
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 from iotwin.commands.tune import _explanation_text
-from iotwin.config.schema import validate_config
+from iotwin.config.validation import validate_config
 from iotwin.model.platforms import load_platform
 from iotwin.model.site_rules import platform_space_context
 from iotwin.report.mechanisms import rate_text

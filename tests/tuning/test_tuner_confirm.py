@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from iotwin.core.hashing import config_hash
-from iotwin.core.records import RunResult, Target
+from iotwin.core.run_records import RunResult, Target
 from iotwin.search import run_strategy
 from iotwin.space.parameters import SpaceContext, load_space
 from iotwin.store.database import Store

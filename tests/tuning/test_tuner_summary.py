@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from iotwin.core.records import RunResult, Target
+from iotwin.core.run_records import RunResult, Target
 from iotwin.space.parameters import SpaceContext, load_space
 from iotwin.store.database import Store
 from iotwin.tuning.campaign import CampaignEvaluator

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from iotwin.config.schema import validate_config
+from iotwin.config.validation import validate_config
 from iotwin.model.platforms import Platform, load_platform
 from iotwin.store.database import Store
 
@@ -57,7 +57,7 @@ def test_sim_screened_tunes_against_the_twin_and_beats_the_default(tmp_path: Pat
 
 
 def test_the_twins_true_rates_are_noise_free_and_its_runs_scatter() -> None:
-    from iotwin.core.records import Target
+    from iotwin.core.run_records import Target
     from iotwin.executors.twin import TwinExecutor
 
     twin = TwinExecutor("hopper", truth_seed=3)
@@ -90,7 +90,7 @@ def test_a_truth_perturbs_fixed_costs_only_when_asked() -> None:
 
 
 def test_straggler_osts_slow_the_files_striped_over_them_only() -> None:
-    from iotwin.core.records import Target
+    from iotwin.core.run_records import Target
     from iotwin.executors.twin import TwinExecutor
 
     machine = _machine(slow_targets=0.05, slowdown=[4, 4])

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 from iotwin.core.errors import UserError
-from iotwin.core.records import RunResult, Target
+from iotwin.core.run_records import RunResult, Target
 from iotwin.space.parameters import SpaceContext, load_space
 from iotwin.store.database import Store
 from iotwin.validation.local import (

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from iotwin.core.records import RunResult, Target
+from iotwin.core.run_records import RunResult, Target
 from iotwin.model.platforms import load_platform
 from iotwin.model.sim import simulate
 from iotwin.report import write_report

@@ -19,14 +19,14 @@ import pytest
 import yaml
 from iotwin.core.errors import UserError
 from iotwin.model import calibration as calibrate
-from iotwin.validation import paper_report
-from iotwin.validation.paper import run_paper_validation
-from iotwin.validation.paper_cases import build_cases, sample_configs
-from iotwin.validation.paper_leave_out import leave_one_out
-from iotwin.validation.paper_prediction import MEMO
-from iotwin.validation.paper_results import PaperValidation
-from iotwin.validation.paper_rows import parse_tuned_parameters, read_published
-from iotwin.validation.paper_settings import FitBudget, load_settings, paper_dir
+from iotwin.validation.paper import report as paper_report
+from iotwin.validation.paper.cases import build_cases, sample_configs
+from iotwin.validation.paper.leave_out import leave_one_out
+from iotwin.validation.paper.pipeline import run_paper_validation
+from iotwin.validation.paper.prediction import MEMO
+from iotwin.validation.paper.results import PaperValidation
+from iotwin.validation.paper.rows import parse_tuned_parameters, read_published
+from iotwin.validation.paper.settings import FitBudget, load_settings, paper_dir
 from iotwin.workloads.replication.sessions import session_bytes
 
 FREE = {"stream_mbs": (150.0, 10.0, 20000.0), "scaling": (0.2, 0.0, 1.0),

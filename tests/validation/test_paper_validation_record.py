@@ -8,8 +8,8 @@ import json
 import shutil
 from pathlib import Path
 
-from iotwin.validation import paper_report
-from iotwin.validation.paper_results import PaperValidation
+from iotwin.validation.paper import report as paper_report
+from iotwin.validation.paper.results import PaperValidation
 from support.programs import REPO_ROOT
 
 RECORD = REPO_ROOT / "validation" / "paper"

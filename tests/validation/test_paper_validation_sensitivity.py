@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from iotwin.validation.paper_sensitivity import (
+from iotwin.validation.paper.sensitivity import (
     ParameterEffect,
     SelectionRule,
     choose_parameters,

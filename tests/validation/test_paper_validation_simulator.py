@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 from iotwin.core import paths
-from iotwin.validation.paper import run_paper_validation
-from iotwin.validation.paper_cases import STEPS_KEY, with_ranks_per_node, workload_bytes
-from iotwin.validation.paper_prediction import predict_rates
-from iotwin.validation.paper_results import PaperValidation
+from iotwin.validation.paper.cases import STEPS_KEY, with_ranks_per_node, workload_bytes
+from iotwin.validation.paper.pipeline import run_paper_validation
+from iotwin.validation.paper.prediction import predict_rates
+from iotwin.validation.paper.results import PaperValidation
 
 
 @pytest.fixture(scope="module")

@@ -6,8 +6,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import yaml
-from iotwin.validation.scale_audit import AuditPoint, knees, read_points, run_audit
-from iotwin.validation.scale_report import write_outputs
+from iotwin.validation.scale.audit import AuditPoint, knees, read_points, run_audit
+from iotwin.validation.scale.report import write_outputs
 from iotwin.validation.traffic import run_traffic
 
 

@@ -20,7 +20,7 @@ import h5py
 import pytest
 from iotwin.core import paths
 from iotwin.core.errors import UserError
-from iotwin.executors.capture import (
+from iotwin.executors.capture_run import (
     capture_program,
     capture_records,
     file_in,
@@ -29,7 +29,7 @@ from iotwin.executors.capture import (
 )
 from iotwin.model.platforms import load_platform
 from iotwin.model.sim import simulator_input
-from iotwin.workloads.capture import CaptureError, merge_records, workload_from_capture
+from iotwin.workloads.from_capture import CaptureError, merge_records, workload_from_capture
 from iotwin.workloads.workload import kernel_workload, load_workload, validate_workload
 from support.file_layout import merged, real_extents, simulate
 from support.programs import H5PY_MPI, h5py_script, ph5example

@@ -12,12 +12,12 @@ import itertools
 from pathlib import Path
 
 import pytest
-from iotwin.core.records import Target
-from iotwin.executors.capture import capture_records, records_in
+from iotwin.core.run_records import Target
+from iotwin.executors.capture_run import capture_records, records_in
 from iotwin.executors.interposer_reports import setting_outcomes
 from iotwin.executors.local import LocalExecutor
 from iotwin.space.parameters import SpaceContext, load_space
-from iotwin.workloads.capture import workload_from_capture
+from iotwin.workloads.from_capture import workload_from_capture
 from iotwin.workloads.partial_writes import file_glob, partial_write_datasets
 from support.programs import h5py_script
 

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from iotwin.core import paths
 from iotwin.core.errors import UserError
-from iotwin.executors.capture import capture_program, program_target
+from iotwin.executors.capture_run import capture_program, program_target
 from iotwin.model.platforms import load_platform
 from iotwin.model.sim import simulator_input
 from iotwin.workloads.process_grids import dims_create

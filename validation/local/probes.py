@@ -15,8 +15,8 @@ import argparse
 import statistics
 from pathlib import Path
 
-from iotwin.config.schema import load_config
-from iotwin.core.records import Target
+from iotwin.config.validation import load_config
+from iotwin.core.run_records import Target
 from iotwin.executors.local import LocalExecutor
 from iotwin.model.platforms import load_platform
 from iotwin.model.sim import simulate

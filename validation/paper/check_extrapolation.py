@@ -13,8 +13,8 @@ import time
 
 from iotwin.model.calibration import Observation, predict
 from iotwin.model.platforms import load_platform
-from iotwin.validation.paper_cases import STEPS_KEY, with_ranks_per_node
-from iotwin.validation.paper_prediction import predict_rates
+from iotwin.validation.paper.cases import STEPS_KEY, with_ranks_per_node
+from iotwin.validation.paper.prediction import predict_rates
 from iotwin.workloads.workload import kernel_workload
 
 TUNED = {"lustre": {"stripe_count": 96, "stripe_size": 32 << 20},

@@ -14,7 +14,7 @@ import os
 import shlex
 from pathlib import Path
 
-from iotwin.config.schema import load_config
+from iotwin.config.validation import load_config
 from iotwin.core.errors import UserError
 from iotwin.core.mpi_flavours import DEFAULT_MPI, select_flavour
 from iotwin.executors.launch import Launcher, known_launcher, launcher_of

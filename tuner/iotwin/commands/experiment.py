@@ -11,7 +11,8 @@ from pathlib import Path
 from iotwin.commands._options import add_sim_cluster_argument, add_store_argument
 from iotwin.report import write_report
 from iotwin.store.database import Store, resolve_path
-from iotwin.studies.experiment import load_experiment, run_experiment
+from iotwin.studies.experiment.runner import run_experiment
+from iotwin.studies.experiment.spec import load_experiment
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -29,11 +29,11 @@ from iotwin.commands._options import (
     bounded,
     warn,
 )
-from iotwin.config import schema as config
+from iotwin.config import validation as config
 from iotwin.config.types import Config
 from iotwin.core import paths
 from iotwin.core.errors import UserError
-from iotwin.core.records import Target
+from iotwin.core.run_records import Target
 from iotwin.core.stats import MIN_PAIRS_95, Summary
 from iotwin.core.text import printable, printable_lines
 from iotwin.executors.interposer_reports import (

@@ -11,10 +11,10 @@ from iotwin.commands._options import (
     bounded,
     warn,
 )
-from iotwin.config.schema import load_config
 from iotwin.config.types import Config
+from iotwin.config.validation import load_config
 from iotwin.core.errors import UserError
-from iotwin.core.records import Target
+from iotwin.core.run_records import Target
 from iotwin.executors.mpi_flavour import flavour_of
 from iotwin.model.platforms import load_platform
 from iotwin.model.sim import simulate

@@ -37,7 +37,8 @@ from iotwin.commands._options import (
     bounded,
     warn,
 )
-from iotwin.config.schema import dump_config, load_config
+from iotwin.config.dumping import dump_config
+from iotwin.config.validation import load_config
 from iotwin.core.errors import UserError
 from iotwin.core.stats import MIN_PAIRS_95, Speedup, Summary, format_mbs
 from iotwin.executors import EXECUTORS

@@ -25,11 +25,13 @@ from iotwin.core.errors import UserError
 from iotwin.core.progress import TimedProgress
 from iotwin.report import write_report
 from iotwin.store.database import Store, resolve_path
-from iotwin.validation import paper_report, scale_report, traffic
+from iotwin.validation import traffic
 from iotwin.validation.local import default_suite_path, load_suite, run_local_suite
-from iotwin.validation.paper import run_paper_validation
-from iotwin.validation.paper_settings import paper_dir
-from iotwin.validation.scale_audit import run_audit, scale_dir
+from iotwin.validation.paper import report as paper_report
+from iotwin.validation.paper.pipeline import run_paper_validation
+from iotwin.validation.paper.settings import paper_dir
+from iotwin.validation.scale import report as scale_report
+from iotwin.validation.scale.audit import run_audit, scale_dir
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -38,7 +38,7 @@ from iotwin.commands._options import (
     bounded,
     warn,
 )
-from iotwin.config.schema import load_config
+from iotwin.config.validation import load_config
 from iotwin.core.errors import UserError
 from iotwin.core.progress import TimedProgress
 from iotwin.model.platforms import load_platform

@@ -13,9 +13,9 @@ from iotwin.commands._options import (
     add_workdir_argument,
     bounded,
 )
-from iotwin.config import schema as config
+from iotwin.config import validation as config
 from iotwin.core.errors import UserError
-from iotwin.executors.capture import capture_program, program_target
+from iotwin.executors.capture_run import capture_program, program_target
 from iotwin.executors.mpi_flavour import say_flavour
 from iotwin.model.platforms import load_platform
 from iotwin.workloads.ior import (

@@ -4,7 +4,7 @@ schema gains is a key the type checker knows, and a key it loses is an error whe
 still read. ``python -m iotwin.config.typegen`` rewrites the module; a test checks that it
 is current.
 
-The types describe a *validated* config (:func:`iotwin.config.schema.validate_config`): sizes
+The types describe a *validated* config (:func:`iotwin.config.validation.validate_config`): sizes
 are byte counts (``int``), never unit strings.
 """
 

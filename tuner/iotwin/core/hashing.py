@@ -12,8 +12,8 @@ from typing import Any
 def config_hash(config: Mapping[str, Any]) -> str:
     """Canonical hash of a config: the same settings give the same hash whatever the key order.
 
-    Hash validated configs (``iotwin.config.schema.validate_config``), whose sizes are byte counts,
-    so that ``4MiB`` and ``4194304`` are the same config.
+    Hash validated configs (``iotwin.config.validation.validate_config``), whose sizes are byte
+    counts, so that ``4MiB`` and ``4194304`` are the same config.
     """
     return hashlib.sha256(canonical_json(config).encode()).hexdigest()[:20]
 

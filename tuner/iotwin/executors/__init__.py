@@ -16,7 +16,7 @@ from iotwin.config import rules
 from iotwin.config.types import Config
 from iotwin.core.errors import UserError
 from iotwin.core.limits import RUN_TIMEOUT_S
-from iotwin.core.records import Source
+from iotwin.core.run_records import Source
 from iotwin.executors.base import Executor
 from iotwin.executors.local import LocalExecutor
 from iotwin.executors.slurm import Site, SlurmExecutor

@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from iotwin.config.types import Config
-from iotwin.core.records import RunResult, Source, Target
+from iotwin.core.run_records import RunResult, Source, Target
 
 
 class Executor(Protocol):

@@ -35,12 +35,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from iotwin.config.schema import dump_config, mca_environment
+from iotwin.config.dumping import dump_config
+from iotwin.config.resolution import mca_environment
 from iotwin.config.types import Config
 from iotwin.core import paths
 from iotwin.core.limits import RUN_TIMEOUT_S
 from iotwin.core.mpi_flavours import Flavour
-from iotwin.core.records import RunResult, Source, Target
+from iotwin.core.run_records import RunResult, Source, Target
 from iotwin.executors.interposer_reports import (
     config_rejection,
     io_span,

@@ -47,7 +47,7 @@ from typing import TextIO
 
 from iotwin.core.errors import UserError
 from iotwin.core.mpi_flavours import DEFAULT_MPI, Flavour, flavours, select_flavour
-from iotwin.core.records import Target
+from iotwin.core.run_records import Target
 from iotwin.executors.launch import require_program
 
 _PYTHON_PROBE = ("import h5py\n"

@@ -43,7 +43,7 @@ from iotwin.core import paths
 from iotwin.core.errors import UserError
 from iotwin.core.limits import RUN_TIMEOUT_S
 from iotwin.core.mpi_flavours import Flavour
-from iotwin.core.records import RunResult, Source, Target
+from iotwin.core.run_records import RunResult, Source, Target
 from iotwin.core.yaml_files import check_keys, read_yaml
 from iotwin.executors.interposer_reports import read_reports
 from iotwin.executors.launch import Completed, Launcher, launcher

@@ -19,12 +19,12 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from iotwin.config.schema import validate_config
 from iotwin.config.settings import settings_text
 from iotwin.config.types import Config
+from iotwin.config.validation import validate_config
 from iotwin.core.errors import UserError
 from iotwin.core.hashing import canonical_json, config_hash
-from iotwin.core.records import RunResult, Source, Target
+from iotwin.core.run_records import RunResult, Source, Target
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from typing import Any
 from iotwin.config.settings import flat_settings
 from iotwin.config.types import Config
 from iotwin.core.hashing import config_hash
-from iotwin.core.records import RunResult, Source, Target
+from iotwin.core.run_records import RunResult, Source, Target
 from iotwin.model.platforms import Platform, load_platform
 from iotwin.model.sim import SimResult, simulate, with_noise
 from iotwin.workloads.types import Workload

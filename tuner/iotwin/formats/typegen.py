@@ -3,7 +3,7 @@ a schema gains is a key the type checker knows, and a key it loses is an error w
 still read. What both generators share is here: the config's (``python -m
 iotwin.config.typegen``, config/types.py, from its schema's blocks and scopes) and the
 workload's (``python -m iotwin.workloads.typegen``, workloads/types.py, from the record schema
-walked by :mod:`iotwin.formats.records`). A test checks that each module is current.
+walked by :mod:`iotwin.formats.record_schema`). A test checks that each module is current.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import json
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from iotwin.formats.records import Field, RecordSchema
+from iotwin.formats.record_schema import Field, RecordSchema
 
 #: what a record schema's field types are in Python (enum, record and list: from the field)
 _RECORD_TYPES = {"int": "int", "number": "float", "bool": "bool", "string": "str",

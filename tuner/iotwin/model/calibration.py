@@ -28,7 +28,7 @@ import numpy as np
 from iotwin.config.types import Config
 from iotwin.core.errors import UserError
 from iotwin.core.mpi_flavours import DEFAULT_MPI
-from iotwin.core.records import Target
+from iotwin.core.run_records import Target
 from iotwin.model.platforms import Platform, load_platform
 from iotwin.model.protocol import Fit
 from iotwin.model.sim import SimResult, simulate

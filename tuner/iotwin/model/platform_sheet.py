@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from iotwin.config.schema import ConfigError, load_schema, validate_value
+from iotwin.config.schema import load_schema
+from iotwin.config.validation import ConfigError, validate_value
 from iotwin.core import paths
 from iotwin.core.errors import UserError
 from iotwin.core.units import parse_size

@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
-from iotwin.config import schema as tuning
+from iotwin.config import resolution
+from iotwin.config.schema import BLOCKS
 from iotwin.config.types import Config
 from iotwin.core.errors import UserError
 from iotwin.model import iosim_process, sim_cluster
@@ -54,13 +55,13 @@ def _file_settings(config: Config, file: Mapping[str, Any],
     gives no layout gets its directory's default layout (``site_defaults.directories``: a new
     file inherits its parent directory's, as ``lfs setstripe DIR`` sets it)."""
     name = str(file["name"]).replace("%r", "0").replace("%g", "0")
-    settings = tuning.resolve(config, name)
+    settings = resolution.resolve(config, name)
     parent = PurePosixPath(name).parent.name
     if parent in directories and not any(k in settings["lustre"] for k in _LAYOUT_KEYS):
         settings["lustre"].update(directories[parent])
-    out: dict[str, Any] = {block: settings[block] for block in tuning.BLOCKS
+    out: dict[str, Any] = {block: settings[block] for block in BLOCKS
                            if block != "dataset"}
-    out["datasets"] = [tuning.resolve(config, name, d["name"])["dataset"]
+    out["datasets"] = [resolution.resolve(config, name, d["name"])["dataset"]
                        for d in file["datasets"]]
     return out
 

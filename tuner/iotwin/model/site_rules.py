@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from iotwin.config import schema as tuning
+from iotwin.config import resolution
 from iotwin.config.types import Config
 from iotwin.core.errors import UserError
 from iotwin.core.units import format_size
@@ -73,7 +73,7 @@ def violations(platform: Platform, config: Config,
     rules = site_rules(platform)
     found: list[str] = []
     for name, size in _file_names(workload):
-        lustre = tuning.resolve(config, name)["lustre"] if name else config.get("lustre", {})
+        lustre = resolution.resolve(config, name)["lustre"] if name else config.get("lustre", {})
         where = f" for {name}" if name else ""
         for problem in _broken(platform, rules, lustre, size):
             line = f"{problem}{where}"

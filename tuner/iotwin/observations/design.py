@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from iotwin.config.schema import validate_config
 from iotwin.config.types import Config
+from iotwin.config.validation import validate_config
 from iotwin.core import paths
 from iotwin.core.errors import UserError
-from iotwin.core.records import Target
+from iotwin.core.run_records import Target
 from iotwin.core.yaml_files import check_keys, read_yaml
 from iotwin.executors.base import Executor
 from iotwin.model.calibration import Observation

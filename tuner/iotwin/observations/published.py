@@ -34,8 +34,8 @@ from typing import Any, Literal
 
 import numpy as np
 
-from iotwin.config.schema import validate_config
 from iotwin.config.types import Config
+from iotwin.config.validation import validate_config
 from iotwin.core.errors import UserError
 from iotwin.formats.bounds import load_bounds
 from iotwin.formats.tables import (

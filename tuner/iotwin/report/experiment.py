@@ -10,7 +10,9 @@ from iotwin.report import plots
 from iotwin.report.measured import best_so_far, measured_configs
 from iotwin.report.page import Page
 from iotwin.store.database import Campaign, Store
-from iotwin.studies.experiment import CellResult, WorkloadSpec, load_published
+from iotwin.studies.experiment.measurers import CellResult
+from iotwin.studies.experiment.published import load_published
+from iotwin.studies.experiment.spec import WorkloadSpec
 
 _SIZE_LEAVES = ("size", "boundary", "threshold")
 

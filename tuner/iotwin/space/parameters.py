@@ -6,7 +6,7 @@ A space is data (``tuner/iotwin/space/spaces/NAME.yaml``, format below). Binding
 the space is a tuple of value indices. Operators work on indices and so cannot leave the
 space; :meth:`BoundSpace.repair` applies the constraints and :meth:`BoundSpace.config` turns a
 point into the tuning-config dict of interposer/CONFIG.md (sizes as byte counts, so that
-equal settings give equal configs and hashes; ``iotwin.config.schema.dump_config`` writes units).
+equal settings give equal configs and hashes; ``iotwin.config.dumping.dump_config`` writes units).
 
 Space file::
 
@@ -52,14 +52,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from iotwin.config.schema import (
-    literal_glob,
-    load_schema,
-    validate_config,
-    validate_value,
-    with_dataset_settings,
-)
+from iotwin.config.resolution import literal_glob, with_dataset_settings
+from iotwin.config.schema import load_schema
 from iotwin.config.types import Config
+from iotwin.config.validation import validate_config, validate_value
 from iotwin.core import paths
 from iotwin.core.dotted import dotted_set
 from iotwin.core.errors import UserError

@@ -51,11 +51,11 @@ from typing import Any, Literal
 
 import yaml
 
-from iotwin.config.schema import validate_config
 from iotwin.config.types import Config
+from iotwin.config.validation import validate_config
 from iotwin.core.errors import UserError
 from iotwin.core.hashing import canonical_json, config_hash
-from iotwin.core.records import RunResult, Source, Status, Target
+from iotwin.core.run_records import RunResult, Source, Status, Target
 from iotwin.core.text import printable, valid_utf8
 from iotwin.store.details import StoredDetails, checked
 
@@ -508,16 +508,6 @@ class Store:
             "campaign_id": campaign_id, "source": source, "status": status,
             "config_hash": config_hash, "workload": workload, "ranks": ranks,
             "platform": platform})]
-
-    def iter_evaluations(self) -> Iterator[Evaluation]:
-        """Every evaluation, oldest first, without loading them all at once."""
-        rows = self._execute("SELECT * FROM evaluations ORDER BY id")
-        while True:
-            with self._sqlite_errors():
-                row = rows.fetchone()
-            if row is None:
-                return
-            yield Evaluation(**_decode_row(row, f"{self.path}: evaluations row {row['id']}"))
 
     # -- calibrations -------------------------------------------------------------------------
 

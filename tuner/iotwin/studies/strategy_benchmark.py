@@ -51,7 +51,7 @@ from iotwin.config.types import Config
 from iotwin.core.errors import UserError
 from iotwin.core.hashing import canonical_json, config_hash
 from iotwin.core.progress import say
-from iotwin.core.records import Target
+from iotwin.core.run_records import Target
 from iotwin.core.stats import median_relative_error, paired_spearman
 from iotwin.core.yaml_files import check_keys, read_yaml
 from iotwin.executors.table import Landscape, TableExecutor, read_table

@@ -23,7 +23,7 @@ from iotwin.core import paths
 from iotwin.model.family import family_band, is_family_model
 from iotwin.model.platforms import Platform
 from iotwin.store.database import Calibration
-from iotwin.validation.paper_results import PaperValidation
+from iotwin.validation.paper.results import PaperValidation
 
 #: the held-out errors a band is made of (paper validation's row fields)
 HELD_OUT = ("loo", "scale_out")

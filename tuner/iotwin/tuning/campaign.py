@@ -22,7 +22,7 @@ from typing import Any, cast
 
 from iotwin.config.types import Config
 from iotwin.core.hashing import config_hash
-from iotwin.core.records import RunResult
+from iotwin.core.run_records import RunResult
 from iotwin.core.stats import median_relative_error
 from iotwin.executors.base import Executor, JobExecutor, queues_jobs
 from iotwin.model.protocol import Model

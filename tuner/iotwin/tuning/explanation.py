@@ -10,9 +10,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from iotwin.config.schema import DEFAULT_CONFIG
 from iotwin.config.settings import settings_text
 from iotwin.config.types import Config
+from iotwin.config.validation import DEFAULT_CONFIG
 from iotwin.model.platforms import load_platform
 from iotwin.model.sim import SimResult, simulate
 from iotwin.space.parameters import BoundSpace

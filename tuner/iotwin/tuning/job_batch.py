@@ -21,7 +21,7 @@ from typing import Any
 
 from iotwin.config.types import Config
 from iotwin.core.hashing import canonical_json, config_hash
-from iotwin.core.records import RunResult, Target
+from iotwin.core.run_records import RunResult, Target
 from iotwin.executors.base import JobExecutor
 from iotwin.store.database import Job, Store
 

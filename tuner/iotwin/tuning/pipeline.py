@@ -28,8 +28,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TextIO
 
-from iotwin.config.schema import DEFAULT_CONFIG, validate_config
 from iotwin.config.types import Config
+from iotwin.config.validation import DEFAULT_CONFIG, validate_config
 from iotwin.core.errors import UserError
 from iotwin.core.hashing import config_hash
 from iotwin.core.progress import say
@@ -42,7 +42,7 @@ from iotwin.tuning.campaign import (
     open_campaign,
     run_campaign,
 )
-from iotwin.tuning.capture import capture_workload_of
+from iotwin.tuning.captured_workload import capture_workload_of
 from iotwin.tuning.confirmation import Confirmed, confirm_best
 from iotwin.tuning.explanation import Explanation, explain
 from iotwin.tuning.parts import CampaignParts, assemble

@@ -15,7 +15,7 @@ from typing import Any, TextIO, TypeVar
 
 from iotwin.config.types import Config
 from iotwin.core.progress import say
-from iotwin.core.records import RunResult, Target
+from iotwin.core.run_records import RunResult, Target
 from iotwin.core.stats import Speedup, Summary, format_mbs, paired_speedup, summarize
 from iotwin.executors.base import Executor
 from iotwin.store.database import Evaluation, Store

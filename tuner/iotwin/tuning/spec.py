@@ -11,7 +11,7 @@ from typing import Any
 
 from iotwin.core.errors import UserError
 from iotwin.core.limits import RUN_TIMEOUT_S
-from iotwin.core.records import Target
+from iotwin.core.run_records import Target
 
 _PIPELINE_KEY = "pipeline"  # the stored spec's key holding the PipelineOptions
 

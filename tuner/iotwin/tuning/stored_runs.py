@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from iotwin.core.records import Source
+from iotwin.core.run_records import Source
 from iotwin.store.database import Evaluation, Store
-from iotwin.tuning.capture import CAPTURE_LABEL
+from iotwin.tuning.captured_workload import CAPTURE_LABEL
 
 
 class StoredRuns:

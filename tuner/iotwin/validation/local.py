@@ -33,19 +33,19 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from iotwin.config.schema import DEFAULT_CONFIG
 from iotwin.config.settings import flat_settings
 from iotwin.config.types import Config
+from iotwin.config.validation import DEFAULT_CONFIG
 from iotwin.core import paths
 from iotwin.core.errors import UserError
 from iotwin.core.hashing import config_hash
 from iotwin.core.progress import say
-from iotwin.core.records import Target
+from iotwin.core.run_records import Target
 from iotwin.core.stats import median_relative_error, spearman, wilcoxon_p
 from iotwin.core.units import parse_size
 from iotwin.core.yaml_files import check_keys, read_yaml
 from iotwin.executors.base import Executor
-from iotwin.executors.capture import capture_program
+from iotwin.executors.capture_run import capture_program
 from iotwin.executors.local import LocalExecutor
 from iotwin.executors.mpi_flavour import flavour_of
 from iotwin.model.calibration import Observation, fit, predict

@@ -19,8 +19,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from iotwin.config.schema import validate_config
 from iotwin.config.types import Config
+from iotwin.config.validation import validate_config
 from iotwin.core import paths
 from iotwin.core.errors import UserError
 from iotwin.core.readme_block import fill_block

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from iotwin.config.schema import literal_glob
+from iotwin.config.resolution import literal_glob
 from iotwin.space.parameters import SpaceContext
 from iotwin.workloads.workload import run_ranks, session_writers, workload_mpi
 

@@ -2,7 +2,7 @@
 kernel for it.
 
 Its keys, their types and bounds are data/workload-schema.yaml, walked by
-iotwin.formats.records; the rules the keys cannot say alone (WORKLOAD.md "Rules") are here, in
+iotwin.formats.record_schema; the rules the keys cannot say alone (WORKLOAD.md "Rules") are here, in
 the order formats/workload_rules.c checks them for iosim and the replay proxy, so that the
 three readers accept and refuse the same documents (tests/formats/test_workload_parity.py).
 Sizes are computed exactly and bounded by the bounds table (dataset_bytes, workload_bytes).
@@ -25,7 +25,7 @@ from iotwin.core.errors import UserError
 from iotwin.core.mpi_flavours import DEFAULT_MPI, select_flavour
 from iotwin.core.yaml_files import read_document
 from iotwin.formats.bounds import load_bounds
-from iotwin.formats.records import (
+from iotwin.formats.record_schema import (
     DocumentError,
     RecordChecker,
     RecordSchema,

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from iotwin.model import calibration as calibrate
 from iotwin.model.calibration import Observation
 from iotwin.model.platforms import Platform
-from iotwin.validation.paper_cases import Case
-from iotwin.validation.paper_prediction import Predicted, predict_cases, predict_rates
-from iotwin.validation.paper_settings import FitBudget
+from iotwin.validation.paper.cases import Case
+from iotwin.validation.paper.prediction import Predicted, predict_cases, predict_rates
+from iotwin.validation.paper.settings import FitBudget
 
 
 def robust_loss(predicted: Sequence[float | None], published: Sequence[float]) -> float:

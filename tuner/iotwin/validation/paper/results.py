@@ -11,8 +11,8 @@ from dataclasses import asdict, dataclass, fields
 from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
 
 from iotwin.config.types import Config
-from iotwin.validation.paper_fit import PlatformFit
-from iotwin.validation.paper_sensitivity import ParameterEffect
+from iotwin.validation.paper.fit import PlatformFit
+from iotwin.validation.paper.sensitivity import ParameterEffect
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from iotwin.core.stats import spearman
-from iotwin.validation.paper_results import (
+from iotwin.validation.paper.results import (
     MODELS,
     Figures,
     Metrics,
@@ -20,7 +20,7 @@ from iotwin.validation.paper_results import (
     RowResult,
     SpeedupCase,
 )
-from iotwin.validation.paper_rows import FITTED_SETTINGS
+from iotwin.validation.paper.rows import FITTED_SETTINGS
 
 
 def error_metrics(rows: Sequence[RowResult], which: str) -> RowErrors:

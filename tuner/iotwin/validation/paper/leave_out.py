@@ -14,10 +14,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from iotwin.model.platforms import Platform
-from iotwin.validation.paper_cases import Case
-from iotwin.validation.paper_fit import fit_cases
-from iotwin.validation.paper_prediction import Predicted, predict_cases
-from iotwin.validation.paper_settings import FitBudget
+from iotwin.validation.paper.cases import Case
+from iotwin.validation.paper.fit import fit_cases
+from iotwin.validation.paper.prediction import Predicted, predict_cases
+from iotwin.validation.paper.settings import FitBudget
 
 #: told what starts (a progress line); run in a worker, it must be picklable
 Progress = Callable[[str], None]
@@ -51,10 +51,10 @@ def leave_out(platform: Platform, cases: Sequence[Case], groups: Sequence[Sequen
               workers: int = 1, what: str = "leave-one-out") -> list[Predicted]:
     """Each group of cases predicted by the platform fitted to all the other cases.
 
-    The refits fit the same parameters as the full fit: their choice (paper_sensitivity) uses
+    The refits fit the same parameters as the full fit: their choice (sensitivity) uses
     the rows' workloads and configs, never a published value. ``workers`` > 1 runs that many
     refits at once, in forked processes (which start with this process's simulations, see
-    paper_prediction.MEMO); ``say`` must then be picklable. A case in no group is not
+    prediction.MEMO); ``say`` must then be picklable. A case in no group is not
     predicted (rate None).
     """
     refit = Refit(platform, cases, groups, parameters, budget, say, what)

@@ -1,15 +1,15 @@
 """Paper validation: the platform models fitted to the published measurements, and how well.
 
-The rows are ``validation/paper/published-measurements.csv`` (paper_rows); how each row is
-simulated is data, ``validation/paper/cases.yaml`` (paper_settings, paper_cases).
+The rows are ``validation/paper/published-measurements.csv`` (rows); how each row is
+simulated is data, ``validation/paper/cases.yaml`` (settings, cases).
 
 Each platform model's free parameters (bounds from its YAML) are chosen by a sensitivity scan
-(paper_sensitivity) and fitted to that platform's default and tuned rows (paper_fit). A tuned
+(sensitivity) and fitted to that platform's default and tuned rows (fit). A tuned
 row without published parameters is predicted with the model's own best config over a seeded
 sample of the paper's space, chosen under the model being fitted and re-chosen after the fit.
 Leave-one-out and leave-one-scale-out refit the platform without some of its rows and predict
-them (paper_leave_out). The record and its results.json are paper_results, its figures
-paper_metrics, the README's tables paper_report.
+them (leave_out). The record and its results.json are results, its figures
+metrics, the README's tables report (modules of this package).
 """
 
 from __future__ import annotations
@@ -23,21 +23,21 @@ from iotwin.core.errors import UserError
 from iotwin.model.calibration import Observation
 from iotwin.model.platforms import Platform
 from iotwin.model.platforms import load_platform as platform_from_file
-from iotwin.validation.paper_cases import Case, KernelWorkload, LoadPlatform, build_cases
-from iotwin.validation.paper_fit import fit_cases
-from iotwin.validation.paper_leave_out import Progress, leave_one_out, leave_one_scale_out
-from iotwin.validation.paper_metrics import case_results, validation_metrics
-from iotwin.validation.paper_prediction import MEMO, Predicted, predict_cases, predict_rates
-from iotwin.validation.paper_results import (
+from iotwin.validation.paper.cases import Case, KernelWorkload, LoadPlatform, build_cases
+from iotwin.validation.paper.fit import fit_cases
+from iotwin.validation.paper.leave_out import Progress, leave_one_out, leave_one_scale_out
+from iotwin.validation.paper.metrics import case_results, validation_metrics
+from iotwin.validation.paper.prediction import MEMO, Predicted, predict_cases, predict_rates
+from iotwin.validation.paper.results import (
     PaperValidation,
     PlatformPart,
     RowResult,
     calibration_id,
 )
-from iotwin.validation.paper_rows import PublishedRow, read_published
-from iotwin.validation.paper_sensitivity import choose_parameters, scan
-from iotwin.validation.paper_settings import Settings, load_settings
-from iotwin.validation.paper_spread import spreads
+from iotwin.validation.paper.rows import PublishedRow, read_published
+from iotwin.validation.paper.sensitivity import choose_parameters, scan
+from iotwin.validation.paper.settings import Settings, load_settings
+from iotwin.validation.paper.spread import spreads
 from iotwin.workloads.workload import kernel_workload as kernel_description
 
 

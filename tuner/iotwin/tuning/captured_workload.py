@@ -10,9 +10,9 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from iotwin.core.limits import RUN_TIMEOUT_S
-from iotwin.core.records import RunResult
+from iotwin.core.run_records import RunResult
 from iotwin.core.stats import format_mbs
-from iotwin.executors.capture import FailedCapture, capture_program
+from iotwin.executors.capture_run import FailedCapture, capture_program
 from iotwin.store.database import Store
 from iotwin.tuning.spec import CampaignSpec
 

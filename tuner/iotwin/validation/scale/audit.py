@@ -22,8 +22,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from iotwin.config.schema import DEFAULT_CONFIG, validate_config
 from iotwin.config.types import Config
+from iotwin.config.validation import DEFAULT_CONFIG, validate_config
 from iotwin.core import paths
 from iotwin.core.yaml_files import read_yaml
 from iotwin.model import iosim_process, sim

@@ -22,7 +22,7 @@ from iotwin.config.types import Config
 from iotwin.model import calibration as calibrate
 from iotwin.model.calibration import Observation
 from iotwin.model.platforms import Platform
-from iotwin.validation.paper_cases import STEPS_KEY, Case, workload_bytes
+from iotwin.validation.paper.cases import STEPS_KEY, Case, workload_bytes
 
 
 @dataclass

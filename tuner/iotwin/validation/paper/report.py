@@ -12,7 +12,7 @@ from typing import Any
 
 from iotwin.core.errors import UserError
 from iotwin.core.readme_block import fill_block
-from iotwin.validation.paper_results import MODELS, PaperValidation
+from iotwin.validation.paper.results import MODELS, PaperValidation
 
 
 def markdown(result: PaperValidation) -> str:

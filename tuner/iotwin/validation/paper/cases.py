@@ -15,16 +15,16 @@ from iotwin.core.errors import UserError
 from iotwin.model.platforms import Platform
 from iotwin.model.site_rules import platform_space_context
 from iotwin.space.parameters import load_space
-from iotwin.validation.paper_rows import (
+from iotwin.validation.paper.rows import (
     FITTED_SETTINGS,
     CaseKey,
     PublishedRow,
     parse_tuned_parameters,
 )
-from iotwin.validation.paper_settings import Sampling, Settings
+from iotwin.validation.paper.settings import Sampling, Settings
 from iotwin.workloads.replication.sessions import session_bytes
 
-#: a workload of identical steps simulated as its first one and two (paper_prediction)
+#: a workload of identical steps simulated as its first one and two (prediction)
 STEPS_KEY = "extrapolated_steps"
 
 #: a platform model by name

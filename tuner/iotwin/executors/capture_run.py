@@ -1,5 +1,5 @@
 """Capturing a program's workload: one run under the interposer with capture on
-(IOTWIN_CAPTURE), its records turned into a workload by :mod:`iotwin.workloads.capture`.
+(IOTWIN_CAPTURE), its records turned into a workload by :mod:`iotwin.workloads.from_capture`.
 
 The program runs in its working directory (iotwin.executors.working_dir); the workload names
 its files relative to it, so that a replay or a simulation writes them where the program did.
@@ -19,12 +19,12 @@ from typing import Any
 from iotwin.config.types import Config
 from iotwin.core.errors import UserError
 from iotwin.core.limits import RUN_TIMEOUT_S
-from iotwin.core.records import RunResult, Target
+from iotwin.core.run_records import RunResult, Target
 from iotwin.core.text import printable
 from iotwin.executors.launch import require_program
 from iotwin.executors.local import NO_HDF5_IO, LocalExecutor
 from iotwin.executors.mpi_flavour import flavour_of
-from iotwin.workloads.capture import (
+from iotwin.workloads.from_capture import (
     CAPTURE_VARIABLE,
     CaptureError,
     read_capture,

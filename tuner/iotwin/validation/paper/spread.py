@@ -8,11 +8,11 @@ from typing import Any
 
 from iotwin.model.calibration import Observation
 from iotwin.model.platforms import Platform
-from iotwin.validation.paper_cases import Case, sample_configs, workload_bytes
-from iotwin.validation.paper_prediction import predict_rates
-from iotwin.validation.paper_results import Spread
-from iotwin.validation.paper_rows import SPREAD_SETTINGS, PublishedRow
-from iotwin.validation.paper_settings import Sampling
+from iotwin.validation.paper.cases import Case, sample_configs, workload_bytes
+from iotwin.validation.paper.prediction import predict_rates
+from iotwin.validation.paper.results import Spread
+from iotwin.validation.paper.rows import SPREAD_SETTINGS, PublishedRow
+from iotwin.validation.paper.settings import Sampling
 
 
 def spreads(platform: Platform, rows: Sequence[PublishedRow], cases: Sequence[Case],

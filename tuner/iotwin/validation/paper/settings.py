@@ -13,8 +13,8 @@ from typing import Any
 from iotwin.core import paths
 from iotwin.core.errors import UserError
 from iotwin.core.yaml_files import read_yaml
-from iotwin.validation.paper_rows import PublishedRow
-from iotwin.validation.paper_sensitivity import SelectionRule
+from iotwin.validation.paper.rows import PublishedRow
+from iotwin.validation.paper.sensitivity import SelectionRule
 
 
 def paper_dir() -> Path:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from iotwin.core.figures import pyplot
 from iotwin.core.readme_block import fill_block
-from iotwin.validation.scale_audit import (
+from iotwin.validation.scale.audit import (
     CONFIGS,
     AuditPoint,
     knees,
