@@ -2,23 +2,18 @@
 
 void json_string(FILE *out, const char *text)
 {
+    char form[7];
     if (!text) {
         fputs("null", out);
         return;
     }
     fputc('"', out);
-    const unsigned char *run = (const unsigned char *)text;   /* characters copied as they are */
-    for (const unsigned char *c = run;; c++) {
-        if (*c && *c != '"' && *c != '\\' && *c >= 0x20)
-            continue;
-        fwrite(run, 1, (size_t)(c - run), out);
-        if (!*c)
-            break;
-        if (*c == '"' || *c == '\\')
-            fprintf(out, "\\%c", *c);
+    for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
+        const char *escape = json_escape(*c, form);
+        if (escape)
+            fputs(escape, out);
         else
-            fprintf(out, "\\u%04x", *c);
-        run = c + 1;
+            fputc(*c, out);
     }
     fputc('"', out);
 }

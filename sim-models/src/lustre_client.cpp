@@ -32,6 +32,8 @@ double LustreClient::run(const Phase& phase)
         seconds = now_ - start + timing.seconds;
         now_ = start;
     } else if (!writes_to_storage(phase)) {
+        if (phase.label == "compute" && write_back() && (!window_.empty() || flushed_at_ > now_))
+            drained_in_compute_ = true;
         Timing timing = timer_.timed(phase);
         charge(phase, timing);
         seconds = timing.seconds;
@@ -45,6 +47,11 @@ double LustreClient::run(const Phase& phase)
 bool LustreClient::all_on_storage() const
 {
     return !write_back() || (window_.empty() && flushed_at_ <= now_);
+}
+
+bool LustreClient::storage_within_io_time() const
+{
+    return all_on_storage() && !drained_in_compute_;
 }
 
 void LustreClient::charge(const Phase& phase, const Timing& timing)

@@ -37,6 +37,10 @@ public:
                                   const TargetRotation& rotation = {});
     // Whether every write so far is on the targets (without a cache: always).
     bool all_on_storage() const;
+    // Whether the targets took every write within the I/O time: all of it on them, and none
+    // of it flushed while the application computed (a compute phase that began with writes
+    // still in the cache: their flush went on during it, outside the I/O time).
+    bool storage_within_io_time() const;
 
 private:
     struct Copy {
@@ -80,6 +84,7 @@ private:
     double window_start_ = 0;
     Phase last_;
     double last_start_ = 0;
+    bool drained_in_compute_ = false;  // storage_within_io_time()
 };
 
 }  // namespace iosim

@@ -18,15 +18,32 @@ double collective_overhead_s(const Platform& p, int ranks, double oversubscripti
     return step * std::ceil(std::log2(std::max(2, ranks)));
 }
 
-// Collective steps of every collective write call, buffered or not: HDF5 1.10's allreduce of
-// the I/O mode decision, ROMIO's two allgathers of the ranks' start and end offsets in
-// ADIOI_GEN_WriteStridedColl (before it decides whether to buffer), and the closing
-// synchronisation of the call.
-constexpr int collective_call_steps = 4;
+// The step of the library above MPI-IO in a collective write: HDF5 1.10's allreduce of the
+// I/O mode decision.
+constexpr int library_call_steps = 1;
+// The steps of a collective write call whose MPI-IO layer is not ROMIO's generic one (OMPIO,
+// HDF5's collective metadata write): the library's, an exchange of the ranks' offsets in two
+// steps, and a closing synchronisation.
+constexpr int collective_call_steps = library_call_steps + 3;
+
+double collective_steps_s(const Platform& p, int ranks, double oversubscription, int steps)
+{
+    return steps * collective_overhead_s(p, ranks, oversubscription) * oversubscription;
+}
 
 double collective_write_call_s(const Platform& p, int ranks, double oversubscription)
 {
-    return collective_call_steps * collective_overhead_s(p, ranks, oversubscription) * oversubscription;
+    return collective_steps_s(p, ranks, oversubscription, collective_call_steps);
+}
+
+void charge_collective_call(const MpiIoContext& ctx, const WriteCall& call, int mpi_io_steps)
+{
+    Phase sync;
+    sync.label = "write";
+    int library_steps = call.files.front()->library ? library_call_steps : 0;
+    sync.fixed_s = collective_steps_s(ctx.platform, ctx.total_ranks, call_oversubscription(ctx.platform, call),
+                                      library_steps + mpi_io_steps);
+    ctx.sink(std::move(sync));
 }
 
 double oversubscription(const Platform& p, const std::vector<int>& node_of_rank)
@@ -138,16 +155,11 @@ void add_flows(Phase& into, Phase&& from)
 
 void mpi_io_write(const MpiIoContext& ctx, const WriteCall& call)
 {
-    if (call.collective && !call.files.empty()) {
-        Phase sync;
-        sync.label = "write";
-        sync.fixed_s = collective_write_call_s(ctx.platform, ctx.total_ranks, call_oversubscription(ctx.platform, call));
-        ctx.sink(std::move(sync));
-    }
-    if (!call.files.empty() && call.files.front()->settings->mpi_io == MpiIo::ompio)
-        ompio_write(ctx, call);
-    else
-        romio_write(ctx, call);
+    if (call.files.empty() || call.files.front()->settings->mpi_io != MpiIo::ompio)
+        return romio_write(ctx, call);  // its collective steps depend on its choice
+    if (call.collective)
+        charge_collective_call(ctx, call, collective_call_steps - library_call_steps);
+    ompio_write(ctx, call);
 }
 
 }  // namespace iosim

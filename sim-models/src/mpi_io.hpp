@@ -29,6 +29,7 @@ struct OpenFile {
     std::vector<int> rank_of_writer;  // writer index -> global rank
     std::vector<uint32_t> node_run_end;  // writer index -> first later writer on another node
     LockHolders* holders;
+    bool library = true;  // written through HDF5 (or netCDF-4 on it), not by MPI-IO calls of its own
     SessionBuffers buffers;  // its aggregators' collective buffers, as far as touched
 };
 
@@ -65,8 +66,13 @@ void add_flows(Phase& into, Phase&& from);
 // one.
 double collective_overhead_s(const Platform& p, int ranks, double oversubscription);
 
-// The collective steps of one collective MPI-IO write call, buffered or not.
+// The collective steps of one collective write call outside ROMIO's generic path (OMPIO's,
+// HDF5's collective metadata write).
 double collective_write_call_s(const Platform& p, int ranks, double oversubscription);
+
+// A collective write call's fixed steps, the library's (none for a program's own MPI-IO call)
+// and `mpi_io_steps` of its MPI-IO layer, as a phase of the call.
+void charge_collective_call(const MpiIoContext& ctx, const WriteCall& call, int mpi_io_steps);
 
 // Ranks beyond a node's cores wait for a time slice in every collective step.
 double oversubscription(const Platform& p, const std::vector<int>& node_of_rank);

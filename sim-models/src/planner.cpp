@@ -180,6 +180,7 @@ Session open_session(const Platform& p, const Workload& w, const FileSession& f,
                                      ? of.node_run_end[k + 1]
                                      : static_cast<uint32_t>(k + 1);
         of.holders = &ses.holders[i];
+        of.library = f.hdf5;
     }
     return ses;
 }

@@ -2,6 +2,7 @@
 
 #include "aggregator_placement.hpp"
 #include "collective_buffering.hpp"
+#include "romio_cb_write.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -88,29 +89,7 @@ std::vector<int> choose_aggregators(const Platform& p, const FileSettings& s, co
     return candidates;
 }
 
-bool interleaved(const PieceSet& pieces)
-{
-    std::vector<std::pair<uint64_t, uint64_t>> spans;  // per writer: [first, end)
-    for (const WriterExtent& e : pieces.writer_extents())
-        if (!e.empty())
-            spans.emplace_back(e.first, e.end);
-    std::sort(spans.begin(), spans.end());
-    for (size_t i = 1; i < spans.size(); i++)
-        if (spans[i].first < spans[i - 1].second)
-            return true;
-    return false;
-}
-
 namespace {
-
-bool use_collective_buffering(const FileSettings& s, const std::vector<PieceSet>& pieces)
-{
-    if (s.cb_write == Hint::enable)
-        return true;
-    if (s.cb_write == Hint::disable)
-        return false;
-    return std::any_of(pieces.begin(), pieces.end(), [](const auto& p) { return interleaved(p); });
-}
 
 BufferingPlan romio_plan(const MpiIoContext& ctx, const OpenFile& f, uint64_t lo, uint64_t hi)
 {
@@ -132,8 +111,11 @@ BufferingPlan romio_plan(const MpiIoContext& ctx, const OpenFile& f, uint64_t lo
 
 void romio_write(const MpiIoContext& ctx, const WriteCall& call)
 {
-    bool cb = call.collective && !call.files.empty() &&
-              use_collective_buffering(*call.files.front()->settings, call.pieces);
+    bool collective = call.collective && !call.files.empty();
+    Hint hint = collective ? call.files.front()->settings->cb_write : Hint::disable;
+    bool cb = collective && romio_buffers(hint, call.pieces);
+    if (collective)
+        charge_collective_call(ctx, call, romio_call_steps(hint, cb));
     ctx.breakdown.write_paths.push_back(cb ? "two-phase" : "independent");
     if (!cb)
         return independent_write(ctx, call, true);

@@ -161,7 +161,7 @@ json Scenario::simulate(Backend& backend, PhaseCache& cache, const json& config,
                 {"phases", phases},
                 {"nodes", nodes_},
                 {"breakdown", breakdown_json(bd, timer.distinct())}};
-    add_ceiling(out, bd, attribution, client.all_on_storage());
+    add_ceiling(out, bd, attribution, client.storage_within_io_time());
     return out;
 }
 

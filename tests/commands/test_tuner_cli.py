@@ -101,12 +101,12 @@ def test_tune_of_a_program_that_writes_no_hdf5_says_so_and_stores_the_failed_run
     done = iotwin("tune", "--store", store, "--ranks", "1", "--strategy", "sim-screened", "--",
                   sys.executable, str(FAKE_KERNEL), cwd=tmp_path)
     assert done.returncode == 2
-    assert "wrote no HDF5 or MPI-IO file" in done.stderr
+    assert "wrote no HDF5, MPI-IO or POSIX data file" in done.stderr
     with Store(store) as db:
         [campaign] = db.campaigns()
         [row] = db.evaluations(campaign.id)
     assert (row.source, row.status, row.details) == ("real", "failed", {"label": "capture"})
-    assert "no HDF5 or MPI-IO file closed" in (row.error or "")
+    assert "no HDF5, MPI-IO or POSIX data file closed" in (row.error or "")
 
 
 def test_a_failing_capture_run_of_tune_is_stored_with_the_programs_words(

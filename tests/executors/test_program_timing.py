@@ -1,6 +1,7 @@
-"""A program's rate comes from the interposer: from its first HDF5 file open to its last
-close, with the computation between file sessions reported apart and mpiexec's wall time
-(launch included) beside it, never used as the I/O time."""
+"""A program's rate comes from the interposer: its time inside HDF5 calls is its I/O time, the
+computation between its file sessions is reported apart and mpiexec's wall time (launch
+included) beside it, never used as the I/O time (tests/executors/test_io_time.py: computation
+inside one session)."""
 
 from __future__ import annotations
 
@@ -55,4 +56,4 @@ def test_a_program_that_writes_no_hdf5_is_a_failed_run_saying_why(scratch: Path)
     result = LocalExecutor(scratch_root=scratch / "runs", workdir=scratch).run_once(
         Target(ranks=1, command=("true",)), {})
     assert result.status == "failed"
-    assert "no HDF5 or MPI-IO file closed" in (result.error or "")
+    assert "no HDF5, MPI-IO or POSIX data file closed" in (result.error or "")

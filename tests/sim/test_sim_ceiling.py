@@ -2,7 +2,10 @@
 platforms, workloads and configs (Hypothesis; hand-set layouts on each OST pool, and
 frontier's default progressive layout with Data-on-MDT, among them): no simulated rate is
 above its ceiling, the time charged to mechanisms adds up to the run's time, and the ceiling
-is made of the resources the run used."""
+is made of the resources the run used. The workloads are of two kinds: datasets written one
+call each, and sessions as the interposer captures them (WORKLOAD.md "Captured workloads"):
+HDF5 or raw MPI-IO, small records of the ranks interleaved, whole blocks, strided runs,
+repeated calls, flushes and compute gaps between them."""
 
 from __future__ import annotations
 
@@ -24,6 +27,7 @@ PLATFORMS = ("hopper", "archer", "bluewaters", "stampede", "titan", "cab", "rang
 TOLERANCE = 1e-5
 EXAMPLES = settings(max_examples=40, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow])
+CAPTURED_EXAMPLES = settings(EXAMPLES, max_examples=200)
 
 
 @st.composite
@@ -42,6 +46,69 @@ def workloads(draw: st.DrawFn) -> dict[str, Any]:
             dataset["decomposition"] = {"grid": [1], "block": [block]}
     return {"iotwin_workload": 1, "name": "random", "ranks": ranks,
             "ranks_per_node": draw(st.sampled_from((1, 4, 16, 32))), "files": [file]}
+
+
+#: the sizes captured records come in: a byte, a page, IOR's hard record, a stripe
+RECORDS = (1, 4096, 47008, MiB)
+
+
+def _records(ranks: int, record: int, origin: int) -> dict[str, Any]:
+    """Every rank one record, rank after rank (IOR's hard write)."""
+    return {"grid": [ranks], "block": [record], "origin": [origin]}
+
+
+def _strided(ranks: int, record: int, origin: int, count: int) -> dict[str, Any]:
+    """Every rank ``count`` records, each ``ranks`` records after its last (one strided view)."""
+    return {"runs": [{"ranks": [0, ranks], "start": [origin], "start_step": [record],
+                      "stride": [ranks * record], "count": [count], "block": [record]}]}
+
+
+@st.composite
+def captured_calls(draw: st.DrawFn, ranks: int, region: str) -> tuple[list[dict[str, Any]], int]:
+    """A captured session's calls of ``region`` and the bytes they write it to."""
+    calls: list[dict[str, Any]] = []
+    end = 0
+    for _ in range(draw(st.integers(1, 3))):
+        record = draw(st.sampled_from(RECORDS))
+        kind = draw(st.sampled_from(("records", "repeated records", "strided", "blocks")))
+        call: dict[str, Any] = {"write": [region],
+                                "transfer": draw(st.sampled_from(("collective", "independent"))),
+                                "compute_before_s": draw(st.sampled_from((0.0, 0.001, 0.5)))}
+        if kind == "strided":
+            count = draw(st.integers(2, 16))
+            call["selections"] = [_strided(ranks, record, end, count)]
+            end += ranks * record * count
+        elif kind == "blocks":  # each rank its records one after another: its own block
+            count = draw(st.integers(1, 64))
+            call["selections"] = [_records(ranks, record * count, end)]
+            end += ranks * record * count
+        else:
+            call["selections"] = [_records(ranks, record, end)]
+            if kind == "repeated records":
+                times = draw(st.integers(2, 64))
+                call["repeat"] = {"times": times, "origin_step": [ranks * record],
+                                  "compute_between_s": draw(st.sampled_from((0.0, 0.002)))}
+                end += ranks * record * (times - 1)
+            end += ranks * record
+        calls.append(call)
+        if draw(st.integers(0, 3)) == 0:
+            calls.append({"flush": True, "compute_before_s": 0.01})
+    return calls, end
+
+
+@st.composite
+def captured_workloads(draw: st.DrawFn) -> dict[str, Any]:
+    ranks = draw(st.sampled_from((1, 2, 4, 16, 64)))
+    mpiio = draw(st.booleans())
+    region = "bytes@0" if mpiio else "/data"
+    calls, end = draw(captured_calls(ranks, region))
+    file: dict[str, Any] = {
+        "name": "shared.dat" if mpiio else "shared.h5", "mode": "shared", "create": True,
+        "compute_before_s": draw(st.sampled_from((0.0, 1.0))),
+        "datasets": [{"name": region, "element_bytes": 1, "dims": [end], "chunk_dims": None}],
+        "calls": calls, **({"api": "mpiio"} if mpiio else {})}
+    return {"iotwin_workload": 1, "name": "captured", "ranks": ranks,
+            "ranks_per_node": draw(st.sampled_from((1, 2, 16))), "files": [file]}
 
 
 @st.composite
@@ -68,15 +135,27 @@ def configs(draw: st.DrawFn, platform: Platform) -> dict[str, Any]:
 
 
 @st.composite
-def cases(draw: st.DrawFn) -> tuple[Platform, dict[str, Any], list[dict[str, Any]]]:
+def cases(draw: st.DrawFn, kind: Any = None) -> tuple[Platform, dict[str, Any],
+                                                        list[dict[str, Any]]]:
     platform = draw(platforms(PLATFORMS))
-    return platform, draw(workloads()), [{}, *(draw(configs(platform)) for _ in range(2))]
+    workload = draw(kind if kind is not None else workloads())
+    return platform, workload, [{}, *(draw(configs(platform)) for _ in range(2))]
 
 
 @EXAMPLES
 @given(cases())
 def test_no_rate_is_above_its_ceiling(case: tuple) -> None:
-    platform, workload, batch = case
+    assert_within_ceilings(*case)
+
+
+@CAPTURED_EXAMPLES
+@given(cases(captured_workloads()))
+def test_no_rate_of_a_captured_session_is_above_its_ceiling(case: tuple) -> None:
+    assert_within_ceilings(*case)
+
+
+def assert_within_ceilings(platform: Platform, workload: dict[str, Any],
+                           batch: list[dict[str, Any]]) -> None:
     for config, result in zip(batch, simulate(platform, workload, batch), strict=True):
         assert result.ok, result.error
         assert result.rate_mbs is not None

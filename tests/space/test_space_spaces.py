@@ -162,6 +162,24 @@ def test_a_program_writing_no_hdf5_gets_no_hdf5_parameters() -> None:
     assert mpiio_only.size < everything.size
 
 
+@pytest.mark.parametrize(("space", "filesystem"), [("local", "ufs"), ("whatif", "lustre"),
+                                                   ("table3", "lustre")])
+def test_a_posix_program_searches_its_layout_alone(space: str, filesystem: str) -> None:
+    """A POSIX program's one lever is its files' layout: the only parameters searched for it,
+    on Lustre and (reported not effective by the interposer) on this machine's file system;
+    the local space keeps them from programs writing through HDF5 or MPI-IO."""
+    posix = load_space(space).bind(SpaceContext(filesystem=filesystem, ranks=4,
+                                                max_stripe_count=16, apis=("posix",)))
+    keys = {key for gene in posix.genes for key in gene.keys}
+    assert keys and {key.split(".")[0] for key in keys} == {"lustre"}
+    assert "lustre.stripe_count" in keys
+    if space == "local":
+        for apis in (("hdf5",), ("mpiio", "posix"), ("hdf5", "mpiio", "posix")):
+            others = load_space(space).bind(SpaceContext(filesystem=filesystem, ranks=4,
+                                                         apis=apis))
+            assert not any(k.startswith("lustre.") for g in others.genes for k in g.keys)
+
+
 @pytest.mark.parametrize(("parameter", "message"), [
     # before: internal errors ('int' has no attribute 'split', is not iterable, no 'items')
     ({"name": "a", "key": 3, "values": [1]}, "parameters[0] (a): key: expected a non-empty "

@@ -297,3 +297,17 @@ def test_a_search_refuses_configs_whose_simulation_costs_too_much() -> None:
     # 64 x 64^2 pieces one by one against a limit the buffered config stays within
     assert rates(hopper, work, [{}, off], max_steps=100_000) == [rates(hopper, work, [{}])[0],
                                                                  None]
+
+
+def test_a_tuning_whatif_says_how_far_it_is(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """A search of minutes is not silent: every PROGRESS_EVERY_S (here every batch) a line
+    with the simulations so far and the best rate of the last batch."""
+    monkeypatch.setattr("iotwin.commands.whatif.PROGRESS_EVERY_S", 0.0)
+    work = tmp_path / "w.yaml"
+    work.write_text(dump_workload(kernel_workload("vpic-io", 4, ["--particles", "1000"])))
+    assert main(["whatif", "--workload", str(work), "--platforms", "hopper", "--tune",
+                 "--budget", "12", "--uncalibrated", "--store", str(tmp_path / "s.db")]) == 0
+    lines = [line for line in capsys.readouterr().err.splitlines() if "simulations so far" in line]
+    counts = [int(line.split("hopper: ")[1].split()[0]) for line in lines]
+    assert len(counts) >= 2 and counts == sorted(counts) and counts[-1] <= 12 + 2

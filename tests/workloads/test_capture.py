@@ -168,7 +168,7 @@ def test_a_hanging_program_is_killed(scratch: Path) -> None:
 
 
 def test_a_program_that_writes_no_hdf5_is_named(scratch: Path) -> None:
-    with pytest.raises(CaptureError, match="wrote no HDF5 or MPI-IO file"):
+    with pytest.raises(CaptureError, match="wrote no HDF5, MPI-IO or POSIX data file"):
         capture_records(["true"], 2, workdir=scratch)
 
 

@@ -139,3 +139,22 @@ def test_hard_phase_at_two_ranks_scaled_to_1024_is_its_direct_description() -> N
     assert scaled["files"] == big["files"]  # every step and stride grown with the writers
     [call, _] = scaled["files"][0]["calls"]
     assert call["repeat"]["origin_step"] == [1024 * 47008]  # no overlapping repetitions
+
+
+def test_the_commands_scale_the_hard_phase_from_two_ranks_to_its_own_at_1024(
+        tmp_path: Path) -> None:
+    """`workload from-ior --ranks 2`, then `workload scale --ranks 1024`: the description
+    `from-ior --ranks 1024` gives, every origin and repeat step of the interleaved records."""
+    def iotwin(*args: str) -> None:
+        done = subprocess.run([sys.executable, "-m", "iotwin", "workload", *args], text=True,
+                              capture_output=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+
+    hard = ["--io500", "hard-write", "--segments", "50"]
+    iotwin("from-ior", "--ranks", "2", "--nodes", "1", *hard, "-o", str(tmp_path / "2.yaml"))
+    iotwin("scale", "--ranks", "1024", str(tmp_path / "2.yaml"), "-o", str(tmp_path / "s.yaml"))
+    iotwin("from-ior", "--ranks", "1024", "--nodes", "512", *hard, "-o",
+           str(tmp_path / "1024.yaml"))
+    scaled, direct = (yaml.safe_load((tmp_path / name).read_text())
+                      for name in ("s.yaml", "1024.yaml"))
+    assert scaled["files"] == direct["files"] and scaled["ranks"] == direct["ranks"] == 1024

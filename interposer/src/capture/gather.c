@@ -193,7 +193,7 @@ void iot_capture_gather(struct iot_file *file, struct iot_capture *c, double clo
                         double close_end, const char *path)
 {
     struct session s = {0};
-    s.comm = file->mpio ? file->comm : MPI_COMM_NULL;
+    s.comm = file->collective ? file->comm : MPI_COMM_NULL;
     s.size = 1;
     if (s.comm != MPI_COMM_NULL) {
         MPI_Comm_rank(s.comm, &s.rank);

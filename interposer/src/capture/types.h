@@ -2,6 +2,7 @@
 #pragma once
 #include <hdf5.h>
 
+#include "capture/creation.h"
 #include "core/json.h"
 #include "core/records.h"
 

@@ -4,11 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "core/text.h"
 #include "core/config.h"
 #include "core/json.h"
-#include "lustre/layout.h"
-#include "lustre/lustre.h"
+#include "core/text.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -85,14 +83,6 @@ static void write_keys(struct buf *out, const struct iot_settings *s, int block,
     PUT(out, "}");
 }
 
-/* The text into the caller's buffer of `len` bytes (cut if longer; "" if memory ran out). */
-static void copy_out(struct buf *text, char *out, size_t len)
-{
-    char *s = buf_take(text);
-    snprintf(out, len, "%s", s ? s : "");
-    free(s);
-}
-
 /* The settings a config gives a file (and a dataset, or NULL) as the interposer resolves them:
  * {"matched": [labels], "settings": {block: {key: value}}}, into out (or the error). */
 EXPORT int iotwin_resolve_config(const char *path, const char *file, const char *dataset,
@@ -115,52 +105,8 @@ EXPORT int iotwin_resolve_config(const char *path, const char *file, const char 
         write_keys(&text, &settings, b, -1);
     }
     PUT(&text, "}}");
-    copy_out(&text, out, len);
+    buf_copy_out(&text, out, len);
     iot_settings_clear(&settings);
     iot_config_free(config);
     return 0;
-}
-
-/* Creates `path` with the layout `config_path` gives it, through liblustreapi, and reads it
- * back: {"created": true, "layout": {...}} or {"created": false, "reason": "..."} into out.
- * The layout is built as the interposer builds it when a file is created on Lustre. */
-EXPORT int iotwin_create_with_layout(const char *config_path, const char *path, char *out,
-                                     size_t len)
-{
-    struct iot_config *config = NULL;
-    struct iot_settings settings;
-    struct iot_layout layout;
-    char matched[512], reason[160];
-    if (iot_config_load(config_path, &config, out, len) != 0)
-        return -1;
-    iot_resolve(config, path, NULL, &settings, matched, sizeof matched);
-    int rc = iot_lustre_layout_of(&settings, &layout);
-    if (rc == 0)
-        rc = iot_layout_create(path, &layout);
-    if (rc == 0)
-        rc = iot_layout_read(path, &layout);
-    struct buf text = {NULL, 0, 0, 0};
-    if (rc == 0) {
-        PUT(&text, "{\"created\": true, \"layout\": ");
-        iot_layout_json(&text, &layout);
-        char key[64];
-        for (int i = iot_lustre_unmade(&settings, 0, key, sizeof key), n = 0; i >= 0;
-             i = iot_lustre_unmade(&settings, i + 1, key, sizeof key), n++) {
-            put(&text, n ? ", " : ", \"not_effective\": {");
-            put_string(&text, key);
-            PUT(&text, ": ");
-            put_string(&text, IOT_LUSTRE_UNMADE_REASON);
-        }
-        if (iot_lustre_unmade(&settings, 0, key, sizeof key) >= 0)
-            PUT(&text, "}");
-    } else {
-        iot_lustre_reason(rc, reason, sizeof reason);
-        PUT(&text, "{\"created\": false, \"reason\": ");
-        put_string(&text, reason);
-    }
-    PUT(&text, "}");
-    copy_out(&text, out, len);
-    iot_settings_clear(&settings);
-    iot_config_free(config);
-    return rc ? 1 : 0;
 }

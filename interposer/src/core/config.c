@@ -87,13 +87,12 @@ static enum scalar_kind classify(const yaml_node_t *node, long long *number)
     return S_STR;
 }
 
-static void json_quote(const char *text, char *out, size_t len)
+/* `text` as a JSON string into out (cut at len - 1 bytes, as messages quote it). */
+static void quote_into(const char *text, char *out, size_t len)
 {
-    FILE *stream = fmemopen(out, len, "w");
-    if (!stream)
-        return;
-    json_string(stream, text);
-    fclose(stream);
+    struct buf quoted = {NULL, 0, 0, 0};
+    put_string(&quoted, text);
+    buf_copy_out(&quoted, out, len);
 }
 
 /* A value as error messages quote it: iotwin.config.describe. */
@@ -107,7 +106,7 @@ static const char *describe(const yaml_node_t *node, char *out, size_t len)
     case S_MAP: return "a mapping";
     case S_INT: snprintf(out, len, "%lld", number); return out;
     case S_BIG: snprintf(out, len, "%s", (const char *)node->data.scalar.value); return out;
-    case S_STR: json_quote((const char *)node->data.scalar.value, out, len); return out;
+    case S_STR: quote_into((const char *)node->data.scalar.value, out, len); return out;
     }
     return "?";
 }
@@ -461,7 +460,7 @@ static int check_last(struct walker *w, int list, const struct iot_value *value,
     if (!last->set)
         snprintf(shown, sizeof shown, "null");
     else if (last->s)
-        json_quote(last->s, shown, sizeof shown);
+        quote_into(last->s, shown, sizeof shown);
     else
         snprintf(shown, sizeof shown, "%lld", last->i);
     return fail(w, key_path, "expected %s in the last entry, got %s", IOT_KEYS[list].last_word,

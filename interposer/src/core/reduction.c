@@ -1,20 +1,22 @@
 /* A file's report reduced over its communicator (core/report.h): times, bytes and writes,
- * and each dataset's figures, in one nonblocking reduction posted at the file's close. */
+ * and each part's figures (core/records.h), in one nonblocking reduction posted at the
+ * file's close. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/comms.h"
+#include "core/layer.h"
 #include "core/report.h"
 
 /* --- reduction over the file's communicator -------------------------------------------------- */
 
-static char *dataset_lines(const struct iot_file *file, int *len)
+static char *part_lines(const struct iot_file *file, int *len)
 {
     struct buf out = {NULL, 0, 0, 0};
-    for (int i = 0; i < file->ndatasets; i++) {
-        const struct iot_dataset *d = file->datasets[i];
+    for (int i = 0; i < file->nparts; i++) {
+        const struct iot_part *d = file->parts[i];
         put_int(&out, d->calls);
         PUT(&out, " ");
         put_int(&out, d->bytes);
@@ -29,21 +31,21 @@ static char *dataset_lines(const struct iot_file *file, int *len)
 
 /* The record named `name`; ranks usually list their datasets in the same order, so the one
  * after the previous match is tried first (*next), which keeps merging linear. */
-static struct iot_dataset *dataset_named(struct iot_file *file, const char *name, int *next)
+static struct iot_part *part_named(struct iot_file *file, const char *name, int *next)
 {
-    if (*next < file->ndatasets && strcmp(file->datasets[*next]->name, name) == 0)
-        return file->datasets[(*next)++];
-    for (int i = 0; i < file->ndatasets; i++)
-        if (strcmp(file->datasets[i]->name, name) == 0) {
+    if (*next < file->nparts && strcmp(file->parts[*next]->name, name) == 0)
+        return file->parts[(*next)++];
+    for (int i = 0; i < file->nparts; i++)
+        if (strcmp(file->parts[i]->name, name) == 0) {
             *next = i + 1;
-            return file->datasets[i];
+            return file->parts[i];
         }
-    *next = file->ndatasets + 1;
-    return iot_dataset_new(file, -1, name);
+    *next = file->nparts + 1;
+    return file->layer->part_new(file, name);
 }
 
 /* Adds one rank's lines "calls bytes seconds name" to rank 0's records. */
-static void merge_dataset_lines(struct iot_file *file, char *text)
+static void merge_part_lines(struct iot_file *file, char *text)
 {
     int next = 0;
     for (char *line = text, *next_line; line && *line; line = next_line) {
@@ -55,18 +57,18 @@ static void merge_dataset_lines(struct iot_file *file, char *text)
         double seconds = strtod(rest, &rest);
         if (*rest++ != ' ')
             continue;
-        struct iot_dataset *d = dataset_named(file, rest, &next);
+        struct iot_part *d = part_named(file, rest, &next);
         d->calls += calls;
         d->bytes += bytes;
         d->seconds = seconds > d->seconds ? seconds : d->seconds;
     }
 }
 
-/* Rank 0 gets the other ranks' per-dataset writes (ranks may have written different datasets). */
-static void gather_datasets(struct iot_file *file, int rank, int size)
+/* Rank 0 gets the other ranks' per-part writes (ranks may have written different parts). */
+static void gather_parts(struct iot_file *file, int rank, int size)
 {
     int len = 0;
-    char *mine = rank == 0 ? NULL : dataset_lines(file, &len);
+    char *mine = rank == 0 ? NULL : part_lines(file, &len);
     int *lens = rank == 0 ? calloc((size_t)size, sizeof *lens) : NULL;
     int *offsets = rank == 0 ? calloc((size_t)size, sizeof *offsets) : NULL;
     MPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, file->comm);
@@ -78,7 +80,7 @@ static void gather_datasets(struct iot_file *file, int rank, int size)
     char *all = rank == 0 ? calloc((size_t)total + 1, 1) : NULL;
     MPI_Gatherv(mine, len, MPI_CHAR, all, lens, offsets, MPI_CHAR, 0, file->comm);
     if (rank == 0)
-        merge_dataset_lines(file, all);
+        merge_part_lines(file, all);
     free(all);
     free(lens);
     free(offsets);
@@ -87,12 +89,12 @@ static void gather_datasets(struct iot_file *file, int rank, int size)
 
 /* The figures of a file reduced in one MPI_Allreduce: its times (the slowest rank's; the open
  * as its negation, so that the maximum is the earliest), bytes and writes (summed), and, when
- * every rank lists the same datasets (their count and a hash of their names agree), each
- * dataset's calls, bytes (summed) and seconds (slowest) in one of SLOTS slots. A user op on
+ * every rank lists the same parts (their count and a hash of their names agree), each
+ * part's calls, bytes (summed) and seconds (slowest) in one of SLOTS slots. A user op on
  * a datatype of the whole record: MPI may apply a predefined op to parts of a buffer, never a
  * user op to part of one element. */
 #define SLOTS 32
-enum { R_OPEN, R_WRITE, R_FLUSH, R_CLOSE, R_T_OPEN, R_T_CLOSE, R_BYTES, R_WRITES, R_ND, R_ND_NEG,
+enum { R_OPEN, R_WRITE, R_FLUSH, R_CLOSE, R_METADATA, R_T_OPEN, R_T_CLOSE, R_BYTES, R_WRITES, R_ND, R_ND_NEG,
        R_HASH, R_HASH_NEG, R_HEADER };
 #define R_LEN (R_HEADER + 3 * SLOTS)
 
@@ -139,12 +141,12 @@ void iot_report_free(void)
         MPI_Type_free(&record_reduction.type);
 }
 
-/* A hash of the dataset names in order, exact in a double (52 bits). */
+/* A hash of the part names in order, exact in a double (52 bits). */
 static double names_hash(const struct iot_file *file)
 {
     unsigned long long h = 1469598103934665603ULL;
-    for (int i = 0; i < file->ndatasets; i++)
-        for (const char *c = file->datasets[i]->name; ; c++) {
+    for (int i = 0; i < file->nparts; i++)
+        for (const char *c = file->parts[i]->name; ; c++) {
             h = (h ^ (unsigned char)*c) * 1099511628211ULL;
             if (!*c)
                 break;
@@ -157,24 +159,26 @@ static void fill_record(const struct iot_file *file, double *r)
     double hash = names_hash(file);
     memset(r, 0, R_LEN * sizeof *r);
     r[R_OPEN] = file->open_s, r[R_WRITE] = file->write_s, r[R_FLUSH] = file->flush_s;
-    r[R_CLOSE] = file->close_s, r[R_T_OPEN] = -file->t_open, r[R_T_CLOSE] = file->t_close;
+    r[R_CLOSE] = file->close_s, r[R_METADATA] = file->metadata_s;
+    r[R_T_OPEN] = -file->t_open, r[R_T_CLOSE] = file->t_close;
     r[R_BYTES] = (double)file->bytes, r[R_WRITES] = (double)file->writes;
-    r[R_ND] = file->ndatasets, r[R_ND_NEG] = -file->ndatasets;
+    r[R_ND] = file->nparts, r[R_ND_NEG] = -file->nparts;
     r[R_HASH] = hash, r[R_HASH_NEG] = -hash;
-    for (int i = 0; i < file->ndatasets && i < SLOTS; i++) {
-        const struct iot_dataset *d = file->datasets[i];
+    for (int i = 0; i < file->nparts && i < SLOTS; i++) {
+        const struct iot_part *d = file->parts[i];
         double *slot = r + R_HEADER + 3 * i;
         slot[0] = (double)d->calls, slot[1] = (double)d->bytes, slot[2] = d->seconds;
     }
 }
 
-static void take_record(struct iot_file *file, const double *r, int same_datasets)
+static void take_record(struct iot_file *file, const double *r, int same_parts)
 {
     file->open_s = r[R_OPEN], file->write_s = r[R_WRITE], file->flush_s = r[R_FLUSH];
-    file->close_s = r[R_CLOSE], file->t_open = -r[R_T_OPEN], file->t_close = r[R_T_CLOSE];
+    file->close_s = r[R_CLOSE], file->metadata_s = r[R_METADATA];
+    file->t_open = -r[R_T_OPEN], file->t_close = r[R_T_CLOSE];
     file->bytes = (long long)r[R_BYTES], file->writes = (long long)r[R_WRITES];
-    for (int i = 0; same_datasets && i < file->ndatasets; i++) {
-        struct iot_dataset *d = file->datasets[i];
+    for (int i = 0; same_parts && i < file->nparts; i++) {
+        struct iot_part *d = file->parts[i];
         const double *slot = r + R_HEADER + 3 * i;
         d->calls = (long long)slot[0], d->bytes = (long long)slot[1], d->seconds = slot[2];
     }
@@ -204,8 +208,8 @@ static void finish(struct pending *p)
     MPI_Wait(&p->request, MPI_STATUS_IGNORE);
     const double *r = p->r;
     int same = r[R_ND] == -r[R_ND_NEG] && r[R_HASH] == -r[R_HASH_NEG] && r[R_ND] <= SLOTS;
-    if (!same)   /* ranks wrote different datasets: their lines go to rank 0 */
-        gather_datasets(p->file, rank, ranks);
+    if (!same)   /* ranks wrote different parts: their lines go to rank 0 */
+        gather_parts(p->file, rank, ranks);
     take_record(p->file, r, same);
     if (rank == 0)
         iot_report_write(p->file, p->run, ranks);

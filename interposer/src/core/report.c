@@ -5,17 +5,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "core/text.h"
 #include "core/config.h"
 #include "core/json.h"
-#include "hdf5/readback.h"
+#include "core/layer.h"
+#include "core/libc.h"
 
 /* --- the JSON line ----------------------------------------------------------------------------- */
 
 /* "top,files[0]" -> ["top", "files[0]"] */
-static void write_labels(struct buf *out, const char *matched)
+void iot_put_labels(struct buf *out, const char *matched)
 {
     PUT(out, "[");
     for (const char *label = matched; *label;) {
@@ -30,61 +30,20 @@ static void write_labels(struct buf *out, const char *matched)
     PUT(out, "]");
 }
 
-/* What was set on the dataset's creation list and on its writes' transfer lists. */
-static void write_dataset_applied(struct buf *out, const struct iot_dataset *d)
-{
-    int creation = d->applied_creation && d->applied_creation[0];
-    PUT(out, "{");
-    if (creation)
-        put(out, d->applied_creation);
-    if (d->transfer_set) {
-        const struct iot_value *mode = &d->resolved->settings.v[IOT_K_DATASET_TRANSFER_MODE];
-        put(out, creation ? ", \"transfer_mode\": \"" : "\"transfer_mode\": \"");
-        put(out, IOT_KEYS[IOT_K_DATASET_TRANSFER_MODE].values[mode->i]);
-        PUT(out, "\"");
-    }
-    PUT(out, "}");
-}
-
-static void write_dataset(struct buf *out, struct iot_dataset *d)
+/* A part's line: its name, the layer's members, its writes. */
+static void write_part(struct buf *out, const struct iot_file *file, struct iot_part *part)
 {
     PUT(out, "{\"name\": ");
-    put_string(out, d->name);
-    PUT(out, ", \"matched\": ");
-    write_labels(out, d->resolved->matched);
-    PUT(out, ", \"applied\": ");
-    write_dataset_applied(out, d);
-    PUT(out, ", \"effective\": ");
-    iot_write_dataset_effective(out, d);
-    PUT(out, ", \"not_effective\": ");
-    iot_list_put(out, &d->not_effective);
+    put_string(out, part->name);
+    if (file->layer->report_part)
+        file->layer->report_part(out, part);
     PUT(out, ", \"writes\": {\"calls\": ");
-    put_int(out, d->calls);
+    put_int(out, part->calls);
     PUT(out, ", \"bytes\": ");
-    put_int(out, d->bytes);
+    put_int(out, part->bytes);
     PUT(out, ", \"seconds\": ");
-    put_seconds(out, d->seconds);
+    put_seconds(out, part->seconds);
     PUT(out, "}}");
-}
-
-/* `"hdf5_version": "1.10.8", "async_api": "..."` of an HDF5 file; null for an MPI-IO one. */
-static void write_hdf5_library(struct buf *out, const struct iot_file *file,
-                               const struct iot_run *run)
-{
-    unsigned major = 0, minor = 0, release = 0;
-    if (file->api != IOT_API_HDF5) {
-        PUT(out, ", \"hdf5_version\": null, \"async_api\": null");
-        return;
-    }
-    H5get_libversion(&major, &minor, &release);
-    PUT(out, ", \"hdf5_version\": \"");
-    put_int(out, major);
-    PUT(out, ".");
-    put_int(out, minor);
-    PUT(out, ".");
-    put_int(out, release);
-    PUT(out, "\", \"async_api\": ");
-    put_string(out, run->async_api);
 }
 
 static void write_nullable_string(struct buf *out, const char *text)
@@ -105,7 +64,9 @@ void iot_put_file_identity(struct buf *out, const struct iot_file *file)
 {
     PUT(out, "\"file\": ");
     put_string(out, file->name);
-    put(out, file->api == IOT_API_MPIIO ? ", \"api\": \"mpiio\"" : ", \"api\": \"hdf5\"");
+    PUT(out, ", \"api\": \"");
+    put(out, file->layer->api);
+    PUT(out, "\"");
     PUT(out, ", \"how\": \"");
     put(out, file->how);
     PUT(out, "\"");
@@ -123,13 +84,14 @@ static void write_report(struct buf *out, struct iot_file *file, const struct io
     PUT(out, "\", \"driver\": \"");
     put(out, file->driver);
     PUT(out, "\"");
-    write_hdf5_library(out, file, run);
+    if (file->layer->report_file)
+        file->layer->report_file(out, file);
     PUT(out, ", \"config\": ");
     write_nullable_string(out, run->config_path);
     PUT(out, ", \"config_error\": ");
     write_nullable_string(out, run->config_error);
     PUT(out, ", \"matched\": ");
-    write_labels(out, file->matched);
+    iot_put_labels(out, file->matched);
     PUT(out, ", \"applied\": ");
     put(out, file->applied ? file->applied : "{}");
     PUT(out, ", \"effective\": ");
@@ -140,6 +102,7 @@ static void write_report(struct buf *out, struct iot_file *file, const struct io
     write_seconds(out, ", \"write_s\": ", file->write_s);
     write_seconds(out, ", \"flush_s\": ", file->flush_s);
     write_seconds(out, ", \"close_s\": ", file->close_s);
+    write_seconds(out, ", \"metadata_s\": ", file->metadata_s);
     write_seconds(out, "}, \"span\": {\"open\": ", file->t_open);
     write_seconds(out, ", \"closed\": ", file->t_close);
     PUT(out, "}, \"bytes\": ");
@@ -147,34 +110,34 @@ static void write_report(struct buf *out, struct iot_file *file, const struct io
     PUT(out, ", \"writes\": ");
     put_int(out, file->writes);
     PUT(out, ", \"datasets\": [");
-    for (int i = 0; i < file->ndatasets; i++) {
+    for (int i = 0; i < file->nparts; i++) {
         if (i)
             PUT(out, ", ");
-        write_dataset(out, file->datasets[i]);
+        write_part(out, file, file->parts[i]);
     }
     PUT(out, "]}\n");
 }
 
 int iot_append_line(const char *path, const char *text, size_t len)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    int fd = iot_libc_open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (fd < 0)
         return -1;
-    ssize_t written = write(fd, text, len);   /* best effort: never fail the application */
-    close(fd);
+    ssize_t written = iot_libc_write(fd, text, len);   /* best effort: never fail the application */
+    iot_libc_close(fd);
     return written == (ssize_t)len ? 0 : -1;
 }
 
-/* A report's size, roughly: a file's part with its hints (~2 KiB) and each dataset's record
- * (300-450 bytes). */
-enum { REPORT_BYTES = 4096, DATASET_BYTES = 512 };
+/* A report's size, roughly: a file's own with its hints (~2 KiB) and each part's record (an
+ * HDF5 dataset's: 300-450 bytes). */
+enum { REPORT_BYTES = 4096, PART_BYTES = 512 };
 
 void iot_report_write(struct iot_file *file, const struct iot_run *run, int ranks)
 {
     if (!run->report_path)
         return;
     struct buf out = {NULL, 0, 0, 0};
-    buf_reserve(&out, REPORT_BYTES + DATASET_BYTES * (size_t)file->ndatasets);
+    buf_reserve(&out, REPORT_BYTES + PART_BYTES * (size_t)file->nparts);
     write_report(&out, file, run, ranks);
     if (!out.failed)
         iot_append_line(run->report_path, out.s, out.len);

@@ -9,7 +9,6 @@ struct iot_run {
     const char *config_path;   /* NULL: no IOTWIN_CONFIG */
     const char *config_error;  /* NULL: config loaded */
     const char *report_path;   /* NULL: no IOTWIN_REPORT, nothing written */
-    char async_api[256];
 };
 
 /* The file has closed: takes its record over (detached from the open files) and reports it,
@@ -25,6 +24,9 @@ void iot_report_write(struct iot_file *file, const struct iot_run *run, int rank
 struct buf;
 /* `"file": "...", "api": "hdf5", "how": "create"`: the file as every JSON line names it. */
 void iot_put_file_identity(struct buf *out, const struct iot_file *file);
+
+/* "top,files[0]" -> ["top", "files[0]"]: the labels of the config's blocks that applied. */
+void iot_put_labels(struct buf *out, const char *matched);
 
 /* Appends one line with a single write (O_APPEND: lines of several processes stay whole). */
 int iot_append_line(const char *path, const char *text, size_t len);

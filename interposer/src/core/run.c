@@ -5,11 +5,10 @@
  *    "unmatched_rules": [{"rule": "files[1]", "match": "*.dat"}],
  *    "outside": {"bytes": n, "writes": n, "files": n, "examples": [names]}}
  * `unmatched_rules`: the config's `files` rules that matched no file any rank opened through
- * HDF5 or MPI-IO; `outside`: the POSIX writes of the program outside HDF5 and MPI-IO (posix/),
- * summed over the ranks, with the names of rank 0's (or the lowest rank's that made any). */
+ * a layer; then each layer's own members (core/layer.h: run_report), such as posix/'s
+ * `outside`. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
-#include <limits.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,8 +16,8 @@
 
 #include "core/comms.h"
 #include "core/json.h"
+#include "core/layer.h"
 #include "core/runtime.h"
-#include "posix/writes.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -44,27 +43,7 @@ static void write_unmatched(struct buf *out, const struct iot_config *config, co
     PUT(out, "]");
 }
 
-static void write_outside(struct buf *out, const struct iot_outside *o)
-{
-    char *copy = strdup(o->examples), *save = NULL;
-    int n = 0;
-    PUT(out, ", \"outside\": {\"bytes\": ");
-    put_int(out, o->bytes);
-    PUT(out, ", \"writes\": ");
-    put_int(out, o->writes);
-    PUT(out, ", \"files\": ");
-    put_int(out, o->files);
-    PUT(out, ", \"examples\": [");
-    for (char *name = copy ? strtok_r(copy, "\n", &save) : NULL; name;
-         name = strtok_r(NULL, "\n", &save)) {
-        put(out, iot_json_sep(&n));
-        put_string(out, name);
-    }
-    PUT(out, "]}");
-    free(copy);
-}
-
-static void write_record(int ranks, const int *used, const struct iot_outside *o)
+static void write_record(int ranks, const int *used)
 {
     const struct iot_run *run = &iot_rt.run;
     struct buf out = {NULL, 0, 0, 0};
@@ -75,37 +54,26 @@ static void write_record(int ranks, const int *used, const struct iot_outside *o
     PUT(&out, ", \"ranks\": ");
     put_int(&out, ranks);
     write_unmatched(&out, iot_rt.config, used);
-    write_outside(&out, o);
+    for (int i = 0; i < iot_layer_count(); i++)
+        if (iot_layer_at(i)->run_report)
+            iot_layer_at(i)->run_report(&out);
     PUT(&out, "}\n");
     if (run->report_path && !out.failed)
         iot_append_line(run->report_path, out.s, out.len);
     free(out.s);
 }
 
-/* Over MPI_COMM_WORLD: the rules' use and the outside writes summed; the lowest rank that
- * wrote outside sends rank 0 its file names. */
-static void reduce_run(int *used, struct iot_outside *o)
+/* Each layer's figures of the run, reduced to rank 0 (MPI_COMM_NULL: this process's own). */
+static void reduce_layers(MPI_Comm comm)
 {
-    int rank = 0, nrules = iot_rt.config ? iot_rt.config->nfiles : 0;
-    long long sums[3] = {o->bytes, o->writes, o->files};
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (nrules)
-        MPI_Allreduce(MPI_IN_PLACE, used, nrules, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    MPI_Allreduce(MPI_IN_PLACE, sums, 3, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
-    int namer = o->files ? rank : INT_MAX;
-    MPI_Allreduce(MPI_IN_PLACE, &namer, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    if (namer != INT_MAX && namer != 0 && rank == namer)
-        MPI_Send(o->examples, sizeof o->examples, MPI_CHAR, 0, 0, MPI_COMM_WORLD);
-    if (namer != INT_MAX && namer != 0 && rank == 0)
-        MPI_Recv(o->examples, sizeof o->examples, MPI_CHAR, namer, 0, MPI_COMM_WORLD,
-                 MPI_STATUS_IGNORE);
-    o->bytes = sums[0], o->writes = sums[1], o->files = sums[2];
+    for (int i = 0; i < iot_layer_count(); i++)
+        if (iot_layer_at(i)->run_reduce)
+            iot_layer_at(i)->run_reduce(comm);
 }
 
 /* `mpi`: reduce over MPI_COMM_WORLD (else this process's own figures). */
 static void end_run(int mpi)
 {
-    struct iot_outside o;
     int ranks = 1, rank = 0, nrules = iot_rt.config ? iot_rt.config->nfiles : 0;
     int *used = calloc((size_t)nrules + 1, sizeof *used);
     if (written++ || !used) {
@@ -113,16 +81,17 @@ static void end_run(int mpi)
         return;
     }
     iot_depth++;
-    iot_posix_outside(&o);
     if (nrules)
         memcpy(used, iot_rt.config->file_rule_used, (size_t)nrules * sizeof *used);
+    if (mpi && nrules)   /* rule i matched a file on some rank */
+        MPI_Allreduce(MPI_IN_PLACE, used, nrules, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    reduce_layers(mpi ? MPI_COMM_WORLD : MPI_COMM_NULL);
     if (mpi) {
-        reduce_run(used, &o);
         MPI_Comm_rank(MPI_COMM_WORLD, &rank);
         MPI_Comm_size(MPI_COMM_WORLD, &ranks);
     }
     if (rank == 0)
-        write_record(ranks, used, &o);
+        write_record(ranks, used);
     free(used);
     iot_depth--;
 }

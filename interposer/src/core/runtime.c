@@ -7,8 +7,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "capture/capture.h"
 #include "core/keys.h"
+#include "core/layer.h"
 #include "core/records.h"
 
 struct iot_runtime iot_rt;
@@ -58,7 +58,9 @@ void iot_runtime_init(void)
     const char *report = getenv("IOTWIN_REPORT");
     iot_rt.run.report_path = report && *report ? report : NULL;
     load_config();
-    iot_capture_init();
+    for (int i = 0; i < iot_layer_count(); i++)
+        if (iot_layer_at(i)->init)
+            iot_layer_at(i)->init();
 }
 
 void iot_settings_for(struct iot_settings *settings, char *matched, const char *file,
@@ -108,18 +110,16 @@ void iot_resolved_free(void)
     nknown = 0;
 }
 
-void iot_not_for_mpiio(struct iot_file *file)
+void iot_not_applying(struct iot_file *file)
 {
     char key[64];
-    for (int id = 0; id < IOT_NKEYS; id++) {
+    for (int id = 0; file->layer->not_applying && id < IOT_NKEYS; id++) {
         int block = IOT_KEYS[id].block;
         if (!file->settings.v[id].set || IOT_KEYS[id].parent >= 0 || block < 0
-            || !((1u << block) & (IOT_B_HDF5 | IOT_B_DATASET)))
+            || (1u << block) & file->layer->blocks)
             continue;
         iot_key_path(id, key, sizeof key);
-        iot_not_effective(&file->not_effective, key, NULL, NULL,
-                          "the file is written through MPI-IO, not HDF5: HDF5 and dataset "
-                          "settings do not apply to it");
+        iot_not_effective(&file->not_effective, key, NULL, NULL, file->layer->not_applying);
     }
 }
 
@@ -129,7 +129,9 @@ __attribute__((destructor)) static void shutdown_interposer(void)
     if (iot_rt.ready)
         iot_run_end_at_exit();
     MPI_Finalized(&finalized);
-    iot_hdf5_shutdown();
+    for (int i = 0; i < iot_layer_count(); i++)
+        if (iot_layer_at(i)->shutdown)
+            iot_layer_at(i)->shutdown();
     if (!finalized)   /* after MPI_Finalize, communicators of unclosed files cannot be freed */
         iot_records_free_all();
     iot_resolved_free();

@@ -1,6 +1,6 @@
 /* The library's state that every layer shares: the config (loaded once, at the first hooked
  * call of any layer), where the report goes, the clock and the settings a file or dataset gets.
- * The layers (hdf5/, mpiio/, lustre/) hook their calls and call in here. */
+ * The layers (core/layer.h) hook their calls and call in here. */
 #pragma once
 #include "core/config.h"
 #include "core/records.h"
@@ -37,9 +37,3 @@ void iot_resolved_free(void);
 /* The run's record (core/run.c) at exit, if MPI_Finalize did not write it. */
 void iot_run_end_at_exit(void);
 
-/* Each layer's clean-up at unload (before the records go). */
-void iot_hdf5_shutdown(void);
-
-/* Settings that apply to an MPI-IO file but are not about it: the keys of the hdf5 and
- * dataset blocks, listed as not effective with the reason. */
-void iot_not_for_mpiio(struct iot_file *file);

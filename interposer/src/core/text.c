@@ -96,7 +96,7 @@ void put_seconds(struct buf *b, double seconds)
     wrote(b, p + 6);
 }
 
-/* Names that need no escaping are copied, the others go through json_string. */
+/* Names that need no escaping are copied, the others go through json_quote. */
 void put_string(struct buf *b, const char *text)
 {
     if (!text) {
@@ -112,15 +112,9 @@ void put_string(struct buf *b, const char *text)
         PUT(b, "\"");
         return;
     }
-    char *escaped = NULL;
-    size_t n = 0;
-    FILE *out = open_memstream(&escaped, &n);
-    if (out) {
-        json_string(out, text);
-        fclose(out);
-        put_bytes(b, escaped, n);
-    }
-    free(escaped);
+    char *out = reserve(b, JSON_QUOTED_MAX(strlen(text)));
+    if (out)
+        wrote(b, out + json_quote(out, text));
 }
 
 void put_list(struct buf *b, const long long *v, int n)
@@ -138,17 +132,11 @@ void put_list(struct buf *b, const long long *v, int n)
     wrote(b, p);
 }
 
-void put_hsizes(struct buf *b, const hsize_t *v, int n, int unlimited_as_null)
+void buf_copy_out(struct buf *b, char *out, size_t len)
 {
-    PUT(b, "[");
-    for (int i = 0; i < n; i++) {
-        put(b, i ? ", " : "");
-        if (unlimited_as_null && v[i] == H5S_UNLIMITED)
-            PUT(b, "null");
-        else
-            put_int(b, (long long)v[i]);
-    }
-    PUT(b, "]");
+    char *s = buf_take(b);
+    snprintf(out, len, "%s", s ? s : "");
+    free(s);
 }
 
 void put_format(struct buf *b, const char *format, ...)

@@ -3,7 +3,6 @@
  * write's whole capture; a file's records are written once per file session, where opening
  * and closing a memory stream cost more than what goes into it. */
 #pragma once
-#include <hdf5.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -47,8 +46,9 @@ void put_string(struct buf *b, const char *text);   /* a JSON string; NULL: null
 /* The text, the caller's to free; NULL when part of it could not be kept (out of memory): a
  * truncated JSON text is worse than none. */
 char *buf_take(struct buf *b);
+/* The text into the caller's buffer of `len` bytes (cut if longer; "" if memory ran out);
+ * frees it. */
+void buf_copy_out(struct buf *b, char *out, size_t len);
 /* printf-style, for the few pieces put_* do not cover */
 void put_format(struct buf *b, const char *format, ...) __attribute__((format(printf, 2, 3)));
 void put_list(struct buf *b, const long long *v, int n);   /* [v0, v1, ...] */
-/* [v0, ...] of HDF5 sizes; H5S_UNLIMITED as null when asked. */
-void put_hsizes(struct buf *b, const hsize_t *v, int n, int unlimited_as_null);

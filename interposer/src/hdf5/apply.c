@@ -7,6 +7,7 @@
 
 #include "core/text.h"
 #include "hdf5/readback.h"
+#include "hdf5/transfer.h"
 #include "mpiio/hints.h"
 
 /* --- file access ----------------------------------------------------------------------------- */
@@ -92,18 +93,19 @@ void iot_apply_fapl(struct iot_file *file, hid_t given, struct iot_fapl *fapl)
 {
     struct buf applied = {NULL, 0, 0, 0};
     hid_t driver = H5Pget_driver(given);
-    file->mpio = driver == H5FD_MPIO;
+    file->collective = driver == H5FD_MPIO;
     file->driver = driver_name(driver);
     file->requested = iot_hints_requested(&file->settings);
-    iot_read_access(given, file->mpio, &fapl->own);
-    file->access = fapl->own;
+    iot_read_access(given, file->collective, &fapl->own);
+    iot_h5(file)->access = fapl->own;
     fapl->in_place = given != H5P_FILE_ACCESS_DEFAULT;
     fapl->id = !sets_fapl(&file->settings) ? -1 : fapl->in_place ? given : H5Pcopy(given);
     PUT(&applied, "{\"hints\": ");
     iot_write_info(&applied, file->requested);
     if (fapl->id >= 0) {
         struct iot_access wanted = wanted_access(&file->settings, &fapl->own);
-        set_access(fapl->id, &file->settings, file->mpio, &wanted, &file->access, &applied);
+        set_access(fapl->id, &file->settings, file->collective, &wanted, &iot_h5(file)->access,
+                   &applied);
     } else {
         PUT(&applied, ", \"hdf5\": {}");
     }
@@ -118,7 +120,7 @@ void iot_fapl_restore(struct iot_fapl *fapl, const struct iot_access *set)
     if (fapl->id < 0)
         return;
     if (!fapl->in_place) {
-        H5Pclose(fapl->id);
+        iot_list_close(fapl->id);
         fapl->id = -1;
         return;
     }
@@ -296,7 +298,7 @@ int iot_sets_dcpl(const struct iot_settings *settings)
 
 int iot_driver_allocates_early(const struct iot_file *file)
 {
-    return file->mpio;
+    return file->collective;
 }
 
 /* HDF5 keeps apart whether a list's alloc time was set or follows its layout (H5Pset_chunk
@@ -400,7 +402,7 @@ void iot_dcpl_restore(struct iot_dcpl *dcpl)
             H5Pset(dcpl->id, ALLOC_TIME_STATE, &dcpl->alloc_state);
         }
     } else if (!kept_default_copy(dcpl->id)) {
-        H5Pclose(dcpl->id);
+        iot_list_close(dcpl->id);
     }
     dcpl->id = -1;
 }

@@ -8,7 +8,7 @@
 #pragma once
 #include <hdf5.h>
 
-#include "core/records.h"
+#include "hdf5/records.h"
 
 /* The access list a file is opened with. */
 struct iot_fapl {
@@ -18,12 +18,12 @@ struct iot_fapl {
 };
 
 /* The settings' HDF5 properties on the application's list (`given`, never H5P_DEFAULT; a copy
- * of the default list when given is that one) into *fapl; sets file->mpio and file->driver,
- * file->access (the values HDF5 gets) and file->requested (the hints to merge at
+ * of the default list when given is that one) into *fapl; sets file->collective and file->driver,
+ * the HDF5 state's access (the values HDF5 gets) and file->requested (the hints to merge at
  * MPI_File_open). */
 void iot_apply_fapl(struct iot_file *file, hid_t given, struct iot_fapl *fapl);
 /* Right after the open: the application's list as it was (`set`: the values it held for the
- * open, file->access), or the copy closed. */
+ * open, the HDF5 state's access), or the copy closed. */
 void iot_fapl_restore(struct iot_fapl *fapl, const struct iot_access *set);
 
 /* The creation list a dataset is created with. */

@@ -32,7 +32,7 @@ static void read_shape(struct cap_dataset *cd, hid_t type, hid_t space)
 static struct cap_dataset *add_dataset(struct iot_file *file, struct iot_dataset *d)
 {
     struct cap_dataset *cd = NULL;
-    if (d->capture_index || !(d->capture_index = iot_capture_new_dataset(file, d->name, &cd)))
+    if (d->capture_index || !(d->capture_index = iot_capture_new_dataset(file, d->part.name, &cd)))
         return NULL;
     return cd;
 }
@@ -61,9 +61,9 @@ void iot_h5capture_opened(struct iot_file *file, struct iot_dataset *d, hid_t id
         iot_read_creation(dcpl, &cd->creation);
     H5Tclose(type);
     H5Sclose(space);
-    H5Pclose(dcpl);
+    iot_list_close(dcpl);
     iot_capture_unsupported(file, "written but not created in this session (its layout is the "
-                            "existing file's):", d->name);
+                            "existing file's):", d->part.name);
 }
 
 /* --- selections ------------------------------------------------------------------------------- */
@@ -165,7 +165,7 @@ static int push_selection(struct iot_capture *c, const struct cap_dataset *cd, c
 static int is_collective(const struct iot_file *file, hid_t dxpl)
 {
     H5FD_mpio_xfer_t mode = H5FD_MPIO_INDEPENDENT;
-    return file->mpio && dxpl != H5P_DEFAULT && iot_transfer_mode_of(dxpl, &mode) >= 0
+    return file->collective && dxpl != H5P_DEFAULT && iot_transfer_mode_of(dxpl, &mode) >= 0
            && mode == H5FD_MPIO_COLLECTIVE;
 }
 

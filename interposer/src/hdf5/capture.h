@@ -3,7 +3,7 @@
 #pragma once
 #include <hdf5.h>
 
-#include "core/records.h"
+#include "hdf5/records.h"
 
 void iot_h5capture_open(struct iot_file *file, double start, double end);
 /* A dataset created in the session (`settings`: the application's own creation list's, NULL

@@ -17,7 +17,9 @@
 #include "core/runtime.h"
 #include "hdf5/apply.h"
 #include "hdf5/capture.h"
+#include "hdf5/hooks.h"
 #include "hdf5/readback.h"
+#include "hdf5/records.h"
 #include "hdf5/transfer.h"
 #include "lustre/lustre.h"
 #include "mpiio/file.h"
@@ -73,21 +75,6 @@ static void settle_io_mode(void)
 
 /* --- start-up -------------------------------------------------------------------------------- */
 
-static void describe_async_api(void)
-{
-    unsigned major = 0, minor = 0, release = 0;
-    char *out = iot_rt.run.async_api;
-    size_t len = sizeof iot_rt.run.async_api;
-    H5get_libversion(&major, &minor, &release);
-    if (dlsym(RTLD_DEFAULT, "H5Fcreate_async"))
-        snprintf(out, len, "present in the HDF5 %u.%u.%u loaded at run time but not hooked: this "
-                 "interposer was built against HDF5 %d.%d.%d headers", major, minor, release,
-                 H5_VERS_MAJOR, H5_VERS_MINOR, H5_VERS_RELEASE);
-    else
-        snprintf(out, len, "absent: HDF5 %u.%u.%u has no async API (H5Fcreate_async and the other "
-                 "*_async calls exist from 1.13 on)", major, minor, release);
-}
-
 static void init(void)
 {
     if (iot.ready)
@@ -108,13 +95,12 @@ static void init(void)
     iot.oclose = dlsym(RTLD_NEXT, "H5Oclose");
     iot.dextend = dlsym(RTLD_NEXT, "H5Dextend");
     iot_runtime_init();
-    describe_async_api();
+    iot_hdf5_describe_async_api();
 }
 
-void iot_hdf5_shutdown(void)
+void iot_hdf5_forget_pending(void)
 {
     pending_io_mode.dataset = NULL;
-    iot_apply_free();
 }
 
 /* HDF5 prints its error stack by default; attempts with amended lists are made quietly. Two
@@ -193,22 +179,22 @@ static hid_t open_amended(open_call call, struct iot_file *file, const char *nam
 {
     int amending = amended->id >= 0 || real_name != name || file->requested != MPI_INFO_NULL;
     hid_t id = -1;
-    iot_mpiio_expect_hdf5(file, 1);
+    iot_mpiio_expect_file(file, 1);
     if (amending) {
         struct quiet q = quiet_begin();
         id = call(real_name, flags, fcpl, amended->id >= 0 ? amended->id : fapl);
         quiet_end(q);
     }
-    iot_fapl_restore(amended, &file->access);
+    iot_fapl_restore(amended, &iot_h5(file)->access);
     if (id < 0 && amending)
         iot_not_effective(&file->not_effective, "file", NULL, NULL,
                           "HDF5 refused the amended access list; opened as the application asked");
     if (id < 0) {
-        file->access = amended->own;
-        iot_mpiio_expect_hdf5(file, 0);
+        iot_h5(file)->access = amended->own;
+        iot_mpiio_expect_file(file, 0);
         id = call(name, flags, fcpl, fapl);
     }
-    iot_mpiio_expect_hdf5(NULL, 0);
+    iot_mpiio_expect_file(NULL, 0);
     return id;
 }
 
@@ -216,7 +202,7 @@ static hid_t open_file(open_call call, const char *how, const char *name, unsign
                        hid_t fcpl, hid_t fapl)
 {
     char prefixed[4096];
-    struct iot_file *file = iot_file_new(IOT_API_HDF5, -1, name, how);
+    struct iot_file *file = iot_file_new(&iot_hdf5_layer, name, how);
     hid_t given = fapl == H5P_DEFAULT ? H5P_FILE_ACCESS_DEFAULT : fapl;
     iot_settings_for(&file->settings, file->matched, name, NULL);
     struct quiet q = quiet_begin();
@@ -224,7 +210,7 @@ static hid_t open_file(open_call call, const char *how, const char *name, unsign
     iot_apply_fapl(file, given, &amended);
     const char *real_name = iot_bglockless_name(file, name, prefixed, sizeof prefixed);
     enum iot_lustre_open lustre = lustre_open(call, flags);
-    if (file->mpio && iot_lustre_precreates(file, name, lustre))
+    if (file->collective && iot_lustre_precreates(file, name, lustre))
         file->comm = communicator_of(given);
     iot_lustre_before_open(file, name, lustre);
     quiet_end(q);
@@ -236,7 +222,7 @@ static hid_t open_file(open_call call, const char *how, const char *name, unsign
         iot_file_forget(file);
         return id;
     }
-    file->id = id;
+    iot_h5(file)->id = id;
     q = quiet_begin();
     iot_h5capture_open(file, epoch, iot_capture_clock());
     iot_readback_file(file);
@@ -264,7 +250,7 @@ EXPORT hid_t H5Fopen(const char *name, unsigned flags, hid_t fapl)
 
 static struct iot_file *file_of(hid_t object)
 {
-    struct iot_file *file = iot_file_find(object);   /* the object is often the file itself */
+    struct iot_file *file = iot_hdf5_file_find(object);   /* the object is often the file itself */
     if (file)
         return file;
     struct quiet q = quiet_begin();
@@ -272,8 +258,8 @@ static struct iot_file *file_of(hid_t object)
     quiet_end(q);
     if (fid < 0)
         return NULL;
-    file = iot_file_find(fid);
-    H5Idec_ref(fid);
+    file = iot_hdf5_file_find(fid);
+    iot.idec_ref(fid);
     return file;
 }
 
@@ -296,15 +282,18 @@ static int close_file(struct iot_file *file, hid_t id, closer close)
 {
     settle_io_mode();
     struct quiet q = quiet_begin();
-    for (int i = 0; i < file->ndatasets; i++)   /* datasets the application left open */
-        if (file->datasets[i]->id >= 0 && !file->datasets[i]->read_back)
-            iot_readback_dataset(file->datasets[i], file);
+    for (int i = 0; i < file->nparts; i++) {   /* datasets the application left open */
+        struct iot_dataset *d = iot_dataset_at(file, i);
+        if (d->id >= 0 && !d->read_back)
+            iot_readback_dataset(d, file);
+    }
     quiet_end(q);
     double start = iot_now(), epoch = iot_capture_clock();
     int rc = close(id);
     file->close_s = iot_now() - start;
     file->t_close = iot_capture_clock();
     iot_capture_close(file, epoch, file->t_close);
+    iot_datasets_closed_with(file);
     iot_report_close(file, &iot_rt.run);
     return rc;
 }
@@ -312,7 +301,7 @@ static int close_file(struct iot_file *file, hid_t id, closer close)
 static herr_t h5fclose_hooked(hid_t id)
 {
     init();
-    struct iot_file *file = iot_file_find(id);
+    struct iot_file *file = iot_hdf5_file_find(id);
     return file ? close_file(file, id, iot.fclose) : iot.fclose(id);
 }
 
@@ -338,6 +327,17 @@ static char *full_name(hid_t loc, const char *name)
     return out;
 }
 
+/* The time since `start` in a dataset's create or close: the file's metadata time, and not
+ * computation in its capture. */
+static void metadata_time(struct iot_file *file, double start)
+{
+    if (!file)
+        return;
+    double seconds = iot_now() - start;
+    file->metadata_s += seconds;
+    iot_capture_metadata(file, seconds);
+}
+
 static hid_t create_dataset(hid_t loc, const char *name, hid_t type, hid_t space, hid_t lcpl,
                             hid_t dcpl, hid_t dapl, int version)
 {
@@ -346,7 +346,7 @@ static hid_t create_dataset(hid_t loc, const char *name, hid_t type, hid_t space
     struct iot_dataset *d = path ? iot_dataset_new(file, -1, path) : NULL;
     hid_t id = -1;
     int amended = 0;   /* HDF5 created the dataset with the settings' list */
-    double start = file && file->capture ? iot_now() : 0;
+    double start = iot_now();
     /* the application's own settings: read once, for the settings, the read-back and the
      * capture; and those of the amended list */
     struct iot_creation own, given;
@@ -372,8 +372,7 @@ static hid_t create_dataset(hid_t loc, const char *name, hid_t type, hid_t space
     if (id < 0)
         id = version == 1 ? iot.dcreate1(loc, name, type, space, dcpl)
                           : iot.dcreate2(loc, name, type, space, lcpl, dcpl, dapl);
-    if (file && file->capture)
-        iot_capture_metadata(file, iot_now() - start);
+    metadata_time(file, start);
     if (d && id >= 0) {
         iot_dataset_opened(file, d, id);
         /* reading the lists HDF5 accepted raises no error: only the capture's calls do */
@@ -438,9 +437,9 @@ static hid_t transfer_list(struct iot_dataset *d, const struct iot_file *file, h
                            int *restore, H5FD_mpio_xfer_t *previous)
 {
     H5FD_mpio_xfer_t wanted;
-    int change = file->mpio && iot_transfer_mode(&d->resolved->settings, &wanted);
+    int change = file->collective && iot_transfer_mode(&d->resolved->settings, &wanted);
     *restore = 0;
-    if (!file->mpio)
+    if (!file->collective)
         return dxpl;
     d->transfer_set |= change;
     if (dxpl == H5P_DEFAULT) {
@@ -482,15 +481,15 @@ static herr_t h5dwrite_hooked(hid_t dataset, hid_t mem_type, hid_t mem_space, hi
                           iot_capture_epoch_of(start + seconds));
     if (restore)
         iot_transfer_set(dxpl, previous);
-    if (file->mpio && used != H5P_DEFAULT) {
+    if (file->collective && used != H5P_DEFAULT) {
         pending_io_mode.dataset = d;
         pending_io_mode.dxpl = used;
     }
     long long bytes = rc >= 0 ? selected_bytes(dataset, mem_type, mem_space, file_space,
                                                file_points) : 0;
-    d->calls++;
-    d->bytes += bytes;
-    d->seconds += seconds;
+    d->part.calls++;
+    d->part.bytes += bytes;
+    d->part.seconds += seconds;
     file->writes++;
     file->bytes += bytes;
     file->write_s += seconds;
@@ -499,7 +498,7 @@ static herr_t h5dwrite_hooked(hid_t dataset, hid_t mem_type, hid_t mem_space, hi
 
 static int close_dataset(struct iot_dataset *d, struct iot_file *file, hid_t id, closer close)
 {
-    double start = file && file->capture ? iot_now() : 0;
+    double start = iot_now();
     if (d && pending_io_mode.dataset == d)
         settle_io_mode();
     if (d && !d->read_back) {   /* without a creation list to read: H5Dget_offset and
@@ -511,8 +510,7 @@ static int close_dataset(struct iot_dataset *d, struct iot_file *file, hid_t id,
         quiet_end(q);
     }
     int rc = close(id);
-    if (file && file->capture)
-        iot_capture_metadata(file, iot_now() - start);
+    metadata_time(file, start);
     if (d)
         iot_dataset_closed(d);
     return rc;
@@ -543,7 +541,7 @@ static int h5idec_ref_hooked(hid_t id)
     if (pending_io_mode.dataset && pending_io_mode.dxpl == id)
         settle_io_mode();
     iot_transfer_forget(id);
-    struct iot_file *file = iot_file_find(id);
+    struct iot_file *file = iot_hdf5_file_find(id);
     if (file && H5Iget_ref(id) == 1)
         return close_file(file, id, iot.idec_ref);
     struct iot_dataset *d = file ? NULL : iot_dataset_find(id, &file);
@@ -658,7 +656,7 @@ static void extent_changed(hid_t dataset, const char *call)
     struct iot_file *file = NULL;
     struct iot_dataset *d = iot_dataset_find(dataset, &file);
     if (d)
-        iot_capture_unsupported(file, call, d->name);
+        iot_capture_unsupported(file, call, d->part.name);
 }
 
 EXPORT herr_t H5Dset_extent(hid_t dataset, const hsize_t size[])

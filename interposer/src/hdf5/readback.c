@@ -7,6 +7,7 @@
 
 #include "core/text.h"
 #include "hdf5/apply.h"
+#include "hdf5/transfer.h"
 #include "lustre/lustre.h"
 #include "mpiio/hints.h"
 
@@ -31,7 +32,7 @@ static void compare_number(struct iot_file *file, int key, long long got, const 
              IOT_KEYS[key].parent >= 0 ? IOT_KEYS[IOT_KEYS[key].parent].name : "",
              IOT_KEYS[key].parent >= 0 ? "." : "", IOT_KEYS[key].name);
     iot_not_effective(&file->not_effective, path, wanted, kept->known ? effective : NULL,
-                      file->mpio || IOT_KEYS[key].type != IOT_BOOL ? kept->reason
+                      file->collective || IOT_KEYS[key].type != IOT_BOOL ? kept->reason
                       : "collective metadata needs the MPI-IO driver");
 }
 
@@ -53,13 +54,13 @@ void iot_read_access(hid_t fapl, int mpio, struct iot_access *a)
  * for an MPI-IO list with a collective MPI_Comm_dup, once per file. */
 static struct kept kept_access(const struct iot_file *file)
 {
-    struct kept kept = {file->access, 1, "HDF5 refused the value"};
-    if (H5Fget_obj_count(file->id, H5F_OBJ_FILE) <= 1)
+    struct kept kept = {iot_h5(file)->access, 1, "HDF5 refused the value"};
+    if (H5Fget_obj_count(iot_h5(file)->id, H5F_OBJ_FILE) <= 1)
         return kept;
     const struct iot_file *first = iot_file_open_as(file);
     kept.known = first != NULL;
     if (first)
-        kept.access = first->access;
+        kept.access = iot_h5(first)->access;
     kept.reason = first ? "the file was open already: HDF5 keeps the access properties of its "
                           "first open"
                         : "the file was open already under another name: HDF5 keeps the "
@@ -87,7 +88,7 @@ static void readback_hdf5(struct iot_file *file, struct buf *out)
     compare_number(file, IOT_K_HDF5_SIEVE_BUF_SIZE, (long long)a->sieve, &kept);
     compare_number(file, IOT_K_HDF5_COLL_METADATA_WRITE, a->coll_write, &kept);
     compare_number(file, IOT_K_HDF5_ALL_COLL_METADATA_OPS, a->coll_ops, &kept);
-    file->access = *a;
+    iot_h5(file)->access = *a;
 }
 
 /* The MPI file HDF5 opened (MPI_FILE_NULL: none): as the MPI-IO layer saw it open, else (a
@@ -95,9 +96,9 @@ static void readback_hdf5(struct iot_file *file, struct buf *out)
 static MPI_File mpi_file_of(const struct iot_file *file)
 {
     void *handle = NULL;
-    if (!file->mpio || file->fh != MPI_FILE_NULL)
+    if (!file->collective || file->fh != MPI_FILE_NULL)
         return file->fh;
-    if (H5Fget_vfd_handle(file->id, H5P_DEFAULT, &handle) < 0 || !handle)
+    if (H5Fget_vfd_handle(iot_h5(file)->id, H5P_DEFAULT, &handle) < 0 || !handle)
         return MPI_FILE_NULL;
     return *(MPI_File *)handle;
 }
@@ -108,7 +109,7 @@ void iot_readback_file(struct iot_file *file)
     enum iotwin_fs fs = iotwin_filesystem(file->name, file->fs_type, sizeof file->fs_type);
     PUT(&out, "{");
     iot_hints_readback(file, fs, mpi_file_of(file), &out);
-    if (!file->mpio)
+    if (!file->collective)
         iot_hints_without_mpio(file);
     readback_hdf5(file, &out);
     iot_lustre_readback(file, fs, &out);
@@ -199,7 +200,7 @@ static int read_dataset_creation(struct iot_dataset *d, const struct iot_file *f
     hid_t dcpl = H5Dget_create_plist(d->id);
     int read = dcpl >= 0 && iot_read_creation(dcpl, &d->creation);
     if (dcpl >= 0)
-        H5Pclose(dcpl);
+        iot_list_close(dcpl);
     if (read && iot_driver_allocates_early(file))
         d->creation.alloc = H5D_ALLOC_TIME_EARLY;
     return read;
@@ -257,7 +258,8 @@ static void compare_transfer(struct iot_dataset *d, const struct iot_file *file)
         && wanted == H5FD_MPIO_COLLECTIVE && d->io_mode == H5D_MPIO_NO_COLLECTIVE) {
         no_collective_reason(d->no_collective_cause, reason, sizeof reason);
         iot_not_effective(&d->not_effective, "dataset.transfer_mode", "collective",
-                          "independent", file->mpio ? reason : "the file is not opened with MPI-IO");
+                          "independent",
+                          file->collective ? reason : "the file is not opened with MPI-IO");
     }
 }
 

@@ -3,9 +3,9 @@
  * was requested; differences go to the record's `not_effective` list with the reason. */
 #pragma once
 #include "core/text.h"
-#include "core/records.h"
+#include "hdf5/records.h"
 
-/* After the open (file->access: the values of the list HDF5 was given). */
+/* After the open (the HDF5 state's access: the values of the list HDF5 was given). */
 void iot_readback_file(struct iot_file *file);
 /* The access properties the settings can set, from a list (collective metadata: of an MPI-IO
  * list only). */

@@ -33,3 +33,12 @@ herr_t iot_transfer_set(hid_t dxpl, H5FD_mpio_xfer_t mode)
         *(void **)&real = dlsym(RTLD_NEXT, "H5Pset_dxpl_mpio");
     return real(dxpl, mode);
 }
+
+herr_t iot_list_close(hid_t list)
+{
+    static herr_t (*real)(hid_t);
+    if (!real)
+        *(void **)&real = dlsym(RTLD_NEXT, "H5Pclose");
+    iot_transfer_forget(list);
+    return real(list);
+}

@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "lustre/layout.h"
 
+#include "core/libc.h"
 #include "core/text.h"
 
 #include <dlfcn.h>
@@ -143,7 +144,7 @@ int iot_layout_create(const char *path, const struct iot_layout *l)
         int fd = api.file_create(path, O_WRONLY, 0666, layout);
         rc = fd < 0 ? failed() : 0;
         if (fd >= 0)
-            close(fd);
+            iot_libc_close(fd);
     }
     api.release(layout);
     return rc;

@@ -123,7 +123,7 @@ void iot_lustre_reason(int rc, char *reason, size_t len)
 
 /* Rank 0 creates the file with the layout first (`replace`: after removing it; else only if
  * it does not exist); every rank learns whether that worked. */
-static void precreate(struct iot_file *file, const char *name, int replace)
+static int precreate(struct iot_file *file, const char *name, int replace)
 {
     char reason[160];
     int rank = 0, rc = 0;
@@ -134,22 +134,23 @@ static void precreate(struct iot_file *file, const char *name, int replace)
     else if (rank == 0) {
         struct iot_layout layout;
         rc = iot_lustre_layout_of(&file->settings, &layout);
-        if (rc == 0) {
+        if (rc == 0 && replace)
             unlink(name);
+        if (rc == 0)
             rc = iot_layout_create(name, &layout);
-        }
     }
     if (file->comm != MPI_COMM_NULL)
         MPI_Bcast(&rc, 1, MPI_INT, 0, file->comm);
     if (rc) {
         iot_lustre_reason(rc, reason, sizeof reason);
         iot_not_effective(&file->not_effective, "lustre", NULL, NULL, reason);
-        return;
+        return 0;
     }
     char key[64];
     for (int i = iot_lustre_unmade(&file->settings, 0, key, sizeof key); i >= 0;
          i = iot_lustre_unmade(&file->settings, i + 1, key, sizeof key))
         iot_not_effective(&file->not_effective, key, NULL, NULL, IOT_LUSTRE_UNMADE_REASON);
+    return 1;
 }
 
 int iot_lustre_precreates(const struct iot_file *file, const char *name, enum iot_lustre_open how)
@@ -159,17 +160,17 @@ int iot_lustre_precreates(const struct iot_file *file, const char *name, enum io
         && iotwin_filesystem(name, fs, sizeof fs) == IOTWIN_FS_LUSTRE;
 }
 
-void iot_lustre_before_open(struct iot_file *file, const char *name, enum iot_lustre_open how)
+int iot_lustre_before_open(struct iot_file *file, const char *name, enum iot_lustre_open how)
 {
     if (!striping_set(file->settings.v))
-        return;
+        return 0;
     if (how == IOT_OPENING) {
         iot_not_effective(&file->not_effective, "lustre", NULL, NULL,
                           "striping is fixed when a file is created; this file was opened");
-        return;
+        return 0;
     }
-    if (iot_lustre_precreates(file, name, how))
-        precreate(file, name, how == IOT_CREATE_REPLACING);
+    return iot_lustre_precreates(file, name, how)
+        && precreate(file, name, how == IOT_CREATE_REPLACING);
 }
 
 void iot_lustre_readback(const struct iot_file *file, enum iotwin_fs fs, struct buf *out)

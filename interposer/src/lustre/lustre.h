@@ -25,8 +25,8 @@ int iot_lustre_precreates(const struct iot_file *file, const char *name, enum io
 /* Before a file is opened: rank 0 of the file's communicator creates it with the settings'
  * striping on Lustre, removing an existing one only when `how` replaces it; on a file opened
  * (or existing) the striping keys are listed as not effective. Collective on file->comm when
- * it creates. */
-void iot_lustre_before_open(struct iot_file *file, const char *name, enum iot_lustre_open how);
+ * it creates. 1 when it created the file with its layout. */
+int iot_lustre_before_open(struct iot_file *file, const char *name, enum iot_lustre_open how);
 
 /* `, "lustre": {"components": [...]}` read back (lustre/layout.h), or null off Lustre. */
 struct buf;

@@ -24,7 +24,8 @@ void iot_mpiio_file_free(struct iot_mpiio_file *m)
 
 static struct iot_mpiio_file *recording(const struct iot_file *file)
 {
-    return file->capture && file->mpiio && !file->mpiio->failed ? file->mpiio : NULL;
+    struct iot_mpiio_file *m = file->state;
+    return file->capture && m && !m->failed ? m : NULL;
 }
 
 static struct iot_view *add_view(struct iot_mpiio_file *m)
@@ -41,9 +42,11 @@ void iot_mpiio_capture_open(struct iot_file *file, double start, double end)
     if (!iot_capture_enabled())
         return;
     iot_capture_start(file, start, end);
-    if (!file->capture || !(file->mpiio = calloc(1, sizeof *file->mpiio)))
+    struct iot_mpiio_file *m = file->capture ? calloc(1, sizeof *m) : NULL;
+    file->state = m;   /* the MPI-IO layer's state of the file: what its capture records */
+    if (!m)
         return;
-    struct iot_view *view = add_view(file->mpiio);
+    struct iot_view *view = add_view(m);
     if (view)
         iot_view_default(view);
 }
@@ -277,7 +280,7 @@ static void add_calls(struct iot_file *file, const struct iot_regions *regions,
 void iot_mpiio_capture_close(struct iot_file *file, double start, double end)
 {
     static struct iot_mpiio_file none = {.failed = "out of memory at open"};
-    struct iot_mpiio_file *m = file->mpiio ? file->mpiio : &none;
+    struct iot_mpiio_file *m = file->state ? file->state : &none;
     struct iot_regions regions;
     const char *why = NULL;
     if (!iot_capture_enabled())

@@ -7,25 +7,27 @@
 #include "capture/capture.h"
 #include "core/text.h"
 #include "core/comms.h"
+#include "core/layer.h"
 #include "core/runtime.h"
 #include "lustre/lustre.h"
 #include "mpiio/capture.h"
 #include "mpiio/hints.h"
+#include "mpiio/layer.h"
 
 static struct {
     struct iot_file *file;
     int hints;
-} expected_hdf5;
+} expected;
 
-void iot_mpiio_expect_hdf5(struct iot_file *file, int hints)
+void iot_mpiio_expect_file(struct iot_file *file, int hints)
 {
-    expected_hdf5.file = file;
-    expected_hdf5.hints = hints;
+    expected.file = file;
+    expected.hints = hints;
 }
 
-int iot_mpiio_expecting_hdf5(void)
+int iot_mpiio_expecting_file(void)
 {
-    return expected_hdf5.file != NULL;
+    return expected.file != NULL;
 }
 
 /* A copy of the program's info with the requested hints merged in (ours win); MPI_INFO_NULL
@@ -61,12 +63,12 @@ static int open_with_hints(iot_open_call open, struct iot_file *file, MPI_Info r
     return rc;
 }
 
-static int open_for_hdf5(iot_open_call open, struct iot_file *file, MPI_Comm comm,
+static int open_for_layer_above(iot_open_call open, struct iot_file *file, MPI_Comm comm,
                          const char *name, int amode, MPI_Info info, MPI_File *fh)
 {
     if (file->comm == MPI_COMM_NULL)
         file->comm = iot_comm_for(comm);
-    int rc = open_with_hints(open, file, expected_hdf5.hints ? file->requested : MPI_INFO_NULL,
+    int rc = open_with_hints(open, file, expected.hints ? file->requested : MPI_INFO_NULL,
                              comm, name, name, amode, info, fh);
     if (rc == MPI_SUCCESS)
         file->fh = *fh;
@@ -94,14 +96,13 @@ static void read_back(struct iot_file *file)
     iot_lustre_readback(file, fs, &out);
     PUT(&out, "}");
     file->effective = buf_take(&out);
-    iot_not_for_mpiio(file);
+    iot_not_applying(file);
 }
 
 static struct iot_file *new_file(MPI_Comm comm, const char *name, int amode)
 {
-    struct iot_file *file = iot_file_new(IOT_API_MPIIO, -1, name,
+    struct iot_file *file = iot_file_new(&iot_mpiio_layer, name,
                                          amode & MPI_MODE_CREATE ? "create" : "open");
-    file->mpio = 1;
     iot_settings_for(&file->settings, file->matched, name, NULL);
     file->requested = iot_hints_requested(&file->settings);
     file->comm = iot_comm_for(comm);
@@ -113,8 +114,8 @@ int iot_mpiio_open(iot_open_call open, MPI_Comm comm, const char *name, int amod
                    MPI_Info info, MPI_File *fh)
 {
     char prefixed[4096];
-    if (expected_hdf5.file)
-        return open_for_hdf5(open, expected_hdf5.file, comm, name, amode, info, fh);
+    if (expected.file)
+        return open_for_layer_above(open, expected.file, comm, name, amode, info, fh);
     struct iot_file *file = new_file(comm, name, amode);
     const char *real_name = iot_bglockless_name(file, name, prefixed, sizeof prefixed);
     iot_lustre_before_open(file, name, !(amode & MPI_MODE_CREATE) ? IOT_OPENING

@@ -6,9 +6,9 @@
  * the open file with MPI_File_get_info; captured; reported at close, in the report format of
  * HDF5 files with `"api": "mpiio"`.
  *
- * The MPI file HDF5 opens inside H5Fcreate / H5Fopen: the HDF5 layer says which file it is
- * (iot_mpiio_expect_hdf5); its hints are merged in the same way, and its communicator and
- * handle are recorded in that file. */
+ * The MPI file a layer above opens (HDF5 inside H5Fcreate / H5Fopen): that layer says which
+ * of its files it is (iot_mpiio_expect_file); its hints are merged in the same way, and its
+ * communicator and handle are recorded in that file. */
 #pragma once
 #include <mpi.h>
 
@@ -17,10 +17,10 @@
 typedef int (*iot_open_call)(MPI_Comm, const char *, int, MPI_Info, MPI_File *);
 typedef int (*iot_close_call)(MPI_File *);
 
-/* The HDF5 file whose MPI file the next MPI_File_open opens (NULL: none); `hints`: merge the
- * file's requested hints (0: open as HDF5 asks). */
-void iot_mpiio_expect_hdf5(struct iot_file *file, int hints);
-int iot_mpiio_expecting_hdf5(void);
+/* The file of a layer above (HDF5's) whose MPI file the next MPI_File_open opens (NULL: none);
+ * `hints`: merge the file's requested hints (0: open as that layer asks). */
+void iot_mpiio_expect_file(struct iot_file *file, int hints);
+int iot_mpiio_expecting_file(void);
 
 int iot_mpiio_open(iot_open_call open, MPI_Comm comm, const char *name, int amode,
                    MPI_Info info, MPI_File *fh);

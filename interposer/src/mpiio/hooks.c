@@ -12,6 +12,7 @@
 #include "core/runtime.h"
 #include "mpiio/capture.h"
 #include "mpiio/file.h"
+#include "mpiio/layer.h"
 
 #define EXPORT __attribute__((visibility("default")))
 /* PMPI_name as another name of the wrapper MPI_name */
@@ -74,7 +75,7 @@ static struct iot_file *programs(MPI_File fh)
 EXPORT int MPI_File_open(MPI_Comm comm, const char *name, int amode, MPI_Info info, MPI_File *fh)
 {
     init();
-    if (iot_depth && !iot_mpiio_expecting_hdf5())
+    if (iot_depth && !iot_mpiio_expecting_file())
         return real.open(comm, name, amode, info, fh);
     iot_depth++;
     int rc = iot_mpiio_open(real.open, comm, name, amode, info, fh);

@@ -1,55 +1,35 @@
 #define _GNU_SOURCE
 #include "posix/writes.h"
 
-#include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include "core/runtime.h"
-
-#define EXPORT __attribute__((visibility("default")))
-#define FDS 4096   /* descriptors tracked; higher ones are checked at each write */
+#include "posix/file.h"
 
 enum fd_state { FD_UNKNOWN, FD_COUNTED, FD_IGNORED };
 
-static unsigned char fd_state[FDS];
+static unsigned char fd_state[IOT_POSIX_FDS];
 static struct iot_outside outside;
 
-static struct {
-    ssize_t (*write)(int, const void *, size_t);
-    ssize_t (*pwrite)(int, const void *, size_t, off_t);
-    ssize_t (*pwrite64)(int, const void *, size_t, off64_t);
-    ssize_t (*writev)(int, const struct iovec *, int);
-    size_t (*fwrite)(const void *, size_t, size_t, FILE *);
-    int (*close)(int);
-} real;
-
-static void resolve(void)
+static void note_name(const char *name)
 {
-    *(void **)&real.write = dlsym(RTLD_NEXT, "write");
-    *(void **)&real.pwrite = dlsym(RTLD_NEXT, "pwrite");
-    *(void **)&real.pwrite64 = dlsym(RTLD_NEXT, "pwrite64");
-    *(void **)&real.writev = dlsym(RTLD_NEXT, "writev");
-    *(void **)&real.fwrite = dlsym(RTLD_NEXT, "fwrite");
-    *(void **)&real.close = dlsym(RTLD_NEXT, "close");
+    size_t used = strlen(outside.examples), n = strlen(name);
+    outside.files++;
+    if (n == 0 || used + n + 2 > sizeof outside.examples)
+        return;
+    snprintf(outside.examples + used, sizeof outside.examples - used, "%s\n", name);
 }
-
-#define REAL(name) (real.name ? real.name : (resolve(), real.name))
 
 static void note_file(int fd)
 {
     char link[64], name[512];
-    size_t used = strlen(outside.examples);
-    outside.files++;
     snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
     ssize_t n = readlink(link, name, sizeof name - 1);
-    if (n <= 0 || used + (size_t)n + 2 > sizeof outside.examples)
-        return;
-    name[n] = '\0';
-    snprintf(outside.examples + used, sizeof outside.examples - used, "%s\n", name);
+    name[n > 0 ? n : 0] = '\0';
+    note_name(name);
 }
 
 /* Whether a write of the program's own on fd counts (then the first one names the file). */
@@ -59,14 +39,14 @@ static int counts(int fd)
     if (fd < 0)
         return 0;
     if (iot_depth) {   /* HDF5's or the MPI library's: never the program's */
-        if (fd < FDS)
+        if (fd < IOT_POSIX_FDS)
             fd_state[fd] = FD_IGNORED;
         return 0;
     }
-    if (fd < FDS && fd_state[fd] != FD_UNKNOWN)
+    if (fd < IOT_POSIX_FDS && fd_state[fd] != FD_UNKNOWN)
         return fd_state[fd] == FD_COUNTED;
     int regular = fstat(fd, &info) == 0 && S_ISREG(info.st_mode);
-    if (fd < FDS) {
+    if (fd < IOT_POSIX_FDS) {
         fd_state[fd] = regular ? FD_COUNTED : FD_IGNORED;
         if (regular)
             note_file(fd);
@@ -74,59 +54,31 @@ static int counts(int fd)
     return regular;
 }
 
-static void count(int fd, ssize_t written)
+void iot_posix_count_outside(int fd, long long written)
 {
     if (written > 0 && counts(fd)) {
-        __atomic_fetch_add(&outside.bytes, (long long)written, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&outside.bytes, written, __ATOMIC_RELAXED);
         __atomic_fetch_add(&outside.writes, 1, __ATOMIC_RELAXED);
     }
 }
 
-EXPORT ssize_t write(int fd, const void *buf, size_t n)
+void iot_posix_outside_add(const char *name, long long bytes, long long writes)
 {
-    ssize_t written = REAL(write)(fd, buf, n);
-    count(fd, written);
-    return written;
+    if (writes == 0)
+        return;
+    note_name(name);
+    __atomic_fetch_add(&outside.bytes, bytes, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&outside.writes, writes, __ATOMIC_RELAXED);
 }
 
-EXPORT ssize_t pwrite(int fd, const void *buf, size_t n, off_t offset)
+void iot_posix_outside_forget(int fd)
 {
-    ssize_t written = REAL(pwrite)(fd, buf, n, offset);
-    count(fd, written);
-    return written;
-}
-
-EXPORT ssize_t pwrite64(int fd, const void *buf, size_t n, off64_t offset)
-{
-    ssize_t written = REAL(pwrite64)(fd, buf, n, offset);
-    count(fd, written);
-    return written;
-}
-
-EXPORT ssize_t writev(int fd, const struct iovec *iov, int n)
-{
-    ssize_t written = REAL(writev)(fd, iov, n);
-    count(fd, written);
-    return written;
-}
-
-/* C stdio writes through the C library's internal write, which no preload sees. */
-EXPORT size_t fwrite(const void *data, size_t size, size_t n, FILE *stream)
-{
-    size_t items = REAL(fwrite)(data, size, n, stream);
-    if (items && !iot_depth)
-        count(fileno(stream), (ssize_t)(items * size));
-    return items;
-}
-
-EXPORT int close(int fd)
-{
-    if (fd >= 0 && fd < FDS)
+    if (fd >= 0 && fd < IOT_POSIX_FDS)
         fd_state[fd] = FD_UNKNOWN;
-    return REAL(close)(fd);
 }
 
 void iot_posix_outside(struct iot_outside *out)
 {
+    iot_posix_close_all();
     *out = outside;
 }

@@ -34,7 +34,7 @@ from iotwin.config.types import Config
 from iotwin.core import paths
 from iotwin.core.errors import UserError
 from iotwin.core.run_records import Target
-from iotwin.core.stats import MIN_PAIRS_95, Summary
+from iotwin.core.stats import MIN_PAIRS_95
 from iotwin.core.text import printable, printable_lines
 from iotwin.executors.interposer_reports import (
     SettingOutcome,
@@ -225,7 +225,7 @@ def as_text(measurement: Measurement, config_file: str | None, campaign: int,
     target = measurement.target
     lines = [f"{label + ': ' if label else ''}{workload_of(target)} x{target.ranks}, config "
              f"{config_file or '(none)'}: {len(ok)}/{len(runs)} repetitions ok"]
-    lines += _summary_lines(measurement.time, measurement.rate, ok[-1].bytes if ok else None)
+    lines += _summary_lines(measurement, ok[-1].bytes if ok else None)
     lines += [f"  {run.status} (rep {i + 1}): {printable_lines((run.error or '').strip())}"
               for i, run in enumerate(runs) if not run.ok]
     lines += settings_lines(setting_outcomes(measurement.reports), bool(measurement.config),
@@ -239,14 +239,15 @@ def as_text(measurement: Measurement, config_file: str | None, campaign: int,
     return "\n".join(lines)
 
 
-def _summary_lines(time: Summary | None, rate: Summary | None, nbytes: int | None) -> list[str]:
-    lines = []
-    if time:
-        lines.append(f"  time   {time.format('s')}")
-    if rate:
-        lines.append(f"  rate   {rate.format('MB/s')}")
+def _summary_lines(measurement: Measurement, nbytes: int | None) -> list[str]:
+    """The I/O time and rate, and beside them the computation and the wall time."""
+    figures = {"time": (measurement.time, "s"), "rate": (measurement.rate, "MB/s"),
+               "compute": (measurement.phase("compute_s"), "s"),
+               "wall": (measurement.phase("wall_s"), "s")}
+    lines = [f"  {name:8s} {summary.format(unit)}" for name, (summary, unit) in figures.items()
+             if summary]
     if nbytes is not None:
-        lines.append(f"  bytes  {nbytes:,}")
+        lines.append(f"  {'bytes':8s} {nbytes:,}")
     return lines
 
 

@@ -12,11 +12,15 @@ the default config, which counts as a measurement of the default.
 Prints one progress line per generation, writes the best measured config as YAML for the
 interposer, then re-measures the default and the tuned config in R rounds of one run each, the
 order alternating (ABBA...), and prints both and the speedup with its interval on these pairs.
+``--objective io`` (the default) makes the program's time inside I/O calls shorter, ``wall``
+its wall time; the summary says which and gives both, side by side. ``--keep DIR`` keeps the
+program's output (iotwin.executors.run_folder.KeptRuns).
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import sys
@@ -29,6 +33,7 @@ import yaml
 
 from iotwin import executors
 from iotwin.commands._options import (
+    add_keep_argument,
     add_sim_cluster_argument,
     add_site_rules_argument,
     add_store_argument,
@@ -40,6 +45,7 @@ from iotwin.commands._options import (
 from iotwin.config.dumping import dump_config
 from iotwin.config.validation import load_config
 from iotwin.core.errors import UserError
+from iotwin.core.run_records import OBJECTIVES, Objective
 from iotwin.core.stats import MIN_PAIRS_95, Speedup, Summary, format_mbs
 from iotwin.executors import EXECUTORS
 from iotwin.executors.local import absolute_program
@@ -57,9 +63,12 @@ from iotwin.report.mechanisms import (
 from iotwin.search import STRATEGIES
 from iotwin.store.database import Store, StoreError, resolve_path
 from iotwin.tuning.campaign import Progress, Screening
+from iotwin.tuning.effect import SettingsEffect, settings_effect
+from iotwin.tuning.effect import as_json as effect_json
 from iotwin.tuning.explanation import Explanation
 from iotwin.tuning.parts import CampaignParts
 from iotwin.tuning.pipeline import TuneResult, start, stored_spec, summary_speedup, tune
+from iotwin.tuning.repetitions import Measurement
 from iotwin.tuning.spec import (
     CampaignSpec,
     PipelineOptions,
@@ -81,6 +90,15 @@ SPEC_OPTIONS: dict[str, str] = {
     "--workload": "search.workload", "--confirm": "pipeline.confirm",
     "--confirm-runs": "pipeline.confirm_runs", "--summary-repeat": "pipeline.summary_repeat",
     "--workdir": "search.workdir", "--config": "pipeline.yours",
+    "--objective": "search.objective",
+}
+
+#: what each objective makes faster, as the summary says it
+OBJECTIVE_TEXT = {
+    "io": "I/O time (the rate is the program's bytes over its time inside HDF5 and MPI-IO "
+          "calls, its computation left out; --objective wall: over its wall time)",
+    "wall": "wall time (the rate is the program's bytes over its wall time, launch and "
+            "computation included; --objective io: over its time inside I/O calls)",
 }
 
 
@@ -167,6 +185,11 @@ def add_tune_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workload", metavar="W.yaml",
                         help="a program's workload for the simulator (iotwin workload capture); "
                              "default: captured from the program's first run, the default config")
+    parser.add_argument("--objective", choices=OBJECTIVES,
+                        help="what is made faster: the program's time inside its I/O calls "
+                             "(io, the default) or its wall time (wall, its computation and "
+                             "launch included)")
+    add_keep_argument(parser)
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     add_sim_cluster_argument(parser)
     add_store_argument(parser)
@@ -181,9 +204,9 @@ def main(args: argparse.Namespace) -> int:
         else:
             spec = spec_from_arguments(args)
             say_program_flavour(spec)  # a program refused leaves no campaign behind
-            campaign_id, spec, parts = start(store, spec)
+            campaign_id, spec, parts = start(store, spec, keep=args.keep)
         try:
-            tune_and_report(store, campaign_id, spec, args.output, args.json, parts)
+            tune_and_report(store, campaign_id, spec, args.output, args.json, parts, args.keep)
         except StoreError as error:
             raise UserError(f"{error}: campaign {campaign_id} goes on with `iotwin tune "
                             f"--resume {campaign_id} --store {error.path}` once the store can "
@@ -199,21 +222,31 @@ def say_program_flavour(spec: TuneSpec) -> None:
 
 
 def tune_and_report(store: Store, campaign_id: int, spec: TuneSpec, output: Path | None,
-                    as_json: bool, parts: CampaignParts | None = None) -> TuneResult:
+                    as_json: bool, parts: CampaignParts | None = None,
+                    keep: Path | None = None) -> TuneResult:
     """Run the stored campaign's tuning, printing its progress, write the tuned config (to
-    ``output``, default tuned-<campaign>.yaml) and print the outcome."""
+    ``output``, default tuned-<campaign>.yaml) and print the outcome; ``keep``: where the runs
+    keep the program's output (--keep)."""
     search = spec.search
     print(f"campaign {campaign_id}: {search.strategy} on {search.target.label}, "
           f"space {search.space}, platform {search.platform}, executor {search.executor}, "
           f"budget {search.real_budget}", file=sys.stderr, flush=True)
-    result = tune(spec, store, campaign_id, parts=parts, on_progress=_print_progress)
+    result = tune(spec, store, campaign_id, parts=parts, keep=keep,
+                  on_progress=functools.partial(_print_progress, objective=search.objective))
     output = output or Path(f"tuned-{campaign_id}.yaml")
-    if offered(summary_speedup(result.summary)):
+    effect = tuned_effect(result)
+    if offered(summary_speedup(result.summary)) and not effect.none_took_effect:
         output.write_text(dump_config(result.tuned))
-        _report(result, output, as_json)
+        _report(result, effect, output, as_json)
     else:
-        _report(result, None, as_json)
+        _report(result, effect, None, as_json)
     return result
+
+
+def tuned_effect(result: TuneResult) -> SettingsEffect:
+    """What the interposer said of the tuned config's settings in its summary runs."""
+    tuned = result.summary.get("tuned")
+    return settings_effect(tuned.reports if tuned else [])
 
 
 def offered(interval: Speedup | None) -> bool:
@@ -314,7 +347,9 @@ def _rate(value: float | None) -> str:
     return f"{format_mbs(value):>9} MB/s" if value is not None else "        - MB/s"
 
 
-def _print_progress(progress: Progress | Screening) -> None:
+def _print_progress(progress: Progress | Screening, objective: Objective = "io") -> None:
+    """A generation's line; under ``objective`` wall, the measured rates are over the wall time,
+    the model's over the I/O time (the region it simulates), and the line says so."""
     if isinstance(progress, Screening):
         pace = f"{progress.per_second:.0f}/s" if progress.per_second else "-/s"
         print(f"gen {progress.generation:3d}  screening {progress.step}/{progress.steps} in "
@@ -322,9 +357,10 @@ def _print_progress(progress: Progress | Screening) -> None:
               f"best predicted {_rate(progress.best_predicted)}", file=sys.stderr, flush=True)
         return
     error = f"{100 * progress.model_error:5.1f}%" if progress.model_error is not None else "    -"
+    regions = (" (wall)", " (I/O)") if objective == "wall" else ("", "")
     print(f"gen {progress.generation:3d}  runs {progress.runs_used:3d}/{progress.budget:<3d}  "
-          f"best measured {_rate(progress.best_measured)}  "
-          f"best predicted {_rate(progress.best_predicted)}  model error {error}"
+          f"best measured{regions[0]} {_rate(progress.best_measured)}  "
+          f"best predicted{regions[1]} {_rate(progress.best_predicted)}  model error {error}"
           + _model_warning(progress.model_error), file=sys.stderr, flush=True)
     if progress.state is not None:
         print(f"         {progress.state.text()}", file=sys.stderr, flush=True)
@@ -342,27 +378,35 @@ def _model_warning(error: float | None) -> str:
             "of candidates is a weak guide until the refit on these runs catches up")
 
 
-def _report(result: TuneResult, output: Path | None, as_json: bool) -> None:
+def _report(result: TuneResult, effect: SettingsEffect, output: Path | None,
+            as_json: bool) -> None:
     """The outcome; ``output`` is where the tuned config was written, None when it is not
-    offered (its interval says it is not faster than the default)."""
+    offered (its interval says it is not faster than the default, or none of its settings
+    took effect)."""
     campaign, confirmed, summary = result.campaign, result.confirmed, result.summary
     rates: dict[str, Summary | None] = {label: m.rate for label, m in summary.items()}
     tuned, default = rates.get("tuned"), rates.get("default")
     speedup = tuned.median / default.median if tuned and default else None
     best = confirmed[0]
-    measured = {label: (rate.median if rate else None) for label, rate in rates.items()}
+    # the model's ceilings bound the I/O rate, whatever the objective
+    measured = {label: (rate.median if (rate := m.io_rate) else None)
+                for label, m in summary.items()}
+    objective = campaign.spec.objective
     if as_json:
         print(json.dumps({
             "campaign": campaign.id, "runs_used": len(campaign.measured),
             "best_measured_mbs": best.rate, "best_measured_runs": len(best.rates),
             "confirmed": [{"candidate": c.candidate, "search_mbs": c.search_rate,
                            "median_mbs": c.rate, "runs": len(c.rates)} for c in confirmed],
+            "objective": objective,
+            "io_and_wall": {label: io_and_wall(m) for label, m in summary.items()},
             "config_file": str(output) if output else None,
             "keep_default": output is None,
             "summary": {k: (v.as_dict() if v else None) for k, v in rates.items()},
             "speedup": speedup, "speedup_interval": _as_dict(summary_speedup(summary)),
             "tuned_over_yours": _as_dict(summary_speedup(summary, "yours", "tuned")),
-            "explanation": _explanation_json(result.explanation, measured)},
+            "explanation": _explanation_json(result.explanation, measured),
+            "tuned_settings": effect_json(effect)},
             indent=2))
         return
     if len(confirmed) > 1:
@@ -376,10 +420,15 @@ def _report(result: TuneResult, output: Path | None, as_json: bool) -> None:
                   f"MB/s of {len(candidate.rates)} fresh runs ({search}){label}{chosen}")
     written = (f"tuned config written to {output}" if output else
                "no config is offered: keep the default (below)")
+    print(f"objective: {OBJECTIVE_TEXT[objective]}")
     print(f"best measured: {format_mbs(best.rate or 0)} MB/s (median of {len(best.rates)} runs) "
           f"after {len(campaign.measured)} configs run for real; {written}")
     for label, rate in rates.items():
         print(f"  {label:8s} {rate.format('MB/s') if rate else 'every run failed'}")
+    if summary:
+        print("  I/O and wall time side by side (medians of the same runs):")
+        print("\n".join(f"  {label:8s} {io_and_wall_text(io_and_wall(m))}"
+                        for label, m in summary.items()))
     if speedup is not None:
         print(f"  tuned / default: {speedup:.2f}x (medians, same session, interleaved)")
     interval = summary_speedup(summary)
@@ -389,16 +438,38 @@ def _report(result: TuneResult, output: Path | None, as_json: bool) -> None:
     over_yours = summary_speedup(summary, "yours", "tuned")
     if over_yours is not None:
         print(f"  tuned over yours: {over_yours.text('yours', 'tuned')}")
+    for setting in effect.not_effective:
+        print(f"  not effective here: {setting.text()}")
     if result.explanation is not None:
         print(_explanation_text(result.explanation, measured,
                                 campaign.spec.platform))
     if output is not None:
         print(tuned_config_text(output))
         return
-    print(f"\nkeep the default config: the best candidate is not faster than it in the "
-          f"interleaved summary ({interval.text() if interval else 'no interval'}); its "
-          f"settings, for the record (campaign {campaign.id} in the store):\n  "
+    why = ("none of its settings took effect here (above): the difference measured is not "
+           "theirs" if effect.none_took_effect else
+           f"the best candidate is not faster than it in the interleaved summary "
+           f"({interval.text() if interval else 'no interval'})")
+    print(f"\nkeep the default config: {why}; its settings, for the record (campaign "
+          f"{campaign.id} in the store):\n  "
           + dump_config(result.tuned).strip().replace("\n", "\n  "))
+
+
+def io_and_wall(measurement: Measurement) -> dict[str, float | None]:
+    """A measurement's medians: its I/O rate and time, its computation, its wall time."""
+    figures = {"io_rate_mbs": measurement.io_rate, "io_s": measurement.time,
+               "compute_s": measurement.phase("compute_s"), "wall_s": measurement.phase("wall_s")}
+    return {name: summary.median if summary else None for name, summary in figures.items()}
+
+
+def io_and_wall_text(figures: dict[str, float | None]) -> str:
+    def seconds(name: str) -> str:
+        value = figures[name]
+        return f"{value:.3f} s" if value is not None else "-"
+
+    rate = figures["io_rate_mbs"]
+    return (f"I/O rate {format_mbs(rate) if rate is not None else '-'} MB/s, "
+            f"I/O {seconds('io_s')}, compute {seconds('compute_s')}, wall {seconds('wall_s')}")
 
 
 def _explanation_text(explanation: Explanation, measured: dict[str, float | None],

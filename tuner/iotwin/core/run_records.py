@@ -13,6 +13,11 @@ Source = Literal["sim", "real", "twin"]
 
 Status = Literal["ok", "failed", "timeout"]
 
+#: what a tuning makes faster: the program's I/O (its bytes over its time inside I/O calls, the
+#: region the model simulates) or its whole run (its bytes over the launcher's wall time)
+Objective = Literal["io", "wall"]
+OBJECTIVES: tuple[Objective, ...] = ("io", "wall")
+
 
 @dataclass(frozen=True)
 class Target:
@@ -51,3 +56,11 @@ class RunResult:
     @property
     def ok(self) -> bool:
         return self.status == "ok"
+
+    def rate_for(self, objective: Objective) -> float | None:
+        """The run's rate as ``objective`` counts it: ``io``, its rate (bytes over its time
+        inside I/O calls); ``wall``, its bytes over its wall time (None without one)."""
+        if objective == "io":
+            return self.rate_mbs
+        wall = self.phases.get("wall_s")
+        return self.bytes / 1e6 / wall if self.bytes and wall else None

@@ -32,11 +32,12 @@ from iotwin.workloads.from_capture import (
     workload_from_capture,
 )
 from iotwin.workloads.types import Workload
+from iotwin.workloads.workload import compute_s
 
 
 class FailedCapture(CaptureError):
-    """The capture run failed, hung or wrote no HDF5 or MPI-IO file: the run as measured comes
-    with it, so that a campaign stores it as any other failed run."""
+    """The capture run failed, hung or wrote no HDF5, MPI-IO or POSIX data file: the run as
+    measured comes with it, so that a campaign stores it as any other failed run."""
 
     def __init__(self, message: str, run: RunResult) -> None:
         super().__init__(message)
@@ -48,8 +49,8 @@ def run_captured(target: Target, config: Config, *, timeout_s: float = RUN_TIMEO
                  workdir: Path | None = None) -> tuple[RunResult, list[dict[str, Any]]]:
     """One run of ``target`` under the interposer with capture on, in ``workdir`` (default:
     the current directory): the run as measured and its capture records; FailedCapture if it
-    hung, failed or wrote no HDF5 or MPI-IO file. ``keep``: where to keep what the run wrote
-    (--keep); ``env``: more variables for the ranks."""
+    hung, failed or wrote no HDF5, MPI-IO or POSIX data file. ``keep``: where to keep what the
+    run wrote (--keep); ``env``: more variables for the ranks."""
     if target.command:
         require_program(target.command[0])
     with tempfile.TemporaryDirectory(prefix="iotwin-capture-") as folder:
@@ -64,9 +65,10 @@ def run_captured(target: Target, config: Config, *, timeout_s: float = RUN_TIMEO
     if not records and (result.ok or result.error == NO_HDF5_IO):
         failed = RunResult("failed", phases=result.phases, reports=result.reports,
                            error=NO_HDF5_IO)
-        raise FailedCapture(f"{target.label} wrote no HDF5 or MPI-IO file: the interposer saw "
-                            f"no H5Fcreate / H5Fopen or MPI_File_open whose file was closed",
-                            failed)
+        raise FailedCapture(f"{target.label} wrote no HDF5, MPI-IO or POSIX data file: the "
+                            f"interposer saw no H5Fcreate / H5Fopen, MPI_File_open or POSIX data "
+                            f"file (1 MiB written by a process, or named by a files rule) whose "
+                            f"file was closed", failed)
     if not result.ok:
         raise FailedCapture(f"{target.label} failed: {result.error}", result)
     return result, records
@@ -94,8 +96,10 @@ class CapturedProgram:
                 written[api] = written.get(api, 0) + report["bytes"]
         by_api = ", ".join(f"{api} {nbytes:,} B ({nbytes / 2**20:.3g} MiB)"
                            for api, nbytes in sorted(written.items())) or "none reported"
+        measured = self.run.phases.get("compute_s")
+        in_run = f" (the run's time outside I/O calls: {measured:.3g} s)" if measured else ""
         return (f"{len(sessions)} file session(s) ({files} file(s)), {datasets} dataset(s); "
-                f"bytes written: {by_api}")
+                f"bytes written: {by_api}; computation {compute_s(self.workload):.3g} s{in_run}")
 
 
 def capture_program(target: Target, *, config: Config | None = None,

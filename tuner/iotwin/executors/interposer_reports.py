@@ -97,6 +97,12 @@ def outside_writes(reports: list[Report]) -> OutsideWrites | None:
     return OutsideWrites(total, sum(int(o.get("files", 0)) for o in outside), examples)
 
 
+def only_read(report: Report) -> bool:
+    """Whether a file report is of a file the program opened, not created, and never wrote."""
+    return (report.get("how") != "create" and not report.get("bytes")
+            and not report.get("writes"))
+
+
 def total_bytes(reports: list[Report]) -> int | None:
     """Bytes written over all files, or None when no report says."""
     counts = [report["bytes"] for report in file_reports(reports)
@@ -117,34 +123,82 @@ class SettingOutcome:
 
 
 @dataclass(frozen=True)
-class IoSpan:
-    """When a program did its HDF5 and MPI-IO I/O, from the reports' per-file spans (earliest
-    rank's open to latest rank's close, epoch seconds)."""
+class IoTime:
+    """When a program did its HDF5 and MPI-IO I/O, from the reports' spans (earliest rank's
+    open to latest rank's close, epoch seconds) and timings (time inside the file's calls)."""
 
-    span_s: float  # first open to last close
-    compute_s: float  # time within it when none of its HDF5 files was open
+    span_s: float  # from the first file's open to the last file's close
+    io_s: float  # inside I/O calls within it: open, writes, flushes, close
 
     @property
-    def io_s(self) -> float:
-        return self.span_s - self.compute_s
+    def compute_s(self) -> float:
+        """The time within the span outside I/O calls: the program's computation between its
+        calls and between its file sessions."""
+        return self.span_s - self.io_s
 
 
-def io_span(reports: list[Report]) -> IoSpan | None:
-    """The program's I/O time: from its first HDF5 or MPI-IO file open to its last close, less
-    the gaps between file sessions (its computation, reported apart); None without spans."""
-    spans = sorted((float(r["span"]["open"]), float(r["span"]["closed"]))
-                   for r in file_reports(reports) if isinstance(r.get("span"), dict))
-    if not spans:
+@dataclass(frozen=True)
+class _Session:
+    """One file report's span and its time inside the file's calls (the slowest rank's)."""
+
+    opened: float
+    closed: float
+    calls_s: float
+    ranks: int
+
+
+def io_time(reports: list[Report]) -> IoTime | None:
+    """The program's I/O time, from its first HDF5 or MPI-IO file open to its last close: its
+    time inside the files' I/O calls (each file's ``timings``: open, writes, flushes, close,
+    the slowest rank's each), the rest counted as computation; None without spans.
+
+    Files open at once are added up when their whole communicator opened them (a second file
+    the same ranks open inside a session) and counted once, the slowest, when they belong to
+    some of the ranks each (per-rank or per-group files written side by side); never more than
+    the time they were open."""
+    sessions = sorted(_sessions(reports), key=lambda s: s.opened)
+    if not sessions:
         return None
-    compute, covered_until = 0.0, spans[0][1]
-    for start, end in spans[1:]:
-        compute += max(0.0, start - covered_until)
-        covered_until = max(covered_until, end)
-    return IoSpan(covered_until - spans[0][0], compute)
+    world = max([s.ranks for s in sessions] + [int(r.get("ranks") or 1)
+                                                for r in run_records(reports)])
+    io_s, group = 0.0, [sessions[0]]
+    for session in sessions[1:]:
+        if session.opened < max(s.closed for s in group):
+            group.append(session)
+            continue
+        io_s += _overlapping_io(group, world)
+        group = [session]
+    io_s += _overlapping_io(group, world)
+    span_s = max(s.closed for s in sessions) - sessions[0].opened
+    return IoTime(span_s, min(io_s, span_s))
+
+
+def _sessions(reports: list[Report]) -> list[_Session]:
+    """The file reports with a span; a report without timings counts as I/O from open to
+    close."""
+    found = []
+    for report in file_reports(reports):
+        span = report.get("span")
+        if not isinstance(span, dict):
+            continue
+        opened, closed = float(span["open"]), float(span["closed"])
+        timings = report.get("timings") or {}
+        calls = [float(v) for v in timings.values() if isinstance(v, (int, float))]
+        found.append(_Session(opened, closed, sum(calls) if calls else closed - opened,
+                              int(report.get("ranks") or 1)))
+    return found
+
+
+def _overlapping_io(group: list[_Session], world: int) -> float:
+    whole = sum(s.calls_s for s in group if s.ranks >= world)
+    parts = max((s.calls_s for s in group if s.ranks < world), default=0.0)
+    return min(whole + parts, max(s.closed for s in group) - group[0].opened)
 
 
 def setting_outcomes(reports: list[Report]) -> list[SettingOutcome]:
-    """Every requested setting of every file and dataset: took effect, or not and why.
+    """Every requested setting of every file and dataset the program created or wrote: took
+    effect, or not and why (a file it only opened, as IOR's HDF5 back end opens its file
+    through MPI-IO to read its size, is no tuning target: its settings are not shown).
 
     The interposer's ``not_effective`` entries are authoritative (they carry the reason); any
     other applied setting is checked against what was read back, so a setting that silently
@@ -153,6 +207,8 @@ def setting_outcomes(reports: list[Report]) -> list[SettingOutcome]:
     hint_keys = _config_keys_of_hints()
     outcomes: list[SettingOutcome] = []
     for report in file_reports(reports):
+        if only_read(report):
+            continue
         file = str(report.get("file", "?"))
         outcomes += _section_outcomes(file, report, hint_keys)
         for dataset in report.get("datasets", []):

@@ -16,9 +16,10 @@ the previous run ended (validation/local/README.md). Physical nodes never pay it
 is the default.
 
 A kernel of kernels/ prints one JSON result line (kernels/README.md) and its times are used.
-Any other program is timed by the interposer: from its first HDF5 or MPI-IO file open to its
-last close, less the gaps between file sessions (compute, reported apart); mpiexec's wall time
-(launch included) is kept beside it. Its bytes come from the interposer's reports too. A config
+Any other program is timed by the interposer: its time inside HDF5 and MPI-IO calls (open,
+writes, flushes, close) is its I/O time, the rest of the span from its first file open to its
+last close its computation (reported apart); mpiexec's wall time (launch included) is kept
+beside it, for ``--objective wall``. Its bytes come from the interposer's reports too. A config
 the interposer rejected makes the run a failure whose error is the interposer's reason (the
 program ran without the config, so what it measured is not the config's).
 """
@@ -29,6 +30,7 @@ import json
 import os
 import shutil
 import sys
+import tempfile
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -38,13 +40,12 @@ from typing import Any
 from iotwin.config.dumping import dump_config
 from iotwin.config.resolution import mca_environment
 from iotwin.config.types import Config
-from iotwin.core import paths
 from iotwin.core.limits import RUN_TIMEOUT_S
 from iotwin.core.mpi_flavours import Flavour
 from iotwin.core.run_records import RunResult, Source, Target
 from iotwin.executors.interposer_reports import (
     config_rejection,
-    io_span,
+    io_time,
     read_reports,
     total_bytes,
 )
@@ -63,18 +64,28 @@ from iotwin.executors.working_dir import appeared, exclusive, listing, remove, s
 CONFIG_NAME = "iotwin-config.yaml"
 REPORT_NAME = "iotwin-report.jsonl"
 OUTPUT_TAIL_LINES = 15
-NO_HDF5_IO = ("the interposer reported no HDF5 or MPI-IO file closed: no I/O to time (did the "
-              "program write through HDF5 or MPI-IO, linked to the shared libraries? one linked "
-              "statically must be rebuilt with -shlib)")
+NO_HDF5_IO = ("the interposer reported no HDF5, MPI-IO or POSIX data file closed: no I/O to "
+              "time (did the program write through HDF5 or MPI-IO, linked to the shared "
+              "libraries? one linked statically must be rebuilt with -shlib; or write at least "
+              "1 MiB to a file of its own through POSIX calls?)")
 WARM_UP_BLOCK = 4 * 2**20
 WARM_UP_NAME = ".iotwin-warm-up"  # hidden: never taken for a run's output
+SCRATCH_FOLDER = Path(".iotwin", "runs")  # in the working directory: run folders
 SCRATCH_FULL_BELOW = 2**20  # bytes left under which a failed run's scratch counts as full
 
 
-def default_scratch_root() -> Path:
-    """Where run folders go: ``$IOTWIN_SCRATCH``, else ``runs/`` in the repository."""
+def default_scratch_root(workdir: Path | None = None) -> Path:
+    """Where run folders go: ``$IOTWIN_SCRATCH``, else ``.iotwin/runs`` in the working
+    directory (default: the current one; hidden, so never taken for a run's output), else,
+    where that cannot be written, ``iotwin-runs`` in ``$TMPDIR``; never the install tree."""
     env = os.environ.get("IOTWIN_SCRATCH")
-    return Path(env) if env else paths.repo_root() / "runs"
+    if env:
+        return Path(env)
+    workdir = Path(os.path.abspath(workdir or Path.cwd()))
+    local = workdir / SCRATCH_FOLDER
+    if os.access(local if local.is_dir() else workdir, os.W_OK | os.X_OK):
+        return local
+    return Path(tempfile.gettempdir()) / "iotwin-runs"
 
 
 @dataclass
@@ -82,7 +93,7 @@ class LocalExecutor:
     """Runs a Target on this machine under the launcher of its MPI flavour (source = real)."""
 
     timeout_s: float | None = RUN_TIMEOUT_S
-    scratch_root: Path = field(default_factory=default_scratch_root)
+    scratch_root: Path | None = None  # None: default_scratch_root(workdir)
     workdir: Path = field(default_factory=Path.cwd)  # where the program runs
     keep: Path | None = None  # keep the last run's output files and every run's own files
     preload: bool = True  # False: run without the interposer (overhead baselines)
@@ -94,7 +105,8 @@ class LocalExecutor:
 
     def __post_init__(self) -> None:
         self.workdir = Path(os.path.abspath(self.workdir))
-        check_scratch_root(self.scratch_root, self.workdir)
+        self.scratch = self.scratch_root or default_scratch_root(self.workdir)
+        check_scratch_root(self.scratch, self.workdir)
         self._kept = KeptRuns(self.keep) if self.keep is not None else None
         if self._kept is not None:
             self._kept.check(self.workdir)
@@ -102,14 +114,14 @@ class LocalExecutor:
 
     def run_once(self, target: Target, config: Config, *, seed: int = 0) -> RunResult:
         if not self._cleaned:  # what runs of a killed iotwin left
-            clean_killed_runs(self.scratch_root, sys.stderr)
+            clean_killed_runs(self.scratch, sys.stderr)
             self._cleaned = True
-        excluded = [self.scratch_root, *([self.keep] if self.keep else [])]
+        excluded = [self.scratch, *([self.keep] if self.keep else [])]
         with exclusive(self.workdir, sys.stderr):  # the run folder too: it may lie in the directory
             try:
-                run_dir = new_run_folder(self.scratch_root, self.workdir, excluded)
+                run_dir = new_run_folder(self.scratch, self.workdir, excluded)
             except OSError as error:
-                return RunResult("failed", error=f"scratch {self.scratch_root}: cannot make "
+                return RunResult("failed", error=f"scratch {self.scratch}: cannot make "
                                                  f"the run's folder: {error.strerror}")
             try:
                 result = self._run_there(run_dir, target, config, [*excluded, run_dir])
@@ -236,11 +248,11 @@ def run_result(target: Target, completed: Completed, wall_s: float,
                          error=f"exit status {completed.returncode}\n{diagnosis}")
     line = kernel_result_line(completed.stdout)
     if line is not None:
+        phases = {key: float(value) for key, value in line.items()
+                  if key.endswith("_s") and isinstance(value, (int, float))}
         return RunResult("ok", total_s=float(line["total_s"]),
                          rate_mbs=_number(line.get("rate_mbs")), bytes=line.get("bytes"),
-                         phases={key: float(value) for key, value in line.items()
-                                 if key.endswith("_s") and isinstance(value, (int, float))},
-                         reports=reports)
+                         phases={"wall_s": wall_s, **phases}, reports=reports)
     if target.kernel is not None:
         return RunResult("failed", reports=reports,
                          error=f"{target.kernel} printed no JSON result line\n"
@@ -249,16 +261,16 @@ def run_result(target: Target, completed: Completed, wall_s: float,
 
 
 def program_result(reports: list[dict[str, Any]], wall_s: float) -> RunResult:
-    """A program's run timed by the interposer: its I/O time from the first HDF5 or MPI-IO file
-    open to the last close, the gaps between file sessions (compute) apart; the launcher's wall
-    time (start-up included) is kept beside it, never used as the I/O time."""
-    nbytes, span = total_bytes(reports), io_span(reports)
-    if span is None or span.io_s <= 0:
+    """A program's run timed by the interposer: its I/O time inside HDF5 and MPI-IO calls, the
+    rest of the span from its first file open to its last close its computation; the
+    launcher's wall time (start-up included) is kept beside them, never used as the I/O time."""
+    nbytes, timed = total_bytes(reports), io_time(reports)
+    if timed is None or timed.io_s <= 0:
         return RunResult("failed", reports=reports, phases={"wall_s": wall_s},
                          error=NO_HDF5_IO)
-    rate = nbytes / 1e6 / span.io_s if nbytes is not None else None
-    return RunResult("ok", total_s=span.io_s, rate_mbs=rate, bytes=nbytes,
-                     phases={"io_s": span.io_s, "compute_s": span.compute_s,
+    rate = nbytes / 1e6 / timed.io_s if nbytes is not None else None
+    return RunResult("ok", total_s=timed.io_s, rate_mbs=rate, bytes=nbytes,
+                     phases={"io_s": timed.io_s, "compute_s": timed.compute_s,
                              "wall_s": wall_s}, reports=reports)
 
 

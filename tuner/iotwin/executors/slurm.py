@@ -119,14 +119,15 @@ class SlurmExecutor:
 
     timeout_s: float | None = RUN_TIMEOUT_S
     site: Site = field(default_factory=Site.load)
-    scratch_root: Path = field(default_factory=default_scratch_root)
+    scratch_root: Path | None = None  # None: default_scratch_root(workdir)
     workdir: Path = field(default_factory=Path.cwd)  # where the program runs
     env: Mapping[str, str] = field(default_factory=dict)  # for sbatch/squeue (SLURM_CONF, ...)
     source: Source = "real"
 
     def __post_init__(self) -> None:
         self.workdir = Path(os.path.abspath(self.workdir))
-        check_scratch_root(self.scratch_root, self.workdir)
+        self.scratch = self.scratch_root or default_scratch_root(self.workdir)
+        check_scratch_root(self.scratch, self.workdir)
 
     @property
     def queues_jobs(self) -> bool:
@@ -135,7 +136,7 @@ class SlurmExecutor:
     def run_once(self, target: Target, config: Config, *, seed: int = 0) -> RunResult:
         if not self.queues_jobs:  # inside a job already: each run is a job step
             step = self.site.launcher_for(flavour_of(target, self.env))
-            return LocalExecutor(timeout_s=self.timeout_s, scratch_root=self.scratch_root,
+            return LocalExecutor(timeout_s=self.timeout_s, scratch_root=self.scratch,
                                  workdir=self.workdir, launcher=step).run_once(target, config)
         handle = self.submit(target, config, seed=seed)
         try:
@@ -148,8 +149,8 @@ class SlurmExecutor:
                seed: int = 0) -> dict[str, Any]:
         """The run's job script in a new directory of the scratch root, submitted; the handle
         is {"job": id, "dir": the directory, "attempt": 0}."""
-        self.scratch_root.mkdir(parents=True, exist_ok=True)
-        run_dir = Path(tempfile.mkdtemp(prefix="job-", dir=self.scratch_root))
+        self.scratch.mkdir(parents=True, exist_ok=True)
+        run_dir = Path(tempfile.mkdtemp(prefix="job-", dir=self.scratch))
         script = self._write_script(run_dir, target, config)
         try:
             job = self._sbatch(run_dir, script, target.ranks)

@@ -65,7 +65,7 @@ from iotwin.core.yaml_files import read_yaml
 
 Point = tuple[int, ...]
 
-_PARAMETER_KEYS = {"name", "key", "values", "filesystems", "mpi", "at_most", "over_bound",
+_PARAMETER_KEYS = {"name", "key", "values", "filesystems", "mpi", "apis", "at_most", "over_bound",
                    "same_as", "template", "active_when", "note"}
 
 
@@ -111,6 +111,10 @@ class Parameter:
     values: tuple[Any, ...] = ()
     filesystems: tuple[str, ...] = ()
     mpi: tuple[str, ...] = ()
+    # the workload APIs of the programs it is searched for, writing through these alone (none:
+    # every program's): a file system without striping still searches the layout for a POSIX
+    # program, whose one lever it is, and the interposer reports it not effective there
+    apis: tuple[str, ...] = ()
     at_most: str | None = None
     over_bound: str = "repair"
     same_as: str | None = None
@@ -120,6 +124,7 @@ class Parameter:
     def applies_in(self, context: SpaceContext) -> bool:
         return ((not self.filesystems or context.filesystem in self.filesystems)
                 and (not self.mpi or context.mpi in self.mpi)
+                and (not self.apis or set(context.apis) <= set(self.apis))
                 and (not self.hdf5_only or bool(HDF5_APIS & set(context.apis)))
                 and (not self.mpiio_only or bool(MPIIO_APIS & set(context.apis)))
                 and not (self.layout_only and context.layout_files == ()))
@@ -477,7 +482,7 @@ def _parse_parameter(data: Any, where: str) -> Parameter:
     for field_name in ("template", "same_as", "at_most"):
         if data.get(field_name) is not None:
             _text(data[field_name], where, field_name)
-    for field_name in ("filesystems", "mpi"):
+    for field_name in ("filesystems", "mpi", "apis"):
         if not isinstance(data.get(field_name, []), list) or not all(
                 isinstance(item, str) for item in data.get(field_name, [])):
             raise UserError(f"{where}: {field_name}: expected a list of names")
@@ -501,7 +506,8 @@ def _parse_parameter(data: Any, where: str) -> Parameter:
                    for k, v in conditions.items()}
     return Parameter(name=name, keys=tuple(keys), values=values,
                      filesystems=tuple(data.get("filesystems", ())),
-                     mpi=tuple(data.get("mpi", ())), at_most=data.get("at_most"),
+                     mpi=tuple(data.get("mpi", ())), apis=tuple(data.get("apis", ())),
+                     at_most=data.get("at_most"),
                      over_bound=data.get("over_bound", "repair"), same_as=data.get("same_as"),
                      template=data.get("template"), active_when=active_when)
 

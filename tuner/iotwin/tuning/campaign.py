@@ -22,7 +22,7 @@ from typing import Any, cast
 
 from iotwin.config.types import Config
 from iotwin.core.hashing import config_hash
-from iotwin.core.run_records import RunResult
+from iotwin.core.run_records import Objective, RunResult
 from iotwin.core.stats import median_relative_error
 from iotwin.executors.base import Executor, JobExecutor, queues_jobs
 from iotwin.model.protocol import Model
@@ -67,9 +67,10 @@ class Screening:
 class _Measured:
     point: Point
     config: Config
-    rate: float | None  # the median of its search runs (None: every one failed)
+    rate: float | None  # the median of its search runs, as the objective counts them
     predicted: float | None  # the model's rate for it just before it was measured
     runs: list[RunResult] = field(default_factory=list)  # its search runs, in order
+    io_rate: float | None = None  # the median of their I/O rates, what the model predicts
 
 
 class CampaignEvaluator:
@@ -131,7 +132,7 @@ class CampaignEvaluator:
 
     def runs_of(self, point: Point) -> list[float]:
         entry = self.measured.get(config_hash(self.space.config(point)))
-        return [] if entry is None else _rates(entry.runs)
+        return [] if entry is None else _rates(entry.runs, self.spec.objective)
 
     def predict(self, points: Sequence[Point]) -> list[float | None]:
         if self.predictions is None:
@@ -150,7 +151,8 @@ class CampaignEvaluator:
                                    best_predicted))
 
     def recalibrate(self) -> None:
-        observed = [(m.config, m.rate) for m in self.measured.values() if m.rate is not None]
+        observed = [(m.config, m.io_rate) for m in self.measured.values()
+                    if m.io_rate is not None]
         if self.model is None or self.predictions is None or not observed:
             return
         self.predictions.on_calibration(recalibrate(
@@ -179,8 +181,10 @@ class CampaignEvaluator:
         return max(ok, key=lambda m: m.rate or 0.0) if ok else None
 
     def batch_error(self) -> float | None:
+        """The model against the last batch's runs, on the region it simulates (their I/O
+        rates, whatever the objective)."""
         return median_relative_error([m.predicted for m in self._batch],
-                                     [m.rate for m in self._batch])
+                                     [m.io_rate for m in self._batch])
 
     # -- measuring ------------------------------------------------------------------------------
 
@@ -205,8 +209,8 @@ class CampaignEvaluator:
         for (key, _, _), result in zip(wanted, results, strict=True):
             entry = entries[key]
             entry.runs.append(result)
-            rates = _rates(entry.runs)
-            entry.rate = statistics.median(rates) if rates else None
+            entry.rate = _median(_rates(entry.runs, self.spec.objective))
+            entry.io_rate = _median(_rates(entry.runs, "io"))
 
     def _search_runs(self, entries: Mapping[str, _Measured],
                      wanted: Sequence[tuple[str, int, int]]) -> list[RunResult]:
@@ -274,6 +278,10 @@ def run_campaign(campaign: CampaignEvaluator) -> None:
     campaign.finish()
 
 
-def _rates(runs: Sequence[RunResult]) -> list[float]:
-    return [run.rate_mbs for run in runs if run.ok and run.rate_mbs]
+def _rates(runs: Sequence[RunResult], objective: Objective) -> list[float]:
+    return [rate for run in runs if run.ok and (rate := run.rate_for(objective))]
+
+
+def _median(rates: Sequence[float]) -> float | None:
+    return statistics.median(rates) if rates else None
 

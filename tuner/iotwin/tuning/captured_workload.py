@@ -43,5 +43,5 @@ def capture_workload_of(store: Store, campaign_id: int, spec: CampaignSpec,
     store.update_campaign_spec(campaign_id, {**store.campaign(campaign_id).spec,
                                              **captured.to_json()})
     progress(f"captured the workload of {spec.target.label}: {program.summary()}; default "
-             f"config {format_mbs(result.rate_mbs or 0)} MB/s")
+             f"config {format_mbs(result.rate_mbs or 0)} MB/s (I/O rate)")
     return captured

@@ -48,7 +48,7 @@ def confirm_best(campaign: CampaignEvaluator, candidates: int, runs: int,
         repetition = search_runs(campaign, config) + round_index  # after the search's runs
         result, _ = campaign.run_and_store(config, repetition, {"label": _LABEL})
         say(progress, progress_line(f"candidate {slot + 1}", round_index, runs, result))
-        return result.rate_mbs if result.ok else None
+        return result.rate_for(campaign.spec.objective) if result.ok else None
 
     return confirm(campaign.measured, candidates, runs, run, _stored_confirmations(campaign))
 
@@ -108,6 +108,6 @@ def _stored_confirmations(campaign: CampaignEvaluator) -> dict[str, list[float |
     for row in campaign.store.evaluations(
             campaign.id, source=campaign.executor.source):
         if row.details.get("label") == _LABEL:
-            stored.setdefault(row.config_hash, []).append(
-                row.rate_mbs if row.ok and row.rate_mbs else None)
+            rate = row.run_result().rate_for(campaign.spec.objective) if row.ok else None
+            stored.setdefault(row.config_hash, []).append(rate or None)
     return stored

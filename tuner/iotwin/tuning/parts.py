@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from iotwin import executors
@@ -45,13 +46,18 @@ class CampaignParts:
         return self.space is not None
 
 
-def assemble(spec: CampaignSpec, executor: Executor | None = None) -> CampaignParts:
-    """The parts of ``spec`` (``executor``: one built already for it); UserError for a spec
-    that cannot run, before anything is stored or run."""
+def assemble(spec: CampaignSpec, executor: Executor | None = None,
+             keep: Path | None = None) -> CampaignParts:
+    """The parts of ``spec`` (``executor``: one built already for it; ``keep``: where a new one
+    keeps the program's output, ``--keep``); UserError for a spec that cannot run, before
+    anything is stored or run."""
     spec.check()
     settings = strategy_settings(spec.strategy, spec.settings)
     if spec.command and executors.executor_kind(spec.executor).launches_programs:
         require_program(spec.command[0])
+    if spec.objective == "wall" and not executors.executor_kind(spec.executor).launches_programs:
+        raise UserError(f"--objective wall: the {spec.executor} executor runs no program, so "
+                        f"its runs have no wall time; tune the I/O time (--objective io)")
     if needs_capture(spec) and spec.executor != "local":
         raise UserError(f"{spec.strategy} simulates the program's workload, captured from a run "
                         f"on this machine: use --executor local, or give --workload W.yaml "
@@ -59,7 +65,7 @@ def assemble(spec: CampaignSpec, executor: Executor | None = None) -> CampaignPa
     if not spec.space:
         spec = replace(spec, space=default_space(spec))
     space = campaign_space(spec)  # a bad space or fixed parameter fails before any run
-    executor = executor or build_executor(spec)
+    executor = executor or build_executor(spec, keep)
     if needs_capture(spec):  # the space binds again once the workload is known
         return CampaignParts(spec, executor, None, None)
     model = (SimModel.for_target(spec.platform, spec.target, settings, spec.workload,
@@ -74,10 +80,14 @@ def needs_capture(spec: CampaignSpec) -> bool:
             and spec.workload is None)
 
 
-def build_executor(spec: CampaignSpec) -> Executor:
+def build_executor(spec: CampaignSpec, keep: Path | None = None) -> Executor:
+    if keep is not None and not executors.executor_kind(spec.executor).launches_programs:
+        raise UserError(f"--keep {keep}: the {spec.executor} executor runs no program, so "
+                        f"there is no output to keep")
     return executors.make_executor(spec.executor, spec.platform, timeout_s=spec.timeout_s,
                                    truth_seed=spec.truth_seed, site=spec.site, table=spec.table,
-                                   workdir=str(spec.working_dir))
+                                   workdir=str(spec.working_dir),
+                                   keep=str(keep) if keep is not None else None)
 
 
 def campaign_space(spec: CampaignSpec) -> BoundSpace:

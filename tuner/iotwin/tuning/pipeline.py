@@ -26,6 +26,7 @@ import functools
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import TextIO
 
 from iotwin.config.types import Config
@@ -69,19 +70,20 @@ class TuneResult:
         return self.confirmed[0].config
 
 
-def prepare(spec: TuneSpec) -> tuple[TuneSpec, CampaignParts]:
+def prepare(spec: TuneSpec, keep: Path | None = None) -> tuple[TuneSpec, CampaignParts]:
     """``spec`` checked, with its defaults resolved (the space for where the runs happen),
-    and the campaign's parts built from it, once: UserError for a spec that cannot run."""
+    and the campaign's parts built from it, once (``keep``: where its runs keep the program's
+    output, ``--keep``): UserError for a spec that cannot run."""
     spec.check()
-    parts = assemble(spec.search)
+    parts = assemble(spec.search, keep=keep)
     return replace(spec, search=parts.spec), parts
 
 
-def start(store: Store, spec: TuneSpec, name: str | None = None
+def start(store: Store, spec: TuneSpec, name: str | None = None, keep: Path | None = None
           ) -> tuple[int, TuneSpec, CampaignParts]:
     """A new tuning campaign of ``spec``, checked and stored: its id, its spec as stored and
-    its parts (for :func:`tune`)."""
-    spec, parts = prepare(spec)
+    its parts (for :func:`tune`; ``keep`` as :func:`prepare`)."""
+    spec, parts = prepare(spec, keep)
     name = name or f"tune {spec.search.target.label} on {spec.search.platform}"
     return store.create_campaign(name, kind="tune", spec=spec.to_json()), spec, parts
 
@@ -97,17 +99,18 @@ def stored_spec(store: Store, campaign_id: int) -> TuneSpec:
 def tune(spec: TuneSpec, store: Store, campaign_id: int | None = None, *,
          parts: CampaignParts | None = None, name: str | None = None,
          on_progress: Callable[[Progress | Screening], None] | None = None,
-         progress: TextIO | None = sys.stderr) -> TuneResult:
+         progress: TextIO | None = sys.stderr, keep: Path | None = None) -> TuneResult:
     """Run (or, with ``campaign_id``, resume) the tuning of ``spec``: search, confirmation,
     default vs tuned. ``parts``: the campaign's, as :func:`start` built them (else built
     here); ``name``: a new campaign's; ``on_progress``: each search generation and each
     step of its screening in simulation;
-    ``progress``: a line per confirmation and summary run. No confirmed config (and no
+    ``progress``: a line per confirmation and summary run; ``keep``: where the runs keep the
+    program's output (``--keep``; for parts built here). No confirmed config (and no
     summary) when no run succeeded."""
     if campaign_id is None:
-        campaign_id, spec, parts = start(store, spec, name)
+        campaign_id, spec, parts = start(store, spec, name, keep)
     elif parts is None:
-        spec, parts = prepare(spec)
+        spec, parts = prepare(spec, keep)
     if not parts.complete:  # a program to simulate: its workload from its first run
         search = capture_workload_of(store, campaign_id, parts.spec, _printer(progress))
         spec, parts = replace(spec, search=search), assemble(search, parts.executor)
@@ -147,7 +150,8 @@ def default_vs_tuned(store: Store, campaign: CampaignEvaluator, tuned: Config,
                          rounds=repeat, progress=progress,
                          stored={label: [row for row in rows if row.details.get("label") == label
                                          and row.config_hash == config_hash(configs[label])]
-                                 for label in configs})
+                                 for label in configs},
+                         objective=campaign.spec.objective)
 
 
 def summary_speedup(summary: dict[str, Measurement], first: str = "default",

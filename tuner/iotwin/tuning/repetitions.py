@@ -15,7 +15,7 @@ from typing import Any, TextIO, TypeVar
 
 from iotwin.config.types import Config
 from iotwin.core.progress import say
-from iotwin.core.run_records import RunResult, Target
+from iotwin.core.run_records import Objective, RunResult, Target
 from iotwin.core.stats import Speedup, Summary, format_mbs, paired_speedup, summarize
 from iotwin.executors.base import Executor
 from iotwin.store.database import Evaluation, Store
@@ -29,6 +29,7 @@ class Measurement:
     config: Config
     runs: list[RunResult] = field(default_factory=list)
     evaluation_ids: list[int] = field(default_factory=list)
+    objective: Objective = "io"  # what its rate counts (iotwin.core.run_records.Objective)
 
     @property
     def ok_runs(self) -> list[RunResult]:
@@ -36,13 +37,25 @@ class Measurement:
 
     @property
     def time(self) -> Summary | None:
-        times = [run.total_s for run in self.ok_runs if run.total_s is not None]
-        return summarize(times) if times else None
+        return self._summary(lambda run: run.total_s)
 
     @property
     def rate(self) -> Summary | None:
-        rates = [run.rate_mbs for run in self.ok_runs if run.rate_mbs is not None]
-        return summarize(rates) if rates else None
+        """The runs' rates as the objective counts them."""
+        return self._summary(lambda run: run.rate_for(self.objective))
+
+    @property
+    def io_rate(self) -> Summary | None:
+        """The runs' I/O rates: their bytes over their time inside I/O calls."""
+        return self._summary(lambda run: run.rate_mbs)
+
+    def phase(self, name: str) -> Summary | None:
+        """The runs' seconds in one phase (``wall_s``, ``compute_s``...), where they have it."""
+        return self._summary(lambda run: run.phases.get(name))
+
+    def _summary(self, figure: Callable[[RunResult], float | None]) -> Summary | None:
+        values = [value for run in self.ok_runs if (value := figure(run)) is not None]
+        return summarize(values) if values else None
 
     @property
     def reports(self) -> list[dict[str, Any]]:
@@ -90,13 +103,13 @@ def measure(target: Target, config: Config, run_and_store: RunAndStore, *,
 def measure_pairs(target: Target, configs: Mapping[str, Config],
                   run_and_store: Mapping[str, RunAndStore], *, rounds: int,
                   progress: TextIO | None = sys.stderr,
-                  stored: Mapping[str, Sequence[Evaluation]] | None = None
-                  ) -> dict[str, Measurement]:
+                  stored: Mapping[str, Sequence[Evaluation]] | None = None,
+                  objective: Objective = "io") -> dict[str, Measurement]:
     """Two (or more) configs by label, in ``rounds`` rounds of one run each, the order
     alternating from round to round (:func:`interleaved_rounds`): run i of each is round i's,
     so that a comparison takes the rounds as pairs (:func:`pair_speedup`). ``run_and_store``
     runs and stores a label's run of a round; the ``stored`` runs of a comparison cut short
-    count, and only the missing ones run."""
+    count, and only the missing ones run. ``objective``: what the measurements' rates count."""
     labels = list(configs)
     done_before = {label: [(row.run_result(), row.id) for row in (stored or {}).get(label, [])]
                    for label in labels}
@@ -108,7 +121,7 @@ def measure_pairs(target: Target, configs: Mapping[str, Config],
 
     done = interleaved_rounds(labels, rounds, done_before, run)
     return {label: Measurement(target, configs[label], [result for result, _ in runs[:rounds]],
-                               [evaluation_id for _, evaluation_id in runs[:rounds]])
+                               [evaluation_id for _, evaluation_id in runs[:rounds]], objective)
             for label, runs in zip(labels, done, strict=True)}
 
 
@@ -116,7 +129,8 @@ def pair_speedup(first: Measurement, second: Measurement) -> Speedup | None:
     """``second`` over ``first`` on their pairs (run i of each: :func:`measure_pairs`), with
     the paired interval (core.stats.paired_speedup); None without a pair of successful runs."""
     def rates(measurement: Measurement) -> list[float | None]:
-        return [run.rate_mbs if run.ok else None for run in measurement.runs]
+        return [run.rate_for(measurement.objective) if run.ok else None
+                for run in measurement.runs]
 
     return paired_speedup(rates(first), rates(second))
 

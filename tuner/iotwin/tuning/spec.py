@@ -11,7 +11,7 @@ from typing import Any
 
 from iotwin.core.errors import UserError
 from iotwin.core.limits import RUN_TIMEOUT_S
-from iotwin.core.run_records import Target
+from iotwin.core.run_records import OBJECTIVES, Objective, Target
 
 _PIPELINE_KEY = "pipeline"  # the stored spec's key holding the PipelineOptions
 
@@ -39,6 +39,7 @@ class CampaignSpec:
     site: str | None = None  # the slurm executor's site file (None: the default site)
     table: str | None = None  # the table executor's measured table (CSV)
     workdir: str | None = None  # where the program runs (absolute; None: the current directory)
+    objective: Objective = "io"  # what is made faster: the I/O time or the wall time
 
     @property
     def target(self) -> Target:
@@ -52,6 +53,8 @@ class CampaignSpec:
     def check(self) -> None:
         if self.ranks < 1 or self.real_budget < 1 or self.repetitions < 1:
             raise UserError("ranks, the real-run budget and repetitions must be >= 1")
+        if self.objective not in OBJECTIVES:
+            raise UserError(f"objective {self.objective!r}: expected {' or '.join(OBJECTIVES)}")
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

@@ -2,13 +2,15 @@
 
 The interposer writes one record per file session (JSON lines), of HDF5 files and of the files
 the program writes through MPI-IO itself (``api: mpiio``: its regions as datasets, laid end to
-end from offset 0, sim-models/WORKLOAD.md). One run's records become one workload: sessions in
-time order; W single-process records whose names differ only by the rank become one
-`per-rank` session (`%r`), M records of W/M ranks each whose names differ only by the group
-number one `groups` session (`%g`); a session's `compute_before_s` is the gap after the
-previous session's close; its `calls` are copied through. The gap between a
-session's last call and its close is dropped (it is neither I/O nor, in this model, compute
-before anything). Sessions that created and wrote nothing (files only read) are left out.
+end from offset 0, sim-models/WORKLOAD.md), and of the files it writes through POSIX calls
+(``api: posix``, the same form: one byte region; each process its own record, the records of a
+file several processes opened merged: workloads/independent_opens). One run's records become one
+workload: sessions in time order; W single-process records whose names differ only by the rank
+become one `per-rank` session (`%r`), M records of W/M ranks each whose names differ only by the
+group number one `groups` session (`%g`); a session's `compute_before_s` is the gap after the
+previous session's close; its `calls` are copied through. The gap between a session's last call
+and its close is dropped (it is neither I/O nor, in this model, compute before anything).
+Sessions that created and wrote nothing (files only read) are left out.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import Any
 
 from iotwin.core.errors import UserError
 from iotwin.core.text import printable_tree
+from iotwin.workloads.independent_opens import merge_independent
 from iotwin.workloads.types import Workload
 from iotwin.workloads.workload import call_reach, validate_workload
 
@@ -29,7 +32,8 @@ CALL_TIMES = ("start", "end")   # in the records for the rate; not workload keys
 
 
 class CaptureError(UserError):
-    """The program could not be captured: it crashed, hung, or wrote no HDF5 or MPI-IO file."""
+    """The program could not be captured: it crashed, hung, or wrote no HDF5, MPI-IO or POSIX
+    data file."""
 
 
 def read_capture(path: Path) -> list[dict[str, Any]]:
@@ -94,6 +98,29 @@ def _session_groups(records: list[dict[str, Any]], world: int) -> list[tuple[str
     return sessions
 
 
+def _opened_independently(records: list[dict[str, Any]], world: int) -> list[dict[str, Any]]:
+    """The records with every POSIX file that processes opened each on its own under one name
+    (a shared file, or one only some ranks wrote) merged into one record of all ranks
+    (workloads/independent_opens); a file per process keeps its record per rank."""
+    groups: dict[tuple[str, int], list[dict[str, Any]]] = {}
+    seen: dict[tuple[str, int], int] = {}
+    out: list[dict[str, Any]] = []
+    for record in sorted(records, key=lambda r: r["t_open"]):
+        if record.get("api") != "posix" or int(record["comm_size"]) == world:
+            out.append(record)
+            continue
+        occurrence = seen.get((record["file"], int(record["world_rank"])), 0)
+        seen[(record["file"], int(record["world_rank"]))] = occurrence + 1
+        groups.setdefault((record["file"], occurrence), []).append(record)
+    for members in groups.values():
+        alone = members[0] if len(members) == 1 else None
+        if alone and _template(alone["file"], int(alone["world_rank"]), "%r"):
+            out.append(alone)   # one of a file per process (data.<rank>)
+        else:
+            out.append(merge_independent(members, world))
+    return out
+
+
 def _dataset(node: Mapping[str, Any], api: str) -> dict[str, Any]:
     """A captured dataset; an MPI-IO file's region has no HDF5 layout, fill or allocation."""
     dataset = {"name": node["name"], "element_bytes": int(node["element_bytes"]),
@@ -154,8 +181,9 @@ def merge_records(records: Sequence[Mapping[str, Any]], name: str, source: str) 
     """One run's capture records as one workload (not validated: see workload_from_capture)."""
     writing = [dict(r) for r in records if _writes_anything(r)]
     if not writing:
-        raise CaptureError(f"{source}: wrote no HDF5 dataset and no MPI-IO file (the "
-                           f"interposer captured no file session that created or wrote one)")
+        raise CaptureError(f"{source}: wrote no HDF5 dataset, MPI-IO file or POSIX data file "
+                           f"(the interposer captured no file session that created or wrote "
+                           f"one)")
     worlds = {int(r["world_size"]) for r in writing}
     if len(worlds) != 1:
         raise UserError(f"{source}: capture records of runs on {sorted(worlds)} ranks: "
@@ -163,7 +191,7 @@ def merge_records(records: Sequence[Mapping[str, Any]], name: str, source: str) 
     world = worlds.pop()
     files: list[dict[str, Any]] = []
     previous_close: float | None = None
-    for mode, members in _session_groups(writing, world):
+    for mode, members in _session_groups(_opened_independently(writing, world), world):
         files.append(_session(mode, members, world, previous_close))
         previous_close = max(float(r["t_close_done"]) for r in members)
     return {"iotwin_workload": 1, "name": name, "source": source, "ranks": world,

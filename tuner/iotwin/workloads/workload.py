@@ -357,12 +357,28 @@ def load_workload(path: str | Path) -> Workload:
     return validate_workload(read_workload(path), str(path))
 
 
+def compute_s(data: Mapping[str, Any]) -> float:
+    """The workload's computation, in seconds: before each file session, before each call and
+    between a repeated call's repetitions (the simulator's ``compute`` phases, which its I/O
+    time leaves out, as the interposer's I/O time leaves out a run's)."""
+    total = 0.0
+    for session in data.get("files", []):
+        total += float(session.get("compute_before_s") or 0)
+        for call in session.get("calls") or []:
+            repeat = call.get("repeat") or {}
+            total += float(call.get("compute_before_s") or 0) + (
+                int(repeat.get("times", 1)) - 1) * float(repeat.get("compute_between_s") or 0)
+    return total
+
+
 def describe_workload(data: Mapping[str, Any]) -> list[str]:
     """A workload in a few lines for people: one for the whole, one per file session with its
     datasets' shapes (``iotwin show``; the workload itself is YAML, dump_workload)."""
     sessions = data.get("files", [])
+    compute = compute_s(data)
     lines = [f"{data.get('name', 'workload')}: {data.get('ranks')} ranks, "
-             f"{workload_mpi(data)}, {len(sessions)} file session(s)"]
+             f"{workload_mpi(data)}, {len(sessions)} file session(s)"
+             + (f", {compute:.3g} s of computation between its I/O calls" if compute else "")]
     for session in sessions:
         mode: str = session.get("mode", "shared")
         if mode == "groups":

@@ -1,0 +1,23 @@
+/* The layers' table (core/layer.h): filled by the layers' constructors at load. */
+#include "core/layer.h"
+
+#define MAX_LAYERS 16
+
+static const struct iot_layer *layers[MAX_LAYERS];
+static int nlayers;
+
+void iot_layer_register(const struct iot_layer *layer)
+{
+    if (nlayers < MAX_LAYERS)
+        layers[nlayers++] = layer;
+}
+
+int iot_layer_count(void)
+{
+    return nlayers;
+}
+
+const struct iot_layer *iot_layer_at(int index)
+{
+    return layers[index];
+}

@@ -1,0 +1,50 @@
+/* The MPI-IO layer in the layers' table (core/layer.h): files the program opens itself. */
+#include "mpiio/layer.h"
+
+#include "capture/capture.h"
+#include "core/config.h"
+#include "core/layer.h"
+#include "core/text.h"
+#include "mpiio/files.h"
+
+static int has_handle(const struct iot_file *file, const void *fh)
+{
+    return file->fh == *(const MPI_File *)fh;
+}
+
+struct iot_file *iot_file_of_mpi(MPI_File fh)
+{
+    return iot_file_find(&iot_mpiio_layer, has_handle, &fh);
+}
+
+static void *file_new(struct iot_file *file)
+{
+    file->driver = "mpiio";
+    file->collective = 1;
+    return NULL;   /* its capture's state, made when capture is on (mpiio/capture.c) */
+}
+
+static void file_free(struct iot_file *file)
+{
+    iot_capture_free(file->capture);
+    iot_mpiio_file_free(file->state);
+}
+
+/* The report's fields of the HDF5 library, null for an MPI-IO file. */
+static void report_file(struct buf *out, const struct iot_file *file)
+{
+    (void)file;
+    PUT(out, ", \"hdf5_version\": null, \"async_api\": null");
+}
+
+const struct iot_layer iot_mpiio_layer = {
+    .api = "mpiio",
+    .blocks = IOT_B_OPENMPI | IOT_B_LUSTRE | IOT_B_MPIIO,
+    .not_applying = "the file is written through MPI-IO, not HDF5: HDF5 and dataset settings "
+                    "do not apply to it",
+    .init = iot_capture_init,
+    .file_new = file_new,
+    .file_free = file_free,
+    .report_file = report_file,
+};
+IOT_REGISTER_LAYER(iot_mpiio_layer)
