@@ -80,10 +80,11 @@ def sim_screened(evaluator: Evaluator, rng: random.Random, settings: Mapping[str
     beliefs = Beliefs(evaluator, GreyBox(evaluator.space, settings), settings)
     settled, generation, trusted = 0, 0, False
     candidates: list[Point] = []
-    ended = "budget"
+    ended, screened = "budget", 0  # screened: the last generation whose screening ran
     try:
         while evaluator.runs_left() > 0:
             population = _evolve(beliefs, toolbox, rng, population, settings)
+            screened = generation
             candidates = _top_unmeasured(evaluator, population,
                                          settings["top_k"] * settings["pool"])
             if not candidates and not beliefs.measured:
@@ -111,7 +112,9 @@ def sim_screened(evaluator: Evaluator, rng: random.Random, settings: Mapping[str
         beliefs.refit()  # to the runs the budget let the last batch make
     if ended == "budget" and beliefs.settled(candidates):
         ended = "target"  # met with the budget's last runs
-    evaluator.end_generation(generation, None, beliefs.state(candidates, ended))
+    # the last report says how the campaign ended: a generation of its own when its screening
+    # ran (a stop, or a batch the budget cut short), else the last batch's again
+    evaluator.end_generation(screened, None, beliefs.state(candidates, ended))
 
 
 @dataclass(frozen=True)
