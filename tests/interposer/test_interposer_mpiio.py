@@ -10,7 +10,6 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +29,8 @@ from iotwin.executors.local import LocalExecutor
 from iotwin.model.platforms import load_platform
 from iotwin.model.sim import simulate
 from iotwin.workloads.from_capture import workload_from_capture
+from support.file_layout import merged
+from support.mpiio_capture import captured_bytes
 from support.programs import REPO_ROOT
 
 pytestmark = pytest.mark.slow
@@ -78,18 +79,7 @@ def by_file(lines: list[dict], key: str) -> dict[str, dict]:
     return {Path(line["file"]).name: line for line in lines if key in line}
 
 
-# --- each rank's bytes, as the program writes them and as the capture says -------------------
-
-def merged(runs: set[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Byte runs with adjacent ones joined."""
-    out: list[tuple[int, int]] = []
-    for offset, length in sorted(runs):
-        if out and out[-1][0] + out[-1][1] == offset:
-            out[-1] = (out[-1][0], out[-1][1] + length)
-        else:
-            out.append((offset, length))
-    return out
-
+# --- each rank's bytes, as the program writes them ------------------------------------------
 
 def expected_bytes(name: str, rank: int, ranks: int) -> list[tuple[int, int]]:
     """(offset, length) of every byte run rank ``rank`` of ``ranks`` writes into file ``name``."""
@@ -105,52 +95,6 @@ def expected_bytes(name: str, rank: int, ranks: int) -> list[tuple[int, int]]:
                        for t in range(TILES) for first, n in ((0, 2), (4, 1))})
     assert name == "contig.dat"
     return [(rank * CONTIG, CONTIG)]
-
-
-def hyperslabs(selection: dict, rank: int, dims: list[int]) -> Iterator[tuple[list, list]]:
-    """The boxes (start, count) rank ``rank`` writes in one captured selection."""
-    if "grid" in selection:
-        grid, block = selection["grid"], selection["block"]
-        origin = selection.get("origin", [0] * len(grid))
-        coords, rest = [], rank
-        for extent in reversed(grid):
-            coords.insert(0, rest % extent)
-            rest //= extent
-        yield [o + c * b for o, c, b in zip(origin, coords, block, strict=True)], list(block)
-        return
-    for run in selection["runs"]:
-        first, n = run["ranks"][:2]
-        step = run["ranks"][2] if len(run["ranks"]) > 2 else 1
-        if rank < first or (rank - first) % step or (rank - first) // step >= n:
-            continue
-        k = (rank - first) // step
-        start = [s + k * d for s, d in zip(run["start"], run.get("start_step", [0] * len(dims)),
-                                           strict=True)]
-        stride = run.get("stride", [1] * len(dims))
-        block = run.get("block", [1] * len(dims))
-        for index in np.ndindex(*run["count"]):   # each block of a strided hyperslab
-            yield [s + i * t for s, i, t in zip(start, index, stride, strict=True)], block
-
-
-def captured_bytes(record: dict, rank: int) -> list[tuple[int, int]]:
-    """(offset, length) runs of the file that ``rank`` writes in a captured MPI-IO session:
-    its datasets are laid end to end from offset 0 (WORKLOAD.md, api: mpiio)."""
-    base, bases = 0, {}
-    for dataset in record["datasets"]:
-        bases[dataset["name"]] = base
-        base += int(np.prod(dataset["dims"])) * dataset["element_bytes"]
-    datasets = {d["name"]: d for d in record["datasets"]}
-    runs: set[tuple[int, int]] = set()
-    for call in record["calls"]:
-        for name, selection in zip(call.get("write", []), call.get("selections", []),
-                                   strict=True):
-            dims, element = datasets[name]["dims"], datasets[name]["element_bytes"]
-            for start, count in hyperslabs(selection, rank, dims):
-                for corner in np.ndindex(*count[:-1]):   # one run per row of the box
-                    index = [s + c for s, c in zip(start[:-1], corner, strict=True)]
-                    linear = int(np.ravel_multi_index([*index, start[-1]], dims))
-                    runs.add((bases[name] + linear * element, count[-1] * element))
-    return merged(runs)
 
 
 # --- the tests ----------------------------------------------------------------------------------

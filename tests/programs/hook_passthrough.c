@@ -1,13 +1,15 @@
 /* A preload that hooks the calls the interposer hooks on the way of the overhead bench's
- * programs (HDF5's file and dataset calls, MPI-IO's opens, views and writes, POSIX writes) and
- * passes each straight on: what hooking alone costs, the floor the interposer's own work sits
- * on (bench/interposer_overhead.py --library build/tests/programs/libhook_passthrough.so). */
+ * programs (HDF5's file and dataset calls, MPI-IO's opens, views, reads and writes, POSIX
+ * writes) and passes each straight on: what hooking alone costs, the floor the interposer's
+ * own work sits on (bench/interposer_overhead.py --library
+ * build/tests/programs/libhook_passthrough.so). */
 #define _GNU_SOURCE
 #include <hdf5.h>
 #include <mpi.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "mpiio/calls.h"
 #include "next_symbol.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -35,14 +37,11 @@ PASS(int, PMPI_File_open, (MPI_Comm c, const char *n, int m, MPI_Info i, MPI_Fil
 PASS(int, PMPI_File_close, (MPI_File *f), (f))
 PASS(int, PMPI_File_set_view, (MPI_File f, MPI_Offset d, MPI_Datatype e, MPI_Datatype t,
                                const char *r, MPI_Info i), (f, d, e, t, r, i))
-PASS(int, PMPI_File_write, (MPI_File f, const void *b, int n, MPI_Datatype t, MPI_Status *s),
-     (f, b, n, t, s))
-PASS(int, PMPI_File_write_all, (MPI_File f, const void *b, int n, MPI_Datatype t,
-                                MPI_Status *s), (f, b, n, t, s))
-PASS(int, PMPI_File_write_at, (MPI_File f, MPI_Offset o, const void *b, int n, MPI_Datatype t,
-                               MPI_Status *s), (f, o, b, n, t, s))
-PASS(int, PMPI_File_write_at_all, (MPI_File f, MPI_Offset o, const void *b, int n,
-                                   MPI_Datatype t, MPI_Status *s), (f, o, b, n, t, s))
+/* every MPI-IO data access call the interposer hooks, from its own list */
+#define PASS_ACCESS(name, direction, position, collective, completion, count_type) \
+    PASS(int, PMPI_File_##name, IOT_PARAMS(position, completion, direction, count_type), \
+         IOT_ARGS(position, completion))
+IOT_MPIIO_ACCESS_CALLS(PASS_ACCESS)
 
 PASS(ssize_t, write, (int fd, const void *b, size_t n), (fd, b, n))
 PASS(ssize_t, pwrite, (int fd, const void *b, size_t n, off_t o), (fd, b, n, o))

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import subprocess
+from collections.abc import Iterable
 from typing import Any
 
 from iotwin.core import paths
 
 
-def merged(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+def merged(ranges: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    """(start, length) ranges in order, adjacent ones joined."""
     out: list[list[int]] = []
     for start, length in sorted(ranges):
         if out and out[-1][1] == start:

@@ -42,11 +42,12 @@ struct iot_file {
                                * one process): the report's and the capture's, from core/comms */
     MPI_Info requested;       /* the hints the interposer set (MPI_INFO_NULL if none) */
     char fs_type[32];
-    double open_s, write_s, flush_s, close_s;
+    double open_s, write_s, flush_s, close_s, read_s;
     double metadata_s;        /* in dataset creates and closes (HDF5 metadata, a fill at
                                * allocation): I/O time, not the program's computation */
     double t_open, t_close;   /* epoch seconds: open called, close returned (earliest, latest rank) */
     long long bytes, writes;
+    long long read_bytes, reads;   /* where the layer counts reads (its report says so) */
     char *applied;            /* JSON object */
     char *effective;          /* JSON object, read back after open */
     struct iot_list not_effective;

@@ -94,8 +94,8 @@ static void gather_parts(struct iot_file *file, int rank, int size)
  * a datatype of the whole record: MPI may apply a predefined op to parts of a buffer, never a
  * user op to part of one element. */
 #define SLOTS 32
-enum { R_OPEN, R_WRITE, R_FLUSH, R_CLOSE, R_METADATA, R_T_OPEN, R_T_CLOSE, R_BYTES, R_WRITES, R_ND, R_ND_NEG,
-       R_HASH, R_HASH_NEG, R_HEADER };
+enum { R_OPEN, R_WRITE, R_FLUSH, R_CLOSE, R_METADATA, R_T_OPEN, R_T_CLOSE, R_BYTES, R_WRITES,
+       R_READ, R_READ_BYTES, R_READS, R_ND, R_ND_NEG, R_HASH, R_HASH_NEG, R_HEADER };
 #define R_LEN (R_HEADER + 3 * SLOTS)
 
 static void reduce_records(void *in, void *inout, int *len, MPI_Datatype *type)
@@ -105,7 +105,7 @@ static void reduce_records(void *in, void *inout, int *len, MPI_Datatype *type)
         const double *a = (const double *)in + (size_t)n * R_LEN;
         double *b = (double *)inout + (size_t)n * R_LEN;
         for (int i = 0; i < R_LEN; i++) {
-            int sum = i == R_BYTES || i == R_WRITES
+            int sum = i == R_BYTES || i == R_WRITES || i == R_READ_BYTES || i == R_READS
                       || (i >= R_HEADER && (i - R_HEADER) % 3 != 2);
             b[i] = sum ? a[i] + b[i] : (a[i] > b[i] ? a[i] : b[i]);
         }
@@ -162,6 +162,8 @@ static void fill_record(const struct iot_file *file, double *r)
     r[R_CLOSE] = file->close_s, r[R_METADATA] = file->metadata_s;
     r[R_T_OPEN] = -file->t_open, r[R_T_CLOSE] = file->t_close;
     r[R_BYTES] = (double)file->bytes, r[R_WRITES] = (double)file->writes;
+    r[R_READ] = file->read_s, r[R_READ_BYTES] = (double)file->read_bytes;
+    r[R_READS] = (double)file->reads;
     r[R_ND] = file->nparts, r[R_ND_NEG] = -file->nparts;
     r[R_HASH] = hash, r[R_HASH_NEG] = -hash;
     for (int i = 0; i < file->nparts && i < SLOTS; i++) {
@@ -177,6 +179,8 @@ static void take_record(struct iot_file *file, const double *r, int same_parts)
     file->close_s = r[R_CLOSE], file->metadata_s = r[R_METADATA];
     file->t_open = -r[R_T_OPEN], file->t_close = r[R_T_CLOSE];
     file->bytes = (long long)r[R_BYTES], file->writes = (long long)r[R_WRITES];
+    file->read_s = r[R_READ], file->read_bytes = (long long)r[R_READ_BYTES];
+    file->reads = (long long)r[R_READS];
     for (int i = 0; same_parts && i < file->nparts; i++) {
         struct iot_part *d = file->parts[i];
         const double *slot = r + R_HEADER + 3 * i;
@@ -205,7 +209,7 @@ static void finish(struct pending *p)
     int rank = 0, ranks = 1;
     MPI_Comm_rank(p->file->comm, &rank);
     MPI_Comm_size(p->file->comm, &ranks);
-    MPI_Wait(&p->request, MPI_STATUS_IGNORE);
+    PMPI_Wait(&p->request, MPI_STATUS_IGNORE);   /* the interposer's own: not hooked */
     const double *r = p->r;
     int same = r[R_ND] == -r[R_ND_NEG] && r[R_HASH] == -r[R_HASH_NEG] && r[R_ND] <= SLOTS;
     if (!same)   /* ranks wrote different parts: their lines go to rank 0 */

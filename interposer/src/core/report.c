@@ -37,13 +37,22 @@ static void write_part(struct buf *out, const struct iot_file *file, struct iot_
     put_string(out, part->name);
     if (file->layer->report_part)
         file->layer->report_part(out, part);
-    PUT(out, ", \"writes\": {\"calls\": ");
-    put_int(out, part->calls);
+    iot_put_io(out, "writes", part->calls, part->bytes, part->seconds);
+    PUT(out, "}");
+}
+
+void iot_put_io(struct buf *out, const char *key, long long calls, long long bytes,
+                double seconds)
+{
+    PUT(out, ", \"");
+    put(out, key);
+    PUT(out, "\": {\"calls\": ");
+    put_int(out, calls);
     PUT(out, ", \"bytes\": ");
-    put_int(out, part->bytes);
+    put_int(out, bytes);
     PUT(out, ", \"seconds\": ");
-    put_seconds(out, part->seconds);
-    PUT(out, "}}");
+    put_seconds(out, seconds);
+    PUT(out, "}");
 }
 
 static void write_nullable_string(struct buf *out, const char *text)

@@ -23,6 +23,9 @@ void iot_report_write(struct iot_file *file, const struct iot_run *run, int rank
 
 struct buf;
 /* `"file": "...", "api": "hdf5", "how": "create"`: the file as every JSON line names it. */
+/* `, "key": {"calls": n, "bytes": n, "seconds": s}`: the reads or writes of a file or part. */
+void iot_put_io(struct buf *out, const char *key, long long calls, long long bytes,
+                double seconds);
 void iot_put_file_identity(struct buf *out, const struct iot_file *file);
 
 /* "top,files[0]" -> ["top", "files[0]"]: the labels of the config's blocks that applied. */

@@ -12,7 +12,7 @@
 #include "core/records.h"
 
 struct iot_runtime iot_rt;
-int iot_depth;
+__thread int iot_depth;
 
 int iot_world_rank(void)
 {

@@ -16,8 +16,9 @@ struct iot_runtime {
 extern struct iot_runtime iot_rt;
 
 /* Hooked calls in progress, in any layer: the MPI and POSIX calls made inside one are the I/O
- * library's own (HDF5's MPI-IO calls, ROMIO's writes), not the program's. */
-extern int iot_depth;
+ * library's own (HDF5's MPI-IO calls, ROMIO's writes), not the program's. Per thread: a
+ * program's threads wait on MPI requests at once (MPI_Wait is hooked, mpiio/calls.h). */
+extern __thread int iot_depth;
 
 /* Reads IOTWIN_CONFIG, IOTWIN_REPORT and IOTWIN_CAPTURE once. */
 void iot_runtime_init(void);

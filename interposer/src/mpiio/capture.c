@@ -78,19 +78,34 @@ static struct iot_mpiio_op *add_op(struct iot_mpiio_file *m, double start, doubl
     return op;
 }
 
-void iot_mpiio_capture_write(struct iot_file *file, long long from, long long bytes,
-                             int collective, double start, double end)
+static struct iot_mpiio_op *add_write(struct iot_file *file, long long from, long long bytes,
+                                      int collective, double start, double end)
 {
     struct iot_mpiio_file *m = recording(file);
     if (!m || !m->nviews)
-        return;
+        return NULL;
     if (m->views[m->nviews - 1].failed) {
         m->failed = m->views[m->nviews - 1].failed;
-        return;
+        return NULL;
     }
     struct iot_mpiio_op *op = add_op(m, start, end);
     if (op)
-        *op = (struct iot_mpiio_op){m->nviews - 1, collective, from, from + bytes, start, end};
+        *op = (struct iot_mpiio_op){m->nviews - 1, collective, 0, from, from + bytes, start, end};
+    return op;
+}
+
+void iot_mpiio_capture_write(struct iot_file *file, long long from, long long bytes,
+                             int collective, double start, double end)
+{
+    add_write(file, from, bytes, collective, start, end);
+}
+
+void iot_mpiio_capture_ordered(struct iot_file *file, long long rank0_from, long long bytes,
+                               double start, double end)
+{
+    struct iot_mpiio_op *op = add_write(file, rank0_from, bytes, 1, start, end);
+    if (op)
+        op->ordered = 1;
 }
 
 void iot_mpiio_capture_flush(struct iot_file *file, double start, double end)
@@ -277,6 +292,53 @@ static void add_calls(struct iot_file *file, const struct iot_regions *regions,
     }
 }
 
+/* The ordered writes' places (mpiio/state.h): rank 0's start plus the bytes of the lower
+ * ranks, by MPI_Exscan over the file's ordered writes (the same number on every rank: they are
+ * collective), ORDERED_BATCH at a time. */
+#define ORDERED_BATCH 64
+
+static int next_ordered(const struct iot_mpiio_file *m, int i)
+{
+    while (i < m->nops && !m->ops[i].ordered)
+        i++;
+    return i;
+}
+
+/* This rank's share of an ordered write in the prefix sum: rank 0's includes its start. */
+static long long ordered_share(const struct iot_mpiio_file *m, int i, int rank)
+{
+    if (i >= m->nops)
+        return 0;
+    return rank == 0 ? m->ops[i].to : m->ops[i].to - m->ops[i].from;
+}
+
+static void place_ordered(MPI_Comm comm, struct iot_mpiio_file *m)
+{
+    long long mine[ORDERED_BATCH], below[ORDERED_BATCH], counts[2] = {0, 0};
+    int rank = 0;
+    if (comm == MPI_COMM_NULL)   /* one process: rank 0's start is its place */
+        return;
+    MPI_Comm_rank(comm, &rank);
+    for (int i = next_ordered(m, 0); i < m->nops; i = next_ordered(m, i + 1))
+        counts[0]++;
+    counts[1] = -counts[0];
+    MPI_Allreduce(MPI_IN_PLACE, counts, 2, MPI_LONG_LONG, MPI_MAX, comm);
+    if (counts[0] != -counts[1] && !m->failed)
+        m->failed = "the ranks made different numbers of ordered writes";
+    int filled = next_ordered(m, 0), placed = filled;
+    for (long long done = 0; done < counts[0]; done += ORDERED_BATCH) {
+        int n = counts[0] - done < ORDERED_BATCH ? (int)(counts[0] - done) : ORDERED_BATCH;
+        for (int k = 0; k < n; k++, filled = next_ordered(m, filled + 1))
+            mine[k] = ordered_share(m, filled, rank);
+        MPI_Exscan(mine, below, n, MPI_LONG_LONG, MPI_SUM, comm);
+        for (int k = 0; k < n; k++, placed = next_ordered(m, placed + 1))
+            if (rank > 0 && placed < m->nops) {
+                m->ops[placed].to += below[k] - m->ops[placed].from;
+                m->ops[placed].from = below[k];
+            }
+    }
+}
+
 void iot_mpiio_capture_close(struct iot_file *file, double start, double end)
 {
     static struct iot_mpiio_file none = {.failed = "out of memory at open"};
@@ -285,6 +347,7 @@ void iot_mpiio_capture_close(struct iot_file *file, double start, double end)
     const char *why = NULL;
     if (!iot_capture_enabled())
         return;
+    place_ordered(file->comm, m);
     iot_regions_agree(&regions, file->comm, m, &why);
     if (file->capture && !file->capture->failed && (m->failed || why))
         file->capture->failed = m->failed ? m->failed : why;

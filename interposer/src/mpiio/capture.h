@@ -25,6 +25,11 @@ long long iot_mpiio_etype_bytes(const struct iot_file *file);
 /* A write of `bytes` from stream byte `from` of the current view. */
 void iot_mpiio_capture_write(struct iot_file *file, long long from, long long bytes,
                              int collective, double start, double end);
+/* A write of `bytes` in rank order through the shared file pointer (MPI_File_write_ordered,
+ * _ordered_begin): its place is rank 0's start `rank0_from` (on rank 0) plus the bytes of the
+ * lower ranks' writes of the same call, summed at close. */
+void iot_mpiio_capture_ordered(struct iot_file *file, long long rank0_from, long long bytes,
+                               double start, double end);
 void iot_mpiio_capture_flush(struct iot_file *file, double start, double end);
 /* After the real close: regions agreed, writes turned into selections, gathered and written
  * (collective on the file's communicator). */

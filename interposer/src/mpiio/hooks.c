@@ -10,6 +10,8 @@
 
 #include "capture/capture.h"
 #include "core/runtime.h"
+#include "mpiio/access.h"
+#include "mpiio/calls.h"
 #include "mpiio/capture.h"
 #include "mpiio/file.h"
 #include "mpiio/layer.h"
@@ -24,19 +26,15 @@ static struct {
     iot_open_call open;
     iot_close_call close;
     int (*set_view)(MPI_File, MPI_Offset, MPI_Datatype, MPI_Datatype, const char *, MPI_Info);
-    int (*write)(MPI_File, const void *, int, MPI_Datatype, MPI_Status *);
-    int (*write_at)(MPI_File, MPI_Offset, const void *, int, MPI_Datatype, MPI_Status *);
-    int (*write_all)(MPI_File, const void *, int, MPI_Datatype, MPI_Status *);
-    int (*write_at_all)(MPI_File, MPI_Offset, const void *, int, MPI_Datatype, MPI_Status *);
-    int (*iwrite)(MPI_File, const void *, int, MPI_Datatype, MPI_Request *);
-    int (*iwrite_at)(MPI_File, MPI_Offset, const void *, int, MPI_Datatype, MPI_Request *);
-    int (*iwrite_all)(MPI_File, const void *, int, MPI_Datatype, MPI_Request *);
-    int (*iwrite_at_all)(MPI_File, MPI_Offset, const void *, int, MPI_Datatype, MPI_Request *);
-    int (*write_all_begin)(MPI_File, const void *, int, MPI_Datatype);
-    int (*write_at_all_begin)(MPI_File, MPI_Offset, const void *, int, MPI_Datatype);
-    int (*write_shared)(MPI_File, const void *, int, MPI_Datatype, MPI_Status *);
-    int (*write_ordered)(MPI_File, const void *, int, MPI_Datatype, MPI_Status *);
     int (*sync)(MPI_File);
+#define REAL_POINTER(name, direction, position, collective, completion, count_type) \
+    int(*name) IOT_PARAMS(position, completion, direction, count_type);
+    IOT_MPIIO_ACCESS_CALLS(REAL_POINTER)
+#undef REAL_POINTER
+#define LIBRARY_POINTER(name, params, args) int(*name) params;
+    IOT_MPIIO_LIBRARY_CALLS(LIBRARY_POINTER)
+    IOT_MPI_PROGRESS_CALLS(LIBRARY_POINTER)
+#undef LIBRARY_POINTER
 } real;
 
 static void init(void)
@@ -47,19 +45,15 @@ static void init(void)
     real.open = (iot_open_call)dlsym(RTLD_NEXT, "PMPI_File_open");
     real.close = (iot_close_call)dlsym(RTLD_NEXT, "PMPI_File_close");
     *(void **)&real.set_view = dlsym(RTLD_NEXT, "PMPI_File_set_view");
-    *(void **)&real.write = dlsym(RTLD_NEXT, "PMPI_File_write");
-    *(void **)&real.write_at = dlsym(RTLD_NEXT, "PMPI_File_write_at");
-    *(void **)&real.write_all = dlsym(RTLD_NEXT, "PMPI_File_write_all");
-    *(void **)&real.write_at_all = dlsym(RTLD_NEXT, "PMPI_File_write_at_all");
-    *(void **)&real.iwrite = dlsym(RTLD_NEXT, "PMPI_File_iwrite");
-    *(void **)&real.iwrite_at = dlsym(RTLD_NEXT, "PMPI_File_iwrite_at");
-    *(void **)&real.iwrite_all = dlsym(RTLD_NEXT, "PMPI_File_iwrite_all");
-    *(void **)&real.iwrite_at_all = dlsym(RTLD_NEXT, "PMPI_File_iwrite_at_all");
-    *(void **)&real.write_all_begin = dlsym(RTLD_NEXT, "PMPI_File_write_all_begin");
-    *(void **)&real.write_at_all_begin = dlsym(RTLD_NEXT, "PMPI_File_write_at_all_begin");
-    *(void **)&real.write_shared = dlsym(RTLD_NEXT, "PMPI_File_write_shared");
-    *(void **)&real.write_ordered = dlsym(RTLD_NEXT, "PMPI_File_write_ordered");
     *(void **)&real.sync = dlsym(RTLD_NEXT, "PMPI_File_sync");
+#define LOOK_UP(name, direction, position, collective, completion, count_type) \
+    *(void **)&real.name = dlsym(RTLD_NEXT, "PMPI_File_" #name);
+    IOT_MPIIO_ACCESS_CALLS(LOOK_UP)
+#undef LOOK_UP
+#define LOOK_UP_LIBRARY(name, params, args) *(void **)&real.name = dlsym(RTLD_NEXT, "P" #name);
+    IOT_MPIIO_LIBRARY_CALLS(LOOK_UP_LIBRARY)
+    IOT_MPI_PROGRESS_CALLS(LOOK_UP_LIBRARY)
+#undef LOOK_UP_LIBRARY
     iot_runtime_init();
 }
 
@@ -129,97 +123,39 @@ EXPORT int MPI_File_sync(MPI_File fh)
 }
 ALSO_PMPI(MPI_File_sync, int, (MPI_File))
 
-/* --- writes ----------------------------------------------------------------------------------- */
+/* --- data access: every row of mpiio/calls.h ---------------------------------------------- */
 
-/* One write of the program's, around the real call: what it wrote is counted, and captured
- * at `offset` (in etypes of the view; -1: the individual file pointer; -2: the shared one,
- * which the capture cannot place). */
-struct write {
-    struct iot_file *file;
-    long long from, bytes;
-    int collective;
-    double start;
-};
-
-static struct write write_begin(struct iot_file *file, MPI_Offset offset, int count,
-                                MPI_Datatype type, int collective)
-{
-    struct write w = {file, -1, 0, collective, 0};
-    int size = 0;
-    iot_depth++;
-    MPI_Type_size(type, &size);
-    w.bytes = (long long)count * size;
-    long long etype = iot_mpiio_etype_bytes(file);   /* 0: capture off */
-    if (etype && offset == -1)
-        MPI_File_get_position(file->fh, &offset);
-    if (etype && offset >= 0)
-        w.from = (long long)offset * etype;
-    w.start = iot_now();
-    return w;
-}
-
-static int write_end(struct write *w, int rc)
-{
-    double end = iot_now();
-    w->file->write_s += end - w->start;
-    w->file->writes++;
-    if (rc == MPI_SUCCESS)
-        w->file->bytes += w->bytes;
-    if (rc == MPI_SUCCESS && w->from >= 0)
-        iot_mpiio_capture_write(w->file, w->from, w->bytes, w->collective,
-                                iot_capture_epoch_of(w->start), iot_capture_epoch_of(end));
-    else if (rc == MPI_SUCCESS && iot_mpiio_etype_bytes(w->file))
-        iot_capture_unsupported(w->file, "a write through the shared file pointer "
-                                "(MPI_File_write_shared, _ordered): its place is not known", NULL);
-    iot_depth--;
-    return rc;
-}
-
-/* A wrapper: the real call `call` of `name`, counted as a write at `offset`. */
-#define WRITE_WRAPPER(name, params, offset, count, type, collective, call) \
-    EXPORT int name params \
+/* MPI_File_<name>: the real call, counted (and a write captured) when the program made it on a
+ * file it opened itself (mpiio/access.h). */
+#define WRAPPER(name, direction, position, collective, completion, count_type) \
+    EXPORT int MPI_File_##name IOT_PARAMS(position, completion, direction, count_type) \
     { \
+        static const struct iot_mpiio_call call = { \
+            IOT_MPIIO_##direction, IOT_MPIIO_##position, collective, IOT_MPIIO_##completion}; \
         struct iot_file *file = programs(fh); \
         if (!file) \
-            return call; \
-        struct write w = write_begin(file, offset, count, type, collective); \
-        return write_end(&w, call); \
+            return real.name IOT_ARGS(position, completion); \
+        struct iot_mpiio_access access = iot_mpiio_access_begin( \
+            file, &call, IOT_OFFSET(position, completion), IOT_COUNT_##completion, \
+            IOT_TYPE_##completion); \
+        return iot_mpiio_access_end(&access, real.name IOT_ARGS(position, completion)); \
     } \
-    ALSO_PMPI(name, int, params)
+    ALSO_PMPI(MPI_File_##name, int, IOT_PARAMS(position, completion, direction, count_type))
+IOT_MPIIO_ACCESS_CALLS(WRAPPER)
 
-WRITE_WRAPPER(MPI_File_write, (MPI_File fh, const void *buf, int count, MPI_Datatype type,
-                               MPI_Status *status),
-              -1, count, type, 0, real.write(fh, buf, count, type, status))
-WRITE_WRAPPER(MPI_File_write_at, (MPI_File fh, MPI_Offset offset, const void *buf, int count,
-                                  MPI_Datatype type, MPI_Status *status),
-              offset, count, type, 0, real.write_at(fh, offset, buf, count, type, status))
-WRITE_WRAPPER(MPI_File_write_all, (MPI_File fh, const void *buf, int count, MPI_Datatype type,
-                                   MPI_Status *status),
-              -1, count, type, 1, real.write_all(fh, buf, count, type, status))
-WRITE_WRAPPER(MPI_File_write_at_all, (MPI_File fh, MPI_Offset offset, const void *buf,
-                                      int count, MPI_Datatype type, MPI_Status *status),
-              offset, count, type, 1, real.write_at_all(fh, offset, buf, count, type, status))
-WRITE_WRAPPER(MPI_File_iwrite, (MPI_File fh, const void *buf, int count, MPI_Datatype type,
-                                MPI_Request *request),
-              -1, count, type, 0, real.iwrite(fh, buf, count, type, request))
-WRITE_WRAPPER(MPI_File_iwrite_at, (MPI_File fh, MPI_Offset offset, const void *buf, int count,
-                                   MPI_Datatype type, MPI_Request *request),
-              offset, count, type, 0, real.iwrite_at(fh, offset, buf, count, type, request))
-WRITE_WRAPPER(MPI_File_iwrite_all, (MPI_File fh, const void *buf, int count, MPI_Datatype type,
-                                    MPI_Request *request),
-              -1, count, type, 1, real.iwrite_all(fh, buf, count, type, request))
-WRITE_WRAPPER(MPI_File_iwrite_at_all, (MPI_File fh, MPI_Offset offset, const void *buf,
-                                       int count, MPI_Datatype type, MPI_Request *request),
-              offset, count, type, 1, real.iwrite_at_all(fh, offset, buf, count, type, request))
-WRITE_WRAPPER(MPI_File_write_all_begin, (MPI_File fh, const void *buf, int count,
-                                         MPI_Datatype type),
-              -1, count, type, 1, real.write_all_begin(fh, buf, count, type))
-WRITE_WRAPPER(MPI_File_write_at_all_begin, (MPI_File fh, MPI_Offset offset, const void *buf,
-                                            int count, MPI_Datatype type),
-              offset, count, type, 1, real.write_at_all_begin(fh, offset, buf, count, type))
-WRITE_WRAPPER(MPI_File_write_shared, (MPI_File fh, const void *buf, int count,
-                                      MPI_Datatype type, MPI_Status *status),
-              -2, count, type, 0, real.write_shared(fh, buf, count, type, status))
-WRITE_WRAPPER(MPI_File_write_ordered, (MPI_File fh, const void *buf, int count,
-                                       MPI_Datatype type, MPI_Status *status),
-              -2, count, type, 1, real.write_ordered(fh, buf, count, type, status))
+/* --- the library's own writes: IOT_MPIIO_LIBRARY_CALLS, IOT_MPI_PROGRESS_CALLS -------------- */
+
+#define LIBRARY_WRAPPER(name, params, args) \
+    EXPORT int name params \
+    { \
+        init(); \
+        iot_depth++; \
+        int rc = real.name args; \
+        iot_depth--; \
+        return rc; \
+    }
+#define LIBRARY_WRAPPER_AND_PMPI(name, params, args) \
+    LIBRARY_WRAPPER(name, params, args) \
+    ALSO_PMPI(name, int, params)
+IOT_MPIIO_LIBRARY_CALLS(LIBRARY_WRAPPER_AND_PMPI)
+IOT_MPI_PROGRESS_CALLS(LIBRARY_WRAPPER)

@@ -4,6 +4,7 @@
 #include "capture/capture.h"
 #include "core/config.h"
 #include "core/layer.h"
+#include "core/report.h"
 #include "core/text.h"
 #include "mpiio/files.h"
 
@@ -30,11 +31,12 @@ static void file_free(struct iot_file *file)
     iot_mpiio_file_free(file->state);
 }
 
-/* The report's fields of the HDF5 library, null for an MPI-IO file. */
+/* The report's fields of the HDF5 library, null for an MPI-IO file; the program's reads of
+ * the file (mpiio/access.h), as a dataset's writes are reported. */
 static void report_file(struct buf *out, const struct iot_file *file)
 {
-    (void)file;
     PUT(out, ", \"hdf5_version\": null, \"async_api\": null");
+    iot_put_io(out, "reads", file->reads, file->read_bytes, file->read_s);
 }
 
 const struct iot_layer iot_mpiio_layer = {

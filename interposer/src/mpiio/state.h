@@ -6,6 +6,8 @@
 struct iot_mpiio_op {
     int view;                  /* -1: a sync */
     int collective;
+    int ordered;               /* a write in rank order through the shared file pointer: `from`
+                                * is rank 0's start; each rank's is found at close */
     long long from, to;        /* bytes of the view's data stream */
     double start, end;         /* epoch seconds */
 };

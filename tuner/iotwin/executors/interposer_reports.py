@@ -150,7 +150,8 @@ class _Session:
 def io_time(reports: list[Report]) -> IoTime | None:
     """The program's I/O time, from its first HDF5 or MPI-IO file open to its last close: its
     time inside the files' I/O calls (each file's ``timings``: open, writes, flushes, close,
-    the slowest rank's each), the rest counted as computation; None without spans.
+    the slowest rank's each, and an MPI-IO file's ``reads``), the rest counted as computation;
+    None without spans.
 
     Files open at once are added up when their whole communicator opened them (a second file
     the same ranks open inside a session) and counted once, the slowest, when they belong to
@@ -184,7 +185,8 @@ def _sessions(reports: list[Report]) -> list[_Session]:
         opened, closed = float(span["open"]), float(span["closed"])
         timings = report.get("timings") or {}
         calls = [float(v) for v in timings.values() if isinstance(v, (int, float))]
-        found.append(_Session(opened, closed, sum(calls) if calls else closed - opened,
+        reads_s = float((report.get("reads") or {}).get("seconds") or 0.0)   # MPI-IO's reads
+        found.append(_Session(opened, closed, sum(calls) + reads_s if calls else closed - opened,
                               int(report.get("ranks") or 1)))
     return found
 
