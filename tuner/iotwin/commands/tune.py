@@ -368,6 +368,8 @@ def _print_progress(progress: Progress | Screening, objective: Objective = "io")
           f"best measured{regions[0]} {_rate(progress.best_measured)}  "
           f"best predicted{regions[1]} {_rate(progress.best_predicted)}  model error {error}"
           + _model_warning(progress.model_error), file=sys.stderr, flush=True)
+    if progress.state is not None:
+        print(f"         {progress.state.text()}", file=sys.stderr, flush=True)
 
 
 #: a model error beyond this (predicted / measured off by more than 2x) is flagged

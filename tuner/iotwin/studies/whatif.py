@@ -49,6 +49,7 @@ from iotwin.model.sim import SimResult
 from iotwin.model.site_rules import platform_space_context
 from iotwin.search import REGISTRY, run_strategy, strategy_kind, strategy_settings
 from iotwin.search.evaluator import BudgetExhausted
+from iotwin.search.trust import SearchState
 from iotwin.space.parameters import BoundSpace, Point, Space
 from iotwin.studies.validated_error import (
     ValidatedError,
@@ -297,7 +298,8 @@ class SimulatedMachine:
     def recalibrate(self) -> None:
         pass
 
-    def end_generation(self, generation: int, best_predicted: float | None = None) -> None:
+    def end_generation(self, generation: int, best_predicted: float | None = None,
+                       state: SearchState | None = None) -> None:
         pass
 
     def screened(self, step: int, steps: int, best_predicted: float | None) -> None:
