@@ -148,7 +148,7 @@ uint64_t BoxRegion::next_writer(uint64_t writer) const
         return no_offset;
     if (one_writer_)
         return writer <= writer0_ ? writer0_ : no_offset;
-    std::vector<uint64_t> slot;
+    thread_local std::vector<uint64_t> slot;  // scratch: asked once a writer
     for (uint64_t w = std::max(writer, writer0_); w < writer0_ + writers_; w++)
         if (slots_of(w, slot))
             return w;
@@ -157,7 +157,7 @@ uint64_t BoxRegion::next_writer(uint64_t writer) const
 
 WriterExtent BoxRegion::writer_extent(uint64_t writer) const
 {
-    std::vector<uint64_t> slot;
+    thread_local std::vector<uint64_t> slot;  // scratch: asked once a writer
     if (!slots_of(writer, slot))
         return {};
     if (one_writer_)
@@ -256,7 +256,7 @@ void BoxRegion::pieces_of(const std::vector<uint64_t>& lo, const std::vector<uin
 
 void BoxRegion::writer_pieces(uint64_t writer, const PieceFn& fn) const
 {
-    std::vector<uint64_t> slot;
+    thread_local std::vector<uint64_t> slot;  // scratch: asked once a writer, read before pieces_of
     if (!slots_of(writer, slot))
         return;
     size_t nd = dims_.size();

@@ -37,6 +37,8 @@
 #include <utility>
 #include <vector>
 
+#include "flat_map.hpp"
+
 namespace iosim {
 
 // Who last held each lock unit of a file, across the phases of one file session.
@@ -71,7 +73,7 @@ private:
         size_t operator()(const RoundKey& k) const { return std::hash<uint64_t>()(k.unit * 0x9e3779b97f4a7c15ULL ^ k.round); }
     };
     LockHolders& holders_;
-    std::unordered_map<uint64_t, Unit> touched_;  // lock unit -> who wrote it this phase
+    FlatMap<Unit> touched_;  // lock unit -> who wrote it this phase
     // (unit, round) -> the clients granted it in that round, each with whether it revoked
     std::unordered_map<RoundKey, std::vector<std::pair<int, bool>>, RoundHash> granted_;
 };

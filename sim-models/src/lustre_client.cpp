@@ -22,6 +22,11 @@ bool writes_to_storage(const Phase& phase)
 
 double LustreClient::run(const Phase& phase)
 {
+    return run(phase, nullptr);
+}
+
+double LustreClient::run(const Phase& phase, const PhaseLoad* load)
+{
     double seconds;
     if (phase.sync && write_back()) {
         flush_window();
@@ -38,7 +43,13 @@ double LustreClient::run(const Phase& phase)
         charge(phase, timing);
         seconds = timing.seconds;
     } else {
-        return write_back() ? write_back_phase(phase) : write_through(phase);
+        if (!write_back())
+            return write_through(phase);
+        if (load == nullptr) {
+            load_of(phase, load_);
+            load = &load_;
+        }
+        return write_back_phase(phase, *load);
     }
     now_ += seconds;
     return seconds;
@@ -77,7 +88,7 @@ double LustreClient::lock_wait(const Phase& phase)
     return phase.lock_wait_s;
 }
 
-LustreClient::Copy LustreClient::copy_s(const Phase& phase)
+LustreClient::Copy LustreClient::copy_s(const Phase& phase, uint64_t busiest_node_bytes) const
 {
     Copy copy;
     if (platform_.cache.process_write_Bps > 0)
@@ -86,12 +97,7 @@ LustreClient::Copy LustreClient::copy_s(const Phase& phase)
     // library stack and a system call (bench/write_call_cost.py measures it).
     copy.seconds += static_cast<double>(phase.max_process_calls) * platform_.cache.write_call_s;
     if (platform_.cache.node_write_Bps > 0) {
-        node_bytes_.clear();
-        uint64_t most = 0;
-        for (const Flow& f : phase.flows)
-            if (f.to_target)
-                most = std::max(most, node_bytes_[f.src] += f.bytes);
-        double node_s = static_cast<double>(most) / platform_.cache.node_write_Bps;
+        double node_s = static_cast<double>(busiest_node_bytes) / platform_.cache.node_write_Bps;
         if (node_s > copy.seconds)
             copy = {node_s, Mechanism::client_nodes};
     }
@@ -103,7 +109,8 @@ LustreClient::Copy LustreClient::copy_s(const Phase& phase)
 double LustreClient::write_through(const Phase& phase)
 {
     Timing timing = timer_.timed(phase);
-    Copy copy = copy_s(phase);
+    load_of(phase, load_);
+    Copy copy = copy_s(phase, load_.busiest_node_bytes);
     double seconds = timing.seconds;
     if (copy.seconds > seconds - phase.fixed_s) {
         seconds = copy.seconds + phase.fixed_s;
@@ -117,31 +124,44 @@ double LustreClient::write_through(const Phase& phase)
     return seconds;
 }
 
-bool LustreClient::over_budget(bool alone) const
+bool LustreClient::over_budget(const PhaseLoad& load, bool alone) const
 {
-    return std::any_of(phase_osc_.begin(), phase_osc_.end(), [&](const auto& osc_bytes) {
-        auto it = window_.find(osc_bytes.first);
-        uint64_t cached = alone || it == window_.end() ? 0 : it->second.bytes;
+    return std::any_of(load.osc_bytes.begin(), load.osc_bytes.end(), [&](const auto& osc_bytes) {
+        const Flow* held = alone ? nullptr : window_.find(osc_bytes.first);
+        uint64_t cached = held ? held->bytes : 0;
         return cached + osc_bytes.second > platform_.cache.osc_dirty_bytes;
     });
 }
 
-// One entry per OSC: a phase may carry several flows of one node to one target.
-void LustreClient::load_oscs(const Phase& phase)
+// One entry per OSC (a phase may carry several flows of one node to one target), and the most
+// bytes one node writes.
+void LustreClient::load_of(const Phase& phase, PhaseLoad& into)
 {
-    phase_osc_.clear();
+    std::vector<std::pair<uint64_t, uint64_t>>& osc = into.osc_bytes;
+    osc.clear();
+    uint64_t most = 0;
+    for (const Flow& f : phase.flows) {
+        if (!f.to_target)
+            continue;
+        osc.emplace_back(osc_of(f), f.bytes);
+        if (static_cast<size_t>(f.src) >= node_bytes_.size())
+            node_bytes_.resize(static_cast<size_t>(f.src) + 1, 0);
+        most = std::max(most, node_bytes_[f.src] += f.bytes);
+    }
     for (const Flow& f : phase.flows)
         if (f.to_target)
-            phase_osc_.emplace_back(osc_of(f), f.bytes);
-    std::sort(phase_osc_.begin(), phase_osc_.end());
+            node_bytes_[f.src] = 0;
+    into.busiest_node_bytes = most;
+    if (!std::is_sorted(osc.begin(), osc.end()))  // a write phase's flows come in OSC order
+        std::sort(osc.begin(), osc.end());
     size_t kept = 0;
-    for (size_t i = 0; i < phase_osc_.size(); i++) {
-        if (kept > 0 && phase_osc_[kept - 1].first == phase_osc_[i].first)
-            phase_osc_[kept - 1].second += phase_osc_[i].second;
+    for (size_t i = 0; i < osc.size(); i++) {
+        if (kept > 0 && osc[kept - 1].first == osc[i].first)
+            osc[kept - 1].second += osc[i].second;
         else
-            phase_osc_[kept++] = phase_osc_[i];
+            osc[kept++] = osc[i];
     }
-    phase_osc_.resize(kept);
+    osc.resize(kept);
 }
 
 void LustreClient::add_to_window(const Phase& phase)
@@ -150,35 +170,34 @@ void LustreClient::add_to_window(const Phase& phase)
     for (const Flow& f : phase.flows) {
         if (!f.to_target)
             continue;
-        auto [it, fresh] = window_.try_emplace(osc_of(f), f);
+        auto [held, fresh] = window_.try_emplace(osc_of(f), f);
         if (!fresh) {
-            it->second.bytes += f.bytes;
-            it->second.target_busy_s += f.target_busy_s;
+            held->bytes += f.bytes;
+            held->target_busy_s += f.target_busy_s;
         }
         last_.flows.push_back(f);
     }
     last_start_ = now_;
 }
 
-double LustreClient::write_back_phase(const Phase& phase)
+double LustreClient::write_back_phase(const Phase& phase, const PhaseLoad& load)
 {
     double start = now_;
-    load_oscs(phase);
     // No room in some OSC: the open window goes out, and the next writes wait until the window
     // before it is on the targets (the budget holds about one window while another drains).
-    if (!window_.empty() && over_budget(false)) {
+    if (!window_.empty() && over_budget(load, false)) {
         flush_window();
         wait_for(earlier_flushed_at_, earlier_flushed_binding_);
     }
     if (window_.empty())
         window_start_ = now_;
     add_to_window(phase);
-    Copy copy = copy_s(phase);
+    Copy copy = copy_s(phase, load.busiest_node_bytes);
     now_ += phase.fixed_s + copy.seconds + lock_wait(phase);
     attribution_.charge_fixed(phase.label, phase.fixed_s);
     attribution_.charge(copy.limit, copy.seconds);
     // A write larger than the budget on its own cannot run ahead of its flush.
-    if (over_budget(true)) {
+    if (over_budget(load, true)) {
         flush_window();
         wait_for(flushed_at_, flushed_binding_);
     }
@@ -194,8 +213,7 @@ void LustreClient::flush_window()
         return;
     Phase merged;
     merged.label = "write";
-    for (const auto& [osc, flow] : window_)
-        merged.flows.push_back(flow);
+    merged.flows = window_.values();
     // In OSC order, whatever the hash table's order.
     std::sort(merged.flows.begin(), merged.flows.end(),
               [](const Flow& a, const Flow& b) { return osc_of(a) < osc_of(b); });
@@ -268,12 +286,12 @@ void LustreClient::move_targets(const TargetRotation& rotation, long long steps)
 {
     if (rotation.none())
         return;
-    std::unordered_map<uint64_t, Flow> moved;
-    for (auto [osc, flow] : window_) {
+    std::vector<Flow> flows = window_.values();
+    window_.clear();
+    for (Flow& flow : flows) {
         flow.dst = rotation.moved(flow.dst, steps);
-        moved.emplace(osc_of(flow), flow);
+        window_.try_emplace(osc_of(flow), flow);
     }
-    window_ = std::move(moved);
     for (Flow& f : last_.flows)
         f.dst = rotation.moved(f.dst, steps);
 }
@@ -288,7 +306,7 @@ uint64_t LustreClient::state_hash(const TargetRotation& rotation, long long step
         return f;
     };
     uint64_t window = 0;  // the window's OSCs in any order
-    for (const auto& [osc, flow] : window_) {
+    for (const Flow& flow : window_.values()) {
         Flow f = back(flow);
         window += flow_hash(f) * 0x100000001b3ULL + osc_of(f);
     }
@@ -328,9 +346,16 @@ std::vector<double> LustreClient::run_block(const std::vector<Phase>& block, uin
                 return false;
         return true;
     };
+    std::vector<PhaseLoad> loads;  // of the block's phases as they are, once
+    if (write_back())
+        for (const Phase& ph : block) {
+            loads.emplace_back();
+            load_of(ph, loads.back());
+        }
     uint64_t done = 0;
     while (done < times) {
         const std::vector<Phase>* phases = &block;
+        bool as_is = true;
         if (moves && done % orbit != 0) {
             moved_block = block;
             for (Phase& ph : moved_block)
@@ -338,10 +363,11 @@ std::vector<double> LustreClient::run_block(const std::vector<Phase>& block, uin
                     if (f.to_target)
                         f.dst = rotation.moved(f.dst, static_cast<long long>(done));
             phases = &moved_block;
+            as_is = false;
         }
         for (size_t i = 0; i < phases->size(); i++)
             for (uint64_t r = 0; r < (*phases)[i].repeat; r++)
-                seconds[i] += run((*phases)[i]);
+                seconds[i] += run((*phases)[i], as_is && !loads.empty() ? &loads[i] : nullptr);
         done++;
         if (!fold)
             continue;

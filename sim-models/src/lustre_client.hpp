@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "flat_map.hpp"
 #include "phase_timer.hpp"
 #include "target_rotation.hpp"
 
@@ -47,21 +48,28 @@ private:
         double seconds = 0;
         Mechanism limit = Mechanism::client_processes;
     };
+    // What the client's bookkeeping needs of a write phase, found once for a block's phases
+    // that run many times over.
+    struct PhaseLoad {
+        std::vector<std::pair<uint64_t, uint64_t>> osc_bytes;  // per OSC, in OSC order
+        uint64_t busiest_node_bytes = 0;
+    };
     bool write_back() const { return platform_.cache.osc_dirty_bytes > 0; }
+    double run(const Phase& phase, const PhaseLoad* load);
     // What the client side takes to push the phase's writes: its busiest process, its
     // busiest node, whichever takes longer.
-    Copy copy_s(const Phase& phase);
+    Copy copy_s(const Phase& phase, uint64_t busiest_node_bytes) const;
     double lock_wait(const Phase& phase);  // charged to the lock waits
     void charge(const Phase& phase, const Timing& timing);
     // The application waits until `until`: charged to the flush it waits for.
     void wait_for(double until, const PhaseBinding& flush);
     double write_through(const Phase& phase);
-    double write_back_phase(const Phase& phase);
-    void load_oscs(const Phase& phase);      // the phase's bytes per OSC into phase_osc_
+    double write_back_phase(const Phase& phase, const PhaseLoad& load);
+    void load_of(const Phase& phase, PhaseLoad& into);
     void add_to_window(const Phase& phase);  // its writes into the open window, as its last
-    // Would the phase's OSC loads (phase_osc_) push an OSC past its budget, with the open
-    // window's data or (alone) without?
-    bool over_budget(bool alone) const;
+    // Would the phase's OSC loads push an OSC past its budget, with the open window's data or
+    // (alone) without?
+    bool over_budget(const PhaseLoad& load, bool alone) const;
     void flush_window();
     // The state that decides what later phases cost: its clocks, and a hash of the rest.
     std::vector<double> clocks() const;
@@ -78,9 +86,9 @@ private:
     double earlier_flushed_at_ = 0;  // when the window before it was
     // The open window: writes in the cache together, each OSC within its budget, merged by
     // OSC (node, target); and the last of its write phases.
-    std::unordered_map<uint64_t, Flow> window_;
-    std::vector<std::pair<uint64_t, uint64_t>> phase_osc_;  // scratch: the phase's bytes per OSC
-    std::unordered_map<int, uint64_t> node_bytes_;     // scratch: the phase's bytes per node
+    FlatMap<Flow> window_;  // by OSC
+    PhaseLoad load_;                    // scratch: a phase's load
+    std::vector<uint64_t> node_bytes_;  // scratch: a phase's bytes per node (zero between phases)
     double window_start_ = 0;
     Phase last_;
     double last_start_ = 0;

@@ -84,6 +84,7 @@ void PieceSet::for_each_writer(
             next.emplace(w, i);
     }
     std::vector<size_t> mine;
+    std::vector<std::pair<WriterExtent, size_t>> parts;  // the writer's regions in file order
     while (!next.empty()) {
         uint64_t w = next.top().first;
         mine.clear();
@@ -97,8 +98,8 @@ void PieceSet::for_each_writer(
             if (n != no_offset)
                 next.emplace(n, i);
         }
-        // this writer's regions in file order; overlapping ones are merged piece by piece
-        std::vector<std::pair<WriterExtent, size_t>> parts;
+        // overlapping regions are merged piece by piece
+        parts.clear();
         for (size_t i : mine)
             parts.emplace_back(regions_[i]->writer_extent(w), i);
         std::stable_sort(parts.begin(), parts.end(),

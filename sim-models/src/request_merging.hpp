@@ -17,7 +17,8 @@
 #pragma once
 
 #include <cstdint>
-#include <unordered_map>
+
+#include "flat_map.hpp"
 
 namespace iosim {
 
@@ -36,7 +37,7 @@ private:
     };
     uint64_t requests(uint64_t bytes) const { return (bytes + max_ - 1) / max_; }
     uint64_t max_;
-    std::unordered_map<uint64_t, Run> runs_;  // stream -> its open run
+    FlatMap<Run> runs_;  // stream -> its open run
 };
 
 }  // namespace iosim

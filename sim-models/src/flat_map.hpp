@@ -1,0 +1,88 @@
+// A map from 64-bit keys to values for the bookkeeping the simulator does per piece and per
+// flow (RPC runs per object, a client's write-back window per OSC): open addressing over a
+// flat array, entries kept in insertion order, cleared by the slots it used. std::unordered_map
+// allocates a node per entry and frees it at clear(), which at IO500's scale (millions of
+// phases, each with hundreds of entries) was most of the simulation's time.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace iosim {
+
+template <typename Value>
+class FlatMap {
+public:
+    bool empty() const { return keys_.empty(); }
+    size_t size() const { return keys_.size(); }
+    // In the order the keys were first inserted.
+    const std::vector<uint64_t>& keys() const { return keys_; }
+    const std::vector<Value>& values() const { return values_; }
+
+    const Value* find(uint64_t key) const
+    {
+        if (keys_.empty())
+            return nullptr;
+        for (size_t s = home(key);; s = (s + 1) & mask_) {
+            if (slots_[s] < 0)
+                return nullptr;
+            if (keys_[static_cast<size_t>(slots_[s])] == key)
+                return &values_[static_cast<size_t>(slots_[s])];
+        }
+    }
+    // The key's value, or `value` inserted as it (and true).
+    std::pair<Value*, bool> try_emplace(uint64_t key, const Value& value = Value{})
+    {
+        if (2 * (keys_.size() + 1) > slots_.size())
+            grow();
+        size_t s = home(key);
+        for (; slots_[s] >= 0; s = (s + 1) & mask_)
+            if (keys_[static_cast<size_t>(slots_[s])] == key)
+                return {&values_[static_cast<size_t>(slots_[s])], false};
+        slots_[s] = static_cast<int32_t>(keys_.size());
+        used_.push_back(s);
+        keys_.push_back(key);
+        values_.push_back(value);
+        return {&values_.back(), true};
+    }
+    Value& operator[](uint64_t key) { return *try_emplace(key).first; }
+    void clear()
+    {
+        for (size_t s : used_)
+            slots_[s] = -1;
+        used_.clear();
+        keys_.clear();
+        values_.clear();
+    }
+
+private:
+    size_t home(uint64_t key) const { return static_cast<size_t>((key * 0x9e3779b97f4a7c15ULL) >> shift_); }
+    void grow()
+    {
+        size_t n = slots_.empty() ? 1024 : 2 * slots_.size();
+        slots_.assign(n, -1);
+        mask_ = n - 1;
+        shift_ = 64;
+        for (size_t m = n; m > 1; m >>= 1)
+            shift_--;
+        used_.clear();
+        for (size_t i = 0; i < keys_.size(); i++) {
+            size_t s = home(keys_[i]);
+            while (slots_[s] >= 0)
+                s = (s + 1) & mask_;
+            slots_[s] = static_cast<int32_t>(i);
+            used_.push_back(s);
+        }
+    }
+
+    std::vector<uint64_t> keys_;
+    std::vector<Value> values_;
+    std::vector<int32_t> slots_;  // -1 free, else an index into keys_ and values_
+    std::vector<size_t> used_;    // slots set
+    size_t mask_ = 0;
+    int shift_ = 64;  // 64 - log2 of the slots: home() takes the hash's top bits
+};
+
+}  // namespace iosim
