@@ -12,10 +12,12 @@ from pathlib import Path
 import pytest
 import yaml
 from iotwin.core import paths
+from iotwin.core.errors import UserError
 from iotwin.core.yaml_files import read_yaml
-from iotwin.model.platform_sheet import load_sheet, parse_rate, platform_tree
+from iotwin.model.platform_sheet import load_sheet, parse_sheet, platform_tree
 from iotwin.model.platform_yaml import render_platform
 from iotwin.model.platforms import load_platform
+from iotwin.model.sheet_schema import parse_rate
 from iotwin.model.sim import simulate
 
 SHEETS = sorted((paths.platforms_dir() / "sheets").glob("*.yaml"))
@@ -188,3 +190,95 @@ def test_cray_mpich_spreads_its_aggregators_and_a_sheet_may_say_its_hdf5_fills()
     assert "aggregator_placement" not in romio["site_defaults"]  # ROMIO's own order
     assert romio["site_defaults"]["mpiio"]["cb_config_list"]["value"] == "*:1"
     assert romio["hdf5"]["fills_default_value"]["value"] is False
+
+
+# Figures that mean nothing, each refused by the sheet schema (data/sheet-schema.yaml) naming
+# the key and, for a bound, the bounds table's kind.
+NONSENSE = [
+    ("target_mbs: 800", "target_mbs: .inf", "storage.target_mbs: inf is not a bandwidth"),
+    ("target_mbs: 800", "target_mbs: .nan", "storage.target_mbs: nan is not a bandwidth"),
+    ("target_mbs: 800", "target_mbs: -800", "storage.target_mbs: -800 is not a bandwidth"),
+    ("target_mbs: 800", "target_mbs: 1e35", "storage.target_mbs: expected 1 to 1e+09 MB/s "
+     "(bounds.yaml: bandwidth_mbs)"),
+    ("server_mbs: 5 GB/s", "server_mbs: 1b/s", "storage.server_mbs: expected 1 to 1e+09 MB/s"),
+    ("targets: 16", "targets: 10000000", "storage.targets: expected 1 to 65535 "
+     "(bounds.yaml: targets)"),
+    ("targets: 16", "targets: " + "9" * 500, "storage.targets: expected 1 to 65535"),
+    ("servers: 4", "servers: 1000", "storage.servers: 1000 is more than storage.targets (16)"),
+    ("stripe_count: 2", "stripe_count: 2000", "defaults.stripe_count: 2000 is more than "
+     "storage.targets (16)"),
+    ("stripe_count: 2", "stripe_count: 2, layout: [{end: 1GiB, stripe_count: 4}, "
+     "{end: eof, stripe_count: 2000}]", "defaults.layout[1].stripe_count: 2000 is more than"),
+    ("metadata_servers: 1", "metadata_servers: 1, rpc_size: 0",
+     "storage.rpc_size: expected 4096 to 16777216 bytes (bounds.yaml: rpc_bytes), got 0"),
+    ("metadata_servers: 1", "metadata_servers: 1, pools: {abcdefghijklmnopqrstuvwxy: "
+     "{targets: 4, target_mbs: 900}}, pool: abcdefghijklmnopqrstuvwxy",
+     "expected a pool name, 15 or fewer of A-Z a-z 0-9 - _"),
+    ("stripe_count: 2", "stripe_count: 2, pool: \"a\\nb\"", "defaults.pool: expected a pool name"),
+    ("metadata_servers: 1", "metadata_servers: 1, pools: {flash: {targets: 4, target_mbs: 900, "
+     "servers: 5}}, pool: flash",
+     "storage.pools.flash.servers: 5 is more than storage.pools.flash.targets (4)"),
+    ("nodes: 64", "nodes: 0", "compute.nodes: expected 1 to 1048576 (bounds.yaml: nodes)"),
+    ("nodes: 64", "nodes: 64.5", "compute.nodes: expected a whole number, got 64.5"),
+    ("metadata_servers: 1", "metadata_servers: 1000", "storage.metadata_servers: expected 1 to "
+     "256"),
+    ("target_mbs: 800", "target_mbs: {value: 800, source: [1, 2]}",
+     "storage.target_mbs.source: expected text"),
+    ("target_mbs: 800", "target_mbs: {value: 800, bounds: [.nan, 900], source: vendor}",
+     "storage.target_mbs.bounds: nan is not a bandwidth"),
+    ("stripe_count: 2}", "stripe_count: 2}\nsite_rules: {forbidden: [{key: mpiio.cb_nodes, "
+     "value: banana}]}", "site_rules.forbidden[0].value"),
+]
+
+
+@pytest.mark.parametrize(("old", "new", "message"), NONSENSE, ids=[m.split(":")[0] + str(i)
+                                                                   for i, (_, _, m)
+                                                                   in enumerate(NONSENSE)])
+def test_a_figure_out_of_its_bounds_or_rules_is_one_error_naming_it(
+        tmp_path: Path, old: str, new: str, message: str) -> None:
+    assert old in MINIMAL
+    sheet = tmp_path / "bad.yaml"
+    sheet.write_text(MINIMAL.replace(old, new, 1))
+    with pytest.raises(UserError) as refused:
+        load_sheet(sheet)
+    assert str(refused.value).startswith(f"{sheet}: ") and "\n" not in str(refused.value)
+    assert message in str(refused.value)
+
+
+def test_the_largest_file_system_the_bounds_allow_is_a_model() -> None:
+    """65,535 targets on as many servers, each figure at its bound's edge, reads as a sheet (what
+    iosim does with it: experiments/fuzz_inputs.py)."""
+    big = MINIMAL.replace("servers: 4, targets: 16", "servers: 65535, targets: 65535")
+    tree = platform_tree(parse_sheet(yaml.safe_load(big), "big.yaml"))
+    assert tree["filesystem"]["targets"]["value"] == 65535
+    assert tree["filesystem"]["max_stripe_count"]["value"] == 2000  # a Lustre file's most
+
+
+def test_a_hand_written_model_is_held_to_the_sheet_bounds(tmp_path: Path) -> None:
+    """A platform file's figures that a sheet key gives are checked as that key: a model of
+    10^7 OSTs, which took iosim past 2 GiB, is refused before any simulation."""
+    tree = read_yaml(paths.platforms_dir() / "archer.yaml", "platform")
+    tree["filesystem"]["targets"]["value"] = 10**7
+    path = tmp_path / "huge.yaml"
+    path.write_text(render_platform(tree))
+    with pytest.raises(UserError, match=r"huge.yaml: filesystem.targets: expected 1 to 65535 "
+                                         r"\(bounds.yaml: targets\), got 10000000"):
+        load_platform(path)
+    tree["filesystem"]["targets"]["value"] = 48
+    tree["filesystem"]["rpc_max_bytes"]["value"] = 0
+    path.write_text(render_platform(tree))
+    with pytest.raises(UserError, match=r"filesystem\.rpc_max_bytes: expected 4096 to 16777216"):
+        load_platform(path)
+
+
+def test_a_derived_figure_out_of_bounds_names_the_sheet_keys_it_comes_from(tmp_path: Path
+                                                                           ) -> None:
+    """A one-node machine of 1 MB/s: its MPI fabric, derived as half the nodes' injection, is
+    0.5 MB/s; the error names the sheet's keys, not only the model's figure."""
+    sheet = tmp_path / "slow.yaml"
+    sheet.write_text(MINIMAL.replace("nodes: 64", "nodes: 1").replace("100Gb/s", "1"))
+    with pytest.raises(UserError) as refused:
+        platform_tree(load_sheet(sheet))
+    message = str(refused.value)
+    assert message.startswith(f"{sheet}: network.mpi_fabric_mbs: expected 1 to 1e+09 MB/s")
+    assert "derived from compute.nodes x compute.nic_mbs / 2" in message

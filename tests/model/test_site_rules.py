@@ -108,3 +108,35 @@ def test_simulate_refuses_a_config_that_breaks_a_rule_in_one_line(tmp_path: Path
 def test_every_rule_says_where_it_comes_from(platform: str) -> None:
     rules = load_platform(platform).tree["site_rules"]
     assert rules and all("source" in leaf for leaf in rules.values())
+
+
+def with_rules(platform_name: str, forbidden: list[dict[str, Any]]) -> Any:
+    """A model of ``platform_name`` whose site forbids ``forbidden`` (key and value)."""
+    from iotwin.model.platforms import parse_platform
+    base = load_platform(platform_name)
+    tree = {**base.tree, "site_rules": {"forbidden": {"value": forbidden, "source": "test"}}}
+    return parse_platform(tree, "test")
+
+
+def test_a_forbidden_value_is_refused_in_any_block_and_any_component() -> None:
+    site = with_rules("frontier", [{"key": "lustre.stripe_count", "value": 8},
+                                   {"key": "mpiio.romio_cb_write", "value": "disable"}])
+    plain = violations(site, config(stripe_count=8))
+    in_component = violations(site, config(components=[
+        {"end": 2**20, "stripe_count": 1}, {"end": "eof", "stripe_count": 8}]))
+    hint = violations(site, validate_config({"mpiio": {"romio_cb_write": "disable"}}, "t"))
+    per_file = violations(site, validate_config(
+        {"files": [{"match": "*.h5", "mpiio": {"romio_cb_write": "disable"}}]}, "t"))
+    assert [v.split(":")[0] for v in plain if "stripe_count 8 is forbidden" in v] == [
+        "lustre.stripe_count"]
+    assert [v.split(":")[0] for v in in_component if "stripe_count 8 is forbidden" in v] == [
+        "lustre.components[1].stripe_count"]
+    assert [v.split(":")[0] for v in hint] == ["mpiio.romio_cb_write"]
+    assert [v.split(":")[0] for v in per_file] == ["mpiio.romio_cb_write"]
+    assert per_file[0].endswith("in files[0]")
+    assert violations(site, validate_config({"mpiio": {"romio_cb_write": "enable"}}, "t")) == []
+    # with a workload, the file's resolved settings: the per-file hint reaches big.h5
+    assert any("romio_cb_write disable is forbidden" in v and v.endswith("for big.h5")
+               for v in violations(site, validate_config(
+                   {"files": [{"match": "big.h5", "mpiio": {"romio_cb_write": "disable"}}]},
+                   "t"), BIG))

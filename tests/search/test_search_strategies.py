@@ -372,9 +372,11 @@ def test_sim_screened_reports_each_step_of_its_screening(tmp_path: Path) -> None
     for generation in generations:
         steps = [r for r in reports if isinstance(r, Screening) and r.generation == generation]
         assert [s.step for s in steps] == [0, 1, 2, 3]  # before each real batch
-        assert steps[0].simulations >= settings["population"] // 2  # the population, first
         counts = [s.simulations for s in steps]
-        assert counts == sorted(counts) and all(s.per_second for s in steps)
+        assert counts == sorted(counts)
+        if generation == 0:  # later ones reuse the predictions until the model is refitted
+            assert steps[0].simulations >= settings["population"] // 2  # the population
+            assert all(s.per_second for s in steps)
         best = [s.best_predicted or 0.0 for s in steps]
         assert best == sorted(best)   # the GA keeps its best: the best predicted never drops
     # a screening step comes before its generation's real batch is reported

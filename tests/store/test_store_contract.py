@@ -10,7 +10,7 @@ import sqlite3
 import subprocess
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from pathlib import Path
 
 import pytest
@@ -159,6 +159,26 @@ def _foreign(path: Path, script: str) -> None:
     raw.close()
 
 
+
+def test_whatif_reads_its_calibrations_from_a_read_only_store(tmp_path: Path) -> None:
+    """whatif only reads the store (the calibrations that band its answers): it opens it
+    read-only, so a store on a read-only file system serves it and is left as it was."""
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    with Store(folder / "s.db") as writer:
+        _fill(writer)
+    before = _digest(folder)
+    read = ("from iotwin.commands.whatif import _calibrations; "
+            f"print(len(_calibrations('{folder / 's.db'}')))")
+    script = (f"mount --bind {folder} {folder} && mount -o remount,bind,ro {folder} && "
+              f"{sys.executable} -c \"{read}\" > {tmp_path}/out 2> {tmp_path}/err; "
+              f"echo $? > {tmp_path}/rc")
+    subprocess.run([*in_namespace(), "sh", "-c", script], check=True, timeout=300)
+    assert (tmp_path / "rc").read_text().strip() == "0", (tmp_path / "err").read_text()
+    assert (tmp_path / "out").read_text().strip() == "0"  # p's calibration is not a table's
+    assert _digest(folder) == before
+
+
 FOREIGN = {
     "another application's id": (
         "PRAGMA application_id=1234; CREATE TABLE notes (text); "
@@ -259,3 +279,23 @@ def test_show_reads_a_store_on_a_read_only_file_system(tmp_path: Path) -> None:
     assert (tmp_path / "rc").read_text().strip() == "0", (tmp_path / "err").read_text()
     assert (tmp_path / "out").read_text().startswith("campaign 1: c (tune)")
     assert _digest(folder) == before
+
+
+def test_a_store_with_a_renamed_column_is_refused_untouched(tmp_path: Path) -> None:
+    """A damaged page can rename a column in the schema; reading rows into the records then
+    failed with a TypeError (the fuzz suite's damaged stores)."""
+    path = tmp_path / "s.db"
+    with Store(path) as writer:
+        _fill(writer)
+    with closing(sqlite3.connect(path)) as plain:
+        plain.execute("ALTER TABLE evaluations RENAME COLUMN details TO detailN")
+        plain.execute("PRAGMA journal_mode=DELETE")
+    before = _digest(tmp_path)
+    for read_only in (True, False):
+        with pytest.raises(UserError) as raised:
+            Store(path, read_only=read_only)
+        message = str(raised.value)
+        assert message.startswith(f"{path}: not an iotwin store as this iotwin reads one: "
+                                  "table evaluations has columns ") and "detailN" in message
+        assert "\n" not in message and message.endswith("it is left untouched")
+    assert _digest(tmp_path) == before

@@ -107,6 +107,12 @@ CAMPAIGN = {"label": "c", "campaign": {"strategy": "random", "space": "table3", 
      "x.yaml: configs[4].campaign.fixed: expected a mapping, got 'lustre'"),
     (["configs", 3, "sweep", "base"], [1],
      "x.yaml: configs[3].sweep.base: expected a mapping, got [1]"),
+    # found by the input fuzz suite: internal errors before
+    (["configs", 3, "sweep", "key"], -1, "x.yaml: configs[3].sweep.key: expected a config key"),
+    (["configs", 3, "sweep", "key"], ["mpiio.cb_buffer_size", 7],
+     "x.yaml: configs[3].sweep.key: expected a config key"),
+    (["configs", 3, "sweep", "base"], {"mpiio": 5}, "x.yaml: configs[3].sweep.base: mpiio"),
+    (["configs", 3, "sweep", "a\nb"], 1, 'x.yaml: configs[3].sweep."a\\nb": unknown key'),
 ])
 def test_an_absurd_cost_or_a_wrong_type_is_refused_naming_the_field(
         path: list[str | int], value: object, message: str) -> None:

@@ -128,7 +128,7 @@ def test_the_benchmark_command_writes_its_figures_page_and_readme_table(tmp_path
     assert (tmp_path / "out" / "small.png").stat().st_size > 0
     assert "small | optuna-tpe | 25 |" in readme.read_text()
     assert "standard error" in readme.read_text()
-    assert "small, the model refitted to every config's median (" in readme.read_text()
+    assert "small: the model refitted to every config's median (" in readme.read_text()
     assert "bootstrap" in (tmp_path / "out" / "index.html").read_text()
     assert not (tmp_path / "out" / "campaigns").exists()  # a finished run leaves none to resume
 

@@ -39,3 +39,15 @@ def test_real_differences_under_noise_are_ordered_between_halves() -> None:
 def test_too_few_near_best_configs_leave_the_agreement_open() -> None:
     rates = np.array([[100.0] * 5, [50.0] * 5, [40.0] * 5])
     assert resolution(_table(rates)).agreement is None
+
+
+def test_unequal_repeats_resample_each_config_among_its_own_runs() -> None:
+    # an imported table: most configs run twice, a few six times; the cells they lack are empty
+    noise = np.random.default_rng(3).lognormal(mean=5.0, sigma=0.3, size=(40, 6)).tolist()
+    rows = [row[:2] + [None] * 4 if i < 34 else row for i, row in enumerate(noise)]
+    table = Landscape("imported", [{"mpiio.cb_nodes": i} for i in range(40)], rows)
+    found = resolution(table, resamples=300)
+    # a median of two runs spreads about as much as its runs do (the old resampling drew
+    # empty cells and reported 0%)
+    assert 0.05 < found.median_se < 0.4
+    assert found.contenders >= 5

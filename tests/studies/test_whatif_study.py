@@ -27,6 +27,7 @@ from iotwin.studies.whatif import (
     parse_variation,
     search_in_simulation,
     study,
+    variants,
     vary,
 )
 from iotwin.workloads.workload import dump_workload, kernel_workload
@@ -136,8 +137,22 @@ def test_variants_are_every_combination() -> None:
 @pytest.mark.parametrize(("setting", "message"), [
     ({"osts": 4}, "no parameter 'osts'"),
     ({"targets": 4}, "did you mean filesystem.targets"),
-    ({"ost_count": 0}, "positive whole number"),
-    ({"filesystem.target_mbs": "fast"}, "expected a value like 500"),
+    ({"ost_count": 0}, r"--vary: filesystem.targets: expected 1 to 65535 \(bounds.yaml: targets\)"),
+    ({"filesystem.target_mbs": "fast"}, "'fast' is not a bandwidth"),
+    # each value checked as the spec sheet's key giving the figure is (data/sheet-schema.yaml)
+    ({"filesystem.targets": -5}, "filesystem.targets: expected 1 to 65535"),
+    ({"filesystem.targets": 10**7}, "filesystem.targets: expected 1 to 65535"),
+    ({"filesystem.targets": 24.5}, "filesystem.targets: expected a whole number, got 24.5"),
+    ({"filesystem.target_mbs": float("inf")}, "inf is not a bandwidth"),
+    ({"filesystem.target_mbs": 1e35}, r"expected 1 to 1e\+09 MB/s"),
+    ({"filesystem.metadata_servers": 10**6}, "expected 1 to 256"),
+    # a figure no sheet key gives: a number of its own type, finite and >= 0, never truncated
+    ({"filesystem.degradation": -0.5}, "expected a finite number >= 0"),
+    ({"filesystem.degradation": float("nan")}, "expected a finite number >= 0"),
+    ({"site_defaults.romio_driver": 3}, "expected a value like 'lustre'"),
+    # a site default is a tuning config's value, checked as the config key is
+    ({"site_defaults.lustre.stripe_count": 5000}, "site_defaults.lustre.stripe_count: expected"),
+    ({"site_defaults.mpiio.romio_cb_write": "banana"}, "site_defaults.mpiio.romio_cb_write: "),
 ])
 def test_bad_variants_are_named(setting: dict[str, Any], message: str) -> None:
     with pytest.raises(UserError, match=message):
@@ -148,6 +163,13 @@ def test_bad_variation_syntax_is_refused() -> None:
     with pytest.raises(UserError, match="PATH=V1,V2"):
         parse_variation("ost_count")
     assert parse_variation("ost_count=24,48") == Variation("ost_count", (24, 48))
+    # one YAML reader: 1_000 and 0x10 are text (refused as counts), .inf a number out of bounds
+    assert parse_variation("ost_count=1_000,0x10").values == ("1_000", "0x10")
+    for text, message in (("ost_count=1_000", "expected a whole number, got '1_000'"),
+                          ("filesystem.targets=0,-5", "expected 1 to 65535"),
+                          ("filesystem.target_mbs=.inf", "inf is not a bandwidth")):
+        with pytest.raises(UserError, match=message):
+            variants(load_platform("archer"), [parse_variation(text)])
 
 
 def test_every_answer_carries_its_ceiling_and_what_binds_it() -> None:

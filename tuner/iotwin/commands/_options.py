@@ -10,6 +10,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from iotwin.core.errors import UserError
 from iotwin.core.limits import RUN_TIMEOUT_S
 from iotwin.formats.bounds import load_bounds
 from iotwin.model.sim_cluster import ENV, checked_address
@@ -109,3 +110,21 @@ def _directory(value: str) -> str:
     if not os.path.isdir(value):
         raise argparse.ArgumentTypeError(f"{value}: not a directory")
     return os.path.abspath(value)
+
+
+def add_force_argument(parser: argparse.ArgumentParser) -> None:
+    """``--force``: the commands that write a file the user names (or a default one)."""
+    parser.add_argument("--force", action="store_true",
+                        help="replace the output file if it exists (without it, an existing "
+                             "file is never overwritten)")
+
+
+def new_output(path: Path, force: bool) -> Path:
+    """``path`` if the command may write it: a file that does not exist yet, or one the user
+    asked to replace (``--force``); checked before any work starts, so that no long run ends
+    in a refusal. UserError naming it else (a directory is never replaced)."""
+    if path.is_dir():
+        raise UserError(f"{path}: is a directory; name a file to write")
+    if (path.exists() or path.is_symlink()) and not force:
+        raise UserError(f"{path}: exists; give --force to replace it")
+    return path

@@ -18,9 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from iotwin.commands._options import (
+    add_force_argument,
     add_sim_cluster_argument,
     add_store_argument,
     add_workdir_argument,
+    new_output,
 )
 from iotwin.core.errors import UserError
 from iotwin.core.paths import data_dir
@@ -78,6 +80,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     family.add_argument("-o", "--output", type=Path, metavar="FAMILY.yaml",
                         help="where to write the fit (default: the package's "
                         "data/family-io500.yaml, which `platform new --io500` reads)")
+    add_force_argument(family)
     add_sim_cluster_argument(parser)
     add_store_argument(parser)
     parser.set_defaults(func=main)
@@ -208,7 +211,7 @@ def _table_json(calibration_id: int, platform: Platform, found: TableCalibration
 def _family(args: argparse.Namespace) -> int:
     if not args.io500:
         raise UserError("--family needs the machines' measurements: --io500 TRAIN.json")
-    output = args.output or data_dir() / FAMILY_FILE
+    output = new_output(args.output, args.force) if args.output else data_dir() / FAMILY_FILE
     document = family_calibration(
         args.io500, segments=args.segments, max_evaluations=args.evaluations,
         refit_evaluations=max(4, args.evaluations // 3),

@@ -19,7 +19,12 @@ from typing import Any, NoReturn
 
 import yaml
 
-from iotwin.commands._options import add_store_argument, add_workdir_argument
+from iotwin.commands._options import (
+    add_force_argument,
+    add_store_argument,
+    add_workdir_argument,
+    new_output,
+)
 from iotwin.commands.tune import (
     add_tune_arguments,
     say_program_flavour,
@@ -45,6 +50,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--output", type=Path, metavar="YAML",
                         help="tuned config file (default: demo-tuned.yaml in the scratch root, "
                              "runs/ or $IOTWIN_SCRATCH)")
+    add_force_argument(parser)
     add_workdir_argument(parser, default=None)
     add_store_argument(parser)
     parser.set_defaults(func=main)
@@ -92,6 +98,8 @@ def main(args: argparse.Namespace) -> int:
     except paths.MissingBuildError as error:
         raise UserError(str(error)) from error
     output = args.output or _shown(default_scratch_root() / "demo-tuned.yaml")
+    force = args.force or args.output is None  # the scratch file is the demo's own
+    new_output(output, force)
     output.parent.mkdir(parents=True, exist_ok=True)
     argv = tune_argv(spec, args.spec)
     argv[1:1] = ["--store", str(resolve_path(args.store)), "--output", str(output),
@@ -103,7 +111,8 @@ def main(args: argparse.Namespace) -> int:
         tune_spec = spec_from_arguments(tune_args)
         say_program_flavour(tune_spec)
         campaign_id, tune_spec, parts = start(store, tune_spec)
-        tune_and_report(store, campaign_id, tune_spec, output, tune_args.json, parts)
+        tune_and_report(store, campaign_id, tune_spec, output, tune_args.json, parts,
+                        force=force)
     return 0
 
 

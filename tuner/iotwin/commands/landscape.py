@@ -19,7 +19,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from iotwin.commands._options import add_store_argument, add_workdir_argument
+from iotwin.commands._options import (
+    add_force_argument,
+    add_store_argument,
+    add_workdir_argument,
+    new_output,
+)
 from iotwin.core import paths
 from iotwin.core.errors import UserError
 from iotwin.core.readme_block import fill_block
@@ -27,6 +32,7 @@ from iotwin.executors import filesystem_of
 from iotwin.executors.table import write_table
 from iotwin.executors.twin import TwinExecutor
 from iotwin.report import benchmark as report
+from iotwin.report.benchmark import import_page
 from iotwin.store.database import Store, resolve_path
 from iotwin.studies.landscape import (
     conditions,
@@ -35,11 +41,13 @@ from iotwin.studies.landscape import (
     measure_landscape,
 )
 from iotwin.studies.strategy_benchmark import (
+    landscape_space,
     load_benchmark,
     model_on_table,
     run_in_parallel,
     table_case,
 )
+from iotwin.studies.table_import import import_runs, read_runs
 from iotwin.studies.table_resolution import resolution
 from iotwin.validation.local import load_suite
 from iotwin.workloads.workload import dump_workload
@@ -60,6 +68,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     measure.add_argument("-o", "--output", type=Path, metavar="CSV",
                          help="the table (default: SPEC with .csv); its page goes to the same "
                               "name with .md, a program's captured workload to .workload.yaml")
+    add_force_argument(measure)
     measure.add_argument("--twin", type=int, metavar="SEED",
                          help="measure the spec platform's twin (truth SEED) instead of this "
                               "machine")
@@ -96,13 +105,39 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                                 "process each (default 1)")
     benchmark.add_argument("--readme", type=Path, metavar="MD",
                            help="fill the figures table into this README")
+    benchmark.add_argument("--model-analysis", default="full", metavar="off|full|SIMULATIONS",
+                           type=_model_analysis,
+                           help="the platform model on each whole table, as loaded and "
+                                "refitted to it: off, full (default), or a budget of "
+                                "simulations for its refit")
     benchmark.set_defaults(func=_benchmark)
+    imported = actions.add_parser(
+        "import", help="a CSV of runs measured elsewhere as a landscape table",
+        description="Read a CSV of measured runs (one row per run: a column per setting, "
+                    "named as the spec's space names it, and a rate column in MB/s) and write "
+                    "it as a landscape table of the spec's space: each value becomes the "
+                    "space's value written the same way, or its nearest (numbers; the "
+                    "mapping is reported), runs of the same config pooled (configs may have "
+                    "unequal numbers of runs). The table goes beside SPEC (SPEC with .csv, "
+                    "as `landscape benchmark` reads it) with a page saying how it was mapped "
+                    "and how finely it tells configs apart.")
+    imported.add_argument("runs", type=Path, metavar="CSV", help="the measured runs")
+    imported.add_argument("spec", type=Path, metavar="SPEC",
+                          help="the landscape spec of the table: platform, space, ranks and "
+                               "kernel or command (a local suite's keys)")
+    imported.add_argument("--rate", default="rate_mbs", metavar="COLUMN",
+                          help="the column of rates, MB/s (default rate_mbs)")
+    imported.add_argument("--ignore", action="append", default=[], metavar="COLUMN",
+                          help="a column that is not a setting (repeatable)")
+    imported.set_defaults(func=_import)
     parser.set_defaults(func=lambda args: parser.print_help() or 2)
 
 
 def _measure(args: argparse.Namespace) -> int:
     suite = load_suite(args.spec)
     output = args.output or args.spec.with_suffix(".csv")
+    for path in (output, output.with_suffix(".md"), output.with_suffix(".workload.yaml")):
+        new_output(path, args.force)
     executor, where = _executor(args, suite)
     with Store(resolve_path(args.store)) as store:
         campaign_id, table = measure_landscape(store, suite, executor,
@@ -151,19 +186,21 @@ def _benchmark(args: argparse.Namespace) -> int:
     cases, settings = load_benchmark(args.spec)
     if args.seeds:
         settings = dataclasses.replace(settings, seeds=args.seeds)
-    output = args.output or Path("experiments/results") / args.spec.stem
+    output = args.output or Path.cwd() / f"{args.spec.stem}-results"
     campaigns = output / "campaigns"
     if campaigns.exists():
         print(f"resuming the campaigns a previous run left in {campaigns}", file=sys.stderr)
     per_case = run_in_parallel(cases, settings, campaigns, args.jobs)
     results = []
     for case, figures in zip(cases, per_case, strict=True):
-        model, table_resolution = model_on_table(case), resolution(case.table)
+        model = (None if args.model_analysis == 0 else
+                 model_on_table(case, simulations=args.model_analysis))
+        table_resolution = resolution(case.table)
         print(f"{case.name}: {len(case.table.configs)} configs, optimum "
               f"{case.table.optimum:.1f} MB/s; {report.resolution_text(table_resolution)}",
               file=sys.stderr)
         result = report.TableBenchmark(case, figures, model, table_resolution)
-        for text in [*report.model_texts(model), *report.tied_order_texts(result)]:
+        for text in report.model_and_order_texts(result):
             print(f"  {text}", file=sys.stderr)
         results.append(result)
     command = "iotwin landscape benchmark " + shlex.join(sys.argv[3:])
@@ -174,6 +211,33 @@ def _benchmark(args: argparse.Namespace) -> int:
     if args.readme:
         fill_block(args.readme, args.spec.stem, f"`{command}`\n\n{table}")
     print(table)
+    return 0
+
+
+def _model_analysis(value: str) -> int | None:
+    """off: 0; full: None (no bound); else a budget of simulations."""
+    if value in ("off", "full"):
+        return 0 if value == "off" else None
+    try:
+        budget = int(value)
+    except ValueError:
+        budget = 0
+    if budget < 1:
+        raise argparse.ArgumentTypeError(f"{value!r}: expected off, full or a number of "
+                                         "simulations >= 1")
+    return budget
+
+
+def _import(args: argparse.Namespace) -> int:
+    imported = import_runs(read_runs(args.runs), landscape_space(args.spec), args.rate,
+                           args.runs.name, args.ignore)
+    output = args.spec.with_suffix(".csv")
+    write_table(imported.table, output)
+    command = "iotwin landscape import " + shlex.join(sys.argv[3:])
+    page = output.with_suffix(".md")
+    page.write_text(import_page(imported, resolution(imported.table), command))
+    print(f"wrote {output} and {page}", file=sys.stderr)
+    print(page.read_text())
     return 0
 
 

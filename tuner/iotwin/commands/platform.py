@@ -8,12 +8,14 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from iotwin.commands._options import add_force_argument, new_output
 from iotwin.core.errors import UserError
 from iotwin.model.family import family_defaults
 from iotwin.model.io500_description import load_records, sheet_of_record
 from iotwin.model.platform_sheet import Sheet, load_sheet, parse_sheet, platform_tree
 from iotwin.model.platform_yaml import render_platform
 from iotwin.model.platforms import Platform, list_platforms, load_platform, parse_platform
+from iotwin.workloads.replication.output import write_atomically
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -44,6 +46,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                      help="with --io500: also write the spec sheet the description reads as")
     new.add_argument("-o", "--output", metavar="PLATFORM.yaml",
                      help="where to write the model (default: print it)")
+    add_force_argument(new)
     new.set_defaults(func=main_new)
     listing = actions.add_parser(
         "list", help="the platform models shipped, with their storage peak",
@@ -65,12 +68,15 @@ def _sheet(args: argparse.Namespace) -> Sheet:
     origin = args.io500 + (f"#{args.submission}" if args.submission is not None else "")
     document = sheet_of_record(records[0], origin)
     if args.sheet_out:
-        _write(Path(args.sheet_out), render_platform(document, header=(
+        write_atomically(Path(args.sheet_out), render_platform(document, header=(
             f"The spec sheet of {origin}, as `iotwin platform new --io500` reads it.",)))
     return parse_sheet(document, origin)
 
 
 def main_new(args: argparse.Namespace) -> int:
+    for output in (args.output, args.sheet_out):
+        if output:
+            new_output(Path(output), args.force)
     sheet = _sheet(args)
     tree = platform_tree(sheet, family_defaults() if args.io500 else None)
     platform = parse_platform(tree, args.output or sheet.origin)
@@ -83,16 +89,9 @@ def main_new(args: argparse.Namespace) -> int:
     if not args.output:
         print(text, end="")
         return 0
-    _write(Path(args.output), text)
+    write_atomically(Path(args.output), text)
     print(f"{args.output}: {_summary(platform)}")
     return 0
-
-
-def _write(path: Path, text: str) -> None:
-    try:
-        path.write_text(text)
-    except OSError as error:
-        raise UserError(f"{path}: cannot write: {error.strerror}") from None
 
 
 def main_list(args: argparse.Namespace) -> int:

@@ -33,6 +33,7 @@ import yaml
 
 from iotwin import executors
 from iotwin.commands._options import (
+    add_force_argument,
     add_keep_argument,
     add_sim_cluster_argument,
     add_site_rules_argument,
@@ -40,6 +41,7 @@ from iotwin.commands._options import (
     add_timeout_argument,
     add_workdir_argument,
     bounded,
+    new_output,
     warn,
 )
 from iotwin.config.dumping import dump_config
@@ -165,6 +167,7 @@ def add_tune_arguments(parser: argparse.ArgumentParser) -> None:
                              "measured is run again")
     parser.add_argument("--output", type=Path, metavar="YAML",
                         help="tuned config file (default tuned-<campaign>.yaml)")
+    add_force_argument(parser)
     parser.add_argument("--confirm", type=int, metavar="K",
                         help="re-measure the search's K best configs before choosing the tuned "
                              f"one (0: take the best single run; default "
@@ -197,6 +200,8 @@ def add_tune_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    if args.output:  # before a campaign starts
+        new_output(args.output, args.force)
     with Store(resolve_path(args.store)) as store:
         if args.resume:
             campaign_id, spec, parts = args.resume, _resumed_spec(store, args), None
@@ -206,7 +211,8 @@ def main(args: argparse.Namespace) -> int:
             say_program_flavour(spec)  # a program refused leaves no campaign behind
             campaign_id, spec, parts = start(store, spec, keep=args.keep)
         try:
-            tune_and_report(store, campaign_id, spec, args.output, args.json, parts, args.keep)
+            tune_and_report(store, campaign_id, spec, args.output, args.json, parts, args.keep,
+                            force=args.force)
         except StoreError as error:
             raise UserError(f"{error}: campaign {campaign_id} goes on with `iotwin tune "
                             f"--resume {campaign_id} --store {error.path}` once the store can "
@@ -223,7 +229,7 @@ def say_program_flavour(spec: TuneSpec) -> None:
 
 def tune_and_report(store: Store, campaign_id: int, spec: TuneSpec, output: Path | None,
                     as_json: bool, parts: CampaignParts | None = None,
-                    keep: Path | None = None) -> TuneResult:
+                    keep: Path | None = None, force: bool = False) -> TuneResult:
     """Run the stored campaign's tuning, printing its progress, write the tuned config (to
     ``output``, default tuned-<campaign>.yaml) and print the outcome; ``keep``: where the runs
     keep the program's output (--keep)."""
@@ -231,9 +237,9 @@ def tune_and_report(store: Store, campaign_id: int, spec: TuneSpec, output: Path
     print(f"campaign {campaign_id}: {search.strategy} on {search.target.label}, "
           f"space {search.space}, platform {search.platform}, executor {search.executor}, "
           f"budget {search.real_budget}", file=sys.stderr, flush=True)
+    output = new_output(output or Path(f"tuned-{campaign_id}.yaml"), force)
     result = tune(spec, store, campaign_id, parts=parts, keep=keep,
                   on_progress=functools.partial(_print_progress, objective=search.objective))
-    output = output or Path(f"tuned-{campaign_id}.yaml")
     effect = tuned_effect(result)
     if offered(summary_speedup(result.summary)) and not effect.none_took_effect:
         output.write_text(dump_config(result.tuned))
@@ -362,6 +368,8 @@ def _print_progress(progress: Progress | Screening, objective: Objective = "io")
           f"best measured{regions[0]} {_rate(progress.best_measured)}  "
           f"best predicted{regions[1]} {_rate(progress.best_predicted)}  model error {error}"
           + _model_warning(progress.model_error), file=sys.stderr, flush=True)
+    if progress.state is not None:
+        print(f"         {progress.state.text()}", file=sys.stderr, flush=True)
 
 
 #: a model error beyond this (predicted / measured off by more than 2x) is flagged

@@ -84,7 +84,7 @@ def _calibrations(store_option: str | None) -> dict[str, Calibration]:
     path = resolve_path(store_option)
     if not path.exists():
         return {}
-    with Store(path) as store:
+    with Store(path, read_only=True) as store:
         found = calibrated_errors(store.calibrations())
         return {c.platform: c for c in store.calibrations()
                 if c.platform in found and found[c.platform].source.startswith(

@@ -5,13 +5,16 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from iotwin.commands._options import (
+    add_force_argument,
     add_keep_argument,
     add_timeout_argument,
     add_workdir_argument,
     bounded,
+    new_output,
 )
 from iotwin.config import validation as config
 from iotwin.core.errors import UserError
@@ -99,6 +102,17 @@ def _io500_arguments(args: argparse.Namespace) -> list[str]:
     return [*arguments, "-o", IO500_FILES[args.io500]]
 
 
+def _writing(action: Callable[[argparse.Namespace], int]
+             ) -> Callable[[argparse.Namespace], int]:
+    """``action``, after checking that its output may be written (before it reads a log or
+    runs a program)."""
+    def checked(args: argparse.Namespace) -> int:
+        if args.output:
+            new_output(Path(args.output), args.force)
+        return action(args)
+    return checked
+
+
 def _emit(text: str, output: str | None) -> int:
     """Everything is built before the output file is touched: no partial file on error."""
     if output:
@@ -119,7 +133,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     darshan.add_argument("log", metavar="LOG.darshan")
     darshan.add_argument("-o", "--output", metavar="W.yaml",
                          help="output file (default: standard output)")
-    darshan.set_defaults(func=_from_darshan)
+    add_force_argument(darshan)
+    darshan.set_defaults(func=_writing(_from_darshan))
     macsio = actions.add_parser(
         "macsio", help="a simulation from MACSio-like parameters (dumps, growth, states)",
         description="Build the workload of one simulation of a description such as "
@@ -128,7 +143,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     macsio.add_argument("simulation", help="its name in the description, e.g. sim-a")
     macsio.add_argument("-o", "--output", metavar="W.yaml",
                         help="output file (default: standard output)")
-    macsio.set_defaults(func=_macsio)
+    add_force_argument(macsio)
+    macsio.set_defaults(func=_writing(_macsio))
     capture = actions.add_parser(
         "capture", help="run a program once under the interposer and write its workload",
         usage="iotwin workload capture --ranks N [--config CFG] [-o W.yaml] -- PROGRAM ARGS",
@@ -143,7 +159,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     capture.add_argument("-o", "--output", metavar="W.yaml",
                          help="output file (default: standard output)")
     capture.add_argument("program", nargs=argparse.REMAINDER, metavar="-- PROGRAM ARGS")
-    capture.set_defaults(func=_capture)
+    add_force_argument(capture)
+    capture.set_defaults(func=_writing(_capture))
     ior = actions.add_parser(
         "from-ior", help="IOR's write phase from its own command line (or IO500's phases)",
         usage="iotwin workload from-ior --ranks N --nodes M [-o W.yaml] -- IOR-OPTIONS\n"
@@ -165,7 +182,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     ior.add_argument("-o", "--output", metavar="W.yaml",
                      help="output file (default: standard output)")
     ior.add_argument("ior_args", nargs=argparse.REMAINDER, metavar="-- IOR-OPTIONS")
-    ior.set_defaults(func=_from_ior)
+    add_force_argument(ior)
+    ior.set_defaults(func=_writing(_from_ior))
     scale = actions.add_parser(
         "scale", help="a workload at another rank count (capture small, predict big)",
         description="The workload at N ranks, inferred from what it does at its own: weak "
@@ -181,4 +199,5 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     how.add_argument("--strong", action="store_true", help="same datasets, split among more")
     scale.add_argument("-o", "--output", metavar="W.yaml",
                        help="output file (default: standard output)")
-    scale.set_defaults(func=_scale)
+    add_force_argument(scale)
+    scale.set_defaults(func=_writing(_scale))

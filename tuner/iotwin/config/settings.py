@@ -25,3 +25,14 @@ def flat_settings(config: Mapping[str, Any], prefix: str = "") -> list[str]:
 def settings_text(config: Mapping[str, Any]) -> str:
     """``dataset.transfer_mode=independent mpiio.cb_nodes=2``; "default" for no settings."""
     return " ".join(flat_settings(config)) or "default"
+
+
+def where_set(block: dict[str, Any], name: str, key: str) -> list[tuple[str, dict[str, Any]]]:
+    """(config key, the mapping that holds it) of every place one block (``name``, e.g.
+    ``lustre``) sets ``key``: the plain key, and in a lustre block each layout component that
+    sets it too."""
+    holders = [(f"{name}.{key}", block)]
+    if name == "lustre":
+        holders += [(f"lustre.components[{i}].{key}", component)
+                    for i, component in enumerate(block.get("components", []))]
+    return [(where, holder) for where, holder in holders if key in holder]

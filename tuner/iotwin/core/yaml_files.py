@@ -262,8 +262,8 @@ def check_keys(data: Any, allowed: Collection[str], origin: str, where: str = ""
     prefix = f"{where}." if where else ""
     for key in data:
         if key not in allowed:
-            raise UserError(f"{origin}: {prefix}{key}: unknown key (expected one of "
-                            f"{', '.join(allowed)})")
+            raise UserError(f"{origin}: {prefix}{key_text(key)}: unknown key (expected one "
+                            f"of {', '.join(allowed)})")
     for key in required:
         if key not in data:
             raise UserError(f"{origin}: {prefix}{key}: missing")

@@ -25,6 +25,7 @@ whose file system is big enough not to notice).
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import shlex
@@ -44,6 +45,7 @@ from iotwin.core.errors import UserError
 from iotwin.core.limits import RUN_TIMEOUT_S
 from iotwin.core.mpi_flavours import Flavour
 from iotwin.core.run_records import RunResult, Source, Target
+from iotwin.core.text import check_printable
 from iotwin.core.yaml_files import check_keys, read_yaml
 from iotwin.executors.interposer_reports import read_reports
 from iotwin.executors.launch import Completed, Launcher, launcher
@@ -59,6 +61,7 @@ from iotwin.executors.local import (
 from iotwin.executors.mpi_flavour import flavour_of
 from iotwin.executors.run_folder import check_scratch_root
 from iotwin.executors.working_dir import STATUS_NAME
+from iotwin.formats.bounds import load_bounds
 
 JOB_NAME = "iotwin"
 SCRIPT_NAME = "iotwin-job.sh"
@@ -81,11 +84,16 @@ class Site:
     @classmethod
     def load(cls, path: Path | None = None) -> Site:
         source = path or paths.data_dir() / "sites" / "default.yaml"
-        data = check_keys(read_yaml(source, "site file"),
-                          ("name", "sbatch", "cores_per_node", "launcher", "one_job_at_a_time"),
-                          str(source))
-        check_keys(data.get("sbatch") or {}, ("partition", "account", "qos", "extra"),
-                   str(source), "sbatch")
+        origin = str(source)
+        data = dict(check_keys(read_yaml(source, "site file"), _SITE_KEYS, origin))
+        sbatch = data["sbatch"] = {} if data.get("sbatch") is None else data["sbatch"]
+        check_keys(sbatch, _SBATCH_KEYS, origin, "sbatch")
+        for key, kind in _SITE_KEYS.items():
+            if key in data and key != "sbatch":
+                kind(data[key], f"{origin}: {key}")
+        for key, kind in _SBATCH_KEYS.items():
+            if key in sbatch:
+                kind(sbatch[key], f"{origin}: sbatch.{key}")
         site = cls(**data)
         try:
             if site.launcher is not None:
@@ -110,6 +118,45 @@ class Site:
     def launcher_for(self, flavour: Flavour) -> Launcher:
         """The site's launcher, or the one of the program's MPI flavour."""
         return launcher(self.launcher or flavour.launcher)
+
+
+def _text(value: Any, where: str) -> None:
+    if not isinstance(value, str) or not value:
+        raise UserError(f"{where}: expected text, got {json.dumps(value, default=str)[:40]}")
+    check_printable(value, where)
+
+
+def _text_or_null(value: Any, where: str) -> None:
+    if value is not None:
+        _text(value, where)
+
+
+def _texts(value: Any, where: str) -> None:
+    if value is None:
+        return
+    if not isinstance(value, list):
+        raise UserError(f"{where}: expected a list of sbatch arguments")
+    for i, item in enumerate(value):
+        _text(item, f"{where}[{i}]")
+
+
+def _cores(value: Any, where: str) -> None:
+    load_bounds()["cores_per_node"].check(value, where)
+
+
+def _flag(value: Any, where: str) -> None:
+    if not isinstance(value, bool):
+        raise UserError(f"{where}: expected true or false, got "
+                        f"{json.dumps(value, default=str)[:40]}")
+
+
+#: a site file's keys and how each is checked (sbatch: its own keys below)
+_SITE_KEYS: dict[str, Callable[[Any, str], None]] = {
+    "name": _text, "sbatch": lambda value, where: None, "cores_per_node": _cores,
+    "launcher": _text_or_null, "one_job_at_a_time": _flag}
+_SBATCH_KEYS: dict[str, Callable[[Any, str], None]] = {
+    "partition": _text_or_null, "account": _text_or_null, "qos": _text_or_null,
+    "extra": _texts}
 
 
 @dataclass

@@ -30,7 +30,7 @@ from typing import Any
 from iotwin.core import paths
 from iotwin.core.errors import UserError
 from iotwin.core.yaml_files import read_yaml
-from iotwin.model.platform_sheet import parse_rate
+from iotwin.model.sheet_schema import parse_rate
 
 #: the fields of a system description this reads; the rest (results, lists) are not read
 DESCRIPTION_FIELDS = ("system", "institution", "storage_vendor", "filesystem_type",

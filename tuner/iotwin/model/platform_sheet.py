@@ -18,214 +18,35 @@ the site's rules to its ``site_rules`` section (PLATFORM.md), each sourced like 
 from __future__ import annotations
 
 import copy
-import functools
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from iotwin.config.schema import load_schema
-from iotwin.config.validation import ConfigError, validate_value
-from iotwin.core import paths
 from iotwin.core.errors import UserError
 from iotwin.core.units import parse_size
 from iotwin.core.yaml_files import check_keys, read_yaml
-from iotwin.model.platforms import PROVENANCE
+from iotwin.formats.bounds import load_bounds
+from iotwin.model.platforms import PROVENANCE, leaves
+from iotwin.model.sheet_schema import (
+    SheetField,
+    check_model_figures,
+    check_rules,
+    check_value,
+    pool_name,
+    read_sheet_defaults,
+    required,
+    sheet_error,
+    sheet_schema,
+    shown,
+    text,
+)
 
 SHEET_VERSION = 1
 _FROM_SHEET = "spec sheet "  # the source of a figure the sheet gives bare
 _LEAF_KEYS = ("value", *PROVENANCE, "bounds", "prior")
-_RATE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kKmMgGtT]?)(b|B)\s*(?:/s|ps)\s*$")
-_RATE_UNITS = {"": 1e-6, "k": 1e-3, "m": 1.0, "g": 1e3, "t": 1e6}  # -> MB/s
-
-
-def _sheet_error(origin: str, where: str, message: str) -> UserError:
-    return UserError(f"{origin}: {where}: {message}")
-
-
-# -- values -------------------------------------------------------------------------------------
-
-def _count(origin: str, where: str, value: Any, least: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < least:
-        raise _sheet_error(origin, where, f"expected a whole number >= {least}, got {value!r}")
-    return value
-
-
-def _stripes(origin: str, where: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < -1 or value == 0:
-        raise _sheet_error(origin, where, f"expected a stripe count >= 1 (or -1: every target), "
-                                          f"got {value!r}")
-    return value
-
-
-def parse_rate(value: Any) -> float:
-    """MB/s (10^6 bytes/s) in ``value``: a number of MB/s, or a string with its unit as vendor
-    sheets give it (``"54.5Gb/s"``, ``"5.35 GB/s"``, ``"200 Gbps"``; ``b`` bits, ``B`` bytes).
-    ValueError if it is none."""
-    if isinstance(value, bool):
-        raise ValueError(f"{value!r} is not a bandwidth")
-    if isinstance(value, int | float):
-        if value <= 0:
-            raise ValueError(f"{value!r} is not a bandwidth: not positive")
-        return value
-    if isinstance(value, str) and value.strip() in link_rates():
-        return link_rates()[value.strip()]
-    match = _RATE.match(value) if isinstance(value, str) else None
-    if not match:
-        raise ValueError(f"{value!r} is not a bandwidth (examples: 500 (MB/s), 5.35GB/s, "
-                         f"200Gb/s, or a link: {', '.join(link_rates())})")
-    number, prefix, unit = match.groups()
-    mbs = float(number) * _RATE_UNITS[prefix.lower()] / (8 if unit == "b" else 1)
-    if mbs <= 0:
-        raise ValueError(f"{value!r} is not a bandwidth: not positive")
-    return int(mbs) if mbs.is_integer() else mbs
-
-
-@functools.cache
-def link_rates() -> dict[str, float]:
-    """One link's data rate in MB/s by technology name (EDR, HDR, OPA, Aries, Slingshot...):
-    the sheet defaults' ``links``."""
-    return {name: leaf["value"] for name, leaf in _read_defaults()["links"].items()}
-
-
-def _rate(origin: str, where: str, value: Any) -> float:
-    try:
-        return parse_rate(value)
-    except ValueError as error:
-        raise _sheet_error(origin, where, str(error)) from None
-
-
-def _size(origin: str, where: str, value: Any) -> Any:
-    try:
-        parse_size(value)
-    except ValueError as error:
-        raise _sheet_error(origin, where, str(error)) from None
-    return value
-
-
-def _seconds(origin: str, where: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-        raise _sheet_error(origin, where, f"expected seconds >= 0, got {value!r}")
-    return float(value)
-
-
-def _word(choices: tuple[str, ...]) -> Callable[[str, str, Any], str]:
-    def parse(origin: str, where: str, value: Any) -> str:
-        if value not in choices:
-            raise _sheet_error(origin, where, f"expected one of {', '.join(choices)}, "
-                                              f"got {value!r}")
-        return str(value)
-    return parse
-
-
-def _flag(origin: str, where: str, value: Any) -> bool:
-    if not isinstance(value, bool):
-        raise _sheet_error(origin, where, f"expected true or false, got {value!r}")
-    return value
-
-
-def _text(origin: str, where: str, value: Any) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise _sheet_error(origin, where, f"expected text, got {value!r}")
-    return value
-
-
-# -- the sheet's layout --------------------------------------------------------------------------
-
-Kind = Callable[[str, str, Any], Any]
-_RECOMMENDED: dict[str, Kind] = {"at_least": _size, "stripe_count": _stripes,
-                                 "stripe_size": _size, "pool": _text}
-
-
-def _layout(origin: str, where: str, value: Any) -> list[dict[str, Any]]:
-    """A progressive file layout: a tuning config's ``lustre.components`` (config-schema.yaml,
-    the one definition of a component's fields), kept as the sheet writes it."""
-    try:
-        validate_value("lustre", "components", value, origin, where)
-    except ConfigError as error:
-        raise UserError(str(error)) from None
-    return list(value)
-
-
-def _recommended(origin: str, where: str, value: Any) -> list[dict[str, Any]]:
-    return _records(origin, where, value, _RECOMMENDED, required=("at_least", "stripe_count"))
-
-
-def _config_key(origin: str, where: str, value: Any) -> str:
-    """A tuning-config key as ``block.key`` (``lustre.stripe_count``)."""
-    block, _, key = str(value).partition(".")
-    keys = load_schema().blocks.get(block, {})
-    if not isinstance(value, str) or key not in keys:
-        raise _sheet_error(origin, where, f"expected a config key as block.key "
-                                          f"(e.g. lustre.stripe_count), got {value!r}")
-    return value
-
-
-_FORBIDDEN: dict[str, Kind] = {"key": _config_key, "value": lambda o, w, v: v, "why": _text}
-
-
-def _forbidden(origin: str, where: str, value: Any) -> list[dict[str, Any]]:
-    """Settings the site forbids: a config key and the value it must not take."""
-    return _records(origin, where, value, _FORBIDDEN, required=("key", "value"))
-
-
-def _records(origin: str, where: str, value: Any, kinds: Mapping[str, Kind],
-             required: tuple[str, ...]) -> list[dict[str, Any]]:
-    if not isinstance(value, list) or not value:
-        raise _sheet_error(origin, where, "expected a list")
-    out = []
-    for i, record in enumerate(value):
-        at = f"{where}[{i}]"
-        check_keys(record, kinds, origin, at, required=required)
-        out.append({k: kinds[k](origin, f"{at}.{k}", v) for k, v in record.items()})
-    return out
-
-
-def _directories(origin: str, where: str, value: Any) -> dict[str, dict[str, Any]]:
-    """Per-directory default layouts (``lfs setstripe`` on a directory): a directory's name
-    and the layout keys of a tuning config's ``lustre`` block its new files get."""
-    if not isinstance(value, dict) or not value:
-        raise _sheet_error(origin, where, "expected a mapping of directory names to layouts")
-    out = {}
-    for name, layout in value.items():
-        at = f"{where}.{name}"
-        if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9_.-]+", name):
-            raise _sheet_error(origin, at, "expected a directory name (letters, digits, _.-)")
-        check_keys(layout, _DIRECTORY_LAYOUT, origin, at)
-        out[name] = {key: _DIRECTORY_LAYOUT[key](origin, f"{at}.{key}", v)
-                     for key, v in layout.items()}
-    return out
-
-
-_DIRECTORY_LAYOUT: dict[str, Kind] = {"stripe_count": _stripes, "stripe_size": _size}
-_MEDIA = ("hdd", "ssd", "nvme")
-_MPI_FAMILIES = ("cray-mpich", "romio-lustre", "romio-generic")
-_SCHEMA: dict[str, dict[str, Kind]] = {
-    "compute": {"nodes": _count, "cores_per_node": _count, "nic_mbs": _rate,
-                "nics_per_node": _count, "memcpy_mbs": _rate},
-    "network": {"mpi_fabric_mbs": _rate, "storage_fabric_mbs": _rate,
-                "collective_step_s": _seconds},
-    "routers": {"side": _word(("server", "client")), "count": _count, "bandwidth_mbs": _rate,
-                "nodes_per_router": _count,
-                "min_partition_nodes": lambda o, w, v: _count(o, w, v, least=0)},
-    "storage": {"type": _word(("lustre", "gpfs")), "servers": _count, "targets": _count,
-                "target_mbs": _rate, "server_mbs": _rate, "metadata_servers": _count,
-                "mdt_mbs": _rate, "dom_max": _size, "rpc_size": _size, "pool": _text,
-                "media": _word(_MEDIA), "drives_per_target": _count, "block_size": _size},
-    "client": {"process_write_mbs": _rate, "node_write_mbs": _rate, "osc_dirty_bytes": _size},
-    "hdf5": {"fills_default_value": _flag},
-    "defaults": {"mpi": _word(_MPI_FAMILIES), "stripe_count": _stripes, "stripe_size": _size,
-                 "pool": _text, "layout": _layout, "directories": _directories},
-    "site_rules": {"max_stripes_per_file": _count, "pool": _text, "stripe_only_above": _size,
-                   "recommended_layouts": _recommended, "forbidden": _forbidden},
-}
-_POOL: dict[str, Kind] = {"targets": _count, "target_mbs": _rate, "servers": _count}
-_REQUIRED = {"compute": ("nodes", "cores_per_node", "nic_mbs"),
-             "storage": ("type", "server_mbs", "metadata_servers"),
-             "defaults": ("mpi",)}
 _FROM_POOL = ("targets", "target_mbs", "servers")
-_TOP = ("platform_sheet", "name", "description", *_SCHEMA)
 
 
 # -- reading a sheet -----------------------------------------------------------------------------
@@ -248,85 +69,97 @@ def load_sheet(path: str | Path) -> Sheet:
 
 
 def parse_sheet(data: Any, origin: str) -> Sheet:
-    check_keys(data, _TOP, origin, required=("platform_sheet", "name", "compute", "storage",
-                                              "defaults"))
+    """A sheet checked against its schema (data/sheet-schema.yaml): every key known, every
+    figure of its kind and within its bounds, the rules between figures kept."""
+    schema = sheet_schema()
+    check_keys(data, ("platform_sheet", "name", "description", *schema.sections), origin,
+               required=("platform_sheet", "name", "compute", "storage", "defaults"))
     if data["platform_sheet"] != SHEET_VERSION:
-        raise _sheet_error(origin, "platform_sheet", f"this iotwin reads version "
-                                                      f"{SHEET_VERSION}, got "
-                                                      f"{data['platform_sheet']!r}")
-    name = _text(origin, "name", data["name"])
-    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", name):
-        raise _sheet_error(origin, "name", f"expected a file-name-like word, got {name!r}")
-    sections = {section: _section(origin, section, data.get(section, {}), kinds)
-                for section, kinds in _SCHEMA.items()}
+        raise sheet_error(origin, "platform_sheet", f"this iotwin reads version "
+                                                    f"{SHEET_VERSION}, got "
+                                                    f"{shown(data['platform_sheet'])}")
+    name = text(origin, "name", data["name"])
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}", name):
+        raise sheet_error(origin, "name", f"expected a file-name-like word, got {shown(name)}")
+    sections = {section: _section(origin, section, data.get(section, {}), fields)
+                for section, fields in schema.sections.items()}
     pools = _pools(origin, data["storage"].get("pools"))
     sections["storage"]["pools"] = pools
     _fill_from_pool(origin, sections["storage"], pools)
     _check_pool_names(origin, sections, pools)
     _check_data_on_mdt(origin, sections)
+    check_rules(origin, _values(sections))
     description = data.get("description", f"{name} (from its spec sheet)")
-    return Sheet(origin, name, _text(origin, "description", description), sections)
+    return Sheet(origin, name, text(origin, "description", description), sections)
 
 
-def _section(origin: str, section: str, raw: Any, kinds: Mapping[str, Kind],
-             required: tuple[str, ...] = ()) -> dict[str, Any]:
-    allowed = (*kinds, "pools") if section == "storage" else kinds
-    check_keys(raw, allowed, origin, section, required=required or _REQUIRED.get(section, ()))
-    return {key: _leaf(origin, f"{section}.{key}", value, kinds[key])
+def _values(sections: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """The sheet's figures without their provenance, as the schema's rules read them."""
+    values = {section: {key: leaf["value"] for key, leaf in leaves.items() if key != "pools"}
+              for section, leaves in sections.items()}
+    values["storage"]["pools"] = {name: {key: leaf["value"] for key, leaf in pool.items()}
+                                  for name, pool in sections["storage"]["pools"].items()}
+    return values
+
+
+def _section(origin: str, section: str, raw: Any,
+             fields: Mapping[str, SheetField]) -> dict[str, Any]:
+    allowed = (*fields, "pools") if section == "storage" else fields
+    check_keys(raw, allowed, origin, section, required=required(fields))
+    return {key: _leaf(origin, f"{section}.{key}", value, fields[key])
             for key, value in raw.items() if key != "pools"}
 
 
-def _leaf(origin: str, where: str, raw: Any, kind: Kind) -> dict[str, Any]:
+def _leaf(origin: str, where: str, raw: Any, field: SheetField) -> dict[str, Any]:
     """A sheet figure as a platform-model leaf: ``{value, source|assumption|fitted, bounds?}``.
     A bare value is sourced to the sheet; a rate with units keeps them in its provenance."""
     if isinstance(raw, dict):
         check_keys(raw, _LEAF_KEYS, origin, where, required=("value",))
         given = [k for k in PROVENANCE if k in raw]
         if len(given) != 1:
-            raise _sheet_error(origin, where, "give exactly one of source, assumption, fitted")
+            raise sheet_error(origin, where, "give exactly one of source, assumption, fitted")
         leaf = dict(raw)
+        text(origin, f"{where}.{given[0]}", leaf[given[0]])
     else:
         leaf = {"value": raw, "source": f"{_FROM_SHEET}{Path(origin).name}"}
     given_value = leaf["value"]
-    leaf["value"] = kind(origin, where, given_value)
-    if kind is _rate and isinstance(given_value, str):
+    leaf["value"] = check_value(origin, where, given_value, field)
+    if field.kind == "rate" and isinstance(given_value, str):
         provenance = next(k for k in PROVENANCE if k in leaf)
         leaf[provenance] += f" ({given_value} = {leaf['value']:g} MB/s)"
+    if "prior" in leaf:
+        leaf["prior"] = check_value(origin, f"{where}.prior", leaf["prior"], field)
     if "bounds" in leaf:
-        if kind is _size:  # a calibration moves numbers: a size with bounds is in bytes
+        if field.kind == "size":  # a calibration moves numbers: a size with bounds is in bytes
             leaf["value"] = parse_size(leaf["value"])
-        leaf["bounds"] = _bounds(origin, where, leaf, kind)
+        leaf["bounds"] = _bounds(origin, where, leaf, field)
     return leaf
 
 
-def _bounds(origin: str, where: str, leaf: dict[str, Any], kind: Kind) -> list[Any]:
+def _bounds(origin: str, where: str, leaf: dict[str, Any], field: SheetField) -> list[Any]:
     bounds = leaf["bounds"]
     if not isinstance(bounds, list) or len(bounds) != 2:
-        raise _sheet_error(origin, f"{where}.bounds", f"expected [lower, upper], got {bounds!r}")
-    lower, upper = (_bound(origin, f"{where}.bounds", b, kind) for b in bounds)
+        raise sheet_error(origin, f"{where}.bounds", f"expected [lower, upper], got "
+                                                     f"{shown(bounds)}")
+    lower, upper = (check_value(origin, f"{where}.bounds", b, field) for b in bounds)
+    if field.kind == "size":
+        lower, upper = parse_size(lower), parse_size(upper)
     value = leaf["value"]
     if not all(isinstance(x, int | float) and not isinstance(x, bool)
                for x in (lower, upper, value)) or not lower <= value <= upper:
-        raise _sheet_error(origin, f"{where}.bounds", f"value {value!r} outside bounds "
-                                                      f"[{lower}, {upper}]")
+        raise sheet_error(origin, f"{where}.bounds", f"value {shown(value)} outside bounds "
+                                                     f"[{lower}, {upper}]")
     return [lower, upper]
-
-
-def _bound(origin: str, where: str, bound: Any, kind: Kind) -> Any:
-    if kind is _rate:
-        return _rate(origin, where, bound)
-    if kind is _size:
-        return parse_size(_size(origin, where, bound))
-    return bound
 
 
 def _pools(origin: str, raw: Any) -> dict[str, dict[str, Any]]:
     if raw is None:
         return {}
     if not isinstance(raw, dict) or not raw:
-        raise _sheet_error(origin, "storage.pools", "expected a mapping of pool names")
-    return {str(name): _section(origin, f"storage.pools.{name}", pool, _POOL,
-                                required=("targets", "target_mbs"))
+        raise sheet_error(origin, "storage.pools", "expected a mapping of pool names")
+    fields = sheet_schema().records["pool"]
+    return {pool_name(origin, f"storage.pools.{shown(name)}", name):
+            _section(origin, f"storage.pools.{name}", pool, fields)
             for name, pool in raw.items()}
 
 
@@ -335,14 +168,14 @@ def _fill_from_pool(origin: str, storage: dict[str, Any], pools: Mapping[str, An
     them itself; without a pool, the sheet must give them."""
     pool = storage.get("pool", {}).get("value")
     if pools and pool is None:
-        raise _sheet_error(origin, "storage.pool", "missing: which of storage.pools the "
-                                                   "file system's targets are")
+        raise sheet_error(origin, "storage.pool", "missing: which of storage.pools the "
+                                                  "file system's targets are")
     _check_pool(origin, "storage.pool", pool, pools)
     for key in _FROM_POOL:
         if key in storage or (key == "target_mbs" and "media" in storage):
             continue  # a target's bandwidth from its media: platform_tree derives it
         if pool is None or key not in pools[pool]:
-            raise _sheet_error(origin, f"storage.{key}", "missing")
+            raise sheet_error(origin, f"storage.{key}", "missing")
         leaf = copy.deepcopy(pools[pool][key])
         provenance = next(k for k in PROVENANCE if k in leaf)
         leaf[provenance] = f"storage.pools.{pool}: {leaf[provenance]}"
@@ -361,8 +194,8 @@ def _check_pool_names(origin: str, sections: Mapping[str, Any],
 
 def _check_pool(origin: str, where: str, pool: str | None, pools: Mapping[str, Any]) -> None:
     if pool is not None and pool not in pools:
-        raise _sheet_error(origin, where, f"no pool {pool!r} in storage.pools "
-                                          f"({', '.join(pools) or 'none given'})")
+        raise sheet_error(origin, where, f"no pool {shown(pool)} in storage.pools "
+                                         f"({', '.join(pools) or 'none given'})")
 
 
 def _check_data_on_mdt(origin: str, sections: Mapping[str, Any]) -> None:
@@ -372,26 +205,21 @@ def _check_data_on_mdt(origin: str, sections: Mapping[str, Any]) -> None:
     given = [key for key in ("mdt_mbs", "dom_max") if key in storage]
     if len(given) == 1:
         missing = "dom_max" if given == ["mdt_mbs"] else "mdt_mbs"
-        raise _sheet_error(origin, f"storage.{missing}", "missing (Data-on-MDT needs both "
-                                                         "storage.mdt_mbs and storage.dom_max)")
+        raise sheet_error(origin, f"storage.{missing}", "missing (Data-on-MDT needs both "
+                                                        "storage.mdt_mbs and storage.dom_max)")
     largest = parse_size(storage["dom_max"]["value"]) if given else 0
     for i, component in enumerate(sections["defaults"].get("layout", {}).get("value", [])):
         if component.get("mdt") and parse_size(component["end"]) > largest:
-            raise _sheet_error(origin, f"defaults.layout[{i}].end",
-                               f"a Data-on-MDT component ends past storage.dom_max "
-                               f"({largest} bytes; 0: no Data-on-MDT)")
+            raise sheet_error(origin, f"defaults.layout[{i}].end",
+                              f"a Data-on-MDT component ends past storage.dom_max "
+                              f"({largest} bytes; 0: no Data-on-MDT)")
 
 
 # -- the platform model --------------------------------------------------------------------------
 
 def sheet_defaults() -> dict[str, Any]:
     """The sheet defaults (a copy: callers may change it)."""
-    return copy.deepcopy(_read_defaults())
-
-
-@functools.cache
-def _read_defaults() -> dict[str, Any]:
-    return read_yaml(paths.data_dir() / "platform-sheet-defaults.yaml", "spec sheet defaults")
+    return copy.deepcopy(read_sheet_defaults())
 
 
 def _derived(value: Any, how: str) -> dict[str, Any]:
@@ -418,6 +246,7 @@ def platform_tree(sheet: Sheet, defaults: Mapping[str, Any] | None = None) -> di
     if s["site_rules"]:
         renamed = {"stripe_only_above": "stripe_only_above_bytes"}
         tree["site_rules"] = {renamed.get(k, k): v for k, v in s["site_rules"].items()}
+    check_model_figures(sheet.origin, leaves(tree))  # a derived figure names its sheet keys
     return tree
 
 
@@ -484,8 +313,7 @@ def _filesystem(s: Mapping[str, Any], base: Mapping[str, Any]) -> dict[str, Any]
     storage = s["storage"]
     fs: dict[str, Any] = {"type": storage["type"]["value"]}
     fs.update({k: storage[k] for k in ("servers", "targets")})
-    fs["max_stripe_count"] = _derived(storage["targets"]["value"],
-                                      "storage.targets: one stripe per target at most (Lustre)")
+    fs["max_stripe_count"] = _max_stripes(storage["targets"]["value"])
     fs["target_mbs"] = storage.get("target_mbs") or _media_target(storage, base, "drive_mbs")
     fs["server_mbs"] = storage["server_mbs"]
     fs.update(base["filesystem"])
@@ -501,6 +329,16 @@ def _filesystem(s: Mapping[str, Any], base: Mapping[str, Any]) -> dict[str, Any]
         fs["dom_max_bytes"] = storage["dom_max"]
         fs["mdt_mbs"] = storage["mdt_mbs"]
     return fs
+
+
+def _max_stripes(targets: int) -> dict[str, Any]:
+    """One stripe per target at most, and no more than a file's layout holds (Lustre's
+    LOV_MAX_STRIPE_COUNT, bounds.yaml's stripe_count)."""
+    most = int(load_bounds()["stripe_count"].max)
+    if targets <= most:
+        return _derived(targets, "storage.targets: one stripe per target at most (Lustre)")
+    return _derived(most, f"storage.targets ({targets}), but a Lustre file has at most {most} "
+                          "stripes (LOV_MAX_STRIPE_COUNT; bounds.yaml: stripe_count)")
 
 
 def _media_target(storage: Mapping[str, Any], base: Mapping[str, Any],

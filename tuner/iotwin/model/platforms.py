@@ -20,6 +20,7 @@ from iotwin.core import paths
 from iotwin.core.errors import UserError
 from iotwin.core.units import parse_size
 from iotwin.core.yaml_files import read_yaml
+from iotwin.model.sheet_schema import check_model_figures
 
 #: what a leaf says about where its value comes from: one of these keys
 PROVENANCE = ("source", "assumption", "fitted")
@@ -221,6 +222,7 @@ def parse_platform(tree: Any, origin: str) -> Platform:
             raise UserError(f"{origin}: {section}: missing section")
     for path, leaf in leaves(tree):
         _check_leaf(origin, path, leaf)
+    check_model_figures(origin, leaves(tree))
     return Platform(str(tree["name"]), tree, origin)
 
 

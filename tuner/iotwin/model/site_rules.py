@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from iotwin.config import resolution
+from iotwin.config.settings import where_set
 from iotwin.config.types import Config
 from iotwin.core.errors import UserError
 from iotwin.core.units import format_size
@@ -54,11 +55,8 @@ def _provenance(leaf: Mapping[str, Any]) -> str:
     return str(next(leaf[k] for k in ("source", "assumption", "fitted") if k in leaf))
 
 
-def _file_names(workload: Mapping[str, Any] | None) -> list[tuple[str, int | None]]:
-    """(name as the config's rules see it, bytes of one file) of each workload file; one
-    anonymous file of unknown size without a workload."""
-    if workload is None:
-        return [("", None)]
+def _file_names(workload: Mapping[str, Any]) -> list[tuple[str, int | None]]:
+    """(name as the config's rules see it, bytes of one file) of each workload file."""
     return [(str(f["name"]).replace("%r", "0").replace("%g", "0"), instance_bytes(f))
             for f in workload["files"]]
 
@@ -72,22 +70,33 @@ def violations(platform: Platform, config: Config,
     """One line per broken rule and file: the config key, the rule, its value and source."""
     rules = site_rules(platform)
     found: list[str] = []
-    for name, size in _file_names(workload):
-        lustre = resolution.resolve(config, name)["lustre"] if name else config.get("lustre", {})
-        where = f" for {name}" if name else ""
-        for problem in _broken(platform, rules, lustre, size):
+    for where, settings, size in _settings(config, workload):
+        for problem in _broken(platform, rules, settings, size):
             line = f"{problem}{where}"
             if line not in found:
                 found.append(line)
     return found
 
 
-def _broken(platform: Platform, rules: Mapping[str, Rule], lustre: Mapping[str, Any],
+def _settings(config: Config, workload: Mapping[str, Any] | None
+              ) -> list[tuple[str, Mapping[str, Any], int | None]]:
+    """(where, blocks, file bytes) to check: each workload file's resolved settings; without a
+    workload, the config's own blocks and each of its ``files`` sections."""
+    if workload is not None:
+        return [(f" for {name}", resolution.resolve(config, name), size)
+                for name, size in _file_names(workload)]
+    sections = config.get("files", [])
+    return [("", config, None), *((f" in files[{i}]", section, None)
+                                  for i, section in enumerate(sections))]
+
+
+def _broken(platform: Platform, rules: Mapping[str, Rule], settings: Mapping[str, Any],
             size: int | None) -> list[str]:
+    out = _forbidden_set(rules, settings)
+    lustre = settings.get("lustre", {})
     hand_set = _hand_set(lustre)
     if not hand_set:
-        return []
-    out = []
+        return out
     threshold = rules.get("stripe_only_above_bytes")
     if threshold and size is not None and size < threshold.value:
         out.append(_message(f"lustre.{hand_set[0]}", threshold,
@@ -95,7 +104,8 @@ def _broken(platform: Platform, rules: Mapping[str, Rule], lustre: Mapping[str, 
                             f"{format_size(threshold.value)}"))
     most = rules.get("max_stripes_per_file")
     if most:
-        for key, count in _stripe_counts(lustre):
+        for key, holder in where_set(dict(lustre), "lustre", "stripe_count"):
+            count = holder["stripe_count"]
             every = count == -1 and _pool_targets(platform, lustre) > most.value
             if count > most.value or every:
                 shown = "-1 (every target)" if every else str(count)
@@ -107,26 +117,25 @@ def _broken(platform: Platform, rules: Mapping[str, Rule], lustre: Mapping[str, 
             if named != pool.value:
                 out.append(_message(key, pool, f"a hand-set layout on pool {named!r}, not "
                                                f"{pool.value!r}"))
+    return out
+
+
+def _forbidden_set(rules: Mapping[str, Rule], settings: Mapping[str, Any]) -> list[str]:
+    """A line for every place the config sets a value the site forbids: any key of any block,
+    and a layout key in any component of ``lustre.components`` as well as plain."""
+    out = []
     for forbidden in (rules["forbidden"].value if "forbidden" in rules else []):
         block, _, key = forbidden["key"].partition(".")
-        if block == "lustre" and lustre.get(key) == forbidden["value"]:
-            why = f": {forbidden['why']}" if forbidden.get("why") else ""
-            out.append(_message(forbidden["key"], rules["forbidden"],
-                                f"{key} {forbidden['value']} is forbidden{why}"))
+        why = f": {forbidden['why']}" if forbidden.get("why") else ""
+        for where, holder in where_set(dict(settings.get(block, {})), block, key):
+            if holder[key] == forbidden["value"]:
+                out.append(_message(where, rules["forbidden"],
+                                    f"{key} {forbidden['value']} is forbidden{why}"))
     return out
 
 
 def _message(key: str, rule: Rule, what: str) -> str:
     return f"{key}: breaks the site rule {rule.name} ({what}; {rule.source})"
-
-
-def _stripe_counts(lustre: Mapping[str, Any]) -> list[tuple[str, int]]:
-    counts = [("lustre.stripe_count", lustre["stripe_count"])] if "stripe_count" in lustre \
-        else []
-    for i, component in enumerate(lustre.get("components", [])):
-        if "stripe_count" in component:
-            counts.append((f"lustre.components[{i}].stripe_count", component["stripe_count"]))
-    return counts
 
 
 def _pools_named(platform: Platform, lustre: Mapping[str, Any]) -> list[tuple[str, str]]:

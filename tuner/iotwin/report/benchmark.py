@@ -25,6 +25,7 @@ from iotwin.studies.strategy_benchmark import (
     curve,
     runs_relative_to,
 )
+from iotwin.studies.table_import import Imported
 from iotwin.studies.table_resolution import Resolution
 
 
@@ -32,7 +33,8 @@ from iotwin.studies.table_resolution import Resolution
 class TableBenchmark:
     case: TableCase
     figures: list[StrategyFigures]
-    model: ModelOnTable  # the platform model on the table, as loaded and refitted to it
+    #: the platform model on the table, as loaded and refitted to it (None: not analysed)
+    model: ModelOnTable | None
     resolution: Resolution  # how finely the table tells configs apart
 
 
@@ -46,16 +48,18 @@ def as_json(results: Sequence[TableBenchmark], settings: BenchmarkSettings) -> d
 def _case_json(result: TableBenchmark, settings: BenchmarkSettings) -> dict[str, Any]:
     return {
         "configs": len(result.case.table.configs), "optimum_mbs": result.case.table.optimum,
-        "model_spearman": result.model.loaded.spearman,
-        "model_ties": {"loaded": dataclasses.asdict(result.model.loaded),
-                       "fitted": dataclasses.asdict(result.model.fitted),
-                       "fitted_parameters": result.model.parameters},
+        "model_spearman": result.model.loaded.spearman if result.model else None,
+        "model_ties": None if result.model is None else {
+            "loaded": dataclasses.asdict(result.model.loaded),
+            "fitted": dataclasses.asdict(result.model.fitted),
+            "fitted_parameters": result.model.parameters},
         "resolution": dataclasses.asdict(result.resolution),
         "strategies": {f.strategy: {
             "cap": f.cap,
             **{_key(t): f.summary(t) for t in settings.targets},
             **{f"runs_each_{_key(t)}": f.runs_to(t) for t in settings.targets},
             "model": _model_summary(f),
+            "prior_weights_each": [t.prior_weights for t in f.trajectories],
             "tied_spearman_each": tied_order(result, f)} for f in result.figures},
         **{f"ratio_to_sim_screened_{_key(t)}": runs_relative_to(result.figures, t)
            for t in settings.targets}}
@@ -72,6 +76,8 @@ def tied_order(result: TableBenchmark, figures: StrategyFigures) -> list[float]:
     """Per seed of a model-guided strategy: how its grey-box surrogate, refitted to all the
     campaign's runs, orders the configs the model as loaded ties (Spearman against the
     table's medians inside that group)."""
+    if result.model is None:
+        return []
     medians = result.case.table.medians()
     found = [spearman_within(result.model.loaded.group, t.believed, medians)
              for t in figures.trajectories if t.believed is not None]
@@ -80,7 +86,9 @@ def tied_order(result: TableBenchmark, figures: StrategyFigures) -> list[float]:
 
 def tied_order_texts(result: TableBenchmark) -> list[str]:
     """The tied group's order by each model-guided strategy's surrogate, in words."""
-    texts = []
+    texts: list[str] = []
+    if result.model is None:
+        return texts
     loaded = result.model.loaded
     before = ("" if loaded.order_within is None
               else f" (the model as loaded: {loaded.order_within:.2f})")
@@ -123,17 +131,21 @@ def markdown(results: Sequence[TableBenchmark], settings: BenchmarkSettings) -> 
                          + " | ".join(cells) + " |")
     lines.append("")
     lines.extend(f"- {r.case.name}: {resolution_text(r.resolution)}" for r in results)
-    lines.extend(f"- {r.case.name}, {text}" for r in results for text in model_texts(r.model))
-    lines.extend(f"- {r.case.name}: {text}" for r in results for text in tied_order_texts(r))
+    lines.extend(f"- {r.case.name}: {text}" for r in results
+                 for text in model_and_order_texts(r))
     return "\n".join(lines)
 
 
-def model_texts(model: ModelOnTable) -> list[str]:
-    """The model on a table, as loaded and refitted to it, in words."""
+def model_and_order_texts(result: TableBenchmark) -> list[str]:
+    """The model on a table, as loaded and refitted to it, and the order of the configs it
+    ties by each model-guided strategy's surrogate, in words."""
+    model = result.model
+    if model is None:
+        return ["the model on the whole table: not analysed (--model-analysis off)"]
     refit = ", ".join(model.parameters) or "no parameter that changes these configs"
     return [f"the model as loaded: {ties_text(model.loaded)}",
             f"the model refitted to every config's median ({refit}): "
-            f"{ties_text(model.fitted)}"]
+            f"{ties_text(model.fitted)}", *tied_order_texts(result)]
 
 
 def resolution_text(resolution: Resolution) -> str:
@@ -173,7 +185,8 @@ def write(results: Sequence[TableBenchmark], settings: BenchmarkSettings, out: P
         f"counts as the cap plus its confirmation.")
     page.table([{"table": r.case.name, "configs": len(r.case.table.configs),
                  "optimum (best median)": f"{r.case.table.optimum:.1f} MB/s",
-                 "model Spearman on the medians (no fit)": f"{r.model.loaded.spearman:.2f}",
+                 "model Spearman on the medians (no fit)":
+                     f"{r.model.loaded.spearman:.2f}" if r.model else "not analysed",
                  "resolution": resolution_text(r.resolution)}
                 for r in results])
     for result in results:
@@ -185,7 +198,7 @@ def write(results: Sequence[TableBenchmark], settings: BenchmarkSettings, out: P
         page.figure(png, "median over seeds (line) and quartiles (band) of the recommended "
                          "config's measured median rate; dashed: the targets below the optimum")
         page.table(_page_rows(result, settings))
-        for text in [*model_texts(result.model), *tied_order_texts(result)]:
+        for text in model_and_order_texts(result):
             page.paragraph(text[0].upper() + text[1:] + ".")
     index = out / "index.html"
     index.write_text(page.render())
@@ -206,3 +219,12 @@ def _page_rows(result: TableBenchmark, settings: BenchmarkSettings) -> list[dict
             row["model Spearman after its last refit"] = f"{model['refitted_spearman']:.2f}"
         rows.append(row)
     return rows
+
+
+def import_page(imported: Imported, found: Resolution, command: str) -> str:
+    """The Markdown page beside an imported table: how its CSV became the space's configs,
+    and how finely the table tells them apart."""
+    lines = [f"# {imported.table.label}: imported", "", f"`{command}`", "",
+             *(f"- {text}" for text in imported.texts()), "",
+             f"Resolution: {resolution_text(found)}.", ""]
+    return "\n".join(lines)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
+from iotwin.search.trust import SearchState
 from iotwin.space.parameters import BoundSpace, Point
 
 
@@ -49,8 +50,10 @@ class Evaluator(Protocol):
         """Refit the model to everything measured so far."""
         ...
 
-    def end_generation(self, generation: int, best_predicted: float | None = None) -> None:
-        """Report progress; the evaluator adds best measured, model error and runs used."""
+    def end_generation(self, generation: int, best_predicted: float | None = None,
+                       state: SearchState | None = None) -> None:
+        """Report progress (``state``: what a model-guided search tells of itself); the
+        evaluator adds best measured, model error and runs used."""
         ...
 
     def screened(self, step: int, steps: int, best_predicted: float | None) -> None:

@@ -18,12 +18,18 @@ did not predict the last batch within its own uncertainty and the noise: median 
 ``trust_z``), each batch also runs ``explore`` random unmeasured points, since a model cannot
 lead to what it does not represent.
 
-It stops when the budget is spent, when no candidate is left, or when the best measured config
-is within the noise of every contender the surrogate still believes in, ``patience``
-generations in a row while it is trusted and once its repeats have told ``noise_dof`` degrees
-of freedom of noise: no candidate's upper bound beats the best belief by
-more than ``tolerance`` or than the standard error of a config's mean over ``noise_runs`` runs
-(a gain that small the confirmation's runs could not tell).
+The simulator leads only as far as the runs say it orders the machine's configs: the
+surrogate weighs it against the same surrogate without it by their evidence (the prior's
+weight, iotwin.search.surrogate), so that a model that ranks the machine backwards hands the
+search to a model-free Bayesian optimisation instead of leading it away from the best.
+
+It stops when the budget is spent, when no candidate is left, or when the user's target is
+met: the beliefs give less than 1 - ``confidence`` that any candidate or other measured config
+beats the best measured by more than ``target`` (iotwin.search.trust), ``patience``
+generations in a row while the surrogate is trusted and once its repeats have told
+``noise_dof`` degrees of freedom of noise. Each generation reports the prior's weight and why,
+and the chance that the target is missed; the last says how the campaign ended (the budget
+before the target, plainly, when it did).
 
 The loop (:func:`sim_screened`), in the manner of DEAP's ``algorithms.py``::
 
@@ -34,15 +40,17 @@ The loop (:func:`sim_screened`), in the manner of DEAP's ``algorithms.py``::
             mutation, tournament selection)
         candidates <- the `top_k` * `pool` best distinct unmeasured points of population
         if nothing is left to run: stop
-        if trusted, the noise known (`noise_dof`) and the best within it of every
-            candidate and measured config: settled += 1, else settled <- 0
+        if trusted, the noise known (`noise_dof`) and the chance that a candidate or
+            measured config beats the best by `target` below 1 - `confidence`:
+            settled += 1, else settled <- 0
         if settled >= `patience`: stop
         first generation: batch <- the `top_k` best candidates + `explore` far apart
         else: batch <- `top_k` of candidates and measured contenders by knowledge gradient
               (one repeat of the believed best while the noise is barely known)
               model not trusted: batch += `explore` random unmeasured points
         run the batch (new configs and repeats); trusted <- it came back within belief
-        refit the platform model, the noise and the surrogate to every run
+        refit the platform model (once the measured configs have grown `refit_growth`-
+            fold since its last refit), the noise and the surrogate to every run
         population <- population with its tail replaced by the `top_k` best measured
 """
 
@@ -58,10 +66,11 @@ from typing import Any
 from deap import base
 
 from iotwin.search.acquisition import choose_runs
-from iotwin.search.evaluator import Evaluator
+from iotwin.search.evaluator import BudgetExhausted, Evaluator
 from iotwin.search.noise import Noise, estimate
 from iotwin.search.operators import Individual, make_toolbox, rate_fitness, vary
 from iotwin.search.surrogate import GreyBox
+from iotwin.search.trust import SearchState, measured_order
 from iotwin.space.parameters import Point
 
 
@@ -70,27 +79,42 @@ def sim_screened(evaluator: Evaluator, rng: random.Random, settings: Mapping[str
     population = toolbox.population(settings["population"])
     beliefs = Beliefs(evaluator, GreyBox(evaluator.space, settings), settings)
     settled, generation, trusted = 0, 0, False
-    while evaluator.runs_left() > 0:
-        population = _evolve(beliefs, toolbox, rng, population, settings)
-        candidates = _top_unmeasured(evaluator, population,
-                                     settings["top_k"] * settings["pool"])
-        if not candidates and not beliefs.measured:
-            break
-        settled = settled + 1 if trusted and beliefs.settled(candidates) else 0
-        if settled >= settings["patience"]:
-            break
-        if generation == 0:
-            new = candidates[:settings["top_k"]]
-            new += _far_apart(evaluator, toolbox, population, new, settings["explore"])
-            repeats: list[Point] = []
-        else:
-            new, repeats = beliefs.choose(candidates, settings["top_k"])
-            if not trusted:
-                new += _unmodelled(evaluator, toolbox, new, settings["explore"])
-        trusted = beliefs.run(new, repeats)
-        population = _with_measured_best(population, beliefs.best_measured(settings["top_k"]))
-        evaluator.end_generation(generation, beliefs.best_expected(candidates))
-        generation += 1
+    candidates: list[Point] = []
+    ended, screened = "budget", 0  # screened: the last generation whose screening ran
+    try:
+        while evaluator.runs_left() > 0:
+            population = _evolve(beliefs, toolbox, rng, population, settings)
+            screened = generation
+            candidates = _top_unmeasured(evaluator, population,
+                                         settings["top_k"] * settings["pool"])
+            if not candidates and not beliefs.measured:
+                ended = "space"
+                break
+            settled = settled + 1 if trusted and beliefs.settled(candidates) else 0
+            if settled >= settings["patience"]:
+                ended = "target"
+                break
+            if generation == 0:
+                new = candidates[:settings["top_k"]]
+                new += _far_apart(evaluator, toolbox, population, new, settings["explore"])
+                repeats: list[Point] = []
+            else:
+                new, repeats = beliefs.choose(candidates, settings["top_k"])
+                if not trusted:
+                    new += _unmodelled(evaluator, toolbox, new, settings["explore"])
+            trusted = beliefs.run(new, repeats)
+            population = _with_measured_best(population,
+                                             beliefs.best_measured(settings["top_k"]))
+            evaluator.end_generation(generation, beliefs.best_expected(candidates),
+                                     beliefs.state(candidates))
+            generation += 1
+    except BudgetExhausted:
+        beliefs.refit()  # to the runs the budget let the last batch make
+    if ended == "budget" and beliefs.settled(candidates):
+        ended = "target"  # met with the budget's last runs
+    # the last report says how the campaign ended: a generation of its own when its screening
+    # ran (a stop, or a batch the budget cut short), else the last batch's again
+    evaluator.end_generation(screened, None, beliefs.state(candidates, ended))
 
 
 @dataclass(frozen=True)
@@ -107,6 +131,7 @@ class Beliefs:
                  settings: Mapping[str, Any]) -> None:
         self.evaluator, self.surrogate, self.settings = evaluator, surrogate, settings
         self.measured: list[Point] = []  # successfully, in order
+        self._calibrated_on = 0  # measured configs when the platform model was last refitted
         self.noise = self._noise()
 
     @classmethod
@@ -155,22 +180,45 @@ class Beliefs:
         """Whether the campaign's repeats have told ``noise_dof`` degrees of freedom of noise."""
         return self.noise.dof >= self.settings["noise_dof"]
 
-    def settled(self, candidates: Sequence[Point]) -> bool:
-        """Whether the best measured config is within the noise of every candidate and every
-        other measured config: none's upper bound beats its mean by a gain the measurements
-        could tell. Never before the campaign's repeats have told the noise (the prior alone
-        would decide what "within the noise" means)."""
-        if not self.noise_known:
-            return False
-        others = list(dict.fromkeys([*candidates, *self.measured]))
-        beliefs = self.marginals(others)
-        measured = [b for b, p in zip(beliefs, others, strict=True) if b and p in self.measured]
+    def chance_missed(self, candidates: Sequence[Point]) -> float | None:
+        """The beliefs' chance that some candidate or other measured config beats the best
+        measured by more than ``target`` (summed over them: a union bound; None: nothing
+        measured)."""
+        others = list(dict.fromkeys([*self.measured, *candidates]))
+        simulated = self.evaluator.predict(others)
+        known = [i for i, rate in enumerate(simulated) if rate]
+        points = [others[i] for i in known]
+        measured = [i for i, point in enumerate(points) if point in self.measured]
         if not measured:
-            return False
-        best = max(b.mean for b in measured)
-        hoped = max(b.mean + self.settings["belief_z"] * b.sd for b in beliefs if b)
-        resolvable = math.sqrt(self.noise.of_mean(self.settings["noise_runs"]))
-        return hoped - best <= max(math.log1p(self.settings["tolerance"]), resolvable)
+            return None
+        mean, cov = self.surrogate.beliefs(points, [simulated[i] or 0.0 for i in known])
+        best = max(measured, key=lambda i: mean[i])
+        gap = math.log1p(self.settings["target"])
+        chance = 0.0
+        for i in range(len(points)):
+            if i != best:
+                spread = math.sqrt(max(cov[i, i] + cov[best, best] - 2 * cov[i, best], 1e-12))
+                chance += _upper_tail((gap - mean[i] + mean[best]) / spread)
+        return chance
+
+    def settled(self, candidates: Sequence[Point]) -> bool:
+        """Whether the user's target is met: less than 1 - ``confidence`` that a candidate or
+        another measured config beats the best measured by more than ``target``. Never before
+        the campaign's repeats have told the noise (the prior alone would say how far a
+        measured mean may be from the config's rate)."""
+        chance = self.chance_missed(candidates)
+        return (self.noise_known and chance is not None
+                and chance <= 1 - self.settings["confidence"])
+
+    def state(self, candidates: Sequence[Point], ended: str | None = None) -> SearchState:
+        """What the campaign tells of itself: the prior's weight and why, and its target."""
+        simulated = self.evaluator.predict(self.measured)
+        pairs = [(math.log(sim), math.log(statistics.median(self.evaluator.runs_of(p))))
+                 for p, sim in zip(self.measured, simulated, strict=True) if sim]
+        return SearchState(self.surrogate.weight, self.surrogate.log_bayes_factor,
+                           measured_order([x for x, _ in pairs], [y for _, y in pairs]),
+                           self.settings["target"], self.settings["confidence"],
+                           self.chance_missed(candidates), ended)
 
     # -- what it asks for -----------------------------------------------------------------------
 
@@ -196,15 +244,19 @@ class Beliefs:
         the beliefs held before they ran (and the noise of a run)."""
         before = self.marginals([*new, *repeats])
         runs_before = [len(self.evaluator.runs_of(p)) for p in repeats]
-        rates = self.evaluator.measure(new)
-        self.evaluator.repeat(repeats)
+        try:
+            rates = self.evaluator.measure(new)
+            self.evaluator.repeat(repeats)
+        finally:  # the budget may end within the batch: what ran is measured
+            self.measured += [p for p in new
+                              if self.evaluator.runs_of(p) and p not in self.measured]
         fresh = [*rates, *(self._run_since(p, done)
                            for p, done in zip(repeats, runs_before, strict=True))]
-        self.measured += [p for p, r in zip(new, rates, strict=True)
-                          if r is not None and p not in self.measured]
         z = [abs(math.log(rate) - b.mean) / math.sqrt(b.sd ** 2 + self.noise.variance)
              for b, rate in zip(before, fresh, strict=True) if b and rate]
-        self.evaluator.recalibrate()
+        if len(self.measured) >= self.settings["refit_growth"] * self._calibrated_on:
+            self.evaluator.recalibrate()
+            self._calibrated_on = len(self.measured)
         self.refit()
         return bool(z) and statistics.median(z) <= self.settings["trust_z"]
 
@@ -225,6 +277,10 @@ class Beliefs:
     def _noise(self) -> Noise:
         return estimate((self.evaluator.runs_of(p) for p in self.measured),
                         self.settings["noise_sd"], self.settings["noise_weight"])
+
+
+def _upper_tail(z: float) -> float:
+    return 0.5 * math.erfc(z / math.sqrt(2.0))
 
 
 def _far_apart(evaluator: Evaluator, toolbox: base.Toolbox, ranked: list[Individual],

@@ -1,6 +1,9 @@
-"""sim-screened's grey-box surrogate: the simulator's prediction times a learned residual.
+"""sim-screened's grey-box surrogate: the simulator's prediction times a learned residual, as far
+as the runs say the simulator orders the machine's configs.
 
-    log rate(x) = log simulated(x) + residual(x) + noise,    residual ~ GP(0, k)
+    with the prior:     log rate(x) = log simulated(x) + residual(x) + noise
+    without (model-free): log rate(x) = the runs' mean log rate + residual(x) + noise
+    residual ~ GP(0, k) in both
 
 The simulator, calibrated to the campaign's runs (iotwin.tuning.recalibration), is the prior
 mean; the residual is what it cannot represent, learned from the same runs: a Gaussian process
@@ -24,6 +27,22 @@ In multi-fidelity terms the simulator is the cheap fidelity and the residual the
 to the expensive one (Kennedy and O'Hagan, Biometrika 87, 2000); as with piBO's prior over the
 optimum (Hvarfner et al., ICLR 2022) the simulator's say fades where runs accumulate, here
 because the posterior follows the runs where they are and the simulator where they are not.
+
+A simulator may also be wrong where nothing was run: a machine it describes badly (a model
+written from what is public about a site) can rank configs backwards, and its prior then leads
+the search away from the best. So both hypotheses are fitted to the same runs, and each config's
+belief is their Bayesian model average (Hoeting et al., "Bayesian model averaging: a tutorial",
+Statistical Science 14, 1999): the prior's weight is the posterior probability that the
+simulator is the mean,
+
+    weight = p L_prior / (p L_prior + (1 - p) L_model-free)
+
+with p = ``model_prior`` and L each hypothesis's marginal likelihood of the runs at its fitted
+kernel (the same kernel and hyperparameter count in both: the evidence says which mean the
+runs need less residual to explain). A simulator that orders the runs as they came keeps the
+weight near 1; one that ranks them backwards needs a residual as large as its own spread and
+loses it, down to the same surrogate without the prior (weight 0): a model-free Bayesian
+optimisation over the same one-hot kernel.
 """
 
 from __future__ import annotations
@@ -31,6 +50,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -41,55 +61,97 @@ from iotwin.space.parameters import BoundSpace, Point
 _LENGTH_BOUNDS = (0.5, 20.0)  # of the interaction term, in one-hot distance (sqrt(2) per gene)
 
 
+@dataclass(frozen=True)
+class _Hypothesis:
+    """A residual fitted against one prior mean: the simulator's log rate, or a constant."""
+
+    process: Any  # sklearn's fitted GaussianProcessRegressor
+    constant: float | None  # the model-free mean (None: the simulator's log rate is the mean)
+
+    def prior(self, simulated_logs: np.ndarray) -> np.ndarray:
+        if self.constant is None:
+            return simulated_logs
+        return np.full_like(simulated_logs, self.constant)
+
+    @property
+    def log_evidence(self) -> float:
+        return float(self.process.log_marginal_likelihood_value_)
+
+
 class GreyBox:
     """Beliefs about configs' log rates: the simulator's where nothing was run, the runs'
-    where they were, a Gaussian process between them."""
+    where they were, a Gaussian process between them; the simulator's say weighed by how well
+    it explains the runs."""
 
     def __init__(self, space: BoundSpace, settings: Mapping[str, Any]) -> None:
         self.space = space
         self._start = float(settings["residual_sd"])
         self._largest = float(settings["residual_max_sd"])
-        self._fitted: Any = None  # sklearn's GaussianProcessRegressor, once fitted
+        self._model_prior = float(settings["model_prior"])
+        self._with: _Hypothesis | None = None  # the simulator as the mean, once fitted
+        self._without: _Hypothesis | None = None  # a constant mean
         self._kernel = self._initial_kernel()
+
+    @property
+    def weight(self) -> float:
+        """The prior's weight: the posterior probability that the simulator is the mean (1
+        before any run: nothing else speaks)."""
+        if self._with is None or self._without is None:
+            return 1.0
+        odds = (self._with.log_evidence - self._without.log_evidence
+                + math.log(self._model_prior / (1 - self._model_prior)))
+        return 1.0 / (1.0 + math.exp(-min(max(odds, -700.0), 700.0)))
+
+    @property
+    def log_bayes_factor(self) -> float | None:
+        """log L_prior - log L_model-free of the last fit (None: none yet)."""
+        if self._with is None or self._without is None:
+            return None
+        return self._with.log_evidence - self._without.log_evidence
 
     def fit(self, points: Sequence[Point], simulated: Sequence[float],
             runs: Sequence[Sequence[float]], noise: Noise) -> None:
         """Learn the residual from each measured point's runs (rates > 0) against its
-        simulated rate."""
+        simulated rate, and against the runs' mean."""
         if not points:
-            self._fitted = None
+            self._with = self._without = None
             return
-        residuals = [float(np.mean(np.log(rates))) - math.log(sim)
-                     for rates, sim in zip(runs, simulated, strict=True)]
-        process = _gaussian_process().GaussianProcessRegressor(
-            self._initial_kernel(), alpha=np.array([noise.of_mean(len(r)) for r in runs]),
-            optimizer="fmin_l_bfgs_b", n_restarts_optimizer=0, normalize_y=False)
-        with warnings.catch_warnings(), _one_thread():
-            warnings.simplefilter("ignore")  # an amplitude at its bound: the fit says so
-            process.fit(self.encode(points), np.array(residuals))
-        self._fitted = process
+        logs = np.array([float(np.mean(np.log(rates))) for rates in runs])
+        features = self.encode(points)
+        alpha = np.array([noise.of_mean(len(r)) for r in runs])
+        self._with = _Hypothesis(self._residual(features, logs - np.log(simulated), alpha),
+                                 None)
+        constant = float(np.mean(logs))
+        self._without = _Hypothesis(self._residual(features, logs - constant, alpha), constant)
 
     def beliefs(self, points: Sequence[Point], simulated: Sequence[float]
                 ) -> tuple[np.ndarray, np.ndarray]:
-        """Mean and covariance of the points' log rates (true rates: no run's noise)."""
+        """Mean and covariance of the points' log rates (true rates: no run's noise): the
+        two hypotheses' mixture's."""
         features = self.encode(points)
-        prior = np.log(np.asarray(simulated, dtype=float))
-        if self._fitted is None:
-            return prior, self._kernel(features)
-        with _one_thread():
-            mean, cov = self._fitted.predict(features, return_cov=True)
-        return prior + mean, cov
+        logs = np.log(np.asarray(simulated, dtype=float))
+        if self._with is None or self._without is None:
+            return logs, self._kernel(features)
+        (mean_with, cov_with), (mean_without, cov_without) = (
+            _predict(h, features, logs, return_cov=True) for h in (self._with, self._without))
+        weight, gap = self.weight, mean_with - mean_without
+        return (weight * mean_with + (1 - weight) * mean_without,
+                weight * cov_with + (1 - weight) * cov_without
+                + weight * (1 - weight) * np.outer(gap, gap))
 
     def marginals(self, points: Sequence[Point], simulated: Sequence[float]
                   ) -> tuple[np.ndarray, np.ndarray]:
         """Mean and standard deviation of each point's log rate."""
         features = self.encode(points)
-        prior = np.log(np.asarray(simulated, dtype=float))
-        if self._fitted is None:
-            return prior, np.sqrt(self._kernel.diag(features))
-        with _one_thread():
-            mean, sd = self._fitted.predict(features, return_std=True)
-        return prior + mean, sd
+        logs = np.log(np.asarray(simulated, dtype=float))
+        if self._with is None or self._without is None:
+            return logs, np.sqrt(self._kernel.diag(features))
+        (mean_with, sd_with), (mean_without, sd_without) = (
+            _predict(h, features, logs, return_std=True) for h in (self._with, self._without))
+        weight, gap = self.weight, mean_with - mean_without
+        variance = (weight * sd_with ** 2 + (1 - weight) * sd_without ** 2
+                    + weight * (1 - weight) * gap ** 2)
+        return weight * mean_with + (1 - weight) * mean_without, np.sqrt(variance)
 
     def encode(self, points: Sequence[Point]) -> np.ndarray:
         """One-hot columns for each searched gene: one per value and one for "inactive", so
@@ -107,6 +169,15 @@ class GreyBox:
             rows.append(row)
         return np.array(rows, dtype=float).reshape(len(points), -1)
 
+    def _residual(self, features: np.ndarray, residuals: np.ndarray, alpha: np.ndarray) -> Any:
+        process = _gaussian_process().GaussianProcessRegressor(
+            self._initial_kernel(), alpha=alpha, optimizer="fmin_l_bfgs_b",
+            n_restarts_optimizer=0, normalize_y=False)
+        with warnings.catch_warnings(), _one_thread():
+            warnings.simplefilter("ignore")  # an amplitude at its bound: the fit says so
+            process.fit(features, residuals)
+        return process
+
     def _initial_kernel(self) -> Any:
         kernels = _gaussian_process().kernels
         variance = self._start ** 2
@@ -114,6 +185,14 @@ class GreyBox:
         return (kernels.ConstantKernel(variance, bounds)
                 + kernels.ConstantKernel(variance, bounds) * kernels.DotProduct(0.0, "fixed")
                 + kernels.ConstantKernel(variance, bounds) * kernels.RBF(2.0, _LENGTH_BOUNDS))
+
+
+def _predict(hypothesis: _Hypothesis, features: np.ndarray, simulated_logs: np.ndarray,
+             **spread: bool) -> tuple[np.ndarray, np.ndarray]:
+    """A hypothesis's mean log rate and its spread (``return_std`` or ``return_cov``)."""
+    with _one_thread():
+        mean, spread_of = hypothesis.process.predict(features, **spread)
+    return mean + hypothesis.prior(simulated_logs), spread_of
 
 
 def _one_thread() -> Any:

@@ -54,6 +54,7 @@ from typing import Any
 
 from iotwin.config.resolution import literal_glob, with_dataset_settings
 from iotwin.config.schema import load_schema
+from iotwin.config.settings import where_set
 from iotwin.config.types import Config
 from iotwin.config.validation import validate_config, validate_value
 from iotwin.core import paths
@@ -101,7 +102,7 @@ class SpaceContext:
 #: the workload APIs whose files go through HDF5 (netCDF-4 writes HDF5 files), and through
 #: MPI-IO (every parallel library here; a POSIX program's writes reach the file system alone)
 HDF5_APIS = frozenset({"hdf5", "netcdf4"})
-MPIIO_APIS = frozenset({"hdf5", "netcdf4", "mpiio"})
+MPIIO_APIS = frozenset({"hdf5", "netcdf4", "mpiio", "pnetcdf"})
 
 
 @dataclass(frozen=True)
@@ -307,12 +308,14 @@ class BoundSpace:
         for."""
         for key, value in self.context.forbidden:
             block, _, name = key.partition(".")
-            if config.get(block, {}).get(name) != value:
-                continue
-            if key == "lustre.stripe_count" and value == -1 and self.context.max_stripe_count:
-                config[block][name] = self.context.max_stripe_count
-            else:
-                del config[block][name]
+            for _, holder in where_set(config.get(block, {}), block, name):
+                if holder[name] != value:
+                    continue
+                if key == "lustre.stripe_count" and value == -1 and \
+                        self.context.max_stripe_count:
+                    holder[name] = self.context.max_stripe_count
+                else:
+                    del holder[name]
         if config.get("lustre") and self.context.layout_pool:
             config["lustre"].setdefault("pool", self.context.layout_pool)
         files = self.context.layout_files
@@ -561,3 +564,4 @@ def _parse_value(leaf: str, value: Any, where: str) -> Any:
     except ValueError as error:
         raise UserError(f"{where}: {error}") from error
     return value
+

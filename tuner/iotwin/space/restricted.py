@@ -45,8 +45,12 @@ def _points_of(space: BoundSpace, configs: Sequence[Config]) -> list[Point]:
     only as the default and is not a point of most spaces), in the configs' order."""
     wanted = {config_hash(c): i for i, c in enumerate(configs)}
     found: dict[int, Point] = {}
+    seen: set[Point] = set()  # many points repair to one (inactive genes reset): one config
     for point in space.points():
         canonical, _ = space.repair(point)
+        if canonical in seen:
+            continue
+        seen.add(canonical)
         index = wanted.get(config_hash(space.config(canonical)))
         if index is not None:
             found.setdefault(index, canonical)

@@ -39,6 +39,7 @@ Location: ``--store PATH``, else ``$IOTWIN_STORE``, else ``./iotwin.db`` (see `r
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import sqlite3
@@ -124,14 +125,38 @@ CREATE INDEX calibrations_by_platform ON calibrations(platform, created);
 """ + _JOBS_SCHEMA
 
 
+def one_line(error: BaseException | None) -> str:
+    """SQLite's message as one line of an error: a damaged schema's message quotes the
+    schema's text, newlines and all."""
+    return printable(" ".join(str(error).split()))[:300]
+
+
 class StoreError(UserError):
     """The store could not be read or written (disk full, read-only, damaged); every row
     committed before is still there."""
 
     def __init__(self, path: Path, error: sqlite3.DatabaseError) -> None:
-        super().__init__(f"{path}: the results store failed: {error}; every row stored before "
-                         "is kept")
+        super().__init__(f"{path}: the results store failed: {one_line(error)}; every row "
+                         "stored before is kept")
         self.path = path
+
+
+@functools.cache
+def _columns() -> dict[str, list[str]]:
+    """The columns of each table of this schema version, as SQLite reports them."""
+    made = sqlite3.connect(":memory:")
+    try:
+        for statement in _SCHEMA.split(";"):
+            if statement.strip():
+                made.execute(statement)
+        return {table: [row[1] for row in made.execute(f"PRAGMA table_info({table})")]
+                for table in _TABLES[SCHEMA_VERSION]}
+    finally:
+        made.close()
+
+
+def _lenient_text(data: bytes) -> str:
+    return data.decode("utf-8", "surrogateescape")
 
 
 def workload_of(target: Target) -> str:
@@ -277,19 +302,29 @@ class Store:
             self._db = (self._connect_read_only() if read_only else
                         sqlite3.connect(self.path, timeout=30.0, isolation_level=None))
         except sqlite3.DatabaseError as error:
-            raise UserError(f"{self.path}: cannot open the results store: {error}") from error
+            raise UserError(f"{self.path}: cannot open the results store: "
+                            f"{one_line(error)}") from error
         self._db.row_factory = sqlite3.Row
+        # text a damaged page made undecodable is read as surrogates, so that the row's checks
+        # (store/details.py) name it, where sqlite3 would raise UnicodeDecodeError
+        self._db.text_factory = _lenient_text
         try:
             version = self._ours()
+            self._check_columns(version)
             self._db.execute("PRAGMA foreign_keys=ON")
             if not read_only:
                 self._db.execute("PRAGMA journal_mode=WAL")
                 self._db.execute("PRAGMA synchronous=FULL")
                 self._migrate(version)
+        except UnicodeDecodeError as error:  # SQLite's own message quotes a damaged schema
+            self._db.close()
+            raise UserError(f"{self.path}: cannot open as an iotwin store: its schema is "
+                            f"damaged (bytes that are not UTF-8)") from error
         except (sqlite3.Error, StoreError) as error:
             self._db.close()
             cause = error.__cause__ if isinstance(error, StoreError) else error
-            raise UserError(f"{self.path}: cannot open as an iotwin store: {cause}") from error
+            raise UserError(f"{self.path}: cannot open as an iotwin store: "
+                            f"{one_line(cause)}") from error
         except UserError:
             self._db.close()
             raise
@@ -346,6 +381,9 @@ class Store:
             raise  # a row iotwin should not have made: a bug, not the store's state
         except sqlite3.DatabaseError as error:  # full, read-only, locked, damaged, I/O
             raise StoreError(self.path, error) from error
+        except UnicodeDecodeError as error:  # SQLite's message quoting a damaged page
+            raise UserError(f"{self.path}: the results store is damaged (bytes that are not "
+                            f"UTF-8 where SQLite expects text)") from error
 
     def _execute(self, sql: str, parameters: Sequence[Any] = ()) -> sqlite3.Cursor:
         """``sql`` run with ``parameters`` bound (text made valid UTF-8: an argument or a file
@@ -353,6 +391,17 @@ class Store:
         bound = tuple(valid_utf8(p) if isinstance(p, str) else p for p in parameters)
         with self._sqlite_errors():
             return self._db.execute(sql, bound)
+
+    def _check_columns(self, version: int) -> None:
+        """Every table's columns as this iotwin makes them: a store whose schema a damaged
+        page changed (a column renamed) is refused untouched, not read into wrong fields."""
+        for table in sorted(_TABLES.get(version, ())):
+            found = [row[1] for row in self._db.execute(f"PRAGMA table_info({table})")]
+            if found != _columns()[table]:
+                raise UserError(f"{self.path}: not an iotwin store as this iotwin reads one: "
+                                f"table {table} has columns "
+                                f"{printable(', '.join(found))[:200]} (damaged?); it is left "
+                                f"untouched")
 
     def _migrate(self, version: int) -> None:
         """The store brought to this schema version (its id set, for a store made before

@@ -9,7 +9,8 @@
             for b = 1 .. the campaign's runs:          # had it been stopped after b runs
                 recommended(b) <- the tuning pipeline's confirmation of its first b runs
                                   (iotwin.tuning.confirmation.confirm: the best `confirm`
-                                  configs and the default, `confirm_runs` further runs each,
+                                  configs and the default where the table holds it,
+                                  `confirm_runs` further runs each,
                                   best median); a config's further runs are its next stored
                                   repetitions after the search's, the same whatever b
                 cost(b) = b + the confirmation's runs
@@ -34,6 +35,7 @@ resume: nothing stored runs or simulates again).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import multiprocessing
 import statistics
@@ -57,11 +59,18 @@ from iotwin.model.calibration import RefitSettings, SimModel
 from iotwin.model.platforms import load_platform
 from iotwin.search import strategy_kind, strategy_settings
 from iotwin.search.screened import Beliefs
+from iotwin.space.parameters import BoundSpace
 from iotwin.store.database import Store
 from iotwin.studies.model_ties import Ties, ties
-from iotwin.tuning.campaign import CampaignEvaluator, open_campaign, run_campaign
+from iotwin.tuning.campaign import (
+    CampaignEvaluator,
+    Progress,
+    Screening,
+    open_campaign,
+    run_campaign,
+)
 from iotwin.tuning.confirmation import confirm
-from iotwin.tuning.parts import assemble
+from iotwin.tuning.parts import assemble, campaign_space
 from iotwin.tuning.spec import CampaignSpec
 from iotwin.validation.local import load_suite
 from iotwin.workloads.types import Workload
@@ -111,6 +120,8 @@ class Trajectory:
     #: model-guided only: the rate its grey-box surrogate believes of each table config once
     #: refitted to every run of the campaign (None: not a point of the space, or no prediction)
     believed: list[float | None] | None = None
+    #: sim-screened only: the prior's weight after each real batch (iotwin.search.trust)
+    prior_weights: list[float] = field(default_factory=list)
 
     def cost_to(self, fraction: float) -> int | None:
         return next((c for c, r in zip(self.costs, self.ratios, strict=True)
@@ -192,9 +203,16 @@ def run_one(case: TableCase, strategy: str, seed: int, settings: BenchmarkSettin
     campaign_id = (stored_campaign(store, name, spec)
                    or store.create_campaign(name, kind="tune", spec=spec.to_json()))
     replay = TableExecutor(case.table, replay_seed=seed)
-    campaign = open_campaign(store, campaign_id, assemble(spec, executor=replay))
+    weights: list[float] = []
+
+    def prior_weight(progress: Progress | Screening) -> None:
+        if isinstance(progress, Progress) and progress.state is not None:
+            weights.append(progress.state.prior_weight)
+
+    campaign = open_campaign(store, campaign_id, assemble(spec, executor=replay), prior_weight)
     run_campaign(campaign)
     trajectory = _trajectory(case.table, campaign, replay, settings)
+    trajectory.prior_weights = weights
     reached = ", ".join(f"{100 * f:g}%: {trajectory.cost_to(f) or 'missed'}"
                         for f in settings.targets)
     say(progress, f"  {case.name} {strategy} seed {seed}: {trajectory.runs} runs; "
@@ -215,6 +233,7 @@ def _trajectory(table: Landscape, campaign: CampaignEvaluator, replay: TableExec
     """``replay``: the executor the campaign ran on; a confirmation run of a config is its
     next draw there after every search run of it (its repeats included), the same at every b."""
     searched = {key: len(entry.runs) for key, entry in campaign.measured.items()}
+    has_default = table.rates_of({}) is not None  # an imported table may not hold it
     costs, ratios = [], []
     for b in range(1, len(campaign.order) + 1):
         spent = [0]
@@ -226,7 +245,7 @@ def _trajectory(table: Landscape, campaign: CampaignEvaluator, replay: TableExec
             return replay.replay(config, draws + round_index).rate_mbs
 
         confirmed = confirm(measured_after(campaign, b), settings.confirm,
-                            settings.confirm_runs, run)
+                            settings.confirm_runs, run, default=has_default)
         if not confirmed:
             continue
         costs.append(b + spent[0])
@@ -295,9 +314,13 @@ class ModelOnTable:
     parameters: list[str]  # those the refit chose
 
 
-def model_on_table(case: TableCase) -> ModelOnTable:
-    model = SimModel(load_platform(case.platform), case.model_workload(),
-                     RefitSettings.from_settings(strategy_settings("sim-screened")))
+def model_on_table(case: TableCase, simulations: int | None = None) -> ModelOnTable:
+    """``simulations``: at most this many for the refit (None: sim-screened's own refit)."""
+    bounded = RefitSettings.from_settings(strategy_settings("sim-screened"))
+    if simulations is not None:
+        evaluations = max(1, simulations // len(case.table.configs) - 1)
+        bounded = dataclasses.replace(bounded, evaluations=min(bounded.evaluations, evaluations))
+    model = SimModel(load_platform(case.platform), case.model_workload(), bounded)
     loaded = ties(case.table, model.predict(case.table.configs))
     measured = [(c, m) for c, m in zip(case.table.configs, case.table.medians(), strict=True)
                 if m]
@@ -362,8 +385,24 @@ def table_case(name: str, landscape: Path) -> TableCase:
     """The table measured from the landscape spec ``landscape`` (its CSV beside it, and a
     program's captured workload, ``.workload.yaml``)."""
 
-    suite = load_suite(landscape)
+    suite, workload = _landscape_spec(landscape)
     csv = landscape.with_suffix(".csv")
-    workload = load_workload(landscape.with_suffix(".workload.yaml")) if suite.command else None
     return TableCase(name, csv, read_table(csv), suite.target, suite.platform, suite.space,
                      workload)
+
+
+def landscape_space(landscape: Path) -> BoundSpace:
+    """The space a table of the landscape spec ``landscape`` holds configs of: its space on
+    its platform (the site's model: a table measured there)."""
+    suite, workload = _landscape_spec(landscape)
+    return campaign_space(CampaignSpec(
+        ranks=suite.target.ranks, platform=suite.platform, space=suite.space,
+        strategy="random", executor="twin", kernel=suite.target.kernel, args=suite.target.args,
+        command=suite.target.command, workload=workload))
+
+
+def _landscape_spec(landscape: Path) -> tuple[Any, Workload | None]:
+    """The spec's suite and a program's captured workload (``.workload.yaml`` beside it)."""
+    suite = load_suite(landscape)
+    workload = load_workload(landscape.with_suffix(".workload.yaml")) if suite.command else None
+    return suite, workload

@@ -6,8 +6,8 @@ config would crown another one. These figures say how much of "within X% of the 
 a table can resolve:
 
     resolution(table):
-        for each of `resamples` bootstrap tables (each config's passes drawn with
-        replacement):
+        for each of `resamples` bootstrap tables (each config's runs drawn with
+        replacement from its own runs: configs may have unequal numbers of them):
             note which config has the best median, and each config's median
         optimum_kept   <- share of the resamples in which the table's optimum stays best
         contenders     <- configs that are best in at least one resample
@@ -43,12 +43,18 @@ def resolution(table: Landscape, *, seed: int = 0, resamples: int = 1000,
                near: float = 0.2) -> Resolution:
     rates, medians = as_arrays(table)
     rng = np.random.default_rng(seed)
+    runs = _runs_first(rates)
+    counts = np.count_nonzero(~np.isnan(runs), axis=1)
+    runs, counts = runs[counts > 0], counts[counts > 0]
+    medians = medians[~np.isnan(medians)]
+    beyond = np.arange(runs.shape[1])[None, :] >= counts[:, None]  # a config's empty cells
     best_counts = np.zeros(len(medians))
     boot = np.empty((resamples, len(medians)))
     for i in range(resamples):
-        draw = rng.integers(0, rates.shape[1], size=rates.shape)
-        boot[i] = np.nanmedian(np.take_along_axis(rates, draw, axis=1), axis=1)
-        best_counts[np.nanargmax(boot[i])] += 1
+        draw = (rng.random(runs.shape) * counts[:, None]).astype(int)  # among its own runs
+        drawn = np.where(beyond, np.nan, np.take_along_axis(runs, draw, axis=1))
+        boot[i] = np.nanmedian(drawn, axis=1)  # as many draws as the config has runs
+        best_counts[np.argmax(boot[i])] += 1
     optimum = int(np.nanargmax(medians))
     near_best = medians >= (1 - near) * np.nanmax(medians)
     return Resolution(
@@ -56,7 +62,7 @@ def resolution(table: Landscape, *, seed: int = 0, resamples: int = 1000,
         contenders=int(np.count_nonzero(best_counts)),
         median_se=float(np.nanmedian(np.nanstd(boot, axis=0) / medians)),
         near=near, near_best=int(np.count_nonzero(near_best)),
-        agreement=_split_half_agreement(rates[near_best], rng))
+        agreement=_split_half_agreement(runs[near_best], rng))
 
 
 def as_arrays(table: Landscape) -> tuple[np.ndarray, np.ndarray]:
@@ -64,6 +70,12 @@ def as_arrays(table: Landscape) -> tuple[np.ndarray, np.ndarray]:
     rates = np.array([[r if r else np.nan for r in row] for row in table.rates], dtype=float)
     medians = np.array([m if m else np.nan for m in table.medians()], dtype=float)
     return rates, medians
+
+
+def _runs_first(rates: np.ndarray) -> np.ndarray:
+    """Each config's runs moved to the front of its row, the empty cells (NaN) after them."""
+    order = np.argsort(np.isnan(rates), axis=1, kind="stable")
+    return np.take_along_axis(rates, order, axis=1)
 
 
 def _split_half_agreement(rates: np.ndarray, rng: np.random.Generator,

@@ -29,22 +29,27 @@ platform to validate a speedup band of its own).
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-import yaml
-
+from iotwin.config.schema import load_schema
 from iotwin.config.types import Config
+from iotwin.config.validation import ConfigError, validate_value
 from iotwin.core.dotted import dotted_get
 from iotwin.core.errors import UserError
 from iotwin.core.hashing import config_hash
+from iotwin.core.units import parse_size
+from iotwin.core.yaml_files import parse_document
 from iotwin.model import sim
 from iotwin.model.platforms import Platform
+from iotwin.model.sheet_schema import check_value, sheet_schema, shown
 from iotwin.model.sim import SimResult
 from iotwin.model.site_rules import platform_space_context
 from iotwin.search import REGISTRY, run_strategy, strategy_kind, strategy_settings
 from iotwin.search.evaluator import BudgetExhausted
+from iotwin.search.trust import SearchState
 from iotwin.space.parameters import BoundSpace, Point, Space
 from iotwin.studies.validated_error import (
     ValidatedError,
@@ -163,14 +168,14 @@ def parse_variation(text: str) -> Variation:
     key, sep, values = text.partition("=")
     if not sep or not key or not values:
         raise UserError(f"--vary {text}: expected PATH=V1,V2,... (e.g. filesystem.targets=24,48)")
-    return Variation(key, tuple(yaml.safe_load(v) for v in values.split(",")))
+    return Variation(key, tuple(parse_document(v, f"--vary {key}", floats=True)
+                                for v in values.split(",")))
 
 
 def _parameters(platform: Platform, path: str, value: Any) -> dict[str, Any]:
     """The platform parameters one ``--vary`` setting stands for."""
     if path == OST_COUNT:
-        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-            raise UserError(f"--vary {path}={value}: expected a positive whole number of OSTs")
+        value = varied_value("filesystem.targets", value, 1)
         fs = platform.data["filesystem"]
         servers = max(1, round(value * fs["servers"] / fs["targets"]))
         return {"filesystem.targets": int(value), "filesystem.servers": servers}
@@ -180,10 +185,34 @@ def _parameters(platform: Platform, path: str, value: Any) -> dict[str, Any]:
         hint = f"; did you mean {nearby[0]}?" if nearby else ""
         raise UserError(f"--vary {path}: {platform.name} has no parameter {path!r}{hint} "
                         f"(parameters: {OST_COUNT}, {', '.join(known)})")
-    current = dotted_get(platform.data, path)
-    if isinstance(current, int | float) != isinstance(value, int | float) or value is None:
-        raise UserError(f"--vary {path}={value}: expected a value like {current!r}")
-    return {path: value}
+    return {path: varied_value(path, value, dotted_get(platform.data, path))}
+
+
+def varied_value(path: str, value: Any, current: Any) -> Any:
+    """A value ``--vary`` gives a model's figure, checked as the spec sheet key giving it is
+    (data/sheet-schema.yaml: its kind and bounds), else as a value of the current one's type:
+    a whole number for a count (never truncated), a finite number >= 0 for a number."""
+    where = f"--vary {path}={shown(value)}"
+    block, _, key = path.removeprefix("site_defaults.").partition(".")
+    if path.startswith("site_defaults.") and key in load_schema().blocks.get(block, {}):
+        try:  # a site default is a tuning config's value
+            return validate_value(block, key, value, "--vary", path)
+        except ConfigError as error:
+            raise UserError(str(error)) from None
+    field = sheet_schema().model_field(path)
+    if field is not None and isinstance(current, int | float) and not isinstance(current, bool):
+        checked = check_value("--vary", path, value, field)
+        return parse_size(checked) if field.kind == "size" else checked
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    if isinstance(current, bool) or not isinstance(current, int | float):
+        if type(value) is not type(current):
+            raise UserError(f"{where}: expected a value like {shown(current)}")
+        return value
+    if not number or (isinstance(current, int) and not isinstance(value, int)) or not (
+            math.isfinite(value) and value >= 0):
+        kind = "a whole number" if isinstance(current, int) else "a finite number"
+        raise UserError(f"{where}: expected {kind} >= 0 like {shown(current)}")
+    return value
 
 
 def vary(platform: Platform, settings: Mapping[str, Any]) -> Platform:
@@ -269,7 +298,8 @@ class SimulatedMachine:
     def recalibrate(self) -> None:
         pass
 
-    def end_generation(self, generation: int, best_predicted: float | None = None) -> None:
+    def end_generation(self, generation: int, best_predicted: float | None = None,
+                       state: SearchState | None = None) -> None:
         pass
 
     def screened(self, step: int, steps: int, best_predicted: float | None) -> None:

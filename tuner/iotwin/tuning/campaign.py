@@ -28,6 +28,7 @@ from iotwin.executors.base import Executor, JobExecutor, queues_jobs
 from iotwin.model.protocol import Model
 from iotwin.search import run_strategy, strategy_settings
 from iotwin.search.evaluator import BudgetExhausted
+from iotwin.search.trust import SearchState
 from iotwin.space.parameters import BoundSpace, Point
 from iotwin.store.database import Store
 from iotwin.tuning.job_batch import PlannedRun, run_as_jobs
@@ -46,6 +47,7 @@ class Progress:
     best_measured: float | None
     best_predicted: float | None
     model_error: float | None  # median |predicted / measured - 1| over the last real batch
+    state: SearchState | None = None  # a model-guided search's prior weight and target
 
 
 @dataclass(frozen=True)
@@ -157,11 +159,12 @@ class CampaignEvaluator:
             self.model, self.store, self.id, self.stored, len(self.order), observed,
             self.batch_error()))
 
-    def end_generation(self, generation: int, best_predicted: float | None = None) -> None:
+    def end_generation(self, generation: int, best_predicted: float | None = None,
+                       state: SearchState | None = None) -> None:
         best = self.best()
         self.on_progress(Progress(generation, len(self.order), self.spec.real_budget,
                                   best.rate if best else None, best_predicted,
-                                  self.batch_error()))
+                                  self.batch_error(), state))
         self._batch = []
         self._next_generation = generation + 1
         self._screening = (0, 0.0)

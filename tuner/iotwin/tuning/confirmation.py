@@ -67,16 +67,18 @@ ConfirmationRun = Callable[[Config, int, int], float | None]
 
 
 def confirm(measured: Mapping[str, Any], candidates: int, runs: int, run: ConfirmationRun,
-            stored: Mapping[str, Sequence[float | None]] | None = None) -> list[Confirmed]:
+            stored: Mapping[str, Sequence[float | None]] | None = None, *,
+            default: bool = True) -> list[Confirmed]:
     """:func:`confirm_best` on any search's ``measured`` configs (config hash -> an entry with
     ``config`` and ``rate``), ``run`` running each confirmation run; ``stored``: the
-    confirmation runs that exist already (not run again)."""
+    confirmation runs that exist already (not run again); ``default``: the default config
+    is confirmed with them (False: it cannot run, e.g. a table without it)."""
     top = sorted((m for m in measured.values() if m.rate is not None),
                  key=lambda m: m.rate or 0.0, reverse=True)[:max(candidates, 1)]
     if candidates < 2 or runs < 1:
         return [Confirmed(m.config, m.rate or 0.0, (m.rate or 0.0,), slot)
                 for slot, m in enumerate(top, 1)]
-    top = with_default(top, measured)
+    top = with_default(top, measured) if default else top
     rates = interleaved_rounds([config_hash(m.config) for m in top], runs, stored or {},
                                lambda slot, round_index: run(top[slot].config, slot,
                                                              round_index))

@@ -8,10 +8,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from iotwin.config.schema import load_schema
 from iotwin.config.validation import validate_config
 from iotwin.core.dotted import dotted_set
 from iotwin.core.errors import UserError
 from iotwin.core.run_records import Source, Target
+from iotwin.core.text import printable
 from iotwin.core.yaml_files import check_keys, read_yaml
 from iotwin.formats.bounds import load_bounds
 from iotwin.studies.experiment.search import SearchSpec
@@ -197,8 +199,10 @@ def _entry_body(kind: str, data: Mapping[str, Any], earlier: list[ConfigEntry], 
     if kind == "sweep":
         body = data["sweep"]
         _check_keys(body, _SWEEP_KEYS, source, f"{where}.sweep")
+        _config_keys(body["key"], source, f"{where}.sweep.key")
         values = _list(body["values"], source, f"{where}.sweep.values")
         base = _mapping(body.get("base"), source, f"{where}.sweep.base")
+        validate_config(base, f"{source}: {where}.sweep.base")
         for value in values:  # every swept config must be valid
             validate_config(set_dotted(base, body["key"], value),
                             f"{source}: {where}.sweep ({body['key']}={value})")
@@ -310,6 +314,20 @@ def _mapping(value: Any, source: str, where: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise UserError(f"{source}: {where}: expected a mapping, got {value!r}")
     return dict(value)
+
+
+def _config_keys(value: Any, source: str, where: str) -> None:
+    """A config key as ``block.key`` (``mpiio.cb_buffer_size``), or a non-empty list of them:
+    what a sweep sets."""
+    keys = [value] if isinstance(value, str) else value
+    blocks = load_schema().blocks
+    if not isinstance(keys, list) or not keys or not all(
+            isinstance(key, str) and key.partition(".")[2] in blocks.get(key.partition(".")[0],
+                                                                         {})
+            for key in keys):
+        raise UserError(f"{source}: {where}: expected a config key as block.key (e.g. "
+                        f"mpiio.cb_buffer_size) or a list of them, got "
+                        f"{printable(repr(value))[:60]}")
 
 
 def _positive(value: Any, source: str, where: str) -> int:

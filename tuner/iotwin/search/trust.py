@@ -1,0 +1,87 @@
+"""What sim-screened tells of itself after each real batch: how far it trusts the simulator, and
+how close its best measured config is to the user's target.
+
+The prior's weight is the grey-box surrogate's (iotwin.search.surrogate): the posterior
+probability, from the runs' evidence, that the simulator is the mean of the machine's log
+rates. The reason given with it is the order the calibrated simulator gives the measured
+configs against their measured means, Spearman's rank correlation with a bootstrap interval
+over the configs (what a user can check: a negative interval is a model that ranks the machine
+backwards).
+
+The target is the user's: within ``target`` of the best, with ``confidence``. The chance that it
+is not met is the beliefs' probability that some config (a candidate, or another measured one)
+beats the best measured by more than ``target``, summed over them (a union bound: it errs on the
+side of running on).
+"""
+
+from __future__ import annotations
+
+import random
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from iotwin.core.stats import spearman
+
+#: why a campaign ended (None: it has not)
+ENDINGS = {"target": "target reached", "budget": "budget ended before the target was reached",
+           "space": "no unmeasured config left"}
+
+
+@dataclass(frozen=True)
+class Order:
+    """How the calibrated simulator orders the measured configs' means."""
+
+    spearman: float
+    low: float  # of the bootstrap interval (``level``)
+    high: float
+    configs: int
+    level: float = 0.9
+
+
+@dataclass(frozen=True)
+class SearchState:
+    prior_weight: float  # 1: the simulator leads; 0: the same surrogate without it
+    log_bayes_factor: float | None  # evidence of the simulator as the mean over a constant
+    order: Order | None  # None: fewer than 3 measured configs, or no spread to rank
+    target: float  # the user's: within this fraction of the best ...
+    confidence: float  # ... with this probability
+    chance_missed: float | None  # that some config beats the best measured by > target
+    ended: str | None = None  # a key of ENDINGS
+
+    def text(self) -> str:
+        """One line: the prior's weight and why, and the target."""
+        why = (f"{self.order.configs} measured configs ordered by the calibrated model with "
+               f"Spearman {self.order.spearman:+.2f} ({100 * self.order.level:.0f}% interval "
+               f"{self.order.low:+.2f} to {self.order.high:+.2f})" if self.order else
+               "too few measured configs to rank")
+        evidence = ("" if self.log_bayes_factor is None else
+                    f", evidence for it {self.log_bayes_factor:+.1f} log units")
+        goal = f"within {100 * self.target:g}% of the best at {100 * self.confidence:g}%"
+        reached = ("" if self.chance_missed is None else
+                   f": chance it is missed {100 * min(self.chance_missed, 1.0):.0f}%")
+        ended = f"; {ENDINGS[self.ended]}" if self.ended else ""
+        return (f"prior weight {self.prior_weight:.2f} ({why}{evidence}); target {goal}"
+                f"{reached}{ended}")
+
+
+def measured_order(predicted: Sequence[float], measured: Sequence[float], *, seed: int = 0,
+                   resamples: int = 200, level: float = 0.9) -> Order | None:
+    """Spearman of ``predicted`` against ``measured`` (log rates of the same configs), with a
+    percentile bootstrap interval over the configs."""
+    if len(predicted) < 3 or len(set(predicted)) < 2 or len(set(measured)) < 2:
+        return None
+    rng = random.Random(seed)
+    values = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a resample of one config's copies: no order, skipped
+        for _ in range(resamples):
+            draw = [rng.randrange(len(predicted)) for _ in predicted]
+            value = spearman([predicted[i] for i in draw], [measured[i] for i in draw])
+            if not np.isnan(value):
+                values.append(value)
+    tail = 100 * (1 - level) / 2
+    low, high = np.percentile(values, [tail, 100 - tail]) if values else (np.nan, np.nan)
+    return Order(spearman(predicted, measured), float(low), float(high), len(predicted), level)
