@@ -187,6 +187,11 @@ def _measured(origin: str, where: str, value: Any, field: SheetField,
 
 
 def _rate(origin: str, where: str, value: Any, field: SheetField) -> float:
+    """A bandwidth; 0 where the field's bounds start at 0 (its "no limit", as
+    lustre_client.node_write_mbs's)."""
+    no_limit = field.bounds is not None and field.bounds.min == 0
+    if no_limit and not isinstance(value, bool) and value == 0:
+        return 0
     return _measured(origin, where, value, field, parse_rate, " MB/s")
 
 
