@@ -129,6 +129,19 @@ class Platform:
                 for path, leaf in leaves(self.tree)
                 if "bounds" in leaf}
 
+    def check_fitted(self, values: Mapping[str, float]) -> None:
+        """ValueError naming the first of ``values`` (fitted parameters, stored before) that
+        is not a finite number within a free parameter's bounds of this model."""
+        free = self.free_parameters()
+        for path, value in values.items():
+            if path not in free:
+                raise ValueError(f"{path}: not a fitted parameter of platform {self.name}")
+            _, lower, upper = free[path]
+            if isinstance(value, bool) or not isinstance(value, int | float) or not (
+                    lower <= value <= upper):
+                raise ValueError(f"{path}: {value!r} is not within platform {self.name}'s "
+                                 f"bounds [{lower:g}, {upper:g}]")
+
     def with_priors(self) -> Platform:
         """The model before any fit: each fitted parameter back at its ``prior``. A
         validation refits from here, so that no refit starts from values fitted to the rows
