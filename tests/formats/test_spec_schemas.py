@@ -85,3 +85,15 @@ def test_every_landscape_spec_of_the_repository_is_read() -> None:
     assert found
     for path in found:
         assert load_suite(path).samples >= 3
+
+
+def test_a_table_whose_landscape_spec_is_missing_names_the_benchmark_key(tmp_path: Path
+                                                                         ) -> None:
+    """Found by the fuzz suite: the error named only the landscape file, not where the
+    benchmark spec gave it."""
+    path = tmp_path / "bench.yaml"
+    path.write_text("strategies: {random: 3}\ntables: {a: '0'}\n")
+    with pytest.raises(UserError) as raised:
+        load_benchmark(path)
+    assert str(raised.value) == (f"{path}: tables.a: {tmp_path / '0'}: cannot read the suite: "
+                                 f"No such file or directory")

@@ -20,7 +20,7 @@ from iotwin.core import paths
 from iotwin.core.errors import UserError
 from iotwin.core.units import parse_size
 from iotwin.core.yaml_files import read_yaml
-from iotwin.model.sheet_schema import check_model_figures
+from iotwin.model.sheet_schema import check_model_figures, shown
 
 #: what a leaf says about where its value comes from: one of these keys
 PROVENANCE = ("source", "assumption", "fitted")
@@ -139,7 +139,7 @@ class Platform:
             _, lower, upper = free[path]
             if isinstance(value, bool) or not isinstance(value, int | float) or not (
                     lower <= value <= upper):
-                raise ValueError(f"{path}: {value!r} is not within platform {self.name}'s "
+                raise ValueError(f"{path}: {shown(value)} is not within platform {self.name}'s "
                                  f"bounds [{lower:g}, {upper:g}]")
 
     def with_priors(self) -> Platform:

@@ -369,13 +369,21 @@ def load_benchmark(path: Path) -> tuple[list[TableCase], BenchmarkSettings]:
             strategy_kind(name)
         except UserError as error:
             raise UserError(f"{path}: strategies.{name}: {error}") from None
-    cases = [table_case(name, path.parent / landscape)
-             for name, landscape in data["tables"].items()]
+    cases = [_table_case(path, name, landscape) for name, landscape in data["tables"].items()]
     settings = BenchmarkSettings(
         seeds=data.get("seeds", 20), confirm=data.get("confirm", 3),
         confirm_runs=data.get("confirm_runs", 3),
         targets=tuple(data.get("targets", (0.05, 0.02))), caps=dict(strategies))
     return cases, settings
+
+
+def _table_case(spec: Path, name: str, landscape: str) -> TableCase:
+    """A benchmark spec's table ``name`` (its landscape spec, relative to the spec's folder);
+    an error reading it names the benchmark spec's key too."""
+    try:
+        return table_case(name, spec.parent / landscape)
+    except UserError as error:
+        raise UserError(f"{spec}: tables.{name}: {error}") from None
 
 
 def table_case(name: str, landscape: Path) -> TableCase:
