@@ -27,7 +27,8 @@ from iotwin.model.sim import simulate  # noqa: E402
 
 SUITE = "tests/formats/test_fuzz_surfaces.py"
 PROPERTIES = ("sheet_is_a_model", "mangled_sheet", "measurement_table", "space_makes",
-              "experiment_spec", "benchmark_spec", "landscape_spec", "stored_calibration",
+              "experiment_spec", "benchmark_spec", "landscape_spec", "layout_list",
+              "stored_calibration",
               "site_file", "damaged_store")
 
 

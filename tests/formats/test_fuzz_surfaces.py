@@ -1,7 +1,7 @@
 """Fuzzing every input surface beyond configs and workloads (issue 53): spec sheets, published
-measurement tables, parameter spaces, experiment specs, benchmark and landscape specs, stored
-calibrations, site files and stores, generated from
-their schemas (tests/support/surface_strategies.py), then made hostile (a value of another type
+measurement tables, parameter spaces, experiment specs, benchmark and landscape specs, layout
+lists, stored calibrations, site files and stores, generated from their schemas
+(tests/support/surface_strategies.py), then made hostile (a value of another type
 or beyond every bound, a key removed or unknown, the text mangled, a store's bytes damaged).
 
 Each input must end in a verdict: accepted and processed within its bounds (a sheet's model
@@ -27,6 +27,7 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from iotwin.config.validation import validate_config
 from iotwin.core import paths
 from iotwin.core.errors import UserError
 from iotwin.core.yaml_files import read_yaml
@@ -38,7 +39,7 @@ from iotwin.model.platforms import load_platform, parse_platform
 from iotwin.model.sim import simulate
 from iotwin.model.site_rules import platform_space_context
 from iotwin.observations.published import read_cases
-from iotwin.space.parameters import load_space
+from iotwin.space.parameters import load_space, read_layouts
 from iotwin.store.database import Store
 from iotwin.studies.experiment.spec import load_experiment
 from iotwin.studies.strategy_benchmark import load_benchmark
@@ -53,6 +54,7 @@ from support.surface_strategies import (
     calibration_parameters,
     experiment_specs,
     landscape_specs,
+    layout_lists,
     measurement_tables,
     sheets,
     site_files,
@@ -211,6 +213,22 @@ def test_any_landscape_spec_is_read_within_its_bounds_or_one_error(spec: Any) ->
                                                                    "measured_configs")
         assert _in_bounds(suite.timeout_s, "run_timeout_s") and suite.warm_up >= 0
         assert all(isinstance(word, str) for word in suite.args)
+
+
+# -- layout lists ---------------------------------------------------------------------------------
+
+LAYOUTS = paths.data_dir() / "layouts.yaml"
+
+
+@examples(15)
+@given(st.one_of(layout_lists(), layout_lists().flatmap(mutated),
+                 committed([LAYOUTS]).flatmap(mutated)))
+def test_any_layout_list_is_valid_components_or_one_error(layouts: Any) -> None:
+    with written(as_json(layouts)) as path:
+        read = verdict(path, read_layouts)
+    for name, components in (read or {}).items():
+        if components is not None:
+            validate_config({"lustre": {"components": components}}, name)
 
 
 # -- calibrations in a store ---------------------------------------------------------------------

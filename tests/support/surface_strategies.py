@@ -2,10 +2,10 @@
 spec sheets (data/sheet-schema.yaml and the bounds table), published measurement tables (their
 columns and the bounds table's kinds), parameter spaces (a parameter per config-schema key,
 its values from that key's schema), experiment specs (the reader's own key tables), benchmark
-and landscape specs (data/benchmark-schema.yaml, data/suite-schema.yaml), a stored
-calibration's parameters (a platform's free parameters), site files (Site's fields) and
-stores (a store's file, its bytes damaged). The hostile versions come from
-format_strategies (mutated documents, mangled text)."""
+and landscape specs (data/benchmark-schema.yaml, data/suite-schema.yaml), layout lists (a
+config's lustre.components), a stored calibration's parameters (a platform's free
+parameters), site files (Site's fields) and stores (a store's file, its bytes damaged). The
+hostile versions come from format_strategies (mutated documents, mangled text)."""
 
 from __future__ import annotations
 
@@ -242,6 +242,18 @@ def landscape_specs() -> st.SearchStrategy[dict[str, Any]]:
     fields = record_schema("suite-schema")["suite"]
     return _section(fields, {"kernel": st.sampled_from(("vpic-io", "block3d")),
                              "platform": st.just("local"), "space": st.just("local")})
+
+
+# -- layout lists (data/layouts.yaml) ------------------------------------------------------------
+
+def layout_lists() -> st.SearchStrategy[dict[str, Any]]:
+    """A list of named layouts: names, each a config's lustre.components (from its schema)
+    or null."""
+    components = load_schema().blocks["lustre"]["components"]
+    names = st.text(st.characters(codec="ascii", categories=("L", "N")), min_size=1,
+                    max_size=10)
+    return st.dictionaries(names, st.one_of(st.none(), key_values(components)), min_size=1,
+                           max_size=3)
 
 
 # -- calibrations in a store ---------------------------------------------------------------------
