@@ -1,7 +1,7 @@
 """Hypothesis strategies for the inputs beyond configs and workloads, made from their schemas:
 spec sheets (data/sheet-schema.yaml and the bounds table), published measurement tables (their
 columns and the bounds table's kinds), parameter spaces (a parameter per config-schema key,
-its values from that key's schema), experiment specs (the reader's own key tables), benchmark
+its values from that key's schema), experiment specs (data/experiment-schema.yaml), benchmark
 and landscape specs (data/benchmark-schema.yaml, data/suite-schema.yaml), layout lists (a
 config's lustre.components), a stored calibration's parameters (a platform's free
 parameters), site files (Site's fields) and stores (a store's file, its bytes damaged). The
@@ -209,10 +209,10 @@ _SAMPLE = {"name": "fuzz", "study": "strategies", "platforms": ["archer"],
 @st.composite
 def experiment_specs(draw: st.DrawFn) -> dict[str, Any]:
     """An experiment spec with its required keys and any of its optional top-level keys (the
-    reader's own key table), each from the committed experiments' values or hostile ones."""
+    schema's top record), each from the committed experiments' values or hostile ones."""
     spec = dict(_SAMPLE)
-    optional = [key for key, required in experiment._TOP_KEYS.items()
-                if not required and key not in spec]
+    optional = [key for key, field in record_schema(experiment.SCHEMA)["top"].items()
+                if not field.required and key not in spec]
     for key in draw(st.lists(st.sampled_from(optional), max_size=3, unique=True)):
         spec[key] = draw(HOSTILE)
     return spec
