@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from iotwin.core import paths
+from iotwin.executors.local import SCRATCH_FOLDER
 from iotwin.store.database import Store
 
 pytestmark = pytest.mark.slow
@@ -35,7 +36,12 @@ def case(tmp_path: Path) -> Path:
 
 
 def tree(folder: Path) -> list[str]:
-    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*"))
+    """The directory's files, and that iotwin's own folder of run folders there (SCRATCH_FOLDER,
+    hidden) holds none: every run's folder was removed."""
+    runs = folder / SCRATCH_FOLDER
+    assert not runs.is_dir() or not any(runs.iterdir()), f"run folders left: {list(runs.iterdir())}"
+    ours = {runs, runs.parent}
+    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p not in ours)
 
 
 def test_run_from_the_case_directory_finds_its_input_and_output_folder(

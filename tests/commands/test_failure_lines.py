@@ -58,8 +58,8 @@ def test_an_output_that_cannot_be_written_is_named(tmp_path: Path,
 
 
 def test_an_os_error_anywhere_is_one_line_with_its_file(tmp_path: Path) -> None:
-    # `tune` writes the tuned config where --output says, after the campaign: a directory
-    # there is an OSError no command anticipates
+    # `tune` writes the tuned config where --output says: a directory there is refused in one
+    # line naming it, before the campaign starts
     output = tmp_path / "taken"
     output.mkdir()
     done = subprocess.run(
@@ -69,7 +69,9 @@ def test_an_os_error_anywhere_is_one_line_with_its_file(tmp_path: Path) -> None:
          "--summary-repeat", "0", "--confirm", "0", "--output", str(output), "--",
          "--particles", "65536"], cwd=tmp_path, text=True, capture_output=True, timeout=600)
     assert done.returncode == 2
-    assert done.stderr.splitlines()[-1] == f"iotwin: error: {output}: Is a directory"
+    assert done.stderr.splitlines()[-1] == (f"iotwin: error: {output}: is a directory; name a "
+                                            "file to write")
+    assert not (tmp_path / "s.db").exists()   # refused before the campaign
     assert "Traceback" not in done.stderr
 
 

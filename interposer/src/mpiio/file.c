@@ -77,16 +77,6 @@ static int open_for_layer_above(iot_open_call open, struct iot_file *file, MPI_C
 
 /* --- a file of the program's own ----------------------------------------------------------- */
 
-static void record_applied(struct iot_file *file)
-{
-    struct buf applied = {NULL, 0, 0, 0};
-    PUT(&applied, "{\"hints\": ");
-    iot_write_info(&applied, file->requested);
-    iot_write_applied_mca(&applied, &file->settings);
-    PUT(&applied, "}");
-    file->applied = buf_take(&applied);
-}
-
 static void read_back(struct iot_file *file)
 {
     struct buf out = {NULL, 0, 0, 0};
@@ -106,7 +96,7 @@ static struct iot_file *new_file(MPI_Comm comm, const char *name, int amode)
     iot_settings_for(&file->settings, file->matched, name, NULL);
     file->requested = iot_hints_requested(&file->settings);
     file->comm = iot_comm_for(comm);
-    record_applied(file);
+    iot_hints_record_applied(file);
     return file;
 }
 

@@ -126,11 +126,18 @@ static void romio_reason(const struct iot_file *file, enum iotwin_fs fs, const c
 /* Why a requested hint with read-back `got` (NULL: absent) did not take effect, into reason;
  * 0 if it did. `shown` receives what to report as effective. */
 static int hint_reason(const struct iot_file *file, enum iotwin_fs fs, enum iot_mpi_io io,
-                       const char *name, const char *wanted, const char *got,
-                       const char **shown, char *reason, size_t len)
+                       const struct iot_hint_reader *above, const char *name,
+                       const char *wanted, const char *got, const char **shown, char *reason,
+                       size_t len)
 {
     int same = got && strcmp(wanted, got) == 0;
     *shown = got;
+    if (above && above->reads(name)) {   /* the library's own: what it read back is what it uses */
+        if (same)
+            return 0;
+        snprintf(reason, len, "%s %s", above->name, got ? "changed the value" : "dropped the hint");
+        return 1;
+    }
     if (io == IOT_MPI_IO_OMPIO) {
         /* OMPIO echoes the hints it ignores: what took effect is not what it reports */
         const char *why = ompio_reason(name, wanted);
@@ -150,7 +157,7 @@ static int hint_reason(const struct iot_file *file, enum iotwin_fs fs, enum iot_
 }
 
 static void compare_hints(struct iot_file *file, enum iotwin_fs fs, enum iot_mpi_io io,
-                          MPI_Info effective)
+                          const struct iot_hint_reader *above, MPI_Info effective)
 {
     int n = 0, flag = 0;
     char name[MPI_MAX_INFO_KEY + 1], wanted[MPI_MAX_INFO_VAL + 1], got[MPI_MAX_INFO_VAL + 1];
@@ -161,7 +168,7 @@ static void compare_hints(struct iot_file *file, enum iotwin_fs fs, enum iot_mpi
         MPI_Info_get_nthkey(file->requested, i, name);
         MPI_Info_get(file->requested, name, MPI_MAX_INFO_VAL, wanted, &flag);
         MPI_Info_get(effective, name, MPI_MAX_INFO_VAL, got, &flag);
-        if (!hint_reason(file, fs, io, name, wanted, flag ? got : NULL, &shown, reason,
+        if (!hint_reason(file, fs, io, above, name, wanted, flag ? got : NULL, &shown, reason,
                          sizeof reason))
             continue;
         iot_hint_key_path(name, key, sizeof key);
@@ -277,6 +284,13 @@ void iot_hints_readback(struct iot_file *file, enum iotwin_fs fs, MPI_File fh, s
         PUT(out, "\"hints\": null");
         return;
     }
+    iot_hints_compare(file, fs, info, NULL, out);
+    MPI_Info_free(&info);
+}
+
+void iot_hints_compare(struct iot_file *file, enum iotwin_fs fs, MPI_Info info,
+                       const struct iot_hint_reader *above, struct buf *out)
+{
     enum iot_mpi_io io = iot_mpi_io_component();
     struct iot_mca mca;
     iot_mca_read(&mca, io);
@@ -286,9 +300,18 @@ void iot_hints_readback(struct iot_file *file, enum iotwin_fs fs, MPI_File fh, s
     iot_write_mpi_io(out, io, &mca);
     write_mca_settings(out, io, &mca);
     if (file->requested != MPI_INFO_NULL)
-        compare_hints(file, fs, io, info);
+        compare_hints(file, fs, io, above, info);
     compare_mca(file, io, &mca);
-    MPI_Info_free(&info);
+}
+
+void iot_hints_record_applied(struct iot_file *file)
+{
+    struct buf applied = {NULL, 0, 0, 0};
+    PUT(&applied, "{\"hints\": ");
+    iot_write_info(&applied, file->requested);
+    iot_write_applied_mca(&applied, &file->settings);
+    PUT(&applied, "}");
+    file->applied = buf_take(&applied);
 }
 
 void iot_hints_without_mpio(struct iot_file *file)

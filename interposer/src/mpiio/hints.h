@@ -23,6 +23,19 @@ void iot_write_applied_mca(struct buf *applied, const struct iot_settings *setti
  * not-effective entries added to file->not_effective; `"hints": null` if the file's info
  * cannot be read. */
 void iot_hints_readback(struct iot_file *file, enum iotwin_fs fs, MPI_File fh, struct buf *out);
+/* A library above MPI-IO that reads hints of its own from the info the program passes
+ * (PnetCDF's nc_*): what it reads back of them is what it uses. */
+struct iot_hint_reader {
+    const char *name;                  /* "PnetCDF", in the reasons */
+    int (*reads)(const char *hint);    /* the hint is the library's */
+};
+/* The same from `info`, the hints a library above read back from its open MPI file (PnetCDF's
+ * ncmpi_inq_file_info: the MPI file's hints and its own); `info` stays the caller's. */
+void iot_hints_compare(struct iot_file *file, enum iotwin_fs fs, MPI_Info info,
+                       const struct iot_hint_reader *above, struct buf *out);
+/* file->applied: `{"hints": {...}, "openmpi": {...}}`, the requested hints and MCA parameters
+ * (a file whose library adds nothing of its own to them). */
+void iot_hints_record_applied(struct iot_file *file);
 /* The hints and MCA parameters asked for a file not opened with MPI-IO: not effective. */
 void iot_hints_without_mpio(struct iot_file *file);
 /* The file name to open: `name`, or with the "bglockless:" prefix when the settings ask for

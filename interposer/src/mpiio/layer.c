@@ -13,19 +13,34 @@ static int has_handle(const struct iot_file *file, const void *fh)
     return file->fh == *(const MPI_File *)fh;
 }
 
-struct iot_file *iot_file_of_mpi(MPI_File fh)
+static const struct iot_layer *carried[4];
+static int ncarried;
+
+void iot_mpiio_carry(const struct iot_layer *layer)
 {
-    return iot_file_find(&iot_mpiio_layer, has_handle, &fh);
+    for (int i = 0; i < ncarried; i++)
+        if (carried[i] == layer)
+            return;
+    if (ncarried < (int)(sizeof carried / sizeof carried[0]))
+        carried[ncarried++] = layer;
 }
 
-static void *file_new(struct iot_file *file)
+struct iot_file *iot_file_of_mpi(MPI_File fh)
+{
+    struct iot_file *file = iot_file_find(&iot_mpiio_layer, has_handle, &fh);
+    for (int i = 0; !file && i < ncarried; i++)
+        file = iot_file_find(carried[i], has_handle, &fh);
+    return file;
+}
+
+void *iot_mpiio_file_new(struct iot_file *file)
 {
     file->driver = "mpiio";
     file->collective = 1;
     return NULL;   /* its capture's state, made when capture is on (mpiio/capture.c) */
 }
 
-static void file_free(struct iot_file *file)
+void iot_mpiio_file_release(struct iot_file *file)
 {
     iot_capture_free(file->capture);
     iot_mpiio_file_free(file->state);
@@ -33,7 +48,7 @@ static void file_free(struct iot_file *file)
 
 /* The report's fields of the HDF5 library, null for an MPI-IO file; the program's reads of
  * the file (mpiio/access.h), as a dataset's writes are reported. */
-static void report_file(struct buf *out, const struct iot_file *file)
+void iot_mpiio_report_file(struct buf *out, const struct iot_file *file)
 {
     PUT(out, ", \"hdf5_version\": null, \"async_api\": null");
     iot_put_io(out, "reads", file->reads, file->read_bytes, file->read_s);
@@ -45,8 +60,8 @@ const struct iot_layer iot_mpiio_layer = {
     .not_applying = "the file is written through MPI-IO, not HDF5: HDF5 and dataset settings "
                     "do not apply to it",
     .init = iot_capture_init,
-    .file_new = file_new,
-    .file_free = file_free,
-    .report_file = report_file,
+    .file_new = iot_mpiio_file_new,
+    .file_free = iot_mpiio_file_release,
+    .report_file = iot_mpiio_report_file,
 };
 IOT_REGISTER_LAYER(iot_mpiio_layer)

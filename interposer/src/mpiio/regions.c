@@ -192,7 +192,7 @@ static struct extent write_extent(const struct iot_mpiio_file *m, const int *sub
         struct iot_view *v = op->view >= 0 ? &m->views[op->view] : NULL;
         if (!v || op->to <= op->from || v->failed || (subarray_of && subarray_of[op->view] >= 0))
             continue;
-        if (subarray_of || iot_view_flatten(v) == 0)
+        if (iot_view_flatten(v) == 0)   /* a subarray view the ranks did not share: its runs */
             iot_view_runs(v, op->from, op->to, note_run, &e);
     }
     return e;

@@ -104,7 +104,7 @@ class SpaceContext:
 #: the workload APIs whose files go through HDF5 (netCDF-4 writes HDF5 files), and through
 #: MPI-IO (every parallel library here; a POSIX program's writes reach the file system alone)
 HDF5_APIS = frozenset({"hdf5", "netcdf4"})
-MPIIO_APIS = frozenset({"hdf5", "netcdf4", "mpiio"})
+MPIIO_APIS = frozenset({"hdf5", "netcdf4", "mpiio", "pnetcdf"})
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,107 @@
+"""The interposer's PnetCDF layer, in real runs of a PnetCDF program (tests/programs/
+pnetcdf_block.c: a 3-D block per rank of each variable, written collectively) under Open MPI,
+which Debian's PnetCDF is built on: the config's hints, PnetCDF's own among them, merged into
+the info the program passes to ncmpi_create (its own hint kept), read back with
+ncmpi_inq_file_info and judged; the file reported once, as PnetCDF's (its MPI file is not
+reported again by the MPI-IO layer), with every byte PnetCDF wrote; its writes captured as an
+MPI-IO file's and simulated as `api: pnetcdf`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from iotwin.core import paths
+from iotwin.executors import launch
+from iotwin.executors.capture_run import records_in
+from iotwin.model.platforms import load_platform
+from iotwin.model.sim import simulate
+from iotwin.workloads.from_capture import workload_from_capture
+from support.mpiio_capture import captured_bytes
+
+pytestmark = pytest.mark.slow
+
+RANKS, EDGE, VARIABLES = 4, 8, 3
+DATA_BYTES = RANKS * VARIABLES * EDGE**3 * 8
+HEADER_ALIGN = 8192
+CONFIG = f"""
+files:
+  - match: "*.nc"
+    mpiio: {{cb_nodes: 2, hints: {{nc_header_align_size: "{HEADER_ALIGN}"}}}}
+"""
+
+PROGRAM = paths.built("openmpi/tests/programs/pnetcdf_block")   # built where PnetCDF is
+
+
+def run(folder: Path, config: str | None) -> tuple[list[dict], list[dict]]:
+    """The program under the Open MPI interposer, capturing: its report and capture lines."""
+    report, records = folder / "report.jsonl", folder / "capture.jsonl"
+    env = {"LD_PRELOAD": str(paths.interposer_library("openmpi")),
+           "IOTWIN_REPORT": str(report), "IOTWIN_CAPTURE": str(records)}
+    if config is not None:
+        (folder / "cfg.yaml").write_text(config)
+        env["IOTWIN_CONFIG"] = str(folder / "cfg.yaml")
+    done = launch.run_mpi(RANKS, [PROGRAM, "out.nc", str(EDGE), str(VARIABLES)], env=env,
+                          cwd=folder, timeout=180, using=launch.launcher("openmpi"))
+    assert done.returncode == 0, done.stderr
+    return ([json.loads(line) for line in report.read_text().splitlines()],
+            [json.loads(line) for line in records.read_text().splitlines()])
+
+
+def file_lines(lines: list[dict], kind: str) -> list[dict]:
+    return [line for line in lines if kind in line]
+
+
+def first_data_byte(record: dict) -> int:
+    """Where the variables begin: the lowest byte any rank wrote but the header (rank 0's
+    first write, at offset 0)."""
+    return min(offset for rank in range(RANKS)
+               for offset, _ in captured_bytes(record, rank)[(rank == 0):])
+
+
+def data_bytes(record: dict) -> int:
+    return sum(length for rank in range(RANKS)
+               for _, length in captured_bytes(record, rank)[(rank == 0):])
+
+
+def test_hints_reach_pnetcdf_and_are_read_back(scratch: Path) -> None:
+    lines, records = run(scratch, CONFIG)
+    [report] = file_lines(lines, "iotwin_report")   # one line: the MPI file is not reported again
+    assert report["api"] == "pnetcdf" and report["driver"] == "mpiio"
+    assert report["applied"]["hints"] == {"cb_nodes": "2",
+                                          "nc_header_align_size": str(HEADER_ALIGN)}
+    effective = report["effective"]["hints"]
+    assert effective["nc_header_align_size"] == str(HEADER_ALIGN)
+    assert effective["nc_var_align_size"] == "512"   # the program's own hint, kept
+    assert effective["cb_nodes"] == "2"
+    assert not [e for e in report["not_effective"] if e["key"].startswith("mpiio.")]
+    # every variable's blocks and the header, which alone is not a multiple of a block
+    assert report["bytes"] > DATA_BYTES and (report["bytes"] - DATA_BYTES) % (EDGE * 8) != 0
+    assert report["writes"] == VARIABLES * RANKS + 1   # rank 0 writes the header
+    [record] = file_lines(records, "iotwin_capture")
+    assert record["api"] == "pnetcdf"
+    # the header's alignment acted: the first variable begins at the next boundary
+    assert first_data_byte(record) == HEADER_ALIGN
+    assert data_bytes(record) == DATA_BYTES   # each rank's blocks, where PnetCDF put them
+
+
+def test_without_a_config_the_variables_follow_the_header(scratch: Path) -> None:
+    lines, records = run(scratch, None)
+    [report] = file_lines(lines, "iotwin_report")
+    assert report["applied"]["hints"] == {}
+    assert report["effective"]["hints"]["nc_var_align_size"] == "512"
+    [record] = file_lines(records, "iotwin_capture")
+    assert first_data_byte(record) < HEADER_ALIGN
+
+
+def test_its_captured_workload_is_simulated_as_pnetcdf(scratch: Path) -> None:
+    lines, records = run(scratch, CONFIG)
+    [report] = file_lines(lines, "iotwin_report")
+    workload = workload_from_capture(records_in(scratch, records), "pnetcdf_block", "test")
+    assert [f["api"] for f in workload["files"]] == ["pnetcdf"]
+    plain = {"mpiio": {"romio_cb_write": "disable", "romio_ds_write": "disable"}}
+    default, without_sieving = simulate(load_platform("local"), dict(workload), [{}, plain])
+    assert default.ok and without_sieving.ok
+    # with neither collective buffering nor sieving rewriting holes: the bytes PnetCDF wrote
+    assert sum(without_sieving.breakdown["bytes_per_target"]) == report["bytes"]
