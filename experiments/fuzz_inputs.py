@@ -27,7 +27,9 @@ from iotwin.model.sim import simulate  # noqa: E402
 
 SUITE = "tests/formats/test_fuzz_surfaces.py"
 PROPERTIES = ("sheet_is_a_model", "mangled_sheet", "measurement_table", "space_makes",
-              "experiment_spec", "site_file", "damaged_store")
+              "experiment_spec", "benchmark_spec", "landscape_spec", "layout_list",
+              "stored_calibration",
+              "site_file", "damaged_store")
 
 
 def run_property(name: str, examples: int) -> tuple[str, float]:

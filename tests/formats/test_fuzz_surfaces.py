@@ -1,6 +1,7 @@
 """Fuzzing every input surface beyond configs and workloads (issue 53): spec sheets, published
-measurement tables, parameter spaces, experiment specs, site files and stores, generated from
-their schemas (tests/support/surface_strategies.py), then made hostile (a value of another type
+measurement tables, parameter spaces, experiment specs, benchmark and landscape specs, layout
+lists, stored calibrations, site files and stores, generated from their schemas
+(tests/support/surface_strategies.py), then made hostile (a value of another type
 or beyond every bound, a key removed or unknown, the text mangled, a store's bytes damaged).
 
 Each input must end in a verdict: accepted and processed within its bounds (a sheet's model
@@ -26,23 +27,34 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from iotwin.config.validation import validate_config
 from iotwin.core import paths
 from iotwin.core.errors import UserError
 from iotwin.core.yaml_files import read_yaml
 from iotwin.executors.slurm import Site
 from iotwin.formats.bounds import load_bounds
+from iotwin.model.calibration import SimModel
 from iotwin.model.platform_sheet import load_sheet, platform_tree
 from iotwin.model.platforms import load_platform, parse_platform
 from iotwin.model.sim import simulate
 from iotwin.model.site_rules import platform_space_context
 from iotwin.observations.published import read_cases
-from iotwin.space.parameters import load_space
+from iotwin.space.parameters import load_space, read_layouts
 from iotwin.store.database import Store
 from iotwin.studies.experiment.spec import load_experiment
+from iotwin.studies.strategy_benchmark import load_benchmark
+from iotwin.tuning.recalibration import recalibrate
+from iotwin.tuning.stored_runs import StoredRuns
+from iotwin.validation.local import load_suite
 from support.format_strategies import as_json, mangled_text, mutated
 from support.surface_strategies import (
+    LANDSCAPES,
     MACHINE,
+    benchmark_specs,
+    calibration_parameters,
     experiment_specs,
+    landscape_specs,
+    layout_lists,
     measurement_tables,
     sheets,
     site_files,
@@ -168,6 +180,84 @@ def test_any_experiment_spec_is_read_or_one_error(spec: Any) -> None:
         verdict(path, load_experiment)
 
 
+# -- benchmark and landscape specs ---------------------------------------------------------------
+
+BENCHMARKS = [path for path in sorted((paths.repo_root() / "experiments").glob("*.yaml"))
+              if path not in EXPERIMENTS]
+
+
+def _in_bounds(value: Any, bound: str) -> bool:
+    return load_bounds()[bound].contains(value)
+
+
+@examples(15)
+@given(st.one_of(benchmark_specs(), benchmark_specs().flatmap(mutated)))
+def test_any_benchmark_spec_is_read_within_its_bounds_or_one_error(spec: Any) -> None:
+    with written(as_json(spec)) as path:
+        read = verdict(path, load_benchmark)
+    if read is not None:
+        cases, settings = read
+        assert cases and _in_bounds(settings.seeds, "benchmark_seeds")
+        assert all(_in_bounds(t, "target_fraction") for t in settings.targets)
+        assert all(_in_bounds(cap, "evaluation_budget") for cap in settings.caps.values())
+
+
+@examples(15)
+@given(st.one_of(landscape_specs(), landscape_specs().flatmap(mutated),
+                 committed(LANDSCAPES).flatmap(mutated)))
+def test_any_landscape_spec_is_read_within_its_bounds_or_one_error(spec: Any) -> None:
+    with written(as_json(spec)) as path:
+        suite = verdict(path, load_suite)
+    if suite is not None:
+        assert _in_bounds(suite.ranks, "processes") and _in_bounds(suite.samples,
+                                                                   "measured_configs")
+        assert _in_bounds(suite.timeout_s, "run_timeout_s") and suite.warm_up >= 0
+        assert all(isinstance(word, str) for word in suite.args)
+
+
+# -- layout lists ---------------------------------------------------------------------------------
+
+LAYOUTS = paths.data_dir() / "layouts.yaml"
+
+
+@examples(15)
+@given(st.one_of(layout_lists(), layout_lists().flatmap(mutated),
+                 committed([LAYOUTS]).flatmap(mutated)))
+def test_any_layout_list_is_valid_components_or_one_error(layouts: Any) -> None:
+    with written(as_json(layouts)) as path:
+        read = verdict(path, read_layouts)
+    for name, components in (read or {}).items():
+        if components is not None:
+            validate_config({"lustre": {"components": components}}, name)
+
+
+# -- calibrations in a store ---------------------------------------------------------------------
+
+LOCAL = load_platform("local")
+
+
+@examples(20)
+@given(calibration_parameters(LOCAL.free_parameters()))
+def test_a_stored_calibration_is_adopted_within_the_bounds_or_one_error(
+        parameters: dict[str, Any]) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "s.db"
+        with Store(path) as store:
+            campaign = store.create_campaign("c", kind="tune")
+            store.add_calibration("local", parameters, fit_error=None, heldout_error=None,
+                                  campaign_id=campaign, details={"measured": 1})
+            model = SimModel(LOCAL, {})
+            try:
+                recalibrate(model, store, campaign, StoredRuns(store, campaign, "real"), 1, [],
+                            None)
+            except UserError as error:
+                assert "\n" not in str(error) and str(error).startswith(str(path)), error
+                return
+    free = LOCAL.free_parameters()
+    assert model.fitted == parameters
+    assert all(free[name][1] <= value <= free[name][2] for name, value in parameters.items())
+
+
 # -- site files ----------------------------------------------------------------------------------
 
 @examples(15)
@@ -238,4 +328,8 @@ def test_the_fuzz_reads_the_committed_examples_it_mutates() -> None:
         load_space(path)
     for path in EXPERIMENTS:
         load_experiment(path)
+    for path in BENCHMARKS:
+        load_benchmark(path)
+    for path in LANDSCAPES:
+        load_suite(path)
     assert json.loads(as_json({"a": 1})) == {"a": 1}

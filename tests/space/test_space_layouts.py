@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,7 +16,7 @@ from iotwin.core.errors import UserError
 from iotwin.model.platforms import load_platform
 from iotwin.model.sim import simulate
 from iotwin.model.site_rules import platform_space_context, violations
-from iotwin.space.parameters import load_space, named_layouts, parse_space
+from iotwin.space.parameters import load_space, named_layouts, parse_space, read_layouts
 
 MiB = 2**20
 
@@ -77,3 +78,26 @@ def test_a_layout_the_catalogue_lacks_is_refused_naming_the_known_ones() -> None
     with pytest.raises(UserError, match=r"'zigzag' is not a layout of .*layouts.yaml "
                                         r"\(plain, dom-64k\+wide"):
         parse_space(data, "bad.yaml")
+
+
+HOSTILE_LAYOUTS = {
+    "[a, b]\n": "expected a mapping of layout names to components",
+    "5: null\n": "5: expected a layout name (letters, digits, _.+-, at most 64)",
+    "'a b': null\n": "'a b': expected a layout name (letters, digits, _.+-, at most 64)",
+    "x: [{end: eof, stripe_count: 1.5}]\n":
+        "x[0].stripe_count: expected an integer from -1 to 2000, got 1.5",
+    "x: [{end: 1MiB, stripe_count: 1}, {end: 64KiB, stripe_count: 2}]\n":
+        "x[1].end: expected more than 1048576 (the previous entry's end), got 65536",
+    "plain: null\nplain: null\n": "line 2: duplicate key 'plain'",
+}
+
+
+@pytest.mark.parametrize("text", HOSTILE_LAYOUTS)
+def test_a_hostile_layout_list_is_one_line_naming_the_layout(tmp_path: Path, text: str) -> None:
+    """A list that is not a mapping was an AttributeError; a name of another type (5) was
+    taken as text."""
+    path = tmp_path / "layouts.yaml"
+    path.write_text(text)
+    with pytest.raises(UserError) as raised:
+        read_layouts(path)
+    assert str(raised.value) == f"{path}: {HOSTILE_LAYOUTS[text]}"

@@ -246,6 +246,9 @@ DAMAGED = {
     "a fitted parameter that is text": (
         "UPDATE calibrations SET parameters = '{\"ost_bw\": \"fast\"}'", "calibrations row 1",
         "column parameters"),
+    "a fitted parameter that is not finite": (
+        "UPDATE calibrations SET parameters = '{\"ost_bw\": NaN, \"mdt\": Infinity}'",
+        "calibrations row 1", "column parameters"),
 }
 
 

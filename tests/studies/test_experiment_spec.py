@@ -94,6 +94,11 @@ CAMPAIGN = {"label": "c", "campaign": {"strategy": "random", "space": "table3", 
      "x.yaml: configs[4].campaign.budget: expected an integer from 1 to 1000000"),
     (["ranks_per_node"], {"hopper": 10**12}, "x.yaml: ranks_per_node.hopper: expected an "
                                              "integer from 1 to 16777216"),
+    # before: any positive count, 10^12 repetitions of every cell (now experiment-schema.yaml)
+    (["repetitions"], 10**12, "x.yaml: repetitions: expected an integer from 1 to 16777216 "
+                              "(bounds.yaml: repetitions), got 1000000000000"),
+    (["configs", 4, "campaign", "repetitions"], 2**40,
+     "x.yaml: configs[4].campaign.repetitions: expected an integer from 1 to 16777216"),
     # before: internal errors, or 1.5 truncated to 1
     (["configs", 4, "campaign", "seeds"], [1.5],
      "x.yaml: configs[4].campaign.seeds[0]: expected a whole number, got 1.5"),

@@ -1,9 +1,11 @@
 """Hypothesis strategies for the inputs beyond configs and workloads, made from their schemas:
 spec sheets (data/sheet-schema.yaml and the bounds table), published measurement tables (their
 columns and the bounds table's kinds), parameter spaces (a parameter per config-schema key,
-its values from that key's schema), experiment specs (the reader's own key tables), site files
-(Site's fields) and stores (a store's file, its bytes damaged). The hostile versions come from
-format_strategies (mutated documents, mangled text)."""
+its values from that key's schema), experiment specs (data/experiment-schema.yaml), benchmark
+and landscape specs (data/benchmark-schema.yaml, data/suite-schema.yaml), layout lists (a
+config's lustre.components), a stored calibration's parameters (a platform's free
+parameters), site files (Site's fields) and stores (a store's file, its bytes damaged). The
+hostile versions come from format_strategies (mutated documents, mangled text)."""
 
 from __future__ import annotations
 
@@ -11,10 +13,12 @@ from typing import Any
 
 from hypothesis import strategies as st
 from iotwin.config.schema import load_schema
+from iotwin.core import paths
 from iotwin.core.units import format_size
 from iotwin.formats.bounds import Bound, load_bounds
-from iotwin.model.sheet_schema import SheetField, sheet_schema
+from iotwin.model.sheet_schema import SheetField, record_schema, sheet_schema
 from iotwin.observations import published
+from iotwin.search import STRATEGIES
 from iotwin.studies.experiment import spec as experiment
 
 from support.format_strategies import HOSTILE, key_values
@@ -69,12 +73,22 @@ def sheet_value(field: SheetField) -> st.SearchStrategy[Any]:
     if kind == "text":
         return st.text(st.characters(codec="utf-8", categories=("L", "N", "Zs")), min_size=1,
                        max_size=20).filter(str.strip)
+    if kind == "fractions":
+        assert field.bounds is not None
+        return st.lists(st.floats(field.bounds.min, field.bounds.max), min_size=1, max_size=3)
+    if kind == "words":
+        return st.lists(st.one_of(st.integers(0, 2**20), st.sampled_from(("--n", "-x", "a b"))),
+                        max_size=4)
     return st.nothing()  # structured kinds: left to the committed sheets' examples
 
 
-def _section(fields: dict[str, SheetField]) -> st.SearchStrategy[dict[str, Any]]:
-    plain = {name: sheet_value(field) for name, field in fields.items()
-             if not sheet_value(field).is_empty}
+def _section(fields: dict[str, SheetField],
+             named: dict[str, st.SearchStrategy[Any]] | None = None
+             ) -> st.SearchStrategy[dict[str, Any]]:
+    """A record of ``fields``: its required keys and any optional ones, each a value of its
+    kind within its bounds (``named``: the values of keys that name things that exist)."""
+    plain = {name: (named or {}).get(name, sheet_value(field)) for name, field in fields.items()}
+    plain = {name: strategy for name, strategy in plain.items() if not strategy.is_empty}
     required = {name: strategy for name, strategy in plain.items() if fields[name].required}
     optional = {name: strategy for name, strategy in plain.items()
                 if not fields[name].required and name not in ("pool", "mdt_mbs", "dom_max")}
@@ -195,13 +209,67 @@ _SAMPLE = {"name": "fuzz", "study": "strategies", "platforms": ["archer"],
 @st.composite
 def experiment_specs(draw: st.DrawFn) -> dict[str, Any]:
     """An experiment spec with its required keys and any of its optional top-level keys (the
-    reader's own key table), each from the committed experiments' values or hostile ones."""
+    schema's top record), each from the committed experiments' values or hostile ones."""
     spec = dict(_SAMPLE)
-    optional = [key for key, required in experiment._TOP_KEYS.items()
-                if not required and key not in spec]
+    optional = [key for key, field in record_schema(experiment.SCHEMA)["top"].items()
+                if not field.required and key not in spec]
     for key in draw(st.lists(st.sampled_from(optional), max_size=3, unique=True)):
         spec[key] = draw(HOSTILE)
     return spec
+
+
+# -- benchmark and landscape specs ---------------------------------------------------------------
+
+LANDSCAPES = sorted(path for path in (paths.repo_root() / "experiments" / "landscape").glob(
+    "*.yaml") if ".workload" not in path.suffixes)
+
+
+def benchmark_specs() -> st.SearchStrategy[dict[str, Any]]:
+    """A benchmark spec of data/benchmark-schema.yaml: its strategies real ones, its tables
+    the committed landscape specs (by absolute path)."""
+    fields = record_schema("benchmark-schema")["spec"]
+    cap = _count(fields["strategies"].bounds)
+    return _section(fields, {
+        "strategies": st.dictionaries(st.sampled_from(sorted(STRATEGIES)), cap, min_size=1,
+                                      max_size=3),
+        "tables": st.dictionaries(st.sampled_from(("a", "b-2", "table")),
+                                  st.sampled_from([str(p) for p in LANDSCAPES]), min_size=1,
+                                  max_size=2)})
+
+
+def landscape_specs() -> st.SearchStrategy[dict[str, Any]]:
+    """A landscape (local validation suite) spec of data/suite-schema.yaml: a kernel's."""
+    fields = record_schema("suite-schema")["suite"]
+    return _section(fields, {"kernel": st.sampled_from(("vpic-io", "block3d")),
+                             "platform": st.just("local"), "space": st.just("local")})
+
+
+# -- layout lists (data/layouts.yaml) ------------------------------------------------------------
+
+def layout_lists() -> st.SearchStrategy[dict[str, Any]]:
+    """A list of named layouts: names, each a config's lustre.components (from its schema)
+    or null."""
+    components = load_schema().blocks["lustre"]["components"]
+    names = st.text(st.characters(codec="ascii", categories=("L", "N")), min_size=1,
+                    max_size=10)
+    return st.dictionaries(names, st.one_of(st.none(), key_values(components)), min_size=1,
+                           max_size=3)
+
+
+# -- calibrations in a store ---------------------------------------------------------------------
+
+def calibration_parameters(free: dict[str, tuple[float, float, float]]
+                           ) -> st.SearchStrategy[dict[str, Any]]:
+    """A stored calibration's parameters: a platform's free parameters (and names it does
+    not have), each within its bounds, beyond them, or not a finite number."""
+    def value(bounds: tuple[float, float, float]) -> st.SearchStrategy[Any]:
+        _, low, high = bounds
+        return st.one_of(st.floats(low, high), st.floats(allow_nan=True, allow_infinity=True),
+                         st.integers(-2**70, 2**70), st.integers(10**300, 10**301))
+    names = st.sampled_from(sorted(free)).flatmap(lambda name: st.tuples(st.just(name),
+                                                                        value(free[name])))
+    unknown = st.tuples(st.text(min_size=1, max_size=12), st.floats())
+    return st.lists(st.one_of(names, unknown), max_size=4).map(dict)
 
 
 # -- site files ----------------------------------------------------------------------------------

@@ -120,5 +120,6 @@ def test_a_suite_file_with_an_unknown_key_is_refused(tmp_path: Path) -> None:
     with pytest.raises(UserError, match=r"suite\.yaml: repetition: unknown key"):
         load_suite(path)
     path.write_text("samples: 2\n")
-    with pytest.raises(UserError, match="samples must be >= 3"):
+    with pytest.raises(UserError, match=r"suite\.yaml: samples: expected 3 to 100000 "
+                                        r"\(bounds\.yaml: measured_configs\), got 2"):
         load_suite(path)

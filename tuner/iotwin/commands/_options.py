@@ -12,6 +12,7 @@ from pathlib import Path
 
 from iotwin.core.errors import UserError
 from iotwin.core.limits import RUN_TIMEOUT_S
+from iotwin.core.owned_folder import OutputFolder
 from iotwin.formats.bounds import load_bounds
 from iotwin.model.sim_cluster import ENV, checked_address
 
@@ -117,6 +118,24 @@ def add_force_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--force", action="store_true",
                         help="replace the output file if it exists (without it, an existing "
                              "file is never overwritten)")
+
+
+def add_output_folder_arguments(parser: argparse.ArgumentParser, what: str,
+                                default: str = "") -> None:
+    """``-o DIR`` and ``--force``: the commands that write several files into a folder."""
+    parser.add_argument("-o", "--output", type=Path, metavar="DIR",
+                        help=f"write {what} here{default}; DIR must be new, empty or hold only "
+                             f"what iotwin wrote there (listed in DIR/.iotwin-written.json)")
+    parser.add_argument("--force", action="store_true",
+                        help="write into DIR even if it holds files of yours (they are never "
+                             "removed; a file of the name iotwin writes is replaced)")
+
+
+def output_folder(path: Path, force: bool, own: tuple[str, ...] = ()) -> OutputFolder:
+    """The ``-o`` folder ``path``, checked before any work starts (OutputFolder.check)."""
+    folder = OutputFolder(path, own=own)
+    folder.check(force)
+    return folder
 
 
 def new_output(path: Path, force: bool) -> Path:

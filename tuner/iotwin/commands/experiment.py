@@ -8,7 +8,12 @@ import argparse
 import json
 from pathlib import Path
 
-from iotwin.commands._options import add_sim_cluster_argument, add_store_argument
+from iotwin.commands._options import (
+    add_output_folder_arguments,
+    add_sim_cluster_argument,
+    add_store_argument,
+    output_folder,
+)
 from iotwin.report import write_report
 from iotwin.store.database import Store, resolve_path
 from iotwin.studies.experiment.runner import run_experiment
@@ -19,8 +24,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("experiment", help="run an experiment spec (experiments/*.yaml)",
                                    description=__doc__)
     parser.add_argument("file", type=Path, help="experiment spec (YAML)")
-    parser.add_argument("-o", "--output", type=Path, metavar="DIR",
-                        help="write report-ID.csv and report-ID.html here")
+    add_output_folder_arguments(parser, "report-ID.csv and report-ID.html")
     parser.add_argument("--json", action="store_true", help="print the cells as JSON")
     add_sim_cluster_argument(parser)
     add_store_argument(parser)
@@ -29,12 +33,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def main(args: argparse.Namespace) -> int:
     spec = load_experiment(args.file)
+    into = output_folder(args.output, args.force) if args.output else None
     with Store(resolve_path(args.store)) as store:
         experiment = run_experiment(spec, store)
         rows = [cell.row() for cell in experiment.results]
-        if args.output:
-
-            html_path, csv_path = write_report(store, experiment.campaign_id, args.output)
+        if into is not None:
+            html_path, csv_path = write_report(store, experiment.campaign_id, into)
             print(f"wrote {html_path} and {csv_path}")
     if args.json:
         print(json.dumps({"campaign": experiment.campaign_id, "cells": rows}, indent=2))

@@ -14,16 +14,17 @@ import dataclasses
 import os
 import platform
 import shlex
-import shutil
 import sys
 from pathlib import Path
 from typing import Any
 
 from iotwin.commands._options import (
     add_force_argument,
+    add_output_folder_arguments,
     add_store_argument,
     add_workdir_argument,
     new_output,
+    output_folder,
 )
 from iotwin.core import paths
 from iotwin.core.errors import UserError
@@ -51,6 +52,8 @@ from iotwin.studies.table_import import import_runs, read_runs
 from iotwin.studies.table_resolution import resolution
 from iotwin.validation.local import load_suite
 from iotwin.workloads.workload import dump_workload
+
+CAMPAIGNS = "campaigns"  # in a benchmark's -o folder: its campaigns' stores, to resume
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -96,9 +99,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     benchmark.add_argument("spec", type=Path, metavar="SPEC", nargs="?",
                            default=_default_benchmark(),
                            help="benchmark spec (default experiments/strategy-benchmark.yaml)")
-    benchmark.add_argument("-o", "--output", type=Path, metavar="DIR",
-                           help="where the figures and pages go (default "
-                                "experiments/results/NAME, NAME the spec's file name)")
+    add_output_folder_arguments(benchmark, "the figures and pages",
+                                " (default NAME-results in the current directory, NAME the "
+                                "spec's file name)")
     benchmark.add_argument("--seeds", type=int, help="override the spec's seed count")
     benchmark.add_argument("--jobs", type=int, default=1, metavar="N",
                            help="campaigns (a table, a strategy, a seed) run at once, one "
@@ -186,10 +189,12 @@ def _benchmark(args: argparse.Namespace) -> int:
     cases, settings = load_benchmark(args.spec)
     if args.seeds:
         settings = dataclasses.replace(settings, seeds=args.seeds)
-    output = args.output or Path.cwd() / f"{args.spec.stem}-results"
-    campaigns = output / "campaigns"
+    output = output_folder(args.output or Path.cwd() / f"{args.spec.stem}-results",
+                           args.force, own=(CAMPAIGNS,))
+    campaigns = output.folder / CAMPAIGNS
     if campaigns.exists():
         print(f"resuming the campaigns a previous run left in {campaigns}", file=sys.stderr)
+    output.claim([campaigns])
     per_case = run_in_parallel(cases, settings, campaigns, args.jobs)
     results = []
     for case, figures in zip(cases, per_case, strict=True):
@@ -204,9 +209,11 @@ def _benchmark(args: argparse.Namespace) -> int:
             print(f"  {text}", file=sys.stderr)
         results.append(result)
     command = "iotwin landscape benchmark " + shlex.join(sys.argv[3:])
-    for path in report.write(results, settings, output, command):
+    written = report.write(results, settings, output.folder, command)
+    output.claim(written)
+    for path in written:
         print(f"wrote {path}", file=sys.stderr)
-    shutil.rmtree(campaigns)  # kept only for a run cut short to resume
+    output.remove_own(CAMPAIGNS)  # kept only for a run cut short to resume
     table = report.markdown(results, settings)
     if args.readme:
         fill_block(args.readme, args.spec.stem, f"`{command}`\n\n{table}")

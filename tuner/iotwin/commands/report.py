@@ -6,8 +6,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from iotwin.commands._options import add_store_argument
-from iotwin.report import write_report
+from iotwin.commands._options import (
+    add_output_folder_arguments,
+    add_store_argument,
+    new_output,
+    output_folder,
+)
+from iotwin.core.owned_folder import OutputFolder
+from iotwin.report import report_paths, write_report
 from iotwin.store.database import Store, resolve_path
 
 
@@ -16,15 +22,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "report", help="write an HTML report (and CSV) of a campaign, experiment or validation",
         description=__doc__)
     parser.add_argument("id", type=int, help="campaign id (tune, experiment or validation)")
-    parser.add_argument("-o", "--output", type=Path, default=Path("."), metavar="DIR",
-                        help="directory for report-ID.html and report-ID.csv (default .)")
+    add_output_folder_arguments(parser, "report-ID.html and report-ID.csv",
+                                " (default: the two files in the current directory, which "
+                                "must not exist yet unless --force)")
     add_store_argument(parser)
     parser.set_defaults(func=main)
 
 
 def main(args: argparse.Namespace) -> int:
+    if args.output is not None:
+        into: OutputFolder | Path = output_folder(args.output, args.force)
+    else:
+        into = Path(".")
+        for path in report_paths(into, args.id):
+            new_output(path, args.force)
     with Store(resolve_path(args.store), read_only=True) as store:
-        html_path, csv_path = write_report(store, args.id, args.output)
+        html_path, csv_path = write_report(store, args.id, into)
     print(html_path)
     print(csv_path)
     return 0

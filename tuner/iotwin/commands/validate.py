@@ -16,9 +16,11 @@ from dataclasses import asdict
 from pathlib import Path
 
 from iotwin.commands._options import (
+    add_output_folder_arguments,
     add_sim_cluster_argument,
     add_store_argument,
     add_workdir_argument,
+    output_folder,
 )
 from iotwin.core import paths
 from iotwin.core.errors import UserError
@@ -42,8 +44,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     local = suites.add_parser("local", help="real runs on this machine vs the local model")
     local.add_argument("--suite", type=Path, metavar="YAML",
                        help="suite settings (default validation/local/suite.yaml)")
-    local.add_argument("-o", "--output", type=Path, metavar="DIR",
-                       help="also write the report page and CSV here")
+    add_output_folder_arguments(local, "the report page and CSV too")
     local.add_argument("--json", action="store_true", help="print the figures as JSON")
     add_workdir_argument(local)
     add_store_argument(local)
@@ -76,11 +77,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def _local(args: argparse.Namespace) -> int:
     suite = load_suite(args.suite or default_suite_path())
+    into = output_folder(args.output, args.force) if args.output else None
     with Store(resolve_path(args.store)) as store:
         result = run_local_suite(store, suite, workdir=Path(args.workdir))
-        if args.output:
-
-            for path in write_report(store, result.campaign_id, args.output):
+        if into is not None:
+            for path in write_report(store, result.campaign_id, into):
                 print(f"wrote {path}")
     figures = result.metrics.as_dict() if result.metrics else None
     if args.json:

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from iotwin.core.errors import UserError
+from iotwin.core.owned_folder import foreign_path, listed, paths_below, read_list
 from iotwin.core.progress import say
 from iotwin.core.text import printable
 from iotwin.executors.launch import ENDED_NAME
@@ -220,13 +221,8 @@ class KeptRuns:
     def _earlier(self) -> tuple[list[str], set[str]] | None:
         """What an earlier iotwin kept here, as its list says: the outputs (top-most) and
         every path it put here; None without a list (or with one iotwin did not write)."""
-        try:
-            kept = json.loads((self.folder / KEPT_RUNS / KEPT_LIST).read_text())
-        except (OSError, ValueError):
-            return None
-        if not isinstance(kept, dict):
-            return None
-        outputs, paths = _listed(kept.get("outputs")), _listed(kept.get("paths"))
+        kept = read_list(self.folder / KEPT_RUNS / KEPT_LIST) or {}
+        outputs, paths = listed(kept.get("outputs")), listed(kept.get("paths"))
         if outputs is None or paths is None:
             return None
         return outputs, set(paths)
@@ -243,22 +239,7 @@ class KeptRuns:
             if name != KEPT_LIST and not (name.isdigit() and (runs / name).is_dir()
                                           and not (runs / name).is_symlink()):
                 return f"{KEPT_RUNS}/{name}"
-        return min(self._paths() - earlier[1], default=None)
-
-    def _paths(self) -> set[str]:
-        """Every path in the keep folder (hidden ones too) but those of KEPT_RUNS."""
-        found: set[str] = set()
-        stack = [""]
-        while stack:
-            below = stack.pop()
-            for entry in os.scandir(self.folder / below if below else self.folder):
-                relative = f"{below}/{entry.name}" if below else entry.name
-                if relative == KEPT_RUNS:
-                    continue
-                found.add(relative)
-                if entry.is_dir(follow_symlinks=False):
-                    stack.append(relative)
-        return found
+        return foreign_path(self.folder, earlier[1], skip=(KEPT_RUNS,))
 
     def outputs(self, workdir: Path, paths: Collection[str]) -> None:
         """Move a run's output ``paths`` here, in place of the previous run's (before the
@@ -293,7 +274,8 @@ class KeptRuns:
     def _write_list(self) -> None:
         (self.folder / KEPT_RUNS).mkdir(parents=True, exist_ok=True)
         (self.folder / KEPT_RUNS / KEPT_LIST).write_text(
-            json.dumps({"outputs": self._outputs, "paths": sorted(self._paths())}) + "\n")
+            json.dumps({"outputs": self._outputs,
+                        "paths": sorted(paths_below(self.folder, skip=(KEPT_RUNS,)))}) + "\n")
 
     def run_folder(self, run_dir: Path) -> Path:
         """Move a run's own folder here; where it went."""
@@ -308,16 +290,3 @@ class KeptRuns:
         self._write_list()
         return target
 
-
-def _listed(value: Any) -> list[str] | None:
-    """``value`` if it is a list of relative paths (as :func:`_relative` says), else None."""
-    if not isinstance(value, list) or not all(
-            isinstance(path, str) and _relative(path) for path in value):
-        return None
-    return value
-
-
-def _relative(path: str) -> bool:
-    """Whether ``path`` is a plain relative path below a folder (no .., no leading /)."""
-    parts = path.split("/")
-    return bool(path) and all(part not in ("", ".", "..") for part in parts)

@@ -349,5 +349,6 @@ class SimModel:
                    {**calibration.details, "parameters": chosen})
 
     def use(self, parameters: Mapping[str, float]) -> None:
+        self.base.check_fitted(parameters)
         self.fitted = dict(parameters)
         self.platform = self.base.with_values(parameters)

@@ -20,7 +20,7 @@ from iotwin.core import paths
 from iotwin.core.errors import UserError
 from iotwin.core.units import parse_size
 from iotwin.core.yaml_files import read_yaml
-from iotwin.model.sheet_schema import check_model_figures
+from iotwin.model.sheet_schema import check_model_figures, shown
 
 #: what a leaf says about where its value comes from: one of these keys
 PROVENANCE = ("source", "assumption", "fitted")
@@ -128,6 +128,19 @@ class Platform:
         return {path: (float(leaf["value"]), float(leaf["bounds"][0]), float(leaf["bounds"][1]))
                 for path, leaf in leaves(self.tree)
                 if "bounds" in leaf}
+
+    def check_fitted(self, values: Mapping[str, float]) -> None:
+        """ValueError naming the first of ``values`` (fitted parameters, stored before) that
+        is not a finite number within a free parameter's bounds of this model."""
+        free = self.free_parameters()
+        for path, value in values.items():
+            if path not in free:
+                raise ValueError(f"{path}: not a fitted parameter of platform {self.name}")
+            _, lower, upper = free[path]
+            if isinstance(value, bool) or not isinstance(value, int | float) or not (
+                    lower <= value <= upper):
+                raise ValueError(f"{path}: {shown(value)} is not within platform {self.name}'s "
+                                 f"bounds [{lower:g}, {upper:g}]")
 
     def with_priors(self) -> Platform:
         """The model before any fit: each fitted parameter back at its ``prior``. A

@@ -30,5 +30,6 @@ class Model(Protocol):
     def fit(self, measured: Sequence[tuple[Config, float]]) -> Fit: ...
 
     def use(self, parameters: Mapping[str, float]) -> None:
-        """Adopt parameters fitted before (a resumed campaign's stored calibration)."""
+        """Adopt parameters fitted before (a resumed campaign's stored calibration);
+        ValueError naming a parameter the model has no such value of."""
         ...

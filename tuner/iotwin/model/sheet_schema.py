@@ -135,6 +135,26 @@ def sheet_schema() -> SheetSchema:
                        dict(raw["model_figures"]))
 
 
+@functools.cache
+def record_schema(name: str) -> dict[str, dict[str, SheetField]]:
+    """The records of the schema file ``data/<name>.yaml`` written in this schema's format
+    (each record a mapping of keys to ``{kind, bounds, required, values}``): the one reader
+    of every input format's schema that is written this way."""
+    raw = read_yaml(paths.data_dir() / f"{name}.yaml", f"{name} schema")
+    bounds = load_bounds()
+    return {record: _fields(spec, bounds) for record, spec in raw.items() if record != "version"}
+
+
+def check_record(origin: str, where: str, value: Any, fields: Mapping[str, SheetField]
+                 ) -> dict[str, Any]:
+    """A record whose keys are ``fields``, each value checked as its field says; one error
+    naming the origin, the key and what is wrong else."""
+    check_keys(value, fields, origin, where, required=required(fields))
+    prefix = f"{where}." if where else ""
+    return {key: check_value(origin, f"{prefix}{key}", item, fields[key])
+            for key, item in value.items()}
+
+
 def _fields(spec: Mapping[str, Any], bounds: Mapping[str, Bound]) -> dict[str, SheetField]:
     out = {}
     for name, field in spec.items():
@@ -286,6 +306,50 @@ def _config_key(origin: str, where: str, value: Any, field: SheetField) -> str:
     return str(value)
 
 
+def _words(origin: str, where: str, value: Any, field: SheetField) -> list[str]:
+    """A program's arguments: a list of text or whole numbers, as text."""
+    if not isinstance(value, list):
+        raise sheet_error(origin, where, f"expected a list of words, got {shown(value)}")
+    for i, word in enumerate(value):
+        if isinstance(word, bool) or not isinstance(word, str | int):
+            raise sheet_error(origin, f"{where}[{i}]", f"expected a word, got {shown(word)}")
+        if isinstance(word, str) and control_character(word) is not None:
+            raise sheet_error(origin, f"{where}[{i}]", "holds a control character")
+    return [str(word) for word in value]
+
+
+def _fractions(origin: str, where: str, value: Any, field: SheetField) -> list[float]:
+    """A non-empty list of numbers, each within the field's bounds."""
+    if not isinstance(value, list) or not value:
+        raise sheet_error(origin, where, f"expected a non-empty list, got {shown(value)}")
+    for i, item in enumerate(value):
+        if isinstance(item, bool) or not isinstance(item, int | float):
+            raise sheet_error(origin, f"{where}[{i}]", f"expected a number, got {shown(item)}")
+        _within(origin, f"{where}[{i}]", item, field, item)
+    return [float(item) for item in value]
+
+
+def _named(origin: str, where: str, value: Any, check: Check, field: SheetField
+           ) -> dict[str, Any]:
+    """A non-empty mapping of names (text) to values ``check`` reads."""
+    if not isinstance(value, dict) or not value:
+        raise sheet_error(origin, where, f"expected a non-empty mapping of names, got "
+                                         f"{shown(value)}")
+    out = {}
+    for name, item in value.items():
+        text(origin, f"{where} key", name)
+        out[name] = check(origin, f"{where}.{name}", item, field)
+    return out
+
+
+def _counts(origin: str, where: str, value: Any, field: SheetField) -> dict[str, int]:
+    return _named(origin, where, value, _count, field)
+
+
+def _texts(origin: str, where: str, value: Any, field: SheetField) -> dict[str, str]:
+    return _named(origin, where, value, _text, field)
+
+
 def _forbidden_value(origin: str, where: str, value: Any, field: SheetField) -> Any:
     return value  # checked against its key's schema by the record (_forbidden)
 
@@ -316,10 +380,7 @@ def _directories(origin: str, where: str, value: Any, field: SheetField
 def record(origin: str, where: str, value: Any, name: str) -> dict[str, Any]:
     """A record of the schema's ``name`` (a pool, a recommended layout, a forbidden setting,
     a directory's layout), each key checked as its field says."""
-    fields = sheet_schema().records[name]
-    check_keys(value, fields, origin, where, required=required(fields))
-    out = {key: check_value(origin, f"{where}.{key}", item, fields[key])
-           for key, item in value.items()}
+    out = check_record(origin, where, value, sheet_schema().records[name])
     if name == "forbidden":
         block, _, key = out["key"].partition(".")
         out["value"] = _as_config(origin, f"{where}.value", out["value"],
@@ -331,7 +392,8 @@ _KINDS: dict[str, Check] = {
     "count": _count, "rate": _rate, "size": _size, "seconds": _seconds, "stripes": _stripes,
     "enum": _enum, "flag": _flag, "text": _text, "pool": _pool, "layout": _layout,
     "recommended": _records_of("recommended"), "forbidden": _records_of("forbidden"),
-    "directories": _directories, "config_key": _config_key, "any": _forbidden_value}
+    "directories": _directories, "config_key": _config_key, "any": _forbidden_value,
+    "fractions": _fractions, "counts": _counts, "texts": _texts, "words": _words}
 
 
 def check_value(origin: str, where: str, value: Any, field: SheetField) -> Any:

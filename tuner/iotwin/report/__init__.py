@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from iotwin.core.errors import UserError
+from iotwin.core.owned_folder import OutputFolder
 from iotwin.report.campaign import campaign_report
 from iotwin.report.experiment import experiment_report
 from iotwin.report.page import Page
@@ -26,8 +27,16 @@ def _builders() -> dict[str, Builder]:
             "validation": validation_report}
 
 
-def write_report(store: Store, campaign_id: int, directory: Path) -> tuple[Path, Path]:
-    """Write the report of campaign ``campaign_id``; returns the HTML and CSV paths."""
+def report_paths(directory: Path, campaign_id: int) -> tuple[Path, Path]:
+    """Where the report of campaign ``campaign_id`` goes in ``directory``: its HTML and CSV."""
+    return directory / f"report-{campaign_id}.html", directory / f"report-{campaign_id}.csv"
+
+
+def write_report(store: Store, campaign_id: int, into: OutputFolder | Path
+                 ) -> tuple[Path, Path]:
+    """Write the report of campaign ``campaign_id`` into a folder (an ``-o`` folder: listed
+    as iotwin's there); returns the HTML and CSV paths."""
+    directory = into.folder if isinstance(into, OutputFolder) else into
     campaign = store.campaign(campaign_id)
     builders = _builders()
     if campaign.kind not in builders:
@@ -36,8 +45,9 @@ def write_report(store: Store, campaign_id: int, directory: Path) -> tuple[Path,
     page = Page(f"iotwin report {campaign_id}: {campaign.name}")
     rows = builders[campaign.kind](store, campaign, page)
     directory.mkdir(parents=True, exist_ok=True)
-    html_path = directory / f"report-{campaign_id}.html"
-    csv_path = directory / f"report-{campaign_id}.csv"
+    html_path, csv_path = report_paths(directory, campaign_id)
+    if isinstance(into, OutputFolder):
+        into.claim((html_path, csv_path))
     page.paragraph(f"Data: {csv_path.name} beside this page; store {store.path}.", "meta")
     html_path.write_text(page.render())
     write_rows(csv_path, rows)

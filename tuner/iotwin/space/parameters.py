@@ -46,6 +46,7 @@ import itertools
 import json
 import math
 import random
+import re
 import string
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -61,6 +62,7 @@ from iotwin.core import paths
 from iotwin.core.dotted import dotted_set
 from iotwin.core.errors import UserError
 from iotwin.core.mpi_flavours import DEFAULT_MPI
+from iotwin.core.text import printable
 from iotwin.core.units import format_size, parse_size
 from iotwin.core.yaml_files import read_yaml
 
@@ -404,13 +406,29 @@ def _show(leaf: str, value: Any) -> str:
 LAYOUT_KEY = "lustre.components"
 
 
+#: a layout's name: what a space's values and an error line can quote
+_LAYOUT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}")
+
+
 @functools.cache
 def named_layouts() -> dict[str, list[dict[str, Any]] | None]:
     """data/layouts.yaml: each named layout's components (sizes in bytes), or None."""
-    path = paths.data_dir() / "layouts.yaml"
+    return read_layouts(paths.data_dir() / "layouts.yaml")
+
+
+def read_layouts(path: Path) -> dict[str, list[dict[str, Any]] | None]:
+    """A list of named layouts: a mapping of names to a config's ``lustre.components`` (its
+    schema, config-schema.yaml, gives each field's type and bounds) or null; one error naming
+    the file and the layout else."""
     data = read_yaml(path, "layout list")
-    return {str(name): None if components is None else
-            validate_value("lustre", "components", components, str(path), str(name))
+    if not isinstance(data, dict) or not data:
+        raise UserError(f"{path}: expected a mapping of layout names to components")
+    for name in data:
+        if not isinstance(name, str) or not _LAYOUT_NAME.fullmatch(name):
+            raise UserError(f"{path}: {printable(repr(name))[:40]}: expected a layout name "
+                            f"(letters, digits, _.+-, at most 64)")
+    return {name: None if components is None else
+            validate_value("lustre", "components", components, str(path), name)
             for name, components in data.items()}
 
 

@@ -41,6 +41,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import math
 import os
 import sqlite3
 import time
@@ -278,8 +279,10 @@ def _column_value(column: str, value: Any) -> Any:
         raise TypeError(f"JSON of a {type(parsed).__name__}, not a "
                         f"{_JSON_KINDS[column].__name__}")
     if column == "parameters" and isinstance(parsed, dict) and not all(
-            isinstance(v, int | float) and not isinstance(v, bool) for v in parsed.values()):
-        raise TypeError("a fitted parameter that is not a number")
+            isinstance(v, int | float) and not isinstance(v, bool)
+            and not (isinstance(v, float) and not math.isfinite(v))
+            for v in parsed.values()):
+        raise TypeError("a fitted parameter that is not a finite number")
     return parsed
 
 

@@ -53,10 +53,11 @@ from iotwin.core.hashing import canonical_json, config_hash
 from iotwin.core.progress import say
 from iotwin.core.run_records import Target
 from iotwin.core.stats import median_relative_error, paired_spearman
-from iotwin.core.yaml_files import check_keys, read_yaml
+from iotwin.core.yaml_files import read_yaml
 from iotwin.executors.table import Landscape, TableExecutor, read_table
 from iotwin.model.calibration import RefitSettings, SimModel
 from iotwin.model.platforms import load_platform
+from iotwin.model.sheet_schema import check_record, record_schema
 from iotwin.search import strategy_kind, strategy_settings
 from iotwin.search.screened import Beliefs
 from iotwin.space.parameters import BoundSpace
@@ -354,31 +355,35 @@ def curve(figures: StrategyFigures, max_cost: int) -> np.ndarray:
 
 # -- the spec -----------------------------------------------------------------------------------
 
-_SPEC_KEYS = ("seeds", "confirm", "confirm_runs", "targets", "strategies", "tables")
-
-
 def load_benchmark(path: Path) -> tuple[list[TableCase], BenchmarkSettings]:
-    """The benchmark spec (experiments/strategy-benchmark.yaml): its tables (each the
-    landscape spec it was measured from, the CSV and a program's workload beside it) and
-    settings; UserError naming what is wrong."""
+    """The benchmark spec (experiments/strategy-benchmark.yaml; its schema
+    data/benchmark-schema.yaml): its tables (each the landscape spec it was measured from,
+    the CSV and a program's workload beside it) and settings; UserError naming what is
+    wrong."""
 
-    data = read_yaml(path, "benchmark spec") or {}
-    check_keys(data, list(_SPEC_KEYS), str(path))
-    strategies = data.get("strategies") or {}
-    for name, cap in strategies.items():
-        strategy_kind(name)
-        if not isinstance(cap, int) or cap < 1:
-            raise UserError(f"{path}: strategies: {name}: expected a real-run cap >= 1")
-    cases = [table_case(name, path.parent / landscape)
-             for name, landscape in (data.get("tables") or {}).items()]
-    if not cases or not strategies:
-        raise UserError(f"{path}: needs `tables` and `strategies`")
+    data = check_record(str(path), "", read_yaml(path, "benchmark spec"),
+                        record_schema("benchmark-schema")["spec"])
+    strategies = data["strategies"]
+    for name in strategies:
+        try:
+            strategy_kind(name)
+        except UserError as error:
+            raise UserError(f"{path}: strategies.{name}: {error}") from None
+    cases = [_table_case(path, name, landscape) for name, landscape in data["tables"].items()]
     settings = BenchmarkSettings(
-        seeds=int(data.get("seeds", 20)), confirm=int(data.get("confirm", 3)),
-        confirm_runs=int(data.get("confirm_runs", 3)),
-        targets=tuple(float(t) for t in data.get("targets", (0.05, 0.02))),
-        caps=dict(strategies))
+        seeds=data.get("seeds", 20), confirm=data.get("confirm", 3),
+        confirm_runs=data.get("confirm_runs", 3),
+        targets=tuple(data.get("targets", (0.05, 0.02))), caps=dict(strategies))
     return cases, settings
+
+
+def _table_case(spec: Path, name: str, landscape: str) -> TableCase:
+    """A benchmark spec's table ``name`` (its landscape spec, relative to the spec's folder);
+    an error reading it names the benchmark spec's key too."""
+    try:
+        return table_case(name, spec.parent / landscape)
+    except UserError as error:
+        raise UserError(f"{spec}: tables.{name}: {error}") from None
 
 
 def table_case(name: str, landscape: Path) -> TableCase:

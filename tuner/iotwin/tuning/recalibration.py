@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from iotwin.config.types import Config
+from iotwin.core.errors import UserError
+from iotwin.core.text import printable
 from iotwin.model.protocol import Model
 from iotwin.store.database import Store
 from iotwin.tuning.stored_runs import StoredRuns
@@ -26,7 +28,11 @@ def recalibrate(model: Model, store: Store, campaign_id: int, stored: StoredRuns
     found = stored.calibration_after(measured)
     if found is not None:
         calibration_id, parameters = found
-        model.use(parameters)
+        try:
+            model.use(parameters)
+        except ValueError as error:
+            raise UserError(f"{store.path}: calibration {calibration_id}: parameters."
+                            f"{printable(str(error))}") from None
         return calibration_id
     fit = model.fit(observed)
     return store.add_calibration(

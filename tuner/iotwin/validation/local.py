@@ -43,13 +43,14 @@ from iotwin.core.progress import say
 from iotwin.core.run_records import Target
 from iotwin.core.stats import median_relative_error, spearman, wilcoxon_p
 from iotwin.core.units import parse_size
-from iotwin.core.yaml_files import check_keys, read_yaml
+from iotwin.core.yaml_files import read_yaml
 from iotwin.executors.base import Executor
 from iotwin.executors.capture_run import capture_program
 from iotwin.executors.local import LocalExecutor
 from iotwin.executors.mpi_flavour import flavour_of
 from iotwin.model.calibration import Observation, fit, predict
 from iotwin.model.platforms import load_platform
+from iotwin.model.sheet_schema import check_record, record_schema
 from iotwin.model.sim import simulate
 from iotwin.model.site_rules import platform_space_context
 from iotwin.space.parameters import SpaceContext, load_space
@@ -61,9 +62,6 @@ from iotwin.workloads.workload import kernel_workload
 TOP_K = 5
 # Settings of the confirmation only: changing them keeps the stored campaign and its runs.
 _CONFIRM_KEYS = ("confirm_top", "confirm_rounds")
-_SUITE_KEYS = {"platform", "filesystem", "space", "kernel", "command", "env", "ranks", "args",
-               "samples", "repetitions", "folds", "seed", "fit_evaluations", "timeout_s",
-               "warm_up", *_CONFIRM_KEYS}
 _WORKLOAD_KEY = "workload"  # a program's captured workload, kept in the campaign's spec
 
 
@@ -249,30 +247,16 @@ def default_suite_path() -> Path:
 
 
 def load_suite(path: Path) -> Suite:
-    data = read_yaml(path, "suite") or {}
-    check_keys(data, sorted(_SUITE_KEYS), str(path))
+    """A suite spec (its schema data/suite-schema.yaml); UserError naming the file and key."""
+    data = check_record(str(path), "", read_yaml(path, "suite") or {},
+                        record_schema("suite-schema")["suite"])
     program = _program_keys(data, path)
-    suite = Suite(**{**data, "args": tuple(str(a) for a in data.get("args", [])), **program,
-                     "warm_up": _size(data.get("warm_up", 0), "warm_up", path)})
-    for key in ("ranks", "samples", "repetitions", "folds", "fit_evaluations", "confirm_top",
-                "confirm_rounds"):
-        value = getattr(suite, key)
-        least = 0 if key == "confirm_rounds" else 1
-        if isinstance(value, bool) or not isinstance(value, int) or value < least:
-            raise UserError(f"{path}: {key}: expected an integer >= {least}, got {value!r}")
-    if suite.samples < 3 or suite.folds < 2:
-        raise UserError(f"{path}: samples must be >= 3 and folds >= 2")
+    suite = Suite(**{**data, "args": tuple(data.get("args", [])), **program,
+                     "warm_up": parse_size(data.get("warm_up", 0))})
     if suite.confirm_rounds and not 2 <= suite.confirm_top <= suite.samples:
         raise UserError(f"{path}: confirm_top: expected 2 to samples ({suite.samples}) configs "
                         f"to confirm, got {suite.confirm_top}")
     return suite
-
-
-def _size(value: Any, key: str, path: Path) -> int:
-    try:
-        return parse_size(value)
-    except ValueError as error:
-        raise UserError(f"{path}: {key}: {error}") from None
 
 
 def _program_keys(data: Mapping[str, Any], path: Path) -> dict[str, Any]:

@@ -15,26 +15,15 @@ from iotwin.core.errors import UserError
 from iotwin.core.run_records import Source, Target
 from iotwin.core.text import printable
 from iotwin.core.yaml_files import check_keys, read_yaml
-from iotwin.formats.bounds import load_bounds
+from iotwin.model.sheet_schema import record_schema, required
 from iotwin.studies.experiment.search import SearchSpec
 
 STUDIES = ("default-vs-tuned", "partial-tuning", "sensitivity", "scaling", "convergence")
 SOURCES: tuple[Source, ...] = ("sim", "twin", "real")
 ENTRY_KINDS = ("config", "search", "from", "sweep", "campaign")
 
-_TOP_KEYS = {"name": True, "description": False, "study": True, "measure": False,
-             "repetitions": False, "platforms": True, "workloads": True, "configs": True,
-             "published": False, "ranks_per_node": False}
-_WORKLOAD_KEYS = {"kernel": True, "ranks": True, "args": False, "label": False,
-                  "fixed": False}
-_ENTRY_KEYS = {"label": True, "config": False, "search": False, "from": False, "keep": False,
-               "sweep": False, "campaign": False}
-_SEARCH_KEYS = {"space": True, "strategy": False, "budget": True, "seed": False,
-                "sections": False}
-_SWEEP_KEYS = {"key": True, "values": True, "base": False}
-_CAMPAIGN_KEYS = {"strategy": True, "space": True, "budget": True, "seeds": False,
-                  "truth_seed": False, "repetitions": False, "settings": False,
-                  "fixed": False}
+#: its records' keys, which are required and the bounds of its counts: data/experiment-schema.yaml
+SCHEMA = "experiment-schema"
 
 
 
@@ -98,7 +87,7 @@ def load_experiment(path: str | Path) -> ExperimentSpec:
 
 def parse_experiment(data: Any, source: str) -> ExperimentSpec:
     """The spec in ``data``; UserError naming ``source`` and the key path of what is wrong."""
-    _check_keys(data, _TOP_KEYS, source, "")
+    _check_keys(data, "top", source, "")
     studies = data["study"] if isinstance(data["study"], list) else [data["study"]]
     study = tuple(_choice(s, STUDIES, source, f"study[{i}]") for i, s in enumerate(studies))
     measure = _source(data.get("measure", "sim"), source)
@@ -114,7 +103,8 @@ def parse_experiment(data: Any, source: str) -> ExperimentSpec:
         workloads=tuple(_workload(w, source, f"workloads[{i}]") for i, w in enumerate(workloads)),
         configs=_entries(entries, source),
         description=str(data.get("description", "")).strip(),
-        repetitions=_positive(data.get("repetitions", 1), source, "repetitions"),
+        repetitions=_count(data.get("repetitions", 1), "top", "repetitions", source,
+                           "repetitions"),
         published=data.get("published"),
         ranks_per_node=_per_node(data.get("ranks_per_node", {}), platforms, source),
         source_file=source)
@@ -147,12 +137,12 @@ def _per_node(data: Any, platforms: list[str], source: str) -> dict[str, int]:
     for platform, count in data.items():
         if platform not in platforms:
             raise UserError(f"{source}: ranks_per_node.{platform}: not one of the platforms")
-        _bounded(count, "processes", source, f"ranks_per_node.{platform}")
+        _count(count, "workload", "ranks", source, f"ranks_per_node.{platform}")
     return dict(data)
 
 
 def _workload(data: Any, source: str, where: str) -> WorkloadSpec:
-    _check_keys(data, _WORKLOAD_KEYS, source, where)
+    _check_keys(data, "workload", source, where)
     args = data.get("args", [])
     if not isinstance(args, list):
         raise UserError(f"{source}: {where}.args: expected a list of arguments")
@@ -160,7 +150,7 @@ def _workload(data: Any, source: str, where: str) -> WorkloadSpec:
     if not isinstance(fixed, dict):
         raise UserError(f"{source}: {where}.fixed: expected a mapping space parameter -> value")
     return WorkloadSpec(kernel=_string(data["kernel"], source, f"{where}.kernel"),
-                        ranks=_bounded(data["ranks"], "processes", source, f"{where}.ranks"),
+                        ranks=_count(data["ranks"], "workload", "ranks", source, f"{where}.ranks"),
                         args=tuple(str(a) for a in args), label=str(data.get("label", "")),
                         fixed=dict(fixed))
 
@@ -169,7 +159,7 @@ def _entries(items: list[Any], source: str) -> tuple[ConfigEntry, ...]:
     entries: list[ConfigEntry] = []
     for i, data in enumerate(items):
         where = f"configs[{i}]"
-        _check_keys(data, _ENTRY_KEYS, source, where)
+        _check_keys(data, "entry", source, where)
         kinds = [k for k in ENTRY_KINDS if k in data]
         if len(kinds) != 1:
             raise UserError(f"{source}: {where}: give exactly one of {', '.join(ENTRY_KINDS)}")
@@ -198,7 +188,7 @@ def _entry_body(kind: str, data: Mapping[str, Any], earlier: list[ConfigEntry], 
         return {"from": origin, "keep": keep}
     if kind == "sweep":
         body = data["sweep"]
-        _check_keys(body, _SWEEP_KEYS, source, f"{where}.sweep")
+        _check_keys(body, "sweep", source, f"{where}.sweep")
         _config_keys(body["key"], source, f"{where}.sweep.key")
         values = _list(body["values"], source, f"{where}.sweep.values")
         base = _mapping(body.get("base"), source, f"{where}.sweep.base")
@@ -208,22 +198,22 @@ def _entry_body(kind: str, data: Mapping[str, Any], earlier: list[ConfigEntry], 
                             f"{source}: {where}.sweep ({body['key']}={value})")
         return {"key": body["key"], "values": values, "base": base}
     body = data["campaign"]
-    _check_keys(body, _CAMPAIGN_KEYS, source, f"{where}.campaign")
+    _check_keys(body, "campaign", source, f"{where}.campaign")
     return {"strategy": str(body["strategy"]), "space": str(body["space"]),
-            "budget": _bounded(body["budget"], "evaluation_budget", source,
-                               f"{where}.campaign.budget"),
+            "budget": _count(body["budget"], "campaign", "budget", source,
+                             f"{where}.campaign.budget"),
             "seeds": [_whole(seed, source, f"{where}.campaign.seeds[{i}]") for i, seed in
                       enumerate(_list(body.get("seeds", [0]), source, f"{where}.campaign.seeds"))],
             "truth_seed": _whole(body.get("truth_seed", 0), source,
                                  f"{where}.campaign.truth_seed"),
-            "repetitions": _positive(body.get("repetitions", 1), source,
-                                     f"{where}.campaign.repetitions"),
+            "repetitions": _count(body.get("repetitions", 1), "campaign", "repetitions", source,
+                                  f"{where}.campaign.repetitions"),
             "settings": _mapping(body.get("settings"), source, f"{where}.campaign.settings"),
             "fixed": _mapping(body.get("fixed"), source, f"{where}.campaign.fixed")}
 
 
 def _search_body(data: Any, source: str, where: str) -> dict[str, Any]:
-    _check_keys(data, _SEARCH_KEYS, source, where)
+    _check_keys(data, "search", source, where)
     seed = _whole(data.get("seed", 0), source, f"{where}.seed")
     sections = data.get("sections")
     budgets = _budgets(data["budget"], source, f"{where}.budget")
@@ -241,11 +231,11 @@ def _search_body(data: Any, source: str, where: str) -> dict[str, Any]:
 def _budgets(value: Any, source: str, where: str) -> dict[str, int]:
     """Simulations a search may spend: one count, or a count per workload label."""
     if not isinstance(value, dict):
-        return {"": _bounded(value, "evaluation_budget", source, where)}
+        return {"": _count(value, "search", "budget", source, where)}
     if not value:
         raise UserError(f"{source}: {where}: expected a positive integer or a mapping "
                         f"workload label -> positive integer")
-    return {str(label): _bounded(count, "evaluation_budget", source, f"{where}.{label}")
+    return {str(label): _count(count, "search", "budget", source, f"{where}.{label}")
             for label, count in value.items()}
 
 
@@ -257,8 +247,19 @@ def search_spec(entry: ConfigEntry, workload: WorkloadSpec) -> SearchSpec:
     return SearchSpec.from_json({**entry.body, "budget": budget})
 
 
-def _check_keys(data: Any, keys: Mapping[str, bool], source: str, where: str) -> None:
-    check_keys(data, list(keys), source, where, [k for k, required in keys.items() if required])
+def _check_keys(data: Any, record: str, source: str, where: str) -> None:
+    """``data`` a mapping of the schema's ``record`` keys, holding the required ones."""
+    fields = record_schema(SCHEMA)[record]
+    check_keys(data, list(fields), source, where, required(fields))
+
+
+def _count(value: Any, record: str, key: str, source: str, where: str) -> int:
+    """A count within the bounds the schema gives ``record``'s ``key``, checked before
+    anything is sized by it (a budget of 10^12 searches for ever, 10^12 ranks exhaust
+    memory)."""
+    bound = record_schema(SCHEMA)[record][key].bounds
+    assert bound is not None, f"experiment-schema.yaml: {record}.{key} has no bounds"
+    return int(bound.check(value, f"{source}: {where}"))
 
 
 def _source(value: Any, source: str) -> Source:
@@ -294,12 +295,6 @@ def _string_list(value: Any, source: str, where: str) -> list[str]:
     return items
 
 
-def _bounded(value: Any, kind: str, source: str, where: str) -> int:
-    """An integer within the bounds table's ``kind``, checked before anything is sized by it
-    (a budget of 10^12 searches for ever, 10^12 ranks exhaust memory)."""
-    return int(load_bounds()[kind].check(value, f"{source}: {where}"))
-
-
 def _whole(value: Any, source: str, where: str) -> int:
     """A seed: a whole number (1.5 is not one, nor true)."""
     if isinstance(value, bool) or not isinstance(value, int):
@@ -330,10 +325,6 @@ def _config_keys(value: Any, source: str, where: str) -> None:
                         f"{printable(repr(value))[:60]}")
 
 
-def _positive(value: Any, source: str, where: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise UserError(f"{source}: {where}: expected a positive integer, got {value!r}")
-    return value
 
 
 def set_dotted(config: Mapping[str, Any], keys: str | list[str], value: Any) -> dict[str, Any]:
