@@ -1,12 +1,12 @@
 """iosim's answers on a fixed set of inputs, kernels x platforms x configs, one file per input,
-so that two builds of iosim compare with `cmp -r`. A change that must not move a prediction
+so that two builds of iosim compare with `diff -r`. A change that must not move a prediction
 (a move, a refactoring) is checked by
 
     PY=".venv/bin/python sim-models/tools/snapshot_set.py"
     $PY inputs /tmp/snapshot/inputs                      # from this tree's kernels and data
     $PY answers build-before/iosim /tmp/snapshot/inputs /tmp/snapshot/before
     $PY answers build/sim-models/iosim /tmp/snapshot/inputs /tmp/snapshot/after
-    cmp -r /tmp/snapshot/before /tmp/snapshot/after      # silent: byte-identical
+    diff -r /tmp/snapshot/before /tmp/snapshot/after     # silent: byte-identical
 
 The inputs are written once and both builds read the same files, so the comparison is of
 iosim alone. The set: every kernel's workload (block3d-io through each of its methods, and
