@@ -22,7 +22,7 @@ from iotwin.formats.bounds import Bound, load_bounds
 
 #: blocks of settings, in the order they are applied to a file (openmpi: to the process that
 #: opens it, from the top level only)
-BLOCKS = ("openmpi", "lustre", "mpiio", "hdf5", "dataset")
+BLOCKS = ("openmpi", "lustre", "mpiio", "pnetcdf", "hdf5", "dataset")
 
 
 class SchemaError(ValueError):
