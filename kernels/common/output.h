@@ -1,5 +1,5 @@
 /* How a run's layout reaches its file: the library a kernel writes through (HDF5, bare MPI-IO,
- * netCDF-4, PnetCDF), as the four timed phases open, write, sync and close. Every function is
+ * netCDF-4), as the four timed phases open, write, sync and close. Every function is
  * collective over the communicator the file was opened on, and on failure returns -1 with a
  * message naming the file or dataset. */
 #ifndef IOTWIN_OUTPUT_H
@@ -50,12 +50,6 @@ const output_ops *nc4_output_ops(void);
 #define NC4_OUTPUT_MISSING                                                                     \
     "this build has no parallel netCDF-4: Debian's libnetcdf-mpi-dev is built on Open MPI, "  \
     "so only the Open MPI build of the kernels has it (build/openmpi/kernels/; under iotwin, " \
-    "IOTWIN_MPI=openmpi), where that package is installed"
-/* PnetCDF (pnetcdf_output.c); NULL in a build without it, which says why: */
-const output_ops *pnetcdf_output_ops(void);
-#define PNETCDF_OUTPUT_MISSING                                                                 \
-    "this build has no PnetCDF: Debian's libpnetcdf-dev is built on Open MPI, so only the "    \
-    "Open MPI build of the kernels has it (build/openmpi/kernels/; under iotwin, "             \
     "IOTWIN_MPI=openmpi), where that package is installed"
 
 #endif
