@@ -13,6 +13,7 @@
 #include "common/kernel.h"
 #include "common/nc4_layout.h"
 #include "common/pnetcdf_layout.h"
+#include "common/pnetcdf_output.h"
 #include "common/process_grid.h"
 
 #define AXES 3

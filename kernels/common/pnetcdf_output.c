@@ -6,7 +6,7 @@
  * PnetCDF's flexible API takes the memory as an MPI datatype: the block inside its halo is a
  * subarray of the memory it is held in (mpi_types.h), so the halo is skipped without a copy,
  * as the MPI-IO output does. */
-#include "output.h"
+#include "pnetcdf_output.h"
 
 #ifdef IOTWIN_PNETCDF
 
