@@ -14,11 +14,12 @@ from typing import Any
 
 import pytest
 from iotwin.core import paths
-from iotwin.core.errors import InputError
+from iotwin.core.errors import InputError, UserError
 from iotwin.core.yaml_files import field_line
 from iotwin.executors.slurm import Site
 from iotwin.model.platform_sheet import load_sheet
 from iotwin.model.platforms import load_platform
+from iotwin.observations.design import load_design
 from iotwin.space.parameters import load_space, read_layouts
 from iotwin.studies.experiment.spec import load_experiment
 from iotwin.studies.strategy_benchmark import load_benchmark
@@ -93,6 +94,19 @@ two:
   - {end: eof, stripe_count: 4}
 """
 
+DESIGN = """\
+name: d
+kernel: vpic-io
+repetitions: 3
+probes:
+  - name: streaming
+    excites: [filesystem.target_mbs]
+    why: the OSTs' streaming bandwidth
+    nodes: 1
+    args: [--particles, "1024"]
+    config: {lustre: {stripe_count: 2}}
+"""
+
 Loader = Callable[[Path], Any]
 
 #: surface -> (its loader, its file name, a valid document, replaced -> the replacement on the
@@ -141,6 +155,13 @@ CASES: dict[str, tuple[Loader, str, str, tuple[str, str], str]] = {
     "site file: an unknown sbatch key": (
         Site.load, "site.yaml", SITE, ("  partition: batch", "  partition: batch\n"
                                        "  colour: blue  # <-"), "sbatch.colour"),
+    "calibration design: a probe's count": (
+        load_design, "design.yaml", DESIGN, ("    nodes: 1", "    nodes: 0  # <-"),
+        "probes[0].nodes"),
+    "calibration design: a probe's config": (
+        load_design, "design.yaml", DESIGN, ("    config: {lustre: {stripe_count: 2}}",
+                                             "    config: {lustre: {stripe_count: -2}}  # <-"),
+        "probes[0].config.lustre.stripe_count"),
     "layout list: a component's field": (
         read_layouts, "layouts.yaml", LAYOUTS, ("  - {end: eof, stripe_count: 4}",
                                                 "  - {end: eof, stripe_count: -2}  # <-"),
@@ -171,6 +192,16 @@ def test_a_refused_field_is_named_with_its_file_and_line(tmp_path: Path, case: s
     error = _refusal(tmp_path, load, name, text)
     assert str(error).startswith(f"{tmp_path / name}:{_marked_line(text)}: {field}: "), str(error)
     assert "\n" not in str(error)
+
+
+def test_a_file_that_is_not_utf8_is_one_line_naming_the_byte(tmp_path: Path) -> None:
+    """Before: a space that was not UTF-8 was an internal error."""
+    path = tmp_path / "space.yaml"
+    path.write_bytes(SPACE.encode().replace(b"name: t", b"name: t\xff"))
+    with pytest.raises(UserError) as raised:
+        load_space(path)
+    assert str(raised.value) == (f"{path}: cannot read the space: not UTF-8 text (byte 0xff at "
+                                 f"offset 7)")
 
 
 def test_a_missing_field_is_named_at_the_mapping_that_lacks_it(tmp_path: Path) -> None:
