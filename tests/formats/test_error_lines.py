@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from iotwin.core import paths
 from iotwin.core.errors import InputError, UserError
-from iotwin.core.yaml_files import field_line
+from iotwin.core.yaml_files import MAX_DEPTH, field_line
 from iotwin.executors.slurm import Site
 from iotwin.model.platform_sheet import load_sheet
 from iotwin.model.platforms import load_platform
@@ -192,6 +192,20 @@ def test_a_refused_field_is_named_with_its_file_and_line(tmp_path: Path, case: s
     error = _refusal(tmp_path, load, name, text)
     assert str(error).startswith(f"{tmp_path / name}:{_marked_line(text)}: {field}: "), str(error)
     assert "\n" not in str(error)
+
+
+@pytest.mark.parametrize("loader", sorted({(case[0], case[1]) for case in CASES.values()},
+                                           key=lambda pair: pair[1]),
+                         ids=lambda pair: pair[1])
+def test_a_deeply_nested_file_is_refused_before_its_reader_walks_it(
+        tmp_path: Path, loader: tuple[Loader, str]) -> None:
+    """Before: a deeply nested spec sheet was an internal error (a recursion limit)."""
+    load, name = loader
+    path = tmp_path / name
+    path.write_text("name: x\nkey: " + "[" * 2000 + "]" * 2000 + "\n")
+    with pytest.raises(UserError) as raised:
+        load(path)
+    assert str(raised.value) == f"{path}: line 2: nested deeper than {MAX_DEPTH} lists and mappings"
 
 
 def test_a_file_that_is_not_utf8_is_one_line_naming_the_byte(tmp_path: Path) -> None:
