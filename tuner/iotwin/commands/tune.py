@@ -6,7 +6,7 @@
     iotwin tune --ranks 4 --real-budget 8 -- PROGRAM ARGS
 
 A program's workload (for sim-screened) is captured by the interposer from its first run, of
-the default config, which counts as a measurement of the default.
+the default config; capture slows that run, so the default is measured again without it.
     iotwin tune --resume ID
 
 Prints one progress line per generation, writes the best measured config as YAML for the
