@@ -70,6 +70,26 @@ def program_writes(base: int) -> list[tuple[int, int]]:
 
 
 @pytest.mark.parametrize("mode", ["fpp", "shared"])
+def test_a_sync_before_the_close_is_the_files_flush(mode: str, scratch: Path) -> None:
+    """IOR's `-a POSIX -e` syncs each file before closing it (tests/programs/ior_like --sync,
+    2 MiB a rank): that time is the file's flush, I/O time (before, fsync was not seen and
+    its time counted as the program's computation), and the captured session ends with a
+    flush after its writes."""
+    argv = [str(paths.built("tests/programs/ior_like")), "--api", "posix", "--sync",
+            "--block", str(2 * 2**20), "--transfer", str(TRANSFER), "--dir", "."]
+    captured = capture_program(Target(RANKS, command=tuple(argv + (["--fpp"] if mode == "fpp"
+                                                                   else []))),
+                               workdir=scratch)
+    assert captured.run.ok and captured.run.bytes == RANKS * 2 * 2**20
+    reports = [report for report in captured.run.reports if report.get("api") == "posix"]
+    assert len(reports) == RANKS   # each process its own line
+    assert all(report["timings"]["flush_s"] > 0 for report in reports), reports
+    [session] = captured.workload["files"]
+    *writes, last = session["calls"]
+    assert last.get("flush") is True and all("selections" in call for call in writes), session
+
+
+@pytest.mark.parametrize("mode", ["fpp", "shared"])
 def test_a_posix_program_is_captured_byte_exact(mode: str, scratch: Path) -> None:
     folder = scratch / mode
     folder.mkdir()
