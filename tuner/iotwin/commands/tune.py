@@ -97,8 +97,9 @@ SPEC_OPTIONS: dict[str, str] = {
 
 #: what each objective makes faster, as the summary says it
 OBJECTIVE_TEXT = {
-    "io": "I/O time (the rate is the program's bytes over its time inside HDF5 and MPI-IO "
-          "calls, its computation left out; --objective wall: over its wall time)",
+    "io": "I/O time (the rate is the program's bytes over its time inside its HDF5, MPI-IO "
+          "and POSIX I/O calls, its computation left out; --objective wall: over its wall "
+          "time)",
     "wall": "wall time (the rate is the program's bytes over its wall time, launch and "
             "computation included; --objective io: over its time inside I/O calls)",
 }
