@@ -19,7 +19,12 @@ from iotwin.core import paths
 from iotwin.core.run_records import Target
 from iotwin.executors import launch
 from iotwin.executors.capture_run import capture_program
-from iotwin.executors.interposer_reports import outside_writes
+from iotwin.executors.interposer_reports import (
+    file_reports,
+    outside_writes,
+    read_reports,
+    setting_outcomes,
+)
 from iotwin.model.platforms import load_platform
 from iotwin.model.sim import simulate
 from iotwin.workloads.workload import run_ranks
@@ -144,6 +149,27 @@ def test_layout_keys_off_lustre_are_reported_not_effective_with_the_file_system(
     assert run["outside"]["bytes"] == len(LOG)
     for rank in range(RANKS):   # the interposer changed no byte the program wrote
         assert (scratch / f"data.{rank}").read_bytes() == expected_content(0, BLOCK)
+
+
+def test_a_shared_files_opens_after_its_create_are_no_failed_settings(scratch: Path) -> None:
+    """Every process of IOR's shared POSIX file opens it, the first creating it (tests/programs/
+    ior_like, shared): a later process's "this file was opened" is not a layout key that
+    failed to act (the creator made the layout): the run's outcomes are the creator's, here
+    each key off Lustre with the file system's name."""
+    report, cfg = scratch / "report.jsonl", scratch / "cfg.yaml"
+    cfg.write_text("lustre: {stripe_count: 4, stripe_size: 1MiB}\n")
+    env = {"LD_PRELOAD": str(paths.interposer_library(".")), "IOTWIN_REPORT": str(report),
+           "IOTWIN_CONFIG": str(cfg)}
+    argv = [str(paths.built("tests/programs/ior_like")), "--api", "posix", "--block",
+            str(2 * 2**20), "--transfer", str(TRANSFER), "--dir", "."]
+    done = launch.run_mpi(RANKS, argv, env=env, cwd=scratch, timeout=120,
+                          using=launch.launcher("mpich"))
+    assert done.returncode == 0, done.stderr
+    reports = read_reports(report)
+    assert sorted(r["how"] for r in file_reports(reports)) == ["create", "open"]
+    outcomes = setting_outcomes(reports)
+    assert sorted(o.key for o in outcomes) == ["lustre.stripe_count", "lustre.stripe_size"]
+    assert all(not o.took_effect and "not Lustre" in str(o.reason) for o in outcomes)
 
 
 def test_tune_keeps_the_default_when_the_layout_takes_no_effect_here(
