@@ -8,9 +8,19 @@ namespace iosim {
 
 namespace {
 
+uint64_t osc_of(int node, int target)
+{
+    return static_cast<uint64_t>(static_cast<uint32_t>(node)) << 32 | static_cast<uint32_t>(target);
+}
+
 uint64_t osc_of(const Flow& f)
 {
-    return static_cast<uint64_t>(static_cast<uint32_t>(f.src)) << 32 | static_cast<uint32_t>(f.dst);
+    return osc_of(f.src, f.dst);
+}
+
+int moved(int target, const std::vector<int>& moved_to)
+{
+    return moved_to.empty() ? target : moved_to[static_cast<size_t>(target)];
 }
 
 bool writes_to_storage(const Phase& phase)
@@ -22,11 +32,18 @@ bool writes_to_storage(const Phase& phase)
 
 double LustreClient::run(const Phase& phase)
 {
-    return run(phase, nullptr);
+    return run(phase, nullptr, {});
 }
 
-double LustreClient::run(const Phase& phase, const PhaseLoad* load)
+double LustreClient::run(const Phase& phase, const PhaseLoad* load, const TargetMap& moved_to)
 {
+    if (!moved_to.empty() && !write_back()) {  // timed as it is moved
+        Phase there = phase;
+        for (Flow& f : there.flows)
+            if (f.to_target)
+                f.dst = moved(f.dst, moved_to);
+        return run(there, nullptr, {});
+    }
     double seconds;
     if (phase.sync && write_back()) {
         flush_window();
@@ -49,7 +66,7 @@ double LustreClient::run(const Phase& phase, const PhaseLoad* load)
             load_of(phase, load_);
             load = &load_;
         }
-        return write_back_phase(phase, *load);
+        return write_back_phase(phase, *load, moved_to);
     }
     now_ += seconds;
     return seconds;
@@ -124,10 +141,13 @@ double LustreClient::write_through(const Phase& phase)
     return seconds;
 }
 
-bool LustreClient::over_budget(const PhaseLoad& load, bool alone) const
+bool LustreClient::over_budget(const PhaseLoad& load, bool alone, const TargetMap& moved_to) const
 {
     return std::any_of(load.osc_bytes.begin(), load.osc_bytes.end(), [&](const auto& osc_bytes) {
-        const Flow* held = alone ? nullptr : window_.find(osc_bytes.first);
+        uint64_t osc = osc_bytes.first;
+        if (!moved_to.empty())
+            osc = osc_of(static_cast<int>(osc >> 32), moved(static_cast<int>(osc & 0xffffffffU), moved_to));
+        const Flow* held = alone ? nullptr : window_.find(osc);
         uint64_t cached = held ? held->bytes : 0;
         return cached + osc_bytes.second > platform_.cache.osc_dirty_bytes;
     });
@@ -164,12 +184,13 @@ void LustreClient::load_of(const Phase& phase, PhaseLoad& into)
     osc.resize(kept);
 }
 
-void LustreClient::add_to_window(const Phase& phase)
+void LustreClient::add_to_window(const Phase& phase, const TargetMap& moved_to)
 {
     last_.flows.clear();
-    for (const Flow& f : phase.flows) {
+    for (Flow f : phase.flows) {
         if (!f.to_target)
             continue;
+        f.dst = moved(f.dst, moved_to);
         auto [held, fresh] = window_.try_emplace(osc_of(f), f);
         if (!fresh) {
             held->bytes += f.bytes;
@@ -180,24 +201,24 @@ void LustreClient::add_to_window(const Phase& phase)
     last_start_ = now_;
 }
 
-double LustreClient::write_back_phase(const Phase& phase, const PhaseLoad& load)
+double LustreClient::write_back_phase(const Phase& phase, const PhaseLoad& load, const TargetMap& moved_to)
 {
     double start = now_;
     // No room in some OSC: the open window goes out, and the next writes wait until the window
     // before it is on the targets (the budget holds about one window while another drains).
-    if (!window_.empty() && over_budget(load, false)) {
+    if (!window_.empty() && over_budget(load, false, moved_to)) {
         flush_window();
         wait_for(earlier_flushed_at_, earlier_flushed_binding_);
     }
     if (window_.empty())
         window_start_ = now_;
-    add_to_window(phase);
+    add_to_window(phase, moved_to);
     Copy copy = copy_s(phase, load.busiest_node_bytes);
     now_ += phase.fixed_s + copy.seconds + lock_wait(phase);
     attribution_.charge_fixed(phase.label, phase.fixed_s);
     attribution_.charge(copy.limit, copy.seconds);
     // A write larger than the budget on its own cannot run ahead of its flush.
-    if (over_budget(load, true)) {
+    if (over_budget(load, true, moved_to)) {
         flush_window();
         wait_for(flushed_at_, flushed_binding_);
     }
@@ -326,7 +347,7 @@ std::vector<double> LustreClient::run_block(const std::vector<Phase>& block, uin
 {
     bool moves = !rotation.none();
     uint64_t orbit = moves ? rotation.orbit() : 1;
-    std::vector<Phase> moved_block;
+    TargetMap moved_to;  // of the run under way
     std::vector<double> seconds(block.size(), 0);
     // The state after each block run so far.
     struct Mark {
@@ -354,20 +375,13 @@ std::vector<double> LustreClient::run_block(const std::vector<Phase>& block, uin
         }
     uint64_t done = 0;
     while (done < times) {
-        const std::vector<Phase>* phases = &block;
-        bool as_is = true;
-        if (moves && done % orbit != 0) {
-            moved_block = block;
-            for (Phase& ph : moved_block)
-                for (Flow& f : ph.flows)
-                    if (f.to_target)
-                        f.dst = rotation.moved(f.dst, static_cast<long long>(done));
-            phases = &moved_block;
-            as_is = false;
-        }
-        for (size_t i = 0; i < phases->size(); i++)
-            for (uint64_t r = 0; r < (*phases)[i].repeat; r++)
-                seconds[i] += run((*phases)[i], as_is && !loads.empty() ? &loads[i] : nullptr);
+        moved_to.clear();
+        if (moves && done % orbit != 0)
+            for (int t = 0; t < storage_targets(platform_); t++)
+                moved_to.push_back(rotation.moved(t, static_cast<long long>(done)));
+        for (size_t i = 0; i < block.size(); i++)
+            for (uint64_t r = 0; r < block[i].repeat; r++)
+                seconds[i] += run(block[i], loads.empty() ? nullptr : &loads[i], moved_to);
         done++;
         if (!fold)
             continue;

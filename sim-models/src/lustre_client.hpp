@@ -54,8 +54,11 @@ private:
         std::vector<std::pair<uint64_t, uint64_t>> osc_bytes;  // per OSC, in OSC order
         uint64_t busiest_node_bytes = 0;
     };
+    // Where a run of a block puts each target (target -> target); empty: where it is.
+    using TargetMap = std::vector<int>;
     bool write_back() const { return platform_.cache.osc_dirty_bytes > 0; }
-    double run(const Phase& phase, const PhaseLoad* load);
+    // `phase` with its targets moved by `moved_to`; `load`, if given, is the phase's as it is.
+    double run(const Phase& phase, const PhaseLoad* load, const TargetMap& moved_to);
     // What the client side takes to push the phase's writes: its busiest process, its
     // busiest node, whichever takes longer.
     Copy copy_s(const Phase& phase, uint64_t busiest_node_bytes) const;
@@ -64,12 +67,13 @@ private:
     // The application waits until `until`: charged to the flush it waits for.
     void wait_for(double until, const PhaseBinding& flush);
     double write_through(const Phase& phase);
-    double write_back_phase(const Phase& phase, const PhaseLoad& load);
+    double write_back_phase(const Phase& phase, const PhaseLoad& load, const TargetMap& moved_to);
     void load_of(const Phase& phase, PhaseLoad& into);
-    void add_to_window(const Phase& phase);  // its writes into the open window, as its last
+    // Its writes into the open window, as its last.
+    void add_to_window(const Phase& phase, const TargetMap& moved_to);
     // Would the phase's OSC loads push an OSC past its budget, with the open window's data or
     // (alone) without?
-    bool over_budget(const PhaseLoad& load, bool alone) const;
+    bool over_budget(const PhaseLoad& load, bool alone, const TargetMap& moved_to) const;
     void flush_window();
     // The state that decides what later phases cost: its clocks, and a hash of the rest.
     std::vector<double> clocks() const;
