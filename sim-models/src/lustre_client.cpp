@@ -95,6 +95,7 @@ void LustreClient::wait_for(double until, const PhaseBinding& flush)
     if (until > now_) {
         attribution_.charge(flush, until - now_);
         now_ = until;
+        events_++;
     }
 }
 
@@ -232,6 +233,7 @@ void LustreClient::flush_window()
 {
     if (window_.empty())
         return;
+    events_++;
     Phase merged;
     merged.label = "write";
     merged.flows = window_.values();
@@ -342,6 +344,41 @@ uint64_t LustreClient::state_hash(const TargetRotation& rotation, long long step
     return h;
 }
 
+LustreClient::Stretch LustreClient::stretch_from(const std::vector<double>& seconds) const
+{
+    return {events_, now_, last_start_, window_.values(), seconds, attribution_};
+}
+
+uint64_t LustreClient::extend(const Stretch& s, uint64_t most, std::vector<double>& seconds)
+{
+    if (events_ != s.events)
+        return 0;
+    // Entries keep their places in the window: the first ones are those of s.window.
+    std::vector<Flow>& window = window_.values();
+    uint64_t times = most;
+    for (size_t e = 0; e < window.size(); e++) {
+        uint64_t added = window[e].bytes - (e < s.window.size() ? s.window[e].bytes : 0);
+        if (added > 0)
+            times = std::min(times, (platform_.cache.osc_dirty_bytes - window[e].bytes) / added);
+    }
+    if (times == 0)
+        return 0;
+    auto n = static_cast<double>(times);
+    for (size_t e = 0; e < window.size(); e++) {
+        const Flow* before = e < s.window.size() ? &s.window[e] : nullptr;
+        window[e].bytes += times * (window[e].bytes - (before ? before->bytes : 0));
+        window[e].target_busy_s += n * (window[e].target_busy_s - (before ? before->target_busy_s : 0));
+    }
+    double took = now_ - s.now;
+    now_ += n * took;
+    if (last_start_ != s.last_start)  // the window's last write was in the orbit
+        last_start_ += n * took;
+    attribution_.add(attribution_.since(s.attribution), n);
+    for (size_t i = 0; i < seconds.size(); i++)
+        seconds[i] += n * (seconds[i] - s.seconds[i]);
+    return times;
+}
+
 std::vector<double> LustreClient::run_block(const std::vector<Phase>& block, uint64_t times, bool fold,
                                             const TargetRotation& rotation)
 {
@@ -349,14 +386,19 @@ std::vector<double> LustreClient::run_block(const std::vector<Phase>& block, uin
     uint64_t orbit = moves ? rotation.orbit() : 1;
     TargetMap moved_to;  // of the run under way
     std::vector<double> seconds(block.size(), 0);
-    // The state after each block run so far.
+    // The state after some block runs (`done` of them).
     struct Mark {
-        uint64_t hash;
+        uint64_t done, hash;
         std::vector<double> clocks, seconds;
         TimeAttribution attribution;
     };
-    std::vector<Mark> marks;
+    std::vector<Mark> marks;  // in order of done
     std::unordered_map<uint64_t, std::vector<size_t>> seen;  // hash -> its marks
+    auto mark_after = [&marks](uint64_t done) -> const Mark* {
+        auto it = std::lower_bound(marks.begin(), marks.end(), done,
+                                   [](const Mark& m, uint64_t d) { return m.done < d; });
+        return it != marks.end() && it->done == done ? &*it : nullptr;
+    };
     // Mark b, a period before mark a, moved by the same time as a is moved from b?
     auto shifted = [](const Mark& b, const Mark& a, double lambda) {
         if (a.hash != b.hash || a.clocks.size() != b.clocks.size())
@@ -373,7 +415,11 @@ std::vector<double> LustreClient::run_block(const std::vector<Phase>& block, uin
             loads.emplace_back();
             load_of(ph, loads.back());
         }
-    uint64_t done = 0;
+    bool stretches = fold && write_back();
+    uint64_t done = 0, stretch_start = 0;
+    Stretch stretch;
+    if (stretches)
+        stretch = stretch_from(seconds);
     while (done < times) {
         moved_to.clear();
         if (moves && done % orbit != 0)
@@ -383,20 +429,25 @@ std::vector<double> LustreClient::run_block(const std::vector<Phase>& block, uin
             for (uint64_t r = 0; r < block[i].repeat; r++)
                 seconds[i] += run(block[i], loads.empty() ? nullptr : &loads[i], moved_to);
         done++;
+        if (stretches && (events_ != stretch.events || done - stretch_start == orbit)) {
+            done += orbit * extend(stretch, (times - done) / orbit, seconds);
+            stretch_start = done;
+            stretch = stretch_from(seconds);
+        }
         if (!fold)
             continue;
-        Mark m{state_hash(rotation, static_cast<long long>(done)), clocks(), seconds, attribution_};
+        Mark m{done, state_hash(rotation, static_cast<long long>(done)), clocks(), seconds, attribution_};
         std::vector<size_t>& at = seen[m.hash];
         for (auto it = at.rbegin(); it != at.rend(); ++it) {
             const Mark& a = marks[*it];
-            uint64_t q = marks.size() - *it;  // blocks from mark a to this one
-            if (*it < q)
+            uint64_t q = done - a.done;  // blocks from mark a to this one
+            if (a.done < q)
                 break;
-            if (q % orbit != 0)
+            const Mark* b = mark_after(a.done - q);
+            if (q % orbit != 0 || b == nullptr)
                 continue;
-            const Mark& b = marks[*it - q];
             double lambda = m.clocks[0] - a.clocks[0];
-            if (!shifted(a, m, lambda) || !shifted(b, a, lambda))
+            if (!shifted(a, m, lambda) || !shifted(*b, a, lambda))
                 continue;
             uint64_t periods = (times - done) / q;
             if (periods == 0)
@@ -408,7 +459,7 @@ std::vector<double> LustreClient::run_block(const std::vector<Phase>& block, uin
             for (size_t i = 0; i < seconds.size(); i++)
                 seconds[i] += n * (m.seconds[i] - a.seconds[i]);
             done += periods * q;
-            fold = false;
+            fold = stretches = false;
             break;
         }
         at.push_back(marks.size());
