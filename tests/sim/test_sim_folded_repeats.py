@@ -79,6 +79,17 @@ def test_a_folded_shared_record_phase_is_the_explicit_one(platform: str) -> None
     assert_same(folded, explicit)
 
 
+@pytest.mark.parametrize("budget_mib", [64, 512])
+def test_a_window_of_many_folded_blocks_is_the_explicit_one(budget_mib: int) -> None:
+    """A budget that holds thousands of segments per OSC: the client adds the orbits of block
+    runs that flush nothing in closed form, up to the flushes (64 MiB) or to the close
+    (512 MiB: no window fills)."""
+    platform = with_client(costly(), osc_dirty_bytes=budget_mib * MiB, process_write_mbs=300,
+                           write_call_s=2e-5)
+    folded, explicit = both(platform, *hard(6000))
+    assert_same(folded, explicit)
+
+
 @pytest.mark.parametrize("platform", sorted(PLATFORMS))
 def test_many_repetitions_cost_what_the_steady_state_says(platform: str) -> None:
     """Past its first repetitions a phase of identical writes is periodic: 4096 repetitions take

@@ -1,22 +1,26 @@
 """IO500's write phases predicted from each training submission's system description.
 
     .venv/bin/python validation/io500/predict.py [--segments N] [--seconds S] [--phase P]
+        [--write-inputs DIR]
 
 prints, per submission and phase, the predicted and measured rate, their ratio, what binds the
 prediction and how long the simulation took; then, per phase, the share within 2x, the median
-factor off and the rank correlation across submissions.
+factor off and the rank correlation across submissions. With ``--write-inputs DIR`` it
+simulates nothing and writes each case's iosim input as ``DIR/SUBMISSION-PHASE.json`` (run one
+with ``iosim --jobs 1 DIR/15-hard-write.json``).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import sys
 import time
 from pathlib import Path
 
 from iotwin.model.family import accuracy
-from iotwin.model.sim import simulate
+from iotwin.model.sim import simulate, simulator_input
 from iotwin.observations.io500 import PHASES, case_platform, io500_cases, phase_workload
 
 TRAIN = Path(__file__).resolve().parents[1] / "data" / "io500-train.json"
@@ -29,6 +33,8 @@ def main() -> int:
                         "of --seconds at the model's peak)")
     parser.add_argument("--seconds", type=float, default=300.0)
     parser.add_argument("--phase", choices=tuple(PHASES), action="append")
+    parser.add_argument("--write-inputs", metavar="DIR", type=Path,
+                        help="write each case's iosim input to DIR instead of simulating it")
     args = parser.parse_args()
     cases = io500_cases(args.train, args.phase or tuple(PHASES))
     by_phase: dict[str, list[tuple[float, float]]] = {}
@@ -36,6 +42,12 @@ def main() -> int:
         platform = case_platform(case)
         workload = phase_workload(platform, case.phase, case.ranks, case.nodes,
                                   segments=args.segments, seconds=args.seconds)
+        if args.write_inputs:
+            args.write_inputs.mkdir(parents=True, exist_ok=True)
+            path = args.write_inputs / f"{case.submission}-{case.phase}.json"
+            path.write_text(json.dumps(simulator_input(platform, workload, [{}])))
+            print(path)
+            continue
         start = time.monotonic()
         [result] = simulate(platform, workload, [{}], jobs=1)
         took = time.monotonic() - start

@@ -7,6 +7,7 @@
 #include "core/report.h"
 #include "core/text.h"
 #include "mpiio/files.h"
+#include "mpiio/requests.h"
 
 static int has_handle(const struct iot_file *file, const void *fh)
 {
@@ -42,6 +43,7 @@ void *iot_mpiio_file_new(struct iot_file *file)
 
 void iot_mpiio_file_release(struct iot_file *file)
 {
+    iot_mpiio_requests_of_file_forget(file);
     iot_capture_free(file->capture);
     iot_mpiio_file_free(file->state);
 }
@@ -57,8 +59,6 @@ void iot_mpiio_report_file(struct buf *out, const struct iot_file *file)
 const struct iot_layer iot_mpiio_layer = {
     .api = "mpiio",
     .blocks = IOT_B_OPENMPI | IOT_B_LUSTRE | IOT_B_MPIIO,
-    .not_applying = "the file is written through MPI-IO, not HDF5: HDF5 and dataset settings "
-                    "do not apply to it",
     .init = iot_capture_init,
     .file_new = iot_mpiio_file_new,
     .file_free = iot_mpiio_file_release,

@@ -20,6 +20,7 @@ public:
     // In the order the keys were first inserted.
     const std::vector<uint64_t>& keys() const { return keys_; }
     const std::vector<Value>& values() const { return values_; }
+    std::vector<Value>& values() { return values_; }  // to change values, not which keys
 
     const Value* find(uint64_t key) const
     {

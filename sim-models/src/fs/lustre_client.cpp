@@ -8,9 +8,19 @@ namespace iosim {
 
 namespace {
 
+uint64_t osc_of(int node, int target)
+{
+    return static_cast<uint64_t>(static_cast<uint32_t>(node)) << 32 | static_cast<uint32_t>(target);
+}
+
 uint64_t osc_of(const Flow& f)
 {
-    return static_cast<uint64_t>(static_cast<uint32_t>(f.src)) << 32 | static_cast<uint32_t>(f.dst);
+    return osc_of(f.src, f.dst);
+}
+
+int moved(int target, const std::vector<int>& moved_to)
+{
+    return moved_to.empty() ? target : moved_to[static_cast<size_t>(target)];
 }
 
 bool writes_to_storage(const Phase& phase)
@@ -22,11 +32,18 @@ bool writes_to_storage(const Phase& phase)
 
 double LustreClient::run(const Phase& phase)
 {
-    return run(phase, nullptr);
+    return run(phase, nullptr, {});
 }
 
-double LustreClient::run(const Phase& phase, const PhaseLoad* load)
+double LustreClient::run(const Phase& phase, const PhaseLoad* load, const TargetMap& moved_to)
 {
+    if (!moved_to.empty() && !write_back()) {  // timed as it is moved
+        Phase there = phase;
+        for (Flow& f : there.flows)
+            if (f.to_target)
+                f.dst = moved(f.dst, moved_to);
+        return run(there, nullptr, {});
+    }
     double seconds;
     if (phase.sync && write_back()) {
         flush_window();
@@ -49,7 +66,7 @@ double LustreClient::run(const Phase& phase, const PhaseLoad* load)
             load_of(phase, load_);
             load = &load_;
         }
-        return write_back_phase(phase, *load);
+        return write_back_phase(phase, *load, moved_to);
     }
     now_ += seconds;
     return seconds;
@@ -78,6 +95,7 @@ void LustreClient::wait_for(double until, const PhaseBinding& flush)
     if (until > now_) {
         attribution_.charge(flush, until - now_);
         now_ = until;
+        events_++;
     }
 }
 
@@ -124,10 +142,13 @@ double LustreClient::write_through(const Phase& phase)
     return seconds;
 }
 
-bool LustreClient::over_budget(const PhaseLoad& load, bool alone) const
+bool LustreClient::over_budget(const PhaseLoad& load, bool alone, const TargetMap& moved_to) const
 {
     return std::any_of(load.osc_bytes.begin(), load.osc_bytes.end(), [&](const auto& osc_bytes) {
-        const Flow* held = alone ? nullptr : window_.find(osc_bytes.first);
+        uint64_t osc = osc_bytes.first;
+        if (!moved_to.empty())
+            osc = osc_of(static_cast<int>(osc >> 32), moved(static_cast<int>(osc & 0xffffffffU), moved_to));
+        const Flow* held = alone ? nullptr : window_.find(osc);
         uint64_t cached = held ? held->bytes : 0;
         return cached + osc_bytes.second > platform_.cache.osc_dirty_bytes;
     });
@@ -164,12 +185,13 @@ void LustreClient::load_of(const Phase& phase, PhaseLoad& into)
     osc.resize(kept);
 }
 
-void LustreClient::add_to_window(const Phase& phase)
+void LustreClient::add_to_window(const Phase& phase, const TargetMap& moved_to)
 {
     last_.flows.clear();
-    for (const Flow& f : phase.flows) {
+    for (Flow f : phase.flows) {
         if (!f.to_target)
             continue;
+        f.dst = moved(f.dst, moved_to);
         auto [held, fresh] = window_.try_emplace(osc_of(f), f);
         if (!fresh) {
             held->bytes += f.bytes;
@@ -180,24 +202,24 @@ void LustreClient::add_to_window(const Phase& phase)
     last_start_ = now_;
 }
 
-double LustreClient::write_back_phase(const Phase& phase, const PhaseLoad& load)
+double LustreClient::write_back_phase(const Phase& phase, const PhaseLoad& load, const TargetMap& moved_to)
 {
     double start = now_;
     // No room in some OSC: the open window goes out, and the next writes wait until the window
     // before it is on the targets (the budget holds about one window while another drains).
-    if (!window_.empty() && over_budget(load, false)) {
+    if (!window_.empty() && over_budget(load, false, moved_to)) {
         flush_window();
         wait_for(earlier_flushed_at_, earlier_flushed_binding_);
     }
     if (window_.empty())
         window_start_ = now_;
-    add_to_window(phase);
+    add_to_window(phase, moved_to);
     Copy copy = copy_s(phase, load.busiest_node_bytes);
     now_ += phase.fixed_s + copy.seconds + lock_wait(phase);
     attribution_.charge_fixed(phase.label, phase.fixed_s);
     attribution_.charge(copy.limit, copy.seconds);
     // A write larger than the budget on its own cannot run ahead of its flush.
-    if (over_budget(load, true)) {
+    if (over_budget(load, true, moved_to)) {
         flush_window();
         wait_for(flushed_at_, flushed_binding_);
     }
@@ -211,6 +233,7 @@ void LustreClient::flush_window()
 {
     if (window_.empty())
         return;
+    events_++;
     Phase merged;
     merged.label = "write";
     merged.flows = window_.values();
@@ -321,21 +344,61 @@ uint64_t LustreClient::state_hash(const TargetRotation& rotation, long long step
     return h;
 }
 
+LustreClient::Stretch LustreClient::stretch_from(const std::vector<double>& seconds) const
+{
+    return {events_, now_, last_start_, window_.values(), seconds, attribution_};
+}
+
+uint64_t LustreClient::extend(const Stretch& s, uint64_t most, std::vector<double>& seconds)
+{
+    if (events_ != s.events)
+        return 0;
+    // Entries keep their places in the window: the first ones are those of s.window.
+    std::vector<Flow>& window = window_.values();
+    uint64_t times = most;
+    for (size_t e = 0; e < window.size(); e++) {
+        uint64_t added = window[e].bytes - (e < s.window.size() ? s.window[e].bytes : 0);
+        if (added > 0)
+            times = std::min(times, (platform_.cache.osc_dirty_bytes - window[e].bytes) / added);
+    }
+    if (times == 0)
+        return 0;
+    auto n = static_cast<double>(times);
+    for (size_t e = 0; e < window.size(); e++) {
+        const Flow* before = e < s.window.size() ? &s.window[e] : nullptr;
+        window[e].bytes += times * (window[e].bytes - (before ? before->bytes : 0));
+        window[e].target_busy_s += n * (window[e].target_busy_s - (before ? before->target_busy_s : 0));
+    }
+    double took = now_ - s.now;
+    now_ += n * took;
+    if (last_start_ != s.last_start)  // the window's last write was in the orbit
+        last_start_ += n * took;
+    attribution_.add(attribution_.since(s.attribution), n);
+    for (size_t i = 0; i < seconds.size(); i++)
+        seconds[i] += n * (seconds[i] - s.seconds[i]);
+    return times;
+}
+
 std::vector<double> LustreClient::run_block(const std::vector<Phase>& block, uint64_t times, bool fold,
                                             const TargetRotation& rotation)
 {
     bool moves = !rotation.none();
     uint64_t orbit = moves ? rotation.orbit() : 1;
-    std::vector<Phase> moved_block;
+    TargetMap moved_to;  // of the run under way
     std::vector<double> seconds(block.size(), 0);
-    // The state after each block run so far.
+    // The state after some block runs (`done` of them).
     struct Mark {
-        uint64_t hash;
+        uint64_t done, hash;
         std::vector<double> clocks, seconds;
         TimeAttribution attribution;
     };
-    std::vector<Mark> marks;
+    std::vector<Mark> marks;  // in order of done
     std::unordered_map<uint64_t, std::vector<size_t>> seen;  // hash -> its marks
+    auto mark_after = [&marks](uint64_t done) -> const Mark* {
+        auto it = std::lower_bound(marks.begin(), marks.end(), done,
+                                   [](const Mark& m, uint64_t d) { return m.done < d; });
+        return it != marks.end() && it->done == done ? &*it : nullptr;
+    };
     // Mark b, a period before mark a, moved by the same time as a is moved from b?
     auto shifted = [](const Mark& b, const Mark& a, double lambda) {
         if (a.hash != b.hash || a.clocks.size() != b.clocks.size())
@@ -352,37 +415,39 @@ std::vector<double> LustreClient::run_block(const std::vector<Phase>& block, uin
             loads.emplace_back();
             load_of(ph, loads.back());
         }
-    uint64_t done = 0;
+    bool stretches = fold && write_back();
+    uint64_t done = 0, stretch_start = 0;
+    Stretch stretch;
+    if (stretches)
+        stretch = stretch_from(seconds);
     while (done < times) {
-        const std::vector<Phase>* phases = &block;
-        bool as_is = true;
-        if (moves && done % orbit != 0) {
-            moved_block = block;
-            for (Phase& ph : moved_block)
-                for (Flow& f : ph.flows)
-                    if (f.to_target)
-                        f.dst = rotation.moved(f.dst, static_cast<long long>(done));
-            phases = &moved_block;
-            as_is = false;
-        }
-        for (size_t i = 0; i < phases->size(); i++)
-            for (uint64_t r = 0; r < (*phases)[i].repeat; r++)
-                seconds[i] += run((*phases)[i], as_is && !loads.empty() ? &loads[i] : nullptr);
+        moved_to.clear();
+        if (moves && done % orbit != 0)
+            for (int t = 0; t < storage_targets(platform_); t++)
+                moved_to.push_back(rotation.moved(t, static_cast<long long>(done)));
+        for (size_t i = 0; i < block.size(); i++)
+            for (uint64_t r = 0; r < block[i].repeat; r++)
+                seconds[i] += run(block[i], loads.empty() ? nullptr : &loads[i], moved_to);
         done++;
+        if (stretches && (events_ != stretch.events || done - stretch_start == orbit)) {
+            done += orbit * extend(stretch, (times - done) / orbit, seconds);
+            stretch_start = done;
+            stretch = stretch_from(seconds);
+        }
         if (!fold)
             continue;
-        Mark m{state_hash(rotation, static_cast<long long>(done)), clocks(), seconds, attribution_};
+        Mark m{done, state_hash(rotation, static_cast<long long>(done)), clocks(), seconds, attribution_};
         std::vector<size_t>& at = seen[m.hash];
         for (auto it = at.rbegin(); it != at.rend(); ++it) {
             const Mark& a = marks[*it];
-            uint64_t q = marks.size() - *it;  // blocks from mark a to this one
-            if (*it < q)
+            uint64_t q = done - a.done;  // blocks from mark a to this one
+            if (a.done < q)
                 break;
-            if (q % orbit != 0)
+            const Mark* b = mark_after(a.done - q);
+            if (q % orbit != 0 || b == nullptr)
                 continue;
-            const Mark& b = marks[*it - q];
             double lambda = m.clocks[0] - a.clocks[0];
-            if (!shifted(a, m, lambda) || !shifted(b, a, lambda))
+            if (!shifted(a, m, lambda) || !shifted(*b, a, lambda))
                 continue;
             uint64_t periods = (times - done) / q;
             if (periods == 0)
@@ -394,7 +459,7 @@ std::vector<double> LustreClient::run_block(const std::vector<Phase>& block, uin
             for (size_t i = 0; i < seconds.size(); i++)
                 seconds[i] += n * (m.seconds[i] - a.seconds[i]);
             done += periods * q;
-            fold = false;
+            fold = stretches = false;
             break;
         }
         at.push_back(marks.size());

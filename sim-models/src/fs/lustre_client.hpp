@@ -34,6 +34,10 @@ public:
     // With a rotation, the j-th run of the block has its targets moved j steps, the state is
     // compared with its targets moved back as far, and the period is a whole number of the
     // rotation's orbits (a moved block may take another time when its servers differ).
+    // A window can hold many orbits of runs (IO500's hard phase: tens of thousands of
+    // phases): an orbit of runs that neither flushed nor waited is followed by as many more as
+    // fit in every OSC's budget, each adding the same bytes to the same OSCs and taking the
+    // same seconds, added in closed form (Stretch).
     std::vector<double> run_block(const std::vector<Phase>& block, uint64_t times, bool fold,
                                   const TargetRotation& rotation = {});
     // Whether every write so far is on the targets (without a cache: always).
@@ -44,6 +48,18 @@ public:
     bool storage_within_io_time() const;
 
 private:
+    // The state at the start of an orbit of block runs, to tell what the orbit added.
+    struct Stretch {
+        uint64_t events = 0;  // flushes and waits before it
+        double now = 0, last_start = 0;
+        std::vector<Flow> window;  // the window's entries, in the order of their keys
+        std::vector<double> seconds;
+        TimeAttribution attribution;
+    };
+    Stretch stretch_from(const std::vector<double>& seconds) const;
+    // Adds what the orbit since `s` added, as many times over as every OSC's budget holds
+    // (at most `most`); returns how many times.
+    uint64_t extend(const Stretch& s, uint64_t most, std::vector<double>& seconds);
     struct Copy {
         double seconds = 0;
         Mechanism limit = Mechanism::client_processes;
@@ -54,8 +70,11 @@ private:
         std::vector<std::pair<uint64_t, uint64_t>> osc_bytes;  // per OSC, in OSC order
         uint64_t busiest_node_bytes = 0;
     };
+    // Where a run of a block puts each target (target -> target); empty: where it is.
+    using TargetMap = std::vector<int>;
     bool write_back() const { return platform_.cache.osc_dirty_bytes > 0; }
-    double run(const Phase& phase, const PhaseLoad* load);
+    // `phase` with its targets moved by `moved_to`; `load`, if given, is the phase's as it is.
+    double run(const Phase& phase, const PhaseLoad* load, const TargetMap& moved_to);
     // What the client side takes to push the phase's writes: its busiest process, its
     // busiest node, whichever takes longer.
     Copy copy_s(const Phase& phase, uint64_t busiest_node_bytes) const;
@@ -64,12 +83,13 @@ private:
     // The application waits until `until`: charged to the flush it waits for.
     void wait_for(double until, const PhaseBinding& flush);
     double write_through(const Phase& phase);
-    double write_back_phase(const Phase& phase, const PhaseLoad& load);
+    double write_back_phase(const Phase& phase, const PhaseLoad& load, const TargetMap& moved_to);
     void load_of(const Phase& phase, PhaseLoad& into);
-    void add_to_window(const Phase& phase);  // its writes into the open window, as its last
+    // Its writes into the open window, as its last.
+    void add_to_window(const Phase& phase, const TargetMap& moved_to);
     // Would the phase's OSC loads push an OSC past its budget, with the open window's data or
     // (alone) without?
-    bool over_budget(const PhaseLoad& load, bool alone) const;
+    bool over_budget(const PhaseLoad& load, bool alone, const TargetMap& moved_to) const;
     void flush_window();
     // The state that decides what later phases cost: its clocks, and a hash of the rest.
     std::vector<double> clocks() const;
@@ -93,6 +113,7 @@ private:
     Phase last_;
     double last_start_ = 0;
     bool drained_in_compute_ = false;  // storage_within_io_time()
+    uint64_t events_ = 0;  // windows flushed and waits for flushes: what a Stretch may not hold
 };
 
 }  // namespace iosim
