@@ -55,7 +55,7 @@ MPICH_BUILD := CC=mpicc.mpich MPICC=mpicc.mpich HDF5_MPI=ON \
 $(H5PY_MPI)/.stamp: | $(VENV)/.stamp
 	$(PY) -m pip install -q "Cython>=3.0.0,<4" "pkgconfig>=1.5.5" "setuptools>=77.0.1"
 	$(MPICH_BUILD) $(PY) -m pip install -q --no-binary=mpi4py --target $(H5PY_MPI) mpi4py
-	$(MPICH_BUILD) PYTHONPATH=$(H5PY_MPI) $(PY) -m pip install -q --no-build-isolation --no-deps \
+	$(MPICH_BUILD) PYTHONPATH=$(abspath $(H5PY_MPI)) $(PY) -m pip install -q --no-build-isolation --no-deps \
 	  --no-binary=h5py --target $(H5PY_MPI) h5py
 	@touch $@
 
