@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 from iotwin.config.dumping import dump_config
@@ -160,6 +161,27 @@ def test_a_program_writing_no_hdf5_gets_no_hdf5_parameters() -> None:
     assert {key.split(".")[0] for gene in everything.genes for key in gene.keys} \
         >= {"hdf5", "dataset", "mpiio"}
     assert mpiio_only.size < everything.size
+
+
+@pytest.mark.parametrize(("space", "context"), [("local", LOCAL), ("table3", HOPPER)])
+def test_a_pnetcdf_program_searches_pnetcdfs_hints_beside_the_others(
+        space: str, context: SpaceContext) -> None:
+    """The default spaces of this machine and of Lustre: a program writing through PnetCDF
+    searches its header and variable alignment beside the MPI-IO keys (and the striping on
+    Lustre), never HDF5's; no other program gets PnetCDF's."""
+    pnetcdf = load_space(space).bind(replace(context, apis=("pnetcdf",)))
+    keys = {key for gene in pnetcdf.genes for key in gene.keys}
+    blocks = {key.split(".")[0] for key in keys}
+    assert {"pnetcdf.nc_header_align_size", "pnetcdf.nc_var_align_size"} <= keys
+    assert "mpiio" in blocks and not blocks & {"hdf5", "dataset"}
+    assert ("lustre" in blocks) == (context.filesystem == "lustre")
+    rng = random.Random(5)
+    configs = [pnetcdf.config(pnetcdf.random_point(rng)) for _ in range(100)]
+    assert {config.get("pnetcdf", {}).get("nc_var_align_size") for config in configs} == {
+        None, *next(g for g in pnetcdf.genes if g.name == "nc_var_align_size").values}
+    for apis in (("hdf5",), ("mpiio",), ("posix",), ("netcdf4",), ("hdf5", "mpiio", "posix")):
+        others = load_space(space).bind(replace(context, apis=apis))
+        assert not any(k.startswith("pnetcdf.") for g in others.genes for k in g.keys), apis
 
 
 @pytest.mark.parametrize(("space", "filesystem"), [("local", "ufs"), ("whatif", "lustre"),
