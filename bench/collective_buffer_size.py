@@ -7,7 +7,8 @@ rounds change (fewer, each larger), and a round's step is microseconds here
 (bench/collective_step.py). On this machine the write time still grows with the buffer, by
 about its size over a first-touch rate beyond the first few MiB: the pages of a buffer cost
 the kernel, and on this virtual machine the hypervisor, when first written (iosim's
-`network.first_touch_mbs` and `network.first_touch_warm_bytes`, sim-models/src/first_touch.hpp).
+`network.first_touch_mbs` and `network.first_touch_warm_bytes`,
+sim-models/src/mpiio/first_touch.hpp).
 This measures both on block3d-io shapes that are not the measured tables', and sets the
 model's extra (the local platform as committed) beside each, on those shapes and on one the
 fit does not use (the tables' 128^3 block written through bare MPI-IO):

@@ -1,6 +1,6 @@
 /* Bare MPI-IO: the layout's datasets one after another from the start of the file, each a
  * row-major array of its extents with nothing between them (the placement iosim gives a file
- * of api mpiio: flat_layout, sim-models/src/hdf5_layout.cpp). Each rank writes its held block
+ * of api mpiio: flat_layout, sim-models/src/iolib/hdf5_layout.cpp). Each rank writes its held block
  * of a dataset in one call: a file view of the block (MPI_Type_create_subarray over the whole
  * dataset, displaced to the dataset's start) and a memory type that selects the block inside
  * its halo, so no copy is made; MPI_File_write_all, or MPI_File_write when independent. */

@@ -123,7 +123,7 @@ def test_a_new_key_iosim_should_read_fails_to_compile_until_it_is_read(tmp_path:
     includes = next(line for line in flags.splitlines() if line.startswith("CXX_INCLUDES"))
     command = ["c++", "-std=gnu++17", "-fsyntax-only", "-Werror=switch", f"-I{generated}",
                *includes.split("=", 1)[1].split(),
-               str(paths.repo_root() / "sim-models" / "src" / "platform.cpp")]
+               str(paths.repo_root() / "sim-models" / "src" / "input" / "platform.cpp")]
     done = subprocess.run(command, capture_output=True, text=True)
     assert done.returncode != 0
     assert re.search(r"enumeration value .romio_new_hint. not handled in switch", done.stderr)

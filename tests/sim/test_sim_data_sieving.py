@@ -1,4 +1,4 @@
-"""ROMIO's data-sieving write in iosim (sim-models/src/data_sieving.hpp): a rank reads and
+"""ROMIO's data-sieving write in iosim (sim-models/src/mpiio/data_sieving.hpp): a rank reads and
 writes windows at its pieces, never the gaps between them, so its traffic grows with the
 bytes it writes, not with the file."""
 

@@ -1,4 +1,4 @@
-"""iosim's first touch of a collective buffer (sim-models/src/first_touch.hpp): an aggregator
+"""iosim's first touch of a collective buffer (sim-models/src/mpiio/first_touch.hpp): an aggregator
 pays for the pages of its buffer that a round fills for the first time in the file session,
 beyond the platform's warm bytes, at its first_touch_mbs; on the small synthetic platform of
 test_sim_mechanisms."""

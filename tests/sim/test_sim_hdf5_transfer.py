@@ -1,4 +1,4 @@
-"""How parallel HDF5 hands an H5Dwrite to MPI-IO (sim-models/src/hdf5_transfer.hpp): a
+"""How parallel HDF5 hands an H5Dwrite to MPI-IO (sim-models/src/iolib/hdf5_transfer.hpp): a
 collective call goes through MPI-IO with a file view, an independent one is one
 MPI_File_write_at per contiguous run of the selection, which ROMIO has nothing to sieve."""
 

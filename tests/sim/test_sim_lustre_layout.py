@@ -1,4 +1,4 @@
-"""A file's Lustre layout in iosim (sim-models/src/lustre_layout.hpp): a progressive layout's
+"""A file's Lustre layout in iosim (sim-models/src/fs/lustre_layout.hpp): a progressive layout's
 extents on their components' targets (Data-on-MDT on a metadata target, each OST component on
 its pool), the MPI-IO layer seeing the last component, and the ceiling following the targets
 the bytes landed on."""

@@ -1,4 +1,4 @@
-"""netCDF-4 over parallel HDF5 in iosim (`api: netcdf4`, sim-models/src/netcdf4.hpp): where
+"""netCDF-4 over parallel HDF5 in iosim (`api: netcdf4`, sim-models/src/iolib/netcdf4.hpp): where
 netCDF-4's defaults differ from HDF5's. Its fill value makes parallel HDF5 fill a contiguous
 variable from rank 0 before the data; its variables are written independently, one write per
 contiguous run, unless the program asks for collective access; nc_enddef and nc_close flush;

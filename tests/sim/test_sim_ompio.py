@@ -1,4 +1,4 @@
-"""iosim's model of Open MPI 4.1's OMPIO (sim-models/src/ompio.cpp): a workload run under Open
+"""iosim's model of Open MPI 4.1's OMPIO (sim-models/src/mpiio/ompio.cpp): a workload run under Open
 MPI writes through OMPIO unless its config chooses romio321; OMPIO's collective component,
 aggregator count and cycle size come from its MCA parameters and the two hints it reads."""
 

@@ -1,6 +1,6 @@
 """iosim estimates what a workload will cost before simulating it and refuses, in one line with
 the estimate and the limit, what is beyond its limits; it runs with a memory cap and says
-"out of memory at the estimate ..." instead of being killed (sim-models/src/cost_estimate.hpp,
+"out of memory at the estimate ..." instead of being killed (sim-models/src/run/cost_estimate.hpp,
 memory_budget.hpp; issue "hostile input": the unbounded-memory inputs).
 
 Each hostile workload of that issue ends in a clear error or, where the closed form makes it

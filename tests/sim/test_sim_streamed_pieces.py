@@ -1,6 +1,6 @@
-"""iosim answers regular selections in closed form (sim-models/src/box_region.hpp) and the same
-as when it materialises every contiguous piece and walks them (the old path, kept behind the
-option `walk_pieces`).
+"""iosim answers regular selections in closed form (sim-models/src/selection/box_region.hpp)
+and the same as when it materialises every contiguous piece and walks them (the old path, kept
+behind the option `walk_pieces`).
 
 Hypothesis draws decompositions (1 to 4 axes; uniform, balanced and listed blocks, empty ones
 among them), selections of captured calls (grids at an origin, strided hyperslab runs,

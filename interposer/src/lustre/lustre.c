@@ -29,7 +29,7 @@ static long long stripe_count(const struct iot_value *count)
 }
 
 /* The plain keys' component: the whole layout, or what a component leaves out takes (as
- * iosim's sim-models/src/lustre_layout.cpp gives it). */
+ * iosim's sim-models/src/fs/lustre_layout.cpp gives it). */
 static int plain_component(const struct iot_value *v, struct iot_layout_component *c)
 {
     memset(c, 0, sizeof *c);

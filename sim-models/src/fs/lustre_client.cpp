@@ -1,0 +1,406 @@
+#include "fs/lustre_client.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace iosim {
+
+namespace {
+
+uint64_t osc_of(const Flow& f)
+{
+    return static_cast<uint64_t>(static_cast<uint32_t>(f.src)) << 32 | static_cast<uint32_t>(f.dst);
+}
+
+bool writes_to_storage(const Phase& phase)
+{
+    return std::any_of(phase.flows.begin(), phase.flows.end(), [](const Flow& f) { return f.to_target; });
+}
+
+}  // namespace
+
+double LustreClient::run(const Phase& phase)
+{
+    return run(phase, nullptr);
+}
+
+double LustreClient::run(const Phase& phase, const PhaseLoad* load)
+{
+    double seconds;
+    if (phase.sync && write_back()) {
+        flush_window();
+        double start = now_;
+        wait_for(flushed_at_, flushed_binding_);
+        Timing timing = timer_.timed(phase);
+        charge(phase, timing);
+        seconds = now_ - start + timing.seconds;
+        now_ = start;
+    } else if (!writes_to_storage(phase)) {
+        if (phase.label == "compute" && write_back() && (!window_.empty() || flushed_at_ > now_))
+            drained_in_compute_ = true;
+        Timing timing = timer_.timed(phase);
+        charge(phase, timing);
+        seconds = timing.seconds;
+    } else {
+        if (!write_back())
+            return write_through(phase);
+        if (load == nullptr) {
+            load_of(phase, load_);
+            load = &load_;
+        }
+        return write_back_phase(phase, *load);
+    }
+    now_ += seconds;
+    return seconds;
+}
+
+bool LustreClient::all_on_storage() const
+{
+    return !write_back() || (window_.empty() && flushed_at_ <= now_);
+}
+
+bool LustreClient::storage_within_io_time() const
+{
+    return all_on_storage() && !drained_in_compute_;
+}
+
+void LustreClient::charge(const Phase& phase, const Timing& timing)
+{
+    if (phase.label == "compute")
+        return;
+    attribution_.charge_fixed(phase.label, phase.fixed_s);
+    attribution_.charge(timing.binding, timing.seconds - phase.fixed_s);
+}
+
+void LustreClient::wait_for(double until, const PhaseBinding& flush)
+{
+    if (until > now_) {
+        attribution_.charge(flush, until - now_);
+        now_ = until;
+    }
+}
+
+// The writers wait for their extent locks before their data goes into the cache (or out).
+double LustreClient::lock_wait(const Phase& phase)
+{
+    attribution_.charge(Mechanism::lock_waits, phase.lock_wait_s);
+    return phase.lock_wait_s;
+}
+
+LustreClient::Copy LustreClient::copy_s(const Phase& phase, uint64_t busiest_node_bytes) const
+{
+    Copy copy;
+    if (platform_.cache.process_write_Bps > 0)
+        copy.seconds = static_cast<double>(phase.max_process_bytes) / platform_.cache.process_write_Bps;
+    // Many small calls cost a process more than their bytes: each is a trip through the
+    // library stack and a system call (bench/write_call_cost.py measures it).
+    copy.seconds += static_cast<double>(phase.max_process_calls) * platform_.cache.write_call_s;
+    if (platform_.cache.node_write_Bps > 0) {
+        double node_s = static_cast<double>(busiest_node_bytes) / platform_.cache.node_write_Bps;
+        if (node_s > copy.seconds)
+            copy = {node_s, Mechanism::client_nodes};
+    }
+    return copy;
+}
+
+// No cache: the write ends when its data is on the targets, or when its busiest process has
+// pushed it, whichever is later.
+double LustreClient::write_through(const Phase& phase)
+{
+    Timing timing = timer_.timed(phase);
+    load_of(phase, load_);
+    Copy copy = copy_s(phase, load_.busiest_node_bytes);
+    double seconds = timing.seconds;
+    if (copy.seconds > seconds - phase.fixed_s) {
+        seconds = copy.seconds + phase.fixed_s;
+        attribution_.charge_fixed(phase.label, phase.fixed_s);
+        attribution_.charge(copy.limit, copy.seconds);
+    } else {
+        charge(phase, timing);
+    }
+    seconds += lock_wait(phase);
+    now_ += seconds;
+    return seconds;
+}
+
+bool LustreClient::over_budget(const PhaseLoad& load, bool alone) const
+{
+    return std::any_of(load.osc_bytes.begin(), load.osc_bytes.end(), [&](const auto& osc_bytes) {
+        const Flow* held = alone ? nullptr : window_.find(osc_bytes.first);
+        uint64_t cached = held ? held->bytes : 0;
+        return cached + osc_bytes.second > platform_.cache.osc_dirty_bytes;
+    });
+}
+
+// One entry per OSC (a phase may carry several flows of one node to one target), and the most
+// bytes one node writes.
+void LustreClient::load_of(const Phase& phase, PhaseLoad& into)
+{
+    std::vector<std::pair<uint64_t, uint64_t>>& osc = into.osc_bytes;
+    osc.clear();
+    uint64_t most = 0;
+    for (const Flow& f : phase.flows) {
+        if (!f.to_target)
+            continue;
+        osc.emplace_back(osc_of(f), f.bytes);
+        if (static_cast<size_t>(f.src) >= node_bytes_.size())
+            node_bytes_.resize(static_cast<size_t>(f.src) + 1, 0);
+        most = std::max(most, node_bytes_[f.src] += f.bytes);
+    }
+    for (const Flow& f : phase.flows)
+        if (f.to_target)
+            node_bytes_[f.src] = 0;
+    into.busiest_node_bytes = most;
+    if (!std::is_sorted(osc.begin(), osc.end()))  // a write phase's flows come in OSC order
+        std::sort(osc.begin(), osc.end());
+    size_t kept = 0;
+    for (size_t i = 0; i < osc.size(); i++) {
+        if (kept > 0 && osc[kept - 1].first == osc[i].first)
+            osc[kept - 1].second += osc[i].second;
+        else
+            osc[kept++] = osc[i];
+    }
+    osc.resize(kept);
+}
+
+void LustreClient::add_to_window(const Phase& phase)
+{
+    last_.flows.clear();
+    for (const Flow& f : phase.flows) {
+        if (!f.to_target)
+            continue;
+        auto [held, fresh] = window_.try_emplace(osc_of(f), f);
+        if (!fresh) {
+            held->bytes += f.bytes;
+            held->target_busy_s += f.target_busy_s;
+        }
+        last_.flows.push_back(f);
+    }
+    last_start_ = now_;
+}
+
+double LustreClient::write_back_phase(const Phase& phase, const PhaseLoad& load)
+{
+    double start = now_;
+    // No room in some OSC: the open window goes out, and the next writes wait until the window
+    // before it is on the targets (the budget holds about one window while another drains).
+    if (!window_.empty() && over_budget(load, false)) {
+        flush_window();
+        wait_for(earlier_flushed_at_, earlier_flushed_binding_);
+    }
+    if (window_.empty())
+        window_start_ = now_;
+    add_to_window(phase);
+    Copy copy = copy_s(phase, load.busiest_node_bytes);
+    now_ += phase.fixed_s + copy.seconds + lock_wait(phase);
+    attribution_.charge_fixed(phase.label, phase.fixed_s);
+    attribution_.charge(copy.limit, copy.seconds);
+    // A write larger than the budget on its own cannot run ahead of its flush.
+    if (over_budget(load, true)) {
+        flush_window();
+        wait_for(flushed_at_, flushed_binding_);
+    }
+    return now_ - start;
+}
+
+// The window's writes flush together, after the previous window (the targets are busy until
+// then), starting as their copy starts (the client sends each RPC as it fills); the last write
+// cannot be on the targets before its own flush, and at least its last RPC leaves after the copy.
+void LustreClient::flush_window()
+{
+    if (window_.empty())
+        return;
+    Phase merged;
+    merged.label = "write";
+    merged.flows = window_.values();
+    // In OSC order, whatever the hash table's order.
+    std::sort(merged.flows.begin(), merged.flows.end(),
+              [](const Flow& a, const Flow& b) { return osc_of(a) < osc_of(b); });
+    Timing all_timing = timer_.timed(merged);
+    double all = all_timing.seconds;
+    double last = timer_.time(last_);
+    uint64_t largest = 0;
+    for (const Flow& f : last_.flows)
+        largest = std::max(largest, f.bytes);
+    double last_rpc = largest > 0 ? last * std::min(1.0, static_cast<double>(platform_.fs.rpc_max_bytes) / largest) : 0;
+    double end = std::max({std::max(flushed_at_, window_start_) + all, last_start_ + last, now_ + last_rpc});
+    earlier_flushed_at_ = flushed_at_;
+    flushed_at_ = end;
+    earlier_flushed_binding_ = flushed_binding_;
+    flushed_binding_ = all_timing.binding;
+    window_.clear();
+}
+
+namespace {
+
+uint64_t mix(uint64_t h, uint64_t v)
+{
+    h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+    return h;
+}
+
+uint64_t bits(double v)
+{
+    uint64_t b;
+    std::memcpy(&b, &v, sizeof b);
+    return b;
+}
+
+uint64_t flow_hash(const Flow& f)
+{
+    uint64_t h = mix(0, static_cast<uint64_t>(static_cast<uint32_t>(f.src)));
+    h = mix(h, static_cast<uint64_t>(static_cast<uint32_t>(f.dst)));
+    h = mix(h, f.to_target ? 1 : 0);
+    h = mix(h, f.bytes);
+    return mix(h, bits(f.target_busy_s));
+}
+
+}  // namespace
+
+// Without write-back only the application's clock carries over; with it the flushes in flight
+// and, while a window is open, when it and its last write started.
+std::vector<double> LustreClient::clocks() const
+{
+    if (!write_back())
+        return {now_};
+    if (window_.empty())
+        return {now_, flushed_at_, earlier_flushed_at_};
+    return {now_, flushed_at_, earlier_flushed_at_, window_start_, last_start_};
+}
+
+void LustreClient::shift_clocks(double by)
+{
+    now_ += by;
+    if (!write_back())
+        return;
+    flushed_at_ += by;
+    earlier_flushed_at_ += by;
+    if (!window_.empty()) {
+        window_start_ += by;
+        last_start_ += by;
+    }
+}
+
+void LustreClient::move_targets(const TargetRotation& rotation, long long steps)
+{
+    if (rotation.none())
+        return;
+    std::vector<Flow> flows = window_.values();
+    window_.clear();
+    for (Flow& flow : flows) {
+        flow.dst = rotation.moved(flow.dst, steps);
+        window_.try_emplace(osc_of(flow), flow);
+    }
+    for (Flow& f : last_.flows)
+        f.dst = rotation.moved(f.dst, steps);
+}
+
+uint64_t LustreClient::state_hash(const TargetRotation& rotation, long long steps) const
+{
+    uint64_t h = mix(0, write_back() ? 1 : 0);
+    if (!write_back())
+        return h;
+    auto back = [&](Flow f) {
+        f.dst = rotation.moved(f.dst, -steps);
+        return f;
+    };
+    uint64_t window = 0;  // the window's OSCs in any order
+    for (const Flow& flow : window_.values()) {
+        Flow f = back(flow);
+        window += flow_hash(f) * 0x100000001b3ULL + osc_of(f);
+    }
+    h = mix(mix(h, window_.size()), window);
+    for (double share : flushed_binding_.share)
+        h = mix(h, bits(share));
+    for (double share : earlier_flushed_binding_.share)
+        h = mix(h, bits(share));
+    if (!window_.empty())
+        for (const Flow& f : last_.flows)
+            h = mix(h, flow_hash(back(f)));
+    return h;
+}
+
+std::vector<double> LustreClient::run_block(const std::vector<Phase>& block, uint64_t times, bool fold,
+                                            const TargetRotation& rotation)
+{
+    bool moves = !rotation.none();
+    uint64_t orbit = moves ? rotation.orbit() : 1;
+    std::vector<Phase> moved_block;
+    std::vector<double> seconds(block.size(), 0);
+    // The state after each block run so far.
+    struct Mark {
+        uint64_t hash;
+        std::vector<double> clocks, seconds;
+        TimeAttribution attribution;
+    };
+    std::vector<Mark> marks;
+    std::unordered_map<uint64_t, std::vector<size_t>> seen;  // hash -> its marks
+    // Mark b, a period before mark a, moved by the same time as a is moved from b?
+    auto shifted = [](const Mark& b, const Mark& a, double lambda) {
+        if (a.hash != b.hash || a.clocks.size() != b.clocks.size())
+            return false;
+        double tolerance = 1e-12 * std::max(1.0, std::fabs(a.clocks[0])) + 1e-9 * std::fabs(lambda);
+        for (size_t i = 0; i < a.clocks.size(); i++)
+            if (std::fabs(a.clocks[i] - b.clocks[i] - lambda) > tolerance)
+                return false;
+        return true;
+    };
+    std::vector<PhaseLoad> loads;  // of the block's phases as they are, once
+    if (write_back())
+        for (const Phase& ph : block) {
+            loads.emplace_back();
+            load_of(ph, loads.back());
+        }
+    uint64_t done = 0;
+    while (done < times) {
+        const std::vector<Phase>* phases = &block;
+        bool as_is = true;
+        if (moves && done % orbit != 0) {
+            moved_block = block;
+            for (Phase& ph : moved_block)
+                for (Flow& f : ph.flows)
+                    if (f.to_target)
+                        f.dst = rotation.moved(f.dst, static_cast<long long>(done));
+            phases = &moved_block;
+            as_is = false;
+        }
+        for (size_t i = 0; i < phases->size(); i++)
+            for (uint64_t r = 0; r < (*phases)[i].repeat; r++)
+                seconds[i] += run((*phases)[i], as_is && !loads.empty() ? &loads[i] : nullptr);
+        done++;
+        if (!fold)
+            continue;
+        Mark m{state_hash(rotation, static_cast<long long>(done)), clocks(), seconds, attribution_};
+        std::vector<size_t>& at = seen[m.hash];
+        for (auto it = at.rbegin(); it != at.rend(); ++it) {
+            const Mark& a = marks[*it];
+            uint64_t q = marks.size() - *it;  // blocks from mark a to this one
+            if (*it < q)
+                break;
+            if (q % orbit != 0)
+                continue;
+            const Mark& b = marks[*it - q];
+            double lambda = m.clocks[0] - a.clocks[0];
+            if (!shifted(a, m, lambda) || !shifted(b, a, lambda))
+                continue;
+            uint64_t periods = (times - done) / q;
+            if (periods == 0)
+                break;
+            double n = static_cast<double>(periods);
+            shift_clocks(n * lambda);
+            move_targets(rotation, static_cast<long long>(periods * q));
+            attribution_.add(m.attribution.since(a.attribution), n);
+            for (size_t i = 0; i < seconds.size(); i++)
+                seconds[i] += n * (m.seconds[i] - a.seconds[i]);
+            done += periods * q;
+            fold = false;
+            break;
+        }
+        at.push_back(marks.size());
+        marks.push_back(std::move(m));
+    }
+    return seconds;
+}
+
+}  // namespace iosim

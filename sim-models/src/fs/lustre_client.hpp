@@ -1,0 +1,98 @@
+// A Lustre client between the application and the OSTs: a write returns once its data is in
+// the client's cache (copied at what one process can push), while the cache is flushed in the
+// background, up to a dirty budget per OSC (one client node's connection to one OST); a close
+// or flush waits until everything written before it is on the targets.
+#pragma once
+
+#include <cstdint>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "engine/phase_timer.hpp"
+#include "fs/flat_map.hpp"
+#include "fs/target_rotation.hpp"
+
+namespace iosim {
+
+class LustreClient {
+public:
+    LustreClient(const Platform& p, PhaseTimer& timer, TimeAttribution& attribution)
+        : platform_(p), timer_(timer), attribution_(attribution)
+    {
+    }
+
+    // Application seconds spent in `phase` (once): what its label is charged. The same
+    // seconds are charged to the mechanisms they go to (binding.hpp).
+    double run(const Phase& phase);
+    // `block`'s phases run `times` over: the seconds of each phase of the block over all of
+    // them. With `fold`, once the client's state at the end of a block is the state q blocks
+    // before moved later by a time λ (its window holds the same bytes per OSC, its flushes are
+    // as far ahead of the application), and the q blocks before that did the same, the blocks
+    // left are that period again: their seconds, charges and clock are added in closed form
+    // (whole periods), the remainder run (repeat_fold.hpp).
+    // With a rotation, the j-th run of the block has its targets moved j steps, the state is
+    // compared with its targets moved back as far, and the period is a whole number of the
+    // rotation's orbits (a moved block may take another time when its servers differ).
+    std::vector<double> run_block(const std::vector<Phase>& block, uint64_t times, bool fold,
+                                  const TargetRotation& rotation = {});
+    // Whether every write so far is on the targets (without a cache: always).
+    bool all_on_storage() const;
+    // Whether the targets took every write within the I/O time: all of it on them, and none
+    // of it flushed while the application computed (a compute phase that began with writes
+    // still in the cache: their flush went on during it, outside the I/O time).
+    bool storage_within_io_time() const;
+
+private:
+    struct Copy {
+        double seconds = 0;
+        Mechanism limit = Mechanism::client_processes;
+    };
+    // What the client's bookkeeping needs of a write phase, found once for a block's phases
+    // that run many times over.
+    struct PhaseLoad {
+        std::vector<std::pair<uint64_t, uint64_t>> osc_bytes;  // per OSC, in OSC order
+        uint64_t busiest_node_bytes = 0;
+    };
+    bool write_back() const { return platform_.cache.osc_dirty_bytes > 0; }
+    double run(const Phase& phase, const PhaseLoad* load);
+    // What the client side takes to push the phase's writes: its busiest process, its
+    // busiest node, whichever takes longer.
+    Copy copy_s(const Phase& phase, uint64_t busiest_node_bytes) const;
+    double lock_wait(const Phase& phase);  // charged to the lock waits
+    void charge(const Phase& phase, const Timing& timing);
+    // The application waits until `until`: charged to the flush it waits for.
+    void wait_for(double until, const PhaseBinding& flush);
+    double write_through(const Phase& phase);
+    double write_back_phase(const Phase& phase, const PhaseLoad& load);
+    void load_of(const Phase& phase, PhaseLoad& into);
+    void add_to_window(const Phase& phase);  // its writes into the open window, as its last
+    // Would the phase's OSC loads push an OSC past its budget, with the open window's data or
+    // (alone) without?
+    bool over_budget(const PhaseLoad& load, bool alone) const;
+    void flush_window();
+    // The state that decides what later phases cost: its clocks, and a hash of the rest.
+    std::vector<double> clocks() const;
+    uint64_t state_hash(const TargetRotation& rotation, long long steps) const;
+    void shift_clocks(double by);
+    void move_targets(const TargetRotation& rotation, long long steps);  // the cached state's
+
+    const Platform& platform_;
+    PhaseTimer& timer_;
+    TimeAttribution& attribution_;
+    PhaseBinding flushed_binding_, earlier_flushed_binding_;  // of the last windows flushed
+    double now_ = 0;            // the application's clock
+    double flushed_at_ = 0;     // when the last window in flight is on the targets
+    double earlier_flushed_at_ = 0;  // when the window before it was
+    // The open window: writes in the cache together, each OSC within its budget, merged by
+    // OSC (node, target); and the last of its write phases.
+    FlatMap<Flow> window_;  // by OSC
+    PhaseLoad load_;                    // scratch: a phase's load
+    std::vector<uint64_t> node_bytes_;  // scratch: a phase's bytes per node (zero between phases)
+    double window_start_ = 0;
+    Phase last_;
+    double last_start_ = 0;
+    bool drained_in_compute_ = false;  // storage_within_io_time()
+};
+
+}  // namespace iosim

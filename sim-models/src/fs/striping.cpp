@@ -1,0 +1,241 @@
+#include "fs/striping.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <tuple>
+
+namespace iosim {
+
+Striping file_striping(const Platform& p, const FileSettings& s, int instance)
+{
+    Striping st;
+    if (p.fs.gpfs) {  // every target, round-robin by block
+        st.count = p.fs.targets;
+        st.size = p.fs.lock_block_bytes;
+        st.extents.push_back({UINT64_MAX, st.count, st.size, 0, 0, p.fs.targets, -1});
+        return st;
+    }
+    st.count = s.stripe_count;
+    st.size = s.stripe_size;
+    // Each instance's objects start where the previous instance's ended, component by
+    // component, on each component's pool (Lustre's round-robin allocator).
+    int objects = 0;
+    for (const LayoutComponent& c : s.components)
+        objects += c.mdt ? 0 : c.stripe_count;
+    uint64_t next = static_cast<uint64_t>(instance) * static_cast<uint64_t>(objects);
+    for (size_t i = 0; i < s.components.size(); i++) {
+        const LayoutComponent& c = s.components[i];
+        const Pool& pool = p.fs.pools[c.pool];
+        StripeExtent e{c.end, c.stripe_count, c.stripe_size, 0, pool.first, pool.targets, -1};
+        if (c.mdt) {
+            e.mdt = p.fs.osts + instance % std::max(1, p.fs.mdts);
+        } else {
+            bool first_ost = i == 0 || (i == 1 && s.components[0].mdt);
+            e.start = s.stripe_offset >= 0 && first_ost ? s.stripe_offset % pool.targets
+                                                        : static_cast<int>(next % static_cast<uint64_t>(pool.targets));
+            next += static_cast<uint64_t>(c.stripe_count);
+        }
+        st.extents.push_back(e);
+    }
+    return st;
+}
+
+WritePhaseBuilder::WritePhaseBuilder(const Platform& p, const Striping& st, LockHolders& holders, Breakdown& bd)
+    : platform_(p), striping_(st), locks_(holders), revocation_s_(p.fs.lock_conflict_s + p.fs.rpc_overhead_s), client_rpcs_(p.fs.rpc_max_bytes),
+      media_requests_(p.fs.rpc_max_bytes), breakdown_(bd), slot_(storage_targets(p), -1)
+{
+}
+
+// GPFS's block, or the Lustre stripe of the component that holds the offset.
+uint64_t WritePhaseBuilder::lock_unit(uint64_t offset) const
+{
+    return platform_.fs.lock_block_bytes ? platform_.fs.lock_block_bytes : striping_.at(offset).size;
+}
+
+Flow& WritePhaseBuilder::flow(int client, int key, int target)
+{
+    if (key != current_key_) {
+        for (int t : slotted_)
+            slot_[t] = -1;
+        slotted_.clear();
+        current_key_ = key;
+    }
+    int& slot = slot_[target];
+    if (slot < 0) {
+        slot = static_cast<int>(flows_.size());
+        slotted_.push_back(target);
+        Flow f;
+        f.src = client;
+        f.dst = target;
+        f.to_target = true;
+        flows_.push_back(f);
+        flow_key_.push_back(key);
+    }
+    return flows_[slot];
+}
+
+void WritePhaseBuilder::add_to_target(int client, int key, int target, int component, uint64_t object_offset,
+                                      uint64_t bytes)
+{
+    // An object: a target and the layout component whose stripe object it holds.
+    uint64_t object = static_cast<uint64_t>(component) << 24 | static_cast<uint64_t>(target);
+    uint64_t rpcs = client_rpcs_.add(static_cast<uint64_t>(static_cast<uint32_t>(client)) << 32 | object,
+                                     object_offset, bytes);
+    uint64_t requests = media_requests_.add(object, object_offset, bytes);
+    Flow& f = flow(client, key, target);
+    f.bytes += bytes;
+    f.target_busy_s += static_cast<double>(requests) * platform_.fs.rpc_overhead_s;
+    breakdown_.rpcs += rpcs;
+    breakdown_.bytes_per_target[target] += bytes;
+}
+
+// A piece's partial first and last lock units: a revocation is a round trip the writing
+// process waits for (extent_locks.hpp), not work of the unit's target.
+void WritePhaseBuilder::lock_boundary(int client, int process, uint64_t offset)
+{
+    ExtentLocks::Grant grant = locks_.acquire(client, offset, lock_unit(offset), process_calls_[process] - 1);
+    if (grant.revokes) {
+        breakdown_.lock_conflicts++;
+        int target = striping_.target_of(offset);
+        if (static_cast<size_t>(target) >= object_revocations_.size())
+            object_revocations_.resize(static_cast<size_t>(target) + 1, 0);
+        if (object_revocations_[target]++ == 0)
+            revoked_objects_.push_back(target);
+        longest_object_chain_ = std::max(longest_object_chain_, object_revocations_[target]);
+    }
+    if (grant.waits)
+        max_process_waits_ = std::max(max_process_waits_, ++process_waits_[process]);
+}
+
+namespace {
+
+// What a node or process sent to storage, for the run's ceiling (ceiling.hpp).
+void count_sent(std::vector<uint64_t>& sent, int id, uint64_t bytes)
+{
+    if (static_cast<size_t>(id) >= sent.size())
+        sent.resize(static_cast<size_t>(id) + 1, 0);
+    sent[id] += bytes;
+}
+
+}  // namespace
+
+// A write call of `process` and its bytes (every piece add() takes is one call).
+void WritePhaseBuilder::count_process_write(int process, uint64_t bytes)
+{
+    if (static_cast<size_t>(process) >= process_bytes_.size()) {
+        process_bytes_.resize(static_cast<size_t>(process) + 1, 0);
+        process_calls_.resize(static_cast<size_t>(process) + 1, 0);
+        process_waits_.resize(static_cast<size_t>(process) + 1, 0);
+    }
+    uint64_t& sum = process_bytes_[process];
+    if (sum == 0)
+        processes_.push_back(process);
+    sum += bytes;
+    max_process_bytes_ = std::max(max_process_bytes_, sum);
+    max_process_calls_ = std::max(max_process_calls_, ++process_calls_[process]);
+}
+
+// The bytes [offset, end) of one extent of the layout: a Data-on-MDT extent to its MDT whole,
+// else its partial first stripe, whole cycles over all its stripes (computed, not walked: each
+// target's part of them is contiguous in its object), then the rest.
+void WritePhaseBuilder::add_extent(int client, int key, int component, const StripeExtent& e, uint64_t offset,
+                                   uint64_t end)
+{
+    if (e.mdt >= 0) {
+        add_to_target(client, key, e.mdt, component, offset, end - offset);
+        return;
+    }
+    uint64_t pos = offset;
+    uint64_t size = e.size;
+    uint64_t cycle = size * static_cast<uint64_t>(e.count);
+    auto object_offset = [size, cycle](uint64_t at) { return at / cycle * size + at % size; };
+    while (pos < end) {
+        uint64_t stripe_end = (pos / size + 1) * size;
+        if (pos % size == 0 && end - pos >= cycle) {
+            uint64_t cycles = (end - pos) / cycle;
+            for (int i = 0; i < e.count; i++) {
+                uint64_t at = pos + static_cast<uint64_t>(i) * size;
+                add_to_target(client, key, e.target_of(at), component, object_offset(at), cycles * size);
+            }
+            pos += cycles * cycle;
+            continue;
+        }
+        uint64_t piece = std::min(end, stripe_end) - pos;
+        add_to_target(client, key, e.target_of(pos), component, object_offset(pos), piece);
+        pos += piece;
+    }
+}
+
+void WritePhaseBuilder::add(int client, int key, int process, uint64_t offset, uint64_t length, double extra_busy_s)
+{
+    if (length == 0)
+        return;
+    count_process_write(process, length);
+    count_sent(breakdown_.bytes_per_node, client, length);
+    count_sent(breakdown_.bytes_per_process, process, length);
+    uint64_t end = offset + length;
+    for (uint64_t pos = offset; pos < end;) {
+        const StripeExtent& e = striping_.at(pos);
+        uint64_t stop = std::min(end, e.end);
+        add_extent(client, key, static_cast<int>(&e - striping_.extents.data()), e, pos, stop);
+        pos = stop;
+    }
+    if (offset % lock_unit(offset) != 0)
+        lock_boundary(client, process, offset);
+    if (end % lock_unit(end - 1) != 0)
+        lock_boundary(client, process, end - 1);
+    if (extra_busy_s > 0)
+        flow(client, key, striping_.target_of(offset)).target_busy_s += extra_busy_s;
+}
+
+Phase WritePhaseBuilder::finish(const std::string& label, double fixed_s)
+{
+    Phase phase;
+    phase.label = label;
+    phase.fixed_s = fixed_s;
+    phase.max_process_bytes = max_process_bytes_;
+    phase.max_process_calls = max_process_calls_;
+    // The phase's lock waits (extent_locks.hpp): the most revocations one process waits for,
+    // or the most one object goes through (its lock server grants them one after another).
+    uint64_t waits = std::max(longest_object_chain_, max_process_waits_);
+    for (int t : revoked_objects_)
+        object_revocations_[t] = 0;
+    revoked_objects_.clear();
+    longest_object_chain_ = 0;
+    phase.lock_wait_s = static_cast<double>(waits) * revocation_s_;
+    // By (key, target); a key's flows to one target merged in order of creation.
+    std::vector<size_t> order(flows_.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [this](size_t a, size_t b) {
+        return std::tie(flow_key_[a], flows_[a].dst) < std::tie(flow_key_[b], flows_[b].dst);
+    });
+    phase.flows.reserve(flows_.size());
+    for (size_t k = 0; k < order.size(); k++) {
+        const Flow& f = flows_[order[k]];
+        bool same = k > 0 && flow_key_[order[k]] == flow_key_[order[k - 1]] && f.dst == phase.flows.back().dst;
+        if (!same) {
+            phase.flows.push_back(f);
+            continue;
+        }
+        phase.flows.back().bytes += f.bytes;
+        phase.flows.back().target_busy_s += f.target_busy_s;
+    }
+    flows_.clear();
+    flow_key_.clear();
+    for (int t : slotted_)
+        slot_[t] = -1;
+    slotted_.clear();
+    current_key_ = -1;
+    locks_.end_phase();
+    client_rpcs_.clear();
+    media_requests_.clear();
+    for (int process : processes_)
+        process_bytes_[process] = process_calls_[process] = process_waits_[process] = 0;
+    processes_.clear();
+    max_process_bytes_ = 0;
+    max_process_calls_ = 0;
+    max_process_waits_ = 0;
+    return phase;
+}
+
+}  // namespace iosim

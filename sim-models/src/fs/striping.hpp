@@ -1,0 +1,98 @@
+// Lustre/GPFS placement of file bytes on storage targets, and the builder of one write phase:
+// every piece a client node writes, mapped onto targets, merged into RPCs and media requests
+// (request_merging.hpp), with the revocations of extent locks it causes and the waits they
+// cost its writers (extent_locks.hpp).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+#include <unordered_map>
+#include <utility>
+
+#include "fs/extent_locks.hpp"
+#include "fs/request_merging.hpp"
+#include "model/model.hpp"
+
+namespace iosim {
+
+// A component of a file's layout on the storage targets (lustre_layout.hpp): its bytes up to
+// `end`, striped from the file's start over `count` targets of a pool, from the pool's target
+// `start` on; or all on one metadata target (Data-on-MDT).
+struct StripeExtent {
+    uint64_t end = UINT64_MAX;
+    int count = 1;
+    uint64_t size = 1;
+    int start = 0;                       // within the pool
+    int pool_first = 0, pool_targets = 1;
+    int mdt = -1;                        // >= 0: the storage target of a Data-on-MDT extent
+    int target_of(uint64_t offset) const
+    {
+        if (mdt >= 0)
+            return mdt;
+        return pool_first + static_cast<int>((start + (offset / size) % count) % pool_targets);
+    }
+};
+
+struct Striping {
+    int count = 1;        // the pattern the MPI-IO layer sees (GPFS: every target, by block)
+    uint64_t size = 1;
+    std::vector<StripeExtent> extents;  // in file order; the last ends at UINT64_MAX
+    const StripeExtent& at(uint64_t offset) const
+    {
+        size_t i = 0;
+        while (offset >= extents[i].end)
+            i++;
+        return extents[i];
+    }
+    int target_of(uint64_t offset) const { return at(offset).target_of(offset); }
+};
+
+Striping file_striping(const Platform& p, const FileSettings& s, int instance);
+
+class WritePhaseBuilder {
+public:
+    WritePhaseBuilder(const Platform& p, const Striping& st, LockHolders& holders, Breakdown& bd);
+    // `client` is the lock owner and the OST's stream (a node's Lustre client); `key` merges
+    // pieces into one flow (the node, or the rank when nothing is aggregated); `process` is
+    // the rank that issues the write.
+    void add(int client, int key, int process, uint64_t offset, uint64_t length, double extra_busy_s = 0);
+    Phase finish(const std::string& label, double fixed_s);
+
+private:
+    // `bytes` at `object_offset` of the object of layout component `component` on `target`.
+    void add_to_target(int client, int key, int target, int component, uint64_t object_offset, uint64_t bytes);
+    void add_extent(int client, int key, int component, const StripeExtent& e, uint64_t offset, uint64_t end);
+    uint64_t lock_unit(uint64_t offset) const;
+    Flow& flow(int client, int key, int target);
+    void lock_boundary(int client, int process, uint64_t offset);
+    void count_process_write(int process, uint64_t bytes);
+
+    const Platform& platform_;
+    Striping striping_;
+    ExtentLocks locks_;
+    double revocation_s_ = 0;     // one revocation: the callback round trip and the holder's flush
+    RequestRuns client_rpcs_;     // per client node and object: its RPCs
+    RequestRuns media_requests_;  // per object: what reaches the target's media
+    Breakdown& breakdown_;
+    // Flows in order of creation, each with its key; a key's flow per target is found through
+    // slot_ while the key is current (pieces come key by key). A key that comes back gets new
+    // flows, merged with its earlier ones by finish().
+    std::vector<Flow> flows_;
+    std::vector<int> flow_key_;
+    int current_key_ = -1;
+    std::vector<int> slot_;  // target -> index in flows_ for the current key, -1 if none
+    std::vector<int> slotted_;  // targets whose slot_ is set
+    std::vector<uint64_t> process_bytes_;  // process -> bytes it writes this phase
+    std::vector<uint64_t> process_calls_;  // process -> write calls it makes this phase
+    std::vector<uint64_t> process_waits_;  // process -> lock waits of its writes this phase
+    std::vector<int> processes_;           // processes whose process_bytes_ is set
+    uint64_t max_process_waits_ = 0;
+    // Target -> revocations of the file's object there this phase: one after another (extent_locks.hpp).
+    std::vector<uint64_t> object_revocations_;
+    std::vector<int> revoked_objects_;
+    uint64_t longest_object_chain_ = 0;
+    uint64_t max_process_bytes_ = 0;
+    uint64_t max_process_calls_ = 0;
+};
+
+}  // namespace iosim

@@ -1,0 +1,318 @@
+#include "input/doc_json.hpp"
+
+#include <cctype>
+#include <cstdint>
+#include <cstdio>
+#include <new>
+#include <stdexcept>
+#include <unordered_set>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace iosim {
+
+using nlohmann::json;
+
+namespace {
+
+doc_node* checked(doc_node* n)
+{
+    if (!n)
+        throw std::bad_alloc();
+    return n;
+}
+
+const char* copied(doc& d, const std::string& text)
+{
+    const char* copy = doc_copy_text(&d, text.data(), text.size());
+    if (!copy)
+        throw std::bad_alloc();
+    return copy;
+}
+
+// Counts nodes and nesting as the YAML reader does (doc.h's bounds).
+class Bounds {
+public:
+    void node(size_t depth)
+    {
+        if (depth > DOC_MAX_DEPTH)
+            throw std::invalid_argument("nested deeper than " + std::to_string(DOC_MAX_DEPTH) +
+                                        " lists and mappings");
+        if (++nodes_ > DOC_MAX_NODES)
+            throw std::invalid_argument("more than " + std::to_string(DOC_MAX_NODES) +
+                                        " nodes (aliases counted expanded)");
+    }
+
+private:
+    size_t nodes_ = 0;
+};
+
+doc_node* integer(doc& d, const std::string& text, bool exact, int64_t value)
+{
+    doc_node* n = checked(doc_new(&d, DOC_INT));
+    n->text = copied(d, text);
+    n->len = text.size();
+    n->exact = exact;
+    n->i = exact ? value : 0;
+    return n;
+}
+
+doc_node* unsigned_integer(doc& d, uint64_t value)
+{
+    return integer(d, std::to_string(value), value <= INT64_MAX, static_cast<int64_t>(value));
+}
+
+doc_node* boolean(doc& d, bool value)
+{
+    doc_node* n = checked(doc_new(&d, DOC_BOOL));
+    n->i = value;
+    return n;
+}
+
+doc_node* string(doc& d, const std::string& value)
+{
+    return checked(doc_scalar(&d, value.data(), value.size(), 0, 0));
+}
+
+// A number nlohmann could not hold as an integer: one beyond 64 bits if written as one.
+doc_node* number(doc& d, double value, const std::string& text)
+{
+    if (text.find_first_of(".eE") == std::string::npos)
+        return integer(d, text, false, 0);
+    return checked(doc_float_node(&d, value));
+}
+
+doc_node* collection(doc& d, doc_kind kind, const std::vector<doc_node*>& items,
+                     const std::vector<std::string>& keys)
+{
+    doc_node* n = checked(doc_new(&d, kind));
+    if (doc_make_entries(&d, n, items.size()))
+        throw std::bad_alloc();
+    for (size_t i = 0; i < items.size(); i++) {
+        n->items[i] = items[i];
+        if (kind == DOC_MAP)
+            n->keys[i] = copied(d, keys[i]);
+    }
+    doc_measure(n);
+    return n;
+}
+
+doc_node* convert(const json& value, doc& d, Bounds& bounds, size_t depth)
+{
+    bool nested = value.is_array() || value.is_object();
+    bounds.node(depth + nested);
+    std::vector<doc_node*> items;
+    std::vector<std::string> keys;
+    switch (value.type()) {
+    case json::value_t::null: return checked(doc_new(&d, DOC_NULL));
+    case json::value_t::boolean: return boolean(d, value.get<bool>());
+    case json::value_t::number_integer: {
+        auto i = value.get<int64_t>();
+        return integer(d, std::to_string(i), true, i);
+    }
+    case json::value_t::number_unsigned: return unsigned_integer(d, value.get<uint64_t>());
+    case json::value_t::number_float: return checked(doc_float_node(&d, value.get<double>()));
+    case json::value_t::string: return string(d, value.get_ref<const std::string&>());
+    case json::value_t::array:
+        for (const json& item : value)
+            items.push_back(convert(item, d, bounds, depth + 1));
+        return collection(d, DOC_LIST, items, keys);
+    case json::value_t::object:
+        for (const auto& [key, item] : value.items()) {
+            keys.push_back(key);
+            items.push_back(convert(item, d, bounds, depth + 1));
+        }
+        return collection(d, DOC_MAP, items, keys);
+    default: throw std::invalid_argument("not a JSON value");
+    }
+}
+
+// A message quoting the input as printable ASCII: other bytes as \xNN (the input may be
+// anything, the message is one line of text).
+std::string printable(const std::string& text)
+{
+    std::string out;
+    for (unsigned char c : text) {
+        if (c >= 0x20 && c < 0x7F) {
+            out += static_cast<char>(c);
+        } else {
+            char escaped[8];
+            snprintf(escaped, sizeof escaped, "\\x%02x", c);
+            out += escaped;
+        }
+    }
+    return out;
+}
+
+std::string shown_key(const std::string& key)
+{
+    char out[512];
+    return doc_key_text(key.c_str(), out, sizeof out);
+}
+
+// The tree built as nlohmann's parser reads the text, keys in their order.
+class Builder : public nlohmann::json_sax<json> {
+public:
+    explicit Builder(doc& d) : d_(d) {}
+
+    doc_node* root() const { return root_; }
+    const std::string& error() const { return error_; }
+
+    bool null() override { return add(checked(doc_new(&d_, DOC_NULL))); }
+    bool boolean(bool value) override { return add(iosim::boolean(d_, value)); }
+    bool number_integer(number_integer_t value) override
+    {
+        return add(integer(d_, std::to_string(value), true, value));
+    }
+    bool number_unsigned(number_unsigned_t value) override
+    {
+        return add(unsigned_integer(d_, value));
+    }
+    bool number_float(number_float_t value, const string_t& text) override
+    {
+        return add(number(d_, value, text));
+    }
+    bool string(string_t& value) override { return add(iosim::string(d_, value)); }
+    bool binary(binary_t&) override { return fail("not a JSON value"); }
+    bool start_object(std::size_t) override { return open(DOC_MAP); }
+    bool start_array(std::size_t) override { return open(DOC_LIST); }
+    bool end_object() override { return close(); }
+    bool end_array() override { return close(); }
+    bool key(string_t& key) override
+    {
+        Frame& f = frames_.back();
+        if (!f.seen.insert(key).second) {
+            std::string shown = shown_key(key);
+            return fail("duplicate key " + (shown == key ? "'" + key + "'" : shown));
+        }
+        f.keys.push_back(key);
+        return true;
+    }
+    bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override
+    {
+        std::string what = e.what();
+        std::string where = path();
+        return fail((where.empty() ? "" : where + ": ") + "malformed JSON: " +
+                    printable(what.substr(what.find(']') + 2)));
+    }
+
+private:
+    struct Frame {
+        doc_kind kind;
+        std::vector<doc_node*> items;
+        std::vector<std::string> keys;
+        std::unordered_set<std::string> seen;
+    };
+
+    // The key path of the value being read, as error messages name keys.
+    std::string path() const
+    {
+        std::string out;
+        for (const Frame& f : frames_) {
+            if (f.kind == DOC_LIST)
+                out += "[" + std::to_string(f.items.size()) + "]";
+            else if (!f.keys.empty())
+                out += (out.empty() ? "" : ".") + shown_key(f.keys.back());
+        }
+        return out;
+    }
+
+    bool fail(const std::string& why)
+    {
+        error_ = why;
+        return false;
+    }
+
+    bool open(doc_kind kind)
+    {
+        bounds_.node(frames_.size() + 1);
+        frames_.push_back({kind, {}, {}, {}});
+        return true;
+    }
+
+    bool close()
+    {
+        Frame f = std::move(frames_.back());
+        frames_.pop_back();
+        return attach(collection(d_, f.kind, f.items, f.keys));
+    }
+
+    bool add(doc_node* n)
+    {
+        bounds_.node(frames_.size());
+        return attach(n);
+    }
+
+    bool attach(doc_node* n)
+    {
+        if (frames_.empty())
+            root_ = n;
+        else
+            frames_.back().items.push_back(n);
+        return true;
+    }
+
+    doc& d_;
+    Bounds bounds_;
+    std::vector<Frame> frames_;
+    doc_node* root_ = nullptr;
+    std::string error_;
+};
+
+}  // namespace
+
+doc_node* doc_from_json(const json& value, doc& d)
+{
+    Bounds bounds;
+    return convert(value, d, bounds, 0);
+}
+
+namespace {
+
+// The first \u escape of a UTF-16 surrogate in the strings of `text` (0: none). YAML, which
+// every other reader of the formats reads, has no surrogate pairs: a character beyond U+FFFF
+// must be written as itself.
+unsigned escaped_surrogate(const std::string& text)
+{
+    bool in_string = false;
+    for (size_t i = 0; i < text.size(); i++) {
+        if (text[i] == '"') {
+            in_string = !in_string;
+        } else if (in_string && text[i] == '\\' && i + 1 < text.size()) {
+            if (text[i + 1] == 'u' && i + 5 < text.size()) {
+                unsigned code = 0;
+                for (size_t k = i + 2; k < i + 6 && std::isxdigit(static_cast<unsigned char>(text[k])); k++)
+                    code = code * 16 + static_cast<unsigned>(std::stoi(std::string(1, text[k]), nullptr, 16));
+                if (code >= 0xD800 && code <= 0xDFFF)
+                    return code;
+            }
+            i++;
+        }
+    }
+    return 0;
+}
+
+}  // namespace
+
+doc_node* doc_from_json_text(const std::string& text, doc& d)
+{
+    unsigned long odd = 0;
+    if (size_t line = doc_unwritten_character(text.data(), text.size(), &odd)) {
+        char where[96];
+        snprintf(where, sizeof where, "line %zu: U+%04lX written as itself (escape it)", line, odd);
+        throw std::invalid_argument(where);
+    }
+    if (unsigned code = escaped_surrogate(text)) {
+        char hex[8];
+        snprintf(hex, sizeof hex, "%04X", code);
+        throw std::invalid_argument(std::string("\\u escape of the surrogate U+") + hex +
+                                    " (YAML has no surrogate pairs: write the character itself)");
+    }
+    Builder builder(d);
+    if (!json::sax_parse(text, &builder) || !builder.root())
+        throw std::invalid_argument(builder.error().empty() ? "not JSON" : builder.error());
+    return builder.root();
+}
+
+}  // namespace iosim

@@ -1,0 +1,41 @@
+// A workload under one config, turned into the ordered phases of its run: open, dataset
+// creation, write calls (through ROMIO), flushes and close of every file session.
+#pragma once
+
+#include <vector>
+
+#include "input/workload.hpp"
+#include "iolib/hdf5_layout.hpp"
+#include "model/model.hpp"
+#include "mpiio/mpi_io.hpp"
+
+namespace iosim {
+
+enum class Placement { packed, target_grouped };
+
+struct PlanOptions {
+    bool aggregate = true;
+    Placement placement = Placement::packed;
+    bool report_ranges = false;
+    int best_stripe_count = 0;  // the best ceiling's stripes (0: the platform's most)
+    // Materialise every piece of a call and walk them, as iosim did before regular selections
+    // were computed in closed form (kept to check that both give the same answers).
+    bool walk_pieces = false;
+    // A call's periodic repetitions planned once and repeated (repeat_fold.hpp); false: every
+    // repetition planned and timed (kept to check that both give the same answers).
+    bool fold_repeats = true;
+    // The answer lists each write call's path (one entry a call: millions for IO500's hard
+    // phase); without it, only how many calls took each path.
+    bool list_write_paths = false;
+};
+
+// Emits every phase to `sink`, in order, and a call's periodic repetitions as a block repeated
+// to `blocks` (empty: phase by phase to `sink`). settings and layouts: one per workload file
+// session.
+void plan_run(const Platform& p, const Workload& w, const std::vector<FileSettings>& settings,
+              const std::vector<const FileLayout*>& layouts, const PlanOptions& options, Breakdown& breakdown,
+              const PhaseSink& sink, const BlockSink& blocks = {});
+
+int ranks_per_node(const Platform& p, const Workload& w);
+
+}  // namespace iosim

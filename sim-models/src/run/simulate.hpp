@@ -1,0 +1,52 @@
+// What the configs of a batch share (platform, workload, options), parsed once, and the
+// simulation of one config on a backend built for it.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <functional>
+
+#include "engine/backend.hpp"
+#include "engine/phase_timer.hpp"
+#include "input/workload.hpp"
+#include "iolib/hdf5_layout.hpp"
+#include "run/cost_estimate.hpp"
+#include "run/planner.hpp"
+
+namespace iosim {
+
+class Scenario {
+public:
+    // input: {"platform": {...}, "workload": {...}, "options": {...}}; options.max_steps and
+    // options.memory_limit override `limits`. Throws std::invalid_argument (or a JSON error)
+    // for bad input, and for a workload whose estimated cost is beyond the limits.
+    Scenario(const nlohmann::json& input, const Limits& limits);
+
+    const Platform& platform() const { return platform_; }
+    const Limits& limits() const { return limits_; }
+    // The estimate of the config being simulated, or last simulated.
+    const CostEstimate& estimate() const { return estimate_; }
+    int nodes() const { return nodes_; }
+
+    // config: {"files": [...]}. The backend must be built for platform() and nodes(); the
+    // cache belongs to that backend. Throws std::invalid_argument for a bad config, or one
+    // whose estimated cost is beyond the limits; `announce` hears the estimate before the
+    // simulation starts.
+    nlohmann::json simulate(Backend& backend, PhaseCache& cache, const nlohmann::json& config,
+                            const std::function<void(const CostEstimate&)>& announce = {});
+
+private:
+    void add_ceiling(nlohmann::json& out, const Breakdown& bd, const TimeAttribution& attribution,
+                     bool storage_on_path) const;
+
+    Limits limits_;
+    CostEstimate estimate_;
+    nlohmann::json platform_data_;
+    Platform platform_;
+    Workload workload_;
+    PlanOptions options_;
+    int nodes_ = 1;
+    LayoutCache layouts_;
+};
+
+}  // namespace iosim
