@@ -11,7 +11,7 @@ JOBS  ?= 2
 # use names MPICH's own (mpicc.mpich, mpiexec.mpich).
 DEBIAN_PACKAGES := build-essential gfortran cmake pkg-config git \
   mpich libmpich-dev libhdf5-mpich-dev hdf5-tools libhdf5-doc \
-  openmpi-bin libhdf5-openmpi-dev python3-h5py-mpi libnetcdf-mpi-dev libpnetcdf-dev \
+  openmpi-bin libhdf5-openmpi-dev python3-h5py-mpi libnetcdf-mpi-dev libpnetcdf-dev pnetcdf-bin \
   libsimgrid-dev libyaml-dev nlohmann-json3-dev \
   python3 python3-venv python3-yaml fio strace valgrind \
   slurm-wlm munge

@@ -2,7 +2,7 @@
  * global array of doubles on the process grid MPI_Dims_create(ranks, 3) gives, holds it in
  * memory with a halo of ghost cells, and all ranks write the whole array into one shared file
  * in one collective write, the halo skipped by a memory selection, not a copy (except under
- * netCDF-4, which has none: nc4_output.c).
+ * netCDF-4, which has none: nc4_output.c; PnetCDF's flexible API takes one).
  *
  * The array is stored in Fortran order, x fastest: the dataset is (z, y, x). As a Fortran code
  * does, the process grid's first (largest) factor goes along x, the last along z; rank r owns
@@ -12,6 +12,8 @@
 
 #include "common/kernel.h"
 #include "common/nc4_layout.h"
+#include "common/pnetcdf_layout.h"
+#include "common/pnetcdf_output.h"
 #include "common/process_grid.h"
 
 #define AXES 3
@@ -49,6 +51,8 @@ int main(int argc, char **argv)
         {"hdf5", "hdf5", ".h5", &h5_held_output_ops, NULL, NULL},
         {"mpiio", "mpiio", ".dat", &mpiio_output_ops, NULL, NULL},
         {"netcdf4", "hdf5", ".nc", nc4_output_ops(), NC4_OUTPUT_MISSING, nc4_file_layout},
+        {"pnetcdf", "pnetcdf", ".nc", pnetcdf_output_ops(), PNETCDF_OUTPUT_MISSING,
+         pnetcdf_file_layout},
         {NULL, NULL, NULL, NULL, NULL, NULL},
     };
     const kernel_def block3d = {
@@ -56,7 +60,8 @@ int main(int argc, char **argv)
         "BLOCK3D-IO: a 3-D global array of doubles, one block per rank on the process grid of\n"
         "MPI_Dims_create (largest factor along x), held with a halo in memory, written in one\n"
         "collective call into one shared file in Fortran order (x fastest): dataset /data of\n"
-        "dims (z, y, x), through HDF5, bare MPI-IO (a subarray file view) or netCDF-4.",
+        "dims (z, y, x), through HDF5, bare MPI-IO (a subarray file view), netCDF-4 or\n"
+        "PnetCDF (a CDF-5 file).",
         "checkpoint", options, lay_out, methods,
     };
     return kernel_main(argc, argv, &block3d);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "mpi_types.h"
 #include "output.h"
 
 typedef struct {
@@ -14,23 +15,6 @@ typedef struct {
     const char *path; /* not copied: the caller's */
     int independent;
 } mpiio_file;
-
-static MPI_Datatype mpi_element(element_type type)
-{
-    switch (type) {
-    case ELEM_FLOAT32:
-        return MPI_FLOAT;
-    case ELEM_FLOAT64:
-        return MPI_DOUBLE;
-    case ELEM_INT32:
-        return MPI_INT32_T;
-    case ELEM_UINT8:
-        return MPI_UINT8_T;
-    case ELEM_UINT16:
-        return MPI_UINT16_T;
-    }
-    return MPI_DATATYPE_NULL;
-}
 
 static int fail(char *err, size_t errlen, const char *what, const char *path, int code)
 {
@@ -66,34 +50,23 @@ static int open_file(void **file, const char *path, MPI_Comm comm, int independe
     return 0;
 }
 
-/* MPI_Type_create_subarray takes its extents as int. */
-static int fits_subarray(const held_block *b)
-{
-    for (int a = 0; a < b->ndims; a++)
-        if (b->dims[a] > (uint64_t)INT32_MAX || b->held[a] > (uint64_t)INT32_MAX)
-            return 0;
-    return 1;
-}
-
-/* Subarray types of a held block: where it lies in its dataset, and where inside its halo. */
+/* Where a held block lies in its dataset (the file view's type) and inside its halo. */
 static int block_types(const held_block *b, MPI_Datatype element, MPI_Datatype *in_file,
                        MPI_Datatype *in_memory)
 {
-    int dims[DECOMP_MAX_DIMS], held[DECOMP_MAX_DIMS], count[DECOMP_MAX_DIMS];
-    int start[DECOMP_MAX_DIMS], inner[DECOMP_MAX_DIMS];
+    int dims[DECOMP_MAX_DIMS], count[DECOMP_MAX_DIMS], start[DECOMP_MAX_DIMS];
     for (int a = 0; a < b->ndims; a++) {
         dims[a] = (int)b->dims[a];
-        held[a] = (int)b->held[a];
         count[a] = (int)b->count[a];
         start[a] = (int)b->start[a];
-        inner[a] = (int)b->halo;
     }
-    if (MPI_Type_create_subarray(b->ndims, dims, count, start, MPI_ORDER_C, element, in_file) ||
-        MPI_Type_create_subarray(b->ndims, held, count, inner, MPI_ORDER_C, element, in_memory))
+    if (MPI_Type_create_subarray(b->ndims, dims, count, start, MPI_ORDER_C, element, in_file))
         return -1;
     MPI_Type_commit(in_file);
-    MPI_Type_commit(in_memory);
-    return 0;
+    if (held_block_memory_type(b, element, in_memory) == MPI_SUCCESS)
+        return 0;
+    MPI_Type_free(in_file);
+    return -1;
 }
 
 /* An empty block writes nothing: a view of the whole dataset and no element, still in the
@@ -134,7 +107,7 @@ static int write_layout(void *file, const layout *l, const held_blocks *held, ch
                      "call per block (no chunks, no access_elements)", ds->name);
             return -1;
         }
-        if (!fits_subarray(&held->blocks[k])) {
+        if (!held_block_fits_subarray(&held->blocks[k])) {
             snprintf(err, errlen, "dataset '%s': an extent over 2^31-1 elements is beyond "
                      "MPI_Type_create_subarray", ds->name);
             return -1;

@@ -1,20 +1,38 @@
 #include "nc4_layout.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char AXIS_NAMES[NC4_AXIS_NAMES] = {'x', 'y', 'z', 'w'};
+
+int netcdf_type_code(element_type type)
+{
+    switch (type) {
+    case ELEM_INT32:
+        return 4;
+    case ELEM_FLOAT32:
+        return 5;
+    case ELEM_FLOAT64:
+        return 6;
+    case ELEM_UINT8:
+        return 7;
+    case ELEM_UINT16:
+        return 8;
+    }
+    return 0;
+}
 
 static int check_variable(const dataset_spec *ds, char *err, size_t errlen)
 {
     const char *name = ds->name + 1;
     if (ds->name[0] != '/' || !*name || strchr(name, '/')) {
-        snprintf(err, errlen, "dataset '%s': the netCDF-4 output writes root-level variables "
+        snprintf(err, errlen, "dataset '%s': the netCDF outputs write root-level variables "
                  "only (a name '/var')", ds->name);
         return -1;
     }
     if (ds->decomp.ndims > NC4_AXIS_NAMES) {
-        snprintf(err, errlen, "dataset '%s': the netCDF-4 output names at most %d axes",
+        snprintf(err, errlen, "dataset '%s': the netCDF outputs name at most %d axes",
                  ds->name, NC4_AXIS_NAMES);
         return -1;
     }
@@ -24,7 +42,7 @@ static int check_variable(const dataset_spec *ds, char *err, size_t errlen)
         return -1;
     }
     if (ds->chunked) {
-        snprintf(err, errlen, "dataset '%s': the netCDF-4 output writes contiguous variables "
+        snprintf(err, errlen, "dataset '%s': the netCDF outputs write contiguous variables "
                  "(netCDF's default)", ds->name);
         return -1;
     }
@@ -40,7 +58,7 @@ static int dimension_index(nc4_dimensions *out, char name, uint64_t length, cons
         if (out->dims[i].length == length)
             return i;
         snprintf(err, errlen, "dataset '%s': netCDF dimension '%c' is %llu long for an earlier "
-                 "variable and %llu here (the netCDF-4 output shares x, y, z, w)", dataset,
+                 "variable and %llu here (the netCDF outputs share x, y, z, w)", dataset,
                  name, (unsigned long long)out->dims[i].length, (unsigned long long)length);
         return -1;
     }
@@ -72,19 +90,41 @@ int nc4_dimensions_of(const layout *l, nc4_dimensions *out, int (*axis_dim)[DECO
     return 0;
 }
 
-static int copy_variable(layout *out, const dataset_spec *ds)
+static int define_all(const netcdf_definer *api, int ncid, const layout *l,
+                      const nc4_dimensions *dims, int (*axis_dim)[DECOMP_MAX_DIMS],
+                      int varids[])
 {
-    dataset_spec *v = layout_add(out, ds->type, "%s", ds->name);
-    if (!v)
+    int dimids[NC4_AXIS_NAMES], status = 0;
+    for (int i = 0; i < dims->count && !status; i++)
+        status = api->def_dim(ncid, dims->dims[i].name, dims->dims[i].length, &dimids[i]);
+    for (size_t k = 0; k < l->count && !status; k++) {
+        const dataset_spec *ds = &l->datasets[k];
+        int var_dims[DECOMP_MAX_DIMS];
+        for (int a = 0; a < ds->decomp.ndims; a++)
+            var_dims[a] = dimids[axis_dim[k][a]];
+        status = api->def_var(ncid, ds->name + 1, netcdf_type_code(ds->type), ds->decomp.ndims,
+                              var_dims, &varids[k]);
+    }
+    return status ? status : api->enddef(ncid);
+}
+
+int netcdf_define(const netcdf_definer *api, int ncid, const layout *l, int varids[],
+                  int *status, char *err, size_t errlen)
+{
+    nc4_dimensions dims;
+    int (*axis_dim)[DECOMP_MAX_DIMS] = malloc((l->count ? l->count : 1) * sizeof *axis_dim);
+    *status = 0;
+    if (!axis_dim) {
+        snprintf(err, errlen, "out of memory defining the netCDF variables");
         return -1;
-    const uint64_t *extents[DECOMP_MAX_DIMS];
-    for (int a = 0; a < ds->decomp.ndims; a++)
-        extents[a] = ds->decomp.extent[a];
-    if (decomp_init_listed(&v->decomp, ds->decomp.ndims, ds->decomp.grid, extents))
-        return -1;
-    v->halo = ds->halo;
-    v->user_fill_value = 1;
-    return 0;
+    }
+    int failed = nc4_dimensions_of(l, &dims, axis_dim, err, errlen);
+    if (!failed) {
+        *status = define_all(api, ncid, l, &dims, axis_dim, varids);
+        failed = *status != 0;
+    }
+    free(axis_dim);
+    return failed ? -1 : 0;
 }
 
 int nc4_file_layout(const layout *l, layout *out, char *err, size_t errlen)
@@ -100,9 +140,12 @@ int nc4_file_layout(const layout *l, layout *out, char *err, size_t errlen)
             return -1;
         d->created_only = 1;
     }
-    for (size_t k = 0; k < l->count; k++)
-        if (copy_variable(out, &l->datasets[k]))
+    for (size_t k = 0; k < l->count; k++) {
+        dataset_spec *v = layout_copy(out, &l->datasets[k]);
+        if (!v)
             return -1;
+        v->user_fill_value = 1;
+    }
     out->flush_at_define = out->flush_at_close = 1;
     return 0;
 }

@@ -16,9 +16,9 @@
 #include <netcdf_par.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "nc4_layout.h"
+#include "report.h"
 
 typedef struct {
     int ncid;
@@ -30,23 +30,6 @@ static int fail(char *err, size_t errlen, const char *what, const char *path, in
 {
     snprintf(err, errlen, "%s '%s': %s", what, path, nc_strerror(status));
     return -1;
-}
-
-static nc_type nc_type_of(element_type type)
-{
-    switch (type) {
-    case ELEM_FLOAT32:
-        return NC_FLOAT;
-    case ELEM_FLOAT64:
-        return NC_DOUBLE;
-    case ELEM_INT32:
-        return NC_INT;
-    case ELEM_UINT8:
-        return NC_UBYTE;
-    case ELEM_UINT16:
-        return NC_USHORT;
-    }
-    return NC_NAT;
 }
 
 static int open_file(void **file, const char *path, MPI_Comm comm, int independent, char *err,
@@ -68,35 +51,21 @@ static int open_file(void **file, const char *path, MPI_Comm comm, int independe
     return 0;
 }
 
+static int def_dim(int ncid, const char *name, uint64_t length, int *dimid)
+{
+    return nc_def_dim(ncid, name, (size_t)length, dimid);
+}
+
+static const netcdf_definer definer = {def_dim, nc_def_var, nc_enddef};
+
 /* Defines the dimensions and variables; leaving define mode creates their datasets. */
 static int define(nc4_file *f, const layout *l, int varids[], char *err, size_t errlen)
 {
-    nc4_dimensions dims;
-    int (*axis_dim)[DECOMP_MAX_DIMS] = malloc((l->count ? l->count : 1) * sizeof *axis_dim);
-    int dimids[NC4_AXIS_NAMES], status = NC_NOERR;
-    if (!axis_dim) {
-        snprintf(err, errlen, "out of memory defining the variables of '%s'", f->path);
-        return -1;
-    }
-    if (nc4_dimensions_of(l, &dims, axis_dim, err, errlen)) {
-        free(axis_dim);
-        return -1;
-    }
-    for (int i = 0; i < dims.count && status == NC_NOERR; i++)
-        status = nc_def_dim(f->ncid, dims.dims[i].name, dims.dims[i].length, &dimids[i]);
-    for (size_t k = 0; k < l->count && status == NC_NOERR; k++) {
-        const dataset_spec *ds = &l->datasets[k];
-        int var_dims[DECOMP_MAX_DIMS];
-        for (int a = 0; a < ds->decomp.ndims; a++)
-            var_dims[a] = dimids[axis_dim[k][a]];
-        status = nc_def_var(f->ncid, ds->name + 1, nc_type_of(ds->type), ds->decomp.ndims,
-                            var_dims, &varids[k]);
-    }
-    free(axis_dim);
-    if (status == NC_NOERR)
-        status = nc_enddef(f->ncid);
-    return status == NC_NOERR ? 0 : fail(err, errlen, "cannot define the variables of", f->path,
-                                         status);
+    int status;
+    if (netcdf_define(&definer, f->ncid, l, varids, &status, err, errlen) == 0)
+        return 0;
+    return status == NC_NOERR ? -1 : fail(err, errlen, "cannot define the variables of", f->path,
+                                          status);
 }
 
 static int write_variable(nc4_file *f, int varid, const dataset_spec *ds, const held_block *b)
@@ -157,14 +126,10 @@ static int close_file(void *file, char *err, size_t errlen)
     return result;
 }
 
-/* `"netcdf": "4.9.0"`: the version nc_inq_libvers starts with. */
+/* `"netcdf": "4.9.0"`. */
 static const char *params(void)
 {
-    static char text[64];
-    const char *version = nc_inq_libvers();
-    size_t len = strcspn(version, " ");
-    snprintf(text, sizeof text, "\"netcdf\": \"%.*s\"", (int)(len < 40 ? len : 40), version);
-    return text;
+    return report_version_member("netcdf", nc_inq_libvers());
 }
 
 static const output_ops ops = {1, open_file, write_layout, sync_file, close_file, params};

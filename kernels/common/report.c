@@ -1,6 +1,7 @@
 #include "report.h"
 
 #include <hdf5.h>
+#include <string.h>
 
 #include "json.h"
 
@@ -60,4 +61,13 @@ void report_params(FILE *out, const kernel_option *const tables[], size_t ntable
         sep = ", ";
     }
     fprintf(out, "%s\"hdf5\": \"%d.%d.%d\"}", sep, H5_VERS_MAJOR, H5_VERS_MINOR, H5_VERS_RELEASE);
+}
+
+const char *report_version_member(const char *library, const char *version)
+{
+    static char text[96];
+    size_t len = strcspn(version, " ");
+    snprintf(text, sizeof text, "\"%s\": \"%.*s\"", library, (int)(len < 40 ? len : 40),
+             version);
+    return text;
 }

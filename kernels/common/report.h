@@ -30,5 +30,8 @@ void report_phases(FILE *out, const phase_times *t, uint64_t bytes);
  * NULL: none) and the HDF5 version. */
 void report_params(FILE *out, const kernel_option *const tables[], size_t ntables,
                    const char *transfer, const char *extra);
+/* `"library": "VERSION"`, VERSION a library's version string up to its first space (as
+ * nc_inq_libvers and ncmpi_inq_libvers give it): an `extra` member, in a static buffer. */
+const char *report_version_member(const char *library, const char *version);
 
 #endif

@@ -15,8 +15,8 @@ from iotwin.core.errors import UserError
 from iotwin.core.yaml_files import MAX_INTEGER_DIGITS, read_yaml
 
 WORKLOAD = paths.repo_root() / "experiments/landscape/h5py-field-2.workload.yaml"
-PROCESSES = "expected an integer from 1 to 16777216 (bounds.yaml: processes)"
-BUDGET = "expected an integer from 1 to 1000000 (bounds.yaml: evaluation_budget)"
+PROCESSES = "expected an integer from 1 to 16777216"
+BUDGET = "expected an integer from 1 to 1000000"
 
 
 def iotwin(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:

@@ -120,8 +120,8 @@ def test_the_pnetcdf_layer_leaks_nothing(scratch: Path):
     """One rank of the PnetCDF program under Open MPI: PnetCDF's hints and the MPI-IO ones
     merged into its info and read back, its writes captured through the MPI-IO layer."""
     (scratch / "cfg.yaml").write_text(
-        'files: [{match: "*.nc", mpiio: {cb_nodes: 1, hints: {nc_header_align_size: "4096",'
-        ' a: b}}}]\n')
+        'files: [{match: "*.nc", mpiio: {cb_nodes: 1, hints: {a: b}},'
+        ' pnetcdf: {nc_header_align_size: 4KiB, nc_in_place_swap: enable}}]\n')
     report, capture = scratch / "report.jsonl", scratch / "capture.jsonl"
     env = {**os.environ, "LD_PRELOAD": str(paths.interposer_library("openmpi")),
            "IOTWIN_CONFIG": str(scratch / "cfg.yaml"), "IOTWIN_REPORT": str(report),

@@ -1,10 +1,11 @@
 """The interposer's PnetCDF layer, in real runs of a PnetCDF program (tests/programs/
 pnetcdf_block.c: a 3-D block per rank of each variable, written collectively) under Open MPI,
-which Debian's PnetCDF is built on: the config's hints, PnetCDF's own among them, merged into
-the info the program passes to ncmpi_create (its own hint kept), read back with
-ncmpi_inq_file_info and judged; the file reported once, as PnetCDF's (its MPI file is not
-reported again by the MPI-IO layer), with every byte PnetCDF wrote; its writes captured as an
-MPI-IO file's and simulated as `api: pnetcdf`."""
+which Debian's PnetCDF is built on: the config's hints, PnetCDF's own among them (the
+`pnetcdf` block), merged into the info the program passes to ncmpi_create (its own hint kept),
+read back with ncmpi_inq_file_info and judged; the file reported once, as PnetCDF's (its MPI
+file is not reported again by the MPI-IO layer), with every byte PnetCDF wrote; its writes
+captured as an MPI-IO file's and simulated as `api: pnetcdf`. PnetCDF's settings reach no
+other file: an HDF5 or MPI-IO file lists them as not effective."""
 
 from __future__ import annotations
 
@@ -25,10 +26,11 @@ pytestmark = pytest.mark.slow
 RANKS, EDGE, VARIABLES = 4, 8, 3
 DATA_BYTES = RANKS * VARIABLES * EDGE**3 * 8
 HEADER_ALIGN = 8192
-CONFIG = f"""
+CONFIG = """
 files:
   - match: "*.nc"
-    mpiio: {{cb_nodes: 2, hints: {{nc_header_align_size: "{HEADER_ALIGN}"}}}}
+    mpiio: {cb_nodes: 2}
+    pnetcdf: {nc_header_align_size: 8KiB}
 """
 
 PROGRAM = paths.built("openmpi/tests/programs/pnetcdf_block")   # built where PnetCDF is
@@ -75,7 +77,7 @@ def test_hints_reach_pnetcdf_and_are_read_back(scratch: Path) -> None:
     assert effective["nc_header_align_size"] == str(HEADER_ALIGN)
     assert effective["nc_var_align_size"] == "512"   # the program's own hint, kept
     assert effective["cb_nodes"] == "2"
-    assert not [e for e in report["not_effective"] if e["key"].startswith("mpiio.")]
+    assert not [e for e in report["not_effective"] if e["key"].startswith(("mpiio.", "pnetcdf."))]
     # every variable's blocks and the header, which alone is not a multiple of a block
     assert report["bytes"] > DATA_BYTES and (report["bytes"] - DATA_BYTES) % (EDGE * 8) != 0
     assert report["writes"] == VARIABLES * RANKS + 1   # rank 0 writes the header
@@ -105,3 +107,26 @@ def test_its_captured_workload_is_simulated_as_pnetcdf(scratch: Path) -> None:
     assert default.ok and without_sieving.ok
     # with neither collective buffering nor sieving rewriting holes: the bytes PnetCDF wrote
     assert sum(without_sieving.breakdown["bytes_per_target"]) == report["bytes"]
+
+
+def test_pnetcdf_settings_reach_no_other_file(scratch: Path) -> None:
+    """A program writing an HDF5 file and MPI-IO files (tests/programs/mpiio_writer.c, Open
+    MPI): no PnetCDF hint is passed to them, and each lists the key as not effective, naming
+    how the file is written."""
+    (scratch / "cfg.yaml").write_text("pnetcdf: {nc_var_align_size: 4KiB}\n"
+                                      "mpiio: {cb_buffer_size: 4MiB}\n")
+    report = scratch / "report.jsonl"
+    env = {"LD_PRELOAD": str(paths.interposer_library("openmpi")),
+           "IOTWIN_REPORT": str(report), "IOTWIN_CONFIG": str(scratch / "cfg.yaml")}
+    done = launch.run_mpi(2, [paths.built("openmpi/tests/programs/mpiio_writer"), scratch],
+                          env=env, cwd=scratch, timeout=180, using=launch.launcher("openmpi"))
+    assert done.returncode == 0, done.stderr
+    reports = file_lines([json.loads(line) for line in report.read_text().splitlines()],
+                         "iotwin_report")
+    assert {r["api"] for r in reports} == {"hdf5", "mpiio"}
+    for r in reports:
+        assert r["applied"]["hints"] == {"cb_buffer_size": "4194304"}, r["file"]
+        [entry] = [e for e in r["not_effective"] if e["key"].startswith("pnetcdf.")]
+        assert entry["key"] == "pnetcdf.nc_var_align_size"
+        assert entry["reason"] == (f"the file is written through {r['api']}: no pnetcdf "
+                                   f"setting acts on it")

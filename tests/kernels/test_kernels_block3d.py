@@ -4,8 +4,9 @@ i + NX (j + NY k), so a misplaced, transposed or halo-shifted block shows; --des
 the run wrote (bytes, datasets and their order, every rank's selection through the interposer's
 capture, the byte ranges iosim maps them to); a bad command line is one line.
 
-MPI-IO and HDF5 run on the MPICH build, netCDF-4 on the Open MPI build (Debian's
-libnetcdf-mpi-dev is built on Open MPI), each started by its flavour's launcher.
+MPI-IO and HDF5 run on the MPICH build, netCDF-4 and PnetCDF on the Open MPI build (Debian's
+libnetcdf-mpi-dev and libpnetcdf-dev are built on Open MPI), each started by its flavour's
+launcher. A PnetCDF file is read back with PnetCDF's own ncmpidump (Debian's pnetcdf-bin).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -29,14 +31,17 @@ from iotwin.model.platforms import load_platform
 from iotwin.model.sim import simulator_input
 from iotwin.workloads.from_capture import merge_records
 from support.file_layout import merged, real_extents, simulate
+from support.mpiio_capture import captured_bytes
 
 KERNEL = "block3d-io"
 BLOCK_XYZ = (5, 4, 3)  # unequal extents: a transposed axis changes the array's shape
 BLOCK = "x".join(map(str, BLOCK_XYZ))
 # MPI_Dims_create(P, 3), both flavours alike at these sizes: the process counts along x, y, z
 GRIDS_XYZ = {1: (1, 1, 1), 2: (2, 1, 1), 4: (2, 2, 1), 8: (2, 2, 2)}
-FLAVOUR = {"mpiio": "mpich", "hdf5": "mpich", "netcdf4": "openmpi"}
-SUFFIX = {"mpiio": ".dat", "hdf5": ".h5", "netcdf4": ".nc"}
+FLAVOUR = {"mpiio": "mpich", "hdf5": "mpich", "netcdf4": "openmpi", "pnetcdf": "openmpi"}
+SUFFIX = {"mpiio": ".dat", "hdf5": ".h5", "netcdf4": ".nc", "pnetcdf": ".nc"}
+# the workload's api of each method's file: netCDF-4 writes HDF5 files
+API = {"mpiio": "mpiio", "hdf5": "hdf5", "netcdf4": "hdf5", "pnetcdf": "pnetcdf"}
 NC_FILL_DOUBLE = 9.9692099683868690e36  # netcdf.h
 H5PY_MPI = Path(sys.prefix) / "h5py-mpi"  # parallel h5py and mpi4py on MPICH (make h5py-mpi)
 DEBIAN_PYTHON = "/usr/bin/python3"  # Debian's mpi4py on Open MPI (python3-h5py-mpi)
@@ -94,8 +99,24 @@ def expected_array(ranks: int) -> np.ndarray:
 def file_array(run: Run) -> np.ndarray:
     if run.method == "mpiio":  # nothing but the array, x fastest
         return np.fromfile(run.path, dtype="<f8").reshape(global_dims(run.ranks))
+    if run.method == "pnetcdf":
+        return pnetcdf_array(run.path)
     with h5py.File(run.path, "r") as f:
         return np.asarray(f["data"][...])
+
+
+def pnetcdf_array(path: Path) -> np.ndarray:
+    """Variable `data` as PnetCDF reads it back (ncmpidump's CDL), after checking the header
+    declares it a double over dimensions (z, y, x) of a CDF-5 file."""
+    done = subprocess.run(["ncmpidump", "-v", "data", str(path)], capture_output=True,
+                          text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    cdl = done.stdout
+    assert "// file format: CDF-5" in cdl and "double data(z, y, x) ;" in cdl
+    lengths = dict(re.findall(r"\t([zyx]) = (\d+) ;", cdl))
+    dims = [int(lengths[name]) for name in "zyx"]
+    values = cdl.split(" data =", 1)[1].split(";", 1)[0]
+    return np.array([float(v) for v in values.replace("\n", " ").split(",")]).reshape(dims)
 
 
 def session(workload: dict[str, Any]) -> dict[str, Any]:
@@ -121,6 +142,18 @@ def dataset_shape(described: dict[str, Any]) -> list[int]:
     return [g * b for g, b in zip(decomposition["grid"], decomposition["block"], strict=True)]
 
 
+def header_bytes(workload: dict[str, Any]) -> int:
+    """The bytes a PnetCDF file's header takes (its first region, written by rank 0); 0 for
+    the files of the other methods, whose library writes nothing beside the datasets and
+    their metadata."""
+    s = session(workload)
+    if s["api"] != "pnetcdf":
+        return 0
+    header = s["datasets"][0]
+    assert header["name"] == "bytes@0" and header["element_bytes"] == 1
+    return int(header["dims"][0])
+
+
 def written_bytes(workload: dict[str, Any]) -> int:
     s = session(workload)
     written = {name for c in s.get("calls", []) for name in c.get("write", [])}
@@ -128,7 +161,7 @@ def written_bytes(workload: dict[str, Any]) -> int:
                if "calls" not in s or d["name"] in written)
 
 
-@pytest.fixture(scope="module", params=["mpiio", "hdf5", "netcdf4"])
+@pytest.fixture(scope="module", params=["mpiio", "hdf5", "netcdf4", "pnetcdf"])
 def method(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
@@ -160,6 +193,7 @@ def test_the_report_counts_the_arrays_bytes_and_says_how_it_wrote(run: Run) -> N
     assert params["halo"] == 2 and params["sync"] is True
     assert params["transfer"] == "collective"
     assert ("netcdf" in params) == (run.method == "netcdf4")
+    assert ("pnetcdf" in params) == (run.method == "pnetcdf")
     phases = sum(report[p] for p in ("open_s", "write_s", "sync_s", "close_s"))
     assert report["total_s"] == pytest.approx(phases, abs=1e-5)
     if run.method == "mpiio":
@@ -169,8 +203,8 @@ def test_the_report_counts_the_arrays_bytes_and_says_how_it_wrote(run: Run) -> N
 @pytest.mark.slow
 def test_describe_states_the_bytes_and_blocks_the_run_wrote(run: Run) -> None:
     s = session(run.workload)
-    assert s["api"] == ("mpiio" if run.method == "mpiio" else "hdf5")
-    assert written_bytes(run.workload) == run.report["bytes"]
+    assert s["api"] == API[run.method]
+    assert written_bytes(run.workload) == run.report["bytes"] + header_bytes(run.workload)
     px, py, pz = GRIDS_XYZ[run.ranks]
     bx, by, bz = BLOCK_XYZ
     assert data_selection(run.workload) == {"grid": [pz, py, px], "block": [bz, by, bx]}
@@ -186,7 +220,7 @@ def creation_order(path: Path) -> list[str]:
 @pytest.mark.slow
 def test_described_datasets_are_the_files_in_creation_order(run: Run) -> None:
     described = session(run.workload)["datasets"]
-    if run.method == "mpiio":  # the datasets one after another from offset 0, nothing else
+    if run.method in ("mpiio", "pnetcdf"):  # regions end to end from offset 0, nothing else
         assert run.path.stat().st_size == sum(math.prod(dataset_shape(d)) * d["element_bytes"]
                                                for d in described)
         return
@@ -255,6 +289,31 @@ def test_iosim_maps_the_described_blocks_to_the_files_bytes(method: str, scratch
     assert per_writer == [math.prod(BLOCK_XYZ) * 8] * ranks
 
 
+@pytest.mark.slow
+def test_pnetcdfs_header_and_blocks_are_where_describe_and_iosim_put_them(scratch: Path) -> None:
+    """Two ranks under the interposer: the bytes each rank wrote (its capture: PnetCDF's
+    header by rank 0, each rank's block) are the ones the description gives it and the ones
+    iosim maps that description to, with and without a config of PnetCDF's hints."""
+    ranks = 2
+    args = kernel_args("pnetcdf", Path("captured.nc"))  # as a workload names it: relative
+    [record] = [r for r in capture_records(args, ranks, timeout_s=300, workdir=scratch)
+                if r.get("api") == "pnetcdf"]
+    described = describe(*args[1:], "--ranks", str(ranks), binary=args[0])
+    header = header_bytes(described)
+    assert captured_bytes(record, 0)[0] == (0, header)
+    for rank in range(ranks):
+        assert captured_bytes(session(described), rank) == captured_bytes(record, rank), rank
+    for config in ({}, {"pnetcdf": {"nc_var_align_size": 4096, "nc_in_place_swap": "enable"}}):
+        payload = simulator_input(load_platform("local"), {**described, "mpi": "openmpi"},
+                                  [config], {"report_ranges": True})
+        result = simulate(payload)
+        assert result["ok"], result.get("error")
+        for rank in range(ranks):
+            placed = merged((offset, length) for d in result["breakdown"]["dataset_ranges"]
+                            for offset, length, writer in d["ranges"] if writer == rank)
+            assert placed == captured_bytes(record, rank), (config, rank)
+
+
 def mpi_dims(python: str, python_path: Path | None, sizes: list[int]) -> list[list[int]]:
     """MPI_Dims_create(n, 3) of each size, asked through the mpi4py ``python`` imports."""
     code = ("import json, sys\nfrom mpi4py import MPI\n"
@@ -287,9 +346,11 @@ def test_the_process_grid_is_the_one_each_mpi_gives() -> None:
     (["--block", "4x4"], "--block: '4x4' is not 3 positive integers"),
     (["--block", "0"], "--block: '0' is not 3 positive integers"),
     (["--halo", "-1"], "--halo: '-1' is not a non-negative integer"),
-    (["--method", "pnetcdf"], "--method: 'pnetcdf' is not one of hdf5, mpiio, netcdf4"),
+    (["--method", "adios2"], "--method: 'adios2' is not one of hdf5, mpiio, netcdf4, pnetcdf"),
     (["--method", "netcdf4"], "--method netcdf4: this build has no parallel netCDF-4: Debian's "
                               "libnetcdf-mpi-dev is built on Open MPI"),
+    (["--method", "pnetcdf"], "--method pnetcdf: this build has no PnetCDF: Debian's "
+                              "libpnetcdf-dev is built on Open MPI"),
     (["--describe", "--ranks", "3000000000"], "3000000000 ranks over 3 axes is beyond "
                                               "MPI_Dims_create"),
 ])
@@ -307,16 +368,17 @@ def test_bad_options_are_one_line_and_exit_2(args: list[str], message: str,
 @pytest.mark.slow
 def test_a_bad_option_under_open_mpis_launcher_is_reported_once(scratch: Path) -> None:
     binary = select_flavour("openmpi").kernel(KERNEL)
-    done = run_mpi(2, [binary, "--method", "pnetcdf"], cwd=scratch, timeout=60,
+    done = run_mpi(2, [binary, "--method", "adios2"], cwd=scratch, timeout=60,
                    using=launcher("openmpi"))
     assert done.returncode != 0
-    assert done.stderr.count("--method: 'pnetcdf' is not one of") == 1
+    assert done.stderr.count("--method: 'adios2' is not one of") == 1
 
 
-def test_netcdf4_is_described_by_the_build_that_cannot_run_it() -> None:
-    """The simulator asks the MPICH build too: its description of a netCDF-4 run is the Open
-    MPI build's (both give 2x2x2 at 8 ranks)."""
-    args = ["--ranks", "8", "--block", BLOCK, "--method", "netcdf4"]
+@pytest.mark.parametrize("method", ["netcdf4", "pnetcdf"])
+def test_a_library_is_described_by_the_build_that_cannot_run_it(method: str) -> None:
+    """The simulator asks the MPICH build too: its description of a netCDF-4 or PnetCDF run is
+    the Open MPI build's (both give 2x2x2 at 8 ranks)."""
+    args = ["--ranks", "8", "--block", BLOCK, "--method", method]
     by_mpich = describe(*args, binary=str(select_flavour("mpich").kernel(KERNEL)))
     by_openmpi = describe(*args, binary=str(select_flavour("openmpi").kernel(KERNEL)))
     assert session(by_mpich) == session(by_openmpi)

@@ -100,4 +100,6 @@ def test_a_hostile_layout_list_is_one_line_naming_the_layout(tmp_path: Path, tex
     path.write_text(text)
     with pytest.raises(UserError) as raised:
         read_layouts(path)
-    assert str(raised.value) == f"{path}: {HOSTILE_LAYOUTS[text]}"
+    message = HOSTILE_LAYOUTS[text]
+    where = f"{path}: " if message.startswith("line ") else f"{path}:1: "  # a YAML error's own
+    assert str(raised.value) == f"{where}{message}"

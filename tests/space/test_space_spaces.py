@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 from iotwin.config.dumping import dump_config
@@ -110,7 +111,8 @@ def test_fixing_a_parameter_pins_it() -> None:
 
 @pytest.mark.parametrize("data, message", [
     ({"parameters": [{"name": "x", "key": "mpiio.cb_nodes"}]}, "needs `values`"),
-    ({"parameters": [{"name": "x", "key": "a.b", "values": [1], "colour": 1}]}, "'colour'"),
+    ({"parameters": [{"name": "x", "key": "a.b", "values": [1], "colour": 1}]},
+     r"parameters\[0\]\.colour: unknown key"),
     ({"parameters": [{"name": "x", "key": "mpiio.cb_nodes", "values": [1], "same_as": "y"}]},
      "'y'"),
     ({"parameters": [{"name": "x", "key": "lustre.stripe_size", "values": ["big"]}]},
@@ -162,6 +164,27 @@ def test_a_program_writing_no_hdf5_gets_no_hdf5_parameters() -> None:
     assert mpiio_only.size < everything.size
 
 
+@pytest.mark.parametrize(("space", "context"), [("local", LOCAL), ("table3", HOPPER)])
+def test_a_pnetcdf_program_searches_pnetcdfs_hints_beside_the_others(
+        space: str, context: SpaceContext) -> None:
+    """The default spaces of this machine and of Lustre: a program writing through PnetCDF
+    searches its header and variable alignment beside the MPI-IO keys (and the striping on
+    Lustre), never HDF5's; no other program gets PnetCDF's."""
+    pnetcdf = load_space(space).bind(replace(context, apis=("pnetcdf",)))
+    keys = {key for gene in pnetcdf.genes for key in gene.keys}
+    blocks = {key.split(".")[0] for key in keys}
+    assert {"pnetcdf.nc_header_align_size", "pnetcdf.nc_var_align_size"} <= keys
+    assert "mpiio" in blocks and not blocks & {"hdf5", "dataset"}
+    assert ("lustre" in blocks) == (context.filesystem == "lustre")
+    rng = random.Random(5)
+    configs = [pnetcdf.config(pnetcdf.random_point(rng)) for _ in range(100)]
+    assert {config.get("pnetcdf", {}).get("nc_var_align_size") for config in configs} == {
+        None, *next(g for g in pnetcdf.genes if g.name == "nc_var_align_size").values}
+    for apis in (("hdf5",), ("mpiio",), ("posix",), ("netcdf4",), ("hdf5", "mpiio", "posix")):
+        others = load_space(space).bind(replace(context, apis=apis))
+        assert not any(k.startswith("pnetcdf.") for g in others.genes for k in g.keys), apis
+
+
 @pytest.mark.parametrize(("space", "filesystem"), [("local", "ufs"), ("whatif", "lustre"),
                                                    ("table3", "lustre")])
 def test_a_posix_program_searches_its_layout_alone(space: str, filesystem: str) -> None:
@@ -182,23 +205,23 @@ def test_a_posix_program_searches_its_layout_alone(space: str, filesystem: str) 
 
 @pytest.mark.parametrize(("parameter", "message"), [
     # before: internal errors ('int' has no attribute 'split', is not iterable, no 'items')
-    ({"name": "a", "key": 3, "values": [1]}, "parameters[0] (a): key: expected a non-empty "
+    ({"name": "a", "key": 3, "values": [1]}, "parameters[0].key: expected a non-empty "
                                              "string, got 3"),
     ({"name": "a", "key": "lustre.stripe_count", "values": 4},
-     "parameters[0] (a): values: expected a list, got 4"),
+     "parameters[0].values: expected a list, got 4"),
     ({"name": "a", "key": "lustre.stripe_count", "values": [1, 2], "active_when": 3},
-     "parameters[0] (a): active_when: expected a mapping parameter -> values, got 3"),
+     "parameters[0].active_when: expected a mapping parameter -> values, got 3"),
     ({"name": ["a"], "key": "lustre.stripe_count", "values": [1]},
-     "parameters[0]: name: expected a non-empty string, got ['a']"),
+     "parameters[0].name: expected a non-empty string, got ['a']"),
     # before: accepted, and the search "tuned" a key nothing reads, or set a value none takes
     ({"name": "a", "key": "lustre.stripe_cuont", "values": [1, 2]},
-     "parameters[0] (a): key: 'lustre.stripe_cuont' is not a key of the tuning config"),
+     "parameters[0].key: 'lustre.stripe_cuont' is not a key of the tuning config"),
     ({"name": "a", "key": "lustre.stripe_count", "values": [1, "banana"]},
-     "parameters[0] (a): values[1]: lustre.stripe_count: expected an integer from -1 to 2000"),
+     "parameters[0].values[1].lustre.stripe_count: expected an integer from -1 to 2000"),
     ({"name": "a", "key": "mpiio.cb_config_list", "template": "*:{cb_nodse}"},
-     "a: refers to unknown parameter 'cb_nodse'"),
+     "parameters[0]: refers to unknown parameter 'cb_nodse'"),
     ({"name": "a", "key": "mpiio.cb_config_list", "template": "*:{"},
-     "a: template: Single '{' encountered"),
+     "parameters[0].template: Single '{' encountered"),
 ])
 def test_a_bad_parameter_is_refused_naming_its_field(parameter: dict, message: str) -> None:
     with pytest.raises(UserError) as raised:

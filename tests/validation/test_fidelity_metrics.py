@@ -117,9 +117,9 @@ def test_measurements_resume_from_the_store(tmp_path: Path) -> None:
 def test_a_suite_file_with_an_unknown_key_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "suite.yaml"
     path.write_text("samples: 10\nrepetition: 3\n")
-    with pytest.raises(UserError, match=r"suite\.yaml: repetition: unknown key"):
+    with pytest.raises(UserError, match=r"suite\.yaml:\d+: repetition: unknown key"):
         load_suite(path)
     path.write_text("samples: 2\n")
-    with pytest.raises(UserError, match=r"suite\.yaml: samples: expected 3 to 100000 "
-                                        r"\(bounds\.yaml: measured_configs\), got 2"):
+    with pytest.raises(UserError, match=r"suite\.yaml:1: samples: expected an integer from 3 to "
+                                        r"100000, got 2"):
         load_suite(path)

@@ -116,13 +116,15 @@ static const char *scalar_text(const yaml_node_t *node)
     return (const char *)node->data.scalar.value;
 }
 
-/* Whether a code point must not reach a line of a report as it is: the C0 and C1 controls,
- * DEL, the line and paragraph separators and the bidirectional overrides and isolates (the
- * tuner's iotwin.core.text.CONTROL, the same set). */
+/* Whether a code point must not be in a string of a config: the C0 and C1 controls, DEL, the
+ * line and paragraph separators, the bidirectional overrides and isolates, surrogates and the
+ * noncharacters U+FFFE and U+FFFF (the tuner's iotwin.core.text.control_character, the same
+ * set). */
 static int is_control(unsigned int c)
 {
     return c < 0x20 || (c >= 0x7f && c <= 0x9f) || c == 0x2028 || c == 0x2029 ||
-           (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);
+           (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069) ||
+           (c >= 0xd800 && c <= 0xdfff) || c == 0xfffe || c == 0xffff;
 }
 
 /* The code point of the UTF-8 sequence at text[*i] (advancing *i past it); a byte that starts

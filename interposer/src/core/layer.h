@@ -6,7 +6,7 @@
  * is loaded:
  *
  *     static const struct iot_layer posix_layer = {
- *         .api = "posix", .blocks = IOT_B_LUSTRE, .not_applying = "...",
+ *         .api = "posix", .blocks = IOT_B_LUSTRE,
  *         .init = posix_init, .file_free = posix_file_free,
  *     };
  *     IOT_REGISTER_LAYER(posix_layer)
@@ -28,9 +28,9 @@ struct iot_layer {
     const char *api;          /* its files' "api" in the report: "hdf5", "mpiio", "posix" */
 
     /* capabilities */
-    unsigned blocks;          /* the config blocks (IOT_B_*) whose keys can act on its files */
-    const char *not_applying; /* why the keys of the other blocks, set for one of its files, do
-                               * not act on it (iot_not_applying lists them so); NULL: all act */
+    unsigned blocks;          /* the config blocks (IOT_B_*) whose keys can act on its files:
+                               * only theirs are applied, the others' listed not effective
+                               * (iot_not_applying) */
 
     /* once, at the runtime's start (the first hooked call of any layer) */
     void (*init)(void);
@@ -58,7 +58,7 @@ struct iot_layer {
 };
 
 /* The keys set for `file` of the blocks its layer's settings cannot act on, each listed as not
- * effective with the layer's reason (core/runtime.c). */
+ * effective, the reason naming the layer's api and the block (core/runtime.c). */
 void iot_not_applying(struct iot_file *file);
 
 /* Adds a layer to the table (from a constructor: IOT_REGISTER_LAYER). */

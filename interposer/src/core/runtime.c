@@ -112,14 +112,16 @@ void iot_resolved_free(void)
 
 void iot_not_applying(struct iot_file *file)
 {
-    char key[64];
-    for (int id = 0; file->layer->not_applying && id < IOT_NKEYS; id++) {
+    char key[64], reason[160];
+    for (int id = 0; id < IOT_NKEYS; id++) {
         int block = IOT_KEYS[id].block;
         if (!file->settings.v[id].set || IOT_KEYS[id].parent >= 0 || block < 0
             || (1u << block) & file->layer->blocks)
             continue;
         iot_key_path(id, key, sizeof key);
-        iot_not_effective(&file->not_effective, key, NULL, NULL, file->layer->not_applying);
+        snprintf(reason, sizeof reason, "the file is written through %s: no %s setting acts "
+                 "on it", file->layer->api, IOT_BLOCK_NAMES[block]);
+        iot_not_effective(&file->not_effective, key, NULL, NULL, reason);
     }
 }
 

@@ -95,7 +95,7 @@ void iot_apply_fapl(struct iot_file *file, hid_t given, struct iot_fapl *fapl)
     hid_t driver = H5Pget_driver(given);
     file->collective = driver == H5FD_MPIO;
     file->driver = driver_name(driver);
-    file->requested = iot_hints_requested(&file->settings);
+    file->requested = iot_hints_requested(file);
     iot_read_access(given, file->collective, &fapl->own);
     iot_h5(file)->access = fapl->own;
     fapl->in_place = given != H5P_FILE_ACCESS_DEFAULT;

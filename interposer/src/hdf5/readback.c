@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/layer.h"
 #include "core/text.h"
 #include "hdf5/apply.h"
 #include "hdf5/transfer.h"
@@ -115,6 +116,7 @@ void iot_readback_file(struct iot_file *file)
     iot_lustre_readback(file, fs, &out);
     PUT(&out, "}");
     file->effective = buf_take(&out);
+    iot_not_applying(file);
 }
 
 /* --- datasets -------------------------------------------------------------------------------- */

@@ -94,7 +94,7 @@ static struct iot_file *new_file(MPI_Comm comm, const char *name, int amode)
     struct iot_file *file = iot_file_new(&iot_mpiio_layer, name,
                                          amode & MPI_MODE_CREATE ? "create" : "open");
     iot_settings_for(&file->settings, file->matched, name, NULL);
-    file->requested = iot_hints_requested(&file->settings);
+    file->requested = iot_hints_requested(file);
     file->comm = iot_comm_for(comm);
     iot_hints_record_applied(file);
     return file;

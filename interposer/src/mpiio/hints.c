@@ -7,17 +7,20 @@
 
 #include "core/text.h"
 #include "core/keys.h"
+#include "core/layer.h"
 #include "mpiio/component.h"
 
 /* --- applying ----------------------------------------------------------------------------- */
 
-MPI_Info iot_hints_requested(const struct iot_settings *s)
+MPI_Info iot_hints_requested(const struct iot_file *file)
 {
     MPI_Info info = MPI_INFO_NULL;
     char text[256];
     for (int id = 0; id < IOT_NKEYS; id++) {
-        const struct iot_value *value = &s->v[id];
-        if (!value->set || !(IOT_KEYS[id].hint || id == IOT_K_MPIIO_HINTS))
+        const struct iot_value *value = &file->settings.v[id];
+        int block = IOT_KEYS[id].block;
+        if (!value->set || !(IOT_KEYS[id].hint || id == IOT_K_MPIIO_HINTS) || block < 0
+            || !((1u << block) & file->layer->blocks))
             continue;
         if (info == MPI_INFO_NULL)
             MPI_Info_create(&info);

@@ -10,8 +10,9 @@
 
 struct buf;
 
-/* The hints the settings ask for; MPI_INFO_NULL when none. */
-MPI_Info iot_hints_requested(const struct iot_settings *settings);
+/* The hints file->settings ask for, of the blocks its layer takes (a library's own hints
+ * reach only its files); MPI_INFO_NULL when none. */
+MPI_Info iot_hints_requested(const struct iot_file *file);
 /* Copies every hint of `from` into `into` (the ones of `from` win). */
 void iot_hints_merge(MPI_Info into, MPI_Info from);
 /* {"name": "value", ...}; {} for MPI_INFO_NULL. */

@@ -57,8 +57,6 @@ void iot_mpiio_report_file(struct buf *out, const struct iot_file *file)
 const struct iot_layer iot_mpiio_layer = {
     .api = "mpiio",
     .blocks = IOT_B_OPENMPI | IOT_B_LUSTRE | IOT_B_MPIIO,
-    .not_applying = "the file is written through MPI-IO, not HDF5: HDF5 and dataset settings "
-                    "do not apply to it",
     .init = iot_capture_init,
     .file_new = iot_mpiio_file_new,
     .file_free = iot_mpiio_file_release,

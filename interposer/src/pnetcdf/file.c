@@ -65,7 +65,7 @@ static struct iot_file *new_file(int create, MPI_Comm comm, const char *path)
 {
     struct iot_file *file = iot_file_new(&iot_pnetcdf_layer, path, create ? "create" : "open");
     iot_settings_for(&file->settings, file->matched, path, NULL);
-    file->requested = iot_hints_requested(&file->settings);
+    file->requested = iot_hints_requested(file);
     file->comm = iot_comm_for(comm);
     iot_hints_record_applied(file);
     return file;

@@ -1,8 +1,9 @@
 /* ncmpi_create, ncmpi_open and ncmpi_close as the PnetCDF layer handles them.
  *
  * At the open: the settings of the file (the config's `files` rules on its name) as hints
- * merged into a copy of the info the program passes (the MPI-IO hints, and PnetCDF's own
- * nc_* hints given as free-form `mpiio.hints`, which PnetCDF reads from the same info);
+ * merged into a copy of the info the program passes (the MPI-IO hints, and PnetCDF's own:
+ * the `pnetcdf` block's keys, each passed as the hint of its name, or an nc_* hint given in
+ * `mpiio.hints`; PnetCDF reads them from the same info);
  * Lustre striping at create; the MPI file PnetCDF opens inside marked as this file
  * (iot_mpiio_expect_file), so that the MPI-IO layer does not report it again. After it: the
  * hints read back with ncmpi_inq_file_info (what the MPI file kept and what PnetCDF took) and

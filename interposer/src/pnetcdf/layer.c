@@ -15,9 +15,7 @@ static void init(void)
 
 const struct iot_layer iot_pnetcdf_layer = {
     .api = "pnetcdf",
-    .blocks = IOT_B_OPENMPI | IOT_B_LUSTRE | IOT_B_MPIIO,
-    .not_applying = "the file is written through PnetCDF, not HDF5: HDF5 and dataset settings "
-                    "do not apply to it",
+    .blocks = IOT_B_OPENMPI | IOT_B_LUSTRE | IOT_B_MPIIO | IOT_B_PNETCDF,
     .init = init,
     .file_new = iot_mpiio_file_new,
     .file_free = iot_mpiio_file_release,

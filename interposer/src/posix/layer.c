@@ -82,8 +82,6 @@ static void file_free(struct iot_file *file)
 const struct iot_layer iot_posix_layer = {
     .api = "posix",
     .blocks = IOT_B_LUSTRE,
-    .not_applying = "the file is written through POSIX calls: MPI-IO hints, HDF5 and dataset "
-                    "settings do not apply to it",
     .init = iot_capture_init,
     .file_new = file_new,
     .file_free = file_free,

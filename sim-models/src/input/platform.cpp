@@ -338,13 +338,13 @@ json overlay(const json& base, const json& over)
 // What a file's config may hold, as iotwin.model.sim resolves it for iosim.
 void check_file_config(const json& file_config)
 {
-    static const char* const allowed[] = {"openmpi", "lustre", "mpiio", "hdf5", "datasets"};
+    static const char* const allowed[] = {"openmpi", "lustre", "mpiio", "pnetcdf", "hdf5", "datasets"};
     if (!file_config.is_object())
         throw std::invalid_argument("config: expected a mapping of blocks per file");
     for (const auto& [name, value] : file_config.items())
         if (std::find(std::begin(allowed), std::end(allowed), name) == std::end(allowed))
             throw std::invalid_argument("config: " + name + ": not a block iosim reads (openmpi, "
-                                        "lustre, mpiio, hdf5, datasets)");
+                                        "lustre, mpiio, pnetcdf, hdf5, datasets)");
 }
 
 FileSettings resolve_settings(const json& platform_data, const json& file_config,
@@ -364,6 +364,7 @@ FileSettings resolve_settings(const json& platform_data, const json& file_config
         apply_openmpi(config_openmpi, file_config.value("mpiio", json::object()), s);
     else
         config::check_block(config_openmpi, "openmpi");  // MCA parameters: Open MPI's only
+    config::check_block(file_config.value("pnetcdf", json::object()), "pnetcdf");
     apply_hdf5(site.value("hdf5", json::object()), s);
     if (file.netcdf4)  // netCDF sets its own file access properties; a config's override them
         apply_netcdf4_file_access(s);

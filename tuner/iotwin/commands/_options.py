@@ -62,8 +62,7 @@ def bounded(kind: str) -> Callable[[str], int]:
         value = int(text) if _INTEGER.match(text) else None
         if value is None or not bound.contains(value):
             shown = text if len(text) <= _SHOWN else f"{text[:_SHOWN]}..."
-            raise argparse.ArgumentTypeError(f"expected {bound.phrase()} (bounds.yaml: "
-                                             f"{kind}), got {shown!r}")
+            raise argparse.ArgumentTypeError(bound.refusal(repr(shown)))
         return value
 
     parse.__name__ = kind  # argparse names the type in some messages

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from iotwin.config import rules
-from iotwin.config.schema import BLOCKS, Key, load_schema
+from iotwin.config.schema import Key, load_schema
 from iotwin.config.types import Config
 from iotwin.config.validation import validate_config
 
@@ -54,14 +54,14 @@ def matched_blocks(config: Config, file_name: str,
 
 def _blocks_in(scope: Mapping[str, object]) -> dict[str, Any]:
     """The blocks of settings a config or a ``files`` entry holds, by name."""
-    return {block: scope[block] for block in BLOCKS if block in scope}
+    return {block: scope[block] for block in load_schema().blocks if block in scope}
 
 
 def resolve(config: Config, file_name: str,
             dataset_name: str | None = None) -> dict[str, dict[str, Any]]:
     """The settings for one file (and dataset): later blocks override earlier ones key by key."""
     schema = load_schema()
-    settings: dict[str, dict[str, Any]] = {b: {} for b in BLOCKS}
+    settings: dict[str, dict[str, Any]] = {b: {} for b in schema.blocks}
     for _label, blocks in matched_blocks(config, file_name, dataset_name):
         for block, values in blocks.items():
             _merge(schema.blocks[block], settings[block], values)

@@ -20,10 +20,6 @@ from iotwin.core import paths
 from iotwin.core.units import format_size, parse_size
 from iotwin.formats.bounds import Bound, load_bounds
 
-#: blocks of settings, in the order they are applied to a file (openmpi: to the process that
-#: opens it, from the top level only)
-BLOCKS = ("openmpi", "lustre", "mpiio", "hdf5", "dataset")
-
 
 class SchemaError(ValueError):
     """config-schema.yaml itself is malformed (a build or test failure, not a user's error)."""
@@ -117,7 +113,7 @@ class Scope:
 
 @dataclass(frozen=True)
 class Schema:
-    blocks: dict[str, dict[str, Key]]
+    blocks: dict[str, dict[str, Key]]  # in the order they are applied to a file
     scopes: dict[str, Scope]
 
     def allowed_keys(self, scope: Scope) -> list[str]:

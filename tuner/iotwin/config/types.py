@@ -49,6 +49,14 @@ class MpiioSettings(TypedDict, total=False):
     hints: dict[str, str]
 
 
+class PnetcdfSettings(TypedDict, total=False):
+    nc_header_align_size: int
+    nc_var_align_size: int
+    nc_record_align_size: int
+    nc_in_place_swap: Literal["enable", "disable", "auto"]
+    nc_ibuf_size: int
+
+
 class Hdf5Alignment(TypedDict, total=False):
     threshold: int
     boundary: int
@@ -82,6 +90,7 @@ class DatasetRule(TypedDict, total=False):
 class FileRule(TypedDict, total=False):
     lustre: LustreSettings
     mpiio: MpiioSettings
+    pnetcdf: PnetcdfSettings
     hdf5: Hdf5Settings
     dataset: DatasetSettings
     datasets: list[DatasetRule]
@@ -92,6 +101,7 @@ class Config(TypedDict, total=False):
     openmpi: OpenmpiSettings
     lustre: LustreSettings
     mpiio: MpiioSettings
+    pnetcdf: PnetcdfSettings
     hdf5: Hdf5Settings
     dataset: DatasetSettings
     files: list[FileRule]

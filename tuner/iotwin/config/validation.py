@@ -15,8 +15,8 @@ from typing import Any, cast
 
 from iotwin.config.schema import Key, Schema, load_schema
 from iotwin.config.types import Config
-from iotwin.core.errors import UserError
-from iotwin.core.text import CONTROL
+from iotwin.core.errors import InputError, UserError
+from iotwin.core.text import control_character
 from iotwin.core.units import parse_size
 from iotwin.core.yaml_files import parse_document, read_document
 from iotwin.formats.record_schema import describe, key_text
@@ -24,6 +24,11 @@ from iotwin.formats.record_schema import describe, key_text
 
 class ConfigError(UserError):
     """A tuning config that cannot be used; the message names the file and the key path."""
+
+
+class ConfigFieldError(InputError, ConfigError):
+    """A config's field its schema refuses (a config inside another input: the line of the
+    field in that input)."""
 
 
 def parse_yaml(text: str, source: str) -> Any:
@@ -43,12 +48,13 @@ DEFAULT_CONFIG: Config = {}
 
 
 
-def validate_config(data: Any, source: str) -> Config:
-    """The normalised config (sizes as ints), or ConfigError naming ``source`` and the key path:
-    the one way to make a :class:`~iotwin.config.types.Config`."""
+def validate_config(data: Any, source: str, at: str = "") -> Config:
+    """The normalised config (sizes as ints), or ConfigError naming ``source`` and the key path
+    (from ``at``, where the config lies in ``source``: ``configs[0].config``): the one way to
+    make a :class:`~iotwin.config.types.Config`."""
     if data is None:
         return {}
-    return cast(Config, _Validator(load_schema(), source).scope(data, "top", ""))
+    return cast(Config, _Validator(load_schema(), source).scope(data, "top", at))
 
 
 def validate_value(block: str, name: str, value: Any, source: str, path: str) -> Any:
@@ -58,22 +64,13 @@ def validate_value(block: str, name: str, value: Any, source: str, path: str) ->
     return _Validator(load_schema(), source).value(load_schema().blocks[block][name], value, path)
 
 
-def _control_character(text: str) -> int | None:
-    """The first control character (iotwin.core.text.CONTROL) of a name, hint or pattern: none
-    may hold one (a newline would make a false line of the report, a NUL cuts C text short);
-    the interposer's reader checks the same set."""
-    found = CONTROL.search(text)
-    return ord(found.group()) if found else None
-
-
 class _Validator:
     def __init__(self, schema: Schema, source: str) -> None:
         self.schema = schema
         self.source = source
 
-    def fail(self, path: str, message: str) -> ConfigError:
-        return ConfigError(f"{self.source}: {path}: {message}" if path else
-                           f"{self.source}: {message}")
+    def fail(self, path: str, message: str) -> ConfigFieldError:
+        return ConfigFieldError(self.source, path, message)
 
     def mapping(self, value: Any, path: str, what: str) -> dict[Any, Any]:
         if not isinstance(value, dict):
@@ -81,7 +78,7 @@ class _Validator:
         return value
 
     def refuse_control(self, text: Any, path: str, what: str) -> None:
-        code = _control_character(text) if isinstance(text, str) else None
+        code = control_character(text) if isinstance(text, str) else None
         if code is not None:
             raise self.fail(path, f"{what} a control character (U+{code:04X})")
 

@@ -25,7 +25,18 @@ CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]
 #: surrogateescape: byte 0xNN becomes U+DCNN), and any other lone surrogate: none is text
 #: that SQLite, JSON or a UTF-8 terminal can take
 SURROGATE = re.compile("[\ud800-\udfff]")
+#: what no string a user gives may hold: the control characters and lone surrogates above,
+#: and the noncharacters U+FFFE and U+FFFF (formats/doc.c and the interposer's config.c check
+#: the same set)
+_NOT_TEXT = re.compile(f"{CONTROL.pattern}|{SURROGATE.pattern}|[\ufffe\uffff]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def control_character(text: str) -> int | None:
+    """The first character of ``text`` no string a user gives may hold (a name, a hint, a
+    pattern, a format's string), as a code point; None if there is none."""
+    found = _NOT_TEXT.search(text)
+    return ord(found.group()) if found else None
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -76,10 +87,10 @@ def check_printable(value: Any, where: str, error: type[UserError] = UserError) 
     string, or the keys and values of mappings and lists, at any depth) holds a control
     character or an undecodable byte."""
     if isinstance(value, str):
-        found = CONTROL.search(value) or SURROGATE.search(value)
-        if found:
+        point = control_character(value)
+        if point is not None:
             raise error(f'{where}: "{printable(value)}" holds a control character '
-                        f"(U+{ord(found.group()):04X})")
+                        f"(U+{point:04X})")
     elif isinstance(value, Mapping):
         for key, item in value.items():
             check_printable(key, where, error)

@@ -25,11 +25,11 @@ import math
 import re
 from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import yaml
 
-from iotwin.core.errors import UserError
+from iotwin.core.errors import InputError, UserError
 from iotwin.core.text import key_text
 
 #: the deepest nesting of lists and mappings a document may have (a workload needs 7)
@@ -51,6 +51,7 @@ _SPECIAL_FLOATS = {"inf": math.inf, "nan": math.nan}
 _UNWRITTEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\ufffe\uffff]")
 
 ErrorType = Callable[[str], Exception]
+Parsed = TypeVar("Parsed")
 
 
 class _Refused(yaml.YAMLError):
@@ -237,12 +238,16 @@ def decode_text(data: bytes, source: str, error: ErrorType = UserError) -> str:
 def read_document(path: Path, what: str, *, floats: bool, json_too: bool = False,
                   error: ErrorType = UserError) -> Any:
     """The document in the file ``path`` (a ``what``: config, workload), read as above."""
+    text = _read_text(path, what, error)
+    return parse_document(text, str(path), floats=floats, json_too=json_too, error=error)
+
+
+def _read_text(path: Path, what: str, error: ErrorType) -> str:
     try:
         data = path.read_bytes()
     except OSError as problem:
         raise error(f"{path}: cannot read the {what}: {problem.strerror}") from None
-    text = decode_text(data, f"{path}: cannot read the {what}", error)
-    return parse_document(text, str(path), floats=floats, json_too=json_too, error=error)
+    return decode_text(data, f"{path}: cannot read the {what}", error)
 
 
 def read_yaml(path: Path, what: str) -> Any:
@@ -253,18 +258,73 @@ def read_yaml(path: Path, what: str) -> Any:
     return read_document(path, what, floats=True)
 
 
+def read_input(path: Path, what: str, parse: Callable[[Any, str], Parsed], *,
+               floats: bool = True, json_too: bool = False) -> Parsed:
+    """``parse(document, str(path))`` of the document in the file ``path`` (a ``what``: spec
+    sheet, experiment, space...), read as :func:`read_document` reads it: the one way every
+    input file is read and checked. An InputError ``parse`` raises about this file without a
+    line gets the line of its field (or of the nearest mapping or list holding it)."""
+    text = _read_text(path, what, UserError)
+    document = parse_document(text, str(path), floats=floats, json_too=json_too)
+    try:
+        return parse(document, str(path))
+    except InputError as error:
+        if error.file == str(path) and error.line is None:
+            error.line = field_line(text, error.field, floats)
+        raise
+
+
+def field_line(text: str, field: str, floats: bool = True) -> int | None:
+    """The line of the key path ``field`` (``workloads[0].ranks``) in the YAML ``text``: its
+    key's, or where the key is missing or the path goes on inside a value, the line of the
+    nearest mapping or list holding it. None if the text has no such mapping or list."""
+    loader = _LOADERS[floats](text)
+    try:
+        node = loader.get_single_node()
+    finally:
+        loader.dispose()
+    line = None
+    rest = field
+    while node is not None:
+        line = node.start_mark.line + 1
+        node, rest, key_line = _step(node, rest)
+        line = key_line or line
+    return line
+
+
+def _step(node: yaml.Node, rest: str) -> tuple[yaml.Node | None, str, int | None]:
+    """One step down the key path ``rest`` from ``node``: the node it leads to (None: the
+    path ends here or leads nowhere), what is left of the path, and the line of the key
+    stepped through."""
+    rest = rest.lstrip(".")
+    if isinstance(node, yaml.SequenceNode):
+        index = re.match(r"\[(\d+)\]", rest)
+        if index and int(index.group(1)) < len(node.value):
+            return node.value[int(index.group(1))], rest[index.end():], None
+        return None, rest, None
+    if not isinstance(node, yaml.MappingNode) or not rest:
+        return None, rest, None
+    keys = [(key, value) for key, value in node.value if isinstance(key, yaml.ScalarNode)
+            and rest.startswith(key.value) and rest[len(key.value):][:1] in ("", ".", "[", " ")]
+    if not keys:
+        return None, rest, None
+    key, value = max(keys, key=lambda pair: len(pair[0].value))
+    rest = rest[len(key.value):]
+    return (value if rest else None), rest, key.start_mark.line + 1
+
+
 def check_keys(data: Any, allowed: Collection[str], origin: str, where: str = "",
                required: Collection[str] = ()) -> Mapping[str, Any]:
     """``data`` itself if it is a mapping whose keys are all ``allowed`` and include every
-    ``required`` one; else UserError naming the file (``origin``) and the key path."""
+    ``required`` one; else InputError naming the file (``origin``) and the key path."""
     if not isinstance(data, dict):
-        raise UserError(f"{origin}: {where or 'top level'}: expected a mapping")
+        raise InputError(origin, where, "expected a mapping")
     prefix = f"{where}." if where else ""
     for key in data:
         if key not in allowed:
-            raise UserError(f"{origin}: {prefix}{key_text(key)}: unknown key (expected one "
-                            f"of {', '.join(allowed)})")
+            raise InputError(origin, f"{prefix}{key_text(key)}",
+                             f"unknown key (expected one of {', '.join(allowed)})")
     for key in required:
         if key not in data:
-            raise UserError(f"{origin}: {prefix}{key}: missing")
+            raise InputError(origin, f"{prefix}{key}", "missing")
     return data

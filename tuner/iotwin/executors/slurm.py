@@ -25,7 +25,6 @@ whose file system is big enough not to notice).
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import shlex
@@ -41,12 +40,12 @@ from typing import Any
 
 from iotwin.config.types import Config
 from iotwin.core import paths
-from iotwin.core.errors import UserError
+from iotwin.core.errors import InputError, UserError
 from iotwin.core.limits import RUN_TIMEOUT_S
 from iotwin.core.mpi_flavours import Flavour
 from iotwin.core.run_records import RunResult, Source, Target
 from iotwin.core.text import check_printable
-from iotwin.core.yaml_files import check_keys, read_yaml
+from iotwin.core.yaml_files import check_keys, read_input
 from iotwin.executors.interposer_reports import read_reports
 from iotwin.executors.launch import Completed, Launcher, launcher
 from iotwin.executors.local import (
@@ -61,7 +60,7 @@ from iotwin.executors.local import (
 from iotwin.executors.mpi_flavour import flavour_of
 from iotwin.executors.run_folder import check_scratch_root
 from iotwin.executors.working_dir import STATUS_NAME
-from iotwin.formats.bounds import load_bounds
+from iotwin.formats.bounds import load_bounds, shown
 
 JOB_NAME = "iotwin"
 SCRIPT_NAME = "iotwin-job.sh"
@@ -83,23 +82,26 @@ class Site:
 
     @classmethod
     def load(cls, path: Path | None = None) -> Site:
-        source = path or paths.data_dir() / "sites" / "default.yaml"
-        origin = str(source)
-        data = dict(check_keys(read_yaml(source, "site file"), _SITE_KEYS, origin))
+        return read_input(path or paths.data_dir() / "sites" / "default.yaml", "site file",
+                          cls.parse)
+
+    @classmethod
+    def parse(cls, document: Any, origin: str) -> Site:
+        data = dict(check_keys(document, _SITE_KEYS, origin))
         sbatch = data["sbatch"] = {} if data.get("sbatch") is None else data["sbatch"]
         check_keys(sbatch, _SBATCH_KEYS, origin, "sbatch")
         for key, kind in _SITE_KEYS.items():
             if key in data and key != "sbatch":
-                kind(data[key], f"{origin}: {key}")
+                kind(data[key], origin, key)
         for key, kind in _SBATCH_KEYS.items():
             if key in sbatch:
-                kind(sbatch[key], f"{origin}: sbatch.{key}")
+                kind(sbatch[key], origin, f"sbatch.{key}")
         site = cls(**data)
         try:
             if site.launcher is not None:
                 launcher(site.launcher)
         except UserError as error:
-            raise UserError(f"{source}: launcher: {error}") from None
+            raise InputError(origin, "launcher", str(error)) from None
         return site
 
     def sbatch_options(self, ranks: int, time_limit_s: float | None) -> list[str]:
@@ -120,41 +122,40 @@ class Site:
         return launcher(self.launcher or flavour.launcher)
 
 
-def _text(value: Any, where: str) -> None:
+def _text(value: Any, origin: str, where: str) -> None:
     if not isinstance(value, str) or not value:
-        raise UserError(f"{where}: expected text, got {json.dumps(value, default=str)[:40]}")
-    check_printable(value, where)
+        raise InputError(origin, where, f"expected text, got {shown(value)}")
+    check_printable(value, f"{origin}: {where}")
 
 
-def _text_or_null(value: Any, where: str) -> None:
+def _text_or_null(value: Any, origin: str, where: str) -> None:
     if value is not None:
-        _text(value, where)
+        _text(value, origin, where)
 
 
-def _texts(value: Any, where: str) -> None:
+def _texts(value: Any, origin: str, where: str) -> None:
     if value is None:
         return
     if not isinstance(value, list):
-        raise UserError(f"{where}: expected a list of sbatch arguments")
+        raise InputError(origin, where, "expected a list of sbatch arguments")
     for i, item in enumerate(value):
-        _text(item, f"{where}[{i}]")
+        _text(item, origin, f"{where}[{i}]")
 
 
-def _cores(value: Any, where: str) -> None:
-    load_bounds()["cores_per_node"].check(value, where)
+def _cores(value: Any, origin: str, where: str) -> None:
+    load_bounds()["cores_per_node"].check(value, origin, where)
 
 
-def _flag(value: Any, where: str) -> None:
+def _flag(value: Any, origin: str, where: str) -> None:
     if not isinstance(value, bool):
-        raise UserError(f"{where}: expected true or false, got "
-                        f"{json.dumps(value, default=str)[:40]}")
+        raise InputError(origin, where, f"expected true or false, got {shown(value)}")
 
 
 #: a site file's keys and how each is checked (sbatch: its own keys below)
-_SITE_KEYS: dict[str, Callable[[Any, str], None]] = {
-    "name": _text, "sbatch": lambda value, where: None, "cores_per_node": _cores,
+_SITE_KEYS: dict[str, Callable[[Any, str, str], None]] = {
+    "name": _text, "sbatch": lambda value, origin, where: None, "cores_per_node": _cores,
     "launcher": _text_or_null, "one_job_at_a_time": _flag}
-_SBATCH_KEYS: dict[str, Callable[[Any, str], None]] = {
+_SBATCH_KEYS: dict[str, Callable[[Any, str, str], None]] = {
     "partition": _text_or_null, "account": _text_or_null, "qos": _text_or_null,
     "extra": _texts}
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import yaml
 
-from iotwin.core.errors import UserError
+from iotwin.core.errors import InputError
 
 #: the range of each C type a kind may name (None: a double, no integer range)
 C_TYPES: dict[str, tuple[int, int] | None] = {
@@ -41,31 +41,38 @@ class Bound:
     def contains(self, value: int | float) -> bool:
         return self.min <= value <= self.max
 
-    def check(self, value: Any, where: str) -> int | float:
+    def check(self, value: Any, file: str, field: str) -> int | float:
         """``value`` if it is of this kind (an integer for an integer kind, a number else)
-        and within it; UserError "<where>: expected ..., got ..." (naming this kind of the
-        bounds table) if not."""
+        and within it; InputError naming the file and field, in :meth:`refusal`'s words, if
+        not."""
         number = isinstance(value, int | float) and not isinstance(value, bool)
         if not number or (self.is_integer and not isinstance(value, int)) or not (
                 self.contains(value)):
-            raise UserError(f"{where}: expected {self.phrase()} (bounds.yaml: {self.name}), "
-                            f"got {_shown(value)}")
+            raise InputError(file, field, self.refusal(shown(value)))
         return value
 
-    def phrase(self) -> str:
+    def refusal(self, given: str, unit: str = "") -> str:
+        """The words of every error about a value not of this kind or outside it ("expected
+        an integer from 1 to 4096, got 5000"): ``given`` is the value as the reader quotes
+        it (the C readers' words are the same), ``unit`` what the range is in (MB/s)."""
+        return f"expected {self.phrase(unit)}, got {given}"
+
+    def phrase(self, unit: str = "") -> str:
         """The values it allows, as error messages say it ("expected <this>")."""
-        if self.is_integer:
-            return f"an integer from {self.min} to {self.max}"
-        return f"a number from {self.min:g} to {self.max:g}"
+        range_ = (f"an integer from {self.min} to {self.max}" if self.is_integer else
+                  f"a number from {self.min:g} to {self.max:g}")
+        return f"{range_} {unit}" if unit else range_
 
 
-def _shown(value: Any) -> str:
+def shown(value: Any) -> str:
     """A value as an error line quotes it, cut short (an integer of thousands of digits has
     no repr)."""
-    try:
-        text = repr(value)
-    except ValueError:
-        text = f"an integer of {value.bit_length()} bits"
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 128:
+        try:
+            return f"an integer of {len(str(abs(value)))} digits"
+        except ValueError:  # beyond Python's conversion limit
+            return f"an integer of {value.bit_length()} bits"
+    text = repr(value)
     return text if len(text) <= _SHOWN else f"{text[:_SHOWN]}..."
 
 

@@ -7,14 +7,13 @@ messages."""
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from iotwin.core.text import CONTROL, SURROGATE, key_text
+from iotwin.core.text import control_character, key_text
 from iotwin.formats.bounds import Bound, load_bounds
 
 #: a field without a default
@@ -50,18 +49,6 @@ def describe(value: Any) -> str:
     return "a mapping" if isinstance(value, dict) else json.dumps(str(value))
 
 
-#: what no string of a format may hold: iotwin.core.text's control characters and lone
-#: surrogates, and the noncharacters U+FFFE and U+FFFF (formats/doc.c checks the same set)
-_NOT_TEXT = re.compile(f"{CONTROL.pattern}|{SURROGATE.pattern}|[\ufffe\uffff]")
-
-
-def control_character(text: str) -> int | None:
-    """The first character of ``text`` no format allows in a string, as a code point; None if
-    there is none."""
-    found = _NOT_TEXT.search(text)
-    return ord(found.group()) if found else None
-
-
 @dataclass(frozen=True)
 class Field:
     """One key of a record, with its type, bounds and default."""
@@ -94,7 +81,8 @@ class Field:
         return _PLAIN_PHRASES[self.type]
 
     def item_expected(self) -> str:
-        """What one integer of an int-list (or int-lists) must be."""
+        """What one integer of an int-list (or int-lists) must be (the C readers' tables
+        hold it: formats/gen_workload_table.py)."""
         assert self.bounds is not None
         return self.bounds.phrase()
 
@@ -179,8 +167,11 @@ class RecordChecker:
             self.value(field, value, where)
 
     def value(self, field: Field, value: Any, path: str) -> None:
-        if not self._valid(field, value, path):
-            raise DocumentError(path, f"expected {field.expected()}, got {describe(value)}")
+        if self._valid(field, value, path):
+            return
+        if field.type in ("int", "number") and field.bounds and not field.expected_phrase:
+            raise DocumentError(path, field.bounds.refusal(describe(value)))
+        raise DocumentError(path, f"expected {field.expected()}, got {describe(value)}")
 
     def _valid(self, field: Field, value: Any, path: str) -> bool:
         kind = field.type
@@ -223,7 +214,7 @@ class RecordChecker:
     def integer(self, field: Field, value: Any, path: str) -> None:
         assert field.bounds is not None
         if not (_is_int(value) and field.bounds.contains(value)):
-            raise DocumentError(path, f"expected {field.item_expected()}, got {describe(value)}")
+            raise DocumentError(path, field.bounds.refusal(describe(value)))
 
     @staticmethod
     def text(value: str, path: str) -> bool:

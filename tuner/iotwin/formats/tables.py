@@ -14,13 +14,12 @@ from collections.abc import Collection, Iterator
 from pathlib import Path
 
 from iotwin.core.errors import UserError
-from iotwin.formats.bounds import load_bounds
+from iotwin.formats.bounds import load_bounds, shown
 
 #: ASCII digits, at most 18 (within int64)
 _DIGITS = re.compile(r"^[0-9]{1,18}$")
 #: a number in ASCII decimal notation
 _DECIMAL = re.compile(r"^(?:[0-9]{1,20}(?:\.[0-9]{0,20})?|\.[0-9]{1,20})(?:[eE][-+]?[0-9]{1,3})?$")
-_SHOWN = 40  # characters of a bad value an error line quotes
 
 
 def table_rows(path: Path, columns: Collection[str], what: str
@@ -61,11 +60,6 @@ def table_rows(path: Path, columns: Collection[str], what: str
         raise UserError(f"{path}: not a CSV table: {error}") from None
 
 
-def shown(text: str) -> str:
-    """A field as an error line quotes it: escaped, and cut short."""
-    return repr(text if len(text) <= _SHOWN else f"{text[:_SHOWN]}...")
-
-
 def whole_number(text: str) -> int | None:
     """The field's whole number if it is ASCII digits (at most 18), else None."""
     return int(text) if _DIGITS.match(text) else None
@@ -82,5 +76,5 @@ def count_field(text: str, kind: str, where: str, column: str) -> int:
     bound = load_bounds()[kind]
     value = whole_number(text)
     if value is None or not bound.contains(value):
-        raise UserError(f"{where}: {column}: expected {bound.phrase()}, got {shown(text)}")
+        raise UserError(f"{where}: {column}: {bound.refusal(shown(text))}")
     return value

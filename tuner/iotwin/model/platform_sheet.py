@@ -26,7 +26,7 @@ from typing import Any
 
 from iotwin.core.errors import UserError
 from iotwin.core.units import parse_size
-from iotwin.core.yaml_files import check_keys, read_yaml
+from iotwin.core.yaml_files import check_keys, read_input
 from iotwin.formats.bounds import load_bounds
 from iotwin.model.platforms import PROVENANCE, leaves
 from iotwin.model.sheet_schema import (
@@ -65,7 +65,7 @@ def load_sheet(path: str | Path) -> Sheet:
     path = Path(path)
     if not path.exists():
         raise UserError(f"{path}: no such spec sheet")
-    return parse_sheet(read_yaml(path, "spec sheet"), str(path))
+    return read_input(path, "spec sheet", parse_sheet)
 
 
 def parse_sheet(data: Any, origin: str) -> Sheet:

@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from iotwin.core import paths
-from iotwin.core.errors import UserError
+from iotwin.core.errors import InputError, UserError
 from iotwin.core.units import parse_size
-from iotwin.core.yaml_files import read_yaml
+from iotwin.core.yaml_files import read_input
 from iotwin.model.sheet_schema import check_model_figures, shown
 
 #: what a leaf says about where its value comes from: one of these keys
@@ -47,17 +47,18 @@ def leaves(tree: Mapping[str, Any], prefix: str = "") -> Iterator[tuple[str, dic
 
 def _check_leaf(origin: str, path: str, leaf: dict[str, Any]) -> None:
     if not any(k in leaf for k in PROVENANCE):
-        raise UserError(f"{origin}: {path}: says neither source, assumption nor fitted")
+        raise InputError(origin, path, "says neither source, assumption nor fitted")
     bounds = leaf.get("bounds")
     if bounds is None:
         return
     if not (isinstance(bounds, list) and len(bounds) == 2
             and all(isinstance(b, int | float) for b in bounds) and bounds[0] <= bounds[1]):
-        raise UserError(f"{origin}: {path}.bounds: expected [lower, upper], got {bounds!r}")
+        raise InputError(origin, f"{path}.bounds", f"expected [lower, upper], got {bounds!r}")
     for key in ("value", "prior"):
         if key in leaf and not (isinstance(leaf[key], int | float)
                                 and bounds[0] <= leaf[key] <= bounds[1]):
-            raise UserError(f"{origin}: {path}: {key} {leaf[key]!r} outside bounds {bounds}")
+            raise InputError(origin, f"{path}.{key}", f"{leaf[key]!r} is not within the "
+                                                      f"leaf's bounds {bounds}")
 
 
 def _plain_value(path: str, value: Any) -> Any:
@@ -229,10 +230,10 @@ def list_platforms() -> list[str]:
 
 def parse_platform(tree: Any, origin: str) -> Platform:
     if not isinstance(tree, dict) or "name" not in tree:
-        raise UserError(f"{origin}: not a platform file (no `name`)")
+        raise InputError(origin, "name", "not a platform file (no `name`)")
     for section in ("compute", "network", "filesystem", "site_defaults"):
         if not isinstance(tree.get(section), dict):
-            raise UserError(f"{origin}: {section}: missing section")
+            raise InputError(origin, section, "missing section")
     for path, leaf in leaves(tree):
         _check_leaf(origin, path, leaf)
     check_model_figures(origin, leaves(tree))
@@ -247,4 +248,4 @@ def load_platform(name_or_path: str | Path) -> Platform:
     if not path.exists():
         known = ", ".join(list_platforms())
         raise UserError(f"unknown platform {name_or_path!r} (known: {known})")
-    return parse_platform(read_yaml(path, "platform"), str(path))
+    return read_input(path, "platform", parse_platform)

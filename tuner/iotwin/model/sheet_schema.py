@@ -12,29 +12,21 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from iotwin.config.schema import load_schema
-from iotwin.config.validation import ConfigError, validate_value
+from iotwin.config.types import Config
+from iotwin.config.validation import validate_config, validate_value
 from iotwin.core import paths
-from iotwin.core.errors import UserError
+from iotwin.core.errors import InputError
+from iotwin.core.text import control_character
 from iotwin.core.units import parse_size
 from iotwin.core.yaml_files import check_keys, read_yaml
-from iotwin.formats.bounds import Bound, load_bounds
-from iotwin.formats.record_schema import control_character
+from iotwin.formats.bounds import Bound, load_bounds, shown
 
 _RATE = re.compile(r"^\s*(\d{1,20}(?:\.\d{1,20})?)\s*([kKmMgGtT]?)(b|B)\s*(?:/s|ps)\s*$")
 _RATE_UNITS = {"": 1e-6, "k": 1e-3, "m": 1.0, "g": 1e3, "t": 1e6}  # -> MB/s
-_SHOWN = 40  # characters of a value an error line quotes
 
 
-def sheet_error(origin: str, where: str, message: str) -> UserError:
-    return UserError(f"{origin}: {where}: {message}")
-
-
-def shown(value: Any) -> str:
-    """A value as an error line quotes it, cut short (an integer of thousands of digits)."""
-    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 128:
-        return f"an integer of {len(str(abs(value)))} digits"
-    text = repr(value)
-    return text if len(text) <= _SHOWN else f"{text[:_SHOWN]}..."
+def sheet_error(origin: str, where: str, message: str) -> InputError:
+    return InputError(origin, where, message)
 
 
 @functools.cache
@@ -53,13 +45,15 @@ def link_rates() -> dict[str, float]:
 def parse_rate(value: Any) -> float:
     """MB/s (10^6 bytes/s) in ``value``: a number of MB/s, or a string with its unit as vendor
     sheets give it (``"54.5Gb/s"``, ``"5.35 GB/s"``, ``"200 Gbps"``; ``b`` bits, ``B`` bytes).
-    ValueError if it is none, or not a positive finite rate."""
+    ValueError if it is none, or not a finite rate of at least 0 (the bounds of each figure
+    say whether 0, a "no limit", is one of its values)."""
     if isinstance(value, bool):
         raise ValueError(f"{shown(value)} is not a bandwidth")
     if isinstance(value, int | float):
         mbs = float(value) if isinstance(value, float) or value.bit_length() < 1000 else math.inf
-        if not (math.isfinite(mbs) and mbs > 0):
-            raise ValueError(f"{shown(value)} is not a bandwidth: not a positive finite number")
+        if not (math.isfinite(mbs) and mbs >= 0):
+            raise ValueError(f"{shown(value)} is not a bandwidth: not a finite number of at "
+                             f"least 0")
         return value
     if isinstance(value, str) and value.strip() in link_rates():
         return link_rates()[value.strip()]
@@ -69,8 +63,6 @@ def parse_rate(value: Any) -> float:
                          f"200Gb/s, or a link: {', '.join(link_rates())})")
     number, prefix, unit = match.groups()
     mbs = float(number) * _RATE_UNITS[prefix.lower()] / (8 if unit == "b" else 1)
-    if mbs <= 0:
-        raise ValueError(f"{shown(value)} is not a bandwidth: not positive")
     return int(mbs) if mbs.is_integer() else mbs
 
 
@@ -183,9 +175,7 @@ def _within(origin: str, where: str, number: Any, field: SheetField, given: Any,
             unit: str = "") -> None:
     bound = field.bounds
     if bound is not None and not bound.contains(number):
-        low, high = (f"{x:g}" if isinstance(x, float) else str(x) for x in (bound.min, bound.max))
-        raise sheet_error(origin, where, f"expected {low} to {high}{unit} (bounds.yaml: "
-                                         f"{bound.name}), got {shown(given)}")
+        raise sheet_error(origin, where, bound.refusal(shown(given), unit))
 
 
 def _count(origin: str, where: str, value: Any, field: SheetField) -> int:
@@ -207,16 +197,12 @@ def _measured(origin: str, where: str, value: Any, field: SheetField,
 
 
 def _rate(origin: str, where: str, value: Any, field: SheetField) -> float:
-    """A bandwidth; 0 where the field's bounds start at 0 (its "no limit", as
-    lustre_client.node_write_mbs's)."""
-    no_limit = field.bounds is not None and field.bounds.min == 0
-    if no_limit and not isinstance(value, bool) and value == 0:
-        return 0
-    return _measured(origin, where, value, field, parse_rate, " MB/s")
+    """A bandwidth within the field's bounds (those of node_write_mbs start at 0: no limit)."""
+    return _measured(origin, where, value, field, parse_rate, "MB/s")
 
 
 def _size(origin: str, where: str, value: Any, field: SheetField) -> Any:
-    _measured(origin, where, value, field, parse_size, " bytes")
+    _measured(origin, where, value, field, parse_size, "bytes")
     _as_config(origin, where, value, field)
     return value
 
@@ -226,10 +212,7 @@ def _as_config(origin: str, where: str, value: Any, field: SheetField) -> Any:
     naming it if that key refuses it."""
     if field.config is None:
         return value
-    try:
-        return validate_value(*field.config, value, origin, where)
-    except ConfigError as error:
-        raise UserError(str(error)) from None
+    return validate_value(*field.config, value, origin, where)
 
 
 def _stripes(origin: str, where: str, value: Any, field: SheetField) -> int:
@@ -244,7 +227,7 @@ def _seconds(origin: str, where: str, value: Any, field: SheetField) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or not (
             math.isfinite(value)):
         raise sheet_error(origin, where, f"expected seconds, got {shown(value)}")
-    _within(origin, where, value, field, value, " s")
+    _within(origin, where, value, field, value, "s")
     return float(value)
 
 
@@ -350,8 +333,71 @@ def _texts(origin: str, where: str, value: Any, field: SheetField) -> dict[str, 
     return _named(origin, where, value, _text, field)
 
 
-def _forbidden_value(origin: str, where: str, value: Any, field: SheetField) -> Any:
-    return value  # checked against its key's schema by the record (_forbidden)
+def _listed(origin: str, where: str, value: Any, check: Check, field: SheetField
+            ) -> list[Any]:
+    """A non-empty list of values ``check`` reads."""
+    if not isinstance(value, list) or not value:
+        raise sheet_error(origin, where, f"expected a non-empty list, got {shown(value)}")
+    return [check(origin, f"{where}[{i}]", item, field) for i, item in enumerate(value)]
+
+
+def _names(origin: str, where: str, value: Any, field: SheetField) -> list[str]:
+    return _listed(origin, where, value, _text, field)
+
+
+def _count_list(origin: str, where: str, value: Any, field: SheetField) -> list[int]:
+    return _listed(origin, where, value, _count, field)
+
+
+def _choices(origin: str, where: str, value: Any, field: SheetField) -> list[str]:
+    """One of the field's values, or a non-empty list of them."""
+    return _listed(origin, where, value if isinstance(value, list) else [value], _enum, field)
+
+
+def _config_keys(origin: str, where: str, value: Any, field: SheetField) -> list[str]:
+    """A config key as ``block.key``, or a non-empty list of them."""
+    if isinstance(value, list):
+        return _listed(origin, where, value, _config_key, field)
+    return [_config_key(origin, where, value, field)]
+
+
+def _count_or_counts(origin: str, where: str, value: Any, field: SheetField
+                     ) -> int | dict[str, int]:
+    """One count, or a non-empty mapping of names to counts (one per workload, say)."""
+    if isinstance(value, dict):
+        return _counts(origin, where, value, field)
+    return _count(origin, where, value, field)
+
+
+def _list(origin: str, where: str, value: Any, field: SheetField) -> list[Any]:
+    """A non-empty list whose items the reader checks (as records, say)."""
+    return _listed(origin, where, value, _itself, field)
+
+
+def _prose(origin: str, where: str, value: Any, field: SheetField) -> str:
+    """Text over lines (a description): no control characters but line breaks and tabs."""
+    text(origin, where, value.replace("\n", " ").replace("\t", " ")
+         if isinstance(value, str) else value)
+    return str(value).strip()
+
+
+def _mapping(origin: str, where: str, value: Any, field: SheetField) -> dict[Any, Any]:
+    """A mapping whose keys and values the reader checks (null: empty)."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise sheet_error(origin, where, f"expected a mapping, got {shown(value)}")
+    return dict(value)
+
+
+def _config(origin: str, where: str, value: Any, field: SheetField) -> Config:
+    """A tuning config (config-schema.yaml)."""
+    return validate_config(value, origin, where)
+
+
+def _itself(origin: str, where: str, value: Any, field: SheetField) -> Any:
+    """A value its reader checks (a forbidden setting's: against its key's schema)."""
+    return value
 
 
 def _records_of(name: str) -> Check:
@@ -392,8 +438,11 @@ _KINDS: dict[str, Check] = {
     "count": _count, "rate": _rate, "size": _size, "seconds": _seconds, "stripes": _stripes,
     "enum": _enum, "flag": _flag, "text": _text, "pool": _pool, "layout": _layout,
     "recommended": _records_of("recommended"), "forbidden": _records_of("forbidden"),
-    "directories": _directories, "config_key": _config_key, "any": _forbidden_value,
-    "fractions": _fractions, "counts": _counts, "texts": _texts, "words": _words}
+    "directories": _directories, "config_key": _config_key, "any": _itself,
+    "fractions": _fractions, "counts": _counts, "texts": _texts, "words": _words,
+    "names": _names, "count_list": _count_list, "choices": _choices,
+    "config_keys": _config_keys, "count_or_counts": _count_or_counts, "list": _list,
+    "mapping": _mapping, "config": _config, "prose": _prose}
 
 
 def check_value(origin: str, where: str, value: Any, field: SheetField) -> Any:
@@ -464,17 +513,18 @@ def check_model_figures(origin: str, figures: Iterator[tuple[str, Mapping[str, A
             continue
         try:
             _check_figure(origin, path, leaf["value"], field)
-        except UserError as error:
+        except InputError as error:
             source = str(leaf.get("source", ""))
             if not source.startswith("derived from "):
                 raise
-            raise UserError(f"{error}; {source}") from None  # the sheet keys it comes from
+            raise InputError(error.file, error.field,  # the sheet keys it comes from
+                             f"{error.problem}; {source}") from None
 
 
 def _check_figure(origin: str, path: str, value: Any, field: SheetField) -> None:
     if field.kind == "size" and isinstance(value, float):
         if not math.isfinite(value):  # a fitted size: bytes as a number
             raise sheet_error(origin, path, f"expected a size, got {shown(value)}")
-        _within(origin, path, value, field, value, " bytes")
+        _within(origin, path, value, field, value, "bytes")
     else:
         check_value(origin, path, value, field)

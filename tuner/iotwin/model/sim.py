@@ -12,7 +12,6 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from iotwin.config import resolution
-from iotwin.config.schema import BLOCKS
 from iotwin.config.types import Config
 from iotwin.core.errors import UserError
 from iotwin.model import iosim_process, sim_cluster
@@ -59,7 +58,7 @@ def _file_settings(config: Config, file: Mapping[str, Any],
     parent = PurePosixPath(name).parent.name
     if parent in directories and not any(k in settings["lustre"] for k in _LAYOUT_KEYS):
         settings["lustre"].update(directories[parent])
-    out: dict[str, Any] = {block: settings[block] for block in BLOCKS
+    out: dict[str, Any] = {block: values for block, values in settings.items()
                            if block != "dataset"}
     out["datasets"] = [resolution.resolve(config, name, d["name"])["dataset"]
                        for d in file["datasets"]]

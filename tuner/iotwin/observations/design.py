@@ -19,9 +19,9 @@ from typing import Any
 from iotwin.config.types import Config
 from iotwin.config.validation import validate_config
 from iotwin.core import paths
-from iotwin.core.errors import UserError
+from iotwin.core.errors import InputError, UserError
 from iotwin.core.run_records import Target
-from iotwin.core.yaml_files import check_keys, read_yaml
+from iotwin.core.yaml_files import check_keys, read_input
 from iotwin.executors.base import Executor
 from iotwin.model.calibration import Observation
 from iotwin.model.platforms import Platform
@@ -73,14 +73,14 @@ def load_design(name_or_path: str | Path) -> Design:
                        for p in paths.data_dir().glob("calibration-*.yaml"))
         raise UserError(f"unknown calibration design {str(name_or_path)!r} "
                         f"(known: {', '.join(known)})")
-    return parse_design(read_yaml(path, "calibration design"), str(path))
+    return read_input(path, "calibration design", parse_design)
 
 
 def parse_design(data: Any, origin: str) -> Design:
     top = _mapping(data, origin, "", _DESIGN_KEYS)
     probes = top.get("probes")
     if not isinstance(probes, list) or not probes:
-        raise UserError(f"{origin}: probes: expected a non-empty list of probes")
+        raise InputError(origin, "probes", "expected a non-empty list of probes")
     return Design(_text(top, origin, "name"), _text(top, origin, "kernel"),
                   _count(top, origin, "repetitions"),
                   tuple(_probe(p, origin, f"probes[{i}]") for i, p in enumerate(probes)))
@@ -90,12 +90,12 @@ def _probe(data: Any, origin: str, path: str) -> Probe:
     probe = _mapping(data, origin, path, _PROBE_KEYS)
     excites, args = probe.get("excites"), probe.get("args", [])
     if not (isinstance(excites, list) and excites and all(isinstance(e, str) for e in excites)):
-        raise UserError(f"{origin}: {path}.excites: expected a list of parameter paths")
+        raise InputError(origin, f"{path}.excites", "expected a list of parameter paths")
     if not (isinstance(args, list) and all(isinstance(a, str) for a in args)):
-        raise UserError(f"{origin}: {path}.args: expected a list of strings")
+        raise InputError(origin, f"{path}.args", "expected a list of strings")
     return Probe(_text(probe, origin, "name", path), tuple(excites),
                  _text(probe, origin, "why", path), _count(probe, origin, "nodes", path),
-                 tuple(args), validate_config(probe.get("config"), f"{origin}: {path}.config"))
+                 tuple(args), validate_config(probe.get("config"), origin, f"{path}.config"))
 
 
 def _mapping(data: Any, origin: str, path: str, allowed: set[str]) -> Mapping[str, Any]:
@@ -105,15 +105,15 @@ def _mapping(data: Any, origin: str, path: str, allowed: set[str]) -> Mapping[st
 def _text(data: Mapping[str, Any], origin: str, key: str, path: str = "") -> str:
     value = data.get(key)
     if not isinstance(value, str) or not value:
-        raise UserError(f"{origin}: {path + '.' if path else ''}{key}: expected a text")
+        raise InputError(origin, f"{path + '.' if path else ''}{key}", "expected a text")
     return value
 
 
 def _count(data: Mapping[str, Any], origin: str, key: str, path: str = "") -> int:
     value = data.get(key)
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise UserError(f"{origin}: {path + '.' if path else ''}{key}: expected an integer "
-                        f">= 1, got {value!r}")
+        raise InputError(origin, f"{path + '.' if path else ''}{key}",
+                         f"expected an integer >= 1, got {value!r}")
     return value
 
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -37,14 +37,8 @@ import numpy as np
 from iotwin.config.types import Config
 from iotwin.config.validation import validate_config
 from iotwin.core.errors import UserError
-from iotwin.formats.bounds import load_bounds
-from iotwin.formats.tables import (
-    count_field,
-    decimal_number,
-    shown,
-    table_rows,
-    whole_number,
-)
+from iotwin.formats.bounds import load_bounds, shown
+from iotwin.formats.tables import count_field, decimal_number, table_rows, whole_number
 from iotwin.model.calibration import (
     Observation,
     ScaleHoldout,
@@ -184,12 +178,11 @@ def _processes(text: str, where: str, cores: int | None) -> int:
 
 def _rate(text: str, where: str, column: str) -> float:
     """A rate in MiB/s, written in decimal, within bounds.yaml's io_rate (in MB/s)."""
-    bound = load_bounds()["io_rate"]
+    in_mb = load_bounds()["io_rate"]
+    bound = replace(in_mb, min=in_mb.min / MIB_PER_MB, max=in_mb.max / MIB_PER_MB)
     value = decimal_number(text)
-    if not bound.contains(value * MIB_PER_MB):
-        raise UserError(f"{where}: {column}: expected a rate in MiB/s from "
-                        f"{bound.min / MIB_PER_MB:.3g} to {bound.max / MIB_PER_MB:.3g}, got "
-                        f"{shown(text)}")
+    if not bound.contains(value):
+        raise UserError(f"{where}: {column}: {bound.refusal(shown(text), 'MiB/s')}")
     return value
 
 

@@ -60,11 +60,11 @@ from iotwin.config.types import Config
 from iotwin.config.validation import validate_config, validate_value
 from iotwin.core import paths
 from iotwin.core.dotted import dotted_set
-from iotwin.core.errors import UserError
+from iotwin.core.errors import InputError, UserError
 from iotwin.core.mpi_flavours import DEFAULT_MPI
 from iotwin.core.text import printable
 from iotwin.core.units import format_size, parse_size
-from iotwin.core.yaml_files import read_yaml
+from iotwin.core.yaml_files import read_input, read_yaml
 
 Point = tuple[int, ...]
 
@@ -196,7 +196,8 @@ class Space:
         for parameter in self.parameters:
             if parameter.name in fixed:
                 leaf = parameter.keys[0].split(".")[-1]
-                value = _parse_value(leaf, fixed[parameter.name], f"fixed {parameter.name}")
+                value = _parse_value(leaf, fixed[parameter.name], f"space {self.name}",
+                                     f"fixed {parameter.name}")
                 if value not in parameter.values:
                     raise UserError(f"space {self.name}: {parameter.name}: {value!r} is not "
                                     f"one of {list(parameter.values)}")
@@ -420,15 +421,18 @@ def read_layouts(path: Path) -> dict[str, list[dict[str, Any]] | None]:
     """A list of named layouts: a mapping of names to a config's ``lustre.components`` (its
     schema, config-schema.yaml, gives each field's type and bounds) or null; one error naming
     the file and the layout else."""
-    data = read_yaml(path, "layout list")
+    return read_input(path, "layout list", _parse_layouts)
+
+
+def _parse_layouts(data: Any, source: str) -> dict[str, list[dict[str, Any]] | None]:
     if not isinstance(data, dict) or not data:
-        raise UserError(f"{path}: expected a mapping of layout names to components")
+        raise InputError(source, "", "expected a mapping of layout names to components")
     for name in data:
         if not isinstance(name, str) or not _LAYOUT_NAME.fullmatch(name):
-            raise UserError(f"{path}: {printable(repr(name))[:40]}: expected a layout name "
-                            f"(letters, digits, _.+-, at most 64)")
+            raise InputError(source, printable(repr(name))[:40], "expected a layout name "
+                             "(letters, digits, _.+-, at most 64)")
     return {name: None if components is None else
-            validate_value("lustre", "components", components, str(path), name)
+            validate_value("lustre", "components", components, source, name)
             for name, components in data.items()}
 
 
@@ -455,74 +459,77 @@ def load_space(name_or_path: str | Path) -> Space:
         if not path.exists():
             raise UserError(f"no space {name_or_path!r}: known spaces are "
                             f"{', '.join(list_spaces())}")
-    return parse_space(read_yaml(path, "space"), str(path))
+    return read_input(path, "space", parse_space)
 
 
 def parse_space(data: Any, source: str) -> Space:
     if not isinstance(data, dict) or not isinstance(data.get("parameters"), list):
-        raise UserError(f"{source}: a space is a mapping with a `parameters` list")
-    parameters = tuple(_parse_parameter(p, f"{source}: parameters[{i}]")
+        raise InputError(source, "parameters", "a space is a mapping with a `parameters` list")
+    parameters = tuple(_parse_parameter(p, source, f"parameters[{i}]")
                        for i, p in enumerate(data["parameters"]))
+    at = {p.name: f"parameters[{i}]" for i, p in enumerate(parameters)}
     names = [p.name for p in parameters]
     for parameter in parameters:
         try:
             fields = [field for _, field, _, _ in
                       string.Formatter().parse(parameter.template or "") if field is not None]
         except ValueError as error:
-            raise UserError(f"{source}: {parameter.name}: template: {error}") from None
+            raise InputError(source, f"{at[parameter.name]}.template", str(error)) from None
         for other in (parameter.same_as, *parameter.active_when, *fields):
             if other is not None and other not in names:
-                raise UserError(f"{source}: {parameter.name}: refers to unknown parameter "
-                                f"{other!r}")
+                raise InputError(source, at[parameter.name],
+                                 f"refers to unknown parameter {other!r}")
     if len(set(names)) != len(names):
-        raise UserError(f"{source}: parameter names must be unique")
+        raise InputError(source, "parameters", "parameter names must be unique")
     return Space(str(data.get("name", Path(source).stem)), str(data.get("description", "")),
                  parameters)
 
 
-def _parse_parameter(data: Any, where: str) -> Parameter:
+def _parse_parameter(data: Any, source: str, where: str) -> Parameter:
     if not isinstance(data, dict) or "name" not in data or "key" not in data:
-        raise UserError(f"{where}: a parameter needs `name` and `key`")
-    name = _text(data["name"], where, "name")
-    where = f"{where} ({name})"
+        raise InputError(source, where, "a parameter needs `name` and `key`")
+    name = _text(data["name"], source, f"{where}.name")
     unknown = set(data) - _PARAMETER_KEYS
     if unknown:
-        raise UserError(f"{where}: unknown key {sorted(unknown)[0]!r}")
+        raise InputError(source, f"{where}.{sorted(unknown)[0]}", f"unknown key of parameter "
+                         f"{name}")
     keys = data["key"] if isinstance(data["key"], list) else [data["key"]]
     if not keys:
-        raise UserError(f"{where}: key: expected a config key or a list of them")
+        raise InputError(source, f"{where}.key", "expected a config key or a list of them")
     for i, key in enumerate(keys):
-        _config_key(key, where, f"key[{i}]" if isinstance(data["key"], list) else "key")
+        _config_key(key, source, f"{where}.key[{i}]" if isinstance(data["key"], list) else
+                    f"{where}.key")
     given = data.get("values", [])
     if not isinstance(given, list):
-        raise UserError(f"{where}: values: expected a list, got {_shown(given)}")
+        raise InputError(source, f"{where}.values", f"expected a list, got {_shown(given)}")
     for i, value in enumerate(given):  # each a value its keys take (a layout: a name, below)
         if value is not None and keys != [LAYOUT_KEY]:
             for key in keys:
-                validate_config(_nested(key, value), f"{where}: values[{i}]")
+                validate_config(_nested(key, value), source, f"{where}.values[{i}]")
     for field_name in ("template", "same_as", "at_most"):
         if data.get(field_name) is not None:
-            _text(data[field_name], where, field_name)
+            _text(data[field_name], source, f"{where}.{field_name}")
     for field_name in ("filesystems", "mpi", "apis"):
         if not isinstance(data.get(field_name, []), list) or not all(
                 isinstance(item, str) for item in data.get(field_name, [])):
-            raise UserError(f"{where}: {field_name}: expected a list of names")
+            raise InputError(source, f"{where}.{field_name}", "expected a list of names")
     conditions = data.get("active_when") or {}
     if not isinstance(conditions, dict):
-        raise UserError(f"{where}: active_when: expected a mapping parameter -> values, got "
-                        f"{_shown(conditions)}")
-    values = tuple(_parse_value(k.split(".")[-1], v, where)
+        raise InputError(source, f"{where}.active_when", f"expected a mapping parameter -> "
+                         f"values, got {_shown(conditions)}")
+    values = tuple(_parse_value(k.split(".")[-1], v, source, f"{where}.values")
                    for k in keys[:1] for v in given)
     unknown_layouts = [v for v in values if keys == [LAYOUT_KEY] and v not in named_layouts()]
     if unknown_layouts:
-        raise UserError(f"{where}: {unknown_layouts[0]!r} is not a layout of "
-                        f"{paths.data_dir() / 'layouts.yaml'} ({', '.join(named_layouts())})")
+        raise InputError(source, f"{where}.values", f"{unknown_layouts[0]!r} is not a layout "
+                         f"of {paths.data_dir() / 'layouts.yaml'} "
+                         f"({', '.join(named_layouts())})")
     if not values and not data.get("template"):
-        raise UserError(f"{where}: needs `values` or `template`")
+        raise InputError(source, where, "needs `values` or `template`")
     if len({json.dumps(v, sort_keys=True) for v in values}) != len(values):
-        raise UserError(f"{where}: values must be distinct")
+        raise InputError(source, f"{where}.values", "values must be distinct")
     if data.get("over_bound", "repair") not in ("repair", "reject"):
-        raise UserError(f"{where}: over_bound: expected repair or reject")
+        raise InputError(source, f"{where}.over_bound", "expected repair or reject")
     active_when = {str(k): tuple(v if isinstance(v, list) else [v])
                    for k, v in conditions.items()}
     return Parameter(name=name, keys=tuple(keys), values=values,
@@ -533,10 +540,9 @@ def _parse_parameter(data: Any, where: str) -> Parameter:
                      template=data.get("template"), active_when=active_when)
 
 
-def _text(value: Any, where: str, field_name: str) -> str:
+def _text(value: Any, source: str, where: str) -> str:
     if not isinstance(value, str) or not value:
-        raise UserError(f"{where}: {field_name}: expected a non-empty string, got "
-                        f"{_shown(value)}")
+        raise InputError(source, where, f"expected a non-empty string, got {_shown(value)}")
     return value
 
 
@@ -545,14 +551,14 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 40 else f"{text[:40]}..."
 
 
-def _config_key(key: Any, where: str, field_name: str) -> None:
+def _config_key(key: Any, source: str, where: str) -> None:
     """A key path of the config schema (``block.key``, a hint map's ``block.key.name``);
-    UserError naming the field else (a misspelt key would 'tune' to the site default)."""
+    InputError naming the field else (a misspelt key would 'tune' to the site default)."""
     blocks = load_schema().blocks
-    parts = _text(key, where, field_name).split(".")
+    parts = _text(key, source, where).split(".")
     if len(parts) < 2 or parts[0] not in blocks or parts[1] not in blocks[parts[0]]:
-        raise UserError(f"{where}: {field_name}: {key!r} is not a key of the tuning config "
-                        f"(interposer/CONFIG.md)")
+        raise InputError(source, where, f"{key!r} is not a key of the tuning config "
+                         f"(interposer/CONFIG.md)")
 
 
 def _nested(key: str, value: Any) -> dict[str, Any]:
@@ -572,14 +578,14 @@ def _size_keys() -> frozenset[str]:
     return frozenset().union(*(sizes(keys) for keys in load_schema().blocks.values()))
 
 
-def _parse_value(leaf: str, value: Any, where: str) -> Any:
+def _parse_value(leaf: str, value: Any, source: str, where: str) -> Any:
     """Sizes become byte counts, so that equal sizes compare equal however they are written."""
     try:
         if isinstance(value, dict):
-            return {k: _parse_value(k, v, where) for k, v in value.items()}
+            return {k: _parse_value(k, v, source, where) for k, v in value.items()}
         if leaf in _size_keys() and isinstance(value, str):
             return parse_size(value)
     except ValueError as error:
-        raise UserError(f"{where}: {error}") from error
+        raise InputError(source, where, str(error)) from error
     return value
 

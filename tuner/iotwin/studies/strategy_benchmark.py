@@ -48,12 +48,12 @@ from typing import Any, TextIO
 import numpy as np
 
 from iotwin.config.types import Config
-from iotwin.core.errors import UserError
+from iotwin.core.errors import InputError, UserError
 from iotwin.core.hashing import canonical_json, config_hash
 from iotwin.core.progress import say
 from iotwin.core.run_records import Target
 from iotwin.core.stats import median_relative_error, paired_spearman
-from iotwin.core.yaml_files import read_yaml
+from iotwin.core.yaml_files import read_input
 from iotwin.executors.table import Landscape, TableExecutor, read_table
 from iotwin.model.calibration import RefitSettings, SimModel
 from iotwin.model.platforms import load_platform
@@ -374,16 +374,19 @@ def load_benchmark(path: Path) -> tuple[list[TableCase], BenchmarkSettings]:
     data/benchmark-schema.yaml): its tables (each the landscape spec it was measured from,
     the CSV and a program's workload beside it) and settings; UserError naming what is
     wrong."""
+    return read_input(path, "benchmark spec", _parse_benchmark)
 
-    data = check_record(str(path), "", read_yaml(path, "benchmark spec"),
-                        record_schema("benchmark-schema")["spec"])
+
+def _parse_benchmark(document: Any, origin: str) -> tuple[list[TableCase], BenchmarkSettings]:
+    data = check_record(origin, "", document, record_schema("benchmark-schema")["spec"])
     strategies = data["strategies"]
     for name in strategies:
         try:
             strategy_kind(name)
         except UserError as error:
-            raise UserError(f"{path}: strategies.{name}: {error}") from None
-    cases = [_table_case(path, name, landscape) for name, landscape in data["tables"].items()]
+            raise InputError(origin, f"strategies.{name}", str(error)) from None
+    cases = [_table_case(Path(origin), name, landscape)
+             for name, landscape in data["tables"].items()]
     settings = BenchmarkSettings(
         seeds=data.get("seeds", 20), confirm=data.get("confirm", 3),
         confirm_runs=data.get("confirm_runs", 3),
@@ -397,7 +400,7 @@ def _table_case(spec: Path, name: str, landscape: str) -> TableCase:
     try:
         return table_case(name, spec.parent / landscape)
     except UserError as error:
-        raise UserError(f"{spec}: tables.{name}: {error}") from None
+        raise InputError(str(spec), f"tables.{name}", str(error)) from None
 
 
 def table_case(name: str, landscape: Path) -> TableCase:

@@ -30,7 +30,7 @@ from iotwin.search import strategy_kind, strategy_settings
 from iotwin.space.parameters import BoundSpace, SpaceContext, default_space_for, load_space
 from iotwin.space.restricted import RestrictedSpace
 from iotwin.tuning.spec import CampaignSpec
-from iotwin.workloads.partial_writes import program_context
+from iotwin.workloads.partial_writes import program_context, workload_apis
 from iotwin.workloads.workload import kernel_workload, workload_mpi
 
 
@@ -113,8 +113,17 @@ def space_context(spec: CampaignSpec) -> SpaceContext:
         platform = load_platform(spec.platform)
         context = platform_space_context(platform, spec.ranks, _sized_workload(spec, platform))
     if spec.workload is None:
-        return replace(context, mpi=program_mpi(spec))
+        return replace(context, mpi=program_mpi(spec), apis=_kernel_apis(spec, context))
     return program_context(context, spec.workload)
+
+
+def _kernel_apis(spec: CampaignSpec, context: SpaceContext) -> tuple[str, ...]:
+    """The I/O layers a kernel writes through, as it describes its run (block3d-io's --method:
+    no HDF5 setting for its MPI-IO or PnetCDF file, PnetCDF's for its PnetCDF file); the
+    context's for a program not described yet."""
+    if spec.kernel is None:
+        return context.apis
+    return workload_apis(kernel_workload(spec.kernel, spec.ranks, spec.args, program_mpi(spec)))
 
 
 def _sized_workload(spec: CampaignSpec, platform: Platform) -> Mapping[str, Any] | None:

@@ -37,13 +37,13 @@ from iotwin.config.settings import flat_settings
 from iotwin.config.types import Config
 from iotwin.config.validation import DEFAULT_CONFIG
 from iotwin.core import paths
-from iotwin.core.errors import UserError
+from iotwin.core.errors import InputError
 from iotwin.core.hashing import config_hash
 from iotwin.core.progress import say
 from iotwin.core.run_records import Target
 from iotwin.core.stats import median_relative_error, spearman, wilcoxon_p
 from iotwin.core.units import parse_size
-from iotwin.core.yaml_files import read_yaml
+from iotwin.core.yaml_files import read_input
 from iotwin.executors.base import Executor
 from iotwin.executors.capture_run import capture_program
 from iotwin.executors.local import LocalExecutor
@@ -247,34 +247,34 @@ def default_suite_path() -> Path:
 
 
 def load_suite(path: Path) -> Suite:
-    """A suite spec (its schema data/suite-schema.yaml); UserError naming the file and key."""
-    data = check_record(str(path), "", read_yaml(path, "suite") or {},
-                        record_schema("suite-schema")["suite"])
-    program = _program_keys(data, path)
+    """A suite spec (its schema data/suite-schema.yaml); InputError naming the file, the line
+    and the key."""
+    return read_input(path, "suite", parse_suite)
+
+
+def parse_suite(document: Any, origin: str) -> Suite:
+    data = check_record(origin, "", document or {}, record_schema("suite-schema")["suite"])
+    program = _program_keys(data, origin)
     suite = Suite(**{**data, "args": tuple(data.get("args", [])), **program,
                      "warm_up": parse_size(data.get("warm_up", 0))})
     if suite.confirm_rounds and not 2 <= suite.confirm_top <= suite.samples:
-        raise UserError(f"{path}: confirm_top: expected 2 to samples ({suite.samples}) configs "
-                        f"to confirm, got {suite.confirm_top}")
+        raise InputError(origin, "confirm_top", f"expected 2 to samples ({suite.samples}) "
+                                                f"configs to confirm, got {suite.confirm_top}")
     return suite
 
 
-def _program_keys(data: Mapping[str, Any], path: Path) -> dict[str, Any]:
+def _program_keys(data: Mapping[str, Any], origin: str) -> dict[str, Any]:
     """``command`` and ``env`` checked, with words naming files relative to the suite file's
     folder made absolute (the suite runs from any directory, its program in the working
     directory)."""
     command, env = data.get("command", []), data.get("env", {})
     if not command:
         if env:
-            raise UserError(f"{path}: env: only for a program (`command`)")
+            raise InputError(origin, "env", "only for a program (`command`)")
         return {}
     if "kernel" in data:
-        raise UserError(f"{path}: give `kernel` or `command`, not both")
-    if not isinstance(command, list) or not all(isinstance(w, str | int) for w in command):
-        raise UserError(f"{path}: command: expected a list of words, got {command!r}")
-    if not isinstance(env, dict):
-        raise UserError(f"{path}: env: expected NAME: value pairs, got {env!r}")
-    folder = path.parent
+        raise InputError(origin, "command", "give `kernel` or `command`, not both")
+    folder = Path(origin).parent
 
     def absolute(word: Any) -> str:
         local = folder / str(word)

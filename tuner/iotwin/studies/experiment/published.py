@@ -7,8 +7,8 @@ from pathlib import Path
 
 from iotwin.core import paths
 from iotwin.core.errors import UserError
-from iotwin.formats.bounds import load_bounds
-from iotwin.formats.tables import count_field, decimal_number, shown, table_rows
+from iotwin.formats.bounds import load_bounds, shown
+from iotwin.formats.tables import count_field, decimal_number, table_rows
 
 
 def published_path(name: str) -> Path:
@@ -29,8 +29,7 @@ def load_published(name: str | None) -> dict[tuple[str, str, int, str], float]:
         rate = decimal_number(row["value"])
         bound = load_bounds()["io_rate"]
         if not bound.contains(rate):
-            raise UserError(f"{where}: value: expected a rate from {bound.min:g} to "
-                            f"{bound.max:g} MB/s, got {shown(row['value'])}")
+            raise UserError(f"{where}: value: {bound.refusal(shown(row['value']), 'MB/s')}")
         key = (row["platform"].lower(), row["kernel"].lower(),
                count_field(row["cores"], "processes", where, "cores"), row["setting"])
         found[key] = rate

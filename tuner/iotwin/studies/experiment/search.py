@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from iotwin.config.types import Config
-from iotwin.core.errors import UserError
+from iotwin.core.errors import InputError, UserError
 from iotwin.model.platforms import load_platform
 from iotwin.model.sim import SimResult
 from iotwin.space.parameters import Space, SpaceContext, load_space
@@ -24,9 +24,6 @@ from iotwin.studies.whatif import SIMULATION_STRATEGIES, Prediction, Tuning, pre
 
 #: the platform model's rate (MB/s) of each config on the cell's platform and workload
 Rates = Callable[[Sequence[Config]], list[float | None]]
-
-#: config sections a partial search may be restricted to (interposer/CONFIG.md)
-SECTIONS = ("lustre", "mpiio", "hdf5", "dataset")
 
 
 @dataclass(frozen=True)
@@ -48,19 +45,16 @@ class SearchSpec:
         return cls(space=data["space"], budget=data["budget"], seed=data["seed"],
                    strategy=data["strategy"], sections=tuple(data["sections"]))
 
-    def check(self, where: str) -> None:
-        """UserError naming ``where`` for a strategy, section or space that does not exist."""
+    def check(self, file: str, where: str) -> None:
+        """InputError naming ``file`` and the field (from ``where``) for a strategy or space
+        that does not exist (its sections are the schema's: data/experiment-schema.yaml)."""
         if self.strategy is not None and self.strategy not in SIMULATION_STRATEGIES:
-            raise UserError(f"{where}.strategy: {self.strategy!r} is not one of "
-                            f"{', '.join(SIMULATION_STRATEGIES)} (a search in simulation)")
-        for section in self.sections:
-            if section not in SECTIONS:
-                raise UserError(f"{where}.sections: {section!r} is not one of "
-                                f"{', '.join(SECTIONS)}")
+            raise InputError(file, f"{where}.strategy", f"{self.strategy!r} is not one of "
+                             f"{', '.join(SIMULATION_STRATEGIES)} (a search in simulation)")
         try:
             self.searched_space({})
         except UserError as error:
-            raise UserError(f"{where}.space: {error}") from None
+            raise InputError(file, f"{where}.space", str(error)) from None
 
     def searched_space(self, fixed: Mapping[str, Any]) -> Space:
         """The space searched: ``sections``' parameters, those in ``fixed`` pinned."""
