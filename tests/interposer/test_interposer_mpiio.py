@@ -146,6 +146,24 @@ def test_hdf5_and_mpiio_files_are_read_back_and_reported(flavour: str, scratch: 
                               rank * 1000 + np.arange(ROWS * COLS))
 
 
+def test_every_layout_key_off_lustre_is_reported_once_for_hdf5_and_mpiio_files(
+        scratch: Path) -> None:
+    """A pool and components reach no MPI-IO hint: off Lustre they are named as not effective
+    with the file system, beside the stripe count that ROMIO's hint read-back reports."""
+    config = ("lustre:\n  stripe_count: 4\n  pool: flash\n  components:\n"
+              "    - {end: 1MiB, stripe_count: 1}\n    - {end: eof, stripe_count: 4}\n")
+    lines, _ = run("mpich", [program("mpich", "mpiio_writer"), scratch], scratch, config, ranks=2)
+    reports = by_file(lines, "iotwin_report")
+    assert set(reports) == {"field.h5", *MPIIO_FILES}
+    for name, report in reports.items():
+        keys = [entry["key"] for entry in report["not_effective"]]
+        assert sorted(keys) == ["lustre.components", "lustre.pool", "lustre.stripe_count"], name
+        reasons = {entry["key"]: entry["reason"] for entry in report["not_effective"]}
+        for key in ("lustre.components", "lustre.pool"):
+            assert reasons[key].startswith(f"the file is on {report['fs']}, not Lustre"), name
+        assert "striping_factor" in reasons["lustre.stripe_count"], name
+
+
 @pytest.mark.parametrize(("flavour", "ranks"), [("mpich", 4), ("mpich", 1), ("openmpi", 4)])
 def test_every_file_is_captured_with_each_ranks_bytes(flavour: str, ranks: int,
                                                       scratch: Path) -> None:

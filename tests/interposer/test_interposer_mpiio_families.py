@@ -40,13 +40,15 @@ def program(family: str, flavour: str = "mpich") -> str:
     return str(paths.built(f"{BUILD[flavour]}/tests/programs/mpiio_{family}"))
 
 
-def run_captured(flavour: str, family: str, folder: Path) -> tuple[dict, dict, dict]:
-    """The family's program on RANKS ranks under the flavour's interposer: its file's report
-    line, the run's record and the file's capture record."""
+def run_captured(flavour: str, family: str, folder: Path,
+                 *options: str) -> tuple[dict, dict, dict]:
+    """The family's program on RANKS ranks under the flavour's interposer (with the program's
+    ``options``): its file's report line, the run's record and the file's capture record."""
     report, records = folder / "report.jsonl", folder / "capture.jsonl"
     env = {"LD_PRELOAD": str(paths.interposer_library(BUILD[flavour])),
            "IOTWIN_REPORT": str(report), "IOTWIN_CAPTURE": str(records)}
-    done = launch.run_mpi(RANKS, [program(family, flavour), folder, BLOCK, ROUNDS[family]],
+    done = launch.run_mpi(RANKS, [program(family, flavour), folder, BLOCK, ROUNDS[family],
+                                  *options],
                           env=env, cwd=folder, timeout=180, using=launch.launcher(flavour))
     assert done.returncode == 0, done.stderr   # the program checked every byte it read back
     lines = [json.loads(text) for text in report.read_text().splitlines()]
@@ -79,6 +81,32 @@ def test_each_family_is_counted_and_captured_byte_exact(flavour: str, family: st
     assert captured["api"] == "mpiio"
     assert sum(d["element_bytes"] * d["dims"][0] for d in captured["datasets"]) == \
         rounds * RANKS * BLOCK
+
+
+LATE_S = 0.25   # what the last rank computes between posting a call and waiting for it
+COLLECTIVE_ROUNDS = 2   # of mpiio_nonblocking's 5: _iwrite_at_all, _iwrite_all (and reads)
+
+
+@pytest.mark.parametrize("flavour", BUILD)
+def test_a_nonblocking_calls_completion_is_its_files_io_time(flavour: str,
+                                                             scratch: Path) -> None:
+    """The last rank computes LATE_S between posting each nonblocking call and waiting for it
+    (mpiio_nonblocking --late). Under MPICH, ROMIO's nonblocking collective completes only
+    once every rank is in it, so the other ranks spend at least LATE_S of each in MPI_Wait,
+    where ROMIO moves the data: that time is the file's (its write and read seconds, the
+    slowest rank's; before, 0.2 ms of the 1.0 s). Open MPI's OMPIO completes these small ones
+    without the last rank. Under either, the time the last rank computed while its call was
+    under way is no computation before its next call in the capture: a call ends when its
+    request completes (before, each such gap held the LATE_S)."""
+    report, _, record = run_captured(flavour, "nonblocking", scratch, "--late", str(LATE_S))
+    if flavour == "mpich":
+        assert report["timings"]["write_s"] >= COLLECTIVE_ROUNDS * LATE_S, report["timings"]
+        assert report["reads"]["seconds"] >= COLLECTIVE_ROUNDS * LATE_S, report["reads"]
+    writes = [call for call in record["calls"] if "write" in call]
+    assert len(writes) == ROUNDS["nonblocking"]
+    # the calls after an independent or a collective round, before the shared pointer's turns
+    # (whose collective seek waits for the last rank)
+    assert all(call["compute_before_s"] < LATE_S for call in writes[1:4]), writes
 
 
 def tune(family: str, folder: Path, summary_repeat: int) -> str:

@@ -19,7 +19,12 @@ from iotwin.core import paths
 from iotwin.core.run_records import Target
 from iotwin.executors import launch
 from iotwin.executors.capture_run import capture_program
-from iotwin.executors.interposer_reports import outside_writes
+from iotwin.executors.interposer_reports import (
+    file_reports,
+    outside_writes,
+    read_reports,
+    setting_outcomes,
+)
 from iotwin.model.platforms import load_platform
 from iotwin.model.sim import simulate
 from iotwin.workloads.workload import run_ranks
@@ -67,6 +72,26 @@ def written_runs(session: dict[str, Any], rank: int) -> list[tuple[int, int]]:
 def program_writes(base: int) -> list[tuple[int, int]]:
     """posix_writer's writes of one rank, in order: its pwrites, then its writev."""
     return [(base + i * TRANSFER, TRANSFER) for i in range(TRANSFERS + 1)]
+
+
+@pytest.mark.parametrize("mode", ["fpp", "shared"])
+def test_a_sync_before_the_close_is_the_files_flush(mode: str, scratch: Path) -> None:
+    """IOR's `-a POSIX -e` syncs each file before closing it (tests/programs/ior_like --sync,
+    2 MiB a rank): that time is the file's flush, I/O time (before, fsync was not seen and
+    its time counted as the program's computation), and the captured session ends with a
+    flush after its writes."""
+    argv = [str(paths.built("tests/programs/ior_like")), "--api", "posix", "--sync",
+            "--block", str(2 * 2**20), "--transfer", str(TRANSFER), "--dir", "."]
+    captured = capture_program(Target(RANKS, command=tuple(argv + (["--fpp"] if mode == "fpp"
+                                                                   else []))),
+                               workdir=scratch)
+    assert captured.run.ok and captured.run.bytes == RANKS * 2 * 2**20
+    reports = [report for report in captured.run.reports if report.get("api") == "posix"]
+    assert len(reports) == RANKS   # each process its own line
+    assert all(report["timings"]["flush_s"] > 0 for report in reports), reports
+    [session] = captured.workload["files"]
+    *writes, last = session["calls"]
+    assert last.get("flush") is True and all("selections" in call for call in writes), session
 
 
 @pytest.mark.parametrize("mode", ["fpp", "shared"])
@@ -125,6 +150,27 @@ def test_layout_keys_off_lustre_are_reported_not_effective_with_the_file_system(
     assert run["outside"]["bytes"] == len(LOG)
     for rank in range(RANKS):   # the interposer changed no byte the program wrote
         assert (scratch / f"data.{rank}").read_bytes() == expected_content(0, BLOCK)
+
+
+def test_a_shared_files_opens_after_its_create_are_no_failed_settings(scratch: Path) -> None:
+    """Every process of IOR's shared POSIX file opens it, the first creating it (tests/programs/
+    ior_like, shared): a later process's "this file was opened" is not a layout key that
+    failed to act (the creator made the layout): the run's outcomes are the creator's, here
+    each key off Lustre with the file system's name."""
+    report, cfg = scratch / "report.jsonl", scratch / "cfg.yaml"
+    cfg.write_text("lustre: {stripe_count: 4, stripe_size: 1MiB}\n")
+    env = {"LD_PRELOAD": str(paths.interposer_library(".")), "IOTWIN_REPORT": str(report),
+           "IOTWIN_CONFIG": str(cfg)}
+    argv = [str(paths.built("tests/programs/ior_like")), "--api", "posix", "--block",
+            str(2 * 2**20), "--transfer", str(TRANSFER), "--dir", "."]
+    done = launch.run_mpi(RANKS, argv, env=env, cwd=scratch, timeout=120,
+                          using=launch.launcher("mpich"))
+    assert done.returncode == 0, done.stderr
+    reports = read_reports(report)
+    assert sorted(r["how"] for r in file_reports(reports)) == ["create", "open"]
+    outcomes = setting_outcomes(reports)
+    assert sorted(o.key for o in outcomes) == ["lustre.stripe_count", "lustre.stripe_size"]
+    assert all(not o.took_effect and "not Lustre" in str(o.reason) for o in outcomes)
 
 
 def test_tune_keeps_the_default_when_the_layout_takes_no_effect_here(

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "session_times.h"
+
 struct options {
     const char *api, *dir;
     int files, n, fortran;
@@ -116,7 +118,6 @@ int main(int argc, char **argv)
     char path[4096];
     MPI_Barrier(MPI_COMM_WORLD);
     double *took = calloc((size_t)o.files, sizeof *took);
-    double *slowest_took = calloc((size_t)o.files, sizeof *slowest_took);
     double start = MPI_Wtime();
     for (int f = 0; f < o.files; f++) {
         double began = MPI_Wtime();
@@ -128,19 +129,9 @@ int main(int argc, char **argv)
             write_mpiio(path, &g, data, o.fortran);
         took[f] = MPI_Wtime() - began;
     }
-    double seconds = MPI_Wtime() - start, slowest = 0;
-    MPI_Reduce(&seconds, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-    MPI_Reduce(took, slowest_took, o.files, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     long long bytes = (long long)count * 8 * g.size * o.files;
-    if (g.rank == 0) {
-        printf("{\"total_s\": %.6f, \"rate_mbs\": %.3f, \"files\": %d, \"bytes\": %lld, "
-               "\"sessions_s\": [", slowest, bytes / 1e6 / slowest, o.files, bytes);
-        for (int f = 0; f < o.files; f++)
-            printf("%s%.6f", f ? ", " : "", slowest_took[f]);
-        printf("]}\n");
-    }
+    session_times_print(MPI_Wtime() - start, took, o.files, bytes);
     free(took);
-    free(slowest_took);
     free(data);
     MPI_Finalize();
     return 0;

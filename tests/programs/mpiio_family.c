@@ -3,9 +3,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 int family_rank, family_ranks;
 static const char *program = "mpiio family";
+static double late_s;   /* --late */
 
 MPI_Offset family_offset(int k, long long block)
 {
@@ -31,9 +33,18 @@ void family_seek_shared(MPI_File fh, int k, long long block)
                  "MPI_File_seek_shared");
 }
 
+static void compute(double seconds)
+{
+    struct timespec t = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
+    while (nanosleep(&t, &t) != 0)
+        ;
+}
+
 void family_wait(int rc, MPI_Request *request, const char *what)
 {
     family_check(rc, what);
+    if (late_s > 0 && family_rank == family_ranks - 1)
+        compute(late_s);
     family_check(MPI_Wait(request, MPI_STATUS_IGNORE), "MPI_Wait");
 }
 
@@ -53,15 +64,42 @@ static void pattern(char *buf, long long block, int k)
         buf[i] = (char)('a' + (family_rank * 7 + k + i) % 26);
 }
 
+/* Aborts the run: `text` is not what `what` says it must be. */
+static void usage_error(const char *what, const char *text)
+{
+    fprintf(stderr, "%s: %s, got \"%s\"\n", program, what, text);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+}
+
 static long long number(const char *text, const char *what)
 {
-    char *end;
+    char *end, message[64];
     long long n = strtoll(text, &end, 10);
     if (*end || n < 1) {
-        fprintf(stderr, "%s: %s must be a positive integer, got \"%s\"\n", program, what, text);
-        MPI_Abort(MPI_COMM_WORLD, 2);
+        snprintf(message, sizeof message, "%s must be a positive integer", what);
+        usage_error(message, text);
     }
     return n;
+}
+
+/* Takes the options out of argv (--no-check, --late SECONDS); returns whether to check. */
+static int options(int *argc, char **argv)
+{
+    int check = 1, kept = 1;
+    for (int i = 1; i < *argc; i++) {
+        if (strcmp(argv[i], "--no-check") == 0) {
+            check = 0;
+        } else if (strcmp(argv[i], "--late") == 0 && i + 1 < *argc) {
+            char *end;
+            late_s = strtod(argv[++i], &end);
+            if (*end || !(late_s >= 0))
+                usage_error("--late must be seconds, 0 or more", argv[i]);
+        } else {
+            argv[kept++] = argv[i];
+        }
+    }
+    *argc = kept;
+    return check;
 }
 
 int family_main(int argc, char **argv, const struct family *family)
@@ -72,10 +110,10 @@ int family_main(int argc, char **argv, const struct family *family)
     MPI_Comm_rank(MPI_COMM_WORLD, &family_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &family_ranks);
     program = family->name;
-    int check = !(argc > 2 && strcmp(argv[argc - 1], "--no-check") == 0);
-    argc -= !check;
+    int check = options(&argc, argv);
     if (argc < 2) {
-        fprintf(stderr, "usage: %s DIR [BLOCK [ROUNDS]] [--no-check]\n", program);
+        fprintf(stderr, "usage: %s DIR [BLOCK [ROUNDS]] [--no-check] [--late SECONDS]\n",
+                program);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     long long block = argc > 2 ? number(argv[2], "BLOCK") : 4096;

@@ -3,10 +3,14 @@
  * every byte. The layout is the same for every family: in round k (of ROUNDS), rank r writes
  * BLOCK bytes of its own pattern at file offset (k * ranks + r) * BLOCK
  * (tests/interposer/test_interposer_mpiio_families.py checks the capture against it).
- *   mpiio_<family> DIR [BLOCK [ROUNDS]] [--no-check]     (BLOCK: 4096 bytes unless given)
+ *   mpiio_<family> DIR [BLOCK [ROUNDS]] [--no-check] [--late SECONDS]
+ * (BLOCK: 4096 bytes unless given)
  * --no-check: what is read back is not compared. Debian's MPICH 4.0.2 returns other bytes
  * than the file holds from MPI_File_read_ordered (and _begin, _c) once any ROMIO hint is set
- * (ROMIO_HINTS or an info; the file itself is right), which a tuning run sets. */
+ * (ROMIO_HINTS or an info; the file itself is right), which a tuning run sets.
+ * --late SECONDS: the last rank computes (sleeps) that long between posting each nonblocking
+ * call and waiting for it (family_wait), as a program overlapping computation with its I/O
+ * does: the other ranks' waits for a nonblocking collective then last at least that long. */
 #pragma once
 #include <mpi.h>
 
@@ -28,7 +32,8 @@ void family_check(int rc, const char *what);
 void family_seek(MPI_File fh, int k, long long block);
 /* The shared file pointer to round k's first block (collective). */
 void family_seek_shared(MPI_File fh, int k, long long block);
-/* Waits for *request, posted by the call `what` that returned `rc` (read once it returned). */
+/* Waits for *request, posted by the call `what` that returned `rc` (read once it returned);
+ * on the last rank after --late's computation. */
 void family_wait(int rc, MPI_Request *request, const char *what);
 /* Each rank in turn, in rank order (a barrier between turns): `turn` on this rank's. */
 void family_in_turn(void (*turn)(MPI_File, int, const char *, long long), MPI_File fh, int k,

@@ -13,6 +13,20 @@ void iot_hint_text(int key_id, const struct iot_value *value, char *out, size_t 
     }
 }
 
+int iot_key_in_blocks(int key_id, unsigned blocks)
+{
+    int block = IOT_KEYS[key_id].block;
+    return IOT_KEYS[key_id].parent < 0 && block >= 0 && ((1u << block) & blocks);
+}
+
+const char *iot_requested_text(int key_id, const struct iot_value *value, char *out, size_t len)
+{
+    if (IOT_KEYS[key_id].type == IOT_RECORD_LIST || IOT_KEYS[key_id].type == IOT_RECORD)
+        return NULL;
+    iot_hint_text(key_id, value, out, len);
+    return out;
+}
+
 void iot_key_path(int key_id, char *out, size_t len)
 {
     snprintf(out, len, "%s.%s", IOT_BLOCK_NAMES[IOT_KEYS[key_id].block], IOT_KEYS[key_id].name);

@@ -1,6 +1,8 @@
 #define _GNU_SOURCE
 #include "lustre/lustre.h"
 
+#include "core/keys.h"
+#include "core/layer.h"
 #include "core/text.h"
 #include "lustre/layout.h"
 
@@ -173,9 +175,38 @@ int iot_lustre_before_open(struct iot_file *file, const char *name, enum iot_lus
         && precreate(file, name, how == IOT_CREATE_REPLACING);
 }
 
-void iot_lustre_readback(const struct iot_file *file, enum iotwin_fs fs, struct buf *out)
+/* Whether the key reaches the file as an MPI-IO hint the program's open was given. */
+static int carried_by_hint(const struct iot_file *file, int id)
+{
+    int flag = 0;
+    char value[MPI_MAX_INFO_VAL + 1];
+    if (!IOT_KEYS[id].hint || file->requested == MPI_INFO_NULL)
+        return 0;
+    MPI_Info_get(file->requested, IOT_KEYS[id].hint, MPI_MAX_INFO_VAL, value, &flag);
+    return flag;
+}
+
+static void report_off_lustre(struct iot_file *file)
+{
+    char key[64], text[256], reason[256];
+    snprintf(reason, sizeof reason, "the file is on %s, not Lustre: a layout (stripes, pool, "
+             "components) is made through liblustreapi when a file is created on Lustre",
+             file->fs_type);
+    for (int id = 0; id < IOT_NKEYS; id++) {
+        const struct iot_value *value = &file->settings.v[id];
+        if (!value->set || !iot_key_in_blocks(id, IOT_B_LUSTRE) || carried_by_hint(file, id))
+            continue;
+        iot_key_path(id, key, sizeof key);
+        iot_not_effective(&file->not_effective, key,
+                          iot_requested_text(id, value, text, sizeof text), NULL, reason);
+    }
+}
+
+void iot_lustre_readback(struct iot_file *file, enum iotwin_fs fs, struct buf *out)
 {
     struct iot_layout layout;
+    if (fs != IOTWIN_FS_LUSTRE)
+        report_off_lustre(file);
     if (fs != IOTWIN_FS_LUSTRE || iot_layout_read(file->name, &layout) != 0) {
         PUT(out, ", \"lustre\": null");
         return;

@@ -28,9 +28,11 @@ int iot_lustre_precreates(const struct iot_file *file, const char *name, enum io
  * it creates. 1 when it created the file with its layout. */
 int iot_lustre_before_open(struct iot_file *file, const char *name, enum iot_lustre_open how);
 
-/* `, "lustre": {"components": [...]}` read back (lustre/layout.h), or null off Lustre. */
+/* `, "lustre": {"components": [...]}` read back (lustre/layout.h), or null off Lustre, where
+ * each requested lustre key no MPI-IO hint carries (a hint's read-back reports its own) is
+ * listed as not effective with the file system's name. */
 struct buf;
-void iot_lustre_readback(const struct iot_file *file, enum iotwin_fs fs, struct buf *out);
+void iot_lustre_readback(struct iot_file *file, enum iotwin_fs fs, struct buf *out);
 
 struct iot_layout;
 /* The layout `settings` ask for (a file's lustre keys: lustre.components, each field it leaves

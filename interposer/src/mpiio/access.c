@@ -4,6 +4,7 @@
 #include "capture/capture.h"
 #include "core/runtime.h"
 #include "mpiio/capture.h"
+#include "mpiio/requests.h"
 
 static int file_rank(const struct iot_file *file)
 {
@@ -32,9 +33,9 @@ static MPI_Offset start_of(const struct iot_file *file, const struct iot_mpiio_c
 struct iot_mpiio_access iot_mpiio_access_begin(struct iot_file *file,
                                                const struct iot_mpiio_call *call,
                                                MPI_Offset offset, MPI_Count count,
-                                               MPI_Datatype type)
+                                               MPI_Datatype type, MPI_Request *request)
 {
-    struct iot_mpiio_access a = {file, call, 0, 0, 0, 0};
+    struct iot_mpiio_access a = {file, call, 0, 0, 0, 0, request};
     MPI_Count size = 0;
     iot_depth++;
     MPI_Type_size_x(type, &size);
@@ -92,9 +93,14 @@ static void capture(struct iot_mpiio_access *a, double start, double end)
 int iot_mpiio_access_end(struct iot_mpiio_access *a, int rc)
 {
     double end = iot_now();
+    int ops = iot_mpiio_capture_ops(a->file);
     count(a, rc == MPI_SUCCESS, end - a->start);
     if (rc == MPI_SUCCESS && a->etype)
         capture(a, a->start, end);
+    if (rc == MPI_SUCCESS && a->request) {
+        int op = iot_mpiio_capture_ops(a->file) > ops ? ops : -1;
+        iot_mpiio_request_posted(a->file, a->call->direction, *a->request, op);
+    }
     iot_depth--;
     return rc;
 }

@@ -3,9 +3,9 @@
  * a write placed in the view's data stream for the capture (reads are counted, not captured:
  * the workload format has no reads).
  *
- * A nonblocking call is counted when it is posted (its time: the posting's; what its request
- * takes to complete in MPI_Wait is not the file's); a split collective's bytes at its _begin,
- * the time of both halves. */
+ * A nonblocking call is counted when it is posted, its time the posting's and then what its
+ * request takes to complete in MPI_Wait* / MPI_Test* (mpiio/requests.h); a split collective's
+ * bytes at its _begin, the time of both halves. */
 #pragma once
 #include <mpi.h>
 
@@ -33,12 +33,14 @@ struct iot_mpiio_access {
     MPI_Offset at;          /* where it starts, in etypes of the view (AT, INDIVIDUAL); the
                              * shared file pointer before it (SHARED; ORDERED on rank 0) */
     double start;
+    MPI_Request *request;   /* a nonblocking call's (REQUEST), else NULL */
 };
 
-/* Before the real call (`offset`: an AT call's explicit offset). */
+/* Before the real call (`offset`: an AT call's explicit offset; `request`: where a
+ * nonblocking call returns its request, else NULL). */
 struct iot_mpiio_access iot_mpiio_access_begin(struct iot_file *file,
                                                const struct iot_mpiio_call *call,
                                                MPI_Offset offset, MPI_Count count,
-                                               MPI_Datatype type);
+                                               MPI_Datatype type, MPI_Request *request);
 /* After it, with what it returned; returns `rc`. */
 int iot_mpiio_access_end(struct iot_mpiio_access *access, int rc);

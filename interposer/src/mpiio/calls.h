@@ -70,24 +70,29 @@
     X(MPI_File_get_position_shared, (MPI_File fh, MPI_Offset *offset), (fh, offset)) \
     X(MPI_File_preallocate, (MPI_File fh, MPI_Offset size), (fh, size))
 
-/* The same for requests: hooked under their MPI_ names only (the interposer's own waits call
- * the PMPI_ ones; Open MPI's Fortran MPI_WAIT, which calls PMPI_Wait, is not seen). */
+/* The waits and tests of requests, hooked under their MPI_ names only (the interposer's own
+ * waits call the PMPI_ ones; Open MPI's Fortran MPI_WAIT, which calls PMPI_Wait, is not
+ * seen): as the calls above, the library's writes inside are not counted as the program's;
+ * and the time one spends on the program's requests on a file is that file's
+ * (mpiio/requests.h).
+ *
+ *     X(name, params, args, requests, n): `requests[0..n-1]`, the requests it waits for */
 #define IOT_MPI_PROGRESS_CALLS(X) \
-    X(MPI_Wait, (MPI_Request *request, MPI_Status *status), (request, status)) \
+    X(MPI_Wait, (MPI_Request *request, MPI_Status *status), (request, status), request, 1) \
     X(MPI_Waitall, (int n, MPI_Request *requests, MPI_Status *statuses), \
-      (n, requests, statuses)) \
+      (n, requests, statuses), requests, n) \
     X(MPI_Waitany, (int n, MPI_Request *requests, int *index, MPI_Status *status), \
-      (n, requests, index, status)) \
+      (n, requests, index, status), requests, n) \
     X(MPI_Waitsome, (int n, MPI_Request *requests, int *done, int *indices, \
-                     MPI_Status *statuses), (n, requests, done, indices, statuses)) \
+                     MPI_Status *statuses), (n, requests, done, indices, statuses), requests, n) \
     X(MPI_Test, (MPI_Request *request, int *flag, MPI_Status *status), \
-      (request, flag, status)) \
+      (request, flag, status), request, 1) \
     X(MPI_Testall, (int n, MPI_Request *requests, int *flag, MPI_Status *statuses), \
-      (n, requests, flag, statuses)) \
+      (n, requests, flag, statuses), requests, n) \
     X(MPI_Testany, (int n, MPI_Request *requests, int *index, int *flag, MPI_Status *status), \
-      (n, requests, index, flag, status)) \
+      (n, requests, index, flag, status), requests, n) \
     X(MPI_Testsome, (int n, MPI_Request *requests, int *done, int *indices, \
-                     MPI_Status *statuses), (n, requests, done, indices, statuses))
+                     MPI_Status *statuses), (n, requests, done, indices, statuses), requests, n)
 
 /* --- a row's C signature --------------------------------------------------------------------- */
 
@@ -132,6 +137,11 @@
 #define IOT_TYPE_REQUEST type
 #define IOT_TYPE_BEGIN type
 #define IOT_TYPE_END MPI_BYTE
+/* Where a nonblocking call returns its request (NULL: not a nonblocking call). */
+#define IOT_REQUEST_STATUS NULL
+#define IOT_REQUEST_REQUEST request
+#define IOT_REQUEST_BEGIN NULL
+#define IOT_REQUEST_END NULL
 
 /* The explicit offset of a call, 0 where the position is a file pointer or the call an END. */
 #define IOT_OFFSET(position, completion) IOT_OFFSET_##completion(IOT_OFFSET_OF_##position)

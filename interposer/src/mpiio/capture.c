@@ -116,6 +116,19 @@ void iot_mpiio_capture_flush(struct iot_file *file, double start, double end)
         op->view = -1;
 }
 
+int iot_mpiio_capture_ops(const struct iot_file *file)
+{
+    struct iot_mpiio_file *m = recording(file);
+    return m ? m->nops : 0;
+}
+
+void iot_mpiio_capture_completed(struct iot_file *file, int op, double end)
+{
+    struct iot_mpiio_file *m = recording(file);
+    if (m && op < m->nops && m->ops[op].end < end)
+        m->ops[op].end = end;
+}
+
 /* --- selections in a region ---------------------------------------------------------------- */
 
 struct write_in_region {

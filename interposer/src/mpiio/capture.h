@@ -31,6 +31,10 @@ void iot_mpiio_capture_write(struct iot_file *file, long long from, long long by
 void iot_mpiio_capture_ordered(struct iot_file *file, long long rank0_from, long long bytes,
                                double start, double end);
 void iot_mpiio_capture_flush(struct iot_file *file, double start, double end);
+/* How many writes and syncs the file's capture holds (the last one's index + 1). */
+int iot_mpiio_capture_ops(const struct iot_file *file);
+/* Write `op`, posted by a nonblocking call, completed at `end` (in MPI_Wait or MPI_Test). */
+void iot_mpiio_capture_completed(struct iot_file *file, int op, double end);
 /* After the real close: regions agreed, writes turned into selections, gathered and written
  * (collective on the file's communicator). */
 void iot_mpiio_capture_close(struct iot_file *file, double start, double end);

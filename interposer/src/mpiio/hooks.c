@@ -15,6 +15,7 @@
 #include "mpiio/capture.h"
 #include "mpiio/file.h"
 #include "mpiio/layer.h"
+#include "mpiio/requests.h"
 
 #define EXPORT __attribute__((visibility("default")))
 /* PMPI_name as another name of the wrapper MPI_name */
@@ -33,8 +34,11 @@ static struct {
 #undef REAL_POINTER
 #define LIBRARY_POINTER(name, params, args) int(*name) params;
     IOT_MPIIO_LIBRARY_CALLS(LIBRARY_POINTER)
-    IOT_MPI_PROGRESS_CALLS(LIBRARY_POINTER)
 #undef LIBRARY_POINTER
+#define PROGRESS_POINTER(name, params, args, requests, n) int(*name) params;
+    IOT_MPI_PROGRESS_CALLS(PROGRESS_POINTER)
+#undef PROGRESS_POINTER
+    int (*request_free)(MPI_Request *);
 } real;
 
 static void init(void)
@@ -52,8 +56,12 @@ static void init(void)
 #undef LOOK_UP
 #define LOOK_UP_LIBRARY(name, params, args) *(void **)&real.name = dlsym(RTLD_NEXT, "P" #name);
     IOT_MPIIO_LIBRARY_CALLS(LOOK_UP_LIBRARY)
-    IOT_MPI_PROGRESS_CALLS(LOOK_UP_LIBRARY)
 #undef LOOK_UP_LIBRARY
+#define LOOK_UP_PROGRESS(name, params, args, requests, n) \
+    *(void **)&real.name = dlsym(RTLD_NEXT, "P" #name);
+    IOT_MPI_PROGRESS_CALLS(LOOK_UP_PROGRESS)
+#undef LOOK_UP_PROGRESS
+    *(void **)&real.request_free = dlsym(RTLD_NEXT, "PMPI_Request_free");
     iot_runtime_init();
 }
 
@@ -137,7 +145,7 @@ ALSO_PMPI(MPI_File_sync, int, (MPI_File))
             return real.name IOT_ARGS(position, completion); \
         struct iot_mpiio_access access = iot_mpiio_access_begin( \
             file, &call, IOT_OFFSET(position, completion), IOT_COUNT_##completion, \
-            IOT_TYPE_##completion); \
+            IOT_TYPE_##completion, IOT_REQUEST_##completion); \
         return iot_mpiio_access_end(&access, real.name IOT_ARGS(position, completion)); \
     } \
     ALSO_PMPI(MPI_File_##name, int, IOT_PARAMS(position, completion, direction, count_type))
@@ -158,4 +166,25 @@ IOT_MPIIO_ACCESS_CALLS(WRAPPER)
     LIBRARY_WRAPPER(name, params, args) \
     ALSO_PMPI(name, int, params)
 IOT_MPIIO_LIBRARY_CALLS(LIBRARY_WRAPPER_AND_PMPI)
-IOT_MPI_PROGRESS_CALLS(LIBRARY_WRAPPER)
+
+/* A wait or test: the library's, and its time on the program's file requests theirs. */
+#define PROGRESS_WRAPPER(name, params, args, requests, n) \
+    EXPORT int name params \
+    { \
+        init(); \
+        struct iot_mpiio_progress progress = iot_mpiio_progress_begin(requests, n); \
+        iot_depth++; \
+        int rc = real.name args; \
+        iot_depth--; \
+        iot_mpiio_progress_end(&progress, requests); \
+        return rc; \
+    }
+IOT_MPI_PROGRESS_CALLS(PROGRESS_WRAPPER)
+
+/* A file request the program frees instead of waiting for is no longer followed. */
+EXPORT int MPI_Request_free(MPI_Request *request)
+{
+    init();
+    iot_mpiio_request_freed(*request);
+    return real.request_free(request);
+}

@@ -7,6 +7,7 @@
 #include "core/report.h"
 #include "core/text.h"
 #include "mpiio/files.h"
+#include "mpiio/requests.h"
 
 static int has_handle(const struct iot_file *file, const void *fh)
 {
@@ -42,6 +43,7 @@ void *iot_mpiio_file_new(struct iot_file *file)
 
 void iot_mpiio_file_release(struct iot_file *file)
 {
+    iot_mpiio_requests_of_file_forget(file);
     iot_capture_free(file->capture);
     iot_mpiio_file_free(file->state);
 }

@@ -27,9 +27,13 @@ void iot_posix_capture_close(struct iot_posix_file *pf, double start, double end
     int index = extent ? iot_capture_new_dataset(file, "bytes@0", &cd) : 0;
     if (index) {
         iot_capture_set_shape(cd, 1, 1, &extent, NULL);
-        for (int i = 0; i < pf->nwrites; i++)
-            iot_capture_write_to(file, index, 0, push_write, &pf->writes[i],
-                                 pf->writes[i].start, pf->writes[i].end);
+        for (int i = 0; i < pf->nwrites; i++) {
+            const struct iot_posix_write *w = &pf->writes[i];
+            if (w->bytes)
+                iot_capture_write_to(file, index, 0, push_write, w, w->start, w->end);
+            else
+                iot_capture_flush(file, w->start, w->end);
+        }
     }
     iot_capture_close(file, start, end);
 }

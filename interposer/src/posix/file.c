@@ -76,13 +76,10 @@ struct iot_posix_file *iot_posix_file_of(int fd)
     return fd >= 0 && fd < IOT_POSIX_FDS ? by_fd[fd] : NULL;
 }
 
-void iot_posix_wrote(struct iot_posix_file *pf, long long offset, long long bytes,
-                     double start, double end)
+/* A write or a sync (bytes 0) kept for the capture, in the order made. */
+static void record(struct iot_posix_file *pf, long long offset, long long bytes, double start,
+                   double end)
 {
-    struct iot_file *file = pf->file;
-    file->write_s += end - start;
-    file->writes++;
-    file->bytes += bytes;
     if (pf->failed || !iot_capture_enabled())
         return;
     if (!iot_room(&pf->writes, &pf->write_cap, (size_t)pf->nwrites + 1, sizeof *pf->writes)) {
@@ -91,6 +88,22 @@ void iot_posix_wrote(struct iot_posix_file *pf, long long offset, long long byte
     }
     pf->writes[pf->nwrites++] = (struct iot_posix_write){
         offset, bytes, iot_capture_epoch_of(start), iot_capture_epoch_of(end)};
+}
+
+void iot_posix_wrote(struct iot_posix_file *pf, long long offset, long long bytes,
+                     double start, double end)
+{
+    struct iot_file *file = pf->file;
+    file->write_s += end - start;
+    file->writes++;
+    file->bytes += bytes;
+    record(pf, offset, bytes, start, end);
+}
+
+void iot_posix_synced(struct iot_posix_file *pf, double start, double end)
+{
+    pf->file->flush_s += end - start;
+    record(pf, 0, 0, start, end);
 }
 
 /* A data file is reported and captured; any other is counted as written outside. */

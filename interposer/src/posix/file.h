@@ -20,7 +20,7 @@
 #define IOT_POSIX_FDS 4096   /* descriptors followed; a file on a higher one is not */
 
 struct iot_posix_write {
-    long long offset, bytes;
+    long long offset, bytes;  /* bytes 0: a sync (fsync, fdatasync) */
     double start, end;        /* epoch seconds */
 };
 
@@ -46,6 +46,8 @@ struct iot_posix_file *iot_posix_file_of(int fd);
 /* A write of `bytes` at `offset` that took [start, end] (the hooks' clock). */
 void iot_posix_wrote(struct iot_posix_file *pf, long long offset, long long bytes,
                      double start, double end);
+/* A sync of the file (fsync, fdatasync: IOR's -e) that took [start, end]: its flush time. */
+void iot_posix_synced(struct iot_posix_file *pf, double start, double end);
 /* `fd` was written inside a hooked call of another layer (the MPI library's or HDF5's own
  * file, opened where no hook saw it): not the program's, followed no more. */
 void iot_posix_disown(int fd);

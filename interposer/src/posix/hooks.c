@@ -1,6 +1,6 @@
 /* The interposed POSIX calls: the opens that may make a data file (posix/file.h), the writes
  * (a data file's recorded, any other program write to a regular file counted as outside HDF5
- * and MPI-IO: posix/writes.h) and close. Calls made inside a hooked call of another layer
+ * and MPI-IO: posix/writes.h), a data file's syncs and close. Calls made inside a hooked call of another layer
  * (HDF5's, ROMIO's own writes) pass straight through: they are that layer's. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -26,6 +26,8 @@ static struct {
     ssize_t (*pwrite)(int, const void *, size_t, off_t);
     ssize_t (*writev)(int, const struct iovec *, int);
     size_t (*fwrite)(const void *, size_t, size_t, FILE *);
+    int (*fsync)(int);
+    int (*fdatasync)(int);
     int (*close)(int);
 } real;
 
@@ -36,6 +38,8 @@ static void resolve(void)
     *(void **)&real.pwrite = dlsym(RTLD_NEXT, "pwrite");
     *(void **)&real.writev = dlsym(RTLD_NEXT, "writev");
     *(void **)&real.fwrite = dlsym(RTLD_NEXT, "fwrite");
+    *(void **)&real.fsync = dlsym(RTLD_NEXT, "fsync");
+    *(void **)&real.fdatasync = dlsym(RTLD_NEXT, "fdatasync");
     *(void **)&real.close = dlsym(RTLD_NEXT, "close");
 }
 
@@ -202,6 +206,28 @@ EXPORT size_t fwrite(const void *data, size_t size, size_t n, FILE *stream)
     if (items && !iot_depth)
         iot_posix_count_outside(fileno(stream), (long long)(items * size));
     return items;
+}
+
+/* A data file's sync (IOR's -e) is its flush: I/O time, not computation. */
+#define SYNC_HOOK(fd, call)                                                     \
+    do {                                                                        \
+        struct iot_posix_file *pf = iot_depth ? NULL : iot_posix_file_of(fd);   \
+        if (!pf)                                                                \
+            return call;                                                        \
+        double start = iot_now();                                               \
+        int rc = call;                                                          \
+        iot_posix_synced(pf, start, iot_now());                                 \
+        return rc;                                                              \
+    } while (0)
+
+EXPORT int fsync(int fd)
+{
+    SYNC_HOOK(fd, REAL(fsync)(fd));
+}
+
+EXPORT int fdatasync(int fd)
+{
+    SYNC_HOOK(fd, REAL(fdatasync)(fd));
 }
 
 EXPORT int close(int fd)

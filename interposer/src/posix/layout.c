@@ -10,16 +10,10 @@
 #include "core/text.h"
 #include "lustre/lustre.h"
 
-static int in_block(int id, unsigned blocks)
-{
-    int block = IOT_KEYS[id].block;
-    return IOT_KEYS[id].parent < 0 && block >= 0 && ((1u << block) & blocks);
-}
-
 static int asks_layout(const struct iot_settings *settings)
 {
     for (int id = 0; id < IOT_NKEYS; id++)
-        if (settings->v[id].set && in_block(id, IOT_B_LUSTRE))
+        if (settings->v[id].set && iot_key_in_blocks(id, IOT_B_LUSTRE))
             return 1;
     return 0;
 }
@@ -31,33 +25,6 @@ int iot_posix_layout_at_create(struct iot_file *file, const char *path, int exis
     /* every process creates its own file (a POSIX open is no collective): an existing file,
      * made by another process of a shared file a moment before, keeps the layout it has */
     return iot_lustre_before_open(file, path, exists ? IOT_OPENING : IOT_CREATE_IF_ABSENT);
-}
-
-/* A requested key's value as text ("4", "4194304"); NULL for a list of components. */
-static const char *requested_text(int id, const struct iot_value *value, char *out, size_t len)
-{
-    if (IOT_KEYS[id].type == IOT_RECORD_LIST || IOT_KEYS[id].type == IOT_RECORD)
-        return NULL;
-    iot_hint_text(id, value, out, len);
-    return out;
-}
-
-/* Each requested lustre key off Lustre, with the file system's name (the keys of the other
- * blocks: iot_not_applying). */
-static void off_lustre(struct iot_file *file, enum iotwin_fs fs)
-{
-    char key[64], text[256], reason[256];
-    snprintf(reason, sizeof reason, "the file is on %s, not Lustre: a layout (stripes, pool, "
-             "components) is made through liblustreapi when a file is created on Lustre",
-             file->fs_type);
-    for (int id = 0; fs != IOTWIN_FS_LUSTRE && id < IOT_NKEYS; id++) {
-        const struct iot_value *value = &file->settings.v[id];
-        if (!value->set || !in_block(id, IOT_B_LUSTRE))
-            continue;
-        iot_key_path(id, key, sizeof key);
-        iot_not_effective(&file->not_effective, key, requested_text(id, value, text, sizeof text),
-                          NULL, reason);
-    }
 }
 
 /* The lustre keys the layout was made from, on Lustre at create: {"lustre": {"stripe_count":
@@ -75,12 +42,12 @@ static void record_applied(struct iot_file *file, enum iotwin_fs fs)
     PUT(&out, "{\"lustre\": {");
     for (int id = 0; id < IOT_NKEYS; id++) {
         const struct iot_value *value = &file->settings.v[id];
-        if (!value->set || !in_block(id, IOT_B_LUSTRE))
+        if (!value->set || !iot_key_in_blocks(id, IOT_B_LUSTRE))
             continue;
         put(&out, n++ ? ", " : "");
         put_string(&out, IOT_KEYS[id].name);
         PUT(&out, ": ");
-        put_string(&out, requested_text(id, value, text, sizeof text));
+        put_string(&out, iot_requested_text(id, value, text, sizeof text));
     }
     PUT(&out, "}}");
     file->applied = buf_take(&out);
@@ -98,6 +65,5 @@ void iot_posix_layout_readback(struct iot_file *file)
     PUT(&out, "}");
     free(lustre.s);
     file->effective = buf_take(&out);
-    off_lustre(file, fs);
     iot_not_applying(file);
 }

@@ -7,8 +7,8 @@
 #include "fs/lustre_layout.hpp"
 #include "input/config_keys.hpp"
 #include "input/words.hpp"
-#include "iolib/hdf5_default_fill.hpp"
-#include "iolib/netcdf4.hpp"
+#include "input/workload.hpp"
+#include "iolib/io_library.hpp"
 
 namespace iosim {
 
@@ -365,17 +365,16 @@ FileSettings resolve_settings(const json& platform_data, const json& file_config
     else
         config::check_block(config_openmpi, "openmpi");  // MCA parameters: Open MPI's only
     config::check_block(file_config.value("pnetcdf", json::object()), "pnetcdf");
+    const IoLibrary& library = io_library(file.api);
     apply_hdf5(site.value("hdf5", json::object()), s);
-    if (file.netcdf4)  // netCDF sets its own file access properties; a config's override them
-        apply_netcdf4_file_access(s);
+    library.set_file_defaults(s);  // a library's own file settings; a config's override them
     apply_hdf5(file_config.value("hdf5", json::object()), s);
     json site_dataset = site.value("dataset", json::object());
     json per_dataset = file_config.value("datasets", json::array());
     for (size_t i = 0; i < file.datasets.size(); i++) {
         json d = overlay(site_dataset, i < per_dataset.size() ? per_dataset[i] : json::object());
         s.datasets.push_back(dataset_settings(d, file.datasets[i]));
-        if (file.hdf5)
-            apply_site_default_fill(s.datasets.back(), platform.hdf5.fills_default_value);
+        library.set_dataset_defaults(s.datasets.back(), platform);
     }
     return s;
 }

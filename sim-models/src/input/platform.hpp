@@ -4,7 +4,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "input/workload.hpp"
+#include "model/workload.hpp"
 #include "model/model.hpp"
 
 namespace iosim {

@@ -1,6 +1,4 @@
-#include "input/words.hpp"
 #include "input/workload.hpp"
-#include "iolib/netcdf4.hpp"
 
 #include <nlohmann/json.hpp>
 #include <new>
@@ -8,6 +6,8 @@
 #include <unordered_map>
 
 #include "input/doc_json.hpp"
+#include "input/words.hpp"
+#include "iolib/io_library.hpp"
 
 extern "C" {
 #include "decomposition.h"
@@ -32,69 +32,6 @@ FillValue parse_fill_value(const std::string& value, const std::string& where)
 }
 
 using nlohmann::json;
-
-std::vector<uint64_t> Dataset::dims() const
-{
-    std::vector<uint64_t> d;
-    for (const auto& axis : extents) {
-        uint64_t sum = 0;
-        for (uint64_t e : axis)
-            sum += e;
-        d.push_back(sum);
-    }
-    return d;
-}
-
-uint64_t Dataset::bytes() const
-{
-    uint64_t n = element_bytes;
-    for (uint64_t d : dims())
-        n *= d;
-    return n;
-}
-
-uint64_t Dataset::writers() const
-{
-    uint64_t n = 1;
-    for (uint64_t g : grid)
-        n *= g;
-    return n;
-}
-
-void Dataset::block(uint64_t writer, std::vector<uint64_t>& start, std::vector<uint64_t>& count) const
-{
-    size_t nd = grid.size();
-    start.assign(nd, 0);
-    count.assign(nd, 0);
-    for (size_t a = nd; a-- > 0;) {
-        uint64_t slot = writer % grid[a];
-        writer /= grid[a];
-        count[a] = extents[a][slot];
-        start[a] = starts[a][slot];
-    }
-}
-
-std::vector<uint64_t> IoCall::origin_at(size_t i, uint64_t k) const
-{
-    std::vector<uint64_t> origin = selections[i].origin;
-    for (size_t a = 0; a < origin.size() && a < origin_step.size(); a++)
-        origin[a] = static_cast<uint64_t>(static_cast<long long>(origin[a]) + static_cast<long long>(k) * origin_step[a]);
-    return origin;
-}
-
-int FileSession::instances(int ranks) const
-{
-    switch (mode) {
-    case FileMode::per_rank: return ranks;
-    case FileMode::groups: return groups;
-    default: return 1;
-    }
-}
-
-int FileSession::writers_per_instance(int ranks) const
-{
-    return ranks / instances(ranks);
-}
 
 namespace {
 
@@ -180,14 +117,13 @@ void take_split(const std::vector<uint64_t>& dims, uint64_t writers, Dataset& ds
     decomp_free(&d);
 }
 
-// A write call's transfer, or a dataset's: as the workload says, else collective (netCDF-4:
-// independent, netcdf4.hpp).
-bool collective(const doc_node* transfer, bool netcdf4)
+// A write call's transfer, or a dataset's: as the workload says, else as its library's default.
+bool collective(const doc_node* transfer, const IoLibrary& library)
 {
-    return transfer ? is(transfer, "collective") : netcdf4 ? netcdf4_collective : true;
+    return transfer ? is(transfer, "collective") : library.collective_by_default();
 }
 
-Dataset take_dataset(const doc_node* node, uint64_t writers, bool netcdf4, const std::string& where)
+Dataset take_dataset(const doc_node* node, uint64_t writers, const IoLibrary& library, const std::string& where)
 {
     Dataset ds;
     ds.name = text(field(node, WL_DATASET_NAME));
@@ -198,12 +134,12 @@ Dataset take_dataset(const doc_node* node, uint64_t writers, bool netcdf4, const
         take_split(u64s(field(node, WL_DATASET_DIMS)), writers, ds);
     if (const doc_node* chunk = field(node, WL_DATASET_CHUNK_DIMS))
         ds.chunk_dims = u64s(chunk);
-    ds.collective = collective(field(node, WL_DATASET_TRANSFER), netcdf4);
+    ds.collective = collective(field(node, WL_DATASET_TRANSFER), library);
     ds.fill_time = parse_fill_time(text(field(node, WL_DATASET_FILL_TIME)), where + ".fill_time");
     if (const doc_node* fill_value = field(node, WL_DATASET_FILL_VALUE))
         ds.fill_value = parse_fill_value(text(fill_value), where + ".fill_value");
-    else if (netcdf4)
-        ds.fill_value = netcdf4_fill_value;
+    else
+        ds.fill_value = library.default_fill_value();
     return ds;
 }
 
@@ -260,7 +196,7 @@ IoCall take_call(const doc_node* node, const FileSession& s,
     call.compute_before_s = field(node, WL_CALL_COMPUTE_BEFORE_S)->f;
     if (field(node, WL_CALL_FLUSH)->i)
         return call.flush = true, call;
-    call.collective = collective(field(node, WL_CALL_TRANSFER), s.netcdf4);
+    call.collective = collective(field(node, WL_CALL_TRANSFER), io_library(s.api));
     const doc_node* names = field(node, WL_CALL_WRITE);
     const doc_node* selections = field(node, WL_CALL_SELECTIONS);
     for (size_t k = 0; k < names->n; k++) {
@@ -285,9 +221,7 @@ FileSession take_session(const doc_node* node, int ranks, const std::string& whe
     if (const doc_node* groups = field(node, WL_FILE_GROUPS))
         s.groups = static_cast<int>(groups->i);
     s.create = field(node, WL_FILE_CREATE)->i != 0;
-    const std::string api = text(field(node, WL_FILE_API));
-    s.netcdf4 = api == "netcdf4";
-    s.hdf5 = api == "hdf5" || s.netcdf4;  // mpiio and posix: no HDF5 layout or metadata
+    s.api = text(field(node, WL_FILE_API));
     s.compute_before_s = field(node, WL_FILE_COMPUTE_BEFORE_S)->f;
     s.one_call = is(field(node, WL_FILE_WRITE_CALLS), "one-call");
     s.flushes = static_cast<int>(field(node, WL_FILE_FLUSHES)->i);
@@ -295,7 +229,7 @@ FileSession take_session(const doc_node* node, int ranks, const std::string& whe
     const doc_node* datasets = field(node, WL_FILE_DATASETS);
     std::unordered_map<std::string, size_t> index;
     for (size_t d = 0; d < datasets->n; d++) {
-        s.datasets.push_back(take_dataset(datasets->items[d], writers, s.netcdf4,
+        s.datasets.push_back(take_dataset(datasets->items[d], writers, io_library(s.api),
                                           where + ".datasets[" + std::to_string(d) + "]"));
         index.emplace(s.datasets.back().name, d);
     }

@@ -4,12 +4,12 @@
 // replay proxy accept.
 #pragma once
 
-#include <cstdint>
 #include <stdexcept>
 #include <string>
-#include <vector>
 
 #include <nlohmann/json_fwd.hpp>
+
+#include "model/workload.hpp"
 
 extern "C" {
 #include "doc.h"
@@ -17,94 +17,8 @@ extern "C" {
 
 namespace iosim {
 
-// When HDF5 writes fill values (H5Pset_fill_time); the application's choice, a config's over it.
-enum class FillTime { ifset, alloc, never };
-
 FillTime parse_fill_time(const std::string& value, const std::string& where);
-
-// The dataset's fill value (H5Pfill_value_defined): with fill time ifset, whether HDF5 fills.
-enum class FillValue { user, fallback, undefined };  // fallback: HDF5's default (none set)
-
 FillValue parse_fill_value(const std::string& value, const std::string& where);
-
-struct Dataset {
-    std::string name;
-    uint64_t element_bytes = 1;
-    std::vector<uint64_t> grid;                  // writers along each axis
-    std::vector<std::vector<uint64_t>> extents;  // block extent of each grid slot, per axis
-    std::vector<std::vector<uint64_t>> starts;   // first index of each grid slot, per axis
-    std::vector<uint64_t> chunk_dims;            // the application's own chunking (empty: none)
-    bool collective = true;
-    FillTime fill_time = FillTime::ifset;        // the application's own (HDF5's default)
-    FillValue fill_value = FillValue::fallback;  // the application's own (none set)
-
-    std::vector<uint64_t> dims() const;
-    uint64_t bytes() const;
-    uint64_t writers() const;
-    // Block of writer w: start and count per axis (row-major unravel, last axis fastest).
-    void block(uint64_t writer, std::vector<uint64_t>& start, std::vector<uint64_t>& count) const;
-};
-
-// HDF5's H5Sselect_hyperslab(start, stride, count, block) of writers first + k*step (k <
-// writers), writer k's start moved by k * start_step (WORKLOAD.md `runs`).
-struct HyperslabRun {
-    uint64_t first_writer = 0, writers = 1, writer_step = 1;
-    std::vector<uint64_t> start, start_step, count, stride, block;
-};
-
-// One dataset's selection in one call (WORKLOAD.md `calls`): a decomposition placed at
-// `origin`, or hyperslab runs. Kept as written: its pieces are made by whoever needs them.
-struct Selection {
-    bool grid = false;
-    Dataset decomposition;  // with `grid`: its blocks, writer w's at unravel(w)
-    std::vector<uint64_t> origin;
-    std::vector<HyperslabRun> runs;
-};
-
-// One I/O call of a file session, as a program made it (WORKLOAD.md `calls`): a write of one
-// or several datasets (H5Dwrite, H5Dwrite_multi) with every writer's selection, or a flush.
-// With `times` > 1 the call is made that many times, repetition k's grid selections moved by
-// k * origin_step, each after compute_between_s (WORKLOAD.md `repeat`).
-struct IoCall {
-    bool flush = false;
-    bool collective = true;
-    double compute_before_s = 0;           // the slowest rank's computation before the call
-    std::vector<size_t> datasets;          // indices into the session's datasets
-    std::vector<Selection> selections;     // per listed dataset
-    uint64_t times = 1;
-    std::vector<long long> origin_step;
-    double compute_between_s = 0;
-
-    // Repetition k's origin of selection i (k < times).
-    std::vector<uint64_t> origin_at(size_t i, uint64_t k) const;
-};
-
-enum class FileMode { shared, per_rank, groups };
-
-struct FileSession {
-    std::string name;
-    FileMode mode = FileMode::shared;
-    int groups = 1;
-    bool create = true;
-    bool hdf5 = true;  // api: hdf5 or netcdf4 (else mpiio / posix: no HDF5 layout or metadata)
-    bool netcdf4 = false;  // api: netcdf4: HDF5 as netCDF-4 drives it (netcdf4.hpp)
-    double compute_before_s = 0;
-    bool one_call = false;  // one multi-dataset write call instead of one per dataset
-    int flushes = 0;
-    std::vector<Dataset> datasets;
-    std::vector<IoCall> calls;  // empty: one call per dataset of its decomposition (or one-call)
-
-    int instances(int ranks) const;         // how many files this session opens
-    int writers_per_instance(int ranks) const;
-};
-
-struct Workload {
-    std::string name;
-    int ranks = 1;
-    int ranks_per_node = 0;  // 0: the platform's cores per node
-    bool openmpi = false;    // `mpi: openmpi`: it runs under Open MPI (OMPIO unless io=romio321)
-    std::vector<FileSession> files;
-};
 
 // A workload document checked as every reader of the format checks it (formats/
 // workload_check.h): its normal form, built in `out`; std::invalid_argument "PATH: why" if it

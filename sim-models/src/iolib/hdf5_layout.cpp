@@ -10,8 +10,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "iolib/hdf5.hpp"
 #include "iolib/hdf5_chunk_index.hpp"
-#include "iolib/netcdf4.hpp"
 
 namespace iosim {
 
@@ -59,12 +59,11 @@ hid_t element_type(uint64_t bytes)
     }
 }
 
-hid_t file_access(const FileSession& file, const FileSettings& s)
+hid_t file_access(const FileSettings& s, const Hdf5Library& library)
 {
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     H5Pset_fapl_sec2(fapl);
-    if (file.netcdf4)
-        set_netcdf4_file_access(fapl);
+    library.set_file_access(fapl);
     if (s.align_boundary > 1)
         H5Pset_alignment(fapl, s.align_threshold, s.align_boundary);
     H5Pset_meta_block_size(fapl, s.meta_block_size);
@@ -160,9 +159,10 @@ std::vector<uint64_t> read_chunk_addresses(hid_t dset, const ChunkBtreeLeaves& l
     return query_chunk_addresses(dset, d, name);
 }
 
-// A dataset as the application creates it; with netCDF-4 (first_dimension >= 0) with netCDF's
-// properties and its list of dimension ids.
-DatasetLayout create_dataset(hid_t file, const Dataset& ds, const DatasetSettings& s, int first_dimension)
+// A dataset as the application creates it through `library` (`tag`: what the library made for
+// it before, Hdf5Library::create_before_datasets).
+DatasetLayout create_dataset(hid_t file, const Dataset& ds, const DatasetSettings& s, int tag,
+                             const Hdf5Library& library)
 {
     DatasetLayout out;
     out.chunk_dims = effective_chunk_dims(ds, s);
@@ -172,13 +172,11 @@ DatasetLayout create_dataset(hid_t file, const Dataset& ds, const DatasetSetting
     H5Id space{check(H5Screate_simple(static_cast<int>(h.size()), h.data(), nullptr), "dataspace"), H5Sclose};
     H5Id type{check(element_type(ds.element_bytes), "datatype"), H5Tclose};
     H5Id dcpl{dataset_creation(out.chunk_dims), H5Pclose};
-    if (first_dimension >= 0)
-        set_netcdf4_variable_creation(dcpl.id);
+    library.set_dataset_creation(dcpl.id);
     H5Id dset{check(H5Dcreate2(file, ds.name.c_str(), type.id, space.id, H5P_DEFAULT, dcpl.id, H5P_DEFAULT),
                     "creating " + ds.name),
               H5Dclose};
-    if (first_dimension >= 0)
-        write_netcdf4_coordinates(dset.id, first_dimension, h.size());
+    library.after_dataset_created(dset.id, tag, h.size());
     if (out.chunk_dims.empty())
         out.base = H5Dget_offset(dset.id);
     else
@@ -219,18 +217,18 @@ std::string scratch_path();
 }  // namespace
 
 void place_datasets(hid_t h5, const std::string& path, const FileSession& file, const FileSettings& settings,
-                    FileLayout& layout);
+                    const Hdf5Library& library, FileLayout& layout);
 
-FileLayout hdf5_layout(const FileSession& file, const FileSettings& settings)
+FileLayout hdf5_layout(const FileSession& file, const FileSettings& settings, const Hdf5Library& library)
 {
     H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-    H5Id fapl{file_access(file, settings), H5Pclose};
-    H5Id fcpl{file.netcdf4 ? netcdf4_file_creation() : H5Pcreate(H5P_FILE_CREATE), H5Pclose};
+    H5Id fapl{file_access(settings, library), H5Pclose};
+    H5Id fcpl{library.file_creation(), H5Pclose};
     std::string path = scratch_path();
     FileLayout layout;
     {
         H5Id h5{check(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, fcpl.id, fapl.id), "creating " + path), H5Fclose};
-        place_datasets(h5.id, path, file, settings, layout);
+        place_datasets(h5.id, path, file, settings, library, layout);
     }
     unlink(path.c_str());
     return layout;
@@ -250,14 +248,12 @@ std::string scratch_path()
 }  // namespace
 
 void place_datasets(hid_t h5, const std::string& path, const FileSession& file, const FileSettings& settings,
-                    FileLayout& layout)
+                    const Hdf5Library& library, FileLayout& layout)
 {
-    NetcdfDimensions dims;
-    if (file.netcdf4)
-        dims = create_dimension_scales(h5, file);
+    uint64_t objects = 0;  // made by the library before the datasets
+    std::vector<int> tags = library.create_before_datasets(h5, file, objects);
     for (size_t i = 0; i < file.datasets.size(); i++)
-        layout.datasets.push_back(
-            create_dataset(h5, file.datasets[i], settings.datasets[i], file.netcdf4 ? dims.first[i] : -1));
+        layout.datasets.push_back(create_dataset(h5, file.datasets[i], settings.datasets[i], tags[i], library));
     read_all_chunk_addresses(h5, path, file, layout);
     uint64_t data_bytes = 0;
     for (size_t i = 0; i < file.datasets.size(); i++) {
@@ -268,45 +264,8 @@ void place_datasets(hid_t h5, const std::string& path, const FileSession& file, 
         layout.end_of_file = std::max(layout.end_of_file, data_end(d, bytes));
         layout.metadata_entries += 1 + d.chunk_addr.size() / 64;  // header, plus chunk index nodes
     }
-    layout.metadata_entries += 3 + static_cast<uint64_t>(dims.count);  // superblock, root group, its heap
+    layout.metadata_entries += 3 + objects;  // superblock, root group, its heap
     layout.metadata_bytes = layout.end_of_file > data_bytes ? layout.end_of_file - data_bytes : 0;
-}
-
-FileLayout flat_layout(const FileSession& file)
-{
-    FileLayout layout;
-    for (const auto& ds : file.datasets) {
-        DatasetLayout d;
-        d.base = layout.end_of_file;
-        layout.end_of_file += ds.bytes();
-        layout.datasets.push_back(d);
-    }
-    return layout;
-}
-
-namespace {
-
-// Everything hdf5_layout() reads from the settings, as bytes.
-std::string layout_key(size_t file_index, const FileSession& file, const FileSettings& s)
-{
-    std::vector<uint64_t> words{file_index, file.hdf5, s.align_threshold, s.align_boundary, s.meta_block_size};
-    for (size_t i = 0; i < file.datasets.size(); i++) {
-        auto chunk = effective_chunk_dims(file.datasets[i], s.datasets[i]);
-        words.push_back(chunk.size());
-        words.insert(words.end(), chunk.begin(), chunk.end());
-    }
-    return std::string(reinterpret_cast<const char*>(words.data()), words.size() * sizeof(uint64_t));
-}
-
-}  // namespace
-
-const FileLayout& LayoutCache::get(size_t file_index, const FileSession& file, const FileSettings& settings)
-{
-    std::string key = layout_key(file_index, file, settings);
-    auto it = layouts_.find(key);
-    if (it == layouts_.end())
-        it = layouts_.emplace(key, file.hdf5 ? hdf5_layout(file, settings) : flat_layout(file)).first;
-    return it->second;
 }
 
 }  // namespace iosim

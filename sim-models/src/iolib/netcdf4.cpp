@@ -1,10 +1,13 @@
 #include "iolib/netcdf4.hpp"
 
+#include <hdf5.h>
+
 #include <cstdio>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "iolib/hdf5.hpp"
 
 namespace iosim {
 
@@ -70,48 +73,15 @@ void create_dimension(hid_t file, int id, uint64_t length)
     H5Pclose(dcpl);
 }
 
-}  // namespace
-
-void apply_netcdf4_file_access(FileSettings& s)
+// The dimension datasets nc_enddef writes before the variables: one per axis of each distinct
+// variable shape (variables of one shape share their dimensions, an assumption: the workload
+// does not name dimensions). Per dataset, the id of its first dimension.
+std::vector<int> create_dimension_scales(hid_t file, const FileSession& session, uint64_t& count)
 {
-    s.all_coll_metadata_ops = true;
-    s.coll_metadata_write = true;
-}
-
-hid_t netcdf4_file_creation()
-{
-    hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
-    H5Pset_obj_track_times(fcpl, 0);
-    H5Pset_link_creation_order(fcpl, creation_order);
-    H5Pset_attr_creation_order(fcpl, creation_order);
-    return fcpl;
-}
-
-void set_netcdf4_file_access(hid_t fapl)
-{
-    // hdf5set_format_compatibility (libhdf5/hdf5set_format_compatibility.c:81): HDF5 1.8 objects
-    H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST);
-}
-
-void set_netcdf4_variable_creation(hid_t dcpl)
-{
-    H5Pset_obj_track_times(dcpl, 0);
-    H5Pset_attr_creation_order(dcpl, creation_order);
-}
-
-void write_netcdf4_coordinates(hid_t dset, int first_dimension, size_t axes)
-{
-    std::vector<int> ids(axes);
-    for (size_t a = 0; a < axes; a++)
-        ids[a] = first_dimension + static_cast<int>(a);
-    int_attribute(dset, "_Netcdf4Coordinates", ids);
-}
-
-NetcdfDimensions create_dimension_scales(hid_t file, const FileSession& session)
-{
-    NetcdfDimensions out;
+    std::vector<int> first;
     std::vector<std::vector<uint64_t>> shapes;  // distinct variable shapes, in order
     std::vector<int> shape_first;               // the id of each shape's first dimension
+    int dimensions = 0;
     for (const Dataset& ds : session.datasets) {
         auto dims = ds.dims();
         size_t s = 0;
@@ -119,13 +89,77 @@ NetcdfDimensions create_dimension_scales(hid_t file, const FileSession& session)
             s++;
         if (s == shapes.size()) {
             shapes.push_back(dims);
-            shape_first.push_back(out.count);
+            shape_first.push_back(dimensions);
             for (uint64_t length : dims)
-                create_dimension(file, out.count++, length);
+                create_dimension(file, dimensions++, length);
         }
-        out.first.push_back(shape_first[s]);
+        first.push_back(shape_first[s]);
     }
-    return out;
+    count += static_cast<uint64_t>(dimensions);
+    return first;
+}
+
+class Netcdf4Library final : public Hdf5Library {
+public:
+    const char* name() const override { return "netcdf4"; }
+
+    // A variable's parallel access is independent until nc_var_par_access says otherwise; its
+    // fill value is netCDF's (fill mode on, the type's default value).
+    bool collective_by_default() const override { return false; }
+    FillValue default_fill_value() const override { return FillValue::user; }
+
+    // nc_create_par's file access: collective metadata reads and writes (a config's override them).
+    void set_file_defaults(FileSettings& s) const override
+    {
+        s.all_coll_metadata_ops = true;
+        s.coll_metadata_write = true;
+    }
+
+    // nc_enddef and nc_close each flush the file: the close waits for the data whatever the
+    // platform's close does.
+    bool flushes_after_define() const override { return true; }
+    bool syncs_at_close() const override { return true; }
+
+    hid_t file_creation() const override
+    {
+        hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
+        H5Pset_obj_track_times(fcpl, 0);
+        H5Pset_link_creation_order(fcpl, creation_order);
+        H5Pset_attr_creation_order(fcpl, creation_order);
+        return fcpl;
+    }
+
+    // hdf5set_format_compatibility (libhdf5/hdf5set_format_compatibility.c:81): HDF5 1.8 objects
+    void set_file_access(hid_t fapl) const override { H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST); }
+
+    std::vector<int> create_before_datasets(hid_t file, const FileSession& session, uint64_t& objects) const override
+    {
+        return create_dimension_scales(file, session, objects);
+    }
+
+    void set_dataset_creation(hid_t dcpl) const override
+    {
+        H5Pset_obj_track_times(dcpl, 0);
+        H5Pset_attr_creation_order(dcpl, creation_order);
+    }
+
+    // The attribute listing a variable's dimension ids, written as the variable is created
+    // (write_coord_dimids, called from var_create_dataset).
+    void after_dataset_created(hid_t dset, int first_dimension, size_t axes) const override
+    {
+        std::vector<int> ids(axes);
+        for (size_t a = 0; a < axes; a++)
+            ids[a] = first_dimension + static_cast<int>(a);
+        int_attribute(dset, "_Netcdf4Coordinates", ids);
+    }
+};
+
+}  // namespace
+
+const IoLibrary& netcdf4_library()
+{
+    static const Netcdf4Library library;
+    return library;
 }
 
 }  // namespace iosim

@@ -7,7 +7,7 @@
 //   fill on, var_create_dataset sets netCDF's fill value, the default one for the type if the
 //   program set none (libhdf5/nc4hdf.c:785-817, libsrc4/nc4var.c:1568-1628 nc4_get_fill_value).
 //   HDF5 then holds a user-defined fill value, and parallel HDF5 fills a contiguous dataset
-//   when it allocates it (fill_at_allocation in planner.cpp); with NC_NOFILL it sets fill time
+//   when it allocates it (hdf5_fill.hpp); with NC_NOFILL it sets fill time
 //   never (nc4hdf.c:785-789).
 // - storage: contiguous when no dimension is unlimited, no filter is set and no chunk sizes
 //   were given (nc4hdf.c:890-895): the workload's chunk_dims null.
@@ -30,41 +30,10 @@
 // fsyncs on every rank.
 #pragma once
 
-#include <hdf5.h>
-
-#include <vector>
-
-#include "input/workload.hpp"
-#include "model/model.hpp"
+#include "iolib/io_library.hpp"
 
 namespace iosim {
 
-// A variable's defaults where the workload does not state them: netCDF's fill value
-// (`fill_value: user`), and independent access for its datasets and write calls.
-constexpr FillValue netcdf4_fill_value = FillValue::user;
-constexpr bool netcdf4_collective = false;
-
-// What nc_create_par sets on the file access property list, before a config's own settings.
-void apply_netcdf4_file_access(FileSettings& s);
-
-// nc_create_par's file creation property list, and what it adds to the file access one.
-hid_t netcdf4_file_creation();
-void set_netcdf4_file_access(hid_t fapl);
-
-// netCDF's settings on a variable's dataset creation property list.
-void set_netcdf4_variable_creation(hid_t dcpl);
-
-// The dimension datasets nc_enddef writes before the variables: one per axis of each distinct
-// variable shape (variables of one shape share their dimensions, an assumption: the workload
-// does not name dimensions).
-struct NetcdfDimensions {
-    std::vector<int> first;  // per dataset: the id of its first dimension
-    int count = 0;
-};
-NetcdfDimensions create_dimension_scales(hid_t file, const FileSession& session);
-
-// The attribute listing a variable's dimension ids, written as the variable is created
-// (write_coord_dimids, called from var_create_dataset).
-void write_netcdf4_coordinates(hid_t dset, int first_dimension, size_t axes);
+const IoLibrary& netcdf4_library();
 
 }  // namespace iosim

@@ -7,9 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "input/workload.hpp"
 #include "model/posix_calls.hpp"
-#include "mpiio/aggregator_placement.hpp"
+#include "model/workload.hpp"
 
 namespace iosim {
 
@@ -110,6 +109,9 @@ struct CbNodesRule {
     int per_router = 0;
 };
 
+// Where a collective write's aggregators sit (mpiio/aggregator_placement.hpp).
+enum class AggregatorPlacement { packed, spread };
+
 struct SiteDefaults {
     RomioDriver driver = RomioDriver::generic;
     CbNodesRule default_cb_nodes;
@@ -189,17 +191,6 @@ struct DatasetSettings {
     FillValue fill_value = FillValue::fallback;  // the application's (no config key sets it)
 };
 
-// Parallel HDF5 1.10 allocates early, then fills what H5D__alloc_storage (H5Dint.c) and
-// H5D__chunk_allocate (H5Dchunk.c) fill: with fill time alloc, everything; with ifset, a
-// contiguous dataset only if its fill value is the user's, a chunked one if it is the user's
-// or HDF5's default (not undefined); with never, nothing.
-inline bool filled_at_allocation(FillTime fill_time, FillValue fill_value, bool chunked)
-{
-    if (fill_time != FillTime::ifset)
-        return fill_time == FillTime::alloc;
-    return fill_value == FillValue::user || (chunked && fill_value == FillValue::fallback);
-}
-
 // One component of a progressive file layout (lfs setstripe -E ...): where the bytes up to its
 // end lie (lustre_layout.hpp).
 struct LayoutComponent {
@@ -261,6 +252,16 @@ struct Phase {
     double lock_wait_s = 0;
     bool sync = false;  // waits until every write before it is on the targets (close, flush)
 };
+
+// A phase of fixed time and no flows.
+inline Phase fixed_phase(const char* label, double seconds, bool sync = false)
+{
+    Phase ph;
+    ph.label = label;
+    ph.fixed_s = seconds;
+    ph.sync = sync;
+    return ph;
+}
 
 // How a write call reached storage.
 enum class WritePath : uint8_t { two_phase, independent };

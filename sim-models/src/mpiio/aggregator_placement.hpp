@@ -20,9 +20,9 @@
 
 #include <vector>
 
-namespace iosim {
+#include "model/model.hpp"
 
-enum class AggregatorPlacement { packed, spread };
+namespace iosim {
 
 // The candidate aggregators (writer indices) among writers whose nodes are `node_of_writer`,
 // at most `per_node` of each node, in `placement` order.

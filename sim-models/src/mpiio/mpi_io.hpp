@@ -29,7 +29,7 @@ struct OpenFile {
     std::vector<int> rank_of_writer;  // writer index -> global rank
     std::vector<uint32_t> node_run_end;  // writer index -> first later writer on another node
     LockHolders* holders;
-    bool library = true;  // written through HDF5 (or netCDF-4 on it), not by MPI-IO calls of its own
+    bool library = true;  // its library takes a step of its own in a collective call (IoLibrary)
     SessionBuffers buffers;  // its aggregators' collective buffers, as far as touched
 };
 

@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include "iolib/hdf5_layout.hpp"
+#include "iolib/io_library.hpp"
 #include "mpiio/repeat_fold.hpp"
 #include "selection/box_region.hpp"
 #include "selection/run_region.hpp"
@@ -353,15 +353,16 @@ CostEstimate estimate_run(const Platform& p, const Workload& w, const std::vecto
         std::string where = "workload.files[" + std::to_string(i) + "]";
         double n = f.instances(w.ranks);
         double writers = f.mode == FileMode::per_rank ? 1 : f.writers_per_instance(w.ranks);
+        const IoLibrary& library = io_library(f.api);
         std::vector<std::vector<uint64_t>> chunks;
         for (size_t d = 0; d < f.datasets.size(); d++) {
-            chunks.push_back(f.hdf5 ? effective_chunk_dims(f.datasets[d], s.datasets[d]) : std::vector<uint64_t>{});
+            chunks.push_back(library.chunk_dims(f.datasets[d], s.datasets[d]));
             double c = chunk_count(f.datasets[d], chunks.back());
             std::string at = where + ".datasets[" + std::to_string(d) + "]";
             e.add_steps(c * per_chunk, number_text(c) + " chunks laid out (" + at + ")");
             e.add_memory(c * chunk_bytes, number_text(c) + " chunk addresses (" + at + ")");
             bool chunked = !chunks.back().empty();
-            if (f.hdf5 && filled_at_allocation(s.datasets[d].fill_time, s.datasets[d].fill_value, chunked)) {
+            if (library.fills_at_allocation(s.datasets[d], chunked)) {
                 double fill = chunked ? c : std::ceil(static_cast<double>(f.datasets[d].bytes()) / (1 << 20));
                 e.add_steps(n * fill * per_piece, number_text(fill) + " fill writes (" + at + ")");
                 if (chunked)

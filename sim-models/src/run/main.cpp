@@ -16,6 +16,7 @@
 
 #include "input/doc_json.hpp"
 #include "input/workload.hpp"
+#include "iolib/io_library.hpp"
 #include "run/batch.hpp"
 
 extern "C" {
@@ -27,6 +28,7 @@ namespace {
 constexpr const char* usage =
     "usage: iosim [--jobs N] [--max-steps N] [--memory-limit BYTES] [INPUT.json | -]\n"
     "       iosim --check-workload WORKLOAD.json...\n"
+    "       iosim --io-libraries\n"
     "  INPUT: {\"platform\": {...}, \"workload\": {...}, \"configs\": [{\"files\": [...]}, ...],\n"
     "          \"options\": {\"aggregate\": true, \"placement\": \"packed\"}}\n"
     "  Prints {\"results\": [...]} with one entry per config, in order.\n"
@@ -36,7 +38,8 @@ constexpr const char* usage =
     "    options.max_steps and options.memory_limit override them. IOSIM.md, 'What the\n"
     "    simulation costs'.\n"
     "  --check-workload: a JSON line per file, its verdict (accepted or refused) with the\n"
-    "  error or the normal form; status 0 all accepted, 2 one refused.\n";
+    "  error or the normal form; status 0 all accepted, 2 one refused.\n"
+    "  --io-libraries: each workload api and the I/O library model that simulates it.\n";
 
 // Half the machine's memory shared by the workers, at most 16 GiB and at least 1 GiB each:
 // a batch never takes the machine down.
@@ -103,6 +106,10 @@ int main(int argc, char** argv)
         std::string arg = argv[i];
         if (arg == "--help" || arg == "-h") {
             std::cout << usage;
+            return 0;
+        }
+        if (arg == "--io-libraries") {
+            std::cout << nlohmann::json(iosim::io_library_models()).dump() << "\n";
             return 0;
         }
         if (arg == "--check-workload") {

@@ -4,11 +4,8 @@
 #include <numeric>
 
 #include "fs/file_creates.hpp"
-#include "iolib/hdf5_layout.hpp"
-#include "iolib/hdf5_transfer.hpp"
-#include "mpiio/first_touch.hpp"
+#include "iolib/io_library.hpp"
 #include "mpiio/repeat_fold.hpp"
-#include "selection/box_region.hpp"
 #include "selection/listed_region.hpp"
 #include "selection/selection_regions.hpp"
 
@@ -24,15 +21,6 @@ namespace {
 // Instance i of a session on a 1 TiB slice of a virtual address space, so that concurrently
 // written files never share a lock unit.
 constexpr int instance_shift = 40;
-
-Phase fixed_phase(const char* label, double seconds, bool sync = false)
-{
-    Phase ph;
-    ph.label = label;
-    ph.fixed_s = seconds;
-    ph.sync = sync;
-    return ph;
-}
 
 std::vector<int> writers_of(const FileSession& f, int ranks, int instance)
 {
@@ -94,12 +82,6 @@ PieceSet instance_pieces(const Session& ses, const std::vector<std::shared_ptr<c
 {
     uint64_t shift = ses.files.size() > 1 ? static_cast<uint64_t>(i) << instance_shift : 0;
     return PieceSet(regions, ses.files[i].node_of_writer.size(), shift);
-}
-
-std::shared_ptr<const Region> listed(std::vector<Access> pieces, uint64_t writers)
-{
-    sort_by_offset(pieces);
-    return std::make_shared<ListedRegion>(std::move(pieces), writers);
 }
 
 // The regions of one write call over `datasets` of the session's decompositions (one-call or
@@ -180,7 +162,7 @@ Session open_session(const Platform& p, const Workload& w, const FileSession& f,
                                      ? of.node_run_end[k + 1]
                                      : static_cast<uint32_t>(k + 1);
         of.holders = &ses.holders[i];
-        of.library = f.hdf5;
+        of.library = io_library(f.api).adds_collective_step();
     }
     return ses;
 }
@@ -209,7 +191,7 @@ double open_cost(const Platform& p, const Session& ses, const FileSettings& s, i
     // Without collective metadata reads each rank reads the superblock and root group itself,
     // through its node's client cache (client_caches).
     double readers = 0;
-    if (f.hdf5 && !s.all_coll_metadata_ops)
+    if (io_library(f.api).ranks_read_metadata(s))
         for (const OpenFile& of : ses.files)
             readers += client_caches(p, of);
     return create + p.fs.open_s + std::max(1.0, readers) * p.fs.metadata_io_s
@@ -228,77 +210,12 @@ WriteCall call_on_instances(Session& ses, bool collective, const std::vector<std
     return call;
 }
 
-// HDF5's fill buffer: H5D__fill_init sizes it to the transfer list's max_temp_buf (H5Pset_buffer,
-// 1 MiB by default), so a contiguous fill is written that much at a time.
-constexpr uint64_t FILL_BUFFER_BYTES = 1 << 20;
-
-// Who writes the fill values of dataset d when parallel HDF5 1.10 allocates it.
-// Contiguous (H5D__contig_fill, H5Dcontig.c): rank 0 alone, independently, a fill buffer per
-// write, while the others wait at a barrier. Chunked (H5D__chunk_collective_fill, H5Dchunk.c):
-// every rank takes chunks/P consecutive chunks, the first chunks%P ranks one more of those
-// left over, and all write them in one collective call.
-std::shared_ptr<const Region> fill_region(const Session& ses, size_t d, bool walk)
-{
-    const DatasetLayout& lay = ses.layout->datasets[d];
-    uint64_t writers = std::max<uint64_t>(1, ses.files.front().node_of_writer.size());
-    std::vector<Access> acc;
-    if (lay.chunk_dims.empty()) {
-        uint64_t bytes = ses.file->datasets[d].bytes();
-        if (!walk) {
-            uint64_t buffers = (bytes + FILL_BUFFER_BYTES - 1) / FILL_BUFFER_BYTES;
-            return std::make_shared<BoxRegion>(
-                lay.base, std::vector<uint64_t>{bytes},
-                std::vector<AxisSlots>{AxisSlots::progression(0, FILL_BUFFER_BYTES, buffers, FILL_BUFFER_BYTES, bytes)},
-                std::vector<uint64_t>{0}, 0, 1);
-        }
-        for (uint64_t at = 0; at < bytes; at += FILL_BUFFER_BYTES)
-            acc.push_back({lay.base + at, std::min(FILL_BUFFER_BYTES, bytes - at), 0});
-        return listed(std::move(acc), writers);
-    }
-    uint64_t chunks = lay.chunk_addr.size(), each = chunks / writers;
-    for (uint64_t c = 0; c < chunks; c++) {
-        auto writer = static_cast<uint32_t>(c < each * writers ? c / each : c - each * writers);
-        acc.push_back({lay.chunk_addr[c], lay.chunk_bytes, writer});
-    }
-    return listed(std::move(acc), writers);
-}
-
-// Before a chunked fill every rank, whether it writes a chunk or not, sets up a fill buffer of
-// one chunk: H5D__chunk_allocate (H5Dchunk.c) calls H5D__fill_init with the chunk size and no
-// element count, which allocates it and writes the fill value (or zeros) through it (H5Dfill.c). A
-// freshly allocated buffer is first touched (first_touch.hpp; on a platform that gives no
-// first-touch rate, at its memcpy rate); the ranks of a node beyond its cores wait for a core.
-Phase fill_buffer_setup(const Platform& p, const DatasetLayout& lay, const WriteCall& call)
-{
-    return fixed_phase("write", fresh_buffer_s(p.network, lay.chunk_bytes) * call_oversubscription(p, call));
-}
-
-// The fill values parallel HDF5 writes when it allocates a dataset at create (fill_region).
-void fill_at_allocation(const MpiIoContext& ctx, const FileSettings& s, const FileLayout& layout, Session& ses)
-{
-    for (size_t d = 0; d < s.datasets.size(); d++) {
-        bool chunked = !layout.datasets[d].chunk_dims.empty();
-        if (!filled_at_allocation(s.datasets[d].fill_time, s.datasets[d].fill_value, chunked))
-            continue;
-        WriteCall call = call_on_instances(ses, chunked, {fill_region(ses, d, ctx.walk_pieces)});
-        if (chunked) {
-            ctx.sink(fill_buffer_setup(ctx.platform, layout.datasets[d], call));
-            mpi_io_write(ctx, call);
-        } else {  // each fill buffer its own contiguous MPI_File_write_at: nothing to sieve
-            independent_write(ctx, call, false);
-        }
-    }
-}
-
-// A program's write call: through HDF5 (hdf5_transfer.hpp) or straight to MPI-IO.
-void write_pieces(const MpiIoContext& ctx, WriteCall call, bool hdf5)
+// A program's write call, through its file's library.
+void write_pieces(const MpiIoContext& ctx, WriteCall call, const IoLibrary& library)
 {
     for (const PieceSet& pieces : call.pieces)
         ctx.breakdown.payload_bytes += pieces.bytes();
-    if (hdf5)
-        hdf5_write(ctx, call);
-    else
-        mpi_io_write(ctx, call);
+    library.write(ctx, call);
 }
 
 // The interposer sets a forced transfer mode on the call's transfer property list: the
@@ -360,7 +277,7 @@ void replay_calls(const MpiIoContext& ctx, const FileSession& f, const FileSetti
             }
             write_pieces(into, call_on_instances(ses, call_collective(c, s),
                                                  replayed_call_regions(ses, c, k, into.walk_pieces)),
-                         f.hdf5);
+                         io_library(f.api));
         };
         // The first repetition (its compute_before_s) is the program's own; the rest may repeat
         // one another (repeat_fold.hpp).
@@ -381,7 +298,7 @@ void write_session(const MpiIoContext& ctx, const FileSession& f, const FileSett
         return replay_calls(ctx, f, s, ses, flush_s);
     auto call_for = [&](const std::vector<size_t>& datasets, bool collective) {
         write_pieces(ctx, call_on_instances(ses, collective, dataset_call_regions(ses, datasets, ctx.walk_pieces)),
-                     f.hdf5);
+                     io_library(f.api));
     };
     if (f.one_call) {
         std::vector<size_t> all(f.datasets.size());
@@ -408,11 +325,12 @@ void plan_run(const Platform& p, const Workload& w, const std::vector<FileSettin
     for (size_t i = 0; i < w.files.size(); i++) {
         const FileSession& f = w.files[i];
         const FileSettings& s = settings[i];
+        const IoLibrary& library = io_library(f.api);
         int n = f.instances(w.ranks);
         int writers = f.mode == FileMode::per_rank ? 1 : f.writers_per_instance(w.ranks);
         if (f.compute_before_s > 0)
             sink(fixed_phase("compute", f.compute_before_s));
-        double create = f.hdf5 ? f.datasets.size() * (p.hdf5.dataset_create_s + collective_overhead_s(p, writers, over)) : 0;
+        double create = library.create_datasets_s(p, f.datasets.size(), collective_overhead_s(p, writers, over));
         Session ses = open_session(p, w, f, s, *layouts[i], node_of_rank);
         sink(fixed_phase("open", open_cost(p, ses, s, writers, over) + create));
         if (options.report_ranges)
@@ -421,24 +339,24 @@ void plan_run(const Platform& p, const Workload& w, const std::vector<FileSettin
                 for (const Access& a : written_ranges(ses, d))
                     bd.dataset_ranges.back().ranges.push_back({a.offset, a.length, a.writer});
             }
-        if (f.hdf5)
-            fill_at_allocation(ctx, s, *layouts[i], ses);
+        library.allocate(ctx, {f, s, *layouts[i], ses.files.front().node_of_writer.size(),
+                               [&](bool collective, const std::vector<std::shared_ptr<const Region>>& regions) {
+                                   return call_on_instances(ses, collective, regions);
+                               }});
         // H5Fflush syncs the file (MPI_File_sync): cached writes reach the targets. Whether
         // H5Fclose waits for them too is the platform's (close_flushes).
         double flush = metadata_flush_cost(p, s, *layouts[i], writers, over);
         uint64_t entries = layouts[i]->metadata_entries;
         uint64_t metadata_writes = static_cast<uint64_t>(n) * (s.coll_metadata_write && entries ? 1 : entries);
         bd.posix.metadata_writes += metadata_writes;
-        // netCDF-4's nc_enddef, after the datasets (and their fill), and nc_close, before
-        // H5Fclose, each flush the file (netcdf4.hpp): the close waits for the data whatever
-        // the platform's close does.
-        if (f.netcdf4) {
+        // A library's flush once the file is defined, after the datasets (and their fill).
+        if (library.flushes_after_define()) {
             sink(fixed_phase("write", flush, true));
             bd.posix.metadata_writes += metadata_writes;
         }
         write_session(ctx, f, s, ses, flush);
         sink(fixed_phase("close", flush + p.fs.close_s + collective_overhead_s(p, writers, over),
-                         p.cache.close_flushes || f.netcdf4));
+                         p.cache.close_flushes || library.syncs_at_close()));
         bd.file_bytes += layouts[i]->end_of_file * n;
     }
     bd.bytes_per_server.assign(storage_servers(p), 0);

@@ -4,9 +4,9 @@
 
 #include <vector>
 
-#include "input/workload.hpp"
-#include "iolib/hdf5_layout.hpp"
+#include "model/file_layout.hpp"
 #include "model/model.hpp"
+#include "model/workload.hpp"
 #include "mpiio/mpi_io.hpp"
 
 namespace iosim {

@@ -9,7 +9,7 @@
 #include "engine/backend.hpp"
 #include "engine/phase_timer.hpp"
 #include "input/workload.hpp"
-#include "iolib/hdf5_layout.hpp"
+#include "iolib/layout_cache.hpp"
 #include "run/cost_estimate.hpp"
 #include "run/planner.hpp"
 

@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "input/workload.hpp"
-#include "iolib/hdf5_layout.hpp"
+#include "model/file_layout.hpp"
+#include "model/workload.hpp"
 
 namespace iosim {
 

@@ -8,7 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "iolib/hdf5_layout.hpp"
+#include "model/file_layout.hpp"
 #include "selection/box_region.hpp"
 
 namespace iosim {

@@ -89,4 +89,10 @@ void ListedRegion::cover(uint64_t lo, uint64_t hi, CoverState* state, CoverSink&
     }
 }
 
+std::shared_ptr<const Region> listed(std::vector<Access> pieces, uint64_t writers)
+{
+    sort_by_offset(pieces);
+    return std::make_shared<ListedRegion>(std::move(pieces), writers);
+}
+
 }  // namespace iosim

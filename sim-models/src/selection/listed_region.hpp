@@ -4,6 +4,7 @@
 // before regular selections were computed in closed form.
 #pragma once
 
+#include <memory>
 #include <vector>
 
 #include "selection/pieces.hpp"
@@ -34,5 +35,8 @@ private:
     std::vector<uint64_t> writer_first_;  // per writer + 1: its first slot in by_writer_
     WriterExtent extent_;
 };
+
+// A region of `pieces` in any order.
+std::shared_ptr<const Region> listed(std::vector<Access> pieces, uint64_t writers);
 
 }  // namespace iosim

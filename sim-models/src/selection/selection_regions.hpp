@@ -6,7 +6,7 @@
 #include <memory>
 #include <vector>
 
-#include "iolib/hdf5_layout.hpp"
+#include "model/file_layout.hpp"
 #include "selection/pieces.hpp"
 
 namespace iosim {

@@ -276,6 +276,8 @@ def _outcome_lines(outcomes: list[SettingOutcome]) -> list[str]:
         else:
             reason = f" ({printable(str(outcome.reason))})" if outcome.reason else ""
             got = "not applied" if outcome.effective is None else f"got {effective}"
-            lines.append(f"  NOT effective  {where}: {key}: requested {requested}, {got}{reason}")
+            # a layout's components are a list, reported by key alone
+            asked = "" if outcome.requested is None else f"requested {requested}, "
+            lines.append(f"  NOT effective  {where}: {key}: {asked}{got}{reason}")
     return lines
 

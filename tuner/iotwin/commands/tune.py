@@ -6,7 +6,7 @@
     iotwin tune --ranks 4 --real-budget 8 -- PROGRAM ARGS
 
 A program's workload (for sim-screened) is captured by the interposer from its first run, of
-the default config, which counts as a measurement of the default.
+the default config; capture slows that run, so the default is measured again without it.
     iotwin tune --resume ID
 
 Prints one progress line per generation, writes the best measured config as YAML for the
@@ -97,8 +97,9 @@ SPEC_OPTIONS: dict[str, str] = {
 
 #: what each objective makes faster, as the summary says it
 OBJECTIVE_TEXT = {
-    "io": "I/O time (the rate is the program's bytes over its time inside HDF5 and MPI-IO "
-          "calls, its computation left out; --objective wall: over its wall time)",
+    "io": "I/O time (the rate is the program's bytes over its time inside its HDF5, MPI-IO "
+          "and POSIX I/O calls, its computation left out; --objective wall: over its wall "
+          "time)",
     "wall": "wall time (the rate is the program's bytes over its wall time, launch and "
             "computation included; --objective io: over its time inside I/O calls)",
 }

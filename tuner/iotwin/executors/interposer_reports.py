@@ -208,8 +208,9 @@ def setting_outcomes(reports: list[Report]) -> list[SettingOutcome]:
     """
     hint_keys = _config_keys_of_hints()
     outcomes: list[SettingOutcome] = []
+    created = _posix_files_created(reports)
     for report in file_reports(reports):
-        if only_read(report):
+        if only_read(report) or _opened_after_its_creator(report, created):
             continue
         file = str(report.get("file", "?"))
         outcomes += _section_outcomes(file, report, hint_keys)
@@ -217,6 +218,21 @@ def setting_outcomes(reports: list[Report]) -> list[SettingOutcome]:
             where = f"{file}:{dataset.get('name', '?')}"
             outcomes += _section_outcomes(where, dataset, hint_keys, "dataset.")
     return outcomes
+
+
+def _posix_files_created(reports: list[Report]) -> set[str]:
+    """The POSIX data files some process of the run created (each process reports its own
+    open of a file)."""
+    return {str(report.get("file")) for report in file_reports(reports)
+            if report.get("api") == "posix" and report.get("how") == "create"}
+
+
+def _opened_after_its_creator(report: Report, created: set[str]) -> bool:
+    """A process's report of a shared POSIX file another process of the run created (IOR's
+    shared file without -F): its layout is the creator's, which that process reports; this
+    one's "this file was opened" is no setting that failed to act."""
+    return (report.get("api") == "posix" and report.get("how") != "create"
+            and str(report.get("file")) in created)
 
 
 def _section_outcomes(where: str, section: Report, hint_keys: dict[str, str],

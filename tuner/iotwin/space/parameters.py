@@ -61,6 +61,7 @@ from iotwin.config.validation import validate_config, validate_value
 from iotwin.core import paths
 from iotwin.core.dotted import dotted_set
 from iotwin.core.errors import InputError, UserError
+from iotwin.core.io_libraries import apis_through
 from iotwin.core.mpi_flavours import DEFAULT_MPI
 from iotwin.core.text import printable
 from iotwin.core.units import format_size, parse_size
@@ -102,9 +103,10 @@ class SpaceContext:
 
 
 #: the workload APIs whose files go through HDF5 (netCDF-4 writes HDF5 files), and through
-#: MPI-IO (every parallel library here; a POSIX program's writes reach the file system alone)
-HDF5_APIS = frozenset({"hdf5", "netcdf4"})
-MPIIO_APIS = frozenset({"hdf5", "netcdf4", "mpiio", "pnetcdf"})
+#: MPI-IO (every parallel library here; a POSIX program's writes reach the file system alone):
+#: data/io-libraries.yaml
+HDF5_APIS = apis_through("hdf5")
+MPIIO_APIS = apis_through("mpiio")
 
 
 @dataclass(frozen=True)

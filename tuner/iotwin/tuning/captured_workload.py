@@ -1,8 +1,8 @@
 """Capturing the workload of a program tuned in simulation, from the campaign's first real
-run (the default config), which is stored as the campaign's first measurement of the
-default (a capture run that fails is stored too, as a failed run, before the campaign stops);
-the spec with its workload becomes the campaign's stored spec, so a resume does not capture
-again."""
+run (the default config), which is stored (a capture run that fails too, as a failed run,
+before the campaign stops) but is no measurement of the default's rate: capture's own work
+slows it (tuning.stored_runs); the spec with its workload becomes the campaign's stored spec,
+so a resume does not capture again."""
 
 from __future__ import annotations
 
@@ -22,8 +22,8 @@ CAPTURE_LABEL = "capture"  # details label of the capture run
 def capture_workload_of(store: Store, campaign_id: int, spec: CampaignSpec,
                         progress: Callable[[str], None] = lambda line: None) -> CampaignSpec:
     """The spec with the program's workload, captured from one run of the default config on
-    this machine; that run is stored as the campaign's first measurement of the default, and
-    the spec with its workload as the campaign's spec (a resume does not capture again)."""
+    this machine; that run is stored (labelled, not a search run), and the spec with its
+    workload as the campaign's spec (a resume does not capture again)."""
     def stored(result: RunResult) -> None:
         store.add_run(campaign_id, spec.target, result, config={}, platform=spec.platform,
                       source="real", details={"label": CAPTURE_LABEL})
@@ -43,5 +43,6 @@ def capture_workload_of(store: Store, campaign_id: int, spec: CampaignSpec,
     store.update_campaign_spec(campaign_id, {**store.campaign(campaign_id).spec,
                                              **captured.to_json()})
     progress(f"captured the workload of {spec.target.label}: {program.summary()}; default "
-             f"config {format_mbs(result.rate_mbs or 0)} MB/s (I/O rate)")
+             f"config {format_mbs(result.rate_mbs or 0)} MB/s (I/O rate) with capture on, "
+             f"measured again without it")
     return captured

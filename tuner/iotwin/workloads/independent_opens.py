@@ -8,7 +8,8 @@ farthest process wrote, and the k-th write of every process one independent call
 selection names each process's bytes (runs of world ranks; ranks whose k-th writes are equal
 in size and equally spaced one run, as IOR's segments are). A process's repeated write is
 unrolled first: repetitions of different processes cannot be one repeated call. The call's
-``compute_before_s`` is the slowest process's.
+``compute_before_s`` is the slowest process's. The processes' syncs (fsync, IOR's ``-e``
+before each close) are one flush after the writes.
 """
 
 from __future__ import annotations
@@ -35,8 +36,8 @@ def _boxes(selection: Mapping[str, Any], shift: int) -> list[Box]:
 
 
 def unrolled(calls: Sequence[Mapping[str, Any]]) -> list[tuple[float, list[Box]]]:
-    """One process's writes as (compute before, boxes), repetitions unrolled; flushes dropped
-    (a POSIX data file has none)."""
+    """One process's writes as (compute before, boxes), repetitions unrolled; flushes left
+    out (see _flush)."""
     writes: list[tuple[float, list[Box]]] = []
     for call in calls:
         if "write" not in call:
@@ -70,6 +71,14 @@ def _runs(boxes: Sequence[tuple[int, Box]]) -> list[dict[str, Any]]:
     return runs
 
 
+def _flush(records: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The flush after the merged writes when any process synced the file (the slowest
+    process's computation before its sync before it), else none."""
+    gaps = [float(call.get("compute_before_s", 0.0)) for record in records
+            for call in record["calls"] if call.get("flush")]
+    return [{"flush": True, "compute_before_s": max(gaps)}] if gaps else []
+
+
 def merge_independent(records: Sequence[Mapping[str, Any]], world: int) -> dict[str, Any]:
     """One record of the file the ``records`` (one per process, each ``comm_size`` 1) wrote,
     as a file of all ``world`` ranks (those that did not write it are named in no run)."""
@@ -88,5 +97,5 @@ def merge_independent(records: Sequence[Mapping[str, Any]], world: int) -> dict[
             "how": "create" if any(r["how"] == "create" for r in records) else first["how"],
             "t_open": min(float(r["t_open"]) for r in records),
             "t_close_done": max(float(r["t_close_done"]) for r in records),
-            "datasets": [dataset] if dataset else [], "calls": calls,
+            "datasets": [dataset] if dataset else [], "calls": calls + _flush(records),
             "unsupported": sorted({u for r in records for u in r.get("unsupported", [])})}

@@ -1,0 +1,35 @@
+#include "iolib/layout_cache.hpp"
+
+#include <vector>
+
+#include "iolib/io_library.hpp"
+
+namespace iosim {
+
+namespace {
+
+// Everything a library's layout reads from the settings, as bytes.
+std::string layout_key(size_t file_index, const FileSession& file, const FileSettings& s)
+{
+    const IoLibrary& library = io_library(file.api);
+    std::vector<uint64_t> words{file_index, s.align_threshold, s.align_boundary, s.meta_block_size};
+    for (size_t i = 0; i < file.datasets.size(); i++) {
+        auto chunk = library.chunk_dims(file.datasets[i], s.datasets[i]);
+        words.push_back(chunk.size());
+        words.insert(words.end(), chunk.begin(), chunk.end());
+    }
+    return std::string(reinterpret_cast<const char*>(words.data()), words.size() * sizeof(uint64_t));
+}
+
+}  // namespace
+
+const FileLayout& LayoutCache::get(size_t file_index, const FileSession& file, const FileSettings& settings)
+{
+    std::string key = layout_key(file_index, file, settings);
+    auto it = layouts_.find(key);
+    if (it == layouts_.end())
+        it = layouts_.emplace(key, io_library(file.api).layout(file, settings)).first;
+    return it->second;
+}
+
+}  // namespace iosim
