@@ -7,7 +7,7 @@ import math
 from collections.abc import Sequence
 
 import pytest
-from iotwin.model.calibration import Observation, fit, influential_parameters
+from iotwin.model.calibration import Observation, fit, influential_parameters, spread_by_rate
 from iotwin.model.platforms import Platform, load_platform
 
 LEVEL = "filesystem.target_mbs"  # scales every config's rate alike
@@ -107,3 +107,26 @@ def test_a_coarse_start_gets_the_fit_off_a_plateau() -> None:
     assert scanned.parameters[CACHE] >= ROUND_BYTES
     assert scanned.fit_error == pytest.approx(0.0)
     assert scanned.details["scan_evaluations"] == 6  # the start and 5 points
+
+
+def test_a_looser_tolerance_stops_sooner_at_nearly_the_same_fit() -> None:
+    model = load_platform("hopper")
+    prior = model.free_parameters()[ORDER][0]
+    truth = model.with_values({LEVEL: model.free_parameters()[LEVEL][0] * 1.3,
+                               ORDER: prior * 2.0})
+    observations = observations_of(truth, [1, 2, 4, 8, 16, 32, 64])
+    tight = fit(model, observations, parameters=[LEVEL, ORDER], predictor=synthetic_rates)
+    loose = fit(model, observations, parameters=[LEVEL, ORDER], predictor=synthetic_rates,
+                tolerance=1e-3)
+    assert loose.details["evaluations"] < tight.details["evaluations"]
+    for name in (LEVEL, ORDER):
+        assert loose.parameters[name] == pytest.approx(tight.parameters[name], rel=0.02)
+
+
+def test_the_influence_is_judged_on_configs_spread_over_the_measured_rates() -> None:
+    observations = [Observation({}, {"writers": w}, float(rate))
+                    for w, rate in enumerate([5, 1, 9, 3, 7, 2, 8, 4, 6])]
+    chosen = spread_by_rate(observations, 3)
+    assert [o.rate_mbs for o in chosen] == [1.0, 5.0, 9.0]  # slowest, middle, fastest
+    assert spread_by_rate(observations, 0) == observations
+    assert spread_by_rate(observations, 20) == observations

@@ -54,6 +54,13 @@ def test_disks_are_raid_groups_raw_or_as_an_array_exports_them() -> None:
         assert data["filesystem"]["rpc_overhead_s"] == hdd["request_s"]["value"]
 
 
+def test_servers_with_fewer_drives_than_a_raid_group_make_one_group_each() -> None:
+    data = model(record(184))  # Dell: 108 NL-SAS drives on 18 servers, 6 a server
+    hdd = sheet_defaults()["media"]["hdd"]
+    assert data["filesystem"]["targets"] == 18
+    assert data["filesystem"]["target_mbs"] == 4 * hdd["drive_mbs"]["value"]  # 4 data + 2 parity
+
+
 def test_a_server_with_two_links_and_a_named_ethernet_rate() -> None:
     assert model(record(23))["filesystem"]["server_mbs"] == 2 * 12500  # "2x OPA HFIs"
     assert model(record(91))["filesystem"]["server_mbs"] == 2000  # "Ethernet 16Gbps"

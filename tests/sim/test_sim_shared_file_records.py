@@ -5,22 +5,10 @@ share cost their writers waits, per object (extent_locks.hpp)."""
 
 from __future__ import annotations
 
-from typing import Any
+from support.ior_records import records, striped
+from support.small_platform import run, small_platform
 
-from iotwin.workloads.ior import ior_workload, parse_ior
-from support.small_platform import MiB, run, small_platform
-
-RECORD = 47008
 WAITS = "extent-lock revocation waits"
-
-
-def records(ranks: int, nodes: int, segments: int = 1) -> dict[str, Any]:
-    arguments = ["-a", "POSIX", "-w", "-t", str(RECORD), "-b", str(RECORD), "-s", str(segments)]
-    return dict(ior_workload(parse_ior(arguments), ranks, nodes, "ior " + " ".join(arguments)))
-
-
-def striped(count: int, size: int = MiB) -> dict[str, Any]:
-    return {"lustre": {"stripe_count": count, "stripe_size": size}}
 
 
 def test_a_nodes_adjacent_records_leave_as_merged_rpcs() -> None:

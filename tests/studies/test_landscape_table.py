@@ -10,7 +10,7 @@ from iotwin.core.errors import UserError
 from iotwin.core.hashing import config_hash
 from iotwin.core.run_records import Target
 from iotwin.executors.table import Landscape, TableExecutor, read_table, write_table
-from iotwin.space.parameters import SpaceContext, load_space
+from iotwin.space.parameters import BoundSpace, SpaceContext, load_space
 from iotwin.space.restricted import RestrictedSpace
 from iotwin.store.database import Store
 from iotwin.studies.landscape import conditions, measure_landscape, pass_order
@@ -82,6 +82,24 @@ def test_a_restricted_space_offers_and_repairs_to_the_tables_configs_only() -> N
     other = load_space("table3").bind(SpaceContext("lustre", 4, max_stripe_count=8))
     with pytest.raises(UserError, match="none of the table's"):
         RestrictedSpace(other, table.configs)
+
+
+@pytest.mark.parametrize("space", [
+    load_space("local").bind(SpaceContext("ufs", 4)),  # genes active under others' values
+    load_space("table3").bind(  # a site's rules: bounds clamped, a value forbidden, the
+        SpaceContext("lustre", 64, max_stripe_count=8,   # layout moved to the files it may
+                     forbidden=(("lustre.stripe_count", -1), ("mpiio.cb_nodes", 2)),
+                     layout_files=("data.h5",), layout_pool="flash"),  # go to, in a pool
+        {"alignment": None, "chunk_size": None}),
+])
+def test_a_restricted_space_finds_each_configs_first_point_as_enumerating_the_space_would(
+        space: BoundSpace) -> None:
+    first: dict[str, tuple[int, ...]] = {}
+    for point in space.points():  # every point, in order: the first of each config
+        first.setdefault(config_hash(space.config(point)), space.repair(point)[0])
+    configs = [space.config(p) for p in random.Random(1).sample(sorted(first.values()), 60)]
+    restricted = RestrictedSpace(space, [{}, *configs, configs[0]])  # a default, a duplicate
+    assert restricted.allowed == [first[config_hash(c)] for c in configs]
 
 
 def test_a_table_whose_runs_all_failed_is_a_failed_replay() -> None:

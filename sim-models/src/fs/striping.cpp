@@ -41,7 +41,8 @@ Striping file_striping(const Platform& p, const FileSettings& s, int instance)
 }
 
 WritePhaseBuilder::WritePhaseBuilder(const Platform& p, const Striping& st, LockHolders& holders, Breakdown& bd)
-    : platform_(p), striping_(st), locks_(holders), revocation_s_(p.fs.lock_conflict_s + p.fs.rpc_overhead_s), client_rpcs_(p.fs.rpc_max_bytes),
+    : platform_(p), striping_(st), locks_(holders), token_server_(p.fs.gpfs ? p.fs.token_ops_per_s : 0),
+      revocation_s_((token_server_.serves() ? token_server_.request_s() : p.fs.lock_conflict_s) + p.fs.rpc_overhead_s), client_rpcs_(p.fs.rpc_max_bytes),
       media_requests_(p.fs.rpc_max_bytes), breakdown_(bd), slot_(storage_targets(p), -1)
 {
 }
@@ -94,7 +95,10 @@ void WritePhaseBuilder::add_to_target(int client, int key, int target, int compo
 void WritePhaseBuilder::lock_boundary(int client, int process, uint64_t offset)
 {
     ExtentLocks::Grant grant = locks_.acquire(client, offset, lock_unit(offset), process_calls_[process] - 1);
-    if (grant.revokes) {
+    if (grant.revokes && token_server_.serves()) {
+        breakdown_.lock_conflicts++;
+        token_server_.request();
+    } else if (grant.revokes) {
         breakdown_.lock_conflicts++;
         int target = striping_.target_of(offset);
         if (static_cast<size_t>(target) >= object_revocations_.size())
@@ -196,13 +200,15 @@ Phase WritePhaseBuilder::finish(const std::string& label, double fixed_s)
     phase.max_process_bytes = max_process_bytes_;
     phase.max_process_calls = max_process_calls_;
     // The phase's lock waits (extent_locks.hpp): the most revocations one process waits for,
-    // or the most one object goes through (its lock server grants them one after another).
+    // or the most one object goes through (its lock server grants them one after another), or
+    // on GPFS the file's token server's requests (token_server.hpp).
     uint64_t waits = std::max(longest_object_chain_, max_process_waits_);
     for (int t : revoked_objects_)
         object_revocations_[t] = 0;
     revoked_objects_.clear();
     longest_object_chain_ = 0;
-    phase.lock_wait_s = static_cast<double>(waits) * revocation_s_;
+    phase.lock_wait_s = std::max(static_cast<double>(waits) * revocation_s_, token_server_.busy_s());
+    token_server_.end_phase();
     // By (key, target); a key's flows to one target merged in order of creation.
     std::vector<size_t> order(flows_.size());
     std::iota(order.begin(), order.end(), 0);

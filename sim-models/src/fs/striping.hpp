@@ -11,6 +11,7 @@
 
 #include "fs/extent_locks.hpp"
 #include "fs/request_merging.hpp"
+#include "fs/token_server.hpp"
 #include "model/model.hpp"
 
 namespace iosim {
@@ -70,7 +71,8 @@ private:
     const Platform& platform_;
     Striping striping_;
     ExtentLocks locks_;
-    double revocation_s_ = 0;     // one revocation: the callback round trip and the holder's flush
+    TokenServer token_server_;    // GPFS: the file's token server (token_server.hpp)
+    double revocation_s_ = 0;     // one revocation: the callback round trip (GPFS: the token request) and the holder's flush
     RequestRuns client_rpcs_;     // per client node and object: its RPCs
     RequestRuns media_requests_;  // per object: what reaches the target's media
     Breakdown& breakdown_;
@@ -87,7 +89,8 @@ private:
     std::vector<uint64_t> process_waits_;  // process -> lock waits of its writes this phase
     std::vector<int> processes_;           // processes whose process_bytes_ is set
     uint64_t max_process_waits_ = 0;
-    // Target -> revocations of the file's object there this phase: one after another (extent_locks.hpp).
+    // Target -> revocations of the file's object there this phase: one after another (extent_locks.hpp),
+    // unless a token server serves them all.
     std::vector<uint64_t> object_revocations_;
     std::vector<int> revoked_objects_;
     uint64_t longest_object_chain_ = 0;

@@ -103,6 +103,9 @@ void parse_filesystem(const json& data, Platform& p)
     p.fs.rpc_overhead_s = number(data, fs, "rpc_overhead_s");
     p.fs.lock_conflict_s = number(data, fs, "lock_conflict_s");
     p.fs.lock_block_bytes = static_cast<uint64_t>(optional(data, fs, "lock_block_bytes", 0));
+    p.fs.token_ops_per_s = optional(data, fs, "token_ops_per_s", 0);
+    if (p.fs.token_ops_per_s < 0)
+        throw std::invalid_argument("platform.filesystem.token_ops_per_s: must be >= 0 (0: no token server)");
     p.fs.max_stripe_count = static_cast<int>(optional(data, fs, "max_stripe_count", p.fs.targets));
     p.fs.create_s = number(data, fs, "create_s");
     p.fs.create_per_stripe_s = optional(data, fs, "create_per_stripe_s", 0);

@@ -70,6 +70,7 @@ struct FileSystem {
     double rpc_overhead_s = 0;
     double lock_conflict_s = 0;
     uint64_t lock_block_bytes = 0;  // GPFS block; 0: the Lustre stripe
+    double token_ops_per_s = 0;     // GPFS: token requests a file's token server serves a second (0: none)
     int max_stripe_count = 1;
     double create_s = 0;            // file create at the metadata server
     double create_per_stripe_s = 0;

@@ -138,13 +138,15 @@ def fit(platform: Platform, observations: Sequence[Observation], *,
         parameters: Sequence[str] | None = None, max_evaluations: int = 60,
         jobs: int = 2, predictor: Predictor | None = None,
         start: Mapping[str, float] | None = None,
-        prior_sigma: float | None = None, scan_points: int = 0) -> Fit:
+        prior_sigma: float | None = None, scan_points: int = 0,
+        tolerance: float = 1e-8) -> Fit:
     """Fit ``parameters`` (default: every free one) of ``platform`` to ``observations``.
 
     ``predictor`` replaces :func:`predict` where an observation is not one plain simulation.
     ``start`` (values by name) replaces the platform's values as the starting point, and
     ``prior_sigma`` (a log factor) regularises each parameter toward the platform's value.
-    ``scan_points`` > 1 first moves the start with :func:`coarse_start`.
+    ``scan_points`` > 1 first moves the start with :func:`coarse_start`. The fit stops once a
+    step changes the loss or the parameters by less than ``tolerance`` (relative).
     """
     rates_of = predictor or predict
     if not observations:
@@ -173,7 +175,7 @@ def fit(platform: Platform, observations: Sequence[Observation], *,
 
     solution = least_squares(residuals, begin, bounds=(scale.lower, scale.upper),
                              loss="soft_l1", f_scale=F_SCALE, diff_step=0.02,
-                             max_nfev=max_evaluations)
+                             max_nfev=max_evaluations, ftol=tolerance, xtol=tolerance)
     fitted = scale.values(solution.x)
     error = relative_error(rates_of(platform.with_values(fitted), observations, jobs),
                            observations)
@@ -288,6 +290,17 @@ def influential_parameters(platform: Platform, observations: Sequence[Observatio
     return [name for name in chosen if spread[name] > 0 or level[name] > 0]
 
 
+def spread_by_rate(observations: Sequence[Observation], count: int) -> list[Observation]:
+    """``count`` of the observations evenly spaced in the order of their rates, the slowest
+    and the fastest among them (all of them when ``count`` is 0 or not fewer)."""
+    if count <= 0 or len(observations) <= count:
+        return list(observations)
+    ranked = sorted(observations, key=lambda o: o.rate_mbs)
+    if count == 1:
+        return ranked[-1:]
+    return [ranked[round(i * (len(ranked) - 1) / (count - 1))] for i in range(count)]
+
+
 @dataclass(frozen=True)
 class RefitSettings:
     """How :class:`SimModel` refits itself (sim-screened's ``fit_*`` settings)."""
@@ -295,13 +308,17 @@ class RefitSettings:
     parameters: int = 3  # refitted: the most influential on the measured configs
     evaluations: int = 30  # optimiser evaluations per refit
     prior_sigma: float = 0.3  # log factor the machine may plausibly differ from the model
+    tolerance: float = 1e-8  # the fit stops at this relative change of loss or parameters
+    influence_configs: int = 0  # the influence is judged on this many configs (0: all)
 
     @classmethod
     def from_settings(cls, settings: Mapping[str, Any]) -> RefitSettings:
         defaults = cls()
         return cls(int(settings.get("fit_parameters", defaults.parameters)),
                    int(settings.get("fit_evaluations", defaults.evaluations)),
-                   float(settings.get("fit_prior_sigma", defaults.prior_sigma)))
+                   float(settings.get("fit_prior_sigma", defaults.prior_sigma)),
+                   float(settings.get("fit_tolerance", defaults.tolerance)),
+                   int(settings.get("fit_influence_configs", defaults.influence_configs)))
 
 
 class SimModel:
@@ -338,12 +355,13 @@ class SimModel:
 
     def fit(self, measured: Sequence[tuple[Config, float]]) -> Fit:
         observations = [Observation(self.workload, config, rate) for config, rate in measured]
-        chosen = influential_parameters(self.base, observations, self.refit.parameters)
+        chosen = influential_parameters(self.base, spread_by_rate(
+            observations, self.refit.influence_configs), self.refit.parameters)
         if not chosen:  # no free parameter changes these configs' rates: nothing to learn
             return Fit(dict(self.fitted), None, None, {"parameters": "none influential"})
         calibration = fit(self.base, observations, parameters=chosen,
                           max_evaluations=self.refit.evaluations, start=self.fitted,
-                          prior_sigma=self.refit.prior_sigma)
+                          prior_sigma=self.refit.prior_sigma, tolerance=self.refit.tolerance)
         self.use(calibration.parameters)
         return Fit(calibration.parameters, calibration.fit_error, None,
                    {**calibration.details, "parameters": chosen})

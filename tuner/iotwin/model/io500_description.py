@@ -162,14 +162,21 @@ def _targets(record: Mapping[str, Any], media: str, servers: int, rules: Mapping
         return {"targets": {"value": max(total, 1), "assumption": scope}}
     vendor = str(record.get("storage_vendor") or "")
     if _words_match(vendor, [v.lower() for v in raid["array_vendors"]]):
-        targets, why = total, f"{vendor}'s devices are RAID volumes ({raid['assumption']})"
-    else:
-        targets = max(1, total // raid["group_drives"])
-        why = (f"{total} drives in RAID6 groups of {raid['group_drives']} "
-               f"({raid['assumption']})")
-    return {"targets": {"value": targets, "assumption": f"{why}; {scope}"},
-            "drives_per_target": {"value": raid["data_drives"]["value"],
-                                  "source": raid["data_drives"]["source"]}}
+        why = f"{vendor}'s devices are RAID volumes ({raid['assumption']})"
+        return {"targets": {"value": total, "assumption": f"{why}; {scope}"},
+                "drives_per_target": dict(raid["data_drives"])}
+    group, parity = raid["group_drives"], raid["group_drives"] - raid["data_drives"]["value"]
+    if total // group >= servers:
+        why = f"{total} drives in RAID6 groups of {group} ({raid['assumption']})"
+        return {"targets": {"value": total // group, "assumption": f"{why}; {scope}"},
+                "drives_per_target": dict(raid["data_drives"])}
+    # fewer drives a server than a group: each server's drives are one RAID6 group
+    per_server = total // servers
+    why = (f"{total} drives on {servers} servers, fewer than a RAID6 group of {group} each: "
+           f"one group a server, {parity} of its {per_server} drives parity "
+           f"({raid['assumption']})")
+    return {"targets": {"value": servers, "assumption": f"{why}; {scope}"},
+            "drives_per_target": {"value": max(1, per_server - parity), "assumption": why}}
 
 
 def _link(network: str, rules: Mapping[str, Any]) -> dict[str, Any]:

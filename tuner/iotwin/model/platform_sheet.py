@@ -321,6 +321,7 @@ def _filesystem(s: Mapping[str, Any], base: Mapping[str, Any]) -> dict[str, Any]
         fs["rpc_overhead_s"] = _media_target(storage, base, "request_s")
     if fs["type"] == "gpfs":
         fs["lock_block_bytes"] = storage.get("block_size") or base["gpfs"]["block_size"]
+        fs["token_ops_per_s"] = base["gpfs"]["token_ops_per_s"]
     if "rpc_size" in storage:
         fs["rpc_max_bytes"] = storage["rpc_size"]
     fs.update(_pools_of(storage))

@@ -57,6 +57,7 @@ def _case_json(result: TableBenchmark, settings: BenchmarkSettings) -> dict[str,
         "strategies": {f.strategy: {
             "cap": f.cap,
             **{_key(t): f.summary(t) for t in settings.targets},
+            **{f"search_runs_{_key(t)}": f.summary(t, searched=True) for t in settings.targets},
             **{f"runs_each_{_key(t)}": f.runs_to(t) for t in settings.targets},
             "model": _model_summary(f),
             "prior_weights_each": [t.prior_weights for t in f.trajectories],
@@ -130,10 +131,21 @@ def markdown(results: Sequence[TableBenchmark], settings: BenchmarkSettings) -> 
             lines.append(f"| {result.case.name} | {f.strategy} | {f.cap} | "
                          + " | ".join(cells) + " |")
     lines.append("")
+    lines.extend(f"- {r.case.name}: {search_runs_text(r, targets[0])}" for r in results)
     lines.extend(f"- {r.case.name}: {resolution_text(r.resolution)}" for r in results)
     lines.extend(f"- {r.case.name}: {text}" for r in results
                  for text in model_and_order_texts(r))
     return "\n".join(lines)
+
+
+def search_runs_text(result: TableBenchmark, fraction: float) -> str:
+    """Each strategy's search runs to ``fraction``, the confirmation's not counted."""
+    found = []
+    for f in result.figures:
+        s = f.summary(fraction, searched=True)
+        found.append(f"{f.strategy} {s['median']:g} [{s['q1']:g}-{s['q3']:g}]")
+    return (f"search runs to {100 * fraction:g}% (the confirmation's not counted), median "
+            f"[quartiles]: {', '.join(found)}")
 
 
 def model_and_order_texts(result: TableBenchmark) -> list[str]:

@@ -91,6 +91,7 @@ class GreyBox:
         self._with: _Hypothesis | None = None  # the simulator as the mean, once fitted
         self._without: _Hypothesis | None = None  # a constant mean
         self._kernel = self._initial_kernel()
+        self._rows: dict[Point, list[float]] = {}  # each point's encoding, once
 
     @property
     def weight(self) -> float:
@@ -156,18 +157,20 @@ class GreyBox:
     def encode(self, points: Sequence[Point]) -> np.ndarray:
         """One-hot columns for each searched gene: one per value and one for "inactive", so
         that every config has as many ones and the same prior variance."""
-        rows = []
-        for point in points:
-            values = self.space.values(point)
-            row: list[float] = []
-            for gene, index in zip(self.space.genes, point, strict=True):
-                if len(gene.values) < 2:
-                    continue
-                hot = [0.0] * (len(gene.values) + 1)
-                hot[index if self.space.is_active(gene, values) else -1] = 1.0
-                row += hot
-            rows.append(row)
+        rows = [self._rows.get(point) or self._rows.setdefault(point, self._row(point))
+                for point in points]
         return np.array(rows, dtype=float).reshape(len(points), -1)
+
+    def _row(self, point: Point) -> list[float]:
+        values = self.space.values(point)
+        row: list[float] = []
+        for gene, index in zip(self.space.genes, point, strict=True):
+            if len(gene.values) < 2:
+                continue
+            hot = [0.0] * (len(gene.values) + 1)
+            hot[index if self.space.is_active(gene, values) else -1] = 1.0
+            row += hot
+        return row
 
     def _residual(self, features: np.ndarray, residuals: np.ndarray, alpha: np.ndarray) -> Any:
         process = _gaussian_process().GaussianProcessRegressor(

@@ -7,13 +7,16 @@ nearest allowed one: the fewest genes changed, the first such in the table's ord
 
 from __future__ import annotations
 
+import itertools
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
 
 from iotwin.config.types import Config
+from iotwin.core.dotted import dotted_get
 from iotwin.core.errors import UserError
 from iotwin.core.hashing import config_hash
-from iotwin.space.parameters import BoundSpace, Point
+from iotwin.space.parameters import BoundSpace, Parameter, Point
 
 
 class RestrictedSpace(BoundSpace):
@@ -42,19 +45,48 @@ class RestrictedSpace(BoundSpace):
 
 def _points_of(space: BoundSpace, configs: Sequence[Config]) -> list[Point]:
     """The point of each config that is one (the default config, with no settings, is run
-    only as the default and is not a point of most spaces), in the configs' order."""
-    wanted = {config_hash(c): i for i, c in enumerate(configs)}
-    found: dict[int, Point] = {}
-    seen: set[Point] = set()  # many points repair to one (inactive genes reset): one config
-    for point in space.points():
-        canonical, _ = space.repair(point)
-        if canonical in seen:
-            continue
-        seen.add(canonical)
-        index = wanted.get(config_hash(space.config(canonical)))
-        if index is not None:
-            found.setdefault(index, canonical)
+    only as the default and is not a point of most spaces), in the configs' order; of several
+    points giving one config (inactive genes, a clamped bound), the first in the space's
+    order."""
+    found = [point for config in configs if (point := _point_of(space, config)) is not None]
     if not found:
         raise UserError(f"space {space.name}: none of the table's {len(configs)} configs is a "
                         f"point of it (a table of another space?)")
-    return [found[i] for i in sorted(found)]
+    return list(dict.fromkeys(found))
+
+
+def _point_of(space: BoundSpace, config: Config) -> Point | None:
+    """The first canonical point whose config is ``config`` (None: none is). Each gene's
+    candidates are read off the config (what it sets at the gene's key), and every
+    combination of them is checked by the config it gives: a space of hundreds of thousands
+    of points is not enumerated for each table (26 s of a campaign's CPU on table3)."""
+    wanted = config_hash(config)
+    choices = [_gene_candidates(space, gene, config) for gene in space.genes]
+    matches = {canonical for point in itertools.product(*choices)
+               if config_hash(space.config(canonical := space.repair(point)[0])) == wanted}
+    return min(matches, default=None)
+
+
+def _gene_candidates(space: BoundSpace, gene: Parameter, config: Config) -> list[int]:
+    """The value indices of ``gene`` that may have given ``config``: those that set what it
+    holds at the gene's key, or, where it holds nothing there, those that set nothing (the
+    first value too: an inactive gene is reset to it). Every index where no value sets what
+    it holds: the site's rules may have changed it (-1 stripes become the site's most)."""
+    held = [value for holder in _holders(config, gene.keys[0])
+            if (value := dotted_get(holder, gene.keys[0])) is not None]
+    given = [gene.config_value(value, space.context) for value in gene.values]
+    if not held:
+        forbidden = [value for key, value in space.context.forbidden if key == gene.keys[0]]
+        return [i for i, (value, setting) in enumerate(zip(gene.values, given, strict=True))
+                if i == 0 or setting is None or value in forbidden]
+    matching = [i for i, setting in enumerate(given) if setting == held[0]]
+    return matching or list(range(len(gene.values)))
+
+
+def _holders(config: Config, key: str) -> list[Mapping[str, Any]]:
+    """The config, and for a layout key each per-file block the site's rules may have moved
+    the layout to."""
+    if not key.startswith("lustre."):
+        return [config]
+    return [config, *({"lustre": rule["lustre"]} for rule in config.get("files", [])
+                      if "lustre" in rule)]

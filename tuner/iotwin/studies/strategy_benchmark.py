@@ -117,6 +117,8 @@ class Trajectory:
     costs: list[int]
     ratios: list[float]
     runs: int  # the campaign's own runs (search only)
+    #: the search runs b behind each cost (the cost less its confirmation's runs)
+    searched: list[int] = field(default_factory=list)
     model: dict[str, float] = field(default_factory=dict)  # model figures, model-guided only
     #: model-guided only: the rate its grey-box surrogate believes of each table config once
     #: refitted to every run of the campaign (None: not a point of the space, or no prediction)
@@ -126,6 +128,12 @@ class Trajectory:
 
     def cost_to(self, fraction: float) -> int | None:
         return next((c for c, r in zip(self.costs, self.ratios, strict=True)
+                     if r >= 1 - fraction), None)
+
+    def search_runs_to(self, fraction: float) -> int | None:
+        """The search runs (the confirmation's not counted) of the first recommendation
+        within ``fraction``."""
+        return next((b for b, r in zip(self.searched, self.ratios, strict=True)
                      if r >= 1 - fraction), None)
 
 
@@ -138,10 +146,13 @@ class StrategyFigures:
     def runs_to(self, fraction: float) -> list[int | None]:
         return [t.cost_to(fraction) for t in self.trajectories]
 
-    def summary(self, fraction: float) -> dict[str, Any]:
-        """Median and quartiles of runs to ``fraction``, a miss counted as the cap's cost."""
-        runs = self.runs_to(fraction)
-        counted = [r if r is not None else self.cap_cost for r in runs]
+    def summary(self, fraction: float, *, searched: bool = False) -> dict[str, Any]:
+        """Median and quartiles of runs to ``fraction``, a miss counted as the cap's cost
+        (``searched``: of the search runs alone, a miss counted as the cap)."""
+        runs = ([t.search_runs_to(fraction) for t in self.trajectories] if searched
+                else self.runs_to(fraction))
+        counted = [r if r is not None else self.cap if searched else self.cap_cost
+                   for r in runs]
         q1, median, q3 = np.percentile(counted, [25, 50, 75])
         return {"median": float(median), "q1": float(q1), "q3": float(q3),
                 "misses": sum(r is None for r in runs), "seeds": len(runs)}
@@ -170,8 +181,9 @@ def run_in_parallel(cases: Sequence[TableCase], settings: BenchmarkSettings, cam
     screened on a large platform) spreads over every process instead of running its seeds one
     after another. Each keeps a store of its own under ``campaigns``, where a run cut short
     and started again finds and resumes it."""
-    units = [(index, strategy, seed) for index in range(len(cases))
-             for strategy in settings.caps for seed in range(settings.seeds)]
+    # seed by seed: a run cut short has every table and strategy at its first seeds
+    units = [(index, strategy, seed) for seed in range(settings.seeds)
+             for index in range(len(cases)) for strategy in settings.caps]
     campaigns.mkdir(parents=True, exist_ok=True)
     work = [(cases[index], strategy, seed, settings, campaigns) for index, strategy, seed in units]
     # a Pool, not a ProcessPoolExecutor: leaving it on Ctrl-C or SIGTERM terminates the
@@ -215,6 +227,7 @@ def run_one(case: TableCase, strategy: str, seed: int, settings: BenchmarkSettin
     trajectory = _trajectory(case.table, campaign, replay, settings)
     trajectory.prior_weights = weights
     reached = ", ".join(f"{100 * f:g}%: {trajectory.cost_to(f) or 'missed'}"
+                        f" ({trajectory.search_runs_to(f) or '-'} searched)"
                         for f in settings.targets)
     say(progress, f"  {case.name} {strategy} seed {seed}: {trajectory.runs} runs; "
                   f"runs to {reached}")
@@ -235,7 +248,7 @@ def _trajectory(table: Landscape, campaign: CampaignEvaluator, replay: TableExec
     next draw there after every search run of it (its repeats included), the same at every b."""
     searched = {key: len(entry.runs) for key, entry in campaign.measured.items()}
     has_default = table.rates_of({}) is not None  # an imported table may not hold it
-    costs, ratios = [], []
+    costs, ratios, search_runs = [], [], []
     for b in range(1, len(campaign.order) + 1):
         spent = [0]
 
@@ -250,9 +263,10 @@ def _trajectory(table: Landscape, campaign: CampaignEvaluator, replay: TableExec
         if not confirmed:
             continue
         costs.append(b + spent[0])
+        search_runs.append(b)
         ratios.append((table.median_of(confirmed[0].config) or 0.0) / table.optimum)
-    return Trajectory(costs, ratios, len(campaign.order), _model_figures(table, campaign),
-                      _believed(table, campaign))
+    return Trajectory(costs, ratios, len(campaign.order), search_runs,
+                      _model_figures(table, campaign), _believed(table, campaign))
 
 
 @dataclass(frozen=True)

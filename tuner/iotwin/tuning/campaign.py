@@ -87,6 +87,10 @@ class CampaignEvaluator:
         self._batch: list[_Measured] = []
         self._next_generation = 0
         self._screening = (0, 0.0)  # this generation's simulations, and seconds predicting
+        #: each point's config and its hash: a search asks about the same points again and
+        #: again (a population scored every step), and building and hashing a config costs
+        #: more than simulating it from the cache
+        self._configs: dict[Point, tuple[Config, str]] = {}
         self.stored = StoredRuns(store, campaign_id, executor.source)
         self.predictions = (Predictions(model, store, campaign_id, spec, self.stored)
                             if model is not None else None)
@@ -97,13 +101,12 @@ class CampaignEvaluator:
         return self.spec.real_budget - len(self.order)
 
     def is_measured(self, point: Point) -> bool:
-        return config_hash(self.space.config(point)) in self.measured
+        return self._config_of(point)[1] in self.measured
 
     def measure(self, points: Sequence[Point]) -> list[float | None]:
         """The points' median rates; the configs not measured yet run as one batch (within
         the budget: the points past it are not run, and BudgetExhausted is raised after)."""
-        configs = [self.space.config(point) for point in points]
-        keys = [config_hash(config) for config in configs]
+        configs, keys = self._configs_of(points)
         new: dict[str, _Measured] = {}
         for point, config, key in zip(points, configs, keys, strict=True):
             if key in self.measured or key in new:
@@ -118,7 +121,7 @@ class CampaignEvaluator:
 
     def repeat(self, points: Sequence[Point]) -> list[float | None]:
         """One more run of each measured point, as one batch within the budget."""
-        keys = [config_hash(self.space.config(point)) for point in points]
+        _, keys = self._configs_of(points)
         again: list[str] = []
         for key in keys:
             if key not in self.measured:
@@ -131,18 +134,30 @@ class CampaignEvaluator:
         return [self.measured[key].rate for key in keys]
 
     def runs_of(self, point: Point) -> list[float]:
-        entry = self.measured.get(config_hash(self.space.config(point)))
+        entry = self.measured.get(self._config_of(point)[1])
         return [] if entry is None else _rates(entry.runs, self.spec.objective)
 
     def predict(self, points: Sequence[Point]) -> list[float | None]:
         if self.predictions is None:
             return [None] * len(points)
         before, started = self.predictions.simulated, time.perf_counter()
-        rates = self.predictions.rates([self.space.config(point) for point in points])
+        rates = self.predictions.rates(*self._configs_of(points))
         simulations, seconds = self._screening
         self._screening = (simulations + self.predictions.simulated - before,
                            seconds + time.perf_counter() - started)
         return rates
+
+    def _config_of(self, point: Point) -> tuple[Config, str]:
+        """The point's config and its hash."""
+        found = self._configs.get(point)
+        if found is None:
+            config = self.space.config(point)
+            found = self._configs[point] = (config, config_hash(config))
+        return found
+
+    def _configs_of(self, points: Sequence[Point]) -> tuple[list[Config], list[str]]:
+        found = [self._config_of(point) for point in points]
+        return [config for config, _ in found], [key for _, key in found]
 
     def screened(self, step: int, steps: int, best_predicted: float | None) -> None:
         simulations, seconds = self._screening

@@ -9,7 +9,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from iotwin.config.types import Config
-from iotwin.core.hashing import config_hash
 from iotwin.model.protocol import Model
 from iotwin.store.database import Store, workload_of
 from iotwin.tuning.spec import CampaignSpec
@@ -25,8 +24,8 @@ class Predictions:
         self._rates: dict[str, float | None] = {}
         self.simulated = 0  # configs simulated so far (not restored from the store)
 
-    def rates(self, configs: Sequence[Config]) -> list[float | None]:
-        keys = [config_hash(config) for config in configs]
+    def rates(self, configs: Sequence[Config], keys: Sequence[str]) -> list[float | None]:
+        """The rate of each config (``keys``: their hashes)."""
         missing = {k: c for k, c in zip(keys, configs, strict=True)
                    if k not in self._rates and not self._restore(k)}
         if missing:
