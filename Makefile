@@ -42,15 +42,21 @@ $(VENV)/.stamp: tuner/pyproject.toml | deps
 
 python: $(VENV)/.stamp
 
-# A parallel h5py as Python HPC users install it: h5py and mpi4py built from their PyPI
+# A parallel h5py as Python HPC users install it: mpi4py and h5py built from their PyPI
 # sources against Debian's MPICH parallel HDF5 (minutes: built once). Kept beside the venv's
 # serial h5py; the tests put it first on PYTHONPATH for the h5py programs they capture.
+# mpi4py is built once, and h5py against it without pip's build isolation: an isolated build
+# compiles a second mpi4py (the version h5py pins for building) only to build h5py. h5py's
+# build requirements (its pyproject.toml's) go into the venv.
 # -g0: with debug info, gcc needs over 20 GB to compile mpi4py's generated MPI.c.
 H5PY_MPI := $(VENV)/h5py-mpi
+MPICH_BUILD := CC=mpicc.mpich MPICC=mpicc.mpich HDF5_MPI=ON \
+  HDF5_DIR=/usr/lib/x86_64-linux-gnu/hdf5/mpich CFLAGS="-O1 -g0" MAKEFLAGS=-j$(JOBS)
 $(H5PY_MPI)/.stamp: | $(VENV)/.stamp
-	CC=mpicc.mpich MPICC=mpicc.mpich HDF5_MPI=ON HDF5_DIR=/usr/lib/x86_64-linux-gnu/hdf5/mpich \
-	  CFLAGS="-O1 -g0" MAKEFLAGS=-j$(JOBS) \
-	  $(PY) -m pip install -q --no-binary=h5py,mpi4py --target $(H5PY_MPI) h5py mpi4py
+	$(PY) -m pip install -q "Cython>=3.0.0,<4" "pkgconfig>=1.5.5" "setuptools>=77.0.1"
+	$(MPICH_BUILD) $(PY) -m pip install -q --no-binary=mpi4py --target $(H5PY_MPI) mpi4py
+	$(MPICH_BUILD) PYTHONPATH=$(abspath $(H5PY_MPI)) $(PY) -m pip install -q --no-build-isolation --no-deps \
+	  --no-binary=h5py --target $(H5PY_MPI) h5py
 	@touch $@
 
 h5py-mpi: $(H5PY_MPI)/.stamp
@@ -67,8 +73,12 @@ lint: python
 	$(VENV)/bin/ruff check $(PY_TREES)
 	cd tuner && ../$(VENV)/bin/mypy iotwin
 
-test: build python lint h5py-mpi
-	$(PY) -m pytest tests
+# The whole suite on every core: the setup steps side by side (the C/C++ build beside the
+# venv, then lint beside the parallel h5py), then the tests shared between $(JOBS) pytest-xdist
+# workers, a file to one worker whole (tests/support/worker_groups.py).
+test:
+	$(MAKE) --no-print-directory -j $(JOBS) build lint h5py-mpi
+	$(PY) -m pytest -n $(JOBS) --dist loadgroup tests
 
 demo: build python
 	$(VENV)/bin/iotwin demo

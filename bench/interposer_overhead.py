@@ -77,6 +77,7 @@ share of the whole run.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import re
@@ -319,6 +320,13 @@ def instructions(argv: list[str], env: dict[str, str], out: Path) -> Counts:
     return callgrind_counts(out)
 
 
+@functools.cache
+def instructions_without(argv: tuple[str, ...], out: Path) -> int:
+    """A 1-rank run's instructions without the library: the same run for each variant of a
+    case (no config, config, capture on), so counted once."""
+    return instructions(list(argv), {}, out).total
+
+
 COUNTER = "tests/programs/libmpi_call_count.so"
 NONBLOCKING = ("MPI_Iallreduce",)
 
@@ -450,7 +458,7 @@ def measure(kernel: Kernel, config: Path | None, args: argparse.Namespace, folde
     figures = None
     if args.instructions:
         argv = kernel.argv(1)
-        without = instructions(argv, {}, folder / "callgrind.without").total
+        without = instructions_without(tuple(argv), folder / "callgrind.without")
         counts = instructions(argv, env, folder / "callgrind.with")
         writes, datasets = report_calls(folder)
         print(f"  instructions, 1 rank ({writes} writes, {datasets} datasets): without "
