@@ -55,8 +55,8 @@ def test_the_good_spec_parses_into_its_entries() -> None:
     (["configs", 1, "search", "strategy"], "sim-screened",
      "x.yaml: configs[1].search.strategy: 'sim-screened' is not one of"),
     (["configs", 1, "search", "sections"], ["lustre", "posix"],
-     "x.yaml: configs[1].search.sections[1]: expected one of lustre, mpiio, hdf5, dataset, "
-     "got 'posix'"),
+     "x.yaml: configs[1].search.sections[1]: expected one of openmpi, lustre, mpiio, "
+     "pnetcdf, hdf5, dataset, got 'posix'"),
     (["configs", 1, "search", "space"], "nosuchspace", "x.yaml: configs[1].search.space: "),
     (["configs", 1, "search", "seed"], "one", "x.yaml: configs[1].search.seed: expected a whole"),
     (["configs", 1, "search", "budget"], {"vpic-io": 4, "gcrm-io": 8},
@@ -172,11 +172,12 @@ def test_a_search_restricted_to_sections_keeps_only_their_parameters() -> None:
 
     table3 = load_space("table3")
     names = {sections: [p.name for p in section_space(table3, sections).parameters]
-             for sections in (("lustre",), ("mpiio",), ("hdf5", "dataset"))}
+             for sections in (("lustre",), ("mpiio",), ("hdf5", "dataset"), ("pnetcdf",))}
     assert names[("lustre",)] == ["stripe_count", "stripe_size"]
     assert names[("mpiio",)] == ["cb_buffer_size", "cb_nodes", "bgl_nodes_pset", "bglockless",
                                   "IBM_largeblock_io"]
     assert names[("hdf5", "dataset")] == ["alignment", "chunk_size"]
+    assert names[("pnetcdf",)] == ["nc_header_align_size", "nc_var_align_size"]
     every = [p for group in names.values() for p in group]
     assert sorted(every) == sorted(p.name for p in table3.parameters)
 
@@ -196,3 +197,12 @@ def test_a_bad_row_of_published_figures_names_its_line_and_column(
     with pytest.raises(UserError) as raised:
         load_published(str(path))
     assert str(raised.value).startswith(f"{path}:3: {message}"), str(raised.value)
+
+
+def test_the_sections_a_search_may_name_are_the_config_blocks() -> None:
+    from iotwin.config.schema import load_schema
+    from iotwin.core import paths
+    from iotwin.core.yaml_files import read_yaml
+
+    spec = read_yaml(paths.data_dir() / "experiment-schema.yaml", "the experiment schema")
+    assert spec["search"]["sections"]["values"] == list(load_schema().blocks)
