@@ -17,6 +17,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if "cluster" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.xdist_group(SLURM_GROUP))
+    # the files marked slow (real MPI jobs, long simulations) first, each file's tests in
+    # their order: the longest work is handed out while the other worker still has the short
+    # files to take, not left as one worker's tail at the end
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 
 @pytest.hookimpl(optionalhook=True)
