@@ -384,3 +384,13 @@ def test_the_command_line_prints_the_line(tmp_path: Path, option: str) -> None:
                 "--workload": "w.json:3: ranks: expected an integer from 1 to "}[option]
     assert done.returncode == 2 and done.stderr.startswith(f"iotwin: error: {expected}"), \
         done.stderr
+
+
+def test_a_duplicate_workload_key_is_named_on_its_line_by_every_reader(tmp_path: Path) -> None:
+    """The document refused as a whole, in the words of the YAML readers: before, iosim's
+    JSON reader did not say the line."""
+    path = tmp_path / "w.json"
+    path.write_text(WORKLOAD.replace('"ranks": 4,', '"ranks": 4,\n "ranks": 2,'))
+    assert {reader: found[0].error for reader, found in verdicts([path]).items()} == {
+        reader: f"{path}: line 4: duplicate key 'ranks'" for reader in ("python", "iosim",
+                                                                         "replay")}
