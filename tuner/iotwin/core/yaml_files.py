@@ -279,7 +279,9 @@ def read_input(path: Path, what: str, parse: Callable[[Any, str], Parsed], *,
 def field_line(text: str, field: str, floats: bool = True) -> int | None:
     """The line of the key path ``field`` (``workloads[0].ranks``) in the YAML ``text``: its
     key's, or where the key is missing or the path goes on inside a value, the line of the
-    nearest mapping or list holding it. None if the text has no such mapping or list."""
+    nearest mapping or list holding it. None if the text has no such mapping or list. The C
+    and C++ readers of configs and workloads walk their trees alike (formats/input_error.c),
+    so that each names the same line."""
     loader = _LOADERS[floats](text)
     try:
         node = loader.get_single_node()
