@@ -128,8 +128,30 @@ def test_a_benchmark_over_the_limit_names_the_seeds_and_writes_nothing(tmp_path:
     assert written(tmp_path) == []
 
 
+# -- tune ------------------------------------------------------------------------------------
+
+TWIN = ("tune", "--kernel", "vpic-io", "--ranks", "4", "--platform", "hopper", "--executor",
+        "twin")
+
+
+def test_a_campaign_over_the_limit_names_the_budget_and_leaves_no_store(tmp_path: Path) -> None:
+    done = iotwin(*TWIN, "--real-budget", "100000", "--max-time", "1h", cwd=tmp_path)
+    line = refusal(done)
+    assert line.startswith("iotwin: error: --real-budget = 100000: estimated "), line
+    assert line.endswith("over the 60 min limit; lower --real-budget or raise --max-time")
+    assert written(tmp_path) == []
+
+
+def test_a_campaign_within_its_limits_says_its_estimate_and_runs(tmp_path: Path) -> None:
+    done = iotwin(*TWIN, "--real-budget", "4", "--strategy", "random", "--max-time", "1h",
+                  cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.startswith("iotwin: tune: estimated "), done.stderr
+    assert "store.db" in written(tmp_path)
+
+
 @pytest.mark.parametrize("command", [
-    ["whatif"], ["calibrate"], ["experiment"], ["landscape", "benchmark"]])
+    ["whatif"], ["calibrate"], ["experiment"], ["landscape", "benchmark"], ["tune"]])
 def test_the_limits_are_named_in_help(command: list[str], tmp_path: Path) -> None:
     done = iotwin(*command, "--help", cwd=tmp_path)
     assert done.returncode == 0
