@@ -87,9 +87,9 @@ def test_calibrate_to_a_table_over_the_limit_names_the_table_and_stores_nothing(
 
 # -- experiment ------------------------------------------------------------------------------
 
-def experiment(tmp_path: Path, budget: int) -> Path:
+def experiment(tmp_path: Path, budget: int, ranks: int = 4) -> Path:
     spec = {"name": "cost", "study": ["default-vs-tuned"], "platforms": ["hopper"],
-            "workloads": [{"kernel": "vpic-io", "ranks": 4}],
+            "workloads": [{"kernel": "vpic-io", "ranks": ranks}],
             "configs": [{"label": "default", "config": {}},
                         {"label": "tuned", "search": {"space": "table3", "budget": budget}}]}
     path = tmp_path / "spec.yaml"
@@ -106,6 +106,17 @@ def test_an_experiment_over_the_limit_names_the_spec_field_and_stores_nothing(
                            "estimated "), line
     assert line.endswith("over the 60 min limit; lower configs[1].search.budget or raise "
                          "--max-time")
+    assert written(tmp_path) == ["spec.yaml"]
+
+
+def test_an_experiment_over_the_memory_limit_names_its_workload(tmp_path: Path) -> None:
+    """Before: 10^12 ranks were "out of memory" (now beyond the bounds table), and a million
+    a simulation the machine could not hold."""
+    spec = experiment(tmp_path, 4, ranks=1000000)
+    done = iotwin("experiment", str(spec), "--max-memory", "100MiB", cwd=tmp_path)
+    line = refusal(done)
+    assert line.startswith(f"iotwin: error: {spec}: workloads[0]."), line
+    assert "of memory (most for 1e+06 " in line and "over the 100 MiB limit" in line
     assert written(tmp_path) == ["spec.yaml"]
 
 

@@ -96,15 +96,17 @@ class Limits:
     def check(self, cost: Cost) -> Cost:
         """``cost`` if within the limits; UserError naming the input that drives it else."""
         if cost.memory_bytes > self.memory_bytes:
-            raise UserError(_refusal(cost.memory_driver, f"{bytes_text(cost.memory_bytes)} of "
-                                     "memory", bytes_text(self.memory_bytes), "--max-memory"))
+            raise UserError(refusal(cost.memory_driver, f"{bytes_text(cost.memory_bytes)} of "
+                                    "memory", bytes_text(self.memory_bytes), "--max-memory"))
         if cost.seconds > self.seconds:
-            raise UserError(_refusal(cost.time_driver, f"{duration_text(cost.seconds)} of CPU",
-                                     duration_text(self.seconds), "--max-time"))
+            raise UserError(refusal(cost.time_driver, f"{duration_text(cost.seconds)} of CPU",
+                                    duration_text(self.seconds), "--max-time"))
         return cost
 
 
-def _refusal(driver: Driver, estimate: str, limit: str, flag: str) -> str:
+def refusal(driver: Driver, estimate: str, limit: str, flag: str) -> str:
+    """The one line of a refused estimate: ``NAME = VALUE: estimated ESTIMATE (HOW), over the
+    LIMIT limit; lower NAME or raise FLAG``."""
     how = f" ({driver.how})" if driver.how else ""
     given = driver.name if driver.value is None else f"{driver.name} = {driver.value}"
     return (f"{given}: estimated {estimate}{how}, over the {limit} limit; lower "

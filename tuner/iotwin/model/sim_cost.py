@@ -12,13 +12,16 @@ from dataclasses import replace
 from typing import Any
 
 from iotwin.config.types import Config
-from iotwin.core.cost import Cost, Driver, constant
+from iotwin.core.cost import Cost, Driver, constant, refusal
 from iotwin.core.errors import UserError
 from iotwin.model.platforms import Platform
 from iotwin.model.sim import run_iosim, simulator_input
 
 #: the workload field iosim names as the largest part of an estimate: "(workload.files[0])"
 _FIELD = re.compile(r"\((workload\.[^()\s]*)\)\)?$")
+#: iosim's refusal of a workload too large to read (run/cost_estimate.cpp, CostEstimate::check)
+_WORKLOAD_MEMORY = re.compile(
+    r"^estimated memory (\S+ \S+) \(most for (.*)\) is beyond the memory limit of ([^;]+);")
 #: no step limit while estimating: the estimate is what is asked for
 _UNLIMITED_STEPS = 1e300
 
@@ -34,10 +37,10 @@ def simulation_cost(platform: Platform, workload: Mapping[str, Any], source: str
     if memory_limit is not None:
         options["memory_limit"] = int(memory_limit)
     entries = run_iosim(simulator_input(platform, workload, configs, options), jobs=1)
-    refused = next((e for e in entries if not e.get("ok")), None)
+    refused = next((str(e.get("error")) for e in entries if not e.get("ok")), None)
     if refused is not None:
-        raise UserError(f"{source} on platform {platform.name}: {refused.get('error')} "
-                        "(here: --max-memory)")
+        raise UserError(_too_large(refused, f"{source}: {where}", platform.name)
+                        or f"{source} on platform {platform.name}: {refused}")
     costliest = max((e["estimate"] for e in entries), key=lambda e: float(e["steps"]))
     return _cost(costliest, f"{source}: {where}", platform.name, min(jobs, len(configs)) or 1)
 
@@ -53,6 +56,17 @@ def _cost(estimate: Mapping[str, Any], within: str, platform: str, workers: int)
     return Cost(seconds, resident,
                 Driver(_field(within, steps_text), None, f"{steps_text} on {platform}"),
                 Driver(_field(within, memory_text), None, f"{memory_text} on {platform}"))
+
+
+def _too_large(error: str, within: str, platform: str) -> str | None:
+    """iosim's refusal of a workload whose reading alone is beyond the memory limit, as the
+    refusal of an estimate names it (iotwin.core.cost.refusal); None for any other error."""
+    found = _WORKLOAD_MEMORY.match(error)
+    if found is None:
+        return None
+    memory, most, limit = found.groups()
+    return refusal(Driver(_field(within, most), None, f"most for {most} on {platform}"),
+                   f"{memory} of memory", limit, "--max-memory")
 
 
 def _field(within: str, part: str) -> str:
