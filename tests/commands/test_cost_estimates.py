@@ -85,6 +85,16 @@ def test_calibrate_to_a_table_over_the_limit_names_the_table_and_stores_nothing(
     assert written(tmp_path) == ["rows.csv"]
 
 
+def test_calibrate_with_a_design_over_the_limit_names_it_and_leaves_no_store(
+        tmp_path: Path) -> None:
+    done = iotwin("calibrate", "--platform", "archer", "--design", "lustre", "--max-time", "5s",
+                  cwd=tmp_path)
+    line = refusal(done)
+    assert line.startswith("iotwin: error: --design lustre = 7 probes x 9 runs: estimated "), line
+    assert line.endswith("over the 5 s limit; lower --design lustre or raise --max-time")
+    assert written(tmp_path) == []
+
+
 # -- experiment ------------------------------------------------------------------------------
 
 def experiment(tmp_path: Path, budget: int, ranks: int = 4) -> Path:

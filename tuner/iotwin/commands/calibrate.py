@@ -34,7 +34,7 @@ from iotwin.model.calibration import cross_validate, fit_evaluations
 from iotwin.model.family import FAMILY_FILE, family_summary, render_family
 from iotwin.model.platforms import Platform, load_platform
 from iotwin.model.sim_cost import fit_cost
-from iotwin.observations.design import load_design, measure_design
+from iotwin.observations.design import Design, design_cost, load_design, measure_design
 from iotwin.observations.io500 import family_calibration
 from iotwin.observations.published import (
     TableCalibration,
@@ -105,18 +105,20 @@ def main(args: argparse.Namespace) -> int:
     parameters = args.parameters.split(",") if args.parameters else None
     if args.measurements:
         return _from_table(platform, parameters, args)
+    design = _affordable_design(platform, parameters, args) if args.design else None
     with Store(resolve_path(args.store)) as store:
         campaign_id = args.campaign
-        if args.design:
+        if design is not None:
             campaign_id, observations, notes, design_parameters = _run_design(
-                store, platform, args)
+                store, platform, design, args)
             parameters = parameters or design_parameters
         else:
             observations, notes = observations_from_store(store, platform.name, campaign_id)
         if len(observations) < 2:
             raise UserError(f"platform {platform.name}: {len(observations)} usable measured "
                             "runs in the store; calibration needs at least 2")
-        _check_fit_cost(platform, observations, parameters, args)
+        if design is None:
+            _check_fit_cost(platform, observations, parameters, args)
         calibration = cross_validate(platform, observations,
                                      folds=min(args.folds, len(observations)),
                                      parameters=parameters)
@@ -156,11 +158,22 @@ def _check_fit_cost(platform: Platform, observations: list[Any], parameters: lis
         memory_limit=limits.memory_bytes)))
 
 
-def _run_design(store: Store, platform: Any, args: argparse.Namespace
+def _affordable_design(platform: Platform, parameters: list[str] | None,
+                       args: argparse.Namespace) -> Design:
+    """The design of --design, its runs and fit estimated before the store is opened."""
+    design = load_design(args.design)
+    limits = cost_limits(args)
+    fitted = len(parameters or design.parameters)
+    announce("calibrate", limits.check(design_cost(
+        design, platform, f"--design {args.design}", simulated=args.executor == "twin",
+        fit_evaluations=fit_evaluations(args.folds + 1, fitted),
+        memory_limit=limits.memory_bytes)))
+    return design
+
+
+def _run_design(store: Store, platform: Any, design: Design, args: argparse.Namespace
                 ) -> tuple[int, list[Any], list[str], list[str]]:
     """Run the design's probes into a new campaign: its id, observations, notes, parameters."""
-
-    design = load_design(args.design)
     campaign_id = store.create_campaign(
         f"calibration design {design.name} on {platform.name}", kind="calibrate",
         spec={"design": design.name, "platform": platform.name, "executor": args.executor,
