@@ -13,6 +13,7 @@
  *     io_s 0.412 wall_s 2.430 io_rate_mbs 81.4 wall_rate_mbs 13.8
  *
  *   particle_steps FILE [--particles N] [--steps S] [--compute-s C] [--chunked] [--independent] */
+#include <getopt.h>
 #include <hdf5.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -48,24 +49,26 @@ static void usage_error(const char *argument)
 
 static struct options parse(int argc, char **argv)
 {
+    static const struct option long_options[] = {
+        {"particles", required_argument, NULL, 'n'}, {"steps", required_argument, NULL, 's'},
+        {"compute-s", required_argument, NULL, 'c'}, {"chunked", no_argument, NULL, 'k'},
+        {"independent", no_argument, NULL, 'i'}, {NULL, 0, NULL, 0}};
     struct options o = {NULL, 1 << 20, 4, 0, 0, 1.0};
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--chunked") == 0)
-            o.chunked = 1;
-        else if (strcmp(argv[i], "--independent") == 0)
-            o.independent = 1;
-        else if (i + 1 < argc && strcmp(argv[i], "--particles") == 0)
-            o.particles = atol(argv[++i]);
-        else if (i + 1 < argc && strcmp(argv[i], "--steps") == 0)
-            o.steps = atoi(argv[++i]);
-        else if (i + 1 < argc && strcmp(argv[i], "--compute-s") == 0)
-            o.compute_s = atof(argv[++i]);
-        else if (argv[i][0] != '-' && !o.file)
-            o.file = argv[i];
-        else
-            usage_error(argv[i]);
+    int option;
+    while ((option = getopt_long(argc, argv, "", long_options, NULL)) != -1) {
+        switch (option) {
+        case 'n': o.particles = atol(optarg); break;
+        case 's': o.steps = atoi(optarg); break;
+        case 'c': o.compute_s = atof(optarg); break;
+        case 'k': o.chunked = 1; break;
+        case 'i': o.independent = 1; break;
+        default: usage_error(argv[optind - 1]);
+        }
     }
-    if (!o.file || o.particles < 1 || o.steps < 1 || o.compute_s < 0)
+    if (optind != argc - 1)
+        usage_error(optind < argc ? argv[optind + 1] : NULL);
+    o.file = argv[optind];
+    if (o.particles < 1 || o.steps < 1 || o.compute_s < 0)
         usage_error(NULL);
     return o;
 }
@@ -134,19 +137,25 @@ static double write_file(const struct options *o, const void *data, int rank, in
     return io_s;
 }
 
-int main(int argc, char **argv)
+/* A rank's particles: floats and ints are both 4 bytes, so one buffer serves every property. */
+static float *particles(long count, int rank)
 {
-    int rank, size;
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    struct options o = parse(argc, argv);
-    /* floats and ints are both 4 bytes: one buffer serves every property */
-    float *data = malloc((size_t)o.particles * sizeof *data);
+    float *data = malloc((size_t)count * sizeof *data);
     if (!data)
         MPI_Abort(MPI_COMM_WORLD, 1);
-    for (long i = 0; i < o.particles; i++)
-        data[i] = (float)(rank * o.particles + i);
+    for (long i = 0; i < count; i++)
+        data[i] = (float)(rank * count + i);
+    return data;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    struct options o = parse(argc, argv);
+    int rank, size;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    float *data = particles(o.particles, rank);
     MPI_Barrier(MPI_COMM_WORLD);
     double wall_begin = MPI_Wtime();
     double io_s = write_file(&o, data, rank, size), slowest = 0;
