@@ -34,9 +34,15 @@ that wait for the other rank's next time slice, a few milliseconds each, what th
 `oversubscribed_step_s` column charges every step (162x, above the range). `disable` never
 waits for the other rank. So the 16-37x measured is the machine's load, not ROMIO's work; the
 calls' medians (2.4x, taken under the same load) against the quiet model's 1.07x leave a
-quiet machine's session ratio between the two, not measured here. `blocks` under
-`enable` takes 100 ms a call, every call (not a tail), where the model gives 121 us: not
-explained yet.
+quiet machine's session ratio between the two, not measured here.
+
+At 16:49, load average 26, 100 records on ior-hard's pattern, one run each: median calls
+`disable` 27 us, `automatic` 16.0 ms, `enable` 51.9 ms; `blocks` under `enable` 64-159 ms a call
+at 25-200 records (not growing with the file's span: the 100 ms a call of the table above is the
+load too). A step of 5-8 ms and `enable`'s 3.2x `automatic`'s per call are what the model gives
+with `oversubscribed_step_s` (5 ms; 2 steps a call against `enable`'s 7). iosim has the
+mechanism, but takes it only where a node runs more ranks than cores; the other jobs' load,
+which oversubscribes these 2 cores, is not an input of the model.
 """
 
 from __future__ import annotations
