@@ -45,10 +45,11 @@ def test_every_step_is_captured_and_its_sleeps_are_computation(
     assert transfers == {"independent" if layout else "collective"}
     assert run.bytes == STEPS * 2 * PARTICLES * sum(PROPERTIES.values())
     # the sleeps between steps are outside every I/O call: the run's computation, and the
-    # workload's as captured
+    # workload's as captured (the slowest rank's time in each kind of call, added up, can
+    # take some of them: the ranks leave a step's last call at different times)
     sleeps = (STEPS - 1) * SLEEP_S
     phases = run.phases
-    assert phases["compute_s"] >= sleeps
+    assert phases["compute_s"] > 0.75 * sleeps
     assert compute_s(captured.workload) == pytest.approx(phases["compute_s"], rel=0.1)
     assert run.total_s == phases["io_s"]
     assert phases["io_s"] + phases["compute_s"] <= phases["wall_s"]
