@@ -1,8 +1,9 @@
 """One answer to "which library, through which layers" for every workload `api`:
 data/io-libraries.yaml, read by the search spaces, agrees with iosim's registry of I/O
 library models (`iosim --io-libraries`) and with the workload schema's `api` values; a
-netCDF-4 program is searched over the HDF5 parameters an HDF5 program is; PnetCDF's model lays
-its variables out after the header as its alignment hints say."""
+netCDF-4 program is searched over the HDF5 parameters an HDF5 program is; a library's capture
+takes an api of the layers below it; PnetCDF's model lays its variables out after the header
+as its alignment hints say."""
 
 from __future__ import annotations
 
@@ -41,6 +42,13 @@ def test_a_netcdf4_program_is_searched_over_hdf5s_parameters() -> None:
         return {key for gene in bound.genes for key in gene.keys}
     assert keys("netcdf4") == keys("hdf5")
     assert {key.split(".")[0] for key in keys("netcdf4")} >= {"hdf5", "dataset"}
+
+
+def test_a_librarys_capture_is_of_a_layer_its_writes_go_through() -> None:
+    libraries = io_libraries()
+    assert (libraries["pnetcdf"].captured_as, libraries["netcdf4"].captured_as) == ("mpiio", "hdf5")
+    for library in libraries.values():
+        assert set(libraries[library.captured_as].through) <= set(library.through), library.api
 
 
 # Two variables of two shapes, so four dimensions, the second one 6 bytes long (not a multiple
