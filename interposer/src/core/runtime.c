@@ -9,6 +9,7 @@
 
 #include "core/keys.h"
 #include "core/layer.h"
+#include "core/readbacks.h"
 #include "core/records.h"
 
 struct iot_runtime iot_rt;
@@ -138,6 +139,7 @@ __attribute__((destructor)) static void shutdown_interposer(void)
         iot_records_free_all();
     iot_report_flush();   /* lines of files closed after the run's record */
     iot_resolved_free();
+    iot_readbacks_free();
     iot_config_free(iot_rt.config);
     iot_rt.config = NULL;
 }
