@@ -9,10 +9,8 @@ namespace iosim {
 const PhaseCache::Entry& PhaseCache::find_or_time(std::string&& key, const std::function<Timing()>& time)
 {
     auto it = seconds_.find(key);
-    if (it == seconds_.end()) {
-        key_bytes_ += key.size();
+    if (it == seconds_.end())
         it = seconds_.emplace(std::move(key), time()).first;
-    }
     return *it;
 }
 
@@ -24,21 +22,13 @@ const PhaseCache::Entry* PhaseCache::find_phase(const std::string& phase_key) co
 
 void PhaseCache::remember_phase(std::string&& phase_key, const Entry& entry)
 {
-    key_bytes_ += phase_key.size();
     phases_.emplace(std::move(phase_key), &entry);
-}
-
-void PhaseCache::trim()
-{
-    if (key_bytes_ > max_key_bytes)
-        clear();
 }
 
 void PhaseCache::clear()
 {
     phases_.clear();
     seconds_.clear();
-    key_bytes_ = 0;
 }
 
 // The flows with client nodes renamed in order of appearance (nodes are interchangeable
@@ -46,7 +36,6 @@ void PhaseCache::clear()
 std::string PhaseTimer::phase_key(const Phase& phase)
 {
     bool rename = platform_.routers.side != RouterSide::client;
-    std::vector<int> renamed;
     int next = 0;
     auto name = [&](int node) {
         if (!rename)
@@ -55,7 +44,7 @@ std::string PhaseTimer::phase_key(const Phase& phase)
             node_name_.resize(static_cast<size_t>(node) + 1, -1);
         if (node_name_[node] < 0) {
             node_name_[node] = next++;
-            renamed.push_back(node);
+            renamed_.push_back(node);
         }
         return node_name_[node];
     };
@@ -71,8 +60,9 @@ std::string PhaseTimer::phase_key(const Phase& phase)
         std::memcpy(buf + 17, &f.target_busy_s, 8);
         key.append(buf, sizeof buf);
     }
-    for (int node : renamed)
+    for (int node : renamed_)
         node_name_[node] = -1;
+    renamed_.clear();
     return key;
 }
 

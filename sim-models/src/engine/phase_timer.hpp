@@ -1,6 +1,6 @@
 // Times the phases of a simulation on a backend. Aggregated mode: a phase's resource loads
-// are timed once per symmetric key, and the times are kept across the simulations of a batch
-// (same platform, same nodes). Unaggregated mode: every phase through every flow's path.
+// are timed once per symmetric key within a simulation. Unaggregated mode: every phase through
+// every flow's path.
 #pragma once
 
 #include <cstdint>
@@ -30,15 +30,11 @@ public:
     const Entry& find_or_time(std::string&& key, const std::function<Timing()>& time);
     const Entry* find_phase(const std::string& phase_key) const;
     void remember_phase(std::string&& phase_key, const Entry& entry);
-    // Between simulations only (entries of the running one must stay): bounds the memory.
-    void trim();
     void clear();
 
 private:
-    static constexpr size_t max_key_bytes = size_t{256} << 20;
     std::unordered_map<std::string, Timing> seconds_;
     std::unordered_map<std::string, const Entry*> phases_;
-    size_t key_bytes_ = 0;
 };
 
 class PhaseTimer {
@@ -65,6 +61,7 @@ private:
     std::unordered_set<const std::string*> seen_;
     uint64_t timed_ = 0;
     std::vector<int> node_name_;  // scratch of phase_key(): node -> name, -1 when unnamed
+    std::vector<int> renamed_;    // scratch of phase_key(): the nodes named
 
 };
 

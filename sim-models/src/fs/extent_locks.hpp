@@ -32,26 +32,30 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
-#include <unordered_map>
-#include <utility>
 #include <vector>
 
 #include "fs/flat_map.hpp"
 
 namespace iosim {
 
+// A lock unit (named by its first byte) in the k-th write call of each process of a phase.
+struct UnitRound {
+    uint64_t unit, round;
+    bool operator==(const UnitRound& o) const { return unit == o.unit && round == o.round; }
+};
+inline uint64_t flat_hash(const UnitRound& k) { return flat_hash(k.unit ^ flat_hash(k.round)); }
+
 // Who last held each lock unit of a file, across the phases of one file session.
-using LockHolders = std::unordered_map<uint64_t, int>;
+using LockHolders = FlatMap<int>;
 
 class ExtentLocks {
 public:
-    explicit ExtentLocks(LockHolders& holders) : holders_(holders) {}
-
     struct Grant {
         bool revokes = false;  // this write takes the unit from another client (a new revocation)
         bool waits = false;    // the writer waits for a revocation (its own, or its node's)
     };
+    // The file whose locks are taken from now on (between phases only).
+    void bind(LockHolders& holders) { holders_ = &holders; }
     // `client` writing, in its `round`-th write call of the phase, the lock unit of `unit_bytes`
     // that holds `offset`: a revocation the first time in the round that the client needs the
     // unit while another client holds it or has written it in the phase; a wait for every write
@@ -65,17 +69,16 @@ private:
         int first = -1;     // the first client to write it this phase
         bool shared = false;  // written by another client too
     };
-    struct RoundKey {
-        uint64_t unit, round;
-        bool operator==(const RoundKey& o) const { return unit == o.unit && round == o.round; }
+    // A client granted a unit in a round, and the grant before it of the same (unit, round).
+    struct Granted {
+        int client;
+        bool revoked;
+        int previous;  // -1: none
     };
-    struct RoundHash {
-        size_t operator()(const RoundKey& k) const { return std::hash<uint64_t>()(k.unit * 0x9e3779b97f4a7c15ULL ^ k.round); }
-    };
-    LockHolders& holders_;
+    LockHolders* holders_ = nullptr;
     FlatMap<Unit> touched_;  // lock unit -> who wrote it this phase
-    // (unit, round) -> the clients granted it in that round, each with whether it revoked
-    std::unordered_map<RoundKey, std::vector<std::pair<int, bool>>, RoundHash> granted_;
+    FlatMap<int, UnitRound> last_granted_;  // (unit, round) -> its latest entry of granted_
+    std::vector<Granted> granted_;
 };
 
 }  // namespace iosim

@@ -1,4 +1,4 @@
-// A map from 64-bit keys to values for the bookkeeping the simulator does per piece and per
+// A map from 64-bit keys (or keys with a flat_hash of their own) to values for the bookkeeping the simulator does per piece and per
 // flow (RPC runs per object, a client's write-back window per OSC): open addressing over a
 // flat array, entries kept in insertion order, cleared by the slots it used. std::unordered_map
 // allocates a node per entry and frees it at clear(), which at IO500's scale (millions of
@@ -12,17 +12,20 @@
 
 namespace iosim {
 
-template <typename Value>
+// The hash of a key of a FlatMap: its top bits pick the home slot.
+inline uint64_t flat_hash(uint64_t key) { return key * 0x9e3779b97f4a7c15ULL; }
+
+template <typename Value, typename Key = uint64_t>
 class FlatMap {
 public:
     bool empty() const { return keys_.empty(); }
     size_t size() const { return keys_.size(); }
     // In the order the keys were first inserted.
-    const std::vector<uint64_t>& keys() const { return keys_; }
+    const std::vector<Key>& keys() const { return keys_; }
     const std::vector<Value>& values() const { return values_; }
     std::vector<Value>& values() { return values_; }  // to change values, not which keys
 
-    const Value* find(uint64_t key) const
+    const Value* find(const Key& key) const
     {
         if (keys_.empty())
             return nullptr;
@@ -34,7 +37,7 @@ public:
         }
     }
     // The key's value, or `value` inserted as it (and true).
-    std::pair<Value*, bool> try_emplace(uint64_t key, const Value& value = Value{})
+    std::pair<Value*, bool> try_emplace(const Key& key, const Value& value = Value{})
     {
         if (2 * (keys_.size() + 1) > slots_.size())
             grow();
@@ -48,7 +51,7 @@ public:
         values_.push_back(value);
         return {&values_.back(), true};
     }
-    Value& operator[](uint64_t key) { return *try_emplace(key).first; }
+    Value& operator[](const Key& key) { return *try_emplace(key).first; }
     void clear()
     {
         for (size_t s : used_)
@@ -59,10 +62,10 @@ public:
     }
 
 private:
-    size_t home(uint64_t key) const { return static_cast<size_t>((key * 0x9e3779b97f4a7c15ULL) >> shift_); }
+    size_t home(const Key& key) const { return static_cast<size_t>(flat_hash(key) >> shift_); }
     void grow()
     {
-        size_t n = slots_.empty() ? 1024 : 2 * slots_.size();
+        size_t n = slots_.empty() ? 16 : 2 * slots_.size();
         slots_.assign(n, -1);
         mask_ = n - 1;
         shift_ = 64;
@@ -78,7 +81,7 @@ private:
         }
     }
 
-    std::vector<uint64_t> keys_;
+    std::vector<Key> keys_;
     std::vector<Value> values_;
     std::vector<int32_t> slots_;  // -1 free, else an index into keys_ and values_
     std::vector<size_t> used_;    // slots set

@@ -40,17 +40,23 @@ Striping file_striping(const Platform& p, const FileSettings& s, int instance)
     return st;
 }
 
-WritePhaseBuilder::WritePhaseBuilder(const Platform& p, const Striping& st, LockHolders& holders, Breakdown& bd)
-    : platform_(p), striping_(st), locks_(holders), token_server_(p.fs.gpfs ? p.fs.token_ops_per_s : 0),
+WritePhaseBuilder::WritePhaseBuilder(const Platform& p, Breakdown& bd)
+    : platform_(p), token_server_(p.fs.gpfs ? p.fs.token_ops_per_s : 0),
       revocation_s_((token_server_.serves() ? token_server_.request_s() : p.fs.lock_conflict_s) + p.fs.rpc_overhead_s), client_rpcs_(p.fs.rpc_max_bytes),
       media_requests_(p.fs.rpc_max_bytes), breakdown_(bd), slot_(storage_targets(p), -1)
 {
 }
 
+void WritePhaseBuilder::bind(const Striping& st, LockHolders& holders)
+{
+    striping_ = &st;
+    locks_.bind(holders);
+}
+
 // GPFS's block, or the Lustre stripe of the component that holds the offset.
 uint64_t WritePhaseBuilder::lock_unit(uint64_t offset) const
 {
-    return platform_.fs.lock_block_bytes ? platform_.fs.lock_block_bytes : striping_.at(offset).size;
+    return platform_.fs.lock_block_bytes ? platform_.fs.lock_block_bytes : striping_->at(offset).size;
 }
 
 Flow& WritePhaseBuilder::flow(int client, int key, int target)
@@ -100,7 +106,7 @@ void WritePhaseBuilder::lock_boundary(int client, int process, uint64_t offset)
         token_server_.request();
     } else if (grant.revokes) {
         breakdown_.lock_conflicts++;
-        int target = striping_.target_of(offset);
+        int target = striping_->target_of(offset);
         if (static_cast<size_t>(target) >= object_revocations_.size())
             object_revocations_.resize(static_cast<size_t>(target) + 1, 0);
         if (object_revocations_[target]++ == 0)
@@ -179,9 +185,9 @@ void WritePhaseBuilder::add(int client, int key, int process, uint64_t offset, u
     count_sent(breakdown_.bytes_per_process, process, length);
     uint64_t end = offset + length;
     for (uint64_t pos = offset; pos < end;) {
-        const StripeExtent& e = striping_.at(pos);
+        const StripeExtent& e = striping_->at(pos);
         uint64_t stop = std::min(end, e.end);
-        add_extent(client, key, static_cast<int>(&e - striping_.extents.data()), e, pos, stop);
+        add_extent(client, key, static_cast<int>(&e - striping_->extents.data()), e, pos, stop);
         pos = stop;
     }
     if (offset % lock_unit(offset) != 0)
@@ -189,7 +195,7 @@ void WritePhaseBuilder::add(int client, int key, int process, uint64_t offset, u
     if (end % lock_unit(end - 1) != 0)
         lock_boundary(client, process, end - 1);
     if (extra_busy_s > 0)
-        flow(client, key, striping_.target_of(offset)).target_busy_s += extra_busy_s;
+        flow(client, key, striping_->target_of(offset)).target_busy_s += extra_busy_s;
 }
 
 Phase WritePhaseBuilder::finish(const std::string& label, double fixed_s)
@@ -210,15 +216,15 @@ Phase WritePhaseBuilder::finish(const std::string& label, double fixed_s)
     phase.lock_wait_s = std::max(static_cast<double>(waits) * revocation_s_, token_server_.busy_s());
     token_server_.end_phase();
     // By (key, target); a key's flows to one target merged in order of creation.
-    std::vector<size_t> order(flows_.size());
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [this](size_t a, size_t b) {
-        return std::tie(flow_key_[a], flows_[a].dst) < std::tie(flow_key_[b], flows_[b].dst);
+    order_.resize(flows_.size());
+    std::iota(order_.begin(), order_.end(), 0);
+    std::sort(order_.begin(), order_.end(), [this](size_t a, size_t b) {
+        return std::tie(flow_key_[a], flows_[a].dst, a) < std::tie(flow_key_[b], flows_[b].dst, b);
     });
     phase.flows.reserve(flows_.size());
-    for (size_t k = 0; k < order.size(); k++) {
-        const Flow& f = flows_[order[k]];
-        bool same = k > 0 && flow_key_[order[k]] == flow_key_[order[k - 1]] && f.dst == phase.flows.back().dst;
+    for (size_t k = 0; k < order_.size(); k++) {
+        const Flow& f = flows_[order_[k]];
+        bool same = k > 0 && flow_key_[order_[k]] == flow_key_[order_[k - 1]] && f.dst == phase.flows.back().dst;
         if (!same) {
             phase.flows.push_back(f);
             continue;

@@ -6,7 +6,6 @@
 
 #include <cstdint>
 #include <vector>
-#include <unordered_map>
 #include <utility>
 
 #include "fs/extent_locks.hpp"
@@ -50,9 +49,13 @@ struct Striping {
 
 Striping file_striping(const Platform& p, const FileSettings& s, int instance);
 
+// Kept from phase to phase (its maps and tables keep their room): finish() readies it for the
+// next phase, bind() for another file.
 class WritePhaseBuilder {
 public:
-    WritePhaseBuilder(const Platform& p, const Striping& st, LockHolders& holders, Breakdown& bd);
+    WritePhaseBuilder(const Platform& p, Breakdown& bd);
+    // The file the next phase writes (between phases only): its layout and its lock holders.
+    void bind(const Striping& st, LockHolders& holders);
     // `client` is the lock owner and the OST's stream (a node's Lustre client); `key` merges
     // pieces into one flow (the node, or the rank when nothing is aggregated); `process` is
     // the rank that issues the write.
@@ -69,7 +72,7 @@ private:
     void count_process_write(int process, uint64_t bytes);
 
     const Platform& platform_;
-    Striping striping_;
+    const Striping* striping_ = nullptr;
     ExtentLocks locks_;
     TokenServer token_server_;    // GPFS: the file's token server (token_server.hpp)
     double revocation_s_ = 0;     // one revocation: the callback round trip (GPFS: the token request) and the holder's flush
@@ -81,6 +84,7 @@ private:
     // flows, merged with its earlier ones by finish().
     std::vector<Flow> flows_;
     std::vector<int> flow_key_;
+    std::vector<size_t> order_;  // finish()'s scratch
     int current_key_ = -1;
     std::vector<int> slot_;  // target -> index in flows_ for the current key, -1 if none
     std::vector<int> slotted_;  // targets whose slot_ is set

@@ -84,14 +84,15 @@ struct BufferedFile {
     OpenFile* file;
     BufferingPlan plan;
     std::vector<PieceSet::Cover> covers;  // per aggregator: its walk through the call's pieces
-    std::unique_ptr<WritePhaseBuilder> writes;  // one round's writes at a time
+    WritePhaseBuilder* writes;  // one round's writes at a time
+    std::vector<std::pair<uint64_t, uint64_t>> intervals;  // scratch: an aggregator's intervals in a round
 };
 
-BufferedFile start_file(const MpiIoContext& ctx, OpenFile* f, const PieceSet& pieces, const PlanFile& plan)
+BufferedFile start_file(const MpiIoContext& ctx, OpenFile* f, const PieceSet& pieces, const PlanFile& plan,
+                        size_t index)
 {
     WriterExtent range = pieces.extent();
-    BufferedFile t{f, plan(*f, range.first, range.end, pieces), {},
-                   std::make_unique<WritePhaseBuilder>(ctx.platform, f->striping, *f->holders, ctx.breakdown)};
+    BufferedFile t{f, plan(*f, range.first, range.end, pieces), {}, &ctx.builders->bound(index, *f), {}};
     t.covers.reserve(t.plan.aggregators.size());
     for (size_t a = 0; a < t.plan.aggregators.size(); a++)
         t.covers.emplace_back(pieces);
@@ -204,7 +205,8 @@ private:
 // Returns whether it had anything to do.
 bool aggregator_round(const MpiIoContext& ctx, BufferedFile& t, int a, RoundBuilders& rb, WritePhaseBuilder& wb)
 {
-    std::vector<std::pair<uint64_t, uint64_t>> intervals;
+    std::vector<std::pair<uint64_t, uint64_t>>& intervals = t.intervals;
+    intervals.clear();
     if (!t.plan.domain->next(a, intervals))
         return false;
     OpenFile& f = *t.file;
@@ -251,7 +253,7 @@ void buffered_write(const MpiIoContext& ctx, const WriteCall& call, const PlanFi
     std::vector<BufferedFile> files;
     for (size_t i = 0; i < call.files.size(); i++)
         if (!call.pieces[i].empty())
-            files.push_back(start_file(ctx, call.files[i], call.pieces[i], plan));
+            files.push_back(start_file(ctx, call.files[i], call.pieces[i], plan, files.size()));
     std::optional<Phase> writing;  // with overlap: the previous round's writes, still going
     RoundBuilders rb;
     for (;;) {

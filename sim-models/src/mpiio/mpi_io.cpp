@@ -11,6 +11,14 @@
 
 namespace iosim {
 
+WritePhaseBuilder& WriteBuilders::bound(size_t i, const OpenFile& f)
+{
+    while (builders_.size() <= i)
+        builders_.push_back(std::make_unique<WritePhaseBuilder>(platform_, breakdown_));
+    builders_[i]->bind(f.striping, *f.holders);
+    return *builders_[i];
+}
+
 double collective_overhead_s(const Platform& p, int ranks, double oversubscription)
 {
     double step = oversubscription > 1 && p.network.oversubscribed_step_s > 0 ? p.network.oversubscribed_step_s
@@ -121,7 +129,7 @@ void independent_write(const MpiIoContext& ctx, const WriteCall& call, bool data
     all.label = "write";
     for (size_t i = 0; i < call.files.size(); i++) {
         OpenFile& f = *call.files[i];
-        WritePhaseBuilder wb(ctx.platform, f.striping, *f.holders, ctx.breakdown);
+        WritePhaseBuilder& wb = ctx.builders->bound(0, f);
         bool sieves = data_sieving && f.settings->ds_write != Hint::disable;
         call.pieces[i].for_each_writer([&](uint32_t w, const std::function<void(const PieceFn&)>& walk) {
             int node = f.node_of_writer[w];

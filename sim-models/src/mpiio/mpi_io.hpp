@@ -6,6 +6,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "fs/striping.hpp"
@@ -39,6 +40,19 @@ struct WriteCall {
     bool collective = true;
 };
 
+// The write-phase builders of one simulation, kept from call to call so that their maps and
+// tables are not built again for each: the i-th file that a call writes at once gets the i-th.
+class WriteBuilders {
+public:
+    WriteBuilders(const Platform& p, Breakdown& bd) : platform_(p), breakdown_(bd) {}
+    WritePhaseBuilder& bound(size_t i, const OpenFile& f);
+
+private:
+    const Platform& platform_;
+    Breakdown& breakdown_;
+    std::vector<std::unique_ptr<WritePhaseBuilder>> builders_;
+};
+
 struct MpiIoContext {
     const Platform& platform;
     bool aggregate;  // merge the ranks of a node into one flow
@@ -49,6 +63,7 @@ struct MpiIoContext {
     bool walk_pieces = false;  // PlanOptions::walk_pieces
     BlockSink blocks;  // empty: a block goes to `sink` phase by phase, times over
     bool fold_repeats = false;  // PlanOptions::fold_repeats
+    WriteBuilders* builders = nullptr;
 };
 
 // The call, written by the MPI-IO implementation of its files' settings (FileSettings::mpi_io).

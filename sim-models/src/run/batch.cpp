@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -160,6 +161,44 @@ void cap_memory(const json& input, const Limits& limits)
     setrlimit(RLIMIT_AS, &limit);
 }
 
+// The worker's death as its child's: the batch reports a crashed config as it always has.
+[[noreturn]] void end_as(int status)
+{
+    if (WIFSIGNALED(status)) {
+        signal(WTERMSIG(status), SIG_DFL);
+        raise(WTERMSIG(status));
+    }
+    _exit(WIFEXITED(status) && WEXITSTATUS(status) != 0 ? WEXITSTATUS(status) : 1);
+}
+
+// Each config is simulated in a child forked from the worker as it stands after building the
+// engine: from simulated time zero, with empty phase and layout caches. A phase's seconds are
+// differences of SimGrid's clock, whose rounding grows with the time simulated before, and a
+// phase timed for one config would answer the next from cache: without the fork, a config's
+// last bits would depend on which configs its worker ran before it. With it, a config's answer
+// is the one it gets alone, whatever the batch, the order or the number of workers.
+void simulate_in_child(Scenario& scenario, Backend& backend, const json& config, uint64_t index,
+                       WorkerChannel& channel, EstimateBoard& board, size_t slot)
+{
+    fflush(nullptr);
+    pid_t pid = fork();
+    if (pid == 0) {
+        PhaseCache cache;
+        channel.reply(index, simulate_config(scenario, backend, cache, config, board, slot));
+        _exit(0);
+    }
+    if (pid < 0) {
+        channel.reply(index, error_entry("fork failed"));
+        return;
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR)
+            _exit(1);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        end_as(status);
+}
+
 [[noreturn]] void worker_main(const json& input, const Limits& limits, WorkerChannel channel, EstimateBoard& board,
                               size_t slot)
 {
@@ -169,9 +208,8 @@ void cap_memory(const json& input, const Limits& limits)
     try {
         Scenario scenario(input, limits);
         run_simgrid(scenario.platform(), scenario.nodes(), [&](Backend& backend) {
-            PhaseCache cache;
             while (channel.next(index))
-                channel.reply(index, simulate_config(scenario, backend, cache, configs.at(index), board, slot));
+                simulate_in_child(scenario, backend, configs.at(index), index, channel, board, slot);
         });
     } catch (const std::bad_alloc&) {  // reading the workload
         std::string message = out_of_memory(estimate_workload(input.at("workload")), limits);

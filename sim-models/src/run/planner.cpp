@@ -321,7 +321,9 @@ void plan_run(const Platform& p, const Workload& w, const std::vector<FileSettin
     auto node_of_rank = place_ranks(p, w, settings, layouts, options.placement);
     double over = oversubscription(p, node_of_rank);
     bd.bytes_per_target.assign(storage_targets(p), 0);
-    MpiIoContext ctx{p, options.aggregate, w.ranks, over, bd, sink, options.walk_pieces, blocks, options.fold_repeats};
+    WriteBuilders builders(p, bd);
+    MpiIoContext ctx{p, options.aggregate, w.ranks, over, bd, sink, options.walk_pieces, blocks, options.fold_repeats,
+                     &builders};
     for (size_t i = 0; i < w.files.size(); i++) {
         const FileSession& f = w.files[i];
         const FileSettings& s = settings[i];

@@ -159,7 +159,6 @@ json Scenario::simulate(Backend& backend, PhaseCache& cache, const json& config,
         announce(estimate_);
     std::map<std::string, double> phases{{"open", 0}, {"write", 0}, {"close", 0}};
     Breakdown bd;
-    cache.trim();
     PhaseTimer timer(backend, platform_, options_.aggregate, cache);
     TimeAttribution attribution;
     LustreClient client(platform_, timer, attribution);

@@ -256,11 +256,12 @@ void BoxRegion::pieces_of(const std::vector<uint64_t>& lo, const std::vector<uin
 
 void BoxRegion::writer_pieces(uint64_t writer, const PieceFn& fn) const
 {
-    thread_local std::vector<uint64_t> slot;  // scratch: asked once a writer, read before pieces_of
+    thread_local std::vector<uint64_t> slot, lo, hi;  // scratch: asked once a writer
     if (!slots_of(writer, slot))
         return;
     size_t nd = dims_.size();
-    std::vector<uint64_t> lo(nd), hi(nd);
+    lo.resize(nd);
+    hi.resize(nd);
     for (size_t a = 0; a < nd; a++) {
         lo[a] = one_writer_ ? 0 : slot[a];
         hi[a] = one_writer_ ? axes_[a].count() : slot[a] + 1;

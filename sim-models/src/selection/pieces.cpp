@@ -102,8 +102,9 @@ void PieceSet::for_each_writer(
         parts.clear();
         for (size_t i : mine)
             parts.emplace_back(regions_[i]->writer_extent(w), i);
-        std::stable_sort(parts.begin(), parts.end(),
-                         [](const auto& a, const auto& b) { return a.first.first < b.first.first; });
+        if (parts.size() > 1)  // std::stable_sort takes a buffer even for one
+            std::stable_sort(parts.begin(), parts.end(),
+                             [](const auto& a, const auto& b) { return a.first.first < b.first.first; });
         bool disjoint = true;
         for (size_t k = 1; k < parts.size(); k++)
             disjoint &= parts[k - 1].first.end <= parts[k].first.first;
@@ -146,7 +147,7 @@ void PieceSet::for_each_writer(
             if (held)
                 out(held_offset + shift, held_length);
         };
-        fn(static_cast<uint32_t>(w), walk);
+        fn(static_cast<uint32_t>(w), std::cref(walk));  // by reference: no copy of its captures on the heap
     }
 }
 
