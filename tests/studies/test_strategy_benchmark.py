@@ -120,6 +120,12 @@ def test_the_benchmark_command_writes_its_figures_page_and_readme_table(tmp_path
     for figures in results["strategies"].values():
         assert len(figures["runs_each_within_10pct"]) == 2
         assert figures["within_10pct"]["median"] <= figures["within_2pct"]["median"]
+        # runs to X% are the search's; the confirmation's are shown beside them, on top
+        for searched, confirmed in zip(figures["runs_each_within_10pct"],
+                                       figures["with_confirmation_each_within_10pct"],
+                                       strict=True):
+            assert (searched is None) == (confirmed is None)
+            assert searched is None or 0 < searched < confirmed
     assert 0 < results["resolution"]["optimum_kept"] <= 1
     loaded = results["model_ties"]["loaded"]
     assert 1 <= loaded["tied"] <= 25 and 1 <= loaded["optimum_place"] <= 25
@@ -128,6 +134,7 @@ def test_the_benchmark_command_writes_its_figures_page_and_readme_table(tmp_path
     assert (tmp_path / "out" / "small.png").stat().st_size > 0
     assert "small | optuna-tpe | 25 |" in readme.read_text()
     assert "standard error" in readme.read_text()
+    assert "Runs to X%: the search's real runs until the config" in readme.read_text()
     assert "small: the model refitted to every config's median (" in readme.read_text()
     assert "bootstrap" in (tmp_path / "out" / "index.html").read_text()
     assert not (tmp_path / "out" / "campaigns").exists()  # a finished run leaves none to resume
