@@ -22,6 +22,7 @@ from iotwin.studies.strategy_benchmark import (
     run_benchmark,
     run_in_parallel,
 )
+from iotwin.tuning.transfer import earlier_residuals
 from support.programs import REPO_ROOT
 
 ROOT = REPO_ROOT
@@ -168,6 +169,8 @@ def test_a_benchmark_run_again_on_its_store_resumes_the_campaigns_it_finds(
         assert len(store.campaigns()) == 2  # seed 0's found, seed 1's new
         seed_0 = store.campaigns()[0].id
         assert len(store.evaluations(seed_0, source="real")) == runs  # nothing ran twice
+        # seed 1 shares seed 0's store but learnt nothing from it: each measures from scratch
+        assert earlier_residuals(store, store.campaigns()[1].id, case.platform) == []
     resumed = again.trajectories[0]
     assert (resumed.costs, resumed.ratios) == (first.trajectories[0].costs,
                                                first.trajectories[0].ratios)

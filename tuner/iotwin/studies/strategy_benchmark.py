@@ -84,6 +84,11 @@ from iotwin.validation.local import load_suite
 from iotwin.workloads.types import Workload
 from iotwin.workloads.workload import kernel_workload, load_workload
 
+#: the store's kind of a benchmark's campaigns: not "tune", so that no campaign of a benchmark
+#: learns from another's residuals (iotwin.tuning.transfer reads tuning campaigns), even where
+#: its seeds share a store (run_benchmark): each measures a strategy from scratch
+CAMPAIGN_KIND = "benchmark"
+
 
 @dataclass(frozen=True)
 class TableCase:
@@ -223,7 +228,7 @@ def run_one(case: TableCase, strategy: str, seed: int, settings: BenchmarkSettin
                         workload=case.workload, table=str(case.table_path))
     name = f"benchmark {case.name} {strategy} seed {seed}"
     campaign_id = (stored_campaign(store, name, spec)
-                   or store.create_campaign(name, kind="tune", spec=spec.to_json()))
+                   or store.create_campaign(name, kind=CAMPAIGN_KIND, spec=spec.to_json()))
     replay = TableExecutor(case.table, replay_seed=seed)
     weights: list[float] = []
 
@@ -249,7 +254,7 @@ def stored_campaign(store: Store, name: str, spec: CampaignSpec) -> int | None:
     """The campaign a benchmark cut short left in ``store`` for this seed, if its spec is
     unchanged: resumed, it replays its stored runs and runs only what is missing."""
     wanted = canonical_json(spec.to_json())
-    return next((c.id for c in store.campaigns(kind="tune")
+    return next((c.id for c in store.campaigns(kind=CAMPAIGN_KIND)
                  if c.name == name and canonical_json(c.spec) == wanted), None)
 
 

@@ -8,8 +8,9 @@ program too (a stripe count the model overrates, a hint it gives no cost), so ea
 campaign's residuals, centred on their own mean, are what sim-screened learns its transferred
 prior from (iotwin.search.transfer).
 
-Only campaigns that stored the model's predictions (model-guided ones), ran on the same
-platform and were created before the new one count; a store without them gives none.
+Only tuning campaigns (``iotwin tune``; a strategy benchmark's are another kind) that stored
+the model's predictions (model-guided ones), ran on the same platform and were created before
+the new one count; a store without them gives none.
 """
 
 from __future__ import annotations
