@@ -74,3 +74,20 @@ def test_an_earlier_campaigns_residuals_lean_the_first_batch_their_way(tmp_path:
     assert state is not None and state.transferred == len(residuals)
     assert f"residuals of {len(residuals)} configs earlier campaigns" in state.text()
 
+
+
+def test_setting_factors_recover_additive_effects_and_shrink_the_rarely_seen() -> None:
+    effects = {("stripe_count", 4): 0.3, ("stripe_count", 8): -0.3,
+               ("cb_nodes", 1): 0.1, ("cb_nodes", 2): -0.1}
+    residuals = [({"lustre": {"stripe_count": count}, "mpiio": {"cb_nodes": nodes}},
+                  effects["stripe_count", count] + effects["cb_nodes", nodes])
+                 for count in (4, 8) for nodes in (1, 2) for _ in range(25)]
+    rare = {"lustre": {"stripe_count": 16}, "mpiio": {"cb_nodes": 1}}
+    residuals.append((rare, 1.0 + effects["cb_nodes", 1]))  # one config, far off
+    factors = SettingFactors.fitted(residuals, shrink=4.0)
+    best, worst = ({"lustre": {"stripe_count": c}, "mpiio": {"cb_nodes": n}}
+                   for c, n in ((4, 1), (8, 2)))
+    assert abs(factors.of(best) - factors.of(worst) - 0.8) < 0.05  # 0.3 + 0.1 - (-0.3 - 0.1)
+    assert 0 < factors.factors["lustre.stripe_count=16"] < 0.5  # seen once: pulled toward 0
+    assert factors.of({"lustre": {"stripe_count": 32}}) == 0.0  # never seen: no factor
+    assert factors.configs == len(residuals)
