@@ -199,10 +199,9 @@ def test_a_bad_row_of_published_figures_names_its_line_and_column(
     assert str(raised.value).startswith(f"{path}:3: {message}"), str(raised.value)
 
 
-def test_the_sections_a_search_may_name_are_the_config_blocks() -> None:
+def test_a_search_may_name_every_config_block_as_a_section() -> None:
     from iotwin.config.schema import load_schema
-    from iotwin.core import paths
-    from iotwin.core.yaml_files import read_yaml
 
-    spec = read_yaml(paths.data_dir() / "experiment-schema.yaml", "the experiment schema")
-    assert spec["search"]["sections"]["values"] == list(load_schema().blocks)
+    blocks = list(load_schema().blocks)
+    spec = parse_experiment(with_change(["configs", 1, "search", "sections"], blocks), "x.yaml")
+    assert spec.configs[1].body["sections"] == blocks

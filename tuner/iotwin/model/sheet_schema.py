@@ -289,6 +289,15 @@ def _config_key(origin: str, where: str, value: Any, field: SheetField) -> str:
     return str(value)
 
 
+def _config_block(origin: str, where: str, value: Any, field: SheetField) -> str:
+    """A tuning-config block's name (``lustre``): the config schema's blocks, not a copy."""
+    blocks = load_schema().blocks
+    if not isinstance(value, str) or value not in blocks:
+        raise sheet_error(origin, where, f"expected one of {', '.join(blocks)}, "
+                                         f"got {shown(value)}")
+    return value
+
+
 def _words(origin: str, where: str, value: Any, field: SheetField) -> list[str]:
     """A program's arguments: a list of text or whole numbers, as text."""
     if not isinstance(value, list):
@@ -352,6 +361,12 @@ def _count_list(origin: str, where: str, value: Any, field: SheetField) -> list[
 def _choices(origin: str, where: str, value: Any, field: SheetField) -> list[str]:
     """One of the field's values, or a non-empty list of them."""
     return _listed(origin, where, value if isinstance(value, list) else [value], _enum, field)
+
+
+def _config_blocks(origin: str, where: str, value: Any, field: SheetField) -> list[str]:
+    """A config block's name, or a non-empty list of them."""
+    return _listed(origin, where, value if isinstance(value, list) else [value], _config_block,
+                   field)
 
 
 def _config_keys(origin: str, where: str, value: Any, field: SheetField) -> list[str]:
@@ -441,7 +456,8 @@ _KINDS: dict[str, Check] = {
     "directories": _directories, "config_key": _config_key, "any": _itself,
     "fractions": _fractions, "counts": _counts, "texts": _texts, "words": _words,
     "names": _names, "count_list": _count_list, "choices": _choices,
-    "config_keys": _config_keys, "count_or_counts": _count_or_counts, "list": _list,
+    "config_keys": _config_keys, "config_blocks": _config_blocks,
+    "count_or_counts": _count_or_counts, "list": _list,
     "mapping": _mapping, "config": _config, "prose": _prose}
 
 
