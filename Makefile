@@ -75,10 +75,12 @@ lint: python
 
 # The whole suite on every core: the setup steps side by side (the C/C++ build beside the
 # venv, then lint beside the parallel h5py), then the tests shared between $(JOBS) pytest-xdist
-# workers, a file to one worker whole (tests/support/worker_groups.py).
+# workers, a file to one worker whole (tests/support/worker_groups.py). PYTEST_FLAGS: more
+# options, e.g. `make test PYTEST_FLAGS=--cpu-times=40` for what each test costs in CPU.
+PYTEST_FLAGS ?=
 test:
 	$(MAKE) --no-print-directory -j $(JOBS) build lint h5py-mpi
-	$(PY) -m pytest -n $(JOBS) --dist loadgroup tests
+	$(PY) -m pytest -n $(JOBS) --dist loadgroup $(PYTEST_FLAGS) tests
 
 demo: build python
 	$(VENV)/bin/iotwin demo

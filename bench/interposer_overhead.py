@@ -226,6 +226,15 @@ def stock_ior(folder: Path, ior: Path, ior_args: str, ranks: int) -> Kernel:
                   ior_timing)
 
 
+def config_in(folder: Path, given: Path | None) -> Path:
+    """The config to measure with: the one given, else the neutral one, written into folder."""
+    if given:
+        return given.resolve()
+    config = folder / "neutral-config.yaml"
+    config.write_text(NEUTRAL_CONFIG)
+    return config
+
+
 def library_env(folder: Path, config: Path | None, capture: bool = False,
                 library: Path | None = None) -> dict[str, str]:
     env = {"LD_PRELOAD": str(library or paths.interposer_library()),
@@ -521,9 +530,7 @@ def main() -> None:
         raise SystemExit("valgrind is not installed (apt-get install valgrind)")
     folder = Path(tempfile.mkdtemp(prefix="iotwin-overhead-"))
     try:
-        config = args.config.resolve() if args.config else folder / "neutral-config.yaml"
-        if not args.config:
-            config.write_text(NEUTRAL_CONFIG)
+        config = config_in(folder, args.config)
         kernels = {"many-writes": lambda: many_writes(folder, args.writes),
                    "many-datasets": lambda: many_datasets(folder, args.steps, args.block),
                    "sessions-hdf5": lambda: file_sessions(folder, "hdf5", args.files,

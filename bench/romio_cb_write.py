@@ -9,7 +9,40 @@ set beside the `local` model's time of the same calls (romio_cb_write.hpp), as a
 `disable`; the model's column at `network.collective_step_s` (a quiet machine's step) and at
 `network.oversubscribed_step_s` (a step that waits for a descheduled rank: a loaded machine).
 
+Each run also gives the slowest rank's median call, beside the model's time a call: a
+session far longer than its records times its median call is a few calls' long waits in a
+collective for a rank the scheduler took off its core, which only a loaded machine has.
+
     .venv/bin/python bench/romio_cb_write.py [--records 500] [--record 47008] [--repeat 5]
+
+2026-11-29 16:38-16:43 UTC, load average 16-17 from other jobs on the 2 cores, 500 records of
+47,008 bytes, 5 alternating runs (session medians [range]; a call: median of the runs' slowest
+rank's median call; model: the quiet step):
+
+    pattern      mode       measured s [range]      x disable  a call us  model us  model x
+    interleaved  automatic  2.956 [0.823-7.212]         37.33       55.7      44.9     1.07
+    interleaved  enable     1.451 [0.798-5.783]         18.32       49.7     117.1     2.79
+    interleaved  disable    0.079 [0.056-0.112]          1.00       22.9      41.9     1.00
+    blocks       automatic  3.735 [0.420-8.476]         54.87       47.4      44.9     1.07
+    blocks       enable     49.608 [45.303-52.638]     728.79    99711.7     120.6     2.88
+    blocks       disable    0.068 [0.036-0.150]          1.00       18.4      41.9     1.00
+
+On ior-hard's pattern `automatic`'s median call is 2.4x `disable`'s (56 against 23 us: its
+two allgathers of the offsets, ad_write_coll.c, then the same independent write), near the
+quiet model; its session is 37x, 5.9 ms a call on average: the mean is the tail of calls
+that wait for the other rank's next time slice, a few milliseconds each, what the
+`oversubscribed_step_s` column charges every step (162x, above the range). `disable` never
+waits for the other rank. So the 16-37x measured is the machine's load, not ROMIO's work; the
+calls' medians (2.4x, taken under the same load) against the quiet model's 1.07x leave a
+quiet machine's session ratio between the two, not measured here.
+
+At 16:49, load average 26, 100 records on ior-hard's pattern, one run each: median calls
+`disable` 27 us, `automatic` 16.0 ms, `enable` 51.9 ms; `blocks` under `enable` 64-159 ms a call
+at 25-200 records (not growing with the file's span: the 100 ms a call of the table above is the
+load too). A step of 5-8 ms and `enable`'s 3.2x `automatic`'s per call are what the model gives
+with `oversubscribed_step_s` (5 ms; 2 steps a call against `enable`'s 7). iosim has the
+mechanism, but takes it only where a node runs more ranks than cores; the other jobs' load,
+which oversubscribes these 2 cores, is not an input of the model.
 """
 
 from __future__ import annotations
@@ -42,14 +75,16 @@ def build(into: Path) -> Path:
 
 
 def measure(program: Path, folder: Path, mode: str, pattern: str, record: int,
-            records: int) -> float:
+            records: int) -> tuple[float, float]:
+    """One session: its seconds and the slowest rank's median seconds a call."""
     target = folder / "shared.dat"
     done = launch.run_mpi(RANKS, [program, target, mode, pattern, str(record), str(records)],
                           timeout=600)
     target.unlink(missing_ok=True)
     if done.returncode != 0:
         raise SystemExit(f"romio_cb_write {mode} {pattern} failed:\n{done.stderr.strip()}")
-    return float(done.stdout.strip().splitlines()[-1])
+    session, call = done.stdout.strip().splitlines()[-1].split()
+    return float(session), float(call)
 
 
 def workload(pattern: str, record: int, records: int) -> dict[str, Any]:
@@ -98,14 +133,20 @@ def main() -> None:
         folder = Path(scratch)
         program = build(folder)
         seconds: dict[tuple[str, str], list[float]] = {}
+        per_call: dict[tuple[str, str], list[float]] = {}
         for _ in range(args.repeat):
             for pattern in PATTERNS:
                 for mode in MODES:
-                    took = measure(program, folder, mode, pattern, args.record, args.records)
+                    took, call = measure(program, folder, mode, pattern, args.record,
+                                         args.records)
                     seconds.setdefault((pattern, mode), []).append(took)
+                    per_call.setdefault((pattern, mode), []).append(call)
     print(f"{RANKS} ranks, {args.records} records of {args.record} bytes a rank, one "
           f"MPI_File_write_at_all a record; medians of {args.repeat} alternating runs")
+    print("a call: the median over runs of the slowest rank's median call; model: the quiet "
+          "step's time over the records")
     print(f"{'pattern':<12} {'mode':<10} {'measured s [range]':>24} {'x disable':>10} "
+          f"{'a call us':>10} {'model us':>9} "
           f"{'model x (quiet step)':>21} {'model x (loaded step)':>22}")
     for pattern in PATTERNS:
         quiet = predicted(with_step(local, quiet_step), pattern, args.record, args.records)
@@ -114,8 +155,11 @@ def main() -> None:
         for mode in MODES:
             runs = seconds[(pattern, mode)]
             median = statistics.median(runs)
+            call_us = statistics.median(per_call[(pattern, mode)]) * 1e6
             print(f"{pattern:<12} {mode:<10} {median:>9.3f} [{min(runs):.3f}-{max(runs):.3f}] "
-                  f"{median / base:>10.2f} {quiet[mode] / quiet['disable']:>21.2f} "
+                  f"{median / base:>10.2f} {call_us:>10.1f} "
+                  f"{quiet[mode] / args.records * 1e6:>9.1f} "
+                  f"{quiet[mode] / quiet['disable']:>21.2f} "
                   f"{loaded[mode] / loaded['disable']:>22.2f}")
 
 if __name__ == "__main__":

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "input_error.h"
+
 #define CHUNK_BYTES 65536
 
 struct doc_chunk {
@@ -206,9 +208,38 @@ int doc_make_entries(doc *d, doc_node *n, size_t count)
     if (!count)
         return 0;
     n->items = doc_alloc(d, count * sizeof *n->items);
-    if (n->kind == DOC_MAP)
+    if (n->kind == DOC_MAP) {
         n->keys = doc_alloc(d, count * sizeof *n->keys);
-    return n->items && (n->kind != DOC_MAP || n->keys) ? 0 : -1;
+        n->key_lines = doc_alloc(d, count * sizeof *n->key_lines);
+    }
+    return n->items && (n->kind != DOC_MAP || (n->keys && n->key_lines)) ? 0 : -1;
+}
+
+static input_node describe_node(const input_tree *tree, const void *node)
+{
+    const doc_node *n = node;
+    (void)tree;
+    return (input_node){n->line, n->kind == DOC_LIST ? INPUT_LIST : n->kind == DOC_MAP
+                                                                    ? INPUT_MAP : INPUT_SCALAR,
+                        n->n};
+}
+
+static const void *node_entry(const input_tree *tree, const void *node, size_t i,
+                              const char **key, size_t *key_line)
+{
+    const doc_node *n = node;
+    (void)tree;
+    if (key) {
+        *key = n->keys[i];
+        *key_line = n->key_lines[i];
+    }
+    return n->items[i];
+}
+
+size_t doc_field_line(const doc_node *root, const char *field)
+{
+    const input_tree tree = {NULL, describe_node, node_entry};
+    return input_field_line(&tree, root, field);
 }
 
 void doc_measure(doc_node *n)

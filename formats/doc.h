@@ -30,6 +30,8 @@ struct doc_node {
     size_t len;         /* its bytes: a string may hold a NUL, refused as a control character */
     size_t n;           /* DOC_LIST, DOC_MAP: entries */
     const char **keys;  /* DOC_MAP: each entry's key */
+    size_t *key_lines;  /* DOC_MAP: each key's line in the text (0: not from a text) */
+    size_t line;        /* the line it starts on in the text, from 1 (0: not from a text) */
     doc_node **items;   /* a normal-form record's absent fields are NULL */
     size_t size;        /* nodes in it, itself included, aliases expanded */
     int height;         /* lists and maps nested in it, itself included */
@@ -57,6 +59,10 @@ doc_node *doc_float_node(doc *d, double value);
 int doc_make_entries(doc *d, doc_node *n, size_t count);
 /* Sets size and height from the entries. */
 void doc_measure(doc_node *n);
+
+/* The line of the key path `field` (`files[0].ranks`) in the text `root` was read from, found
+ * as formats/input_error.h finds it; 0 when the document has no lines. */
+size_t doc_field_line(const doc_node *root, const char *field);
 
 /* The value of `key` in a map (NULL: absent). */
 const doc_node *doc_get(const doc_node *map, const char *key);

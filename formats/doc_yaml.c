@@ -194,6 +194,7 @@ static int open_collection(builder *b, doc_kind kind, const yaml_event_t *e, siz
     *f = (frame){doc_new(b->d, kind), NULL, NULL, NULL, 0, 0};
     if (!f->node || new_anchor(b, name, line, &f->anchor))
         return f->node ? -1 : fail(b, line, "out of memory");
+    f->node->line = line;
     b->depth++;
     return 0;
 }
@@ -238,6 +239,7 @@ static int fill_map(builder *b, frame *f, size_t line)
         if (key->kind == DOC_LIST || key->kind == DOC_MAP)
             return fail(b, f->lines[2 * k], "a mapping key must be a scalar");
         n->keys[k] = key->text;
+        n->key_lines[k] = key->line;
         n->items[k] = f->entries[2 * k + 1];
     }
     size_t repeated = first_duplicate(n, pairs);
@@ -283,6 +285,7 @@ static int scalar(builder *b, const yaml_event_t *e, size_t line)
                              e->data.scalar.style == YAML_PLAIN_SCALAR_STYLE, b->floats);
     if (!n)
         return fail(b, line, "out of memory");
+    n->line = line;
     if (name && anchor_add(b, name, n))
         return fail(b, line, "out of memory");
     return attach(b, n, line);

@@ -3,27 +3,16 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "input_error.h"
+
 #define PATH_LEN 512
 
 typedef struct {
     const struct fmt_record *records;
-    char *err;
-    size_t errlen;
+    input_refusal *refusal;
 } walk;
 
-static int fail(walk *w, const char *path, const char *fmt, ...)
-{
-    char message[1024];
-    va_list args;
-    va_start(args, fmt);
-    vsnprintf(message, sizeof message, fmt, args);
-    va_end(args);
-    if (*path)
-        snprintf(w->err, w->errlen, "%s: %s", path, message);
-    else
-        snprintf(w->err, w->errlen, "%s", message);
-    return -1;
-}
+#define fail(w, path, ...) input_refuse((w)->refusal, path, __VA_ARGS__)
 
 static int expected(walk *w, const char *path, const char *phrase, const doc_node *value)
 {
@@ -168,10 +157,10 @@ static int record(walk *w, int r, const doc_node *node, const char *path)
     return 0;
 }
 
-int record_check(const struct fmt_record *records, int r, const doc_node *node, char *err,
-                 size_t errlen)
+int record_check(const struct fmt_record *records, int r, const doc_node *node,
+                 input_refusal *refusal)
 {
-    walk w = {records, err, errlen};
+    walk w = {records, refusal};
     return record(&w, r, node, "");
 }
 

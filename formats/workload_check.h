@@ -14,9 +14,11 @@ extern "C" {
 
 /* The normal form of a valid workload `document`, built in `out`: each record a map with one
  * entry per field of its record (workload_fields.h: WL_<RECORD>_<FIELD>), NULL where absent,
- * every default filled in, a run's ranks as [first, n, step]. 0, or -1 with "PATH: why". */
-int workload_check(const doc_node *document, doc *out, doc_node **normal, char *err,
-                   size_t errlen);
+ * every default filled in, a run's ranks as [first, n, step]. 0, or -1 with
+ * "FILE:LINE: PATH: why" (formats/input_error.h) when the document was read from the file
+ * `file`, "PATH: why" when `file` is NULL (a workload inside another input). */
+int workload_check(const doc_node *document, const char *file, doc *out, doc_node **normal,
+                   char *err, size_t errlen);
 /* The same for a YAML or JSON file, read into `source`; the message names the file. */
 int workload_load(const char *path, doc *source, doc *out, doc_node **normal, char *err,
                   size_t errlen);

@@ -25,8 +25,7 @@ _Static_assert((int)WL_SELECTION_GRID == (int)WL_DECOMPOSITION_GRID
 
 typedef struct {
     doc *out;
-    char *err;
-    size_t errlen;
+    input_refusal *refusal;
 } rules;
 
 /* A dataset of the session being checked. */
@@ -38,16 +37,7 @@ typedef struct {
     uint64_t element_bytes;
 } shape;
 
-static int fail(rules *r, const char *path, const char *fmt, ...)
-{
-    char message[1024];
-    va_list args;
-    va_start(args, fmt);
-    vsnprintf(message, sizeof message, fmt, args);
-    va_end(args);
-    snprintf(r->err, r->errlen, "%s: %s", path, message);
-    return -1;
-}
+#define fail(r, path, ...) input_refuse((r)->refusal, path, __VA_ARGS__)
 
 /* A key path, cut at PATH_LEN. */
 static void path_of(char *out, const char *fmt, ...)
@@ -559,19 +549,22 @@ static int check_rules(rules *r, const doc_node *work)
     return 0;
 }
 
-int workload_check(const doc_node *document, doc *out, doc_node **normal, char *err,
-                   size_t errlen)
+int workload_check(const doc_node *document, const char *file, doc *out, doc_node **normal,
+                   char *err, size_t errlen)
 {
-    rules r = {out, err, errlen};
-    if (record_check(WL_RECORDS, WL_R_WORKLOAD, document, err, errlen))
-        return -1;
-    doc_node *n = record_normal(WL_RECORDS, WL_R_WORKLOAD, document, out);
-    if (!n) {
-        snprintf(err, errlen, "out of memory");
+    input_refusal refusal;
+    rules r = {out, &refusal};
+    doc_node *n = NULL;
+    int rc = record_check(WL_RECORDS, WL_R_WORKLOAD, document, &refusal);
+    if (!rc && !(n = record_normal(WL_RECORDS, WL_R_WORKLOAD, document, out)))
+        rc = input_refuse(&refusal, "", "out of memory");
+    if (!rc)
+        rc = check_rules(&r, n);
+    if (rc) {
+        size_t line = file ? doc_field_line(document, refusal.field) : 0;
+        input_error_text(err, errlen, file, line, refusal.field, refusal.problem);
         return -1;
     }
-    if (check_rules(&r, n))
-        return -1;
     *normal = n;
     return 0;
 }
@@ -579,13 +572,8 @@ int workload_check(const doc_node *document, doc *out, doc_node **normal, char *
 int workload_load(const char *path, doc *source, doc *out, doc_node **normal, char *err,
                   size_t errlen)
 {
-    char message[1024];
     doc_node *root;
     if (doc_from_yaml_file(path, 1, source, &root, err, errlen))
         return -1;
-    if (workload_check(root, out, normal, message, sizeof message)) {
-        snprintf(err, errlen, "%s: %s", path, message);
-        return -1;
-    }
-    return 0;
+    return workload_check(root, path, out, normal, err, errlen);
 }

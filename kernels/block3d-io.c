@@ -12,7 +12,6 @@
 
 #include "common/kernel.h"
 #include "common/nc4_layout.h"
-#include "common/pnetcdf_layout.h"
 #include "common/pnetcdf_output.h"
 #include "common/process_grid.h"
 
@@ -51,8 +50,7 @@ int main(int argc, char **argv)
         {"hdf5", "hdf5", ".h5", &h5_held_output_ops, NULL, NULL},
         {"mpiio", "mpiio", ".dat", &mpiio_output_ops, NULL, NULL},
         {"netcdf4", "hdf5", ".nc", nc4_output_ops(), NC4_OUTPUT_MISSING, nc4_file_layout},
-        {"pnetcdf", "pnetcdf", ".nc", pnetcdf_output_ops(), PNETCDF_OUTPUT_MISSING,
-         pnetcdf_file_layout},
+        {"pnetcdf", "pnetcdf", ".nc", pnetcdf_output_ops(), PNETCDF_OUTPUT_MISSING, NULL},
         {NULL, NULL, NULL, NULL, NULL, NULL},
     };
     const kernel_def block3d = {

@@ -15,8 +15,10 @@ from iotwin.core import paths
 
 sys.path.insert(0, str(Path(__file__).parent))  # so that every folder imports support.*
 
-# their fixtures (parallel_h5py, the Slurm test cluster) and how xdist shares the tests, everywhere
-pytest_plugins = ["support.programs", "support.slurm_cluster", "support.worker_groups"]
+# their fixtures (parallel_h5py, the Slurm test cluster), how xdist shares the tests and
+# --cpu-times, everywhere
+pytest_plugins = ["support.programs", "support.slurm_cluster", "support.worker_groups",
+                  "support.cpu_times"]
 
 
 @pytest.fixture(scope="session")

@@ -23,8 +23,6 @@ typedef struct {
     int user_fill_value;       /* the dataset has a fill value of its own (WORKLOAD.md
                                 * fill_value: user), as netCDF-4 gives every variable */
     int created_only;          /* created, never written (netCDF-4's dimension datasets) */
-    int first_writer_only;     /* written whole by writer 0 alone, the others joining its
-                                * collective call with nothing (PnetCDF's header) */
 } dataset_spec;
 
 typedef struct {

@@ -2,7 +2,7 @@
  * and what its --describe states, from one definition so the two cannot disagree. Needs no
  * netCDF library: the MPICH build describes a netCDF-4 run it cannot make. The variables'
  * dimensions, types and definition are netCDF's, shared with the PnetCDF output
- * (pnetcdf_output.c, pnetcdf_layout.h).
+ * (pnetcdf_output.c).
  *
  * netCDF-C 4.9 (libhdf5/nc4hdf.c), with the library's defaults:
  * - every variable is a root-level dataset; its dimensions are named from the fastest axis x,

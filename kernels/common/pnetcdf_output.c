@@ -1,7 +1,7 @@
 /* PnetCDF (Debian's libpnetcdf-dev is built on Open MPI, so only that flavour's kernels have
- * it): the file pnetcdf_layout.h says, CDF-5 with PnetCDF's defaults (no fill, none of its
- * hints set), every variable written in one ncmpi_put_vara_all (ncmpi_put_vara in independent
- * data mode when the run is independent).
+ * it): a CDF-5 file (NC_64BIT_DATA) with PnetCDF's defaults (no fill, none of its hints set),
+ * every variable written in one ncmpi_put_vara_all (ncmpi_put_vara in independent data mode
+ * when the run is independent).
  *
  * PnetCDF's flexible API takes the memory as an MPI datatype: the block inside its halo is a
  * subarray of the memory it is held in (mpi_types.h), so the halo is skipped without a copy,

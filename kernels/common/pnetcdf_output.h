@@ -1,5 +1,6 @@
-/* Writing a layout through PnetCDF (pnetcdf_output.c), a kernel's --method pnetcdf: the file
- * pnetcdf_layout.h describes. */
+/* Writing a layout through PnetCDF (pnetcdf_output.c), a kernel's --method pnetcdf: a CDF-5
+ * file, described (--describe) as `api: pnetcdf`, what the run asks of PnetCDF; iosim's PnetCDF
+ * model (sim-models/src/iolib/pnetcdf.hpp) adds the header and the alignment. */
 #ifndef IOTWIN_PNETCDF_OUTPUT_H
 #define IOTWIN_PNETCDF_OUTPUT_H
 

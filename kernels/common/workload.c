@@ -99,21 +99,9 @@ static int needs_calls(const layout *l)
     if (l->flush_at_define || l->flush_at_close)
         return 1;
     for (size_t i = 0; i < l->count; i++)
-        if (l->datasets[i].created_only || l->datasets[i].first_writer_only)
+        if (l->datasets[i].created_only)
             return 1;
     return 0;
-}
-
-/* Writer 0's whole dataset, as an explicit selection (no other writer named). */
-static void print_first_writers_selection(FILE *out, const dataset_spec *ds)
-{
-    uint64_t dims[DECOMP_MAX_DIMS], origin[DECOMP_MAX_DIMS] = {0};
-    decomp_dims(&ds->decomp, dims);
-    fputs("{\"runs\": [{\"ranks\": [0, 1], \"start\": ", out);
-    json_uint_list(out, ds->decomp.ndims, origin);
-    fputs(", \"count\": ", out);
-    json_uint_list(out, ds->decomp.ndims, dims);
-    fputs("}]}", out);
 }
 
 static void print_calls(FILE *out, const workload_run *run, const layout *l,
@@ -131,12 +119,8 @@ static void print_calls(FILE *out, const workload_run *run, const layout *l,
             continue;
         fprintf(out, "%s{\"write\": [", sep);
         json_string(out, ds->name);
-        fprintf(out, "], \"transfer\": \"%s\", \"selections\": [",
-                ds->first_writer_only ? "collective" : transfer);
-        if (ds->first_writer_only)
-            print_first_writers_selection(out, ds);
-        else
-            print_decomposition(out, &ds->decomp);
+        fprintf(out, "], \"transfer\": \"%s\", \"selections\": [", transfer);
+        print_decomposition(out, &ds->decomp);
         fputs("]}", out);
         sep = ",\n  ";
     }

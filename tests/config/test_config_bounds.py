@@ -43,7 +43,7 @@ def test_out_of_range_values_are_refused_naming_file_and_key(tmp_path: Path, cas
     path = tmp_path / "cfg.yaml"
     path.write_text(text)
     message = _error(path)
-    assert message.startswith(f"{path}: {key}: ") and "\n" not in message
+    assert message.startswith(f"{path}:1: {key}: ") and "\n" not in message
 
 
 @pytest.mark.parametrize("case", OUT_OF_RANGE)
@@ -53,7 +53,7 @@ def test_the_interposer_reader_refuses_them_too(tmp_path: Path, case: str):
     path.write_text(OUT_OF_RANGE[case][0])
     line = subprocess.run([checker, path], capture_output=True, text=True,
                           check=True).stdout.strip()
-    assert line.startswith(f"{path}: {OUT_OF_RANGE[case][1]}: ")
+    assert line.startswith(f"{path}:1: {OUT_OF_RANGE[case][1]}: ")
 
 
 def test_values_at_the_bounds_are_accepted(tmp_path: Path):

@@ -34,7 +34,7 @@ def test_a_control_character_is_refused_naming_file_and_key(case: str, tmp_path:
     with pytest.raises(ConfigError) as refused:
         load_config(path)
     message = str(refused.value)
-    assert message.startswith(f"{path}: {key}: ") and "\n" not in message
+    assert message.startswith(f"{path}:1: {key}: ") and "\n" not in message
     assert f"holds a control character ({char})" in message  # the interposer's words too
 
 
@@ -52,6 +52,6 @@ def test_run_refuses_such_a_config_before_running(tmp_path: Path) -> None:
                            str(path), "--store", str(tmp_path / "s.db"), "--", "/bin/true"],
                           cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert done.returncode == 2
-    assert done.stderr == (f"iotwin: error: {path}: mpiio.hints: a key holds a control "
+    assert done.stderr == (f"iotwin: error: {path}:1: mpiio.hints: a key holds a control "
                            "character (U+0000)\n")
     assert not (tmp_path / "s.db").exists()  # nothing ran, nothing stored

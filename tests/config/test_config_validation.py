@@ -82,7 +82,7 @@ def test_free_form_hints_become_strings():
 def test_config_error_is_a_user_error_naming_the_file(tmp_path: Path):
     path = tmp_path / "mine.yaml"
     path.write_text("mpiio: {cb_nodes: 0}\n")
-    with pytest.raises(UserError, match=r"mine\.yaml: mpiio\.cb_nodes"):
+    with pytest.raises(UserError, match=r"mine\.yaml:1: mpiio\.cb_nodes"):
         load_config(path)
     with pytest.raises(ConfigError, match="cannot read"):
         load_config(tmp_path / "absent.yaml")

@@ -70,6 +70,8 @@ def test_a_rejected_config_is_found_in_the_run_record_or_any_file() -> None:
         == "mpiio.x: bad"
     assert config_rejection([{**REPORT, "config": "/run/7/c.yaml",
                               "config_error": "/run/7/c.yaml: y: bad"}]) == "y: bad"
+    assert config_rejection([{**REPORT, "config": "/run/7/c.yaml",
+                              "config_error": "/run/7/c.yaml:12: y: bad"}]) == "y: bad"
     # an error that does not start with the copy's path is kept whole
     assert config_rejection([{**REPORT, "config_error": "other.yaml: y: bad"}]) \
         == "other.yaml: y: bad"

@@ -1,18 +1,24 @@
-"""Every YAML input a user writes beside configs and workloads (issue 53): a field its schema
-refuses is one line ``FILE:LINE: FIELD: problem``, the line that of the field in the file (or,
-for a field that is missing, of the mapping that lacks it): one reader
-(iotwin.core.yaml_files.read_input) and one error (iotwin.core.errors.InputError) for all.
+"""Every YAML input a user writes (issue 53): a field its schema refuses is one line
+``FILE:LINE: FIELD: problem``, the line that of the field in the file (or, for a field that is
+missing, of the mapping that lacks it): one reader (iotwin.core.yaml_files.read_input) and one
+error (iotwin.core.errors.InputError) for all. Configs and workloads have C readers too (the
+interposer's; iosim's and the replay proxy's), which find the line as the Python reader does
+(formats/input_error.h) and must print the same line.
 
 Each case is a small document of the surface with one wrong field, marked ``# <-`` on its
 line; the error must name that line and the field."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from iotwin.config.validation import load_config
 from iotwin.core import paths
 from iotwin.core.errors import InputError, UserError
 from iotwin.core.yaml_files import MAX_DEPTH, field_line
@@ -24,6 +30,8 @@ from iotwin.space.parameters import load_space, read_layouts
 from iotwin.studies.experiment.spec import load_experiment
 from iotwin.studies.strategy_benchmark import load_benchmark
 from iotwin.validation.local import load_suite
+from iotwin.workloads.workload import load_workload
+from support.workload_readers import verdicts
 
 SHEET = """\
 platform_sheet: 1
@@ -255,3 +263,134 @@ def test_an_error_about_another_file_keeps_its_own_words(tmp_path: Path) -> None
         load_benchmark(path)
     assert str(raised.value).startswith(f"{path}:5: tables.t: {tmp_path / 'landscape.yaml'}:3: "
                                         f"samples: "), raised.value
+
+
+# --- configs and workloads: the Python reader and the C ones -----------------------------------
+
+CONFIG = """\
+iotwin: 1
+lustre:
+  stripe_count: 4
+mpiio:
+  cb_nodes: 2
+  hints: {romio_lustre_co_ratio: 2}
+files:
+  - match: "*.h5"
+    dataset:
+      chunk_dims: [4, 4]
+"""
+
+#: case -> (replaced -> the replacement on the marked line, the field named)
+CONFIG_CASES: dict[str, tuple[tuple[str, str], str]] = {
+    "a value out of bounds": (("  stripe_count: 4", "  stripe_count: -2  # <-"),
+                              "lustre.stripe_count"),
+    "an unknown key": (("  cb_nodes: 2", "  cb_nodez: 2  # <-"), "mpiio.cb_nodez"),
+    "a hint that is not a string": (("  hints: {romio_lustre_co_ratio: 2}",
+                                     "  hints: {romio_lustre_co_ratio: [2]}  # <-"),
+                                    "mpiio.hints.romio_lustre_co_ratio"),
+    "a list's item": (("      chunk_dims: [4, 4]", "      chunk_dims:\n        - 4\n"
+                       "        - 0  # <-"), "files[0].dataset.chunk_dims[1]"),
+    "a key missing from its mapping": (('  - match: "*.h5"\n    dataset:', "  - dataset:  # <-"),
+                                       "files[0].match"),
+}
+
+
+def _config_check(files: list[Path]) -> list[str]:
+    """The interposer's verdicts (its own parser, tests/programs/config_check)."""
+    checker = paths.built("tests/programs/config_check")
+    return subprocess.run([checker, *files], capture_output=True, text=True,
+                          check=True).stdout.splitlines()
+
+
+def test_the_config_is_valid_to_both_readers(tmp_path: Path) -> None:
+    (tmp_path / "c.yaml").write_text(CONFIG)
+    load_config(tmp_path / "c.yaml")
+    assert _config_check([tmp_path / "c.yaml"]) == ["ok"]
+
+
+@pytest.mark.parametrize("case", CONFIG_CASES)
+def test_a_config_field_is_named_on_its_line_by_both_readers(tmp_path: Path, case: str) -> None:
+    (old, new), field = CONFIG_CASES[case]
+    assert old in CONFIG
+    text = CONFIG.replace(old, new, 1)
+    python = str(_refusal(tmp_path, load_config, "c.yaml", text))
+    assert python.startswith(f"{tmp_path / 'c.yaml'}:{_marked_line(text)}: {field}: "), python
+    assert _config_check([tmp_path / "c.yaml"]) == [python]
+
+
+# JSON, which all three readers of the format read (iosim reads nothing else)
+WORKLOAD = """\
+{
+ "iotwin_workload": 1,
+ "ranks": 4,
+ "files": [
+  {
+   "name": "shared.h5",
+   "datasets": [
+    {"name": "/x", "element_bytes": 4,
+     "decomposition": {"grid": [4], "block": [1024]}}
+   ]
+  }
+ ]
+}
+"""
+
+#: case -> (replaced -> the replacement, the field named); the replacement's line is the one
+#: named (JSON has no comments to mark it)
+WORKLOAD_CASES: dict[str, tuple[tuple[str, str], str]] = {
+    "a count out of bounds": (('"ranks": 4,', '"ranks": 0,'), "ranks"),
+    "an unknown key": (('"name": "shared.h5",', '"name": "shared.h5", "colour": "blue",'),
+                       "files[0].colour"),
+    "a key missing from its mapping": (('{"name": "/x", "element_bytes": 4,', '{"name": "/x",'),
+                                       "files[0].datasets[0].element_bytes"),
+    "a list's item": (('"block": [1024]', '"block": [-1]'),
+                      "files[0].datasets[0].decomposition.block[0]"),
+    "a rule across fields": (('"grid": [4]', '"grid": [3]'),
+                             "files[0].datasets[0].decomposition.grid"),
+}
+
+
+def test_the_workload_is_valid_to_every_reader(tmp_path: Path) -> None:
+    (tmp_path / "w.json").write_text(WORKLOAD)
+    assert all(found[0].accepted for found in verdicts([tmp_path / "w.json"]).values())
+
+
+@pytest.mark.parametrize("case", WORKLOAD_CASES)
+def test_a_workload_field_is_named_on_its_line_by_every_reader(tmp_path: Path,
+                                                                case: str) -> None:
+    (old, new), field = WORKLOAD_CASES[case]
+    assert old in WORKLOAD
+    text = WORKLOAD.replace(old, new, 1)
+    line = text[:text.index(new)].count("\n") + 1
+    python = str(_refusal(tmp_path, load_workload, "w.json", text))
+    assert python.startswith(f"{tmp_path / 'w.json'}:{line}: {field}: "), python
+    by_reader = verdicts([tmp_path / "w.json"])
+    assert {reader: found[0].error for reader, found in by_reader.items()} == {
+        reader: python for reader in by_reader}
+
+
+@pytest.mark.parametrize("option", ["--config", "--workload"])
+def test_the_command_line_prints_the_line(tmp_path: Path, option: str) -> None:
+    """`iotwin simulate` (as run, tune and whatif, which read them alike) refuses a bad config
+    or workload before anything runs, with the one line."""
+    (tmp_path / "c.yaml").write_text(CONFIG.replace("  cb_nodes: 2", "  cb_nodez: 2"))
+    (tmp_path / "w.json").write_text(WORKLOAD.replace('"ranks": 4,', '"ranks": 0,'))
+    bad = {"--config": ["--config", "c.yaml", "--kernel", "vpic-io", "--ranks", "4"],
+           "--workload": ["--workload", "w.json"]}[option]
+    done = subprocess.run([sys.executable, "-m", "iotwin", "simulate", "--platform", "hopper",
+                           *bad], cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": str(paths.repo_root() / "tuner")})
+    expected = {"--config": "c.yaml:5: mpiio.cb_nodez: unknown key (expected one of ",
+                "--workload": "w.json:3: ranks: expected an integer from 1 to "}[option]
+    assert done.returncode == 2 and done.stderr.startswith(f"iotwin: error: {expected}"), \
+        done.stderr
+
+
+def test_a_duplicate_workload_key_is_named_on_its_line_by_every_reader(tmp_path: Path) -> None:
+    """The document refused as a whole, in the words of the YAML readers: before, iosim's
+    JSON reader did not say the line."""
+    path = tmp_path / "w.json"
+    path.write_text(WORKLOAD.replace('"ranks": 4,', '"ranks": 4,\n "ranks": 2,'))
+    assert {reader: found[0].error for reader, found in verdicts([path]).items()} == {
+        reader: f"{path}: line 4: duplicate key 'ranks'" for reader in ("python", "iosim",
+                                                                         "replay")}

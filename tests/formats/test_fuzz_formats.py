@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import tempfile
 from collections.abc import Callable
@@ -66,7 +67,9 @@ def _files(folder: Path, texts: list[bytes], suffix: str = ".json") -> list[Path
 
 
 def _one_line_naming(message: str, path: Path) -> bool:
-    return message.startswith(f"{path}: ") and "\n" not in message
+    """``FILE: problem``, or ``FILE:LINE: FIELD: problem`` for a field refused."""
+    return re.match(rf"{re.escape(str(path))}(:\d+)?: ", message) is not None and \
+        "\n" not in message
 
 
 def _judge(texts: list[bytes], readers: tuple[str, ...] = tuple(READERS)) -> list[dict[str, Any]]:

@@ -16,11 +16,12 @@ from typing import Any
 
 import pytest
 from iotwin.core.mpi_flavours import DEFAULT_MPI
-from support.workload_documents import corpus, mutations, real_documents
+from support.workload_documents import corpus, key_path, mutations, path_text, real_documents
 from support.workload_readers import (
     READERS,
     YAML_READERS,
     Verdict,
+    json_lines,
     same_content,
     verdicts,
     workload_json,
@@ -103,15 +104,23 @@ def test_what_a_reader_does_not_run_is_said_apart_from_errors(judged):
     assert (calls["iosim"].kind, calls["replay"].kind) == ("accepted", "cannot-run")
 
 
-def test_invalid_documents_are_refused_at_their_key_with_one_message(judged):
-    for name, (_, at) in judged["invalid"].items():
+def _line_of(document: Any, at: str) -> int:
+    """The line of the key path ``at`` in the document's JSON text: its own, or where it is
+    missing, that of the deepest mapping or list on its path."""
+    lines, steps = json_lines(document), key_path(at)
+    return next(lines[path_text(steps[:n])] for n in range(len(steps), -1, -1)
+                if path_text(steps[:n]) in lines)
+
+
+def test_invalid_documents_are_refused_at_their_key_and_line_with_one_message(judged):
+    for name, (document, at) in judged["invalid"].items():
         result = judged["results"][f"invalid:{name}"]
-        path = judged["files"][f"invalid:{name}"]
+        where = f"{judged['files'][f'invalid:{name}']}:{_line_of(document, at)}: "
         messages = {reader: verdict.error for reader, verdict in result.items()}
         assert all(not v.accepted for v in result.values()), (name, messages)
         for reader, message in messages.items():
-            assert message.startswith(f"{path}: {at}: " if at else f"{path}: "), (name, reader,
-                                                                                   message)
+            assert message.startswith(f"{where}{at}: " if at else where), (name, reader,
+                                                                            message)
         assert messages["python"] == messages["replay"] == messages["iosim"], (name, messages)
 
 
@@ -145,20 +154,20 @@ YAML_CASES: dict[str, tuple[bytes, str | None]] = {
     "plain float forms": (BASE.format(extra="    compute_before_s: .5e1\n", bytes=8).encode(),
                           None),
     "quoted number is a string": (BASE.format(extra="", bytes='"8"').encode(),
-                                  "files[0].datasets[0].element_bytes: expected an integer"),
+                                  ":6: files[0].datasets[0].element_bytes: expected an integer"),
     "octal-looking is decimal": (BASE.format(extra="    flushes: 010\n", bytes=8).encode(), None),
     "yes is a string": (BASE.format(extra="    create: yes\n", bytes=8).encode(),
-                        "files[0].create: expected true or false, got \"yes\""),
+                        ":5: files[0].create: expected true or false, got \"yes\""),
     "hexadecimal is a string": (BASE.format(extra="    flushes: 0x10\n", bytes=8).encode(),
-                                "files[0].flushes: expected an integer"),
+                                ":5: files[0].flushes: expected an integer"),
     "underscores are a string": (BASE.format(extra="    flushes: 1_0\n", bytes=8).encode(),
-                                 "files[0].flushes: expected an integer"),
+                                 ":5: files[0].flushes: expected an integer"),
     "infinity": (BASE.format(extra="    compute_before_s: .inf\n", bytes=8).encode(),
-                 "files[0].compute_before_s: expected a number from 0 to 1e+07, got inf"),
+                 ":5: files[0].compute_before_s: expected a number from 0 to 1e+07, got inf"),
     "not a number": (BASE.format(extra="    compute_before_s: .nan\n", bytes=8).encode(),
-                     "files[0].compute_before_s: expected a number from 0 to 1e+07, got nan"),
+                     ":5: files[0].compute_before_s: expected a number from 0 to 1e+07, got nan"),
     "1e309": (BASE.format(extra="    compute_before_s: 1e309\n", bytes=8).encode(),
-              "files[0].compute_before_s: expected a number from 0 to 1e+07, got inf"),
+              ":5: files[0].compute_before_s: expected a number from 0 to 1e+07, got inf"),
     "duplicate key": (BASE.format(extra="    flushes: 1\n    flushes: 2\n", bytes=8).encode(),
                       "line 6: duplicate key 'flushes'"),
     "explicit tag": (BASE.format(extra="    flushes: !!int '3'\n", bytes=8).encode(),
@@ -171,7 +180,7 @@ YAML_CASES: dict[str, tuple[bytes, str | None]] = {
     "UTF-16": (("\ufeff" + BASE.format(extra="", bytes=8)).encode("utf-16-le"),
                "not UTF-8 text (byte 0xff at offset 0)"),
     "control character": (BASE.format(extra="    role: \"a\\x01\"\n", bytes=8).encode(),
-                          "files[0].role: expected one of"),
+                          ":5: files[0].role: expected one of"),
     "deep nesting": (("files: " + "[" * 20000 + "]" * 20000 + "\n").encode(),
                      "line 1: nested deeper than 32 lists and mappings"),
     "recursive alias": (b"iotwin_workload: 1\nranks: 2\nfiles: &a [*a]\n",
@@ -207,5 +216,5 @@ def test_both_readers_of_yaml_agree(yaml_judged, case: str):
     else:
         assert not python.accepted
         for verdict in (python, replay):
-            assert verdict.error.startswith(result["file"].error + ": ")
+            assert verdict.error.startswith(result["file"].error + ":")
             assert expected in verdict.error, verdict.error

@@ -1,6 +1,7 @@
 """The interposer's C parser and the Python validator accept and refuse the same configs,
-with the same messages (both are driven by config-schema.yaml); and the interposer and
-iotwin.config.resolve give every file and dataset the same settings from the same blocks."""
+with the same messages (both are driven by config-schema.yaml), each naming the file and the
+line: ``FILE:LINE: FIELD: problem``; and the interposer and iotwin.config.resolve give every
+file and dataset the same settings from the same blocks."""
 
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ files:
     "negative": "files: [{match: a, mpiio: {cb_nodes: -3}}]",
     "unknown": "mpiio: {cb_nodez: 2}",
     "unknown_top": "lustre2: {}",
-    "unknown_field": "hdf5: {alignment: {boundry: 1}}",
+    "unknown_field": "hdf5:\n  alignment:\n    threshold: 0\n    boundry: 1  # <-",
     "unknown_in_dataset": "files: [{match: a, datasets: [{match: b, chunk_sise: 1M}]}]",
     "enum": "mpiio: {romio_cb_write: on}",
     "size": "mpiio: {cb_buffer_size: 4 megs}",
@@ -41,20 +42,20 @@ files:
     "stripe": "lustre: {stripe_size: 100K}",
     "bool": "mpiio: {romio_no_indep_rw: yes}",
     "quoted_int": "mpiio: {cb_nodes: '2'}",
-    "list": "dataset: {chunk_dims: [4, 0]}",
+    "list": "dataset:\n  chunk_dims:\n    - 4\n    - 0  # <-",
     "empty_list": "dataset: {chunk_dims: []}",
-    "exclusive": "dataset: {chunk_size: 1MiB, chunk_dims: [4]}",
-    "required": "files: [{mpiio: {cb_nodes: 1}}]",
+    "exclusive": "dataset:\n  chunk_size: 1MiB  # <-\n  chunk_dims: [4]",
+    "required": "files:\n  - mpiio: {cb_nodes: 1}  # <-\n  - match: b",
     "not_list": "files: {match: a}",
     "not_mapping": "mpiio: 3",
-    "top_list": "- a\n- b",
+    "top_list": "\n- a  # <-\n- b",
     "version": "iotwin: 2",
-    "duplicate": "mpiio: {cb_nodes: 1}\nmpiio: {cb_nodes: 2}",
+    "duplicate": "mpiio: {cb_nodes: 1}\nmpiio: {cb_nodes: 2}  # <-",
     "hint_value": "mpiio: {hints: {a: [1]}}",
     "glob": "files: [{match: 'a[^b]'}]",
     "null_value": "hdf5: {meta_block_size: ~}",
     # control characters: in a key, a hint's name and value, a pattern, a list item, a string
-    "control_key": 'mpiio: {"cb\\nnodes": 1}',
+    "control_key": 'mpiio:  # <-\n  "cb\\nnodes": 1',
     "control_hint_name": 'mpiio: {hints: {"a\\x01": x}}',
     "nul_hint_name": 'mpiio: {hints: {"a\\0b": x}}',
     "control_hint_value": 'mpiio: {hints: {a: "x\\ny"}}',
@@ -74,13 +75,14 @@ files:
     "layout_not_list": "lustre: {components: {end: eof}}",
     "layout_entry": "lustre: {components: [eof]}",
     "layout_unknown_field": "lustre: {components: [{end: eof, stripes: 2}]}",
-    "layout_no_end": "lustre: {components: [{stripe_count: 2}]}",
+    "layout_no_end": "lustre:\n  components:\n    - pool: flash  # <-\n      stripe_count: 2\n"
+                     "    - {end: eof}",
     "layout_bad_end": "lustre: {components: [{end: soon}]}",
     "layout_decreasing": "files: [{match: a, lustre: {components: [{end: 8MiB}, {end: 1MiB}, "
                          "{end: eof}]}}]",
     "layout_equal": "lustre: {components: [{end: 1MiB}, {end: 1MiB}, {end: eof}]}",
     "layout_eof_early": "lustre: {components: [{end: eof}, {end: eof}]}",
-    "layout_no_eof": "lustre: {components: [{end: 1MiB}, {end: 8MiB}]}",
+    "layout_no_eof": "lustre:\n  components:\n    - end: 1MiB\n    - end: 8MiB  # <-",
     "layout_quoted_end": "lustre: {components: [{end: '1048576'}, {end: 'eof'}]}",
     "layout_mdt_striped": "lustre: {components: [{end: 1MiB, mdt: true, stripe_count: 2}, "
                           "{end: eof}]}",
@@ -115,17 +117,35 @@ def python_verdict(path: Path) -> str:
 
 
 @pytest.fixture(scope="module")
-def c_verdicts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[str, str]]:
-    checker = paths.built("tests/programs/config_check")
+def config_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     folder = tmp_path_factory.mktemp("configs")
-    files = []
     for name, text in CASES.items():
         (folder / f"{name}.yaml").write_text(text)
-        files.append(folder / f"{name}.yaml")
+    return {name: folder / f"{name}.yaml" for name in CASES}
+
+
+@pytest.fixture(scope="module")
+def c_verdicts(config_files: dict[str, Path]) -> dict[str, tuple[str, str]]:
+    checker = paths.built("tests/programs/config_check")
+    files = list(config_files.values())
     lines = subprocess.run([checker, *files], capture_output=True, text=True,
                            check=True).stdout.splitlines()
     return {name: (line, python_verdict(path))
             for name, line, path in zip(CASES, lines, files, strict=True)}
+
+
+#: the cases both accept
+ACCEPTED = {"good", "empty", "layout", "layout_quoted_end"}
+#: cases refused as a whole document (not a field of it): "FILE: line N: problem"
+DOCUMENT_ERRORS = {"duplicate"}
+
+
+def _refused_line(text: str) -> int:
+    """The line a case is refused at: the one marked ``# <-``, else its only line."""
+    lines = text.splitlines()
+    marked = [i for i, line in enumerate(lines, 1) if line.endswith("# <-")]
+    assert marked or len(lines) == 1, "a case of several lines marks its line"
+    return marked[0] if marked else 1
 
 
 @pytest.mark.parametrize("case", [name for name in CASES if name != "good"])
@@ -134,10 +154,17 @@ def test_c_and_python_give_the_same_verdict(c_verdicts, case):
     assert c_line == python_line
 
 
+@pytest.mark.parametrize("case", [name for name in CASES if name not in ACCEPTED])
+def test_both_name_the_line_of_the_refused_field(c_verdicts, config_files, case):
+    line = _refused_line(CASES[case])
+    where = (f"{config_files[case]}: line {line}: " if case in DOCUMENT_ERRORS
+             else f"{config_files[case]}:{line}: ")
+    for message in c_verdicts[case]:
+        assert message.startswith(where), message
+
+
 def test_a_full_config_is_accepted_by_both(c_verdicts):
-    assert c_verdicts["good"] == ("ok", "ok")
-    assert c_verdicts["layout"] == ("ok", "ok")
-    assert c_verdicts["layout_quoted_end"] == ("ok", "ok")
+    assert all(c_verdicts[case] == ("ok", "ok") for case in ACCEPTED)
 
 
 def test_a_bad_layout_is_refused_naming_the_component_and_field(c_verdicts):
@@ -175,7 +202,7 @@ def test_the_interposer_refuses_integers_beyond_their_c_type(tmp_path: Path, tex
     checker = paths.built("tests/programs/config_check")
     got = subprocess.run([checker, tmp_path / "range.yaml"], capture_output=True, text=True,
                          check=True).stdout.strip()
-    assert got == f"{tmp_path / 'range.yaml'}: {message}"
+    assert got == f"{tmp_path / 'range.yaml'}:1: {message}"
 
 
 SCOPED = """

@@ -72,6 +72,37 @@ def test_no_leak_or_memory_error_comes_from_the_interposer(scratch: Path):
     assert not found, "\n\n".join(found)
 
 
+#: configs the interposer refuses, one of each way: a field's error names its line, found by
+#: walking the document (formats/input_error.c), or the document's
+REFUSED = {
+    "unknown key": "mpiio:\n  cb_nodes: 2\n  cb_nodez: 2\n",
+    "missing key": "files:\n  - mpiio: {cb_nodes: 1}\n",
+    "list item": "dataset:\n  chunk_dims: [4, 0]\n",
+    "layout": "lustre:\n  components:\n    - {end: 1MiB}\n    - {end: 8MiB}\n",
+    "control character": 'mpiio:\n  hints: {"a\\x01": x}\n',
+    "not a mapping": "- a\n- b\n",
+    "duplicate key": "mpiio: {}\nmpiio: {}\n",
+    "malformed": "mpiio: {cb_nodes: 2\nhdf5: [",
+}
+
+
+def test_a_refused_config_leaks_nothing(scratch: Path):
+    """The interposer's parser (tests/programs/config_check) on configs it refuses."""
+    files = []
+    for i, text in enumerate(REFUSED.values()):
+        files.append(scratch / f"{i}.yaml")
+        files[-1].write_text(text)
+    done = subprocess.run(
+        ["valgrind", "--leak-check=full", "--show-leak-kinds=definite,indirect",
+         "--num-callers=40", paths.built("tests/programs/config_check"), *files],
+        capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    verdicts = done.stdout.splitlines()
+    assert len(verdicts) == len(REFUSED) and "ok" not in verdicts, done.stdout
+    found = [record for record in loss_records(done.stderr) if ours(record)]
+    assert not found, "\n\n".join(found)
+
+
 def test_capture_of_irregular_selections_leaks_nothing(scratch: Path):
     """Points, strided hyperslabs, one rank's writes, an extent change: capture's other paths."""
     capture = scratch / "capture.jsonl"

@@ -164,6 +164,36 @@ def test_every_layout_key_off_lustre_is_reported_once_for_hdf5_and_mpiio_files(
         assert "striping_factor" in reasons["lustre.stripe_count"], name
 
 
+def test_files_opened_alike_are_reported_as_each_was_read_back(scratch: Path) -> None:
+    """The library reads back the hints of the first of the files a program opens the same
+    way and gives the others what it found: each line says what a read-back of that file says.
+    ior_like.1's own rule asks another buffer size (another read-back), and the files around it,
+    opened alike, say what a read-back of them alone says (a run of one file), keys of other
+    blocks listed as not effective with their reasons in each."""
+    config = ("mpiio: {romio_cb_write: enable}\nlustre: {stripe_count: 2}\n"
+              "hdf5: {alignment: {threshold: 1MiB, boundary: 1MiB}}\n"
+              "files:\n  - {match: \"*.1\", mpiio: {cb_buffer_size: 8MiB}}\n")
+    def sessions(files: int, folder: Path) -> dict[str, dict]:
+        folder.mkdir(exist_ok=True)
+        argv = [program("mpich", "ior_like"), "--api", "mpiio", "--transfer", "4096",
+                "--block", "4096", "--files", files, "--dir", folder]
+        return by_file(run("mpich", argv, folder, config, ranks=2)[0], "iotwin_report")
+
+    reports = sessions(4, scratch)
+    [first] = sessions(1, scratch / "alone").values()
+    assert set(reports) == {f"ior_like.{i}" for i in range(4)}
+    read_back = ("applied", "effective", "not_effective", "matched", "fs")
+    for name in ("ior_like.0", "ior_like.2", "ior_like.3"):
+        assert {key: reports[name][key] for key in read_back} == \
+            {key: first[key] for key in read_back}, name
+    keys = sorted(entry["key"] for entry in first["not_effective"])
+    assert "hdf5.alignment" in keys and "lustre.stripe_count" in keys
+    assert reports["ior_like.1"]["matched"] == ["top", "files[0]"]
+    assert reports["ior_like.1"]["applied"]["hints"]["cb_buffer_size"] == "8388608"
+    assert reports["ior_like.0"]["effective"]["hints"]["cb_buffer_size"] != "8388608"
+    assert reports["ior_like.1"]["effective"]["hints"]["cb_buffer_size"] == "8388608"
+
+
 @pytest.mark.parametrize(("flavour", "ranks"), [("mpich", 4), ("mpich", 1), ("openmpi", 4)])
 def test_every_file_is_captured_with_each_ranks_bytes(flavour: str, ranks: int,
                                                       scratch: Path) -> None:

@@ -4,7 +4,8 @@ which Debian's PnetCDF is built on: the config's hints, PnetCDF's own among them
 `pnetcdf` block), merged into the info the program passes to ncmpi_create (its own hint kept),
 read back with ncmpi_inq_file_info and judged; the file reported once, as PnetCDF's (its MPI
 file is not reported again by the MPI-IO layer), with every byte PnetCDF wrote; its writes
-captured as an MPI-IO file's and simulated as `api: pnetcdf`. PnetCDF's settings reach no
+captured as an MPI-IO file's, header included, and simulated as the `api: mpiio` file it is (a
+captured form: sim-models/WORKLOAD.md). PnetCDF's settings reach no
 other file: an HDF5 or MPI-IO file lists them as not effective."""
 
 from __future__ import annotations
@@ -97,11 +98,11 @@ def test_without_a_config_the_variables_follow_the_header(scratch: Path) -> None
     assert first_data_byte(record) < HEADER_ALIGN
 
 
-def test_its_captured_workload_is_simulated_as_pnetcdf(scratch: Path) -> None:
+def test_its_captured_workload_is_the_mpiio_file_pnetcdf_wrote(scratch: Path) -> None:
     lines, records = run(scratch, CONFIG)
     [report] = file_lines(lines, "iotwin_report")
     workload = workload_from_capture(records_in(scratch, records), "pnetcdf_block", "test")
-    assert [f["api"] for f in workload["files"]] == ["pnetcdf"]
+    assert [f["api"] for f in workload["files"]] == ["mpiio"]
     plain = {"mpiio": {"romio_cb_write": "disable", "romio_ds_write": "disable"}}
     default, without_sieving = simulate(load_platform("local"), dict(workload), [{}, plain])
     assert default.ok and without_sieving.ok

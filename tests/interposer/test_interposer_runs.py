@@ -125,16 +125,17 @@ def test_report_counts_bytes_and_writes_over_all_ranks(scratch: Path):
 
 
 @pytest.mark.parametrize(("config", "named"), [
-    ("mpiio: {cb_nodes: 2\nhdf5: [", "line"),
-    ("mpiio: {cb_nodez: 2}\n", "mpiio.cb_nodez: unknown key"),
+    ("mpiio: {cb_nodes: 2\nhdf5: [", "cfg.yaml: line 2: malformed YAML"),
+    ("mpiio:\n  cb_nodes: 2\n  cb_nodez: 2\n", "cfg.yaml:3: mpiio.cb_nodez: unknown key"),
 ])
 def test_a_bad_config_is_reported_once_and_changes_nothing(scratch: Path, config, named):
+    """At the program's start, on stderr and in the report, naming the file and the line."""
     run(2, vpic(scratch, "plain.h5"), scratch, preload=False)
     done, reports = run(2, vpic(scratch, "bad.h5"), scratch, config)
     messages = [line for line in done.stderr.splitlines() if line.startswith("iotwin:")]
     assert len(messages) == 1, done.stderr
-    assert "cfg.yaml" in messages[0] and named in messages[0]
-    assert reports[0]["config_error"] and reports[0]["applied"]["hints"] == {}
+    assert named in messages[0]
+    assert named in reports[0]["config_error"] and reports[0]["applied"]["hints"] == {}
     expected = dataset_values(scratch / "plain.h5")
     got = dataset_values(scratch / "bad.h5")
     assert got.keys() == expected.keys()

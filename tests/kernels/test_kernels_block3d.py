@@ -2,7 +2,8 @@
 the global array in Fortran order, the value of element (i, j, k) its global index
 i + NX (j + NY k), so a misplaced, transposed or halo-shifted block shows; --describe states what
 the run wrote (bytes, datasets and their order, every rank's selection through the interposer's
-capture, the byte ranges iosim maps them to); a bad command line is one line.
+capture), iosim maps it to the bytes of the real file (PnetCDF's header and alignment its
+model's, each rank's bytes those the capture saw); a bad command line is one line.
 
 MPI-IO and HDF5 run on the MPICH build, netCDF-4 and PnetCDF on the Open MPI build (Debian's
 libnetcdf-mpi-dev and libpnetcdf-dev are built on Open MPI), each started by its flavour's
@@ -40,7 +41,8 @@ BLOCK = "x".join(map(str, BLOCK_XYZ))
 GRIDS_XYZ = {1: (1, 1, 1), 2: (2, 1, 1), 4: (2, 2, 1), 8: (2, 2, 2)}
 FLAVOUR = {"mpiio": "mpich", "hdf5": "mpich", "netcdf4": "openmpi", "pnetcdf": "openmpi"}
 SUFFIX = {"mpiio": ".dat", "hdf5": ".h5", "netcdf4": ".nc", "pnetcdf": ".nc"}
-# the workload's api of each method's file: netCDF-4 writes HDF5 files
+# the workload's api of each method's file: netCDF-4's is described as its capture is, the HDF5
+# file netCDF makes (sim-models/WORKLOAD.md, "Described and captured")
 API = {"mpiio": "mpiio", "hdf5": "hdf5", "netcdf4": "hdf5", "pnetcdf": "pnetcdf"}
 NC_FILL_DOUBLE = 9.9692099683868690e36  # netcdf.h
 H5PY_MPI = Path(sys.prefix) / "h5py-mpi"  # parallel h5py and mpi4py on MPICH (make h5py-mpi)
@@ -142,18 +144,6 @@ def dataset_shape(described: dict[str, Any]) -> list[int]:
     return [g * b for g, b in zip(decomposition["grid"], decomposition["block"], strict=True)]
 
 
-def header_bytes(workload: dict[str, Any]) -> int:
-    """The bytes a PnetCDF file's header takes (its first region, written by rank 0); 0 for
-    the files of the other methods, whose library writes nothing beside the datasets and
-    their metadata."""
-    s = session(workload)
-    if s["api"] != "pnetcdf":
-        return 0
-    header = s["datasets"][0]
-    assert header["name"] == "bytes@0" and header["element_bytes"] == 1
-    return int(header["dims"][0])
-
-
 def written_bytes(workload: dict[str, Any]) -> int:
     s = session(workload)
     written = {name for c in s.get("calls", []) for name in c.get("write", [])}
@@ -204,7 +194,7 @@ def test_the_report_counts_the_arrays_bytes_and_says_how_it_wrote(run: Run) -> N
 def test_describe_states_the_bytes_and_blocks_the_run_wrote(run: Run) -> None:
     s = session(run.workload)
     assert s["api"] == API[run.method]
-    assert written_bytes(run.workload) == run.report["bytes"] + header_bytes(run.workload)
+    assert written_bytes(run.workload) == run.report["bytes"]
     px, py, pz = GRIDS_XYZ[run.ranks]
     bx, by, bz = BLOCK_XYZ
     assert data_selection(run.workload) == {"grid": [pz, py, px], "block": [bz, by, bx]}
@@ -217,12 +207,39 @@ def creation_order(path: Path) -> list[str]:
         return sorted((f"/{n}" for n in names), key=lambda n: f[n].id.get_offset())
 
 
+@dataclass
+class Cdf5Offsets:
+    header_bytes: int
+    header_extent: int
+    variables: dict[str, tuple[int, int]]  # name: (start, end) in the file
+
+
+def cdf5_offsets(path: Path) -> Cdf5Offsets:
+    """A CDF-5 file's header and variables, as PnetCDF's ncoffsets reads them."""
+    done = subprocess.run(["ncoffsets", str(path)], capture_output=True, text=True, timeout=60,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    text = done.stdout
+    header = []
+    for key in ("size", "extent"):
+        found = re.search(rf"{key}\s*=\s*(\d+) bytes", text)
+        assert found, f"ncoffsets printed no header {key}: {text}"
+        header.append(int(found[1]))
+    starts = re.findall(r"\s(\w+)\([^)]*\):\s*start file offset =\s*(\d+)\s*"
+                        r"end\s+file offset =\s*(\d+)", text)
+    return Cdf5Offsets(*header, {name: (int(a), int(b)) for name, a, b in starts})
+
+
 @pytest.mark.slow
 def test_described_datasets_are_the_files_in_creation_order(run: Run) -> None:
     described = session(run.workload)["datasets"]
-    if run.method in ("mpiio", "pnetcdf"):  # regions end to end from offset 0, nothing else
-        assert run.path.stat().st_size == sum(math.prod(dataset_shape(d)) * d["element_bytes"]
-                                               for d in described)
+    if run.method == "mpiio":  # nothing but the datasets, end to end from offset 0
+        assert run.path.stat().st_size == written_bytes(run.workload)
+        return
+    if run.method == "pnetcdf":
+        variables = cdf5_offsets(run.path).variables
+        assert {f"/{name}": end - start for name, (start, end) in variables.items()} == {
+            d["name"]: math.prod(dataset_shape(d)) * d["element_bytes"] for d in described}
         return
     assert [d["name"] for d in described] == creation_order(run.path)
     with h5py.File(run.path, "r") as f:
@@ -268,50 +285,71 @@ def test_the_capture_of_a_run_says_what_describe_says(method: str, sync: str, ra
             {"flush": True}]
 
 
+def simulated(workload: dict[str, Any], config: dict[str, Any], mpi: str) -> dict[str, Any]:
+    result = simulate(simulator_input(load_platform("local"), {**workload, "mpi": mpi}, [config],
+                                      {"report_ranges": True}))
+    assert result["ok"], result.get("error")
+    return result
+
+
+def data_ranges(result: dict[str, Any], rank: int | None = None) -> list[tuple[int, int]]:
+    """The bytes iosim places /data's blocks at (one rank's, or every rank's), merged."""
+    [ranges] = [d["ranges"] for d in result["breakdown"]["dataset_ranges"]
+                if d["dataset"] == "/data"]
+    return merged((offset, length) for offset, length, writer in ranges
+                  if rank is None or writer == rank)
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("method", ["mpiio", "hdf5"])
+@pytest.mark.parametrize("method", ["mpiio", "hdf5", "netcdf4", "pnetcdf"])
 def test_iosim_maps_the_described_blocks_to_the_files_bytes(method: str, scratch: Path) -> None:
     ranks = 4
     run = run_block3d(method, ranks, scratch)
-    payload = simulator_input(load_platform("local"), {**run.workload, "mpi": "mpich"}, [{}],
-                              {"report_ranges": True})
-    result = simulate(payload)
-    assert result["ok"], result.get("error")
-    [ranges] = [d["ranges"] for d in result["breakdown"]["dataset_ranges"]
-                if d["dataset"] == "/data"]
+    result = simulated(run.workload, {}, FLAVOUR[method])
     if method == "mpiio":
         real = [(0, run.path.stat().st_size)]
+    elif method == "pnetcdf":
+        start, end = cdf5_offsets(run.path).variables["data"]
+        real = [(start, end - start)]
     else:
         with h5py.File(run.path, "r") as f:
             real = merged(real_extents(f["data"]))
-    assert merged([(offset, length) for offset, length, _ in ranges]) == real
-    per_writer = [sum(n for _, n, w in ranges if w == writer) for writer in range(ranks)]
-    assert per_writer == [math.prod(BLOCK_XYZ) * 8] * ranks
+    assert data_ranges(result) == real
+    assert [sum(n for _, n in data_ranges(result, rank)) for rank in range(ranks)] == [
+        math.prod(BLOCK_XYZ) * 8] * ranks
+    if method in ("mpiio", "pnetcdf"):  # HDF5 files end in metadata written at close
+        assert result["breakdown"]["file_bytes"] == run.path.stat().st_size
 
 
 @pytest.mark.slow
-def test_pnetcdfs_header_and_blocks_are_where_describe_and_iosim_put_them(scratch: Path) -> None:
-    """Two ranks under the interposer: the bytes each rank wrote (its capture: PnetCDF's
-    header by rank 0, each rank's block) are the ones the description gives it and the ones
-    iosim maps that description to, with and without a config of PnetCDF's hints."""
+@pytest.mark.parametrize("hints", [{}, {"nc_header_align_size": 4096},
+                                   {"nc_header_align_size": 1, "nc_var_align_size": 1000}])
+def test_pnetcdfs_alignment_moves_the_blocks_where_iosim_puts_them(hints: dict[str, int],
+                                                                    scratch: Path) -> None:
+    """Two ranks under the interposer, PnetCDF's alignment hints set by the config: the file
+    (ncoffsets) and each rank's captured bytes are what iosim's PnetCDF model makes of the
+    description under the same config: the header rank 0 writes, then the variable at the
+    header's extent rounded up to nc_var_align_size."""
     ranks = 2
+    config = {"pnetcdf": hints} if hints else {}
     args = kernel_args("pnetcdf", Path("captured.nc"))  # as a workload names it: relative
-    [record] = [r for r in capture_records(args, ranks, timeout_s=300, workdir=scratch)
-                if r.get("api") == "pnetcdf"]
+    kept = scratch / "kept"
+    records = capture_records(args, ranks, config=config, timeout_s=300, keep=kept,
+                              workdir=scratch)
+    [record] = [r for r in records if r.get("api") == "pnetcdf"]
+    [path] = kept.rglob("captured.nc")
+    # the capture is the MPI-IO file PnetCDF wrote, its header among the regions
+    assert session(merge_records(records, KERNEL, " ".join(args)))["api"] == "mpiio"
+    real = cdf5_offsets(path)
     described = describe(*args[1:], "--ranks", str(ranks), binary=args[0])
-    header = header_bytes(described)
-    assert captured_bytes(record, 0)[0] == (0, header)
+    result = simulated(described, config, "openmpi")
+    start, end = real.variables["data"]
+    assert data_ranges(result) == [(start, end - start)]
+    assert result["breakdown"]["file_bytes"] == path.stat().st_size
+    header = [(0, real.header_bytes)]
     for rank in range(ranks):
-        assert captured_bytes(session(described), rank) == captured_bytes(record, rank), rank
-    for config in ({}, {"pnetcdf": {"nc_var_align_size": 4096, "nc_in_place_swap": "enable"}}):
-        payload = simulator_input(load_platform("local"), {**described, "mpi": "openmpi"},
-                                  [config], {"report_ranges": True})
-        result = simulate(payload)
-        assert result["ok"], result.get("error")
-        for rank in range(ranks):
-            placed = merged((offset, length) for d in result["breakdown"]["dataset_ranges"]
-                            for offset, length, writer in d["ranges"] if writer == rank)
-            assert placed == captured_bytes(record, rank), (config, rank)
+        placed = merged((header if rank == 0 else []) + data_ranges(result, rank))
+        assert placed == captured_bytes(record, rank), rank
 
 
 def mpi_dims(python: str, python_path: Path | None, sizes: list[int]) -> list[list[int]]:

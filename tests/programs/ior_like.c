@@ -105,12 +105,19 @@ struct target {
     MPI_File fh;
 };
 
-static void open_target(struct target *t)
+/* A shared POSIX file is created by rank 0 before the others open it, as IOR does: two
+ * ranks racing to O_CREAT the same file could each see it absent. */
+static void open_target(struct target *t, int rank)
 {
     if (strcmp(t->o->api, "posix") == 0) {
-        t->fd = open(t->path, O_CREAT | O_WRONLY, 0644);
+        int creator = t->o->fpp || rank == 0;
+        if (!creator)
+            MPI_Barrier(MPI_COMM_WORLD);
+        t->fd = open(t->path, creator ? O_CREAT | O_WRONLY : O_WRONLY, 0644);
         if (t->fd < 0)
-            fail("cannot create", t->path);
+            fail("cannot open", t->path);
+        if (!t->o->fpp && creator)
+            MPI_Barrier(MPI_COMM_WORLD);
         return;
     }
     if (MPI_File_open(t->o->fpp ? MPI_COMM_SELF : MPI_COMM_WORLD, t->path,
@@ -152,7 +159,7 @@ static void session(const struct options *o, const char *path, int rank, int ran
 {
     struct target t = {o, path, -1, MPI_FILE_NULL};
     int owner = o->fpp ? rank : 0;
-    open_target(&t);
+    open_target(&t, rank);
     for (long long s = 0; s < o->segments; s++)
         for (long long k = 0; k < o->block / o->transfer; k++) {
             long long at = offset_of(o, rank, ranks, s, k);

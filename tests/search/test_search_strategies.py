@@ -6,7 +6,7 @@ import importlib.util
 import math
 import random
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -160,6 +160,26 @@ def searched(tmp_path: Path, kind: StrategyKind, *, seed: int = 1, budget: int =
     return campaign, executor, model
 
 
+Searched = tuple[CampaignEvaluator, SyntheticExecutor, SkewedModel]
+Reference = Callable[[StrategyKind], Searched]
+REFERENCE_SEED = 1
+
+
+@pytest.fixture(scope="module")
+def reference_search(tmp_path_factory: pytest.TempPathFactory) -> Reference:
+    """Each strategy's campaign at REFERENCE_SEED, run once for the tests that judge it, repeat
+    it or resume it."""
+    done: dict[str, Searched] = {}
+
+    def reference(kind: StrategyKind) -> Searched:
+        if kind.name not in done:
+            done[kind.name] = searched(tmp_path_factory.mktemp(kind.name), kind,
+                                       seed=REFERENCE_SEED)
+        return done[kind.name]
+
+    return reference
+
+
 def stored_sequence(campaign: CampaignEvaluator) -> list[str]:
     return [row.config_hash for row in campaign.store.evaluations(campaign.id, source="twin")]
 
@@ -179,8 +199,8 @@ def assert_runs_again_only_what_it_repeats(campaign: CampaignEvaluator,
 
 @each(RUNNABLE)
 def test_a_strategy_keeps_the_budget_and_runs_a_point_again_only_as_a_repeat(
-        tmp_path: Path, kind: StrategyKind) -> None:
-    campaign, executor, model = searched(tmp_path, kind)
+        reference_search: Reference, kind: StrategyKind) -> None:
+    campaign, executor, model = reference_search(kind)
     assert 0 < len(executor.runs) <= BUDGET
     assert_runs_again_only_what_it_repeats(campaign, executor, kind)
     if not kind.may_stop_early:  # nothing but the budget ends it on a space this large
@@ -193,27 +213,31 @@ def test_a_strategy_keeps_the_budget_and_runs_a_point_again_only_as_a_repeat(
 
 
 @each(RUNNABLE)
-def test_a_strategy_is_deterministic_for_a_seed(tmp_path: Path, kind: StrategyKind) -> None:
-    _, first, _ = searched(tmp_path, kind, seed=7, name="first")
-    _, second, _ = searched(tmp_path, kind, seed=7, name="second")
+def test_a_strategy_is_deterministic_for_a_seed(
+        tmp_path: Path, reference_search: Reference,
+        kind: StrategyKind) -> None:
+    _, first, _ = reference_search(kind)
+    _, second, _ = searched(tmp_path, kind, seed=REFERENCE_SEED)
     assert first.runs and first.runs == second.runs
 
 
 @each(RUNNABLE)
-def test_a_killed_campaign_resumes_by_replaying_its_strategy(tmp_path: Path,
-                                                              kind: StrategyKind) -> None:
-    _, reference, _ = searched(tmp_path, kind, seed=3, name="reference")
+def test_a_killed_campaign_resumes_by_replaying_its_strategy(
+        tmp_path: Path, reference_search: Reference,
+        kind: StrategyKind) -> None:
+    _, reference, _ = reference_search(kind)
     killed_at = 8
     assert len(reference.runs) > killed_at
     settings = strategy_settings(kind.name)
-    campaign, killed = make_campaign(tmp_path, kind.name, BUDGET, model=True, seed=3,
+    campaign, killed = make_campaign(tmp_path, kind.name, BUDGET, model=True,
+                                     seed=REFERENCE_SEED,
                                      executor=SyntheticExecutor(killed_at=killed_at),
                                      store=tmp_path / "killed.db")
     with pytest.raises(Killed):
-        run_strategy(kind.name, campaign, 3, settings)
+        run_strategy(kind.name, campaign, REFERENCE_SEED, settings)
     assert len(killed.runs) == killed_at - 1
     resumed, again = reopen(campaign.store, campaign.id, campaign.spec, None, None, True)
-    run_strategy(kind.name, resumed, 3, settings)
+    run_strategy(kind.name, resumed, REFERENCE_SEED, settings)
     # nothing stored is run again, and the campaign is the one never killed
     assert again.runs == reference.runs[killed_at - 1:]
     assert [config_hash(c) for c in reference.runs] == stored_sequence(resumed)

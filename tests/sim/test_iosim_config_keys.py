@@ -71,15 +71,11 @@ def test_keys_iosim_does_not_model_are_skipped_by_name():
                   for block, keys in schema.blocks.items()}
     assert {name for keys in unmodelled.values() for name in keys} == {
         "romio_cb_read", "romio_ds_read", "romio_no_indep_rw", "ind_rd_buffer_size",
-        "bglockless", "sieve_buf_size", "alloc_time", "nc_header_align_size",
-        "nc_var_align_size", "nc_record_align_size", "nc_in_place_swap", "nc_ibuf_size"}
+        "bglockless", "sieve_buf_size", "alloc_time", "nc_in_place_swap", "nc_ibuf_size"}
     config = validate_config({"mpiio": {"romio_cb_read": "disable", "romio_ds_read": "enable",
                                         "romio_no_indep_rw": True, "ind_rd_buffer_size": 4096,
                                         "bglockless": True},
-                              "pnetcdf": {"nc_header_align_size": 4096,
-                                          "nc_var_align_size": 4096,
-                                          "nc_record_align_size": 4096,
-                                          "nc_in_place_swap": "disable", "nc_ibuf_size": 4096},
+                              "pnetcdf": {"nc_in_place_swap": "disable", "nc_ibuf_size": 4096},
                               "hdf5": {"sieve_buf_size": 4096},
                               "dataset": {"alloc_time": "late"}}, "c")
     plain, unmodelled_only = _iosim([{}, config])

@@ -141,3 +141,17 @@ def test_a_bad_limit_on_the_command_line_is_one_line(flag: list[str]) -> None:
                           capture_output=True, text=True, timeout=HANG_GUARD_S, check=False)
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and flag[0] in done.stderr
+
+
+def test_estimate_only_answers_the_estimate_the_limit_would_refuse_and_simulates_nothing(
+        ) -> None:
+    """options.estimate_only: each config's estimate (what the tuner's cost bounds multiply),
+    unchecked against max_steps, with no simulated time."""
+    workload, configs = strided(2**16, "disable")
+    [refused_run] = run(workload, configs, {"max_steps": 1e4})
+    [estimate] = run(workload, configs, {"max_steps": 1e4, "estimate_only": True})
+    assert estimate["ok"] and "time_s" not in estimate
+    steps = estimate["estimate"]["steps"]
+    assert steps > 1e4 and estimate["estimate"]["memory_bytes"] > 0
+    assert refused_run["error"].startswith(
+        f"estimated cost {estimate['estimate']['text'].partition(' and ')[0]} is beyond")

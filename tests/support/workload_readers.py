@@ -18,7 +18,7 @@ from typing import Any
 
 from iotwin.core import paths
 from iotwin.core.errors import UserError
-from iotwin.workloads.workload import normalised_workload, read_workload
+from iotwin.workloads.workload import check_workload_file, normalised_workload
 
 #: the address space a C reader may take (its libraries mapped included)
 MEMORY_CAP = 2 * 2**30
@@ -49,7 +49,7 @@ def python_verdicts(files: Sequence[Path]) -> list[Verdict]:
     out = []
     for path in files:
         try:
-            normal = normalised_workload(read_workload(path), str(path))
+            normal = check_workload_file(path, normalised_workload)
         except UserError as error:
             out.append(Verdict("refused", str(error)))
         else:
@@ -110,9 +110,30 @@ _UNWRITTEN = re.compile("[\x7f-\x9f\u2028\u2029\ufffe\uffff]")
 def workload_json(document: Any) -> str:
     """JSON text every reader reads alike: characters as themselves (YAML has no surrogate
     pairs), but those the format's text may not hold as themselves escaped
-    (iotwin.core.yaml_files)."""
-    text = json.dumps(document, ensure_ascii=False)
+    (iotwin.core.yaml_files); indented, each key and list item on a line of its own
+    (:func:`json_lines`)."""
+    text = json.dumps(document, ensure_ascii=False, indent=1)
     return _UNWRITTEN.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
+
+
+def json_lines(document: Any) -> dict[str, int]:
+    """The line each key path of ``document`` (``files[0].name``; ``""`` the whole) starts on
+    in :func:`workload_json`'s text, from json's indented layout: a key's value starts on the
+    key's line, a non-empty list or mapping ends on a line of its own."""
+    lines: dict[str, int] = {}
+
+    def lay_out(value: Any, path: str, line: int) -> int:
+        lines[path] = line
+        entries = (value.items() if isinstance(value, dict)
+                   else enumerate(value) if isinstance(value, list) else ())
+        for key, item in entries:
+            inner = f"{path}[{key}]" if isinstance(key, int) else (
+                f"{path}.{key}" if path else str(key))
+            line = lay_out(item, inner, line + 1)
+        return line + 1 if isinstance(value, dict | list) and value else line
+
+    lay_out(document, "", 1)
+    return lines
 
 
 def same_content(a: Any, b: Any) -> bool:

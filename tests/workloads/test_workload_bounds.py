@@ -86,7 +86,7 @@ def test_python_refuses_naming_file_and_key(written, case: str):
     path = written(work)
     with pytest.raises(UserError) as caught:
         load_workload(path)
-    assert str(caught.value).startswith(f"{path}: {key}: ")
+    assert str(caught.value).startswith(f"{path}:1: {key}: ")  # JSON on one line
 
 
 @pytest.mark.parametrize("case", DEFECTS)
@@ -95,7 +95,7 @@ def test_every_reader_refuses_naming_file_and_key(written, case: str):
     path = written(work)
     for reader, verdict in verdicts([path]).items():
         assert not verdict[0].accepted, (reader, verdict[0])
-        assert verdict[0].message.startswith(f"{path}: {key}"), (reader, verdict[0].message)
+        assert verdict[0].message.startswith(f"{path}:1: {key}"), (reader, verdict[0].message)
 
 
 def test_the_largest_values_are_accepted_by_every_reader(written):
@@ -112,7 +112,7 @@ def test_the_largest_values_are_accepted_by_every_reader(written):
 def test_a_yaml_float_too_large_for_a_double_names_file_and_key(tmp_path: Path):
     path = tmp_path / "w.yaml"
     path.write_text(json.dumps(BASE).replace('"compute_before_s": 0', '"compute_before_s": 1e309'))
-    with pytest.raises(UserError, match=rf"^{path}: files\[0\]\.compute_before_s: expected a "
+    with pytest.raises(UserError, match=rf"^{path}:1: files\[0\]\.compute_before_s: expected a "
                        r"number from 0 to 1e\+07, got inf$"):
         load_workload(path)
 
@@ -162,5 +162,5 @@ def test_iotwin_simulate_refuses_before_simulating(written, case: str):
     done = subprocess.run([sys.executable, "-m", "iotwin", "simulate", "--platform", "local",
                            "--workload", str(path)], capture_output=True, text=True, timeout=120)
     assert done.returncode == 2
-    assert done.stderr.startswith(f"iotwin: error: {path}: {key}: ")
+    assert done.stderr.startswith(f"iotwin: error: {path}:1: {key}: ")
     assert done.stderr.count("\n") == 1 and not done.stdout

@@ -1,5 +1,6 @@
 /* Parse and validate the tuning config with libyaml, driven by the generated key table.
- * Error messages are worded as iotwin.config words them (the phrases come from the schema). */
+ * Error messages are worded as iotwin.config words them (the phrases come from the schema),
+ * each naming the file, the line and the field. */
 #define _GNU_SOURCE
 #include "core/config.h"
 
@@ -12,6 +13,7 @@
 #include <yaml.h>
 
 #include "core/json.h"
+#include "input_error.h"
 #include "iotwin_rules.h"
 
 #define PATH_LEN 512
@@ -26,17 +28,59 @@ struct walker {
     size_t errlen;
 };
 
+/* --- errors: FILE:LINE: FIELD: problem (formats/input_error.h) ----------------------------- */
+
+static input_node describe_node(const input_tree *tree, const void *node)
+{
+    const yaml_node_t *n = node;
+    (void)tree;
+    if (n->type == YAML_SEQUENCE_NODE)
+        return (input_node){n->start_mark.line + 1, INPUT_LIST,
+                            (size_t)(n->data.sequence.items.top - n->data.sequence.items.start)};
+    if (n->type == YAML_MAPPING_NODE)
+        return (input_node){n->start_mark.line + 1, INPUT_MAP,
+                            (size_t)(n->data.mapping.pairs.top - n->data.mapping.pairs.start)};
+    return (input_node){n->start_mark.line + 1, INPUT_SCALAR, 0};
+}
+
+static const void *node_entry(const input_tree *tree, const void *node, size_t i,
+                              const char **key, size_t *key_line)
+{
+    yaml_document_t *doc = (yaml_document_t *)tree->context;
+    const yaml_node_t *n = node;
+    if (n->type == YAML_SEQUENCE_NODE)
+        return yaml_document_get_node(doc, n->data.sequence.items.start[i]);
+    yaml_node_pair_t *pair = &n->data.mapping.pairs.start[i];
+    const yaml_node_t *name = yaml_document_get_node(doc, pair->key);
+    *key = name->type == YAML_SCALAR_NODE ? (const char *)name->data.scalar.value : NULL;
+    *key_line = name->start_mark.line + 1;
+    return yaml_document_get_node(doc, pair->value);
+}
+
+/* The field `path` refused: the message names the file, the field's line and the field. */
 static int fail(struct walker *w, const char *path, const char *fmt, ...)
+{
+    char message[PATH_LEN];
+    const input_tree tree = {w->doc, describe_node, node_entry};
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(message, sizeof message, fmt, args);
+    va_end(args);
+    size_t line = input_field_line(&tree, yaml_document_get_root_node(w->doc), path);
+    input_error_text(w->err, w->errlen, w->source, line, path, message);
+    return -1;
+}
+
+/* The document refused as a whole (malformed, a duplicate key), as iotwin.core.yaml_files
+ * words it: "FILE: line N: problem". */
+static int fail_document(struct walker *w, size_t line, const char *fmt, ...)
 {
     char message[PATH_LEN];
     va_list args;
     va_start(args, fmt);
     vsnprintf(message, sizeof message, fmt, args);
     va_end(args);
-    if (*path)
-        snprintf(w->err, w->errlen, "%s: %s: %s", w->source, path, message);
-    else
-        snprintf(w->err, w->errlen, "%s: %s", w->source, message);
+    snprintf(w->err, w->errlen, "%s: line %zu: %s", w->source, line, message);
     return -1;
 }
 
@@ -645,8 +689,8 @@ static int check_duplicates(struct walker *w)
             for (yaml_node_pair_t *q = node->data.mapping.pairs.start; q < p; q++) {
                 yaml_node_t *key = yaml_document_get_node(w->doc, p->key);
                 if (same_key(yaml_document_get_node(w->doc, q->key), key))
-                    return fail(w, "", "line %lu: duplicate key '%s'",
-                                (unsigned long)key->start_mark.line + 1, scalar_text(key));
+                    return fail_document(w, key->start_mark.line + 1, "duplicate key '%s'",
+                                         scalar_text(key));
             }
     }
     return 0;
@@ -674,8 +718,8 @@ static int parse_file(FILE *file, const char *path, struct iot_config *config, c
     yaml_parser_initialize(&parser);
     yaml_parser_set_input_file(&parser, file);
     if (!yaml_parser_load(&parser, &doc)) {
-        fail(&w, "", "line %lu: malformed YAML: %s", (unsigned long)parser.problem_mark.line + 1,
-             parser.problem ? parser.problem : "unreadable");
+        fail_document(&w, parser.problem_mark.line + 1, "malformed YAML: %s",
+                      parser.problem ? parser.problem : "unreadable");
     } else {
         rc = validate_document(&w, config);
         yaml_document_delete(&doc);

@@ -141,14 +141,36 @@ int iot_append_line(const char *path, const char *text, size_t len)
  * HDF5 dataset's: 300-450 bytes). */
 enum { REPORT_BYTES = 4096, PART_BYTES = 512 };
 
+/* The file lines not yet in the report, and the report they go to. An open, a write and a
+ * close of the report for each file session cost more than the session's whole report work:
+ * the lines go out together at the run's end, or once they fill FLUSH_BYTES. */
+static struct {
+    struct buf lines;
+    const char *path;
+} held;
+enum { FLUSH_BYTES = 1 << 16 };
+
+void iot_report_flush(void)
+{
+    if (held.lines.len && !held.lines.failed)
+        iot_append_line(held.path, held.lines.s, held.lines.len);
+    free(held.lines.s);
+    held.lines = (struct buf){NULL, 0, 0, 0};
+}
+
 void iot_report_write(struct iot_file *file, const struct iot_run *run, int ranks)
 {
     if (!run->report_path)
         return;
-    struct buf out = {NULL, 0, 0, 0};
-    buf_reserve(&out, REPORT_BYTES + PART_BYTES * (size_t)file->nparts);
-    write_report(&out, file, run, ranks);
-    if (!out.failed)
-        iot_append_line(run->report_path, out.s, out.len);
-    free(out.s);
+    if (held.path != run->report_path)
+        iot_report_flush();
+    held.path = run->report_path;
+    struct buf line = {NULL, 0, 0, 0};
+    buf_reserve(&line, REPORT_BYTES + PART_BYTES * (size_t)file->nparts);
+    write_report(&line, file, run, ranks);
+    if (!line.failed)   /* a line that could not be made whole is left out, never cut */
+        put_bytes(&held.lines, line.s, line.len);
+    free(line.s);
+    if (held.lines.len >= FLUSH_BYTES || held.lines.failed)
+        iot_report_flush();
 }

@@ -18,8 +18,11 @@ void iot_report_close(struct iot_file *file, const struct iot_run *run);
 void iot_report_settle_all(void);
 /* Frees the reduction's datatype and op (before MPI_Finalize). */
 void iot_report_free(void);
-/* Appends the file's line (reduced over `ranks` ranks) to the report. */
+/* Adds the file's line (reduced over `ranks` ranks) to the report: held with the process's
+ * other lines until iot_report_flush (or until they fill 64 KiB). */
 void iot_report_write(struct iot_file *file, const struct iot_run *run, int ranks);
+/* Appends the held lines to the report in one write (at the run's end, before its record). */
+void iot_report_flush(void);
 
 struct buf;
 /* `"file": "...", "api": "hdf5", "how": "create"`: the file as every JSON line names it. */

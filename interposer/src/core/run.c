@@ -76,6 +76,7 @@ static void end_run(int mpi)
 {
     int ranks = 1, rank = 0, nrules = iot_rt.config ? iot_rt.config->nfiles : 0;
     int *used = calloc((size_t)nrules + 1, sizeof *used);
+    iot_report_flush();   /* every rank's file lines before rank 0's record */
     if (written++ || !used) {
         free(used);
         return;

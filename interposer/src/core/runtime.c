@@ -9,6 +9,7 @@
 
 #include "core/keys.h"
 #include "core/layer.h"
+#include "core/readbacks.h"
 #include "core/records.h"
 
 struct iot_runtime iot_rt;
@@ -136,7 +137,9 @@ __attribute__((destructor)) static void shutdown_interposer(void)
             iot_layer_at(i)->shutdown();
     if (!finalized)   /* after MPI_Finalize, communicators of unclosed files cannot be freed */
         iot_records_free_all();
+    iot_report_flush();   /* lines of files closed after the run's record */
     iot_resolved_free();
+    iot_readbacks_free();
     iot_config_free(iot_rt.config);
     iot_rt.config = NULL;
 }

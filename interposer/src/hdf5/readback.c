@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/filesystem.h"
 #include "core/layer.h"
 #include "core/text.h"
 #include "hdf5/apply.h"
@@ -107,7 +108,7 @@ static MPI_File mpi_file_of(const struct iot_file *file)
 void iot_readback_file(struct iot_file *file)
 {
     struct buf out = {NULL, 0, 0, 0};
-    enum iotwin_fs fs = iotwin_filesystem(file->name, file->fs_type, sizeof file->fs_type);
+    enum iotwin_fs fs = iot_filesystem(file->name, file->fs_type, sizeof file->fs_type);
     PUT(&out, "{");
     iot_hints_readback(file, fs, mpi_file_of(file), &out);
     if (!file->collective)

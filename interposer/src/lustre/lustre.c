@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "lustre/lustre.h"
 
+#include "core/filesystem.h"
 #include "core/keys.h"
 #include "core/layer.h"
 #include "core/text.h"
@@ -159,7 +160,7 @@ int iot_lustre_precreates(const struct iot_file *file, const char *name, enum io
 {
     char fs[32];
     return how >= IOT_CREATE_IF_ABSENT && striping_set(file->settings.v)
-        && iotwin_filesystem(name, fs, sizeof fs) == IOTWIN_FS_LUSTRE;
+        && iot_filesystem(name, fs, sizeof fs) == IOTWIN_FS_LUSTRE;
 }
 
 int iot_lustre_before_open(struct iot_file *file, const char *name, enum iot_lustre_open how)

@@ -3,11 +3,14 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "capture/capture.h"
+#include "core/filesystem.h"
 #include "core/text.h"
 #include "core/comms.h"
 #include "core/layer.h"
+#include "core/readbacks.h"
 #include "core/runtime.h"
 #include "lustre/lustre.h"
 #include "mpiio/capture.h"
@@ -45,10 +48,11 @@ static MPI_Info amended_info(MPI_Info info, MPI_Info requested)
     return amended;
 }
 
-/* The real open with the requested hints merged in; as the program asked if that fails. */
+/* The real open with the requested hints merged in; as the program asked if that fails
+ * (then *refused is set, when given). */
 static int open_with_hints(iot_open_call open, struct iot_file *file, MPI_Info requested,
                            MPI_Comm comm, const char *name, const char *real_name, int amode,
-                           MPI_Info info, MPI_File *fh)
+                           MPI_Info info, MPI_File *fh, int *refused)
 {
     MPI_Info amended = amended_info(info, requested);
     int rc = open(comm, real_name, amode, amended != MPI_INFO_NULL ? amended : info, fh);
@@ -57,6 +61,8 @@ static int open_with_hints(iot_open_call open, struct iot_file *file, MPI_Info r
                           "MPI_File_open refused the amended hints or name; opened as the "
                           "application asked");
         rc = open(comm, name, amode, info, fh);
+        if (refused)
+            *refused = 1;
     }
     if (amended != MPI_INFO_NULL)
         MPI_Info_free(&amended);
@@ -69,7 +75,7 @@ static int open_for_layer_above(iot_open_call open, struct iot_file *file, MPI_C
     if (file->comm == MPI_COMM_NULL)
         file->comm = iot_comm_for(comm);
     int rc = open_with_hints(open, file, expected.hints ? file->requested : MPI_INFO_NULL,
-                             comm, name, name, amode, info, fh);
+                             comm, name, name, amode, info, fh, NULL);
     if (rc == MPI_SUCCESS)
         file->fh = *fh;
     return rc;
@@ -77,16 +83,62 @@ static int open_for_layer_above(iot_open_call open, struct iot_file *file, MPI_C
 
 /* --- a file of the program's own ----------------------------------------------------------- */
 
-static void read_back(struct iot_file *file)
+/* What decides a file's read-back off Lustre, as text (0: nothing, every such file is read
+ * back): its file system and the driver prefix of its name ("ufs:", "nfs:", which choose
+ * ROMIO's driver), its communicator (the library's, one per group of processes), the access
+ * mode, the config's blocks its settings come from (the same labels, the same settings: the
+ * same hints asked for, the same bglockless prefix), whether the open took them and the
+ * program's own hints. On Lustre ROMIO reads each file's own layout back into its hints. */
+static int readback_key(const struct iot_file *file, enum iotwin_fs fs, int amode,
+                        MPI_Info info, int refused, struct buf *key)
+{
+    if (fs == IOTWIN_FS_LUSTRE || strlen(file->matched) + 1 >= sizeof file->matched)
+        return 0;
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *comm = (const unsigned char *)&file->comm;   /* an int or a pointer */
+    size_t prefix = strcspn(file->name, ":/");
+    put(key, file->fs_type);
+    PUT(key, "|");
+    if (file->name[prefix] == ':')
+        put_bytes(key, file->name, prefix + 1);
+    PUT(key, "|");
+    for (size_t i = 0; i < sizeof file->comm; i++) {
+        put_bytes(key, &hex[comm[i] >> 4], 1);
+        put_bytes(key, &hex[comm[i] & 15], 1);
+    }
+    PUT(key, "|");
+    put_int(key, amode);
+    put(key, refused ? "|refused|" : "|");
+    put(key, file->matched);
+    PUT(key, "|");
+    iot_write_info(key, info);
+    return !key->failed;
+}
+
+static void read_back(struct iot_file *file, enum iotwin_fs fs)
 {
     struct buf out = {NULL, 0, 0, 0};
-    enum iotwin_fs fs = iotwin_filesystem(file->name, file->fs_type, sizeof file->fs_type);
     PUT(&out, "{");
     iot_hints_readback(file, fs, file->fh, &out);
     iot_lustre_readback(file, fs, &out);
     PUT(&out, "}");
     file->effective = buf_take(&out);
     iot_not_applying(file);
+}
+
+/* The file's read-back, or the one of the last file opened the same way (core/readbacks.h). */
+static void read_back_once(struct iot_file *file, int amode, MPI_Info info, int refused)
+{
+    struct buf key = {NULL, 0, 0, 0};
+    enum iotwin_fs fs = iot_filesystem(file->name, file->fs_type, sizeof file->fs_type);
+    int keyed = readback_key(file, fs, amode, info, refused, &key);
+    if (!keyed || !iot_readback_recall(file, key.s)) {
+        struct iot_list_mark before = iot_list_mark(&file->not_effective);
+        read_back(file, fs);
+        if (keyed)
+            iot_readback_remember(file, key.s, before);
+    }
+    free(key.s);
 }
 
 static struct iot_file *new_file(MPI_Comm comm, const char *name, int amode)
@@ -112,7 +164,9 @@ int iot_mpiio_open(iot_open_call open, MPI_Comm comm, const char *name, int amod
                                        : amode & MPI_MODE_EXCL ? IOT_CREATE_EXCLUSIVE
                                                                : IOT_CREATE_IF_ABSENT);
     double start = iot_now(), epoch = iot_capture_clock();
-    int rc = open_with_hints(open, file, file->requested, comm, name, real_name, amode, info, fh);
+    int refused = 0;
+    int rc = open_with_hints(open, file, file->requested, comm, name, real_name, amode, info, fh,
+                             &refused);
     file->open_s = iot_now() - start;
     file->t_open = epoch;
     if (rc != MPI_SUCCESS) {
@@ -121,7 +175,7 @@ int iot_mpiio_open(iot_open_call open, MPI_Comm comm, const char *name, int amod
     }
     file->fh = *fh;
     iot_mpiio_capture_open(file, epoch, iot_capture_clock());
-    read_back(file);
+    read_back_once(file, amode, info, refused);
     return rc;
 }
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "capture/capture.h"
+#include "core/filesystem.h"
 #include "core/comms.h"
 #include "core/layer.h"
 #include "core/runtime.h"
@@ -111,7 +112,7 @@ static void read_back(struct iot_file *file, iot_nc_info_call inq_info, int ncid
 {
     struct buf out = {NULL, 0, 0, 0};
     MPI_Info used = MPI_INFO_NULL;
-    enum iotwin_fs fs = iotwin_filesystem(file->name, file->fs_type, sizeof file->fs_type);
+    enum iotwin_fs fs = iot_filesystem(file->name, file->fs_type, sizeof file->fs_type);
     PUT(&out, "{");
     if (inq_info(ncid, &used) == NC_NOERR && used != MPI_INFO_NULL) {
         iot_hints_compare(file, fs, used, &pnetcdf_hints, &out);

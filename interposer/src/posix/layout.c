@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/filesystem.h"
 #include "core/keys.h"
 #include "core/layer.h"
 #include "core/text.h"
@@ -56,7 +57,7 @@ static void record_applied(struct iot_file *file, enum iotwin_fs fs)
 void iot_posix_layout_readback(struct iot_file *file)
 {
     struct buf lustre = {NULL, 0, 0, 0}, out = {NULL, 0, 0, 0};
-    enum iotwin_fs fs = iotwin_filesystem(file->name, file->fs_type, sizeof file->fs_type);
+    enum iotwin_fs fs = iot_filesystem(file->name, file->fs_type, sizeof file->fs_type);
     record_applied(file, fs);
     iot_lustre_readback(file, fs, &lustre);   /* `, "lustre": ...` */
     PUT(&out, "{");

@@ -3,12 +3,17 @@
 #include <cctype>
 #include <cstdint>
 #include <cstdio>
+#include <iterator>
 #include <new>
 #include <stdexcept>
 #include <unordered_set>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+extern "C" {
+#include "input_error.h"
+}
 
 namespace iosim {
 
@@ -83,16 +88,19 @@ doc_node* number(doc& d, double value, const std::string& text)
     return checked(doc_float_node(&d, value));
 }
 
+// A list or map of `items`, a map's keys on `key_lines` of the text (empty: not from a text).
 doc_node* collection(doc& d, doc_kind kind, const std::vector<doc_node*>& items,
-                     const std::vector<std::string>& keys)
+                     const std::vector<std::string>& keys, const std::vector<size_t>& key_lines = {})
 {
     doc_node* n = checked(doc_new(&d, kind));
     if (doc_make_entries(&d, n, items.size()))
         throw std::bad_alloc();
     for (size_t i = 0; i < items.size(); i++) {
         n->items[i] = items[i];
-        if (kind == DOC_MAP)
+        if (kind == DOC_MAP) {
             n->keys[i] = copied(d, keys[i]);
+            n->key_lines[i] = key_lines.empty() ? 0 : key_lines[i];
+        }
     }
     doc_measure(n);
     return n;
@@ -151,13 +159,70 @@ std::string shown_key(const std::string& key)
     return doc_key_text(key.c_str(), out, sizeof out);
 }
 
-// The tree built as nlohmann's parser reads the text, keys in their order.
+// How far nlohmann's parser has read a text, and so the line of what it hands over: that of
+// the last character read, which is a token's own (the one after a number, read to see the
+// number end, is on the number's line or is the newline ending it).
+class Reading {
+public:
+    explicit Reading(const std::string& text) : counted_(text.data()), reached_(text.data()) {}
+
+    void reached(const char* p) { reached_ = p; }
+
+    size_t line()
+    {
+        for (; counted_ + 1 < reached_; counted_++)
+            lines_ += *counted_ == '\n';
+        return lines_;
+    }
+
+    // The text's characters, telling the reading how far they are read.
+    class Iterator {
+    public:
+        using iterator_category = std::forward_iterator_tag;
+        using value_type = char;
+        using difference_type = std::ptrdiff_t;
+        using pointer = const char*;
+        using reference = const char&;
+
+        Iterator(const char* p, Reading& reading) : p_(p), reading_(&reading) {}
+        reference operator*() const { return *p_; }
+        Iterator& operator++()
+        {
+            reading_->reached(++p_);
+            return *this;
+        }
+        Iterator operator++(int)
+        {
+            Iterator before = *this;
+            ++*this;
+            return before;
+        }
+        bool operator==(const Iterator& other) const { return p_ == other.p_; }
+        bool operator!=(const Iterator& other) const { return p_ != other.p_; }
+
+    private:
+        const char* p_;
+        Reading* reading_;
+    };
+
+private:
+    const char* counted_;  // lines are counted up to here
+    const char* reached_;  // one past the last character read
+    size_t lines_ = 1;
+};
+
+// The tree built as nlohmann's parser reads the text, keys in their order, each node and key
+// with its line.
 class Builder : public nlohmann::json_sax<json> {
 public:
-    explicit Builder(doc& d) : d_(d) {}
+    Builder(doc& d, Reading& reading) : d_(d), reading_(reading) {}
 
     doc_node* root() const { return root_; }
+    // Why the text is refused (empty: not refused): "line N: why" for the whole document, or
+    // a field and its line.
     const std::string& error() const { return error_; }
+    const std::string& error_field() const { return error_field_; }
+    size_t error_line() const { return error_line_; }
 
     bool null() override { return add(checked(doc_new(&d_, DOC_NULL))); }
     bool boolean(bool value) override { return add(iosim::boolean(d_, value)); }
@@ -184,24 +249,31 @@ public:
         Frame& f = frames_.back();
         if (!f.seen.insert(key).second) {
             std::string shown = shown_key(key);
-            return fail("duplicate key " + (shown == key ? "'" + key + "'" : shown));
+            return fail("line " + std::to_string(reading_.line()) + ": duplicate key " +
+                        (shown == key ? "'" + key + "'" : shown));
         }
         f.keys.push_back(key);
+        f.key_lines.push_back(reading_.line());
         return true;
     }
     bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override
     {
         std::string what = e.what();
-        std::string where = path();
-        return fail((where.empty() ? "" : where + ": ") + "malformed JSON: " +
-                    printable(what.substr(what.find(']') + 2)));
+        std::string why = "malformed JSON: " + printable(what.substr(what.find(']') + 2));
+        error_field_ = path();
+        if (error_field_.empty())
+            return fail("line " + std::to_string(reading_.line()) + ": " + why);
+        error_line_ = reading_.line();
+        return fail(why);
     }
 
 private:
     struct Frame {
         doc_kind kind;
+        size_t line;
         std::vector<doc_node*> items;
         std::vector<std::string> keys;
+        std::vector<size_t> key_lines;
         std::unordered_set<std::string> seen;
     };
 
@@ -227,7 +299,7 @@ private:
     bool open(doc_kind kind)
     {
         bounds_.node(frames_.size() + 1);
-        frames_.push_back({kind, {}, {}, {}});
+        frames_.push_back({kind, reading_.line(), {}, {}, {}, {}});
         return true;
     }
 
@@ -235,12 +307,15 @@ private:
     {
         Frame f = std::move(frames_.back());
         frames_.pop_back();
-        return attach(collection(d_, f.kind, f.items, f.keys));
+        doc_node* n = collection(d_, f.kind, f.items, f.keys, f.key_lines);
+        n->line = f.line;
+        return attach(n);
     }
 
     bool add(doc_node* n)
     {
         bounds_.node(frames_.size());
+        n->line = reading_.line();
         return attach(n);
     }
 
@@ -254,10 +329,13 @@ private:
     }
 
     doc& d_;
+    Reading& reading_;
     Bounds bounds_;
     std::vector<Frame> frames_;
     doc_node* root_ = nullptr;
     std::string error_;
+    std::string error_field_;
+    size_t error_line_ = 0;
 };
 
 }  // namespace
@@ -293,25 +371,38 @@ unsigned escaped_surrogate(const std::string& text)
     return 0;
 }
 
+// An error naming the file (formats/input_error.h).
+[[noreturn]] void refuse(const char* file, size_t line, const std::string& field, const std::string& why)
+{
+    char message[2048];
+    input_error_text(message, sizeof message, file, line, field.c_str(), why.c_str());
+    throw InputRefused(message);
+}
+
 }  // namespace
 
-doc_node* doc_from_json_text(const std::string& text, doc& d)
+doc_node* doc_from_json_text(const std::string& text, doc& d, const char* file)
 {
     unsigned long odd = 0;
     if (size_t line = doc_unwritten_character(text.data(), text.size(), &odd)) {
         char where[96];
         snprintf(where, sizeof where, "line %zu: U+%04lX written as itself (escape it)", line, odd);
-        throw std::invalid_argument(where);
+        refuse(file, 0, "", where);
     }
     if (unsigned code = escaped_surrogate(text)) {
         char hex[8];
         snprintf(hex, sizeof hex, "%04X", code);
-        throw std::invalid_argument(std::string("\\u escape of the surrogate U+") + hex +
-                                    " (YAML has no surrogate pairs: write the character itself)");
+        refuse(file, 0, "", std::string("\\u escape of the surrogate U+") + hex +
+                                " (YAML has no surrogate pairs: write the character itself)");
     }
-    Builder builder(d);
-    if (!json::sax_parse(text, &builder) || !builder.root())
-        throw std::invalid_argument(builder.error().empty() ? "not JSON" : builder.error());
+    Reading reading(text);
+    Builder builder(d, reading);
+    const char* end = text.data() + text.size();
+    if (!json::sax_parse(Reading::Iterator(text.data(), reading), Reading::Iterator(end, reading),
+                         &builder) ||
+        !builder.root())
+        refuse(file, builder.error_line(), builder.error_field(),
+               builder.error().empty() ? "not JSON" : builder.error());
     return builder.root();
 }
 

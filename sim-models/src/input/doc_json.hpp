@@ -3,6 +3,7 @@
 // refused, numbers too large kept as written, nesting and nodes bounded as doc.h says).
 #pragma once
 
+#include <stdexcept>
 #include <string>
 
 #include <nlohmann/json_fwd.hpp>
@@ -24,7 +25,14 @@ struct Document {
 
 // The document of a parsed value, built in `d`; std::invalid_argument past the bounds.
 doc_node* doc_from_json(const nlohmann::json& value, doc& d);
-// The document of a JSON text; std::invalid_argument with the reason if it is not one.
-doc_node* doc_from_json_text(const std::string& text, doc& d);
+// An input refused: the message is its whole line, naming the file (formats/input_error.h).
+struct InputRefused : std::invalid_argument {
+    using std::invalid_argument::invalid_argument;
+};
+
+// The document of the JSON text of the file `file`; InputRefused if it is not one ("FILE:
+// line N: why", or for a field "FILE:LINE: FIELD: why"), std::invalid_argument beyond the
+// bounds.
+doc_node* doc_from_json_text(const std::string& text, doc& d, const char* file);
 
 }  // namespace iosim

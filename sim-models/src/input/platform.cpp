@@ -204,6 +204,7 @@ using config::Hdf5Key;
 using config::LustreKey;
 using config::MpiioKey;
 using config::OpenmpiKey;
+using config::PnetcdfKey;
 
 void apply_lustre(const json& l, FileSettings& s, const Platform& p)
 {
@@ -304,6 +305,17 @@ void apply_hdf5(const json& h, FileSettings& s)
     });
 }
 
+void apply_pnetcdf(const json& p, FileSettings& s)
+{
+    config::apply_block<PnetcdfKey>(p, "pnetcdf", [&](PnetcdfKey key, const json& v) {
+        switch (key) {
+        case PnetcdfKey::nc_header_align_size: s.pnetcdf_align.header = v.get<uint64_t>(); break;
+        case PnetcdfKey::nc_var_align_size: s.pnetcdf_align.variable = v.get<uint64_t>(); break;
+        case PnetcdfKey::nc_record_align_size: s.pnetcdf_align.record = v.get<uint64_t>(); break;
+        }
+    });
+}
+
 DatasetSettings dataset_settings(const json& d, const Dataset& ds)
 {
     DatasetSettings out;
@@ -367,7 +379,7 @@ FileSettings resolve_settings(const json& platform_data, const json& file_config
         apply_openmpi(config_openmpi, file_config.value("mpiio", json::object()), s);
     else
         config::check_block(config_openmpi, "openmpi");  // MCA parameters: Open MPI's only
-    config::check_block(file_config.value("pnetcdf", json::object()), "pnetcdf");
+    apply_pnetcdf(file_config.value("pnetcdf", json::object()), s);
     const IoLibrary& library = io_library(file.api);
     apply_hdf5(site.value("hdf5", json::object()), s);
     library.set_file_defaults(s);  // a library's own file settings; a config's override them

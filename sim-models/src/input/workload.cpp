@@ -241,12 +241,12 @@ FileSession take_session(const doc_node* node, int ranks, const std::string& whe
 
 }  // namespace
 
-const doc_node* check_workload(const doc_node* document, doc& out)
+const doc_node* check_workload(const doc_node* document, doc& out, const char* file)
 {
     doc_node* normal = nullptr;
-    char err[1024];
-    if (workload_check(document, &out, &normal, err, sizeof err))
-        throw std::invalid_argument(err);
+    char err[2048];
+    if (workload_check(document, file, &out, &normal, err, sizeof err))
+        throw InputRefused(err);
     return normal;
 }
 

@@ -21,9 +21,10 @@ FillTime parse_fill_time(const std::string& value, const std::string& where);
 FillValue parse_fill_value(const std::string& value, const std::string& where);
 
 // A workload document checked as every reader of the format checks it (formats/
-// workload_check.h): its normal form, built in `out`; std::invalid_argument "PATH: why" if it
-// is not a valid workload.
-const doc_node* check_workload(const doc_node* document, doc& out);
+// workload_check.h): its normal form, built in `out`; InputRefused (input/doc_json.hpp) if it
+// is not a valid workload, "FILE:LINE: PATH: why" when it was read from the file `file`, else
+// "PATH: why".
+const doc_node* check_workload(const doc_node* document, doc& out, const char* file = nullptr);
 // The simulator's view of a checked workload's normal form.
 Workload read_workload(const doc_node* normal);
 // Both, on iosim's input.

@@ -6,6 +6,7 @@
 #include "iolib/hdf5.hpp"
 #include "iolib/netcdf4.hpp"
 #include "iolib/none.hpp"
+#include "iolib/pnetcdf.hpp"
 
 namespace iosim {
 
@@ -24,11 +25,10 @@ FileLayout IoLibrary::layout(const FileSession& file, const FileSettings&) const
 namespace {
 
 // The registry: every `api` of the workload format (WORKLOAD.md) and the library that writes
-// it. PnetCDF's own layout and calls are not modelled yet: its files are written as the
-// MPI-IO calls of a program of its own would write them.
+// it.
 const std::pair<const char*, const IoLibrary& (*)()> libraries[] = {
     {"hdf5", hdf5_library}, {"netcdf4", netcdf4_library}, {"mpiio", no_library},
-    {"posix", no_library},  {"pnetcdf", no_library},
+    {"posix", no_library},  {"pnetcdf", pnetcdf_library},
 };
 
 }  // namespace

@@ -3,8 +3,8 @@
 // where it puts the datasets, what it costs at open, what it writes of its own (fill values,
 // flushes) and how it hands a write call on. One implementation per library, each in its own
 // file: none.cpp (the program calls MPI-IO or POSIX itself), hdf5.cpp, netcdf4.cpp (HDF5 as
-// netCDF-4 drives it); io_libraries.cpp is the registry that the workload's `api` picks from,
-// as IOR picks a back end from its table (aiori.h: one struct of operations per back end).
+// netCDF-4 drives it), pnetcdf.cpp; io_libraries.cpp is the registry that the workload's `api`
+// picks from, as IOR picks a back end from its table (aiori.h: one struct of operations per back end).
 // A method's default is that the library adds nothing there.
 #pragma once
 

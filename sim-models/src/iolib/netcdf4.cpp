@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "iolib/hdf5.hpp"
+#include "iolib/netcdf_dimensions.hpp"
 
 namespace iosim {
 
@@ -73,30 +74,15 @@ void create_dimension(hid_t file, int id, uint64_t length)
     H5Pclose(dcpl);
 }
 
-// The dimension datasets nc_enddef writes before the variables: one per axis of each distinct
-// variable shape (variables of one shape share their dimensions, an assumption: the workload
-// does not name dimensions). Per dataset, the id of its first dimension.
+// The dimension datasets nc_enddef writes before the variables (netcdf_dimensions.hpp). Per
+// dataset, the id of its first dimension.
 std::vector<int> create_dimension_scales(hid_t file, const FileSession& session, uint64_t& count)
 {
-    std::vector<int> first;
-    std::vector<std::vector<uint64_t>> shapes;  // distinct variable shapes, in order
-    std::vector<int> shape_first;               // the id of each shape's first dimension
-    int dimensions = 0;
-    for (const Dataset& ds : session.datasets) {
-        auto dims = ds.dims();
-        size_t s = 0;
-        while (s < shapes.size() && shapes[s] != dims)
-            s++;
-        if (s == shapes.size()) {
-            shapes.push_back(dims);
-            shape_first.push_back(dimensions);
-            for (uint64_t length : dims)
-                create_dimension(file, dimensions++, length);
-        }
-        first.push_back(shape_first[s]);
-    }
-    count += static_cast<uint64_t>(dimensions);
-    return first;
+    NetcdfDimensions dims = netcdf_dimensions(session);
+    for (size_t id = 0; id < dims.lengths.size(); id++)
+        create_dimension(file, static_cast<int>(id), dims.lengths[id]);
+    count += dims.lengths.size();
+    return {dims.first.begin(), dims.first.end()};
 }
 
 class Netcdf4Library final : public Hdf5Library {

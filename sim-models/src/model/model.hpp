@@ -228,6 +228,11 @@ struct FileSettings {
     int ompio_aggregators = 0;         // openmpi.num_aggregators (0: OMPIO's own choice)
     uint64_t ompio_bytes_per_agg = 32 << 20;  // openmpi.bytes_per_agg (io_ompio.h default)
     bool cb_buffer_size_hint = false;  // the config sets cb_buffer_size (OMPIO reads the hint)
+    // PnetCDF's alignment hints (pnetcdf.nc_header_align_size, nc_var_align_size,
+    // nc_record_align_size), 0 where the config sets none (iolib/pnetcdf.hpp).
+    struct {
+        uint64_t header = 0, variable = 0, record = 0;
+    } pnetcdf_align;
     std::vector<DatasetSettings> datasets;  // one per workload dataset
 };
 

@@ -78,12 +78,18 @@ wl_verdict check_workload_file(const std::string& path)
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     iosim::Document source, normal;
     const doc_node* form = nullptr;
+    std::string error;
     try {
-        form = iosim::check_workload(iosim::doc_from_json_text(text, source.d), normal.d);
+        form = iosim::check_workload(iosim::doc_from_json_text(text, source.d, path.c_str()),
+                                     normal.d, path.c_str());
         iosim::read_workload(form);
+    } catch (const iosim::InputRefused& e) {
+        error = e.what();
     } catch (const std::exception& e) {
-        workload_print_verdict(stdout, path.c_str(), WL_REFUSED, (path + ": " + e.what()).c_str(),
-                               nullptr);
+        error = path + ": " + e.what();
+    }
+    if (!error.empty()) {
+        workload_print_verdict(stdout, path.c_str(), WL_REFUSED, error.c_str(), nullptr);
         return WL_REFUSED;
     }
     workload_print_verdict(stdout, path.c_str(), WL_ACCEPTED, nullptr, form);

@@ -130,7 +130,8 @@ Scenario::Scenario(const json& input, const Limits& limits)
       platform_data_(input.at("platform")),
       platform_(parse_platform(platform_data_)),
       workload_(parse_workload(affordable(input.at("workload"), limits_))),
-      options_(parse_options(input.value("options", json::object())))
+      options_(parse_options(input.value("options", json::object()))),
+      estimate_only_(input.value("options", json::object()).value("estimate_only", false))
 {
     int rpn = ranks_per_node(platform_, workload_);
     nodes_ = std::max(1, (workload_.ranks + rpn - 1) / rpn);
@@ -149,6 +150,10 @@ json Scenario::simulate(Backend& backend, PhaseCache& cache, const json& config,
                                             file, platform_, workload_.openmpi));
     }
     estimate_ = estimate_run(platform_, workload_, settings, options_);
+    if (estimate_only_)
+        return {{"ok", true},
+                {"estimate", {{"steps", estimate_.steps()}, {"memory_bytes", estimate_.memory()},
+                              {"text", estimate_.text()}}}};
     estimate_.check(limits_);
     if (announce)
         announce(estimate_);

@@ -31,7 +31,8 @@ public:
     // config: {"files": [...]}. The backend must be built for platform() and nodes(); the
     // cache belongs to that backend. Throws std::invalid_argument for a bad config, or one
     // whose estimated cost is beyond the limits; `announce` hears the estimate before the
-    // simulation starts.
+    // simulation starts. With options.estimate_only the answer is the estimate alone
+    // ({"ok": true, "estimate": {"steps", "memory_bytes", "text"}}), limits unchecked.
     nlohmann::json simulate(Backend& backend, PhaseCache& cache, const nlohmann::json& config,
                             const std::function<void(const CostEstimate&)>& announce = {});
 
@@ -45,6 +46,7 @@ private:
     Platform platform_;
     Workload workload_;
     PlanOptions options_;
+    bool estimate_only_ = false;
     int nodes_ = 1;
     LayoutCache layouts_;
 };

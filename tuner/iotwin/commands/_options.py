@@ -10,6 +10,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from iotwin.core import cost
 from iotwin.core.errors import UserError
 from iotwin.core.limits import RUN_TIMEOUT_S
 from iotwin.core.owned_folder import OutputFolder
@@ -67,6 +68,24 @@ def bounded(kind: str) -> Callable[[str], int]:
 
     parse.__name__ = kind  # argparse names the type in some messages
     return parse
+
+
+def add_cost_limit_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--max-time`` and ``--max-memory``: every command whose work grows with its inputs,
+    estimated before it starts (iotwin.core.cost) and refused beyond these."""
+    parser.add_argument("--max-time", metavar="DURATION",
+                        help="refuse to start work estimated beyond this much CPU time (90s, "
+                             f"30min, 2h, 1d; default ${cost.TIME_ENV}, else "
+                             f"{cost.duration_text(cost.constant('limits', 'max_seconds'))})")
+    parser.add_argument("--max-memory", metavar="SIZE",
+                        help="refuse to start work estimated to hold more memory than this "
+                             f"(512MiB, 8GiB; default ${cost.MEMORY_ENV}, else "
+                             f"{cost.bytes_text(cost.constant('limits', 'max_memory'))})")
+
+
+def cost_limits(args: argparse.Namespace) -> cost.Limits:
+    """The limits of ``add_cost_limit_arguments``'s options."""
+    return cost.limits(args.max_time, args.max_memory)
 
 
 def warn(lines: list[str]) -> None:

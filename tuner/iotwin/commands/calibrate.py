@@ -18,21 +18,30 @@ from pathlib import Path
 from typing import Any
 
 from iotwin.commands._options import (
+    add_cost_limit_arguments,
     add_force_argument,
     add_sim_cluster_argument,
     add_store_argument,
     add_workdir_argument,
+    cost_limits,
     new_output,
 )
+from iotwin.core.cost import Driver, announce
 from iotwin.core.errors import UserError
 from iotwin.core.paths import data_dir
 from iotwin.executors import make_executor
-from iotwin.model.calibration import cross_validate
+from iotwin.model.calibration import cross_validate, fit_evaluations
 from iotwin.model.family import FAMILY_FILE, family_summary, render_family
 from iotwin.model.platforms import Platform, load_platform
-from iotwin.observations.design import load_design, measure_design
+from iotwin.model.sim_cost import fit_cost
+from iotwin.observations.design import Design, design_cost, load_design, measure_design
 from iotwin.observations.io500 import family_calibration
-from iotwin.observations.published import TableCalibration, calibrate_to_table, read_cases
+from iotwin.observations.published import (
+    TableCalibration,
+    calibrate_to_table,
+    read_cases,
+    table_calibration_cost,
+)
 from iotwin.observations.stored import observations_from_store
 from iotwin.store.database import Store, resolve_path
 from iotwin.workloads.replication.output import write_atomically
@@ -83,6 +92,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_force_argument(family)
     add_sim_cluster_argument(parser)
     add_store_argument(parser)
+    add_cost_limit_arguments(parser)
     parser.set_defaults(func=main)
 
 
@@ -95,17 +105,20 @@ def main(args: argparse.Namespace) -> int:
     parameters = args.parameters.split(",") if args.parameters else None
     if args.measurements:
         return _from_table(platform, parameters, args)
+    design = _affordable_design(platform, parameters, args) if args.design else None
     with Store(resolve_path(args.store)) as store:
         campaign_id = args.campaign
-        if args.design:
+        if design is not None:
             campaign_id, observations, notes, design_parameters = _run_design(
-                store, platform, args)
+                store, platform, design, args)
             parameters = parameters or design_parameters
         else:
             observations, notes = observations_from_store(store, platform.name, campaign_id)
         if len(observations) < 2:
             raise UserError(f"platform {platform.name}: {len(observations)} usable measured "
                             "runs in the store; calibration needs at least 2")
+        if design is None:
+            _check_fit_cost(platform, observations, parameters, args)
         calibration = cross_validate(platform, observations,
                                      folds=min(args.folds, len(observations)),
                                      parameters=parameters)
@@ -132,11 +145,35 @@ def main(args: argparse.Namespace) -> int:
     return 0
 
 
-def _run_design(store: Store, platform: Any, args: argparse.Namespace
+def _check_fit_cost(platform: Platform, observations: list[Any], parameters: list[str] | None,
+                    args: argparse.Namespace) -> None:
+    """The k-fold fits and the final one of ``cross_validate``, estimated before they start."""
+    limits = cost_limits(args)
+    source = Driver("--campaign" if args.campaign else "--store",
+                    f"{len(observations)} measured configs")
+    fits = min(args.folds, len(observations)) + 1
+    fitted = len(parameters) if parameters else len(platform.free_parameters())
+    announce("calibrate", limits.check(fit_cost(
+        platform, observations, source, evaluations=fit_evaluations(fits, fitted),
+        memory_limit=limits.memory_bytes)))
+
+
+def _affordable_design(platform: Platform, parameters: list[str] | None,
+                       args: argparse.Namespace) -> Design:
+    """The design of --design, its runs and fit estimated before the store is opened."""
+    design = load_design(args.design)
+    limits = cost_limits(args)
+    fitted = len(parameters or design.parameters)
+    announce("calibrate", limits.check(design_cost(
+        design, platform, f"--design {args.design}", simulated=args.executor == "twin",
+        fit_evaluations=fit_evaluations(args.folds + 1, fitted),
+        memory_limit=limits.memory_bytes)))
+    return design
+
+
+def _run_design(store: Store, platform: Any, design: Design, args: argparse.Namespace
                 ) -> tuple[int, list[Any], list[str], list[str]]:
     """Run the design's probes into a new campaign: its id, observations, notes, parameters."""
-
-    design = load_design(args.design)
     campaign_id = store.create_campaign(
         f"calibration design {design.name} on {platform.name}", kind="calibrate",
         spec={"design": design.name, "platform": platform.name, "executor": args.executor,
@@ -161,8 +198,12 @@ def _from_table(platform: Platform, parameters: list[str] | None,
     compute = platform.data["compute"]
     cases = read_cases(args.measurements, platform.name, args.rate,
                        cores=int(compute["nodes"]) * int(compute["cores_per_node"]))
+    limits = cost_limits(args)
+    estimate = limits.check(table_calibration_cost(
+        platform, cases, args.measurements, parameters=parameters, folds=args.folds,
+        memory_limit=limits.memory_bytes))
     print(f"{platform.name}: {len(cases)} published cases in {args.measurements} "
-          f"({args.rate} rate); fitting...", file=sys.stderr, flush=True)
+          f"({args.rate} rate), {estimate.text()}; fitting...", file=sys.stderr, flush=True)
     found = calibrate_to_table(platform, cases, parameters=parameters, folds=args.folds)
     with Store(resolve_path(args.store)) as store:
         campaign_id = store.create_campaign(

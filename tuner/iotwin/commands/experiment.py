@@ -9,13 +9,17 @@ import json
 from pathlib import Path
 
 from iotwin.commands._options import (
+    add_cost_limit_arguments,
     add_output_folder_arguments,
     add_sim_cluster_argument,
     add_store_argument,
+    cost_limits,
     output_folder,
 )
+from iotwin.core.cost import announce
 from iotwin.report import write_report
 from iotwin.store.database import Store, resolve_path
+from iotwin.studies.experiment.cost import experiment_cost
 from iotwin.studies.experiment.runner import run_experiment
 from iotwin.studies.experiment.spec import load_experiment
 
@@ -28,12 +32,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--json", action="store_true", help="print the cells as JSON")
     add_sim_cluster_argument(parser)
     add_store_argument(parser)
+    add_cost_limit_arguments(parser)
     parser.set_defaults(func=main)
 
 
 def main(args: argparse.Namespace) -> int:
     spec = load_experiment(args.file)
     into = output_folder(args.output, args.force) if args.output else None
+    announce("experiment", experiment_cost(spec, cost_limits(args)))
     with Store(resolve_path(args.store)) as store:
         experiment = run_experiment(spec, store)
         rows = [cell.row() for cell in experiment.results]

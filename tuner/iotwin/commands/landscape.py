@@ -19,14 +19,17 @@ from pathlib import Path
 from typing import Any
 
 from iotwin.commands._options import (
+    add_cost_limit_arguments,
     add_force_argument,
     add_output_folder_arguments,
     add_store_argument,
     add_workdir_argument,
+    cost_limits,
     new_output,
     output_folder,
 )
 from iotwin.core import paths
+from iotwin.core.cost import announce
 from iotwin.core.errors import UserError
 from iotwin.core.readme_block import fill_block
 from iotwin.executors import filesystem_of
@@ -35,6 +38,7 @@ from iotwin.executors.twin import TwinExecutor
 from iotwin.report import benchmark as report
 from iotwin.report.benchmark import import_page
 from iotwin.store.database import Store, resolve_path
+from iotwin.studies.benchmark_cost import benchmark_cost
 from iotwin.studies.landscape import (
     conditions,
     conditions_page,
@@ -113,6 +117,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                            help="the platform model on each whole table, as loaded and "
                                 "refitted to it: off, full (default), or a budget of "
                                 "simulations for its refit")
+    add_cost_limit_arguments(benchmark)
     benchmark.set_defaults(func=_benchmark)
     imported = actions.add_parser(
         "import", help="a CSV of runs measured elsewhere as a landscape table",
@@ -189,6 +194,9 @@ def _benchmark(args: argparse.Namespace) -> int:
     cases, settings = load_benchmark(args.spec)
     if args.seeds:
         settings = dataclasses.replace(settings, seeds=args.seeds)
+    seeds = "--seeds" if args.seeds else f"{args.spec}: seeds"
+    announce("landscape benchmark", benchmark_cost(cases, settings, args.spec, seeds,
+                                                   args.model_analysis, cost_limits(args)))
     output = output_folder(args.output or Path.cwd() / f"{args.spec.stem}-results",
                            args.force, own=(CAMPAIGNS,))
     campaigns = output.folder / CAMPAIGNS

@@ -33,6 +33,7 @@ import yaml
 
 from iotwin import executors
 from iotwin.commands._options import (
+    add_cost_limit_arguments,
     add_force_argument,
     add_keep_argument,
     add_sim_cluster_argument,
@@ -41,11 +42,13 @@ from iotwin.commands._options import (
     add_timeout_argument,
     add_workdir_argument,
     bounded,
+    cost_limits,
     new_output,
     warn,
 )
 from iotwin.config.dumping import dump_config
 from iotwin.config.validation import load_config
+from iotwin.core.cost import announce
 from iotwin.core.errors import UserError
 from iotwin.core.run_records import OBJECTIVES, Objective
 from iotwin.core.stats import MIN_PAIRS_95, Speedup, Summary, format_mbs
@@ -65,6 +68,7 @@ from iotwin.report.mechanisms import (
 from iotwin.search import STRATEGIES
 from iotwin.store.database import Store, StoreError, resolve_path
 from iotwin.tuning.campaign import Progress, Screening
+from iotwin.tuning.cost import tune_cost
 from iotwin.tuning.effect import SettingsEffect, settings_effect
 from iotwin.tuning.effect import as_json as effect_json
 from iotwin.tuning.explanation import Explanation
@@ -197,20 +201,23 @@ def add_tune_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     add_sim_cluster_argument(parser)
     add_store_argument(parser)
+    add_cost_limit_arguments(parser)
     parser.add_argument("rest", nargs="*", help=argparse.SUPPRESS)
 
 
 def main(args: argparse.Namespace) -> int:
     if args.output:  # before a campaign starts
         new_output(args.output, args.force)
+    new = None if args.resume else spec_from_arguments(args)
+    if new is not None:  # a campaign beyond the limits leaves no store behind
+        announce("tune", tune_cost(new, cost_limits(args)))
     with Store(resolve_path(args.store)) as store:
-        if args.resume:
+        if new is None:
             campaign_id, spec, parts = args.resume, _resumed_spec(store, args), None
             say_program_flavour(spec)
         else:
-            spec = spec_from_arguments(args)
-            say_program_flavour(spec)  # a program refused leaves no campaign behind
-            campaign_id, spec, parts = start(store, spec, keep=args.keep)
+            say_program_flavour(new)  # a program refused leaves no campaign behind
+            campaign_id, spec, parts = start(store, new, keep=args.keep)
         try:
             tune_and_report(store, campaign_id, spec, args.output, args.json, parts, args.keep,
                             force=args.force)

@@ -27,29 +27,34 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import time
 from pathlib import Path
 from typing import Any
 
 from iotwin.commands._options import (
+    add_cost_limit_arguments,
     add_sim_cluster_argument,
     add_site_rules_argument,
     add_store_argument,
     bounded,
+    cost_limits,
     warn,
 )
 from iotwin.config.validation import load_config
+from iotwin.core.cost import Cost, Driver, announce
 from iotwin.core.errors import UserError
 from iotwin.core.progress import TimedProgress
 from iotwin.model.platforms import load_platform
 from iotwin.model.sim import SimResult, simulate
+from iotwin.model.sim_cost import batched, simulation_cost
 from iotwin.model.site_rules import check_config
 from iotwin.report.mechanisms import rate_text
 from iotwin.report.whatif import as_json, plot, table, verdict
 from iotwin.space.parameters import load_space
 from iotwin.store.database import Calibration, Store, resolve_path
 from iotwin.studies.validated_error import calibrated_errors, family_error, validated_errors
-from iotwin.studies.whatif import Config, Tuning, parse_variation, study
+from iotwin.studies.whatif import Config, Tuning, Variation, parse_variation, study
 from iotwin.workloads.workload import load_workload
 
 #: seconds between two progress lines of a long study
@@ -100,11 +105,31 @@ def _tuning(args: argparse.Namespace) -> Tuning | None:
     return Tuning(load_space(args.space), args.strategy, args.budget, args.seed)
 
 
+def _cost(args: argparse.Namespace, work: Any, platforms: list[Any],
+          variations: list[Variation]) -> Cost:
+    """Every platform variant's simulations (the default, --config's, --tune's --budget),
+    each at the cost of the default config's; the count's driver its largest factor."""
+    limits = cost_limits(args)
+    variants = math.prod(len(v.values) for v in variations)
+    per_variant = 1 + bool(args.config) + (args.budget if args.tune else 0)
+    factors = [("--budget", args.budget, per_variant), ("--vary", variants, variants),
+               ("--platforms", args.platforms, len(platforms))]
+    name, value, _ = max(factors, key=lambda f: f[2])
+    costs = [batched(simulation_cost(p, work, args.workload, memory_limit=limits.memory_bytes),
+                     variants * per_variant, Driver(name, value))
+             for p in platforms]
+    total = costs[0]
+    for each in costs[1:]:
+        total = total.then(each)
+    return limits.check(total)
+
+
 def _run(args: argparse.Namespace) -> int:
     work = load_workload(args.workload)
     platforms = [p for p in args.platforms.split(",") if p]
     variations = [parse_variation(v) for v in args.vary or []]
     load_file, simulate = _simulator()
+    announce("whatif", _cost(args, work, [load_file(p) for p in platforms], variations))
     calibrated = {} if args.uncalibrated else _calibrations(args.store)
     errors = {**validated_errors(), **calibrated_errors(list(calibrated.values()))}
     for name in platforms:  # a model from a description: the family's held-out error
@@ -164,5 +189,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "calibration to published measurements")
     add_store_argument(parser)
     add_sim_cluster_argument(parser)
+    add_cost_limit_arguments(parser)
     parser.add_argument("--json", action="store_true", help="one JSON document instead of a table")
     parser.set_defaults(func=_run)

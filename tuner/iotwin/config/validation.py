@@ -18,7 +18,7 @@ from iotwin.config.types import Config
 from iotwin.core.errors import InputError, UserError
 from iotwin.core.text import control_character
 from iotwin.core.units import parse_size
-from iotwin.core.yaml_files import parse_document, read_document
+from iotwin.core.yaml_files import parse_document, read_input
 from iotwin.formats.record_schema import describe, key_text
 
 
@@ -27,8 +27,8 @@ class ConfigError(UserError):
 
 
 class ConfigFieldError(InputError, ConfigError):
-    """A config's field its schema refuses (a config inside another input: the line of the
-    field in that input)."""
+    """A config's field its schema refuses, with the line of the field in the config's file
+    (or, for a config inside another input, in that input's)."""
 
 
 def parse_yaml(text: str, source: str) -> Any:
@@ -37,10 +37,9 @@ def parse_yaml(text: str, source: str) -> Any:
 
 
 def load_config(path: str | Path) -> Config:
-    """Read and validate a config file; sizes come back as byte counts."""
-    path = Path(path)
-    data = read_document(path, "config", floats=False, error=ConfigError)
-    return validate_config(data, str(path))
+    """Read and validate a config file; sizes come back as byte counts. A refused field is
+    named with its line: ``FILE:LINE: FIELD: problem``."""
+    return read_input(Path(path), "config", validate_config, floats=False, error=ConfigError)
 
 
 #: the config that sets nothing: every setting at the site's default

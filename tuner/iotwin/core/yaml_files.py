@@ -259,25 +259,29 @@ def read_yaml(path: Path, what: str) -> Any:
 
 
 def read_input(path: Path, what: str, parse: Callable[[Any, str], Parsed], *,
-               floats: bool = True, json_too: bool = False) -> Parsed:
+               floats: bool = True, json_too: bool = False,
+               error: ErrorType = UserError) -> Parsed:
     """``parse(document, str(path))`` of the document in the file ``path`` (a ``what``: spec
-    sheet, experiment, space...), read as :func:`read_document` reads it: the one way every
-    input file is read and checked. An InputError ``parse`` raises about this file without a
-    line gets the line of its field (or of the nearest mapping or list holding it)."""
-    text = _read_text(path, what, UserError)
-    document = parse_document(text, str(path), floats=floats, json_too=json_too)
+    sheet, experiment, space, config, workload...), read as :func:`read_document` reads it
+    (``error`` if it cannot be): the one way every input file is read and checked. An
+    InputError ``parse`` raises about this file without a line gets the line of its field (or
+    of the nearest mapping or list holding it)."""
+    text = _read_text(path, what, error)
+    document = parse_document(text, str(path), floats=floats, json_too=json_too, error=error)
     try:
         return parse(document, str(path))
-    except InputError as error:
-        if error.file == str(path) and error.line is None:
-            error.line = field_line(text, error.field, floats)
+    except InputError as refusal:
+        if refusal.file == str(path) and refusal.line is None:
+            refusal.line = field_line(text, refusal.field, floats)
         raise
 
 
 def field_line(text: str, field: str, floats: bool = True) -> int | None:
     """The line of the key path ``field`` (``workloads[0].ranks``) in the YAML ``text``: its
     key's, or where the key is missing or the path goes on inside a value, the line of the
-    nearest mapping or list holding it. None if the text has no such mapping or list."""
+    nearest mapping or list holding it. None if the text has no such mapping or list. The C
+    and C++ readers of configs and workloads walk their trees alike (formats/input_error.c),
+    so that each names the same line."""
     loader = _LOADERS[floats](text)
     try:
         node = loader.get_single_node()

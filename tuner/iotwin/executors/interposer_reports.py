@@ -10,6 +10,7 @@ settings took effect and which did not, and whether the interposer refused the c
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -55,8 +56,10 @@ def config_rejection(reports: list[Report]) -> str | None:
     """Why the interposer refused the run's config (it then ran the program without it), or
     None."""
     for report in run_records(reports) + file_reports(reports):
-        if report.get("config_error"):  # without the path of the copy the run read
-            return str(report["config_error"]).removeprefix(f"{report.get('config')}: ")
+        if report.get("config_error"):  # without the path of the copy the run read, nor a
+            # line of it: the copy is the config as dumped, not the user's file
+            copy = re.escape(str(report.get("config")))
+            return re.sub(rf"^{copy}(:\d+)?: ", "", str(report["config_error"]), count=1)
     return None
 
 

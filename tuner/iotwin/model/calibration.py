@@ -186,6 +186,13 @@ def fit(platform: Platform, observations: Sequence[Observation], *,
                                              "prior_sigma": prior_sigma})
 
 
+def fit_evaluations(fits: int, parameters: int, max_evaluations: int = 60) -> int:
+    """The most loss evaluations ``fits`` fits of ``parameters`` spend: ``max_evaluations``
+    each, and a Jacobian's one more per parameter after each (least_squares' 2-point
+    differences, which its ``max_nfev`` does not count)."""
+    return fits * max_evaluations * (1 + parameters)
+
+
 def coarse_start(cost: Callable[[np.ndarray], float], start: np.ndarray, lower: np.ndarray,
                  upper: np.ndarray, points: int) -> tuple[np.ndarray, int]:
     """One sweep of coordinate search: each parameter in turn tried at ``points`` evenly

@@ -19,12 +19,14 @@ from typing import Any
 from iotwin.config.types import Config
 from iotwin.config.validation import validate_config
 from iotwin.core import paths
+from iotwin.core.cost import Cost, Driver
 from iotwin.core.errors import InputError, UserError
 from iotwin.core.run_records import Target
 from iotwin.core.yaml_files import check_keys, read_input
 from iotwin.executors.base import Executor
 from iotwin.model.calibration import Observation
 from iotwin.model.platforms import Platform
+from iotwin.model.sim_cost import batched, fit_cost, simulation_cost
 from iotwin.store.database import Store
 from iotwin.tuning.repetitions import measure, run_then_store
 from iotwin.workloads.workload import kernel_workload
@@ -115,6 +117,25 @@ def _count(data: Mapping[str, Any], origin: str, key: str, path: str = "") -> in
         raise InputError(origin, f"{path + '.' if path else ''}{key}",
                          f"expected an integer >= 1, got {value!r}")
     return value
+
+
+def design_cost(design: Design, platform: Platform, source: str, *, simulated: bool,
+                fit_evaluations: int, memory_limit: float | None = None) -> Cost:
+    """What running the design and fitting to it will cost, before it starts: each probe's
+    repetitions (simulations on a twin, at the largest probe's cost; real runs are counted,
+    not timed) and the fit's ``fit_evaluations`` of every probe."""
+    probes = [Observation(kernel_workload(design.kernel, design.target(probe, platform).ranks,
+                                          probe.args), probe.config, 1.0)
+              for probe in design.probes]
+    driver = Driver(source, f"{len(probes)} probes x {design.repetitions} runs")
+    fit = fit_cost(platform, probes, driver, evaluations=fit_evaluations,
+                   memory_limit=memory_limit)
+    if not simulated:
+        return fit
+    largest = max(probes, key=lambda o: int(o.workload["ranks"]))
+    one = simulation_cost(platform, largest.workload, source, [largest.config],
+                          memory_limit=memory_limit)
+    return batched(one, len(probes) * design.repetitions, driver).then(fit)
 
 
 def measure_design(design: Design, platform: Platform, executor: Executor, store: Store,

@@ -36,6 +36,7 @@ import numpy as np
 
 from iotwin.config.types import Config
 from iotwin.config.validation import validate_config
+from iotwin.core.cost import Cost, Driver
 from iotwin.core.errors import UserError
 from iotwin.formats.bounds import load_bounds, shown
 from iotwin.formats.tables import count_field, decimal_number, table_rows, whole_number
@@ -43,12 +44,14 @@ from iotwin.model.calibration import (
     Observation,
     ScaleHoldout,
     cross_validate,
+    fit_evaluations,
     influential_parameters,
     leave_one_scale_out,
     predict,
 )
 from iotwin.model.platforms import Platform
 from iotwin.model.protocol import Fit
+from iotwin.model.sim_cost import fit_cost
 from iotwin.workloads.workload import kernel_workload
 
 MIB_PER_MB = 2**20 / 1e6
@@ -221,15 +224,40 @@ class TableCalibration:
         return min(c.processes for c in self.cases), max(c.processes for c in self.cases)
 
 
-def calibrate_to_table(platform: Platform, cases: Sequence[Case], *,
-                       parameters: Sequence[str] | None = None, folds: int = 5,
-                       influential: int = 3, evaluations: int = 60) -> TableCalibration:
-    """Fit ``parameters`` (default: the ``influential`` free ones that move these cases
-    most) of ``platform`` to the cases, with k-fold and leave-one-scale-out held-out errors."""
-    found = observations(cases, platform)
+#: the fitted parameters when none are named: the most influential ones, and the one that
+#: moves the cases' level most if it is not among them
+INFLUENTIAL = 3
+
+
+def table_calibration_cost(platform: Platform, cases: Sequence[Case], source: Path, *,
+                           parameters: Sequence[str] | None = None, folds: int = 5,
+                           evaluations: int = 60, memory_limit: float | None = None) -> Cost:
+    """What :func:`calibrate_to_table` will cost, before it starts: the sensitivity scan (an
+    evaluation per free parameter), the k-fold fits and the final one, a fit per scale held
+    out, and the predictions before and after."""
+    found = _enough(observations(cases, platform), platform)
+    fitted = len(parameters) if parameters else INFLUENTIAL + 1
+    fits = min(folds, len(found)) + 1 + len({c.processes for c in cases})
+    scan = 1 + len(platform.free_parameters())
+    return fit_cost(platform, found, Driver(str(source), f"{len(cases)} distinct cases"),
+                    evaluations=scan + fit_evaluations(fits, fitted, evaluations) + 2,
+                    memory_limit=memory_limit)
+
+
+def _enough(found: list[Observation], platform: Platform) -> list[Observation]:
     if len(found) < 2:
         raise UserError(f"platform {platform.name}: {len(found)} published cases; calibration "
                         "needs at least 2")
+    return found
+
+
+def calibrate_to_table(platform: Platform, cases: Sequence[Case], *,
+                       parameters: Sequence[str] | None = None, folds: int = 5,
+                       influential: int = INFLUENTIAL, evaluations: int = 60
+                       ) -> TableCalibration:
+    """Fit ``parameters`` (default: the ``influential`` free ones that move these cases
+    most) of ``platform`` to the cases, with k-fold and leave-one-scale-out held-out errors."""
+    found = _enough(observations(cases, platform), platform)
     chosen = list(parameters or influential_parameters(platform, found, influential))
     options: dict[str, Any] = {"parameters": chosen, "max_evaluations": evaluations}
     fitted = cross_validate(platform, found, folds=min(folds, len(found)), **options)

@@ -2,7 +2,8 @@
 
 The interposer writes one record per file session (JSON lines), of HDF5 files and of the files
 the program writes through MPI-IO itself (``api: mpiio``: its regions as datasets, laid end to
-end from offset 0, sim-models/WORKLOAD.md), and of the files it writes through POSIX calls
+end from offset 0, sim-models/WORKLOAD.md; a PnetCDF file's too, its header among them: its
+captured form, data/io-libraries.yaml), and of the files it writes through POSIX calls
 (``api: posix``, the same form: one byte region; each process its own record, the records of a
 file several processes opened merged: workloads/independent_opens). One run's records become one
 workload: sessions in time order; W single-process records whose names differ only by the rank
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from iotwin.core.errors import UserError
+from iotwin.core.io_libraries import io_libraries
 from iotwin.core.text import printable_tree
 from iotwin.workloads.independent_opens import merge_independent
 from iotwin.workloads.types import Workload
@@ -147,7 +149,7 @@ def _session(mode: str, members: list[dict[str, Any]], world: int,
     session: dict[str, Any] = {"name": name, "role": "other", "mode": mode}
     if mode == "groups":
         session["groups"] = world // int(first["comm_size"])
-    api = str(first.get("api", "hdf5"))
+    api = io_libraries()[str(first.get("api", "hdf5"))].captured_as
     calls = [_call(c) for c in first["calls"]]
     datasets = [_grown(_dataset(d, api), calls, _extended(first)) for d in first["datasets"]]
     session.update({"api": api, "create": first["how"] == "create",

@@ -14,16 +14,16 @@ import functools
 import json
 import math
 import subprocess
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path, PurePosixPath
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 import yaml
 
 from iotwin.core import paths
-from iotwin.core.errors import UserError
+from iotwin.core.errors import InputError, UserError
 from iotwin.core.mpi_flavours import DEFAULT_MPI, select_flavour
-from iotwin.core.yaml_files import read_document
+from iotwin.core.yaml_files import read_document, read_input
 from iotwin.formats.bounds import load_bounds
 from iotwin.formats.record_schema import (
     DocumentError,
@@ -38,6 +38,7 @@ from iotwin.workloads.types import Workload
 #: a run's per-axis lists and what each axis is when the list is absent
 _RUN_AXES = (("start", 0), ("start_step", 0), ("count", 1), ("stride", 1), ("block", 1))
 _DECOMPOSITION_FORMS = ("block", "dims", "extents")
+Checked = TypeVar("Checked")
 
 
 @functools.lru_cache(maxsize=1)
@@ -128,8 +129,8 @@ class _Rules:
         self.source = source
         self.bounds = load_bounds()
 
-    def fail(self, path: str, message: str) -> UserError:
-        return UserError(f"{self.source}: {path}: {message}")
+    def fail(self, path: str, message: str) -> InputError:
+        return InputError(self.source, path, message)
 
     def workload(self, work: dict[str, Any]) -> None:
         limit = self.bounds["workload_bytes"].max
@@ -329,12 +330,11 @@ def workload_mpi(workload: Mapping[str, Any]) -> str:
 
 def normalised_workload(data: Any, source: str) -> dict[str, Any]:
     """The workload's normal form (every default filled in, as iosim and the replay proxy
-    read it); UserError naming ``source`` and the key path if it is not a valid workload."""
+    read it); InputError naming ``source`` and the key path if it is not a valid workload."""
     try:
         RecordChecker(workload_schema()).check(data)
     except DocumentError as error:
-        where = "" if not error.path else f"{error.path}: "
-        raise UserError(f"{source}: {where}{error.message}") from None
+        raise InputError(source, error.path, error.message) from None
     normal = normal_form(workload_schema(), data)
     _Rules(source).workload(normal)
     return normal
@@ -353,8 +353,14 @@ def read_workload(path: str | Path) -> Any:
     return read_document(Path(path), "workload", floats=True, json_too=True)
 
 
+def check_workload_file(path: str | Path, check: Callable[[Any, str], Checked]) -> Checked:
+    """``check(document, str(path))`` (validate_workload, normalised_workload) of the workload
+    in a file; a field it refuses is named with its line: ``FILE:LINE: FIELD: problem``."""
+    return read_input(Path(path), "workload", check, json_too=True)
+
+
 def load_workload(path: str | Path) -> Workload:
-    return validate_workload(read_workload(path), str(path))
+    return check_workload_file(path, validate_workload)
 
 
 def compute_s(data: Mapping[str, Any]) -> float:

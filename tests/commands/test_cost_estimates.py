@@ -1,0 +1,180 @@
+"""Every command whose work grows with its inputs estimates its time and memory before any of
+it starts (iotwin.core.cost, iosim's own estimate for each simulation), and refuses beyond its
+limits (--max-time, --max-memory) with one line naming the input that drives the estimate:
+nothing written, nothing simulated. Within the limits, the estimate is printed and the work
+runs."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from iotwin.core import paths
+
+WORKLOAD = paths.repo_root() / "experiments/landscape/h5py-field-2.workload.yaml"
+SMALL_BENCHMARK = paths.repo_root() / "experiments/strategy-benchmark-2-ranks.yaml"
+PUBLISHED = ("machine,source_folder,result_file,method,striping,local_block,processes,"
+             "maxrate_mibs,avgrate_mibs\n"
+             "archer,a,f1,MPI-IO,striped,16^3,24,500,400\n"
+             "archer,a,f2,MPI-IO,unstriped,16^3,48,300,250\n"
+             "archer,a,f3,HDF5,striped,16^3,96,800,700\n")
+
+
+def iotwin(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("IOTWIN_MAX_")}
+    env["IOTWIN_STORE"] = str(cwd / "store.db")
+    return subprocess.run([sys.executable, "-m", "iotwin", *argv], cwd=cwd, text=True,
+                          capture_output=True, check=False, timeout=300, env=env)
+
+
+def refusal(done: subprocess.CompletedProcess[str]) -> str:
+    """The one line of a refused command: exit 2, nothing on stdout, no traceback."""
+    assert done.returncode == 2, done.stderr
+    assert done.stdout == "" and "Traceback" not in done.stderr, done.stderr
+    return done.stderr.strip().splitlines()[-1]
+
+
+def written(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir())
+
+
+# -- whatif ----------------------------------------------------------------------------------
+
+def test_whatif_over_the_time_limit_names_the_budget_and_writes_nothing(tmp_path: Path) -> None:
+    done = iotwin("whatif", "--workload", str(WORKLOAD), "--platforms", "hopper,archer",
+                  "--tune", "--budget", "1000000", "--plot", "p.png", "--max-time", "10min",
+                  cwd=tmp_path)
+    line = refusal(done)
+    assert line.startswith("iotwin: error: --budget = 1000000: estimated "), line
+    assert "over the 10 min limit; lower --budget or raise --max-time" in line
+    assert written(tmp_path) == []
+
+
+def test_whatif_over_the_memory_limit_names_the_workload(tmp_path: Path) -> None:
+    done = iotwin("whatif", "--workload", str(WORKLOAD), "--platforms", "hopper",
+                  "--max-memory", "1MiB", cwd=tmp_path)
+    line = refusal(done)
+    assert line.startswith(f"iotwin: error: {WORKLOAD}"), line
+    assert "of memory" in line and "over the 1.0 MiB limit" in line and "--max-memory" in line
+    assert written(tmp_path) == []
+
+
+def test_whatif_within_its_limits_says_its_estimate_and_runs(tmp_path: Path) -> None:
+    done = iotwin("whatif", "--workload", str(WORKLOAD), "--platforms", "hopper",
+                  "--max-time", "10min", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "iotwin: whatif: estimated " in done.stderr
+    assert "hopper" in done.stdout
+
+
+# -- calibrate --measurements ----------------------------------------------------------------
+
+def test_calibrate_to_a_table_over_the_limit_names_the_table_and_stores_nothing(
+        tmp_path: Path) -> None:
+    csv = tmp_path / "rows.csv"
+    csv.write_text(PUBLISHED)
+    done = iotwin("calibrate", "--platform", "archer", "--measurements", str(csv),
+                  "--max-time", "5s", cwd=tmp_path)
+    line = refusal(done)
+    assert line.startswith(f"iotwin: error: {csv} = 3 distinct cases: estimated "), line
+    assert line.endswith(f"over the 5 s limit; lower {csv} or raise --max-time")
+    assert written(tmp_path) == ["rows.csv"]
+
+
+def test_calibrate_with_a_design_over_the_limit_names_it_and_leaves_no_store(
+        tmp_path: Path) -> None:
+    done = iotwin("calibrate", "--platform", "archer", "--design", "lustre", "--max-time", "5s",
+                  cwd=tmp_path)
+    line = refusal(done)
+    assert line.startswith("iotwin: error: --design lustre = 7 probes x 9 runs: estimated "), line
+    assert line.endswith("over the 5 s limit; lower --design lustre or raise --max-time")
+    assert written(tmp_path) == []
+
+
+# -- experiment ------------------------------------------------------------------------------
+
+def experiment(tmp_path: Path, budget: int, ranks: int = 4) -> Path:
+    spec = {"name": "cost", "study": ["default-vs-tuned"], "platforms": ["hopper"],
+            "workloads": [{"kernel": "vpic-io", "ranks": ranks}],
+            "configs": [{"label": "default", "config": {}},
+                        {"label": "tuned", "search": {"space": "table3", "budget": budget}}]}
+    path = tmp_path / "spec.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    return path
+
+
+def test_an_experiment_over_the_limit_names_the_spec_field_and_stores_nothing(
+        tmp_path: Path) -> None:
+    spec = experiment(tmp_path, 1000000)
+    done = iotwin("experiment", str(spec), "-o", "out", "--max-time", "1h", cwd=tmp_path)
+    line = refusal(done)
+    assert line.startswith(f"iotwin: error: {spec}: configs[1].search.budget = 1000000: "
+                           "estimated "), line
+    assert line.endswith("over the 60 min limit; lower configs[1].search.budget or raise "
+                         "--max-time")
+    assert written(tmp_path) == ["spec.yaml"]
+
+
+def test_an_experiment_over_the_memory_limit_names_its_workload(tmp_path: Path) -> None:
+    """Before: 10^12 ranks were "out of memory" (now beyond the bounds table), and a million
+    a simulation the machine could not hold."""
+    spec = experiment(tmp_path, 4, ranks=1000000)
+    done = iotwin("experiment", str(spec), "--max-memory", "100MiB", cwd=tmp_path)
+    line = refusal(done)
+    assert line.startswith(f"iotwin: error: {spec}: workloads[0]."), line
+    assert "of memory (most for 1e+06 " in line and "over the 100 MiB limit" in line
+    assert written(tmp_path) == ["spec.yaml"]
+
+
+def test_an_experiment_within_its_limits_says_its_estimate_and_runs(tmp_path: Path) -> None:
+    spec = experiment(tmp_path, 4)
+    done = iotwin("experiment", str(spec), "--max-time", "1h", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "iotwin: experiment: estimated " in done.stderr
+    assert "tuned" in done.stdout
+
+
+# -- landscape benchmark ---------------------------------------------------------------------
+
+def test_a_benchmark_over_the_limit_names_the_seeds_and_writes_nothing(tmp_path: Path) -> None:
+    done = iotwin("landscape", "benchmark", str(SMALL_BENCHMARK), "--seeds", "10000",
+                  "--model-analysis", "off", "-o", "out", "--max-time", "1min", cwd=tmp_path)
+    line = refusal(done)
+    assert line.startswith("iotwin: error: --seeds = 10000: estimated "), line
+    assert line.endswith("over the 60 s limit; lower --seeds or raise --max-time")
+    assert written(tmp_path) == []
+
+
+# -- tune ------------------------------------------------------------------------------------
+
+TWIN = ("tune", "--kernel", "vpic-io", "--ranks", "4", "--platform", "hopper", "--executor",
+        "twin")
+
+
+def test_a_campaign_over_the_limit_names_the_budget_and_leaves_no_store(tmp_path: Path) -> None:
+    done = iotwin(*TWIN, "--real-budget", "100000", "--max-time", "1h", cwd=tmp_path)
+    line = refusal(done)
+    assert line.startswith("iotwin: error: --real-budget = 100000: estimated "), line
+    assert line.endswith("over the 60 min limit; lower --real-budget or raise --max-time")
+    assert written(tmp_path) == []
+
+
+def test_a_campaign_within_its_limits_says_its_estimate_and_runs(tmp_path: Path) -> None:
+    done = iotwin(*TWIN, "--real-budget", "4", "--strategy", "random", "--max-time", "1h",
+                  cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.startswith("iotwin: tune: estimated "), done.stderr
+    assert "store.db" in written(tmp_path)
+
+
+@pytest.mark.parametrize("command", [
+    ["whatif"], ["calibrate"], ["experiment"], ["landscape", "benchmark"], ["tune"]])
+def test_the_limits_are_named_in_help(command: list[str], tmp_path: Path) -> None:
+    done = iotwin(*command, "--help", cwd=tmp_path)
+    assert done.returncode == 0
+    for option in ("--max-time", "--max-memory", "IOTWIN_MAX_TIME", "IOTWIN_MAX_MEMORY"):
+        assert option in done.stdout
