@@ -11,13 +11,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from iotwin.config.settings import flat_settings
 from iotwin.core.errors import UserError
 from iotwin.core.hashing import config_hash
 from iotwin.core.run_records import RunResult, Target
 from iotwin.core.units import parse_size
 from iotwin.model.protocol import Fit
 from iotwin.search import REGISTRY, STRATEGIES, StrategyKind, run_strategy, strategy_settings
-from iotwin.search.operators import Individual, distance, make_toolbox, vary
+from iotwin.search.operators import Individual, make_toolbox, vary
 from iotwin.space.parameters import BoundSpace, Point, SpaceContext, load_space
 from iotwin.store.database import Store
 from iotwin.tuning.campaign import CampaignEvaluator, Progress, Screening
@@ -352,39 +353,6 @@ def test_individuals_clone_with_their_fitness() -> None:
     assert clone.fitness.values == (3.0,) and clone.fitness is not individual.fitness
 
 
-def test_spread_picks_each_point_farthest_from_the_ones_before() -> None:
-    space = load_space("poster").bind(HOPPER)
-    toolbox = make_toolbox(space, random.Random(4))
-    ranked = toolbox.population(60)
-    anchor = ranked[0].point
-    chosen = toolbox.spread(ranked, 3, [anchor])
-    assert len({ind.point for ind in chosen}) == 3
-    anchors = [anchor]
-    for picked in chosen:
-        def gap(ind: Individual, among: list[tuple[int, ...]] = anchors) -> float:
-            return min(distance(space.upper, ind, a) for a in among)
-        assert gap(picked) == max(gap(ind) for ind in ranked if ind.point not in anchors)
-        anchors.append(picked.point)
-
-
-def test_sim_screened_first_batch_explores_away_from_the_top(tmp_path: Path) -> None:
-    settings = strategy_settings("sim-screened")
-    campaign, _ = make_campaign(tmp_path, "sim-screened", budget=60, model=True)
-    batches: list[int] = []
-    campaign.on_progress = lambda progress: (batches.append(progress.runs_used)
-                                             if isinstance(progress, Progress) else None)
-    run_strategy("sim-screened", campaign, seed=2, settings=settings)
-    first = [m.point for m in list(campaign.measured.values())[:batches[0]]]
-    top, explored = first[:settings["top_k"]], first[settings["top_k"]:]
-    assert batches[0] == settings["top_k"] + settings["explore"] == len(first)
-    upper = campaign.space.upper
-
-    def nearest(point: tuple[int, ...], others: list[tuple[int, ...]]) -> float:
-        return min(distance(upper, point, o) for o in others if o != point)
-
-    assert min(nearest(p, top) for p in explored) > max(nearest(p, top) for p in top)
-
-
 def test_sim_screened_reports_each_step_of_its_screening(tmp_path: Path) -> None:
     settings = {**strategy_settings("sim-screened"), "inner_generations": 3}
     campaign, _ = make_campaign(tmp_path, "sim-screened", budget=14, model=True)
@@ -451,3 +419,35 @@ def test_the_gp_baseline_refits_on_fresh_runs_only_and_from_its_last_fit() -> No
     assert len(gp.optimizer.models) == 2
     gp.tell(gp.ask()[0], 500.0, new=True)
     assert len(gp.optimizer.models) == 3
+
+
+def differing_settings(a: Mapping[str, Any], b: Mapping[str, Any]) -> int:
+    """How many settings (``key=value``) two configs do not share."""
+    first, second = (dict(s.split("=", 1) for s in flat_settings(c)) for c in (a, b))
+    return sum(first.get(key) != second.get(key) for key in first.keys() | second.keys())
+
+
+def test_sim_screened_first_batch_is_the_models_top_without_near_copies(tmp_path: Path) -> None:
+    settings = strategy_settings("sim-screened")
+    count, differ = settings["first_batch"], settings["first_differ"]
+    campaign, _ = make_campaign(tmp_path, "sim-screened", budget=60, model=True)
+    batches: list[int] = []
+    campaign.on_progress = lambda progress: (batches.append(progress.runs_used)
+                                             if isinstance(progress, Progress) else None)
+    run_strategy("sim-screened", campaign, seed=2, settings=settings)
+    ran = [m.config for m in list(campaign.measured.values())[:batches[0]]]
+    assert len(ran) == count + settings["first_probes"]
+    first = ran[:count]  # the top's runs come first, the random probes after them
+    for i, a in enumerate(first):
+        for b in first[i + 1:]:
+            assert differing_settings(a, b) >= differ, (a, b)
+    # the model's own top configs are near-copies here: a rule that let them through fails
+    predicted = sorted((SkewedModel().predict([c])[0] or 0.0, config_hash(c), c)
+                       for c in {config_hash(c): c for c in map(campaign.space.config,
+                                                                campaign.space.points())
+                                 }.values())[::-1]
+    top = [c for _, _, c in predicted[:count]]
+    assert min(differing_settings(a, b) for i, a in enumerate(top) for b in top[i + 1:]) < differ
+    # ... and the batch is still from the model's top: every config above 9 in 10 of the space
+    cutoff = predicted[len(predicted) // 10][0]
+    assert all((SkewedModel().predict([c])[0] or 0.0) >= cutoff for c in first)

@@ -22,6 +22,7 @@ from iotwin.studies.strategy_benchmark import (
     run_benchmark,
     run_in_parallel,
 )
+from iotwin.tuning.transfer import earlier_residuals
 from support.programs import REPO_ROOT
 
 ROOT = REPO_ROOT
@@ -120,6 +121,12 @@ def test_the_benchmark_command_writes_its_figures_page_and_readme_table(tmp_path
     for figures in results["strategies"].values():
         assert len(figures["runs_each_within_10pct"]) == 2
         assert figures["within_10pct"]["median"] <= figures["within_2pct"]["median"]
+        # runs to X% are the search's; the confirmation's are shown beside them, on top
+        for searched, confirmed in zip(figures["runs_each_within_10pct"],
+                                       figures["with_confirmation_each_within_10pct"],
+                                       strict=True):
+            assert (searched is None) == (confirmed is None)
+            assert searched is None or 0 < searched < confirmed
     assert 0 < results["resolution"]["optimum_kept"] <= 1
     loaded = results["model_ties"]["loaded"]
     assert 1 <= loaded["tied"] <= 25 and 1 <= loaded["optimum_place"] <= 25
@@ -128,6 +135,7 @@ def test_the_benchmark_command_writes_its_figures_page_and_readme_table(tmp_path
     assert (tmp_path / "out" / "small.png").stat().st_size > 0
     assert "small | optuna-tpe | 25 |" in readme.read_text()
     assert "standard error" in readme.read_text()
+    assert "Runs to X%: the search's real runs until the config" in readme.read_text()
     assert "small: the model refitted to every config's median (" in readme.read_text()
     assert "bootstrap" in (tmp_path / "out" / "index.html").read_text()
     assert not (tmp_path / "out" / "campaigns").exists()  # a finished run leaves none to resume
@@ -161,6 +169,8 @@ def test_a_benchmark_run_again_on_its_store_resumes_the_campaigns_it_finds(
         assert len(store.campaigns()) == 2  # seed 0's found, seed 1's new
         seed_0 = store.campaigns()[0].id
         assert len(store.evaluations(seed_0, source="real")) == runs  # nothing ran twice
+        # seed 1 shares seed 0's store but learnt nothing from it: each measures from scratch
+        assert earlier_residuals(store, store.campaigns()[1].id, case.platform) == []
     resumed = again.trajectories[0]
     assert (resumed.costs, resumed.ratios) == (first.trajectories[0].costs,
                                                first.trajectories[0].ratios)

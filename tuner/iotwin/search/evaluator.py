@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
+from iotwin.config.types import Config
 from iotwin.search.trust import SearchState
 from iotwin.space.parameters import BoundSpace, Point
 
@@ -48,6 +49,12 @@ class Evaluator(Protocol):
 
     def recalibrate(self) -> None:
         """Refit the model to everything measured so far."""
+        ...
+
+    def earlier_residuals(self) -> Sequence[tuple[Config, float]]:
+        """Each config earlier model-guided campaigns on this platform measured, with its log
+        (measured / simulated) less its campaign's mean (iotwin.tuning.transfer; none without
+        a store or a model)."""
         ...
 
     def end_generation(self, generation: int, best_predicted: float | None = None,

@@ -68,28 +68,6 @@ def select_best(individuals: Sequence[Individual], k: int) -> list[Individual]:
     return sorted(individuals, key=lambda ind: ind.fitness, reverse=True)[:k]
 
 
-def distance(upper: Sequence[int], a: Sequence[int], b: Sequence[int]) -> float:
-    """How far apart two points are: the sum over genes of the index gap, each gene's
-    values spanning 1 (value lists are ordered: counts and sizes grow along them)."""
-    return sum(abs(x - y) / top for x, y, top in zip(a, b, upper, strict=True) if top > 0)
-
-
-def select_spread(upper: Sequence[int], ranked: Sequence[Individual], k: int,
-                  away_from: Sequence[Sequence[int]]) -> list[Individual]:
-    """``k`` of ``ranked`` picked one by one, each the farthest from ``away_from`` and the
-    ones picked before (the better ranked wins a tie): candidates that teach a model most."""
-    chosen: list[Individual] = []
-    anchors = [tuple(a) for a in away_from]
-    pool = list(ranked)
-    while pool and len(chosen) < k:
-        farthest = max(pool, key=lambda ind: min((distance(upper, ind, a) for a in anchors),
-                                                 default=0.0))
-        pool.remove(farthest)
-        chosen.append(farthest)
-        anchors.append(tuple(farthest))
-    return chosen
-
-
 def repair(space: BoundSpace, individual: Individual) -> Individual:
     point, _ = space.repair(individual.point)
     individual[:] = point
@@ -98,7 +76,7 @@ def repair(space: BoundSpace, individual: Individual) -> Individual:
 
 def make_toolbox(space: BoundSpace, rng: random.Random, *, mutation_indpb: float | None = None,
                  crossover_indpb: float = 0.5, tournament: int = 3) -> base.Toolbox:
-    """init, population, mate, mutate, select, best, spread, repair, clone — bound to one
+    """init, population, mate, mutate, select, best, repair, clone — bound to one
     space."""
     toolbox = base.Toolbox()
     gene_indpb = mutation_indpb if mutation_indpb is not None else 1.0 / max(1, len(space.genes))
@@ -108,7 +86,6 @@ def make_toolbox(space: BoundSpace, rng: random.Random, *, mutation_indpb: float
     toolbox.register("mutate", mutate_uniform, rng, upper=space.upper, indpb=gene_indpb)
     toolbox.register("select", select_tournament, rng, tournsize=tournament)
     toolbox.register("best", select_best)
-    toolbox.register("spread", select_spread, space.upper)
     toolbox.register("repair", repair, space)
     return toolbox
 

@@ -11,12 +11,18 @@ trades a new config against one more run of a contender when the top lies within
 The noise is the campaign's own (iotwin.search.noise): until its repeats have told
 ``noise_dof`` degrees of freedom, each batch repeats the contender it believes best.
 
-The first batch has nothing to learn from: the simulator's ``top_k`` best and ``explore``
-candidates from the better half of the population that lie farthest from them, so that the
-first fit sees configs that differ, not k neighbours. While the surrogate is not trusted (it
-did not predict the last batch within its own uncertainty and the noise: median |z| above
-``trust_z``), each batch also runs ``explore`` random unmeasured points, since a model cannot
-lead to what it does not represent.
+The first batch has no run of its own to learn from: it is the surrogate's prior, the
+calibrated simulator times what earlier campaigns on the same platform transfer (their
+residuals as a factor per setting, iotwin.search.transfer; none in a store without them), with
+the prior's own uncertainty. It takes the ``first_batch`` best configs by the upper bound, each
+differing from every one taken before in at least ``first_differ`` settings: a model's top is
+often k near-copies that differ only in settings it gives no cost, and one run of them teaches
+what all would. Then ``first_probes`` random configs, run after them (the top's runs come
+first), so that the first fit sees configs the prior ranks apart and can tell a prior that
+ranks the machine backwards. While the surrogate is not trusted (it did not predict the last
+batch within its own uncertainty and the noise: median |z| above ``trust_z``), each later
+batch also runs ``explore`` random unmeasured points, since a model cannot lead to what it
+does not represent.
 
 The simulator leads only as far as the runs say it orders the machine's configs: the
 surrogate weighs it against the same surrogate without it by their evidence (the prior's
@@ -33,7 +39,9 @@ before the target, plainly, when it did).
 
 The loop (:func:`sim_screened`), in the manner of DEAP's ``algorithms.py``::
 
-    population <- `population` random points; beliefs <- the simulator (nothing measured)
+    population <- `population` random points
+    beliefs <- the simulator times the factors earlier campaigns' residuals give each
+        setting (nothing measured)
     settled <- 0; trusted <- false
     while real runs are left:
         evolve population for `inner_generations` on the beliefs' upper bound (crossover,
@@ -44,7 +52,10 @@ The loop (:func:`sim_screened`), in the manner of DEAP's ``algorithms.py``::
             measured config beats the best by `target` below 1 - `confidence`:
             settled += 1, else settled <- 0
         if settled >= `patience`: stop
-        first generation: batch <- the `top_k` best candidates + `explore` far apart
+        first generation: batch <- the `first_batch` best unmeasured points of population
+              by the upper bound, each differing from every one before it in at least
+              `first_differ` settings (fewer when too few do), then `first_probes`
+              random unmeasured points
         else: batch <- `top_k` of candidates and measured contenders by knowledge gradient
               (one repeat of the believed best while the noise is barely known)
               model not trusted: batch += `explore` random unmeasured points
@@ -70,6 +81,7 @@ from iotwin.search.evaluator import BudgetExhausted, Evaluator
 from iotwin.search.noise import Noise, estimate
 from iotwin.search.operators import Individual, make_toolbox, rate_fitness, vary
 from iotwin.search.surrogate import GreyBox
+from iotwin.search.transfer import SettingFactors
 from iotwin.search.trust import SearchState, measured_order
 from iotwin.space.parameters import Point
 
@@ -95,8 +107,10 @@ def sim_screened(evaluator: Evaluator, rng: random.Random, settings: Mapping[str
                 ended = "target"
                 break
             if generation == 0:
-                new = candidates[:settings["top_k"]]
-                new += _far_apart(evaluator, toolbox, population, new, settings["explore"])
+                ranked = _top_unmeasured(evaluator, population, len(population))
+                new = beliefs.diverse_top(ranked, settings["first_batch"],
+                                          settings["first_differ"])
+                new += _unmodelled(evaluator, toolbox, new, settings["first_probes"])
                 repeats: list[Point] = []
             else:
                 new, repeats = beliefs.choose(candidates, settings["top_k"])
@@ -133,6 +147,9 @@ class Beliefs:
         self.measured: list[Point] = []  # successfully, in order
         self._calibrated_on = 0  # measured configs when the platform model was last refitted
         self.noise = self._noise()
+        self.transfer = SettingFactors.fitted(evaluator.earlier_residuals(),
+                                              settings["transfer_shrink"])
+        self._transferred: dict[Point, float] = {}  # each point's factor, once
 
     @classmethod
     def fitted_to(cls, evaluator: Evaluator, measured: Sequence[Point],
@@ -146,9 +163,25 @@ class Beliefs:
 
     # -- what it believes -----------------------------------------------------------------------
 
+    def prior(self, points: Sequence[Point]) -> list[float | None]:
+        """Each point's prior rate: the simulator's, times the factor earlier campaigns on the
+        platform transfer to its settings (iotwin.search.transfer; none: the simulator's)."""
+        simulated = self.evaluator.predict(points)
+        if not self.transfer.factors:
+            return simulated
+        return [rate * math.exp(self._transfer_of(point)) if rate else rate
+                for point, rate in zip(points, simulated, strict=True)]
+
+    def _transfer_of(self, point: Point) -> float:
+        found = self._transferred.get(point)
+        if found is None:
+            found = self._transferred[point] = self.transfer.of(
+                self.evaluator.space.config(point))
+        return found
+
     def marginals(self, points: Sequence[Point]) -> list[_Belief | None]:
         """Each point's belief (None: the simulator has no rate for it)."""
-        simulated = self.evaluator.predict(points)
+        simulated = self.prior(points)
         known = [i for i, rate in enumerate(simulated) if rate]
         found: list[_Belief | None] = [None] * len(points)
         if known:
@@ -160,8 +193,8 @@ class Beliefs:
 
     def upper_bound(self, points: Sequence[Point]) -> list[float | None]:
         """exp(mean + belief_z sd) of each point's log rate: what it may still turn out to be
-        (the simulator's rate while nothing is measured)."""
-        z = self.settings["belief_z"] if self.measured else 0.0
+        (before any run, the prior's rate times the same factor for every config)."""
+        z = self.settings["belief_z"]
         return [math.exp(b.mean + z * b.sd) if b else None for b in self.marginals(points)]
 
     def best_measured(self, count: int) -> list[Point]:
@@ -185,7 +218,7 @@ class Beliefs:
         measured by more than ``target`` (summed over them: a union bound; None: nothing
         measured)."""
         others = list(dict.fromkeys([*self.measured, *candidates]))
-        simulated = self.evaluator.predict(others)
+        simulated = self.prior(others)
         known = [i for i, rate in enumerate(simulated) if rate]
         points = [others[i] for i in known]
         measured = [i for i, point in enumerate(points) if point in self.measured]
@@ -218,14 +251,29 @@ class Beliefs:
         return SearchState(self.surrogate.weight, self.surrogate.log_bayes_factor,
                            measured_order([x for x, _ in pairs], [y for _, y in pairs]),
                            self.settings["target"], self.settings["confidence"],
-                           self.chance_missed(candidates), ended)
+                           self.chance_missed(candidates), ended, self.transfer.configs)
 
     # -- what it asks for -----------------------------------------------------------------------
+
+    def diverse_top(self, ranked: Sequence[Point], count: int, differ: int) -> list[Point]:
+        """Up to ``count`` of ``ranked`` (best first), each the best that differs from every one
+        taken before in at least ``differ`` settings; the rule relaxed one setting at a time
+        when too few do (a space of few settings)."""
+        count = min(count, self.evaluator.runs_left())
+        chosen: list[Point] = []
+        for needed in range(differ, -1, -1):
+            for point in ranked:
+                if len(chosen) >= count:
+                    return chosen
+                if point not in chosen and all(self.surrogate.differing(point, other) >= needed
+                                               for other in chosen):
+                    chosen.append(point)
+        return chosen
 
     def choose(self, candidates: Sequence[Point], count: int) -> tuple[list[Point], list[Point]]:
         """``count`` runs by knowledge gradient: new points and repeats of measured ones."""
         everything = [*self.measured, *candidates]
-        simulated = self.evaluator.predict(everything)
+        simulated = self.prior(everything)
         known = [i for i, rate in enumerate(simulated) if rate]
         points = [everything[i] for i in known]
         mean, cov = self.surrogate.beliefs(points, [simulated[i] or 0.0 for i in known])
@@ -268,7 +316,7 @@ class Beliefs:
     def refit(self) -> None:
         """The noise and the surrogate fitted to every run of the measured points."""
         self.noise = self._noise()
-        simulated = self.evaluator.predict(self.measured)
+        simulated = self.prior(self.measured)
         known = [i for i, rate in enumerate(simulated) if rate]
         self.surrogate.fit([self.measured[i] for i in known],
                            [simulated[i] or 0.0 for i in known],
@@ -283,19 +331,11 @@ def _upper_tail(z: float) -> float:
     return 0.5 * math.erfc(z / math.sqrt(2.0))
 
 
-def _far_apart(evaluator: Evaluator, toolbox: base.Toolbox, ranked: list[Individual],
-               chosen: list[Point], k: int) -> list[Point]:
-    """Up to ``k`` unmeasured points of the better half of ``ranked``, far from ``chosen``."""
-    half = [ind for ind in ranked[:max(1, len(ranked) // 2)]
-            if ind.point not in chosen and not evaluator.is_measured(ind.point)]
-    k = min(k, evaluator.runs_left() - len(chosen))
-    return [ind.point for ind in toolbox.spread(half, k, chosen)] if k > 0 else []
-
-
 def _unmodelled(evaluator: Evaluator, toolbox: base.Toolbox, chosen: list[Point],
                 k: int) -> list[Point]:
-    """Up to ``k`` random unmeasured points: while the model mispredicts the machine, part of
-    each batch does not follow it (what the model cannot represent, it cannot lead to)."""
+    """Up to ``k`` random unmeasured points: the part of a batch that does not follow the model
+    (the first batch's probes of its order; while it mispredicts the machine, part of each
+    batch, as what the model cannot represent, it cannot lead to)."""
     k = min(k, evaluator.runs_left() - len(chosen))
     found: list[Point] = []
     for individual in toolbox.population(20 * max(k, 0)):

@@ -161,6 +161,11 @@ class GreyBox:
                 for point in points]
         return np.array(rows, dtype=float).reshape(len(points), -1)
 
+    def differing(self, a: Point, b: Point) -> int:
+        """In how many searched settings two points differ (a value, or active or not)."""
+        rows = self.encode([a, b])
+        return round(float(np.abs(rows[0] - rows[1]).sum()) / 2)
+
     def _row(self, point: Point) -> list[float]:
         values = self.space.values(point)
         row: list[float] = []

@@ -50,6 +50,7 @@ class SearchState:
     confidence: float  # ... with this probability
     chance_missed: float | None  # that some config beats the best measured by > target
     ended: str | None = None  # a key of ENDINGS
+    transferred: int = 0  # earlier campaigns' measured configs its prior learnt from
 
     def text(self) -> str:
         """One line: the prior's weight and why, and the target."""
@@ -63,7 +64,9 @@ class SearchState:
         reached = ("" if self.chance_missed is None else
                    f": chance it is missed {100 * min(self.chance_missed, 1.0):.0f}%")
         ended = f"; {ENDINGS[self.ended]}" if self.ended else ""
-        return (f"prior weight {self.prior_weight:.2f} ({why}{evidence}); target {goal}"
+        prior = (f"the model with the residuals of {self.transferred} configs earlier "
+                 f"campaigns on the platform measured; " if self.transferred else "")
+        return (f"prior weight {self.prior_weight:.2f} ({prior}{why}{evidence}); target {goal}"
                 f"{reached}{ended}")
 
 

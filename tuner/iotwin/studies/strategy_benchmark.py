@@ -14,12 +14,19 @@
                                   best median); a config's further runs are its next stored
                                   repetitions after the search's, the same whatever b
                 cost(b) = b + the confirmation's runs
-            runs to X% = cost(b) of the first b whose recommended config is within X%
-                         (none: a miss, counted as the cap's cost)
+            search runs to X% = the first b whose recommended config is within X% (none: a
+                                miss, counted as the cap); with its confirmation: cost(b)
         per strategy: median and quartiles of runs to each target, misses; per model-guided
         strategy: how well its model ranked the table, before and after its last refit;
         per table: the configs the platform model ties, as loaded and refitted to every
         median (iotwin.studies.model_ties: does the table tell them apart?)
+
+What is counted: "runs to X%" are the search's real runs, b, until the config the campaign
+would recommend had it stopped there is within X% of the best (the runs a user spends before
+the search has found, and would recommend, a good config); the confirmation that picks the
+recommendation among its best measured configs costs up to (`confirm` + 1) x `confirm_runs`
+runs more, reported beside it ("with its confirmation": cost(b)), not folded into it: it is the
+same for every strategy, and a campaign that stops by itself may skip it.
 
 A campaign stopped after b runs chooses exactly the first b runs of a longer one (the
 strategies measure in order and stop at the budget), so one campaign per seed gives every b.
@@ -76,6 +83,11 @@ from iotwin.tuning.spec import CampaignSpec
 from iotwin.validation.local import load_suite
 from iotwin.workloads.types import Workload
 from iotwin.workloads.workload import kernel_workload, load_workload
+
+#: the store's kind of a benchmark's campaigns: not "tune", so that no campaign of a benchmark
+#: learns from another's residuals (iotwin.tuning.transfer reads tuning campaigns), even where
+#: its seeds share a store (run_benchmark): each measures a strategy from scratch
+CAMPAIGN_KIND = "benchmark"
 
 
 @dataclass(frozen=True)
@@ -143,14 +155,16 @@ class StrategyFigures:
     cap: int
     trajectories: list[Trajectory]
 
-    def runs_to(self, fraction: float) -> list[int | None]:
-        return [t.cost_to(fraction) for t in self.trajectories]
+    def runs_to(self, fraction: float, *, searched: bool = False) -> list[int | None]:
+        """Each seed's runs to ``fraction`` with its confirmation (``searched``: the search
+        runs alone); None: missed."""
+        return [t.search_runs_to(fraction) if searched else t.cost_to(fraction)
+                for t in self.trajectories]
 
     def summary(self, fraction: float, *, searched: bool = False) -> dict[str, Any]:
         """Median and quartiles of runs to ``fraction``, a miss counted as the cap's cost
         (``searched``: of the search runs alone, a miss counted as the cap)."""
-        runs = ([t.search_runs_to(fraction) for t in self.trajectories] if searched
-                else self.runs_to(fraction))
+        runs = self.runs_to(fraction, searched=searched)
         counted = [r if r is not None else self.cap if searched else self.cap_cost
                    for r in runs]
         q1, median, q3 = np.percentile(counted, [25, 50, 75])
@@ -214,7 +228,7 @@ def run_one(case: TableCase, strategy: str, seed: int, settings: BenchmarkSettin
                         workload=case.workload, table=str(case.table_path))
     name = f"benchmark {case.name} {strategy} seed {seed}"
     campaign_id = (stored_campaign(store, name, spec)
-                   or store.create_campaign(name, kind="tune", spec=spec.to_json()))
+                   or store.create_campaign(name, kind=CAMPAIGN_KIND, spec=spec.to_json()))
     replay = TableExecutor(case.table, replay_seed=seed)
     weights: list[float] = []
 
@@ -226,11 +240,13 @@ def run_one(case: TableCase, strategy: str, seed: int, settings: BenchmarkSettin
     run_campaign(campaign)
     trajectory = _trajectory(case.table, campaign, replay, settings)
     trajectory.prior_weights = weights
-    reached = ", ".join(f"{100 * f:g}%: {trajectory.cost_to(f) or 'missed'}"
-                        f" ({trajectory.search_runs_to(f) or '-'} searched)"
+    reached = ", ".join(f"{100 * f:g}%: {trajectory.search_runs_to(f) or 'missed'}"
+                        f" ({trajectory.cost_to(f) or '-'} with its confirmation)"
                         for f in settings.targets)
+    trust = (f"; prior weight per batch {' '.join(f'{w:.2g}' for w in weights)}"
+             if weights else "")
     say(progress, f"  {case.name} {strategy} seed {seed}: {trajectory.runs} runs; "
-                  f"runs to {reached}")
+                  f"search runs to {reached}{trust}")
     return trajectory
 
 
@@ -238,7 +254,7 @@ def stored_campaign(store: Store, name: str, spec: CampaignSpec) -> int | None:
     """The campaign a benchmark cut short left in ``store`` for this seed, if its spec is
     unchanged: resumed, it replays its stored runs and runs only what is missing."""
     wanted = canonical_json(spec.to_json())
-    return next((c.id for c in store.campaigns(kind="tune")
+    return next((c.id for c in store.campaigns(kind=CAMPAIGN_KIND)
                  if c.name == name and canonical_json(c.spec) == wanted), None)
 
 
@@ -346,9 +362,11 @@ def model_on_table(case: TableCase, simulations: int | None = None) -> ModelOnTa
 
 
 def runs_relative_to(figures: Sequence[StrategyFigures], fraction: float,
-                     reference: str = "sim-screened") -> dict[str, float]:
-    """Each other strategy's median runs to ``fraction`` over ``reference``'s."""
-    medians = {f.strategy: f.summary(fraction)["median"] for f in figures}
+                     reference: str = "sim-screened", *, searched: bool = True
+                     ) -> dict[str, float]:
+    """Each other strategy's median search runs to ``fraction`` over ``reference``'s
+    (``searched`` False: runs with the confirmation's)."""
+    medians = {f.strategy: f.summary(fraction, searched=searched)["median"] for f in figures}
     if reference not in medians:
         return {}
     return {name: value / medians[reference] for name, value in medians.items()

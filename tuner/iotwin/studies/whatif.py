@@ -298,6 +298,9 @@ class SimulatedMachine:
     def recalibrate(self) -> None:
         pass
 
+    def earlier_residuals(self) -> list[tuple[Config, float]]:
+        return []  # no store: a search in simulation learns from no earlier campaign
+
     def end_generation(self, generation: int, best_predicted: float | None = None,
                        state: SearchState | None = None) -> None:
         pass

@@ -37,6 +37,7 @@ from iotwin.tuning.predictions import Predictions
 from iotwin.tuning.recalibration import recalibrate
 from iotwin.tuning.spec import CampaignSpec
 from iotwin.tuning.stored_runs import StoredRuns
+from iotwin.tuning.transfer import earlier_residuals
 
 
 @dataclass(frozen=True)
@@ -173,6 +174,11 @@ class CampaignEvaluator:
         self.predictions.on_calibration(recalibrate(
             self.model, self.store, self.id, self.stored, len(self.order), observed,
             self.batch_error()))
+
+    def earlier_residuals(self) -> list[tuple[Config, float]]:
+        if self.model is None:
+            return []
+        return earlier_residuals(self.store, self.id, self.spec.platform)
 
     def end_generation(self, generation: int, best_predicted: float | None = None,
                        state: SearchState | None = None) -> None:
