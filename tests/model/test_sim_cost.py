@@ -7,8 +7,8 @@ big, not to the percent, and this machine is shared."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -38,19 +38,33 @@ LAYOUTS = [{"lustre": {"stripe_count": count}, "mpiio": {"cb_buffer_size": 2**20
 INDEPENDENT = {"mpiio": {"romio_cb_write": "disable"}}
 
 
+#: runs a program and writes its CPU seconds and peak resident KiB (wait4) to argv[1]. A child
+#: of this small process, not of pytest: Linux carries a parent's peak resident size into a
+#: child it spawns, and a pytest worker deep in the suite holds hundreds of MiB.
+_RUSAGE = """import json, os, sys
+pid = os.fork()
+if pid == 0:
+    os.execv(sys.argv[2], sys.argv[2:])
+_, status, usage = os.wait4(pid, 0)
+with open(sys.argv[1], "w") as out:
+    json.dump([os.waitstatus_to_exitcode(status), usage.ru_utime + usage.ru_stime,
+               usage.ru_maxrss], out)
+"""
+
+
 def measured(payload: dict[str, Any], jobs: int, tmp_path: Path) -> tuple[float, int]:
     """CPU seconds and peak resident bytes of iosim (and its workers) simulating ``payload``,
     as wait4 reports them."""
-    given, answer = tmp_path / "in.json", tmp_path / "out.json"
+    given, answer, usage = tmp_path / "in.json", tmp_path / "out.json", tmp_path / "usage.json"
     given.write_text(json.dumps(payload))
     with given.open() as stdin, answer.open("w") as stdout:
-        process = subprocess.Popen([str(paths.simulator_binary()), "--jobs", str(jobs), "-"],
-                                   stdin=stdin, stdout=stdout)
-        _, status, usage = os.wait4(process.pid, 0)
-        process.returncode = os.waitstatus_to_exitcode(status)
+        subprocess.run([sys.executable, "-c", _RUSAGE, str(usage),
+                        str(paths.simulator_binary()), "--jobs", str(jobs), "-"],
+                       stdin=stdin, stdout=stdout, check=True, timeout=600)
+    returncode, seconds, peak_kib = json.loads(usage.read_text())
     results = json.loads(answer.read_text())["results"]
-    assert process.returncode == 0 and all(r["ok"] for r in results), results
-    return usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024
+    assert returncode == 0 and all(r["ok"] for r in results), results
+    return seconds, peak_kib * 1024
 
 
 @pytest.mark.parametrize(("workload", "configs"), [

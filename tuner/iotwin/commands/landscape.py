@@ -195,10 +195,10 @@ def _benchmark(args: argparse.Namespace) -> int:
     if args.seeds:
         settings = dataclasses.replace(settings, seeds=args.seeds)
     seeds = "--seeds" if args.seeds else f"{args.spec}: seeds"
-    announce("landscape benchmark", benchmark_cost(cases, settings, args.spec, seeds,
-                                                   args.model_analysis, cost_limits(args)))
     output = output_folder(args.output or Path.cwd() / f"{args.spec.stem}-results",
                            args.force, own=(CAMPAIGNS,))
+    announce("landscape benchmark", benchmark_cost(cases, settings, args.spec, seeds,
+                                                   args.model_analysis, cost_limits(args)))
     campaigns = output.folder / CAMPAIGNS
     if campaigns.exists():
         print(f"resuming the campaigns a previous run left in {campaigns}", file=sys.stderr)
