@@ -35,7 +35,8 @@ public:
     virtual hid_t file_creation() const { return H5Pcreate(H5P_FILE_CREATE); }
     virtual void set_file_access(hid_t /*fapl*/) const {}
     virtual size_t datasets_before(const FileSession&) const { return 0; }
-    virtual std::vector<int> create_before_datasets(hid_t /*file*/, const FileSession& session) const
+    virtual std::vector<int> create_before_datasets(hid_t /*file*/, const FileSession& session,
+                                                    FileLayout& /*layout*/) const
     {
         return std::vector<int>(session.datasets.size(), -1);
     }

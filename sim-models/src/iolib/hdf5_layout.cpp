@@ -267,7 +267,7 @@ std::string scratch_path()
 void place_datasets(hid_t h5, const std::string& path, const FileSession& file, const FileSettings& settings,
                     const Hdf5Library& library, FileLayout& layout)
 {
-    std::vector<int> tags = library.create_before_datasets(h5, file);
+    std::vector<int> tags = library.create_before_datasets(h5, file, layout);
     for (size_t i = 0; i < file.datasets.size(); i++)
         layout.datasets.push_back(create_dataset(h5, file.datasets[i], settings.datasets[i], tags[i], library));
     library.after_datasets_created(h5, file, tags);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "iolib/hdf5.hpp"
+#include "iolib/hdf5_fill.hpp"
 #include "iolib/netcdf_dimensions.hpp"
 
 namespace iosim {
@@ -48,7 +49,7 @@ std::string dimension_name(size_t id)
 
 // nc4_create_dim_wo_var: a contiguous dataset of the dimension's length in big-endian floats,
 // marked a dimension scale (H5DSset_scale: its CLASS and NAME) with its netCDF dimension id.
-void create_dimension(hid_t file, size_t id, uint64_t length)
+OwnDataset create_dimension(hid_t file, size_t id, uint64_t length)
 {
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
     H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY);  // as parallel HDF5 allocates every dataset
@@ -63,9 +64,11 @@ void create_dimension(hid_t file, size_t id, uint64_t length)
     std::snprintf(scale_name, sizeof scale_name, "%s%10d", dim_without_variable, static_cast<int>(length));
     checked(H5DSset_scale(dset, scale_name), "marking " + name + " a dimension scale");
     int_attribute(dset, "_Netcdf4Dimid", {static_cast<int>(id)});
+    OwnDataset placed{H5Dget_offset(dset), 4 * length};
     H5Dclose(dset);
     H5Sclose(space);
     H5Pclose(dcpl);
+    return placed;
 }
 
 // attach_dimscales: each axis of each variable attached to its dimension's dataset
@@ -144,12 +147,22 @@ public:
         return netcdf_dimensions(session).lengths.size();
     }
 
-    std::vector<int> create_before_datasets(hid_t file, const FileSession& session) const override
+    std::vector<int> create_before_datasets(hid_t file, const FileSession& session, FileLayout& layout) const override
     {
         NetcdfDimensions dims = netcdf_dimensions(session);
         for (size_t id = 0; id < dims.lengths.size(); id++)
-            create_dimension(file, id, dims.lengths[id]);
+            layout.own_datasets.push_back(create_dimension(file, id, dims.lengths[id]));
         return {dims.first.begin(), dims.first.end()};
+    }
+
+    // The dimension datasets have HDF5's default fill value: filled where the site's parallel
+    // HDF5 fills such datasets (hdf5_default_fill.hpp), before the variables.
+    void allocate(const MpiIoContext& ctx, const LibrarySession& session) const override
+    {
+        if (ctx.platform.hdf5.fills_default_value)
+            for (const OwnDataset& dim : session.layout.own_datasets)
+                fill_contiguous(ctx, session, dim.base, dim.bytes);
+        Hdf5Library::allocate(ctx, session);
     }
 
     void set_dataset_creation(hid_t dcpl) const override
