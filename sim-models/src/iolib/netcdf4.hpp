@@ -23,7 +23,8 @@
 //   its length in 32-bit floats, contiguous, before the variables (nc4_rec_write_metadata,
 //   nc4hdf.c:1899; nc4_create_dim_wo_var, nc4hdf.c:1730), each an H5Dcreate2 (collective in
 //   parallel HDF5) costing what a variable's does, and a variable's data starts after them: a
-//   dimension scale (H5DSset_scale, nc4hdf.c:1792) with its id (_Netcdf4Dimid,
+//   dimension scale (H5DSset_scale, nc4hdf.c:1792) with HDF5's default fill value (filled
+//   where the site's HDF5 fills such datasets, hdf5_default_fill.hpp) and its id (_Netcdf4Dimid,
 //   nc4hdf.c:1798). Every variable lists its dimension ids (_Netcdf4Coordinates,
 //   write_coord_dimids, nc4hdf.c:991), and once all are created each axis is attached to its
 //   dimension's dataset (attach_dimscales, nc4hdf.c:1378-1430, called at 1962: H5DSattach_scale,
