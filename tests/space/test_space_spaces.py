@@ -167,7 +167,7 @@ def test_a_program_writing_no_hdf5_gets_no_hdf5_parameters() -> None:
 
 
 @pytest.mark.parametrize(("space", "context"), [("local", LOCAL), ("table3", HOPPER),
-                                                 ("table3", INTREPID), ("poster", HOPPER)])
+                                                 ("table3", INTREPID)])
 def test_a_netcdf4_program_searches_every_hdf5_and_dataset_parameter(
         space: str, context: SpaceContext) -> None:
     """netCDF-4 writes HDF5 files (data/io-libraries.yaml): block3d-io's netCDF-4 run as it
