@@ -114,7 +114,9 @@ static void end_run(int mpi)
     iot_depth--;
 }
 
-/* MPI_Init's own writes (shared-memory segments, ...) are the MPI library's. */
+/* MPI_Init's own writes (shared-memory segments, ...) are the MPI library's. The runtime
+ * starts when MPI_Init returns (config, the layers' look-ups of the functions they hook):
+ * outside the program's first file session, which would pay it otherwise. */
 EXPORT int MPI_Init(int *argc, char ***argv)
 {
     static int (*real)(int *, char ***);
@@ -123,6 +125,7 @@ EXPORT int MPI_Init(int *argc, char ***argv)
     iot_depth++;
     int rc = real(argc, argv);
     iot_depth--;
+    iot_runtime_init();
     return rc;
 }
 EXPORT int PMPI_Init(int *argc, char ***argv) __attribute__((alias("MPI_Init")));
@@ -135,6 +138,7 @@ EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
     iot_depth++;
     int rc = real(argc, argv, required, provided);
     iot_depth--;
+    iot_runtime_init();
     return rc;
 }
 EXPORT int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
