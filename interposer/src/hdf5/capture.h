@@ -1,7 +1,7 @@
 /* The HDF5 layer's part of the workload capture (capture/capture.h): datasets from their
  * creation lists and dataspaces, writes from their file dataspaces and transfer lists. */
 #pragma once
-#include <hdf5.h>
+#include "hdf5/library.h"
 
 #include "hdf5/records.h"
 

@@ -4,7 +4,7 @@
  * the application's own call, unchanged: the interposer must never break the application. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
-#include <hdf5.h>
+#include "hdf5/library.h"
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
