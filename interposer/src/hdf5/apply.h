@@ -6,7 +6,7 @@
  * for the default lists; a creation list is changed only when a setting changes it. The MPI-IO
  * hints are merged into the info of the MPI file HDF5 opens, by the MPI-IO layer. */
 #pragma once
-#include "hdf5/library.h"
+#include <hdf5.h>
 
 #include "hdf5/records.h"
 

@@ -1,6 +1,6 @@
 /* What the HDF5 layer's hooks (hdf5/hooks.c) give the rest of the layer. */
 #pragma once
-#include "hdf5/library.h"
+#include <hdf5.h>
 
 /* Forgets the write whose actual I/O mode is still to be read (at unload). */
 void iot_hdf5_forget_pending(void);

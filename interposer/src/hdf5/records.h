@@ -1,7 +1,7 @@
 /* What the HDF5 layer remembers of a file (its state in the generic record, core/records.h)
  * and of each of its datasets (the file's parts) between open and the report. */
 #pragma once
-#include "hdf5/library.h"
+#include <hdf5.h>
 
 #include "capture/creation.h"
 #include "core/records.h"

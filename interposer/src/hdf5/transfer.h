@@ -5,7 +5,7 @@
  * write returns, go to HDF5 directly and leave it standing. The library's own lists are
  * closed past the hook too. */
 #pragma once
-#include "hdf5/library.h"
+#include <hdf5.h>
 
 /* The list's mode (not H5P_DEFAULT); < 0 when HDF5 cannot tell (not a transfer list). */
 herr_t iot_transfer_mode_of(hid_t dxpl, H5FD_mpio_xfer_t *mode);
