@@ -158,6 +158,7 @@ void parse_lustre_client(const json& data, Platform& p)
     p.cache.process_write_Bps = optional(data, section, "process_write_mbs", 0) * MB;
     p.cache.node_write_Bps = optional(data, section, "node_write_mbs", 0) * MB;
     p.cache.write_call_s = optional(data, section, "write_call_s", 0);
+    p.cache.cached_read_Bps = optional(data, section, "cached_read_mbs", 0) * MB;
     const json& flushes = data[section].value("close_flushes", json(true));
     if (!flushes.is_boolean())
         throw std::invalid_argument("platform.lustre_client.close_flushes: expected true or false");
@@ -168,6 +169,8 @@ void parse_lustre_client(const json& data, Platform& p)
         throw std::invalid_argument("platform.lustre_client.node_write_mbs: must be >= 0");
     if (p.cache.write_call_s < 0)
         throw std::invalid_argument("platform.lustre_client.write_call_s: must be >= 0");
+    if (p.cache.cached_read_Bps < 0)
+        throw std::invalid_argument("platform.lustre_client.cached_read_mbs: must be >= 0");
 }
 
 }  // namespace

@@ -105,6 +105,7 @@ struct ClientCache {
     double process_write_Bps = 0;   // what one client process can copy into the cache and send
     double write_call_s = 0;        // one write call of a process: the library stack and the system call
     double node_write_Bps = 0;      // what one client node's client can send
+    double cached_read_Bps = 0;     // what one process reads of pages the cache holds; 0: read from the targets
     bool close_flushes = true;      // a file's close waits for its cached writes
 };
 
