@@ -395,3 +395,13 @@ def test_a_duplicate_workload_key_is_named_on_its_line_by_every_reader(tmp_path:
     assert {reader: found[0].error for reader, found in verdicts([path]).items()} == {
         reader: f"{path}:4: ranks: duplicate key" for reader in ("python", "iosim",
                                                                          "replay")}
+
+
+def test_nesting_too_deep_is_named_on_its_line_by_every_reader(tmp_path: Path) -> None:
+    """Before: iosim's JSON reader said neither line nor field (an exception's text)."""
+    path = tmp_path / "w.json"
+    path.write_text(WORKLOAD.replace('"ranks": 4,', '"ranks": 4,\n "name": ' + "[" * 40
+                                     + "]" * 40 + ","))
+    assert {reader: found[0].error for reader, found in verdicts([path]).items()} == {
+        reader: f"{path}:4: name: nested deeper than 32 lists and mappings"
+        for reader in ("python", "iosim", "replay")}
