@@ -362,6 +362,13 @@ void check_file_config(const json& file_config)
                                         "lustre, mpiio, pnetcdf, hdf5, datasets)");
 }
 
+// What the program set on its file access list (a capture records it).
+static void apply_program_access(const Hdf5Access& a, FileSettings& s)
+{
+    s.coll_metadata_write = a.coll_metadata_write.value_or(s.coll_metadata_write);
+    s.all_coll_metadata_ops = a.all_coll_metadata_ops.value_or(s.all_coll_metadata_ops);
+}
+
 FileSettings resolve_settings(const json& platform_data, const json& file_config,
                               const FileSession& file, const Platform& platform, bool openmpi)
 {
@@ -382,7 +389,8 @@ FileSettings resolve_settings(const json& platform_data, const json& file_config
     apply_pnetcdf(file_config.value("pnetcdf", json::object()), s);
     const IoLibrary& library = io_library(file.api);
     apply_hdf5(site.value("hdf5", json::object()), s);
-    library.set_file_defaults(s);  // a library's own file settings; a config's override them
+    library.set_file_defaults(s);  // a library's own file settings; the program's and a config's override them
+    apply_program_access(file.hdf5_access, s);
     apply_hdf5(file_config.value("hdf5", json::object()), s);
     json site_dataset = site.value("dataset", json::object());
     json per_dataset = file_config.value("datasets", json::array());
