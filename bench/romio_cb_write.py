@@ -43,6 +43,14 @@ load too). A step of 5-8 ms and `enable`'s 3.2x `automatic`'s per call are what 
 with `oversubscribed_step_s` (5 ms; 2 steps a call against `enable`'s 7). iosim has the
 mechanism, but takes it only where a node runs more ranks than cores; the other jobs' load,
 which oversubscribes these 2 cores, is not an input of the model.
+
+Contiguous blocks under `enable`: ROMIO's one aggregator here rereads and rewrites the whole
+stretch between the ranks' records every call (a pread and a pwrite of 16 MiB, then of the
+remaining 6.8 MB: ad_write_coll.c's rounds, sim-models/src/mpiio/romio_rounds.hpp). At
+19:39-19:44 UTC, load average 30-38, 500 records, 3 alternating runs (a call, measured us /
+model us): interleaved automatic 45.2 / 44.9, enable 46.7 / 117.1, disable 16.5 / 41.9;
+blocks automatic 36.6 / 44.9, enable 159,958 / 11,893 (6.6 ms on the quiet machine, 8 ms of
+kernel CPU a call: `/usr/bin/time` of 500 calls, 3.9-4.1 s system time), disable 15.3 / 41.9.
 """
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ SUITE = "tests/formats/test_fuzz_surfaces.py"
 PROPERTIES = ("sheet_is_a_model", "mangled_sheet", "measurement_table", "space_makes",
               "experiment_spec", "benchmark_spec", "landscape_spec", "layout_list",
               "stored_calibration",
-              "site_file", "damaged_store")
+              "site_file", "damaged_store", "beyond_its_limit")
 
 
 def run_property(name: str, examples: int) -> tuple[str, float]:

@@ -1,5 +1,7 @@
 #include "doc_yaml.h"
 
+#include "input_error.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -30,19 +32,67 @@ typedef struct {
     size_t nodes;
     doc_node *root;
     int documents;
+    const char *source;
     char *err;
     size_t errlen;
 } builder;
 
-static int fail(builder *b, size_t line, const char *fmt, ...)
+/* The refusal "SOURCE:LINE: FIELD: problem" (formats/input_error.h) in b->err; returns -1. */
+static int vrefuse(builder *b, size_t line, const char *field, const char *fmt, va_list args)
 {
     char message[512];
+    vsnprintf(message, sizeof message, fmt, args);
+    input_error_text(b->err, b->errlen, b->source, line, field, message);
+    return -1;
+}
+
+/* The document refused at `line`. */
+static int fail(builder *b, size_t line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int fail(builder *b, size_t line, const char *fmt, ...)
+{
     va_list args;
     va_start(args, fmt);
-    vsnprintf(message, sizeof message, fmt, args);
+    vrefuse(b, line, "", fmt, args);
     va_end(args);
-    snprintf(b->err, b->errlen, "line %zu: %s", line, message);
     return -1;
+}
+
+/* The node at the key path `field` refused at `line`. */
+static int fail_at(builder *b, size_t line, const char *field, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int fail_at(builder *b, size_t line, const char *field, const char *fmt, ...)
+{
+    va_list args;
+    va_start(args, fmt);
+    vrefuse(b, line, field, fmt, args);
+    va_end(args);
+    return -1;
+}
+
+/* `key` appended to the key path `out` as error messages name keys: `path.key`. */
+static void append_key(char *out, size_t len, const char *key)
+{
+    char shown[256];
+    size_t used = strlen(out);
+    snprintf(out + used, len - used, "%s%s", used ? "." : "",
+             key ? doc_key_text(key, shown, sizeof shown) : "?");
+}
+
+/* The key path of the next node of the open collections (a list's next item, a map's value
+ * of its last key; a map's next key is at the map's own path), as
+ * iotwin.core.yaml_files names the node being composed. */
+static void position(const builder *b, char *out, size_t len)
+{
+    *out = '\0';
+    for (size_t k = 0; k < b->depth; k++) {
+        const frame *f = &b->stack[k];
+        size_t used = strlen(out);
+        if (f->node->kind == DOC_LIST)
+            snprintf(out + used, len - used, "[%zu]", f->count);
+        else if (f->count % 2)
+            append_key(out, len, f->entries[f->count - 1]->text);
+    }
 }
 
 /* Strict UTF-8 (no overlong forms, surrogates or code points past U+10FFFF), as Python's
@@ -73,6 +123,21 @@ static long utf8_error(const unsigned char *s, size_t len)
         i += 1 + extra;
     }
     return -1;
+}
+
+/* The key path `field` without its trailing list items: the key whose value nests too deep,
+ * as iotwin.core.yaml_files names it (libyaml may meet its own bound ahead of the items). */
+static const char *nesting_key(char *field)
+{
+    size_t n = strlen(field);
+    while (n && field[n - 1] == ']') {
+        char *open = strrchr(field, '[');
+        if (!open)
+            break;
+        *open = '\0';
+        n = strlen(field);
+    }
+    return field;
 }
 
 /* --- anchors -------------------------------------------------------------------------------- */
@@ -136,15 +201,19 @@ static int new_anchor(builder *b, const yaml_char_t *name, size_t line, const ch
 
 /* --- building --------------------------------------------------------------------------------- */
 
-/* Counts `nodes` more nodes at nesting `depth`. */
+/* Counts `nodes` more nodes at nesting `depth`, the next node's. */
 static int count(builder *b, size_t nodes, size_t depth, size_t line)
 {
+    char field[INPUT_FIELD_LEN];
     b->nodes += nodes;
+    if (depth <= DOC_MAX_DEPTH && b->nodes <= DOC_MAX_NODES)
+        return 0;
+    position(b, field, sizeof field);
     if (depth > DOC_MAX_DEPTH)
-        return fail(b, line, "nested deeper than %d lists and mappings", DOC_MAX_DEPTH);
-    if (b->nodes > DOC_MAX_NODES)
-        return fail(b, line, "more than %u nodes (aliases counted expanded)", DOC_MAX_NODES);
-    return 0;
+        return fail_at(b, line, nesting_key(field), "nested deeper than %d lists and mappings",
+                       DOC_MAX_DEPTH);
+    return fail_at(b, line, field, "more than %u nodes (aliases counted expanded)",
+                   DOC_MAX_NODES);
 }
 
 /* Adds a finished node to the open collection (or makes it the root). */
@@ -243,13 +312,12 @@ static int fill_map(builder *b, frame *f, size_t line)
         n->items[k] = f->entries[2 * k + 1];
     }
     size_t repeated = first_duplicate(n, pairs);
-    char shown[512];
-    const char *key = repeated < pairs ? doc_key_text(n->keys[repeated], shown, sizeof shown) : "";
-    if (repeated < pairs && key == n->keys[repeated])
-        return fail(b, f->lines[2 * repeated], "duplicate key '%s'", key);
-    if (repeated < pairs)
-        return fail(b, f->lines[2 * repeated], "duplicate key %s", key);
-    return 0;
+    if (repeated == pairs)
+        return 0;
+    char field[INPUT_FIELD_LEN];
+    position(b, field, sizeof field);  /* the map's own: its frame is closed */
+    append_key(field, sizeof field, n->keys[repeated]);
+    return fail_at(b, f->lines[2 * repeated], field, "duplicate key");
 }
 
 static int close_collection(builder *b, size_t line)
@@ -332,9 +400,11 @@ static int parse(builder *b, const char *text, size_t len)
     while (!rc && !done) {
         if (!yaml_parser_parse(&parser, &e)) {
             const char *problem = parser.problem ? parser.problem : "unreadable";
+            char field[INPUT_FIELD_LEN];
+            position(b, field, sizeof field);  /* where the nesting starts */
             if (!strcmp(problem, "exceeded maximum nesting depth"))  /* libyaml's own bound */
-                rc = fail(b, parser.problem_mark.line + 1, "nested deeper than %d lists and "
-                          "mappings", DOC_MAX_DEPTH);
+                rc = fail_at(b, parser.problem_mark.line + 1, nesting_key(field), "nested "
+                             "deeper than %d lists and mappings", DOC_MAX_DEPTH);
             else
                 rc = fail(b, parser.problem_mark.line + 1, "malformed YAML: %s", problem);
             break;
@@ -347,23 +417,19 @@ static int parse(builder *b, const char *text, size_t len)
     return rc;
 }
 
-int doc_from_yaml(const char *text, size_t len, int floats, doc *d, doc_node **root, char *err,
-                  size_t errlen)
+int doc_from_yaml(const char *text, size_t len, int floats, const char *source, doc *d,
+                  doc_node **root, char *err, size_t errlen)
 {
-    builder b = {d, floats, NULL, 0, 0, NULL, 0, 0, 0, NULL, 0, err, errlen};
+    builder b = {d, floats, NULL, 0, 0, NULL, 0, 0, 0, NULL, 0, source, err, errlen};
     long bad = utf8_error((const unsigned char *)text, len);
     int rc;
     unsigned long odd;
     size_t line;
-    if (bad >= 0) {
-        snprintf(err, errlen, "not UTF-8 text (byte 0x%02x at offset %ld)",
-                 (unsigned char)text[bad], bad);
-        return -1;
-    }
-    if ((line = doc_unwritten_character(text, len, &odd))) {
-        snprintf(err, errlen, "line %zu: U+%04lX written as itself (escape it)", line, odd);
-        return -1;
-    }
+    if (bad >= 0)
+        return fail(&b, 0, "not UTF-8 text (byte 0x%02x at offset %ld)",
+                    (unsigned char)text[bad], bad);
+    if ((line = doc_unwritten_character(text, len, &odd)))
+        return fail(&b, line, "U+%04lX written as itself (escape it)", odd);
     if (len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3))  /* a byte order mark */
         text += 3, len -= 3;
     rc = parse(&b, text, len);
@@ -383,7 +449,6 @@ int doc_from_yaml(const char *text, size_t len, int floats, doc *d, doc_node **r
 int doc_from_yaml_file(const char *path, int floats, doc *d, doc_node **root, char *err,
                        size_t errlen)
 {
-    char message[512];
     FILE *in = fopen(path, "rb");
     if (!in) {
         snprintf(err, errlen, "%s: cannot read the workload: %s", path, strerror(errno));
@@ -406,9 +471,7 @@ int doc_from_yaml_file(const char *path, int floats, doc *d, doc_node **root, ch
         len += got;
     } while (got);
     fclose(in);
-    int rc = doc_from_yaml(text ? text : "", len, floats, d, root, message, sizeof message);
+    int rc = doc_from_yaml(text ? text : "", len, floats, path, d, root, err, errlen);
     free(text);
-    if (rc)
-        snprintf(err, errlen, "%s: %s", path, message);
     return rc;
 }

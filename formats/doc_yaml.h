@@ -7,10 +7,11 @@
 #include "doc.h"
 
 /* The document in `text` into `d` (*root: a DOC_NULL node for an empty document); 0, or -1
- * with "line N: why" (or "not UTF-8 text ...") in err. `floats`: plain decimal numbers are
- * floats, else strings. */
-int doc_from_yaml(const char *text, size_t len, int floats, doc *d, doc_node **root, char *err,
-                  size_t errlen);
+ * with "SOURCE:LINE: FIELD: why" in err (formats/input_error.h: no "SOURCE:" when `source` is
+ * NULL, no "FIELD: " when the document as a whole is refused). `floats`: plain decimal numbers
+ * are floats, else strings. */
+int doc_from_yaml(const char *text, size_t len, int floats, const char *source, doc *d,
+                  doc_node **root, char *err, size_t errlen);
 /* The same from a file; err names the file. */
 int doc_from_yaml_file(const char *path, int floats, doc *d, doc_node **root, char *err,
                        size_t errlen);

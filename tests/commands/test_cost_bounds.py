@@ -57,5 +57,5 @@ def test_a_yaml_integer_of_thousands_of_digits_is_one_line_naming_the_line(
     path.write_text("name: x\nranks: " + "9" * 5000 + "\n")
     with pytest.raises(UserError) as raised:
         read_yaml(path, "experiment")
-    assert str(raised.value) == (f"{path}: line 2: an integer of 5000 digits (no field holds "
+    assert str(raised.value) == (f"{path}:2: an integer of 5000 digits (no field holds "
                                  f"more than {MAX_INTEGER_DIGITS})")

@@ -171,8 +171,54 @@ def test_a_campaign_within_its_limits_says_its_estimate_and_runs(tmp_path: Path)
     assert "store.db" in written(tmp_path)
 
 
+# -- simulate, validate scale, validate traffic --------------------------------------------------
+
+def test_simulate_over_the_time_limit_names_the_workload_field_and_simulates_nothing(
+        tmp_path: Path) -> None:
+    done = iotwin("simulate", "--platform", "hopper", "--workload", str(WORKLOAD), "--max-time",
+                  "0.001s", cwd=tmp_path)
+    line = refusal(done)
+    assert line.startswith(f"iotwin: error: {WORKLOAD}: "), line
+    assert "over the 0.001 s limit; lower " in line and line.endswith("or raise --max-time")
+    assert written(tmp_path) == []
+
+
+def test_simulate_over_the_memory_limit_names_the_kernels_options(tmp_path: Path) -> None:
+    done = iotwin("simulate", "--platform", "hopper", "--kernel", "vpic-io", "--ranks", "64",
+                  "--max-memory", "1MiB", cwd=tmp_path)
+    line = refusal(done)
+    assert line.startswith("iotwin: error: --kernel vpic-io --ranks 64"), line
+    assert "of memory" in line and line.endswith("raise --max-memory")
+
+
+def test_simulate_within_its_limits_simulates(tmp_path: Path) -> None:
+    done = iotwin("simulate", "--platform", "hopper", "--workload", str(WORKLOAD), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("hopper: ")
+
+
+def test_validate_scale_over_the_limit_names_the_audit_and_writes_nothing(
+        tmp_path: Path) -> None:
+    results = paths.repo_root() / "validation/scale/results.json"
+    before = results.read_bytes() if results.exists() else None
+    done = iotwin("validate", "scale", "--platforms", "hopper", "--write", "--max-time", "1s",
+                  cwd=tmp_path)
+    line = refusal(done)
+    assert line.startswith("iotwin: error: ") and "/audit.yaml: platforms = " in line, line
+    assert line.endswith("over the 1 s limit; lower platforms or raise --max-time")
+    assert (results.read_bytes() if results.exists() else None) == before
+
+
+def test_validate_traffic_over_the_memory_limit_names_a_log(tmp_path: Path) -> None:
+    done = iotwin("validate", "traffic", "--max-memory", "1MiB", cwd=tmp_path)
+    line = refusal(done)
+    assert "logs.yaml: " in line and ".darshan" in line and "of memory" in line, line
+    assert line.endswith("raise --max-memory")
+
+
 @pytest.mark.parametrize("command", [
-    ["whatif"], ["calibrate"], ["experiment"], ["landscape", "benchmark"], ["tune"]])
+    ["whatif"], ["calibrate"], ["experiment"], ["landscape", "benchmark"], ["tune"],
+    ["simulate"], ["validate", "scale"], ["validate", "traffic"]])
 def test_the_limits_are_named_in_help(command: list[str], tmp_path: Path) -> None:
     done = iotwin(*command, "--help", cwd=tmp_path)
     assert done.returncode == 0

@@ -86,7 +86,7 @@ def test_a_binary_file_is_one_line_naming_it(tmp_path: Path):
 def test_deep_nesting_is_one_line_naming_it(tmp_path: Path):
     path = tmp_path / "cfg.yaml"
     path.write_text("a: " + "[" * 20000 + "]" * 20000 + "\n")
-    assert _error(path) == f"{path}: line 1: nested deeper than {MAX_DEPTH} lists and mappings"
+    assert _error(path) == f"{path}:1: a: nested deeper than {MAX_DEPTH} lists and mappings"
 
 
 def test_an_alias_bomb_is_refused_before_anything_walks_it(tmp_path: Path):

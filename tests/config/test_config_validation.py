@@ -63,7 +63,7 @@ def test_unknown_keys_are_named_by_their_path(text, path):
     ("files: [{mpiio: {cb_nodes: 1}}]", "files[0].match: required key is missing"),
     ("files: {match: a}", "files: expected a list of file blocks, got a mapping"),
     ("iotwin: 2", "iotwin: expected 1 (the only format version), got 2"),
-    ("mpiio: {cb_nodes: 1}\nmpiio: {cb_nodes: 2}", "line 2: duplicate key 'mpiio'"),
+    ("mpiio: {cb_nodes: 1}\nmpiio: {cb_nodes: 2}", ":2: mpiio: duplicate key"),
     ("mpiio: [1", "malformed YAML"),
 ])
 def test_bad_values_are_refused_with_the_key_path(text, fragment):

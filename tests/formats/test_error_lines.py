@@ -213,7 +213,8 @@ def test_a_deeply_nested_file_is_refused_before_its_reader_walks_it(
     path.write_text("name: x\nkey: " + "[" * 2000 + "]" * 2000 + "\n")
     with pytest.raises(UserError) as raised:
         load(path)
-    assert str(raised.value) == f"{path}: line 2: nested deeper than {MAX_DEPTH} lists and mappings"
+    assert str(raised.value) == (f"{path}:2: key: nested deeper than {MAX_DEPTH} lists and "
+                                 "mappings")
 
 
 def test_a_file_that_is_not_utf8_is_one_line_naming_the_byte(tmp_path: Path) -> None:
@@ -392,5 +393,15 @@ def test_a_duplicate_workload_key_is_named_on_its_line_by_every_reader(tmp_path:
     path = tmp_path / "w.json"
     path.write_text(WORKLOAD.replace('"ranks": 4,', '"ranks": 4,\n "ranks": 2,'))
     assert {reader: found[0].error for reader, found in verdicts([path]).items()} == {
-        reader: f"{path}: line 4: duplicate key 'ranks'" for reader in ("python", "iosim",
+        reader: f"{path}:4: ranks: duplicate key" for reader in ("python", "iosim",
                                                                          "replay")}
+
+
+def test_nesting_too_deep_is_named_on_its_line_by_every_reader(tmp_path: Path) -> None:
+    """Before: iosim's JSON reader said neither line nor field (an exception's text)."""
+    path = tmp_path / "w.json"
+    path.write_text(WORKLOAD.replace('"ranks": 4,', '"ranks": 4,\n "name": ' + "[" * 40
+                                     + "]" * 40 + ","))
+    assert {reader: found[0].error for reader, found in verdicts([path]).items()} == {
+        reader: f"{path}:4: name: nested deeper than 32 lists and mappings"
+        for reader in ("python", "iosim", "replay")}

@@ -2,7 +2,10 @@
 measurement tables, parameter spaces, experiment specs, benchmark and landscape specs, layout
 lists, stored calibrations, site files and stores, generated from their schemas
 (tests/support/surface_strategies.py), then made hostile (a value of another type
-or beyond every bound, a key removed or unknown, the text mangled, a store's bytes damaged).
+or beyond every bound, a key removed or unknown, the text mangled, a store's bytes damaged);
+and every command whose work grows with its inputs run beyond a limit drawn at random
+(--max-time, --max-memory): refused before any work, in one line naming the input, exit 2,
+nothing written.
 
 Each input must end in a verdict: accepted and processed within its bounds (a sheet's model
 simulates, a table's cases are at most the calibration's bound, a space's configs are valid
@@ -25,6 +28,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from iotwin.config.validation import validate_config
@@ -351,3 +355,76 @@ def test_a_store_damaged_into_readable_but_wrong_pages_is_refused() -> None:
                 assert "\n" not in str(error) and str(path) in str(error), error
                 continue
         assert rows <= 20, (seed, rows)
+
+
+# -- cost surfaces: every command given an input beyond its limit --------------------------------
+
+TRAIN = paths.repo_root() / "validation" / "data" / "io500-train.json"
+WORKLOAD = paths.repo_root() / "experiments" / "landscape" / "h5py-field-2.workload.yaml"
+BENCHMARK = paths.repo_root() / "experiments" / "strategy-benchmark-2-ranks.yaml"
+TABLE = ("machine,source_folder,result_file,method,striping,local_block,processes,maxrate_mibs,"
+         "avgrate_mibs\narcher,a,f1,MPI-IO,striped,16^3,24,500,400\n"
+         "archer,a,f2,MPI-IO,unstriped,16^3,48,300,250\n")
+EXPERIMENT = {"name": "cost", "study": ["default-vs-tuned"], "platforms": ["hopper"],
+              "workloads": [{"kernel": "vpic-io", "ranks": 4}],
+              "configs": [{"label": "default", "config": {}},
+                          {"label": "tuned", "search": {"space": "table3", "budget": 4}}]}
+#: each command whose work grows with its inputs (tuner/README.md's cost table), its arguments
+#: (INPUTS: the folder of the inputs written for it) and the input its refusal may name
+COST_SURFACES = {
+    "whatif": (["whatif", "--workload", str(WORKLOAD), "--platforms", "hopper"], ""),
+    "simulate": (["simulate", "--platform", "hopper", "--workload", str(WORKLOAD)], ""),
+    "calibrate --measurements": (["calibrate", "--platform", "archer", "--measurements",
+                                  "INPUTS/table.csv"], "INPUTS/table.csv"),
+    "calibrate --family": (["calibrate", "--family", "--io500", str(TRAIN), "-o", "f.yaml"],
+                           f"--io500 {TRAIN}"),
+    "experiment": (["experiment", "INPUTS/spec.yaml", "-o", "out"], "INPUTS/spec.yaml"),
+    "landscape benchmark": (["landscape", "benchmark", str(BENCHMARK), "--model-analysis",
+                             "off", "-o", "out"], ""),
+    "tune": (["tune", "--kernel", "vpic-io", "--ranks", "4", "--platform", "hopper",
+              "--executor", "twin", "--real-budget", "4"], ""),
+    "validate traffic": (["validate", "traffic"], "logs.yaml"),
+    "validate scale": (["validate", "scale", "--platforms", "hopper", "--write"],
+                       "audit.yaml: "),
+}
+
+
+def _cli(argv: list[str], cwd: Path) -> tuple[int, str, str]:
+    """``iotwin ARGV`` in this process, in ``cwd``, its store there: status, stdout, stderr."""
+    from contextlib import redirect_stderr, redirect_stdout
+    from io import StringIO
+
+    from iotwin.cli import main
+
+    out, err, before = StringIO(), StringIO(), os.getcwd()
+    saved = {k: os.environ.pop(k) for k in list(os.environ) if k.startswith("IOTWIN_")}
+    os.environ["IOTWIN_STORE"] = str(cwd / "iotwin.db")
+    try:
+        os.chdir(cwd)
+        with redirect_stdout(out), redirect_stderr(err):
+            status = main(argv)
+    finally:
+        os.chdir(before)
+        os.environ.pop("IOTWIN_STORE")
+        os.environ.update(saved)
+    return status, out.getvalue(), err.getvalue()
+
+
+@pytest.mark.parametrize("command", sorted(COST_SURFACES))
+@examples(2)
+@given(st.one_of(st.integers(1, 1000).map(lambda us: ("--max-time", f"{us / 1e6:.6f}s")),
+                 st.integers(1, 1024).map(lambda kib: ("--max-memory", f"{kib}KiB"))))
+def test_any_command_beyond_its_limit_refuses_in_one_line_and_writes_nothing(
+        command: str, limit: tuple[str, str]) -> None:
+    with tempfile.TemporaryDirectory() as inputs, tempfile.TemporaryDirectory() as folder:
+        (Path(inputs) / "table.csv").write_text(TABLE)
+        (Path(inputs) / "spec.yaml").write_text(json.dumps(EXPERIMENT))
+        argv, named = (part.replace("INPUTS", inputs) if isinstance(part, str) else
+                       [a.replace("INPUTS", inputs) for a in part]
+                       for part in COST_SURFACES[command])
+        status, out, err = _cli([*argv, *limit], Path(folder))
+        assert status == 2 and out == "", (command, limit, err)
+        [line] = err.splitlines()
+        assert line.startswith("iotwin: error: ") and f"raise {limit[0]}" in line, line
+        assert named in line, line
+        assert os.listdir(folder) == [], os.listdir(folder)

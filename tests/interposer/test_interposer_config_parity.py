@@ -137,9 +137,6 @@ def c_verdicts(config_files: dict[str, Path]) -> dict[str, tuple[str, str]]:
 #: the cases both accept
 ACCEPTED = {"good", "empty", "layout", "layout_quoted_end"}
 #: cases refused as a whole document (not a field of it): "FILE: line N: problem"
-DOCUMENT_ERRORS = {"duplicate"}
-
-
 def _refused_line(text: str) -> int:
     """The line a case is refused at: the one marked ``# <-``, else its only line."""
     lines = text.splitlines()
@@ -157,8 +154,7 @@ def test_c_and_python_give_the_same_verdict(c_verdicts, case):
 @pytest.mark.parametrize("case", [name for name in CASES if name not in ACCEPTED])
 def test_both_name_the_line_of_the_refused_field(c_verdicts, config_files, case):
     line = _refused_line(CASES[case])
-    where = (f"{config_files[case]}: line {line}: " if case in DOCUMENT_ERRORS
-             else f"{config_files[case]}:{line}: ")
+    where = f"{config_files[case]}:{line}: "
     for message in c_verdicts[case]:
         assert message.startswith(where), message
 

@@ -125,7 +125,7 @@ def test_report_counts_bytes_and_writes_over_all_ranks(scratch: Path):
 
 
 @pytest.mark.parametrize(("config", "named"), [
-    ("mpiio: {cb_nodes: 2\nhdf5: [", "cfg.yaml: line 2: malformed YAML"),
+    ("mpiio: {cb_nodes: 2\nhdf5: [", "cfg.yaml:2: malformed YAML"),
     ("mpiio:\n  cb_nodes: 2\n  cb_nodez: 2\n", "cfg.yaml:3: mpiio.cb_nodez: unknown key"),
 ])
 def test_a_bad_config_is_reported_once_and_changes_nothing(scratch: Path, config, named):

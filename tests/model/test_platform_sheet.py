@@ -166,7 +166,7 @@ BAD = [
     (MINIMAL.replace("mpi: romio-lustre", "mpi: openmpi"), "defaults.mpi: expected one of"),
     (MINIMAL + "hdf5: {fills_default_value: 1}\n",
      "hdf5.fills_default_value: expected true or false"),
-    (MINIMAL.replace("compute: {", "compute: {{"), "line 4: malformed YAML"),
+    (MINIMAL.replace("compute: {", "compute: {{"), ":4: malformed YAML"),
 ]
 
 

@@ -146,7 +146,7 @@ def test_real_measurements_need_the_local_platform() -> None:
 def test_malformed_yaml_is_reported_with_its_line(tmp_path: Path) -> None:
     bad = tmp_path / "bad.yaml"
     bad.write_text("name: x\nstudy: [sensitivity\nplatforms: [a]\n")
-    with pytest.raises(UserError, match=r"bad.yaml: line \d+: malformed YAML"):
+    with pytest.raises(UserError, match=r"bad.yaml:\d+: malformed YAML"):
         load_experiment(bad)
 
 

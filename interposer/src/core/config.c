@@ -71,16 +71,16 @@ static int fail(struct walker *w, const char *path, const char *fmt, ...)
     return -1;
 }
 
-/* The document refused as a whole (malformed, a duplicate key), as iotwin.core.yaml_files
- * words it: "FILE: line N: problem". */
-static int fail_document(struct walker *w, size_t line, const char *fmt, ...)
+/* The document refused at `line`, at the key path `field` (empty: as a whole, malformed), as
+ * iotwin.core.yaml_files words it: "FILE:LINE: FIELD: problem". */
+static int fail_document(struct walker *w, size_t line, const char *field, const char *fmt, ...)
 {
     char message[PATH_LEN];
     va_list args;
     va_start(args, fmt);
     vsnprintf(message, sizeof message, fmt, args);
     va_end(args);
-    snprintf(w->err, w->errlen, "%s: line %zu: %s", w->source, line, message);
+    input_error_text(w->err, w->errlen, w->source, line, field, message);
     return -1;
 }
 
@@ -678,7 +678,39 @@ static int same_key(const yaml_node_t *a, const yaml_node_t *b)
     return ka == S_STR && strcmp(scalar_text(a), scalar_text(b)) == 0;
 }
 
-/* Duplicate keys are refused (as the Python loader does), in document order. */
+/* The key path of `target` below `node` (at `path`) into `out`; 1 if found. Nesting is
+ * bounded by libyaml (1,000 levels), and so is this walk. */
+static int node_path(const yaml_document_t *doc, const yaml_node_t *node,
+                     const yaml_node_t *target, const char *path, char *out)
+{
+    char inner[PATH_LEN];
+    if (node == target) {
+        snprintf(out, PATH_LEN, "%s", path);
+        return 1;
+    }
+    if (node->type == YAML_SEQUENCE_NODE) {
+        const yaml_node_item_t *first = node->data.sequence.items.start;
+        for (const yaml_node_item_t *item = first; item < node->data.sequence.items.top; item++) {
+            snprintf(inner, sizeof inner, "%s[%td]", path, item - first);
+            if (node_path(doc, yaml_document_get_node((yaml_document_t *)doc, *item), target,
+                          inner, out))
+                return 1;
+        }
+    } else if (node->type == YAML_MAPPING_NODE) {
+        for (const yaml_node_pair_t *p = node->data.mapping.pairs.start;
+             p < node->data.mapping.pairs.top; p++) {
+            const yaml_node_t *key = yaml_document_get_node((yaml_document_t *)doc, p->key);
+            join(inner, path, key->type == YAML_SCALAR_NODE ? scalar_text(key) : "?");
+            if (node_path(doc, yaml_document_get_node((yaml_document_t *)doc, p->value), target,
+                          inner, out))
+                return 1;
+        }
+    }
+    return 0;
+}
+
+/* Duplicate keys are refused (as the Python loader does), in document order, naming the
+ * repeated key's path. */
 static int check_duplicates(struct walker *w)
 {
     for (yaml_node_t *node = w->doc->nodes.start; node < w->doc->nodes.top; node++) {
@@ -688,9 +720,12 @@ static int check_duplicates(struct walker *w)
              p < node->data.mapping.pairs.top; p++)
             for (yaml_node_pair_t *q = node->data.mapping.pairs.start; q < p; q++) {
                 yaml_node_t *key = yaml_document_get_node(w->doc, p->key);
-                if (same_key(yaml_document_get_node(w->doc, q->key), key))
-                    return fail_document(w, key->start_mark.line + 1, "duplicate key '%s'",
-                                         scalar_text(key));
+                char map[PATH_LEN] = "", field[PATH_LEN];
+                if (!same_key(yaml_document_get_node(w->doc, q->key), key))
+                    continue;
+                node_path(w->doc, yaml_document_get_root_node(w->doc), node, "", map);
+                join(field, map, scalar_text(key));
+                return fail_document(w, key->start_mark.line + 1, field, "duplicate key");
             }
     }
     return 0;
@@ -718,7 +753,7 @@ static int parse_file(FILE *file, const char *path, struct iot_config *config, c
     yaml_parser_initialize(&parser);
     yaml_parser_set_input_file(&parser, file);
     if (!yaml_parser_load(&parser, &doc)) {
-        fail_document(&w, parser.problem_mark.line + 1, "malformed YAML: %s",
+        fail_document(&w, parser.problem_mark.line + 1, "", "malformed YAML: %s",
                       parser.problem ? parser.problem : "unreadable");
     } else {
         rc = validate_document(&w, config);

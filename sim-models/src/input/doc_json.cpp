@@ -36,17 +36,24 @@ const char* copied(doc& d, const std::string& text)
     return copy;
 }
 
-// Counts nodes and nesting as the YAML reader does (doc.h's bounds).
+// Counts nodes and nesting as the YAML reader does (doc.h's bounds): why a node at `depth`
+// is refused, empty if it is not.
 class Bounds {
 public:
-    void node(size_t depth)
+    std::string refusal(size_t depth)
     {
         if (depth > DOC_MAX_DEPTH)
-            throw std::invalid_argument("nested deeper than " + std::to_string(DOC_MAX_DEPTH) +
-                                        " lists and mappings");
+            return "nested deeper than " + std::to_string(DOC_MAX_DEPTH) + " lists and mappings";
         if (++nodes_ > DOC_MAX_NODES)
-            throw std::invalid_argument("more than " + std::to_string(DOC_MAX_NODES) +
-                                        " nodes (aliases counted expanded)");
+            return "more than " + std::to_string(DOC_MAX_NODES) + " nodes (aliases counted expanded)";
+        return "";
+    }
+
+    void node(size_t depth)
+    {
+        std::string why = refusal(depth);
+        if (!why.empty())
+            throw std::invalid_argument(why);
     }
 
 private:
@@ -218,8 +225,8 @@ public:
     Builder(doc& d, Reading& reading) : d_(d), reading_(reading) {}
 
     doc_node* root() const { return root_; }
-    // Why the text is refused (empty: not refused): "line N: why" for the whole document, or
-    // a field and its line.
+    // Why the text is refused (empty: not refused), at which line and field (empty: the
+    // document as a whole).
     const std::string& error() const { return error_; }
     const std::string& error_field() const { return error_field_; }
     size_t error_line() const { return error_line_; }
@@ -248,9 +255,8 @@ public:
     {
         Frame& f = frames_.back();
         if (!f.seen.insert(key).second) {
-            std::string shown = shown_key(key);
-            return fail("line " + std::to_string(reading_.line()) + ": duplicate key " +
-                        (shown == key ? "'" + key + "'" : shown));
+            std::string map = path(false);
+            return fail_at((map.empty() ? "" : map + ".") + shown_key(key), "duplicate key");
         }
         f.keys.push_back(key);
         f.key_lines.push_back(reading_.line());
@@ -259,12 +265,7 @@ public:
     bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override
     {
         std::string what = e.what();
-        std::string why = "malformed JSON: " + printable(what.substr(what.find(']') + 2));
-        error_field_ = path();
-        if (error_field_.empty())
-            return fail("line " + std::to_string(reading_.line()) + ": " + why);
-        error_line_ = reading_.line();
-        return fail(why);
+        return fail_at(path(), "malformed JSON: " + printable(what.substr(what.find(']') + 2)));
     }
 
 private:
@@ -277,14 +278,16 @@ private:
         std::unordered_set<std::string> seen;
     };
 
-    // The key path of the value being read, as error messages name keys.
-    std::string path() const
+    // The key path of the value being read, as error messages name keys; `last_key`: with
+    // the innermost map's last key (false: the map's own path, where its next key goes).
+    std::string path(bool last_key = true) const
     {
         std::string out;
-        for (const Frame& f : frames_) {
+        for (size_t k = 0; k < frames_.size(); k++) {
+            const Frame& f = frames_[k];
             if (f.kind == DOC_LIST)
                 out += "[" + std::to_string(f.items.size()) + "]";
-            else if (!f.keys.empty())
+            else if (!f.keys.empty() && (last_key || k + 1 < frames_.size()))
                 out += (out.empty() ? "" : ".") + shown_key(f.keys.back());
         }
         return out;
@@ -296,9 +299,31 @@ private:
         return false;
     }
 
+    // The node at `field` (empty: the document) refused on the line being read.
+    bool fail_at(const std::string& field, const std::string& why)
+    {
+        error_field_ = field;
+        error_line_ = reading_.line();
+        return fail(why);
+    }
+
+    // Whether a node at `depth` is within the bounds (else refused, naming its field; nesting
+    // by the key whose value nests, as the YAML readers name it: formats/doc_yaml.c).
+    bool bounded(size_t depth)
+    {
+        std::string why = bounds_.refusal(depth);
+        if (why.empty())
+            return true;
+        std::string field = path();
+        while (depth > DOC_MAX_DEPTH && !field.empty() && field.back() == ']')
+            field.erase(field.rfind('['));
+        return fail_at(field, why);
+    }
+
     bool open(doc_kind kind)
     {
-        bounds_.node(frames_.size() + 1);
+        if (!bounded(frames_.size() + 1))
+            return false;
         frames_.push_back({kind, reading_.line(), {}, {}, {}, {}});
         return true;
     }
@@ -314,7 +339,8 @@ private:
 
     bool add(doc_node* n)
     {
-        bounds_.node(frames_.size());
+        if (!bounded(frames_.size()))
+            return false;
         n->line = reading_.line();
         return attach(n);
     }
@@ -385,9 +411,9 @@ doc_node* doc_from_json_text(const std::string& text, doc& d, const char* file)
 {
     unsigned long odd = 0;
     if (size_t line = doc_unwritten_character(text.data(), text.size(), &odd)) {
-        char where[96];
-        snprintf(where, sizeof where, "line %zu: U+%04lX written as itself (escape it)", line, odd);
-        refuse(file, 0, "", where);
+        char why[64];
+        snprintf(why, sizeof why, "U+%04lX written as itself (escape it)", odd);
+        refuse(file, line, "", why);
     }
     if (unsigned code = escaped_surrogate(text)) {
         char hex[8];

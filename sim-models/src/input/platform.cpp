@@ -89,6 +89,27 @@ void parse_routers(const json& data, Platform& p)
                                     "min_partition_nodes >= 0");
 }
 
+// Optional: what stands between a target and its drives (fs/partial_stripe_writes.hpp).
+void parse_target_raid(const json& fs, FileSystem& out)
+{
+    std::string raid = fs.value("target_raid", std::string("none"));
+    if (raid == "parity") {
+        out.target_raid = TargetRaid::parity;
+        out.read_modify_write_passes = fs.value("read_modify_write_passes", 2.0);
+        if (out.read_modify_write_passes < 1)
+            throw std::invalid_argument("platform.filesystem.read_modify_write_passes: must be >= 1");
+    } else if (raid == "cached_array") {
+        out.target_raid = TargetRaid::cached_array;
+        if (!fs.contains("cache_write_s") || !fs["cache_write_s"].is_number() || fs["cache_write_s"].get<double>() < 0)
+            throw std::invalid_argument("platform.filesystem.cache_write_s: a cached_array target needs "
+                                        "its cache's write time, a number >= 0");
+        out.cache_write_s = fs["cache_write_s"].get<double>();
+    } else if (raid != "none") {
+        throw std::invalid_argument("platform.filesystem.target_raid: '" + raid +
+                                    "' is not one of none, parity, cached_array");
+    }
+}
+
 void parse_filesystem(const json& data, Platform& p)
 {
     const char* fs = "filesystem";
@@ -104,6 +125,7 @@ void parse_filesystem(const json& data, Platform& p)
     p.fs.rpc_max_bytes = static_cast<uint64_t>(number(data, fs, "rpc_max_bytes"));
     p.fs.rpc_overhead_s = number(data, fs, "rpc_overhead_s");
     p.fs.lock_conflict_s = number(data, fs, "lock_conflict_s");
+    parse_target_raid(data.at(fs), p.fs);
     p.fs.lock_block_bytes = static_cast<uint64_t>(optional(data, fs, "lock_block_bytes", 0));
     p.fs.token_ops_per_s = optional(data, fs, "token_ops_per_s", 0);
     if (p.fs.token_ops_per_s < 0)
@@ -138,6 +160,7 @@ void parse_lustre_client(const json& data, Platform& p)
     p.cache.process_write_Bps = optional(data, section, "process_write_mbs", 0) * MB;
     p.cache.node_write_Bps = optional(data, section, "node_write_mbs", 0) * MB;
     p.cache.write_call_s = optional(data, section, "write_call_s", 0);
+    p.cache.cached_read_Bps = optional(data, section, "cached_read_mbs", 0) * MB;
     const json& flushes = data[section].value("close_flushes", json(true));
     if (!flushes.is_boolean())
         throw std::invalid_argument("platform.lustre_client.close_flushes: expected true or false");
@@ -148,6 +171,8 @@ void parse_lustre_client(const json& data, Platform& p)
         throw std::invalid_argument("platform.lustre_client.node_write_mbs: must be >= 0");
     if (p.cache.write_call_s < 0)
         throw std::invalid_argument("platform.lustre_client.write_call_s: must be >= 0");
+    if (p.cache.cached_read_Bps < 0)
+        throw std::invalid_argument("platform.lustre_client.cached_read_mbs: must be >= 0");
 }
 
 }  // namespace

@@ -9,18 +9,12 @@ namespace {
 
 class ContiguousDomain : public FileDomain {
 public:
-    ContiguousDomain(uint64_t lo, uint64_t hi, int naggs, uint64_t align, uint64_t per_round) : per_round_(per_round)
+    ContiguousDomain(const std::vector<std::pair<uint64_t, uint64_t>>& ranges, uint64_t per_round)
+        : per_round_(per_round)
     {
-        uint64_t size = (hi - lo + naggs - 1) / naggs;
-        uint64_t start = lo;
-        for (int a = 0; a < naggs; a++) {
-            uint64_t end = std::min(hi, lo + size * (a + 1));
-            if (align > 1 && end < hi)
-                end = std::min(hi, (end + align - 1) / align * align);
-            end = std::max(end, start);
+        for (auto [start, end] : ranges) {
             cursor_.push_back(start);
             end_.push_back(end);
-            start = end;
         }
     }
     bool next(int a, std::vector<std::pair<uint64_t, uint64_t>>& out) override
@@ -219,11 +213,14 @@ bool aggregator_round(const MpiIoContext& ctx, BufferedFile& t, int a, RoundBuil
         local_bytes += gather.local_bytes;
         if (gather.data == 0)
             continue;
-        uint64_t first = gather.first, last = gather.end;
+        uint64_t first = t.plan.whole_rounds ? lo : gather.first, last = t.plan.whole_rounds ? hi : gather.end;
         filled += last - first;
-        // Holes in the collective buffer: the span is read first (read-modify-write).
+        // Holes in the collective buffer: the span is read first (read-modify-write), from the
+        // client's cache where the platform gives that rate (the pages this run wrote there).
         bool holes = gather.data < last - first;
-        double read_s = holes ? static_cast<double>(last - first) / ctx.platform.fs.target_Bps : 0;
+        const Platform& p = ctx.platform;
+        double read_Bps = p.cache.cached_read_Bps > 0 ? p.cache.cached_read_Bps : p.fs.target_Bps;
+        double read_s = holes ? static_cast<double>(last - first) / read_Bps : 0;
         if (holes)
             ctx.breakdown.posix.read(last - first);
         ctx.breakdown.posix.write(last - first);
@@ -237,9 +234,31 @@ bool aggregator_round(const MpiIoContext& ctx, BufferedFile& t, int a, RoundBuil
 
 }  // namespace
 
+std::vector<std::pair<uint64_t, uint64_t>> even_ranges(uint64_t lo, uint64_t hi, int naggs, uint64_t align)
+{
+    std::vector<std::pair<uint64_t, uint64_t>> ranges;
+    uint64_t size = (hi - lo + naggs - 1) / naggs;
+    uint64_t start = lo;
+    for (int a = 0; a < naggs; a++) {
+        uint64_t end = std::min(hi, lo + size * (a + 1));
+        if (align > 1 && end < hi)
+            end = std::min(hi, (end + align - 1) / align * align);
+        end = std::max(end, start);
+        ranges.emplace_back(start, end);
+        start = end;
+    }
+    return ranges;
+}
+
+std::unique_ptr<FileDomain> ranges_domain(const std::vector<std::pair<uint64_t, uint64_t>>& ranges,
+                                          uint64_t per_round)
+{
+    return std::make_unique<ContiguousDomain>(ranges, per_round);
+}
+
 std::unique_ptr<FileDomain> contiguous_domain(uint64_t lo, uint64_t hi, int naggs, uint64_t align, uint64_t per_round)
 {
-    return std::make_unique<ContiguousDomain>(lo, hi, naggs, align, per_round);
+    return ranges_domain(even_ranges(lo, hi, naggs, align), per_round);
 }
 
 std::unique_ptr<FileDomain> unit_cyclic_domain(uint64_t lo, uint64_t hi, int naggs, uint64_t unit, uint64_t per_round,

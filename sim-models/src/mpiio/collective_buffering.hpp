@@ -23,8 +23,14 @@ public:
     virtual bool next(int a, std::vector<std::pair<uint64_t, uint64_t>>& out) = 0;
 };
 
-// [lo, hi) split evenly over `naggs`, boundaries aligned up to `align`; `per_round` bytes of
-// it a round.
+// [lo, hi) split evenly over `naggs`, boundaries aligned up to `align`: aggregator a's range.
+std::vector<std::pair<uint64_t, uint64_t>> even_ranges(uint64_t lo, uint64_t hi, int naggs, uint64_t align);
+
+// Aggregator a owns ranges[a]; `per_round` bytes of it a round.
+std::unique_ptr<FileDomain> ranges_domain(const std::vector<std::pair<uint64_t, uint64_t>>& ranges,
+                                          uint64_t per_round);
+
+// even_ranges(lo, hi, naggs, align), `per_round` bytes of each a round.
 std::unique_ptr<FileDomain> contiguous_domain(uint64_t lo, uint64_t hi, int naggs, uint64_t align,
                                               uint64_t per_round);
 
@@ -38,6 +44,9 @@ std::unique_ptr<FileDomain> unit_cyclic_domain(uint64_t lo, uint64_t hi, int nag
 struct BufferingPlan {
     std::vector<int> aggregators;
     std::unique_ptr<FileDomain> domain;
+    // A round that holds data writes its whole interval, holes included (reading it first when
+    // there are holes); else only from the round's first byte of data to its last.
+    bool whole_rounds = false;
 };
 
 // The plan for a file, given the call's byte range [lo, hi) in it and its pieces.

@@ -3,6 +3,7 @@
 #include "mpiio/aggregator_placement.hpp"
 #include "mpiio/collective_buffering.hpp"
 #include "mpiio/romio_cb_write.hpp"
+#include "mpiio/romio_rounds.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -91,7 +92,7 @@ std::vector<int> choose_aggregators(const Platform& p, const FileSettings& s, co
 
 namespace {
 
-BufferingPlan romio_plan(const MpiIoContext& ctx, const OpenFile& f, uint64_t lo, uint64_t hi)
+BufferingPlan romio_plan(const MpiIoContext& ctx, const OpenFile& f, uint64_t lo, uint64_t hi, const PieceSet& pieces)
 {
     const Platform& p = ctx.platform;
     const FileSettings& s = *f.settings;
@@ -99,11 +100,13 @@ BufferingPlan romio_plan(const MpiIoContext& ctx, const OpenFile& f, uint64_t lo
     plan.aggregators = choose_aggregators(p, s, f.node_of_writer, f.striping.count);
     int n = static_cast<int>(plan.aggregators.size());
     // the Lustre driver: stripe i to aggregator i mod n, whole stripes a round; the others:
-    // even domains aligned to striping_unit
-    if (p.site.driver == RomioDriver::lustre)
+    // even domains aligned to striping_unit, whole rounds from each one's first byte
+    if (p.site.driver == RomioDriver::lustre) {
         plan.domain = unit_cyclic_domain(lo, hi, n, f.striping.size, s.cb_buffer_size, true);
-    else
-        plan.domain = contiguous_domain(lo, hi, n, f.striping.size, s.cb_buffer_size);
+        return plan;
+    }
+    plan.domain = romio_rounds_domain(lo, hi, n, f.striping.size, s.cb_buffer_size, pieces);
+    plan.whole_rounds = true;
     return plan;
 }
 
@@ -120,8 +123,8 @@ void romio_write(const MpiIoContext& ctx, const WriteCall& call)
     if (!cb)
         return independent_write(ctx, call, true);
     // ADIOI_W_Exchange_data: an MPI_Alltoall of the sizes, then the data, then the write
-    buffered_write(ctx, call, [&](const OpenFile& f, uint64_t lo, uint64_t hi, const PieceSet&) {
-        return romio_plan(ctx, f, lo, hi);
+    buffered_write(ctx, call, [&](const OpenFile& f, uint64_t lo, uint64_t hi, const PieceSet& pieces) {
+        return romio_plan(ctx, f, lo, hi, pieces);
     }, RoundStyle{true, false});
 }
 

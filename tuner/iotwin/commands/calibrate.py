@@ -31,11 +31,13 @@ from iotwin.core.errors import UserError
 from iotwin.core.paths import data_dir
 from iotwin.executors import make_executor
 from iotwin.model.calibration import cross_validate, fit_evaluations
-from iotwin.model.family import FAMILY_FILE, family_summary, render_family
+from iotwin.model.family import FAMILY_CONSTANTS, FAMILY_FILE, family_summary, render_family
+from iotwin.model.platform_sheet import sheet_defaults
 from iotwin.model.platforms import Platform, load_platform
 from iotwin.model.sim_cost import fit_cost
 from iotwin.observations.design import Design, design_cost, load_design, measure_design
-from iotwin.observations.io500 import family_calibration
+from iotwin.observations.family_cost import FamilyRun, family_cost, family_run_bound
+from iotwin.observations.io500 import family_calibration, family_cases, io500_cases
 from iotwin.observations.published import (
     TableCalibration,
     calibrate_to_table,
@@ -253,9 +255,17 @@ def _family(args: argparse.Namespace) -> int:
     if not args.io500:
         raise UserError("--family needs the machines' measurements: --io500 TRAIN.json")
     output = new_output(args.output, args.force) if args.output else data_dir() / FAMILY_FILE
+    found = io500_cases(args.io500)
+    run = FamilyRun(len(found), len({c.system for c in found}), len(FAMILY_CONSTANTS),
+                    args.evaluations, max(4, args.evaluations // 3))
+    limits = cost_limits(args)
+    source = f"--io500 {args.io500}"
+    family_run_bound(run, source, limits)
+    cases = family_cases(found, segments=args.segments)
+    announce("calibrate --family", family_cost(run, cases, sheet_defaults(), source, limits))
     document = family_calibration(
-        args.io500, segments=args.segments, max_evaluations=args.evaluations,
-        refit_evaluations=max(4, args.evaluations // 3),
+        cases, args.io500, segments=args.segments, max_evaluations=run.evaluations,
+        refit_evaluations=run.refit_evaluations,
         progress=lambda line: print(f"iotwin: {line}", file=sys.stderr, flush=True))
     write_atomically(output, render_family(document))
     if args.json:

@@ -6,9 +6,11 @@ import argparse
 import json
 
 from iotwin.commands._options import (
+    add_cost_limit_arguments,
     add_sim_cluster_argument,
     add_site_rules_argument,
     bounded,
+    cost_limits,
     warn,
 )
 from iotwin.config.types import Config
@@ -18,6 +20,7 @@ from iotwin.core.run_records import Target
 from iotwin.executors.mpi_flavour import flavour_of
 from iotwin.model.platforms import load_platform
 from iotwin.model.sim import simulate
+from iotwin.model.sim_cost import simulation_cost
 from iotwin.model.site_rules import check_config
 from iotwin.report.mechanisms import binding_line, ceiling_line
 from iotwin.workloads.types import Workload
@@ -49,6 +52,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         f"(default {INTERACTIVE_MAX_STEPS:.0e}: about a minute)")
     add_sim_cluster_argument(parser)
     add_site_rules_argument(parser)
+    add_cost_limit_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print the full result as JSON")
     parser.add_argument("kernel_args", nargs=argparse.REMAINDER,
                         help="-- then arguments for the kernel")
@@ -67,6 +71,11 @@ def _workload(args: argparse.Namespace) -> Workload:
     return kernel_workload(args.kernel, args.ranks, extra, flavour.name)
 
 
+def _source(args: argparse.Namespace) -> str:
+    """The input a refused estimate names: the workload file or the kernel's options."""
+    return args.workload or f"--kernel {args.kernel} --ranks {args.ranks}"
+
+
 def _simulated(args: argparse.Namespace) -> str:
     """What is simulated, as an error names it: the workload file or the kernel, the config
     file, the platform."""
@@ -81,6 +90,9 @@ def main(args: argparse.Namespace) -> int:
     workload = _workload(args)
     warn(check_config(platform, config, workload, args.config or "config",
                       args.ignore_site_rules))
+    limits = cost_limits(args)
+    limits.check(simulation_cost(platform, workload, _source(args), [config],
+                                 memory_limit=limits.memory_bytes, jobs=1))
     try:
         [result] = simulate(platform, workload, [config], jobs=1,
                             options={"placement": args.placement,

@@ -16,10 +16,12 @@ from dataclasses import asdict
 from pathlib import Path
 
 from iotwin.commands._options import (
+    add_cost_limit_arguments,
     add_output_folder_arguments,
     add_sim_cluster_argument,
     add_store_argument,
     add_workdir_argument,
+    cost_limits,
     output_folder,
 )
 from iotwin.core import paths
@@ -60,6 +62,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "bytes, calls and write sizes beside the log's counters (validation/traffic/logs.yaml).")
     traffic.add_argument("--write", action="store_true",
                          help="refresh validation/traffic/README.md's tables and results.json")
+    add_cost_limit_arguments(traffic)
     traffic.set_defaults(func=_traffic)
     scale = suites.add_parser(
         "scale", help="every platform model from 64 ranks to its full size, and the cost",
@@ -71,6 +74,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     scale.add_argument("--write", action="store_true",
                        help="write validation/scale/results.json, figures and README tables "
                             "(the platforms not run keep their recorded points)")
+    add_cost_limit_arguments(scale)
     scale.set_defaults(func=_scale)
     parser.set_defaults(func=lambda args: parser.print_help() or 2)
 
@@ -142,7 +146,7 @@ def _add_paper_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _traffic(args: argparse.Namespace) -> int:
-    found = traffic.run_traffic(progress=TimedProgress())
+    found = traffic.run_traffic(progress=TimedProgress(), limits=cost_limits(args))
     if args.write:
         traffic.write_outputs(found, traffic.traffic_dir())
     print(traffic.markdown(found))
@@ -151,7 +155,7 @@ def _traffic(args: argparse.Namespace) -> int:
 
 def _scale(args: argparse.Namespace) -> int:
     points = run_audit(platforms=args.platforms.split(",") if args.platforms else None,
-                       progress=TimedProgress())
+                       progress=TimedProgress(), limits=cost_limits(args))
     if args.write:
         points = scale_report.write_outputs(points, scale_dir())
     print(scale_report.markdown(points))

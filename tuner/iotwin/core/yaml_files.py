@@ -55,8 +55,14 @@ Parsed = TypeVar("Parsed")
 
 
 class _Refused(yaml.YAMLError):
-    def __init__(self, line: int, message: str) -> None:
-        super().__init__(f"line {line}: {message}")
+    """A rule above broken at ``line``, by the node at the key path ``field`` ("": the
+    document, or a node whose path is not kept)."""
+
+    def __init__(self, line: int, problem: str, field: str = "") -> None:
+        super().__init__(problem)
+        self.line = line
+        self.problem = problem
+        self.field = field
 
 
 class _PythonParser(yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser):
@@ -93,8 +99,12 @@ class _DocumentLoader(yaml.composer.Composer, _Parser, yaml.constructor.SafeCons
         self._nodes = 0
         self._size: dict[int, int] = {}  # per composed node: its nodes, aliases expanded
         self._height: dict[int, int] = {}  # per composed node: lists and mappings nested in it
+        self._paths = [""]  # the key path of each node being composed, outermost first
+        self.next_path = ""  # the key path of the node whose first event is read next
+        self._map_paths: dict[int, str] = {}  # per composed mapping: its key path
 
     def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
+        path = self.next_path = _child_path(self._paths[-1], parent, index)
         event = self.peek_event()
         line = event.start_mark.line + 1
         if isinstance(event, yaml.AliasEvent):
@@ -103,27 +113,32 @@ class _DocumentLoader(yaml.composer.Composer, _Parser, yaml.constructor.SafeCons
                 raise _Refused(line, f"the alias *{event.anchor} is inside its own anchor")
             node = super().compose_node(parent, index)
             assert node is not None  # an alias composes to the node of its anchor
-            self._count(self._size[id(node)], self._depth + self._height[id(node)], line)
+            self._count(self._size[id(node)], self._depth + self._height[id(node)], line, path)
             return node
         if getattr(event, "tag", None) is not None:
             raise _Refused(line, f"explicit tag {event.tag} (the format uses no tags)")
         nested = 0 if isinstance(event, yaml.ScalarEvent) else 1
-        self._count(1, self._depth + nested, line)
+        self._count(1, self._depth + nested, line, path)
         self._depth += nested
+        self._paths.append(path)
         node = super().compose_node(parent, index)
+        self._paths.pop()
         self._depth -= nested
+        if isinstance(node, yaml.MappingNode):
+            self._map_paths[id(node)] = path
         assert node is not None  # an event starting a node composes to a node
         children = _children(node)
         self._size[id(node)] = 1 + sum(self._size[id(child)] for child in children)
         self._height[id(node)] = nested + max((self._height[id(c)] for c in children), default=0)
         return node
 
-    def _count(self, nodes: int, depth: int, line: int) -> None:
+    def _count(self, nodes: int, depth: int, line: int, path: str) -> None:
         self._nodes += nodes
         if depth > MAX_DEPTH:
-            raise _Refused(line, f"nested deeper than {MAX_DEPTH} lists and mappings")
+            raise _too_deep(line, path)
         if self._nodes > MAX_NODES:
-            raise _Refused(line, f"more than {MAX_NODES} nodes (aliases counted expanded)")
+            raise _Refused(line, f"more than {MAX_NODES} nodes (aliases counted expanded)",
+                           path)
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: set[Any] = set()
@@ -131,11 +146,33 @@ class _DocumentLoader(yaml.composer.Composer, _Parser, yaml.constructor.SafeCons
             key = self.construct_object(key_node, deep=deep)
             if isinstance(key, str | int):
                 if key in seen:
-                    shown = str(key)
-                    shown = f"'{shown}'" if key_text(shown) == shown else key_text(shown)
-                    raise _Refused(key_node.start_mark.line + 1, f"duplicate key {shown}")
+                    raise _Refused(key_node.start_mark.line + 1, "duplicate key",
+                                   _joined(self._map_paths.get(id(node), ""), str(key)))
                 seen.add(key)
         return super().construct_mapping(node, deep=deep)
+
+
+def _too_deep(line: int, path: str) -> _Refused:
+    """Nesting beyond MAX_DEPTH at the node at ``path``, named by the key whose value nests
+    (its list items dropped: libyaml may meet its own bound ahead of the items, and the C
+    readers name the same key, formats/doc_yaml.c)."""
+    return _Refused(line, f"nested deeper than {MAX_DEPTH} lists and mappings",
+                    re.sub(r"(\[\d+\])+$", "", path))
+
+
+def _child_path(path: str, parent: yaml.Node | None, index: Any) -> str:
+    """The key path of a node composed at ``index`` of ``parent`` (at ``path``): a list's
+    item ``[i]``, a mapping's value by its key; a mapping's key, the mapping's own."""
+    if isinstance(parent, yaml.SequenceNode):
+        return f"{path}[{index}]"
+    if isinstance(index, yaml.ScalarNode):
+        return _joined(path, str(index.value))
+    return path
+
+
+def _joined(path: str, key: str) -> str:
+    """``path.key`` as error messages name keys (core/text.key_text)."""
+    return f"{path}.{key_text(key)}" if path else key_text(key)
 
 
 def _children(node: yaml.Node) -> list[yaml.Node]:
@@ -188,43 +225,48 @@ def _load(text: str, floats: bool) -> Any:
     loader = _LOADERS[floats](text)  # as yaml.load does
     try:
         return loader.get_single_data()
+    except yaml.MarkedYAMLError as problem:
+        # libyaml's scanner meets its own bound on nesting (1000 flow levels) ahead of any
+        # node it gives: the nesting starts at the node being read
+        if problem.problem != _LIBYAML_TOO_DEEP:
+            raise
+        line = problem.problem_mark.line + 1 if problem.problem_mark else 1
+        raise _too_deep(line, loader.next_path) from None
     finally:
         loader.dispose()
 
 
 def parse_document(text: str, source: str, *, floats: bool, json_too: bool = False,
                    error: ErrorType = UserError) -> Any:
-    """The document in ``text``; ``error("<source>: line N: ...")`` if it breaks a rule above.
+    """The document in ``text``; ``error("<source>:LINE: FIELD: problem")`` if it breaks a rule
+    above (without ``FIELD: `` where the rule is the document's: malformed, a tag).
     ``floats``: plain decimal numbers are floats (workloads), else strings (configs).
     ``json_too``: the format is read as JSON too (workloads)."""
     unwritten = _UNWRITTEN.search(text) if json_too else None
     if unwritten:
         line = text.count("\n", 0, unwritten.start()) + 1
-        raise error(f"{source}: line {line}: U+{ord(unwritten.group()):04X} written as itself "
-                    f"(escape it)")
+        raise error(str(InputError(source, "", f"U+{ord(unwritten.group()):04X} written as "
+                                   "itself (escape it)", line)))
     try:
         return _load(text, floats)
-    except _Refused as problem:
-        raise error(f"{source}: {problem}") from None
+    except _Refused as refused:
+        raise error(str(InputError(source, refused.field, refused.problem, refused.line))
+                    ) from None
     except yaml.reader.ReaderError as problem:
         point = problem.character
         point = ord(point) if isinstance(point, str) else int(point)
         raise error(f"{source}: U+{point:04X} at offset {problem.position}: "
                     f"{problem.reason}") from None
     except yaml.YAMLError as problem:
-        if isinstance(problem, yaml.MarkedYAMLError) and problem.problem == _LIBYAML_TOO_DEEP:
-            line = problem.problem_mark.line + 1 if problem.problem_mark else 1
-            raise error(f"{source}: line {line}: nested deeper than {MAX_DEPTH} lists and "
-                        f"mappings") from None
-        raise error(f"{source}: {describe_yaml_error(problem)}") from None
+        raise error(describe_yaml_error(problem, source)) from None
 
 
-def describe_yaml_error(error: yaml.YAMLError) -> str:
-    """'line N: malformed YAML: problem', as one line."""
+def describe_yaml_error(error: yaml.YAMLError, source: str) -> str:
+    """``SOURCE:LINE: malformed YAML: problem``, as one line."""
     mark = getattr(error, "problem_mark", None)
-    where = f"line {mark.line + 1}: " if mark else ""
     problem = getattr(error, "problem", None) or str(error)
-    return f"{where}malformed YAML: {problem}"
+    return str(InputError(source, "", f"malformed YAML: {problem}",
+                          mark.line + 1 if mark else None))
 
 
 def decode_text(data: bytes, source: str, error: ErrorType = UserError) -> str:

@@ -93,14 +93,17 @@ def phase_workload(platform: Platform, phase: str, ranks: int, nodes: int,
 #: the fit simulates each case at this volume: the rate has settled (the phase's open and
 #: final flush are a few percent of it) and every case simulates in seconds
 FIT_SECONDS = 30.0
+#: values the family fit's coarse scan tries per constant before its gradient fit
+SCAN_POINTS = 3
 
 
-def family_cases(path: str | Path, seconds: float = FIT_SECONDS,
+def family_cases(found: str | Path | Sequence[Io500Case], seconds: float = FIT_SECONDS,
                  segments: int | None = None) -> list[FamilyCase]:
-    """The IO500 cases of ``path`` as a family calibration's cases: each model rebuilt from
-    its description on the constants tried, each workload fixed at the prior model's volume."""
+    """The IO500 cases ``found`` (or those of the file it names) as a family calibration's
+    cases: each model rebuilt from its description on the constants tried, each workload
+    fixed at the prior model's volume."""
     cases = []
-    for case in io500_cases(path):
+    for case in io500_cases(found) if isinstance(found, str | Path) else found:
         prior = case_platform(case)
         workload = phase_workload(prior, case.phase, case.ranks, case.nodes, segments=segments,
                                   seconds=seconds)
@@ -109,19 +112,19 @@ def family_cases(path: str | Path, seconds: float = FIT_SECONDS,
     return cases
 
 
-def family_calibration(path: str | Path, *, seconds: float = FIT_SECONDS,
-                       segments: int | None = None, max_evaluations: int = 40,
-                       refit_evaluations: int = 12, jobs: int = 2,
+def family_calibration(cases: Sequence[FamilyCase], path: str | Path, *,
+                       seconds: float = FIT_SECONDS, segments: int | None = None,
+                       max_evaluations: int = 40, refit_evaluations: int = 12, jobs: int = 2,
                        progress: Callable[[str], None] | None = None) -> dict[str, Any]:
-    """Fit the family constants to every submission of ``path``, then hold out each system in
-    turn: the document data/family-io500.yaml holds (constants, priors, per-case predictions
-    before, fitted and held out, and the accuracy of each)."""
-    cases = family_cases(path, seconds, segments)
+    """Fit the family constants to ``cases`` (:func:`family_cases` of the submissions of
+    ``path``, at ``seconds`` or ``segments``), then hold out each system in turn: the document
+    data/family-io500.yaml holds (constants, priors, per-case predictions before, fitted and
+    held out, and the accuracy of each)."""
     base = sheet_defaults()
     measured = [c.measured_mbs for c in cases]
     before = predict_cases(cases, base, jobs)
-    fitted = fit_family(cases, base, max_evaluations=max_evaluations, scan_points=3, jobs=jobs,
-                        progress=progress)
+    fitted = fit_family(cases, base, max_evaluations=max_evaluations, scan_points=SCAN_POINTS,
+                        jobs=jobs, progress=progress)
     held_out = leave_one_system_out(cases, base, fitted.constants,
                                     max_evaluations=refit_evaluations, jobs=jobs,
                                     progress=progress)

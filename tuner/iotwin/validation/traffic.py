@@ -12,6 +12,7 @@ no rate is compared: these logs were not taken on the modelled machines.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
 from collections.abc import Callable, Sequence
@@ -22,11 +23,13 @@ from typing import Any
 from iotwin.config.types import Config
 from iotwin.config.validation import validate_config
 from iotwin.core import paths
+from iotwin.core.cost import Cost, Limits
 from iotwin.core.errors import UserError
 from iotwin.core.readme_block import fill_block
 from iotwin.core.yaml_files import read_yaml
 from iotwin.model.platforms import load_platform
 from iotwin.model.sim import simulate
+from iotwin.model.sim_cost import simulation_cost
 from iotwin.workloads.replication.darshan_log import LogRecords, log_activity, read_records
 from iotwin.workloads.replication.darshan_workload import workload_from_activity
 
@@ -109,24 +112,36 @@ def log_striping(records: LogRecords) -> dict[str, Any]:
 
 
 def run_traffic(spec_path: Path | None = None, *,
-                progress: Callable[[str], None] | None = None) -> list[LogTraffic]:
-    """Every log of the spec: its counters and the simulation of its rebuilt workload."""
+                progress: Callable[[str], None] | None = None,
+                limits: Limits | None = None) -> list[LogTraffic]:
+    """Every log of the spec: its counters and the simulation of its rebuilt workload; with
+    ``limits``, the simulations estimated first and refused beyond them (UserError naming the
+    log whose workload drives the estimate), the estimate said to ``progress``."""
     say = progress or (lambda _: None)
-    spec = read_yaml(spec_path or traffic_dir() / "logs.yaml", "traffic spec")
+    source = spec_path or traffic_dir() / "logs.yaml"
+    spec = read_yaml(source, "traffic spec")
     shipped = darshan_package_dir()
-    found = []
+    rebuilt = []
     for entry in spec["logs"]:
         path = shipped / entry["file"]
         if not path.exists():
             raise UserError(f"{path}: not in this darshan package; logs.yaml names the logs "
                             "darshan ships")
-        say(f"{path.name}: simulating on {entry['platform']}")
         records = read_records(path)
-        logged, mpiio_bytes = logged_traffic(records)
-        work = workload_from_activity(log_activity(records))
         config = validate_config({**log_striping(records), **entry.get("config", {})},
                                  f"{path.name}: its striping and logs.yaml's config")
-        [result] = simulate(load_platform(entry["platform"]), work, [config], jobs=1)
+        work = workload_from_activity(log_activity(records))
+        rebuilt.append((entry, path, records, work, config, load_platform(entry["platform"])))
+    if limits is not None and rebuilt:
+        say(limits.check(functools.reduce(Cost.then, (
+            simulation_cost(platform, work, f"{source}: {path.name}", [config],
+                            memory_limit=limits.memory_bytes, jobs=1)
+            for _, path, _, work, config, platform in rebuilt))).text())
+    found = []
+    for entry, path, records, work, config, platform in rebuilt:
+        say(f"{path.name}: simulating on {entry['platform']}")
+        logged, mpiio_bytes = logged_traffic(records)
+        [result] = simulate(platform, work, [config], jobs=1)
         if not result.ok:
             raise UserError(f"{path.name}: simulation failed: {result.error}")
         simulated, metadata = simulated_traffic(result)

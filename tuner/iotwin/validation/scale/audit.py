@@ -18,16 +18,19 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from iotwin.config.types import Config
 from iotwin.config.validation import DEFAULT_CONFIG, validate_config
 from iotwin.core import paths
+from iotwin.core.cost import Cost, Driver, Limits, duration_text
+from iotwin.core.errors import UserError
 from iotwin.core.yaml_files import read_yaml
 from iotwin.model import iosim_process, sim
 from iotwin.model.platforms import Platform, load_platform
+from iotwin.model.sim_cost import simulation_cost
 from iotwin.workloads.workload import kernel_workload
 
 CONFIGS = ("default", "tuned")
@@ -120,11 +123,16 @@ def _wait(process: subprocess.Popen, max_seconds: float) -> tuple[int | None, An
 
 
 def run_audit(spec_path: Path | None = None, *, platforms: Sequence[str] | None = None,
-              progress: Callable[[str], None] | None = None) -> list[AuditPoint]:
+              progress: Callable[[str], None] | None = None,
+              limits: Limits | None = None) -> list[AuditPoint]:
+    """Every point of the audit spec (default validation/scale/audit.yaml), or of the named
+    ``platforms``; with ``limits``, estimated first and refused beyond them (UserError naming
+    the spec and the point that drives the estimate), the estimate said to ``progress``."""
     say = progress or (lambda _: None)
-    spec = read_yaml(spec_path or scale_dir() / "audit.yaml", "scale audit spec")
+    source = spec_path or scale_dir() / "audit.yaml"
+    spec = read_yaml(source, "scale audit spec")
     tuned = validate_config(spec["tuned"], "audit.yaml: tuned")
-    points = []
+    jobs = []
     for name, entry in spec["platforms"].items():
         if platforms and name not in platforms:
             continue
@@ -132,14 +140,36 @@ def run_audit(spec_path: Path | None = None, *, platforms: Sequence[str] | None 
         per_node = int(platform.data["compute"]["cores_per_node"])
         full = full_ranks(platform, entry or {})
         scales = sorted({s for s in spec["scales"] if s < full} | {full})
-        for kernel in spec["kernels"]:
-            for ranks in scales:
-                work = audit_workload(spec, kernel, ranks, per_node)
-                for label, config in zip(CONFIGS, (DEFAULT_CONFIG, tuned), strict=True):
-                    say(f"{name} {kernel} {label} {ranks} ranks")
-                    points.append(_point(platform, name, kernel, label, work, config,
-                                         float(spec["max_seconds"])))
+        for kernel, ranks in itertools.product(spec["kernels"], scales):
+            jobs.append((platform, name, kernel, audit_workload(spec, kernel, ranks, per_node)))
+    max_seconds = float(spec["max_seconds"])
+    if limits is not None:
+        say(audit_cost(jobs, [DEFAULT_CONFIG, tuned], max_seconds, str(source), limits).text())
+    points = []
+    for platform, name, kernel, work in jobs:
+        for label, config in zip(CONFIGS, (DEFAULT_CONFIG, tuned), strict=True):
+            say(f"{name} {kernel} {label} {work['ranks']} ranks")
+            points.append(_point(platform, name, kernel, label, work, config, max_seconds))
     return points
+
+
+def audit_cost(jobs: Sequence[tuple[Platform, str, str, Mapping[str, Any]]],
+               configs: Sequence[Config], max_seconds: float, source: str,
+               limits: Limits) -> Cost:
+    """The audit's simulations one after another, each estimated by iosim and cut at
+    ``max_seconds`` (the audit stops a simulation there), the largest memory held."""
+    total: Cost | None = None
+    for platform, name, kernel, work in jobs:
+        one = simulation_cost(platform, work, f"{source}: {name} {kernel} {work['ranks']} ranks",
+                              configs, memory_limit=limits.memory_bytes, jobs=1)
+        one = replace(one, seconds=min(one.seconds, max_seconds)).times(
+            len(configs), Driver(source, f"{len(jobs)} points"))
+        total = one if total is None else total.then(one)
+    if total is None:
+        raise UserError(f"{source}: no platform to audit")
+    return limits.check(replace(total, time_driver=Driver(
+        f"{source}: platforms", f"{len(jobs) * len(configs)} simulations",
+        f"each at most {duration_text(max_seconds)}, the audit's max_seconds")))
 
 
 def _point(platform: Platform, name: str, kernel: str, label: str, work: Mapping[str, Any],

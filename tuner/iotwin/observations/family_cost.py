@@ -1,0 +1,114 @@
+"""What a family calibration (``iotwin calibrate --family``) will cost, before it starts.
+
+Counting every evaluation of the fit times every case would overstate it many times over:
+the fit moves one constant at a time (its scan, its Jacobian's columns) and most constants
+reach only some machines (an HDD's rate no NVMe system), so most of an evaluation's models
+were simulated before and are answered from iotwin.model.family's memo. So the distinct
+simulations are counted per case from the constants that reach its model (those whose value
+changes the model built from its description), each at that case's own cost as iosim
+estimates it, plus the iotwin process's own work per model looked up.
+
+The fit's evaluations are counted at their caps (``--evaluations``, a held-out refit's
+third): a fit that converges sooner costs less than estimated."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from iotwin.core.cost import Cost, Driver, Limits, constant
+from iotwin.model.family import FamilyCase, constant_bounds, with_constants
+from iotwin.model.sim_cost import batch_seconds, simulation_cost
+from iotwin.observations.io500 import SCAN_POINTS
+
+
+@dataclass(frozen=True)
+class FamilyRun:
+    """What a family calibration does: its cases' count, the constants it fits, the cap of
+    the fit's evaluations and of each held-out refit's."""
+
+    cases: int
+    systems: int
+    constants: int
+    evaluations: int
+    refit_evaluations: int
+
+    def models_per_case(self) -> float:
+        """How many models each case's simulated rate is looked up for (memo or not): before,
+        the scan, each of the fit's evaluations and its Jacobian's columns, after, and the
+        held-out refits (each case kept in all but its own system's)."""
+        per_step = 1 + self.constants
+        scan = 1 + SCAN_POINTS * self.constants
+        refits = max(self.systems - 1, 0) * self.refit_evaluations * per_step + 1
+        return 1 + scan + self.evaluations * per_step + 1 + refits
+
+    def simulations_of(self, reach: int) -> float:
+        """The distinct simulations of a case that ``reach`` constants reach: its model before
+        (the scan starts there), a scan value of each constant that reaches it, each of the
+        fit's steps and the Jacobian columns of its constants, the fit's result, and as much
+        again for each held-out refit but the last (its own system's held-out prediction)."""
+        moved = 1 if reach else 0
+        scan = SCAN_POINTS * reach
+        fit = self.evaluations * (moved + reach)
+        refits = max(self.systems - 1, 0) * self.refit_evaluations * (moved + reach)
+        return 1 + scan + fit + 1 + refits + 1
+
+
+def family_run_bound(run: FamilyRun, source: str, limits: Limits) -> Cost:
+    """The least a family calibration of ``run`` can cost, checked before any model is built:
+    every case simulated at least before, fitted and held out, each an iosim process; the
+    cases held meanwhile. A refusal names ``source`` (``--io500 TRAIN.json``)."""
+    driver = Driver(source, f"{run.cases} cases", "")
+    least = 3 * run.cases
+    seconds = least * (batch_seconds(1) + constant("simulation", "seconds_per_config"))
+    memory = (constant("python", "process_bytes")
+              + run.cases * constant("family_calibration", "bytes_per_case"))
+    how = f"at least {least} simulations of {run.cases} cases"
+    return limits.check(Cost(seconds, memory, replace(driver, how=how), driver))
+
+
+def family_cost(run: FamilyRun, cases: Sequence[FamilyCase], base: Mapping[str, Any],
+                source: str, limits: Limits, jobs: int = 2) -> Cost:
+    """The estimated cost of a family calibration of ``cases`` from the sheet defaults
+    ``base``, refused (UserError naming ``source``, or the case whose simulation holds the
+    most memory) beyond ``limits``. Building the cases is work: check
+    :func:`family_run_bound` first."""
+    looked_up = run.models_per_case() * len(cases)
+    seconds = looked_up * constant("family_calibration", "seconds_per_model")
+    simulations = 0.0
+    largest: Cost | None = None
+    for case, count in zip(cases, distinct_simulations(run, cases, base), strict=True):
+        one = simulation_cost(case.platform_of(base), case.workload, source, [{}],
+                              memory_limit=limits.memory_bytes, jobs=jobs, where=case.label)
+        seconds += count * (one.seconds + batch_seconds(1))
+        simulations += count
+        if largest is None or one.memory_bytes > largest.memory_bytes:
+            largest = one
+    assert largest is not None  # a calibration has cases
+    driver = Driver(source, f"{len(cases)} cases",
+                    f"{simulations:.0f} distinct simulations of at most {run.evaluations} "
+                    "evaluations (--evaluations)")
+    held = (constant("python", "process_bytes")
+            + len(cases) * constant("family_calibration", "bytes_per_case"))
+    return limits.check(replace(largest, seconds=seconds, time_driver=driver).holding(
+        held, Driver(source, f"{len(cases)} cases")))
+
+
+def distinct_simulations(run: FamilyRun, cases: Sequence[FamilyCase],
+                         base: Mapping[str, Any]) -> list[float]:
+    """Each case's distinct simulations in a family calibration of ``run`` from ``base``."""
+    bounds = constant_bounds(base)
+    return [run.simulations_of(reach(case, base, bounds)) for case in cases]
+
+
+def reach(case: FamilyCase, base: Mapping[str, Any],
+          bounds: Mapping[str, tuple[float, float, float]]) -> int:
+    """How many of the family constants change ``case``'s model when moved from their prior."""
+    priors = {path: prior for path, (prior, _, _) in bounds.items()}
+    start = case.platform_of(with_constants(base, priors, "prior")).data
+    count = 0
+    for path, (prior, low, high) in bounds.items():
+        moved = with_constants(base, {**priors, path: high if prior != high else low}, "moved")
+        count += case.platform_of(moved).data != start
+    return count
