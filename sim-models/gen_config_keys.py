@@ -2,9 +2,10 @@
 
 Run at build time by CMake: ``python3 gen_config_keys.py REPO_ROOT OUTPUT.hpp``. For each block
 it writes an enum of the keys iosim reads (`iosim: read` in the schema), which
-sim-models/src/input/platform.cpp switches over (compiled with -Werror=switch: a key the schema says
+sim-models/src/input/platform.cpp, or an I/O library's model for its own block
+(sim-models/src/iolib/), switches over (compiled with -Werror=switch: a key the schema says
 iosim reads cannot go unread), and a table of every key with its type, bounds and what iosim
-does with it, against which sim-models/src/input/config_keys.cpp checks each config (a key the schema
+does with it, against which sim-models/src/model/config_keys.cpp checks each config (a key the schema
 lacks is an error, a key iosim does not model is skipped by name). The schema's reader refuses a
 key that says neither, so a new key fails the build until someone decides.
 """

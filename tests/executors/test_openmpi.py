@@ -1,6 +1,7 @@
 """Programs of Debian's Open MPI stack: iotwin finds the MPI flavour of the HDF5 a program
-loads, runs it under that flavour's launcher and interposer, reads back what OMPIO did with
-the settings, captures its workload and simulates it."""
+loads (of its MPI library when it loads no HDF5), runs it under that flavour's launcher and
+interposer, reads back what OMPIO did with the settings, captures its workload and simulates
+it."""
 
 from __future__ import annotations
 
@@ -13,8 +14,9 @@ from pathlib import Path
 import pytest
 from iotwin.core import paths
 from iotwin.core.errors import UserError
+from iotwin.core.mpi_flavours import select_flavour
 from iotwin.core.run_records import Target
-from iotwin.executors.mpi_flavour import flavour_of
+from iotwin.executors.mpi_flavour import choose_flavour, flavour_of
 from iotwin.model.platforms import load_platform
 from iotwin.model.sim import simulate
 from iotwin.workloads.workload import load_workload
@@ -54,6 +56,17 @@ def test_the_flavour_is_the_one_of_the_hdf5_a_program_loads() -> None:
     assert flavour_of(Target(2, command=("true",))).name == "mpich"  # no HDF5: the default
     with pytest.raises(UserError, match="unknown MPI flavour 'lam'"):
         flavour_of(Target(2, command=("true",)), {"IOTWIN_MPI": "lam"})
+
+
+def test_a_program_without_hdf5_runs_under_the_flavour_of_its_mpi() -> None:
+    """A PnetCDF program (Debian's PnetCDF is built on Open MPI) and an MPI-IO program of the
+    MPICH build load no HDF5: each runs under the flavour of the MPI library it loads."""
+    pnetcdf = Target(4, command=(str(openmpi_program("pnetcdf_block")), "x.nc"))
+    assert choose_flavour(pnetcdf) == (select_flavour("openmpi"),
+                                       "loads no HDF5; its MPI is libmpi.so.40")
+    mpiio = Target(4, command=(str(paths.build_dir() / "tests" / "programs" / "ior_like"),))
+    assert choose_flavour(mpiio) == (select_flavour("mpich"),
+                                     "loads no HDF5; its MPI is libmpich.so.12")
 
 
 def test_every_flavour_has_its_interposer_and_kernels_built() -> None:

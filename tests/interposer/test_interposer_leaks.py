@@ -147,9 +147,11 @@ def test_the_mpiio_layer_leaks_nothing(scratch: Path):
 OPEN_MPI_T = "PMPI_T_init_thread"
 
 
-def test_the_pnetcdf_layer_leaks_nothing(scratch: Path):
+@pytest.mark.parametrize("mode", ["collective", "independent"])
+def test_the_pnetcdf_layer_leaks_nothing(mode: str, scratch: Path):
     """One rank of the PnetCDF program under Open MPI: PnetCDF's hints and the MPI-IO ones
-    merged into its info and read back, its writes captured through the MPI-IO layer."""
+    merged into its info and read back, its writes captured through the MPI-IO layer (in
+    independent data mode through the file's second MPI handle, opened by PnetCDF)."""
     (scratch / "cfg.yaml").write_text(
         'files: [{match: "*.nc", mpiio: {cb_nodes: 1, hints: {a: b}},'
         ' pnetcdf: {nc_header_align_size: 4KiB, nc_in_place_swap: enable}}]\n')
@@ -161,7 +163,7 @@ def test_the_pnetcdf_layer_leaks_nothing(scratch: Path):
     done = subprocess.run(
         ["valgrind", "--leak-check=full", "--show-leak-kinds=definite,indirect",
          "--num-callers=40", paths.built("openmpi/tests/programs/pnetcdf_block"),
-         str(scratch / "out.nc"), "4", "2"], env=env, capture_output=True, text=True,
+         str(scratch / "out.nc"), "4", "2", mode], env=env, capture_output=True, text=True,
         timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert report.read_text().count('"api": "pnetcdf"') == 1

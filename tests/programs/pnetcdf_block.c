@@ -1,14 +1,17 @@
 /* A PnetCDF program as simulation codes write their checkpoints (not for iotwin): the ranks
- * split a 3-D grid into blocks (MPI_Dims_create), and each writes its block of every variable
- * collectively with ncmpi_put_vara_double_all. The program passes an info of its own (PnetCDF's
- * nc_var_align_size), which a tuning config must keep.
+ * split a 3-D grid into blocks (MPI_Dims_create), and each writes its block of every variable,
+ * collectively with ncmpi_put_vara_double_all, or with `independent` in PnetCDF's independent
+ * data mode (ncmpi_begin_indep_data, ncmpi_put_vara_double, ncmpi_end_indep_data), each rank
+ * on its own. The program passes an info of its own (PnetCDF's nc_var_align_size), which a
+ * tuning config must keep.
  *
- *     mpiexec -n 4 pnetcdf_block OUT.nc [block-edge] [variables]
+ *     mpiexec -n 4 pnetcdf_block OUT.nc [block-edge] [variables] [collective|independent]
  */
 #include <mpi.h>
 #include <pnetcdf.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static void check(int status, const char *what)
 {
@@ -41,15 +44,19 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (argc < 2) {
         if (rank == 0)
-            fprintf(stderr, "usage: pnetcdf_block OUT.nc [block-edge] [variables]\n");
+            fprintf(stderr, "usage: pnetcdf_block OUT.nc [block-edge] [variables] "
+                            "[collective|independent]\n");
         MPI_Finalize();
         return 2;
     }
     MPI_Offset edge = argc > 2 ? atol(argv[2]) : 16;
     int nvars = argc > 3 ? atoi(argv[3]) : 3;
-    if (edge < 1 || nvars < 1 || nvars > 64) {
+    const char *mode = argc > 4 ? argv[4] : "collective";
+    int independent = strcmp(mode, "independent") == 0;
+    if (edge < 1 || nvars < 1 || nvars > 64 || (!independent && strcmp(mode, "collective"))) {
         if (rank == 0)
-            fprintf(stderr, "pnetcdf_block: block edge >= 1 and 1-64 variables\n");
+            fprintf(stderr, "pnetcdf_block: block edge >= 1, 1-64 variables, and collective "
+                            "or independent\n");
         MPI_Finalize();
         return 2;
     }
@@ -71,11 +78,18 @@ int main(int argc, char **argv)
     MPI_Offset start[3], count[3] = {edge, edge, edge};
     for (int d = 0; d < 3; d++)
         start[d] = coords[d] * edge;
+    if (independent)
+        check(ncmpi_begin_indep_data(ncid), "begin_indep_data");
     for (int v = 0; v < nvars; v++) {
         for (size_t i = 0; i < n; i++)
             block[i] = rank * 1000.0 + v + (double)i / (double)n;
-        check(ncmpi_put_vara_double_all(ncid, vars[v], start, count, block), "put_vara_all");
+        if (independent)
+            check(ncmpi_put_vara_double(ncid, vars[v], start, count, block), "put_vara");
+        else
+            check(ncmpi_put_vara_double_all(ncid, vars[v], start, count, block), "put_vara_all");
     }
+    if (independent)
+        check(ncmpi_end_indep_data(ncid), "end_indep_data");
     check(ncmpi_close(ncid), "close");
     free(block);
     MPI_Comm_free(&cart);

@@ -195,8 +195,8 @@ void iot_capture_write_to(struct iot_file *file, int index, int collective,
     }
     c->pool[at] = boxes;
     call->dataset = index - 1;
-    call->ordinal = cd->writes++;
-    call->collective = collective;
+    call->collective = collective != 0;
+    call->ordinal = cd->writes[call->collective]++;
     call->sel = at;
 }
 

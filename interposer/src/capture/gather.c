@@ -33,7 +33,7 @@ const long long *session_selection(const struct session *s, const struct iot_cap
 
 static void session_free(struct session *s)
 {
-    free(s->per_dataset), free(s->dataset), free(s->local), free(s->mins), free(s->maxs);
+    free(s->per_stream), free(s->dataset), free(s->local), free(s->mins), free(s->maxs);
     free(s->axis), free(s->regular), free(s->grid), free(s->block), free(s->origin);
     free(s->gathered), free(s->gathered_len);
 }
@@ -47,41 +47,47 @@ static int count_calls(struct session *s, const struct iot_capture *c)
     if (shape[0] != -shape[1])
         return 0;
     s->nd = c->ndatasets;
-    if (!(s->per_dataset = calloc((size_t)s->nd + 1, sizeof *s->per_dataset)))
+    int flushes = 2 * s->nd;
+    if (!(s->per_stream = calloc((size_t)flushes + 1, sizeof *s->per_stream)))
         return 0;
     for (int d = 0; d < s->nd; d++)
-        s->per_dataset[d] = c->datasets[d].writes;
-    s->per_dataset[s->nd] = c->flushes;
-    session_allreduce(s, s->per_dataset, s->nd + 1, MPI_LONG_LONG, MPI_MAX);
+        for (int collective = 0; collective < 2; collective++)
+            s->per_stream[STREAM(d, collective)] = c->datasets[d].writes[collective];
+    s->per_stream[flushes] = c->flushes;
+    session_allreduce(s, s->per_stream, flushes + 1, MPI_LONG_LONG, MPI_MAX);
     long long total = 0;
-    for (int d = 0; d <= s->nd; d++)
-        total += s->per_dataset[d];
+    for (int k = 0; k <= flushes; k++)
+        total += s->per_stream[k];
     s->ncalls = (int)total;
-    s->nwrites = (int)(total - s->per_dataset[s->nd]);
+    s->nwrites = (int)(total - s->per_stream[flushes]);
     return total < (1LL << 30);
+}
+
+static int stream_of(const struct session *s, const struct cap_call *call)
+{
+    return call->dataset >= 0 ? STREAM(call->dataset, call->collective) : 2 * s->nd;
 }
 
 static int map_calls(struct session *s, const struct iot_capture *c)
 {
     size_t n = (size_t)s->ncalls + 1;
-    long long *base = calloc((size_t)s->nd + 1, sizeof *base);
+    int flushes = 2 * s->nd;
+    long long *base = calloc((size_t)flushes + 1, sizeof *base);
     s->dataset = malloc(n * sizeof *s->dataset);
     s->local = malloc(n * sizeof *s->local);
     if (!base || !s->dataset || !s->local) {
         free(base);
         return 0;
     }
-    for (int d = 0, g = 0; d <= s->nd; d++) {
-        base[d] = g;
-        for (long long k = 0; k < s->per_dataset[d]; k++, g++) {
-            s->dataset[g] = d < s->nd ? d : -1;
+    for (int k = 0, g = 0; k <= flushes; k++) {
+        base[k] = g;
+        for (long long j = 0; j < s->per_stream[k]; j++, g++) {
+            s->dataset[g] = k < flushes ? k / 2 : -1;
             s->local[g] = -1;
         }
     }
-    for (int i = 0; i < c->ncalls; i++) {
-        const struct cap_call *call = &c->calls[i];
-        s->local[base[call->dataset >= 0 ? call->dataset : s->nd] + call->ordinal] = i;
-    }
+    for (int i = 0; i < c->ncalls; i++)
+        s->local[base[stream_of(s, &c->calls[i])] + c->calls[i].ordinal] = i;
     free(base);
     return 1;
 }

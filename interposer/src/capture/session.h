@@ -1,7 +1,11 @@
 /* One file session's capture over all ranks of the file's communicator, at its close.
  *
- * A global call is (dataset, k): every rank's k-th write of that dataset (ranks that wrote it
- * fewer times take part with an empty selection), then the k-th flushes. Times, gaps and the
+ * A global call is (dataset, transfer, k): every rank's k-th collective write of that dataset
+ * (ranks that wrote it fewer times take part with an empty selection), or every rank's k-th
+ * independent one, then the k-th flushes. The transfers are apart because collective calls
+ * match across ranks in order and independent ones do not meet them: rank 0's lone write of
+ * PnetCDF's header is a call of its own, not a part of the other ranks' first collective
+ * write of the same bytes. Times, gaps and the
  * transfer mode are reduced per call (gather.c). A selection where every rank wrote one box of
  * the same extents at origin + unravel(rank, grid) * extents is found with a few
  * MPI_Allreduce (regular.c) and written as {grid, block, origin}: memory that does not grow
@@ -16,8 +20,8 @@
 struct session {
     MPI_Comm comm;                 /* MPI_COMM_NULL: this process alone */
     int rank, size;
-    int nd, ncalls, nwrites;       /* global calls: writes (by dataset, k), then flushes */
-    long long *per_dataset;        /* max writes per dataset over ranks; [nd] = flushes */
+    int nd, ncalls, nwrites;       /* global calls: writes (by stream, k), then flushes */
+    long long *per_stream;         /* max writes per stream (STREAM) over ranks; [2 nd]: flushes */
     int *dataset, *local;          /* per global call: dataset (-1 flush), this rank's call or -1 */
     double *mins;                  /* t_open, t_close, start[C] */
     double *maxs;                  /* t_open_done, t_close_done, end[C], gap[C], collective[C] */
@@ -28,6 +32,9 @@ struct session {
     long long *gathered;           /* rank 0: every rank's irregular selections */
     int *gathered_len;
 };
+
+/* A dataset's writes of one transfer (collective 0 or 1): the calls matched across ranks. */
+#define STREAM(dataset, collective) (2 * (dataset) + (collective))
 
 /* The reduced times of global call g (mins / maxs hold 2 session times first). */
 #define CALL_START(s, g) ((s)->mins[2 + (g)])

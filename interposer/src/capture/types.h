@@ -15,7 +15,7 @@ struct cap_dataset {
     int rank, created;
     hsize_t dims[MAXR], max_dims[MAXR];
     struct iot_creation creation;   /* the application's own creation list */
-    long long writes;            /* this rank's writes so far */
+    long long writes[2];         /* this rank's writes so far: independent, collective */
 };
 
 /* One call of this rank. A write's file selection is in the pool at `sel`: the number of
@@ -23,7 +23,8 @@ struct cap_dataset {
 struct cap_call {
     int dataset;                 /* -1: a flush */
     int collective;
-    long long ordinal;           /* among this rank's writes of the dataset, or its flushes */
+    long long ordinal;           /* among this rank's writes of the dataset of the same transfer
+                                  * (independent or collective), or among its flushes */
     double start, end, gap;
     size_t sel;
 };

@@ -14,7 +14,7 @@ struct iot_file *iot_file_new(const struct iot_layer *layer, const char *name, c
 {
     struct iot_file *file = calloc(1, sizeof *file);
     file->layer = layer;
-    file->fh = MPI_FILE_NULL;
+    file->fh = file->fh_alone = MPI_FILE_NULL;
     file->name = strdup(name);
     file->how = how;
     file->driver = "other";

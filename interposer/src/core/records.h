@@ -32,6 +32,8 @@ struct iot_file {
     const struct iot_layer *layer;   /* the layer the program writes it through */
     void *state;              /* the layer's own (its file_new's) */
     MPI_File fh;              /* the open MPI file under it (MPI_FILE_NULL: none) */
+    MPI_File fh_alone;        /* the same file opened again by this process alone, under it
+                               * (PnetCDF's independent data mode), or MPI_FILE_NULL */
     char *name;               /* as the application passed it */
     const char *how;          /* "create" or "open" */
     char matched[IOT_MATCHED_LEN];

@@ -17,33 +17,32 @@ static int file_rank(const struct iot_file *file)
 /* Where a write starts, read before it: the explicit offset, the individual file pointer, or
  * the shared one (an ordered write's: rank 0's, the first in rank order, before any rank
  * moved it). */
-static MPI_Offset start_of(const struct iot_file *file, const struct iot_mpiio_call *call,
-                           MPI_Offset offset)
+static MPI_Offset start_of(const struct iot_mpiio_access *a, MPI_Offset offset)
 {
     MPI_Offset at = 0;
-    if (call->position == IOT_MPIIO_AT)
+    if (a->call->position == IOT_MPIIO_AT)
         return offset;
-    if (call->position == IOT_MPIIO_INDIVIDUAL)
-        MPI_File_get_position(file->fh, &at);
-    else if (call->position == IOT_MPIIO_SHARED || file_rank(file) == 0)
-        MPI_File_get_position_shared(file->fh, &at);
+    if (a->call->position == IOT_MPIIO_INDIVIDUAL)
+        MPI_File_get_position(a->fh, &at);
+    else if (a->call->position == IOT_MPIIO_SHARED || file_rank(a->file) == 0)
+        MPI_File_get_position_shared(a->fh, &at);
     return at;
 }
 
-struct iot_mpiio_access iot_mpiio_access_begin(struct iot_file *file,
+struct iot_mpiio_access iot_mpiio_access_begin(struct iot_file *file, MPI_File fh,
                                                const struct iot_mpiio_call *call,
                                                MPI_Offset offset, MPI_Count count,
                                                MPI_Datatype type, MPI_Request *request)
 {
-    struct iot_mpiio_access a = {file, call, 0, 0, 0, 0, request};
+    struct iot_mpiio_access a = {file, fh, call, 0, 0, 0, 0, request};
     MPI_Count size = 0;
     iot_depth++;
     MPI_Type_size_x(type, &size);
     a.bytes = (long long)count * size;
     if (call->direction == IOT_MPIIO_WRITE && call->completion != IOT_MPIIO_END)
-        a.etype = iot_mpiio_etype_bytes(file);
+        a.etype = iot_mpiio_etype_bytes(file, fh);
     if (a.etype)
-        a.at = start_of(file, call, offset);
+        a.at = start_of(&a, offset);
     a.start = iot_now();
     return a;
 }
@@ -69,9 +68,9 @@ static void count(struct iot_mpiio_access *a, int ok, double seconds)
 static void capture_shared(struct iot_mpiio_access *a, double start, double end)
 {
     MPI_Offset after = 0;
-    MPI_File_get_position_shared(a->file->fh, &after);
+    MPI_File_get_position_shared(a->fh, &after);
     if ((after - a->at) * a->etype == a->bytes)
-        iot_mpiio_capture_write(a->file, a->at * a->etype, a->bytes, 0, start, end);
+        iot_mpiio_capture_write(a->file, a->fh, a->at * a->etype, a->bytes, 0, start, end);
     else
         iot_capture_unsupported(a->file, "concurrent writes through the shared file pointer "
                                 "(MPI_File_write_shared, _iwrite_shared): the order the ranks "
@@ -84,10 +83,10 @@ static void capture(struct iot_mpiio_access *a, double start, double end)
     if (a->call->position == IOT_MPIIO_SHARED)
         capture_shared(a, t0, t1);
     else if (a->call->position == IOT_MPIIO_ORDERED)
-        iot_mpiio_capture_ordered(a->file, a->at * a->etype, a->bytes, t0, t1);
+        iot_mpiio_capture_ordered(a->file, a->fh, a->at * a->etype, a->bytes, t0, t1);
     else
-        iot_mpiio_capture_write(a->file, a->at * a->etype, a->bytes, a->call->collective, t0,
-                                t1);
+        iot_mpiio_capture_write(a->file, a->fh, a->at * a->etype, a->bytes,
+                                a->call->collective, t0, t1);
 }
 
 int iot_mpiio_access_end(struct iot_mpiio_access *a, int rc)

@@ -27,6 +27,7 @@ struct iot_mpiio_call {
 
 struct iot_mpiio_access {
     struct iot_file *file;
+    MPI_File fh;            /* the handle of the call (file->fh, or file->fh_alone) */
     const struct iot_mpiio_call *call;
     long long bytes;
     long long etype;        /* the view's etype bytes; 0: not captured */
@@ -38,7 +39,7 @@ struct iot_mpiio_access {
 
 /* Before the real call (`offset`: an AT call's explicit offset; `request`: where a
  * nonblocking call returns its request, else NULL). */
-struct iot_mpiio_access iot_mpiio_access_begin(struct iot_file *file,
+struct iot_mpiio_access iot_mpiio_access_begin(struct iot_file *file, MPI_File fh,
                                                const struct iot_mpiio_call *call,
                                                MPI_Offset offset, MPI_Count count,
                                                MPI_Datatype type, MPI_Request *request);

@@ -51,19 +51,27 @@ void iot_mpiio_capture_open(struct iot_file *file, double start, double end)
         iot_view_default(view);
 }
 
-void iot_mpiio_capture_view(struct iot_file *file, MPI_Offset disp, MPI_Datatype etype,
-                            MPI_Datatype filetype)
+/* Which of the file's handles `fh` is: 0 its own, 1 this process's alone. */
+static int handle_of(const struct iot_file *file, MPI_File fh)
+{
+    return fh != file->fh;
+}
+
+void iot_mpiio_capture_view(struct iot_file *file, MPI_File fh, MPI_Offset disp,
+                            MPI_Datatype etype, MPI_Datatype filetype)
 {
     struct iot_mpiio_file *m = recording(file);
     struct iot_view *view = m ? add_view(m) : NULL;
-    if (view)
-        iot_view_set(view, disp, etype, filetype);
+    if (!view)
+        return;
+    iot_view_set(view, disp, etype, filetype);
+    m->current[handle_of(file, fh)] = m->nviews - 1;
 }
 
-long long iot_mpiio_etype_bytes(const struct iot_file *file)
+long long iot_mpiio_etype_bytes(const struct iot_file *file, MPI_File fh)
 {
     struct iot_mpiio_file *m = recording(file);
-    return m && m->nviews ? m->views[m->nviews - 1].etype_size : 0;
+    return m && m->nviews ? m->views[m->current[handle_of(file, fh)]].etype_size : 0;
 }
 
 static struct iot_mpiio_op *add_op(struct iot_mpiio_file *m, double start, double end)
@@ -78,32 +86,34 @@ static struct iot_mpiio_op *add_op(struct iot_mpiio_file *m, double start, doubl
     return op;
 }
 
-static struct iot_mpiio_op *add_write(struct iot_file *file, long long from, long long bytes,
-                                      int collective, double start, double end)
+static struct iot_mpiio_op *add_write(struct iot_file *file, MPI_File fh, long long from,
+                                      long long bytes, int collective, double start,
+                                      double end)
 {
     struct iot_mpiio_file *m = recording(file);
     if (!m || !m->nviews)
         return NULL;
-    if (m->views[m->nviews - 1].failed) {
-        m->failed = m->views[m->nviews - 1].failed;
+    int view = m->current[handle_of(file, fh)];
+    if (m->views[view].failed) {
+        m->failed = m->views[view].failed;
         return NULL;
     }
     struct iot_mpiio_op *op = add_op(m, start, end);
     if (op)
-        *op = (struct iot_mpiio_op){m->nviews - 1, collective, 0, from, from + bytes, start, end};
+        *op = (struct iot_mpiio_op){view, collective, 0, from, from + bytes, start, end};
     return op;
 }
 
-void iot_mpiio_capture_write(struct iot_file *file, long long from, long long bytes,
-                             int collective, double start, double end)
+void iot_mpiio_capture_write(struct iot_file *file, MPI_File fh, long long from,
+                             long long bytes, int collective, double start, double end)
 {
-    add_write(file, from, bytes, collective, start, end);
+    add_write(file, fh, from, bytes, collective, start, end);
 }
 
-void iot_mpiio_capture_ordered(struct iot_file *file, long long rank0_from, long long bytes,
-                               double start, double end)
+void iot_mpiio_capture_ordered(struct iot_file *file, MPI_File fh, long long rank0_from,
+                               long long bytes, double start, double end)
 {
-    struct iot_mpiio_op *op = add_write(file, rank0_from, bytes, 1, start, end);
+    struct iot_mpiio_op *op = add_write(file, fh, rank0_from, bytes, 1, start, end);
     if (op)
         op->ordered = 1;
 }

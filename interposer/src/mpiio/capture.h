@@ -16,20 +16,21 @@
 #include "core/records.h"
 
 void iot_mpiio_capture_open(struct iot_file *file, double start, double end);
-/* A view was set (MPI_File_set_view). */
-void iot_mpiio_capture_view(struct iot_file *file, MPI_Offset disp, MPI_Datatype etype,
-                            MPI_Datatype filetype);
-/* The bytes of an etype offset of the current view (for explicit-offset writes and the
+/* A view was set (MPI_File_set_view) on handle `fh` of the file (file->fh or file->fh_alone:
+ * each handle has its own view). */
+void iot_mpiio_capture_view(struct iot_file *file, MPI_File fh, MPI_Offset disp,
+                            MPI_Datatype etype, MPI_Datatype filetype);
+/* The bytes of an etype offset of handle `fh`'s view (for explicit-offset writes and the
  * individual file pointer); 0 when capture is off. */
-long long iot_mpiio_etype_bytes(const struct iot_file *file);
-/* A write of `bytes` from stream byte `from` of the current view. */
-void iot_mpiio_capture_write(struct iot_file *file, long long from, long long bytes,
-                             int collective, double start, double end);
+long long iot_mpiio_etype_bytes(const struct iot_file *file, MPI_File fh);
+/* A write of `bytes` from stream byte `from` of handle `fh`'s view. */
+void iot_mpiio_capture_write(struct iot_file *file, MPI_File fh, long long from,
+                             long long bytes, int collective, double start, double end);
 /* A write of `bytes` in rank order through the shared file pointer (MPI_File_write_ordered,
  * _ordered_begin): its place is rank 0's start `rank0_from` (on rank 0) plus the bytes of the
  * lower ranks' writes of the same call, summed at close. */
-void iot_mpiio_capture_ordered(struct iot_file *file, long long rank0_from, long long bytes,
-                               double start, double end);
+void iot_mpiio_capture_ordered(struct iot_file *file, MPI_File fh, long long rank0_from,
+                               long long bytes, double start, double end);
 void iot_mpiio_capture_flush(struct iot_file *file, double start, double end);
 /* How many writes and syncs the file's capture holds (the last one's index + 1). */
 int iot_mpiio_capture_ops(const struct iot_file *file);

@@ -76,6 +76,8 @@ MPI_Comm iot_mpiio_comm_for(const struct iot_file *file, MPI_Comm comm)
     return MPI_COMM_NULL;
 }
 
+/* The layer's file opened inside its open call, or again by this process alone once open
+ * (PnetCDF's independent data mode: its writes are the same file's). */
 static int open_for_layer_above(iot_open_call open, struct iot_file *file, MPI_Comm comm,
                          const char *name, int amode, MPI_Info info, MPI_File *fh)
 {
@@ -83,8 +85,10 @@ static int open_for_layer_above(iot_open_call open, struct iot_file *file, MPI_C
         file->comm = iot_mpiio_comm_for(file, comm);
     int rc = open_with_hints(open, file, expected.hints ? file->requested : MPI_INFO_NULL,
                              comm, name, name, amode, info, fh, NULL);
-    if (rc == MPI_SUCCESS)
+    if (rc == MPI_SUCCESS && file->fh == MPI_FILE_NULL)
         file->fh = *fh;
+    else if (rc == MPI_SUCCESS)
+        file->fh_alone = *fh;
     return rc;
 }
 
@@ -188,6 +192,10 @@ int iot_mpiio_open(iot_open_call open, MPI_Comm comm, const char *name, int amod
 
 int iot_mpiio_close(iot_close_call close, struct iot_file *file, MPI_File *fh)
 {
+    if (*fh != file->fh) {   /* its handle of this process alone: the file stays open */
+        file->fh_alone = MPI_FILE_NULL;
+        return close(fh);
+    }
     double start = iot_now(), epoch = iot_capture_clock();
     int rc = close(fh);
     file->close_s = iot_now() - start;

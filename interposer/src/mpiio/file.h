@@ -8,7 +8,9 @@
  *
  * The MPI file a layer above opens (HDF5 inside H5Fcreate / H5Fopen): that layer says which
  * of its files it is (iot_mpiio_expect_file); its hints are merged in the same way, and its
- * communicator and handle are recorded in that file. */
+ * communicator and handle are recorded in that file; a second open of it while it is open
+ * is this process's own handle of it (file->fh_alone: PnetCDF's independent data mode opens
+ * the file again on MPI_COMM_SELF), its writes the file's. */
 #pragma once
 #include <mpi.h>
 
@@ -30,5 +32,5 @@ MPI_Comm iot_mpiio_comm_for(const struct iot_file *file, MPI_Comm comm);
 
 int iot_mpiio_open(iot_open_call open, MPI_Comm comm, const char *name, int amode,
                    MPI_Info info, MPI_File *fh);
-/* `file`: the MPI-IO layer's record of *fh. */
+/* `file`: the MPI-IO layer's record of *fh (its handle alone closed: the file stays open). */
 int iot_mpiio_close(iot_close_call close, struct iot_file *file, MPI_File *fh);

@@ -107,7 +107,7 @@ EXPORT int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype,
     iot_depth++;
     int rc = real.set_view(fh, disp, etype, filetype, datarep, info);
     if (rc == MPI_SUCCESS)
-        iot_mpiio_capture_view(file, disp, etype, filetype);
+        iot_mpiio_capture_view(file, fh, disp, etype, filetype);
     iot_depth--;
     return rc;
 }
@@ -144,7 +144,7 @@ ALSO_PMPI(MPI_File_sync, int, (MPI_File))
         if (!file) \
             return real.name IOT_ARGS(position, completion); \
         struct iot_mpiio_access access = iot_mpiio_access_begin( \
-            file, &call, IOT_OFFSET(position, completion), IOT_COUNT_##completion, \
+            file, fh, &call, IOT_OFFSET(position, completion), IOT_COUNT_##completion, \
             IOT_TYPE_##completion, IOT_REQUEST_##completion); \
         return iot_mpiio_access_end(&access, real.name IOT_ARGS(position, completion)); \
     } \

@@ -11,7 +11,8 @@
 
 static int has_handle(const struct iot_file *file, const void *fh)
 {
-    return file->fh == *(const MPI_File *)fh;
+    MPI_File handle = *(const MPI_File *)fh;
+    return file->fh == handle || (handle != MPI_FILE_NULL && file->fh_alone == handle);
 }
 
 static const struct iot_layer *carried[4];

@@ -13,8 +13,9 @@ struct iot_mpiio_op {
 };
 
 struct iot_mpiio_file {
-    struct iot_view *views;    /* [0]: the default view; the last one is current */
+    struct iot_view *views;    /* [0]: the default view */
     int nviews;
+    int current[2];            /* the view of each handle: file->fh's, file->fh_alone's */
     size_t view_cap;
     struct iot_mpiio_op *ops;
     int nops;

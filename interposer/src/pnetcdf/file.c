@@ -35,16 +35,24 @@ static void remember(int ncid, struct iot_file *file)
     open_files[nopen++] = (struct open_file){ncid, file};
 }
 
+/* The index of `ncid` among the open files, or -1. */
+static int find(int ncid)
+{
+    for (int i = 0; i < nopen; i++)
+        if (open_files[i].ncid == ncid)
+            return i;
+    return -1;
+}
+
 /* The file of `ncid`, taken out of the open ones (NULL: none). */
 static struct iot_file *take(int ncid)
 {
-    for (int i = 0; i < nopen; i++)
-        if (open_files[i].ncid == ncid) {
-            struct iot_file *file = open_files[i].file;
-            open_files[i] = open_files[--nopen];
-            return file;
-        }
-    return NULL;
+    int i = find(ncid);
+    if (i < 0)
+        return NULL;
+    struct iot_file *file = open_files[i].file;
+    open_files[i] = open_files[--nopen];
+    return file;
 }
 
 void iot_pnetcdf_files_free(void)
@@ -144,7 +152,16 @@ int iot_pnetcdf_open(iot_nc_open_call open, iot_nc_info_call inq_info, int creat
     return rc;
 }
 
-int iot_pnetcdf_close(iot_nc_close_call close, int ncid)
+int iot_pnetcdf_begin_indep_data(iot_nc_id_call begin, int ncid)
+{
+    int i = find(ncid);
+    iot_mpiio_expect_file(i >= 0 ? open_files[i].file : NULL, 0);
+    int rc = begin(ncid);
+    iot_mpiio_expect_file(NULL, 0);
+    return rc;
+}
+
+int iot_pnetcdf_close(iot_nc_id_call close, int ncid)
 {
     struct iot_file *file = take(ncid);
     if (!file)

@@ -1,4 +1,5 @@
-/* The interposed PnetCDF calls: the opens and the close (pnetcdf/file.h). The data calls are
+/* The interposed PnetCDF calls: the opens, the entry to independent data mode and the close
+ * (pnetcdf/file.h). The data calls are
  * not hooked: their MPI-IO calls reach the MPI-IO hooks (pnetcdf/layer.h). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -12,7 +13,7 @@
 static struct {
     int ready;
     iot_nc_open_call create, open;
-    iot_nc_close_call close;
+    iot_nc_id_call close, begin_indep_data;
     iot_nc_info_call inq_file_info;
 } real;
 
@@ -24,6 +25,7 @@ static void init(void)
     *(void **)&real.create = dlsym(RTLD_NEXT, "ncmpi_create");
     *(void **)&real.open = dlsym(RTLD_NEXT, "ncmpi_open");
     *(void **)&real.close = dlsym(RTLD_NEXT, "ncmpi_close");
+    *(void **)&real.begin_indep_data = dlsym(RTLD_NEXT, "ncmpi_begin_indep_data");
     *(void **)&real.inq_file_info = dlsym(RTLD_NEXT, "ncmpi_inq_file_info");
     iot_runtime_init();
 }
@@ -52,13 +54,25 @@ EXPORT int ncmpi_open(MPI_Comm comm, const char *path, int omode, MPI_Info info,
     return open_file(0, comm, path, omode, info, ncidp);
 }
 
-EXPORT int ncmpi_close(int ncid)
+/* A call on an open file (`*call`, found at init), through the layer's `handle` unless inside
+ * another hooked call. */
+static int on_file(iot_nc_id_call *call, int (*handle)(iot_nc_id_call, int), int ncid)
 {
     init();
     if (iot_depth)
-        return real.close(ncid);
+        return (*call)(ncid);
     iot_depth++;
-    int rc = iot_pnetcdf_close(real.close, ncid);
+    int rc = handle(*call, ncid);
     iot_depth--;
     return rc;
+}
+
+EXPORT int ncmpi_begin_indep_data(int ncid)
+{
+    return on_file(&real.begin_indep_data, iot_pnetcdf_begin_indep_data, ncid);
+}
+
+EXPORT int ncmpi_close(int ncid)
+{
+    return on_file(&real.close, iot_pnetcdf_close, ncid);
 }

@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "fs/lustre_layout.hpp"
-#include "input/config_keys.hpp"
 #include "input/words.hpp"
 #include "input/workload.hpp"
 #include "iolib/io_library.hpp"
+#include "model/config_keys.hpp"
 
 namespace iosim {
 
@@ -229,7 +231,6 @@ using config::Hdf5Key;
 using config::LustreKey;
 using config::MpiioKey;
 using config::OpenmpiKey;
-using config::PnetcdfKey;
 
 void apply_lustre(const json& l, FileSettings& s, const Platform& p)
 {
@@ -330,15 +331,20 @@ void apply_hdf5(const json& h, FileSettings& s)
     });
 }
 
-void apply_pnetcdf(const json& p, FileSettings& s)
+// Each library's own block: the file's library reads its settings from it, the others' blocks
+// are checked.
+void apply_library_blocks(const json& file_config, const IoLibrary& file_library, FileSettings& s)
 {
-    config::apply_block<PnetcdfKey>(p, "pnetcdf", [&](PnetcdfKey key, const json& v) {
-        switch (key) {
-        case PnetcdfKey::nc_header_align_size: s.pnetcdf_align.header = v.get<uint64_t>(); break;
-        case PnetcdfKey::nc_var_align_size: s.pnetcdf_align.variable = v.get<uint64_t>(); break;
-        case PnetcdfKey::nc_record_align_size: s.pnetcdf_align.record = v.get<uint64_t>(); break;
-        }
-    });
+    for (const IoLibrary* library : io_libraries()) {
+        const char* block = library->config_block();
+        if (!block)
+            continue;
+        const json given = file_config.value(block, json::object());
+        if (library == &file_library)
+            s.library = library->read_settings(given);
+        else
+            config::check_block(given, block);
+    }
 }
 
 DatasetSettings dataset_settings(const json& d, const Dataset& ds)
@@ -375,16 +381,25 @@ json overlay(const json& base, const json& over)
 
 }  // namespace
 
-// What a file's config may hold, as iotwin.model.sim resolves it for iosim.
+// What a file's config may hold, as iotwin.model.sim resolves it for iosim: the layers' blocks
+// and the I/O libraries' own.
 void check_file_config(const json& file_config)
 {
-    static const char* const allowed[] = {"openmpi", "lustre", "mpiio", "pnetcdf", "hdf5", "datasets"};
+    std::vector<std::string> allowed = {"openmpi", "lustre", "mpiio"};
+    for (const IoLibrary* library : io_libraries())
+        if (library->config_block())
+            allowed.push_back(library->config_block());
+    allowed.insert(allowed.end(), {"hdf5", "datasets"});
     if (!file_config.is_object())
         throw std::invalid_argument("config: expected a mapping of blocks per file");
-    for (const auto& [name, value] : file_config.items())
-        if (std::find(std::begin(allowed), std::end(allowed), name) == std::end(allowed))
-            throw std::invalid_argument("config: " + name + ": not a block iosim reads (openmpi, "
-                                        "lustre, mpiio, pnetcdf, hdf5, datasets)");
+    for (const auto& [name, value] : file_config.items()) {
+        if (std::find(allowed.begin(), allowed.end(), name) != allowed.end())
+            continue;
+        std::string listed;
+        for (const std::string& block : allowed)
+            listed += (listed.empty() ? "" : ", ") + block;
+        throw std::invalid_argument("config: " + name + ": not a block iosim reads (" + listed + ")");
+    }
 }
 
 // What the program set on its file access list (a capture records it).
@@ -411,8 +426,8 @@ FileSettings resolve_settings(const json& platform_data, const json& file_config
         apply_openmpi(config_openmpi, file_config.value("mpiio", json::object()), s);
     else
         config::check_block(config_openmpi, "openmpi");  // MCA parameters: Open MPI's only
-    apply_pnetcdf(file_config.value("pnetcdf", json::object()), s);
     const IoLibrary& library = io_library(file.api);
+    apply_library_blocks(file_config, library, s);
     apply_hdf5(site.value("hdf5", json::object()), s);
     library.set_file_defaults(s);  // a library's own file settings; the program's and a config's override them
     apply_program_access(file.hdf5_access, s);

@@ -1,5 +1,6 @@
 #include "iolib/io_library.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <utility>
 
@@ -39,6 +40,15 @@ const IoLibrary& io_library(const std::string& api)
         if (api == name)
             return library();
     throw std::invalid_argument("api " + api + ": no I/O library of that name (hdf5, netcdf4, mpiio, posix, pnetcdf)");
+}
+
+std::vector<const IoLibrary*> io_libraries()
+{
+    std::vector<const IoLibrary*> out;
+    for (const auto& entry : libraries)
+        if (std::find(out.begin(), out.end(), &entry.second()) == out.end())
+            out.push_back(&entry.second());
+    return out;
 }
 
 std::map<std::string, std::string> io_library_models()

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "model/file_layout.hpp"
 #include "model/model.hpp"
 #include "model/workload.hpp"
@@ -47,6 +49,14 @@ public:
     // does not state them.
     virtual bool collective_by_default() const { return true; }
     virtual FillValue default_fill_value() const { return FillValue::fallback; }
+
+    // The config block of the library's own keys (nullptr: none), and its settings of a file of
+    // its api from that block (the block's keys checked against the generated table).
+    virtual const char* config_block() const { return nullptr; }
+    virtual std::shared_ptr<const LibrarySettings> read_settings(const nlohmann::json&) const
+    {
+        return nullptr;
+    }
 
     // What the library sets on the file before the config's settings, and on each dataset
     // after them (a site's build of the library).
@@ -86,5 +96,8 @@ const IoLibrary& io_library(const std::string& api);
 
 // The registry: each `api` and the name of its library.
 std::map<std::string, std::string> io_library_models();
+
+// The libraries of the registry, each once, in its order.
+std::vector<const IoLibrary*> io_libraries();
 
 }  // namespace iosim

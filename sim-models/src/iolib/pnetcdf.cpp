@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "iolib/netcdf_dimensions.hpp"
+#include "model/config_keys.hpp"
 #include "mpiio/mpi_io.hpp"
 #include "selection/listed_region.hpp"
 
@@ -32,16 +33,38 @@ uint64_t alignment(uint64_t hint, uint64_t fallback)
     return round_up(hint ? hint : fallback, FORMAT_ALIGN);
 }
 
+// The alignment hints of the config's `pnetcdf` block, 0 where it sets none.
+struct PnetcdfSettings final : LibrarySettings {
+    uint64_t header_align = 0, var_align = 0, record_align = 0;
+};
+
 class PnetcdfLibrary final : public IoLibrary {
 public:
     const char* name() const override { return "pnetcdf"; }
 
+    const char* config_block() const override { return "pnetcdf"; }
+
+    std::shared_ptr<const LibrarySettings> read_settings(const nlohmann::json& block) const override
+    {
+        auto s = std::make_shared<PnetcdfSettings>();
+        config::apply_block<config::PnetcdfKey>(block, "pnetcdf", [&](config::PnetcdfKey key, const nlohmann::json& v) {
+            switch (key) {
+            case config::PnetcdfKey::nc_header_align_size: s->header_align = v.get<uint64_t>(); break;
+            case config::PnetcdfKey::nc_var_align_size: s->var_align = v.get<uint64_t>(); break;
+            case config::PnetcdfKey::nc_record_align_size: s->record_align = v.get<uint64_t>(); break;
+            }
+        });
+        return s;
+    }
+
     FileLayout layout(const FileSession& file, const FileSettings& settings) const override
     {
+        static const PnetcdfSettings unset;
+        const auto* own = settings.library ? static_cast<const PnetcdfSettings*>(settings.library.get()) : &unset;
         FileLayout layout;
         layout.metadata_bytes = cdf5_header_bytes(file);
-        uint64_t var_align = alignment(settings.pnetcdf_align.variable, FORMAT_ALIGN);
-        uint64_t end = round_up(layout.metadata_bytes, alignment(settings.pnetcdf_align.header, DEFAULT_HEADER_ALIGN));
+        uint64_t var_align = alignment(own->var_align, FORMAT_ALIGN);
+        uint64_t end = round_up(layout.metadata_bytes, alignment(own->header_align, DEFAULT_HEADER_ALIGN));
         for (const Dataset& ds : file.datasets) {
             DatasetLayout d;
             d.base = round_up(end, var_align);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -213,6 +214,12 @@ struct LayoutComponent {
     bool mdt = false;           // Data-on-MDT: on the file's metadata target
 };
 
+// An I/O library's own settings of a file, from its block of the config: each library's model
+// defines and reads its own (IoLibrary::read_settings, iolib/).
+struct LibrarySettings {
+    virtual ~LibrarySettings() = default;
+};
+
 struct FileSettings {
     // What the MPI-IO layer sees of the layout (ROMIO's striping_factor and striping_unit):
     // the plain layout's, or a progressive layout's last component (lustre_layout.hpp).
@@ -239,11 +246,7 @@ struct FileSettings {
     int ompio_aggregators = 0;         // openmpi.num_aggregators (0: OMPIO's own choice)
     uint64_t ompio_bytes_per_agg = 32 << 20;  // openmpi.bytes_per_agg (io_ompio.h default)
     bool cb_buffer_size_hint = false;  // the config sets cb_buffer_size (OMPIO reads the hint)
-    // PnetCDF's alignment hints (pnetcdf.nc_header_align_size, nc_var_align_size,
-    // nc_record_align_size), 0 where the config sets none (iolib/pnetcdf.hpp).
-    struct {
-        uint64_t header = 0, variable = 0, record = 0;
-    } pnetcdf_align;
+    std::shared_ptr<const LibrarySettings> library;  // the file's library's, if it has a block
     std::vector<DatasetSettings> datasets;  // one per workload dataset
 };
 

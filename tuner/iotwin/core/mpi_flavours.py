@@ -14,7 +14,7 @@ from iotwin.core.errors import UserError
 from iotwin.core.yaml_files import check_keys, read_yaml
 
 #: the flavour of a workload that does not say, of the kernels, and of a program that loads
-#: no HDF5
+#: neither HDF5 nor an MPI library of a flavour
 DEFAULT_MPI = "mpich"
 
 
@@ -23,6 +23,7 @@ class Flavour:
     name: str
     title: str  # as people write it: "Open MPI"
     hdf5_library: str  # the start of the HDF5 library's file name: libhdf5_openmpi
+    mpi_library: str  # the start of its MPI library's file name: libmpi.so
     launcher: str  # a launcher of launchers.yaml
     build: str  # its interposer and kernels under the build folder ("." for MPICH)
     package: str  # the Debian package of its parallel HDF5
@@ -45,7 +46,7 @@ def _built(find: Callable[[], Path], flavour: Flavour) -> Path:
 def flavours() -> dict[str, Flavour]:
     source = paths.data_dir() / "mpi-flavours.yaml"
     data = read_yaml(source, "MPI flavour list")
-    fields = ("title", "hdf5_library", "launcher", "build", "package")
+    fields = ("title", "hdf5_library", "mpi_library", "launcher", "build", "package")
     return {name: Flavour(name, **check_keys(entry, fields, str(source), name, required=fields))
             for name, entry in data.items()}
 

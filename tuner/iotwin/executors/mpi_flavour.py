@@ -1,4 +1,5 @@
-"""Which MPI flavour a program runs under: the one of the parallel HDF5 it loads.
+"""Which MPI flavour a program runs under: the one of the parallel HDF5 it loads, or of its
+MPI library when it loads no HDF5.
 
 Debian installs parallel HDF5 for MPICH and for Open MPI side by side; a program linked against
 one must be started by that flavour's launcher, with the interposer built against the same
@@ -20,6 +21,8 @@ would resolve it:
         Python          -> the HDF5 that `import h5py` maps into a probe process (with
                            H5PY_ALWAYS_USE_MPI, as under a launcher, and MPI left
                            uninitialised); the environment (PYTHONPATH) is the run's
+        no HDF5, but an executable linked to a flavour's MPI library (a PnetCDF or MPI-IO
+                           program: Debian's PnetCDF is built on Open MPI) -> that flavour
         no HDF5 at all, or a Python whose h5py is serial (the script may not use it)
                         -> MPICH's (the default: a run that writes no HDF5 says so)
         an executable linked to an HDF5 no flavour matches (serial, another build)
@@ -84,6 +87,11 @@ def _flavour_of_program(command: tuple[str, ...], env_key: tuple[tuple[str, str]
         raise UserError(f"{found.static}: links HDF5 statically: rebuild it with -shlib "
                         f"(h5pcc -shlib, h5pfc -shlib), the interposer can't reach a static "
                         f"HDF5")
+    by_mpi = [f for f in flavours().values()
+              if any(Path(lib).name.startswith(f.mpi_library) for lib in found.mpi)]
+    if not loaded and len(by_mpi) == 1:
+        mpi = ", ".join(sorted({Path(lib).name for lib in found.mpi}))
+        return by_mpi[0], f"loads no HDF5; its MPI is {mpi}"
     matching = [f for f in flavours().values()
                 if any(Path(lib).name.startswith(f.hdf5_library) for lib in loaded)]
     what = ", ".join(sorted({Path(lib).name for lib in loaded}))
@@ -106,12 +114,14 @@ class Probe:
     """What a command loads of HDF5, found as the dynamic linker would resolve it."""
 
     loaded: list[str] = field(default_factory=list)  # the HDF5 libraries (paths)
+    mpi: list[str] = field(default_factory=list)  # the MPI libraries of an executable (paths)
     by_python: bool = False  # some of them are the ones a Python's h5py would load
     static: str | None = None  # an executable with HDF5 linked in statically
     through: list[str] = field(default_factory=list)  # wrappers followed to the programs
 
     def add(self, other: Probe) -> None:
         self.loaded += [lib for lib in other.loaded if lib not in self.loaded]
+        self.mpi += [lib for lib in other.mpi if lib not in self.mpi]
         self.by_python = self.by_python or other.by_python
         self.static = self.static or other.static
         self.through += [w for w in other.through if w not in self.through]
@@ -225,9 +235,12 @@ def _executable(word: str, env: Mapping[str, str]) -> bool:
 
 
 def _elf_probe(program: str, env: Mapping[str, str]) -> Probe:
-    loaded = _ldd_hdf5(program, env)
+    libraries = _ldd(program, env)
+    loaded = [lib for lib in libraries if Path(lib).name.startswith("libhdf5")]
+    mpi = [lib for lib in libraries
+           if any(Path(lib).name.startswith(f.mpi_library) for f in flavours().values())]
     static = program if not loaded and _holds(program, _STATIC_MARK) else None
-    return Probe(loaded, static=static)
+    return Probe(loaded, mpi=mpi, static=static)
 
 
 def _holds(path: str, mark: bytes) -> bool:
@@ -257,10 +270,11 @@ def _head(program: str) -> bytes:
         raise UserError(f"{program}: {error.strerror}") from None
 
 
-def _ldd_hdf5(program: str, env: Mapping[str, str]) -> list[str]:
+def _ldd(program: str, env: Mapping[str, str]) -> list[str]:
+    """The shared libraries the dynamic linker resolves for ``program`` (paths)."""
     done = subprocess.run(["ldd", program], capture_output=True, text=True, env=dict(env),
                           timeout=60)
-    return re.findall(r"=>\s*(\S*libhdf5[^\s/]*\.so\S*)", done.stdout)
+    return re.findall(r"=>\s*(/\S+\.so\S*)", done.stdout)
 
 
 def _python_hdf5(python: str, env: Mapping[str, str]) -> list[str]:

@@ -1,4 +1,4 @@
-#include "input/config_keys.hpp"
+#include "model/config_keys.hpp"
 
 #include <climits>
 #include <stdexcept>
