@@ -83,7 +83,7 @@ from iotwin.tuning.parts import assemble, campaign_space
 from iotwin.tuning.spec import CampaignSpec
 from iotwin.validation.local import load_suite
 from iotwin.workloads.types import Workload
-from iotwin.workloads.workload import kernel_workload, load_workload
+from iotwin.workloads.workload import kernel_workload, load_workload, normalised_workload
 
 #: in the campaigns' folder: iosim's answers, shared by every campaign of the benchmark (its
 #: seeds screen the same configs under the model as loaded, and its first refits' steps)
@@ -447,6 +447,15 @@ def landscape_space(landscape: Path) -> BoundSpace:
         ranks=suite.target.ranks, platform=suite.platform, space=suite.space,
         strategy="random", executor="twin", kernel=suite.target.kernel, args=suite.target.args,
         command=suite.target.command, workload=workload))
+
+
+def timed_region(landscape: Path) -> str:
+    """The region the landscape spec's rates are timed over, as its model simulates them: its
+    program's workload's ``timed`` (sim-models/WORKLOAD.md), a kernel's open to close."""
+    suite, workload = _landscape_spec(landscape)
+    model = workload or kernel_workload(str(suite.target.kernel), suite.target.ranks,
+                                        list(suite.target.args))
+    return str(normalised_workload(model, str(landscape))["timed"])
 
 
 def _landscape_spec(landscape: Path) -> tuple[Any, Workload | None]:
