@@ -3,8 +3,10 @@ benchmark counts real runs to the optimum as the tuning pipeline would spend the
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 from dataclasses import replace
@@ -17,6 +19,7 @@ from iotwin.executors.table import Landscape, read_table, write_table
 from iotwin.search import STRATEGIES
 from iotwin.store.database import Store
 from iotwin.studies.strategy_benchmark import (
+    SIMULATION_MEMO,
     BenchmarkSettings,
     TableCase,
     run_benchmark,
@@ -191,7 +194,6 @@ def _processes_in_group(group: int) -> list[int]:
 
 
 def test_a_terminated_benchmark_leaves_no_worker_running(tmp_path: Path) -> None:
-    import contextlib
     import signal
     import time
 
@@ -317,3 +319,41 @@ def test_a_campaign_that_repeats_configs_is_scored_by_its_measurements(tmp_path:
         assert measured_after(campaign, 4)[first].rate == pytest.approx(sum(runs[:2]) / 2)
         assert measured_after(campaign, 6)[first].rate == pytest.approx(sorted(runs)[1])
         assert len(measured_after(campaign, 2)) == 2
+
+
+def _runs_in_order(store_path: Path) -> list[tuple[str, float | None]]:
+    with Store(store_path) as store:
+        return [(r.config_hash, r.rate_mbs) for r in store.evaluations(source="real")]
+
+
+def _answers_kept(memo: Path) -> int:
+    import sqlite3
+
+    with contextlib.closing(sqlite3.connect(memo)) as db:
+        return int(db.execute("SELECT count(*) FROM answers").fetchone()[0])
+
+
+def test_a_campaign_runs_and_ends_alike_with_and_without_the_memo_of_simulations(
+        tmp_path: Path) -> None:
+    case = _case(read_table(VPIC_TABLE), tmp_path / "t.csv")
+    one_seed = BenchmarkSettings(seeds=1, caps={"sim-screened": 12})
+    with Store(tmp_path / "plain.db") as store:  # run_benchmark: no memo
+        [plain] = run_benchmark(case, ["sim-screened"], one_seed, store, progress=None)
+    [[filling]] = run_in_parallel([case], one_seed, tmp_path / "first", jobs=1)
+    memo = tmp_path / "first" / SIMULATION_MEMO
+    kept = _answers_kept(memo)
+    assert kept > 0
+    (tmp_path / "second").mkdir()
+    shutil.copy(memo, tmp_path / "second" / SIMULATION_MEMO)
+    [[answered]] = run_in_parallel([case], one_seed, tmp_path / "second", jobs=1)
+    assert _answers_kept(tmp_path / "second" / SIMULATION_MEMO) == kept  # nothing simulated
+    stored = "t-sim-screened-seed0.db"
+    assert _runs_in_order(tmp_path / "first" / stored) == _runs_in_order(tmp_path / "plain.db")
+    assert _runs_in_order(tmp_path / "second" / stored) == _runs_in_order(tmp_path / "plain.db")
+    for memoised in (filling, answered):
+        [with_memo], [without] = memoised.trajectories, plain.trajectories
+        assert (with_memo.costs, with_memo.ratios, with_memo.runs) == \
+            (without.costs, without.ratios, without.runs)
+        assert with_memo.prior_weights == without.prior_weights
+        assert with_memo.model == without.model
+        assert with_memo.believed == without.believed

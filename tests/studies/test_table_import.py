@@ -11,8 +11,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import yaml
 from iotwin.core.hashing import config_hash
 from iotwin.executors.table import read_table
+from iotwin.studies.strategy_benchmark import timed_region
 from support.programs import REPO_ROOT
 
 SPEC = REPO_ROOT / "experiments" / "landscape" / "vpic-io-4.yaml"
@@ -57,6 +59,7 @@ def test_a_csv_of_runs_becomes_a_table_of_the_space_with_its_mapping(tmp_path: P
     assert "cb_buffer_size = 16777216 -> 16777216," in page
     assert "fill_time: no column; left at 'ifset'" in page
     assert "0% standard error" not in page and "standard error" in page
+    assert "Timed region: open-to-close" in page  # a kernel's rate: its I/O open to close
 
     unknown = subprocess.run(
         [sys.executable, "-m", "iotwin", "landscape", "import", str(runs), str(spec), "--rate",
@@ -79,3 +82,16 @@ def test_a_csv_of_runs_becomes_a_table_of_the_space_with_its_mapping(tmp_path: P
     # no default row: the confirmation confirms 3 candidates (3 runs each), not a 4th
     assert all(r is None or r <= 12 + 9 for r in site["strategies"]["random"][
         "runs_each_within_10pct"])
+
+
+def test_a_programs_table_is_timed_over_the_region_its_workload_states(tmp_path: Path) -> None:
+    measured = REPO_ROOT / "experiments" / "landscape" / "h5py-field-2"
+    spec = tmp_path / "site.yaml"
+    spec.write_text(measured.with_suffix(".yaml").read_text())
+    workload = yaml.safe_load(measured.with_suffix(".workload.yaml").read_text())
+    spec.with_suffix(".workload.yaml").write_text(yaml.safe_dump(workload))
+    assert timed_region(spec) == "open-to-close"  # unstated
+    spec.with_suffix(".workload.yaml").write_text(yaml.safe_dump({**workload,
+                                                                  "timed": "writes"}))
+    assert timed_region(spec) == "writes"
+    assert timed_region(SPEC) == "open-to-close"  # a kernel's

@@ -272,6 +272,7 @@ Workload read_workload(const doc_node* normal)
     if (const doc_node* per_node = field(normal, WL_WORKLOAD_RANKS_PER_NODE))
         w.ranks_per_node = static_cast<int>(per_node->i);
     w.openmpi = is(field(normal, WL_WORKLOAD_MPI), "openmpi");
+    w.writes_timed = is(field(normal, WL_WORKLOAD_TIMED), "writes");
     const doc_node* files = field(normal, WL_WORKLOAD_FILES);
     for (size_t i = 0; i < files->n; i++)
         w.files.push_back(take_session(files->items[i], w.ranks, "files[" + std::to_string(i) + "]"));

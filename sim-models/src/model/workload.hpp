@@ -98,6 +98,7 @@ struct Workload {
     int ranks = 1;
     int ranks_per_node = 0;  // 0: the platform's cores per node
     bool openmpi = false;    // `mpi: openmpi`: it runs under Open MPI (OMPIO unless io=romio321)
+    bool writes_timed = false;  // `timed: writes`: its rate is over the write phases alone
     std::vector<FileSession> files;
 };
 

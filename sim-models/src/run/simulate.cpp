@@ -178,7 +178,9 @@ json Scenario::simulate(Backend& backend, PhaseCache& cache, const json& config,
     double total = 0;
     for (auto& [label, t] : phases)
         total += t;
-    double io_time = total - (phases.count("compute") ? phases["compute"] : 0);
+    // the timed region: open to close (everything but computation), or the writes alone
+    double io_time = workload_.writes_timed ? phases["write"]
+                                            : total - (phases.count("compute") ? phases["compute"] : 0);
     json out = {{"ok", true},
                 {"time_s", io_time},
                 {"rate_mbs", io_time > 0 ? static_cast<double>(bd.payload_bytes) / 1e6 / io_time : 0},

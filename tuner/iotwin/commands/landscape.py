@@ -51,6 +51,7 @@ from iotwin.studies.strategy_benchmark import (
     model_on_table,
     run_in_parallel,
     table_case,
+    timed_region,
 )
 from iotwin.studies.table_import import import_runs, read_runs
 from iotwin.studies.table_resolution import resolution
@@ -250,7 +251,8 @@ def _import(args: argparse.Namespace) -> int:
     write_table(imported.table, output)
     command = "iotwin landscape import " + shlex.join(sys.argv[3:])
     page = output.with_suffix(".md")
-    page.write_text(import_page(imported, resolution(imported.table), command))
+    page.write_text(import_page(imported, resolution(imported.table), command,
+                                timed_region(args.spec)))
     print(f"wrote {output} and {page}", file=sys.stderr)
     print(page.read_text())
     return 0

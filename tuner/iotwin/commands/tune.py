@@ -71,6 +71,7 @@ from iotwin.tuning.campaign import Progress, Screening
 from iotwin.tuning.cost import tune_cost
 from iotwin.tuning.effect import SettingsEffect, settings_effect
 from iotwin.tuning.effect import as_json as effect_json
+from iotwin.tuning.ending import ending
 from iotwin.tuning.explanation import Explanation
 from iotwin.tuning.parts import CampaignParts
 from iotwin.tuning.pipeline import TuneResult, start, stored_spec, summary_speedup, tune
@@ -409,6 +410,7 @@ def _report(result: TuneResult, effect: SettingsEffect, output: Path | None,
     if as_json:
         print(json.dumps({
             "campaign": campaign.id, "runs_used": len(campaign.measured),
+            "search_ended": ending(campaign),
             "best_measured_mbs": best.rate, "best_measured_runs": len(best.rates),
             "confirmed": [{"candidate": c.candidate, "search_mbs": c.search_rate,
                            "median_mbs": c.rate, "runs": len(c.rates)} for c in confirmed],
@@ -435,6 +437,7 @@ def _report(result: TuneResult, effect: SettingsEffect, output: Path | None,
     written = (f"tuned config written to {output}" if output else
                "no config is offered: keep the default (below)")
     print(f"objective: {OBJECTIVE_TEXT[objective]}")
+    print(f"the search ended: {ending(campaign)}")
     print(f"best measured: {format_mbs(best.rate or 0)} MB/s (median of {len(best.rates)} runs) "
           f"after {len(campaign.measured)} configs run for real; {written}")
     for label, rate in rates.items():

@@ -14,7 +14,7 @@ from typing import Any
 from iotwin.config import resolution
 from iotwin.config.types import Config
 from iotwin.core.errors import UserError
-from iotwin.model import iosim_process, sim_cluster
+from iotwin.model import iosim_process, sim_cluster, sim_memo
 from iotwin.model.platforms import Platform
 from iotwin.model.site_rules import platform_space_context
 
@@ -122,7 +122,15 @@ def result_of(entry: Mapping[str, Any]) -> SimResult:
 
 def run_iosim(payload: Mapping[str, Any], jobs: int = 2) -> list[dict[str, Any]]:
     """Raw iosim results for a prepared input (see sim-models/IOSIM.md): on the Dask cluster
-    that ``IOTWIN_SIM_CLUSTER`` names (iotwin.model.sim_cluster), else in one local process."""
+    that ``IOTWIN_SIM_CLUSTER`` names (iotwin.model.sim_cluster), else in one local process;
+    within ``sim_memo.memoised``, only the configs its memo lacks."""
+    memo = sim_memo.active()
+    if memo is not None:
+        return memo.answers(payload, lambda missing: _simulated(missing, jobs))
+    return _simulated(payload, jobs)
+
+
+def _simulated(payload: Mapping[str, Any], jobs: int) -> list[dict[str, Any]]:
     address = sim_cluster.cluster_address()
     if address:
         return sim_cluster.run_on_cluster(payload, address)

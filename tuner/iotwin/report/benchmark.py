@@ -234,10 +234,12 @@ def _page_rows(result: TableBenchmark, settings: BenchmarkSettings) -> list[dict
     return rows
 
 
-def import_page(imported: Imported, found: Resolution, command: str) -> str:
+def import_page(imported: Imported, found: Resolution, command: str, timed: str) -> str:
     """The Markdown page beside an imported table: how its CSV became the space's configs,
-    and how finely the table tells them apart."""
+    how finely the table tells them apart, and the region its rates are timed over."""
     lines = [f"# {imported.table.label}: imported", "", f"`{command}`", "",
              *(f"- {text}" for text in imported.texts()), "",
-             f"Resolution: {resolution_text(found)}.", ""]
+             f"Resolution: {resolution_text(found)}.", "",
+             f"Timed region: {timed} (the workload's `timed`, sim-models/WORKLOAD.md): the "
+             f"model predicts the table's configs over the same region.", ""]
     return "\n".join(lines)

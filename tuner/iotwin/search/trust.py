@@ -60,14 +60,17 @@ class SearchState:
                "too few measured configs to rank")
         evidence = ("" if self.log_bayes_factor is None else
                     f", evidence for it {self.log_bayes_factor:+.1f} log units")
-        goal = f"within {100 * self.target:g}% of the best at {100 * self.confidence:g}%"
-        reached = ("" if self.chance_missed is None else
-                   f": chance it is missed {100 * min(self.chance_missed, 1.0):.0f}%")
         ended = f"; {ENDINGS[self.ended]}" if self.ended else ""
         prior = (f"the model with the residuals of {self.transferred} configs earlier "
                  f"campaigns on the platform measured; " if self.transferred else "")
-        return (f"prior weight {self.prior_weight:.2f} ({prior}{why}{evidence}); target {goal}"
-                f"{reached}{ended}")
+        return (f"prior weight {self.prior_weight:.2f} ({prior}{why}{evidence}); target "
+                f"{self.target_text()}{ended}")
+
+    def target_text(self) -> str:
+        """The user's target, and the chance (by the beliefs) that it is missed."""
+        goal = f"within {100 * self.target:g}% of the best at {100 * self.confidence:g}%"
+        return goal + ("" if self.chance_missed is None else
+                       f": chance it is missed {100 * min(self.chance_missed, 1.0):.0f}%")
 
 
 def measured_order(predicted: Sequence[float], measured: Sequence[float], *, seed: int = 0,

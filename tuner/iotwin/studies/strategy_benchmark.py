@@ -65,6 +65,7 @@ from iotwin.executors.table import Landscape, TableExecutor, read_table
 from iotwin.model.calibration import RefitSettings, SimModel
 from iotwin.model.platforms import load_platform
 from iotwin.model.sheet_schema import check_record, record_schema
+from iotwin.model.sim_memo import memoised
 from iotwin.search import strategy_kind, strategy_settings
 from iotwin.search.screened import Beliefs
 from iotwin.space.parameters import BoundSpace
@@ -82,7 +83,11 @@ from iotwin.tuning.parts import assemble, campaign_space
 from iotwin.tuning.spec import CampaignSpec
 from iotwin.validation.local import load_suite
 from iotwin.workloads.types import Workload
-from iotwin.workloads.workload import kernel_workload, load_workload
+from iotwin.workloads.workload import kernel_workload, load_workload, normalised_workload
+
+#: in the campaigns' folder: iosim's answers, shared by every campaign of the benchmark (its
+#: seeds screen the same configs under the model as loaded, and its first refits' steps)
+SIMULATION_MEMO = "simulations.sqlite"
 
 #: the store's kind of a benchmark's campaigns: not "tune", so that no campaign of a benchmark
 #: learns from another's residuals (iotwin.tuning.transfer reads tuning campaigns), even where
@@ -190,6 +195,8 @@ def run_in_parallel(cases: Sequence[TableCase], settings: BenchmarkSettings, cam
                     jobs: int) -> list[list[StrategyFigures]]:
     """Every campaign of the benchmark, one (table, strategy, seed) each, ``jobs`` at once in
     processes of their own; per case, its strategies' figures in the spec's order.
+    Every campaign reads and adds to one memo of iosim's answers (iotwin.model.sim_memo), which
+    changes no answer.
 
     A campaign is the unit, not a strategy's seeds together, so that a slow strategy (sim-
     screened on a large platform) spreads over every process instead of running its seeds one
@@ -212,7 +219,8 @@ def run_in_parallel(cases: Sequence[TableCase], settings: BenchmarkSettings, cam
 
 def _run_in_own_store(case: TableCase, strategy: str, seed: int, settings: BenchmarkSettings,
                       campaigns: Path) -> Trajectory:
-    with Store(campaigns / f"{case.name}-{strategy}-seed{seed}.db") as store:
+    with (Store(campaigns / f"{case.name}-{strategy}-seed{seed}.db") as store,
+          memoised(campaigns / SIMULATION_MEMO)):
         return run_one(case, strategy, seed, settings, store)
 
 
@@ -439,6 +447,15 @@ def landscape_space(landscape: Path) -> BoundSpace:
         ranks=suite.target.ranks, platform=suite.platform, space=suite.space,
         strategy="random", executor="twin", kernel=suite.target.kernel, args=suite.target.args,
         command=suite.target.command, workload=workload))
+
+
+def timed_region(landscape: Path) -> str:
+    """The region the landscape spec's rates are timed over, as its model simulates them: its
+    program's workload's ``timed`` (sim-models/WORKLOAD.md), a kernel's open to close."""
+    suite, workload = _landscape_spec(landscape)
+    model = workload or kernel_workload(str(suite.target.kernel), suite.target.ranks,
+                                        list(suite.target.args))
+    return str(normalised_workload(model, str(landscape))["timed"])
 
 
 def _landscape_spec(landscape: Path) -> tuple[Any, Workload | None]:

@@ -88,6 +88,8 @@ class CampaignEvaluator:
         self._batch: list[_Measured] = []
         self._next_generation = 0
         self._screening = (0, 0.0)  # this generation's simulations, and seconds predicting
+        #: a model-guided search's last report: its target, and how it ended (None: none)
+        self.state: SearchState | None = None
         #: each point's config and its hash: a search asks about the same points again and
         #: again (a population scored every step), and building and hashing a config costs
         #: more than simulating it from the cache
@@ -183,6 +185,7 @@ class CampaignEvaluator:
     def end_generation(self, generation: int, best_predicted: float | None = None,
                        state: SearchState | None = None) -> None:
         best = self.best()
+        self.state = state or self.state
         self.on_progress(Progress(generation, len(self.order), self.spec.real_budget,
                                   best.rate if best else None, best_predicted,
                                   self.batch_error(), state))

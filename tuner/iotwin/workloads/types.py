@@ -91,4 +91,5 @@ class Workload(TypedDict, total=False):
     ranks: Required[int]
     ranks_per_node: int
     mpi: Literal["mpich", "openmpi"]
+    timed: Literal["open-to-close", "writes"]
     files: Required[list[WorkloadFile]]
