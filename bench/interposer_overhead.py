@@ -61,7 +61,7 @@ each straight on, measures what hooking alone costs.
         [--writes 2000] [--files 10] [--session-ranks 2] [--config cfg.yaml] [--library LIB]
         [--cases many-writes,many-datasets,sessions-hdf5,sessions-mpiio,sessions-ior-mpiio,
         sessions-ior-posix] [--ior PATH [--ior-args ARGS]] [--no-wall] [--no-instructions]
-        [--no-collectives] [--no-capture]
+        [--no-collectives] [--no-capture] [--no-report]
 
 The IOR-like overhead on a quiet machine, 2 ranks, wall clock only:
 
@@ -480,6 +480,8 @@ def measure(kernel: Kernel, config: Path | None, args: argparse.Namespace, folde
               f"without {(without + own) / without:.4f}; inside HDF5 / MPI and loading the "
               f"library: {rest / 1e6:.2f} M")
         figures = without, counts
+    if not args.report:   # as `iotwin apply` preloads it
+        env = {name: value for name, value in env.items() if name != "IOTWIN_REPORT"}
     if args.collectives:
         print_collectives(kernel, env, folder, kernel.ranks or args.ranks)
     if args.wall:
@@ -525,6 +527,9 @@ def main() -> None:
     parser.add_argument("--no-collectives", dest="collectives", action="store_false")
     parser.add_argument("--no-capture", dest="capture", action="store_false",
                         help="skip the variant with workload capture on")
+    parser.add_argument("--no-report", dest="report", action="store_false",
+                        help="collectives and wall clock without IOTWIN_REPORT, as `iotwin "
+                        "apply` preloads the library (the instruction counts read the report)")
     args = parser.parse_args()
     if args.instructions and not shutil.which("valgrind"):
         raise SystemExit("valgrind is not installed (apt-get install valgrind)")

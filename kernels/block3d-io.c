@@ -11,7 +11,6 @@
 #include <stdio.h>
 
 #include "common/kernel.h"
-#include "common/nc4_layout.h"
 #include "common/pnetcdf_output.h"
 #include "common/process_grid.h"
 
@@ -47,11 +46,11 @@ static int lay_out(const run_shape *shape, layout *out, char *err, size_t errlen
 int main(int argc, char **argv)
 {
     const output_method methods[] = {
-        {"hdf5", "hdf5", ".h5", &h5_held_output_ops, NULL, NULL},
-        {"mpiio", "mpiio", ".dat", &mpiio_output_ops, NULL, NULL},
-        {"netcdf4", "hdf5", ".nc", nc4_output_ops(), NC4_OUTPUT_MISSING, nc4_file_layout},
-        {"pnetcdf", "pnetcdf", ".nc", pnetcdf_output_ops(), PNETCDF_OUTPUT_MISSING, NULL},
-        {NULL, NULL, NULL, NULL, NULL, NULL},
+        {"hdf5", "hdf5", ".h5", &h5_held_output_ops, NULL},
+        {"mpiio", "mpiio", ".dat", &mpiio_output_ops, NULL},
+        {"netcdf4", "netcdf4", ".nc", nc4_output_ops(), NC4_OUTPUT_MISSING},
+        {"pnetcdf", "pnetcdf", ".nc", pnetcdf_output_ops(), PNETCDF_OUTPUT_MISSING},
+        {NULL, NULL, NULL, NULL, NULL},
     };
     const kernel_def block3d = {
         "block3d-io",

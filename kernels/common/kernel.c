@@ -33,37 +33,15 @@ static char *command_line(int argc, char **argv, const char *name)
     return line;
 }
 
-/* The layout as the file holds it: the method's library may add datasets of its own. */
-static int file_layout(const common_settings *c, const layout *l, layout *out, char *err,
-                       size_t errlen)
-{
-    *err = '\0';
-    if (c->method->file_layout(l, out, err, errlen) == 0)
-        return 0;
-    if (!*err)
-        snprintf(err, errlen, "out of memory laying out the file");
-    return -1;
-}
-
 static int describe(int argc, char **argv, const kernel_def *k, const common_settings *c,
                     const layout *l)
 {
-    char err[512];
-    layout in_file = {0};
-    if (c->method && c->method->file_layout) {
-        if (file_layout(c, l, &in_file, err, sizeof err)) {
-            layout_free(&in_file);
-            return cli_fail(k->name, err);
-        }
-        l = &in_file;
-    }
     char *source = command_line(argc, argv, k->name);
     workload_run run = {k->name, source ? source : k->name, c->file, k->role,
                         c->method ? c->method->api : "hdf5", c->ranks ? c->ranks : 1,
                         c->independent, c->sync};
     workload_print(stdout, &run, l);
     free(source);
-    layout_free(&in_file);
     return 0;
 }
 

@@ -20,19 +20,12 @@ typedef struct {
                                 * elements (WORKLOAD.md, access_elements); 0: one call */
     uint64_t halo;             /* the block is held in memory with this many cells around it on
                                 * every axis (a stencil code's ghost cells), not written */
-    int user_fill_value;       /* the dataset has a fill value of its own (WORKLOAD.md
-                                * fill_value: user), as netCDF-4 gives every variable */
-    int created_only;          /* created, never written (netCDF-4's dimension datasets) */
 } dataset_spec;
 
 typedef struct {
     dataset_spec *datasets;
     size_t count, capacity;
     int one_call; /* all datasets written by one multi-dataset call */
-    /* The writing library flushes the file (H5Fflush) of its own accord: once the datasets
-     * are created, before the writes, and as it closes the file (netCDF-4's nc_enddef and
-     * nc_close). */
-    int flush_at_define, flush_at_close;
 } layout;
 
 /* Appends a dataset (contiguous, no decomposition yet); NULL when out of memory. */

@@ -126,26 +126,3 @@ int netcdf_define(const netcdf_definer *api, int ncid, const layout *l, int vari
     free(axis_dim);
     return failed ? -1 : 0;
 }
-
-int nc4_file_layout(const layout *l, layout *out, char *err, size_t errlen)
-{
-    nc4_dimensions dims;
-    if (nc4_dimensions_of(l, &dims, NULL, err, errlen))
-        return -1;
-    *err = '\0';
-    for (int i = 0; i < dims.count; i++) {
-        uint64_t one = 1;
-        dataset_spec *d = layout_add(out, ELEM_FLOAT32, "/%s", dims.dims[i].name);
-        if (!d || decomp_init_uniform(&d->decomp, 1, &one, &dims.dims[i].length))
-            return -1;
-        d->created_only = 1;
-    }
-    for (size_t k = 0; k < l->count; k++) {
-        dataset_spec *v = layout_copy(out, &l->datasets[k]);
-        if (!v)
-            return -1;
-        v->user_fill_value = 1;
-    }
-    out->flush_at_define = out->flush_at_close = 1;
-    return 0;
-}

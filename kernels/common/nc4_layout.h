@@ -1,24 +1,11 @@
-/* The HDF5 file netCDF-4 makes of a layout: what a kernel's netCDF-4 run writes (nc4_output.c)
- * and what its --describe states, from one definition so the two cannot disagree. Needs no
- * netCDF library: the MPICH build describes a netCDF-4 run it cannot make. The variables'
- * dimensions, types and definition are netCDF's, shared with the PnetCDF output
- * (pnetcdf_output.c).
- *
- * netCDF-C 4.9 (libhdf5/nc4hdf.c), with the library's defaults:
- * - every variable is a root-level dataset; its dimensions are named from the fastest axis x,
- *   y, z, w, and shared by the variables (one length per name);
- * - every dimension without a coordinate variable gets a dataset of its own before the
- *   variables, in the order the dimensions were defined (nc4_rec_write_metadata): a dimension
- *   scale of its length in 32-bit big-endian floats, contiguous, never written
- *   (nc4_create_dim_wo_var);
- * - a variable without an unlimited dimension, filter or chunk sizes is contiguous
- *   (var_create_dataset), and its dataset gets the type's netCDF fill value
- *   (H5Pset_fill_value) unless the program turns fill off, which this output does not: under
- *   HDF5's default fill time (ifset) parallel HDF5 writes that fill when it allocates the
- *   dataset, at create;
- * - leaving define mode (nc_enddef), nc_sync and nc_close each write netCDF's metadata and
- *   flush the file, H5Fflush(H5F_SCOPE_GLOBAL) (sync_netcdf4_file, libhdf5/hdf5file.c): a
- *   run flushes before its writes and at its close besides its own sync. */
+/* A layout as netCDF variables: what a kernel's netCDF-4 run (nc4_output.c) and PnetCDF run
+ * (pnetcdf_output.c) define, from one definition. Needs no netCDF library. Every variable is a
+ * root-level variable; its dimensions are named from the fastest axis x, y, z, w, and shared by
+ * the variables (one length per name); a variable is contiguous (netCDF's default without an
+ * unlimited dimension, filter or chunk sizes). What netCDF-4 then makes of them in the HDF5
+ * file (a dataset per dimension, its fill value, its flushes) is iosim's netCDF-4 model's
+ * (sim-models/src/iolib/netcdf4.hpp): a run's --describe states the variables (`api:
+ * netcdf4`). */
 #ifndef IOTWIN_NC4_LAYOUT_H
 #define IOTWIN_NC4_LAYOUT_H
 
@@ -63,9 +50,5 @@ typedef struct {
  * cannot be written as netCDF variables, or memory runs out). */
 int netcdf_define(const netcdf_definer *api, int ncid, const layout *l, int varids[],
                   int *status, char *err, size_t errlen);
-
-/* The datasets of the file, in creation order: the dimension datasets (created_only), then
- * the layout's variables with user_fill_value set; flush_at_define and flush_at_close set. */
-int nc4_file_layout(const layout *l, layout *out, char *err, size_t errlen);
 
 #endif

@@ -1,5 +1,5 @@
 /* Parallel netCDF-4 (netCDF-C over parallel HDF5; Debian's libnetcdf-mpi-dev is built on Open
- * MPI, so only that flavour's kernels have it): the file nc4_layout.h says, with netCDF's
+ * MPI, so only that flavour's kernels have it): the variables nc4_layout.h defines, with netCDF's
  * defaults (fill on), every variable written in one nc_put_vara, collective
  * (nc_var_par_access NC_COLLECTIVE) unless the run is independent.
  *

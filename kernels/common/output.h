@@ -35,9 +35,6 @@ typedef struct {
     const char *suffix;     /* the default file is KERNEL<suffix> */
     const output_ops *ops;  /* NULL: not in this build of the kernel */
     const char *missing;    /* why ops is NULL (one sentence) */
-    /* The datasets the file holds, as the format describes them, when the library adds its
-     * own to the layout's (NULL: the layout's). 0, or -1 with err set. */
-    int (*file_layout)(const layout *l, layout *out, char *err, size_t errlen);
 } output_method;
 
 /* HDF5 through its MPI-IO driver (h5output.h): values made in the write, or held. */

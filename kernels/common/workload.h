@@ -1,9 +1,6 @@
-/* `--describe`: the workload of a run (sim-models/WORKLOAD.md) as one JSON document. A layout
- * whose datasets are all written, and flushed only by the run's sync, is described with its
- * decompositions, one write per dataset in order; any other (netCDF-4's: dimension datasets
- * never written, flushes of its own) as the session of `calls` the run makes: the datasets by
- * their extents, the library's flush at define, a write per written dataset with its
- * decomposition as the selection, the run's sync, the library's flush at close. */
+/* `--describe`: the workload of a run (sim-models/WORKLOAD.md) as one JSON document: the
+ * datasets with their decompositions, one write per dataset in order, the run's sync as a
+ * flush. A library's own objects and flushes are its model's in the simulator (`api`). */
 #ifndef IOTWIN_WORKLOAD_H
 #define IOTWIN_WORKLOAD_H
 
@@ -17,7 +14,7 @@ typedef struct {
     const char *source;   /* the command line, for provenance */
     const char *file;
     const char *role;     /* checkpoint | visualisation | other */
-    const char *api;      /* hdf5 | mpiio */
+    const char *api;      /* hdf5 | mpiio | netcdf4 | pnetcdf */
     uint64_t ranks;
     int independent;
     int sync;

@@ -111,6 +111,10 @@ static int take_session(const doc_node *node, const char *path, replay_session *
     if (wl_field(node, WL_FILE_CALLS))
         return cannot(err, errlen, where, "it runs sessions of decompositions, not captured "
                       "calls (`iotwin simulate` runs them)");
+    snprintf(where, sizeof where, "%s.hdf5_access", path);
+    if (wl_field(node, WL_FILE_HDF5_ACCESS))
+        return cannot(err, errlen, where, "it opens files with HDF5's default access "
+                      "properties (`iotwin simulate` runs them)");
     s->name = strdup(wl_field(node, WL_FILE_NAME)->text);
     s->role = strdup(wl_field(node, WL_FILE_ROLE)->text);
     s->mode = (file_mode)index_of(MODES, wl_field(node, WL_FILE_MODE)->text);

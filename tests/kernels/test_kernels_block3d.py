@@ -41,9 +41,9 @@ BLOCK = "x".join(map(str, BLOCK_XYZ))
 GRIDS_XYZ = {1: (1, 1, 1), 2: (2, 1, 1), 4: (2, 2, 1), 8: (2, 2, 2)}
 FLAVOUR = {"mpiio": "mpich", "hdf5": "mpich", "netcdf4": "openmpi", "pnetcdf": "openmpi"}
 SUFFIX = {"mpiio": ".dat", "hdf5": ".h5", "netcdf4": ".nc", "pnetcdf": ".nc"}
-# the workload's api of each method's file: netCDF-4's is described as its capture is, the HDF5
-# file netCDF makes (sim-models/WORKLOAD.md, "Described and captured")
-API = {"mpiio": "mpiio", "hdf5": "hdf5", "netcdf4": "hdf5", "pnetcdf": "pnetcdf"}
+# the workload's api of each method's file: the library's variables, described; what the
+# library adds is its model's in iosim (sim-models/WORKLOAD.md, "Described and captured")
+API = {"mpiio": "mpiio", "hdf5": "hdf5", "netcdf4": "netcdf4", "pnetcdf": "pnetcdf"}
 NC_FILL_DOUBLE = 9.9692099683868690e36  # netcdf.h
 H5PY_MPI = Path(sys.prefix) / "h5py-mpi"  # parallel h5py and mpi4py on MPICH (make h5py-mpi)
 DEBIAN_PYTHON = "/usr/bin/python3"  # Debian's mpi4py on Open MPI (python3-h5py-mpi)
@@ -201,9 +201,11 @@ def test_describe_states_the_bytes_and_blocks_the_run_wrote(run: Run) -> None:
 
 
 def creation_order(path: Path) -> list[str]:
-    """The file's datasets by where HDF5 placed their data (allocated at create in parallel)."""
+    """The file's datasets by where HDF5 placed their data (allocated at create in parallel),
+    but netCDF-4's dimensions (dimension scales): the program's datasets or variables."""
     with h5py.File(path, "r") as f:
-        names = [name for name, obj in f.items() if isinstance(obj, h5py.Dataset)]
+        names = [name for name, obj in f.items() if isinstance(obj, h5py.Dataset)
+                 and obj.attrs.get("CLASS") != b"DIMENSION_SCALE"]
         return sorted((f"/{n}" for n in names), key=lambda n: f[n].id.get_offset())
 
 
@@ -250,7 +252,9 @@ def test_described_datasets_are_the_files_in_creation_order(run: Run) -> None:
             assert dataset.chunks is None and d["chunk_dims"] is None, d["name"]
             user_fill = (dataset.id.get_create_plist().fill_value_defined()
                          == h5py.h5d.FILL_VALUE_USER_DEFINED)
-            assert user_fill == (d.get("fill_value") == "user"), d["name"]
+            # absent, a netCDF-4 variable's is netCDF's own (WORKLOAD.md)
+            described_fill = d.get("fill_value", "user" if run.method == "netcdf4" else "default")
+            assert user_fill == (described_fill == "user"), d["name"]
         if run.method == "netcdf4":
             assert f["data"].fillvalue == pytest.approx(NC_FILL_DOUBLE)
 
@@ -265,28 +269,58 @@ def compared_datasets(workload: dict[str, Any]) -> list[tuple[Any, ...]]:
              d.get("fill_value", "default")) for d in session(workload)["datasets"]]
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize(("method", "sync"), [("hdf5", "--sync"), ("netcdf4", "--sync"),
-                                              ("netcdf4", "--no-sync")])
-@pytest.mark.parametrize("ranks", [4, 8])
-def test_the_capture_of_a_run_says_what_describe_says(method: str, sync: str, ranks: int,
-                                                      scratch: Path) -> None:
-    args = kernel_args(method, scratch / f"captured{SUFFIX[method]}", sync)
+def capture(method: str, ranks: int, scratch: Path, *extra: str) -> tuple[dict[str, Any],
+                                                                         dict[str, Any]]:
+    """A run's capture and its description (its file named relative to `scratch`, where it
+    runs, as a workload's file names are)."""
+    args = kernel_args(method, Path(f"captured{SUFFIX[method]}"), *extra)
     captured = merge_records(capture_records(args, ranks, timeout_s=300, workdir=scratch), KERNEL,
                              " ".join(args))
-    described = describe(*args[1:], "--ranks", str(ranks), binary=args[0])
+    return captured, describe(*args[1:], "--ranks", str(ranks), binary=args[0])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("ranks", [4, 8])
+def test_the_capture_of_an_hdf5_run_says_what_describe_says(ranks: int, scratch: Path) -> None:
+    captured, described = capture("hdf5", ranks, scratch, "--sync")
     assert compared_datasets(captured) == compared_datasets(described)
-    if "calls" in session(described):
-        assert calls_without_timing(captured) == calls_without_timing(described)
-    else:  # one write of the decomposition, then the sync's flush
-        decomposition = data_selection(described)
-        assert calls_without_timing(captured) == [
-            {"write": ["/data"], "transfer": "collective", "selections": [decomposition]},
-            {"flush": True}]
+    decomposition = data_selection(described)
+    assert calls_without_timing(captured) == [  # one write of the decomposition, the sync's flush
+        {"write": ["/data"], "transfer": "collective", "selections": [decomposition]},
+        {"flush": True}]
 
 
-def simulated(workload: dict[str, Any], config: dict[str, Any], mpi: str) -> dict[str, Any]:
-    result = simulate(simulator_input(load_platform("local"), {**workload, "mpi": mpi}, [config],
+#: how far a netCDF-4 run's capture may simulate from its description: the capture creates
+#: netCDF's dimension datasets with HDF5's default object formats and without their attributes
+#: (the creation order indexes, the 1.8 formats, the dimension scales' attributes, which it
+#: does not record), so its variable starts a few KiB off the real one's and straddles the
+#: stripes a little differently (measured with 32^3 blocks: 0.08 % at most, ARCHER at 4 ranks;
+#: the same time on local, ARCHER at 8 ranks and Cirrus, and at this test's blocks)
+CAPTURE_TOLERANCE = 0.01
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sync", ["--sync", "--no-sync"])
+@pytest.mark.parametrize("ranks", [4, 8])
+def test_a_netcdf4_runs_capture_and_description_simulate_alike(sync: str, ranks: int,
+                                                               scratch: Path) -> None:
+    """One answer for netCDF-4: the capture holds what netCDF did through HDF5 (its dimension
+    datasets, its flushes, the collective metadata it set on the file), the description
+    (`api: netcdf4`) the variables, iosim's netCDF-4 model the rest; both give one time on
+    this machine and on a Lustre platform. The capture's compute gaps (the halo copy, the
+    loaded machine's) are the run's, not I/O: left out."""
+    captured, described = capture("netcdf4", ranks, scratch, sync)
+    assert session(captured)["hdf5_access"] == {"coll_metadata_write": True,
+                                                "all_coll_metadata_ops": True}
+    captured["files"][0]["calls"] = calls_without_timing(captured)
+    for platform in ("local", "archer"):
+        times = [simulated(w, {}, "openmpi", platform)["time_s"] for w in (captured, described)]
+        assert times[0] == pytest.approx(times[1], rel=CAPTURE_TOLERANCE), platform
+
+
+def simulated(workload: dict[str, Any], config: dict[str, Any], mpi: str,
+              platform: str = "local") -> dict[str, Any]:
+    result = simulate(simulator_input(load_platform(platform), {**workload, "mpi": mpi}, [config],
                                       {"report_ranges": True}))
     assert result["ok"], result.get("error")
     return result
@@ -317,8 +351,11 @@ def test_iosim_maps_the_described_blocks_to_the_files_bytes(method: str, scratch
     assert data_ranges(result) == real
     assert [sum(n for _, n in data_ranges(result, rank)) for rank in range(ranks)] == [
         math.prod(BLOCK_XYZ) * 8] * ranks
-    if method in ("mpiio", "pnetcdf"):  # HDF5 files end in metadata written at close
-        assert result["breakdown"]["file_bytes"] == run.path.stat().st_size
+    size = run.path.stat().st_size
+    if method in ("mpiio", "pnetcdf"):
+        assert result["breakdown"]["file_bytes"] == size
+    elif method == "netcdf4":  # within 10 bytes a dimension (tests/sim/test_sim_netcdf4.py)
+        assert abs(result["breakdown"]["file_bytes"] - size) < 10 * 3
 
 
 @pytest.mark.slow

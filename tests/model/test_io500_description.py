@@ -54,6 +54,16 @@ def test_disks_are_raid_groups_raw_or_as_an_array_exports_them() -> None:
         assert data["filesystem"]["rpc_overhead_s"] == hdd["request_s"]["value"]
 
 
+def test_an_arrays_volumes_are_cached_and_the_servers_own_groups_read_modify_write() -> None:
+    raid = sheet_defaults()["raid"]
+    raw, array, flash = (model(record(n))["filesystem"] for n in (166, 97, 9))
+    assert raw["target_raid"] == "parity"
+    assert raw["read_modify_write_passes"] == raid["read_modify_write_passes"]["value"]
+    assert array["target_raid"] == "cached_array"
+    assert array["cache_write_s"] == raid["cache_write_s"]["value"]
+    assert "target_raid" not in flash
+
+
 def test_servers_with_fewer_drives_than_a_raid_group_make_one_group_each() -> None:
     data = model(record(184))  # Dell: 108 NL-SAS drives on 18 servers, 6 a server
     hdd = sheet_defaults()["media"]["hdd"]

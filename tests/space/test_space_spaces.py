@@ -10,6 +10,8 @@ from iotwin.config.dumping import dump_config
 from iotwin.config.validation import validate_config
 from iotwin.core.errors import UserError
 from iotwin.space.parameters import Rejected, SpaceContext, list_spaces, load_space, parse_space
+from iotwin.workloads.partial_writes import program_context
+from iotwin.workloads.workload import kernel_workload
 
 HOPPER = SpaceContext(filesystem="lustre", ranks=2048, max_stripe_count=156)
 INTREPID = SpaceContext(filesystem="gpfs", ranks=2048)
@@ -162,6 +164,23 @@ def test_a_program_writing_no_hdf5_gets_no_hdf5_parameters() -> None:
     assert {key.split(".")[0] for gene in everything.genes for key in gene.keys} \
         >= {"hdf5", "dataset", "mpiio"}
     assert mpiio_only.size < everything.size
+
+
+@pytest.mark.parametrize(("space", "context"), [("local", LOCAL), ("table3", HOPPER),
+                                                 ("table3", INTREPID)])
+def test_a_netcdf4_program_searches_every_hdf5_and_dataset_parameter(
+        space: str, context: SpaceContext) -> None:
+    """netCDF-4 writes HDF5 files (data/io-libraries.yaml): block3d-io's netCDF-4 run as it
+    describes itself (`api: netcdf4`) is searched over its HDF5 run's parameters, HDF5's and
+    the dataset's among them."""
+    def keys(method: str) -> set[str]:
+        workload = kernel_workload("block3d-io", 4, ["--block", "8", "--method", method])
+        bound = load_space(space).bind(program_context(context, workload))
+        return {key for gene in bound.genes for key in gene.keys}
+
+    netcdf4 = keys("netcdf4")
+    assert {key.split(".")[0] for key in netcdf4} >= {"hdf5", "dataset"}
+    assert netcdf4 == keys("hdf5")
 
 
 @pytest.mark.parametrize(("space", "context"), [("local", LOCAL), ("table3", HOPPER)])

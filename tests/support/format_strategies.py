@@ -141,7 +141,9 @@ def sessions(draw: st.DrawFn, ranks: int) -> dict[str, Any]:
                 "api": st.sampled_from(("hdf5", "mpiio", "posix", "netcdf4")),
                 "create": st.booleans(), "compute_before_s": st.floats(0, 100),
                 "write_calls": st.sampled_from(("per-dataset", "one-call")),
-                "flushes": st.integers(0, 5), "keep_open": st.booleans()}
+                "flushes": st.integers(0, 5), "keep_open": st.booleans(),
+                "hdf5_access": st.fixed_dictionaries({}, optional={
+                    "coll_metadata_write": st.booleans(), "all_coll_metadata_ops": st.booleans()})}
     for key, values in optional.items():
         if draw(st.booleans()):
             session[key] = draw(values)

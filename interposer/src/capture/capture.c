@@ -54,6 +54,17 @@ void iot_capture_start(struct iot_file *file, double start, double end)
     file->capture = c;
 }
 
+void iot_capture_set_hdf5_access(struct iot_file *file, int coll_metadata_write,
+                                 int all_coll_metadata_ops)
+{
+    struct iot_capture *c = file ? file->capture : NULL;
+    if (!c)
+        return;
+    c->hdf5_access_known = 1;
+    c->coll_metadata_write = coll_metadata_write;
+    c->all_coll_metadata_ops = all_coll_metadata_ops;
+}
+
 void iot_capture_free(struct iot_capture *c)
 {
     if (!c)

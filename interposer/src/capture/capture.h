@@ -20,6 +20,10 @@ double iot_capture_epoch_of(double monotonic);   /* a CLOCK_MONOTONIC time in ep
 
 /* A session starts (its record names the file's driver: core/records.h). */
 void iot_capture_start(struct iot_file *file, double start, double end);
+/* What the program set on an HDF5 file's access list that changes how HDF5 writes it: its
+ * collective metadata writes and reads. */
+void iot_capture_set_hdf5_access(struct iot_file *file, int coll_metadata_write,
+                                 int all_coll_metadata_ops);
 /* A new dataset of the session named `name`: its index + 1 (0 when capture is off or
  * failed), its record in *cd. */
 int iot_capture_new_dataset(struct iot_file *file, const char *name, struct cap_dataset **cd);

@@ -140,6 +140,18 @@ static void write_dataset(struct buf *out, const struct cap_dataset *cd)
     PUT(out, "\"}");
 }
 
+/* Only when the program set one: HDF5's defaults are the workload's when it is absent. */
+static void write_hdf5_access(struct buf *out, const struct iot_capture *c)
+{
+    if (!c->hdf5_access_known || !(c->coll_metadata_write || c->all_coll_metadata_ops))
+        return;
+    PUT(out, ", \"hdf5_access\": {\"coll_metadata_write\": ");
+    put(out, c->coll_metadata_write ? "true" : "false");
+    PUT(out, ", \"all_coll_metadata_ops\": ");
+    put(out, c->all_coll_metadata_ops ? "true" : "false");
+    PUT(out, "}");
+}
+
 static void write_datasets(struct buf *out, const struct iot_capture *c)
 {
     PUT(out, ", \"datasets\": [");
@@ -341,6 +353,7 @@ int session_write_record(const struct session *s, struct iot_file *file, struct 
 {
     struct buf out = {NULL, 0, 0, 0};
     write_header(&out, s, file);
+    write_hdf5_access(&out, c);
     write_datasets(&out, c);
     int ok = write_calls(&out, s, c);
     PUT(&out, ", \"unsupported\": ");

@@ -48,10 +48,14 @@ struct iot_layer {
      * line) */
     void (*report_file)(struct buf *out, const struct iot_file *file);
     void (*report_part)(struct buf *out, struct iot_part *part);
-    /* the run's record at its end: its figures reduced to rank 0 (collective over comm, every
-     * rank calls it; MPI_COMM_NULL: this process alone), then its members (`, "outside": ...`)
-     * written by rank 0 */
-    void (*run_reduce)(MPI_Comm comm);
+    /* the run's record at its end: `run_sums` figures of this rank put by run_figures and
+     * summed over the ranks in the run's one reduction (core/run.c), handed to run_reduce on
+     * every rank (comm: the run's communicator, MPI_COMM_NULL when this process reports alone;
+     * anything more it exchanges is collective over comm), then its members
+     * (`, "outside": ...`) written by rank 0 */
+    int run_sums;
+    void (*run_figures)(long long *mine);
+    void (*run_reduce)(MPI_Comm comm, const long long *sums);
     void (*run_report)(struct buf *out);
     /* at unload, before the records are freed */
     void (*shutdown)(void);

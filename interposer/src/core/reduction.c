@@ -244,6 +244,10 @@ void iot_report_settle_all(void)
 void iot_report_close(struct iot_file *file, const struct iot_run *run)
 {
     iot_file_detach(file);
+    if (!run->report_path) {   /* no report (as on every rank): nothing to reduce */
+        iot_file_free(file);
+        return;
+    }
     if (file->comm == MPI_COMM_NULL) {   /* this process alone */
         iot_report_write(file, run, 1);
         iot_file_free(file);

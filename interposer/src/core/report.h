@@ -12,7 +12,9 @@ struct iot_run {
 };
 
 /* The file has closed: takes its record over (detached from the open files) and reports it,
- * now for a file of one process, else once the reduction posted here has finished. */
+ * now for a file of one process, else once the reduction posted here has finished. Without
+ * $IOTWIN_REPORT (given to every rank or to none, as launchers' environment options give it)
+ * nothing is reduced: `iotwin apply`'s runs make no collective of the library's. */
 void iot_report_close(struct iot_file *file, const struct iot_run *run);
 /* Finishes every reduction in flight and writes their lines (at MPI_Finalize). */
 void iot_report_settle_all(void);

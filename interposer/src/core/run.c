@@ -23,8 +23,9 @@
 
 static int written;
 
-/* Rule i matched a file on some rank (`used` reduced over the ranks). */
-static void write_unmatched(struct buf *out, const struct iot_config *config, const int *used)
+/* Rule i matched a file on some rank (`used[i]`: the ranks it matched on). */
+static void write_unmatched(struct buf *out, const struct iot_config *config,
+                            const long long *used)
 {
     int n = 0;
     PUT(out, ", \"unmatched_rules\": [");
@@ -43,7 +44,7 @@ static void write_unmatched(struct buf *out, const struct iot_config *config, co
     PUT(out, "]");
 }
 
-static void write_record(int ranks, const int *used)
+static void write_record(int ranks, const long long *used)
 {
     const struct iot_run *run = &iot_rt.run;
     struct buf out = {NULL, 0, 0, 0};
@@ -63,41 +64,59 @@ static void write_record(int ranks, const int *used)
     free(out.s);
 }
 
-/* Each layer's figures of the run, reduced to rank 0 (MPI_COMM_NULL: this process's own). */
-static void reduce_layers(MPI_Comm comm)
+/* The run's figures of this rank: for each rule, whether it matched a file here, then each
+ * layer's (core/layer.h: run_sums). NULL when out of memory. */
+static long long *run_figures(int nrules, int *count)
 {
+    *count = nrules;
     for (int i = 0; i < iot_layer_count(); i++)
+        *count += iot_layer_at(i)->run_sums;
+    long long *figures = calloc((size_t)*count + 1, sizeof *figures);
+    if (!figures)
+        return NULL;
+    for (int i = 0; i < nrules; i++)
+        figures[i] = iot_rt.config->file_rule_used[i] != 0;
+    for (int i = 0, at = nrules; i < iot_layer_count(); at += iot_layer_at(i++)->run_sums)
+        if (iot_layer_at(i)->run_figures)
+            iot_layer_at(i)->run_figures(figures + at);
+    return figures;
+}
+
+/* The figures summed over the ranks in one reduction, handed back to each layer. */
+static void reduce_run(MPI_Comm comm, long long *figures, int count, int nrules)
+{
+    if (comm != MPI_COMM_NULL && count)
+        MPI_Allreduce(MPI_IN_PLACE, figures, count, MPI_LONG_LONG, MPI_SUM, comm);
+    for (int i = 0, at = nrules; i < iot_layer_count(); at += iot_layer_at(i++)->run_sums)
         if (iot_layer_at(i)->run_reduce)
-            iot_layer_at(i)->run_reduce(comm);
+            iot_layer_at(i)->run_reduce(comm, figures + at);
 }
 
 /* `mpi`: reduce over MPI_COMM_WORLD (else this process's own figures). */
 static void end_run(int mpi)
 {
-    int ranks = 1, rank = 0, nrules = iot_rt.config ? iot_rt.config->nfiles : 0;
-    int *used = calloc((size_t)nrules + 1, sizeof *used);
+    int ranks = 1, rank = 0, count = 0, nrules = iot_rt.config ? iot_rt.config->nfiles : 0;
     iot_report_flush();   /* every rank's file lines before rank 0's record */
-    if (written++ || !used) {
-        free(used);
+    if (written++ || !iot_rt.run.report_path)   /* no report (as on every rank): no record */
         return;
-    }
+    long long *figures = run_figures(nrules, &count);
+    if (!figures)
+        return;
     iot_depth++;
-    if (nrules)
-        memcpy(used, iot_rt.config->file_rule_used, (size_t)nrules * sizeof *used);
-    if (mpi && nrules)   /* rule i matched a file on some rank */
-        MPI_Allreduce(MPI_IN_PLACE, used, nrules, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    reduce_layers(mpi ? MPI_COMM_WORLD : MPI_COMM_NULL);
+    reduce_run(mpi ? MPI_COMM_WORLD : MPI_COMM_NULL, figures, count, nrules);
     if (mpi) {
         MPI_Comm_rank(MPI_COMM_WORLD, &rank);
         MPI_Comm_size(MPI_COMM_WORLD, &ranks);
     }
     if (rank == 0)
-        write_record(ranks, used);
-    free(used);
+        write_record(ranks, figures);
+    free(figures);
     iot_depth--;
 }
 
-/* MPI_Init's own writes (shared-memory segments, ...) are the MPI library's. */
+/* MPI_Init's own writes (shared-memory segments, ...) are the MPI library's. The runtime
+ * starts when MPI_Init returns (config, the layers' look-ups of the functions they hook):
+ * outside the program's first file session, which would pay it otherwise. */
 EXPORT int MPI_Init(int *argc, char ***argv)
 {
     static int (*real)(int *, char ***);
@@ -106,6 +125,7 @@ EXPORT int MPI_Init(int *argc, char ***argv)
     iot_depth++;
     int rc = real(argc, argv);
     iot_depth--;
+    iot_runtime_init();
     return rc;
 }
 EXPORT int PMPI_Init(int *argc, char ***argv) __attribute__((alias("MPI_Init")));
@@ -118,6 +138,7 @@ EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
     iot_depth++;
     int rc = real(argc, argv, required, provided);
     iot_depth--;
+    iot_runtime_init();
     return rc;
 }
 EXPORT int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)

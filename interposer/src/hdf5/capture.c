@@ -13,10 +13,13 @@
 #include "hdf5/readback.h"
 #include "hdf5/transfer.h"
 
-void iot_h5capture_open(struct iot_file *file, double start, double end)
+void iot_h5capture_open(struct iot_file *file, const struct iot_access *own, double start,
+                        double end)
 {
-    if (iot_capture_enabled())
-        iot_capture_start(file, start, end);
+    if (!iot_capture_enabled())
+        return;
+    iot_capture_start(file, start, end);
+    iot_capture_set_hdf5_access(file, own->coll_write != 0, own->coll_ops != 0);
 }
 
 /* --- datasets -------------------------------------------------------------------------------- */

@@ -5,7 +5,9 @@
 
 #include "hdf5/records.h"
 
-void iot_h5capture_open(struct iot_file *file, double start, double end);
+/* A session starts; `own`: the access properties the program opened the file with. */
+void iot_h5capture_open(struct iot_file *file, const struct iot_access *own, double start,
+                        double end);
 /* A dataset created in the session (`settings`: the application's own creation list's, NULL
  * if unknown) or opened in it. */
 void iot_h5capture_created(struct iot_file *file, struct iot_dataset *d, hid_t type, hid_t space,

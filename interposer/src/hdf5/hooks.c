@@ -224,7 +224,7 @@ static hid_t open_file(open_call call, const char *how, const char *name, unsign
     }
     iot_h5(file)->id = id;
     q = quiet_begin();
-    iot_h5capture_open(file, epoch, iot_capture_clock());
+    iot_h5capture_open(file, &amended.own, epoch, iot_capture_clock());
     iot_readback_file(file);
     quiet_end(q);
     return id;

@@ -156,6 +156,11 @@ static int precreate(struct iot_file *file, const char *name, int replace)
     return 1;
 }
 
+int iot_lustre_striping_set(const struct iot_file *file)
+{
+    return striping_set(file->settings.v);
+}
+
 int iot_lustre_precreates(const struct iot_file *file, const char *name, enum iot_lustre_open how)
 {
     char fs[32];

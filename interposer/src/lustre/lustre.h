@@ -18,6 +18,9 @@ enum iot_lustre_open {
     IOT_CREATE_REPLACING,    /* H5F_ACC_TRUNC: an existing file is replaced */
 };
 
+/* Whether the file's settings ask for a Lustre layout (then a file created needs file->comm). */
+int iot_lustre_striping_set(const struct iot_file *file);
+
 /* Whether iot_lustre_before_open will create the file (then it needs file->comm): striping
  * asked for a file created (not exclusively) on Lustre. */
 int iot_lustre_precreates(const struct iot_file *file, const char *name, enum iot_lustre_open how);

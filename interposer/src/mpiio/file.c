@@ -69,11 +69,18 @@ static int open_with_hints(iot_open_call open, struct iot_file *file, MPI_Info r
     return rc;
 }
 
+MPI_Comm iot_mpiio_comm_for(const struct iot_file *file, MPI_Comm comm)
+{
+    if (iot_rt.run.report_path || iot_capture_enabled() || iot_lustre_striping_set(file))
+        return iot_comm_for(comm);
+    return MPI_COMM_NULL;
+}
+
 static int open_for_layer_above(iot_open_call open, struct iot_file *file, MPI_Comm comm,
                          const char *name, int amode, MPI_Info info, MPI_File *fh)
 {
     if (file->comm == MPI_COMM_NULL)
-        file->comm = iot_comm_for(comm);
+        file->comm = iot_mpiio_comm_for(file, comm);
     int rc = open_with_hints(open, file, expected.hints ? file->requested : MPI_INFO_NULL,
                              comm, name, name, amode, info, fh, NULL);
     if (rc == MPI_SUCCESS)
@@ -147,7 +154,7 @@ static struct iot_file *new_file(MPI_Comm comm, const char *name, int amode)
                                          amode & MPI_MODE_CREATE ? "create" : "open");
     iot_settings_for(&file->settings, file->matched, name, NULL);
     file->requested = iot_hints_requested(file);
-    file->comm = iot_comm_for(comm);
+    file->comm = iot_mpiio_comm_for(file, comm);
     iot_hints_record_applied(file);
     return file;
 }

@@ -41,7 +41,7 @@ static struct {
     int (*request_free)(MPI_Request *);
 } real;
 
-static void init(void)
+void iot_mpiio_bind(void)
 {
     if (real.ready)
         return;
@@ -68,7 +68,7 @@ static void init(void)
 /* The MPI-IO layer's file `fh` is, when the program itself calls on it; else NULL. */
 static struct iot_file *programs(MPI_File fh)
 {
-    init();
+    iot_mpiio_bind();
     return iot_depth ? NULL : iot_file_of_mpi(fh);
 }
 
@@ -76,7 +76,7 @@ static struct iot_file *programs(MPI_File fh)
 
 EXPORT int MPI_File_open(MPI_Comm comm, const char *name, int amode, MPI_Info info, MPI_File *fh)
 {
-    init();
+    iot_mpiio_bind();
     if (iot_depth && !iot_mpiio_expecting_file())
         return real.open(comm, name, amode, info, fh);
     iot_depth++;
@@ -156,7 +156,7 @@ IOT_MPIIO_ACCESS_CALLS(WRAPPER)
 #define LIBRARY_WRAPPER(name, params, args) \
     EXPORT int name params \
     { \
-        init(); \
+        iot_mpiio_bind(); \
         iot_depth++; \
         int rc = real.name args; \
         iot_depth--; \
@@ -171,7 +171,7 @@ IOT_MPIIO_LIBRARY_CALLS(LIBRARY_WRAPPER_AND_PMPI)
 #define PROGRESS_WRAPPER(name, params, args, requests, n) \
     EXPORT int name params \
     { \
-        init(); \
+        iot_mpiio_bind(); \
         struct iot_mpiio_progress progress = iot_mpiio_progress_begin(requests, n); \
         iot_depth++; \
         int rc = real.name args; \
@@ -184,7 +184,7 @@ IOT_MPI_PROGRESS_CALLS(PROGRESS_WRAPPER)
 /* A file request the program frees instead of waiting for is no longer followed. */
 EXPORT int MPI_Request_free(MPI_Request *request)
 {
-    init();
+    iot_mpiio_bind();
     iot_mpiio_request_freed(*request);
     return real.request_free(request);
 }

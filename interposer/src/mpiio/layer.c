@@ -56,10 +56,16 @@ void iot_mpiio_report_file(struct buf *out, const struct iot_file *file)
     iot_put_io(out, "reads", file->reads, file->read_bytes, file->read_s);
 }
 
+static void init(void)
+{
+    iot_capture_init();
+    iot_mpiio_bind();
+}
+
 const struct iot_layer iot_mpiio_layer = {
     .api = "mpiio",
     .blocks = IOT_B_OPENMPI | IOT_B_LUSTRE | IOT_B_MPIIO,
-    .init = iot_capture_init,
+    .init = init,
     .file_new = iot_mpiio_file_new,
     .file_free = iot_mpiio_file_release,
     .report_file = iot_mpiio_report_file,

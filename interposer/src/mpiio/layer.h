@@ -6,6 +6,10 @@
 
 extern const struct iot_layer iot_mpiio_layer;
 
+/* The MPI library's functions behind the hooks looked up (mpiio/hooks.c): at the runtime's
+ * start, which MPI_Init makes, so that a program's first file session does not pay it. */
+void iot_mpiio_bind(void);
+
 /* The file of the open MPI file `fh` whose MPI-IO calls the program makes itself (NULL:
  * none): the MPI-IO layer's, or a carried layer's (below). */
 struct iot_file *iot_file_of_mpi(MPI_File fh);

@@ -6,7 +6,6 @@
 
 #include "capture/capture.h"
 #include "core/filesystem.h"
-#include "core/comms.h"
 #include "core/layer.h"
 #include "core/runtime.h"
 #include "core/text.h"
@@ -67,7 +66,7 @@ static struct iot_file *new_file(int create, MPI_Comm comm, const char *path)
     struct iot_file *file = iot_file_new(&iot_pnetcdf_layer, path, create ? "create" : "open");
     iot_settings_for(&file->settings, file->matched, path, NULL);
     file->requested = iot_hints_requested(file);
-    file->comm = iot_comm_for(comm);
+    file->comm = iot_mpiio_comm_for(file, comm);
     iot_hints_record_applied(file);
     return file;
 }

@@ -14,30 +14,45 @@
 #include "capture/capture.h"
 #include "core/json.h"
 #include "core/layer.h"
+#include "core/runtime.h"
 #include "posix/file.h"
 #include "posix/writes.h"
 
 static struct iot_outside reduced;   /* at rank 0 after run_reduce */
 
-/* Over comm: the outside writes summed; the lowest rank that wrote outside sends rank 0 its
- * file names. */
-static void run_reduce(MPI_Comm comm)
+/* This rank's outside writes, and its files again if it is rank 0: the sums then say whether
+ * rank 0 has names to show. */
+enum { BYTES, WRITES, FILES, FILES_AT_0, NSUMS };
+
+static void run_figures(long long *mine)
+{
+    iot_posix_outside(&reduced);
+    mine[BYTES] = reduced.bytes;
+    mine[WRITES] = reduced.writes;
+    mine[FILES] = reduced.files;
+    mine[FILES_AT_0] = iot_world_rank() == 0 ? reduced.files : 0;
+}
+
+/* The sums over the ranks; where rank 0 wrote no outside file but another rank did, the lowest
+ * such rank sends rank 0 its file names. */
+static void run_reduce(MPI_Comm comm, const long long *sums)
 {
     struct iot_outside *o = &reduced;
-    int rank = 0;
-    iot_posix_outside(o);
-    if (comm == MPI_COMM_NULL)
+    o->bytes = sums[BYTES], o->writes = sums[WRITES];
+    if (comm == MPI_COMM_NULL || !sums[FILES] || sums[FILES_AT_0]) {
+        o->files = sums[FILES];
         return;
-    long long sums[3] = {o->bytes, o->writes, o->files};
+    }
+    int rank = 0, namer = INT_MAX;
     MPI_Comm_rank(comm, &rank);
-    MPI_Allreduce(MPI_IN_PLACE, sums, 3, MPI_LONG_LONG, MPI_SUM, comm);
-    int namer = o->files ? rank : INT_MAX;
+    if (o->files)
+        namer = rank;
     MPI_Allreduce(MPI_IN_PLACE, &namer, 1, MPI_INT, MPI_MIN, comm);
-    if (namer != INT_MAX && namer != 0 && rank == namer)
+    if (rank == namer)
         MPI_Send(o->examples, sizeof o->examples, MPI_CHAR, 0, 0, comm);
-    if (namer != INT_MAX && namer != 0 && rank == 0)
+    if (rank == 0)
         MPI_Recv(o->examples, sizeof o->examples, MPI_CHAR, namer, 0, comm, MPI_STATUS_IGNORE);
-    o->bytes = sums[0], o->writes = sums[1], o->files = sums[2];
+    o->files = sums[FILES];
 }
 
 static void run_report(struct buf *out)
@@ -85,6 +100,8 @@ const struct iot_layer iot_posix_layer = {
     .init = iot_capture_init,
     .file_new = file_new,
     .file_free = file_free,
+    .run_sums = NSUMS,
+    .run_figures = run_figures,
     .run_reduce = run_reduce,
     .run_report = run_report,
 };

@@ -4,6 +4,8 @@
 #include <numeric>
 #include <tuple>
 
+#include "fs/partial_stripe_writes.hpp"
+
 namespace iosim {
 
 Striping file_striping(const Platform& p, const FileSettings& s, int instance)
@@ -42,7 +44,9 @@ Striping file_striping(const Platform& p, const FileSettings& s, int instance)
 
 WritePhaseBuilder::WritePhaseBuilder(const Platform& p, Breakdown& bd)
     : platform_(p), token_server_(p.fs.gpfs ? p.fs.token_ops_per_s : 0),
-      revocation_s_((token_server_.serves() ? token_server_.request_s() : p.fs.lock_conflict_s) + p.fs.rpc_overhead_s), client_rpcs_(p.fs.rpc_max_bytes),
+      revocation_s_((token_server_.serves() ? token_server_.request_s() : p.fs.lock_conflict_s) +
+                    partial_stripe_write_s(p.fs)),
+      client_rpcs_(p.fs.rpc_max_bytes),
       media_requests_(p.fs.rpc_max_bytes), breakdown_(bd), slot_(storage_targets(p), -1)
 {
 }

@@ -75,7 +75,7 @@ private:
     const Striping* striping_ = nullptr;
     ExtentLocks locks_;
     TokenServer token_server_;    // GPFS: the file's token server (token_server.hpp)
-    double revocation_s_ = 0;     // one revocation: the callback round trip (GPFS: the token request) and the holder's flush
+    double revocation_s_ = 0;     // one revocation: the callback round trip (GPFS: the token request) and the holder's flush (partial_stripe_writes.hpp)
     RequestRuns client_rpcs_;     // per client node and object: its RPCs
     RequestRuns media_requests_;  // per object: what reaches the target's media
     Breakdown& breakdown_;

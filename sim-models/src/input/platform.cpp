@@ -87,6 +87,27 @@ void parse_routers(const json& data, Platform& p)
                                     "min_partition_nodes >= 0");
 }
 
+// Optional: what stands between a target and its drives (fs/partial_stripe_writes.hpp).
+void parse_target_raid(const json& fs, FileSystem& out)
+{
+    std::string raid = fs.value("target_raid", std::string("none"));
+    if (raid == "parity") {
+        out.target_raid = TargetRaid::parity;
+        out.read_modify_write_passes = fs.value("read_modify_write_passes", 2.0);
+        if (out.read_modify_write_passes < 1)
+            throw std::invalid_argument("platform.filesystem.read_modify_write_passes: must be >= 1");
+    } else if (raid == "cached_array") {
+        out.target_raid = TargetRaid::cached_array;
+        if (!fs.contains("cache_write_s") || !fs["cache_write_s"].is_number() || fs["cache_write_s"].get<double>() < 0)
+            throw std::invalid_argument("platform.filesystem.cache_write_s: a cached_array target needs "
+                                        "its cache's write time, a number >= 0");
+        out.cache_write_s = fs["cache_write_s"].get<double>();
+    } else if (raid != "none") {
+        throw std::invalid_argument("platform.filesystem.target_raid: '" + raid +
+                                    "' is not one of none, parity, cached_array");
+    }
+}
+
 void parse_filesystem(const json& data, Platform& p)
 {
     const char* fs = "filesystem";
@@ -102,6 +123,7 @@ void parse_filesystem(const json& data, Platform& p)
     p.fs.rpc_max_bytes = static_cast<uint64_t>(number(data, fs, "rpc_max_bytes"));
     p.fs.rpc_overhead_s = number(data, fs, "rpc_overhead_s");
     p.fs.lock_conflict_s = number(data, fs, "lock_conflict_s");
+    parse_target_raid(data.at(fs), p.fs);
     p.fs.lock_block_bytes = static_cast<uint64_t>(optional(data, fs, "lock_block_bytes", 0));
     p.fs.token_ops_per_s = optional(data, fs, "token_ops_per_s", 0);
     if (p.fs.token_ops_per_s < 0)
@@ -362,6 +384,13 @@ void check_file_config(const json& file_config)
                                         "lustre, mpiio, pnetcdf, hdf5, datasets)");
 }
 
+// What the program set on its file access list (a capture records it).
+static void apply_program_access(const Hdf5Access& a, FileSettings& s)
+{
+    s.coll_metadata_write = a.coll_metadata_write.value_or(s.coll_metadata_write);
+    s.all_coll_metadata_ops = a.all_coll_metadata_ops.value_or(s.all_coll_metadata_ops);
+}
+
 FileSettings resolve_settings(const json& platform_data, const json& file_config,
                               const FileSession& file, const Platform& platform, bool openmpi)
 {
@@ -382,7 +411,8 @@ FileSettings resolve_settings(const json& platform_data, const json& file_config
     apply_pnetcdf(file_config.value("pnetcdf", json::object()), s);
     const IoLibrary& library = io_library(file.api);
     apply_hdf5(site.value("hdf5", json::object()), s);
-    library.set_file_defaults(s);  // a library's own file settings; a config's override them
+    library.set_file_defaults(s);  // a library's own file settings; the program's and a config's override them
+    apply_program_access(file.hdf5_access, s);
     apply_hdf5(file_config.value("hdf5", json::object()), s);
     json site_dataset = site.value("dataset", json::object());
     json per_dataset = file_config.value("datasets", json::array());

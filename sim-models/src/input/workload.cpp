@@ -213,6 +213,19 @@ IoCall take_call(const doc_node* node, const FileSession& s,
     return call;
 }
 
+std::optional<bool> take_bool(const doc_node* node)
+{
+    return node ? std::optional<bool>(node->i != 0) : std::nullopt;
+}
+
+Hdf5Access take_hdf5_access(const doc_node* node)
+{
+    if (!node)
+        return {};
+    return {take_bool(field(node, WL_HDF5_ACCESS_COLL_METADATA_WRITE)),
+            take_bool(field(node, WL_HDF5_ACCESS_ALL_COLL_METADATA_OPS))};
+}
+
 FileSession take_session(const doc_node* node, int ranks, const std::string& where)
 {
     FileSession s;
@@ -225,6 +238,7 @@ FileSession take_session(const doc_node* node, int ranks, const std::string& whe
     s.compute_before_s = field(node, WL_FILE_COMPUTE_BEFORE_S)->f;
     s.one_call = is(field(node, WL_FILE_WRITE_CALLS), "one-call");
     s.flushes = static_cast<int>(field(node, WL_FILE_FLUSHES)->i);
+    s.hdf5_access = take_hdf5_access(field(node, WL_FILE_HDF5_ACCESS));
     uint64_t writers = s.mode == FileMode::per_rank ? 1 : static_cast<uint64_t>(s.writers_per_instance(ranks));
     const doc_node* datasets = field(node, WL_FILE_DATASETS);
     std::unordered_map<std::string, size_t> index;

@@ -28,9 +28,10 @@ bool Hdf5Library::ranks_read_metadata(const FileSettings& s) const
     return !s.all_coll_metadata_ops;
 }
 
-double Hdf5Library::create_datasets_s(const Platform& p, size_t datasets, double collective_s) const
+double Hdf5Library::create_datasets_s(const Platform& p, const FileSession& file, double collective_s) const
 {
-    return static_cast<double>(datasets) * (p.hdf5.dataset_create_s + collective_s);
+    return static_cast<double>(file.datasets.size() + datasets_before(file))
+           * (p.hdf5.dataset_create_s + collective_s);
 }
 
 bool Hdf5Library::fills_at_allocation(const DatasetSettings& d, bool chunked) const

@@ -21,29 +21,34 @@ namespace {
 // 1 MiB by default), so a contiguous fill is written that much at a time.
 constexpr uint64_t FILL_BUFFER_BYTES = 1 << 20;
 
-// Who writes the fill values of dataset d when parallel HDF5 1.10 allocates it.
-// Contiguous (H5D__contig_fill, H5Dcontig.c): rank 0 alone, independently, a fill buffer per
-// write, while the others wait at a barrier. Chunked (H5D__chunk_collective_fill, H5Dchunk.c):
-// every rank takes chunks/P consecutive chunks, the first chunks%P ranks one more of those
-// left over, and all write them in one collective call.
+// Contiguous storage's fill (H5D__contig_fill, H5Dcontig.c): rank 0 alone, independently, a
+// fill buffer per write, while the others wait at a barrier.
+std::shared_ptr<const Region> contiguous_fill_region(uint64_t base, uint64_t bytes, uint64_t writers, bool walk)
+{
+    if (!walk) {
+        uint64_t buffers = (bytes + FILL_BUFFER_BYTES - 1) / FILL_BUFFER_BYTES;
+        return std::make_shared<BoxRegion>(
+            base, std::vector<uint64_t>{bytes},
+            std::vector<AxisSlots>{AxisSlots::progression(0, FILL_BUFFER_BYTES, buffers, FILL_BUFFER_BYTES, bytes)},
+            std::vector<uint64_t>{0}, 0, 1);
+    }
+    std::vector<Access> acc;
+    for (uint64_t at = 0; at < bytes; at += FILL_BUFFER_BYTES)
+        acc.push_back({base + at, std::min(FILL_BUFFER_BYTES, bytes - at), 0});
+    return listed(std::move(acc), writers);
+}
+
+// Who writes the fill values of dataset d when parallel HDF5 1.10 allocates it: contiguous,
+// above; chunked (H5D__chunk_collective_fill, H5Dchunk.c): every rank takes chunks/P
+// consecutive chunks, the first chunks%P ranks one more of those left over, and all write them
+// in one collective call.
 std::shared_ptr<const Region> fill_region(const LibrarySession& session, size_t d, bool walk)
 {
     const DatasetLayout& lay = session.layout.datasets[d];
     uint64_t writers = std::max<uint64_t>(1, session.writers);
+    if (lay.chunk_dims.empty())
+        return contiguous_fill_region(lay.base, session.file.datasets[d].bytes(), writers, walk);
     std::vector<Access> acc;
-    if (lay.chunk_dims.empty()) {
-        uint64_t bytes = session.file.datasets[d].bytes();
-        if (!walk) {
-            uint64_t buffers = (bytes + FILL_BUFFER_BYTES - 1) / FILL_BUFFER_BYTES;
-            return std::make_shared<BoxRegion>(
-                lay.base, std::vector<uint64_t>{bytes},
-                std::vector<AxisSlots>{AxisSlots::progression(0, FILL_BUFFER_BYTES, buffers, FILL_BUFFER_BYTES, bytes)},
-                std::vector<uint64_t>{0}, 0, 1);
-        }
-        for (uint64_t at = 0; at < bytes; at += FILL_BUFFER_BYTES)
-            acc.push_back({lay.base + at, std::min(FILL_BUFFER_BYTES, bytes - at), 0});
-        return listed(std::move(acc), writers);
-    }
     uint64_t chunks = lay.chunk_addr.size(), each = chunks / writers;
     for (uint64_t c = 0; c < chunks; c++) {
         auto writer = static_cast<uint32_t>(c < each * writers ? c / each : c - each * writers);
@@ -79,6 +84,13 @@ void fill_at_allocation(const MpiIoContext& ctx, const LibrarySession& session)
             independent_write(ctx, call, false);
         }
     }
+}
+
+void fill_contiguous(const MpiIoContext& ctx, const LibrarySession& session, uint64_t base, uint64_t bytes)
+{
+    uint64_t writers = std::max<uint64_t>(1, session.writers);
+    independent_write(ctx, session.call(false, {contiguous_fill_region(base, bytes, writers, ctx.walk_pieces)}),
+                      false);
 }
 
 }  // namespace iosim

@@ -15,4 +15,7 @@ bool filled_at_allocation(FillTime fill_time, FillValue fill_value, bool chunked
 // The fill writes of every dataset of the session that HDF5 fills.
 void fill_at_allocation(const MpiIoContext& ctx, const LibrarySession& session);
 
+// The fill of `bytes` of contiguous storage at `base` (H5D__contig_fill): rank 0 alone.
+void fill_contiguous(const MpiIoContext& ctx, const LibrarySession& session, uint64_t base, uint64_t bytes);
+
 }  // namespace iosim

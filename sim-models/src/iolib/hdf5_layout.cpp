@@ -2,6 +2,7 @@
 
 #include <hdf5.h>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -214,6 +215,21 @@ uint64_t data_end(const DatasetLayout& d, uint64_t bytes)
 
 std::string scratch_path();
 
+// What the close allocates beyond the data (attributes that outgrow their object header, a
+// global heap collection for variable-length ones) ends the file: HDF5 truncates a closed
+// file to its end of allocated space.
+void add_metadata_written_at_close(const std::string& path, FileLayout& layout)
+{
+    struct stat closed {};
+    if (stat(path.c_str(), &closed) != 0)
+        throw std::runtime_error("HDF5 layout: reading the size of " + path + " failed");
+    uint64_t size = static_cast<uint64_t>(closed.st_size);
+    if (size <= layout.end_of_file)
+        return;
+    layout.metadata_bytes += size - layout.end_of_file;
+    layout.end_of_file = size;
+}
+
 }  // namespace
 
 void place_datasets(hid_t h5, const std::string& path, const FileSession& file, const FileSettings& settings,
@@ -230,6 +246,7 @@ FileLayout hdf5_layout(const FileSession& file, const FileSettings& settings, co
         H5Id h5{check(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, fcpl.id, fapl.id), "creating " + path), H5Fclose};
         place_datasets(h5.id, path, file, settings, library, layout);
     }
+    add_metadata_written_at_close(path, layout);
     unlink(path.c_str());
     return layout;
 }
@@ -250,10 +267,10 @@ std::string scratch_path()
 void place_datasets(hid_t h5, const std::string& path, const FileSession& file, const FileSettings& settings,
                     const Hdf5Library& library, FileLayout& layout)
 {
-    uint64_t objects = 0;  // made by the library before the datasets
-    std::vector<int> tags = library.create_before_datasets(h5, file, objects);
+    std::vector<int> tags = library.create_before_datasets(h5, file, layout);
     for (size_t i = 0; i < file.datasets.size(); i++)
         layout.datasets.push_back(create_dataset(h5, file.datasets[i], settings.datasets[i], tags[i], library));
+    library.after_datasets_created(h5, file, tags);
     read_all_chunk_addresses(h5, path, file, layout);
     uint64_t data_bytes = 0;
     for (size_t i = 0; i < file.datasets.size(); i++) {
@@ -264,7 +281,7 @@ void place_datasets(hid_t h5, const std::string& path, const FileSession& file, 
         layout.end_of_file = std::max(layout.end_of_file, data_end(d, bytes));
         layout.metadata_entries += 1 + d.chunk_addr.size() / 64;  // header, plus chunk index nodes
     }
-    layout.metadata_entries += 3 + objects;  // superblock, root group, its heap
+    layout.metadata_entries += 3 + library.datasets_before(file);  // superblock, root group, its heap
     layout.metadata_bytes = layout.end_of_file > data_bytes ? layout.end_of_file - data_bytes : 0;
 }
 

@@ -59,9 +59,10 @@ public:
     virtual std::vector<uint64_t> chunk_dims(const Dataset&, const DatasetSettings&) const { return {}; }
 
     // At open: whether each rank reads the file's metadata itself (else one read serves all),
-    // and what creating the datasets costs, `collective_s` being one collective of the writers.
+    // and what creating the file's datasets (the session's and the library's own) costs,
+    // `collective_s` being one collective of the writers.
     virtual bool ranks_read_metadata(const FileSettings&) const { return false; }
-    virtual double create_datasets_s(const Platform&, size_t /*datasets*/, double /*collective_s*/) const
+    virtual double create_datasets_s(const Platform&, const FileSession&, double /*collective_s*/) const
     {
         return 0;
     }
@@ -70,9 +71,10 @@ public:
     virtual bool fills_at_allocation(const DatasetSettings&, bool /*chunked*/) const { return false; }
     virtual void allocate(const MpiIoContext&, const LibrarySession&) const {}
 
-    // Flushes of its own: once the file is defined, before the program writes; at close.
+    // Flushes of its own, each as a program's flush call costs: once the file is defined,
+    // before the program writes; before the file is closed.
     virtual bool flushes_after_define() const { return false; }
-    virtual bool syncs_at_close() const { return false; }
+    virtual bool flushes_before_close() const { return false; }
 
     // A program's write call; whether a collective one takes a step of the library's own.
     virtual bool adds_collective_step() const { return false; }

@@ -40,8 +40,15 @@ void for_each_chunk(const DatasetLayout& layout, const std::vector<uint64_t>& fi
     }
 }
 
+// A contiguous dataset the I/O library makes of its own (netCDF-4's dimensions).
+struct OwnDataset {
+    uint64_t base = 0;
+    uint64_t bytes = 0;
+};
+
 struct FileLayout {
     std::vector<DatasetLayout> datasets;
+    std::vector<OwnDataset> own_datasets;
     uint64_t end_of_file = 0;
     uint64_t metadata_bytes = 0;  // the file's bytes that are not dataset data
     uint64_t metadata_entries = 0;  // objects whose metadata is written at close

@@ -57,6 +57,13 @@ struct Pool {
     int servers = 1;
 };
 
+// What stands between a target and its drives (fs/partial_stripe_writes.hpp).
+enum class TargetRaid {
+    none,          // flash devices, or drives that are targets themselves
+    parity,        // parity RAID groups a server assembles from raw drives, no write-back cache
+    cached_array,  // an array controller's RAID volumes behind its write-back cache
+};
+
 struct FileSystem {
     bool gpfs = false;
     int servers = 1;    // OSSs (GPFS: NSD servers)
@@ -69,6 +76,9 @@ struct FileSystem {
     uint64_t rpc_max_bytes = 1 << 20;
     double rpc_overhead_s = 0;
     double lock_conflict_s = 0;
+    TargetRaid target_raid = TargetRaid::none;
+    double read_modify_write_passes = 2;  // parity: passes of the drives a partial-stripe write takes
+    double cache_write_s = 0;             // cached_array: a write acknowledged from the controller's cache
     uint64_t lock_block_bytes = 0;  // GPFS block; 0: the Lustre stripe
     double token_ops_per_s = 0;     // GPFS: token requests a file's token server serves a second (0: none)
     int max_stripe_count = 1;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -68,6 +69,13 @@ struct IoCall {
 
 enum class FileMode { shared, per_rank, groups };
 
+// The program's own HDF5 file access properties (WORKLOAD.md `hdf5_access`); unset: its
+// library's.
+struct Hdf5Access {
+    std::optional<bool> coll_metadata_write;
+    std::optional<bool> all_coll_metadata_ops;
+};
+
 struct FileSession {
     std::string name;
     FileMode mode = FileMode::shared;
@@ -77,6 +85,7 @@ struct FileSession {
     double compute_before_s = 0;
     bool one_call = false;  // one multi-dataset write call instead of one per dataset
     int flushes = 0;
+    Hdf5Access hdf5_access;  // what the program set on its file access list, where stated
     std::vector<Dataset> datasets;
     std::vector<IoCall> calls;  // empty: one call per dataset of its decomposition (or one-call)
 

@@ -332,7 +332,7 @@ void plan_run(const Platform& p, const Workload& w, const std::vector<FileSettin
         int writers = f.mode == FileMode::per_rank ? 1 : f.writers_per_instance(w.ranks);
         if (f.compute_before_s > 0)
             sink(fixed_phase("compute", f.compute_before_s));
-        double create = library.create_datasets_s(p, f.datasets.size(), collective_overhead_s(p, writers, over));
+        double create = library.create_datasets_s(p, f, collective_overhead_s(p, writers, over));
         Session ses = open_session(p, w, f, s, *layouts[i], node_of_rank);
         sink(fixed_phase("open", open_cost(p, ses, s, writers, over) + create));
         if (options.report_ranges)
@@ -351,14 +351,19 @@ void plan_run(const Platform& p, const Workload& w, const std::vector<FileSettin
         uint64_t entries = layouts[i]->metadata_entries;
         uint64_t metadata_writes = static_cast<uint64_t>(n) * (s.coll_metadata_write && entries ? 1 : entries);
         bd.posix.metadata_writes += metadata_writes;
-        // A library's flush once the file is defined, after the datasets (and their fill).
+        // A library's flushes: once the file is defined, after the datasets (and their fill);
+        // before the close, as its close call's first step.
         if (library.flushes_after_define()) {
             sink(fixed_phase("write", flush, true));
             bd.posix.metadata_writes += metadata_writes;
         }
         write_session(ctx, f, s, ses, flush);
+        if (library.flushes_before_close()) {
+            sink(fixed_phase("close", flush, true));
+            bd.posix.metadata_writes += metadata_writes;
+        }
         sink(fixed_phase("close", flush + p.fs.close_s + collective_overhead_s(p, writers, over),
-                         p.cache.close_flushes || library.syncs_at_close()));
+                         p.cache.close_flushes));
         bd.file_bytes += layouts[i]->end_of_file * n;
     }
     bd.bytes_per_server.assign(storage_servers(p), 0);

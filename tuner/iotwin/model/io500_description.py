@@ -164,19 +164,20 @@ def _targets(record: Mapping[str, Any], media: str, servers: int, rules: Mapping
     if _words_match(vendor, [v.lower() for v in raid["array_vendors"]]):
         why = f"{vendor}'s devices are RAID volumes ({raid['assumption']})"
         return {"targets": {"value": total, "assumption": f"{why}; {scope}"},
-                "drives_per_target": dict(raid["data_drives"])}
+                "drives_per_target": dict(raid["data_drives"]), "raid": dict(raid["array"])}
     group, parity = raid["group_drives"], raid["group_drives"] - raid["data_drives"]["value"]
     if total // group >= servers:
         why = f"{total} drives in RAID6 groups of {group} ({raid['assumption']})"
         return {"targets": {"value": total // group, "assumption": f"{why}; {scope}"},
-                "drives_per_target": dict(raid["data_drives"])}
+                "drives_per_target": dict(raid["data_drives"]), "raid": dict(raid["raw_drives"])}
     # fewer drives a server than a group: each server's drives are one RAID6 group
     per_server = total // servers
     why = (f"{total} drives on {servers} servers, fewer than a RAID6 group of {group} each: "
            f"one group a server, {parity} of its {per_server} drives parity "
            f"({raid['assumption']})")
     return {"targets": {"value": servers, "assumption": f"{why}; {scope}"},
-            "drives_per_target": {"value": max(1, per_server - parity), "assumption": why}}
+            "drives_per_target": {"value": max(1, per_server - parity), "assumption": why},
+            "raid": dict(raid["raw_drives"])}
 
 
 def _link(network: str, rules: Mapping[str, Any]) -> dict[str, Any]:

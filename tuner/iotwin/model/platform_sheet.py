@@ -319,6 +319,8 @@ def _filesystem(s: Mapping[str, Any], base: Mapping[str, Any]) -> dict[str, Any]
     fs.update(base["filesystem"])
     if "media" in storage:
         fs["rpc_overhead_s"] = _media_target(storage, base, "request_s")
+    if "raid" in storage:
+        fs.update(_target_raid(storage["raid"], base["raid"]))
     if fs["type"] == "gpfs":
         fs["lock_block_bytes"] = storage.get("block_size") or base["gpfs"]["block_size"]
         fs["token_ops_per_s"] = base["gpfs"]["token_ops_per_s"]
@@ -329,6 +331,17 @@ def _filesystem(s: Mapping[str, Any], base: Mapping[str, Any]) -> dict[str, Any]
     if "dom_max" in storage:
         fs["dom_max_bytes"] = storage["dom_max"]
         fs["mdt_mbs"] = storage["mdt_mbs"]
+    return fs
+
+
+def _target_raid(raid: Mapping[str, Any], rules: Mapping[str, Any]) -> dict[str, Any]:
+    """What stands between a target and its drives, with the constant of its small writes
+    (sim-models/src/fs/partial_stripe_writes.hpp)."""
+    fs: dict[str, Any] = {"target_raid": raid}
+    if raid["value"] == "parity":
+        fs["read_modify_write_passes"] = rules["read_modify_write_passes"]
+    elif raid["value"] == "cached_array":
+        fs["cache_write_s"] = rules["cache_write_s"]
     return fs
 
 

@@ -122,7 +122,7 @@ def read_cases(path: Path, machine: str, rate: Rate = "max", *,
 #: netcdf.F90 since 8 March 2016, "Make sure file it not filled with default values which
 #: doubles wrote volume"), NC_NOFILL, which netCDF passes to HDF5 as fill time never
 #: (netcdf4.hpp); its HDF5 write keeps HDF5's default dataset creation properties. They apply
-#: to the variables (the datasets with netCDF's fill value), not to netCDF's dimension datasets
+#: to the variables, the datasets of the kernel's description (`api: netcdf4`)
 _FILL_TIME: dict[str, Literal["ifset", "never", "alloc"]] = {"netCDF": "never"}
 
 
@@ -134,8 +134,8 @@ def observations(cases: Sequence[Case], platform: Platform) -> list[Observation]
     for case in cases:
         workload = kernel_workload(KERNEL, case.processes, case.kernel_args())
         for session in workload["files"]:
-            for dataset in session.get("datasets", []):
-                if dataset.get("fill_value") == "user" and case.method in _FILL_TIME:
+            for dataset in session["datasets"]:
+                if case.method in _FILL_TIME:
                     dataset["fill_time"] = _FILL_TIME[case.method]
         found.append(Observation({**workload, "ranks_per_node": per_node}, case.config,
                                  case.rate_mbs))

@@ -153,7 +153,10 @@ def _session(mode: str, members: list[dict[str, Any]], world: int,
     calls = [_call(c) for c in first["calls"]]
     datasets = [_grown(_dataset(d, api), calls, _extended(first)) for d in first["datasets"]]
     session.update({"api": api, "create": first["how"] == "create",
-                    "compute_before_s": round(gap, 6), "datasets": datasets, "calls": calls})
+                    "compute_before_s": round(gap, 6)})
+    if "hdf5_access" in first:  # what the program set on the file's access list
+        session["hdf5_access"] = dict(first["hdf5_access"])
+    session.update({"datasets": datasets, "calls": calls})
     return session
 
 

@@ -9,6 +9,11 @@ from __future__ import annotations
 from typing import Literal, Required, TypedDict
 
 
+class WorkloadHdf5Access(TypedDict, total=False):
+    coll_metadata_write: bool
+    all_coll_metadata_ops: bool
+
+
 class WorkloadDecomposition(TypedDict, total=False):
     grid: Required[list[int]]
     block: list[int]
@@ -74,6 +79,7 @@ class WorkloadFile(TypedDict, total=False):
     write_calls: Literal["per-dataset", "one-call"]
     flushes: int
     keep_open: bool
+    hdf5_access: WorkloadHdf5Access
     datasets: Required[list[WorkloadDataset]]
     calls: list[WorkloadCall]
 

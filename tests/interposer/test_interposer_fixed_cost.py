@@ -1,0 +1,87 @@
+"""What the preloaded library costs a run whatever it tunes: the collectives it adds
+(bench/preload_cost.py counts them; here their behaviour): a run without a report makes no
+collective of the library's, and one with a report makes one at its end, one per file, and the
+communicator they go on."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from iotwin.core import paths
+from iotwin.executors import launch
+from support.programs import ph5example
+
+pytestmark = pytest.mark.slow
+
+FILES, RANKS = 3, 2
+COUNTER = "tests/programs/libmpi_call_count.so"
+
+
+def ior_like(folder: Path) -> list[str]:
+    return [str(paths.built("tests/programs/ior_like")), "--api", "mpiio", "--files",
+            str(FILES), "--segments", "1", "--block", "65536", "--transfer", "16384", "--dir",
+            str(folder)]
+
+
+def collectives(folder: Path, env: dict[str, str]) -> dict[str, int]:
+    """The MPI calls that synchronise ranks, summed over the ranks of one ior_like run."""
+    out = folder / "calls.jsonl"
+    out.unlink(missing_ok=True)
+    preload = ":".join(filter(None, [str(paths.built(COUNTER)), env.get("LD_PRELOAD")]))
+    done = launch.run_mpi(RANKS, ior_like(folder),
+                          env={**env, "LD_PRELOAD": preload, "MPI_CALL_COUNT": str(out)},
+                          cwd=folder, timeout=180, using=launch.launcher("mpich"))
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(lines) == RANKS
+    return {name: sum(line[name] for line in lines) for name in lines[0] if name != "rank"}
+
+
+def added(folder: Path, env: dict[str, str]) -> dict[str, int]:
+    without = collectives(folder, {})
+    with_library = collectives(folder, env)
+    return {name: n - without[name] for name, n in with_library.items() if n != without[name]}
+
+
+def test_a_program_without_hdf5_reports_none_and_one_with_hdf5_is_reported(
+        scratch: Path) -> None:
+    folder = scratch / "no-hdf5"
+    folder.mkdir()
+    library = str(paths.interposer_library())
+    report = folder / "report.jsonl"
+    env = {"LD_PRELOAD": library, "IOTWIN_REPORT": str(report)}
+    done = launch.run_mpi(RANKS, ior_like(folder), env=env, cwd=folder, timeout=180)
+    assert done.returncode == 0, done.stderr
+    files = [json.loads(line) for line in report.read_text().splitlines()
+             if "iotwin_report" in line]
+    assert len(files) == FILES and {f["hdf5_version"] for f in files} == {None}
+    # the HDF5 program's files: its datasets reported, its version read
+    report.unlink()
+    done = launch.run_mpi(RANKS, ph5example(folder), env=env, cwd=folder, timeout=180)
+    assert done.returncode == 0, done.stderr
+    hdf5 = [json.loads(line) for line in report.read_text().splitlines()
+            if '"api": "hdf5"' in line]
+    assert hdf5 and all(line["hdf5_version"] for line in hdf5), hdf5
+    assert any(line["datasets"] for line in hdf5 if line["how"] == "create"), hdf5
+
+
+def test_a_run_without_a_report_makes_no_collective_of_the_librarys(scratch: Path) -> None:
+    folder = scratch / "no-report"
+    folder.mkdir()
+    config = folder / "cfg.yaml"
+    config.write_text("mpiio: {romio_cb_write: automatic}\n")
+    # as `iotwin apply` preloads it: a config, no report
+    env = {"LD_PRELOAD": str(paths.interposer_library()), "IOTWIN_CONFIG": str(config)}
+    assert added(folder, env) == {}
+
+
+def test_a_reported_run_adds_one_reduction_per_file_and_one_at_its_end(scratch: Path) -> None:
+    folder = scratch / "report"
+    folder.mkdir()
+    env = {"LD_PRELOAD": str(paths.interposer_library()),
+           "IOTWIN_REPORT": str(folder / "report.jsonl")}
+    # per rank: its communicator's dup, each file's nonblocking reduction, the run's record
+    assert added(folder, env) == {"MPI_Comm_dup": RANKS, "MPI_Iallreduce": FILES * RANKS,
+                                  "MPI_Allreduce": RANKS}
