@@ -77,9 +77,13 @@ lint: python
 # venv, then lint beside the parallel h5py), then the tests shared between $(JOBS) pytest-xdist
 # workers, a file to one worker whole (tests/support/worker_groups.py). PYTEST_FLAGS: more
 # options, e.g. `make test PYTEST_FLAGS=--cpu-times=40` for what each test costs in CPU.
+# The Python trees are byte-compiled first: the suite starts hundreds of interpreters (the
+# command line, benchmarks, programs), and where PYTHONDONTWRITEBYTECODE is set none of them
+# writes its bytecode, so each would compile every module it imports again (tests/README.md).
 PYTEST_FLAGS ?=
 test:
 	$(MAKE) --no-print-directory -j $(JOBS) build lint h5py-mpi
+	$(PY) -m compileall -q $(filter-out tests,$(PY_TREES))
 	$(PY) -m pytest -n $(JOBS) --dist loadgroup $(PYTEST_FLAGS) tests
 
 demo: build python

@@ -179,13 +179,15 @@ def normalised_size(record: dict[str, Any]) -> int:
 
 
 def test_regular_capture_does_not_grow_with_ranks(captured_runs: CapturedRuns) -> None:
-    """A record listing anything per rank would double in size with each doubling of ranks."""
+    """A record listing anything per rank would grow with each rank added. Ranks 2 and 4 are
+    the other tests' runs; 3 ranks prove what 8 did (a rank count that is no power of two
+    besides), where 8 oversubscribed ranks cost this test most of its 20 CPU s."""
     sizes = {}
-    for ranks in (1, 2, 4, 8):
+    for ranks in (1, 2, 3, 4):
         [record] = captured_runs(vpic, ranks)[0]
         assert all("grid" in c["selections"][0] for c in record["calls"] if "write" in c)
         sizes[ranks] = normalised_size(record)
-    assert sizes[1] == sizes[2] == sizes[4] == sizes[8], sizes
+    assert sizes[1] == sizes[2] == sizes[3] == sizes[4], sizes
 
 
 # --- failures -----------------------------------------------------------------------------
