@@ -1,10 +1,10 @@
 """What `iotwin tune` offers: the tuned config only when the interleaved summary does not say
-it is no faster than the default, and a first model error over 100 % flagged with what it
-means for the screening."""
+it is no faster than the default, no speedup claimed when the best config is the default
+itself, and a first model error over 100 % flagged with what it means for the screening."""
 
 from __future__ import annotations
 
-from iotwin.commands.tune import _model_warning, offered
+from iotwin.commands.tune import _model_warning, offered, speedup_lines
 from iotwin.core.stats import paired_speedup
 
 
@@ -28,3 +28,16 @@ def test_too_few_pairs_for_an_interval_still_offer_the_config() -> None:
 def test_a_model_error_over_100_percent_is_flagged() -> None:
     assert _model_warning(None) == "" and _model_warning(0.4) == ""
     assert "off by more than 2x" in _model_warning(40.89)
+
+
+def test_the_default_found_best_claims_no_speedup_over_itself() -> None:
+    default = [100.0, 110.0, 90.0, 105.0, 95.0, 100.0, 102.0, 98.0]
+    again = [130.0, 125.0, 120.0, 128.0, 126.0, 131.0, 122.0, 127.0]  # the same config, later
+    interval = paired_speedup(default, again)
+    same = speedup_lines(1.26, interval, tuned_is_default=True)
+    assert len(same) == 1 and "the same config" in same[0] and "no speedup" in same[0]
+    assert interval.text() not in same[0]
+    other = speedup_lines(1.26, interval, tuned_is_default=False)
+    assert other == ["tuned / default: 1.26x (medians, same session, interleaved)",
+                     interval.text()]
+    assert speedup_lines(None, None, tuned_is_default=True) == []

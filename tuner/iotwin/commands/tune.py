@@ -417,7 +417,7 @@ def _report(result: TuneResult, effect: SettingsEffect, output: Path | None,
             "objective": objective,
             "io_and_wall": {label: io_and_wall(m) for label, m in summary.items()},
             "config_file": str(output) if output else None,
-            "keep_default": output is None,
+            "keep_default": output is None, "tuned_is_default": not best.config,
             "summary": {k: (v.as_dict() if v else None) for k, v in rates.items()},
             "speedup": speedup, "speedup_interval": _as_dict(summary_speedup(summary)),
             "tuned_over_yours": _as_dict(summary_speedup(summary, "yours", "tuned")),
@@ -446,12 +446,9 @@ def _report(result: TuneResult, effect: SettingsEffect, output: Path | None,
         print("  I/O and wall time side by side (medians of the same runs):")
         print("\n".join(f"  {label:8s} {io_and_wall_text(io_and_wall(m))}"
                         for label, m in summary.items()))
-    if speedup is not None:
-        print(f"  tuned / default: {speedup:.2f}x (medians, same session, interleaved)")
     interval = summary_speedup(summary)
-    if interval is not None:
-        more = (f"; use --summary-repeat {MIN_PAIRS_95}" if interval.low is None else "")
-        print(f"  {interval.text()}{more}")
+    for line in speedup_lines(speedup, interval, tuned_is_default=not best.config):
+        print(f"  {line}")
     over_yours = summary_speedup(summary, "yours", "tuned")
     if over_yours is not None:
         print(f"  tuned over yours: {over_yours.text('yours', 'tuned')}")
@@ -463,13 +460,32 @@ def _report(result: TuneResult, effect: SettingsEffect, output: Path | None,
     if output is not None:
         print(tuned_config_text(output))
         return
-    why = ("none of its settings took effect here (above): the difference measured is not "
+    why = ("the best config found is the default itself" if not best.config else
+           "none of its settings took effect here (above): the difference measured is not "
            "theirs" if effect.none_took_effect else
            f"the best candidate is not faster than it in the interleaved summary "
            f"({interval.text() if interval else 'no interval'})")
     print(f"\nkeep the default config: {why}; its settings, for the record (campaign "
           f"{campaign.id} in the store):\n  "
           + dump_config(result.tuned).strip().replace("\n", "\n  "))
+
+
+def speedup_lines(speedup: float | None, interval: Speedup | None, *,
+                  tuned_is_default: bool) -> list[str]:
+    """The summary's tuned / default lines. When the best config found is the default itself,
+    both sides ran the same config: their ratio is the session's run-to-run spread, not a
+    speedup, and no interval is given for it."""
+    if speedup is None:
+        return []
+    if tuned_is_default:
+        return [f"tuned / default: the same config (the default was the best found), so no "
+                f"speedup; the two sides' medians differ by {speedup:.2f}x, this session's "
+                "run-to-run spread"]
+    lines = [f"tuned / default: {speedup:.2f}x (medians, same session, interleaved)"]
+    if interval is not None:
+        more = f"; use --summary-repeat {MIN_PAIRS_95}" if interval.low is None else ""
+        lines.append(f"{interval.text()}{more}")
+    return lines
 
 
 def io_and_wall(measurement: Measurement) -> dict[str, float | None]:
