@@ -62,8 +62,7 @@ def family_run_bound(run: FamilyRun, source: str, limits: Limits) -> Cost:
     driver = Driver(source, f"{run.cases} cases", "")
     least = 3 * run.cases
     seconds = least * (batch_seconds(1) + constant("simulation", "seconds_per_config"))
-    memory = (constant("python", "process_bytes")
-              + run.cases * constant("family_calibration", "bytes_per_case"))
+    memory = _held_bytes(run.cases)
     how = f"at least {least} simulations of {run.cases} cases"
     return limits.check(Cost(seconds, memory, replace(driver, how=how), driver))
 
@@ -89,26 +88,31 @@ def family_cost(run: FamilyRun, cases: Sequence[FamilyCase], base: Mapping[str, 
     driver = Driver(source, f"{len(cases)} cases",
                     f"{simulations:.0f} distinct simulations of at most {run.evaluations} "
                     "evaluations (--evaluations)")
-    held = (constant("python", "process_bytes")
-            + len(cases) * constant("family_calibration", "bytes_per_case"))
+    held = _held_bytes(len(cases))
     return limits.check(replace(largest, seconds=seconds, time_driver=driver).holding(
         held, Driver(source, f"{len(cases)} cases")))
+
+
+def _held_bytes(cases: int) -> float:
+    """What a family calibration of ``cases`` holds besides its simulations."""
+    return (constant("python", "process_bytes")
+            + cases * constant("family_calibration", "bytes_per_case"))
 
 
 def distinct_simulations(run: FamilyRun, cases: Sequence[FamilyCase],
                          base: Mapping[str, Any]) -> list[float]:
     """Each case's distinct simulations in a family calibration of ``run`` from ``base``."""
     bounds = constant_bounds(base)
-    return [run.simulations_of(reach(case, base, bounds)) for case in cases]
-
-
-def reach(case: FamilyCase, base: Mapping[str, Any],
-          bounds: Mapping[str, tuple[float, float, float]]) -> int:
-    """How many of the family constants change ``case``'s model when moved from their prior."""
     priors = {path: prior for path, (prior, _, _) in bounds.items()}
-    start = case.platform_of(with_constants(base, priors, "prior")).data
-    count = 0
-    for path, (prior, low, high) in bounds.items():
-        moved = with_constants(base, {**priors, path: high if prior != high else low}, "moved")
-        count += case.platform_of(moved).data != start
-    return count
+    prior_sheet = with_constants(base, priors, "prior")
+    moved_sheets = [with_constants(base, {**priors, path: high if prior != high else low},
+                                   "moved") for path, (prior, low, high) in bounds.items()]
+    return [run.simulations_of(reach(case, prior_sheet, moved_sheets)) for case in cases]
+
+
+def reach(case: FamilyCase, prior_sheet: Mapping[str, Any],
+          moved_sheets: Sequence[Mapping[str, Any]]) -> int:
+    """How many of the family constants change ``case``'s model when moved from their prior
+    (``moved_sheets``: the sheet defaults with one constant moved each)."""
+    start = case.platform_of(prior_sheet).data
+    return sum(case.platform_of(moved).data != start for moved in moved_sheets)
