@@ -263,3 +263,16 @@ def test_resolution_cases_cover_every_kind_of_block(tmp_path: Path):
                       "files[0].datasets[0]", "files[0].datasets[1]", "files[0].datasets[2]",
                       "files[1].datasets[0]"}
     assert c_resolve(path, "plain", "/x")["matched"] == "top"
+
+
+def test_a_duplicate_key_after_a_stack_of_aliases_is_named_at_once(tmp_path: Path):
+    # each alias links its node again: naming the duplicate's map walks each node once, not
+    # once a path (2^40 paths here; before, the interposer never finished)
+    anchors = ["a0: &a0 [x, x]", *(f"a{i}: &a{i} [*a{i - 1}, *a{i - 1}]" for i in range(1, 41))]
+    config = tmp_path / "aliases.yaml"
+    config.write_text("anchors:\n" + "".join(f"  {line}\n" for line in anchors)
+                      + "mpiio:\n  romio_cb_write: enable\n  romio_cb_write: disable\n")
+    checker = paths.built("tests/programs/config_check")
+    out = subprocess.run([checker, config], capture_output=True, text=True, check=True,
+                         timeout=120).stdout
+    assert out.strip() == f"{config}:45: mpiio.romio_cb_write: duplicate key", out

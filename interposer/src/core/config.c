@@ -679,11 +679,17 @@ static int same_key(const yaml_node_t *a, const yaml_node_t *b)
 }
 
 /* The key path of `target` below `node` (at `path`) into `out`; 1 if found. Nesting is
- * bounded by libyaml (1,000 levels), and so is this walk. */
+ * bounded by libyaml (1,000 levels); `seen` (a byte a node) visits each node once, since an
+ * alias links a node again rather than copying it and a stack of aliases would otherwise be
+ * walked once a path to it: a node searched once without `target` cannot hold it later. */
 static int node_path(const yaml_document_t *doc, const yaml_node_t *node,
-                     const yaml_node_t *target, const char *path, char *out)
+                     const yaml_node_t *target, const char *path, char *out,
+                     unsigned char *seen)
 {
     char inner[PATH_LEN];
+    if (seen[node - doc->nodes.start])
+        return 0;
+    seen[node - doc->nodes.start] = 1;
     if (node == target) {
         snprintf(out, PATH_LEN, "%s", path);
         return 1;
@@ -693,7 +699,7 @@ static int node_path(const yaml_document_t *doc, const yaml_node_t *node,
         for (const yaml_node_item_t *item = first; item < node->data.sequence.items.top; item++) {
             snprintf(inner, sizeof inner, "%s[%td]", path, item - first);
             if (node_path(doc, yaml_document_get_node((yaml_document_t *)doc, *item), target,
-                          inner, out))
+                          inner, out, seen))
                 return 1;
         }
     } else if (node->type == YAML_MAPPING_NODE) {
@@ -702,7 +708,7 @@ static int node_path(const yaml_document_t *doc, const yaml_node_t *node,
             const yaml_node_t *key = yaml_document_get_node((yaml_document_t *)doc, p->key);
             join(inner, path, key->type == YAML_SCALAR_NODE ? scalar_text(key) : "?");
             if (node_path(doc, yaml_document_get_node((yaml_document_t *)doc, p->value), target,
-                          inner, out))
+                          inner, out, seen))
                 return 1;
         }
     }
@@ -723,7 +729,10 @@ static int check_duplicates(struct walker *w)
                 char map[PATH_LEN] = "", field[PATH_LEN];
                 if (!same_key(yaml_document_get_node(w->doc, q->key), key))
                     continue;
-                node_path(w->doc, yaml_document_get_root_node(w->doc), node, "", map);
+                unsigned char *seen = calloc((size_t)(w->doc->nodes.top - w->doc->nodes.start), 1);
+                if (seen)
+                    node_path(w->doc, yaml_document_get_root_node(w->doc), node, "", map, seen);
+                free(seen);
                 join(field, map, scalar_text(key));
                 return fail_document(w, key->start_mark.line + 1, field, "duplicate key");
             }
