@@ -25,20 +25,6 @@ dataset_spec *layout_add(layout *l, element_type type, const char *name_format, 
     return d;
 }
 
-dataset_spec *layout_copy(layout *l, const dataset_spec *ds)
-{
-    dataset_spec *copy = layout_add(l, ds->type, "%s", ds->name);
-    if (!copy)
-        return NULL;
-    const uint64_t *extents[DECOMP_MAX_DIMS];
-    for (int a = 0; a < ds->decomp.ndims; a++)
-        extents[a] = ds->decomp.extent[a];
-    if (decomp_init_listed(&copy->decomp, ds->decomp.ndims, ds->decomp.grid, extents))
-        return NULL;
-    copy->halo = ds->halo;
-    return copy;
-}
-
 void layout_free(layout *l)
 {
     for (size_t i = 0; i < l->count; i++)

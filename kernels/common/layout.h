@@ -31,9 +31,6 @@ typedef struct {
 /* Appends a dataset (contiguous, no decomposition yet); NULL when out of memory. */
 dataset_spec *layout_add(layout *l, element_type type, const char *name_format, ...)
     __attribute__((format(printf, 3, 4)));
-/* Appends a copy of `ds` under the same name with its decomposition and halo (a library's
- * variable for one of the layout's datasets); NULL when out of memory. */
-dataset_spec *layout_copy(layout *l, const dataset_spec *ds);
 void layout_free(layout *l);
 size_t element_bytes(element_type type);
 /* The element type the workload format means by an element size: 1 and 2 bytes unsigned

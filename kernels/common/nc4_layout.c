@@ -68,8 +68,12 @@ static int dimension_index(nc4_dimensions *out, char name, uint64_t length, cons
     return out->count++;
 }
 
-int nc4_dimensions_of(const layout *l, nc4_dimensions *out, int (*axis_dim)[DECOMP_MAX_DIMS],
-                      char *err, size_t errlen)
+/* The dimensions of the layout's variables in the order they are defined (each dataset's axes
+ * in order, a name defined at its first use); axis_dim[k][a] is the index in out->dims of
+ * axis a of dataset k. -1 with err naming the dataset when the layout cannot be written as
+ * root-level netCDF variables over shared x, y, z, w. */
+static int nc4_dimensions_of(const layout *l, nc4_dimensions *out,
+                             int (*axis_dim)[DECOMP_MAX_DIMS], char *err, size_t errlen)
 {
     out->count = 0;
     for (size_t k = 0; k < l->count; k++) {
@@ -83,8 +87,7 @@ int nc4_dimensions_of(const layout *l, nc4_dimensions *out, int (*axis_dim)[DECO
             int at = dimension_index(out, AXIS_NAMES[n - 1 - a], dims[a], ds->name, err, errlen);
             if (at < 0)
                 return -1;
-            if (axis_dim)
-                axis_dim[k][a] = at;
+            axis_dim[k][a] = at;
         }
     }
     return 0;

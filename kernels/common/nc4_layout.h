@@ -30,12 +30,6 @@ typedef struct {
  * NC_DOUBLE 6, NC_UBYTE 7, NC_USHORT 8), which netCDF-C's API and PnetCDF's both take. */
 int netcdf_type_code(element_type type);
 
-/* The dimensions of the layout's variables in the order they are defined (each dataset's axes
- * in order, a name defined at its first use); *axis_dim[k][a] is the index in out->dims of
- * axis a of dataset k, when axis_dim is not NULL. -1 with err naming the dataset when the
- * layout cannot be written as root-level netCDF variables over shared x, y, z, w. */
-int nc4_dimensions_of(const layout *l, nc4_dimensions *out, int (*axis_dim)[DECOMP_MAX_DIMS],
-                      char *err, size_t errlen);
 /* A netCDF library's define-mode calls (netCDF-C's nc_*, PnetCDF's ncmpi_*), each returning
  * the library's status, 0 on success. */
 typedef struct {
