@@ -60,7 +60,6 @@ void iot_capture_set_hdf5_access(struct iot_file *file, int coll_metadata_write,
     struct iot_capture *c = file ? file->capture : NULL;
     if (!c)
         return;
-    c->hdf5_access_known = 1;
     c->coll_metadata_write = coll_metadata_write;
     c->all_coll_metadata_ops = all_coll_metadata_ops;
 }

@@ -143,7 +143,7 @@ static void write_dataset(struct buf *out, const struct cap_dataset *cd)
 /* Only when the program set one: HDF5's defaults are the workload's when it is absent. */
 static void write_hdf5_access(struct buf *out, const struct iot_capture *c)
 {
-    if (!c->hdf5_access_known || !(c->coll_metadata_write || c->all_coll_metadata_ops))
+    if (!(c->coll_metadata_write || c->all_coll_metadata_ops))
         return;
     PUT(out, ", \"hdf5_access\": {\"coll_metadata_write\": ");
     put(out, c->coll_metadata_write ? "true" : "false");

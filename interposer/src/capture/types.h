@@ -42,8 +42,7 @@ struct iot_capture {
     size_t npool, pool_cap;
     struct iot_list unsupported;
     long long flushes;
-    int hdf5_access_known;       /* an HDF5 file: the program's own access list was read */
-    int coll_metadata_write, all_coll_metadata_ops;
+    int coll_metadata_write, all_coll_metadata_ops;  /* an HDF5 file's own access list */
     const char *failed;          /* why the capture of this session failed, or NULL */
 };
 
