@@ -31,6 +31,7 @@ The programs: tests/programs/ior_like through MPI-IO (no HDF5 linked), `--files`
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import re
 import shutil
@@ -44,9 +45,11 @@ from interposer_overhead import (
     IOR_ARGS,
     NONBLOCKING,
     collective_calls,
+    ior_like_sessions,
     library_env,
     on_ranks,
     resolve_name,
+    stock_ior,
 )
 from iotwin.core import paths
 from open_cost import STRACE_ROW
@@ -216,24 +219,6 @@ def measure(label: str, argv: Callable[[], list[str]], args: argparse.Namespace,
         print_instructions(argv(), folder, args.library or paths.interposer_library())
 
 
-def ior_like(folder: Path, files: int) -> Callable[[], list[str]]:
-    def argv() -> list[str]:
-        for old in folder.glob("ior_like.*"):
-            old.unlink()
-        return [str(paths.built("tests/programs/ior_like")), "--api", "mpiio", "--files",
-                str(files), "--segments", "4", "--block", str(2**20), "--transfer",
-                str(2**18), "--dir", str(folder)]
-    return argv
-
-
-def stock_ior(folder: Path, ior: Path, ior_args: str) -> Callable[[], list[str]]:
-    def argv() -> list[str]:
-        for old in folder.glob("ior.dat*"):
-            old.unlink()
-        return [str(ior.resolve()), *ior_args.split(), "-o", str(folder / "ior.dat")]
-    return argv
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ranks", type=int, default=2, help="ranks of the counted runs")
@@ -249,10 +234,12 @@ def main() -> None:
     folder = Path(tempfile.mkdtemp(prefix="iotwin-preload-cost-"))
     try:
         print(f"library: {args.library or paths.interposer_library()}")
+        sessions = ior_like_sessions(folder, "mpiio", args.files, 4, args.ranks)
         measure(f"ior_like, {args.files} MPI-IO files of 4 MiB a rank",
-                ior_like(folder, args.files), args, folder)
+                functools.partial(sessions.argv, args.ranks), args, folder)
         if args.ior:
-            measure(f"IOR {args.ior_args}", stock_ior(folder, args.ior, args.ior_args), args,
+            ior = stock_ior(folder, args.ior.resolve(), args.ior_args, args.ranks)
+            measure(f"IOR {args.ior_args}", functools.partial(ior.argv, args.ranks), args,
                     folder)
     finally:
         shutil.rmtree(folder)
