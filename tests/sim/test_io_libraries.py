@@ -92,3 +92,12 @@ def test_pnetcdfs_variables_begin_where_its_alignment_puts_them(hints: dict[str,
     # rank 0's header beside the variables: nothing written twice, nothing in the padding
     assert sum(breakdown["bytes_per_target"]) == HEADER + sum(SIZES.values())
     assert breakdown["payload_bytes"] == sum(SIZES.values())
+
+
+def test_one_batch_places_each_configs_pnetcdf_variables_by_its_own_hints() -> None:
+    # configs differing only in the pnetcdf block: the layout cache keys on that block too
+    plain = {"mpiio": {"romio_cb_write": "disable", "romio_ds_write": "disable"}}
+    configs = [{**plain, "pnetcdf": hints} for hints in
+               ({}, {"nc_header_align_size": 100}, {"nc_var_align_size": 1000}, {})]
+    results = run_iosim(simulator_input(load_platform("local"), PNETCDF, configs, {}), jobs=1)
+    assert [r["breakdown"]["file_bytes"] for r in results] == [1478, 1266, 2006, 1478]

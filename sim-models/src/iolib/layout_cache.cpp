@@ -18,6 +18,8 @@ std::string layout_key(size_t file_index, const FileSession& file, const FileSet
         words.push_back(chunk.size());
         words.insert(words.end(), chunk.begin(), chunk.end());
     }
+    if (s.library)
+        s.library->append_words(words);
     return std::string(reinterpret_cast<const char*>(words.data()), words.size() * sizeof(uint64_t));
 }
 

@@ -36,6 +36,11 @@ uint64_t alignment(uint64_t hint, uint64_t fallback)
 // The alignment hints of the config's `pnetcdf` block, 0 where it sets none.
 struct PnetcdfSettings final : LibrarySettings {
     uint64_t header_align = 0, var_align = 0, record_align = 0;
+
+    void append_words(std::vector<uint64_t>& words) const override
+    {
+        words.insert(words.end(), {header_align, var_align, record_align});
+    }
 };
 
 class PnetcdfLibrary final : public IoLibrary {

@@ -218,6 +218,8 @@ struct LayoutComponent {
 // defines and reads its own (IoLibrary::read_settings, iolib/).
 struct LibrarySettings {
     virtual ~LibrarySettings() = default;
+    // The settings as words, for the keys of what is computed from them (the layout cache).
+    virtual void append_words(std::vector<uint64_t>& words) const = 0;
 };
 
 struct FileSettings {
