@@ -87,11 +87,10 @@ def _flavour_of_program(command: tuple[str, ...], env_key: tuple[tuple[str, str]
         raise UserError(f"{found.static}: links HDF5 statically: rebuild it with -shlib "
                         f"(h5pcc -shlib, h5pfc -shlib), the interposer can't reach a static "
                         f"HDF5")
-    by_mpi = [f for f in flavours().values()
-              if any(Path(lib).name.startswith(f.mpi_library) for lib in found.mpi)]
+    by_mpi = set(found.mpi.values())
     if not loaded and len(by_mpi) == 1:
         mpi = ", ".join(sorted({Path(lib).name for lib in found.mpi}))
-        return by_mpi[0], f"loads no HDF5; its MPI is {mpi}"
+        return flavours()[by_mpi.pop()], f"loads no HDF5; its MPI is {mpi}"
     matching = [f for f in flavours().values()
                 if any(Path(lib).name.startswith(f.hdf5_library) for lib in loaded)]
     what = ", ".join(sorted({Path(lib).name for lib in loaded}))
@@ -114,14 +113,14 @@ class Probe:
     """What a command loads of HDF5, found as the dynamic linker would resolve it."""
 
     loaded: list[str] = field(default_factory=list)  # the HDF5 libraries (paths)
-    mpi: list[str] = field(default_factory=list)  # the MPI libraries of an executable (paths)
+    mpi: dict[str, str] = field(default_factory=dict)  # an executable's MPI library -> flavour
     by_python: bool = False  # some of them are the ones a Python's h5py would load
     static: str | None = None  # an executable with HDF5 linked in statically
     through: list[str] = field(default_factory=list)  # wrappers followed to the programs
 
     def add(self, other: Probe) -> None:
         self.loaded += [lib for lib in other.loaded if lib not in self.loaded]
-        self.mpi += [lib for lib in other.mpi if lib not in self.mpi]
+        self.mpi.update(other.mpi)
         self.by_python = self.by_python or other.by_python
         self.static = self.static or other.static
         self.through += [w for w in other.through if w not in self.through]
@@ -237,8 +236,8 @@ def _executable(word: str, env: Mapping[str, str]) -> bool:
 def _elf_probe(program: str, env: Mapping[str, str]) -> Probe:
     libraries = _ldd(program, env)
     loaded = [lib for lib in libraries if Path(lib).name.startswith("libhdf5")]
-    mpi = [lib for lib in libraries
-           if any(Path(lib).name.startswith(f.mpi_library) for f in flavours().values())]
+    mpi = {lib: flavour.name for lib in libraries for flavour in flavours().values()
+           if Path(lib).name.startswith(flavour.mpi_library)}
     static = program if not loaded and _holds(program, _STATIC_MARK) else None
     return Probe(loaded, mpi=mpi, static=static)
 
