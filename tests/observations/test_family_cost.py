@@ -73,7 +73,7 @@ def test_a_small_family_fit_costs_what_its_estimate_says_within_a_factor() -> No
     cases = family_cases(found, segments=2)
     estimate = family_cost(run, cases, sheet_defaults(), "--io500 small.json", limits())
     before = process_cpu_seconds()
-    family_calibration(cases, "small.json", segments=2, max_evaluations=run.evaluations,
+    family_calibration(cases, "small.json", max_evaluations=run.evaluations,
                        refit_evaluations=run.refit_evaluations)
     spent = process_cpu_seconds() - before
     print(f"estimated {duration_text(estimate.seconds)}, measured {duration_text(spent)} of "

@@ -264,7 +264,7 @@ def _family(args: argparse.Namespace) -> int:
     cases = family_cases(found, segments=args.segments)
     announce("calibrate --family", family_cost(run, cases, sheet_defaults(), source, limits))
     document = family_calibration(
-        cases, args.io500, segments=args.segments, max_evaluations=run.evaluations,
+        cases, args.io500, max_evaluations=run.evaluations,
         refit_evaluations=run.refit_evaluations,
         progress=lambda line: print(f"iotwin: {line}", file=sys.stderr, flush=True))
     write_atomically(output, render_family(document))

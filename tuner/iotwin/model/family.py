@@ -116,6 +116,7 @@ class FamilyCase:
     platform_of: Callable[[Mapping[str, Any]], Platform]
     workload: Mapping[str, Any]
     measured_mbs: float
+    volume: str  # how the workload's size was chosen, in words ("64 segments a process")
 
 
 #: simulated rates by what was simulated: a fit moves one constant at a time (a scan, a

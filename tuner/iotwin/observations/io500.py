@@ -102,24 +102,26 @@ def family_cases(found: str | Path | Sequence[Io500Case], seconds: float = FIT_S
     """The IO500 cases ``found`` (or those of the file it names) as a family calibration's
     cases: each model rebuilt from its description on the constants tried, each workload
     fixed at the prior model's volume."""
+    volume = (f"{segments} segments a process" if segments
+              else f"{seconds:g} s at the prior model's peak")
     cases = []
     for case in io500_cases(found) if isinstance(found, str | Path) else found:
         prior = case_platform(case)
         workload = phase_workload(prior, case.phase, case.ranks, case.nodes, segments=segments,
                                   seconds=seconds)
         cases.append(FamilyCase(case.system, f"{case.submission} {case.phase}",
-                                partial(case_platform, case), workload, case.measured_mbs))
+                                partial(case_platform, case), workload, case.measured_mbs,
+                                volume))
     return cases
 
 
 def family_calibration(cases: Sequence[FamilyCase], path: str | Path, *,
-                       seconds: float = FIT_SECONDS, segments: int | None = None,
                        max_evaluations: int = 40, refit_evaluations: int = 12, jobs: int = 2,
                        progress: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Fit the family constants to ``cases`` (:func:`family_cases` of the submissions of
-    ``path``, at ``seconds`` or ``segments``), then hold out each system in turn: the document
-    data/family-io500.yaml holds (constants, priors, per-case predictions before, fitted and
-    held out, and the accuracy of each)."""
+    ``path``), then hold out each system in turn: the document data/family-io500.yaml holds
+    (constants, priors, per-case predictions before, fitted and held out, and the accuracy of
+    each)."""
     base = sheet_defaults()
     measured = [c.measured_mbs for c in cases]
     before = predict_cases(cases, base, jobs)
@@ -134,8 +136,7 @@ def family_calibration(cases: Sequence[FamilyCase], path: str | Path, *,
                   f"({Path(path).name}, {date.today().isoformat()})",
         "constants": {k: float(f"{v:.4g}") for k, v in fitted.constants.items()},
         "priors": {k: v[0] for k, v in constant_bounds(base).items()},
-        "volume": f"{segments} segments a process" if segments else f"{seconds:g} s at the "
-                  "prior model's peak",
+        "volume": "; ".join(sorted({c.volume for c in cases})),
         "evaluations": fitted.evaluations,
         "ranks": [min(c.workload["ranks"] for c in cases),
                   max(c.workload["ranks"] for c in cases)],
