@@ -85,6 +85,7 @@ import shlex
 import shutil
 import statistics
 import subprocess
+import sys
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -95,6 +96,10 @@ from iotwin.core import paths
 from iotwin.core.stats import paired_speedup
 from iotwin.executors import launch
 from iotwin.workloads.replication.sessions import dataset, session, workload
+
+# the MPI call counter is the interposer tests' (tests/support/mpi_call_count.py)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from support.mpi_call_count import counted_calls
 
 # Exercises every applying and read-back path; the values equal what HDF5 / ROMIO would do anyway
 # (alignment threshold above the datasets' sizes: nothing is aligned; alloc_time early is what
@@ -336,7 +341,6 @@ def instructions_without(argv: tuple[str, ...], out: Path) -> int:
     return instructions(list(argv), {}, out).total
 
 
-COUNTER = "tests/programs/libmpi_call_count.so"
 NONBLOCKING = ("MPI_Iallreduce",)
 
 
@@ -353,15 +357,11 @@ def collective_calls(ranks: int, argv: list[str], env: dict[str, str],
                      folder: Path) -> dict[str, float]:
     """MPI calls that synchronise ranks, per rank (the mean over the ranks), counted by the
     preloaded counter."""
-    out = folder / "calls.jsonl"
-    out.unlink(missing_ok=True)
-    preload = ":".join(filter(None, [str(paths.built(COUNTER)), env.get("LD_PRELOAD", "")]))
-    done = on_ranks(ranks, argv, {**env, "LD_PRELOAD": preload, "MPI_CALL_COUNT": str(out)})
-    if done.returncode != 0:
-        raise SystemExit(f"run failed: {' '.join(argv)}\n{done.stderr.strip()}")
-    lines = [json.loads(line) for line in out.read_text().splitlines()]
-    names = [key for key in lines[0] if key != "rank"]
-    return {name: sum(line[name] for line in lines) / len(lines) for name in names}
+    try:
+        counts = counted_calls(lambda counted: on_ranks(ranks, argv, counted), env, folder)
+    except RuntimeError as failed:
+        raise SystemExit(f"{' '.join(argv)}: {failed}") from failed
+    return {name: sum(rank[name] for rank in counts) / len(counts) for name in counts[0]}
 
 
 def print_collectives(kernel: Kernel, env: dict[str, str], folder: Path, ranks: int) -> None:

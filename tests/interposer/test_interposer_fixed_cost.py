@@ -1,7 +1,7 @@
 """What the preloaded library costs a run whatever it tunes: the collectives it adds
-(bench/preload_cost.py counts them; here their behaviour): a run without a report makes no
-collective of the library's, and one with a report makes one at its end, one per file, and the
-communicator they go on."""
+(support.mpi_call_count counts them, for bench/preload_cost.py too; here their behaviour): a
+run without a report makes no collective of the library's, and one with a report makes one at
+its end, one per file, and the communicator they go on."""
 
 from __future__ import annotations
 
@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 from iotwin.core import paths
 from iotwin.executors import launch
+from support.mpi_call_count import counted_calls
 from support.programs import ph5example
 
 pytestmark = pytest.mark.slow
 
 FILES, RANKS = 3, 2
-COUNTER = "tests/programs/libmpi_call_count.so"
 
 
 def ior_like(folder: Path) -> list[str]:
@@ -27,16 +27,11 @@ def ior_like(folder: Path) -> list[str]:
 
 def collectives(folder: Path, env: dict[str, str]) -> dict[str, int]:
     """The MPI calls that synchronise ranks, summed over the ranks of one ior_like run."""
-    out = folder / "calls.jsonl"
-    out.unlink(missing_ok=True)
-    preload = ":".join(filter(None, [str(paths.built(COUNTER)), env.get("LD_PRELOAD")]))
-    done = launch.run_mpi(RANKS, ior_like(folder),
-                          env={**env, "LD_PRELOAD": preload, "MPI_CALL_COUNT": str(out)},
-                          cwd=folder, timeout=180, using=launch.launcher("mpich"))
-    assert done.returncode == 0, done.stderr
-    lines = [json.loads(line) for line in out.read_text().splitlines()]
-    assert len(lines) == RANKS
-    return {name: sum(line[name] for line in lines) for name in lines[0] if name != "rank"}
+    ranks = counted_calls(lambda counted: launch.run_mpi(
+        RANKS, ior_like(folder), env=counted, cwd=folder, timeout=180,
+        using=launch.launcher("mpich")), env, folder)
+    assert len(ranks) == RANKS
+    return {name: sum(rank[name] for rank in ranks) for name in ranks[0]}
 
 
 def added(folder: Path, env: dict[str, str]) -> dict[str, int]:
