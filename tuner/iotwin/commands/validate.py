@@ -31,6 +31,7 @@ from iotwin.report import write_report
 from iotwin.store.database import Store, resolve_path
 from iotwin.validation import traffic
 from iotwin.validation.local import default_suite_path, load_suite, run_local_suite
+from iotwin.validation.paper import check as paper_check
 from iotwin.validation.paper import report as paper_report
 from iotwin.validation.paper.pipeline import run_paper_validation
 from iotwin.validation.paper.settings import paper_dir
@@ -143,6 +144,12 @@ def _add_paper_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--record", action="store_true",
                         help="also set the fitted values that are not on a bound in "
                              "sim-models/platforms/*.yaml")
+    parser.add_argument("--check", action="store_true",
+                        help="no fit: re-evaluate the recorded fits (calibrations.json) on "
+                             "the selected rows and list every prior or fitted rate, config, "
+                             "fit loss and spread that differs from results.json (exit 1 if "
+                             "any); with --write, the record takes the new figures, its "
+                             "leave-one-out and sensitivity scan as recorded")
 
 
 def _traffic(args: argparse.Namespace) -> int:
@@ -164,7 +171,8 @@ def _scale(args: argparse.Namespace) -> int:
 
 def _paper(args: argparse.Namespace) -> int:
     """Run as the options say; progress on stderr, the tables on stdout."""
-
+    if args.check:
+        return _paper_check(args)
     progress = TimedProgress()
     result = run_paper_validation(
         platforms=args.platforms.split(",") if args.platforms else None,
@@ -181,3 +189,21 @@ def _paper(args: argparse.Namespace) -> int:
     print(paper_report.markdown(result))
     progress("done")
     return 0
+
+
+def _paper_check(args: argparse.Namespace) -> int:
+    """``--check``: the record re-evaluated at its fits; what differs on stdout."""
+    if args.record:
+        raise UserError("--check refits nothing, so it has no fit to --record")
+    progress = TimedProgress()
+    recorded, calibrations = paper_check.read_record(paper_dir())
+    found = paper_check.check_record(
+        recorded, calibrations,
+        platforms=args.platforms.split(",") if args.platforms else None,
+        kernels=args.kernels.split(",") if args.kernels else None,
+        partial=args.partial, progress=progress)
+    if args.write:
+        paper_report.write_outputs(found.result, paper_dir())
+    print("\n".join(paper_check.summary(found)))
+    progress("done")
+    return 1 if found.differences else 0

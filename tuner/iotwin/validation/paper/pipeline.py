@@ -70,7 +70,7 @@ def run_paper_validation(*, settings_path: Path | None = None,
         settings = replace(settings, fit=replace(settings.fit,
                                                  evaluations_per_round=max_evaluations))
     load_platform = load_platform or platform_from_file
-    rows = _selected_rows(settings, platforms, kernels)
+    rows = selected_rows(settings, platforms, kernels)
     cases = build_cases(rows, settings, load_platform, kernel_workload or kernel_description)
     MEMO.keep_in(partial)
     parts = []
@@ -93,8 +93,9 @@ def _quiet(_: str) -> None:
     """Progress told to no one (picklable, unlike a lambda)."""
 
 
-def _selected_rows(settings: Settings, platforms: Sequence[str] | None,
-                   kernels: Sequence[str] | None) -> list[PublishedRow]:
+def selected_rows(settings: Settings, platforms: Sequence[str] | None,
+                  kernels: Sequence[str] | None) -> list[PublishedRow]:
+    """The published rows of ``platforms`` and ``kernels`` (None: every one)."""
     rows = [row for row in read_published(settings.published)
             if (not platforms or row.model in platforms)
             and (not kernels or row.kernel in kernels)]
