@@ -53,7 +53,8 @@ def test_a_record_the_check_made_is_reproduced(two_rows: Path, now: RecordCheck)
     assert now.checked == 2
     again = checked(two_rows, now)
     assert again.differences == []
-    assert summary(again) == ["the record reproduced: 2 rows, their fits and spreads, identical"]
+    assert summary(again) == ["the record reproduced: 2 rows, their fits and spreads, every "
+                              "figure within 1e-09 of it"]
     rows = [row for row in again.result.rows if row.label in LABELS]
     assert all(row.prior_mbs and row.fitted_mbs for row in rows)
 

@@ -150,6 +150,11 @@ def _add_paper_arguments(parser: argparse.ArgumentParser) -> None:
                              "fit loss and spread that differs from results.json (exit 1 if "
                              "any); with --write, the record takes the new figures, its "
                              "leave-one-out and sensitivity scan as recorded")
+    parser.add_argument("--tolerance", type=float, default=paper_check.TOLERANCE,
+                        metavar="FRACTION",
+                        help="--check: a figure differs when it moved by more than this "
+                             "fraction (default %(default)g: floating-point order, not a "
+                             "mechanism)")
 
 
 def _traffic(args: argparse.Namespace) -> int:
@@ -201,7 +206,7 @@ def _paper_check(args: argparse.Namespace) -> int:
         recorded, calibrations,
         platforms=args.platforms.split(",") if args.platforms else None,
         kernels=args.kernels.split(",") if args.kernels else None,
-        partial=args.partial, progress=progress)
+        partial=args.partial, progress=progress, tolerance=args.tolerance)
     if args.write:
         paper_report.write_outputs(found.result, paper_dir())
     print("\n".join(paper_check.summary(found)))
