@@ -332,7 +332,7 @@ void plan_run(const Platform& p, const Workload& w, const std::vector<FileSettin
         int writers = f.mode == FileMode::per_rank ? 1 : f.writers_per_instance(w.ranks);
         if (f.compute_before_s > 0)
             sink(fixed_phase("compute", f.compute_before_s));
-        double create = library.create_datasets_s(p, f, collective_overhead_s(p, writers, over));
+        double create = library.create_datasets_s(p, f, *layouts[i], collective_overhead_s(p, writers, over));
         Session ses = open_session(p, w, f, s, *layouts[i], node_of_rank);
         sink(fixed_phase("open", open_cost(p, ses, s, writers, over) + create));
         if (options.report_ranges)
