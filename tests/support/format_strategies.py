@@ -139,6 +139,7 @@ def sessions(draw: st.DrawFn, ranks: int) -> dict[str, Any]:
     session["datasets"] = [dataset for dataset, _ in made]
     optional = {"role": st.sampled_from(("checkpoint", "visualisation", "other")),
                 "api": st.sampled_from(("hdf5", "mpiio", "posix", "netcdf4")),
+                "library": st.sampled_from(("netcdf4", "pnetcdf")),
                 "create": st.booleans(), "compute_before_s": st.floats(0, 100),
                 "write_calls": st.sampled_from(("per-dataset", "one-call")),
                 "flushes": st.integers(0, 5), "keep_open": st.booleans(),

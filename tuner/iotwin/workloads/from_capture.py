@@ -149,11 +149,14 @@ def _session(mode: str, members: list[dict[str, Any]], world: int,
     session: dict[str, Any] = {"name": name, "role": "other", "mode": mode}
     if mode == "groups":
         session["groups"] = world // int(first["comm_size"])
-    api = io_libraries()[str(first.get("api", "hdf5"))].captured_as
+    library = str(first.get("api", "hdf5"))
+    api = io_libraries()[library].captured_as
     calls = [_call(c) for c in first["calls"]]
     datasets = [_grown(_dataset(d, api), calls, _extended(first)) for d in first["datasets"]]
-    session.update({"api": api, "create": first["how"] == "create",
-                    "compute_before_s": round(gap, 6)})
+    session["api"] = api
+    if library != api:  # a library's file in the form of the layer below: which library
+        session["library"] = library
+    session.update({"create": first["how"] == "create", "compute_before_s": round(gap, 6)})
     if "hdf5_access" in first:  # what the program set on the file's access list
         session["hdf5_access"] = dict(first["hdf5_access"])
     session.update({"datasets": datasets, "calls": calls})

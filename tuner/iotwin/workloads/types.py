@@ -74,6 +74,7 @@ class WorkloadFile(TypedDict, total=False):
     mode: Literal["shared", "per-rank", "groups"]
     groups: int
     api: Literal["hdf5", "mpiio", "posix", "netcdf4", "pnetcdf"]
+    library: Literal["netcdf4", "pnetcdf"]
     create: bool
     compute_before_s: float
     write_calls: Literal["per-dataset", "one-call"]
