@@ -157,8 +157,9 @@ def _session(mode: str, members: list[dict[str, Any]], world: int,
     if library != api:  # a library's file in the form of the layer below: which library
         session["library"] = library
     session.update({"create": first["how"] == "create", "compute_before_s": round(gap, 6)})
-    if "hdf5_access" in first:  # what the program set on the file's access list
-        session["hdf5_access"] = dict(first["hdf5_access"])
+    for own in ("hdf5_access", "hdf5_create"):  # what the program set on the file's lists
+        if own in first:
+            session[own] = dict(first[own])
     session.update({"datasets": datasets, "calls": calls})
     return session
 
