@@ -3,9 +3,10 @@
 The interposer writes one record per file session (JSON lines), of HDF5 files and of the files
 the program writes through MPI-IO itself (``api: mpiio``: its regions as datasets, laid end to
 end from offset 0, sim-models/WORKLOAD.md; a PnetCDF file's too, its header among them: its
-captured form, data/io-libraries.yaml), and of the files it writes through POSIX calls
-(``api: posix``, the same form: one byte region; each process its own record, the records of a
-file several processes opened merged: workloads/independent_opens). One run's records become one
+captured form, data/io-libraries.yaml, whose session names the library, ``library``), and of
+the files it writes through POSIX calls (``api: posix``, the same form: one byte region; each
+process its own record, the records of a file several processes opened merged:
+workloads/independent_opens). One run's records become one
 workload: sessions in time order; W single-process records whose names differ only by the rank
 become one `per-rank` session (`%r`), M records of W/M ranks each whose names differ only by the
 group number one `groups` session (`%g`); a session's `compute_before_s` is the gap after the
