@@ -30,10 +30,10 @@ public:
         if (keys_.empty())
             return nullptr;
         for (size_t s = home(key);; s = (s + 1) & mask_) {
-            if (slots_[s] < 0)
+            if (slots_[s].index < 0)
                 return nullptr;
-            if (keys_[static_cast<size_t>(slots_[s])] == key)
-                return &values_[static_cast<size_t>(slots_[s])];
+            if (slots_[s].key == key)
+                return &values_[static_cast<size_t>(slots_[s].index)];
         }
     }
     // The key's value, or `value` inserted as it (and true).
@@ -42,10 +42,10 @@ public:
         if (2 * (keys_.size() + 1) > slots_.size())
             grow();
         size_t s = home(key);
-        for (; slots_[s] >= 0; s = (s + 1) & mask_)
-            if (keys_[static_cast<size_t>(slots_[s])] == key)
-                return {&values_[static_cast<size_t>(slots_[s])], false};
-        slots_[s] = static_cast<int32_t>(keys_.size());
+        for (; slots_[s].index >= 0; s = (s + 1) & mask_)
+            if (slots_[s].key == key)
+                return {&values_[static_cast<size_t>(slots_[s].index)], false};
+        slots_[s] = {key, static_cast<int32_t>(keys_.size())};
         used_.push_back(s);
         keys_.push_back(key);
         values_.push_back(value);
@@ -55,7 +55,7 @@ public:
     void clear()
     {
         for (size_t s : used_)
-            slots_[s] = -1;
+            slots_[s].index = -1;
         used_.clear();
         keys_.clear();
         values_.clear();
@@ -66,7 +66,7 @@ private:
     void grow()
     {
         size_t n = slots_.empty() ? 16 : 2 * slots_.size();
-        slots_.assign(n, -1);
+        slots_.assign(n, Slot{});
         mask_ = n - 1;
         shift_ = 64;
         for (size_t m = n; m > 1; m >>= 1)
@@ -74,16 +74,21 @@ private:
         used_.clear();
         for (size_t i = 0; i < keys_.size(); i++) {
             size_t s = home(keys_[i]);
-            while (slots_[s] >= 0)
+            while (slots_[s].index >= 0)
                 s = (s + 1) & mask_;
-            slots_[s] = static_cast<int32_t>(i);
+            slots_[s] = {keys_[i], static_cast<int32_t>(i)};
             used_.push_back(s);
         }
     }
 
+    // A slot holds its key as well as the entry's index: a probe reads one array, not two.
+    struct Slot {
+        Key key{};
+        int32_t index = -1;  // -1 free, else an index into keys_ and values_
+    };
     std::vector<Key> keys_;
     std::vector<Value> values_;
-    std::vector<int32_t> slots_;  // -1 free, else an index into keys_ and values_
+    std::vector<Slot> slots_;
     std::vector<size_t> used_;    // slots set
     size_t mask_ = 0;
     int shift_ = 64;  // 64 - log2 of the slots: home() takes the hash's top bits

@@ -23,15 +23,33 @@ std::string layout_key(size_t file_index, const FileSession& file, const FileSet
     return std::string(reinterpret_cast<const char*>(words.data()), words.size() * sizeof(uint64_t));
 }
 
+size_t held_bytes(const FileLayout& layout)
+{
+    size_t bytes = sizeof layout;
+    for (const DatasetLayout& d : layout.datasets)
+        bytes += sizeof d + (d.chunk_dims.size() + d.chunk_grid.size() + d.chunk_addr.size()) * sizeof(uint64_t);
+    return bytes + layout.own_datasets.size() * sizeof(OwnDataset);
+}
+
 }  // namespace
 
 const FileLayout& LayoutCache::get(size_t file_index, const FileSession& file, const FileSettings& settings)
 {
     std::string key = layout_key(file_index, file, settings);
     auto it = layouts_.find(key);
-    if (it == layouts_.end())
+    if (it == layouts_.end()) {
         it = layouts_.emplace(key, io_library(file.api).layout(file, settings)).first;
+        bytes_ += held_bytes(it->second);
+    }
     return it->second;
+}
+
+void LayoutCache::forget_beyond(size_t bytes)
+{
+    if (bytes_ <= bytes)
+        return;
+    layouts_.clear();
+    bytes_ = 0;
 }
 
 }  // namespace iosim

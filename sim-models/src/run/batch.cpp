@@ -172,14 +172,23 @@ void cap_memory(const json& input, const Limits& limits)
 }
 
 // Each config is simulated in a child forked from the worker as it stands after building the
-// engine: from simulated time zero, with empty phase and layout caches. A phase's seconds are
-// differences of SimGrid's clock, whose rounding grows with the time simulated before, and a
-// phase timed for one config would answer the next from cache: without the fork, a config's
-// last bits would depend on which configs its worker ran before it. With it, a config's answer
-// is the one it gets alone, whatever the batch, the order or the number of workers.
+// engine: from simulated time zero, with empty phase caches. A phase's seconds are differences
+// of SimGrid's clock, whose rounding grows with the time simulated before, and a phase timed
+// for one config would answer the next from cache: without the fork, a config's last bits
+// would depend on which configs its worker ran before it. With it, a config's answer is the
+// one it gets alone, whatever the batch, the order or the number of workers. The file layouts
+// are the exception: the worker lays out each config's files before the fork and keeps them
+// for later configs' children (a layout is the same whoever computes it, and costs HDF5 a
+// file written and removed).
 void simulate_in_child(Scenario& scenario, Backend& backend, const json& config, uint64_t index,
                        WorkerChannel& channel, EstimateBoard& board, size_t slot)
 {
+    board.post(slot, "");
+    try {
+        scenario.lay_out(config, [&](const CostEstimate& e) { board.post(slot, e.text()); });
+    } catch (const std::exception&) {
+        // the child meets the same error and reports it
+    }
     fflush(nullptr);
     pid_t pid = fork();
     if (pid == 0) {

@@ -138,17 +138,42 @@ Scenario::Scenario(const json& input, const Limits& limits)
     place_job(platform_, nodes_);
 }
 
-json Scenario::simulate(Backend& backend, PhaseCache& cache, const json& config,
-                       const std::function<void(const CostEstimate&)>& announce)
+std::vector<FileSettings> Scenario::file_settings(const json& config) const
 {
     json file_configs = config.value("files", json::array());
     std::vector<FileSettings> settings;
-    std::vector<const FileLayout*> layouts;
     for (size_t i = 0; i < workload_.files.size(); i++) {
         const FileSession& file = workload_.files[i];
         settings.push_back(resolve_settings(platform_data_, i < file_configs.size() ? file_configs[i] : json::object(),
                                             file, platform_, workload_.openmpi));
     }
+    return settings;
+}
+
+// What a worker's layouts may hold between configs (the chunk addresses of about eight
+// million chunks); beyond it they are forgotten, and later configs lay out their files again.
+constexpr size_t kept_layout_bytes = size_t{64} << 20;
+
+void Scenario::lay_out(const json& config, const std::function<void(const CostEstimate&)>& announce)
+{
+    std::vector<FileSettings> settings = file_settings(config);
+    CostEstimate estimate = estimate_run(platform_, workload_, settings, options_);
+    if (estimate_only_)
+        return;
+    estimate.check(limits_);
+    if (announce)
+        announce(estimate);
+    layouts_.forget_beyond(kept_layout_bytes);
+    BudgetedWork planning;  // memory_budget.hpp
+    for (size_t i = 0; i < workload_.files.size(); i++)
+        layouts_.get(i, workload_.files[i], settings[i]);
+}
+
+json Scenario::simulate(Backend& backend, PhaseCache& cache, const json& config,
+                       const std::function<void(const CostEstimate&)>& announce)
+{
+    std::vector<FileSettings> settings = file_settings(config);
+    std::vector<const FileLayout*> layouts;
     estimate_ = estimate_run(platform_, workload_, settings, options_);
     if (estimate_only_)
         return {{"ok", true},

@@ -35,8 +35,14 @@ public:
     // ({"ok": true, "estimate": {"steps", "memory_bytes", "text"}}), limits unchecked.
     nlohmann::json simulate(Backend& backend, PhaseCache& cache, const nlohmann::json& config,
                             const std::function<void(const CostEstimate&)>& announce = {});
+    // The layouts of the config's files, computed now and kept for the configs after it: a
+    // batch's worker lays out each config before it forks the config's child, so the children
+    // of later configs with the same layout settings inherit it. Throws as simulate() does for
+    // a bad config or one beyond the limits; `announce` hears the estimate first.
+    void lay_out(const nlohmann::json& config, const std::function<void(const CostEstimate&)>& announce = {});
 
 private:
+    std::vector<FileSettings> file_settings(const nlohmann::json& config) const;
     void add_ceiling(nlohmann::json& out, const Breakdown& bd, const TimeAttribution& attribution,
                      bool storage_on_path) const;
 
