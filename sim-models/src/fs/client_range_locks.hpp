@@ -8,7 +8,10 @@
 // enqueue). A call whose pages overlap a held range waits for it. Clients before range locks
 // (Linux staging Lustre before 4.9) held one write mutex per file (`lli_write_mutex`) instead:
 // every write of a node to the file one after the other. Facts from the Lustre client sources;
-// the cost of one held call is a family constant, not a published figure.
+// and as a Lustre developer put it on lustre-discuss (reply to "server-based extent locking",
+// 2009-11-19): the DLM locks are held by nodes, not processes, so processes of one node do not
+// contend for them, and their writes are serialized by the node's kernel instead. The cost of
+// one held call is a family constant, not a published figure.
 //
 // What follows for the model: two calls of one node share a page only where a record does not
 // end on a page boundary (IOR hard-write's 47,008-byte records: each shares its first and last

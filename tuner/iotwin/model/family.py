@@ -40,7 +40,7 @@ FAMILY_FILE = "family-io500.yaml"
 FAMILY_CONSTANTS = (
     "media.hdd.drive_mbs", "media.hdd.request_s", "media.nvme.drive_mbs",
     "media.nvme.request_s", "lustre_client.process_write_mbs", "filesystem.lock_conflict_s",
-    "filesystem.degradation", "gpfs.token_ops_per_s", "lustre_client.locked_write_s",
+    "filesystem.degradation", "gpfs.token_ops_per_s",
 )
 
 
