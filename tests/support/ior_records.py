@@ -12,8 +12,8 @@ from support.small_platform import MiB
 RECORD = 47008
 
 
-def records(ranks: int, nodes: int, segments: int = 1) -> dict[str, Any]:
-    arguments = ["-a", "POSIX", "-w", "-t", str(RECORD), "-b", str(RECORD), "-s", str(segments)]
+def records(ranks: int, nodes: int, segments: int = 1, record: int = RECORD) -> dict[str, Any]:
+    arguments = ["-a", "POSIX", "-w", "-t", str(record), "-b", str(record), "-s", str(segments)]
     return dict(ior_workload(parse_ior(arguments), ranks, nodes, "ior " + " ".join(arguments)))
 
 

@@ -20,6 +20,7 @@ constexpr std::array<const char*, static_cast<size_t>(Mechanism::count)> names =
     "client processes (cache copy)",
     "client nodes (Lustre client)",
     "extent-lock revocation waits",
+    "client range locks (a node's calls sharing pages)",
     "open (create, open, metadata reads)",
     "close (metadata writes, closing steps)",
     "collective steps and fixed costs",

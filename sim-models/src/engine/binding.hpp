@@ -32,6 +32,7 @@ enum class Mechanism {
     client_processes,   // one process's copy into the client cache and its RPCs
     client_nodes,       // one node's Lustre client
     lock_waits,         // writers waiting for extent-lock / token revocations
+    range_locks,        // a node's writers waiting for each other at the client's range locks
     open,               // create, open, superblock reads, dataset creation
     close,              // metadata written at close, the closing steps
     fixed,              // a write call's collective steps, fill buffers, metadata flushes

@@ -99,9 +99,14 @@ void LustreClient::wait_for(double until, const PhaseBinding& flush)
     }
 }
 
-// The writers wait for their extent locks before their data goes into the cache (or out).
+// The writers wait for their extent locks before their data goes into the cache (or out); a
+// node's writers wait meanwhile for each other at its range locks, the longer of the two waits.
 double LustreClient::lock_wait(const Phase& phase)
 {
+    if (phase.range_lock_wait_s > phase.lock_wait_s) {
+        attribution_.charge(Mechanism::range_locks, phase.range_lock_wait_s);
+        return phase.range_lock_wait_s;
+    }
     attribution_.charge(Mechanism::lock_waits, phase.lock_wait_s);
     return phase.lock_wait_s;
 }

@@ -44,6 +44,7 @@ Striping file_striping(const Platform& p, const FileSettings& s, int instance)
 
 WritePhaseBuilder::WritePhaseBuilder(const Platform& p, Breakdown& bd)
     : platform_(p), token_server_(p.fs.gpfs ? p.fs.token_ops_per_s : 0),
+      range_locks_(p.fs.gpfs || p.cache.locked_write_s <= 0 ? 0 : p.cache.page_bytes),
       revocation_s_((token_server_.serves() ? token_server_.request_s() : p.fs.lock_conflict_s) +
                     partial_stripe_write_s(p.fs)),
       client_rpcs_(p.fs.rpc_max_bytes),
@@ -219,6 +220,7 @@ void WritePhaseBuilder::add(int client, int key, int process, uint64_t offset, u
     if (length == 0)
         return;
     count_process_write(process, length);
+    range_locks_.write(client, process, offset, offset + length);
     count_sent(breakdown_.bytes_per_node, client, length);
     count_sent(breakdown_.bytes_per_process, process, length);
     uint64_t end = offset + length;
@@ -253,6 +255,8 @@ Phase WritePhaseBuilder::finish(const std::string& label, double fixed_s)
     longest_object_chain_ = 0;
     phase.lock_wait_s = std::max(static_cast<double>(waits) * revocation_s_, token_server_.busy_s());
     token_server_.end_phase();
+    phase.range_lock_wait_s = static_cast<double>(range_locks_.longest_chain()) * platform_.cache.locked_write_s;
+    range_locks_.end_phase();
     // By (key, target); a key's flows to one target merged in order of creation.
     order_.resize(flows_.size());
     std::iota(order_.begin(), order_.end(), 0);

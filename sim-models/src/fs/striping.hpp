@@ -10,6 +10,7 @@
 
 #include "fs/extent_locks.hpp"
 #include "fs/request_merging.hpp"
+#include "fs/client_range_locks.hpp"
 #include "fs/token_server.hpp"
 #include "model/model.hpp"
 
@@ -75,6 +76,7 @@ private:
     const Striping* striping_ = nullptr;
     ExtentLocks locks_;
     TokenServer token_server_;    // GPFS: the file's token server (token_server.hpp)
+    ClientRangeLocks range_locks_;  // Lustre: each node's range locks of the file (client_range_locks.hpp)
     double revocation_s_ = 0;     // one revocation: the callback round trip (GPFS: the token request) and the holder's flush (partial_stripe_writes.hpp)
     RequestRuns client_rpcs_;     // per client node and object: its RPCs
     RequestRuns media_requests_;  // per object: what reaches the target's media

@@ -160,6 +160,8 @@ void parse_lustre_client(const json& data, Platform& p)
     p.cache.node_write_Bps = optional(data, section, "node_write_mbs", 0) * MB;
     p.cache.write_call_s = optional(data, section, "write_call_s", 0);
     p.cache.cached_read_Bps = optional(data, section, "cached_read_mbs", 0) * MB;
+    p.cache.locked_write_s = optional(data, section, "locked_write_s", 0);
+    double page_bytes = optional(data, section, "page_bytes", 4096);
     const json& flushes = data[section].value("close_flushes", json(true));
     if (!flushes.is_boolean())
         throw std::invalid_argument("platform.lustre_client.close_flushes: expected true or false");
@@ -172,6 +174,11 @@ void parse_lustre_client(const json& data, Platform& p)
         throw std::invalid_argument("platform.lustre_client.write_call_s: must be >= 0");
     if (p.cache.cached_read_Bps < 0)
         throw std::invalid_argument("platform.lustre_client.cached_read_mbs: must be >= 0");
+    if (p.cache.locked_write_s < 0)
+        throw std::invalid_argument("platform.lustre_client.locked_write_s: must be >= 0");
+    if (page_bytes < 1)
+        throw std::invalid_argument("platform.lustre_client.page_bytes: must be >= 1");
+    p.cache.page_bytes = static_cast<uint64_t>(page_bytes);
 }
 
 }  // namespace

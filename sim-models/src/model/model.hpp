@@ -107,6 +107,8 @@ struct ClientCache {
     double write_call_s = 0;        // one write call of a process: the library stack and the system call
     double node_write_Bps = 0;      // what one client node's client can send
     double cached_read_Bps = 0;     // what one process reads of pages the cache holds; 0: read from the targets
+    double locked_write_s = 0;      // one write call under the client's range lock (client_range_locks.hpp); 0: none
+    uint64_t page_bytes = 4096;     // the client's page: the unit of its range locks
     bool close_flushes = true;      // a file's close waits for its cached writes
 };
 
@@ -272,6 +274,9 @@ struct Phase {
     // What the phase's writers wait for extent-lock revocations (extent_locks.hpp): a wait in
     // the writing processes, before their data reaches the cache or the targets.
     double lock_wait_s = 0;
+    // What they wait for the client's range locks: a node's calls that share pages, one after
+    // another (client_range_locks.hpp); the same wait as lock_wait_s, which of the two is longer.
+    double range_lock_wait_s = 0;
     bool sync = false;  // waits until every write before it is on the targets (close, flush)
 };
 

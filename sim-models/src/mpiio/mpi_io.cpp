@@ -159,6 +159,7 @@ void add_flows(Phase& into, Phase&& from)
     into.max_process_bytes = std::max(into.max_process_bytes, from.max_process_bytes);
     into.max_process_calls = std::max(into.max_process_calls, from.max_process_calls);
     into.lock_wait_s = std::max(into.lock_wait_s, from.lock_wait_s);
+    into.range_lock_wait_s = std::max(into.range_lock_wait_s, from.range_lock_wait_s);
 }
 
 void mpi_io_write(const MpiIoContext& ctx, const WriteCall& call)
