@@ -26,7 +26,7 @@ fit does not use (the tables' 128^3 block written through bare MPI-IO):
 Prints each case's medians and extras, the model's, and the two leaves of the local platform model
 (sim-models/platforms/local.yaml). Run it on a quiet machine.
 
-    .venv/bin/python bench/collective_buffer_size.py [--repeat 5] [--ranks 2]
+    .venv/bin/python bench/collective_buffer_size.py [--repeat 5] [--ranks 2] [--sizes 1,2,4,...]
 """
 
 from __future__ import annotations
@@ -70,21 +70,21 @@ def write_seconds(case: Case, size: int, ranks: int, folder: Path) -> float:
                                       env={"ROMIO_HINTS": str(hints)})
 
 
-def model_write_seconds(case: Case, ranks: int) -> list[float]:
+def model_write_seconds(case: Case, ranks: int, sizes: list[int]) -> list[float]:
     """The local platform model's write time of the case at each buffer size."""
     workload = kernel_workload("block3d-io", ranks, case_args(case))
-    results = simulate(load_platform("local"), workload, [buffered(size) for size in SIZES])
+    results = simulate(load_platform("local"), workload, [buffered(size) for size in sizes])
     return [r.phases["write"] for r in results]
 
 
 def print_case(case: Case, times: dict[tuple[Case, int], list[float]], ranks: int,
-               repeat: int) -> list[float]:
+               repeat: int, sizes: list[int]) -> list[float]:
     """Prints the case's medians, extras and the model's; returns the measured extras."""
-    base = statistics.median(times[(case, SIZES[0])])
-    model = model_write_seconds(case, ranks)
+    base = statistics.median(times[(case, sizes[0])])
+    model = model_write_seconds(case, ranks, sizes)
     print(f"block3d-io --block {' '.join(case)} ({ranks} ranks, one aggregator):")
     extras = []
-    for size, predicted in zip(SIZES, model, strict=True):
+    for size, predicted in zip(sizes, model, strict=True):
         median = statistics.median(times[(case, size)])
         extras.append(median - base)
         print(f"  cb_buffer_size {size // MiB:3d} MiB: write {1e3 * median:7.2f} ms (median of "
@@ -97,22 +97,26 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--ranks", type=int, default=2)
+    parser.add_argument("--sizes", type=mib_list, default=SIZES,
+                        help="buffer sizes in MiB, comma-separated, the first the baseline "
+                             "(default 1,2,4,8,16,32)")
     args = parser.parse_args()
+    sizes: list[int] = args.sizes
     times: dict[tuple[Case, int], list[float]] = {}
     with tempfile.TemporaryDirectory(prefix="iotwin-buffers-", dir=default_scratch_root()) as d:
         for repetition in range(args.repeat):
-            for size in block3d_runs.rotated(SIZES, repetition):
+            for size in block3d_runs.rotated(sizes, repetition):
                 for case in FIT_CASES + CHECK_CASES:
                     times.setdefault((case, size), []).append(
                         write_seconds(case, size, args.ranks, Path(d)))
-    extras: dict[int, list[float]] = {size: [] for size in SIZES}   # seconds, per fit case
+    extras: dict[int, list[float]] = {size: [] for size in sizes}   # seconds, per fit case
     for case in FIT_CASES:
-        for size, extra in zip(SIZES, print_case(case, times, args.ranks, args.repeat),
+        for size, extra in zip(sizes, print_case(case, times, args.ranks, args.repeat, sizes),
                                strict=True):
             extras[size].append(extra)
     print("not fitted, the model's check:")
     for case in CHECK_CASES:
-        print_case(case, times, args.ranks, args.repeat)
+        print_case(case, times, args.ranks, args.repeat, sizes)
     fit = hinge_fit(extras)
     if fit is None:
         print("fit: larger buffers were not slower here: no first-touch cost to fit")
@@ -126,16 +130,29 @@ def main() -> None:
           f"bench/collective_buffer_size.py\"}}")
 
 
+def mib_list(text: str) -> list[int]:
+    """``1,2,4`` -> the sizes in bytes."""
+    try:
+        sizes = [int(word) * MiB for word in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected MiB counts, e.g. 1,2,4") from None
+    if len(sizes) < 2 or any(size <= 0 for size in sizes):
+        raise argparse.ArgumentTypeError(f"{text!r}: expected two or more positive MiB counts")
+    return sizes
+
+
 def hinge_fit(extras: dict[int, list[float]]) -> tuple[int, float] | None:
     """The warm bytes among the sizes and the rate (bytes a second) that fit the extra seconds
-    best as max(0, size - warm) / rate; None when no size costs more than the smallest."""
+    best as max(0, size - warm) / rate; None when no size costs more than the smallest (the
+    first of ``extras``, the baseline of every extra)."""
+    sizes = list(extras)
     best: tuple[float, int, float] | None = None
-    for warm in [0, *SIZES[:-1]]:
+    for warm in [0, *sizes[:-1]]:
         def cold_beyond_smallest(size: int, warm: int = warm) -> int:
-            return max(0, size - warm) - max(0, SIZES[0] - warm)
-        cold = np.array([cold_beyond_smallest(size) for size in SIZES for _ in extras[size]],
+            return max(0, size - warm) - max(0, sizes[0] - warm)
+        cold = np.array([cold_beyond_smallest(size) for size in sizes for _ in extras[size]],
                         dtype=float)
-        seconds = np.array([extra for size in SIZES for extra in extras[size]])
+        seconds = np.array([extra for size in sizes for extra in extras[size]])
         per_byte = float(cold @ seconds / (cold @ cold))
         residual = float(np.sum((seconds - per_byte * cold) ** 2))
         if per_byte > 0 and (best is None or residual < best[0]):
@@ -143,7 +160,7 @@ def hinge_fit(extras: dict[int, list[float]]) -> tuple[int, float] | None:
     return None if best is None else (best[1], best[2])
 
 #: the suite's run of it (tests/bench/test_bench_scripts.py): every path at the smallest size
-SMOKE_ARGS = ["--repeat", "1"]
+SMOKE_ARGS = ["--repeat", "1", "--sizes", "1,2"]
 
 if __name__ == "__main__":
     main()

@@ -459,13 +459,13 @@ def print_table(rows: list[Row]) -> None:
 
 
 def measure(kernel: Kernel, config: Path | None, args: argparse.Namespace, folder: Path,
-            capture: bool = False) -> tuple[int, Counts] | None:
+            counted: bool, capture: bool = False) -> tuple[int, Counts] | None:
     """Prints the figures; returns the instruction counts without and with the library."""
     env = library_env(folder, config, capture, args.library)
     print(f"{kernel.label}; config: {config.name if config else 'none'}"
           f"{'; capture on' if capture else ''}")
     figures = None
-    if args.instructions:
+    if counted:
         argv = kernel.argv(1)
         without = instructions_without(tuple(argv), folder / "callgrind.without")
         counts = instructions(argv, env, folder / "callgrind.with")
@@ -524,6 +524,9 @@ def main() -> None:
                         help=f"comma-separated, of {', '.join(CASES)}")
     parser.add_argument("--no-wall", dest="wall", action="store_false")
     parser.add_argument("--no-instructions", dest="instructions", action="store_false")
+    parser.add_argument("--instructions-cases",
+                        help="comma-separated: count instructions of these cases only (callgrind "
+                             "is most of the benchmark's time; default: every case)")
     parser.add_argument("--no-collectives", dest="collectives", action="store_false")
     parser.add_argument("--no-capture", dest="capture", action="store_false",
                         help="skip the variant with workload capture on")
@@ -549,6 +552,10 @@ def main() -> None:
                    "ior": lambda: stock_ior(folder, args.ior.resolve(), args.ior_args,
                                             args.session_ranks)}
         cases = args.cases.split(",") + (["ior"] if args.ior else [])
+        counted = args.instructions_cases.split(",") if args.instructions_cases else cases
+        if not set(counted) <= set(cases):
+            raise SystemExit(f"--instructions-cases {args.instructions_cases}: not among the "
+                             f"cases run ({', '.join(cases)})")
         rows = []
         for name in cases:
             if name not in kernels:
@@ -556,23 +563,27 @@ def main() -> None:
             if name == "ior" and not args.ior:
                 raise SystemExit("case ior: give IOR's binary with --ior PATH")
             kernel = kernels[name]()
-            library = measure(kernel, None, args, folder)
-            configured = measure(kernel, config, args, folder)
+            counting = args.instructions and name in counted
+            library = measure(kernel, None, args, folder, counting)
+            configured = measure(kernel, config, args, folder, counting)
             if library and configured:
                 rows.append(Row(name, kernel, library[0], {"no config": library[1],
                                                            "config": configured[1]}))
             if args.capture:
-                print_capture(library, measure(kernel, None, args, folder, capture=True))
+                print_capture(library, measure(kernel, None, args, folder, counting,
+                                               capture=True))
         if rows:
             print_table(rows)
     finally:
         shutil.rmtree(folder)
 
 
-#: the suite's run of it (tests/bench/test_bench_scripts.py): every path at the smallest size
+#: the suite's run of it (tests/bench/test_bench_scripts.py): every path at the smallest size,
+#: callgrind's on one case (its counting is the same for every case, and 3 s of CPU a run)
 SMOKE_ARGS = ["--runs", "1", "--writes", "20", "--files", "2", "--session-ranks", "2",
               "--ior-like-segments", "1",
-              "--cases", "many-writes,sessions-mpiio,sessions-ior-posix"]
+              "--cases", "many-writes,sessions-mpiio,sessions-ior-posix",
+              "--instructions-cases", "many-writes"]
 
 if __name__ == "__main__":
     main()

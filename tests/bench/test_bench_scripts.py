@@ -40,10 +40,12 @@ def test_benchmarks_are_found() -> None:
 
 
 @pytest.mark.parametrize("script", SCRIPTS, ids=lambda path: path.name)
-def test_benchmark_runs_at_its_smallest_size(script: Path) -> None:
+def test_benchmark_runs_at_its_smallest_size(script: Path, tmp_path: Path) -> None:
     args = smoke_args(script)
     assert args is not None, f"{script.name} has no SMOKE_ARGS: the suite cannot run it"
-    env = {**os.environ, "IOTWIN_BUILD": str(paths.build_dir())}
+    # run folders in the test's own directory: the repository's .iotwin/runs exists only once
+    # another test has made it
+    env = {**os.environ, "IOTWIN_BUILD": str(paths.build_dir()), "IOTWIN_SCRATCH": str(tmp_path)}
     done = subprocess.run([sys.executable, str(script), *args], cwd=REPO_ROOT, env=env,
                           capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, f"{script.name} {' '.join(args)}:\n{done.stdout}\n{done.stderr}"
