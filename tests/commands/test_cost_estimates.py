@@ -149,6 +149,21 @@ def test_a_benchmark_over_the_limit_names_the_seeds_and_writes_nothing(tmp_path:
     assert written(tmp_path) == []
 
 
+def test_a_guided_benchmark_is_priced_at_its_strategies_own_cpu(tmp_path: Path) -> None:
+    """Before: only the replayed runs were counted (100 seeds of optuna-tpe at 150 runs:
+    "32 s"), where each of its runs costs a third of a second of its own."""
+    spec = tmp_path / "guided.yaml"
+    spec.write_text(yaml.safe_dump({
+        "seeds": 100, "strategies": {"optuna-tpe": 150},
+        "tables": {"vpic-io-4": str(paths.repo_root() / "experiments/landscape/vpic-io-4.yaml")}}))
+    done = iotwin("landscape", "benchmark", str(spec), "--model-analysis", "off", "-o", "out",
+                  "--max-time", "10min", cwd=tmp_path)
+    line = refusal(done)
+    assert line.startswith(f"iotwin: error: {spec}: seeds = 100: estimated "), line
+    assert "guided strategies' own CPU on table vpic-io-4" in line, line
+    assert written(tmp_path) == ["guided.yaml"]
+
+
 # -- tune ------------------------------------------------------------------------------------
 
 TWIN = ("tune", "--kernel", "vpic-io", "--ranks", "4", "--platform", "hopper", "--executor",
