@@ -143,6 +143,7 @@ def _add_paper_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--record", action="store_true",
                         help="also set the fitted values that are not on a bound in "
                              "sim-models/platforms/*.yaml")
+    add_cost_limit_arguments(parser)
 
 
 def _traffic(args: argparse.Namespace) -> int:
@@ -169,7 +170,7 @@ def _paper(args: argparse.Namespace) -> int:
     result = run_paper_validation(
         platforms=args.platforms.split(",") if args.platforms else None,
         kernels=args.kernels.split(",") if args.kernels else None, loo=not args.no_loo,
-        workers=args.jobs, partial=args.partial, progress=progress)
+        workers=args.jobs, partial=args.partial, progress=progress, limits=cost_limits(args))
     if args.write:
         paper_report.write_outputs(result, paper_dir())
     if args.record:
