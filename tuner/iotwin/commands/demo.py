@@ -4,7 +4,9 @@ What runs is data: ``iotwin/data/demo.yaml`` holds ``iotwin tune`` options (``--
 another file of the same form). The demo prints the ``iotwin tune`` command it stands for,
 runs it (progress per generation, then the default and the tuned config measured in R
 alternating pairs in the same session), and shows the tuned config it wrote (as
-``iotwin tune`` does).
+``iotwin tune`` does). Its last line says whether the demo reached its goal (the
+description's ``ceiling_goal``): a tuned config whose paired interval lies above 1 and whose
+rate reaches that share of its ceiling on the platform model; if not, why.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from iotwin.commands._options import (
 )
 from iotwin.commands.tune import (
     add_tune_arguments,
+    measured_io_rates,
     say_program_flavour,
     spec_from_arguments,
     tune_and_report,
@@ -38,9 +41,15 @@ from iotwin.core.cost import announce
 from iotwin.core.errors import UserError
 from iotwin.core.yaml_files import read_yaml
 from iotwin.executors.local import default_scratch_root
+from iotwin.report.mechanisms import percent, rate_text, reason
 from iotwin.store.database import Store, resolve_path
 from iotwin.tuning.cost import tune_cost
-from iotwin.tuning.pipeline import start
+from iotwin.tuning.explanation import Explanation
+from iotwin.tuning.pipeline import start, summary_speedup
+from iotwin.tuning.repetitions import Measurement
+
+#: keys of a demo description that are the demo's own, not `iotwin tune` options
+DEMO_KEYS = ("args", "ceiling_goal")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -66,14 +75,18 @@ def load_spec(path: Path) -> dict[str, Any]:
     if not isinstance(spec, dict) or "kernel" not in spec:
         raise UserError(f"{path}: not a demo description: expected a mapping of `iotwin tune` "
                         "options with a kernel")
-    return spec
+    goal = spec.get("ceiling_goal", 0.5)
+    if isinstance(goal, bool) or not isinstance(goal, int | float) or not 0 < goal <= 1:
+        raise UserError(f"{path}: ceiling_goal: expected a share of the ceiling above 0 and at "
+                        f"most 1, got {goal!r}")
+    return {**spec, "ceiling_goal": goal}
 
 
 def tune_argv(spec: Mapping[str, Any], source: Path) -> list[str]:
     """The ``iotwin tune`` arguments a demo description stands for (kernel args after --)."""
     argv = ["tune"]
     for key, value in spec.items():
-        if key == "args":
+        if key in DEMO_KEYS:
             continue
         option = "--" + str(key).replace("_", "-")
         if isinstance(value, dict):
@@ -115,12 +128,51 @@ def main(args: argparse.Namespace) -> int:
     output.parent.mkdir(parents=True, exist_ok=True)
     print(f"iotwin demo: a short {spec.get('strategy', 'sim-screened')} tuning on this "
           f"machine, as\n  iotwin {shlex.join(argv)}\n", flush=True)
+    load_at_start = os.getloadavg()[0]
     with Store(resolve_path(args.store)) as store:
         say_program_flavour(tune_spec)
         campaign_id, tune_spec, parts = start(store, tune_spec)
-        tune_and_report(store, campaign_id, tune_spec, output, tune_args.json, parts,
-                        force=force)
+        result = tune_and_report(store, campaign_id, tune_spec, output, tune_args.json, parts,
+                                 force=force)
+    if not tune_args.json:
+        load = (load_at_start, os.getloadavg()[0])
+        print("\n" + goal_line(result.summary, result.explanation, spec["ceiling_goal"], load,
+                               os.cpu_count() or 1))
     return 0
+
+
+def goal_line(summary: Mapping[str, Measurement], explanation: Explanation | None, goal: float,
+              load: tuple[float, float], cores: int) -> str:
+    """Whether the summary's tuned config is faster than its default (the paired interval
+    above 1) and its I/O rate reaches ``goal`` of its ceiling on the platform model; if not,
+    why, in one line. ``load``: the load average when the demo started and when it ended, on
+    ``cores`` cores."""
+    aim = (f"demo goal (a tuned config faster than the default at 95%, at {percent(goal)} of "
+           "its ceiling or more)")
+    interval = summary_speedup(dict(summary))
+    if interval is None or interval.low is None or interval.high is None or explanation is None:
+        return f"{aim}: not judged: the summary has no interval or no simulated ceiling"
+    share = explanation.fractions(measured_io_rates(summary))["tuned"]
+    found = (f"tuned {interval.estimate:.2f}x the default (95% interval {interval.low:.2f}-"
+             f"{interval.high:.2f}x) at {percent(share['of_ceiling'])} of its "
+             f"{rate_text(share['ceiling_mbs'])} ceiling")
+    faster, high = interval.low > 1, (share["of_ceiling"] or 0) >= goal
+    if faster and high:
+        return f"{aim}: met: {found}"
+    return f"{aim}: not met: {found}: {_why_not(explanation, faster, load, cores)}"
+
+
+def _why_not(explanation: Explanation, faster: bool, load: tuple[float, float],
+             cores: int) -> str:
+    if not faster:
+        return (f"no searched config beat the default, which the model sees as "
+                f"{reason('default', explanation.runs['default'])}")
+    if max(load) > cores:
+        return (f"the machine was loaded (load average {load[0]:.1f} when the demo started, "
+                f"{load[1]:.1f} when it ended, on {cores} cores): the ranks shared their cores, "
+                "so both rates fall short of the device; their ratio, taken in interleaved "
+                "pairs, holds")
+    return f"the model sees it as {reason('tuned', explanation.runs['tuned'])}"
 
 
 class _SpecParser(argparse.ArgumentParser):

@@ -24,7 +24,7 @@ import functools
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
@@ -403,9 +403,7 @@ def _report(result: TuneResult, effect: SettingsEffect, output: Path | None,
     tuned, default = rates.get("tuned"), rates.get("default")
     speedup = tuned.median / default.median if tuned and default else None
     best = confirmed[0]
-    # the model's ceilings bound the I/O rate, whatever the objective
-    measured = {label: (rate.median if (rate := m.io_rate) else None)
-                for label, m in summary.items()}
+    measured = measured_io_rates(summary)
     objective = campaign.spec.objective
     if as_json:
         print(json.dumps({
@@ -486,6 +484,13 @@ def speedup_lines(speedup: float | None, interval: Speedup | None, *,
         more = f"; use --summary-repeat {MIN_PAIRS_95}" if interval.low is None else ""
         lines.append(f"{interval.text()}{more}")
     return lines
+
+
+def measured_io_rates(summary: Mapping[str, Measurement]) -> dict[str, float | None]:
+    """The summary's median I/O rate of each label: what the model's ceilings bound, whatever
+    the objective."""
+    return {label: (rate.median if (rate := m.io_rate) else None)
+            for label, m in summary.items()}
 
 
 def io_and_wall(measurement: Measurement) -> dict[str, float | None]:
