@@ -258,11 +258,11 @@ def test_scaling_a_huge_workload_is_refused_naming_it_before_it_is_read(tmp_path
 
 def test_a_workload_from_many_ior_segments_is_refused_naming_them(tmp_path: Path) -> None:
     done = iotwin("workload", "from-ior", "--ranks", "4", "--nodes", "1", "-o", "out.yaml",
-                  "--max-time", "5s", "--", "-a", "MPIIO", "-t", "1k", "-b", "4k", "-s",
+                  "--max-time", "2s", "--", "-a", "MPIIO", "-t", "1k", "-b", "4k", "-s",
                   "10000", cwd=tmp_path)
     line = refusal(done)
     assert line.startswith("iotwin: error: IOR -s = 10000: estimated "), line
-    assert line.endswith("over the 5 s limit; lower IOR -s or raise --max-time")
+    assert line.endswith("over the 2 s limit; lower IOR -s or raise --max-time")
     assert written(tmp_path) == []
 
 
