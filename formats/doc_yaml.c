@@ -37,38 +37,21 @@ typedef struct {
     size_t errlen;
 } builder;
 
-/* The refusal "SOURCE:LINE: FIELD: problem" (formats/input_error.h) in b->err; returns -1. */
-static int vrefuse(builder *b, size_t line, const char *field, const char *fmt, va_list args)
-{
-    char message[512];
-    vsnprintf(message, sizeof message, fmt, args);
-    input_error_text(b->err, b->errlen, b->source, line, field, message);
-    return -1;
-}
-
-/* The document refused at `line`. */
-static int fail(builder *b, size_t line, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int fail(builder *b, size_t line, const char *fmt, ...)
-{
-    va_list args;
-    va_start(args, fmt);
-    vrefuse(b, line, "", fmt, args);
-    va_end(args);
-    return -1;
-}
-
-/* The node at the key path `field` refused at `line`. */
+/* The refusal "SOURCE:LINE: FIELD: problem" (formats/input_error.h) in b->err, FIELD the key
+ * path of the node refused; returns -1. */
 static int fail_at(builder *b, size_t line, const char *field, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 static int fail_at(builder *b, size_t line, const char *field, const char *fmt, ...)
 {
     va_list args;
     va_start(args, fmt);
-    vrefuse(b, line, field, fmt, args);
+    input_error_vtext(b->err, b->errlen, b->source, line, field, fmt, args);
     va_end(args);
     return -1;
 }
+
+/* The document refused as a whole at `line`. */
+#define fail(b, line, ...) fail_at(b, line, "", __VA_ARGS__)
 
 /* `key` appended to the key path `out` as error messages name keys: `path.key`. */
 static void append_key(char *out, size_t len, const char *key)

@@ -15,6 +15,15 @@ void input_error_text(char *out, size_t len, const char *file, size_t line, cons
              *field ? ": " : "", problem);
 }
 
+int input_error_vtext(char *out, size_t len, const char *file, size_t line, const char *field,
+                      const char *fmt, va_list args)
+{
+    char problem[INPUT_PROBLEM_LEN];
+    vsnprintf(problem, sizeof problem, fmt, args);
+    input_error_text(out, len, file, line, field, problem);
+    return -1;
+}
+
 int input_refuse(input_refusal *refusal, const char *field, const char *fmt, ...)
 {
     va_list args;

@@ -7,6 +7,7 @@
 #ifndef IOTWIN_FORMATS_INPUT_ERROR_H
 #define IOTWIN_FORMATS_INPUT_ERROR_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 #ifdef __cplusplus
@@ -18,6 +19,11 @@ extern "C" {
  * inside another: its field's path says where). */
 void input_error_text(char *out, size_t len, const char *file, size_t line, const char *field,
                       const char *problem);
+
+/* input_error_text with the problem as vprintf words `fmt` and `args`; returns -1, as a reader
+ * refusing its input does. */
+int input_error_vtext(char *out, size_t len, const char *file, size_t line, const char *field,
+                      const char *fmt, va_list args) __attribute__((format(printf, 6, 0)));
 
 #define INPUT_FIELD_LEN 512
 #define INPUT_PROBLEM_LEN 1024

@@ -1,8 +1,10 @@
 /* Creates netCDF-4 variables of doubles with netCDF's defaults through the parallel API and
  * writes no data: the file shows where netCDF-4 over parallel HDF5 puts each variable.
- * Variables of one shape share their dimensions, defined in order before the variables.
+ * Variables of one shape share their dimensions, defined in order before the variables and
+ * named by PREFIX and their id (d0, d1, ... unless told).
  *
- *     mpiexec -n 1 netcdf_shapes OUT.nc SHAPE [SHAPE ...]     SHAPE: e.g. 64x32x16
+ *     mpiexec -n 1 netcdf_shapes [--dimension-prefix PREFIX] OUT.nc SHAPE [SHAPE ...]
+ *     SHAPE: e.g. 64x32x16
  */
 #include <mpi.h>
 #include <netcdf.h>
@@ -37,9 +39,16 @@ static int parse_shape(const char *text, size_t *dims)
 
 int main(int argc, char **argv)
 {
+    const char *prefix = "d";
     MPI_Init(&argc, &argv);
+    if (argc > 2 && !strcmp(argv[1], "--dimension-prefix")) {
+        prefix = argv[2];
+        argc -= 2;
+        argv += 2;
+    }
     if (argc < 3 || argc - 2 > MAX_VARS) {
-        fprintf(stderr, "usage: netcdf_shapes OUT.nc SHAPE [SHAPE ...] (at most %d)\n", MAX_VARS);
+        fprintf(stderr, "usage: netcdf_shapes [--dimension-prefix PREFIX] OUT.nc SHAPE [SHAPE ...] "
+                "(at most %d)\n", MAX_VARS);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     int file, ndims[MAX_VARS], dimids[MAX_VARS][MAX_AXES], var;
@@ -62,8 +71,8 @@ int main(int argc, char **argv)
                 dimids[v][a] = dimids[same][a];
                 continue;
             }
-            char name[16];
-            snprintf(name, sizeof name, "d%d", next_dim++);
+            char name[64];
+            snprintf(name, sizeof name, "%s%d", prefix, next_dim++);
             check(nc_def_dim(file, name, dims[a], &dimids[v][a]), "def_dim");
         }
     }

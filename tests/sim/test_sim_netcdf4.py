@@ -94,20 +94,29 @@ def test_a_config_turns_netcdfs_collective_metadata_off() -> None:
 NETCDF_SHAPES = [[40, 30, 20], [40, 30, 20], [7, 9], [1000]]
 
 
-def test_the_variables_lie_where_netcdf_puts_them(tmp_path: Path) -> None:
+def netcdf_file(out: Path, shapes: list[list[int]], *options: str) -> Path:
+    """The file tests/programs/netcdf_shapes makes of variables v0, v1, ... of `shapes`."""
     program = paths.build_dir() / "openmpi" / "tests" / "programs" / "netcdf_shapes"
-    out = tmp_path / "shapes.nc"
-    shapes = ["x".join(map(str, s)) for s in NETCDF_SHAPES]
-    done = launch.run_mpi(1, [program, out, *shapes], using=launch.launcher("openmpi"),
-                          timeout=120)
+    done = launch.run_mpi(1, [program, *options, out, *("x".join(map(str, s)) for s in shapes)],
+                          using=launch.launcher("openmpi"), timeout=120)
     assert done.returncode == 0, done.stderr
-    with h5py.File(out, "r") as f:
-        real = [f[f"v{i}"].id.get_offset() for i in range(len(NETCDF_SHAPES))]
-    workload = {"iotwin_workload": 1, "name": "shapes", "ranks": 1, "files": [
+    return out
+
+
+def shapes_workload(shapes: list[list[int]]) -> dict[str, Any]:
+    """The variables netcdf_file makes, described."""
+    return {"iotwin_workload": 1, "name": "shapes", "ranks": 1, "files": [
         {"name": "shapes.nc", "api": "netcdf4", "datasets": [
             {"name": f"/v{i}", "element_bytes": 8,
              "decomposition": {"grid": [1] * len(s), "block": s}}
-            for i, s in enumerate(NETCDF_SHAPES)]}]}
+            for i, s in enumerate(shapes)]}]}
+
+
+def test_the_variables_lie_where_netcdf_puts_them(tmp_path: Path) -> None:
+    out = netcdf_file(tmp_path / "shapes.nc", NETCDF_SHAPES)
+    with h5py.File(out, "r") as f:
+        real = [f[f"v{i}"].id.get_offset() for i in range(len(NETCDF_SHAPES))]
+    workload = shapes_workload(NETCDF_SHAPES)
     [sim] = run(small_platform(), workload, report_ranges=True)
     simulated = [d["ranges"][0][0] for d in sim.breakdown["dataset_ranges"]]
     assert simulated == real
@@ -120,6 +129,30 @@ def test_the_variables_lie_where_netcdf_puts_them(tmp_path: Path) -> None:
     workload["files"][0]["api"] = "hdf5"
     [plain] = run(small_platform(), workload, report_ranges=True)
     assert plain.breakdown["dataset_ranges"][0]["ranges"][0][0] != real[0]
+
+
+# the name of a dimension in iosim's netCDF-4 model: "dim" and its id
+MODEL_DIMENSION_PREFIX = "dim"
+# a hard link's message in a version 2 object header tracking creation order (HDF5's file
+# format): its 6-byte header, then version, flags, creation order (8), the name's length (1),
+# the name, the object's address (8)
+LINK_MESSAGE_BYTES = 6 + 1 + 1 + 8 + 1 + 8
+
+
+@pytest.mark.parametrize("prefix", ["d", MODEL_DIMENSION_PREFIX])
+def test_the_file_ends_where_netcdf_ends_it_with_the_dimensions_named_alike(
+        prefix: str, tmp_path: Path) -> None:
+    """One variable over three dimensions. Named as iosim's model names them, netCDF's file has
+    iosim's size to the byte. Named shorter, the root group's first header chunk holds its four
+    links and the continuation message _NCProperties needs, and the file is shorter by the
+    link message that iosim's model, with its longer names, moves into the continuation chunk:
+    the first dimension's (sim-models/WORKLOAD.md, "Described and captured")."""
+    shape = [[40, 30, 20]]
+    out = netcdf_file(tmp_path / "one.nc", shape, "--dimension-prefix", prefix)
+    [sim] = run(small_platform(), shapes_workload(shape))
+    first_dimension = f"{MODEL_DIMENSION_PREFIX}0"
+    moved = 0 if prefix == MODEL_DIMENSION_PREFIX else LINK_MESSAGE_BYTES + len(first_dimension)
+    assert sim.breakdown["file_bytes"] == out.stat().st_size + moved
 
 
 def test_api_netcdf4_is_a_workload_api_and_a_misspelt_one_is_refused() -> None:

@@ -57,32 +57,28 @@ static const void *node_entry(const input_tree *tree, const void *node, size_t i
     return yaml_document_get_node(doc, pair->value);
 }
 
-/* The field `path` refused: the message names the file, the field's line and the field. */
-static int fail(struct walker *w, const char *path, const char *fmt, ...)
+/* The line of the key path `path` in the document: its key's (input_field_line). */
+static size_t field_line(const struct walker *w, const char *path)
 {
-    char message[PATH_LEN];
     const input_tree tree = {w->doc, describe_node, node_entry};
-    va_list args;
-    va_start(args, fmt);
-    vsnprintf(message, sizeof message, fmt, args);
-    va_end(args);
-    size_t line = input_field_line(&tree, yaml_document_get_root_node(w->doc), path);
-    input_error_text(w->err, w->errlen, w->source, line, path, message);
-    return -1;
+    return input_field_line(&tree, yaml_document_get_root_node(w->doc), path);
 }
 
 /* The document refused at `line`, at the key path `field` (empty: as a whole, malformed), as
  * iotwin.core.yaml_files words it: "FILE:LINE: FIELD: problem". */
-static int fail_document(struct walker *w, size_t line, const char *field, const char *fmt, ...)
+static int fail_at(struct walker *w, size_t line, const char *field, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int fail_at(struct walker *w, size_t line, const char *field, const char *fmt, ...)
 {
-    char message[PATH_LEN];
     va_list args;
     va_start(args, fmt);
-    vsnprintf(message, sizeof message, fmt, args);
+    input_error_vtext(w->err, w->errlen, w->source, line, field, fmt, args);
     va_end(args);
-    input_error_text(w->err, w->errlen, w->source, line, field, message);
     return -1;
 }
+
+/* The field `path` refused, at its line. */
+#define fail(w, path, ...) fail_at(w, field_line(w, path), path, __VA_ARGS__)
 
 /* --- scalars, resolved as YAML 1.2's core schema (iotwin.config._ConfigLoader) ------------ */
 
@@ -734,7 +730,7 @@ static int check_duplicates(struct walker *w)
                     node_path(w->doc, yaml_document_get_root_node(w->doc), node, "", map, seen);
                 free(seen);
                 join(field, map, scalar_text(key));
-                return fail_document(w, key->start_mark.line + 1, field, "duplicate key");
+                return fail_at(w, key->start_mark.line + 1, field, "duplicate key");
             }
     }
     return 0;
@@ -762,8 +758,8 @@ static int parse_file(FILE *file, const char *path, struct iot_config *config, c
     yaml_parser_initialize(&parser);
     yaml_parser_set_input_file(&parser, file);
     if (!yaml_parser_load(&parser, &doc)) {
-        fail_document(&w, parser.problem_mark.line + 1, "", "malformed YAML: %s",
-                      parser.problem ? parser.problem : "unreadable");
+        fail_at(&w, parser.problem_mark.line + 1, "", "malformed YAML: %s",
+                parser.problem ? parser.problem : "unreadable");
     } else {
         rc = validate_document(&w, config);
         yaml_document_delete(&doc);

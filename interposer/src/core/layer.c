@@ -1,14 +1,12 @@
 /* The layers' table (core/layer.h): filled by the layers' constructors at load. */
 #include "core/layer.h"
 
-#define MAX_LAYERS 16
-
-static const struct iot_layer *layers[MAX_LAYERS];
+static const struct iot_layer *layers[IOT_MAX_LAYERS];
 static int nlayers;
 
 void iot_layer_register(const struct iot_layer *layer)
 {
-    if (nlayers < MAX_LAYERS)
+    if (nlayers < IOT_MAX_LAYERS)
         layers[nlayers++] = layer;
 }
 

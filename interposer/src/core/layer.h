@@ -65,7 +65,9 @@ struct iot_layer {
  * effective, the reason naming the layer's api and the block (core/runtime.c). */
 void iot_not_applying(struct iot_file *file);
 
-/* Adds a layer to the table (from a constructor: IOT_REGISTER_LAYER). */
+/* Adds a layer to the table (from a constructor: IOT_REGISTER_LAYER); past IOT_MAX_LAYERS,
+ * none is added. */
+#define IOT_MAX_LAYERS 16
 void iot_layer_register(const struct iot_layer *layer);
 int iot_layer_count(void);
 const struct iot_layer *iot_layer_at(int index);

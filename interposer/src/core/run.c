@@ -64,53 +64,63 @@ static void write_record(int ranks, const long long *used)
     free(out.s);
 }
 
-/* The run's figures of this rank: for each rule, whether it matched a file here, then each
- * layer's (core/layer.h: run_sums). NULL when out of memory. */
-static long long *run_figures(int nrules, int *count)
+/* The run's figures: for each rule of the config, whether it matched a file, then each
+ * layer's `run_sums` (core/layer.h), layer i's from at[i]. */
+struct run_figures {
+    long long *values;
+    int count;
+    int at[IOT_MAX_LAYERS];
+};
+
+/* This rank's figures; -1 when out of memory. */
+static int gather_figures(struct run_figures *f)
 {
-    *count = nrules;
-    for (int i = 0; i < iot_layer_count(); i++)
-        *count += iot_layer_at(i)->run_sums;
-    long long *figures = calloc((size_t)*count + 1, sizeof *figures);
-    if (!figures)
-        return NULL;
+    int nrules = iot_rt.config ? iot_rt.config->nfiles : 0;
+    f->count = nrules;
+    for (int i = 0; i < iot_layer_count(); i++) {
+        f->at[i] = f->count;
+        f->count += iot_layer_at(i)->run_sums;
+    }
+    f->values = calloc((size_t)f->count + 1, sizeof *f->values);
+    if (!f->values)
+        return -1;
     for (int i = 0; i < nrules; i++)
-        figures[i] = iot_rt.config->file_rule_used[i] != 0;
-    for (int i = 0, at = nrules; i < iot_layer_count(); at += iot_layer_at(i++)->run_sums)
+        f->values[i] = iot_rt.config->file_rule_used[i] != 0;
+    for (int i = 0; i < iot_layer_count(); i++)
         if (iot_layer_at(i)->run_figures)
-            iot_layer_at(i)->run_figures(figures + at);
-    return figures;
+            iot_layer_at(i)->run_figures(f->values + f->at[i]);
+    return 0;
 }
 
 /* The figures summed over the ranks in one reduction, handed back to each layer. */
-static void reduce_run(MPI_Comm comm, long long *figures, int count, int nrules)
+static void reduce_run(MPI_Comm comm, struct run_figures *f)
 {
-    if (comm != MPI_COMM_NULL && count)
-        MPI_Allreduce(MPI_IN_PLACE, figures, count, MPI_LONG_LONG, MPI_SUM, comm);
-    for (int i = 0, at = nrules; i < iot_layer_count(); at += iot_layer_at(i++)->run_sums)
+    if (comm != MPI_COMM_NULL && f->count)
+        MPI_Allreduce(MPI_IN_PLACE, f->values, f->count, MPI_LONG_LONG, MPI_SUM, comm);
+    for (int i = 0; i < iot_layer_count(); i++)
         if (iot_layer_at(i)->run_reduce)
-            iot_layer_at(i)->run_reduce(comm, figures + at);
+            iot_layer_at(i)->run_reduce(comm, f->values + f->at[i]);
 }
 
 /* `mpi`: reduce over MPI_COMM_WORLD (else this process's own figures). */
 static void end_run(int mpi)
 {
-    int ranks = 1, rank = 0, count = 0, nrules = iot_rt.config ? iot_rt.config->nfiles : 0;
+    int ranks = 1, rank = 0;
+    struct run_figures figures;
     iot_report_flush();   /* every rank's file lines before rank 0's record */
     if (written++ || !iot_rt.run.report_path)   /* no report (as on every rank): no record */
         return;
-    long long *figures = run_figures(nrules, &count);
-    if (!figures)
+    if (gather_figures(&figures))
         return;
     iot_depth++;
-    reduce_run(mpi ? MPI_COMM_WORLD : MPI_COMM_NULL, figures, count, nrules);
+    reduce_run(mpi ? MPI_COMM_WORLD : MPI_COMM_NULL, &figures);
     if (mpi) {
         MPI_Comm_rank(MPI_COMM_WORLD, &rank);
         MPI_Comm_size(MPI_COMM_WORLD, &ranks);
     }
     if (rank == 0)
-        write_record(ranks, figures);
-    free(figures);
+        write_record(ranks, figures.values);
+    free(figures.values);
     iot_depth--;
 }
 

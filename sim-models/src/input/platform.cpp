@@ -90,23 +90,22 @@ void parse_routers(const json& data, Platform& p)
 }
 
 // Optional: what stands between a target and its drives (fs/partial_stripe_writes.hpp).
-void parse_target_raid(const json& fs, FileSystem& out)
+void parse_target_raid(const json& data, FileSystem& out)
 {
-    std::string raid = fs.value("target_raid", std::string("none"));
-    if (raid == "parity") {
-        out.target_raid = TargetRaid::parity;
-        out.read_modify_write_passes = fs.value("read_modify_write_passes", 2.0);
+    const char* fs = "filesystem";
+    out.target_raid = parse_word<TargetRaid>(
+        data.at(fs).value("target_raid", std::string("none")),
+        {{"none", TargetRaid::none}, {"parity", TargetRaid::parity}, {"cached_array", TargetRaid::cached_array}},
+        "platform.filesystem.target_raid");
+    if (out.target_raid == TargetRaid::parity) {
+        out.read_modify_write_passes = optional(data, fs, "read_modify_write_passes", 2);
         if (out.read_modify_write_passes < 1)
             throw std::invalid_argument("platform.filesystem.read_modify_write_passes: must be >= 1");
-    } else if (raid == "cached_array") {
-        out.target_raid = TargetRaid::cached_array;
-        if (!fs.contains("cache_write_s") || !fs["cache_write_s"].is_number() || fs["cache_write_s"].get<double>() < 0)
-            throw std::invalid_argument("platform.filesystem.cache_write_s: a cached_array target needs "
-                                        "its cache's write time, a number >= 0");
-        out.cache_write_s = fs["cache_write_s"].get<double>();
-    } else if (raid != "none") {
-        throw std::invalid_argument("platform.filesystem.target_raid: '" + raid +
-                                    "' is not one of none, parity, cached_array");
+    } else if (out.target_raid == TargetRaid::cached_array) {
+        out.cache_write_s = number(data, fs, "cache_write_s");
+        if (out.cache_write_s < 0)
+            throw std::invalid_argument("platform.filesystem.cache_write_s: a cached_array target's "
+                                        "cache write time must be >= 0");
     }
 }
 
@@ -125,7 +124,7 @@ void parse_filesystem(const json& data, Platform& p)
     p.fs.rpc_max_bytes = static_cast<uint64_t>(number(data, fs, "rpc_max_bytes"));
     p.fs.rpc_overhead_s = number(data, fs, "rpc_overhead_s");
     p.fs.lock_conflict_s = number(data, fs, "lock_conflict_s");
-    parse_target_raid(data.at(fs), p.fs);
+    parse_target_raid(data, p.fs);
     p.fs.lock_block_bytes = static_cast<uint64_t>(optional(data, fs, "lock_block_bytes", 0));
     p.fs.token_ops_per_s = optional(data, fs, "token_ops_per_s", 0);
     if (p.fs.token_ops_per_s < 0)

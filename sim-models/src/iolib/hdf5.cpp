@@ -28,9 +28,10 @@ bool Hdf5Library::ranks_read_metadata(const FileSettings& s) const
     return !s.all_coll_metadata_ops;
 }
 
-double Hdf5Library::create_datasets_s(const Platform& p, const FileSession& file, double collective_s) const
+double Hdf5Library::create_datasets_s(const Platform& p, const FileSession& file, const FileLayout& layout,
+                                      double collective_s) const
 {
-    return static_cast<double>(file.datasets.size() + datasets_before(file))
+    return static_cast<double>(file.datasets.size() + layout.own_datasets.size())
            * (p.hdf5.dataset_create_s + collective_s);
 }
 

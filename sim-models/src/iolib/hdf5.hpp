@@ -21,20 +21,20 @@ public:
     FileLayout layout(const FileSession& file, const FileSettings& settings) const override;
     std::vector<uint64_t> chunk_dims(const Dataset& ds, const DatasetSettings& s) const override;
     bool ranks_read_metadata(const FileSettings& s) const override;
-    double create_datasets_s(const Platform& p, const FileSession& file, double collective_s) const override;
+    double create_datasets_s(const Platform& p, const FileSession& file, const FileLayout& layout,
+                             double collective_s) const override;
     bool fills_at_allocation(const DatasetSettings& d, bool chunked) const override;
     void allocate(const MpiIoContext& ctx, const LibrarySession& session) const override;
     bool adds_collective_step() const override { return true; }
     void write(const MpiIoContext& ctx, const WriteCall& call) const override;
 
     // How the file's objects are made: the file's creation and access properties; the datasets
-    // the library makes of its own before the session's (how many, and making them), with a
-    // tag per session dataset (-1: none) handed back when the dataset is made; a dataset's
-    // creation properties; what follows its creation; what the library writes once every
-    // dataset exists, before the program writes.
+    // the library makes of its own before the session's (each in the layout's own_datasets),
+    // with a tag per session dataset (-1: none) handed back when the dataset is made; a
+    // dataset's creation properties; what follows its creation; what the library writes once
+    // every dataset exists, before the program writes.
     virtual hid_t file_creation() const { return H5Pcreate(H5P_FILE_CREATE); }
     virtual void set_file_access(hid_t /*fapl*/) const {}
-    virtual size_t datasets_before(const FileSession&) const { return 0; }
     virtual std::vector<int> create_before_datasets(hid_t /*file*/, const FileSession& session,
                                                     FileLayout& /*layout*/) const
     {

@@ -281,7 +281,7 @@ void place_datasets(hid_t h5, const std::string& path, const FileSession& file, 
         layout.end_of_file = std::max(layout.end_of_file, data_end(d, bytes));
         layout.metadata_entries += 1 + d.chunk_addr.size() / 64;  // header, plus chunk index nodes
     }
-    layout.metadata_entries += 3 + library.datasets_before(file);  // superblock, root group, its heap
+    layout.metadata_entries += 3 + layout.own_datasets.size();  // superblock, root group, its heap
     layout.metadata_bytes = layout.end_of_file > data_bytes ? layout.end_of_file - data_bytes : 0;
 }
 

@@ -69,10 +69,11 @@ public:
     virtual std::vector<uint64_t> chunk_dims(const Dataset&, const DatasetSettings&) const { return {}; }
 
     // At open: whether each rank reads the file's metadata itself (else one read serves all),
-    // and what creating the file's datasets (the session's and the library's own) costs,
-    // `collective_s` being one collective of the writers.
+    // and what creating the file's datasets (the session's and the library's own, in its
+    // layout) costs, `collective_s` being one collective of the writers.
     virtual bool ranks_read_metadata(const FileSettings&) const { return false; }
-    virtual double create_datasets_s(const Platform&, const FileSession&, double /*collective_s*/) const
+    virtual double create_datasets_s(const Platform&, const FileSession&, const FileLayout&,
+                                     double /*collective_s*/) const
     {
         return 0;
     }

@@ -142,11 +142,6 @@ public:
 
     // The dimension datasets nc_enddef writes before the variables (netcdf_dimensions.hpp);
     // per variable, the id of its first dimension.
-    size_t datasets_before(const FileSession& session) const override
-    {
-        return netcdf_dimensions(session).lengths.size();
-    }
-
     std::vector<int> create_before_datasets(hid_t file, const FileSession& session, FileLayout& layout) const override
     {
         NetcdfDimensions dims = netcdf_dimensions(session);

@@ -312,6 +312,15 @@ void write_session(const MpiIoContext& ctx, const FileSession& f, const FileSett
         ctx.sink(fixed_phase("write", flush_s, true));
 }
 
+// A flush of the library's own in `phase`, as a program's flush call costs: the file synced,
+// its metadata written again.
+void library_flush(const PhaseSink& sink, Breakdown& bd, const char* phase, double flush_s,
+                   uint64_t metadata_writes)
+{
+    sink(fixed_phase(phase, flush_s, true));
+    bd.posix.metadata_writes += metadata_writes;
+}
+
 }  // namespace
 
 void plan_run(const Platform& p, const Workload& w, const std::vector<FileSettings>& settings,
@@ -332,7 +341,7 @@ void plan_run(const Platform& p, const Workload& w, const std::vector<FileSettin
         int writers = f.mode == FileMode::per_rank ? 1 : f.writers_per_instance(w.ranks);
         if (f.compute_before_s > 0)
             sink(fixed_phase("compute", f.compute_before_s));
-        double create = library.create_datasets_s(p, f, collective_overhead_s(p, writers, over));
+        double create = library.create_datasets_s(p, f, *layouts[i], collective_overhead_s(p, writers, over));
         Session ses = open_session(p, w, f, s, *layouts[i], node_of_rank);
         sink(fixed_phase("open", open_cost(p, ses, s, writers, over) + create));
         if (options.report_ranges)
@@ -353,15 +362,11 @@ void plan_run(const Platform& p, const Workload& w, const std::vector<FileSettin
         bd.posix.metadata_writes += metadata_writes;
         // A library's flushes: once the file is defined, after the datasets (and their fill);
         // before the close, as its close call's first step.
-        if (library.flushes_after_define()) {
-            sink(fixed_phase("write", flush, true));
-            bd.posix.metadata_writes += metadata_writes;
-        }
+        if (library.flushes_after_define())
+            library_flush(sink, bd, "write", flush, metadata_writes);
         write_session(ctx, f, s, ses, flush);
-        if (library.flushes_before_close()) {
-            sink(fixed_phase("close", flush, true));
-            bd.posix.metadata_writes += metadata_writes;
-        }
+        if (library.flushes_before_close())
+            library_flush(sink, bd, "close", flush, metadata_writes);
         sink(fixed_phase("close", flush + p.fs.close_s + collective_overhead_s(p, writers, over),
                          p.cache.close_flushes));
         bd.file_bytes += layouts[i]->end_of_file * n;
