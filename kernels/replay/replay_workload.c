@@ -115,6 +115,10 @@ static int take_session(const doc_node *node, const char *path, replay_session *
     if (wl_field(node, WL_FILE_HDF5_ACCESS))
         return cannot(err, errlen, where, "it opens files with HDF5's default access "
                       "properties (`iotwin simulate` runs them)");
+    snprintf(where, sizeof where, "%s.hdf5_create", path);
+    if (wl_field(node, WL_FILE_HDF5_CREATE))
+        return cannot(err, errlen, where, "it creates files with HDF5's default object "
+                      "formats (`iotwin simulate` runs them)");
     s->name = strdup(wl_field(node, WL_FILE_NAME)->text);
     s->role = strdup(wl_field(node, WL_FILE_ROLE)->text);
     s->mode = (file_mode)index_of(MODES, wl_field(node, WL_FILE_MODE)->text);

@@ -139,11 +139,16 @@ def sessions(draw: st.DrawFn, ranks: int) -> dict[str, Any]:
     session["datasets"] = [dataset for dataset, _ in made]
     optional = {"role": st.sampled_from(("checkpoint", "visualisation", "other")),
                 "api": st.sampled_from(("hdf5", "mpiio", "posix", "netcdf4")),
+                "library": st.sampled_from(("netcdf4", "pnetcdf")),
                 "create": st.booleans(), "compute_before_s": st.floats(0, 100),
                 "write_calls": st.sampled_from(("per-dataset", "one-call")),
                 "flushes": st.integers(0, 5), "keep_open": st.booleans(),
                 "hdf5_access": st.fixed_dictionaries({}, optional={
-                    "coll_metadata_write": st.booleans(), "all_coll_metadata_ops": st.booleans()})}
+                    "coll_metadata_write": st.booleans(), "all_coll_metadata_ops": st.booleans()}),
+                "hdf5_create": st.fixed_dictionaries({}, optional={
+                    "libver_low": st.sampled_from(("earliest", "v18", "v110")),
+                    "link_creation_order": st.sampled_from(("untracked", "tracked", "indexed")),
+                    "track_times": st.booleans()})}
     for key, values in optional.items():
         if draw(st.booleans()):
             session[key] = draw(values)

@@ -64,6 +64,13 @@ void iot_capture_set_hdf5_access(struct iot_file *file, int coll_metadata_write,
     c->all_coll_metadata_ops = all_coll_metadata_ops;
 }
 
+void iot_capture_set_hdf5_create(struct iot_file *file, const struct cap_hdf5_create *formats)
+{
+    struct iot_capture *c = file ? file->capture : NULL;
+    if (c)
+        c->hdf5_create = *formats;
+}
+
 void iot_capture_free(struct iot_capture *c)
 {
     if (!c)

@@ -10,6 +10,7 @@
 #include "core/records.h"
 
 struct iot_capture;
+struct cap_hdf5_create;
 struct cap_dataset;
 
 /* Reads IOTWIN_CAPTURE once; capture is off (every call below a no-op) without it. */
@@ -24,6 +25,8 @@ void iot_capture_start(struct iot_file *file, double start, double end);
  * collective metadata writes and reads. */
 void iot_capture_set_hdf5_access(struct iot_file *file, int coll_metadata_write,
                                  int all_coll_metadata_ops);
+/* The object formats of an HDF5 file, where one is not HDF5's default (capture/types.h). */
+void iot_capture_set_hdf5_create(struct iot_file *file, const struct cap_hdf5_create *formats);
 /* A new dataset of the session named `name`: its index + 1 (0 when capture is off or
  * failed), its record in *cd. */
 int iot_capture_new_dataset(struct iot_file *file, const char *name, struct cap_dataset **cd);

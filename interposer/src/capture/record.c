@@ -152,6 +152,17 @@ static void write_hdf5_access(struct buf *out, const struct iot_capture *c)
     PUT(out, "}");
 }
 
+static void write_hdf5_create(struct buf *out, const struct iot_capture *c)
+{
+    const struct cap_hdf5_create *f = &c->hdf5_create;
+    if (!f->libver_low)
+        return;
+    put_format(out, ", \"hdf5_create\": {\"libver_low\": \"%s\", "
+               "\"link_creation_order\": \"%s\", \"attr_creation_order\": \"%s\", "
+               "\"track_times\": %s}", f->libver_low, f->link_creation_order,
+               f->attr_creation_order, f->track_times ? "true" : "false");
+}
+
 static void write_datasets(struct buf *out, const struct iot_capture *c)
 {
     PUT(out, ", \"datasets\": [");
@@ -354,6 +365,7 @@ int session_write_record(const struct session *s, struct iot_file *file, struct 
     struct buf out = {NULL, 0, 0, 0};
     write_header(&out, s, file);
     write_hdf5_access(&out, c);
+    write_hdf5_create(&out, c);
     write_datasets(&out, c);
     int ok = write_calls(&out, s, c);
     PUT(&out, ", \"unsupported\": ");

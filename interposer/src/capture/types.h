@@ -29,6 +29,15 @@ struct cap_call {
     size_t sel;
 };
 
+/* The object formats an HDF5 file was created with, as the HDF5 layer names them (the
+ * workload's `hdf5_create`); libver_low NULL: HDF5's defaults, or not an HDF5 file. */
+struct cap_hdf5_create {
+    const char *libver_low;            /* the access list's earliest format: "earliest", "v18"... */
+    const char *link_creation_order;   /* "untracked", "tracked" or "indexed" */
+    const char *attr_creation_order;
+    int track_times;
+};
+
 struct iot_capture {
     double t_open, t_open_done, last_end;
     double metadata_s;           /* in dataset creates / closes since the last call: not compute */
@@ -43,6 +52,7 @@ struct iot_capture {
     struct iot_list unsupported;
     long long flushes;
     int coll_metadata_write, all_coll_metadata_ops;  /* an HDF5 file's own access list */
+    struct cap_hdf5_create hdf5_create;              /* an HDF5 file's object formats */
     const char *failed;          /* why the capture of this session failed, or NULL */
 };
 

@@ -13,6 +13,40 @@
 #include "hdf5/readback.h"
 #include "hdf5/transfer.h"
 
+static const char *creation_order_name(unsigned flags)
+{
+    if (flags & H5P_CRT_ORDER_INDEXED)
+        return "indexed";
+    return flags & H5P_CRT_ORDER_TRACKED ? "tracked" : "untracked";
+}
+
+/* The workload's names of the formats (its schema's), NULL for one it has no name for. */
+static const char *libver_name(H5F_libver_t low)
+{
+    static const char *const names[] = {"earliest", "v18", "v110", "v112", "v114"};
+    return low >= 0 && (size_t)low < sizeof names / sizeof *names ? names[low] : NULL;
+}
+
+/* The object formats the file was made with: the program's access list's earliest, the
+ * file's creation list's creation order and object times (a copy of the creation list costs
+ * no collective, unlike one of the access list). Only where one is not HDF5's default. */
+static void capture_formats(struct iot_file *file, const struct iot_access *own)
+{
+    unsigned links = 0, attrs = 0;
+    hbool_t times = 1;
+    hid_t fcpl = H5Fget_create_plist(iot_h5(file)->id);
+    if (fcpl >= 0) {
+        H5Pget_link_creation_order(fcpl, &links);
+        H5Pget_attr_creation_order(fcpl, &attrs);
+        H5Pget_obj_track_times(fcpl, &times);
+        iot_list_close(fcpl);
+    }
+    struct cap_hdf5_create formats = {libver_name(own->libver_low), creation_order_name(links),
+                                      creation_order_name(attrs), times != 0};
+    if (formats.libver_low && (own->libver_low != H5F_LIBVER_EARLIEST || links || attrs || !times))
+        iot_capture_set_hdf5_create(file, &formats);
+}
+
 void iot_h5capture_open(struct iot_file *file, const struct iot_access *own, double start,
                         double end)
 {
@@ -20,6 +54,7 @@ void iot_h5capture_open(struct iot_file *file, const struct iot_access *own, dou
         return;
     iot_capture_start(file, start, end);
     iot_capture_set_hdf5_access(file, own->coll_write != 0, own->coll_ops != 0);
+    capture_formats(file, own);
 }
 
 /* --- datasets -------------------------------------------------------------------------------- */

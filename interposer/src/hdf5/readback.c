@@ -44,6 +44,9 @@ void iot_read_access(hid_t fapl, int mpio, struct iot_access *a)
     H5Pget_alignment(fapl, &a->threshold, &a->boundary);
     H5Pget_meta_block_size(fapl, &a->meta_block);
     H5Pget_sieve_buf_size(fapl, &a->sieve);
+    H5F_libver_t high;
+    if (H5Pget_libver_bounds(fapl, &a->libver_low, &high) < 0)
+        a->libver_low = H5F_LIBVER_EARLIEST;
     if (mpio) {
         H5Pget_coll_metadata_write(fapl, &a->coll_write);
         H5Pget_all_coll_metadata_ops(fapl, &a->coll_ops);

@@ -12,6 +12,7 @@ struct iot_access {
     hsize_t meta_block;
     size_t sieve;
     hbool_t coll_write, coll_ops;  /* collective metadata (MPI-IO lists only) */
+    H5F_libver_t libver_low;       /* the earliest object formats it lets HDF5 write */
 };
 
 /* The HDF5 layer's state of a file (file->state). */

@@ -226,6 +226,15 @@ Hdf5Access take_hdf5_access(const doc_node* node)
             take_bool(field(node, WL_HDF5_ACCESS_ALL_COLL_METADATA_OPS))};
 }
 
+std::optional<Hdf5Create> take_hdf5_create(const doc_node* node)
+{
+    if (!node)
+        return std::nullopt;
+    return Hdf5Create{text(field(node, WL_HDF5_CREATE_LIBVER_LOW)), text(field(node, WL_HDF5_CREATE_LINK_CREATION_ORDER)),
+                      text(field(node, WL_HDF5_CREATE_ATTR_CREATION_ORDER)),
+                      field(node, WL_HDF5_CREATE_TRACK_TIMES)->i != 0};
+}
+
 FileSession take_session(const doc_node* node, int ranks, const std::string& where)
 {
     FileSession s;
@@ -239,6 +248,7 @@ FileSession take_session(const doc_node* node, int ranks, const std::string& whe
     s.one_call = is(field(node, WL_FILE_WRITE_CALLS), "one-call");
     s.flushes = static_cast<int>(field(node, WL_FILE_FLUSHES)->i);
     s.hdf5_access = take_hdf5_access(field(node, WL_FILE_HDF5_ACCESS));
+    s.hdf5_create = take_hdf5_create(field(node, WL_FILE_HDF5_CREATE));
     uint64_t writers = s.mode == FileMode::per_rank ? 1 : static_cast<uint64_t>(s.writers_per_instance(ranks));
     const doc_node* datasets = field(node, WL_FILE_DATASETS);
     std::unordered_map<std::string, size_t> index;

@@ -71,6 +71,35 @@ hid_t file_access(const FileSettings& s, const Hdf5Library& library)
     return fapl;
 }
 
+unsigned creation_order_flags(const std::string& name)
+{
+    if (name == "indexed")
+        return H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED;
+    return name == "tracked" ? H5P_CRT_ORDER_TRACKED : 0;
+}
+
+H5F_libver_t earliest_format(const std::string& name)
+{
+    if (name == "earliest")
+        return H5F_LIBVER_EARLIEST;
+    if (name == "v18")
+        return H5F_LIBVER_V18;
+    return name == "v110" ? H5F_LIBVER_V110 : H5F_LIBVER_LATEST;  // later ones: this HDF5's latest
+}
+
+// The object formats the program created the file with (a capture's `hdf5_create`), over its
+// library's: they decide the size of the metadata before the first dataset.
+void set_program_formats(const FileSession& file, hid_t fcpl, hid_t fapl)
+{
+    if (!file.hdf5_create)
+        return;
+    const Hdf5Create& f = *file.hdf5_create;
+    H5Pset_libver_bounds(fapl, earliest_format(f.libver_low), H5F_LIBVER_LATEST);
+    H5Pset_link_creation_order(fcpl, creation_order_flags(f.link_creation_order));
+    H5Pset_attr_creation_order(fcpl, creation_order_flags(f.attr_creation_order));
+    H5Pset_obj_track_times(fcpl, f.track_times);
+}
+
 // Parallel HDF5 allocates all space when the dataset is created, without fill by default.
 hid_t dataset_creation(const std::vector<uint64_t>& chunk)
 {
@@ -240,6 +269,7 @@ FileLayout hdf5_layout(const FileSession& file, const FileSettings& settings, co
     H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
     H5Id fapl{file_access(settings, library), H5Pclose};
     H5Id fcpl{library.file_creation(), H5Pclose};
+    set_program_formats(file, fcpl.id, fapl.id);
     std::string path = scratch_path();
     FileLayout layout;
     {

@@ -76,6 +76,15 @@ struct Hdf5Access {
     std::optional<bool> all_coll_metadata_ops;
 };
 
+// The HDF5 object formats the program created the file with (WORKLOAD.md `hdf5_create`, the
+// schema's names); absent: its library's.
+struct Hdf5Create {
+    std::string libver_low;           // the earliest format: earliest, v18, v110, v112, v114
+    std::string link_creation_order;  // untracked, tracked, indexed
+    std::string attr_creation_order;
+    bool track_times = true;
+};
+
 struct FileSession {
     std::string name;
     FileMode mode = FileMode::shared;
@@ -86,6 +95,7 @@ struct FileSession {
     bool one_call = false;  // one multi-dataset write call instead of one per dataset
     int flushes = 0;
     Hdf5Access hdf5_access;  // what the program set on its file access list, where stated
+    std::optional<Hdf5Create> hdf5_create;  // the formats it created the file with, where stated
     std::vector<Dataset> datasets;
     std::vector<IoCall> calls;  // empty: one call per dataset of its decomposition (or one-call)
 

@@ -241,20 +241,28 @@ def tune_and_report(store: Store, campaign_id: int, spec: TuneSpec, output: Path
                     keep: Path | None = None, force: bool = False) -> TuneResult:
     """Run the stored campaign's tuning, printing its progress, write the tuned config (to
     ``output``, default tuned-<campaign>.yaml) and print the outcome; ``keep``: where the runs
-    keep the program's output (--keep)."""
+    keep the program's output (--keep). A user who stops it (Ctrl-C) gets the outcome of what
+    was measured so far, then the interrupt goes on (the exit status says it)."""
     search = spec.search
     print(f"campaign {campaign_id}: {search.strategy} on {search.target.label}, "
           f"space {search.space}, platform {search.platform}, executor {search.executor}, "
           f"budget {search.real_budget}", file=sys.stderr, flush=True)
     output = new_output(output or Path(f"tuned-{campaign_id}.yaml"), force)
     result = tune(spec, store, campaign_id, parts=parts, keep=keep,
-                  on_progress=functools.partial(_print_progress, objective=search.objective))
+                  on_progress=functools.partial(_print_progress, objective=search.objective),
+                  stop_on_interrupt=True)
+    if result.stopped and not result.confirmed:
+        print(f"the search ended: {ending(result.campaign, stopped_by_user=True)}, before "
+              f"any run succeeded")
+        raise KeyboardInterrupt
     effect = tuned_effect(result)
     if offered(summary_speedup(result.summary)) and not effect.none_took_effect:
         output.write_text(dump_config(result.tuned))
         _report(result, effect, output, as_json)
     else:
         _report(result, effect, None, as_json)
+    if result.stopped:
+        raise KeyboardInterrupt
     return result
 
 
@@ -385,6 +393,15 @@ def _print_progress(progress: Progress | Screening, objective: Objective = "io")
 MODEL_ERROR_FLAG = 1.0
 
 
+#: what a tune the user stopped (Ctrl-C) lacks, by the step it was stopped in
+STOPPED = {
+    "search": "stopped by the user in the search: the tuned config is its best single run so "
+              "far, not confirmed; default and tuned not compared",
+    "confirmation": "stopped by the user in the confirmation: the tuned config is the search's "
+                    "best single run, not confirmed; default and tuned not compared",
+    "summary": "stopped by the user in the summary runs: default and tuned not compared"}
+
+
 def _model_warning(error: float | None) -> str:
     """What a model error over 100 % means for the screening."""
     if error is None or error <= MODEL_ERROR_FLAG:
@@ -408,7 +425,8 @@ def _report(result: TuneResult, effect: SettingsEffect, output: Path | None,
     if as_json:
         print(json.dumps({
             "campaign": campaign.id, "runs_used": len(campaign.measured),
-            "search_ended": ending(campaign),
+            "search_ended": ending(campaign, result.stopped == "search"),
+            "stopped_by_user": result.stopped,
             "best_measured_mbs": best.rate, "best_measured_runs": len(best.rates),
             "confirmed": [{"candidate": c.candidate, "search_mbs": c.search_rate,
                            "median_mbs": c.rate, "runs": len(c.rates)} for c in confirmed],
@@ -435,7 +453,9 @@ def _report(result: TuneResult, effect: SettingsEffect, output: Path | None,
     written = (f"tuned config written to {output}" if output else
                "no config is offered: keep the default (below)")
     print(f"objective: {OBJECTIVE_TEXT[objective]}")
-    print(f"the search ended: {ending(campaign)}")
+    print(f"the search ended: {ending(campaign, result.stopped == 'search')}")
+    if result.stopped is not None:
+        print(STOPPED[result.stopped])
     print(f"best measured: {format_mbs(best.rate or 0)} MB/s (median of {len(best.rates)} runs) "
           f"after {len(campaign.measured)} configs run for real; {written}")
     for label, rate in rates.items():

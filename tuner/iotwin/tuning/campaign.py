@@ -224,17 +224,42 @@ class CampaignEvaluator:
             wanted.append((key, taken[key], len(self.measured) + len(new)))
             taken[key] += 1
         entries = {**{key: self.measured[key] for key in again}, **new}
-        results = self._search_runs(entries, wanted)
+        try:
+            results = self._search_runs(entries, wanted)
+        except KeyboardInterrupt:  # the user stopped the campaign: what finished is measured
+            self._keep_finished(new)
+            raise
+        self._add(new, again, [(key, result) for (key, _, _), result
+                               in zip(wanted, results, strict=True)])
+
+    def _add(self, new: Mapping[str, _Measured], again: Sequence[str],
+             results: Sequence[tuple[str, RunResult]]) -> None:
+        """A batch's configs measured: the new ones in order, each config's runs and rates."""
+        entries = {**{key: self.measured[key] for key in again}, **new}
         for key, entry in new.items():
             self.measured[key] = entry
             self.order.append(key)
             self._batch.append(entry)
         self.order += again
-        for (key, _, _), result in zip(wanted, results, strict=True):
+        for key, result in results:
             entry = entries[key]
             entry.runs.append(result)
             entry.rate = _median(_rates(entry.runs, self.spec.objective))
             entry.io_rate = _median(_rates(entry.runs, "io"))
+
+    def _keep_finished(self, new: Mapping[str, _Measured]) -> None:
+        """The configs of an interrupted batch whose every repetition is stored, measured (a
+        resumed campaign reuses the same runs)."""
+        stored = StoredRuns(self.store, self.id, self.executor.source)
+        finished: dict[str, _Measured] = {}
+        results: list[tuple[str, RunResult]] = []
+        for key, entry in new.items():
+            rows = {row.repetition: row for row in stored.repetitions(key)}
+            if all(repetition in rows for repetition in range(self.spec.repetitions)):
+                finished[key] = entry
+                results += [(key, rows[repetition].run_result())
+                            for repetition in range(self.spec.repetitions)]
+        self._add(finished, [], results)
 
     def _search_runs(self, entries: Mapping[str, _Measured],
                      wanted: Sequence[tuple[str, int, int]]) -> list[RunResult]:

@@ -15,6 +15,10 @@
         explain:  default and tuned (and the user's own) simulated on the platform model,
                   each with its ceiling and the mechanism that binds it (tuning.explanation)
 
+A user who stops the tune (Ctrl-C) gets what was measured so far (``stop_on_interrupt``): the
+step under way ends, the steps after it are not run, and the result says which step was
+stopped; the tuned config is then the best the finished steps measured.
+
 ``iotwin tune`` and ``iotwin demo`` are this call with a command line around it. The whole
 :class:`TuneSpec` (search and pipeline options) is the campaign's stored spec, so that a
 resumed campaign goes on exactly as it started.
@@ -27,7 +31,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TextIO
+from typing import Literal, TextIO
 
 from iotwin.config.types import Config
 from iotwin.config.validation import DEFAULT_CONFIG, validate_config
@@ -50,6 +54,9 @@ from iotwin.tuning.parts import CampaignParts, assemble
 from iotwin.tuning.repetitions import Measurement, RunAndStore, measure_pairs, pair_speedup
 from iotwin.tuning.spec import TuneSpec
 
+#: the step of a tune a user stopped
+Step = Literal["search", "confirmation", "summary"]
+
 
 @dataclass
 class TuneResult:
@@ -57,6 +64,7 @@ class TuneResult:
     confirmed: list[Confirmed]  # best first; [0] is the tuned config
     summary: dict[str, Measurement]  # "default" and "tuned" (empty with summary_repeat 0)
     explanation: Explanation | None = None  # None: no workload to simulate
+    stopped: Step | None = None  # the step the user stopped (None: every step ran)
 
     @property
     def campaign_id(self) -> int:
@@ -99,14 +107,17 @@ def stored_spec(store: Store, campaign_id: int) -> TuneSpec:
 def tune(spec: TuneSpec, store: Store, campaign_id: int | None = None, *,
          parts: CampaignParts | None = None, name: str | None = None,
          on_progress: Callable[[Progress | Screening], None] | None = None,
-         progress: TextIO | None = sys.stderr, keep: Path | None = None) -> TuneResult:
+         progress: TextIO | None = sys.stderr, keep: Path | None = None,
+         stop_on_interrupt: bool = False) -> TuneResult:
     """Run (or, with ``campaign_id``, resume) the tuning of ``spec``: search, confirmation,
     default vs tuned. ``parts``: the campaign's, as :func:`start` built them (else built
     here); ``name``: a new campaign's; ``on_progress``: each search generation and each
     step of its screening in simulation;
     ``progress``: a line per confirmation and summary run; ``keep``: where the runs keep the
-    program's output (``--keep``; for parts built here). No confirmed config (and no
-    summary) when no run succeeded."""
+    program's output (``--keep``; for parts built here); ``stop_on_interrupt``: a
+    KeyboardInterrupt after the capture ends the tune with what was measured (the result's
+    ``stopped``) instead of passing through. No confirmed config (and no summary) when no
+    run succeeded."""
     if campaign_id is None:
         campaign_id, spec, parts = start(store, spec, name, keep)
     elif parts is None:
@@ -115,12 +126,26 @@ def tune(spec: TuneSpec, store: Store, campaign_id: int | None = None, *,
         search = capture_workload_of(store, campaign_id, parts.spec, _printer(progress))
         spec, parts = replace(spec, search=search), assemble(search, parts.executor)
     campaign = open_campaign(store, campaign_id, parts, on_progress)
-    run_campaign(campaign)
     options = spec.pipeline
-    confirmed = confirm_best(campaign, options.confirm, options.confirm_runs, progress)
-    yours = validate_config(options.yours, "--config") if options.yours is not None else None
-    summary = (default_vs_tuned(store, campaign, confirmed[0].config, options.summary_repeat,
-                                progress, yours) if confirmed else {})
+    step: Step = "search"
+    confirmed: list[Confirmed] = []
+    try:
+        run_campaign(campaign)
+        step = "confirmation"
+        confirmed = confirm_best(campaign, options.confirm, options.confirm_runs, progress)
+        step = "summary"
+        yours = (validate_config(options.yours, "--config") if options.yours is not None
+                 else None)
+        summary = (default_vs_tuned(store, campaign, confirmed[0].config,
+                                    options.summary_repeat, progress, yours)
+                   if confirmed else {})
+    except KeyboardInterrupt:
+        if not stop_on_interrupt:
+            raise
+        # the best the finished steps measured: the search's best single run, unless the
+        # confirmation had finished
+        return TuneResult(campaign, confirmed or confirm_best(campaign, options.confirm, 0),
+                          {}, stopped=step)
     explanation = explain(campaign.spec, confirmed[0].config, campaign.space, yours) \
         if confirmed else None
     return TuneResult(campaign, confirmed, summary, explanation)

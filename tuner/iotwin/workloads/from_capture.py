@@ -3,9 +3,10 @@
 The interposer writes one record per file session (JSON lines), of HDF5 files and of the files
 the program writes through MPI-IO itself (``api: mpiio``: its regions as datasets, laid end to
 end from offset 0, sim-models/WORKLOAD.md; a PnetCDF file's too, its header among them: its
-captured form, data/io-libraries.yaml), and of the files it writes through POSIX calls
-(``api: posix``, the same form: one byte region; each process its own record, the records of a
-file several processes opened merged: workloads/independent_opens). One run's records become one
+captured form, data/io-libraries.yaml, whose session names the library, ``library``), and of
+the files it writes through POSIX calls (``api: posix``, the same form: one byte region; each
+process its own record, the records of a file several processes opened merged:
+workloads/independent_opens). One run's records become one
 workload: sessions in time order; W single-process records whose names differ only by the rank
 become one `per-rank` session (`%r`), M records of W/M ranks each whose names differ only by the
 group number one `groups` session (`%g`); a session's `compute_before_s` is the gap after the
@@ -149,13 +150,17 @@ def _session(mode: str, members: list[dict[str, Any]], world: int,
     session: dict[str, Any] = {"name": name, "role": "other", "mode": mode}
     if mode == "groups":
         session["groups"] = world // int(first["comm_size"])
-    api = io_libraries()[str(first.get("api", "hdf5"))].captured_as
+    library = str(first.get("api", "hdf5"))
+    api = io_libraries()[library].captured_as
     calls = [_call(c) for c in first["calls"]]
     datasets = [_grown(_dataset(d, api), calls, _extended(first)) for d in first["datasets"]]
-    session.update({"api": api, "create": first["how"] == "create",
-                    "compute_before_s": round(gap, 6)})
-    if "hdf5_access" in first:  # what the program set on the file's access list
-        session["hdf5_access"] = dict(first["hdf5_access"])
+    session["api"] = api
+    if library != api:  # a library's file in the form of the layer below: which library
+        session["library"] = library
+    session.update({"create": first["how"] == "create", "compute_before_s": round(gap, 6)})
+    for own in ("hdf5_access", "hdf5_create"):  # what the program set on the file's lists
+        if own in first:
+            session[own] = dict(first[own])
     session.update({"datasets": datasets, "calls": calls})
     return session
 

@@ -70,8 +70,10 @@ def program_context(context: SpaceContext, workload: Mapping[str, Any]) -> Space
 
 
 def workload_apis(workload: Mapping[str, Any]) -> tuple[str, ...]:
-    """The I/O layers the workload's files are written through (its files' ``api``s); every
-    layer for a description without files (a kernel's, before it describes itself)."""
+    """The I/O layers the workload's files are written through (its files' ``api``s, a
+    captured file's the ``library`` the program called: a PnetCDF file captured as MPI-IO
+    regions is PnetCDF's); every layer for a description without files (a kernel's, before it
+    describes itself)."""
     files = workload.get("files") or []
-    return (tuple(sorted({str(f.get("api", "hdf5")) for f in files})) if files
-            else ("hdf5", "mpiio", "posix"))
+    return (tuple(sorted({str(f.get("library") or f.get("api", "hdf5")) for f in files}))
+            if files else ("hdf5", "mpiio", "posix"))

@@ -14,6 +14,13 @@ class WorkloadHdf5Access(TypedDict, total=False):
     all_coll_metadata_ops: bool
 
 
+class WorkloadHdf5Create(TypedDict, total=False):
+    libver_low: Literal["earliest", "v18", "v110", "v112", "v114"]
+    link_creation_order: Literal["untracked", "tracked", "indexed"]
+    attr_creation_order: Literal["untracked", "tracked", "indexed"]
+    track_times: bool
+
+
 class WorkloadDecomposition(TypedDict, total=False):
     grid: Required[list[int]]
     block: list[int]
@@ -74,12 +81,14 @@ class WorkloadFile(TypedDict, total=False):
     mode: Literal["shared", "per-rank", "groups"]
     groups: int
     api: Literal["hdf5", "mpiio", "posix", "netcdf4", "pnetcdf"]
+    library: Literal["netcdf4", "pnetcdf"]
     create: bool
     compute_before_s: float
     write_calls: Literal["per-dataset", "one-call"]
     flushes: int
     keep_open: bool
     hdf5_access: WorkloadHdf5Access
+    hdf5_create: WorkloadHdf5Create
     datasets: Required[list[WorkloadDataset]]
     calls: list[WorkloadCall]
 
