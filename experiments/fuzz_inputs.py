@@ -2,7 +2,7 @@
 property with N random examples, its time and verdict; then what iosim costs at the spec sheet's
 bound on targets (bounds.yaml: targets), so that the bound is one iosim can hold.
 
-    .venv/bin/python experiments/fuzz_inputs.py --examples 2000
+    .venv/bin/python experiments/fuzz_inputs.py --examples 2000 [--jobs 2] [--only A,B]
 
 Figures are the machine's at the time: quote them with its load.
 """
@@ -14,7 +14,9 @@ import os
 import resource
 import subprocess
 import sys
+import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -32,17 +34,25 @@ PROPERTIES = ("sheet_is_a_model", "mangled_sheet", "measurement_table", "space_m
               "site_file", "damaged_store", "beyond_its_limit")
 
 
-def run_property(name: str, examples: int) -> tuple[str, float]:
-    """One property's verdict (passed, or its last lines) and its time in seconds."""
+def run_property(name: str, examples: int) -> tuple[str, float, float, str]:
+    """One property's verdict (passed, or pytest's last line), its wall and CPU seconds (of
+    pytest and every process it started), and pytest's report when it failed (the falsifying
+    example)."""
     env = {**os.environ, "IOTWIN_FUZZ_EXAMPLES": str(examples),
            "PYTHONPATH": str(REPO / "tuner")}
     start = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "pytest", SUITE, "-q", "-k", name, "-p",
-                           "no:cacheprovider"], cwd=REPO, env=env, capture_output=True,
-                          text=True)
-    seconds = time.monotonic() - start
-    verdict = "passed" if done.returncode == 0 else done.stdout.strip().splitlines()[-1]
-    return verdict, seconds
+    with tempfile.TemporaryFile("w+") as report:
+        process = subprocess.Popen([sys.executable, "-m", "pytest", SUITE, "-q", "-k", name,
+                                    "-p", "no:cacheprovider"], cwd=REPO, env=env,
+                                   stdout=report, stderr=subprocess.STDOUT, text=True)
+        _, status, used = os.wait4(process.pid, 0)  # this pytest's CPU alone: several run at once
+        process.returncode = os.waitstatus_to_exitcode(status)
+        report.seek(0)
+        text = report.read()
+    seconds, cpu = time.monotonic() - start, used.ru_utime + used.ru_stime
+    if process.returncode == 0:
+        return "passed", seconds, cpu, ""
+    return text.strip().splitlines()[-1], seconds, cpu, text
 
 
 def iosim_at(targets: int) -> tuple[float, float]:
@@ -68,20 +78,29 @@ def iosim_at(targets: int) -> tuple[float, float]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--examples", type=int, default=500, help="examples per property")
+    parser.add_argument("--jobs", type=int, default=1, help="properties run at once")
+    parser.add_argument("--only", metavar="A,B", help="these properties only")
     args = parser.parse_args()
-    print(f"{'property':20s} {'examples':>8s} {'seconds':>8s}  verdict")
-    failed = 0
-    for name in PROPERTIES:
-        verdict, seconds = run_property(name, args.examples)
-        failed += verdict != "passed"
-        print(f"{name:20s} {args.examples:8d} {seconds:8.1f}  {verdict}", flush=True)
+    names = args.only.split(",") if args.only else PROPERTIES
+    print(f"{'property':20s} {'examples':>8s} {'wall s':>8s} {'CPU s':>8s}  verdict")
+    reports = []
+    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        runs = {pool.submit(run_property, name, args.examples): name for name in names}
+        for done in as_completed(runs):
+            verdict, seconds, cpu, report = done.result()
+            if report:
+                reports.append(report)
+            print(f"{runs[done]:20s} {args.examples:8d} {seconds:8.1f} {cpu:8.1f}  {verdict}",
+                  flush=True)
+    for report in reports:
+        print(f"\n{report}")
     bound = int(load_bounds()["targets"].max)
     print(f"\niosim, one 64-rank shared write striped over every target (bound: {bound}):")
     for targets in (16, 4096, bound):
         seconds, peak = iosim_at(targets)  # the peak so far: it only grows with targets
         print(f"  {targets:6d} targets: {seconds:6.1f} s, peak memory {peak:7.0f} MiB",
               flush=True)
-    return 1 if failed else 0
+    return 1 if reports else 0
 
 
 if __name__ == "__main__":

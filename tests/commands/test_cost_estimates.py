@@ -149,6 +149,21 @@ def test_a_benchmark_over_the_limit_names_the_seeds_and_writes_nothing(tmp_path:
     assert written(tmp_path) == []
 
 
+def test_a_guided_benchmark_is_priced_at_its_strategies_own_cpu(tmp_path: Path) -> None:
+    """Before: only the replayed runs were counted (100 seeds of optuna-tpe at 150 runs:
+    "32 s"), where each of its runs costs a third of a second of its own."""
+    spec = tmp_path / "guided.yaml"
+    spec.write_text(yaml.safe_dump({
+        "seeds": 100, "strategies": {"optuna-tpe": 150},
+        "tables": {"vpic-io-4": str(paths.repo_root() / "experiments/landscape/vpic-io-4.yaml")}}))
+    done = iotwin("landscape", "benchmark", str(spec), "--model-analysis", "off", "-o", "out",
+                  "--max-time", "10min", cwd=tmp_path)
+    line = refusal(done)
+    assert line.startswith(f"iotwin: error: {spec}: seeds = 100: estimated "), line
+    assert "guided strategies' own CPU on table vpic-io-4" in line, line
+    assert written(tmp_path) == ["guided.yaml"]
+
+
 # -- tune ------------------------------------------------------------------------------------
 
 TWIN = ("tune", "--kernel", "vpic-io", "--ranks", "4", "--platform", "hopper", "--executor",
@@ -218,9 +233,84 @@ def test_validate_traffic_over_the_memory_limit_names_a_log(tmp_path: Path) -> N
 
 @pytest.mark.parametrize("command", [
     ["whatif"], ["calibrate"], ["experiment"], ["landscape", "benchmark"], ["tune"],
-    ["simulate"], ["validate", "scale"], ["validate", "traffic"]])
+    ["simulate"], ["validate", "scale"], ["validate", "traffic"], ["validate", "paper"],
+    ["demo"], ["workload", "scale"], ["workload", "from-ior"], ["workload", "capture"],
+    ["workload", "macsio"]])
 def test_the_limits_are_named_in_help(command: list[str], tmp_path: Path) -> None:
     done = iotwin(*command, "--help", cwd=tmp_path)
     assert done.returncode == 0
     for option in ("--max-time", "--max-memory", "IOTWIN_MAX_TIME", "IOTWIN_MAX_MEMORY"):
         assert option in done.stdout
+
+
+# -- workload -------------------------------------------------------------------------------
+
+def test_scaling_a_huge_workload_is_refused_naming_it_before_it_is_read(tmp_path: Path) -> None:
+    huge = tmp_path / "huge.yaml"
+    huge.write_text(WORKLOAD.read_text() + "#" * 2_000_000 + "\n")
+    done = iotwin("workload", "scale", str(huge), "--ranks", "4", "-o", "out.yaml",
+                  "--max-time", "5s", cwd=tmp_path)
+    line = refusal(done)
+    assert line.startswith(f"iotwin: error: {huge} = "), line
+    assert line.endswith(f"over the 5 s limit; lower {huge} or raise --max-time")
+    assert written(tmp_path) == ["huge.yaml"]
+
+
+def test_a_workload_from_many_ior_segments_is_refused_naming_them(tmp_path: Path) -> None:
+    done = iotwin("workload", "from-ior", "--ranks", "4", "--nodes", "1", "-o", "out.yaml",
+                  "--max-time", "2s", "--", "-a", "MPIIO", "-t", "1k", "-b", "4k", "-s",
+                  "10000", cwd=tmp_path)
+    line = refusal(done)
+    assert line.startswith("iotwin: error: IOR -s = 10000: estimated "), line
+    assert line.endswith("over the 2 s limit; lower IOR -s or raise --max-time")
+    assert written(tmp_path) == []
+
+
+def test_a_capture_on_more_ranks_than_the_machine_holds_is_refused_before_it_runs(
+        tmp_path: Path) -> None:
+    """Before: 100,000 ranks were launched on this machine."""
+    done = iotwin("workload", "capture", "--ranks", "100000", "-o", "out.yaml", "--",
+                  "/bin/true", cwd=tmp_path)
+    line = refusal(done)
+    assert line.startswith("iotwin: error: --ranks = 100000: estimated "), line
+    assert "of memory (100000 processes on this machine)" in line, line
+    assert line.endswith("raise --max-memory")
+    assert written(tmp_path) == []
+
+
+def test_a_huge_macsio_description_is_refused_naming_it(tmp_path: Path) -> None:
+    description = paths.repo_root() / "experiments/macsio/simulations.yaml"
+    huge = tmp_path / "sims.yaml"
+    huge.write_text(description.read_text() + "#" * 2_000_000 + "\n")
+    done = iotwin("workload", "macsio", str(huge), "sim-a", "-o", "out.yaml", "--max-memory",
+                  "256MiB", cwd=tmp_path)
+    line = refusal(done)
+    assert line.startswith(f"iotwin: error: {huge} = "), line
+    assert "of memory" in line and line.endswith("raise --max-memory")
+    assert written(tmp_path) == ["sims.yaml"]
+
+
+# -- validate paper, demo ---------------------------------------------------------------------
+
+def test_validate_paper_over_the_limit_names_the_platforms_and_writes_nothing(
+        tmp_path: Path) -> None:
+    results = paths.repo_root() / "validation/paper/results.json"
+    before = results.read_bytes() if results.exists() else None
+    done = iotwin("validate", "paper", "--platforms", "hopper", "--write", "--max-time", "1min",
+                  cwd=tmp_path)
+    line = refusal(done)
+    assert line.startswith("iotwin: error: --platforms = hopper: estimated "), line
+    assert line.endswith("over the 60 s limit; lower --platforms or raise --max-time")
+    assert (results.read_bytes() if results.exists() else None) == before
+    assert written(tmp_path) == []
+
+
+def test_a_demo_over_the_limit_names_its_budget_and_leaves_no_store(tmp_path: Path) -> None:
+    demo = paths.data_dir() / "demo.yaml"
+    spec = tmp_path / "demo.yaml"
+    spec.write_text(demo.read_text().replace("real_budget: 8 ", "real_budget: 100000 "))
+    done = iotwin("demo", "--spec", str(spec), "--output", "tuned.yaml", cwd=tmp_path)
+    line = refusal(done)
+    assert line.startswith(f"iotwin: error: {spec}: real_budget = 100000: estimated "), line
+    assert line.endswith("lower real_budget or raise --max-time")
+    assert written(tmp_path) == ["demo.yaml"]

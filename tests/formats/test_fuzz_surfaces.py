@@ -12,8 +12,8 @@ simulates, a table's cases are at most the calibration's bound, a space's config
 configs, a site's sbatch options are text), or refused with one line naming the input; never
 an exception of another kind (a traceback), a hang or unbounded memory.
 
-`make test` runs a bounded, derandomized number of examples; a longer run, random each time:
-.venv/bin/python experiments/fuzz_inputs.py --examples 2000
+`make test` runs a bounded, derandomized number of examples; a longer run, random each time
+(tests/formats/README.md): nice -n 19 .venv/bin/python experiments/fuzz_inputs.py --examples 2000
 """
 
 from __future__ import annotations

@@ -24,8 +24,7 @@ from iotwin.observations.family_cost import (
 from iotwin.observations.io500 import Io500Case, family_calibration, family_cases, io500_cases
 from support.cpu_times import process_cpu_seconds
 
-#: the estimate counts every evaluation the fit may make (its caps); a fit that converges
-#: sooner costs less
+#: the loaded machine's CPU seconds vary several-fold with what else runs
 FACTOR = 10
 TRAIN = repo_root() / "validation" / "data" / "io500-train.json"
 #: the shipped calibration's run again (data/family-io500.yaml's inputs: --segments 64, the
@@ -39,6 +38,12 @@ SHIPPED_STEPS = 12
 SHIPPED_CPU_SECONDS = 397.5
 SHIPPED_LOOKED_UP = 7113
 SHIPPED_SIMULATED = 4977
+#: the whole run (the fit, then a refit without each of the ten systems), 2026-11-29 on the
+#: quiet test machine: 16 minutes on one core. Estimated 3.08 h (11.5x) before the refits'
+#: shared start and the steps fits take were counted; 50 min now, most of the rest iosim's
+#: own estimate of these simulations (the 44 cases simulated once: 11.2 s estimated, 4.5 s
+#: measured at 64 segments; at 16 segments 4.6 s against 4.4 s).
+SHIPPED_WHOLE_CPU_SECONDS = 16 * 60
 
 
 def run_of(found: list[Io500Case], evaluations: int) -> FamilyRun:
@@ -46,7 +51,7 @@ def run_of(found: list[Io500Case], evaluations: int) -> FamilyRun:
                      evaluations, max(4, evaluations // 3))
 
 
-def test_the_shipped_runs_estimate_is_within_a_factor_of_its_measured_cpu() -> None:
+def test_the_shipped_runs_estimate_is_near_its_measured_cpu() -> None:
     found = io500_cases(TRAIN)
     cases, base = family_cases(found, segments=64), sheet_defaults()
     fit = FamilyRun(len(found), 1, len(FAMILY_CONSTANTS), SHIPPED_STEPS, 0)  # no refit
@@ -60,7 +65,20 @@ def test_the_shipped_runs_estimate_is_within_a_factor_of_its_measured_cpu() -> N
     # the reuse: a plain count would simulate every model looked up
     assert SHIPPED_SIMULATED / 1.5 <= simulations <= SHIPPED_SIMULATED
     whole = family_cost(run_of(found, 40), cases, base, f"--io500 {TRAIN}", limits())
-    assert whole.seconds < limits().seconds, "the shipped run is within the default limits"
+    print(f"the whole run: estimated {duration_text(whole.seconds)}, measured "
+          f"{duration_text(SHIPPED_WHOLE_CPU_SECONDS)} of CPU")
+    assert SHIPPED_WHOLE_CPU_SECONDS / FACTOR <= whole.seconds <= SHIPPED_WHOLE_CPU_SECONDS * FACTOR
+
+
+def test_the_held_out_refits_share_their_start() -> None:
+    """Each refit starts at the fit's result: its first evaluation is the fit's last model and
+    its Jacobian the same models in every refit, so one more system adds its refit's later
+    steps only."""
+    few = FamilyRun(cases=10, systems=5, constants=8, evaluations=40, refit_evaluations=13)
+    more = FamilyRun(cases=10, systems=6, constants=8, evaluations=40, refit_evaluations=13)
+    per_step = 1 + 4
+    assert more.simulations_of(4) - few.simulations_of(4) == (few.refit_steps - 1) * per_step
+    assert more.models_per_case() - few.models_per_case() == few.refit_steps * (1 + 8)
 
 
 def test_a_small_family_fit_costs_what_its_estimate_says_within_a_factor() -> None:
@@ -85,7 +103,10 @@ def test_a_case_no_constant_reaches_is_simulated_only_before_and_after() -> None
     run = FamilyRun(cases=10, systems=5, constants=8, evaluations=40, refit_evaluations=13)
     assert run.simulations_of(0) == 3
     # every constant reaching it: every model looked up but the scan's start (the model before)
-    assert run.simulations_of(8) == run.models_per_case() - 1
+    # and the refits' shared start (its model and Jacobian looked up in each refit, its
+    # Jacobian simulated once, its model the fit's result)
+    shared = run.refits * (1 + 8) - 8
+    assert run.simulations_of(8) == run.models_per_case() - 1 - shared
 
 
 def test_the_bound_refuses_a_million_cases_naming_the_input() -> None:

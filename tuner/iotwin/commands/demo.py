@@ -22,9 +22,11 @@ from typing import Any, NoReturn
 import yaml
 
 from iotwin.commands._options import (
+    add_cost_limit_arguments,
     add_force_argument,
     add_store_argument,
     add_workdir_argument,
+    cost_limits,
     new_output,
 )
 from iotwin.commands.tune import (
@@ -35,11 +37,13 @@ from iotwin.commands.tune import (
     tune_and_report,
 )
 from iotwin.core import paths
+from iotwin.core.cost import announce
 from iotwin.core.errors import UserError
 from iotwin.core.yaml_files import read_yaml
 from iotwin.executors.local import default_scratch_root
 from iotwin.report.mechanisms import percent, rate_text, reason
 from iotwin.store.database import Store, resolve_path
+from iotwin.tuning.cost import tune_cost
 from iotwin.tuning.explanation import Explanation
 from iotwin.tuning.pipeline import start, summary_speedup
 from iotwin.tuning.repetitions import Measurement
@@ -62,6 +66,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_force_argument(parser)
     add_workdir_argument(parser, default=None)
     add_store_argument(parser)
+    add_cost_limit_arguments(parser)
     parser.set_defaults(func=main)
 
 
@@ -113,16 +118,18 @@ def main(args: argparse.Namespace) -> int:
     output = args.output or _shown(default_scratch_root() / "demo-tuned.yaml")
     force = args.force or args.output is None  # the scratch file is the demo's own
     new_output(output, force)
-    output.parent.mkdir(parents=True, exist_ok=True)
     argv = tune_argv(spec, args.spec)
     argv[1:1] = ["--store", str(resolve_path(args.store)), "--output", str(output),
                  *(["--workdir", args.workdir] if args.workdir else [])]
+    tune_args = _tune_parser(args.spec).parse_args(argv[1:])
+    tune_spec = spec_from_arguments(tune_args)
+    # before anything is written: a demo beyond the limits leaves no store and no output
+    announce("demo", tune_cost(tune_spec, cost_limits(args), f"{args.spec}: real_budget"))
+    output.parent.mkdir(parents=True, exist_ok=True)
     print(f"iotwin demo: a short {spec.get('strategy', 'sim-screened')} tuning on this "
           f"machine, as\n  iotwin {shlex.join(argv)}\n", flush=True)
-    tune_args = _tune_parser(args.spec).parse_args(argv[1:])
     load_at_start = os.getloadavg()[0]
     with Store(resolve_path(args.store)) as store:
-        tune_spec = spec_from_arguments(tune_args)
         say_program_flavour(tune_spec)
         campaign_id, tune_spec, parts = start(store, tune_spec)
         result = tune_and_report(store, campaign_id, tune_spec, output, tune_args.json, parts,

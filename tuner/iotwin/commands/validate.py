@@ -155,6 +155,7 @@ def _add_paper_arguments(parser: argparse.ArgumentParser) -> None:
                         help="--check: a figure differs when it moved by more than this "
                              "fraction (default %(default)g: floating-point order, not a "
                              "mechanism)")
+    add_cost_limit_arguments(parser)
 
 
 def _traffic(args: argparse.Namespace) -> int:
@@ -182,7 +183,7 @@ def _paper(args: argparse.Namespace) -> int:
     result = run_paper_validation(
         platforms=args.platforms.split(",") if args.platforms else None,
         kernels=args.kernels.split(",") if args.kernels else None, loo=not args.no_loo,
-        workers=args.jobs, partial=args.partial, progress=progress)
+        workers=args.jobs, partial=args.partial, progress=progress, limits=cost_limits(args))
     if args.write:
         paper_report.write_outputs(result, paper_dir())
     if args.record:

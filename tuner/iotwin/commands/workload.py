@@ -9,11 +9,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 from iotwin.commands._options import (
+    add_cost_limit_arguments,
     add_force_argument,
     add_keep_argument,
     add_timeout_argument,
     add_workdir_argument,
     bounded,
+    cost_limits,
     new_output,
 )
 from iotwin.config import validation as config
@@ -21,6 +23,7 @@ from iotwin.core.errors import UserError
 from iotwin.executors.capture_run import capture_program, program_target
 from iotwin.executors.mpi_flavour import say_flavour
 from iotwin.model.platforms import load_platform
+from iotwin.workloads.cost import capture_cost, document_cost
 from iotwin.workloads.ior import (
     IO500_FILES,
     IO500_PHASES,
@@ -28,6 +31,7 @@ from iotwin.workloads.ior import (
     io500_arguments,
     ior_workload,
     parse_ior,
+    written_cost,
 )
 from iotwin.workloads.replication.darshan_workload import workload_from_log
 from iotwin.workloads.replication.macsio import simulation_workload
@@ -41,6 +45,7 @@ def _from_darshan(args: argparse.Namespace) -> int:
 
 
 def _macsio(args: argparse.Namespace) -> int:
+    document_cost(Path(args.description), args.description, cost_limits(args))
     return _emit(workload_text(simulation_workload(Path(args.description), args.simulation)),
                  args.output)
 
@@ -49,6 +54,7 @@ def _capture(args: argparse.Namespace) -> int:
     command = args.program[1:] if args.program[:1] == ["--"] else args.program
     tuning = config.load_config(args.config) if args.config else {}
     target = program_target(command, args.ranks)
+    capture_cost(args.ranks, cost_limits(args))
     say_flavour(target)
     program = capture_program(target, config=tuning, timeout_s=args.timeout,
                               workdir=Path(args.workdir), keep=args.keep)
@@ -61,6 +67,7 @@ def _capture(args: argparse.Namespace) -> int:
 
 
 def _scale(args: argparse.Namespace) -> int:
+    document_cost(Path(args.workload), args.workload, cost_limits(args))
     scaled, rules = scale_workload(load_workload(args.workload), args.ranks,
                                    "strong" if args.strong else "weak")
     for rule in rules:
@@ -77,6 +84,7 @@ def _from_ior(args: argparse.Namespace) -> int:
     elif args.segments or args.platform:
         raise UserError("--segments and --platform size an --io500 phase")
     run = parse_ior(arguments)
+    written_cost(run, cost_limits(args))
     for what in run.ignored:
         print(f"iotwin: IOR option {what}: does not change what is written, not modelled",
               file=sys.stderr)
@@ -144,6 +152,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     macsio.add_argument("-o", "--output", metavar="W.yaml",
                         help="output file (default: standard output)")
     add_force_argument(macsio)
+    add_cost_limit_arguments(macsio)
     macsio.set_defaults(func=_writing(_macsio))
     capture = actions.add_parser(
         "capture", help="run a program once under the interposer and write its workload",
@@ -160,6 +169,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                          help="output file (default: standard output)")
     capture.add_argument("program", nargs=argparse.REMAINDER, metavar="-- PROGRAM ARGS")
     add_force_argument(capture)
+    add_cost_limit_arguments(capture)
     capture.set_defaults(func=_writing(_capture))
     ior = actions.add_parser(
         "from-ior", help="IOR's write phase from its own command line (or IO500's phases)",
@@ -183,6 +193,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                      help="output file (default: standard output)")
     ior.add_argument("ior_args", nargs=argparse.REMAINDER, metavar="-- IOR-OPTIONS")
     add_force_argument(ior)
+    add_cost_limit_arguments(ior)
     ior.set_defaults(func=_writing(_from_ior))
     scale = actions.add_parser(
         "scale", help="a workload at another rank count (capture small, predict big)",
@@ -200,4 +211,5 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     scale.add_argument("-o", "--output", metavar="W.yaml",
                        help="output file (default: standard output)")
     add_force_argument(scale)
+    add_cost_limit_arguments(scale)
     scale.set_defaults(func=_writing(_scale))

@@ -8,8 +8,11 @@ simulations are counted per case from the constants that reach its model (those 
 changes the model built from its description), each at that case's own cost as iosim
 estimates it, plus the iotwin process's own work per model looked up.
 
-The fit's evaluations are counted at their caps (``--evaluations``, a held-out refit's
-third): a fit that converges sooner costs less than estimated."""
+The held-out refits all start from the fit over every system, so their first evaluation and
+its Jacobian are the same models in each: simulated once, in the first refit that keeps the
+case. Each fit is counted at the steps such fits take (data/costs.yaml,
+``family_calibration``: the shipped run's), at most its cap (``--evaluations``, a held-out
+refit's third): an estimate of what the run does, not a bound."""
 
 from __future__ import annotations
 
@@ -34,25 +37,42 @@ class FamilyRun:
     evaluations: int
     refit_evaluations: int
 
+    @property
+    def steps(self) -> int:
+        """The gradient steps the fit over every system takes (each with its Jacobian)."""
+        return min(self.evaluations, int(constant("family_calibration", "fit_steps")))
+
+    @property
+    def refit_steps(self) -> int:
+        """The steps each held-out refit takes, its start (the fit's result) counted."""
+        return min(self.refit_evaluations, int(constant("family_calibration", "refit_steps")))
+
+    @property
+    def refits(self) -> int:
+        """The held-out refits each case is kept in: every system's but its own."""
+        return max(self.systems - 1, 0)
+
     def models_per_case(self) -> float:
         """How many models each case's simulated rate is looked up for (memo or not): before,
-        the scan, each of the fit's evaluations and its Jacobian's columns, after, and the
-        held-out refits (each case kept in all but its own system's)."""
+        the scan, each of the fit's steps and its Jacobian's columns, after, and the held-out
+        refits' steps with theirs, then its own system's held-out prediction."""
         per_step = 1 + self.constants
         scan = 1 + SCAN_POINTS * self.constants
-        refits = max(self.systems - 1, 0) * self.refit_evaluations * per_step + 1
-        return 1 + scan + self.evaluations * per_step + 1 + refits
+        return 1 + scan + self.steps * per_step + 1 + self.refits * self.refit_steps * per_step + 1
 
     def simulations_of(self, reach: int) -> float:
         """The distinct simulations of a case that ``reach`` constants reach: its model before
         (the scan starts there), a scan value of each constant that reaches it, each of the
-        fit's steps and the Jacobian columns of its constants, the fit's result, and as much
-        again for each held-out refit but the last (its own system's held-out prediction)."""
+        fit's steps and the Jacobian columns of its constants, the fit's result; then the
+        refits' shared start's Jacobian columns once, each refit's later steps with theirs,
+        and its held-out prediction."""
         moved = 1 if reach else 0
+        per_step = moved + reach
         scan = SCAN_POINTS * reach
-        fit = self.evaluations * (moved + reach)
-        refits = max(self.systems - 1, 0) * self.refit_evaluations * (moved + reach)
-        return 1 + scan + fit + 1 + refits + 1
+        fit = self.steps * per_step
+        shared_start = reach if self.refits else 0
+        refits = self.refits * max(self.refit_steps - 1, 0) * per_step
+        return 1 + scan + fit + 1 + shared_start + refits + 1
 
 
 def family_run_bound(run: FamilyRun, source: str, limits: Limits) -> Cost:
@@ -86,8 +106,8 @@ def family_cost(run: FamilyRun, cases: Sequence[FamilyCase], base: Mapping[str, 
             largest = one
     assert largest is not None  # a calibration has cases
     driver = Driver(source, f"{len(cases)} cases",
-                    f"{simulations:.0f} distinct simulations of at most {run.evaluations} "
-                    "evaluations (--evaluations)")
+                    f"{simulations:.0f} distinct simulations, {run.steps} steps of the fit "
+                    f"and {run.refit_steps} of each of {run.systems} held-out refits")
     held = _held_bytes(len(cases))
     return limits.check(replace(largest, seconds=seconds, time_driver=driver).holding(
         held, Driver(source, f"{len(cases)} cases")))

@@ -19,13 +19,14 @@ from iotwin.tuning.spec import TuneSpec
 from iotwin.workloads.workload import kernel_workload
 
 
-def tune_cost(spec: TuneSpec, limits: Limits) -> Cost:
-    """The campaign's estimated cost, refused (UserError naming --real-budget) when it is
-    beyond ``limits``."""
+def tune_cost(spec: TuneSpec, limits: Limits, budget_name: str = "--real-budget") -> Cost:
+    """The campaign's estimated cost, refused (UserError naming the budget as
+    ``budget_name``: --real-budget, or a demo description's field) when it is beyond
+    ``limits``."""
     search, pipeline = spec.search, spec.pipeline
     runs = (search.real_budget * search.repetitions + pipeline.confirm * pipeline.confirm_runs
             + pipeline.summary_repeat * (2 + (pipeline.yours is not None)))
-    budget = Driver("--real-budget", search.real_budget, f"{runs} runs")
+    budget = Driver(budget_name, search.real_budget, f"{runs} runs")
     total = Cost(0, constant("python", "process_bytes"), budget, budget)
     if search.executor == "table":
         total = Cost(runs * constant("strategy_benchmark", "seconds_per_replay"),
@@ -44,5 +45,5 @@ def tune_cost(spec: TuneSpec, limits: Limits) -> Cost:
                               f"{search.kernel or 'the workload'} on {search.ranks} ranks",
                               memory_limit=limits.memory_bytes)
         total = total.then(batched(one, simulations, Driver(
-            "--real-budget", search.real_budget, f"{simulations} simulations")))
+            budget_name, search.real_budget, f"{simulations} simulations")))
     return limits.check(total)

@@ -31,7 +31,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from iotwin.core.cost import Cost, Driver, Limits, constant
 from iotwin.core.errors import UserError
+from iotwin.workloads.cost import text_cost
 from iotwin.workloads.types import Workload
 from iotwin.workloads.workload import validate_workload
 
@@ -213,6 +215,15 @@ def _calls(run: IorRun, writers: int, element: int, by_rows: bool) -> list[dict[
     if run.fsync:
         calls.append({"flush": True})
     return calls
+
+
+def written_cost(run: IorRun, limits: Limits) -> Cost:
+    """The workload of ``run`` as written, estimated from its calls (one a segment when a
+    block holds several transfers and the file is shared), refused beyond ``limits`` naming
+    IOR's -s."""
+    calls = min(run.segments, _MAX_CALLS) if run.block // run.transfer > 1 else 1
+    driver = Driver("IOR -s", run.segments, f"{calls} calls written")
+    return text_cost(calls * constant("documents", "bytes_per_ior_call"), driver, limits)
 
 
 #: IO500's write phases as its rules and its script's defaults fix them (the volume aside)

@@ -19,11 +19,13 @@ from collections.abc import Sequence
 from dataclasses import asdict, replace
 from pathlib import Path
 
+from iotwin.core.cost import Limits
 from iotwin.core.errors import UserError
 from iotwin.model.calibration import Observation
 from iotwin.model.platforms import Platform
 from iotwin.model.platforms import load_platform as platform_from_file
 from iotwin.validation.paper.cases import Case, KernelWorkload, LoadPlatform, build_cases
+from iotwin.validation.paper.cost import paper_cost
 from iotwin.validation.paper.fit import fit_cases
 from iotwin.validation.paper.leave_out import Progress, leave_one_out, leave_one_scale_out
 from iotwin.validation.paper.metrics import case_results, validation_metrics
@@ -49,7 +51,8 @@ def run_paper_validation(*, settings_path: Path | None = None,
                          load_platform: LoadPlatform | None = None,
                          kernel_workload: KernelWorkload | None = None,
                          progress: Progress | None = None,
-                         partial: Path | None = None) -> PaperValidation:
+                         partial: Path | None = None,
+                         limits: Limits | None = None) -> PaperValidation:
     """Per platform: scan, choose and fit its free parameters, refit without each row; report.
 
     Each platform starts from its YAML values before any fit (``Platform.with_priors``): a
@@ -62,7 +65,9 @@ def run_paper_validation(*, settings_path: Path | None = None,
     what starts. With ``partial``, each platform's part is saved there as ``MODEL.json`` when
     done and a saved part is reused, and every simulation is logged there
     (``simulated-PID.jsonl``) and not run again: an interrupted run resumes where it stopped,
-    and platforms can run in separate processes that a last run merges.
+    and platforms can run in separate processes that a last run merges. With ``limits``, the
+    validation is estimated before any simulation and refused beyond them (UserError naming
+    --platforms), the estimate said to ``progress``.
     """
     say = progress or _quiet
     settings = load_settings(settings_path)
@@ -72,9 +77,13 @@ def run_paper_validation(*, settings_path: Path | None = None,
     load_platform = load_platform or platform_from_file
     rows = selected_rows(settings, platforms, kernels)
     cases = build_cases(rows, settings, load_platform, kernel_workload or kernel_description)
+    models = sorted({case.model for case in cases})
+    if limits is not None:
+        say(paper_cost([(load_platform(m), [c for c in cases if c.model == m]) for m in models],
+                       settings, loo, ",".join(platforms or ["all"]), limits).text())
     MEMO.keep_in(partial)
     parts = []
-    for model in sorted({case.model for case in cases}):
+    for model in models:
         mine = [case for case in cases if case.model == model]
         saved = partial / f"{model}.json" if partial else None
         if saved and saved.exists():
