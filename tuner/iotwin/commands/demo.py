@@ -165,7 +165,8 @@ def goal_line(summary: Mapping[str, Measurement], explanation: Explanation | Non
 def _why_not(explanation: Explanation, faster: bool, load: tuple[float, float],
              cores: int) -> str:
     if not faster:
-        return (f"no searched config beat the default, which the model sees as "
+        return ("no searched config was shown faster than the default at 95% (its paired "
+                f"interval reaches 1), which the model sees as "
                 f"{reason('default', explanation.runs['default'])}")
     if max(load) > cores:
         return (f"the machine was loaded (load average {load[0]:.1f} when the demo started, "
