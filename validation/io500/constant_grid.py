@@ -20,14 +20,12 @@ import argparse
 import itertools
 import sys
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 from iotwin.model.calibration import log_ratios, soft_l1
 from iotwin.model.family import accuracy, family_defaults, predict_cases
 from iotwin.observations.io500 import PHASES, family_cases, io500_cases
-
-TRAIN = Path(__file__).resolve().parents[1] / "data" / "io500-train.json"
+from predict import TRAIN, accuracy_text
 
 
 def grid_axis(text: str) -> tuple[str, list[float]]:
@@ -69,7 +67,7 @@ def main() -> int:
         point = dict(zip(paths, values, strict=True))
         rates = predict_cases(cases, with_values(base, point), 2)
         points.append({"point": point, "rates": rates})
-        print(point, accuracy(rates, measured), flush=True)
+        print(point, accuracy_text(accuracy(rates, measured)), flush=True)
     fitted = best(points, range(len(cases)), measured)
     held: list[float | None] = [None] * len(cases)
     for system in sorted({c.system for c in cases}):
@@ -79,8 +77,9 @@ def main() -> int:
         for i, c in enumerate(cases):
             if c.system == system:
                 held[i] = chosen["rates"][i]
-    print(f"fitted to all systems: {fitted['point']} {accuracy(fitted['rates'], measured)}")
-    print(f"each system held out: {accuracy(held, measured)}")
+    fitted_accuracy = accuracy_text(accuracy(fitted["rates"], measured))
+    print(f"fitted to all systems: {fitted['point']} {fitted_accuracy}")
+    print(f"each system held out: {accuracy_text(accuracy(held, measured))}")
     for c, f, h in zip(cases, fitted["rates"], held, strict=True):
         print(f"{c.label:16s} {c.measured_mbs / 1000:8.2f} GB/s  "
               f"fitted {(f or 0) / c.measured_mbs:5.2f}x  "

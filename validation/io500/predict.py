@@ -60,10 +60,14 @@ def main() -> int:
     for phase, pairs in by_phase.items():
         found = accuracy([None if math.isnan(p) else p for p, _ in pairs],
                          [m for _, m in pairs])
-        print(f"{phase}: {round(found['within_2x'] * found['cases'])}/{found['cases']} within "
-              f"2x, median factor {found['median_factor']:.2f}x, Spearman "
-              f"{found['spearman']:.2f}")
+        print(f"{phase}: {accuracy_text(found)}")
     return 0
+
+
+def accuracy_text(found: dict[str, float]) -> str:
+    """``accuracy``'s figures in one line: within 2x, median factor, rank correlation."""
+    return (f"{round(found['within_2x'] * found['cases'])}/{found['cases']} within 2x, median "
+            f"factor {found['median_factor']:.2f}x, Spearman {found['spearman']:.2f}")
 
 
 if __name__ == "__main__":
