@@ -38,6 +38,11 @@ def refusal(done: subprocess.CompletedProcess[str]) -> str:
     return done.stderr.strip().splitlines()[-1]
 
 
+def contents(path: Path) -> bytes | None:
+    """A file's bytes, None while it does not exist: what a refused command must leave as it was."""
+    return path.read_bytes() if path.exists() else None
+
+
 def written(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir())
 
@@ -215,13 +220,13 @@ def test_simulate_within_its_limits_simulates(tmp_path: Path) -> None:
 def test_validate_scale_over_the_limit_names_the_audit_and_writes_nothing(
         tmp_path: Path) -> None:
     results = paths.repo_root() / "validation/scale/results.json"
-    before = results.read_bytes() if results.exists() else None
+    before = contents(results)
     done = iotwin("validate", "scale", "--platforms", "hopper", "--write", "--max-time", "1s",
                   cwd=tmp_path)
     line = refusal(done)
     assert line.startswith("iotwin: error: ") and "/audit.yaml: platforms = " in line, line
     assert line.endswith("over the 1 s limit; lower platforms or raise --max-time")
-    assert (results.read_bytes() if results.exists() else None) == before
+    assert contents(results) == before
 
 
 def test_validate_traffic_over_the_memory_limit_names_a_log(tmp_path: Path) -> None:
@@ -295,13 +300,13 @@ def test_a_huge_macsio_description_is_refused_naming_it(tmp_path: Path) -> None:
 def test_validate_paper_over_the_limit_names_the_platforms_and_writes_nothing(
         tmp_path: Path) -> None:
     results = paths.repo_root() / "validation/paper/results.json"
-    before = results.read_bytes() if results.exists() else None
+    before = contents(results)
     done = iotwin("validate", "paper", "--platforms", "hopper", "--write", "--max-time", "1min",
                   cwd=tmp_path)
     line = refusal(done)
     assert line.startswith("iotwin: error: --platforms = hopper: estimated "), line
     assert line.endswith("over the 60 s limit; lower --platforms or raise --max-time")
-    assert (results.read_bytes() if results.exists() else None) == before
+    assert contents(results) == before
     assert written(tmp_path) == []
 
 
