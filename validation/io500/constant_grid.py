@@ -17,11 +17,13 @@ simulated once, so the held-out figures cost no refits. A path the sheet default
 from __future__ import annotations
 
 import argparse
+import copy
 import itertools
 import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from iotwin.core.dotted import dotted_set
 from iotwin.model.calibration import log_ratios, soft_l1
 from iotwin.model.family import accuracy, family_defaults, predict_cases
 from iotwin.observations.io500 import PHASES, family_cases, io500_cases
@@ -36,11 +38,9 @@ def grid_axis(text: str) -> tuple[str, list[float]]:
 
 
 def with_values(defaults: Mapping[str, Any], point: Mapping[str, float]) -> dict[str, Any]:
-    tree: dict[str, Any] = {k: dict(v) if isinstance(v, dict) else v for k, v in defaults.items()}
+    tree: dict[str, Any] = copy.deepcopy(dict(defaults))
     for path, value in point.items():
-        section, _, name = path.partition(".")
-        tree[section] = dict(tree.get(section, {}))
-        tree[section][name] = {"value": value, "assumption": "constant_grid.py: a grid point"}
+        dotted_set(tree, path, {"value": value, "assumption": "constant_grid.py: a grid point"})
     return tree
 
 
