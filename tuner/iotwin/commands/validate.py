@@ -167,7 +167,7 @@ def _traffic(args: argparse.Namespace) -> int:
 
 
 def _scale(args: argparse.Namespace) -> int:
-    points = run_audit(platforms=args.platforms.split(",") if args.platforms else None,
+    points = run_audit(platforms=_listed(args.platforms),
                        progress=TimedProgress(), limits=cost_limits(args))
     if args.write:
         points = scale_report.write_outputs(points, scale_dir())
@@ -181,8 +181,8 @@ def _paper(args: argparse.Namespace) -> int:
         return _paper_check(args)
     progress = TimedProgress()
     result = run_paper_validation(
-        platforms=args.platforms.split(",") if args.platforms else None,
-        kernels=args.kernels.split(",") if args.kernels else None, loo=not args.no_loo,
+        platforms=_listed(args.platforms),
+        kernels=_listed(args.kernels), loo=not args.no_loo,
         workers=args.jobs, partial=args.partial, progress=progress, limits=cost_limits(args))
     if args.write:
         paper_report.write_outputs(result, paper_dir())
@@ -205,11 +205,16 @@ def _paper_check(args: argparse.Namespace) -> int:
     recorded, calibrations = paper_check.read_record(paper_dir())
     found = paper_check.check_record(
         recorded, calibrations,
-        platforms=args.platforms.split(",") if args.platforms else None,
-        kernels=args.kernels.split(",") if args.kernels else None,
+        platforms=_listed(args.platforms),
+        kernels=_listed(args.kernels),
         partial=args.partial, progress=progress, tolerance=args.tolerance)
     if args.write:
         paper_report.write_outputs(found.result, paper_dir())
     print("\n".join(paper_check.summary(found)))
     progress("done")
     return 1 if found.differences else 0
+
+
+def _listed(text: str | None) -> list[str] | None:
+    """A comma-separated option as its names; None (every one) when not given."""
+    return text.split(",") if text else None

@@ -102,10 +102,8 @@ def check_record(recorded: PaperValidation, calibrations: Mapping[str, Any], *,
 def _beyond(difference: Difference, tolerance: float) -> bool:
     """Whether a figure moved by more than ``tolerance`` of its recorded value (a config,
     or a rate that failed or came back, always)."""
-    recorded, now = difference.recorded, difference.now
-    if not (_number(recorded) and _number(now)) or not recorded:
-        return True
-    return abs(now / recorded - 1) > tolerance
+    moved = _relative(difference.recorded, difference.now)
+    return moved is None or abs(moved) > tolerance
 
 
 def _number(value: Any) -> bool:
@@ -221,6 +219,13 @@ def _shown(value: Any) -> str:
 
 
 def _change(recorded: Any, now: Any) -> str:
+    moved = _relative(recorded, now)
+    return "" if moved is None else f" ({100 * moved:+.3g}%)"
+
+
+def _relative(recorded: Any, now: Any) -> float | None:
+    """How far ``now`` moved from ``recorded``, as a fraction of it; None unless both are
+    numbers and the recorded one is not zero."""
     if not (_number(recorded) and _number(now)) or not recorded:
-        return ""
-    return f" ({100 * (now / recorded - 1):+.3g}%)"
+        return None
+    return float(now / recorded - 1)
