@@ -8,7 +8,6 @@ void ClientRangeLocks::write(int client, int process, uint64_t offset, uint64_t 
 {
     if (page_bytes_ == 0 || end <= offset)
         return;
-    calls_++;
     linked_.push_back(false);
     if (offset % page_bytes_ != 0)
         share(client, process, offset / page_bytes_);
@@ -18,7 +17,7 @@ void ClientRangeLocks::write(int client, int process, uint64_t offset, uint64_t 
 
 void ClientRangeLocks::share(int client, int process, uint64_t page)
 {
-    uint64_t call = calls_ - 1;
+    uint64_t call = linked_.size() - 1;
     auto [writer, fresh] = first_writer_.try_emplace(page, PageWriter{client, process, call});
     if (fresh || writer->client != client || writer->process == process)
         return;
@@ -38,7 +37,6 @@ void ClientRangeLocks::count(int client, uint64_t call)
 
 void ClientRangeLocks::end_phase()
 {
-    calls_ = 0;
     first_writer_.clear();
     linked_.clear();
     std::fill(chain_.begin(), chain_.end(), 0);

@@ -50,9 +50,9 @@ private:
     void count(int client, uint64_t call);
 
     uint64_t page_bytes_;
-    uint64_t calls_ = 0;                 // calls this phase; the current one is calls_ - 1
     FlatMap<PageWriter> first_writer_;   // partial page -> the first call that wrote it
-    std::vector<bool> linked_;           // call -> counted in its node's chain
+    std::vector<bool> linked_;           // call this phase -> counted in its node's chain (the
+                                         // current call is the last)
     std::vector<uint64_t> chain_;        // client -> its linked calls
     uint64_t longest_chain_ = 0;
 };
