@@ -125,7 +125,6 @@ json simulate_config(Scenario& scenario, Backend& backend, PhaseCache& cache, co
                      EstimateBoard& board, size_t slot)
 {
     try {
-        board.post(slot, "");
         return scenario.simulate(backend, cache, config, [&](const CostEstimate& e) { board.post(slot, e.text()); });
     } catch (const std::bad_alloc&) {
         cache.clear();
