@@ -160,7 +160,8 @@ static struct iot_file *new_file(MPI_Comm comm, const char *name, int amode)
     iot_settings_for(&file->settings, file->matched, name, NULL);
     file->requested = iot_hints_requested(file);
     iot_mpiio_opened_on(file, comm);
-    iot_hints_record_applied(file);
+    if (iot_rt.run.report_path)   /* what was applied and what took effect: the report's */
+        iot_hints_record_applied(file);
     return file;
 }
 
@@ -170,6 +171,8 @@ int iot_mpiio_open(iot_open_call open, MPI_Comm comm, const char *name, int amod
     char prefixed[4096];
     if (expected.file)
         return open_for_layer_above(open, expected.file, comm, name, amode, info, fh);
+    if (iot_nothing_to_do())   /* the other hooks find no record of the file: none either */
+        return open(comm, name, amode, info, fh);
     struct iot_file *file = new_file(comm, name, amode);
     const char *real_name = iot_bglockless_name(file, name, prefixed, sizeof prefixed);
     iot_lustre_before_open(file, name, !(amode & MPI_MODE_CREATE) ? IOT_OPENING
@@ -187,7 +190,8 @@ int iot_mpiio_open(iot_open_call open, MPI_Comm comm, const char *name, int amod
     }
     file->fh = *fh;
     iot_mpiio_capture_open(file, epoch, iot_capture_clock());
-    read_back_once(file, amode, info, refused);
+    if (iot_rt.run.report_path)
+        read_back_once(file, amode, info, refused);
     return rc;
 }
 
