@@ -108,7 +108,7 @@ struct held {
     const struct iot_run *run;
     const struct iot_group *group;
     long long place;
-    double r[R_LEN];
+    double figures[R_LEN];
 };
 
 static struct held *held;
@@ -116,7 +116,7 @@ static int nheld;
 
 /* A record as it travels to its leader, followed by the file's name and its part lines. */
 struct wire {
-    double r[R_LEN];
+    double figures[R_LEN];
     unsigned long long members;
     long long place;
     int name_len, parts_len;
@@ -128,7 +128,7 @@ static void put_wire(struct buf *out, const struct held *h)
     put_part_lines(&parts, h->file);
     struct wire w = {.members = h->group->members, .place = h->place,
                      .name_len = (int)strlen(h->file->name), .parts_len = (int)parts.len};
-    memcpy(w.r, h->r, sizeof w.r);
+    memcpy(w.figures, h->figures, sizeof w.figures);
     put_bytes(out, (const char *)&w, sizeof w);
     put_bytes(out, h->file->name, (size_t)w.name_len);
     put_bytes(out, parts.s ? parts.s : "", parts.len);
@@ -163,7 +163,7 @@ static void merge_message(const char *data, size_t len, int me)
         char *lines = h ? strndup(parts, (size_t)w.parts_len) : NULL;
         if (!h)
             continue;
-        add_figures(w.r, h->r);
+        add_figures(w.figures, h->figures);
         merge_part_lines(h->file, lines);
         free(lines);
     }
@@ -242,7 +242,7 @@ static void write_held(int me, int alone)
     for (int i = 0; i < nheld; i++) {
         struct held *h = &held[i];
         if (alone || h->group->leader == me) {
-            take_figures(h->file, h->r);
+            take_figures(h->file, h->figures);
             iot_report_write(h->file, h->run, alone ? 1 : h->group->size);
         }
         iot_file_free(h->file);
@@ -284,5 +284,5 @@ void iot_report_close(struct iot_file *file, const struct iot_run *run)
     held = more;
     struct held *h = &held[nheld++];
     *h = (struct held){file, run, file->group, file->group->reported++, {0}};
-    fill_figures(file, h->r);
+    fill_figures(file, h->figures);
 }
