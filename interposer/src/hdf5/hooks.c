@@ -248,7 +248,7 @@ EXPORT hid_t H5Fopen(const char *name, unsigned flags, hid_t fapl)
     return id;
 }
 
-static struct iot_file *file_of(hid_t object)
+struct iot_file *iot_hdf5_file_of(hid_t object)
 {
     struct iot_file *file = iot_hdf5_file_find(object);   /* the object is often the file itself */
     if (file)
@@ -266,7 +266,7 @@ static struct iot_file *file_of(hid_t object)
 static herr_t h5fflush_hooked(hid_t object, H5F_scope_t scope)
 {
     init();
-    struct iot_file *file = file_of(object);
+    struct iot_file *file = iot_hdf5_file_of(object);
     double start = iot_now(), epoch = iot_capture_clock();
     herr_t rc = iot.fflush(object, scope);
     if (file)
@@ -307,7 +307,7 @@ static herr_t h5fclose_hooked(hid_t id)
 
 /* --- datasets -------------------------------------------------------------------------------- */
 
-static char *full_name(hid_t loc, const char *name)
+char *iot_hdf5_full_name(hid_t loc, const char *name)
 {
     char base[2048] = "";
     char *out = NULL;
@@ -341,8 +341,8 @@ static void metadata_time(struct iot_file *file, double start)
 static hid_t create_dataset(hid_t loc, const char *name, hid_t type, hid_t space, hid_t lcpl,
                             hid_t dcpl, hid_t dapl, int version)
 {
-    struct iot_file *file = file_of(loc);
-    char *path = file ? full_name(loc, name) : NULL;
+    struct iot_file *file = iot_hdf5_file_of(loc);
+    char *path = file ? iot_hdf5_full_name(loc, name) : NULL;
     struct iot_dataset *d = path ? iot_dataset_new(file, -1, path) : NULL;
     hid_t id = -1;
     int amended = 0;   /* HDF5 created the dataset with the settings' list */
@@ -404,9 +404,9 @@ static hid_t h5dcreate1_hooked(hid_t loc, const char *name, hid_t type, hid_t sp
 static struct iot_dataset *dataset_of(hid_t id, struct iot_file **file)
 {
     struct iot_dataset *d = iot_dataset_find(id, file);
-    if (d || !(*file = file_of(id)))
+    if (d || !(*file = iot_hdf5_file_of(id)))
         return d;
-    char *path = full_name(id, "");
+    char *path = iot_hdf5_full_name(id, "");
     d = iot_dataset_new(*file, id, path ? path : "?");
     free(path);
     struct quiet q = quiet_begin();

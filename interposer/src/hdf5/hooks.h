@@ -6,3 +6,10 @@
 void iot_hdf5_forget_pending(void);
 /* Whether the HDF5 loaded has the async API, for the report (hdf5/layer.c). */
 void iot_hdf5_describe_async_api(void);
+
+struct iot_file;
+/* The file record of the file `object` (a file, group, dataset or attribute) is in, or NULL. */
+struct iot_file *iot_hdf5_file_of(hid_t object);
+/* `name` (absolute, or relative to `loc`) as an absolute path, the caller's to free; NULL when
+ * out of memory. */
+char *iot_hdf5_full_name(hid_t loc, const char *name);
