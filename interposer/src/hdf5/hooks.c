@@ -233,19 +233,13 @@ static hid_t open_file(open_call call, const char *how, const char *name, unsign
 EXPORT hid_t H5Fcreate(const char *name, unsigned flags, hid_t fcpl, hid_t fapl)
 {
     init();
-    iot_depth++;
-    hid_t id = open_file(real_create, "create", name, flags, fcpl, fapl);
-    iot_depth--;
-    return id;
+    return IOT_HDF5_INSIDE(open_file(real_create, "create", name, flags, fcpl, fapl));
 }
 
 EXPORT hid_t H5Fopen(const char *name, unsigned flags, hid_t fapl)
 {
     init();
-    iot_depth++;
-    hid_t id = open_file(real_open, "open", name, flags, H5P_DEFAULT, fapl);
-    iot_depth--;
-    return id;
+    return IOT_HDF5_INSIDE(open_file(real_open, "open", name, flags, H5P_DEFAULT, fapl));
 }
 
 struct iot_file *iot_hdf5_file_of(hid_t object)
@@ -554,75 +548,51 @@ static int h5idec_ref_hooked(hid_t id)
 EXPORT herr_t H5Fflush(hid_t object, H5F_scope_t scope)
 {
     init();
-    iot_depth++;
-    herr_t rc = h5fflush_hooked(object, scope);
-    iot_depth--;
-    return rc;
+    return IOT_HDF5_INSIDE(h5fflush_hooked(object, scope));
 }
 
 EXPORT herr_t H5Fclose(hid_t id)
 {
     init();
-    iot_depth++;
-    herr_t rc = h5fclose_hooked(id);
-    iot_depth--;
-    return rc;
+    return IOT_HDF5_INSIDE(h5fclose_hooked(id));
 }
 
 EXPORT hid_t H5Dcreate2(hid_t loc, const char *name, hid_t type, hid_t space, hid_t lcpl,
                         hid_t dcpl, hid_t dapl)
 {
     init();
-    iot_depth++;
-    hid_t rc = h5dcreate2_hooked(loc, name, type, space, lcpl, dcpl, dapl);
-    iot_depth--;
-    return rc;
+    return IOT_HDF5_INSIDE(h5dcreate2_hooked(loc, name, type, space, lcpl, dcpl, dapl));
 }
 
 EXPORT hid_t H5Dcreate1(hid_t loc, const char *name, hid_t type, hid_t space, hid_t dcpl)
 {
     init();
-    iot_depth++;
-    hid_t rc = h5dcreate1_hooked(loc, name, type, space, dcpl);
-    iot_depth--;
-    return rc;
+    return IOT_HDF5_INSIDE(h5dcreate1_hooked(loc, name, type, space, dcpl));
 }
 
 EXPORT herr_t H5Dwrite(hid_t dataset, hid_t mem_type, hid_t mem_space, hid_t file_space,
                        hid_t dxpl, const void *buf)
 {
     init();
-    iot_depth++;
-    herr_t rc = h5dwrite_hooked(dataset, mem_type, mem_space, file_space, dxpl, buf);
-    iot_depth--;
-    return rc;
+    return IOT_HDF5_INSIDE(h5dwrite_hooked(dataset, mem_type, mem_space, file_space, dxpl, buf));
 }
 
 EXPORT herr_t H5Dclose(hid_t id)
 {
     init();
-    iot_depth++;
-    herr_t rc = h5dclose_hooked(id);
-    iot_depth--;
-    return rc;
+    return IOT_HDF5_INSIDE(h5dclose_hooked(id));
 }
 
 EXPORT herr_t H5Oclose(hid_t id)
 {
     init();
-    iot_depth++;
-    herr_t rc = h5oclose_hooked(id);
-    iot_depth--;
-    return rc;
+    return IOT_HDF5_INSIDE(h5oclose_hooked(id));
 }
 
 EXPORT int H5Idec_ref(hid_t id)
 {
     init();
-    iot_depth++;
-    int rc = h5idec_ref_hooked(id);
-    iot_depth--;
-    return rc;
+    return IOT_HDF5_INSIDE(h5idec_ref_hooked(id));
 }
 
 /* A read sets the actual I/O mode of its transfer list too. */

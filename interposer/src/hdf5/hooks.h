@@ -2,6 +2,18 @@
 #pragma once
 #include <hdf5.h>
 
+#include "core/runtime.h"
+
+/* The value of `call`, made as HDF5's own work: the calls made inside it (HDF5's MPI-IO and
+ * POSIX calls) pass through the hooks (iot_depth). */
+#define IOT_HDF5_INSIDE(call)                     \
+    __extension__({                               \
+        iot_depth++;                              \
+        __typeof__(call) iot_inside_rc = (call);  \
+        iot_depth--;                              \
+        iot_inside_rc;                            \
+    })
+
 /* Forgets the write whose actual I/O mode is still to be read (at unload). */
 void iot_hdf5_forget_pending(void);
 /* Whether the HDF5 loaded has the async API, for the report (hdf5/layer.c). */
