@@ -143,12 +143,11 @@ struct StripeCursor {
           slot(offset / e.size % static_cast<uint64_t>(e.count)), within(offset % e.size)
     {
     }
-    // StripeExtent::target_of for the stripe `ahead` places on (fewer than the stripe count).
+    // The target of the stripe `ahead` places on (fewer than the stripe count).
     int target(uint64_t ahead = 0) const
     {
-        uint64_t count = static_cast<uint64_t>(extent.count), pool = static_cast<uint64_t>(extent.pool_targets);
-        uint64_t s = slot + ahead, t = static_cast<uint64_t>(extent.start) + (s < count ? s : s - count);
-        return extent.pool_first + static_cast<int>(t < pool ? t : t % pool);
+        uint64_t count = static_cast<uint64_t>(extent.count), s = slot + ahead;
+        return extent.target_of_slot(s < count ? s : s - count);
     }
     // Where the stripe `ahead` places on begins in its target's object, plus `within`.
     uint64_t object_offset(uint64_t ahead = 0) const

@@ -30,7 +30,13 @@ struct StripeExtent {
     {
         if (mdt >= 0)
             return mdt;
-        return pool_first + static_cast<int>((start + (offset / size) % count) % pool_targets);
+        return target_of_slot(offset / size % static_cast<uint64_t>(count));
+    }
+    // The target of the stripe at `slot` of a cycle (below `count`).
+    int target_of_slot(uint64_t slot) const
+    {
+        uint64_t t = static_cast<uint64_t>(start) + slot, pool = static_cast<uint64_t>(pool_targets);
+        return pool_first + static_cast<int>(t < pool ? t : t % pool);
     }
 };
 
