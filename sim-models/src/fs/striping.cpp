@@ -48,7 +48,7 @@ WritePhaseBuilder::WritePhaseBuilder(const Platform& p, Breakdown& bd)
       revocation_s_((token_server_.serves() ? token_server_.request_s() : p.fs.lock_conflict_s) +
                     partial_stripe_write_s(p.fs)),
       client_rpcs_(p.fs.rpc_max_bytes),
-      media_requests_(p.fs.rpc_max_bytes), breakdown_(bd), slot_(storage_targets(p), -1)
+      media_requests_(p.fs.rpc_max_bytes), breakdown_(bd), slots_(storage_targets(p))
 {
 }
 
@@ -68,11 +68,11 @@ Flow& WritePhaseBuilder::flow(int client, int key, int target)
 {
     if (key != current_key_) {
         for (int t : slotted_)
-            slot_[t] = -1;
+            slots_[t].flow = -1;
         slotted_.clear();
         current_key_ = key;
     }
-    int& slot = slot_[target];
+    int& slot = slots_[target].flow;
     if (slot < 0) {
         slot = static_cast<int>(flows_.size());
         slotted_.push_back(target);
@@ -86,15 +86,33 @@ Flow& WritePhaseBuilder::flow(int client, int key, int target)
     return flows_[slot];
 }
 
+WritePhaseBuilder::TargetSlot& WritePhaseBuilder::slot(int client, int key, int target, int component)
+{
+    TargetSlot& at = slots_[target];
+    // An object: a target and the layout component whose stripe object it holds.
+    uint64_t object = static_cast<uint64_t>(component) << 24 | static_cast<uint64_t>(target);
+    if (at.media_component != component) {
+        if (at.media_component < 0)
+            written_.push_back(target);
+        at.media_component = component;
+        at.media_run = media_requests_.stream(object);
+    }
+    if (at.rpc_client != client || at.rpc_component != component) {
+        at.rpc_client = client;
+        at.rpc_component = component;
+        at.rpc_run = client_rpcs_.stream(static_cast<uint64_t>(static_cast<uint32_t>(client)) << 32 | object);
+    }
+    flow(client, key, target);
+    return at;
+}
+
 void WritePhaseBuilder::add_to_target(int client, int key, int target, int component, uint64_t object_offset,
                                       uint64_t bytes)
 {
-    // An object: a target and the layout component whose stripe object it holds.
-    uint64_t object = static_cast<uint64_t>(component) << 24 | static_cast<uint64_t>(target);
-    uint64_t rpcs = client_rpcs_.add(static_cast<uint64_t>(static_cast<uint32_t>(client)) << 32 | object,
-                                     object_offset, bytes);
-    uint64_t requests = media_requests_.add(object, object_offset, bytes);
-    Flow& f = flow(client, key, target);
+    TargetSlot& at = slot(client, key, target, component);
+    uint64_t rpcs = client_rpcs_.add(at.rpc_run, object_offset, bytes);
+    uint64_t requests = media_requests_.add(at.media_run, object_offset, bytes);
+    Flow& f = flows_[static_cast<size_t>(at.flow)];
     f.bytes += bytes;
     f.target_busy_s += static_cast<double>(requests) * platform_.fs.rpc_overhead_s;
     breakdown_.rpcs += rpcs;
@@ -276,8 +294,11 @@ Phase WritePhaseBuilder::finish(const std::string& label, double fixed_s)
     flows_.clear();
     flow_key_.clear();
     for (int t : slotted_)
-        slot_[t] = -1;
+        slots_[t].flow = -1;
     slotted_.clear();
+    for (int t : written_)
+        slots_[t] = TargetSlot{};
+    written_.clear();
     current_key_ = -1;
     locks_.end_phase();
     client_rpcs_.clear();
