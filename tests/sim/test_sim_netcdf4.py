@@ -71,8 +71,8 @@ def test_enddef_and_close_flush_the_file_the_close_waiting_for_the_data() -> Non
     [nc] = run(local, block3d("netcdf4", transfer="collective", fill_time="never", **big))
     [h5] = run(local, block3d("hdf5", transfer="collective", **big), coll_metadata)
     flush_s = 16 * MiB / (local.data["filesystem"]["target_mbs"] * 1e6)
-    # what is left of the flush at close: the window went out as the copy began, in requests
-    # merged up to the block layer's 4 MiB (request_merging.hpp)
+    # the flush at close: the page cache holds the data until that fsync writes it back
+    # (dirty_pages.hpp), in requests merged up to the block layer's 4 MiB (request_merging.hpp)
     assert nc.phases["close"] > h5.phases["close"] + 0.25 * flush_s
     # one collective metadata write per flush: nc_enddef's, nc_close's (H5Fflush), then
     # H5Fclose's, as HDF5's close's
