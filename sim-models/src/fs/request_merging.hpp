@@ -25,9 +25,15 @@ namespace iosim {
 class RequestRuns {
 public:
     explicit RequestRuns(uint64_t max_request_bytes) : max_(max_request_bytes) {}
-    // `bytes` written at `offset` of the object that `stream` names (a client's object, or a
-    // target's): the requests this adds (runs of contiguous bytes, cut at the largest request).
-    uint64_t add(uint64_t stream, uint64_t offset, uint64_t bytes);
+    // The stream of the object that `key` names (a client's object, or a target's), until clear():
+    // a caller that keeps it adds to the stream without looking its key up again.
+    uint32_t stream(uint64_t key)
+    {
+        return static_cast<uint32_t>(runs_.try_emplace(key).first - runs_.values().data());
+    }
+    // `bytes` written at `offset` of `stream`'s object: the requests this adds (runs of
+    // contiguous bytes, cut at the largest request).
+    uint64_t add(uint32_t stream, uint64_t offset, uint64_t bytes);
     void clear() { runs_.clear(); }
 
 private:

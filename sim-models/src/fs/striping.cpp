@@ -48,7 +48,7 @@ WritePhaseBuilder::WritePhaseBuilder(const Platform& p, Breakdown& bd)
       revocation_s_((token_server_.serves() ? token_server_.request_s() : p.fs.lock_conflict_s) +
                     partial_stripe_write_s(p.fs)),
       client_rpcs_(p.fs.rpc_max_bytes),
-      media_requests_(p.fs.rpc_max_bytes), breakdown_(bd), slot_(storage_targets(p), -1)
+      media_requests_(p.fs.rpc_max_bytes), breakdown_(bd), slots_(storage_targets(p))
 {
 }
 
@@ -69,11 +69,11 @@ Flow& WritePhaseBuilder::flow(int client, int key, int target)
 {
     if (key != current_key_) {
         for (int t : slotted_)
-            slot_[t] = -1;
+            slots_[t].flow = -1;
         slotted_.clear();
         current_key_ = key;
     }
-    int& slot = slot_[target];
+    int& slot = slots_[target].flow;
     if (slot < 0) {
         slot = static_cast<int>(flows_.size());
         slotted_.push_back(target);
@@ -87,17 +87,35 @@ Flow& WritePhaseBuilder::flow(int client, int key, int target)
     return flows_[slot];
 }
 
+WritePhaseBuilder::TargetSlot& WritePhaseBuilder::slot(int client, int key, int target, int component)
+{
+    TargetSlot& at = slots_[target];
+    // An object: a target and the layout component whose stripe object it holds.
+    uint64_t object = static_cast<uint64_t>(component) << 24 | static_cast<uint64_t>(target);
+    if (at.media_component != component) {
+        if (at.media_component < 0)
+            written_.push_back(target);
+        at.media_component = component;
+        at.media_run = media_requests_.stream(object);
+    }
+    if (at.rpc_client != client || at.rpc_component != component) {
+        at.rpc_client = client;
+        at.rpc_component = component;
+        at.rpc_run = client_rpcs_.stream(static_cast<uint64_t>(static_cast<uint32_t>(client)) << 32 | object);
+    }
+    flow(client, key, target);
+    return at;
+}
+
 void WritePhaseBuilder::add_to_target(int client, int key, int target, int component, uint64_t object_offset,
                                       uint64_t bytes)
 {
-    // An object: a target and the layout component whose stripe object it holds.
-    uint64_t object = static_cast<uint64_t>(component) << 24 | static_cast<uint64_t>(target);
-    uint64_t rpcs = client_rpcs_.add(static_cast<uint64_t>(static_cast<uint32_t>(client)) << 32 | object,
-                                     object_offset, bytes);
-    uint64_t requests = media_requests_.add(object, object_offset, bytes);
+    TargetSlot& at = slot(client, key, target, component);
+    uint64_t rpcs = client_rpcs_.add(at.rpc_run, object_offset, bytes);
+    uint64_t requests = media_requests_.add(at.media_run, object_offset, bytes);
     if (platform_.cache.holds_dirty_pages)
         note_extent(client, target, component, object_offset, bytes);
-    Flow& f = flow(client, key, target);
+    Flow& f = flows_[static_cast<size_t>(at.flow)];
     f.bytes += bytes;
     f.target_busy_s += static_cast<double>(requests) * platform_.fs.rpc_overhead_s;
     breakdown_.rpcs += rpcs;
@@ -158,12 +176,11 @@ struct StripeCursor {
           slot(offset / e.size % static_cast<uint64_t>(e.count)), within(offset % e.size)
     {
     }
-    // StripeExtent::target_of for the stripe `ahead` places on (fewer than the stripe count).
+    // The target of the stripe `ahead` places on (fewer than the stripe count).
     int target(uint64_t ahead = 0) const
     {
-        uint64_t count = static_cast<uint64_t>(extent.count), pool = static_cast<uint64_t>(extent.pool_targets);
-        uint64_t s = slot + ahead, t = static_cast<uint64_t>(extent.start) + (s < count ? s : s - count);
-        return extent.pool_first + static_cast<int>(t < pool ? t : t % pool);
+        uint64_t count = static_cast<uint64_t>(extent.count), s = slot + ahead;
+        return extent.target_of_slot(s < count ? s : s - count);
     }
     // Where the stripe `ahead` places on begins in its target's object, plus `within`.
     uint64_t object_offset(uint64_t ahead = 0) const
@@ -294,8 +311,11 @@ Phase WritePhaseBuilder::finish(const std::string& label, double fixed_s)
     flows_.clear();
     flow_key_.clear();
     for (int t : slotted_)
-        slot_[t] = -1;
+        slots_[t].flow = -1;
     slotted_.clear();
+    for (int t : written_)
+        slots_[t] = TargetSlot{};
+    written_.clear();
     current_key_ = -1;
     locks_.end_phase();
     client_rpcs_.clear();

@@ -30,7 +30,13 @@ struct StripeExtent {
     {
         if (mdt >= 0)
             return mdt;
-        return pool_first + static_cast<int>((start + (offset / size) % count) % pool_targets);
+        return target_of_slot(offset / size % static_cast<uint64_t>(count));
+    }
+    // The target of the stripe at `slot` of a cycle (below `count`).
+    int target_of_slot(uint64_t slot) const
+    {
+        uint64_t t = static_cast<uint64_t>(start) + slot, pool = static_cast<uint64_t>(pool_targets);
+        return pool_first + static_cast<int>(t < pool ? t : t % pool);
     }
 };
 
@@ -70,6 +76,19 @@ private:
     void add_extent(int client, int key, int component, const StripeExtent& e, uint64_t offset, uint64_t end);
     uint64_t lock_unit(uint64_t offset) const;
     Flow& flow(int client, int key, int target);
+    // Per target: the current key's flow, and the request runs last written there, each with
+    // the object it is for (a piece's stripes go to many targets: an array read a stripe, not
+    // two hash probes).
+    struct TargetSlot {
+        int flow = -1;  // index in flows_ for the current key, -1 if none
+        int rpc_client = -1, rpc_component = -1;
+        uint32_t rpc_run = 0;  // client_rpcs_'s stream of (rpc_client, the object)
+        int media_component = -1;
+        uint32_t media_run = 0;  // media_requests_'s stream of the object
+    };
+    // What add_to_target() writes to at `target`: the key's flow, the client's RPC run and the
+    // target's media run for the object of `component` there.
+    TargetSlot& slot(int client, int key, int target, int component);
     void lock_boundary(int client, int process, uint64_t offset);
     void count_process_write(int process, uint64_t bytes);
     // Where the platform's cache keeps overwrites in place: the object bytes written.
@@ -87,14 +106,15 @@ private:
     RequestRuns media_requests_;  // per object: what reaches the target's media
     Breakdown& breakdown_;
     // Flows in order of creation, each with its key; a key's flow per target is found through
-    // slot_ while the key is current (pieces come key by key). A key that comes back gets new
+    // slots_ while the key is current (pieces come key by key). A key that comes back gets new
     // flows, merged with its earlier ones by finish().
     std::vector<Flow> flows_;
     std::vector<int> flow_key_;
     std::vector<size_t> order_;  // finish()'s scratch
     int current_key_ = -1;
-    std::vector<int> slot_;  // target -> index in flows_ for the current key, -1 if none
-    std::vector<int> slotted_;  // targets whose slot_ is set
+    std::vector<TargetSlot> slots_;  // by target
+    std::vector<int> slotted_;  // targets whose flow is set
+    std::vector<int> written_;  // targets whose runs are set this phase
     std::vector<uint64_t> process_bytes_;  // process -> bytes it writes this phase
     std::vector<uint64_t> process_calls_;  // process -> write calls it makes this phase
     std::vector<uint64_t> process_waits_;  // process -> lock waits of its writes this phase

@@ -121,16 +121,26 @@ private:
     char* board_ = nullptr;
 };
 
-json simulate_config(Scenario& scenario, Backend& backend, PhaseCache& cache, const json& config,
-                     EstimateBoard& board, size_t slot)
+// The answer of a config whose layout or simulation threw, called where it is caught (the
+// exception rethrown to tell which): out of memory at the config's estimate, or its message.
+json refusal(const Scenario& scenario)
 {
     try {
-        return scenario.simulate(backend, cache, config, [&](const CostEstimate& e) { board.post(slot, e.text()); });
+        throw;
     } catch (const std::bad_alloc&) {
-        cache.clear();
         return error_entry(out_of_memory(scenario.estimate(), scenario.limits()));
     } catch (const std::exception& e) {
         return error_entry(e.what());
+    }
+}
+
+json simulate_config(Scenario& scenario, Backend& backend, PhaseCache& cache)
+{
+    try {
+        return scenario.simulate(backend, cache);
+    } catch (const std::exception&) {
+        cache.clear();  // room to write the answer
+        return refusal(scenario);
     }
 }
 
@@ -176,9 +186,10 @@ void cap_memory(const json& input, const Limits& limits)
 // for one config would answer the next from cache: without the fork, a config's last bits
 // would depend on which configs its worker ran before it. With it, a config's answer is the
 // one it gets alone, whatever the batch, the order or the number of workers. The file layouts
-// are the exception: the worker lays out each config's files before the fork and keeps them
-// for later configs' children (a layout is the same whoever computes it, and costs HDF5 a
-// file written and removed).
+// are the exception: the worker lays out each config before the fork (its settings, estimate
+// and files' layouts: the child simulates what it laid out, and a config refused there is
+// answered by the worker) and keeps the layouts for later configs' children (a layout is the
+// same whoever computes it, and costs HDF5 a file written and removed).
 void simulate_in_child(Scenario& scenario, Backend& backend, const json& config, uint64_t index,
                        WorkerChannel& channel, EstimateBoard& board, size_t slot)
 {
@@ -186,13 +197,13 @@ void simulate_in_child(Scenario& scenario, Backend& backend, const json& config,
     try {
         scenario.lay_out(config, [&](const CostEstimate& e) { board.post(slot, e.text()); });
     } catch (const std::exception&) {
-        // the child meets the same error and reports it
+        return channel.reply(index, refusal(scenario));
     }
     fflush(nullptr);
     pid_t pid = fork();
     if (pid == 0) {
         PhaseCache cache;
-        channel.reply(index, simulate_config(scenario, backend, cache, config, board, slot));
+        channel.reply(index, simulate_config(scenario, backend, cache));
         _exit(0);
     }
     if (pid < 0) {

@@ -166,32 +166,26 @@ constexpr size_t kept_layout_bytes = size_t{64} << 20;
 
 void Scenario::lay_out(const json& config, const std::function<void(const CostEstimate&)>& announce)
 {
-    std::vector<FileSettings> settings = file_settings(config);
-    CostEstimate estimate = estimate_run(platform_, workload_, settings, options_);
+    laid_out_.clear();
+    settings_ = file_settings(config);
+    estimate_ = estimate_run(platform_, workload_, settings_, options_);
     if (estimate_only_)
         return;
-    estimate.check(limits_);
+    estimate_.check(limits_);
     if (announce)
-        announce(estimate);
+        announce(estimate_);
     layouts_.forget_beyond(kept_layout_bytes);
     BudgetedWork planning;  // memory_budget.hpp
     for (size_t i = 0; i < workload_.files.size(); i++)
-        layouts_.get(i, workload_.files[i], settings[i]);
+        laid_out_.push_back(&layouts_.get(i, workload_.files[i], settings_[i]));
 }
 
-json Scenario::simulate(Backend& backend, PhaseCache& cache, const json& config,
-                       const std::function<void(const CostEstimate&)>& announce)
+json Scenario::simulate(Backend& backend, PhaseCache& cache)
 {
-    std::vector<FileSettings> settings = file_settings(config);
-    std::vector<const FileLayout*> layouts;
-    estimate_ = estimate_run(platform_, workload_, settings, options_);
     if (estimate_only_)
         return {{"ok", true},
                 {"estimate", {{"steps", estimate_.steps()}, {"memory_bytes", estimate_.memory()},
                               {"text", estimate_.text()}}}};
-    estimate_.check(limits_);
-    if (announce)
-        announce(estimate_);
     std::map<std::string, double> phases{{"open", 0}, {"write", 0}, {"close", 0}};
     Breakdown bd;
     PhaseTimer timer(backend, platform_, options_.aggregate, cache);
@@ -199,9 +193,7 @@ json Scenario::simulate(Backend& backend, PhaseCache& cache, const json& config,
     LustreClient client(platform_, timer, attribution);
     {
         BudgetedWork planning;  // memory_budget.hpp
-        for (size_t i = 0; i < workload_.files.size(); i++)
-            layouts.push_back(&layouts_.get(i, workload_.files[i], settings[i]));
-        plan_run(platform_, workload_, settings, layouts, options_, bd, [&](Phase&& ph) {
+        plan_run(platform_, workload_, settings_, laid_out_, options_, bd, [&](Phase&& ph) {
             for (uint64_t k = 0; k < ph.repeat; k++)
                 phases[ph.label] += client.run(ph);
         }, [&](const std::vector<Phase>& block, uint64_t times, const TargetRotation& rotation) {

@@ -24,22 +24,22 @@ public:
 
     const Platform& platform() const { return platform_; }
     const Limits& limits() const { return limits_; }
-    // The estimate of the config being simulated, or last simulated.
+    // The estimate of the config laid out last.
     const CostEstimate& estimate() const { return estimate_; }
     int nodes() const { return nodes_; }
 
-    // config: {"files": [...]}. The backend must be built for platform() and nodes(); the
-    // cache belongs to that backend. Throws std::invalid_argument for a bad config, or one
-    // whose estimated cost is beyond the limits; `announce` hears the estimate before the
-    // simulation starts. With options.estimate_only the answer is the estimate alone
-    // ({"ok": true, "estimate": {"steps", "memory_bytes", "text"}}), limits unchecked.
-    nlohmann::json simulate(Backend& backend, PhaseCache& cache, const nlohmann::json& config,
-                            const std::function<void(const CostEstimate&)>& announce = {});
-    // The layouts of the config's files, computed now and kept for the configs after it: a
-    // batch's worker lays out each config before it forks the config's child, so the children
-    // of later configs with the same layout settings inherit it. Throws as simulate() does for
-    // a bad config or one beyond the limits; `announce` hears the estimate first.
+    // config: {"files": [...]}: its files' settings, its estimate (checked against the limits,
+    // then heard by `announce`) and its files' layouts, for simulate(). The layouts are kept
+    // for the configs after it: a batch's worker lays out each config before it forks the
+    // config's child, so the child simulates what the worker laid out, and the children of
+    // later configs with the same layout settings inherit it. Throws std::invalid_argument for
+    // a bad config, or one whose estimated cost is beyond the limits. With
+    // options.estimate_only nothing is checked, announced or laid out.
     void lay_out(const nlohmann::json& config, const std::function<void(const CostEstimate&)>& announce = {});
+    // The config laid out last, simulated. The backend must be built for platform() and
+    // nodes(); the cache belongs to that backend. With options.estimate_only the answer is the
+    // estimate alone ({"ok": true, "estimate": {"steps", "memory_bytes", "text"}}).
+    nlohmann::json simulate(Backend& backend, PhaseCache& cache);
 
 private:
     std::vector<FileSettings> file_settings(const nlohmann::json& config) const;
@@ -55,6 +55,8 @@ private:
     bool estimate_only_ = false;
     int nodes_ = 1;
     LayoutCache layouts_;
+    std::vector<FileSettings> settings_;        // of the config laid out last
+    std::vector<const FileLayout*> laid_out_;  // its files' layouts, in layouts_
 };
 
 }  // namespace iosim
