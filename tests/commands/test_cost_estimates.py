@@ -406,3 +406,16 @@ def test_a_suite_of_a_million_runs_is_refused_naming_its_samples(command: list[s
     assert "(900000 runs of 2 processes)" in line
     assert line.endswith("lower samples or raise --max-time")
     assert written(tmp_path) == ["suite.yaml"]
+
+
+def test_a_suite_on_more_ranks_than_the_machine_holds_names_the_suites_ranks(
+        tmp_path: Path) -> None:
+    """Found by the long fuzz run: the refusal named --ranks, an option these commands lack."""
+    spec = tmp_path / "suite.yaml"
+    spec.write_text(LANDSCAPE_SPEC.read_text().replace("ranks: 2", "ranks: 100000"))
+    done = iotwin("validate", "local", "--suite", str(spec), cwd=tmp_path)
+    line = refusal(done)
+    assert line.startswith(f"iotwin: error: {spec}: ranks = 100000: estimated "), line
+    assert line.endswith("of memory (100000 processes on this machine), over the 8.0 GiB "
+                         "limit; lower ranks or raise --max-memory")
+    assert written(tmp_path) == ["suite.yaml"]

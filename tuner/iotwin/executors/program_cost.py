@@ -8,12 +8,13 @@ from __future__ import annotations
 from iotwin.core.cost import Cost, Driver, Limits, constant
 
 
-def program_cost(ranks: int, limits: Limits, runs: int = 1, runs_driver: Driver | None = None
-                 ) -> Cost:
-    """``runs`` runs of a program on ``ranks`` ranks, refused beyond ``limits`` naming --ranks
-    for the memory, and ``runs_driver`` (the option that gives the runs) for the time when
-    there is more than one run."""
-    processes = Driver("--ranks", ranks, f"{ranks} processes on this machine")
+def program_cost(ranks: int, limits: Limits, runs: int = 1, runs_driver: Driver | None = None,
+                 ranks_name: str = "--ranks") -> Cost:
+    """``runs`` runs of a program on ``ranks`` ranks, refused beyond ``limits`` naming
+    ``ranks_name`` (the option or field that gives the ranks) for the memory, and
+    ``runs_driver`` (the one that gives the runs) for the time when there is more than one
+    run."""
+    processes = Driver(ranks_name, ranks, f"{ranks} processes on this machine")
     one = Cost(ranks * constant("capture", "seconds_per_rank"),
                constant("python", "process_bytes") + ranks * constant("capture", "bytes_per_rank"),
                processes, processes)

@@ -12,8 +12,8 @@ from iotwin.validation.local import Suite
 
 def suite_runs_cost(suite: Suite, origin: str, limits: Limits) -> Cost:
     """The cost of ``suite``'s runs (read from ``origin``), refused beyond ``limits`` naming
-    its ``samples``."""
+    its ``samples`` for the time, its ``ranks`` for the memory."""
     runs = suite.samples * suite.repetitions + suite.confirm_top * suite.confirm_rounds
     driver = Driver(f"{origin}: samples", suite.samples,
                     f"{runs} runs of {suite.ranks} processes")
-    return program_cost(suite.ranks, limits, runs, driver)
+    return program_cost(suite.ranks, limits, runs, driver, ranks_name=f"{origin}: ranks")
