@@ -358,7 +358,8 @@ def collective_calls(ranks: int, argv: list[str], env: dict[str, str],
     """MPI calls that synchronise ranks, per rank (the mean over the ranks), counted by the
     preloaded counter."""
     try:
-        counts = counted_calls(lambda counted: on_ranks(ranks, argv, counted), env, folder)
+        counts = counted_calls(lambda counter_env: on_ranks(ranks, argv, counter_env), env,
+                               folder)
     except RuntimeError as failed:
         raise SystemExit(f"{' '.join(argv)}: {failed}") from failed
     return {name: sum(rank[name] for rank in counts) / len(counts) for name in counts[0]}
@@ -459,13 +460,14 @@ def print_table(rows: list[Row]) -> None:
 
 
 def measure(kernel: Kernel, config: Path | None, args: argparse.Namespace, folder: Path,
-            counted: bool, capture: bool = False) -> tuple[int, Counts] | None:
-    """Prints the figures; returns the instruction counts without and with the library."""
+            count_instructions: bool, capture: bool = False) -> tuple[int, Counts] | None:
+    """Prints the figures; returns the instruction counts without and with the library when
+    ``count_instructions``."""
     env = library_env(folder, config, capture, args.library)
     print(f"{kernel.label}; config: {config.name if config else 'none'}"
           f"{'; capture on' if capture else ''}")
     figures = None
-    if counted:
+    if count_instructions:
         argv = kernel.argv(1)
         without = instructions_without(tuple(argv), folder / "callgrind.without")
         counts = instructions(argv, env, folder / "callgrind.with")
@@ -552,8 +554,9 @@ def main() -> None:
                    "ior": lambda: stock_ior(folder, args.ior.resolve(), args.ior_args,
                                             args.session_ranks)}
         cases = args.cases.split(",") + (["ior"] if args.ior else [])
-        counted = args.instructions_cases.split(",") if args.instructions_cases else cases
-        if not set(counted) <= set(cases):
+        instruction_cases = (args.instructions_cases.split(",") if args.instructions_cases
+                             else cases)
+        if not set(instruction_cases) <= set(cases):
             raise SystemExit(f"--instructions-cases {args.instructions_cases}: not among the "
                              f"cases run ({', '.join(cases)})")
         rows = []
@@ -563,15 +566,15 @@ def main() -> None:
             if name == "ior" and not args.ior:
                 raise SystemExit("case ior: give IOR's binary with --ior PATH")
             kernel = kernels[name]()
-            counting = args.instructions and name in counted
-            library = measure(kernel, None, args, folder, counting)
-            configured = measure(kernel, config, args, folder, counting)
+            count_instructions = args.instructions and name in instruction_cases
+            library = measure(kernel, None, args, folder, count_instructions)
+            configured = measure(kernel, config, args, folder, count_instructions)
             if library and configured:
                 rows.append(Row(name, kernel, library[0], {"no config": library[1],
                                                            "config": configured[1]}))
             if args.capture:
-                print_capture(library, measure(kernel, None, args, folder, counting,
-                                               capture=True))
+                print_capture(library, measure(kernel, None, args, folder,
+                                               count_instructions, capture=True))
         if rows:
             print_table(rows)
     finally:

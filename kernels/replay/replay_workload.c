@@ -119,6 +119,10 @@ static int take_session(const doc_node *node, const char *path, replay_session *
     if (wl_field(node, WL_FILE_HDF5_CREATE))
         return cannot(err, errlen, where, "it creates files with HDF5's default object "
                       "formats (`iotwin simulate` runs them)");
+    snprintf(where, sizeof where, "%s.attributes", path);
+    if (wl_field(node, WL_FILE_ATTRIBUTES))
+        return cannot(err, errlen, where, "it writes no attributes (`iotwin simulate` makes "
+                      "them)");
     s->name = strdup(wl_field(node, WL_FILE_NAME)->text);
     s->role = strdup(wl_field(node, WL_FILE_ROLE)->text);
     s->mode = (file_mode)index_of(MODES, wl_field(node, WL_FILE_MODE)->text);

@@ -115,7 +115,8 @@ FILL_NEVER = {"dataset": {"fill_time": "never"}}
 @pytest.fixture(scope="module")
 def explained() -> Explanation:
     """gcrm-io on the local model: parallel HDF5 fills its chunks at create unless told not
-    to, so the default's ceiling is half the tuned config's."""
+    to, which costs the default a copy into the page cache of every byte (the data then lands
+    on the fill's dirty pages: the disk takes it once)."""
     workload = kernel_workload("gcrm-io", 2, ["--resolution", "4"])
     runs = dict(zip(("default", "tuned"), simulate(load_platform("local"), workload,
                                                    [DEFAULT_CONFIG, FILL_NEVER]), strict=True))

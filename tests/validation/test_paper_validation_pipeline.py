@@ -153,6 +153,23 @@ def test_unpublished_tuned_config_is_the_models_best_candidate(stand_in: Path) -
     assert tuned.config["lustre"]["stripe_count"] == best
 
 
+def test_each_platform_model_is_read_once(stand_in: Path) -> None:
+    read: list[str] = []
+
+    def reading(name: str) -> StandInPlatform:
+        read.append(name)
+        return stand_in_platform(name)
+
+    # stampede's tuned VPIC-IO row is a model optimum: its candidates are sampled on the
+    # platform too
+    result = run_paper_validation(settings_path=stand_in, load_platform=reading,
+                                  kernel_workload=kernel_workload, max_evaluations=15,
+                                  platforms=["stampede", "hopper"], kernels=["VPIC-IO"],
+                                  loo=False)
+    assert any(row.origin == "model optimum" for row in result.rows)
+    assert sorted(read) == ["hopper", "stampede"]
+
+
 def test_fit_lowers_the_loss_and_the_error(stand_in: Path) -> None:
     result = run(stand_in, platforms=["hopper"], loo=False)
     (fit,) = result.fits

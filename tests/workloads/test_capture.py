@@ -173,6 +173,28 @@ def test_points_strided_one_rank_and_extent_changes(scratch: Path) -> None:
     assert record["unsupported"] == ["H5Dset_extent on /grow"]
 
 
+def test_attributes_and_dimension_scales_are_captured_in_order(scratch: Path) -> None:
+    """Each attribute on the root group or a created dataset, after the datasets created before
+    it, with its element class, size and extents; the dimension-scale calls as calls (the H5A
+    calls inside them not again); a variable-length attribute and a group's unsupported."""
+    program = [str(paths.build_dir() / "tests" / "programs" / "attributes_writer"), "a.h5"]
+    [record] = capture_records(program, 2, workdir=scratch)
+    assert record["attributes"] == [
+        {"object": "/", "after_datasets": 0, "name": "title", "element_class": "string",
+         "element_bytes": 10},
+        {"object": "/data", "after_datasets": 2, "name": "ids", "element_class": "integer",
+         "element_bytes": 4, "dims": [3]},
+        {"object": "/data", "after_datasets": 2, "name": "scale", "element_class": "float",
+         "element_bytes": 8},
+        {"object": "/x", "after_datasets": 2, "set_scale": "x"},
+        {"object": "/data", "after_datasets": 2, "attach_scale": "/x", "axis": 0}]
+    assert record["unsupported"] == [
+        "an attribute of a variable-length, compound, reference, enumerated or array type, or "
+        "of no extent: note of /data",
+        "an attribute of an object neither the root group nor a dataset created in the session: "
+        "kind of /g"]
+
+
 def normalised_size(record: dict[str, Any]) -> int:
     """The record's length with every number written as 0: what may not grow with ranks."""
     return len(re.sub(r"-?\d+(\.\d+)?(e-?\d+)?", "0", json.dumps(record)))

@@ -51,6 +51,7 @@ void iot_capture_start(struct iot_file *file, double start, double end)
     c->t_open = start;
     c->t_open_done = c->last_end = end;
     iot_list_open(&c->unsupported);
+    iot_list_open(&c->attributes);
     file->capture = c;
 }
 
@@ -81,6 +82,7 @@ void iot_capture_free(struct iot_capture *c)
     free(c->calls);
     free(c->pool);
     iot_list_discard(&c->unsupported);
+    iot_list_discard(&c->attributes);
     free(c);
 }
 

@@ -47,7 +47,24 @@ int iot_capture_push_box(struct iot_capture *c, int rank, const hsize_t *start,
 int iot_capture_push_hyperslab(struct iot_capture *c, int rank, const hsize_t *start,
                                const hsize_t *stride, const hsize_t *count,
                                const hsize_t *block);
-/* Seconds spent creating or closing a dataset: not counted as compute before the next call. */
+/* An attribute written on `object` (the root group "/" or a dataset the session created; any
+ * other object's is listed unsupported), after the datasets created so far: an attribute of
+ * its own (H5Acreate*), or a dimension-scale call of HDF5's high-level library, which writes
+ * attributes of its own (capture/attributes.c). */
+struct cap_attribute {
+    const char *name;
+    const char *element_class;   /* the workload's: "integer", "float", "string", "opaque" */
+    long long element_bytes;
+    int rank;                    /* 0: a scalar */
+    const hsize_t *dims;
+};
+void iot_capture_attribute(struct iot_file *file, const char *object,
+                           const struct cap_attribute *a);
+void iot_capture_set_scale(struct iot_file *file, const char *object, const char *scale_name);
+void iot_capture_attach_scale(struct iot_file *file, const char *object, const char *scale,
+                              unsigned axis);
+/* Seconds spent creating or closing a dataset or an attribute: not counted as compute before
+ * the next call. */
 void iot_capture_metadata(struct iot_file *file, double seconds);
 void iot_capture_flush(struct iot_file *file, double start, double end);
 void iot_capture_unsupported(struct iot_file *file, const char *what, const char *name);

@@ -367,6 +367,8 @@ int session_write_record(const struct session *s, struct iot_file *file, struct 
     write_hdf5_access(&out, c);
     write_hdf5_create(&out, c);
     write_datasets(&out, c);
+    PUT(&out, ", \"attributes\": ");
+    iot_list_put(&out, &c->attributes);
     int ok = write_calls(&out, s, c);
     PUT(&out, ", \"unsupported\": ");
     iot_list_put(&out, &c->unsupported);

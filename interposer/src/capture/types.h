@@ -50,6 +50,7 @@ struct iot_capture {
     long long *pool;
     size_t npool, pool_cap;
     struct iot_list unsupported;
+    struct iot_list attributes;  /* the record's entries, JSON text (capture/attributes.c) */
     long long flushes;
     int coll_metadata_write, all_coll_metadata_ops;  /* an HDF5 file's own access list */
     struct cap_hdf5_create hdf5_create;              /* an HDF5 file's object formats */

@@ -65,12 +65,14 @@ struct iot_layer {
  * effective, the reason naming the layer's api and the block (core/runtime.c). */
 void iot_not_applying(struct iot_file *file);
 
-/* Adds a layer to the table (from a constructor: IOT_REGISTER_LAYER); past IOT_MAX_LAYERS,
- * none is added. */
-#define IOT_MAX_LAYERS 16
+/* Adds a layer to the table (from a constructor: IOT_REGISTER_LAYER); past the table's size
+ * (core/layer.c), none is added. */
 void iot_layer_register(const struct iot_layer *layer);
 int iot_layer_count(void);
 const struct iot_layer *iot_layer_at(int index);
+/* Where layer `index`'s `run_sums` figures start among all layers' laid end to end in
+ * registration order: the sum of the layers' before it (at iot_layer_count(), all of them). */
+int iot_layer_sums_at(int index);
 
 /* Registers `layer` (a `static const struct iot_layer`) when the library is loaded. */
 #define IOT_REGISTER_LAYER(layer)                                                \

@@ -64,23 +64,25 @@ static void write_record(int ranks, const long long *used)
     free(out.s);
 }
 
-/* The run's figures: for each rule of the config, whether it matched a file, then each
- * layer's `run_sums` (core/layer.h), layer i's from at[i]. */
+/* The run's figures: for each rule of the config, whether it matched a file, then the layers'
+ * `run_sums` (core/layer.h). */
 struct run_figures {
     long long *values;
     int count;
-    int at[IOT_MAX_LAYERS];
+    int nrules;
 };
+
+static long long *layer_figures(const struct run_figures *f, int layer)
+{
+    return f->values + f->nrules + iot_layer_sums_at(layer);
+}
 
 /* This rank's figures; -1 when out of memory. */
 static int gather_figures(struct run_figures *f)
 {
     int nrules = iot_rt.config ? iot_rt.config->nfiles : 0;
-    f->count = nrules;
-    for (int i = 0; i < iot_layer_count(); i++) {
-        f->at[i] = f->count;
-        f->count += iot_layer_at(i)->run_sums;
-    }
+    f->nrules = nrules;
+    f->count = nrules + iot_layer_sums_at(iot_layer_count());
     f->values = calloc((size_t)f->count + 1, sizeof *f->values);
     if (!f->values)
         return -1;
@@ -88,7 +90,7 @@ static int gather_figures(struct run_figures *f)
         f->values[i] = iot_rt.config->file_rule_used[i] != 0;
     for (int i = 0; i < iot_layer_count(); i++)
         if (iot_layer_at(i)->run_figures)
-            iot_layer_at(i)->run_figures(f->values + f->at[i]);
+            iot_layer_at(i)->run_figures(layer_figures(f, i));
     return 0;
 }
 
@@ -99,7 +101,7 @@ static void reduce_run(MPI_Comm comm, struct run_figures *f)
         MPI_Allreduce(MPI_IN_PLACE, f->values, f->count, MPI_LONG_LONG, MPI_SUM, comm);
     for (int i = 0; i < iot_layer_count(); i++)
         if (iot_layer_at(i)->run_reduce)
-            iot_layer_at(i)->run_reduce(comm, f->values + f->at[i]);
+            iot_layer_at(i)->run_reduce(comm, layer_figures(f, i));
 }
 
 /* `mpi`: reduce over MPI_COMM_WORLD (else this process's own figures). */

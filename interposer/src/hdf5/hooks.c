@@ -233,22 +233,16 @@ static hid_t open_file(open_call call, const char *how, const char *name, unsign
 EXPORT hid_t H5Fcreate(const char *name, unsigned flags, hid_t fcpl, hid_t fapl)
 {
     init();
-    iot_depth++;
-    hid_t id = open_file(real_create, "create", name, flags, fcpl, fapl);
-    iot_depth--;
-    return id;
+    return IOT_HDF5_INSIDE(open_file(real_create, "create", name, flags, fcpl, fapl));
 }
 
 EXPORT hid_t H5Fopen(const char *name, unsigned flags, hid_t fapl)
 {
     init();
-    iot_depth++;
-    hid_t id = open_file(real_open, "open", name, flags, H5P_DEFAULT, fapl);
-    iot_depth--;
-    return id;
+    return IOT_HDF5_INSIDE(open_file(real_open, "open", name, flags, H5P_DEFAULT, fapl));
 }
 
-static struct iot_file *file_of(hid_t object)
+struct iot_file *iot_hdf5_file_of(hid_t object)
 {
     struct iot_file *file = iot_hdf5_file_find(object);   /* the object is often the file itself */
     if (file)
@@ -266,7 +260,7 @@ static struct iot_file *file_of(hid_t object)
 static herr_t h5fflush_hooked(hid_t object, H5F_scope_t scope)
 {
     init();
-    struct iot_file *file = file_of(object);
+    struct iot_file *file = iot_hdf5_file_of(object);
     double start = iot_now(), epoch = iot_capture_clock();
     herr_t rc = iot.fflush(object, scope);
     if (file)
@@ -307,7 +301,7 @@ static herr_t h5fclose_hooked(hid_t id)
 
 /* --- datasets -------------------------------------------------------------------------------- */
 
-static char *full_name(hid_t loc, const char *name)
+char *iot_hdf5_full_name(hid_t loc, const char *name)
 {
     char base[2048] = "";
     char *out = NULL;
@@ -341,8 +335,8 @@ static void metadata_time(struct iot_file *file, double start)
 static hid_t create_dataset(hid_t loc, const char *name, hid_t type, hid_t space, hid_t lcpl,
                             hid_t dcpl, hid_t dapl, int version)
 {
-    struct iot_file *file = file_of(loc);
-    char *path = file ? full_name(loc, name) : NULL;
+    struct iot_file *file = iot_hdf5_file_of(loc);
+    char *path = file ? iot_hdf5_full_name(loc, name) : NULL;
     struct iot_dataset *d = path ? iot_dataset_new(file, -1, path) : NULL;
     hid_t id = -1;
     int amended = 0;   /* HDF5 created the dataset with the settings' list */
@@ -404,9 +398,9 @@ static hid_t h5dcreate1_hooked(hid_t loc, const char *name, hid_t type, hid_t sp
 static struct iot_dataset *dataset_of(hid_t id, struct iot_file **file)
 {
     struct iot_dataset *d = iot_dataset_find(id, file);
-    if (d || !(*file = file_of(id)))
+    if (d || !(*file = iot_hdf5_file_of(id)))
         return d;
-    char *path = full_name(id, "");
+    char *path = iot_hdf5_full_name(id, "");
     d = iot_dataset_new(*file, id, path ? path : "?");
     free(path);
     struct quiet q = quiet_begin();
@@ -554,75 +548,51 @@ static int h5idec_ref_hooked(hid_t id)
 EXPORT herr_t H5Fflush(hid_t object, H5F_scope_t scope)
 {
     init();
-    iot_depth++;
-    herr_t rc = h5fflush_hooked(object, scope);
-    iot_depth--;
-    return rc;
+    return IOT_HDF5_INSIDE(h5fflush_hooked(object, scope));
 }
 
 EXPORT herr_t H5Fclose(hid_t id)
 {
     init();
-    iot_depth++;
-    herr_t rc = h5fclose_hooked(id);
-    iot_depth--;
-    return rc;
+    return IOT_HDF5_INSIDE(h5fclose_hooked(id));
 }
 
 EXPORT hid_t H5Dcreate2(hid_t loc, const char *name, hid_t type, hid_t space, hid_t lcpl,
                         hid_t dcpl, hid_t dapl)
 {
     init();
-    iot_depth++;
-    hid_t rc = h5dcreate2_hooked(loc, name, type, space, lcpl, dcpl, dapl);
-    iot_depth--;
-    return rc;
+    return IOT_HDF5_INSIDE(h5dcreate2_hooked(loc, name, type, space, lcpl, dcpl, dapl));
 }
 
 EXPORT hid_t H5Dcreate1(hid_t loc, const char *name, hid_t type, hid_t space, hid_t dcpl)
 {
     init();
-    iot_depth++;
-    hid_t rc = h5dcreate1_hooked(loc, name, type, space, dcpl);
-    iot_depth--;
-    return rc;
+    return IOT_HDF5_INSIDE(h5dcreate1_hooked(loc, name, type, space, dcpl));
 }
 
 EXPORT herr_t H5Dwrite(hid_t dataset, hid_t mem_type, hid_t mem_space, hid_t file_space,
                        hid_t dxpl, const void *buf)
 {
     init();
-    iot_depth++;
-    herr_t rc = h5dwrite_hooked(dataset, mem_type, mem_space, file_space, dxpl, buf);
-    iot_depth--;
-    return rc;
+    return IOT_HDF5_INSIDE(h5dwrite_hooked(dataset, mem_type, mem_space, file_space, dxpl, buf));
 }
 
 EXPORT herr_t H5Dclose(hid_t id)
 {
     init();
-    iot_depth++;
-    herr_t rc = h5dclose_hooked(id);
-    iot_depth--;
-    return rc;
+    return IOT_HDF5_INSIDE(h5dclose_hooked(id));
 }
 
 EXPORT herr_t H5Oclose(hid_t id)
 {
     init();
-    iot_depth++;
-    herr_t rc = h5oclose_hooked(id);
-    iot_depth--;
-    return rc;
+    return IOT_HDF5_INSIDE(h5oclose_hooked(id));
 }
 
 EXPORT int H5Idec_ref(hid_t id)
 {
     init();
-    iot_depth++;
-    int rc = h5idec_ref_hooked(id);
-    iot_depth--;
-    return rc;
+    return IOT_HDF5_INSIDE(h5idec_ref_hooked(id));
 }
 
 /* A read sets the actual I/O mode of its transfer list too. */

@@ -32,17 +32,17 @@ bool writes_to_storage(const Phase& phase)
 
 double LustreClient::run(const Phase& phase)
 {
-    return run(phase, nullptr, {});
+    return run(phase, nullptr, {}, true);
 }
 
-double LustreClient::run(const Phase& phase, const PhaseLoad* load, const TargetMap& moved_to)
+double LustreClient::run(const Phase& phase, const PhaseLoad* load, const TargetMap& moved_to, bool own_bytes)
 {
     if (!moved_to.empty() && !write_back()) {  // timed as it is moved
         Phase there = phase;
         for (Flow& f : there.flows)
             if (f.to_target)
                 f.dst = moved(f.dst, moved_to);
-        return run(there, nullptr, {});
+        return run(there, nullptr, {}, own_bytes);
     }
     double seconds;
     if (phase.sync && write_back()) {
@@ -66,7 +66,7 @@ double LustreClient::run(const Phase& phase, const PhaseLoad* load, const Target
             load_of(phase, load_);
             load = &load_;
         }
-        return write_back_phase(phase, *load, moved_to);
+        return write_back_phase(phase, *load, moved_to, own_bytes);
     }
     now_ += seconds;
     return seconds;
@@ -190,13 +190,44 @@ void LustreClient::load_of(const Phase& phase, PhaseLoad& into)
     osc.resize(kept);
 }
 
-void LustreClient::add_to_window(const Phase& phase, const TargetMap& moved_to)
+void LustreClient::find_overwrites(const Phase& phase)
+{
+    overwrites_.clear();
+    for (const ObjectExtent& e : phase.extents)
+        if (uint64_t bytes = dirty_.overwritten(e))
+            overwrites_[osc_of(e.node, e.target)] += bytes;
+}
+
+// The target's per-request costs go down with the flow's bytes (its requests are fewer).
+void LustreClient::take_overwrites(Flow& f)
+{
+    auto left = overwrites_.find(osc_of(f));
+    if (left == overwrites_.end() || left->second == 0 || f.bytes == 0)
+        return;
+    uint64_t taken = std::min(f.bytes, left->second);
+    left->second -= taken;
+    f.target_busy_s *= static_cast<double>(f.bytes - taken) / static_cast<double>(f.bytes);
+    f.bytes -= taken;
+    if (overwritten_per_target_.empty())
+        overwritten_per_target_.assign(static_cast<size_t>(storage_targets(platform_)), 0);
+    overwritten_per_target_[static_cast<size_t>(f.dst)] += taken;
+}
+
+void LustreClient::add_to_window(const Phase& phase, const TargetMap& moved_to, bool own_bytes)
 {
     last_.flows.clear();
+    bool overwrites = own_bytes && !phase.extents.empty();
+    if (overwrites)
+        find_overwrites(phase);
     for (Flow f : phase.flows) {
         if (!f.to_target)
             continue;
         f.dst = moved(f.dst, moved_to);
+        if (overwrites) {
+            take_overwrites(f);
+            if (f.bytes == 0)
+                continue;
+        }
         auto [held, fresh] = window_.try_emplace(osc_of(f), f);
         if (!fresh) {
             held->bytes += f.bytes;
@@ -207,7 +238,8 @@ void LustreClient::add_to_window(const Phase& phase, const TargetMap& moved_to)
     last_start_ = now_;
 }
 
-double LustreClient::write_back_phase(const Phase& phase, const PhaseLoad& load, const TargetMap& moved_to)
+double LustreClient::write_back_phase(const Phase& phase, const PhaseLoad& load, const TargetMap& moved_to,
+                                      bool own_bytes)
 {
     double start = now_;
     // No room in some OSC: the open window goes out, and the next writes wait until the window
@@ -218,7 +250,7 @@ double LustreClient::write_back_phase(const Phase& phase, const PhaseLoad& load,
     }
     if (window_.empty())
         window_start_ = now_;
-    add_to_window(phase, moved_to);
+    add_to_window(phase, moved_to, own_bytes);
     Copy copy = copy_s(phase, load.busiest_node_bytes);
     now_ += phase.fixed_s + copy.seconds + lock_wait(phase);
     attribution_.charge_fixed(phase.label, phase.fixed_s);
@@ -252,12 +284,16 @@ void LustreClient::flush_window()
     for (const Flow& f : last_.flows)
         largest = std::max(largest, f.bytes);
     double last_rpc = largest > 0 ? last * std::min(1.0, static_cast<double>(platform_.fs.rpc_max_bytes) / largest) : 0;
-    double end = std::max({std::max(flushed_at_, window_start_) + all, last_start_ + last, now_ + last_rpc});
+    // A page cache that holds its dirty pages writes them back when told to (dirty_pages.hpp):
+    // from now, not from the window's first copy.
+    double from = platform_.cache.holds_dirty_pages ? now_ : window_start_;
+    double end = std::max({std::max(flushed_at_, from) + all, last_start_ + last, now_ + last_rpc});
     earlier_flushed_at_ = flushed_at_;
     flushed_at_ = end;
     earlier_flushed_binding_ = flushed_binding_;
     flushed_binding_ = all_timing.binding;
     window_.clear();
+    dirty_.clear();
 }
 
 namespace {
@@ -432,7 +468,7 @@ std::vector<double> LustreClient::run_block(const std::vector<Phase>& block, uin
                 moved_to.push_back(rotation.moved(t, static_cast<long long>(done)));
         for (size_t i = 0; i < block.size(); i++)
             for (uint64_t r = 0; r < block[i].repeat; r++)
-                seconds[i] += run(block[i], loads.empty() ? nullptr : &loads[i], moved_to);
+                seconds[i] += run(block[i], loads.empty() ? nullptr : &loads[i], moved_to, done == 0);
         done++;
         if (stretches && (events_ != stretch.events || done - stretch_start == orbit)) {
             done += orbit * extend(stretch, (times - done) / orbit, seconds);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/phase_timer.hpp"
+#include "fs/dirty_pages.hpp"
 #include "fs/flat_map.hpp"
 #include "fs/target_rotation.hpp"
 
@@ -46,6 +47,9 @@ public:
     // of it flushed while the application computed (a compute phase that began with writes
     // still in the cache: their flush went on during it, outside the I/O time).
     bool storage_within_io_time() const;
+    // Per target, the bytes written over bytes still dirty in the cache (dirty_pages.hpp): the
+    // targets took them once, not as often as they were written.
+    const std::vector<uint64_t>& overwritten_per_target() const { return overwritten_per_target_; }
 
 private:
     // The state at the start of an orbit of block runs, to tell what the orbit added.
@@ -74,7 +78,9 @@ private:
     using TargetMap = std::vector<int>;
     bool write_back() const { return platform_.cache.osc_dirty_bytes > 0; }
     // `phase` with its targets moved by `moved_to`; `load`, if given, is the phase's as it is.
-    double run(const Phase& phase, const PhaseLoad* load, const TargetMap& moved_to);
+    // `own_bytes`: its extents are the bytes it writes (not a later run of a folded block,
+    // whose bytes lie elsewhere).
+    double run(const Phase& phase, const PhaseLoad* load, const TargetMap& moved_to, bool own_bytes);
     // What the client side takes to push the phase's writes: its busiest process, its
     // busiest node, whichever takes longer.
     Copy copy_s(const Phase& phase, uint64_t busiest_node_bytes) const;
@@ -83,10 +89,16 @@ private:
     // The application waits until `until`: charged to the flush it waits for.
     void wait_for(double until, const PhaseBinding& flush);
     double write_through(const Phase& phase);
-    double write_back_phase(const Phase& phase, const PhaseLoad& load, const TargetMap& moved_to);
+    double write_back_phase(const Phase& phase, const PhaseLoad& load, const TargetMap& moved_to, bool own_bytes);
     void load_of(const Phase& phase, PhaseLoad& into);
-    // Its writes into the open window, as its last.
-    void add_to_window(const Phase& phase, const TargetMap& moved_to);
+    // Its writes into the open window, as its last; with `own_bytes`, less what they overwrite
+    // of the window's dirty bytes where the cache keeps overwrites in place.
+    void add_to_window(const Phase& phase, const TargetMap& moved_to, bool own_bytes);
+    // Per OSC, the bytes of the phase's extents that are dirty in the window already; marks
+    // them all dirty.
+    void find_overwrites(const Phase& phase);
+    // `f` less the bytes of its OSC found overwritten and not yet taken off another flow.
+    void take_overwrites(Flow& f);
     // Would the phase's OSC loads push an OSC past its budget, with the open window's data or
     // (alone) without?
     bool over_budget(const PhaseLoad& load, bool alone, const TargetMap& moved_to) const;
@@ -107,6 +119,9 @@ private:
     // The open window: writes in the cache together, each OSC within its budget, merged by
     // OSC (node, target); and the last of its write phases.
     FlatMap<Flow> window_;  // by OSC
+    DirtyPages dirty_;      // the window's bytes, where the cache keeps overwrites in place
+    std::unordered_map<uint64_t, uint64_t> overwrites_;  // scratch: find_overwrites()'s, by OSC
+    std::vector<uint64_t> overwritten_per_target_;
     PhaseLoad load_;                    // scratch: a phase's load
     std::vector<uint64_t> node_bytes_;  // scratch: a phase's bytes per node (zero between phases)
     double window_start_ = 0;

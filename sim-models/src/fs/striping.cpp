@@ -52,9 +52,10 @@ WritePhaseBuilder::WritePhaseBuilder(const Platform& p, Breakdown& bd)
 {
 }
 
-void WritePhaseBuilder::bind(const Striping& st, LockHolders& holders)
+void WritePhaseBuilder::bind(const Striping& st, LockHolders& holders, uint64_t file)
 {
     striping_ = &st;
+    file_ = file;
     locks_.bind(holders);
 }
 
@@ -94,11 +95,25 @@ void WritePhaseBuilder::add_to_target(int client, int key, int target, int compo
     uint64_t rpcs = client_rpcs_.add(static_cast<uint64_t>(static_cast<uint32_t>(client)) << 32 | object,
                                      object_offset, bytes);
     uint64_t requests = media_requests_.add(object, object_offset, bytes);
+    if (platform_.cache.holds_dirty_pages)
+        note_extent(client, target, component, object_offset, bytes);
     Flow& f = flow(client, key, target);
     f.bytes += bytes;
     f.target_busy_s += static_cast<double>(requests) * platform_.fs.rpc_overhead_s;
     breakdown_.rpcs += rpcs;
     breakdown_.bytes_per_target[target] += bytes;
+}
+
+void WritePhaseBuilder::note_extent(int client, int target, int component, uint64_t object_offset, uint64_t bytes)
+{
+    if (!extents_.empty()) {
+        ObjectExtent& last = extents_.back();
+        if (last.node == client && last.target == target && last.component == component && last.end == object_offset) {
+            last.end += bytes;
+            return;
+        }
+    }
+    extents_.push_back({client, target, file_, component, object_offset, object_offset + bytes});
 }
 
 // A piece's partial first and last lock units: a revocation is a round trip the writing
@@ -245,6 +260,8 @@ Phase WritePhaseBuilder::finish(const std::string& label, double fixed_s)
     phase.fixed_s = fixed_s;
     phase.max_process_bytes = max_process_bytes_;
     phase.max_process_calls = max_process_calls_;
+    phase.extents = std::move(extents_);
+    extents_.clear();
     // The phase's lock waits (extent_locks.hpp): the most revocations one process waits for,
     // or the most one object goes through (its lock server grants them one after another), or
     // on GPFS the file's token server's requests (token_server.hpp).

@@ -55,8 +55,9 @@ Striping file_striping(const Platform& p, const FileSettings& s, int instance);
 class WritePhaseBuilder {
 public:
     WritePhaseBuilder(const Platform& p, Breakdown& bd);
-    // The file the next phase writes (between phases only): its layout and its lock holders.
-    void bind(const Striping& st, LockHolders& holders);
+    // The file the next phase writes (between phases only): its layout, its lock holders and
+    // its id (OpenFile::id).
+    void bind(const Striping& st, LockHolders& holders, uint64_t file);
     // `client` is the lock owner and the OST's stream (a node's Lustre client); `key` merges
     // pieces into one flow (the node, or the rank when nothing is aggregated); `process` is
     // the rank that issues the write.
@@ -71,9 +72,13 @@ private:
     Flow& flow(int client, int key, int target);
     void lock_boundary(int client, int process, uint64_t offset);
     void count_process_write(int process, uint64_t bytes);
+    // Where the platform's cache keeps overwrites in place: the object bytes written.
+    void note_extent(int client, int target, int component, uint64_t object_offset, uint64_t bytes);
 
     const Platform& platform_;
     const Striping* striping_ = nullptr;
+    uint64_t file_ = 0;
+    std::vector<ObjectExtent> extents_;  // the phase's, adjacent ones merged
     ExtentLocks locks_;
     TokenServer token_server_;    // GPFS: the file's token server (token_server.hpp)
     ClientRangeLocks range_locks_;  // Lustre: each node's range locks of the file (client_range_locks.hpp)

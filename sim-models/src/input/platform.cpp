@@ -149,6 +149,15 @@ void parse_filesystem(const json& data, Platform& p)
     parse_storage(data.at(fs), p.fs);  // pools and metadata targets (lustre_layout.hpp)
 }
 
+// A true-or-false leaf of the lustre_client section, `absent` if it has none.
+bool client_flag(const json& section, const char* key, bool absent)
+{
+    const json& flag = section.value(key, json(absent));
+    if (!flag.is_boolean())
+        throw std::invalid_argument(std::string("platform.lustre_client.") + key + ": expected true or false");
+    return flag.get<bool>();
+}
+
 // Optional: without it the client writes through (no cache, no process limit).
 void parse_lustre_client(const json& data, Platform& p)
 {
@@ -162,10 +171,8 @@ void parse_lustre_client(const json& data, Platform& p)
     p.cache.cached_read_Bps = optional(data, section, "cached_read_mbs", 0) * MB;
     p.cache.locked_write_s = optional(data, section, "locked_write_s", 0);
     double page_bytes = optional(data, section, "page_bytes", 4096);
-    const json& flushes = data[section].value("close_flushes", json(true));
-    if (!flushes.is_boolean())
-        throw std::invalid_argument("platform.lustre_client.close_flushes: expected true or false");
-    p.cache.close_flushes = flushes.get<bool>();
+    p.cache.close_flushes = client_flag(data[section], "close_flushes", true);
+    p.cache.holds_dirty_pages = client_flag(data[section], "holds_dirty_pages", false);
     if (p.cache.process_write_Bps < 0)
         throw std::invalid_argument("platform.lustre_client.process_write_mbs: must be >= 0");
     if (p.cache.node_write_Bps < 0)

@@ -235,6 +235,43 @@ std::optional<Hdf5Create> take_hdf5_create(const doc_node* node)
                       field(node, WL_HDF5_CREATE_TRACK_TIMES)->i != 0};
 }
 
+// One of `name`, `set_scale`, `attach_scale`, after datasets the session has (WORKLOAD.md).
+Attribute take_attribute(const doc_node* node, size_t datasets, const std::string& where)
+{
+    Attribute a;
+    a.object = text(field(node, WL_ATTRIBUTE_OBJECT));
+    a.after_datasets = static_cast<size_t>(field(node, WL_ATTRIBUTE_AFTER_DATASETS)->i);
+    const doc_node* name = field(node, WL_ATTRIBUTE_NAME);
+    const doc_node* set_scale = field(node, WL_ATTRIBUTE_SET_SCALE);
+    const doc_node* attach_scale = field(node, WL_ATTRIBUTE_ATTACH_SCALE);
+    const doc_node* element_class = field(node, WL_ATTRIBUTE_ELEMENT_CLASS);
+    const doc_node* element_bytes = field(node, WL_ATTRIBUTE_ELEMENT_BYTES);
+    const doc_node* axis = field(node, WL_ATTRIBUTE_AXIS);
+    if ((name != nullptr) + (set_scale != nullptr) + (attach_scale != nullptr) != 1)
+        throw InputRefused(where + ": exactly one of name, set_scale and attach_scale expected");
+    if (name && !(element_class && element_bytes))
+        throw InputRefused(where + ": an attribute needs element_class and element_bytes");
+    if (attach_scale && !axis)
+        throw InputRefused(where + ": attach_scale needs the axis it is attached to");
+    if (a.after_datasets > datasets)
+        throw InputRefused(where + ".after_datasets: " + std::to_string(a.after_datasets)
+                           + " is more than the session's " + std::to_string(datasets) + " datasets");
+    if (name) {
+        a.name = text(name);
+        a.element_class = text(element_class);
+        a.element_bytes = static_cast<uint64_t>(element_bytes->i);
+        if (const doc_node* dims = field(node, WL_ATTRIBUTE_DIMS))
+            a.dims = u64s(dims);
+    }
+    if (set_scale)
+        a.set_scale = text(set_scale);
+    if (attach_scale) {
+        a.attach_scale = text(attach_scale);
+        a.axis = static_cast<unsigned>(axis->i);
+    }
+    return a;
+}
+
 FileSession take_session(const doc_node* node, int ranks, const std::string& where)
 {
     FileSession s;
@@ -257,6 +294,10 @@ FileSession take_session(const doc_node* node, int ranks, const std::string& whe
                                           where + ".datasets[" + std::to_string(d) + "]"));
         index.emplace(s.datasets.back().name, d);
     }
+    if (const doc_node* attributes = field(node, WL_FILE_ATTRIBUTES))
+        for (size_t a = 0; a < attributes->n; a++)
+            s.attributes.push_back(take_attribute(attributes->items[a], s.datasets.size(),
+                                                  where + ".attributes[" + std::to_string(a) + "]"));
     if (const doc_node* calls = field(node, WL_FILE_CALLS))
         for (size_t c = 0; c < calls->n; c++)
             s.calls.push_back(take_call(calls->items[c], s, index));

@@ -12,7 +12,9 @@
 #include <string>
 
 #include "iolib/hdf5.hpp"
+#include "iolib/hdf5_attributes.hpp"
 #include "iolib/hdf5_chunk_index.hpp"
+#include "iolib/hdf5_id.hpp"
 
 namespace iosim {
 
@@ -30,24 +32,6 @@ std::vector<uint64_t> effective_chunk_dims(const Dataset& ds, const DatasetSetti
 }
 
 namespace {
-
-// Closes an HDF5 id when it goes out of scope.
-struct H5Id {
-    hid_t id;
-    herr_t (*close)(hid_t);
-    ~H5Id()
-    {
-        if (id >= 0)
-            close(id);
-    }
-};
-
-hid_t check(hid_t id, const std::string& what)
-{
-    if (id < 0)
-        throw std::runtime_error("HDF5 layout: " + what + " failed");
-    return id;
-}
 
 hid_t element_type(uint64_t bytes)
 {
@@ -298,8 +282,11 @@ void place_datasets(hid_t h5, const std::string& path, const FileSession& file, 
                     const Hdf5Library& library, FileLayout& layout)
 {
     std::vector<int> tags = library.create_before_datasets(h5, file, layout);
-    for (size_t i = 0; i < file.datasets.size(); i++)
+    make_attributes(h5, file, 0);
+    for (size_t i = 0; i < file.datasets.size(); i++) {
         layout.datasets.push_back(create_dataset(h5, file.datasets[i], settings.datasets[i], tags[i], library));
+        make_attributes(h5, file, i + 1);
+    }
     library.after_datasets_created(h5, file, tags);
     read_all_chunk_addresses(h5, path, file, layout);
     uint64_t data_bytes = 0;

@@ -110,6 +110,10 @@ struct ClientCache {
     double locked_write_s = 0;      // one write call under the client's range lock (client_range_locks.hpp); 0: none
     uint64_t page_bytes = 4096;     // the client's page: the unit of its range locks
     bool close_flushes = true;      // a file's close waits for its cached writes
+    // Dirty pages stay in the cache until a flush writes them back (a kernel page cache, not
+    // Lustre's OSC, which sends an RPC as soon as it fills): a write over them changes them
+    // there, and the targets take them once (fs/dirty_pages.hpp).
+    bool holds_dirty_pages = false;
 };
 
 struct Hdf5Costs {
@@ -263,6 +267,16 @@ struct Flow {
     double target_busy_s = 0;  // per-RPC and lock costs the target spends on this flow
 };
 
+// Bytes [begin, end) of one storage object (a file instance's stripe object of one layout
+// component on one target) that one client node writes.
+struct ObjectExtent {
+    int node = 0;
+    int target = 0;
+    uint64_t file = 0;  // OpenFile::id
+    int component = 0;
+    uint64_t begin = 0, end = 0;
+};
+
 // Flows that run together; the phase ends when the last one does. fixed_s is added after.
 struct Phase {
     std::string label;  // open, write, close, metadata...
@@ -278,6 +292,9 @@ struct Phase {
     // another (client_range_locks.hpp); the same wait as lock_wait_s, which of the two is longer.
     double range_lock_wait_s = 0;
     bool sync = false;  // waits until every write before it is on the targets (close, flush)
+    // The object bytes its flows write, where the platform's cache keeps overwrites in place
+    // (ClientCache::holds_dirty_pages; else empty): which of them are still dirty there.
+    std::vector<ObjectExtent> extents;
 };
 
 // A phase of fixed time and no flows.

@@ -85,6 +85,21 @@ struct Hdf5Create {
     bool track_times = true;
 };
 
+// An attribute the program wrote, as a capture records it (WORKLOAD.md `attributes`): one of
+// its own (`name`), or a dimension-scale call of HDF5's high-level library (`set_scale`,
+// `attach_scale`), made after the session's first `after_datasets` datasets.
+struct Attribute {
+    std::string object;  // "/" or a dataset of the session
+    size_t after_datasets = 0;
+    std::string name;
+    std::string element_class;  // integer, float, string, opaque
+    uint64_t element_bytes = 0;
+    std::vector<uint64_t> dims;  // empty: a scalar
+    std::string set_scale;       // H5DSset_scale's name
+    std::string attach_scale;    // H5DSattach_scale's dimension scale, at axis `axis`
+    unsigned axis = 0;
+};
+
 struct FileSession {
     std::string name;
     FileMode mode = FileMode::shared;
@@ -97,6 +112,7 @@ struct FileSession {
     Hdf5Access hdf5_access;  // what the program set on its file access list, where stated
     std::optional<Hdf5Create> hdf5_create;  // the formats it created the file with, where stated
     std::vector<Dataset> datasets;
+    std::vector<Attribute> attributes;  // in the order written, where a capture recorded them
     std::vector<IoCall> calls;  // empty: one call per dataset of its decomposition (or one-call)
 
     int instances(int ranks) const;         // how many files this session opens

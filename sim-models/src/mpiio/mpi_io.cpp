@@ -15,7 +15,7 @@ WritePhaseBuilder& WriteBuilders::bound(size_t i, const OpenFile& f)
 {
     while (builders_.size() <= i)
         builders_.push_back(std::make_unique<WritePhaseBuilder>(platform_, breakdown_));
-    builders_[i]->bind(f.striping, *f.holders);
+    builders_[i]->bind(f.striping, *f.holders, f.id);
     return *builders_[i];
 }
 
@@ -156,6 +156,7 @@ void independent_write(const MpiIoContext& ctx, const WriteCall& call, bool data
 void add_flows(Phase& into, Phase&& from)
 {
     into.flows.insert(into.flows.end(), from.flows.begin(), from.flows.end());
+    into.extents.insert(into.extents.end(), from.extents.begin(), from.extents.end());
     into.max_process_bytes = std::max(into.max_process_bytes, from.max_process_bytes);
     into.max_process_calls = std::max(into.max_process_calls, from.max_process_calls);
     into.lock_wait_s = std::max(into.lock_wait_s, from.lock_wait_s);

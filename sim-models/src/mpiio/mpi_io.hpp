@@ -24,6 +24,7 @@ using BlockSink = std::function<void(const std::vector<Phase>&, uint64_t times, 
 
 // One open file (an instance of a file session) as the MPI-IO layer sees it.
 struct OpenFile {
+    uint64_t id = 0;  // its session's index and its instance: one per file of the run
     const FileSettings* settings;
     Striping striping;
     std::vector<int> node_of_writer;  // writer index -> node

@@ -155,9 +155,14 @@ std::vector<uint64_t> moved(const std::vector<uint64_t>& per_target, const Targe
     return out;
 }
 
+// A later repetition's phase: its targets moved, and its bytes elsewhere in the file than the
+// planned one's, which are not known (its extents dropped: dirty_pages.hpp counts none of them
+// as overwritten).
 Phase moved(const Phase& ph, const TargetRotation& rot, long long steps)
 {
     Phase out = ph;
+    if (steps != 0)
+        out.extents.clear();
     if (!rot.none())
         for (Flow& f : out.flows)
             if (f.to_target)

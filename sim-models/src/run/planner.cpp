@@ -142,15 +142,18 @@ std::vector<Access> written_ranges(const Session& ses, size_t d)
     return acc;
 }
 
-Session open_session(const Platform& p, const Workload& w, const FileSession& f, const FileSettings& s,
+// The workload's `session`-th file session, opened.
+Session open_session(const Platform& p, const Workload& w, size_t session, const FileSettings& s,
                      const FileLayout& layout, const std::vector<int>& node_of_rank)
 {
+    const FileSession& f = w.files[session];
     Session ses{&f, &layout, {}, {}};
     int n = f.instances(w.ranks);
     ses.files.resize(n);
     ses.holders.resize(n);
     for (int i = 0; i < n; i++) {
         OpenFile& of = ses.files[i];
+        of.id = static_cast<uint64_t>(session) << 32 | static_cast<uint32_t>(i);
         of.settings = &s;
         of.striping = file_striping(p, s, n > 1 ? i : 0);
         of.rank_of_writer = writers_of(f, w.ranks, i);
@@ -342,7 +345,7 @@ void plan_run(const Platform& p, const Workload& w, const std::vector<FileSettin
         if (f.compute_before_s > 0)
             sink(fixed_phase("compute", f.compute_before_s));
         double create = library.create_datasets_s(p, f, *layouts[i], collective_overhead_s(p, writers, over));
-        Session ses = open_session(p, w, f, s, *layouts[i], node_of_rank);
+        Session ses = open_session(p, w, i, s, *layouts[i], node_of_rank);
         sink(fixed_phase("open", open_cost(p, ses, s, writers, over) + create));
         if (options.report_ranges)
             for (size_t d = 0; d < f.datasets.size(); d++) {

@@ -88,6 +88,16 @@ json breakdown_json(const Breakdown& bd, uint64_t distinct, bool list_write_path
     return out;
 }
 
+// What the targets took: the bytes written over bytes still dirty in the client's cache
+// (dirty_pages.hpp) reached them once.
+void take_overwritten(const Platform& p, Breakdown& bd, const std::vector<uint64_t>& overwritten_per_target)
+{
+    for (size_t t = 0; t < overwritten_per_target.size(); t++) {
+        bd.bytes_per_target[t] -= overwritten_per_target[t];
+        bd.bytes_per_server[static_cast<size_t>(server_of_target(p, static_cast<int>(t)))] -= overwritten_per_target[t];
+    }
+}
+
 // The limits the options set, over the command line's.
 Limits limits_of(const json& options, Limits limits)
 {
@@ -200,6 +210,7 @@ json Scenario::simulate(Backend& backend, PhaseCache& cache, const json& config,
                 phases[block[i].label] += seconds[i];
         });
     }
+    take_overwritten(platform_, bd, client.overwritten_per_target());
     double total = 0;
     for (auto& [label, t] : phases)
         total += t;

@@ -39,7 +39,7 @@ def render(schema: Schema) -> str:
         classes += _records(keys, class_name(block))
         classes.append(_typed_dict(f"{class_name(block)}Settings", keys))
     for scope in reversed(list(schema.scopes.values())):
-        classes.append(_scope_class(schema, scope))
+        classes.append(_scope_class(scope))
     return module(_HEADER, classes)
 
 
@@ -54,11 +54,11 @@ def _records(keys: dict[str, Key], prefix: str) -> list[str]:
 
 
 def _typed_dict(name: str, keys: dict[str, Key], prefix: str | None = None,
-                extra: dict[str, str] | None = None) -> str:
+                extra: dict[str, str] | None = None, base: str = "TypedDict") -> str:
     owner = name.removesuffix("Settings") if prefix is None else prefix
     rows = [(key_name, annotation, False) for key_name, annotation in (extra or {}).items()]
     rows += [(key.name, _annotation(key, owner), key.required) for key in keys.values()]
-    return typed_dict(name, rows)
+    return typed_dict(name, rows, base)
 
 
 def _annotation(key: Key, owner: str) -> str:
@@ -73,14 +73,17 @@ def _annotation(key: Key, owner: str) -> str:
     return _SCALARS[key.type]
 
 
-def _scope_class(schema: Schema, scope: Scope) -> str:
+def _scope_class(scope: Scope) -> str:
+    """A scope's class; one whose block's keys stand inline (a dataset rule) over that block's
+    settings class."""
     extra = {block: f"{class_name(block)}Settings" for block in scope.blocks}
     extra |= {name: f"list[{_scope_name(entries)}]" for name, entries in scope.lists.items()}
-    keys = dict(scope.keys)
     if scope.inline:
-        keys |= schema.blocks[scope.inline]
-    prefix = class_name(scope.inline) if scope.inline else _scope_name(scope.name)
-    return _typed_dict(_scope_name(scope.name), keys, prefix=prefix, extra=extra)
+        return _typed_dict(_scope_name(scope.name), dict(scope.keys), extra=extra,
+                           prefix=class_name(scope.inline),
+                           base=f"{class_name(scope.inline)}Settings")
+    return _typed_dict(_scope_name(scope.name), dict(scope.keys), extra=extra,
+                       prefix=_scope_name(scope.name))
 
 
 def _scope_name(scope: str) -> str:

@@ -78,13 +78,8 @@ class DatasetSettings(TypedDict, total=False):
     transfer_mode: Literal["collective", "independent"]
 
 
-class DatasetRule(TypedDict, total=False):
+class DatasetRule(DatasetSettings, total=False):
     match: Required[str]
-    chunk_size: int
-    chunk_dims: list[int]
-    fill_time: Literal["never", "alloc", "ifset"]
-    alloc_time: Literal["default", "early", "late", "incr"]
-    transfer_mode: Literal["collective", "independent"]
 
 
 class FileRule(TypedDict, total=False):

@@ -20,9 +20,10 @@ _RECORD_TYPES = {"int": "int", "number": "float", "bool": "bool", "string": "str
                  "string-list": "list[str]"}
 
 
-def typed_dict(name: str, rows: Iterable[tuple[str, str, bool]]) -> str:
-    """A ``TypedDict`` class of (key, annotation, required) rows; the others may be absent."""
-    lines = [f"class {name}(TypedDict, total=False):"]
+def typed_dict(name: str, rows: Iterable[tuple[str, str, bool]], base: str = "TypedDict") -> str:
+    """A ``TypedDict`` class of (key, annotation, required) rows, over ``base``'s keys (another
+    such class's); the others may be absent."""
+    lines = [f"class {name}({base}, total=False):"]
     for key, annotation, required in rows:
         lines.append(f"    {key}: {f'Required[{annotation}]' if required else annotation}")
     return "\n".join(lines)

@@ -161,7 +161,10 @@ def _session(mode: str, members: list[dict[str, Any]], world: int,
     for own in ("hdf5_access", "hdf5_create"):  # what the program set on the file's lists
         if own in first:
             session[own] = dict(first[own])
-    session.update({"datasets": datasets, "calls": calls})
+    session["datasets"] = datasets
+    if first.get("attributes"):  # what HDF5 writes for them is metadata of the file's
+        session["attributes"] = [dict(a) for a in first["attributes"]]
+    session["calls"] = calls
     return session
 
 

@@ -42,6 +42,18 @@ class WorkloadDataset(TypedDict, total=False):
     fill_value: Literal["default", "user", "undefined"]
 
 
+class WorkloadAttribute(TypedDict, total=False):
+    object: Required[str]
+    after_datasets: Required[int]
+    name: str
+    element_class: Literal["integer", "float", "string", "opaque"]
+    element_bytes: int
+    dims: list[int]
+    set_scale: str
+    attach_scale: str
+    axis: int
+
+
 class WorkloadRun(TypedDict, total=False):
     ranks: Required[list[int]]
     start: list[int]
@@ -90,6 +102,7 @@ class WorkloadFile(TypedDict, total=False):
     hdf5_access: WorkloadHdf5Access
     hdf5_create: WorkloadHdf5Create
     datasets: Required[list[WorkloadDataset]]
+    attributes: list[WorkloadAttribute]
     calls: list[WorkloadCall]
 
 

@@ -20,14 +20,14 @@ from typing import Any
 from iotwin.core.errors import UserError
 from iotwin.model.platforms import Platform
 from iotwin.model.platforms import load_platform as platform_from_file
-from iotwin.validation.paper.cases import Case, KernelWorkload, LoadPlatform, build_cases
+from iotwin.validation.paper.cases import Case, KernelWorkload, LoadPlatform
 from iotwin.validation.paper.fit import PlatformFit, robust_loss
 from iotwin.validation.paper.leave_out import Progress
 from iotwin.validation.paper.metrics import case_results, validation_metrics
-from iotwin.validation.paper.pipeline import selected_rows
 from iotwin.validation.paper.prediction import MEMO, Predicted, predict_cases
 from iotwin.validation.paper.results import PaperValidation, RowResult, Spread
 from iotwin.validation.paper.rows import PublishedRow
+from iotwin.validation.paper.selection import select_cases
 from iotwin.validation.paper.settings import Settings, load_settings
 from iotwin.validation.paper.spread import spreads
 from iotwin.workloads.workload import kernel_workload as kernel_description
@@ -83,20 +83,19 @@ def check_record(recorded: PaperValidation, calibrations: Mapping[str, Any], *,
     compared with ``recorded``: a figure differs when it moved by more than ``tolerance``
     (relative); ``partial`` logs the simulations as the full run does."""
     settings = load_settings(settings_path)
-    load_platform = load_platform or platform_from_file
-    rows = selected_rows(settings, platforms, kernels)
-    cases = build_cases(rows, settings, load_platform, kernel_workload or kernel_description)
+    selection = select_cases(settings, platforms, kernels, load_platform or platform_from_file,
+                             kernel_workload or kernel_description)
     MEMO.keep_in(partial)
     result, differences = recorded, []
-    for model in sorted({case.model for case in cases}):
+    for part in selection.platforms:
         if progress:
-            progress(f"{model}: the recorded fit re-evaluated")
-        prior = load_platform(model).with_priors()
-        fitted = prior.with_values(_calibration(recorded, calibrations, model))
-        result, found = _checked_platform(result, prior, fitted, rows, [
-            case for case in cases if case.model == model], settings)
+            progress(f"{part.model}: the recorded fit re-evaluated")
+        prior = part.platform.with_priors()
+        fitted = prior.with_values(_calibration(recorded, calibrations, part.model))
+        result, found = _checked_platform(result, prior, fitted, selection.rows, part.cases,
+                                          settings)
         differences += [d for d in found if _beyond(d, tolerance)]
-    return RecordCheck(result, differences, len(cases), tolerance)
+    return RecordCheck(result, differences, len(selection.cases), tolerance)
 
 
 def _beyond(difference: Difference, tolerance: float) -> bool:

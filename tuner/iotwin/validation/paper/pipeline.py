@@ -20,11 +20,10 @@ from dataclasses import asdict, replace
 from pathlib import Path
 
 from iotwin.core.cost import Limits
-from iotwin.core.errors import UserError
 from iotwin.model.calibration import Observation
 from iotwin.model.platforms import Platform
 from iotwin.model.platforms import load_platform as platform_from_file
-from iotwin.validation.paper.cases import Case, KernelWorkload, LoadPlatform, build_cases
+from iotwin.validation.paper.cases import Case, KernelWorkload, LoadPlatform
 from iotwin.validation.paper.cost import paper_cost
 from iotwin.validation.paper.fit import fit_cases
 from iotwin.validation.paper.leave_out import Progress, leave_one_out, leave_one_scale_out
@@ -36,7 +35,8 @@ from iotwin.validation.paper.results import (
     RowResult,
     calibration_id,
 )
-from iotwin.validation.paper.rows import PublishedRow, read_published
+from iotwin.validation.paper.rows import PublishedRow
+from iotwin.validation.paper.selection import select_cases
 from iotwin.validation.paper.sensitivity import choose_parameters, scan
 from iotwin.validation.paper.settings import Settings, load_settings
 from iotwin.validation.paper.spread import spreads
@@ -74,24 +74,21 @@ def run_paper_validation(*, settings_path: Path | None = None,
     if max_evaluations:
         settings = replace(settings, fit=replace(settings.fit,
                                                  evaluations_per_round=max_evaluations))
-    load_platform = load_platform or platform_from_file
-    rows = selected_rows(settings, platforms, kernels)
-    cases = build_cases(rows, settings, load_platform, kernel_workload or kernel_description)
-    models = sorted({case.model for case in cases})
+    selection = select_cases(settings, platforms, kernels, load_platform or platform_from_file,
+                             kernel_workload or kernel_description)
     if limits is not None:
-        say(paper_cost([(load_platform(m), [c for c in cases if c.model == m]) for m in models],
+        say(paper_cost([(part.platform, part.cases) for part in selection.platforms],
                        settings, loo, ",".join(platforms or ["all"]), limits).text())
     MEMO.keep_in(partial)
     parts = []
-    for model in models:
-        mine = [case for case in cases if case.model == model]
-        saved = partial / f"{model}.json" if partial else None
+    for part in selection.platforms:
+        saved = partial / f"{part.model}.json" if partial else None
         if saved and saved.exists():
-            say(f"{model}: from {saved}")
+            say(f"{part.model}: from {saved}")
             parts.append(PlatformPart.from_json(json.loads(saved.read_text())))
             continue
-        parts.append(_validate_platform(load_platform(model).with_priors(), mine, rows,
-                                        settings, loo, say, workers))
+        parts.append(_validate_platform(part.platform.with_priors(), part.cases,
+                                        selection.rows, settings, loo, say, workers))
         if saved:
             saved.parent.mkdir(parents=True, exist_ok=True)
             saved.write_text(json.dumps(asdict(parts[-1]), indent=1) + "\n")
@@ -100,18 +97,6 @@ def run_paper_validation(*, settings_path: Path | None = None,
 
 def _quiet(_: str) -> None:
     """Progress told to no one (picklable, unlike a lambda)."""
-
-
-def selected_rows(settings: Settings, platforms: Sequence[str] | None,
-                  kernels: Sequence[str] | None) -> list[PublishedRow]:
-    """The published rows of ``platforms`` and ``kernels`` (None: every one)."""
-    rows = [row for row in read_published(settings.published)
-            if (not platforms or row.model in platforms)
-            and (not kernels or row.kernel in kernels)]
-    if not rows:
-        raise UserError(f"no published row for platforms {platforms or 'any'} and kernels "
-                        f"{kernels or 'any'}")
-    return rows
 
 
 def _validation(parts: Sequence[PlatformPart]) -> PaperValidation:

@@ -1,0 +1,44 @@
+// A kernel page cache's dirty pages: they stay in the cache until something writes them back,
+// so a write over them changes them there, and the disk later takes them once.
+//
+// Linux (mm/page-writeback.c): a write marks its pages dirty through folio_mark_dirty; on a
+// page already dirty filemap_dirty_folio returns at folio_test_set_dirty, before
+// folio_account_dirtied, so the page is neither counted again in the dirty memory
+// (vm.dirty_ratio, vm.dirty_background_ratio) nor queued again for writeback. The flusher
+// writes a page back once it has been dirty vm.dirty_expire_centisecs (30 s by default), or
+// sooner when dirty memory passes vm.dirty_background_ratio, or at fsync
+// (Documentation/admin-guide/sysctl/vm.rst). Within a run of seconds that stays below those
+// limits, the write-back is the fsync's: it starts there (lustre_client.cpp), not as the
+// pages are written. HDF5's fill of a chunked dataset at create and the program's data written
+// into the same chunks a moment later are then one write to the disk, and the fill costs the
+// writers a memory copy.
+//
+// Lustre's OSC does not hold pages that way: it sends a dirty page as soon as a full RPC of
+// them is ready (max_pages_per_rpc), so its write-back runs beside the writes and a page
+// written again later has mostly left; a platform says which it has
+// (ClientCache::holds_dirty_pages).
+//
+// Bytes, not pages: a write over part of a dirty page is counted by its bytes.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <tuple>
+
+#include "model/model.hpp"
+
+namespace iosim {
+
+class DirtyPages {
+public:
+    // Marks `extent` dirty; returns how many of its bytes were dirty already.
+    uint64_t overwritten(const ObjectExtent& extent);
+    // The write-back took them all.
+    void clear() { runs_.clear(); }
+
+private:
+    using Object = std::tuple<int, uint64_t, int, int>;  // node, file, component, target
+    std::map<Object, std::map<uint64_t, uint64_t>> runs_;  // per object: dirty runs, begin -> end
+};
+
+}  // namespace iosim
