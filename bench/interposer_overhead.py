@@ -40,7 +40,8 @@ Three figures per case:
 - collectives: the MPI calls that make ranks wait for each other (MPI_Comm_dup included),
   counted per process by tests/programs/libmpi_call_count.so preloaded before the library, on
   the wall-clock runs' ranks; the library's are the difference with and without it, per file
-  session (the nonblocking MPI_Iallreduce of each report is listed apart: no rank waits for it).
+  session, in all and inside the file sessions (nonblocking ones, MPI_Iallreduce, listed apart:
+  no rank waits for them).
   On a machine with more ranks than cores, each collective can cost a rank a scheduler slice.
 The overhead a program sees is the wall-clock ratio (target: below 1.02). The instructions say
 where the library's time goes and how much work it does per write, dataset or file session, in
@@ -342,6 +343,8 @@ def instructions_without(argv: tuple[str, ...], out: Path) -> int:
 
 
 NONBLOCKING = ("MPI_Iallreduce",)
+#: the counter's name of a call's count inside file sessions (tests/programs/mpi_call_count.c)
+IN_SESSION = " in a file session"
 
 
 def on_ranks(ranks: int, argv: list[str], env: dict[str, str]) -> launch.Completed:
@@ -365,15 +368,28 @@ def collective_calls(ranks: int, argv: list[str], env: dict[str, str],
     return {name: sum(rank[name] for rank in counts) / len(counts) for name in counts[0]}
 
 
+def waiting_calls(counts: dict[str, float]) -> tuple[float, str]:
+    """The calls that make ranks wait, summed, and each call's count."""
+    detail = ", ".join(f"{name} {n:+.1f}" for name, n in counts.items() if n)
+    return sum(n for name, n in counts.items() if name not in NONBLOCKING), detail or "none"
+
+
 def print_collectives(kernel: Kernel, env: dict[str, str], folder: Path, ranks: int) -> None:
+    """Per rank and file session: the library's collectives in all, and those it makes inside
+    the sessions (from an MPI_File_open's entry to its MPI_File_close's return)."""
     without = collective_calls(ranks, kernel.argv(ranks), {}, folder)
     with_library = collective_calls(ranks, kernel.argv(ranks), env, folder)
     added = {name: (with_library[name] - without[name]) / kernel.sessions for name in without}
-    waiting = sum(n for name, n in added.items() if name not in NONBLOCKING)
-    own = sum(n for name, n in without.items() if name not in NONBLOCKING) / kernel.sessions
-    detail = ", ".join(f"{name} {n:+.1f}" for name, n in added.items() if n)
+    inside = {name.removesuffix(IN_SESSION): n for name, n in added.items()
+              if name.endswith(IN_SESSION)}
+    waiting, detail = waiting_calls({name: n for name, n in added.items()
+                                     if not name.endswith(IN_SESSION)})
+    waiting_inside, detail_inside = waiting_calls(inside)
+    own = sum(n for name, n in without.items()
+              if name not in NONBLOCKING and not name.endswith(IN_SESSION)) / kernel.sessions
     print(f"  collectives per rank and file session, {ranks} ranks: the program's {own:.1f}, "
-          f"the library's {waiting:+.1f} that wait ({detail or 'none'})")
+          f"the library's {waiting:+.1f} that wait ({detail}); inside the file sessions "
+          f"{waiting_inside:+.1f} ({detail_inside})")
 
 
 def kernel_seconds(kernel: Kernel, ranks: int, env: dict[str, str]) -> Timing:

@@ -2,7 +2,7 @@
 
 A run without a config still pays the preload: the library and what it links loaded and
 relocated at the start, its constructors, its hooks at MPI_Init and MPI_Finalize (the run's
-record reduced over the ranks), and per file session the hooks and the report's reduction.
+record and the files' reports reduced over the ranks), and per file session the hooks.
 Each is counted here in a figure a loaded machine does not blur, per program, without the
 library and with it, no config, preloaded as `iotwin run` does (the report on) and as
 `iotwin apply` does (no report):
@@ -12,7 +12,7 @@ library and with it, no config, preloaded as `iotwin run` does (the report on) a
 - system calls per rank (strace -f -c around each rank, the library preloaded into the program
   only);
 - collectives per rank that make ranks wait (tests/programs/libmpi_call_count.so), and the
-  nonblocking ones apart;
+  nonblocking ones apart, in all and inside file sessions;
 - the dynamic loader's time at the start (LD_DEBUG=statistics, cycles of the time-stamp counter:
   a wall-clock count, inflated on a loaded machine; the median over the ranks);
 - instructions of a 1-rank run (MPICH singleton, callgrind), split by the object that executes

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
-from iotwin.cli import main
-from support.command_tree import commands
+from iotwin.cli import build_parser, main
+from support.command_tree import commands, subcommands
 
 
 @pytest.mark.parametrize("words", commands(), ids=" ".join)
@@ -13,3 +16,23 @@ def test_help_prints(words: list[str], capsys: pytest.CaptureFixture[str]) -> No
         main([*words, "--help"])
     assert ended.value.code == 0
     assert capsys.readouterr().out.startswith("usage: iotwin")
+
+
+def test_a_command_line_builds_the_parser_of_its_command_alone_and_parses_alike() -> None:
+    every = subcommands(build_parser())
+    for name, parser in every.items():
+        alone = subcommands(build_parser(name))
+        assert list(alone) == [name]
+        assert alone[name].format_help() == parser.format_help()
+    assert list(subcommands(build_parser("no-such-command"))) == list(every)
+
+
+def test_a_command_imports_no_other_commands_module() -> None:
+    """`iotwin show` starts without importing what `iotwin tune` runs (the search strategies,
+    numpy): the suite and the users start hundreds of short commands."""
+    probe = ("import sys; from iotwin.cli import build_parser; build_parser('show'); "
+             "print([m for m in sorted(sys.modules) if m.startswith('iotwin.commands.') "
+             "and not m.startswith('iotwin.commands._')], 'numpy' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.split() == ["['iotwin.commands.show']", "False"]

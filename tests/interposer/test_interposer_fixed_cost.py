@@ -1,7 +1,8 @@
 """What the preloaded library costs a run whatever it tunes: the collectives it adds
-(support.mpi_call_count counts them, for bench/preload_cost.py too; here their behaviour): a
-run without a report makes no collective of the library's, and one with a report makes one at
-its end, one per file, and the communicator they go on."""
+(support.mpi_call_count counts them, in all and inside file sessions, for
+bench/preload_cost.py too; here their behaviour): a run without a report makes no collective
+of the library's, and one with a report none inside a file session, all of them at
+MPI_Finalize, where each file's figures are reduced over the processes that opened it."""
 
 from __future__ import annotations
 
@@ -72,11 +73,29 @@ def test_a_run_without_a_report_makes_no_collective_of_the_librarys(scratch: Pat
     assert added(folder, env) == {}
 
 
-def test_a_reported_run_adds_one_reduction_per_file_and_one_at_its_end(scratch: Path) -> None:
+def test_a_reported_run_adds_no_collective_inside_a_file_session(scratch: Path) -> None:
     folder = scratch / "report"
     folder.mkdir()
     env = {"LD_PRELOAD": str(paths.interposer_library()),
            "IOTWIN_REPORT": str(folder / "report.jsonl")}
-    # per rank: its communicator's dup, each file's nonblocking reduction, the run's record
-    assert added(folder, env) == {"MPI_Comm_dup": RANKS, "MPI_Iallreduce": FILES * RANKS,
+    # per rank, all at MPI_Finalize: the dup of MPI_COMM_WORLD and the count of the report's
+    # messages over it, the run record's reduction; none "in a file session", none per file
+    assert added(folder, env) == {"MPI_Comm_dup": RANKS, "MPI_Reduce_scatter_block": RANKS,
                                   "MPI_Allreduce": RANKS}
+
+
+def test_files_of_different_groups_are_each_reduced_over_their_processes(scratch: Path) -> None:
+    report = scratch / "report.jsonl"
+    env = {"LD_PRELOAD": str(paths.interposer_library()), "IOTWIN_REPORT": str(report)}
+    done = launch.run_mpi(3, [str(paths.built("tests/programs/group_files")), str(scratch)],
+                          env=env, cwd=scratch, timeout=180, using=launch.launcher("mpich"))
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in report.read_text().splitlines()
+             if "iotwin_report" in line]
+    files = sorted((Path(line["file"]).name, line["ranks"], line["bytes"], line["writes"])
+                   for line in lines)
+    # each rank writes rank + 1 KiB: world ranks 0-2 on the world's files, 1-2 on "rest"
+    world, rest = (1 + 2 + 3) * 1024, (2 + 3) * 1024
+    assert files == [("first", 1, 1024, 1), ("rest", 2, rest, 2), ("rest", 2, rest, 2),
+                     ("world.0", 3, world, 3), ("world.1", 3, world, 3)]
+    assert all(line["span"]["open"] <= line["span"]["closed"] for line in lines)

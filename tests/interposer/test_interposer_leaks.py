@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from iotwin.core import paths
+from iotwin.executors import launch
 
 pytestmark = pytest.mark.slow
 
@@ -139,6 +140,26 @@ def test_the_mpiio_layer_leaks_nothing(scratch: Path):
     assert capture.read_text().count('"api": "mpiio"') == 4
     assert '"unmatched_rules": [{"rule": "files[1]"' in report.read_text()
     found = [record for record in loss_records(done.stderr) if ours(record)]
+    assert not found, "\n\n".join(found)
+
+
+def test_the_reduction_at_finalize_leaks_nothing(scratch: Path):
+    """Three ranks of group_files, each under valgrind: the records held until MPI_Finalize,
+    sent to their leaders and merged there (files of the world, of two ranks, of one)."""
+    report = scratch / "report.jsonl"
+    env = {"LD_PRELOAD": str(paths.interposer_library()), "IOTWIN_REPORT": str(report)}
+    logs = scratch / "valgrind.%q{PMI_RANK}"
+    done = launch.run_mpi(
+        3, ["valgrind", "--leak-check=full", "--show-leak-kinds=definite,indirect",
+            "--num-callers=40", f"--log-file={logs}",
+            str(paths.built("tests/programs/group_files")), str(scratch)],
+        env=env, cwd=scratch, timeout=600, using=launch.launcher("mpich"))
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert report.read_text().count('"iotwin_report"') == 5
+    ranks = sorted(scratch.glob("valgrind.*"))
+    assert len(ranks) == 3
+    found = [record for log in ranks for record in loss_records(log.read_text())
+             if ours(record)]
     assert not found, "\n\n".join(found)
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from iotwin.core.errors import UserError
 from iotwin.core.run_records import RunResult
-from iotwin.report import write_report
+from iotwin.report.writing import write_report
 from iotwin.store.database import Store
 from iotwin.studies.experiment.runner import run_experiment
 from iotwin.studies.experiment.spec import parse_experiment

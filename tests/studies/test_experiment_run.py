@@ -114,7 +114,7 @@ def test_a_partial_search_sets_only_its_sections_and_is_exhaustive_when_it_fits(
 
 
 def test_the_search_settings_reach_the_report_rows(tmp_path: Path) -> None:
-    from iotwin.report import write_report
+    from iotwin.report.writing import write_report
 
     with Store(tmp_path / "s.db") as store:
         experiment = run_fake(store)

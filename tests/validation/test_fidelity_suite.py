@@ -13,7 +13,7 @@ from iotwin.core.hashing import config_hash
 from iotwin.core.run_records import RunResult, Target
 from iotwin.model.platforms import load_platform
 from iotwin.model.sim import simulate
-from iotwin.report import write_report
+from iotwin.report.writing import write_report
 from iotwin.store.database import Store
 from iotwin.validation.local import (
     Suite,

@@ -28,7 +28,11 @@ USER_ERROR_STATUS = 2
 INTERNAL_ERROR_STATUS = 70
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command, or of ``command`` alone when it names one:
+    importing a command's module imports what it runs (numpy, the search strategies, the
+    store), so `iotwin run` need not import what `iotwin tune` uses, and the same command
+    line parses alike either way (each command's parser is its module's own)."""
     parser = argparse.ArgumentParser(
         prog="iotwin",
         description="Tune parallel HDF5 / MPI-IO / Lustre-GPFS I/O with calibrated simulations "
@@ -38,17 +42,28 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--debug", action="store_true",
                         help="print the Python traceback of any error before its one line")
     subparsers = parser.add_subparsers(title="commands", metavar="COMMAND")
-    for module_info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
-        if module_info.name.startswith("_"):  # shared by the commands, not one of them
-            continue
-        module = importlib.import_module(f"iotwin.commands.{module_info.name}")
-        module.register(subparsers)
+    names = _command_names()
+    for name in [command] if command in names else names:
+        importlib.import_module(f"iotwin.commands.{name}").register(subparsers)
     return parser
 
 
+def _command_names() -> list[str]:
+    """The commands: iotwin.commands' modules, each registering the command of its name."""
+    return sorted(module.name for module in pkgutil.iter_modules(commands.__path__)
+                  if not module.name.startswith("_"))  # "_": shared by the commands
+
+
+def _command_word(argv: list[str]) -> str | None:
+    """The command a command line names: its first word that is not an option (the top
+    level's options, --debug and --version, take no value)."""
+    return next((word for word in argv if not word.startswith("-")), None)
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = sys.argv[1:] if argv is None else argv
+    parser = build_parser(_command_word(words))
+    args = parser.parse_args(words)
     if not hasattr(args, "func"):
         parser.print_help()
         return 2

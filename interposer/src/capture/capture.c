@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "capture/types.h"
+#include "core/runtime.h"
 
 static const char *capture_path;
 
@@ -19,6 +20,11 @@ void iot_capture_init(void)
 int iot_capture_enabled(void)
 {
     return capture_path != NULL;
+}
+
+int iot_nothing_to_do(void)
+{
+    return !iot_rt.config && !iot_rt.run.report_path && !capture_path;
 }
 
 double iot_capture_clock(void)

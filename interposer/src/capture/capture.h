@@ -16,6 +16,10 @@ struct cap_dataset;
 /* Reads IOTWIN_CAPTURE once; capture is off (every call below a no-op) without it. */
 void iot_capture_init(void);
 int iot_capture_enabled(void);
+/* No config, no report, no capture: nothing to apply to the program's files and nothing to
+ * record of them (as a production job runs without a config to apply). The layers then make no
+ * record and pass the files' calls straight on. */
+int iot_nothing_to_do(void);
 double iot_capture_clock(void);   /* epoch seconds */
 double iot_capture_epoch_of(double monotonic);   /* a CLOCK_MONOTONIC time in epoch seconds */
 

@@ -1,16 +1,32 @@
-/* Communicators for the interposer's own collectives (a file's report, its capture).
+/* The groups of processes the program opens files on, and the library's communicators over
+ * them for its own collectives during the run (a file's capture, rank 0 creating a file with
+ * its Lustre layout).
  *
- * One duplicate per distinct group of processes, made the first time a file is opened on
- * that group (a file open is collective over it, so every member takes the same branch: they
- * all saw the same earlier opens on it) and kept until MPI_Finalize: a program that opens
- * many files on one communicator pays one MPI_Comm_dup, not one per file. */
+ * A group is known by its members: one entry per distinct group, found with
+ * MPI_Group_compare, no collective. The report needs no communicator while the program runs:
+ * a file's figures are held until MPI_Finalize and reduced there over MPI_COMM_WORLD
+ * (core/reduction.c), each record keyed by its group (members, leader) and its place among
+ * that group's files.
+ *
+ * A communicator is one duplicate per group, made the first time a file opened on the group
+ * needs one (a file open is collective over the group, and whether a file needs one is the same
+ * on every member: capture is on for the whole run, a layout comes from the file's settings),
+ * and kept until MPI_Finalize: a program that opens many files on one communicator pays one
+ * MPI_Comm_dup, not one per file. */
 #pragma once
 #include <mpi.h>
 
-/* Ours for files opened on `app`; MPI_COMM_NULL for a single process (nothing to reduce). */
+struct iot_group {
+    int size;
+    int leader;                   /* the MPI_COMM_WORLD rank of its rank 0 */
+    unsigned long long members;   /* a hash of its members' MPI_COMM_WORLD ranks, in its order */
+    long long reported;           /* its files this process has handed to the report so far */
+};
+
+/* The group of `app`; NULL for one process, or for a group not inside MPI_COMM_WORLD (a
+ * spawned job's): its files are reported by each process alone. */
+struct iot_group *iot_group_of(MPI_Comm app);
+/* The library's communicator over the group of `app`; MPI_COMM_NULL for one process. */
 MPI_Comm iot_comm_for(MPI_Comm app);
-/* The communicators made so far, in the order they were made. */
-int iot_comms_count(void);
-MPI_Comm iot_comms_at(int index);
-/* Frees them (before MPI_Finalize). */
+/* Frees the groups and communicators (before MPI_Finalize). */
 void iot_comms_free(void);

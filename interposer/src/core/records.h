@@ -11,6 +11,7 @@
 
 struct iot_layer;
 struct iot_capture;
+struct iot_group;
 
 /* The config's settings for a part of a file and the labels of the blocks they come from: one
  * per distinct set of blocks, shared by every part those blocks apply to (core/runtime.c). */
@@ -41,7 +42,10 @@ struct iot_file {
     int collective;           /* opened collectively by the ranks of its communicator */
     const char *driver;       /* the layer's driver of the file, as the report names it */
     MPI_Comm comm;            /* a duplicate of the file's communicator (MPI_COMM_NULL: none, or
-                               * one process): the report's and the capture's, from core/comms */
+                               * one process): the capture's and a Lustre layout's, from
+                               * core/comms */
+    struct iot_group *group;  /* the processes that opened it (NULL: this process alone, or no
+                               * report): its report's reduction at MPI_Finalize */
     MPI_Info requested;       /* the hints the interposer set (MPI_INFO_NULL if none) */
     char fs_type[32];
     double open_s, write_s, flush_s, close_s, read_s;

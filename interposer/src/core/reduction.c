@@ -1,6 +1,8 @@
-/* A file's report reduced over its communicator (core/report.h): times, bytes and writes,
- * and each part's figures (core/records.h), in one nonblocking reduction posted at the
- * file's close. */
+/* A file's report reduced over the processes that opened it (core/report.h). Nothing of it
+ * happens while the program runs: at a file's close its record is held, and at MPI_Finalize
+ * every process sends the records of the files it did not lead to their leaders (the
+ * MPI_COMM_WORLD rank of rank 0 of the file's communicator), which add them to their own and
+ * write the lines. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,23 +12,54 @@
 #include "core/layer.h"
 #include "core/report.h"
 
-/* --- reduction over the file's communicator -------------------------------------------------- */
+/* --- a file's figures ------------------------------------------------------------------------ */
 
-static char *part_lines(const struct iot_file *file, int *len)
+/* The figures of a file, reduced over its processes: its times (the slowest rank's; the open
+ * as its negation, so that the maximum is the earliest), bytes, writes and reads (summed). */
+enum { R_OPEN, R_WRITE, R_FLUSH, R_CLOSE, R_METADATA, R_T_OPEN, R_T_CLOSE, R_BYTES, R_WRITES,
+       R_READ, R_READ_BYTES, R_READS, R_LEN };
+
+static void add_figures(const double *a, double *b)
 {
-    struct buf out = {NULL, 0, 0, 0};
+    for (int i = 0; i < R_LEN; i++) {
+        int sum = i == R_BYTES || i == R_WRITES || i == R_READ_BYTES || i == R_READS;
+        b[i] = sum ? a[i] + b[i] : (a[i] > b[i] ? a[i] : b[i]);
+    }
+}
+
+static void fill_figures(const struct iot_file *file, double *r)
+{
+    r[R_OPEN] = file->open_s, r[R_WRITE] = file->write_s, r[R_FLUSH] = file->flush_s;
+    r[R_CLOSE] = file->close_s, r[R_METADATA] = file->metadata_s;
+    r[R_T_OPEN] = -file->t_open, r[R_T_CLOSE] = file->t_close;
+    r[R_BYTES] = (double)file->bytes, r[R_WRITES] = (double)file->writes;
+    r[R_READ] = file->read_s, r[R_READ_BYTES] = (double)file->read_bytes;
+    r[R_READS] = (double)file->reads;
+}
+
+static void take_figures(struct iot_file *file, const double *r)
+{
+    file->open_s = r[R_OPEN], file->write_s = r[R_WRITE], file->flush_s = r[R_FLUSH];
+    file->close_s = r[R_CLOSE], file->metadata_s = r[R_METADATA];
+    file->t_open = -r[R_T_OPEN], file->t_close = r[R_T_CLOSE];
+    file->bytes = (long long)r[R_BYTES], file->writes = (long long)r[R_WRITES];
+    file->read_s = r[R_READ], file->read_bytes = (long long)r[R_READ_BYTES];
+    file->reads = (long long)r[R_READS];
+}
+
+/* --- its parts' figures, as lines "calls bytes seconds name" ---------------------------------- */
+
+static void put_part_lines(struct buf *out, const struct iot_file *file)
+{
     for (int i = 0; i < file->nparts; i++) {
         const struct iot_part *d = file->parts[i];
-        put_int(&out, d->calls);
-        PUT(&out, " ");
-        put_int(&out, d->bytes);
-        put_format(&out, " %.9f ", d->seconds);
-        put(&out, d->name);
-        PUT(&out, "\n");
+        put_int(out, d->calls);
+        PUT(out, " ");
+        put_int(out, d->bytes);
+        put_format(out, " %.9f ", d->seconds);
+        put(out, d->name);
+        PUT(out, "\n");
     }
-    char *text = buf_take(&out);
-    *len = text ? (int)out.len : 0;
-    return text;
 }
 
 /* The record named `name`; ranks usually list their datasets in the same order, so the one
@@ -44,7 +77,8 @@ static struct iot_part *part_named(struct iot_file *file, const char *name, int 
     return file->layer->part_new(file, name);
 }
 
-/* Adds one rank's lines "calls bytes seconds name" to rank 0's records. */
+/* Adds another rank's part lines to the leader's parts: calls and bytes summed, seconds the
+ * slowest rank's (parts only other ranks wrote are added). */
 static void merge_part_lines(struct iot_file *file, char *text)
 {
     int next = 0;
@@ -64,181 +98,174 @@ static void merge_part_lines(struct iot_file *file, char *text)
     }
 }
 
-/* Rank 0 gets the other ranks' per-part writes (ranks may have written different parts). */
-static void gather_parts(struct iot_file *file, int rank, int size)
-{
-    int len = 0;
-    char *mine = rank == 0 ? NULL : part_lines(file, &len);
-    int *lens = rank == 0 ? calloc((size_t)size, sizeof *lens) : NULL;
-    int *offsets = rank == 0 ? calloc((size_t)size, sizeof *offsets) : NULL;
-    MPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, file->comm);
-    int total = 0;
-    for (int r = 0; rank == 0 && r < size; r++) {
-        offsets[r] = total;
-        total += lens[r];
-    }
-    char *all = rank == 0 ? calloc((size_t)total + 1, 1) : NULL;
-    MPI_Gatherv(mine, len, MPI_CHAR, all, lens, offsets, MPI_CHAR, 0, file->comm);
-    if (rank == 0)
-        merge_part_lines(file, all);
-    free(all);
-    free(lens);
-    free(offsets);
-    free(mine);
-}
+/* --- the records held until MPI_Finalize ------------------------------------------------------ */
 
-/* The figures of a file reduced in one MPI_Allreduce: its times (the slowest rank's; the open
- * as its negation, so that the maximum is the earliest), bytes and writes (summed), and, when
- * every rank lists the same parts (their count and a hash of their names agree), each
- * part's calls, bytes (summed) and seconds (slowest) in one of SLOTS slots. A user op on
- * a datatype of the whole record: MPI may apply a predefined op to parts of a buffer, never a
- * user op to part of one element. */
-#define SLOTS 32
-enum { R_OPEN, R_WRITE, R_FLUSH, R_CLOSE, R_METADATA, R_T_OPEN, R_T_CLOSE, R_BYTES, R_WRITES,
-       R_READ, R_READ_BYTES, R_READS, R_ND, R_ND_NEG, R_HASH, R_HASH_NEG, R_HEADER };
-#define R_LEN (R_HEADER + 3 * SLOTS)
-
-static void reduce_records(void *in, void *inout, int *len, MPI_Datatype *type)
-{
-    (void)type;
-    for (int n = 0; n < *len; n++) {
-        const double *a = (const double *)in + (size_t)n * R_LEN;
-        double *b = (double *)inout + (size_t)n * R_LEN;
-        for (int i = 0; i < R_LEN; i++) {
-            int sum = i == R_BYTES || i == R_WRITES || i == R_READ_BYTES || i == R_READS
-                      || (i >= R_HEADER && (i - R_HEADER) % 3 != 2);
-            b[i] = sum ? a[i] + b[i] : (a[i] > b[i] ? a[i] : b[i]);
-        }
-    }
-}
-
-static struct {
-    MPI_Datatype type;
-    MPI_Op op;
-} record_reduction = {MPI_DATATYPE_NULL, MPI_OP_NULL};
-
-static MPI_Datatype record_type(void)
-{
-    if (record_reduction.type == MPI_DATATYPE_NULL) {
-        MPI_Type_contiguous(R_LEN, MPI_DOUBLE, &record_reduction.type);
-        MPI_Type_commit(&record_reduction.type);
-    }
-    return record_reduction.type;
-}
-
-static MPI_Op record_op(void)
-{
-    if (record_reduction.op == MPI_OP_NULL)
-        MPI_Op_create(reduce_records, 1, &record_reduction.op);
-    return record_reduction.op;
-}
-
-void iot_report_free(void)
-{
-    if (record_reduction.op != MPI_OP_NULL)
-        MPI_Op_free(&record_reduction.op);
-    if (record_reduction.type != MPI_DATATYPE_NULL)
-        MPI_Type_free(&record_reduction.type);
-}
-
-/* A hash of the part names in order, exact in a double (52 bits). */
-static double names_hash(const struct iot_file *file)
-{
-    unsigned long long h = 1469598103934665603ULL;
-    for (int i = 0; i < file->nparts; i++)
-        for (const char *c = file->parts[i]->name; ; c++) {
-            h = (h ^ (unsigned char)*c) * 1099511628211ULL;
-            if (!*c)
-                break;
-        }
-    return (double)(h >> 12);
-}
-
-static void fill_record(const struct iot_file *file, double *r)
-{
-    double hash = names_hash(file);
-    memset(r, 0, R_LEN * sizeof *r);
-    r[R_OPEN] = file->open_s, r[R_WRITE] = file->write_s, r[R_FLUSH] = file->flush_s;
-    r[R_CLOSE] = file->close_s, r[R_METADATA] = file->metadata_s;
-    r[R_T_OPEN] = -file->t_open, r[R_T_CLOSE] = file->t_close;
-    r[R_BYTES] = (double)file->bytes, r[R_WRITES] = (double)file->writes;
-    r[R_READ] = file->read_s, r[R_READ_BYTES] = (double)file->read_bytes;
-    r[R_READS] = (double)file->reads;
-    r[R_ND] = file->nparts, r[R_ND_NEG] = -file->nparts;
-    r[R_HASH] = hash, r[R_HASH_NEG] = -hash;
-    for (int i = 0; i < file->nparts && i < SLOTS; i++) {
-        const struct iot_part *d = file->parts[i];
-        double *slot = r + R_HEADER + 3 * i;
-        slot[0] = (double)d->calls, slot[1] = (double)d->bytes, slot[2] = d->seconds;
-    }
-}
-
-static void take_record(struct iot_file *file, const double *r, int same_parts)
-{
-    file->open_s = r[R_OPEN], file->write_s = r[R_WRITE], file->flush_s = r[R_FLUSH];
-    file->close_s = r[R_CLOSE], file->metadata_s = r[R_METADATA];
-    file->t_open = -r[R_T_OPEN], file->t_close = r[R_T_CLOSE];
-    file->bytes = (long long)r[R_BYTES], file->writes = (long long)r[R_WRITES];
-    file->read_s = r[R_READ], file->read_bytes = (long long)r[R_READ_BYTES];
-    file->reads = (long long)r[R_READS];
-    for (int i = 0; same_parts && i < file->nparts; i++) {
-        struct iot_part *d = file->parts[i];
-        const double *slot = r + R_HEADER + 3 * i;
-        d->calls = (long long)slot[0], d->bytes = (long long)slot[1], d->seconds = slot[2];
-    }
-}
-
-/* --- reductions in flight ------------------------------------------------------------------- */
-
-/* A file's reduction, posted at its close (MPI_Iallreduce) and finished, with its line
- * written, when the next file on the same communicator closes or MPI_Finalize comes: a file
- * session then waits for no collective of the interposer's, and collectives on one
- * communicator stay in the same order on every rank. */
-struct pending {
+/* A closed file of a group, with its place among the group's files this process reported:
+ * the members of a group close its files in the same order (each close is collective over
+ * it), so (group, place, name) names the same file on every member. */
+struct held {
     struct iot_file *file;
     const struct iot_run *run;
-    double r[R_LEN];
+    const struct iot_group *group;
+    long long place;
+    double figures[R_LEN];
+};
+
+static struct held *held;
+static int nheld;
+
+/* A record as it travels to its leader, followed by the file's name and its part lines. */
+struct wire {
+    double figures[R_LEN];
+    unsigned long long members;
+    long long place;
+    int name_len, parts_len;
+};
+
+static void put_wire(struct buf *out, const struct held *h)
+{
+    struct buf parts = {NULL, 0, 0, 0};
+    put_part_lines(&parts, h->file);
+    struct wire w = {.members = h->group->members, .place = h->place,
+                     .name_len = (int)strlen(h->file->name), .parts_len = (int)parts.len};
+    memcpy(w.figures, h->figures, sizeof w.figures);
+    put_bytes(out, (const char *)&w, sizeof w);
+    put_bytes(out, h->file->name, (size_t)w.name_len);
+    put_bytes(out, parts.s ? parts.s : "", parts.len);
+    free(parts.s);
+}
+
+/* The record this process leads that `w` (named `name`) is another member's figures of. Records
+ * arrive in the order they were held, so the one after the previous match is tried first. */
+static struct held *led(const struct wire *w, const char *name, size_t name_len, int me, int *next)
+{
+    for (int tried = 0; tried < nheld; tried++) {
+        struct held *h = &held[(*next)++ % nheld];
+        if (h->group->leader == me && h->group->members == w->members && h->place == w->place
+            && strlen(h->file->name) == name_len && memcmp(h->file->name, name, name_len) == 0)
+            return h;
+    }
+    return NULL;
+}
+
+/* Adds the records of one message (one member's, for the files this process leads). */
+static void merge_message(const char *data, size_t len, int me)
+{
+    int next = 0;
+    struct wire w;
+    for (size_t at = 0; at + sizeof w <= len;) {
+        memcpy(&w, data + at, sizeof w);
+        const char *name = data + at + sizeof w, *parts = name + w.name_len;
+        at += sizeof w + (size_t)w.name_len + (size_t)w.parts_len;
+        if (at > len)
+            break;
+        struct held *h = led(&w, name, (size_t)w.name_len, me, &next);
+        char *lines = h ? strndup(parts, (size_t)w.parts_len) : NULL;
+        if (!h)
+            continue;
+        add_figures(w.figures, h->figures);
+        merge_part_lines(h->file, lines);
+        free(lines);
+    }
+}
+
+/* One message per leader this process sends to: its records of that leader's files. */
+struct outgoing {
+    int to;
+    struct buf data;
     MPI_Request request;
 };
 
-static struct pending *pending;
-static int npending;
-
-static void finish(struct pending *p)
+static int outgoing_messages(struct outgoing **out, int me)
 {
-    int rank = 0, ranks = 1;
-    MPI_Comm_rank(p->file->comm, &rank);
-    MPI_Comm_size(p->file->comm, &ranks);
-    PMPI_Wait(&p->request, MPI_STATUS_IGNORE);   /* the interposer's own: not hooked */
-    const double *r = p->r;
-    int same = r[R_ND] == -r[R_ND_NEG] && r[R_HASH] == -r[R_HASH_NEG] && r[R_ND] <= SLOTS;
-    if (!same)   /* ranks wrote different parts: their lines go to rank 0 */
-        gather_parts(p->file, rank, ranks);
-    take_record(p->file, r, same);
-    if (rank == 0)
-        iot_report_write(p->file, p->run, ranks);
-    iot_file_free(p->file);
-}
-
-/* Finishes the reduction in flight on `comm`, if any. */
-static void settle(MPI_Comm comm)
-{
-    for (int i = 0; i < npending; i++)
-        if (pending[i].file->comm == comm) {
-            finish(&pending[i]);
-            pending[i] = pending[--npending];
-            return;
+    int n = 0;
+    *out = NULL;
+    for (int i = 0; i < nheld; i++) {
+        int to = held[i].group->leader, k = 0;
+        if (to == me)
+            continue;
+        while (k < n && (*out)[k].to != to)
+            k++;
+        if (k == n) {
+            struct outgoing *more = realloc(*out, (size_t)(n + 1) * sizeof **out);
+            if (!more)
+                continue;
+            *out = more;
+            (*out)[n++] = (struct outgoing){to, {NULL, 0, 0, 0}, MPI_REQUEST_NULL};
         }
+        put_wire(&(*out)[k].data, &held[i]);
+    }
+    return n;
 }
 
-void iot_report_settle_all(void)
+enum { TAG = 0x10f };
+
+/* The exchange over `world` (the library's duplicate of MPI_COMM_WORLD): how many messages
+ * each process gets (one MPI_Reduce_scatter_block), then the messages themselves. */
+static void exchange(MPI_Comm world, int me, int size)
 {
-    for (int i = 0; i < iot_comms_count(); i++)   /* in the order the communicators were made */
-        settle(iot_comms_at(i));
-    while (npending)
-        settle(pending[0].file->comm);
-    free(pending);
-    pending = NULL;
+    struct outgoing *out;
+    int n = outgoing_messages(&out, me), incoming = 0;
+    int *senders = calloc((size_t)size, sizeof *senders);
+    if (!senders)   /* out of memory for a few bytes a process: the process is failing */
+        return;
+    for (int k = 0; k < n; k++)
+        senders[out[k].to] = 1;
+    MPI_Reduce_scatter_block(senders, &incoming, 1, MPI_INT, MPI_SUM, world);
+    free(senders);
+    for (int k = 0; k < n; k++)
+        MPI_Isend(out[k].data.s, (int)out[k].data.len, MPI_BYTE, out[k].to, TAG, world,
+                  &out[k].request);
+    for (int m = 0; m < incoming; m++) {
+        MPI_Status status;
+        int len = 0;
+        MPI_Probe(MPI_ANY_SOURCE, TAG, world, &status);
+        MPI_Get_count(&status, MPI_BYTE, &len);
+        char *data = malloc((size_t)len + 1);
+        if (!data)
+            break;
+        MPI_Recv(data, len, MPI_BYTE, status.MPI_SOURCE, TAG, world, MPI_STATUS_IGNORE);
+        merge_message(data, (size_t)len, me);
+        free(data);
+    }
+    for (int k = 0; k < n; k++) {
+        PMPI_Wait(&out[k].request, MPI_STATUS_IGNORE);   /* the interposer's own: not hooked */
+        free(out[k].data.s);
+    }
+    free(out);
+}
+
+/* Writes the lines of the files this process leads (every held file's, its own figures only,
+ * when `alone`) and frees the records. */
+static void write_held(int me, int alone)
+{
+    for (int i = 0; i < nheld; i++) {
+        struct held *h = &held[i];
+        if (alone || h->group->leader == me) {
+            take_figures(h->file, h->figures);
+            iot_report_write(h->file, h->run, alone ? 1 : h->group->size);
+        }
+        iot_file_free(h->file);
+    }
+    free(held);
+    held = NULL;
+    nheld = 0;
+}
+
+void iot_report_settle_all(const struct iot_run *run, int mpi)
+{
+    int me = 0, size = 1;
+    MPI_Comm world = MPI_COMM_NULL;
+    if (!run->report_path || !mpi) {
+        write_held(me, 1);
+        return;
+    }
+    MPI_Comm_dup(MPI_COMM_WORLD, &world);
+    MPI_Comm_rank(world, &me);
+    MPI_Comm_size(world, &size);
+    exchange(world, me, size);
+    MPI_Comm_free(&world);
+    write_held(me, 0);
 }
 
 void iot_report_close(struct iot_file *file, const struct iot_run *run)
@@ -248,24 +275,14 @@ void iot_report_close(struct iot_file *file, const struct iot_run *run)
         iot_file_free(file);
         return;
     }
-    if (file->comm == MPI_COMM_NULL) {   /* this process alone */
+    struct held *more = file->group ? realloc(held, (size_t)(nheld + 1) * sizeof *held) : NULL;
+    if (!more) {   /* this process alone (or out of memory: its own figures) */
         iot_report_write(file, run, 1);
         iot_file_free(file);
         return;
     }
-    settle(file->comm);
-    struct pending *more = realloc(pending, (size_t)(npending + 1) * sizeof *pending);
-    if (!more) {   /* out of memory: no report, but the same collectives as the other ranks */
-        double r[R_LEN];
-        fill_record(file, r);
-        MPI_Allreduce(MPI_IN_PLACE, r, 1, record_type(), record_op(), file->comm);
-        iot_file_free(file);
-        return;
-    }
-    pending = more;
-    struct pending *p = &pending[npending++];
-    p->file = file, p->run = run;
-    fill_record(file, p->r);
-    MPI_Iallreduce(MPI_IN_PLACE, p->r, 1, record_type(), record_op(), file->comm, &p->request);
+    held = more;
+    struct held *h = &held[nheld++];
+    *h = (struct held){file, run, file->group, file->group->reported++, {0}};
+    fill_figures(file, h->figures);
 }
-

@@ -1,7 +1,7 @@
-/* The per-file JSON report: reduced over the file's communicator (reduction.c: one
- * nonblocking MPI_Iallreduce posted at the file's close, finished at the next close on that
- * communicator or at MPI_Finalize) and appended by its rank 0 to $IOTWIN_REPORT as one line
- * (report.c). Schema: interposer/README.md. */
+/* The per-file JSON report: reduced over the processes that opened the file, at MPI_Finalize
+ * (reduction.c: no collective of the library's while the program runs), and appended by the
+ * leader, its communicator's rank 0, to $IOTWIN_REPORT as one line (report.c). Schema:
+ * interposer/README.md. */
 #pragma once
 #include "core/records.h"
 
@@ -12,14 +12,15 @@ struct iot_run {
 };
 
 /* The file has closed: takes its record over (detached from the open files) and reports it,
- * now for a file of one process, else once the reduction posted here has finished. Without
- * $IOTWIN_REPORT (given to every rank or to none, as launchers' environment options give it)
- * nothing is reduced: `iotwin apply`'s runs make no collective of the library's. */
+ * now for a file of one process, else at MPI_Finalize (held until then: a few KiB a file).
+ * Without $IOTWIN_REPORT (given to every rank or to none, as launchers' environment options
+ * give it) nothing is held: `iotwin apply`'s runs make no collective of the library's. */
 void iot_report_close(struct iot_file *file, const struct iot_run *run);
-/* Finishes every reduction in flight and writes their lines (at MPI_Finalize). */
-void iot_report_settle_all(void);
-/* Frees the reduction's datatype and op (before MPI_Finalize). */
-void iot_report_free(void);
+/* Reports the files held: `mpi` (at MPI_Finalize), reduced over MPI_COMM_WORLD in one
+ * MPI_Comm_dup, one MPI_Reduce_scatter_block and a message from each process to each leader
+ * of its files; else (at exit without MPI_Finalize) each process's own figures, as its own
+ * lines ("ranks": 1). */
+void iot_report_settle_all(const struct iot_run *run, int mpi);
 /* Adds the file's line (reduced over `ranks` ranks) to the report: held with the process's
  * other lines until iot_report_flush (or until they fill 64 KiB). */
 void iot_report_write(struct iot_file *file, const struct iot_run *run, int ranks);

@@ -163,10 +163,9 @@ EXPORT int MPI_Finalize(void)
         *(void **)&real = dlsym(RTLD_NEXT, "PMPI_Finalize");
     iot_runtime_init();
     iot_depth++;
-    iot_report_settle_all();
+    iot_report_settle_all(&iot_rt.run, 1);
     end_run(1);
     iot_comms_free();
-    iot_report_free();
     iot_depth--;
     return real();
 }
@@ -174,10 +173,6 @@ EXPORT int PMPI_Finalize(void) __attribute__((alias("MPI_Finalize")));
 
 void iot_run_end_at_exit(void)
 {
-    int initialized = 0, finalized = 0;
-    MPI_Initialized(&initialized);
-    MPI_Finalized(&finalized);
-    if (initialized && !finalized)
-        iot_report_settle_all();
+    iot_report_settle_all(&iot_rt.run, 0);
     end_run(0);
 }

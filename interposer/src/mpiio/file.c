@@ -16,6 +16,7 @@
 #include "mpiio/capture.h"
 #include "mpiio/hints.h"
 #include "mpiio/layer.h"
+#include "mpiio/requests.h"
 
 static struct {
     struct iot_file *file;
@@ -69,11 +70,12 @@ static int open_with_hints(iot_open_call open, struct iot_file *file, MPI_Info r
     return rc;
 }
 
-MPI_Comm iot_mpiio_comm_for(const struct iot_file *file, MPI_Comm comm)
+void iot_mpiio_opened_on(struct iot_file *file, MPI_Comm comm)
 {
-    if (iot_rt.run.report_path || iot_capture_enabled() || iot_lustre_striping_set(file))
-        return iot_comm_for(comm);
-    return MPI_COMM_NULL;
+    if (iot_rt.run.report_path && !file->group)
+        file->group = iot_group_of(comm);
+    if (file->comm == MPI_COMM_NULL && (iot_capture_enabled() || iot_lustre_striping_set(file)))
+        file->comm = iot_comm_for(comm);
 }
 
 /* The layer's file opened inside its open call, or again by this process alone once open
@@ -81,8 +83,7 @@ MPI_Comm iot_mpiio_comm_for(const struct iot_file *file, MPI_Comm comm)
 static int open_for_layer_above(iot_open_call open, struct iot_file *file, MPI_Comm comm,
                          const char *name, int amode, MPI_Info info, MPI_File *fh)
 {
-    if (file->comm == MPI_COMM_NULL)
-        file->comm = iot_mpiio_comm_for(file, comm);
+    iot_mpiio_opened_on(file, comm);
     int rc = open_with_hints(open, file, expected.hints ? file->requested : MPI_INFO_NULL,
                              comm, name, name, amode, info, fh, NULL);
     if (rc == MPI_SUCCESS && file->fh == MPI_FILE_NULL)
@@ -96,7 +97,7 @@ static int open_for_layer_above(iot_open_call open, struct iot_file *file, MPI_C
 
 /* What decides a file's read-back off Lustre, as text (0: nothing, every such file is read
  * back): its file system and the driver prefix of its name ("ufs:", "nfs:", which choose
- * ROMIO's driver), its communicator (the library's, one per group of processes), the access
+ * ROMIO's driver), its group of processes (core/comms.h), the access
  * mode, the config's blocks its settings come from (the same labels, the same settings: the
  * same hints asked for, the same bglockless prefix), whether the open took them and the
  * program's own hints. On Lustre ROMIO reads each file's own layout back into its hints. */
@@ -106,16 +107,16 @@ static int readback_key(const struct iot_file *file, enum iotwin_fs fs, int amod
     if (fs == IOTWIN_FS_LUSTRE || strlen(file->matched) + 1 >= sizeof file->matched)
         return 0;
     static const char hex[] = "0123456789abcdef";
-    const unsigned char *comm = (const unsigned char *)&file->comm;   /* an int or a pointer */
+    const unsigned char *group = (const unsigned char *)&file->group;
     size_t prefix = strcspn(file->name, ":/");
     put(key, file->fs_type);
     PUT(key, "|");
     if (file->name[prefix] == ':')
         put_bytes(key, file->name, prefix + 1);
     PUT(key, "|");
-    for (size_t i = 0; i < sizeof file->comm; i++) {
-        put_bytes(key, &hex[comm[i] >> 4], 1);
-        put_bytes(key, &hex[comm[i] & 15], 1);
+    for (size_t i = 0; i < sizeof file->group; i++) {
+        put_bytes(key, &hex[group[i] >> 4], 1);
+        put_bytes(key, &hex[group[i] & 15], 1);
     }
     PUT(key, "|");
     put_int(key, amode);
@@ -158,8 +159,9 @@ static struct iot_file *new_file(MPI_Comm comm, const char *name, int amode)
                                          amode & MPI_MODE_CREATE ? "create" : "open");
     iot_settings_for(&file->settings, file->matched, name, NULL);
     file->requested = iot_hints_requested(file);
-    file->comm = iot_mpiio_comm_for(file, comm);
-    iot_hints_record_applied(file);
+    iot_mpiio_opened_on(file, comm);
+    if (iot_rt.run.report_path)   /* what was applied and what took effect: the report's */
+        iot_hints_record_applied(file);
     return file;
 }
 
@@ -169,6 +171,8 @@ int iot_mpiio_open(iot_open_call open, MPI_Comm comm, const char *name, int amod
     char prefixed[4096];
     if (expected.file)
         return open_for_layer_above(open, expected.file, comm, name, amode, info, fh);
+    if (iot_nothing_to_do())   /* the other hooks find no record of the file: none either */
+        return open(comm, name, amode, info, fh);
     struct iot_file *file = new_file(comm, name, amode);
     const char *real_name = iot_bglockless_name(file, name, prefixed, sizeof prefixed);
     iot_lustre_before_open(file, name, !(amode & MPI_MODE_CREATE) ? IOT_OPENING
@@ -186,7 +190,8 @@ int iot_mpiio_open(iot_open_call open, MPI_Comm comm, const char *name, int amod
     }
     file->fh = *fh;
     iot_mpiio_capture_open(file, epoch, iot_capture_clock());
-    read_back_once(file, amode, info, refused);
+    if (iot_rt.run.report_path)
+        read_back_once(file, amode, info, refused);
     return rc;
 }
 
@@ -201,6 +206,7 @@ int iot_mpiio_close(iot_close_call close, struct iot_file *file, MPI_File *fh)
     file->close_s = iot_now() - start;
     file->t_close = iot_capture_clock();
     iot_mpiio_capture_close(file, epoch, file->t_close);
+    iot_mpiio_requests_of_file_forget(file);   /* its record may outlive it: held for the report */
     iot_report_close(file, &iot_rt.run);
     return rc;
 }

@@ -24,11 +24,11 @@ typedef int (*iot_close_call)(MPI_File *);
 void iot_mpiio_expect_file(struct iot_file *file, int hints);
 int iot_mpiio_expecting_file(void);
 
-/* The library's communicator for `file` (its settings resolved) opened on `comm`
- * (core/comms.h), where anything needs one: the report's reduction, the capture's, rank 0
- * creating the file with its Lustre layout. Else MPI_COMM_NULL, and no MPI_Comm_dup: a run
- * preloaded as `iotwin apply` does (no report) makes no collective of the library's. */
-MPI_Comm iot_mpiio_comm_for(const struct iot_file *file, MPI_Comm comm);
+/* The group of processes `file` (its settings resolved) is opened by on `comm`, when there is a
+ * report (core/comms.h: no collective), and the library's communicator over it where a file
+ * needs one during the run: the capture's, rank 0 creating the file with its Lustre layout
+ * (else none, and no MPI_Comm_dup). */
+void iot_mpiio_opened_on(struct iot_file *file, MPI_Comm comm);
 
 int iot_mpiio_open(iot_open_call open, MPI_Comm comm, const char *name, int amode,
                    MPI_Info info, MPI_File *fh);

@@ -13,6 +13,7 @@
 #include "mpiio/capture.h"
 #include "mpiio/file.h"
 #include "mpiio/hints.h"
+#include "mpiio/requests.h"
 #include "pnetcdf/layer.h"
 
 /* The open files by netCDF id (file->state is the MPI-IO layer's capture state). */
@@ -74,7 +75,7 @@ static struct iot_file *new_file(int create, MPI_Comm comm, const char *path)
     struct iot_file *file = iot_file_new(&iot_pnetcdf_layer, path, create ? "create" : "open");
     iot_settings_for(&file->settings, file->matched, path, NULL);
     file->requested = iot_hints_requested(file);
-    file->comm = iot_mpiio_comm_for(file, comm);
+    iot_mpiio_opened_on(file, comm);
     iot_hints_record_applied(file);
     return file;
 }
@@ -171,6 +172,7 @@ int iot_pnetcdf_close(iot_nc_id_call close, int ncid)
     file->close_s = iot_now() - start;
     file->t_close = iot_capture_clock();
     iot_mpiio_capture_close(file, epoch, file->t_close);
+    iot_mpiio_requests_of_file_forget(file);   /* its record may outlive it: held for the report */
     iot_report_close(file, &iot_rt.run);
     return rc;
 }

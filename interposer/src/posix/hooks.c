@@ -12,6 +12,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "capture/capture.h"
 #include "core/runtime.h"
 #include "posix/file.h"
 #include "posix/writes.h"
@@ -81,6 +82,8 @@ static int open_at(int dirfd, const char *path, int flags, mode_t mode)
     if (iot_depth || !path || (flags & O_ACCMODE) == O_RDONLY || !an_mpi_rank())
         return REAL(openat)(dirfd, path, flags, mode);
     iot_runtime_init();
+    if (iot_nothing_to_do())
+        return REAL(openat)(dirfd, path, flags, mode);
     iot_depth++;   /* the layout's create and its read-back are not the program's */
     struct iot_posix_file *pf = iot_posix_before_open(name_of(dirfd, path, name, sizeof name),
                                                       &flags);

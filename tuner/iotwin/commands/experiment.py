@@ -17,7 +17,7 @@ from iotwin.commands._options import (
     output_folder,
 )
 from iotwin.core.cost import announce
-from iotwin.report import write_report
+from iotwin.report.writing import write_report
 from iotwin.store.database import Store, resolve_path
 from iotwin.studies.experiment.cost import experiment_cost
 from iotwin.studies.experiment.runner import run_experiment

@@ -13,7 +13,7 @@ from iotwin.commands._options import (
     output_folder,
 )
 from iotwin.core.owned_folder import OutputFolder
-from iotwin.report import report_paths, write_report
+from iotwin.report.writing import report_paths, write_report
 from iotwin.store.database import Store, resolve_path
 
 

@@ -27,7 +27,7 @@ from iotwin.commands._options import (
 from iotwin.core import paths
 from iotwin.core.errors import UserError
 from iotwin.core.progress import TimedProgress
-from iotwin.report import write_report
+from iotwin.report.writing import write_report
 from iotwin.store.database import Store, resolve_path
 from iotwin.validation import traffic
 from iotwin.validation.local import default_suite_path, load_suite, run_local_suite

@@ -14,10 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from iotwin.core import paths
 from iotwin.core.units import format_size, parse_size
+from iotwin.core.yaml_files import read_shipped
 from iotwin.formats.bounds import Bound, load_bounds
 
 
@@ -127,7 +126,7 @@ def schema_path() -> Path:
 
 @functools.lru_cache(maxsize=1)
 def load_schema(path: Path | None = None) -> Schema:
-    raw = yaml.safe_load((path or schema_path()).read_text())  # `kinds`: merged by YAML itself
+    raw = read_shipped(path or schema_path())  # `kinds`: merged by YAML itself
     bounds = load_bounds()
     blocks = {name: _keys(spec, bounds, f"blocks.{name}") for name, spec in raw["blocks"].items()}
     scopes = {name: _scope(name, spec, bounds) for name, spec in raw["document"].items()}

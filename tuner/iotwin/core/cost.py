@@ -13,11 +13,10 @@ import sys
 from dataclasses import dataclass, replace
 from typing import Any, TextIO
 
-import yaml
-
 from iotwin.core.errors import UserError
 from iotwin.core.paths import data_dir
 from iotwin.core.units import parse_size
+from iotwin.core.yaml_files import read_shipped
 
 TIME_ENV = "IOTWIN_MAX_TIME"
 MEMORY_ENV = "IOTWIN_MAX_MEMORY"
@@ -28,7 +27,7 @@ _SECONDS = {"s": 1, "min": 60, "h": 3600, "d": 86400}
 @functools.lru_cache(maxsize=1)
 def constants() -> dict[str, Any]:
     """data/costs.yaml: the measured constants of the estimates, and the default limits."""
-    loaded: dict[str, Any] = yaml.safe_load((data_dir() / "costs.yaml").read_text())
+    loaded: dict[str, Any] = read_shipped(data_dir() / "costs.yaml")
     return loaded
 
 

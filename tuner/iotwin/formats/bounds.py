@@ -10,9 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from iotwin.core.errors import InputError
+from iotwin.core.yaml_files import read_shipped
 
 #: the range of each C type a kind may name (None: a double, no integer range)
 C_TYPES: dict[str, tuple[int, int] | None] = {
@@ -96,7 +95,7 @@ def parse_bound_value(value: Any) -> int | float:
 
 @functools.lru_cache(maxsize=4)
 def load_bounds(path: Path | None = None) -> dict[str, Bound]:
-    raw = yaml.safe_load((path or bounds_path()).read_text())
+    raw = read_shipped(path or bounds_path())
     return {name: _bound(name, spec) for name, spec in raw["kinds"].items()}
 
 

@@ -11,9 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from iotwin.core.text import control_character, key_text
+from iotwin.core.yaml_files import read_shipped
 from iotwin.formats.bounds import Bound, load_bounds
 
 #: a field without a default
@@ -103,7 +102,7 @@ class RecordSchema:
 
 
 def load_record_schema(path: Path) -> RecordSchema:
-    raw = yaml.safe_load(path.read_text())
+    raw = read_shipped(path)
     bounds = load_bounds()
     records = {name: {key: _field(key, spec, bounds, f"{path.name}: {name}.{key}")
                       for key, spec in fields.items()}

@@ -14,9 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from iotwin.core.errors import UserError
+from iotwin.core.yaml_files import read_shipped
 from iotwin.search.ask_tell import optuna_gp, optuna_tpe, skopt_gp
 from iotwin.search.evaluator import BudgetExhausted, Evaluator
 from iotwin.search.genetic import h5evolve
@@ -73,7 +72,7 @@ def strategy_kind(name: str) -> StrategyKind:
 def strategy_settings(name: str, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The strategy's settings from strategies.yaml, with ``overrides`` applied and checked."""
     strategy_kind(name)
-    defaults = yaml.safe_load((Path(__file__).parent / "strategies.yaml").read_text())
+    defaults = read_shipped(Path(__file__).parent / "strategies.yaml")
     settings = dict(defaults.get(name) or {})
     for key, value in (overrides or {}).items():
         if key not in settings:
