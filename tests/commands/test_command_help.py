@@ -2,24 +2,12 @@
 
 from __future__ import annotations
 
-import argparse
 import subprocess
 import sys
 
 import pytest
 from iotwin.cli import build_parser, main
-
-
-def subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
-    return {name: sub for action in parser._actions
-            if isinstance(action, argparse._SubParsersAction)
-            for name, sub in action.choices.items()}
-
-
-def commands() -> list[list[str]]:
-    return [[name, *([sub] if sub else [])]
-            for name, parser in subcommands(build_parser()).items()
-            for sub in ["", *subcommands(parser)]]
+from support.command_tree import commands, subcommands
 
 
 @pytest.mark.parametrize("words", commands(), ids=" ".join)

@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 import yaml
 from iotwin.core import paths
+from iotwin.core.cost import constants
+from support.command_tree import leaf_commands, options
 
 WORKLOAD = paths.repo_root() / "experiments/landscape/h5py-field-2.workload.yaml"
 SMALL_BENCHMARK = paths.repo_root() / "experiments/strategy-benchmark-2-ranks.yaml"
@@ -236,13 +238,25 @@ def test_validate_traffic_over_the_memory_limit_names_a_log(tmp_path: Path) -> N
     assert line.endswith("raise --max-memory")
 
 
-@pytest.mark.parametrize("command", [
-    ["whatif"], ["calibrate"], ["experiment"], ["landscape", "benchmark"], ["tune"],
-    ["simulate"], ["validate", "scale"], ["validate", "traffic"], ["validate", "paper"],
-    ["demo"], ["workload", "scale"], ["workload", "from-ior"], ["workload", "capture"],
-    ["workload", "macsio"]])
-def test_the_limits_are_named_in_help(command: list[str], tmp_path: Path) -> None:
-    done = iotwin(*command, "--help", cwd=tmp_path)
+#: the commands that do work: every one but those data/costs.yaml says estimate nothing
+ESTIMATED = sorted(set(leaf_commands()) - set(constants()["not_estimated"]))
+
+
+def test_every_command_estimates_its_cost_or_is_declared_cheap_with_why() -> None:
+    """Walks the parser: a command added without --max-time and --max-memory fails here until
+    it estimates its cost, or data/costs.yaml's not_estimated says why it need not."""
+    declared = constants()["not_estimated"]
+    unlimited = {words for words, parser in leaf_commands().items()
+                 if not {"--max-time", "--max-memory"} <= options(parser)}
+    assert unlimited == set(declared), "estimate these, or declare them cheap and why"
+    assert all(isinstance(why, str) and len(why.split()) > 3 for why in declared.values())
+    print("estimated:", ", ".join(ESTIMATED))
+    print("declared cheap:", ", ".join(declared))
+
+
+@pytest.mark.parametrize("command", ESTIMATED)
+def test_the_limits_are_named_in_help(command: str, tmp_path: Path) -> None:
+    done = iotwin(*command.split(), "--help", cwd=tmp_path)
     assert done.returncode == 0
     for option in ("--max-time", "--max-memory", "IOTWIN_MAX_TIME", "IOTWIN_MAX_MEMORY"):
         assert option in done.stdout
@@ -319,3 +333,89 @@ def test_a_demo_over_the_limit_names_its_budget_and_leaves_no_store(tmp_path: Pa
     assert line.startswith(f"iotwin: error: {spec}: real_budget = 100000: estimated "), line
     assert line.endswith("lower real_budget or raise --max-time")
     assert written(tmp_path) == ["demo.yaml"]
+
+
+# -- the commands given an estimate by the parser walk above ----------------------------------
+
+LANDSCAPE_SPEC = paths.repo_root() / "experiments/landscape/vpic-io-2.yaml"
+
+
+def padded(source: Path, into: Path, nbytes: int = 2_000_000) -> Path:
+    """``source``'s text with ``nbytes`` of comment after it, at ``into``."""
+    into.write_text(source.read_text() + "#" * nbytes + "\n")
+    return into
+
+
+def test_a_darshan_log_of_a_terabyte_is_refused_naming_it_before_it_is_read(
+        tmp_path: Path) -> None:
+    """Before: darshan-util's child was started on it, capped at 2 GiB and 300 s."""
+    log = tmp_path / "huge.darshan"
+    with log.open("wb") as sparse:
+        sparse.truncate(2**40)
+    done = iotwin("workload", "from-darshan", str(log), "-o", "out.yaml", cwd=tmp_path)
+    line = refusal(done)
+    assert line.startswith(f"iotwin: error: {log} = {2**40} bytes: estimated "), line
+    assert line.endswith(f"lower {log} or raise --max-memory")
+    assert written(tmp_path) == ["huge.darshan"]
+
+
+def test_a_huge_spec_sheet_is_refused_naming_it(tmp_path: Path) -> None:
+    sheet = padded(paths.repo_root() / "sim-models/platforms/sheets/archer.yaml",
+                   tmp_path / "sheet.yaml")
+    done = iotwin("platform", "new", str(sheet), "-o", "model.yaml", "--max-time", "5s",
+                  cwd=tmp_path)
+    line = refusal(done)
+    assert line.startswith(f"iotwin: error: {sheet} = "), line
+    assert line.endswith(f"over the 5 s limit; lower {sheet} or raise --max-time")
+    assert written(tmp_path) == ["sheet.yaml"]
+
+
+def test_a_huge_table_of_runs_to_import_is_refused_naming_it(tmp_path: Path) -> None:
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(LANDSCAPE_SPEC.read_text())
+    runs = tmp_path / "runs.csv"
+    runs.write_text("rate_mbs\n" + "1.0\n" * 1_000_000)
+    done = iotwin("landscape", "import", str(runs), str(spec), "--max-memory", "256MiB",
+                  cwd=tmp_path)
+    line = refusal(done)
+    assert line.startswith(f"iotwin: error: {runs} = "), line
+    assert line.endswith(f"lower {runs} or raise --max-memory")
+    assert written(tmp_path) == ["runs.csv", "spec.yaml"]
+
+
+def test_a_run_of_a_million_repetitions_is_refused_naming_them(tmp_path: Path) -> None:
+    """Before: the first of a million runs started (each bounded by --timeout only)."""
+    done = iotwin("run", "--ranks", "2", "--repeat", "1000000", "--", "/bin/true",
+                  cwd=tmp_path)
+    line = refusal(done)
+    assert line.startswith("iotwin: error: --repeat = 1000000: estimated "), line
+    assert "(1000000 runs of 2 processes)" in line
+    assert line.endswith("lower --repeat or raise --max-time")
+    assert written(tmp_path) == []
+
+
+@pytest.mark.parametrize("command", [["landscape", "measure"], ["validate", "local", "--suite"]],
+                         ids=" ".join)
+def test_a_suite_of_a_million_runs_is_refused_naming_its_samples(command: list[str],
+                                                                 tmp_path: Path) -> None:
+    spec = tmp_path / "suite.yaml"
+    spec.write_text(LANDSCAPE_SPEC.read_text().replace("samples: 100", "samples: 100000"))
+    done = iotwin(*command, str(spec), cwd=tmp_path)
+    line = refusal(done)
+    assert line.startswith(f"iotwin: error: {spec}: samples = 100000: estimated "), line
+    assert "(900000 runs of 2 processes)" in line
+    assert line.endswith("lower samples or raise --max-time")
+    assert written(tmp_path) == ["suite.yaml"]
+
+
+def test_a_suite_on_more_ranks_than_the_machine_holds_names_the_suites_ranks(
+        tmp_path: Path) -> None:
+    """Found by the long fuzz run: the refusal named --ranks, an option these commands lack."""
+    spec = tmp_path / "suite.yaml"
+    spec.write_text(LANDSCAPE_SPEC.read_text().replace("ranks: 2", "ranks: 100000"))
+    done = iotwin("validate", "local", "--suite", str(spec), cwd=tmp_path)
+    line = refusal(done)
+    assert line.startswith(f"iotwin: error: {spec}: ranks = 100000: estimated "), line
+    assert line.endswith("of memory (100000 processes on this machine), over the 8.0 GiB "
+                         "limit; lower ranks or raise --max-memory")
+    assert written(tmp_path) == ["suite.yaml"]

@@ -28,6 +28,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import darshan
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -369,6 +370,10 @@ EXPERIMENT = {"name": "cost", "study": ["default-vs-tuned"], "platforms": ["hopp
               "workloads": [{"kernel": "vpic-io", "ranks": 4}],
               "configs": [{"label": "default", "config": {}},
                           {"label": "tuned", "search": {"space": "table3", "budget": 4}}]}
+DARSHAN_LOG = Path(darshan.__file__).parent / "examples" / "example_logs" / "example.darshan"
+SHEET = paths.repo_root() / "sim-models" / "platforms" / "sheets" / "archer.yaml"
+SUITE = paths.repo_root() / "experiments" / "landscape" / "vpic-io-2.yaml"
+RUNS = SUITE.with_name("h5py-field-2.csv")
 #: each command whose work grows with its inputs (tuner/README.md's cost table), its arguments
 #: (INPUTS: the folder of the inputs written for it) and the input its refusal may name
 COST_SURFACES = {
@@ -386,6 +391,13 @@ COST_SURFACES = {
     "validate traffic": (["validate", "traffic"], "logs.yaml"),
     "validate scale": (["validate", "scale", "--platforms", "hopper", "--write"],
                        "audit.yaml: "),
+    "workload from-darshan": (["workload", "from-darshan", str(DARSHAN_LOG), "-o", "w.yaml"],
+                              str(DARSHAN_LOG)),
+    "platform new": (["platform", "new", str(SHEET), "-o", "p.yaml"], str(SHEET)),
+    "landscape import": (["landscape", "import", str(RUNS), "INPUTS/spec.yaml"], str(RUNS)),
+    "run": (["run", "vpic-io", "--ranks", "2"], ""),
+    "landscape measure": (["landscape", "measure", str(SUITE), "-o", "t.csv"], str(SUITE)),
+    "validate local": (["validate", "local", "--suite", str(SUITE)], str(SUITE)),
 }
 
 

@@ -40,10 +40,12 @@ SHIPPED_LOOKED_UP = 7113
 SHIPPED_SIMULATED = 4977
 #: the whole run (the fit, then a refit without each of the ten systems), 2026-11-29 on the
 #: quiet test machine: 16 minutes on one core. Estimated 3.08 h (11.5x) before the refits'
-#: shared start and the steps fits take were counted; 50 min now, most of the rest iosim's
-#: own estimate of these simulations (the 44 cases simulated once: 11.2 s estimated, 4.5 s
-#: measured at 64 segments; at 16 segments 4.6 s against 4.4 s).
+#: shared start and the steps fits take were counted; 50 min (3.1x) before iosim's estimate
+#: of one simulation counted its ranks and priced a call on a file by IO500's phases (the 44
+#: cases simulated once at 64 segments: 11.2 s estimated then, 4.3 s measured loaded).
 SHIPPED_WHOLE_CPU_SECONDS = 16 * 60
+#: how far the whole run's estimate may be from it: it is computed, not measured here
+WHOLE_FACTOR = 2
 
 
 def run_of(found: list[Io500Case], evaluations: int) -> FamilyRun:
@@ -67,7 +69,8 @@ def test_the_shipped_runs_estimate_is_near_its_measured_cpu() -> None:
     whole = family_cost(run_of(found, 40), cases, base, f"--io500 {TRAIN}", limits())
     print(f"the whole run: estimated {duration_text(whole.seconds)}, measured "
           f"{duration_text(SHIPPED_WHOLE_CPU_SECONDS)} of CPU")
-    assert SHIPPED_WHOLE_CPU_SECONDS / FACTOR <= whole.seconds <= SHIPPED_WHOLE_CPU_SECONDS * FACTOR
+    assert (SHIPPED_WHOLE_CPU_SECONDS / WHOLE_FACTOR <= whole.seconds
+            <= SHIPPED_WHOLE_CPU_SECONDS * WHOLE_FACTOR)
 
 
 def test_the_held_out_refits_share_their_start() -> None:

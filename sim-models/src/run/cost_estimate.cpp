@@ -19,12 +19,15 @@ using nlohmann::json;
 namespace {
 
 // Weights, in steps (about 0.1 us each on this machine), of what the planner does per item.
+// A rank and a call fitted to the CPU of IO500's easy and hard write phases (8 to 8,192
+// ranks, 16 and 64 segments; sim-models/IOSIM.md "What the simulation costs").
+constexpr double per_rank_placed = 140;  // a rank placed, its client and its share of each phase
 constexpr double per_writer = 1;        // a writer's place in a call (extents, nodes, flows)
 constexpr double per_interval = 3;      // an interval of an aggregator's domain in a round
 constexpr double per_piece = 1;         // a piece walked one by one
 constexpr double per_chunk = 20;        // a chunk HDF5 allocates and iosim reads back
 constexpr double per_dataset = 500;     // a dataset HDF5 creates for the layout (50 us)
-constexpr double per_call = 50;         // a write call on one open file: its pieces, its phases
+constexpr double per_call = 12;         // a write call on one open file: its pieces, its phases
 constexpr double per_flow_pair = 0.5;   // coupled mode: SimGrid scans a phase's pending flows per flow
 // A call repeated many times is planned and timed for its first periods (repeat_fold.hpp): at
 // most this many of its repetitions cost their full steps, the others one step each (what a
@@ -347,6 +350,7 @@ CostEstimate estimate_run(const Platform& p, const Workload& w, const std::vecto
 {
     CostEstimate e;
     e.add_memory(w.ranks * rank_bytes, std::to_string(w.ranks) + " ranks placed");
+    e.add_steps(w.ranks * per_rank_placed, std::to_string(w.ranks) + " ranks placed (workload.ranks)");
     for (size_t i = 0; i < w.files.size(); i++) {
         const FileSession& f = w.files[i];
         const FileSettings& s = settings[i];

@@ -30,6 +30,7 @@ from iotwin.commands._options import (
 )
 from iotwin.core import paths
 from iotwin.core.cost import announce
+from iotwin.core.document_cost import document_cost
 from iotwin.core.errors import UserError
 from iotwin.core.readme_block import fill_block
 from iotwin.executors import filesystem_of
@@ -56,6 +57,7 @@ from iotwin.studies.strategy_benchmark import (
 from iotwin.studies.table_import import import_runs, read_runs
 from iotwin.studies.table_resolution import resolution
 from iotwin.validation.local import load_suite
+from iotwin.validation.suite_cost import suite_runs_cost
 from iotwin.workloads.workload import dump_workload
 
 CAMPAIGNS = "campaigns"  # in a benchmark's -o folder: its campaigns' stores, to resume
@@ -86,6 +88,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                               "(measured / predicted) on the table of landscape SPEC")
     add_workdir_argument(measure)
     add_store_argument(measure)
+    add_cost_limit_arguments(measure)
     measure.set_defaults(func=_measure)
     benchmark = actions.add_parser(
         "benchmark", help="every strategy, many seeds, against measured tables: real runs to "
@@ -138,12 +141,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                           help="the column of rates, MB/s (default rate_mbs)")
     imported.add_argument("--ignore", action="append", default=[], metavar="COLUMN",
                           help="a column that is not a setting (repeatable)")
+    add_cost_limit_arguments(imported)
     imported.set_defaults(func=_import)
     parser.set_defaults(func=lambda args: parser.print_help() or 2)
 
 
 def _measure(args: argparse.Namespace) -> int:
     suite = load_suite(args.spec)
+    suite_runs_cost(suite, str(args.spec), cost_limits(args))
     output = args.output or args.spec.with_suffix(".csv")
     for path in (output, output.with_suffix(".md"), output.with_suffix(".workload.yaml")):
         new_output(path, args.force)
@@ -245,6 +250,7 @@ def _model_analysis(value: str) -> int | None:
 
 
 def _import(args: argparse.Namespace) -> int:
+    document_cost(args.runs, str(args.runs), cost_limits(args))
     imported = import_runs(read_runs(args.runs), landscape_space(args.spec), args.rate,
                            args.runs.name, args.ignore)
     output = args.spec.with_suffix(".csv")

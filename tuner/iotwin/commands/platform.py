@@ -8,7 +8,13 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from iotwin.commands._options import add_force_argument, new_output
+from iotwin.commands._options import (
+    add_cost_limit_arguments,
+    add_force_argument,
+    cost_limits,
+    new_output,
+)
+from iotwin.core.document_cost import document_cost
 from iotwin.core.errors import UserError
 from iotwin.model.family import family_defaults
 from iotwin.model.io500_description import load_records, sheet_of_record
@@ -47,6 +53,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     new.add_argument("-o", "--output", metavar="PLATFORM.yaml",
                      help="where to write the model (default: print it)")
     add_force_argument(new)
+    add_cost_limit_arguments(new)
     new.set_defaults(func=main_new)
     listing = actions.add_parser(
         "list", help="the platform models shipped, with their storage peak",
@@ -77,6 +84,8 @@ def main_new(args: argparse.Namespace) -> int:
     for output in (args.output, args.sheet_out):
         if output:
             new_output(Path(output), args.force)
+    source = args.io500 or args.sheet
+    document_cost(Path(source), source, cost_limits(args))
     sheet = _sheet(args)
     tree = platform_tree(sheet, family_defaults() if args.io500 else None)
     platform = parse_platform(tree, args.output or sheet.origin)

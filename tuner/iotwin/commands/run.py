@@ -21,17 +21,20 @@ from pathlib import Path
 from typing import Any
 
 from iotwin.commands._options import (
+    add_cost_limit_arguments,
     add_keep_argument,
     add_site_rules_argument,
     add_store_argument,
     add_timeout_argument,
     add_workdir_argument,
     bounded,
+    cost_limits,
     warn,
 )
 from iotwin.config import validation as config
 from iotwin.config.types import Config
 from iotwin.core import paths
+from iotwin.core.cost import Driver
 from iotwin.core.errors import UserError
 from iotwin.core.run_records import Target
 from iotwin.core.stats import MIN_PAIRS_95
@@ -46,6 +49,7 @@ from iotwin.executors.interposer_reports import (
 from iotwin.executors.launch import require_program
 from iotwin.executors.local import LocalExecutor
 from iotwin.executors.mpi_flavour import flavour_of, say_flavour
+from iotwin.executors.program_cost import program_cost
 from iotwin.model.platforms import Platform, list_platforms, load_platform
 from iotwin.model.site_rules import check_config, needs_file_sizes
 from iotwin.store.database import Store, resolve_path, workload_of
@@ -94,6 +98,7 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
     add_keep_argument(parser)
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     add_store_argument(parser)
+    add_cost_limit_arguments(parser)
 
 
 def _split_words(args: argparse.Namespace) -> tuple[str | None, list[str]]:
@@ -141,6 +146,9 @@ def load_config(path: str | None) -> Config:
 
 def main(args: argparse.Namespace) -> int:
     target = build_target(args)
+    runs = args.repeat * (2 if args.compare else 1)
+    program_cost(target.ranks, cost_limits(args), runs,
+                 Driver("--repeat", args.repeat, f"{runs} runs of {target.ranks} processes"))
     tuning = load_config(args.config)
     compared = load_config(args.compare) if args.compare else None
     if args.platform in list_platforms():

@@ -37,6 +37,7 @@ from iotwin.validation.paper.pipeline import run_paper_validation
 from iotwin.validation.paper.settings import paper_dir
 from iotwin.validation.scale import report as scale_report
 from iotwin.validation.scale.audit import run_audit, scale_dir
+from iotwin.validation.suite_cost import suite_runs_cost
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -52,6 +53,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_workdir_argument(local)
     add_store_argument(local)
     add_sim_cluster_argument(local)
+    add_cost_limit_arguments(local)
     local.set_defaults(func=_local)
     paper = suites.add_parser("paper", help="platform models vs published measurements")
     _add_paper_arguments(paper)
@@ -81,7 +83,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _local(args: argparse.Namespace) -> int:
-    suite = load_suite(args.suite or default_suite_path())
+    spec = args.suite or default_suite_path()
+    suite = load_suite(spec)
+    suite_runs_cost(suite, str(spec), cost_limits(args))
     into = output_folder(args.output, args.force) if args.output else None
     with Store(resolve_path(args.store)) as store:
         result = run_local_suite(store, suite, workdir=Path(args.workdir))

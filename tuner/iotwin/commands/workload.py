@@ -19,11 +19,13 @@ from iotwin.commands._options import (
     new_output,
 )
 from iotwin.config import validation as config
+from iotwin.core.document_cost import document_cost
 from iotwin.core.errors import UserError
 from iotwin.executors.capture_run import capture_program, program_target
 from iotwin.executors.mpi_flavour import say_flavour
+from iotwin.executors.program_cost import program_cost
 from iotwin.model.platforms import load_platform
-from iotwin.workloads.cost import capture_cost, document_cost
+from iotwin.workloads.cost import darshan_log_cost
 from iotwin.workloads.ior import (
     IO500_FILES,
     IO500_PHASES,
@@ -41,6 +43,7 @@ from iotwin.workloads.workload import load_workload
 
 
 def _from_darshan(args: argparse.Namespace) -> int:
+    darshan_log_cost(Path(args.log), cost_limits(args))
     return _emit(workload_text(workload_from_log(Path(args.log))), args.output)
 
 
@@ -54,7 +57,7 @@ def _capture(args: argparse.Namespace) -> int:
     command = args.program[1:] if args.program[:1] == ["--"] else args.program
     tuning = config.load_config(args.config) if args.config else {}
     target = program_target(command, args.ranks)
-    capture_cost(args.ranks, cost_limits(args))
+    program_cost(args.ranks, cost_limits(args))
     say_flavour(target)
     program = capture_program(target, config=tuning, timeout_s=args.timeout,
                               workdir=Path(args.workdir), keep=args.keep)
@@ -142,6 +145,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     darshan.add_argument("-o", "--output", metavar="W.yaml",
                          help="output file (default: standard output)")
     add_force_argument(darshan)
+    add_cost_limit_arguments(darshan)
     darshan.set_defaults(func=_writing(_from_darshan))
     macsio = actions.add_parser(
         "macsio", help="a simulation from MACSio-like parameters (dumps, growth, states)",

@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from iotwin.core.cost import Cost, Driver, Limits, constant
+from iotwin.core.document_cost import text_cost
 from iotwin.core.errors import UserError
-from iotwin.workloads.cost import text_cost
 from iotwin.workloads.types import Workload
 from iotwin.workloads.workload import validate_workload
 
