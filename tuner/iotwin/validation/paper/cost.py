@@ -13,19 +13,19 @@ from collections.abc import Sequence
 
 from iotwin.core.cost import Cost, Driver, Limits
 from iotwin.model.calibration import Observation, fit_evaluations
-from iotwin.model.platforms import Platform
 from iotwin.model.sim_cost import fit_cost
-from iotwin.validation.paper.cases import Case
 from iotwin.validation.paper.leave_out import scale_groups
+from iotwin.validation.paper.selection import PlatformCases
 from iotwin.validation.paper.settings import Settings
 
 
-def paper_cost(platforms: Sequence[tuple[Platform, Sequence[Case]]], settings: Settings,
+def paper_cost(platforms: Sequence[PlatformCases], settings: Settings,
                loo: bool, selected: str, limits: Limits) -> Cost:
     """The validation of each platform's cases, one after another, refused (UserError naming
     ``selected``: the --platforms chosen) beyond ``limits``."""
     total: Cost | None = None
-    for platform, cases in platforms:
+    for selected_part in platforms:
+        platform, cases = selected_part.platform, selected_part.cases
         fits = 1 + (len(cases) + len(scale_groups(cases)) if loo else 0)
         bounded = len(platform.free_parameters())
         fitted = min(bounded, max(1, len(cases) // settings.selection.rows_per_parameter))

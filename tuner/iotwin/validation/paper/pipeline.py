@@ -77,8 +77,8 @@ def run_paper_validation(*, settings_path: Path | None = None,
     selection = select_cases(settings, platforms, kernels, load_platform or platform_from_file,
                              kernel_workload or kernel_description)
     if limits is not None:
-        say(paper_cost([(part.platform, part.cases) for part in selection.platforms],
-                       settings, loo, ",".join(platforms or ["all"]), limits).text())
+        say(paper_cost(selection.platforms, settings, loo, ",".join(platforms or ["all"]),
+                       limits).text())
     MEMO.keep_in(partial)
     parts = []
     for part in selection.platforms:
