@@ -160,8 +160,7 @@ static struct iot_file *new_file(MPI_Comm comm, const char *name, int amode)
     iot_settings_for(&file->settings, file->matched, name, NULL);
     file->requested = iot_hints_requested(file);
     iot_mpiio_opened_on(file, comm);
-    if (iot_rt.run.report_path)   /* what was applied and what took effect: the report's */
-        iot_hints_record_applied(file);
+    iot_hints_record_applied(file);
     return file;
 }
 
@@ -203,10 +202,15 @@ int iot_mpiio_close(iot_close_call close, struct iot_file *file, MPI_File *fh)
     }
     double start = iot_now(), epoch = iot_capture_clock();
     int rc = close(fh);
+    iot_mpiio_closed(file, start, epoch);
+    return rc;
+}
+
+void iot_mpiio_closed(struct iot_file *file, double start, double epoch)
+{
     file->close_s = iot_now() - start;
     file->t_close = iot_capture_clock();
     iot_mpiio_capture_close(file, epoch, file->t_close);
     iot_mpiio_requests_of_file_forget(file);   /* its record may outlive it: held for the report */
     iot_report_close(file, &iot_rt.run);
-    return rc;
 }

@@ -34,3 +34,6 @@ int iot_mpiio_open(iot_open_call open, MPI_Comm comm, const char *name, int amod
                    MPI_Info info, MPI_File *fh);
 /* `file`: the MPI-IO layer's record of *fh (its handle alone closed: the file stays open). */
 int iot_mpiio_close(iot_close_call close, struct iot_file *file, MPI_File *fh);
+/* After a layer's real close of `file` (begun at `start`, on the capture's clock at `epoch`):
+ * its close time, its capture and its report; MPI-IO's and PnetCDF's closes alike. */
+void iot_mpiio_closed(struct iot_file *file, double start, double epoch);

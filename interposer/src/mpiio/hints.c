@@ -8,6 +8,7 @@
 #include "core/text.h"
 #include "core/keys.h"
 #include "core/layer.h"
+#include "core/runtime.h"
 #include "mpiio/component.h"
 
 /* --- applying ----------------------------------------------------------------------------- */
@@ -309,6 +310,8 @@ void iot_hints_compare(struct iot_file *file, enum iotwin_fs fs, MPI_Info info,
 
 void iot_hints_record_applied(struct iot_file *file)
 {
+    if (!iot_rt.run.report_path)   /* what was applied: the report's alone */
+        return;
     struct buf applied = {NULL, 0, 0, 0};
     PUT(&applied, "{\"hints\": ");
     iot_write_info(&applied, file->requested);

@@ -169,10 +169,6 @@ int iot_pnetcdf_close(iot_nc_id_call close, int ncid)
         return close(ncid);
     double start = iot_now(), epoch = iot_capture_clock();
     int rc = close(ncid);
-    file->close_s = iot_now() - start;
-    file->t_close = iot_capture_clock();
-    iot_mpiio_capture_close(file, epoch, file->t_close);
-    iot_mpiio_requests_of_file_forget(file);   /* its record may outlive it: held for the report */
-    iot_report_close(file, &iot_rt.run);
+    iot_mpiio_closed(file, start, epoch);
     return rc;
 }
