@@ -149,13 +149,15 @@ void parse_filesystem(const json& data, Platform& p)
     parse_storage(data.at(fs), p.fs);  // pools and metadata targets (lustre_layout.hpp)
 }
 
-// A true-or-false leaf of the lustre_client section, `absent` if it has none.
-bool client_flag(const json& section, const char* key, bool absent)
+// A true-or-false leaf platform.<section>.<key>, `absent` where the model has none.
+bool flag(const json& data, const char* section, const char* key, bool absent)
 {
-    const json& flag = section.value(key, json(absent));
-    if (!flag.is_boolean())
-        throw std::invalid_argument(std::string("platform.lustre_client.") + key + ": expected true or false");
-    return flag.get<bool>();
+    if (!data.contains(section) || !data[section].contains(key))
+        return absent;
+    const json& v = data[section][key];
+    if (!v.is_boolean())
+        throw std::invalid_argument(std::string("platform.") + section + "." + key + ": expected true or false");
+    return v.get<bool>();
 }
 
 // Optional: without it the client writes through (no cache, no process limit).
@@ -171,8 +173,8 @@ void parse_lustre_client(const json& data, Platform& p)
     p.cache.cached_read_Bps = optional(data, section, "cached_read_mbs", 0) * MB;
     p.cache.locked_write_s = optional(data, section, "locked_write_s", 0);
     double page_bytes = optional(data, section, "page_bytes", 4096);
-    p.cache.close_flushes = client_flag(data[section], "close_flushes", true);
-    p.cache.holds_dirty_pages = client_flag(data[section], "holds_dirty_pages", false);
+    p.cache.close_flushes = flag(data, section, "close_flushes", true);
+    p.cache.holds_dirty_pages = flag(data, section, "holds_dirty_pages", false);
     if (p.cache.process_write_Bps < 0)
         throw std::invalid_argument("platform.lustre_client.process_write_mbs: must be >= 0");
     if (p.cache.node_write_Bps < 0)
@@ -209,12 +211,7 @@ Platform parse_platform(const json& data)
     parse_filesystem(data, p);
     parse_lustre_client(data, p);
     p.hdf5.dataset_create_s = optional(data, "hdf5", "dataset_create_s", 0);
-    if (data.contains("hdf5") && data["hdf5"].contains("fills_default_value")) {
-        const json& v = data["hdf5"]["fills_default_value"];
-        if (!v.is_boolean())
-            throw std::invalid_argument("platform.hdf5.fills_default_value: expected true or false");
-        p.hdf5.fills_default_value = v.get<bool>();
-    }
+    p.hdf5.fills_default_value = flag(data, "hdf5", "fills_default_value", p.hdf5.fills_default_value);
     const auto& site = data.at("site_defaults");
     p.site.driver = parse_driver(site.value("romio_driver", std::string("generic")));
     p.site.default_cb_nodes = parse_default_cb_nodes(site.value("default_cb_nodes", std::string("nodes")));
