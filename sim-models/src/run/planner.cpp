@@ -374,6 +374,11 @@ void plan_run(const Platform& p, const Workload& w, const std::vector<FileSettin
                          p.cache.close_flushes));
         bd.file_bytes += layouts[i]->end_of_file * n;
     }
+    sum_by_server(p, bd);
+}
+
+void sum_by_server(const Platform& p, Breakdown& bd)
+{
     bd.bytes_per_server.assign(storage_servers(p), 0);
     for (int t = 0; t < storage_targets(p); t++)
         bd.bytes_per_server[server_of_target(p, t)] += bd.bytes_per_target[t];

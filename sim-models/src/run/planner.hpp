@@ -36,6 +36,9 @@ void plan_run(const Platform& p, const Workload& w, const std::vector<FileSettin
               const std::vector<const FileLayout*>& layouts, const PlanOptions& options, Breakdown& breakdown,
               const PhaseSink& sink, const BlockSink& blocks = {});
 
+// breakdown.bytes_per_server from its bytes_per_target.
+void sum_by_server(const Platform& p, Breakdown& breakdown);
+
 int ranks_per_node(const Platform& p, const Workload& w);
 
 }  // namespace iosim

@@ -92,10 +92,11 @@ json breakdown_json(const Breakdown& bd, uint64_t distinct, bool list_write_path
 // (dirty_pages.hpp) reached them once.
 void take_overwritten(const Platform& p, Breakdown& bd, const std::vector<uint64_t>& overwritten_per_target)
 {
-    for (size_t t = 0; t < overwritten_per_target.size(); t++) {
+    if (overwritten_per_target.empty())
+        return;
+    for (size_t t = 0; t < overwritten_per_target.size(); t++)
         bd.bytes_per_target[t] -= overwritten_per_target[t];
-        bd.bytes_per_server[static_cast<size_t>(server_of_target(p, static_cast<int>(t)))] -= overwritten_per_target[t];
-    }
+    sum_by_server(p, bd);
 }
 
 // The limits the options set, over the command line's.
