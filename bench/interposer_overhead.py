@@ -100,7 +100,7 @@ from iotwin.workloads.replication.sessions import dataset, session, workload
 
 # the MPI call counter is the interposer tests' (tests/support/mpi_call_count.py)
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from support.mpi_call_count import counted_calls
+from support.mpi_call_count import counted_calls, split_sessions
 
 # Exercises every applying and read-back path; the values equal what HDF5 / ROMIO would do anyway
 # (alignment threshold above the datasets' sizes: nothing is aligned; alloc_time early is what
@@ -343,8 +343,6 @@ def instructions_without(argv: tuple[str, ...], out: Path) -> int:
 
 
 NONBLOCKING = ("MPI_Iallreduce",)
-#: the counter's name of a call's count inside file sessions (tests/programs/mpi_call_count.c)
-IN_SESSION = " in a file session"
 
 
 def on_ranks(ranks: int, argv: list[str], env: dict[str, str]) -> launch.Completed:
@@ -380,13 +378,11 @@ def print_collectives(kernel: Kernel, env: dict[str, str], folder: Path, ranks: 
     without = collective_calls(ranks, kernel.argv(ranks), {}, folder)
     with_library = collective_calls(ranks, kernel.argv(ranks), env, folder)
     added = {name: (with_library[name] - without[name]) / kernel.sessions for name in without}
-    inside = {name.removesuffix(IN_SESSION): n for name, n in added.items()
-              if name.endswith(IN_SESSION)}
-    waiting, detail = waiting_calls({name: n for name, n in added.items()
-                                     if not name.endswith(IN_SESSION)})
-    waiting_inside, detail_inside = waiting_calls(inside)
-    own = sum(n for name, n in without.items()
-              if name not in NONBLOCKING and not name.endswith(IN_SESSION)) / kernel.sessions
+    added_outside, added_inside = split_sessions(added)
+    waiting, detail = waiting_calls(added_outside)
+    waiting_inside, detail_inside = waiting_calls(added_inside)
+    own = sum(n for name, n in split_sessions(without)[0].items()
+              if name not in NONBLOCKING) / kernel.sessions
     print(f"  collectives per rank and file session, {ranks} ranks: the program's {own:.1f}, "
           f"the library's {waiting:+.1f} that wait ({detail}); inside the file sessions "
           f"{waiting_inside:+.1f} ({detail_inside})")

@@ -53,6 +53,7 @@ from interposer_overhead import (
 )
 from iotwin.core import paths
 from open_cost import STRACE_ROW
+from support.mpi_call_count import IN_SESSION  # on the path interposer_overhead set
 
 SIDES = ("without", "run", "apply")
 
@@ -213,7 +214,7 @@ def measure(label: str, argv: Callable[[], list[str]], args: argparse.Namespace,
     calls = {side: collective_calls(args.ranks, argv(), envs[side], folder) for side in SIDES}
     for name in sorted(calls["without"]):
         if any(calls[side][name] != calls["without"][name] for side in SIDES):
-            kind = "nonblocking" if name in NONBLOCKING else "waits"
+            kind = "nonblocking" if name.removesuffix(IN_SESSION) in NONBLOCKING else "waits"
             print_counts(f"{name} ({kind})", {side: calls[side][name] for side in SIDES})
     if args.instructions:
         print_instructions(argv(), folder, args.library or paths.interposer_library())

@@ -12,6 +12,17 @@ from iotwin.core import paths
 from iotwin.executors.launch import Completed
 
 COUNTER = "tests/programs/libmpi_call_count.so"
+#: the counter's name of a call's count inside file sessions (tests/programs/mpi_call_count.c)
+IN_SESSION = " in a file session"
+
+
+def split_sessions(counts: Mapping[str, float]) -> tuple[dict[str, float], dict[str, float]]:
+    """``counts`` by the counter's names as (every call's count, the counts inside file
+    sessions by their call's own name)."""
+    outside = {name: n for name, n in counts.items() if not name.endswith(IN_SESSION)}
+    inside = {name.removesuffix(IN_SESSION): n for name, n in counts.items()
+              if name.endswith(IN_SESSION)}
+    return outside, inside
 
 
 def counted_calls(run: Callable[[dict[str, str]], Completed], env: Mapping[str, str],
