@@ -104,15 +104,6 @@ class SheetSchema:
         section, _, name = key.partition(".")
         return {**self.sections, **self.records}[section][name]
 
-    def model_field(self, path: str) -> SheetField | None:
-        """The sheet field a platform model's figure comes from (None: the sheet has none)."""
-        parts = path.split(".")
-        for pattern, key in self.model_figures.items():
-            wanted = pattern.split(".")
-            if len(wanted) == len(parts) and all(
-                    w in ("*", p) for w, p in zip(wanted, parts, strict=True)):
-                return self.field(key)
-        return None
 
 
 @functools.cache
@@ -125,6 +116,21 @@ def sheet_schema() -> SheetSchema:
     return SheetSchema(fields, records, re.compile(raw["pool_name"]["pattern"]),
                        raw["pool_name"]["why"], tuple(Rule(**rule) for rule in raw["rules"]),
                        dict(raw["model_figures"]))
+
+
+@functools.cache
+def model_field(path: str) -> SheetField | None:
+    """The sheet field a platform model's figure comes from (None: the sheet has none). Kept
+    per path: every platform built from a sheet checks its ~100 figures, and a family
+    calibration builds thousands."""
+    schema = sheet_schema()
+    parts = path.split(".")
+    for pattern, key in schema.model_figures.items():
+        wanted = pattern.split(".")
+        if len(wanted) == len(parts) and all(
+                w in ("*", p) for w, p in zip(wanted, parts, strict=True)):
+            return schema.field(key)
+    return None
 
 
 @functools.cache
@@ -522,9 +528,8 @@ def _limit(values: Mapping[str, Any], at_most: str, stars: tuple[str, ...],
 def check_model_figures(origin: str, figures: Iterator[tuple[str, Mapping[str, Any]]]) -> None:
     """Each figure of a platform model (path, leaf) that a sheet key gives, within that key's
     kind and bounds: a hand-written model of 10^7 OSTs is refused as a sheet of them is."""
-    schema = sheet_schema()
     for path, leaf in figures:
-        field = schema.model_field(path)
+        field = model_field(path)
         if field is None:
             continue
         try:

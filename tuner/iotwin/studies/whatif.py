@@ -44,7 +44,7 @@ from iotwin.core.units import parse_size
 from iotwin.core.yaml_files import parse_document
 from iotwin.model import sim
 from iotwin.model.platforms import Platform
-from iotwin.model.sheet_schema import check_value, sheet_schema, shown
+from iotwin.model.sheet_schema import check_value, model_field, shown
 from iotwin.model.sim import SimResult
 from iotwin.model.site_rules import platform_space_context
 from iotwin.search import REGISTRY, run_strategy, strategy_kind, strategy_settings
@@ -199,7 +199,7 @@ def varied_value(path: str, value: Any, current: Any) -> Any:
             return validate_value(block, key, value, "--vary", path)
         except ConfigError as error:
             raise UserError(str(error)) from None
-    field = sheet_schema().model_field(path)
+    field = model_field(path)
     if field is not None and isinstance(current, int | float) and not isinstance(current, bool):
         checked = check_value("--vary", path, value, field)
         return parse_size(checked) if field.kind == "size" else checked
