@@ -32,12 +32,13 @@ from iotwin.core.paths import data_dir
 from iotwin.executors import make_executor
 from iotwin.model.calibration import cross_validate, fit_evaluations
 from iotwin.model.family import FAMILY_CONSTANTS, FAMILY_FILE, family_summary, render_family
+from iotwin.model.io500_description import load_records
 from iotwin.model.platform_sheet import sheet_defaults
 from iotwin.model.platforms import Platform, load_platform
 from iotwin.model.sim_cost import fit_cost
 from iotwin.observations.design import Design, design_cost, load_design, measure_design
 from iotwin.observations.family_cost import FamilyRun, family_cost, family_run_bound
-from iotwin.observations.io500 import family_calibration, family_cases, io500_cases
+from iotwin.observations.io500 import case_count, cases_of, family_calibration, family_cases
 from iotwin.observations.published import (
     TableCalibration,
     calibrate_to_table,
@@ -255,13 +256,13 @@ def _family(args: argparse.Namespace) -> int:
     if not args.io500:
         raise UserError("--family needs the machines' measurements: --io500 TRAIN.json")
     output = new_output(args.output, args.force) if args.output else data_dir() / FAMILY_FILE
-    found = io500_cases(args.io500)
-    run = FamilyRun(len(found), len({c.system for c in found}), len(FAMILY_CONSTANTS),
-                    args.evaluations, max(4, args.evaluations // 3))
+    records = load_records(args.io500)
+    run = FamilyRun(*case_count(records), len(FAMILY_CONSTANTS), args.evaluations,
+                    max(4, args.evaluations // 3))
     limits = cost_limits(args)
     source = f"--io500 {args.io500}"
     family_run_bound(run, source, limits)
-    cases = family_cases(found, segments=args.segments)
+    cases = family_cases(cases_of(records), segments=args.segments)
     announce("calibrate --family", family_cost(run, cases, sheet_defaults(), source, limits))
     document = family_calibration(
         cases, args.io500, max_evaluations=run.evaluations,

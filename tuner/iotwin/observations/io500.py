@@ -12,7 +12,7 @@ caller bounds the simulation.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 from functools import partial
@@ -62,17 +62,37 @@ class Io500Case:
 def io500_cases(path: str | Path, phases: Sequence[str] = tuple(PHASES)) -> list[Io500Case]:
     """One case per submission of ``path`` and phase it measured, each named by its system as
     :func:`system_names` spells it."""
-    records = load_records(path)
+    return cases_of(load_records(path), phases)
+
+
+def cases_of(records: Sequence[Mapping[str, Any]], phases: Sequence[str] = tuple(PHASES)
+             ) -> list[Io500Case]:
+    """:func:`io500_cases` of records already read."""
+    return [Io500Case(int(record["id"]), system, phase, rate, record)
+            for record, system, phase, rate in _measured(records, phases)]
+
+
+def case_count(records: Sequence[Mapping[str, Any]], phases: Sequence[str] = tuple(PHASES)
+               ) -> tuple[int, int]:
+    """How many cases ``records`` make and of how many systems, counted without building a
+    case: what bounds a family calibration, which refuses a table too large before any work."""
+    cases, systems = 0, set()
+    for _, system, _, _ in _measured(records, phases):
+        cases += 1
+        systems.add(system)
+    return cases, len(systems)
+
+
+def _measured(records: Sequence[Mapping[str, Any]], phases: Sequence[str]
+              ) -> Iterator[tuple[Mapping[str, Any], str, str, float]]:
+    """(record, its system's name, phase, measured rate) of each phase a record measured."""
     names = system_names(records)
-    cases = []
     for record in records:
         measured = record.get("measured_mbs") or {}
         for phase in phases:
             rate = measured.get(PHASES[phase])
             if rate:
-                cases.append(Io500Case(int(record["id"]), names[str(record["system"])], phase,
-                                       float(rate), record))
-    return cases
+                yield record, names[str(record["system"])], phase, float(rate)
 
 
 def system_names(records: Sequence[Mapping[str, Any]]) -> dict[str, str]:
@@ -81,10 +101,12 @@ def system_names(records: Sequence[Mapping[str, Any]]) -> dict[str, str]:
     one Google submission under "Exascaler on GCP" and again under "Exascaler-on-GCP"), which
     leave-one-system-out must hold out together."""
     first: dict[str, str] = {}
-    names = {}
+    names: dict[str, str] = {}
     for record in records:
         name = str(record["system"])
-        names[name] = first.setdefault(" ".join(re.findall(r"[a-z0-9]+", name.lower())), name)
+        if name not in names:
+            names[name] = first.setdefault(" ".join(re.findall(r"[a-z0-9]+", name.lower())),
+                                           name)
     return names
 
 
