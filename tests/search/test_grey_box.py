@@ -21,6 +21,7 @@ from iotwin.search.acquisition import choose_runs, expected_max, knowledge_gradi
 from iotwin.search.noise import estimate
 from iotwin.search.screened import Beliefs
 from iotwin.search.surrogate import GreyBox
+from iotwin.search.trust import row_spearman
 from iotwin.space.parameters import Point
 from iotwin.tuning.campaign import CampaignEvaluator, Progress, Screening
 from support.synthetic_machine import (
@@ -30,7 +31,7 @@ from support.synthetic_machine import (
     Truth,
     campaign_on,
     distinct_points,
-    mechanisms,
+    point_mechanisms,
     simulated,
 )
 
@@ -83,6 +84,17 @@ def test_the_noise_model_recovers_the_machines_noise_from_repeats(tmp_path: Path
         float(np.median(campaign.runs_of(points[0]))))
 
 
+def test_the_bootstraps_rank_correlations_are_spearmans_of_each_resample() -> None:
+    rng = np.random.default_rng(4)
+    first = rng.integers(0, 5, size=(50, 12)).astype(float)  # many ties
+    second = first + rng.normal(0, 2, size=first.shape)
+    first[0] = 1.0  # a constant row: no order
+    got = row_spearman(first, second)
+    assert np.isnan(got[0])
+    assert got[1:] == pytest.approx([spearman(a, b) for a, b in zip(first[1:], second[1:],
+                                                                     strict=True)], abs=1e-12)
+
+
 def test_expected_max_is_the_mean_of_the_upper_envelope() -> None:
     rng = np.random.default_rng(3)
     z = rng.standard_normal(200_000)
@@ -121,7 +133,7 @@ def beliefs_after_the_top_group(tmp_path: Path, truth: Truth, noise_sd: float, r
     campaign = campaign_on(tmp_path, NoisyMachine(truth, sd=noise_sd), budget=400,
                            name=f"top-{noise_sd}-{repeats}", seed=seed)
     beliefs = Beliefs(campaign, GreyBox(SPACE, SETTINGS), SETTINGS)
-    top = [p for p in distinct_points(SPACE) if mechanisms(SPACE.config(p)) == 300.0]
+    top = [p for p in distinct_points(SPACE) if point_mechanisms(SPACE, p) == 300.0]
     random.Random(seed).shuffle(top)
     beliefs.run(top[:12], [])
     for _ in range(repeats):
@@ -136,8 +148,8 @@ def test_the_stop_waits_while_a_contender_may_beat_the_best_by_more_than_the_noi
     campaign = campaign_on(tmp_path, NoisyMachine(truth, sd=0.05), budget=400)
     beliefs = Beliefs(campaign, GreyBox(SPACE, SETTINGS), SETTINGS)
     points = distinct_points(SPACE)
-    low = [p for p in points if mechanisms(SPACE.config(p)) == 100.0]
-    high = [p for p in points if mechanisms(SPACE.config(p)) == 300.0]
+    low = [p for p in points if point_mechanisms(SPACE, p) == 100.0]
+    high = [p for p in points if point_mechanisms(SPACE, p) == 300.0]
     beliefs.run(low[:10], [])
     assert not beliefs.settled(low[10:20])  # nothing repeated: the noise is the prior's alone
     beliefs.run([], low[:2])

@@ -317,17 +317,20 @@ def test_sim_screened_needs_far_fewer_runs_than_h5evolve(tmp_path: Path) -> None
     space = load_space("poster").bind(HOPPER)
     target = 0.95 * optimum(space)
 
-    def runs_to_target(strategy: str, seed: int) -> int | None:
-        campaign, executor = make_campaign(tmp_path, strategy, budget=600, model=True,
+    def runs_to_target(strategy: str, seed: int, budget: int) -> int | None:
+        campaign, executor = make_campaign(tmp_path, strategy, budget=budget, model=True,
                                            seed=seed)
         run_strategy(strategy, campaign, seed=seed, settings=strategy_settings(strategy))
         rates = [synthetic_rate(c) for c in executor.runs]
         return next((i + 1 for i, r in enumerate(rates) if r >= target), None)
 
-    screened = [runs_to_target("sim-screened", s) for s in range(3)]
-    evolved = [runs_to_target("h5evolve", s) for s in range(3)]
+    screened = [runs_to_target("sim-screened", s, budget=600) for s in range(3)]
     assert all(n is not None for n in screened)
-    assert max(screened) * 3 <= min(n or 600 for n in evolved)
+    # h5evolve runs as far as decides the claim (its choices do not depend on its budget):
+    # reaching the target at that many runs, or not within them, holds it
+    enough = max(n or 0 for n in screened) * 3
+    evolved = [runs_to_target("h5evolve", s, budget=enough) for s in range(3)]
+    assert enough <= min(n or enough for n in evolved)
 
 
 def test_sim_screened_recalibrates_and_stores_each_calibration(tmp_path: Path) -> None:

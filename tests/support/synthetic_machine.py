@@ -36,6 +36,13 @@ def point_by_hash(space: BoundSpace) -> dict[str, Point]:
     return {config_hash(space.config(p)): p for p in distinct_points(space)}
 
 
+@functools.cache
+def point_mechanisms(space: BoundSpace, point: Point) -> float:
+    """:func:`mechanisms` of a point's config, built once: a test asks the truth's rate of
+    every point of the space in each campaign it judges."""
+    return mechanisms(space.config(point))
+
+
 def mechanisms(config: Mapping[str, Any]) -> float:
     """What the simulator represents: the transfer mode and the fill."""
     dataset = config.get("dataset", {})
@@ -65,7 +72,7 @@ class Truth:
         factor = math.prod(self.factors[gene.name, index]
                            for gene, index in zip(self.space.genes, point, strict=True)
                            if gene.name in HIDDEN and self.space.is_active(gene, values))
-        return mechanisms(self.space.config(point)) * factor
+        return point_mechanisms(self.space, point) * factor
 
 
 class NoisyMachine:
