@@ -67,6 +67,8 @@ def test_the_twins_true_rates_are_noise_free_and_its_runs_scatter() -> None:
     assert true[0] is not None and true.count(true[0]) == 3
     runs = [twin.run_once(target, config, seed=seed).rate_mbs for seed in range(3)]
     assert len(set(runs)) == 3 and true[0] not in runs
+    # a run again is its own noise on the truth's answer, not on the runs' before it
+    assert twin.run_once(target, config, seed=0).rate_mbs == runs[0]
 
 
 def _machine(**twin: object) -> Platform:
