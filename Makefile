@@ -17,7 +17,7 @@ DEBIAN_PACKAGES := build-essential gfortran cmake pkg-config git \
   mpich libmpich-dev libhdf5-mpich-dev hdf5-tools libhdf5-doc \
   openmpi-bin libhdf5-openmpi-dev python3-h5py-mpi libnetcdf-mpi-dev libpnetcdf-dev pnetcdf-bin \
   libsimgrid-dev libyaml-dev nlohmann-json3-dev \
-  python3 python3-venv python3-yaml fio strace valgrind \
+  python3 python3-venv python3-yaml fio strace valgrind ccache \
   slurm-wlm munge
 
 .PHONY: all deps build python h5py-mpi optuna-gp demo test lint clean
