@@ -59,6 +59,7 @@ from iotwin.core.errors import UserError
 from iotwin.core.hashing import canonical_json, config_hash
 from iotwin.core.run_records import RunResult, Source, Status, Target
 from iotwin.core.text import printable, valid_utf8
+from iotwin.core.yaml_files import dump_by_libyaml
 from iotwin.store.details import StoredDetails, checked
 
 SCHEMA_VERSION = 2
@@ -529,7 +530,7 @@ class Store:
         """Record one repetition; committed (durable) when this returns. Returns its id."""
         return self._insert("evaluations", {
             "campaign_id": campaign_id,
-            "config_yaml": yaml.safe_dump(dict(config), sort_keys=True),
+            "config_yaml": dump_by_libyaml(dict(config), sort_keys=True),
             "config_hash": config_hash(config),
             "workload": workload, "ranks": ranks, "platform": platform, "source": source,
             "repetition": repetition, "status": status,
