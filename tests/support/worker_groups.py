@@ -1,4 +1,4 @@
-"""How pytest-xdist shares the suite between its workers in `make test` (``-n 2 --dist
+"""How pytest-xdist shares the suite between its workers in `make test` (``-n 3 --dist
 loadgroup``): a test file goes to one worker whole, so that its module fixtures (a built
 program, a captured run, a Slurm cluster) are set up once, and the tests marked
 ``xdist_group(NAME)`` go to one worker together, whatever their file. The Slurm cluster's

@@ -19,9 +19,17 @@ def document_cost(path: Path, name: str, limits: Limits, *, written: float = 1.0
 def text_cost(nbytes: float, driver: Driver, limits: Limits) -> Cost:
     """Parsing, checking or writing ``nbytes`` of YAML, refused beyond ``limits`` naming
     ``driver``."""
+    return bytes_cost(nbytes, "documents", driver, limits)
+
+
+def bytes_cost(nbytes: float, section: str, driver: Driver, limits: Limits, *,
+               fixed_seconds: float = 0.0) -> Cost:
+    """Work in proportion to ``nbytes`` of input, at the ``seconds_per_byte`` and
+    ``bytes_per_byte`` of data/costs.yaml's ``section``, in one Python process, refused beyond
+    ``limits`` naming ``driver``."""
     return limits.check(Cost(
-        nbytes * constant("documents", "seconds_per_byte"),
-        constant("python", "process_bytes") + nbytes * constant("documents", "bytes_per_byte"),
+        fixed_seconds + nbytes * constant(section, "seconds_per_byte"),
+        constant("python", "process_bytes") + nbytes * constant(section, "bytes_per_byte"),
         driver, driver))
 
 

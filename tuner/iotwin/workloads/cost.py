@@ -7,17 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from iotwin.core.cost import Cost, Driver, Limits, constant
-from iotwin.core.document_cost import file_size
+from iotwin.core.document_cost import bytes_cost, file_size
 
 
 def darshan_log_cost(path: Path, limits: Limits) -> Cost:
     """Reading the Darshan log at ``path`` and making its workload, refused beyond ``limits``
     naming the log."""
     size = file_size(path)
-    driver = Driver(str(path), f"{size} bytes")
-    return limits.check(Cost(
-        constant("darshan_logs", "seconds_per_log")
-        + size * constant("darshan_logs", "seconds_per_log_byte"),
-        constant("python", "process_bytes") + size * constant("darshan_logs", "bytes_per_log_byte"),
-        driver, driver))
-
+    return bytes_cost(size, "darshan_logs", Driver(str(path), f"{size} bytes"), limits,
+                      fixed_seconds=constant("darshan_logs", "seconds_per_log"))
