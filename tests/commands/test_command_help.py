@@ -36,3 +36,14 @@ def test_a_command_imports_no_other_commands_module() -> None:
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                           check=True)
     assert done.stdout.split() == ["['iotwin.commands.show']", "False"]
+
+
+def test_the_report_command_starts_without_the_report_of_any_campaign_kind() -> None:
+    """A report's builder (its figures, the tuning or the studies it explains) is imported
+    when a report of its kind is written, not when `iotwin report` starts or refuses."""
+    probe = ("import sys; from iotwin.cli import build_parser; build_parser('report'); "
+             "from iotwin.report.writing import BUILDERS; "
+             "print(sorted(m for m, _ in BUILDERS.values() if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout == "[]\n"

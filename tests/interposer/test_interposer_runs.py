@@ -84,9 +84,10 @@ def test_more_datasets_than_the_reduction_holds_are_gathered_from_every_rank(scr
 
 
 def test_alignment_puts_every_dataset_on_a_1mib_boundary(scratch: Path):
-    run(4, vpic(scratch, "plain.h5"), scratch, preload=False)
+    # 2 ranks: the datasets' places in the file, not the ranks, are the point
+    run(2, vpic(scratch, "plain.h5"), scratch, preload=False)
     plain = dataset_offsets(scratch / "plain.h5")
-    _, reports = run(4, vpic(scratch, "aligned.h5"), scratch, HINTS)
+    _, reports = run(2, vpic(scratch, "aligned.h5"), scratch, HINTS)
     aligned = dataset_offsets(scratch / "aligned.h5")
     assert len(aligned) == 8 and aligned.keys() == plain.keys()
     assert all(offset % MiB == 0 for offset in aligned.values()), aligned

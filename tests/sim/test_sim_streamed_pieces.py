@@ -17,9 +17,9 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from iotwin.model.platforms import load_platform
 from iotwin.model.sim import run_iosim, simulator_input
 from iotwin.model.sim_answers import differences
+from support.platform_strategies import shipped
 
 KiB, MiB = 2**10, 2**20
 EXAMPLES = settings(max_examples=60, deadline=None, derandomize=True,
@@ -180,7 +180,7 @@ def cases(draw: st.DrawFn) -> tuple[str, dict[str, Any], list[dict[str, Any]], d
 
 def check_equal(case: tuple) -> None:
     platform_name, workload, configs, options = case
-    platform = load_platform(platform_name)
+    platform = shipped(platform_name)
     streamed = run_iosim(simulator_input(platform, workload, configs, options), jobs=1)
     walking = {**options, "walk_pieces": True}
     walked = run_iosim(simulator_input(platform, workload, configs, walking), jobs=1)

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from iotwin.core.hashing import config_hash
 from iotwin.core.run_records import RunResult, Target
+from iotwin.model import sim_memo
 from iotwin.model.platforms import load_platform
 from iotwin.model.sim import simulate
 from iotwin.report.writing import write_report
@@ -63,9 +64,11 @@ class Suites:
 
 @pytest.fixture(scope="module")
 def suites(tmp_path_factory: pytest.TempPathFactory) -> Suites:
+    """The second suite fits the same folds to the same medians as the first: its fits' iosim
+    answers are the first's, read from a memo (iotwin.model.sim_memo), not simulated again."""
     folder = tmp_path_factory.mktemp("suite")
     executor = ModelExecutor()
-    with Store(folder / "s.db") as store:
+    with sim_memo.memoised(folder / "answers.db"), Store(folder / "s.db") as store:
         plain = run_local_suite(store, SUITE, executor, progress=None)
         confirmed = run_local_suite(store, replace(SUITE, confirm_top=3, confirm_rounds=2),
                                     executor, progress=None)

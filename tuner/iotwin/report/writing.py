@@ -7,25 +7,31 @@ validation, and its CSV.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from iotwin.core.errors import UserError
 from iotwin.core.owned_folder import OutputFolder
-from iotwin.report.campaign import campaign_report
-from iotwin.report.experiment import experiment_report
 from iotwin.report.page import Page
 from iotwin.report.tables import write_rows
-from iotwin.report.validation import validation_report
 from iotwin.store.database import Campaign, Store
 
 Builder = Callable[[Store, Campaign, Page], list[dict[str, Any]]]
 
+#: the report of each campaign kind: its module and builder, imported only for a campaign of
+#: that kind (each pulls in what it draws: a tune's report the tuning and the simulator, an
+#: experiment's the studies, a validation's the local suite)
+BUILDERS = {"tune": ("iotwin.report.campaign", "campaign_report"),
+            "experiment": ("iotwin.report.experiment", "experiment_report"),
+            "validation": ("iotwin.report.validation", "validation_report")}
 
-def _builders() -> dict[str, Builder]:
-    return {"tune": campaign_report, "experiment": experiment_report,
-            "validation": validation_report}
+
+def _builder(kind: str) -> Builder:
+    module, name = BUILDERS[kind]
+    builder: Builder = getattr(importlib.import_module(module), name)
+    return builder
 
 
 def report_paths(directory: Path, campaign_id: int) -> tuple[Path, Path]:
@@ -39,12 +45,11 @@ def write_report(store: Store, campaign_id: int, into: OutputFolder | Path
     as iotwin's there); returns the HTML and CSV paths."""
     directory = into.folder if isinstance(into, OutputFolder) else into
     campaign = store.campaign(campaign_id)
-    builders = _builders()
-    if campaign.kind not in builders:
+    if campaign.kind not in BUILDERS:
         raise UserError(f"campaign {campaign_id} is a {campaign.kind} campaign: reports exist "
-                        f"for {', '.join(builders)}")
+                        f"for {', '.join(BUILDERS)}")
     page = Page(f"iotwin report {campaign_id}: {campaign.name}")
-    rows = builders[campaign.kind](store, campaign, page)
+    rows = _builder(campaign.kind)(store, campaign, page)
     directory.mkdir(parents=True, exist_ok=True)
     html_path, csv_path = report_paths(directory, campaign_id)
     if isinstance(into, OutputFolder):

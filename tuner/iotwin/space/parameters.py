@@ -102,13 +102,6 @@ class SpaceContext:
         return getattr(self, name)
 
 
-#: the workload APIs whose files go through HDF5 (netCDF-4 writes HDF5 files), and through
-#: MPI-IO (every parallel library here; a POSIX program's writes reach the file system alone):
-#: data/io-libraries.yaml
-HDF5_APIS = apis_through("hdf5")
-MPIIO_APIS = apis_through("mpiio")
-
-
 @dataclass(frozen=True)
 class Parameter:
     name: str
@@ -130,8 +123,8 @@ class Parameter:
         return ((not self.filesystems or context.filesystem in self.filesystems)
                 and (not self.mpi or context.mpi in self.mpi)
                 and (not self.apis or set(context.apis) <= set(self.apis))
-                and (not self.hdf5_only or bool(HDF5_APIS & set(context.apis)))
-                and (not self.mpiio_only or bool(MPIIO_APIS & set(context.apis)))
+                and (not self.hdf5_only or bool(apis_through("hdf5") & set(context.apis)))
+                and (not self.mpiio_only or bool(apis_through("mpiio") & set(context.apis)))
                 and not (self.layout_only and context.layout_files == ()))
 
     @property
@@ -141,12 +134,14 @@ class Parameter:
 
     @property
     def hdf5_only(self) -> bool:
-        """Its keys are HDF5's (hdf5, dataset): they act on HDF5 files alone."""
+        """Its keys are HDF5's (hdf5, dataset): they act on HDF5 files alone, those of the
+        APIs that go through HDF5 (netCDF-4 writes HDF5 files: data/io-libraries.yaml)."""
         return all(key.split(".")[0] in ("hdf5", "dataset") for key in self.keys)
 
     @property
     def mpiio_only(self) -> bool:
-        """Its keys are MPI-IO's (hints, Open MPI's I/O): a POSIX program never reaches them."""
+        """Its keys are MPI-IO's (hints, Open MPI's I/O): a POSIX program never reaches them
+        (every parallel library of data/io-libraries.yaml goes through MPI-IO)."""
         return all(key.split(".")[0] in ("mpiio", "openmpi") for key in self.keys)
 
     @property

@@ -318,11 +318,6 @@ class _Rules:
                                 f"axis {a}")
 
 
-#: the MPIs iosim models, a workload's `mpi` (absent: mpich): ROMIO for MPICH, and
-#: OMPIO for Open MPI unless the config's openmpi.io is romio321
-MPIS: tuple[str, ...] = workload_schema().records["workload"]["mpi"].values
-
-
 def workload_mpi(workload: Mapping[str, Any]) -> str:
     """The MPI the workload runs under (its `mpi`; MPICH when it does not say)."""
     return str(workload.get("mpi", DEFAULT_MPI))
