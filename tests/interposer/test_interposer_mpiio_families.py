@@ -110,7 +110,9 @@ def test_a_nonblocking_calls_completion_is_its_files_io_time(flavour: str,
 
 
 def tune(family: str, folder: Path, summary_repeat: int) -> str:
-    """`iotwin tune` of the family's program with a short budget: its output. What the program
+    """`iotwin tune` of the family's program with a short budget and the platform model's
+    refit at its smallest (one parameter, one evaluation: each evaluation simulates once per
+    parameter, and what the refit learns is not the point here): its output. What the program
     reads back is not compared (--no-check): MPICH 4.0.2's MPI_File_read_ordered returns other
     bytes than the file holds once a hint is set, as tuning runs do (mpiio_family.h)."""
     environment = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
@@ -118,6 +120,7 @@ def tune(family: str, folder: Path, summary_repeat: int) -> str:
     done = subprocess.run(
         [sys.executable, "-m", "iotwin", "tune", "--ranks", "2", "--real-budget", "2",
          "--confirm", "1", "--confirm-runs", "1", "--summary-repeat", str(summary_repeat),
+         "--set", "fit_parameters=1", "--set", "fit_evaluations=1",
          "--store", "s.db", "--output", "tuned.yaml", "--",
          program(family), ".", str(256 * 1024), str(ROUNDS[family]), "--no-check"],
         cwd=folder, env=environment, capture_output=True, text=True, timeout=900)

@@ -12,12 +12,14 @@ launcher. A PnetCDF file is read back with PnetCDF's own ncmpidump (Debian's pne
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -164,8 +166,17 @@ def ranks(request: pytest.FixtureRequest) -> int:
 
 
 @pytest.fixture(scope="module")
-def run(method: str, ranks: int, tmp_path_factory: pytest.TempPathFactory) -> Run:
-    return run_block3d(method, ranks, tmp_path_factory.mktemp(f"{method}-{ranks}"))
+def runs(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str, int], Run]:
+    """Each (method, ranks) run once for the module's tests that read it."""
+    @functools.cache
+    def made(method: str, ranks: int) -> Run:
+        return run_block3d(method, ranks, tmp_path_factory.mktemp(f"{method}-{ranks}"))
+    return made
+
+
+@pytest.fixture(scope="module")
+def run(method: str, ranks: int, runs: Callable[[str, int], Run]) -> Run:
+    return runs(method, ranks)
 
 
 @pytest.mark.slow
@@ -285,23 +296,45 @@ CAPTURE_TOLERANCE = 0.01
 ELEMENT_CLASS_BYTES_PER_DATASET = 40
 
 
+@dataclass
+class NetCDF4Run:
+    """A netCDF-4 run of 32^3 blocks captured, its description, and the file of the same run
+    without capture."""
+    captured: dict[str, Any]
+    described: dict[str, Any]
+    uncaptured: Path
+
+
+@pytest.fixture(scope="module")
+def netcdf4_runs(tmp_path_factory: pytest.TempPathFactory) -> Callable[[int], NetCDF4Run]:
+    """Each rank count's netCDF-4 run of 32^3 blocks, once for the tests that read it."""
+    @functools.cache
+    def made(ranks: int) -> NetCDF4Run:
+        folder = tmp_path_factory.mktemp(f"netcdf4-32-{ranks}")
+        block = ("--block", "32x32x32")   # the kernel takes the last --block
+        captured, described = capture("netcdf4", ranks, folder, *block)
+        args = kernel_args("netcdf4", Path("uncaptured.nc"), *block)
+        done = run_mpi(ranks, args, cwd=folder, timeout=300,
+                       using=launcher(flavour("netcdf4").launcher))
+        assert done.returncode == 0, done.stderr
+        return NetCDF4Run(captured, described, folder / "uncaptured.nc")
+    return made
+
+
 @pytest.mark.slow
 def test_a_netcdf4_runs_capture_places_its_variable_where_the_file_has_it(
-        scratch: Path) -> None:
+        netcdf4_runs: Callable[[int], NetCDF4Run]) -> None:
     """The capture records the object formats netCDF-4 created the file with (HDF5 1.8's at
     the earliest, links and attributes in tracked and indexed creation order, no object
     times), which decide how much metadata comes before the variable: iosim places the
     captured variable at the real file's offset, as it does the described one. At 32^3 blocks
     HDF5's default formats outgrow the first metadata block (the variable 3,456 bytes later)."""
-    block = ("--block", "32x32x32")   # the kernel takes the last --block
-    captured, described = capture("netcdf4", 4, scratch, *block)
+    netcdf4 = netcdf4_runs(4)
+    captured, described = netcdf4.captured, netcdf4.described
     assert session(captured)["hdf5_create"] == {
         "libver_low": "v18", "link_creation_order": "indexed",
         "attr_creation_order": "indexed", "track_times": False}
-    args = kernel_args("netcdf4", Path("uncaptured.nc"), *block)
-    done = run_mpi(4, args, cwd=scratch, timeout=300, using=launcher(flavour("netcdf4").launcher))
-    assert done.returncode == 0, done.stderr
-    with h5py.File(scratch / "uncaptured.nc", "r") as real:
+    with h5py.File(netcdf4.uncaptured, "r") as real:
         offset = real["data"].id.get_offset()
     for workload in (captured, described):
         assert data_ranges(simulated(workload, {}, "openmpi"))[0][0] == offset
@@ -323,20 +356,17 @@ def attribute_written(entry: dict[str, Any]) -> tuple[str, str]:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("ranks", [4, 8])
-def test_a_netcdf4_runs_capture_makes_the_files_bytes(ranks: int, scratch: Path) -> None:
+def test_a_netcdf4_runs_capture_makes_the_files_bytes(
+        ranks: int, netcdf4_runs: Callable[[int], NetCDF4Run]) -> None:
     """The capture holds the attributes netCDF-4 writes (its own with H5Acreate1, its
     dimensions' through H5DSset_scale and H5DSattach_scale), which iosim makes again after the
     datasets they follow: HDF5 then writes their metadata, the dimension scales' references in
     a global heap among it, and the captured file has the real file's bytes. Without them it
     was 4,213 bytes short (32^3 blocks, 4 and 8 ranks alike)."""
-    block = ("--block", "32x32x32")
-    captured, _ = capture("netcdf4", ranks, scratch, *block)
+    netcdf4 = netcdf4_runs(ranks)
+    captured = netcdf4.captured
     assert {attribute_written(a) for a in session(captured)["attributes"]} == NETCDF4_ATTRIBUTES
-    args = kernel_args("netcdf4", Path("uncaptured.nc"), *block)
-    done = run_mpi(ranks, args, cwd=scratch, timeout=300,
-                   using=launcher(flavour("netcdf4").launcher))
-    assert done.returncode == 0, done.stderr
-    real = (scratch / "uncaptured.nc").stat().st_size
+    real = netcdf4.uncaptured.stat().st_size
     short = real - simulated(captured, {}, "openmpi")["breakdown"]["file_bytes"]
     assert 0 <= short <= ELEMENT_CLASS_BYTES_PER_DATASET * len(session(captured)["datasets"])
     without = {key: value for key, value in session(captured).items() if key != "attributes"}
@@ -381,9 +411,10 @@ def data_ranges(result: dict[str, Any], rank: int | None = None) -> list[tuple[i
 
 @pytest.mark.slow
 @pytest.mark.parametrize("method", ["mpiio", "hdf5", "netcdf4", "pnetcdf"])
-def test_iosim_maps_the_described_blocks_to_the_files_bytes(method: str, scratch: Path) -> None:
+def test_iosim_maps_the_described_blocks_to_the_files_bytes(
+        method: str, runs: Callable[[str, int], Run]) -> None:
     ranks = 4
-    run = run_block3d(method, ranks, scratch)
+    run = runs(method, ranks)
     result = simulated(run.workload, {}, FLAVOUR[method])
     if method == "mpiio":
         real = [(0, run.path.stat().st_size)]
