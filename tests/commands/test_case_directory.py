@@ -84,9 +84,10 @@ def test_tune_from_the_case_directory_succeeds_and_leaves_no_outputs(
         case: Path, tmp_path: Path) -> None:
     before, store = tree(case), tmp_path / "s.db"
     # every step of the pipeline runs the program there (capture, search, confirmation,
-    # summary), each as few times as it can
+    # summary), each as few times as it can; the model's refit, which runs nothing, at its least
     done = iotwin("tune", "--ranks", str(RANKS), "--real-budget", "3", "--confirm", "2",
-                  "--confirm-runs", "1", "--summary-repeat", "1", "--store", str(store),
+                  "--confirm-runs", "1", "--summary-repeat", "1", "--set", "fit_parameters=1",
+                  "--set", "fit_evaluations=1", "--store", str(store),
                   "--output", str(tmp_path / "tuned.yaml"), "--json", "--", "./case_app",
                   cwd=case)
     assert done.returncode == 0, done.stderr
