@@ -83,9 +83,13 @@ def test_a_failing_run_shows_the_programs_last_words(case: Path, tmp_path: Path)
 def test_tune_from_the_case_directory_succeeds_and_leaves_no_outputs(
         case: Path, tmp_path: Path) -> None:
     before, store = tree(case), tmp_path / "s.db"
-    done = iotwin("tune", "--ranks", str(RANKS), "--real-budget", "3", "--summary-repeat", "2",
-                  "--store", str(store), "--output", str(tmp_path / "tuned.yaml"), "--json",
-                  "--", "./case_app", cwd=case)
+    # every step of the pipeline runs the program there (capture, search, confirmation,
+    # summary), each as few times as it can; the model's refit, which runs nothing, at its least
+    done = iotwin("tune", "--ranks", str(RANKS), "--real-budget", "3", "--confirm", "2",
+                  "--confirm-runs", "1", "--summary-repeat", "1", "--set", "fit_parameters=1",
+                  "--set", "fit_evaluations=1", "--store", str(store),
+                  "--output", str(tmp_path / "tuned.yaml"), "--json", "--", "./case_app",
+                  cwd=case)
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert result["runs_used"] == 3

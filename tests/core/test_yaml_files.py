@@ -11,10 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from iotwin.commands.demo import load_spec
 from iotwin.core import paths
 from iotwin.core.errors import UserError
-from iotwin.core.yaml_files import read_yaml
+from iotwin.core.yaml_files import dump_by_libyaml, read_yaml
 from iotwin.executors.slurm import Site
 from iotwin.model.platform_sheet import load_sheet
 from iotwin.model.platforms import load_platform
@@ -75,3 +76,17 @@ def test_a_nested_duplicate_key_is_refused_too(tmp_path: Path) -> None:
 def test_every_file_of_the_repository_these_surfaces_read_still_reads() -> None:
     for original, read in SURFACES.values():
         read(original)
+
+
+def test_libyaml_writes_what_pyyaml_writes_and_it_reads_back_the_same() -> None:
+    """The store writes each config by libyaml's emitter (dump_by_libyaml): the text of every
+    config of a measured table is PyYAML's own, and a long quoted string, which the two wrap
+    apart, reads back as it was."""
+    from iotwin.executors.table import read_table
+
+    table = read_table(REPO / "experiments" / "landscape" / "vpic-io-4.csv")
+    for config in table.configs:
+        assert dump_by_libyaml(dict(config), sort_keys=True) == \
+            yaml.safe_dump(dict(config), sort_keys=True)
+    space = yaml.safe_load((paths.spaces_dir() / "table3.yaml").read_text())
+    assert yaml.safe_load(dump_by_libyaml(space)) == space

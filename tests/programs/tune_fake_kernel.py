@@ -19,7 +19,7 @@ from iotwin.tuning.spec import CampaignSpec
 FAKE_KERNEL = Path(__file__).with_name("fake_tuned_kernel.py")
 SPEC = CampaignSpec(ranks=1, platform="local", space="local", strategy="random",
                     executor="local", real_budget=12, seed=7, repetitions=2, timeout_s=60,
-                    command=(sys.executable, str(FAKE_KERNEL), "--sleep", "0.3"),
+                    command=(sys.executable, str(FAKE_KERNEL), "--sleep", "0.1"),
                     fixed={"cb_nodes": 1})
 
 

@@ -19,9 +19,10 @@ from support.small_disk import in_namespace, mount_line, resize_line
 
 IOTWIN = [sys.executable, "-m", "iotwin"]
 #: a twin campaign that stores hundreds of rows (predictions, twin runs, refits), each
-#: generation's as it ends: 512 KiB hold two generations, not the whole campaign
+#: generation's as it ends: 512 KiB hold two generations, not the whole campaign's three
+BUDGET = 12
 TUNE = ["tune", "--kernel", "vpic-io", "--ranks", "64", "--platform", "hopper", "--space",
-        "poster", "--executor", "twin", "--strategy", "sim-screened", "--real-budget", "24",
+        "poster", "--executor", "twin", "--strategy", "sim-screened", "--real-budget", str(BUDGET),
         "--set", "population=30", "--set", "inner_generations=2", "--set", "patience=100",
         "--summary-repeat", "0", "--confirm", "0", "--", "--particles", "65536"]
 SMALL_DISK = "512k"
@@ -72,7 +73,7 @@ def test_a_full_disk_stops_the_tune_in_one_line_and_the_campaign_resumes(
     resumed = _rows(final / "s.db")
     assert resumed[:len(when_full)] == when_full  # kept as they were
     twin = [(row[3], row[4]) for row in resumed if row[1] == "twin"]
-    assert len(twin) == len(set(twin)) == 24  # the budget, no run measured twice
+    assert len(twin) == len(set(twin)) == BUDGET  # no run measured twice
 
 
 @pytest.fixture

@@ -36,14 +36,18 @@ def _tune(tmp_path: Path, strategy: str, budget: int, *settings: str) -> dict[st
 
 def test_a_loose_target_is_reached_before_the_budget_and_said_with_its_confidence(
         tmp_path: Path) -> None:
-    result = _tune(tmp_path, "sim-screened", 40, "target=0.5", "confidence=0.6")
+    # met in one generation, not the default two in a row: the search ends after 17 runs of
+    # 40, not 39
+    result = _tune(tmp_path, "sim-screened", 40, "target=0.5", "confidence=0.6", "patience=1")
     assert result["runs_used"] < 40
     assert result["search_ended"].startswith("target reached (target within 50% of the best "
                                              "at 60%: chance it is missed ")
 
 
 def test_a_budget_too_small_for_the_target_says_so(tmp_path: Path) -> None:
-    result = _tune(tmp_path, "sim-screened", 6, "target=0.01", "confidence=0.99")
+    # the model's refit at one parameter and one evaluation: no fit meets this target in 6 runs
+    result = _tune(tmp_path, "sim-screened", 6, "target=0.01", "confidence=0.99",
+                   "fit_parameters=1", "fit_evaluations=1")
     assert result["search_ended"].startswith(
         "budget ended before the target was reached (target within 1% of the best at 99%")
     assert result["search_ended"].endswith("after 6 of 6 runs")

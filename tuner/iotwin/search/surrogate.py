@@ -47,6 +47,7 @@ optimisation over the same one-hot kernel.
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from collections.abc import Mapping, Sequence
@@ -205,11 +206,21 @@ def _predict(hypothesis: _Hypothesis, features: np.ndarray, simulated_logs: np.n
 
 def _one_thread() -> Any:
     """BLAS on one thread: the surrogate's matrices are as small as a campaign's runs, and
-    OpenBLAS's threads only wait for one another (on 2 cores a fit took 18x the CPU time).
-    threadpoolctl (scikit-learn's own dependency) is loaded on first use, as scikit-learn."""
+    OpenBLAS's threads only wait for one another (on 2 cores a fit took 18x the CPU time)."""
+    return _thread_pools().limit(limits=1)
+
+
+@functools.cache
+def _thread_pools() -> Any:
+    """threadpoolctl's controller of the loaded BLAS and OpenMP libraries (scikit-learn's own
+    dependency, loaded on first use, as scikit-learn), found once: finding them walks every
+    loaded library (3 ms), and a campaign limits its threads at each of its hundred fits and
+    predictions. Made once scikit-learn's Gaussian processes are loaded, so that their
+    libraries are among those found."""
+    _gaussian_process()
     import threadpoolctl
 
-    return threadpoolctl.threadpool_limits(1)
+    return threadpoolctl.ThreadpoolController()
 
 
 def _gaussian_process() -> Any:

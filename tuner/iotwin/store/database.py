@@ -59,6 +59,7 @@ from iotwin.core.errors import UserError
 from iotwin.core.hashing import canonical_json, config_hash
 from iotwin.core.run_records import RunResult, Source, Status, Target
 from iotwin.core.text import printable, valid_utf8
+from iotwin.core.yaml_files import dump_by_libyaml
 from iotwin.store.details import StoredDetails, checked
 
 SCHEMA_VERSION = 2
@@ -124,11 +125,6 @@ CREATE TABLE calibrations (
 );
 CREATE INDEX calibrations_by_platform ON calibrations(platform, created);
 """ + _JOBS_SCHEMA
-
-#: libyaml's emitter where PyYAML was built with it: every evaluation stores its config's
-#: text, which it writes as PyYAML's ``safe_dump`` does (the same text for every config of
-#: the local and poster spaces compared, 12,530) in a quarter of the CPU
-_CONFIG_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
 def one_line(error: object) -> str:
@@ -534,7 +530,7 @@ class Store:
         """Record one repetition; committed (durable) when this returns. Returns its id."""
         return self._insert("evaluations", {
             "campaign_id": campaign_id,
-            "config_yaml": yaml.dump(dict(config), Dumper=_CONFIG_DUMPER, sort_keys=True),
+            "config_yaml": dump_by_libyaml(dict(config), sort_keys=True),
             "config_hash": config_hash(config),
             "workload": workload, "ranks": ranks, "platform": platform, "source": source,
             "repetition": repetition, "status": status,
