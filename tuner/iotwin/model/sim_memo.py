@@ -18,6 +18,7 @@ import hashlib
 import json
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -32,6 +33,22 @@ Answers = list[dict[str, Any]]
 _active: list[SimulationMemo] = []  # the memo of the innermost `memoised`, if any
 
 
+def _write_ahead_log(db: sqlite3.Connection, waits_s: float = 60.0) -> None:
+    """The memo's file in WAL mode, so that readers and a writer do not wait for each other.
+    Processes that open a new memo at the same moment each ask for the switch; SQLite answers
+    a switch that would deadlock with "locked" at once, without its busy timeout, so it is
+    asked again until the first one's switch has taken."""
+    deadline = time.monotonic() + waits_s
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
+
+
 class SimulationMemo:
     """One file of answers by key; several processes, and threads of one (a calibration
     simulates its workloads side by side), may read and add to it at once."""
@@ -42,7 +59,7 @@ class SimulationMemo:
         self._db = sqlite3.connect(path, timeout=60.0, isolation_level=None,
                                    check_same_thread=False)
         self._lock = threading.Lock()
-        self._db.execute("PRAGMA journal_mode=WAL")
+        _write_ahead_log(self._db)
         self._db.execute("CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, "
                          "answer TEXT NOT NULL)")
 
