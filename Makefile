@@ -20,7 +20,7 @@ DEBIAN_PACKAGES := build-essential gfortran cmake pkg-config git \
   python3 python3-venv python3-yaml fio strace valgrind ccache \
   slurm-wlm munge
 
-.PHONY: all deps build python h5py-mpi optuna-gp demo test lint clean
+.PHONY: all deps build python h5py-mpi optuna-gp demo test suite lint clean
 
 all: build python
 
@@ -82,16 +82,22 @@ lint: python
 	cd tuner && ../$(VENV)/bin/mypy iotwin
 
 # The whole suite on every core: the setup steps side by side (the C/C++ build beside the
-# venv, then lint beside the parallel h5py), then the tests shared between $(TEST_WORKERS)
-# pytest-xdist workers, a file to one worker whole (tests/support/worker_groups.py). PYTEST_FLAGS: more
-# options, e.g. `make test PYTEST_FLAGS=--cpu-times=40` for what each test costs in CPU.
+# venv, then the parallel h5py), then the tests shared between $(TEST_WORKERS) pytest-xdist
+# workers, a file to one worker whole (tests/support/worker_groups.py), with the lint beside
+# them (mypy's ~25 CPU s in the cores' idle moments, not before the first test); either
+# failing fails `make test`. PYTEST_FLAGS: more options, e.g. `make test
+# PYTEST_FLAGS=--cpu-times=40` for what each test costs in CPU.
 # The Python trees are byte-compiled first: the suite starts hundreds of interpreters (the
 # command line, benchmarks, programs), and where PYTHONDONTWRITEBYTECODE is set none of them
 # writes its bytecode, so each would compile every module it imports again (tests/README.md).
 PYTEST_FLAGS ?=
 test:
-	$(MAKE) --no-print-directory -j $(JOBS) build lint h5py-mpi
+	$(MAKE) --no-print-directory -j $(JOBS) build h5py-mpi
 	$(PY) -m compileall -q $(filter-out tests,$(PY_TREES))
+	$(MAKE) --no-print-directory -j 2 lint suite
+
+# the tests alone, on a tree `make test` has set up
+suite:
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_FLAGS) tests
 
 demo: build python
