@@ -535,7 +535,8 @@ def main() -> None:
     parser.add_argument("--config", type=Path,
                         help="tuning config to load instead of the built-in neutral one")
     parser.add_argument("--cases", default=",".join(CASES),
-                        help=f"comma-separated, of {', '.join(CASES)}")
+                        help=f"comma-separated, of {', '.join(CASES)} (and ior, with --ior: "
+                             "--cases ior measures stock IOR alone)")
     parser.add_argument("--no-wall", dest="wall", action="store_false")
     parser.add_argument("--no-instructions", dest="instructions", action="store_false")
     parser.add_argument("--instructions-cases",
@@ -565,7 +566,8 @@ def main() -> None:
                        folder, "posix", args.files, args.ior_like_segments, args.session_ranks),
                    "ior": lambda: stock_ior(folder, args.ior.resolve(), args.ior_args,
                                             args.session_ranks)}
-        cases = args.cases.split(",") + (["ior"] if args.ior else [])
+        # `--cases ior` with --ior: stock IOR alone (dict: each case once, in order)
+        cases = list(dict.fromkeys(args.cases.split(",") + (["ior"] if args.ior else [])))
         instruction_cases = (args.instructions_cases.split(",") if args.instructions_cases
                              else cases)
         if not set(instruction_cases) <= set(cases):
