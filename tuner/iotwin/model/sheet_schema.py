@@ -105,7 +105,6 @@ class SheetSchema:
         return {**self.sections, **self.records}[section][name]
 
 
-
 @functools.cache
 def sheet_schema() -> SheetSchema:
     raw = read_yaml(paths.data_dir() / "sheet-schema.yaml", "spec sheet schema")
