@@ -47,6 +47,8 @@ def _library(api: str, row: object, source: str) -> IoLibrary:
                      str(fields.get("captured_as", api)))
 
 
+@cache
 def apis_through(layer: str) -> frozenset[str]:
-    """The APIs whose files go through ``layer`` (one of LAYERS)."""
+    """The APIs whose files go through ``layer`` (one of LAYERS); kept, as the table it reads:
+    a space asks it of every parameter in every context."""
     return frozenset(api for api, library in io_libraries().items() if layer in library.through)
