@@ -15,13 +15,12 @@ import pytest
 from iotwin.config.types import Config
 from iotwin.core.hashing import config_hash
 from iotwin.core.run_records import RunResult, Target
-from iotwin.core.stats import spearman
+from iotwin.core.stats import row_spearman, spearman
 from iotwin.search import run_strategy, strategy_settings
 from iotwin.search.acquisition import choose_runs, expected_max, knowledge_gradient
 from iotwin.search.noise import estimate
 from iotwin.search.screened import Beliefs
 from iotwin.search.surrogate import GreyBox
-from iotwin.search.trust import row_spearman
 from iotwin.space.parameters import Point
 from iotwin.tuning.campaign import CampaignEvaluator, Progress, Screening
 from support.synthetic_machine import (

@@ -12,7 +12,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from functools import cache
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @dataclass(frozen=True)
@@ -62,6 +65,39 @@ def _scipy_stats() -> ModuleType:
 def spearman(first: Sequence[float], second: Sequence[float]) -> float:
     """Spearman's rank correlation of two equally long sequences (NaN where undefined)."""
     return float(_scipy_stats().spearmanr(first, second).statistic)
+
+
+def row_spearman(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """Spearman's correlation of each row of ``first`` with the same row of ``second`` (NaN
+    where a row is constant): the bootstrap's resamples at once, where one scipy call each
+    took most of a screened search's CPU."""
+    import numpy as np
+
+    a, b = row_ranks(first), row_ranks(second)
+    a -= a.mean(axis=1, keepdims=True)
+    b -= b.mean(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.clip((a * b).sum(axis=1) / np.sqrt((a * a).sum(axis=1) * (b * b).sum(axis=1)),
+                       -1.0, 1.0)
+
+
+def row_ranks(values: np.ndarray) -> np.ndarray:
+    """Each row's ranks from 1, ties given the mean of their ranks (scipy's ``rankdata``)."""
+    import numpy as np
+
+    order = np.argsort(values, axis=1, kind="stable")
+    ordered = np.take_along_axis(values, order, axis=1)
+    rows, n = ordered.shape
+    position = np.broadcast_to(np.arange(n), (rows, n))
+    starts = np.ones((rows, n), dtype=bool)
+    starts[:, 1:] = ordered[:, 1:] != ordered[:, :-1]
+    ends = np.ones((rows, n), dtype=bool)
+    ends[:, :-1] = starts[:, 1:]
+    first = np.maximum.accumulate(np.where(starts, position, 0), axis=1)
+    last = np.minimum.accumulate(np.where(ends, position, n)[:, ::-1], axis=1)[:, ::-1]
+    ranks = np.empty((rows, n))
+    np.put_along_axis(ranks, order, (first + last) / 2 + 1, axis=1)
+    return ranks
 
 
 def wilcoxon_p(differences: Sequence[float]) -> float:

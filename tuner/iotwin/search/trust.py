@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from iotwin.core.stats import spearman
+from iotwin.core.stats import row_spearman, spearman
 
 #: why a campaign ended (None: it has not)
 ENDINGS = {"target": "target reached", "budget": "budget ended before the target was reached",
@@ -87,32 +87,3 @@ def measured_order(predicted: Sequence[float], measured: Sequence[float], *, see
     tail = 100 * (1 - level) / 2
     low, high = np.percentile(values, [tail, 100 - tail]) if len(values) else (np.nan, np.nan)
     return Order(spearman(predicted, measured), float(low), float(high), len(predicted), level)
-
-
-def row_spearman(first: np.ndarray, second: np.ndarray) -> np.ndarray:
-    """Spearman's correlation of each row of ``first`` with the same row of ``second`` (NaN
-    where a row is constant): the bootstrap's resamples at once, where one scipy call each
-    took most of a screened search's CPU."""
-    a, b = row_ranks(first), row_ranks(second)
-    a -= a.mean(axis=1, keepdims=True)
-    b -= b.mean(axis=1, keepdims=True)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.clip((a * b).sum(axis=1) / np.sqrt((a * a).sum(axis=1) * (b * b).sum(axis=1)),
-                       -1.0, 1.0)
-
-
-def row_ranks(values: np.ndarray) -> np.ndarray:
-    """Each row's ranks from 1, ties given the mean of their ranks (scipy's ``rankdata``)."""
-    order = np.argsort(values, axis=1, kind="stable")
-    ordered = np.take_along_axis(values, order, axis=1)
-    rows, n = ordered.shape
-    position = np.broadcast_to(np.arange(n), (rows, n))
-    starts = np.ones((rows, n), dtype=bool)
-    starts[:, 1:] = ordered[:, 1:] != ordered[:, :-1]
-    ends = np.ones((rows, n), dtype=bool)
-    ends[:, :-1] = starts[:, 1:]
-    first = np.maximum.accumulate(np.where(starts, position, 0), axis=1)
-    last = np.minimum.accumulate(np.where(ends, position, n)[:, ::-1], axis=1)[:, ::-1]
-    ranks = np.empty((rows, n))
-    np.put_along_axis(ranks, order, (first + last) / 2 + 1, axis=1)
-    return ranks

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from iotwin.core.stats import spearman
+from iotwin.core.stats import row_spearman
 from iotwin.executors.table import Landscape
 
 
@@ -83,10 +83,9 @@ def _split_half_agreement(rates: np.ndarray, rng: np.random.Generator,
     if rates.shape[0] < 4 or rates.shape[1] < 4:
         return None
     half = rates.shape[1] // 2
-    values = []
-    for _ in range(splits):
-        order = rng.permutation(rates.shape[1])
-        first = np.nanmedian(rates[:, order[:half]], axis=1)
-        second = np.nanmedian(rates[:, order[half:]], axis=1)
-        values.append(spearman(first, second))
+    orders = [rng.permutation(rates.shape[1]) for _ in range(splits)]
+    first = np.array([np.nanmedian(rates[:, order[:half]], axis=1) for order in orders])
+    second = np.array([np.nanmedian(rates[:, order[half:]], axis=1) for order in orders])
+    values = row_spearman(first, second)
+    values[np.isnan(first).any(axis=1) | np.isnan(second).any(axis=1)] = np.nan  # as scipy's
     return float(np.nanmean(values))
