@@ -27,14 +27,13 @@ public:
 
     const Value* find(const Key& key) const
     {
-        if (keys_.empty())
-            return nullptr;
-        for (size_t s = home(key);; s = (s + 1) & mask_) {
-            if (slots_[s].index < 0)
-                return nullptr;
-            if (slots_[s].key == key)
-                return &values_[static_cast<size_t>(slots_[s].index)];
-        }
+        int32_t i = index_of(key);
+        return i < 0 ? nullptr : &values_[static_cast<size_t>(i)];
+    }
+    Value* find(const Key& key)
+    {
+        int32_t i = index_of(key);
+        return i < 0 ? nullptr : &values_[static_cast<size_t>(i)];
     }
     // The key's value, or `value` inserted as it (and true).
     std::pair<Value*, bool> try_emplace(const Key& key, const Value& value = Value{})
@@ -63,6 +62,15 @@ public:
 
 private:
     size_t home(const Key& key) const { return static_cast<size_t>(flat_hash(key) >> shift_); }
+    // The key's index into keys_ and values_; -1: not there.
+    int32_t index_of(const Key& key) const
+    {
+        if (keys_.empty())
+            return -1;
+        for (size_t s = home(key);; s = (s + 1) & mask_)
+            if (slots_[s].index < 0 || slots_[s].key == key)
+                return slots_[s].index;
+    }
     void grow()
     {
         size_t n = slots_.empty() ? 16 : 2 * slots_.size();

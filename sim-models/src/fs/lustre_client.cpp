@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <unordered_map>
 
 namespace iosim {
 
@@ -201,11 +202,11 @@ void LustreClient::find_overwrites(const Phase& phase)
 // The target's per-request costs go down with the flow's bytes (its requests are fewer).
 void LustreClient::take_overwrites(Flow& f)
 {
-    auto left = overwrites_.find(osc_of(f));
-    if (left == overwrites_.end() || left->second == 0 || f.bytes == 0)
+    uint64_t* left = overwrites_.find(osc_of(f));
+    if (!left || *left == 0 || f.bytes == 0)
         return;
-    uint64_t taken = std::min(f.bytes, left->second);
-    left->second -= taken;
+    uint64_t taken = std::min(f.bytes, *left);
+    *left -= taken;
     f.target_busy_s *= static_cast<double>(f.bytes - taken) / static_cast<double>(f.bytes);
     f.bytes -= taken;
     if (overwritten_per_target_.empty())

@@ -5,7 +5,6 @@
 #pragma once
 
 #include <cstdint>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -120,7 +119,7 @@ private:
     // OSC (node, target); and the last of its write phases.
     FlatMap<Flow> window_;  // by OSC
     DirtyPages dirty_;      // the window's bytes, where the cache keeps overwrites in place
-    std::unordered_map<uint64_t, uint64_t> overwrites_;  // scratch: find_overwrites()'s, by OSC
+    FlatMap<uint64_t> overwrites_;  // scratch: find_overwrites()'s, by OSC
     std::vector<uint64_t> overwritten_per_target_;
     PhaseLoad load_;                    // scratch: a phase's load
     std::vector<uint64_t> node_bytes_;  // scratch: a phase's bytes per node (zero between phases)
