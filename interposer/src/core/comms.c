@@ -67,18 +67,23 @@ static struct known *known_for(MPI_Comm app)
     return known[nknown++] = fresh;
 }
 
-struct iot_group *iot_group_of(MPI_Comm app)
+void iot_group_and_comm(MPI_Comm app, struct iot_group **group, MPI_Comm *comm)
 {
     struct known *k = known_for(app);
-    return k && k->about.leader >= 0 ? &k->about : NULL;
+    if (group)
+        *group = k && k->about.leader >= 0 ? &k->about : NULL;
+    if (!comm)
+        return;
+    if (k && k->comm == MPI_COMM_NULL)
+        MPI_Comm_dup(app, &k->comm);   /* every member dups: see comms.h */
+    *comm = k ? k->comm : MPI_COMM_NULL;
 }
 
 MPI_Comm iot_comm_for(MPI_Comm app)
 {
-    struct known *k = known_for(app);
-    if (k && k->comm == MPI_COMM_NULL)
-        MPI_Comm_dup(app, &k->comm);   /* every member dups: see comms.h */
-    return k ? k->comm : MPI_COMM_NULL;
+    MPI_Comm comm;
+    iot_group_and_comm(app, NULL, &comm);
+    return comm;
 }
 
 void iot_comms_free(void)

@@ -23,9 +23,12 @@ struct iot_group {
     long long reported;           /* its files this process has handed to the report so far */
 };
 
-/* The group of `app`; NULL for one process, or for a group not inside MPI_COMM_WORLD (a
- * spawned job's): its files are reported by each process alone. */
-struct iot_group *iot_group_of(MPI_Comm app);
+/* For a file opened on `app`, from one search of the groups, each of these that is asked for
+ * (its pointer not NULL):
+ * - *group, the group of `app`; NULL for one process, or for a group not inside MPI_COMM_WORLD
+ *   (a spawned job's): its files are reported by each process alone;
+ * - *comm, the library's communicator over the group, as iot_comm_for. */
+void iot_group_and_comm(MPI_Comm app, struct iot_group **group, MPI_Comm *comm);
 /* The library's communicator over the group of `app`; MPI_COMM_NULL for one process. */
 MPI_Comm iot_comm_for(MPI_Comm app);
 /* Frees the groups and communicators (before MPI_Finalize). */

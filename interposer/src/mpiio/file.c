@@ -72,10 +72,12 @@ static int open_with_hints(iot_open_call open, struct iot_file *file, MPI_Info r
 
 void iot_mpiio_opened_on(struct iot_file *file, MPI_Comm comm)
 {
-    if (iot_rt.run.report_path && !file->group)
-        file->group = iot_group_of(comm);
-    if (file->comm == MPI_COMM_NULL && (iot_capture_enabled() || iot_lustre_striping_set(file)))
-        file->comm = iot_comm_for(comm);
+    int needs_group = iot_rt.run.report_path && !file->group;
+    int needs_comm = file->comm == MPI_COMM_NULL
+                     && (iot_capture_enabled() || iot_lustre_striping_set(file));
+    if (needs_group || needs_comm)
+        iot_group_and_comm(comm, needs_group ? &file->group : NULL,
+                           needs_comm ? &file->comm : NULL);
 }
 
 /* The layer's file opened inside its open call, or again by this process alone once open
