@@ -59,3 +59,24 @@ def test_lock_waits_are_charged_to_the_writers_and_add_up() -> None:
     assert result.time_by_mechanism[WAITS] > 0
     assert abs(sum(result.time_by_mechanism.values()) - result.time_s) <= 1e-9 * result.time_s
     assert result.bound_by["run"] == WAITS
+
+
+def test_expanded_grants_revoke_the_objects_last_grantee_where_nobody_has_written() -> None:
+    # 4 nodes of 4 ranks, 16 records (752,128 bytes) a segment over two objects in 256 KiB
+    # stripes: a stripe nobody has written yet is free without expanded grants; with them the
+    # object's last grant covers it, and a first writer of another node revokes that grant.
+    plain = small_platform(lock_conflict_s=0.01)
+    expanded = small_platform(lock_conflict_s=0.01, expanded_grants=True)
+    wl = records(16, 4, segments=8)
+    [without] = run(plain, wl, striped(2, 256 * 1024))
+    [with_them] = run(expanded, wl, striped(2, 256 * 1024))
+    assert with_them.breakdown["lock_conflicts"] > without.breakdown["lock_conflicts"] > 0
+    assert with_them.time_by_mechanism[WAITS] > without.time_by_mechanism[WAITS]
+
+
+def test_expanded_grants_leave_a_single_node_alone() -> None:
+    one_node = records(32, 1, segments=4)
+    for platform in (small_platform(lock_conflict_s=0.01),
+                     small_platform(lock_conflict_s=0.01, expanded_grants=True)):
+        [result] = run(platform, one_node, striped(4))
+        assert result.breakdown["lock_conflicts"] == 0

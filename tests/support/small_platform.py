@@ -23,7 +23,7 @@ def small_platform(**overrides: Any) -> Platform:
     """4 OSTs of 100 MB/s on 2 servers; every cost but the ones a test sets is zero."""
     fs = {"type": "lustre", "servers": 2, "targets": 4, "target_mbs": 100, "server_mbs": 1e6,
           "degradation": 0.0, "degradation_floor": 0.0, "rpc_max_bytes": MiB,
-          "rpc_overhead_s": 0.0, "lock_conflict_s": 0.0,
+          "rpc_overhead_s": 0.0, "lock_conflict_s": 0.0, "expanded_grants": False,
           "create_s": 0.0, "open_s": 0.0, "close_s": 0.0, "metadata_io_s": 0.0}
     net = {"mpi_fabric_mbs": 1e6, "storage_fabric_mbs": 1e6, "collective_step_s": 0.0,
            "memcpy_mbs": 1e6}

@@ -2,7 +2,8 @@
 
 namespace iosim {
 
-ExtentLocks::Grant ExtentLocks::acquire(int client, uint64_t offset, uint64_t unit_bytes, uint64_t round)
+ExtentLocks::Grant ExtentLocks::acquire(int client, uint64_t offset, uint64_t unit_bytes, uint64_t round,
+                                        uint64_t object)
 {
     uint64_t start = offset - offset % unit_bytes;
     int& latest = *last_granted_.try_emplace(UnitRound{start, round}, -1).first;
@@ -14,10 +15,15 @@ ExtentLocks::Grant ExtentLocks::acquire(int client, uint64_t offset, uint64_t un
         unit.first = client;
     else if (unit.first != client)
         unit.shared = true;
-    auto [held, fresh] = holders_->try_emplace(start, client);
+    auto [held, fresh] = holders_->units.try_emplace(start, client);
     bool revokes = (!fresh && *held != client) || (unit.shared && unit.first != client) ||
                    (unit.shared && round > 0);
     *held = client;
+    if (expanded_grants_) {
+        auto [grantee, first_grant] = holders_->objects.try_emplace(object, client);
+        revokes = revokes || (fresh && !first_grant && *grantee != client);
+        *grantee = client;
+    }
     granted_.push_back({client, revokes, latest});
     latest = static_cast<int>(granted_.size() - 1);
     return {revokes, revokes};

@@ -45,8 +45,12 @@ struct UnitRound {
 };
 inline uint64_t flat_hash(const UnitRound& k) { return flat_hash(k.unit ^ flat_hash(k.round)); }
 
-// Who last held each lock unit of a file, across the phases of one file session.
-using LockHolders = FlatMap<int>;
+// Who last held each lock unit of a file, and each object's latest grantee, across the phases
+// of one file session.
+struct LockHolders {
+    FlatMap<int> units;
+    FlatMap<int> objects;
+};
 
 class ExtentLocks {
 public:
@@ -54,14 +58,16 @@ public:
         bool revokes = false;  // this write takes the unit from another client (a new revocation)
         bool waits = false;    // the writer waits for a revocation (its own, or its node's)
     };
+    explicit ExtentLocks(bool expanded_grants = false) : expanded_grants_(expanded_grants) {}
     // The file whose locks are taken from now on (between phases only).
     void bind(LockHolders& holders) { holders_ = &holders; }
     // `client` writing, in its `round`-th write call of the phase, the lock unit of `unit_bytes`
     // that holds `offset`: a revocation the first time in the round that the client needs the
     // unit while another client holds it or has written it in the phase; a wait for every write
     // of the client into a unit it got that way in the round. (Units are named by their first
-    // byte: a progressive layout's components have units of their own stripe sizes.)
-    Grant acquire(int client, uint64_t offset, uint64_t unit_bytes, uint64_t round);
+    // byte: a progressive layout's components have units of their own stripe sizes.) `object`
+    // names the unit's object (its target and layout component).
+    Grant acquire(int client, uint64_t offset, uint64_t unit_bytes, uint64_t round, uint64_t object);
     void end_phase();
 
 private:
@@ -75,6 +81,7 @@ private:
         bool revoked;
         int previous;  // -1: none
     };
+    bool expanded_grants_;
     LockHolders* holders_ = nullptr;
     FlatMap<Unit> touched_;  // lock unit -> who wrote it this phase
     FlatMap<int, UnitRound> last_granted_;  // (unit, round) -> its latest entry of granted_

@@ -43,7 +43,7 @@ Striping file_striping(const Platform& p, const FileSettings& s, int instance)
 }
 
 WritePhaseBuilder::WritePhaseBuilder(const Platform& p, Breakdown& bd)
-    : platform_(p), token_server_(p.fs.gpfs ? p.fs.token_ops_per_s : 0),
+    : platform_(p), locks_(!p.fs.gpfs && p.fs.expanded_grants), token_server_(p.fs.gpfs ? p.fs.token_ops_per_s : 0),
       range_locks_(p.fs.gpfs || p.cache.locked_write_s <= 0 ? 0 : p.cache.page_bytes),
       revocation_s_((token_server_.serves() ? token_server_.request_s() : p.fs.lock_conflict_s) +
                     partial_stripe_write_s(p.fs)),
@@ -138,13 +138,16 @@ void WritePhaseBuilder::note_extent(int client, int target, int component, uint6
 // process waits for (extent_locks.hpp), not work of the unit's target.
 void WritePhaseBuilder::lock_boundary(int client, int process, uint64_t offset)
 {
-    ExtentLocks::Grant grant = locks_.acquire(client, offset, lock_unit(offset), process_calls_[process] - 1);
+    const StripeExtent& extent = striping_->at(offset);
+    int target = extent.target_of(offset);
+    uint64_t component = static_cast<uint64_t>(&extent - striping_->extents.data());
+    ExtentLocks::Grant grant = locks_.acquire(client, offset, lock_unit(offset), process_calls_[process] - 1,
+                                              component << 24 | static_cast<uint64_t>(target));
     if (grant.revokes && token_server_.serves()) {
         breakdown_.lock_conflicts++;
         token_server_.request();
     } else if (grant.revokes) {
         breakdown_.lock_conflicts++;
-        int target = striping_->target_of(offset);
         if (static_cast<size_t>(target) >= object_revocations_.size())
             object_revocations_.resize(static_cast<size_t>(target) + 1, 0);
         if (object_revocations_[target]++ == 0)

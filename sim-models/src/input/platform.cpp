@@ -109,6 +109,17 @@ void parse_target_raid(const json& data, FileSystem& out)
     }
 }
 
+// A true-or-false leaf platform.<section>.<key>, `absent` where the model has none.
+bool flag(const json& data, const char* section, const char* key, bool absent)
+{
+    if (!data.contains(section) || !data[section].contains(key))
+        return absent;
+    const json& v = data[section][key];
+    if (!v.is_boolean())
+        throw std::invalid_argument(std::string("platform.") + section + "." + key + ": expected true or false");
+    return v.get<bool>();
+}
+
 void parse_filesystem(const json& data, Platform& p)
 {
     const char* fs = "filesystem";
@@ -124,6 +135,7 @@ void parse_filesystem(const json& data, Platform& p)
     p.fs.rpc_max_bytes = static_cast<uint64_t>(number(data, fs, "rpc_max_bytes"));
     p.fs.rpc_overhead_s = number(data, fs, "rpc_overhead_s");
     p.fs.lock_conflict_s = number(data, fs, "lock_conflict_s");
+    p.fs.expanded_grants = flag(data, fs, "expanded_grants", false);
     parse_target_raid(data, p.fs);
     p.fs.lock_block_bytes = static_cast<uint64_t>(optional(data, fs, "lock_block_bytes", 0));
     p.fs.token_ops_per_s = optional(data, fs, "token_ops_per_s", 0);
@@ -149,16 +161,6 @@ void parse_filesystem(const json& data, Platform& p)
     parse_storage(data.at(fs), p.fs);  // pools and metadata targets (lustre_layout.hpp)
 }
 
-// A true-or-false leaf platform.<section>.<key>, `absent` where the model has none.
-bool flag(const json& data, const char* section, const char* key, bool absent)
-{
-    if (!data.contains(section) || !data[section].contains(key))
-        return absent;
-    const json& v = data[section][key];
-    if (!v.is_boolean())
-        throw std::invalid_argument(std::string("platform.") + section + "." + key + ": expected true or false");
-    return v.get<bool>();
-}
 
 // Optional: without it the client writes through (no cache, no process limit).
 void parse_lustre_client(const json& data, Platform& p)

@@ -77,6 +77,7 @@ struct FileSystem {
     uint64_t rpc_max_bytes = 1 << 20;
     double rpc_overhead_s = 0;
     double lock_conflict_s = 0;
+    bool expanded_grants = false;  // Lustre: a grant covers its object's unwritten units (extent_locks.hpp)
     TargetRaid target_raid = TargetRaid::none;
     double read_modify_write_passes = 2;  // parity: passes of the drives a partial-stripe write takes
     double cache_write_s = 0;             // cached_array: a write acknowledged from the controller's cache
