@@ -42,8 +42,19 @@ Striping file_striping(const Platform& p, const FileSettings& s, int instance)
     return st;
 }
 
+namespace {
+
+// An object: a target and the layout component whose stripe object it holds.
+uint64_t object_of(uint64_t component, int target)
+{
+    return component << 24 | static_cast<uint64_t>(target);
+}
+
+}  // namespace
+
 WritePhaseBuilder::WritePhaseBuilder(const Platform& p, Breakdown& bd)
-    : platform_(p), locks_(!p.fs.gpfs && p.fs.expanded_grants), token_server_(p.fs.gpfs ? p.fs.token_ops_per_s : 0),
+    : platform_(p), locks_(!p.fs.gpfs && p.fs.expanded_grants),
+      token_server_(p.fs.gpfs ? p.fs.token_ops_per_s : 0),
       range_locks_(p.fs.gpfs || p.cache.locked_write_s <= 0 ? 0 : p.cache.page_bytes),
       revocation_s_((token_server_.serves() ? token_server_.request_s() : p.fs.lock_conflict_s) +
                     partial_stripe_write_s(p.fs)),
@@ -90,8 +101,7 @@ Flow& WritePhaseBuilder::flow(int client, int key, int target)
 WritePhaseBuilder::TargetSlot& WritePhaseBuilder::slot(int client, int key, int target, int component)
 {
     TargetSlot& at = slots_[target];
-    // An object: a target and the layout component whose stripe object it holds.
-    uint64_t object = static_cast<uint64_t>(component) << 24 | static_cast<uint64_t>(target);
+    uint64_t object = object_of(static_cast<uint64_t>(component), target);
     if (at.media_component != component) {
         if (at.media_component < 0)
             written_.push_back(target);
@@ -142,7 +152,7 @@ void WritePhaseBuilder::lock_boundary(int client, int process, uint64_t offset)
     int target = extent.target_of(offset);
     uint64_t component = static_cast<uint64_t>(&extent - striping_->extents.data());
     ExtentLocks::Grant grant = locks_.acquire(client, offset, lock_unit(offset), process_calls_[process] - 1,
-                                              component << 24 | static_cast<uint64_t>(target));
+                                              object_of(component, target));
     if (grant.revokes && token_server_.serves()) {
         breakdown_.lock_conflicts++;
         token_server_.request();

@@ -161,7 +161,6 @@ void parse_filesystem(const json& data, Platform& p)
     parse_storage(data.at(fs), p.fs);  // pools and metadata targets (lustre_layout.hpp)
 }
 
-
 // Optional: without it the client writes through (no cache, no process limit).
 void parse_lustre_client(const json& data, Platform& p)
 {
