@@ -90,6 +90,20 @@ def test_a_window_of_many_folded_blocks_is_the_explicit_one(budget_mib: int) -> 
     assert_same(folded, explicit)
 
 
+@pytest.mark.parametrize("cells", [0, 8])
+def test_a_window_found_by_hash_is_the_window_found_by_table(cells: int) -> None:
+    """The client finds a window's OSCs in a table by node and target (4 targets a row here),
+    and by a hash once the table would pass options.osc_table_cells (osc_window.hpp): from the
+    first write (0), or from the third of the 4 nodes (8), its entries moved to the hash."""
+    platform = with_client(costly(), osc_dirty_bytes=64 * MiB, process_write_mbs=300,
+                           write_call_s=2e-5)
+    work, config = hard(6000)
+    [table] = run(platform, work, config)
+    [hashed] = run(platform, work, config, osc_table_cells=cells)
+    assert table.breakdown["lock_conflicts"] > 0
+    assert (hashed.time_s, hashed.time_by_mechanism) == (table.time_s, table.time_by_mechanism)
+
+
 @pytest.mark.parametrize("platform", sorted(PLATFORMS))
 def test_many_repetitions_cost_what_the_steady_state_says(platform: str) -> None:
     """Past its first repetitions a phase of identical writes is periodic: 4096 repetitions take

@@ -11,14 +11,18 @@
 #include "engine/phase_timer.hpp"
 #include "fs/dirty_pages.hpp"
 #include "fs/flat_map.hpp"
+#include "fs/osc_window.hpp"
 #include "fs/target_rotation.hpp"
 
 namespace iosim {
 
 class LustreClient {
 public:
-    LustreClient(const Platform& p, PhaseTimer& timer, TimeAttribution& attribution)
-        : platform_(p), timer_(timer), attribution_(attribution)
+    // osc_table_cells: how large the window's table by node and target may grow
+    // (osc_window.hpp).
+    LustreClient(const Platform& p, PhaseTimer& timer, TimeAttribution& attribution,
+                 size_t osc_table_cells)
+        : platform_(p), timer_(timer), attribution_(attribution), window_(storage_targets(p), osc_table_cells)
     {
     }
 
@@ -72,9 +76,23 @@ private:
     struct PhaseLoad {
         std::vector<std::pair<uint64_t, uint64_t>> osc_bytes;  // per OSC, in OSC order
         uint64_t busiest_node_bytes = 0;
+        uint64_t busiest_osc_bytes = 0;
     };
     // Where a run of a block puts each target (target -> target); empty: where it is.
     using TargetMap = std::vector<int>;
+    // A block's writes over one run, merged by OSC. When they fit in every OSC beside what the
+    // window holds, no phase of the run fills an OSC (the bytes only grow within a run), so
+    // nothing flushes and the run adds them at once: one update an OSC, not one a phase
+    // (IO500's hard phase: 512 phases of 163 flows a run, some 1,800 OSCs).
+    struct BlockWrites {
+        std::vector<Flow> merged;     // per OSC
+        const Phase* last = nullptr;  // the run's last phase
+        bool whole = false;           // every phase a write that fits an OSC's budget alone
+    };
+    BlockWrites block_writes(const std::vector<Phase>& block, const std::vector<PhaseLoad>& loads) const;
+    bool fits_in_window(const std::vector<Flow>& merged, const TargetMap& moved_to) const;
+    void run_whole(const std::vector<Phase>& block, const BlockWrites& writes, const std::vector<PhaseLoad>& loads,
+                   const TargetMap& moved_to, std::vector<double>& seconds);
     bool write_back() const { return platform_.cache.osc_dirty_bytes > 0; }
     // `phase` with its targets moved by `moved_to`; `load`, if given, is the phase's as it is.
     // `own_bytes`: its extents are the bytes it writes (not a later run of a folded block,
@@ -93,6 +111,10 @@ private:
     // Its writes into the open window, as its last; with `own_bytes`, less what they overwrite
     // of the window's dirty bytes where the cache keeps overwrites in place.
     void add_to_window(const Phase& phase, const TargetMap& moved_to, bool own_bytes);
+    void add_flow(const Flow& f);  // into the window's entry of its OSC
+    // The application's part of a write that runs ahead of its flush: its copy, fixed time
+    // and lock waits, charged.
+    void copy_ahead(const Phase& phase, const PhaseLoad& load);
     // Per OSC, the bytes of the phase's extents that are dirty in the window already; marks
     // them all dirty.
     void find_overwrites(const Phase& phase);
@@ -117,7 +139,10 @@ private:
     double earlier_flushed_at_ = 0;  // when the window before it was
     // The open window: writes in the cache together, each OSC within its budget, merged by
     // OSC (node, target); and the last of its write phases.
-    FlatMap<Flow> window_;  // by OSC
+    OscWindow window_;
+    // The most bytes an OSC holds in the window: while a phase's busiest OSC fits beside it,
+    // no OSC of the phase can be over budget, and over_budget() looks none up.
+    uint64_t fullest_osc_bytes_ = 0;
     DirtyPages dirty_;      // the window's bytes, where the cache keeps overwrites in place
     FlatMap<uint64_t> overwrites_;  // scratch: find_overwrites()'s, by OSC
     std::vector<uint64_t> overwritten_per_target_;

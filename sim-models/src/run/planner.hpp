@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "fs/osc_window.hpp"
 #include "model/file_layout.hpp"
 #include "model/model.hpp"
 #include "model/workload.hpp"
@@ -27,6 +28,10 @@ struct PlanOptions {
     // The answer lists each write call's path (one entry a call: millions for IO500's hard
     // phase); without it, only how many calls took each path.
     bool list_write_paths = false;
+    // The Lustre client's window table by node and target grows to this many cells, then
+    // hashes its OSCs instead (osc_window.hpp; 0: always hashed, kept to check that both give
+    // the same answers).
+    size_t osc_table_cells = OscWindow::kTableCells;
 };
 
 // Emits every phase to `sink`, in order, and a call's periodic repetitions as a block repeated

@@ -25,6 +25,7 @@ PlanOptions parse_options(const json& o)
     opt.walk_pieces = o.value("walk_pieces", false);
     opt.fold_repeats = o.value("fold_repeats", true);
     opt.list_write_paths = o.value("write_paths", false);
+    opt.osc_table_cells = o.value("osc_table_cells", opt.osc_table_cells);
     std::string placement = o.value("placement", std::string("packed"));
     if (placement == "target-grouped")
         opt.placement = Placement::target_grouped;
@@ -191,7 +192,7 @@ json Scenario::simulate(Backend& backend, PhaseCache& cache)
     Breakdown bd;
     PhaseTimer timer(backend, platform_, options_.aggregate, cache);
     TimeAttribution attribution;
-    LustreClient client(platform_, timer, attribution);
+    LustreClient client(platform_, timer, attribution, options_.osc_table_cells);
     {
         BudgetedWork planning;  // memory_budget.hpp
         plan_run(platform_, workload_, settings_, laid_out_, options_, bd, [&](Phase&& ph) {
