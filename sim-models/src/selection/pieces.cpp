@@ -75,6 +75,8 @@ void PieceSet::writer_totals(std::vector<uint64_t>& bytes, std::vector<uint64_t>
 void PieceSet::for_each_writer(
     const std::function<void(uint32_t writer, const std::function<void(const PieceFn&)>&)>& fn) const
 {
+    if (regions_.size() == 1)  // nothing to merge (IOR's records: millions of writers a period)
+        return for_each_writer_of(*regions_.front(), fn);
     // writers in increasing order, merged over the regions
     using Next = std::pair<uint64_t, size_t>;  // (writer, region)
     std::priority_queue<Next, std::vector<Next>, std::greater<>> next;
@@ -148,6 +150,20 @@ void PieceSet::for_each_writer(
                 out(held_offset + shift, held_length);
         };
         fn(static_cast<uint32_t>(w), std::cref(walk));  // by reference: no copy of its captures on the heap
+    }
+}
+
+void PieceSet::for_each_writer_of(
+    const Region& region,
+    const std::function<void(uint32_t writer, const std::function<void(const PieceFn&)>&)>& fn) const
+{
+    for (uint64_t w = region.next_writer(0); w != no_offset; w = region.next_writer(w + 1)) {
+        auto walk = [&, w](const PieceFn& out) {
+            if (shift_ == 0)
+                return region.writer_pieces(w, out);
+            region.writer_pieces(w, [&](uint64_t offset, uint64_t length) { out(offset + shift_, length); });
+        };
+        fn(static_cast<uint32_t>(w), std::cref(walk));
     }
 }
 

@@ -107,6 +107,10 @@ public:
     };
 
 private:
+    // for_each_writer() when the call has one region: its writers and pieces as they are.
+    void for_each_writer_of(
+        const Region& region,
+        const std::function<void(uint32_t writer, const std::function<void(const PieceFn&)>&)>& fn) const;
     struct Junction {
         size_t region;  // joins the region before it
         uint32_t writer;
