@@ -137,7 +137,13 @@ def test_a_fit_to_the_models_own_rates_recovers_them_and_holds_out_each_scale() 
     probe = [Case(*shape, 1.0) for shape in shapes]
     rates = predict(truth, observations(probe, platform))
     cases = [Case(*shape, rate or 0.0) for shape, rate in zip(shapes, rates, strict=True)]
-    found = calibrate_to_table(platform, cases, parameters=["filesystem.target_mbs"], folds=2)
+    told: list[str] = []
+    found = calibrate_to_table(platform, cases, parameters=["filesystem.target_mbs"], folds=2,
+                               progress=told.append)
+    assert told == ["fold 1 of 2: fitting on 3 cases, 3 held out",
+                    "fold 2 of 2: fitting on 3 cases, 3 held out", "the fit on all 6 cases",
+                    "48 ranks held out: fitting on the 2 cases of the smaller scales",
+                    "96 ranks held out: fitting on the 4 cases of the smaller scales"]
     assert found.fit.parameters["filesystem.target_mbs"] == pytest.approx(300, rel=0.05)
     assert all(after == pytest.approx(c.rate_mbs, rel=0.05)
                for c, after in zip(cases, found.after, strict=True))
@@ -180,8 +186,11 @@ def test_an_interrupted_fit_exits_at_once_and_stores_no_calibration(
         time.sleep(1.0)
         running.send_signal(signum)
         assert running.wait(timeout=60) == status
-        assert running.stderr.read().strip() == ("iotwin: interrupted; everything measured so "
-                                                 "far is in the store")
+        # what came before the interrupt: the stages started, each told as it starts
+        *stages, last = running.stderr.read().strip().splitlines()
+        assert last == "iotwin: interrupted; everything measured so far is in the store"
+        assert stages[:1] == ["iotwin: which of the 17 free parameters move these cases most "
+                              "(one simulation of them each)"]
     if store.exists():
         with Store(store, read_only=True) as stored:
             assert stored.calibrations() == [] and stored.campaigns() == []

@@ -196,6 +196,10 @@ def _run_design(store: Store, platform: Any, design: Design, args: argparse.Name
     return campaign_id, observations, notes, design.parameters
 
 
+def _progress(line: str) -> None:
+    print(f"iotwin: {line}", file=sys.stderr, flush=True)
+
+
 def _from_table(platform: Platform, parameters: list[str] | None,
                 args: argparse.Namespace) -> int:
     compute = platform.data["compute"]
@@ -207,7 +211,8 @@ def _from_table(platform: Platform, parameters: list[str] | None,
         memory_limit=limits.memory_bytes))
     print(f"{platform.name}: {len(cases)} published cases in {args.measurements} "
           f"({args.rate} rate), {estimate.text()}; fitting...", file=sys.stderr, flush=True)
-    found = calibrate_to_table(platform, cases, parameters=parameters, folds=args.folds)
+    found = calibrate_to_table(platform, cases, parameters=parameters, folds=args.folds,
+                               progress=_progress)
     with Store(resolve_path(args.store)) as store:
         campaign_id = store.create_campaign(
             f"calibration of {platform.name} to {args.measurements.name}", kind="calibrate",
@@ -267,7 +272,7 @@ def _family(args: argparse.Namespace) -> int:
     document = family_calibration(
         cases, args.io500, max_evaluations=run.evaluations,
         refit_evaluations=run.refit_evaluations,
-        progress=lambda line: print(f"iotwin: {line}", file=sys.stderr, flush=True))
+        progress=_progress)
     write_atomically(output, render_family(document))
     if args.json:
         print(json.dumps(document, indent=2))

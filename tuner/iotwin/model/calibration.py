@@ -218,8 +218,11 @@ def coarse_start(cost: Callable[[np.ndarray], float], start: np.ndarray, lower: 
 
 
 def cross_validate(platform: Platform, observations: Sequence[Observation], *, folds: int = 5,
-                   seed: int = 0, **fit_options: Any) -> Fit:
-    """Fit on all observations; the held-out error comes from ``folds``-fold refits."""
+                   seed: int = 0, progress: Callable[[str], None] | None = None,
+                   **fit_options: Any) -> Fit:
+    """Fit on all observations; the held-out error comes from ``folds``-fold refits.
+    ``progress`` is told of each fit as it starts."""
+    say = progress or (lambda _line: None)
     folds = min(folds, len(observations))
     if folds < 2:
         raise UserError(f"cross-validation needs at least 2 observations, got "
@@ -230,9 +233,11 @@ def cross_validate(platform: Platform, observations: Sequence[Observation], *, f
     for fold in range(folds):
         held = [observations[i] for i in order[fold::folds]]
         kept = [observations[i] for i in order if i not in order[fold::folds]]
+        say(f"fold {fold + 1} of {folds}: fitting on {len(kept)} cases, {len(held)} held out")
         fitted = fit(platform, kept, **fit_options)
         predicted = predict(platform.with_values(fitted.parameters), held)
         heldout_errors.extend(np.abs(np.exp(log_errors(predicted, held)) - 1))
+    say(f"the fit on all {len(observations)} cases")
     final = fit(platform, observations, **fit_options)
     return Fit(final.parameters, final.fit_error, float(np.median(heldout_errors)),
                {**final.details, "folds": folds,
@@ -253,10 +258,13 @@ class ScaleHoldout:
 
 
 def leave_one_scale_out(platform: Platform, observations: Sequence[Observation], *,
-                        extrapolate: bool = True, **fit_options: Any) -> list[ScaleHoldout]:
+                        extrapolate: bool = True, progress: Callable[[str], None] | None = None,
+                        **fit_options: Any) -> list[ScaleHoldout]:
     """Each scale (the workloads' rank count) held out in turn: fitted to the others (with
     ``extrapolate``, to the smaller scales only, as a site would fit its small jobs and ask
-    about a larger one), predicting the held-out scale's observations."""
+    about a larger one), predicting the held-out scale's observations. ``progress`` is told
+    of each fit as it starts."""
+    say = progress or (lambda _line: None)
     scales = sorted({int(o.workload["ranks"]) for o in observations})
     found = []
     for scale in scales:
@@ -265,6 +273,8 @@ def leave_one_scale_out(platform: Platform, observations: Sequence[Observation],
         held = [o for o in observations if int(o.workload["ranks"]) == scale]
         if not kept:
             continue
+        say(f"{scale} ranks held out: fitting on the {len(kept)} cases of the "
+            f"{'smaller' if extrapolate else 'other'} scales")
         fitted = fit(platform, kept, **fit_options)
         predicted = predict(platform.with_values(fitted.parameters), held)
         errors = np.abs(np.exp(log_errors(predicted, held)) - 1)

@@ -27,7 +27,7 @@ case (dates apart) count once, at their median.
 from __future__ import annotations
 
 import statistics
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -253,15 +253,20 @@ def _enough(found: list[Observation], platform: Platform) -> list[Observation]:
 
 def calibrate_to_table(platform: Platform, cases: Sequence[Case], *,
                        parameters: Sequence[str] | None = None, folds: int = 5,
-                       influential: int = INFLUENTIAL, evaluations: int = 60
-                       ) -> TableCalibration:
+                       influential: int = INFLUENTIAL, evaluations: int = 60,
+                       progress: Callable[[str], None] | None = None) -> TableCalibration:
     """Fit ``parameters`` (default: the ``influential`` free ones that move these cases
-    most) of ``platform`` to the cases, with k-fold and leave-one-scale-out held-out errors."""
+    most) of ``platform`` to the cases, with k-fold and leave-one-scale-out held-out errors.
+    ``progress`` is told of each stage and fit as it starts."""
     found = _enough(observations(cases, platform), platform)
+    if not parameters and progress:
+        progress(f"which of the {len(platform.free_parameters())} free parameters move these "
+                 "cases most (one simulation of them each)")
     chosen = list(parameters or influential_parameters(platform, found, influential))
     options: dict[str, Any] = {"parameters": chosen, "max_evaluations": evaluations}
-    fitted = cross_validate(platform, found, folds=min(folds, len(found)), **options)
+    fitted = cross_validate(platform, found, folds=min(folds, len(found)), progress=progress,
+                            **options)
     return TableCalibration(list(cases), chosen, fitted,
-                            leave_one_scale_out(platform, found, **options),
+                            leave_one_scale_out(platform, found, progress=progress, **options),
                             predict(platform, found),
                             predict(platform.with_values(fitted.parameters), found))
