@@ -9,16 +9,6 @@ namespace iosim {
 
 namespace {
 
-uint64_t osc_of(int node, int target)
-{
-    return static_cast<uint64_t>(static_cast<uint32_t>(node)) << 32 | static_cast<uint32_t>(target);
-}
-
-uint64_t osc_of(const Flow& f)
-{
-    return osc_of(f.src, f.dst);
-}
-
 int moved(int target, const std::vector<int>& moved_to)
 {
     return moved_to.empty() ? target : moved_to[static_cast<size_t>(target)];

@@ -19,11 +19,20 @@
 
 namespace iosim {
 
+// An OSC's key: its node in the high 32 bits, its target in the low ones, so that keys sort in
+// OSC order (node, then target).
+inline uint64_t osc_of(int node, int target)
+{
+    return static_cast<uint64_t>(static_cast<uint32_t>(node)) << 32 | static_cast<uint32_t>(target);
+}
+
+inline uint64_t osc_of(const Flow& f) { return osc_of(f.src, f.dst); }
+
 class OscWindow {
 public:
     static constexpr size_t kTableCells = size_t{1} << 24;
 
-    explicit OscWindow(int targets, size_t most_cells = kTableCells)
+    OscWindow(int targets, size_t most_cells)
         : targets_(static_cast<size_t>(targets > 0 ? targets : 1)), most_cells_(most_cells)
     {
     }
@@ -66,10 +75,6 @@ public:
 
 private:
     bool hashed() const { return hashed_mode_; }
-    static uint64_t key(int node, int target)
-    {
-        return static_cast<uint64_t>(static_cast<uint32_t>(node)) << 32 | static_cast<uint32_t>(target);
-    }
     size_t cell(int node, int target) const
     {
         return static_cast<size_t>(node) * targets_ + static_cast<size_t>(target);
@@ -82,7 +87,7 @@ private:
     int32_t index_of(int node, int target) const
     {
         if (hashed()) {
-            const int32_t* i = hashed_.find(key(node, target));
+            const int32_t* i = hashed_.find(osc_of(node, target));
             return i ? *i : -1;
         }
         return in_table(node, target) ? table_[cell(node, target)] : -1;
@@ -102,13 +107,13 @@ private:
             }
         }
         if (hashed())
-            return hashed_.try_emplace(key(node, target), -1).first;
+            return hashed_.try_emplace(osc_of(node, target), -1).first;
         return &table_[cell(node, target)];
     }
     void to_hash()
     {
         for (size_t i = 0; i < flows_.size(); i++)
-            hashed_[key(flows_[i].src, flows_[i].dst)] = static_cast<int32_t>(i);
+            hashed_[osc_of(flows_[i])] = static_cast<int32_t>(i);
         table_ = {};
         rows_ = 0;
         hashed_mode_ = true;
