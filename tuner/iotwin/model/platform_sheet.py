@@ -321,8 +321,9 @@ def _filesystem(s: Mapping[str, Any], base: Mapping[str, Any]) -> dict[str, Any]
         fs["rpc_overhead_s"] = _media_target(storage, base, "request_s")
     if "raid" in storage:
         fs.update(_target_raid(storage["raid"], base["raid"]))
+    if fs["type"] == "lustre":
+        fs.update(base["lustre"])
     if fs["type"] == "gpfs":
-        del fs["expanded_grants"]  # Lustre's grant policy: GPFS locks by token
         fs["lock_block_bytes"] = storage.get("block_size") or base["gpfs"]["block_size"]
         fs["token_ops_per_s"] = base["gpfs"]["token_ops_per_s"]
     if "rpc_size" in storage:
