@@ -286,6 +286,28 @@ def test_campaigns_run_in_parallel_as_they_run_one_after_another_and_resume(
         assert len(store.evaluations(source="real")) == runs
 
 
+def test_a_finished_campaign_is_read_back_from_its_record_not_replayed(tmp_path: Path) -> None:
+    """A finished campaign leaves its figures beside its store; run again, the benchmark reads
+    them and opens no store: here the stores are gone, and none is made again."""
+    case = _case(read_table(VPIC_TABLE), tmp_path / "t.csv")
+    settings = BenchmarkSettings(seeds=2, caps={"random": 15, "optuna-tpe": 15})
+    campaigns = tmp_path / "campaigns"
+    [[first_random, first_tpe]] = run_in_parallel([case], settings, campaigns, jobs=2)
+    for store in campaigns.glob("*.db"):
+        store.unlink()
+    [[random_again, tpe_again]] = run_in_parallel([case], settings, campaigns, jobs=2)
+    assert not list(campaigns.glob("*.db"))
+    for first, again in ((first_random, random_again), (first_tpe, tpe_again)):
+        assert again.trajectories == first.trajectories
+    # a record of another spec (here: another cap) is not this campaign's: it runs again
+    [[longer, _]] = run_in_parallel([case], replace(settings, caps={"random": 16,
+                                                                   "optuna-tpe": 15}),
+                                  campaigns, jobs=2)
+    assert sorted(p.name for p in campaigns.glob("*.db")) == ["t-random-seed0.db",
+                                                               "t-random-seed1.db"]
+    assert longer.cap == 16
+
+
 def test_a_campaign_cut_at_two_budgets_with_the_same_candidates_recommends_alike(
         tmp_path: Path) -> None:
     """The confirmation's runs of a config are its next stored repetitions, the same at every

@@ -37,12 +37,14 @@ would hold more such draws (on a table whose best configs the confirmation canno
 the tighter targets then measure the cap, not the search).
 Each campaign lives in the store it is given under a name of its table, strategy and seed; a
 benchmark run again on that store resumes the campaigns it finds there (the tuning pipeline's
-resume: nothing stored runs or simulates again).
+resume: nothing stored runs or simulates again). Run in parallel, a finished campaign also
+leaves its figures beside its store, and a run again reads them instead of replaying it.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 import multiprocessing
 import statistics
@@ -82,6 +84,7 @@ from iotwin.tuning.confirmation import confirm
 from iotwin.tuning.parts import assemble, campaign_space
 from iotwin.tuning.spec import CampaignSpec
 from iotwin.validation.local import load_suite
+from iotwin.workloads.replication.output import write_atomically
 from iotwin.workloads.types import Workload
 from iotwin.workloads.workload import kernel_workload, load_workload, normalised_workload
 
@@ -219,21 +222,56 @@ def run_in_parallel(cases: Sequence[TableCase], settings: BenchmarkSettings, cam
 
 def _run_in_own_store(case: TableCase, strategy: str, seed: int, settings: BenchmarkSettings,
                       campaigns: Path) -> Trajectory:
-    with (Store(campaigns / f"{case.name}-{strategy}-seed{seed}.db") as store,
-          memoised(campaigns / SIMULATION_MEMO)):
-        return run_one(case, strategy, seed, settings, store)
+    """The campaign run, resumed, or, once it has finished, read back from the record it left
+    beside its store: resuming a finished campaign replays its strategy's every step (a
+    surrogate's fits, a screening's), which costs about what running it did."""
+    stem = f"{case.name}-{strategy}-seed{seed}"
+    record = campaigns / f"{stem}.finished.json"
+    key = _finished_key(campaign_spec(case, strategy, seed, settings), settings)
+    kept = _finished(record, key)
+    if kept is not None:
+        say(sys.stderr, _progress_line(case, strategy, seed, kept, settings))
+        return kept
+    with (Store(campaigns / f"{stem}.db") as store, memoised(campaigns / SIMULATION_MEMO)):
+        trajectory = run_one(case, strategy, seed, settings, store)
+    write_atomically(record, json.dumps({"key": key,
+                                         "trajectory": dataclasses.asdict(trajectory)}))
+    return trajectory
+
+
+def _finished_key(spec: CampaignSpec, settings: BenchmarkSettings) -> dict[str, Any]:
+    """What a finished campaign's figures depend on: its spec and how it is confirmed."""
+    return json.loads(canonical_json({"spec": spec.to_json(), "confirm": settings.confirm,
+                                      "confirm_runs": settings.confirm_runs,
+                                      "targets": list(settings.targets)}))
+
+
+def _finished(record: Path, key: Mapping[str, Any]) -> Trajectory | None:
+    """The trajectory a finished campaign recorded, if its key is ``key``; None if there is
+    no record, or it is of another spec or unreadable (the campaign is then resumed)."""
+    try:
+        found = json.loads(record.read_text())
+        return Trajectory(**found["trajectory"]) if found["key"] == key else None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def campaign_spec(case: TableCase, strategy: str, seed: int,
+                  settings: BenchmarkSettings) -> CampaignSpec:
+    """The campaign of ``strategy`` from ``seed`` against the table, replayed from it."""
+    return CampaignSpec(ranks=case.target.ranks, platform=case.platform, space=case.space,
+                        strategy=strategy, executor="table",
+                        real_budget=settings.cap(strategy, case),
+                        kernel=case.target.kernel, args=case.target.args,
+                        command=case.target.command, seed=seed, truth_seed=seed,
+                        workload=case.workload, table=str(case.table_path))
 
 
 def run_one(case: TableCase, strategy: str, seed: int, settings: BenchmarkSettings,
             store: Store, progress: TextIO | None = sys.stderr) -> Trajectory:
     """One campaign: ``strategy`` from ``seed`` against the table, to its own stop or its cap,
     and what its recommendation was worth after each run; a line of progress when done."""
-    spec = CampaignSpec(ranks=case.target.ranks, platform=case.platform, space=case.space,
-                        strategy=strategy, executor="table",
-                        real_budget=settings.cap(strategy, case),
-                        kernel=case.target.kernel, args=case.target.args,
-                        command=case.target.command, seed=seed, truth_seed=seed,
-                        workload=case.workload, table=str(case.table_path))
+    spec = campaign_spec(case, strategy, seed, settings)
     name = f"benchmark {case.name} {strategy} seed {seed}"
     campaign_id = (stored_campaign(store, name, spec)
                    or store.create_campaign(name, kind=CAMPAIGN_KIND, spec=spec.to_json()))
@@ -248,14 +286,22 @@ def run_one(case: TableCase, strategy: str, seed: int, settings: BenchmarkSettin
     run_campaign(campaign)
     trajectory = _trajectory(case.table, campaign, replay, settings)
     trajectory.prior_weights = weights
+    say(progress, _progress_line(case, strategy, seed, trajectory, settings))
+    return trajectory
+
+
+def _progress_line(case: TableCase, strategy: str, seed: int, trajectory: Trajectory,
+                   settings: BenchmarkSettings) -> str:
+    """A finished campaign's line: its runs to each target, and sim-screened's prior weights
+    (experiments/results/benchmark_progress.py reads it back)."""
     reached = ", ".join(f"{100 * f:g}%: {trajectory.search_runs_to(f) or 'missed'}"
                         f" ({trajectory.cost_to(f) or '-'} with its confirmation)"
                         for f in settings.targets)
+    weights = trajectory.prior_weights
     trust = (f"; prior weight per batch {' '.join(f'{w:.2g}' for w in weights)}"
              if weights else "")
-    say(progress, f"  {case.name} {strategy} seed {seed}: {trajectory.runs} runs; "
-                  f"search runs to {reached}{trust}")
-    return trajectory
+    return (f"  {case.name} {strategy} seed {seed}: {trajectory.runs} runs; "
+            f"search runs to {reached}{trust}")
 
 
 def stored_campaign(store: Store, name: str, spec: CampaignSpec) -> int | None:
