@@ -72,8 +72,7 @@ void PieceSet::writer_totals(std::vector<uint64_t>& bytes, std::vector<uint64_t>
         pieces[j.writer]--;
 }
 
-void PieceSet::for_each_writer(
-    const std::function<void(uint32_t writer, const std::function<void(const PieceFn&)>&)>& fn) const
+void PieceSet::for_each_writer(const WriterFn& fn) const
 {
     if (regions_.size() == 1)  // nothing to merge (IOR's records: millions of writers a period)
         return for_each_writer_of(*regions_.front(), fn);
@@ -153,9 +152,7 @@ void PieceSet::for_each_writer(
     }
 }
 
-void PieceSet::for_each_writer_of(
-    const Region& region,
-    const std::function<void(uint32_t writer, const std::function<void(const PieceFn&)>&)>& fn) const
+void PieceSet::for_each_writer_of(const Region& region, const WriterFn& fn) const
 {
     for (uint64_t w = region.next_writer(0); w != no_offset; w = region.next_writer(w + 1)) {
         auto walk = [&, w](const PieceFn& out) {

@@ -90,9 +90,10 @@ public:
     // Every writer's first byte and the end of its last piece (file order), by writer.
     std::vector<WriterExtent> writer_extents() const;
     void writer_totals(std::vector<uint64_t>& bytes, std::vector<uint64_t>& pieces) const;
-    // Writers with pieces, in increasing order, each with a way to walk its pieces in file order
-    // (as often as it likes).
-    void for_each_writer(const std::function<void(uint32_t writer, const std::function<void(const PieceFn&)>&)>& fn) const;
+    // A writer, and a way to walk its pieces in file order (as often as it likes).
+    using WriterFn = std::function<void(uint32_t writer, const std::function<void(const PieceFn&)>&)>;
+    // Writers with pieces, in increasing order.
+    void for_each_writer(const WriterFn& fn) const;
 
     // An aggregator's walk through the call: intervals in increasing order.
     class Cover {
@@ -108,9 +109,7 @@ public:
 
 private:
     // for_each_writer() when the call has one region: its writers and pieces as they are.
-    void for_each_writer_of(
-        const Region& region,
-        const std::function<void(uint32_t writer, const std::function<void(const PieceFn&)>&)>& fn) const;
+    void for_each_writer_of(const Region& region, const WriterFn& fn) const;
     struct Junction {
         size_t region;  // joins the region before it
         uint32_t writer;
