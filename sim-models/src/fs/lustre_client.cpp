@@ -531,8 +531,7 @@ std::vector<double> LustreClient::run_block(const std::vector<Phase>& block, uin
         }
     // Runs merged only where repetitions fold: unfolded, every phase is run as it is (the
     // answer the folded one is checked against).
-    const bool merge_runs = fold;
-    BlockWrites writes = block_writes(block, loads);
+    const BlockWrites writes = fold ? block_writes(block, loads) : BlockWrites{};
     bool stretches = fold && write_back();
     uint64_t done = 0, stretch_start = 0;
     Stretch stretch;
@@ -543,7 +542,7 @@ std::vector<double> LustreClient::run_block(const std::vector<Phase>& block, uin
         if (moves && done % orbit != 0)
             for (int t = 0; t < storage_targets(platform_); t++)
                 moved_to.push_back(rotation.moved(t, static_cast<long long>(done)));
-        if (merge_runs && done > 0 && writes.whole && fits_in_window(writes.merged, moved_to))
+        if (done > 0 && writes.whole && fits_in_window(writes.merged, moved_to))
             run_whole(block, writes, loads, moved_to, seconds);
         else
             for (size_t i = 0; i < block.size(); i++)

@@ -65,7 +65,7 @@ public:
     }
     void clear()
     {
-        if (hashed())
+        if (hashed_mode_)
             hashed_.clear();
         else
             for (const Flow& f : flows_)
@@ -74,7 +74,6 @@ public:
     }
 
 private:
-    bool hashed() const { return hashed_mode_; }
     size_t cell(int node, int target) const
     {
         return static_cast<size_t>(node) * targets_ + static_cast<size_t>(target);
@@ -86,29 +85,32 @@ private:
     }
     int32_t index_of(int node, int target) const
     {
-        if (hashed()) {
+        if (hashed_mode_) {
             const int32_t* i = hashed_.find(osc_of(node, target));
             return i ? *i : -1;
         }
         return in_table(node, target) ? table_[cell(node, target)] : -1;
     }
-    // The cell holding the OSC's index (-1: none yet); grows the table to the node's row, or
-    // moves the indices to the hash once the table would be too large.
+    // The cell holding the OSC's index (-1: none yet).
     int32_t* slot(int node, int target)
     {
-        if (!hashed() && !in_table(node, target)) {
-            size_t rows = std::max(static_cast<size_t>(node < 0 ? 0 : node) + 1, 2 * rows_);
-            if (node < 0 || target < 0 || static_cast<size_t>(target) >= targets_ ||
-                rows * targets_ > most_cells_) {
-                to_hash();
-            } else {
-                rows_ = rows;
-                table_.resize(rows_ * targets_, -1);
-            }
-        }
-        if (hashed())
+        if (!hashed_mode_ && !in_table(node, target))
+            grow_to(node, target);
+        if (hashed_mode_)
             return hashed_.try_emplace(osc_of(node, target), -1).first;
         return &table_[cell(node, target)];
+    }
+    // The table grown to the node's row (doubling its rows), or the indices moved to the hash
+    // when the OSC has no cell in any table or the table would pass most_cells_.
+    void grow_to(int node, int target)
+    {
+        if (node < 0 || target < 0 || static_cast<size_t>(target) >= targets_)
+            return to_hash();
+        size_t rows = std::max(static_cast<size_t>(node) + 1, 2 * rows_);
+        if (rows * targets_ > most_cells_)
+            return to_hash();
+        rows_ = rows;
+        table_.resize(rows_ * targets_, -1);
     }
     void to_hash()
     {
