@@ -240,7 +240,8 @@ def _run_in_own_store(case: TableCase, strategy: str, seed: int, settings: Bench
 
 
 def _finished_key(spec: CampaignSpec, settings: BenchmarkSettings) -> dict[str, Any]:
-    """What a finished campaign's figures depend on: its spec and how it is confirmed."""
+    """What a finished campaign's figures depend on: its spec and how it is confirmed, as a
+    record's JSON reads back (tuples as lists), to compare with the key a record holds."""
     return json.loads(canonical_json({"spec": spec.to_json(), "confirm": settings.confirm,
                                       "confirm_runs": settings.confirm_runs,
                                       "targets": list(settings.targets)}))
