@@ -4,6 +4,7 @@ traceback."""
 from __future__ import annotations
 
 import argparse
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -91,22 +92,23 @@ def test_a_yaml_file_that_is_not_utf8_is_named(argv: list[str], what: str, tmp_p
 
 
 WORKER_UNDER_THE_HANDLER = """
-import multiprocessing, os, signal, time
+import multiprocessing, signal, time
 from iotwin import cli
-cli._main_pid = os.getpid()
+from iotwin.core.worker_pool import worker_pool
 signal.signal(signal.SIGTERM, cli._terminate)
-worker = multiprocessing.get_context("fork").Process(target=time.sleep, args=(60,))
-worker.start()
-time.sleep(0.5)
-worker.terminate()  # SIGTERM, as a closing pool sends its workers
-worker.join()
+with worker_pool(1) as pool:
+    busy = pool.apply_async(time.sleep, (60,))
+    time.sleep(3)  # the worker is started and sleeping
+    [worker] = multiprocessing.active_children()
+# leaving the pool sent its worker SIGTERM
 print(worker.exitcode)
 """
 
 
-def test_a_forked_worker_ended_by_sigterm_prints_no_traceback() -> None:
-    """A forked worker inherits the SIGTERM handler: it ends quietly, not as Ctrl-C would."""
+def test_a_pool_worker_ended_by_sigterm_prints_no_traceback() -> None:
+    """A pool's worker is spawned, not forked: the command's SIGTERM handler is not its own, so
+    a closing pool's SIGTERM ends it quietly, not as Ctrl-C would."""
     done = subprocess.run([sys.executable, "-c", WORKER_UNDER_THE_HANDLER], capture_output=True,
                           text=True, timeout=60, check=False)
-    assert done.returncode == 0 and done.stdout == "143\n", done.stderr
+    assert done.returncode == 0 and done.stdout == f"{-signal.SIGTERM}\n", done.stderr
     assert "Traceback" not in done.stderr, done.stderr

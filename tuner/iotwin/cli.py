@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import os
 import pkgutil
 import signal
 import sys
@@ -67,8 +66,6 @@ def main(argv: list[str] | None = None) -> int:
     if not hasattr(args, "func"):
         parser.print_help()
         return 2
-    global _main_pid
-    _main_pid = os.getpid()
     signal.signal(signal.SIGTERM, _terminate)
     # SIGINT as Ctrl-C, even where iotwin was started with it ignored (a script's
     # background job): a user's interrupt must end the command, not be lost
@@ -101,17 +98,14 @@ def describe_failure(error: Exception, debug: bool = False) -> tuple[str, int]:
 
 
 _terminated = False
-_main_pid = 0
 
 
 def _terminate(signum: int, frame: object) -> None:
     """SIGTERM (timeout(1)'s, a scheduler's) is handled as Ctrl-C is: the running program's
     processes are killed, and what was measured is kept. It must be KeyboardInterrupt itself:
-    subprocess.Popen's exit waits for the child on any other exception. A forked worker
-    (multiprocessing's pool, which terminates its workers with SIGTERM when it closes)
-    inherits the handler: it ends as SIGTERM's default would, without a traceback."""
-    if os.getpid() != _main_pid:
-        os._exit(128 + signum)
+    subprocess.Popen's exit waits for the child on any other exception. Worker processes
+    are spawned, not forked (core.worker_pool): none inherits this handler, and a pool's
+    SIGTERM ends them as its default does, without a traceback."""
     global _terminated
     _terminated = True
     raise KeyboardInterrupt

@@ -46,7 +46,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-import multiprocessing
 import statistics
 import sys
 from collections.abc import Mapping, Sequence
@@ -62,6 +61,7 @@ from iotwin.core.hashing import canonical_json, config_hash
 from iotwin.core.progress import say
 from iotwin.core.run_records import Target
 from iotwin.core.stats import median_relative_error, paired_spearman
+from iotwin.core.worker_pool import worker_pool
 from iotwin.core.yaml_files import read_input
 from iotwin.executors.table import Landscape, TableExecutor, read_table
 from iotwin.model.calibration import RefitSettings, SimModel
@@ -212,7 +212,7 @@ def run_in_parallel(cases: Sequence[TableCase], settings: BenchmarkSettings, cam
     work = [(cases[index], strategy, seed, settings, campaigns) for index, strategy, seed in units]
     # a Pool, not a ProcessPoolExecutor: leaving it on Ctrl-C or SIGTERM terminates the
     # workers, where an executor's shutdown waits for them to finish their campaigns
-    with multiprocessing.get_context("fork").Pool(max(1, jobs)) as pool:
+    with worker_pool(jobs) as pool:
         done = dict(zip(units, pool.starmap(_run_in_own_store, work, chunksize=1), strict=True))
     return [[StrategyFigures(strategy, settings.cap(strategy, case),
                              [done[index, strategy, seed] for seed in range(settings.seeds)])

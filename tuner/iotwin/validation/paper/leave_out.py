@@ -9,14 +9,19 @@ carries everything it needs and so travels to a worker as it is (pickled).
 
 from __future__ import annotations
 
-import multiprocessing
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from iotwin.core.worker_pool import worker_pool
 from iotwin.model.platforms import Platform
 from iotwin.validation.paper.cases import Case
 from iotwin.validation.paper.fit import fit_cases
-from iotwin.validation.paper.prediction import Predicted, predict_cases
+from iotwin.validation.paper.prediction import (
+    Predicted,
+    predict_cases,
+    start_worker_memo,
+    worker_memo_args,
+)
 from iotwin.validation.paper.settings import FitBudget
 
 #: told what starts (a progress line); run in a worker, it must be picklable
@@ -53,15 +58,15 @@ def leave_out(platform: Platform, cases: Sequence[Case], groups: Sequence[Sequen
 
     The refits fit the same parameters as the full fit: their choice (sensitivity) uses
     the rows' workloads and configs, never a published value. ``workers`` > 1 runs that many
-    refits at once, in forked processes (which start with this process's simulations, see
-    prediction.MEMO); ``say`` must then be picklable. A case in no group is not
+    refits at once, in processes of their own (which start with this process's simulations,
+    see prediction.MEMO); ``say`` must then be picklable. A case in no group is not
     predicted (rate None).
     """
     refit = Refit(platform, cases, groups, parameters, budget, say, what)
     if workers <= 1:
         found = [refit(group) for group in range(len(groups))]
     else:
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
+        with worker_pool(workers, start_worker_memo, worker_memo_args()) as pool:
             found = pool.map(refit, range(len(groups)), chunksize=1)
     predicted = [Predicted({}, None)] * len(cases)
     for group, predictions in zip(groups, found, strict=True):

@@ -74,8 +74,21 @@ class SimulationMemo:
         self.logged.update(unlogged)
 
 
-#: this process's simulations (worker processes forked from it start with its memo)
+#: this process's simulations (its worker processes start with them: start_worker_memo)
 MEMO = SimulationMemo()
+
+
+def worker_memo_args() -> tuple[dict[str, float | None], Path | None]:
+    """What a worker process's memo starts from (start_worker_memo's arguments): this
+    process's simulations, and the directory of its log."""
+    return dict(MEMO.rates), MEMO.log.parent if MEMO.log else None
+
+
+def start_worker_memo(rates: dict[str, float | None], directory: Path | None) -> None:
+    """A worker process's MEMO: its parent's simulations, its new ones logged beside the
+    parent's log, in a file of its own."""
+    MEMO.rates.update(rates)
+    MEMO.keep_in(directory)
 
 
 def predict_rates(platform: Platform, observations: Sequence[Observation],
