@@ -302,7 +302,7 @@ class LinesTo:
             stream.write(text + "\n")
 
 
-def test_leave_one_out_in_forked_workers_matches_one_process(stand_in: Path,
+def test_leave_one_out_in_worker_processes_matches_one_process(stand_in: Path,
                                                              tmp_path: Path) -> None:
     settings = load_settings(stand_in)
     rows = [r for r in read_published(settings.published)
@@ -312,9 +312,9 @@ def test_leave_one_out_in_forked_workers_matches_one_process(stand_in: Path,
     budget = FitBudget(10, 2, 0.01)
     alone = leave_one_out(platform, cases, list(FREE), budget, lambda _: None)
     told = tmp_path / "told.txt"
-    forked = leave_one_out(platform, cases, list(FREE), budget, LinesTo(told), 2)
-    assert [p.rate_mbs for p in forked] == pytest.approx([p.rate_mbs for p in alone])
-    assert [p.config for p in forked] == [p.config for p in alone]
+    in_workers = leave_one_out(platform, cases, list(FREE), budget, LinesTo(told), 2)
+    assert [p.rate_mbs for p in in_workers] == pytest.approx([p.rate_mbs for p in alone])
+    assert [p.config for p in in_workers] == [p.config for p in alone]
     # each refit, run in a worker, told what it started
     assert sorted(told.read_text().splitlines()) == sorted(
         f"ranger: leave-one-out {i + 1}/{len(cases)}: {case.row.label}"
