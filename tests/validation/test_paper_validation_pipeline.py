@@ -303,7 +303,7 @@ class LinesTo:
 
 
 def test_leave_one_out_in_worker_processes_matches_one_process(stand_in: Path,
-                                                             tmp_path: Path) -> None:
+                                                               tmp_path: Path) -> None:
     settings = load_settings(stand_in)
     rows = [r for r in read_published(settings.published)
             if r.platform == "Ranger" and r.kernel != "VORPAL-IO"]
