@@ -9,9 +9,12 @@ from typing import TextIO
 
 
 def say(progress: TextIO | None, line: str) -> None:
-    """``line`` on ``progress``, at once (None: quiet)."""
+    """``line`` on ``progress``, at once (None: quiet), in one write: worker processes share
+    their parent's stderr, and print() writes a line and its newline apart where Python runs
+    unbuffered (PYTHONUNBUFFERED), so two workers' lines could run into one."""
     if progress is not None:
-        print(line, file=progress, flush=True)
+        progress.write(line + "\n")
+        progress.flush()
 
 
 @dataclass(frozen=True)
@@ -24,4 +27,4 @@ class TimedProgress:
     started: float = field(default_factory=time.monotonic)
 
     def __call__(self, text: str) -> None:
-        print(f"[{time.monotonic() - self.started:6.0f} s] {text}", file=sys.stderr, flush=True)
+        say(sys.stderr, f"[{time.monotonic() - self.started:6.0f} s] {text}")
