@@ -9,6 +9,7 @@ import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from iotwin.core import cost
 from iotwin.core.errors import UserError
@@ -136,6 +137,15 @@ def add_force_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--force", action="store_true",
                         help="replace the output file if it exists (without it, an existing "
                              "file is never overwritten)")
+
+
+def add_output_file_arguments(parser: argparse.ArgumentParser, metavar: str,
+                              default: str = "standard output", **options: Any) -> None:
+    """``-o FILE`` and ``--force``: the commands that write one file, by default to
+    ``default``."""
+    parser.add_argument("-o", "--output", metavar=metavar, help=f"where to write it (default: "
+                        f"{default})", **options)
+    add_force_argument(parser)
 
 
 def add_output_folder_arguments(parser: argparse.ArgumentParser, what: str,

@@ -19,7 +19,7 @@ from typing import Any
 
 from iotwin.commands._options import (
     add_cost_limit_arguments,
-    add_force_argument,
+    add_output_file_arguments,
     add_sim_cluster_argument,
     add_store_argument,
     add_workdir_argument,
@@ -89,10 +89,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     family.add_argument("--evaluations", type=int, default=40, metavar="N",
                         help="most evaluations of the fit over all machines (default 40; a "
                         "held-out refit gets a third of them)")
-    family.add_argument("-o", "--output", type=Path, metavar="FAMILY.yaml",
-                        help="where to write the fit (default: the package's "
-                        "data/family-io500.yaml, which `platform new --io500` reads)")
-    add_force_argument(family)
+    add_output_file_arguments(family, "FAMILY.yaml", "the package's data/family-io500.yaml, "
+                              "which `platform new --io500` reads", type=Path)
     add_sim_cluster_argument(parser)
     add_store_argument(parser)
     add_cost_limit_arguments(parser)

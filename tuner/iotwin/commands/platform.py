@@ -10,7 +10,7 @@ from typing import Any
 
 from iotwin.commands._options import (
     add_cost_limit_arguments,
-    add_force_argument,
+    add_output_file_arguments,
     cost_limits,
     new_output,
 )
@@ -50,9 +50,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                      help="with --io500: the submission of the table to read")
     new.add_argument("--sheet-out", metavar="SHEET.yaml",
                      help="with --io500: also write the spec sheet the description reads as")
-    new.add_argument("-o", "--output", metavar="PLATFORM.yaml",
-                     help="where to write the model (default: print it)")
-    add_force_argument(new)
+    add_output_file_arguments(new, "PLATFORM.yaml")
     add_cost_limit_arguments(new)
     new.set_defaults(func=main_new)
     listing = actions.add_parser(

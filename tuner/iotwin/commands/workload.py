@@ -10,8 +10,8 @@ from pathlib import Path
 
 from iotwin.commands._options import (
     add_cost_limit_arguments,
-    add_force_argument,
     add_keep_argument,
+    add_output_file_arguments,
     add_timeout_argument,
     add_workdir_argument,
     bounded,
@@ -142,9 +142,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Characterise the files, datasets, access sizes and transfer modes an "
         "application wrote (MPI-IO and HDF5 modules) and write them as a workload.")
     darshan.add_argument("log", metavar="LOG.darshan")
-    darshan.add_argument("-o", "--output", metavar="W.yaml",
-                         help="output file (default: standard output)")
-    add_force_argument(darshan)
+    add_output_file_arguments(darshan, "W.yaml")
     add_cost_limit_arguments(darshan)
     darshan.set_defaults(func=_writing(_from_darshan))
     macsio = actions.add_parser(
@@ -153,9 +151,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "experiments/macsio/simulations.yaml, with the paper's equations 1 and 4.")
     macsio.add_argument("description", metavar="SIMULATIONS.yaml")
     macsio.add_argument("simulation", help="its name in the description, e.g. sim-a")
-    macsio.add_argument("-o", "--output", metavar="W.yaml",
-                        help="output file (default: standard output)")
-    add_force_argument(macsio)
+    add_output_file_arguments(macsio, "W.yaml")
     add_cost_limit_arguments(macsio)
     macsio.set_defaults(func=_writing(_macsio))
     capture = actions.add_parser(
@@ -169,10 +165,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_timeout_argument(capture)
     add_workdir_argument(capture)
     add_keep_argument(capture)
-    capture.add_argument("-o", "--output", metavar="W.yaml",
-                         help="output file (default: standard output)")
+    add_output_file_arguments(capture, "W.yaml")
     capture.add_argument("program", nargs=argparse.REMAINDER, metavar="-- PROGRAM ARGS")
-    add_force_argument(capture)
     add_cost_limit_arguments(capture)
     capture.set_defaults(func=_writing(_capture))
     ior = actions.add_parser(
@@ -193,10 +187,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                      help="--io500: segments a process (hard: records; easy: 2 MiB transfers)")
     ior.add_argument("--platform", metavar="MODEL",
                      help="--io500: size the phase to 300 s at this model's peak")
-    ior.add_argument("-o", "--output", metavar="W.yaml",
-                     help="output file (default: standard output)")
+    add_output_file_arguments(ior, "W.yaml")
     ior.add_argument("ior_args", nargs=argparse.REMAINDER, metavar="-- IOR-OPTIONS")
-    add_force_argument(ior)
     add_cost_limit_arguments(ior)
     ior.set_defaults(func=_writing(_from_ior))
     scale = actions.add_parser(
@@ -212,8 +204,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     how = scale.add_mutually_exclusive_group()
     how.add_argument("--weak", action="store_true", help="same block per writer (default)")
     how.add_argument("--strong", action="store_true", help="same datasets, split among more")
-    scale.add_argument("-o", "--output", metavar="W.yaml",
-                       help="output file (default: standard output)")
-    add_force_argument(scale)
+    add_output_file_arguments(scale, "W.yaml")
     add_cost_limit_arguments(scale)
     scale.set_defaults(func=_writing(_scale))
