@@ -347,3 +347,23 @@ def test_an_interrupted_run_resumes_from_its_logged_simulations(
     monkeypatch.setattr(calibrate, "simulate", no_simulator)
     again = run(stand_in, platforms=["intrepid"], kernels=["VPIC-IO"], partial=parts)
     assert again.to_json() == first.to_json()
+
+
+def test_simulations_logged_by_another_build_of_the_simulator_run_again(
+        stand_in: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from iotwin.validation.paper import prediction
+
+    parts = tmp_path / "parts"
+    run(stand_in, platforms=["intrepid"], kernels=["VPIC-IO"], partial=parts)
+    (parts / "intrepid.json").unlink()
+    MEMO.rates.clear()
+    calls: list[int] = []
+
+    def counted(*args: Any, **options: Any) -> list[StandInResult]:
+        calls.append(len(args[2]))
+        return stand_in_simulate(*args, **options)
+
+    monkeypatch.setattr(calibrate, "simulate", counted)
+    monkeypatch.setattr(prediction, "simulator_identity", lambda: "iosim, rebuilt")
+    run(stand_in, platforms=["intrepid"], kernels=["VPIC-IO"], partial=parts)
+    assert calls, "the old build's simulations were reused"

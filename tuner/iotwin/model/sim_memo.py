@@ -113,7 +113,7 @@ def active() -> SimulationMemo | None:
 
 def _keys(payload: Mapping[str, Any]) -> list[str]:
     """Each config's key: everything its answer depends on."""
-    shared = canonical_json({"simulator": _simulator(), "platform": payload["platform"],
+    shared = canonical_json({"simulator": simulator_identity(), "platform": payload["platform"],
                              "workload": payload["workload"], "options": payload["options"]})
     model = hashlib.sha256(shared.encode())
     keys = []
@@ -124,8 +124,9 @@ def _keys(payload: Mapping[str, Any]) -> list[str]:
     return keys
 
 
-def _simulator() -> str:
-    """Which iosim answers: the cluster's (by its address), else the local binary's digest."""
+def simulator_identity() -> str:
+    """Which iosim answers: the cluster's (by its address), else the local binary's digest.
+    Part of every kept answer's key: a rebuilt simulator's answers are not the old one's."""
     address = sim_cluster.cluster_address()
     if address:
         return f"cluster {address}"

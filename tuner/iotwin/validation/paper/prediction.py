@@ -5,7 +5,8 @@ also pays the file's create, open and close) and its first two give the rest whe
 are identical: T steps take t1 + (T - 1)(t2 - t1). validation/paper/README.md quantifies it
 against full simulations. The simulator is deterministic: a (platform, workload, config)
 simulated before in this process is not simulated again (leave-one-out refits start from the
-same point as the fit), nor one logged in a ``partial`` directory (an interrupted run resumes).
+same point as the fit), nor one logged in a ``partial`` directory by the same simulator (an
+interrupted run resumes; a rebuilt iosim simulates again).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from iotwin.config.types import Config
 from iotwin.model import calibration as calibrate
 from iotwin.model.calibration import Observation
 from iotwin.model.platforms import Platform
+from iotwin.model.sim_memo import simulator_identity
 from iotwin.validation.paper.cases import STEPS_KEY, Case, workload_bytes
 
 
@@ -54,7 +56,8 @@ class SimulationMemo:
     def simulated(self, platform: Platform, queries: Sequence[Observation], jobs: int
                   ) -> list[float | None]:
         """Each query's simulated rate, simulating only those not simulated before."""
-        model = json.dumps([platform.data, platform.free_parameters()], sort_keys=True)
+        model = json.dumps([simulator_identity(), platform.data, platform.free_parameters()],
+                           sort_keys=True)
         keys = [hashlib.sha1((model + json.dumps([q.workload, q.config], sort_keys=True))
                              .encode()).hexdigest() for q in queries]
         missing = {key: query for key, query in zip(keys, queries, strict=True)
