@@ -70,6 +70,18 @@ def test_calibrations_latest_per_platform(tmp_path: Path) -> None:
         assert store.latest_calibration("nowhere") is None
 
 
+def test_calibrations_of_one_campaign(tmp_path: Path) -> None:
+    with Store(tmp_path / "r.db") as store:
+        campaigns = [store.create_campaign(f"c{i}", kind="tune", spec={}) for i in range(2)]
+        ids = [store.add_calibration("local", {"ost_bw": float(i)}, fit_error=None,
+                                     heldout_error=None, campaign_id=campaigns[i % 2])
+               for i in range(4)]
+        store.add_calibration("local", {"ost_bw": 9.0}, fit_error=None, heldout_error=None)
+        assert [c.id for c in store.calibrations(campaign_id=campaigns[1])] == ids[1::2]
+        assert [c.id for c in store.calibrations("hopper", campaign_id=campaigns[1])] == []
+        assert len(store.calibrations("local")) == 5
+
+
 def test_database_is_in_wal_mode_with_schema_version(tmp_path: Path) -> None:
     Store(tmp_path / "r.db").close()
     raw = sqlite3.connect(tmp_path / "r.db")

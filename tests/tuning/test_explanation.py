@@ -65,3 +65,24 @@ def test_a_users_own_config_is_explained_beside_them() -> None:
 def test_a_program_whose_workload_was_never_captured_is_not_explained() -> None:
     program = CampaignSpec(ranks=4, command=("./app",), strategy="random")
     assert explain(program, {}, None) is None
+
+
+def test_a_calibrated_campaign_is_explained_on_its_calibration() -> None:
+    """A campaign whose runs showed the targets at half the platform file's rate is set
+    against ceilings of half the rate, and says that its model is the calibrated one; a
+    calibrated value within 10 % of the file's is simulated but not worth saying."""
+    tuned = validate_config({"lustre": {"stripe_count": 48}}, "test")
+    calibration = {"filesystem.target_mbs": 112.0, "filesystem.server_mbs": 1800.0,
+                   "filesystem.rpc_overhead_s": 0.00029}
+    explanation = explain(HOPPER, tuned, None, calibration=calibration)
+    assert explanation is not None
+    assert explanation.runs["default"].ceiling["OSTs"] == {"count": 2, "mbs": 224}
+    assert explanation.calibrated == {"filesystem.target_mbs": (112.0, 224.0),
+                                      "filesystem.rpc_overhead_s": (0.00029, 0.0003)}
+    text = _explanation_text(explanation, {"default": 112.0, "tuned": None}, "hopper")
+    assert ("measured against the hopper model's ceilings as this campaign calibrated it "
+            "(filesystem.target_mbs 112 where the file says 224): default 50 % of its 224 MB/s"
+            in text)
+    loaded = explain(HOPPER, tuned, None)
+    assert loaded is not None and loaded.calibrated == {}
+    assert loaded.runs["default"].ceiling_mbs == 2 * explanation.runs["default"].ceiling_mbs

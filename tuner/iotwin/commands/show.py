@@ -36,7 +36,7 @@ def main(args: argparse.Namespace) -> int:
     with Store(resolve_path(args.store), read_only=True) as store:
         campaign = store.campaign(args.id)
         rows = store.evaluations(campaign.id)
-        calibrations = [c for c in store.calibrations() if c.campaign_id == campaign.id]
+        calibrations = store.calibrations(campaign_id=campaign.id)
     measured = _measured_configs([r for r in rows if r.source != "sim"])
     if args.json:
         print(json.dumps({"id": campaign.id, "name": campaign.name, "kind": campaign.kind,

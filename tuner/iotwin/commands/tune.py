@@ -542,8 +542,11 @@ def _explanation_text(explanation: Explanation, measured: dict[str, float | None
     of_best = ", ".join(f"{label} {percent(share['of_best_ceiling'])}"
                         for label, share in shares.items() if share["measured_mbs"] is not None)
     lines = []
+    calibrated = explanation.calibration_text()
+    model = (f"{platform} model's ceilings as this campaign calibrated it ({calibrated})"
+             if calibrated else f"{platform} model's ceilings")
     if of_ceiling:
-        lines.append(f"  measured against the {platform} model's ceilings: {of_ceiling}"
+        lines.append(f"  measured against the {model}: {of_ceiling}"
                      + (f"; of the best ceiling any config of the space reaches "
                         f"({rate_text(best)}): {of_best}" if best else ""))
     lines.append(f"  why (simulated): "

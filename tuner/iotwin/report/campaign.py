@@ -15,7 +15,7 @@ from iotwin.report.mechanisms import breakdown_rows, reasons
 from iotwin.report.mechanisms import rate_text as mechanism_rate
 from iotwin.report.page import Page
 from iotwin.store.database import Campaign, Store
-from iotwin.tuning.explanation import explain
+from iotwin.tuning.explanation import explain, last_fit
 from iotwin.tuning.parts import campaign_space, default_space
 from iotwin.tuning.spec import TuneSpec
 
@@ -41,7 +41,7 @@ def campaign_report(store: Store, campaign: Campaign, page: Page) -> list[dict[s
     _predicted_vs_measured(page, configs)
     _confirmation(page, rows)
     _summary(page, rows)
-    _explained(page, campaign, rows)
+    _explained(page, campaign, rows, last_fit(store, campaign.id))
     page.heading("Measured configs, in the order they ran")
     table = [c.row() for c in configs]
     page.table([c.shown() for c in configs])
@@ -123,9 +123,11 @@ def _summary(page: Page, rows: list[Any]) -> None:
         page.paragraph(speedup.text())
 
 
-def _explained(page: Page, campaign: Campaign, rows: list[Any]) -> None:
-    """Default and tuned simulated on the campaign's platform model: each measured median as a
-    share of its ceiling, what binds each, their breakdowns side by side."""
+def _explained(page: Page, campaign: Campaign, rows: list[Any],
+               calibration: dict[str, float]) -> None:
+    """Default and tuned simulated on the campaign's platform model as its last calibration
+    left it: each measured median as a share of its ceiling, what binds each, their breakdowns
+    side by side."""
     tuned = next((row.config for row in rows if row.details.get("label") == "tuned"), None)
     if tuned is None or campaign.kind != "tune":
         return
@@ -133,7 +135,7 @@ def _explained(page: Page, campaign: Campaign, rows: list[Any]) -> None:
     if search.kernel is None and search.workload is None:
         return  # a program whose workload was never captured: nothing to simulate
     search = replace(search, space=search.space or default_space(search))
-    explanation = explain(search, tuned, campaign_space(search))
+    explanation = explain(search, tuned, campaign_space(search), calibration=calibration)
     if explanation is None:
         return
     medians = {label: statistics.median(r.rate_mbs for r in rows
@@ -141,8 +143,11 @@ def _explained(page: Page, campaign: Campaign, rows: list[Any]) -> None:
                for label in ("default", "tuned")
                if any(r.details.get("label") == label and _measured(r) for r in rows)}
     page.heading("Why the tuned config is faster (simulated)")
+    calibrated = explanation.calibration_text()
     page.paragraph(f"The default and the tuned config simulated on the {search.platform} "
-                   f"model: {reasons(explanation.runs, {'tuned': explanation.tuned_settings})}.")
+                   + (f"model as this campaign calibrated it ({calibrated})" if calibrated
+                      else "model")
+                   + f": {reasons(explanation.runs, {'tuned': explanation.tuned_settings})}.")
     page.table([{"config": label, "measured median (MB/s)": rate_text(share["measured_mbs"]),
                  "simulated ceiling": mechanism_rate(share["ceiling_mbs"]),
                  "of its ceiling": percent_text(share["of_ceiling"]),
@@ -155,7 +160,7 @@ def _explained(page: Page, campaign: Campaign, rows: list[Any]) -> None:
 
 
 def _calibrations(page: Page, store: Store, campaign_id: int) -> None:
-    found = [c for c in store.calibrations() if c.campaign_id == campaign_id]
+    found = store.calibrations(campaign_id=campaign_id)
     if not found:
         return
     page.heading("Calibrations")

@@ -591,9 +591,11 @@ class Store:
     def calibration(self, calibration_id: int) -> Calibration:
         return Calibration(**self._row_by_id("calibrations", calibration_id, "calibration"))
 
-    def calibrations(self, platform: str | None = None) -> list[Calibration]:
-        """Calibrations (of one platform if given), oldest first."""
-        return [Calibration(**row) for row in self._rows("calibrations", {"platform": platform})]
+    def calibrations(self, platform: str | None = None,
+                     campaign_id: int | None = None) -> list[Calibration]:
+        """Calibrations (of one platform, of one campaign, if given), oldest first."""
+        return [Calibration(**row) for row in self._rows(
+            "calibrations", {"platform": platform, "campaign_id": campaign_id})]
 
     def latest_calibration(self, platform: str) -> Calibration | None:
         found = self.calibrations(platform)

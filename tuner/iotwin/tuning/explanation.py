@@ -2,12 +2,16 @@
 of a campaign simulated side by side on its platform model and workload, each with its ceiling
 (the most it could write under its placement) and the mechanism that binds it, and the best
 ceiling any config of the campaign's space could reach (IOSIM.md "Ceiling and binding
-mechanism"). ``iotwin tune`` prints it under its summary, and ``iotwin report`` shows it."""
+mechanism"). ``iotwin tune`` prints it under its summary, and ``iotwin report`` shows it.
+
+The model is the campaign's last calibration when it has one: a machine whose disk writes at a
+third of what its platform file says is explained, and its runs set against ceilings, as its
+own runs have shown it, not as the file had it."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from iotwin.config.settings import settings_text
@@ -16,6 +20,7 @@ from iotwin.config.validation import DEFAULT_CONFIG
 from iotwin.model.platforms import load_platform
 from iotwin.model.sim import SimResult, simulate
 from iotwin.space.parameters import BoundSpace
+from iotwin.store.database import Store
 from iotwin.tuning.parts import program_mpi
 from iotwin.tuning.spec import CampaignSpec
 from iotwin.workloads.workload import kernel_workload
@@ -31,6 +36,16 @@ class Explanation:
     runs: dict[str, SimResult]
     tuned_settings: str
     best_ceiling_mbs: float | None
+    #: the calibrated values the simulations used, each with the platform file's: path ->
+    #: (calibrated, as loaded); empty for the platform model as loaded
+    calibrated: dict[str, tuple[float, float]] = field(default_factory=dict)
+
+    def calibration_text(self) -> str:
+        """How the model differs from its platform file by more than 10 % a value, for a
+        summary line ("" if it does not)."""
+        return ", ".join(f"{path} {value:.4g} where the file says {loaded:.4g}"
+                         for path, (value, loaded) in self.calibrated.items()
+                         if abs(value - loaded) > 0.1 * abs(loaded))
 
     def fractions(self, measured: Mapping[str, float | None]) -> dict[str, dict[str, Any]]:
         """Each measured rate as a share of its simulated ceiling and of the best ceiling."""
@@ -61,11 +76,18 @@ def most_stripes(space: BoundSpace) -> int | None:
     return min(max(counts), bound) if bound else max(counts)
 
 
+def last_fit(store: Store, campaign_id: int) -> dict[str, float]:
+    """The values of a campaign's last calibration (empty before its first)."""
+    found = store.calibrations(campaign_id=campaign_id)
+    return dict(found[-1].parameters) if found else {}
+
+
 def explain(spec: CampaignSpec, tuned: Config, space: BoundSpace | None,
-            yours: Config | None = None) -> Explanation | None:
+            yours: Config | None = None,
+            calibration: Mapping[str, float] | None = None) -> Explanation | None:
     """The campaign's default and tuned configs (and ``yours``, a user's own) simulated on its
-    platform model; None for a program whose workload was never captured (nothing to
-    simulate)."""
+    platform model, with ``calibration``'s values (the campaign's last fit) where given; None
+    for a program whose workload was never captured (nothing to simulate)."""
     workload = spec.workload
     if workload is None and spec.kernel is not None:
         workload = kernel_workload(spec.kernel, spec.ranks, spec.args, program_mpi(spec))
@@ -75,7 +97,12 @@ def explain(spec: CampaignSpec, tuned: Config, space: BoundSpace | None,
     options = {"best_stripe_count": stripes} if stripes else None
     configs = {"default": DEFAULT_CONFIG, "tuned": tuned,
                **({"yours": yours} if yours is not None else {})}
-    results = simulate(load_platform(spec.platform), workload, list(configs.values()),
-                       options=options)
+    loaded = load_platform(spec.platform)
+    loaded_values = {path: value for path, (value, _, _) in loaded.free_parameters().items()}
+    calibrated = {path: (float(value), loaded_values[path])
+                  for path, value in (calibration or {}).items()
+                  if path in loaded_values and value != loaded_values[path]}
+    platform = loaded.with_values({path: value for path, (value, _) in calibrated.items()})
+    results = simulate(platform, workload, list(configs.values()), options=options)
     runs = dict(zip(configs, results, strict=True))
-    return Explanation(runs, settings_text(tuned), runs["tuned"].best_ceiling_mbs)
+    return Explanation(runs, settings_text(tuned), runs["tuned"].best_ceiling_mbs, calibrated)

@@ -49,7 +49,7 @@ from iotwin.tuning.campaign import (
 )
 from iotwin.tuning.captured_workload import capture_workload_of
 from iotwin.tuning.confirmation import Confirmed, confirm_best
-from iotwin.tuning.explanation import Explanation, explain
+from iotwin.tuning.explanation import Explanation, explain, last_fit
 from iotwin.tuning.parts import CampaignParts, assemble
 from iotwin.tuning.repetitions import Measurement, RunAndStore, measure_pairs, pair_speedup
 from iotwin.tuning.spec import TuneSpec
@@ -146,8 +146,8 @@ def tune(spec: TuneSpec, store: Store, campaign_id: int | None = None, *,
         # confirmation had finished
         return TuneResult(campaign, confirmed or confirm_best(campaign, options.confirm, 0),
                           {}, stopped=step)
-    explanation = explain(campaign.spec, confirmed[0].config, campaign.space, yours) \
-        if confirmed else None
+    explanation = explain(campaign.spec, confirmed[0].config, campaign.space, yours,
+                          last_fit(store, campaign.id)) if confirmed else None
     return TuneResult(campaign, confirmed, summary, explanation)
 
 

@@ -36,9 +36,8 @@ class StoredRuns:
     def calibration_after(self, measured: int) -> tuple[int, dict[str, float]] | None:
         """(id, parameters) of the calibration fitted after ``measured`` measurements, if
         stored."""
-        for calibration in self.store.calibrations():
-            if (calibration.campaign_id == self.campaign_id
-                    and calibration.details.get("measured") == measured):
+        for calibration in self.store.calibrations(campaign_id=self.campaign_id):
+            if calibration.details.get("measured") == measured:
                 return calibration.id, calibration.parameters
         return None
 
