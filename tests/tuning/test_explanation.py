@@ -67,14 +67,15 @@ def test_a_program_whose_workload_was_never_captured_is_not_explained() -> None:
     assert explain(program, {}, None) is None
 
 
-def test_a_calibrated_campaign_is_explained_on_its_calibration() -> None:
+def test_a_calibration_that_predicts_the_summary_better_is_the_model_explained_on() -> None:
     """A campaign whose runs showed the targets at half the platform file's rate is set
     against ceilings of half the rate, and says that its model is the calibrated one; a
     calibrated value within 10 % of the file's is simulated but not worth saying."""
     tuned = validate_config({"lustre": {"stripe_count": 48}}, "test")
     calibration = {"filesystem.target_mbs": 112.0, "filesystem.server_mbs": 1800.0,
                    "filesystem.rpc_overhead_s": 0.00029}
-    explanation = explain(HOPPER, tuned, None, calibration=calibration)
+    measured = {"default": 110.0, "tuned": None}
+    explanation = explain(HOPPER, tuned, None, calibration=calibration, measured=measured)
     assert explanation is not None
     assert explanation.runs["default"].ceiling["OSTs"] == {"count": 2, "mbs": 224}
     assert explanation.calibrated == {"filesystem.target_mbs": (112.0, 224.0),
@@ -86,3 +87,18 @@ def test_a_calibrated_campaign_is_explained_on_its_calibration() -> None:
     loaded = explain(HOPPER, tuned, None)
     assert loaded is not None and loaded.calibrated == {}
     assert loaded.runs["default"].ceiling_mbs == 2 * explanation.runs["default"].ceiling_mbs
+
+
+def test_the_platform_file_is_kept_where_it_predicts_the_summary_better() -> None:
+    """A fit to a few noisy search runs that puts the targets at half their rate, where the
+    summary's many runs of the default went at the file's rate, is not what the runs are set
+    against; nor is any fit when nothing was measured to judge it by."""
+    tuned = validate_config({"lustre": {"stripe_count": 48}}, "test")
+    calibration = {"filesystem.target_mbs": 112.0}
+    loaded = explain(HOPPER, tuned, None)
+    assert loaded is not None
+    at_file_rate = {"default": loaded.runs["default"].rate_mbs, "tuned": None}
+    for measured in (at_file_rate, None, {"default": None}):
+        kept = explain(HOPPER, tuned, None, calibration=calibration, measured=measured)
+        assert kept is not None and kept.calibrated == {}
+        assert kept.runs["default"].ceiling_mbs == loaded.runs["default"].ceiling_mbs

@@ -31,7 +31,6 @@ from iotwin.commands._options import (
 )
 from iotwin.commands.tune import (
     add_tune_arguments,
-    measured_io_rates,
     say_program_flavour,
     spec_from_arguments,
     tune_and_report,
@@ -46,7 +45,7 @@ from iotwin.store.database import Store, resolve_path
 from iotwin.tuning.cost import tune_cost
 from iotwin.tuning.explanation import Explanation
 from iotwin.tuning.pipeline import start, summary_speedup
-from iotwin.tuning.repetitions import Measurement
+from iotwin.tuning.repetitions import Measurement, measured_io_rates
 
 #: keys of a demo description that are the demo's own, not `iotwin tune` options
 DEMO_KEYS = ("args", "ceiling_goal")

@@ -24,7 +24,7 @@ import functools
 import json
 import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
@@ -75,7 +75,7 @@ from iotwin.tuning.ending import ending
 from iotwin.tuning.explanation import Explanation
 from iotwin.tuning.parts import CampaignParts
 from iotwin.tuning.pipeline import TuneResult, start, stored_spec, summary_speedup, tune
-from iotwin.tuning.repetitions import Measurement
+from iotwin.tuning.repetitions import Measurement, measured_io_rates
 from iotwin.tuning.spec import (
     CampaignSpec,
     PipelineOptions,
@@ -504,13 +504,6 @@ def speedup_lines(speedup: float | None, interval: Speedup | None, *,
         more = f"; use --summary-repeat {MIN_PAIRS_95}" if interval.low is None else ""
         lines.append(f"{interval.text()}{more}")
     return lines
-
-
-def measured_io_rates(summary: Mapping[str, Measurement]) -> dict[str, float | None]:
-    """The summary's median I/O rate of each label: what the model's ceilings bound, whatever
-    the objective."""
-    return {label: (rate.median if (rate := m.io_rate) else None)
-            for label, m in summary.items()}
 
 
 def io_and_wall(measurement: Measurement) -> dict[str, float | None]:

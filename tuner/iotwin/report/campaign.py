@@ -135,13 +135,15 @@ def _explained(page: Page, campaign: Campaign, rows: list[Any],
     if search.kernel is None and search.workload is None:
         return  # a program whose workload was never captured: nothing to simulate
     search = replace(search, space=search.space or default_space(search))
-    explanation = explain(search, tuned, campaign_space(search), calibration=calibration)
+    medians: dict[str, float | None] = {
+        label: statistics.median(r.rate_mbs for r in rows
+                                 if r.details.get("label") == label and _measured(r))
+        for label in ("default", "tuned")
+        if any(r.details.get("label") == label and _measured(r) for r in rows)}
+    explanation = explain(search, tuned, campaign_space(search), calibration=calibration,
+                          measured=medians)
     if explanation is None:
         return
-    medians = {label: statistics.median(r.rate_mbs for r in rows
-                                        if r.details.get("label") == label and _measured(r))
-               for label in ("default", "tuned")
-               if any(r.details.get("label") == label and _measured(r) for r in rows)}
     page.heading("Why the tuned config is faster (simulated)")
     calibrated = explanation.calibration_text()
     page.paragraph(f"The default and the tuned config simulated on the {search.platform} "

@@ -10,6 +10,7 @@ own runs have shown it, not as the file had it."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,7 +18,7 @@ from typing import Any
 from iotwin.config.settings import settings_text
 from iotwin.config.types import Config
 from iotwin.config.validation import DEFAULT_CONFIG
-from iotwin.model.platforms import load_platform
+from iotwin.model.platforms import Platform, load_platform
 from iotwin.model.sim import SimResult, simulate
 from iotwin.space.parameters import BoundSpace
 from iotwin.store.database import Store
@@ -76,6 +77,12 @@ def most_stripes(space: BoundSpace) -> int | None:
     return min(max(counts), bound) if bound else max(counts)
 
 
+def summary_configs(tuned: Config, yours: Config | None) -> dict[str, Config]:
+    """A summary's configs by label: the default, the tuned one, and a user's own."""
+    return {"default": DEFAULT_CONFIG, "tuned": tuned,
+            **({"yours": yours} if yours is not None else {})}
+
+
 def last_fit(store: Store, campaign_id: int) -> dict[str, float]:
     """The values of a campaign's last calibration (empty before its first)."""
     found = store.calibrations(campaign_id=campaign_id)
@@ -83,11 +90,14 @@ def last_fit(store: Store, campaign_id: int) -> dict[str, float]:
 
 
 def explain(spec: CampaignSpec, tuned: Config, space: BoundSpace | None,
-            yours: Config | None = None,
-            calibration: Mapping[str, float] | None = None) -> Explanation | None:
+            yours: Config | None = None, calibration: Mapping[str, float] | None = None,
+            measured: Mapping[str, float | None] | None = None) -> Explanation | None:
     """The campaign's default and tuned configs (and ``yours``, a user's own) simulated on its
-    platform model, with ``calibration``'s values (the campaign's last fit) where given; None
-    for a program whose workload was never captured (nothing to simulate)."""
+    platform model; None for a program whose workload was never captured (nothing to
+    simulate). With ``calibration`` (the campaign's last fit) and ``measured`` (the summary's
+    median rate by label), on whichever of the platform file and the calibration predicts
+    those medians better: the fit when the machine is not what its file says, the file when a
+    fit to a few noisy search runs says less about the summary's many."""
     workload = spec.workload
     if workload is None and spec.kernel is not None:
         workload = kernel_workload(spec.kernel, spec.ranks, spec.args, program_mpi(spec))
@@ -95,14 +105,35 @@ def explain(spec: CampaignSpec, tuned: Config, space: BoundSpace | None,
         return None
     stripes = most_stripes(space) if space is not None else None
     options = {"best_stripe_count": stripes} if stripes else None
-    configs = {"default": DEFAULT_CONFIG, "tuned": tuned,
-               **({"yours": yours} if yours is not None else {})}
+    configs = summary_configs(tuned, yours)
     loaded = load_platform(spec.platform)
-    loaded_values = {path: value for path, (value, _, _) in loaded.free_parameters().items()}
-    calibrated = {path: (float(value), loaded_values[path])
-                  for path, value in (calibration or {}).items()
-                  if path in loaded_values and value != loaded_values[path]}
-    platform = loaded.with_values({path: value for path, (value, _) in calibrated.items()})
-    results = simulate(platform, workload, list(configs.values()), options=options)
-    runs = dict(zip(configs, results, strict=True))
+
+    def simulated(platform: Platform) -> dict[str, SimResult]:
+        return dict(zip(configs, simulate(platform, workload, list(configs.values()),
+                                          options=options), strict=True))
+
+    runs, calibrated = simulated(loaded), changed_values(loaded, calibration or {})
+    if calibrated:
+        fitted = simulated(loaded.with_values({path: value for path, (value, _) in
+                                               calibrated.items()}))
+        if _error(fitted, measured or {}) < _error(runs, measured or {}):
+            runs = fitted
+        else:
+            calibrated = {}
     return Explanation(runs, settings_text(tuned), runs["tuned"].best_ceiling_mbs, calibrated)
+
+
+def changed_values(platform: Platform, values: Mapping[str, float]
+                   ) -> dict[str, tuple[float, float]]:
+    """``values`` that differ from the platform file's: path -> (value, the file's)."""
+    loaded = {path: value for path, (value, _, _) in platform.free_parameters().items()}
+    return {path: (float(value), loaded[path]) for path, value in values.items()
+            if path in loaded and value != loaded[path]}
+
+
+def _error(runs: Mapping[str, SimResult], measured: Mapping[str, float | None]) -> float:
+    """The summed absolute log error of the simulated rates against the measured medians
+    (infinite when nothing can be compared: the file's model is then kept)."""
+    pairs = [(predicted, rate) for label, rate in measured.items()
+             if rate and label in runs and (predicted := runs[label].rate_mbs)]
+    return sum(abs(math.log(p / m)) for p, m in pairs) if pairs else math.inf

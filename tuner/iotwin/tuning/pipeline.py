@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Literal, TextIO
 
 from iotwin.config.types import Config
-from iotwin.config.validation import DEFAULT_CONFIG, validate_config
+from iotwin.config.validation import validate_config
 from iotwin.core.errors import UserError
 from iotwin.core.hashing import config_hash
 from iotwin.core.progress import say
@@ -49,9 +49,15 @@ from iotwin.tuning.campaign import (
 )
 from iotwin.tuning.captured_workload import capture_workload_of
 from iotwin.tuning.confirmation import Confirmed, confirm_best
-from iotwin.tuning.explanation import Explanation, explain, last_fit
+from iotwin.tuning.explanation import Explanation, explain, last_fit, summary_configs
 from iotwin.tuning.parts import CampaignParts, assemble
-from iotwin.tuning.repetitions import Measurement, RunAndStore, measure_pairs, pair_speedup
+from iotwin.tuning.repetitions import (
+    Measurement,
+    RunAndStore,
+    measure_pairs,
+    measured_io_rates,
+    pair_speedup,
+)
 from iotwin.tuning.spec import TuneSpec
 
 #: the step of a tune a user stopped
@@ -147,7 +153,8 @@ def tune(spec: TuneSpec, store: Store, campaign_id: int | None = None, *,
         return TuneResult(campaign, confirmed or confirm_best(campaign, options.confirm, 0),
                           {}, stopped=step)
     explanation = explain(campaign.spec, confirmed[0].config, campaign.space, yours,
-                          last_fit(store, campaign.id)) if confirmed else None
+                          last_fit(store, campaign.id), measured_io_rates(summary)) \
+        if confirmed else None
     return TuneResult(campaign, confirmed, summary, explanation)
 
 
@@ -163,8 +170,7 @@ def default_vs_tuned(store: Store, campaign: CampaignEvaluator, tuned: Config,
     resumed campaign runs only the ones missing); run i of each is round i's pair."""
     if repeat < 1:
         return {}
-    configs = {"default": DEFAULT_CONFIG, "tuned": tuned,
-               **({"yours": yours} if yours is not None else {})}
+    configs = summary_configs(tuned, yours)
     rows = store.evaluations(campaign.id, source=campaign.executor.source)
 
     def runs(label: str) -> RunAndStore:

@@ -171,3 +171,10 @@ def interleaved_rounds(keys: Sequence[str], rounds: int, stored: Mapping[str, Se
         if len(runs) <= round_index:
             runs.append(run(slot, round_index))
     return [done[key] for key in keys]
+
+
+def measured_io_rates(summary: Mapping[str, Measurement]) -> dict[str, float | None]:
+    """The summary's median I/O rate of each label: what the model's ceilings bound, whatever
+    the objective."""
+    return {label: (rate.median if (rate := m.io_rate) else None)
+            for label, m in summary.items()}
