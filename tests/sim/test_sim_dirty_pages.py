@@ -102,3 +102,38 @@ def test_holds_dirty_pages_must_be_true_or_false() -> None:
     tree["lustre_client"]["holds_dirty_pages"]["value"] = "yes"
     with pytest.raises(Exception, match="holds_dirty_pages"):
         run(parse_platform(tree, "test"), workload(1, MiB))
+
+
+def two_writers_of_alternate_rows(cols: int) -> dict[str, Any]:
+    """Two ranks of one node write alternate `cols`-byte pieces of 256 rows (a 2-D dataset
+    split by columns): HDF5's independent transfer hands each piece over as a call of its own."""
+    return {"iotwin_workload": 1, "name": "t", "ranks": 2, "ranks_per_node": 2,
+            "files": [{"name": "t.h5", "api": "hdf5", "flushes": 1, "datasets": [
+                {"name": "/d", "element_bytes": 1, "transfer": "independent",
+                 "decomposition": {"grid": [1, 2], "block": [256, cols]}}]}]}
+
+
+def with_request_cost(holds: bool) -> Platform:
+    tree = copy.deepcopy(page_cache(holds).tree)
+    tree["filesystem"]["rpc_overhead_s"]["value"] = 1e-3
+    tree["compute"]["cores_per_node"]["value"] = 2
+    return parse_platform(tree, "test")
+
+
+@pytest.mark.parametrize(("cols", "requests"), [(1024, 1), (4096, 2)])
+def test_the_write_back_sends_the_dirty_runs_not_the_calls(cols: int, requests: int) -> None:
+    """512 calls whose pieces, both writers' together, leave one contiguous run of 512 KiB or
+    2 MiB: the write-back sends it as requests of at most 1 MiB (the small platform's
+    largest), each paying the target's 1 ms, where a cache that sends what each call wrote
+    pays it 512 times."""
+    unfilled = {"dataset": {"fill_time": "never"}}
+    wl = two_writers_of_alternate_rows(cols)
+    [held] = run(with_request_cost(True), wl, unfilled)
+    [sent] = run(with_request_cost(False), wl, unfilled)
+    assert held.breakdown["posix"]["writes"] == sent.breakdown["posix"]["writes"] == 512
+    assert held.breakdown["rpcs"] == requests and sent.breakdown["rpcs"] == 512
+    assert held.time_by_mechanism["OSTs (request service)"] == pytest.approx(requests * 1e-3,
+                                                                             rel=1e-5)
+    assert sent.time_by_mechanism["OSTs (request service)"] == pytest.approx(0.512, rel=1e-2)
+    disk_s = 2 * 256 * cols / (100 * MB)
+    assert held.time_by_mechanism["OSTs (bandwidth)"] == pytest.approx(disk_s, rel=1e-5)

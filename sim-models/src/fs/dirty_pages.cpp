@@ -24,4 +24,30 @@ uint64_t DirtyPages::overwritten(const ObjectExtent& extent)
     return overlap;
 }
 
+std::vector<uint64_t> DirtyPages::writeback_requests(std::vector<ObjectExtent> extents,
+                                                    uint64_t max_request_bytes, size_t targets)
+{
+    auto object = [](const ObjectExtent& e) { return std::tie(e.target, e.node, e.file, e.component); };
+    std::sort(extents.begin(), extents.end(), [&](const ObjectExtent& a, const ObjectExtent& b) {
+        return std::tuple_cat(object(a), std::tie(a.begin)) < std::tuple_cat(object(b), std::tie(b.begin));
+    });
+    std::vector<uint64_t> requests(targets, 0);
+    auto close_run = [&](int target, uint64_t bytes) {
+        requests[static_cast<size_t>(target)] += (bytes + max_request_bytes - 1) / max_request_bytes;
+    };
+    for (size_t i = 0; i < extents.size();) {
+        const ObjectExtent& first = extents[i];
+        uint64_t begin = first.begin, end = first.end;
+        for (i++; i < extents.size() && object(extents[i]) == object(first); i++) {
+            if (extents[i].begin > end) {  // a gap: the run before it is written back alone
+                close_run(first.target, end - begin);
+                begin = extents[i].begin;
+            }
+            end = std::max(end, extents[i].end);
+        }
+        close_run(first.target, end - begin);
+    }
+    return requests;
+}
+
 }  // namespace iosim

@@ -19,11 +19,20 @@
 // (ClientCache::holds_dirty_pages).
 //
 // Bytes, not pages: a write over part of a dirty page is counted by its bytes.
+//
+// The write-back's requests are the dirty runs, not the write calls: a file system's
+// writepages gathers the contiguous dirty pages of a file into one extent and sends it as
+// block I/O (ext4_writepages, mpage_prepare_extent_to_map), and the block layer builds a
+// request up to the device's largest (queue/max_sectors_kb). Two processes of a node that
+// write alternate 1 KiB pieces of one file (HDF5's independent transfer of a block of a
+// shared array: a write call a row) leave one contiguous dirty run, written back as a few
+// large requests, where each call counted alone would be a request of 1 KiB.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <tuple>
+#include <vector>
 
 #include "model/model.hpp"
 
@@ -35,6 +44,12 @@ public:
     uint64_t overwritten(const ObjectExtent& extent);
     // The write-back took them all.
     void clear() { runs_.clear(); }
+
+    // The requests a write-back of `extents` (a phase's dirty extents, in any order) sends
+    // to each target: each object's extents merged into contiguous runs, each run cut at
+    // `max_request_bytes`; indexed by target, `targets` long.
+    static std::vector<uint64_t> writeback_requests(std::vector<ObjectExtent> extents,
+                                                    uint64_t max_request_bytes, size_t targets);
 
 private:
     using Object = std::tuple<int, uint64_t, int, int>;  // node, file, component, target

@@ -4,6 +4,7 @@
 #include <numeric>
 #include <tuple>
 
+#include "fs/dirty_pages.hpp"
 #include "fs/partial_stripe_writes.hpp"
 
 namespace iosim {
@@ -121,15 +122,34 @@ void WritePhaseBuilder::add_to_target(int client, int key, int target, int compo
                                       uint64_t bytes)
 {
     TargetSlot& at = slot(client, key, target, component);
-    uint64_t rpcs = client_rpcs_.add(at.rpc_run, object_offset, bytes);
-    uint64_t requests = media_requests_.add(at.media_run, object_offset, bytes);
-    if (platform_.cache.holds_dirty_pages)
-        note_extent(client, target, component, object_offset, bytes);
     Flow& f = flows_[static_cast<size_t>(at.flow)];
     f.bytes += bytes;
-    f.target_busy_s += static_cast<double>(requests) * platform_.fs.rpc_overhead_s;
-    breakdown_.rpcs += rpcs;
     breakdown_.bytes_per_target[target] += bytes;
+    if (platform_.cache.holds_dirty_pages) {  // its requests are its write-back's: finish()
+        note_extent(client, target, component, object_offset, bytes);
+        return;
+    }
+    uint64_t requests = media_requests_.add(at.media_run, object_offset, bytes);
+    f.target_busy_s += static_cast<double>(requests) * platform_.fs.rpc_overhead_s;
+    breakdown_.rpcs += client_rpcs_.add(at.rpc_run, object_offset, bytes);
+}
+
+// A page cache's write-back requests (dirty_pages.hpp), each target's shared by the phase's
+// flows to it by their bytes.
+void WritePhaseBuilder::charge_writeback_requests()
+{
+    std::vector<uint64_t> requests = DirtyPages::writeback_requests(extents_, platform_.fs.rpc_max_bytes, slots_.size());
+    std::vector<uint64_t> target_bytes(slots_.size(), 0);
+    for (const Flow& f : flows_)
+        target_bytes[static_cast<size_t>(f.dst)] += f.bytes;
+    for (Flow& f : flows_) {
+        size_t t = static_cast<size_t>(f.dst);
+        if (f.bytes > 0)
+            f.target_busy_s += static_cast<double>(requests[t]) * platform_.fs.rpc_overhead_s *
+                               static_cast<double>(f.bytes) / static_cast<double>(target_bytes[t]);
+    }
+    for (uint64_t n : requests)
+        breakdown_.rpcs += n;
 }
 
 void WritePhaseBuilder::note_extent(int client, int target, int component, uint64_t object_offset, uint64_t bytes)
@@ -290,6 +310,8 @@ Phase WritePhaseBuilder::finish(const std::string& label, double fixed_s)
     phase.fixed_s = fixed_s;
     phase.max_process_bytes = max_process_bytes_;
     phase.max_process_calls = max_process_calls_;
+    if (platform_.cache.holds_dirty_pages)
+        charge_writeback_requests();
     phase.extents = std::move(extents_);
     extents_.clear();
     // The phase's lock waits (extent_locks.hpp): the most revocations one process waits for,

@@ -93,6 +93,7 @@ private:
     void count_process_write(int process, uint64_t bytes);
     // Where the platform's cache keeps overwrites in place: the object bytes written.
     void note_extent(int client, int target, int component, uint64_t object_offset, uint64_t bytes);
+    void charge_writeback_requests();
 
     const Platform& platform_;
     const Striping* striping_ = nullptr;
