@@ -43,6 +43,10 @@ def test_default_and_tuned_are_explained_with_their_ceilings() -> None:
     text = _explanation_text(explanation, {"default": 224.0, "tuned": 2000.0}, "hopper")
     assert "measured against the hopper model's ceilings: default 50 % of its 448 MB/s" in text
     assert "why (simulated): default: 2 OSTs" in text
+    assert text.count("above it") == 0
+    above = _explanation_text(explanation, {"default": 500.0, "tuned": None}, "hopper")
+    assert ("default 112 % of its 448 MB/s (above it: the model's ceiling is that much too low "
+            "for this machine)" in above)
     assert "tuned (lustre.stripe_count=48 lustre.stripe_size=4MiB): " in text
     assert "targets used" in text and "lock revocations" in text
 

@@ -530,6 +530,8 @@ def _explanation_text(explanation: Explanation, measured: dict[str, float | None
     shares = explanation.fractions(measured)
     of_ceiling = ", ".join(
         f"{label} {percent(share['of_ceiling'])} of its {rate_text(share['ceiling_mbs'])}"
+        + (" (above it: the model's ceiling is that much too low for this machine)"
+           if (share["of_ceiling"] or 0) > 1 else "")
         for label, share in shares.items() if share["measured_mbs"] is not None)
     best = explanation.best_ceiling_mbs
     of_best = ", ".join(f"{label} {percent(share['of_best_ceiling'])}"
