@@ -137,3 +137,36 @@ def test_the_write_back_sends_the_dirty_runs_not_the_calls(cols: int, requests: 
     assert sent.time_by_mechanism["OSTs (request service)"] == pytest.approx(0.512, rel=1e-2)
     disk_s = 2 * 256 * cols / (100 * MB)
     assert held.time_by_mechanism["OSTs (bandwidth)"] == pytest.approx(disk_s, rel=1e-5)
+
+
+def with_folio_cost() -> Platform:
+    """A page cache whose write-back costs 1 ms a folio, folios up to 64 KiB."""
+    tree = copy.deepcopy(page_cache(True).tree)
+    tree["lustre_client"]["writeback_folio_s"] = {"value": 1e-3, "assumption": "test"}
+    tree["lustre_client"]["max_folio_bytes"] = {"value": 64 * 1024, "assumption": "test"}
+    tree["compute"]["cores_per_node"]["value"] = 2
+    return parse_platform(tree, "test")
+
+
+def test_a_write_back_pays_a_folio_each_as_large_as_the_write_that_made_it() -> None:
+    """2 MiB from two writers either way: 2,048 calls of 1 KiB make a page each per 4 KiB,
+    512 folios; two calls of 1 MiB make folios of the largest size, 64 KiB, 32 of them."""
+    unfilled = {"dataset": {"fill_time": "never"}}
+    rows = two_writers_of_alternate_rows(1024)
+    rows["files"][0]["datasets"][0]["decomposition"]["block"] = [1024, 1024]
+    blocks = flushed_hdf5(2, MiB)
+    blocks["ranks_per_node"] = 2
+    [small] = run(with_folio_cost(), rows, unfilled)
+    [large] = run(with_folio_cost(), blocks, unfilled)
+    assert small.breakdown["payload_bytes"] == large.breakdown["payload_bytes"] == 2 * MiB
+    assert small.time_by_mechanism["OSTs (request service)"] == pytest.approx(0.512, rel=1e-5)
+    assert large.time_by_mechanism["OSTs (request service)"] == pytest.approx(0.032, rel=1e-5)
+
+
+@pytest.mark.parametrize(("leaf", "value"), [("writeback_folio_s", -1e-6),
+                                             ("max_folio_bytes", 1024)])
+def test_impossible_folio_leaves_are_refused_by_name(leaf: str, value: float) -> None:
+    tree = copy.deepcopy(page_cache(True).tree)
+    tree["lustre_client"][leaf] = {"value": value, "assumption": "test"}
+    with pytest.raises(Exception, match=leaf):
+        run(parse_platform(tree, "test"), workload(1, MiB))

@@ -50,4 +50,12 @@ std::vector<uint64_t> DirtyPages::writeback_requests(std::vector<ObjectExtent> e
     return requests;
 }
 
+uint64_t DirtyPages::folio_bytes(uint64_t length, uint64_t page_bytes, uint64_t max_folio_bytes)
+{
+    uint64_t folio = page_bytes;
+    while (folio * 2 <= length && folio * 2 <= max_folio_bytes)
+        folio *= 2;
+    return folio;
+}
+
 }  // namespace iosim

@@ -127,6 +127,9 @@ void WritePhaseBuilder::add_to_target(int client, int key, int target, int compo
     breakdown_.bytes_per_target[target] += bytes;
     if (platform_.cache.holds_dirty_pages) {  // its requests are its write-back's: finish()
         note_extent(client, target, component, object_offset, bytes);
+        if (static_cast<size_t>(target) >= folios_.size())
+            folios_.resize(static_cast<size_t>(target) + 1, 0);
+        folios_[static_cast<size_t>(target)] += static_cast<double>(bytes) / static_cast<double>(write_folio_bytes_);
         return;
     }
     uint64_t requests = media_requests_.add(at.media_run, object_offset, bytes);
@@ -134,22 +137,25 @@ void WritePhaseBuilder::add_to_target(int client, int key, int target, int compo
     breakdown_.rpcs += client_rpcs_.add(at.rpc_run, object_offset, bytes);
 }
 
-// A page cache's write-back requests (dirty_pages.hpp), each target's shared by the phase's
-// flows to it by their bytes.
-void WritePhaseBuilder::charge_writeback_requests()
+// A page cache's write-back (dirty_pages.hpp): its requests and its folios, each target's shared
+// by the phase's flows to it by their bytes.
+void WritePhaseBuilder::charge_writeback()
 {
     std::vector<uint64_t> requests = DirtyPages::writeback_requests(extents_, platform_.fs.rpc_max_bytes, slots_.size());
+    folios_.resize(slots_.size(), 0);
     std::vector<uint64_t> target_bytes(slots_.size(), 0);
     for (const Flow& f : flows_)
         target_bytes[static_cast<size_t>(f.dst)] += f.bytes;
     for (Flow& f : flows_) {
         size_t t = static_cast<size_t>(f.dst);
+        double busy_s = static_cast<double>(requests[t]) * platform_.fs.rpc_overhead_s +
+                        folios_[t] * platform_.cache.writeback_folio_s;
         if (f.bytes > 0)
-            f.target_busy_s += static_cast<double>(requests[t]) * platform_.fs.rpc_overhead_s *
-                               static_cast<double>(f.bytes) / static_cast<double>(target_bytes[t]);
+            f.target_busy_s += busy_s * static_cast<double>(f.bytes) / static_cast<double>(target_bytes[t]);
     }
     for (uint64_t n : requests)
         breakdown_.rpcs += n;
+    std::fill(folios_.begin(), folios_.end(), 0.0);
 }
 
 void WritePhaseBuilder::note_extent(int client, int target, int component, uint64_t object_offset, uint64_t bytes)
@@ -285,6 +291,7 @@ void WritePhaseBuilder::add(int client, int key, int process, uint64_t offset, u
     if (length == 0)
         return;
     count_process_write(process, length);
+    write_folio_bytes_ = DirtyPages::folio_bytes(length, platform_.cache.page_bytes, platform_.cache.max_folio_bytes);
     range_locks_.write(client, process, offset, offset + length);
     count_sent(breakdown_.bytes_per_node, client, length);
     count_sent(breakdown_.bytes_per_process, process, length);
@@ -311,7 +318,7 @@ Phase WritePhaseBuilder::finish(const std::string& label, double fixed_s)
     phase.max_process_bytes = max_process_bytes_;
     phase.max_process_calls = max_process_calls_;
     if (platform_.cache.holds_dirty_pages)
-        charge_writeback_requests();
+        charge_writeback();
     phase.extents = std::move(extents_);
     extents_.clear();
     // The phase's lock waits (extent_locks.hpp): the most revocations one process waits for,

@@ -93,12 +93,14 @@ private:
     void count_process_write(int process, uint64_t bytes);
     // Where the platform's cache keeps overwrites in place: the object bytes written.
     void note_extent(int client, int target, int component, uint64_t object_offset, uint64_t bytes);
-    void charge_writeback_requests();
+    void charge_writeback();
 
     const Platform& platform_;
     const Striping* striping_ = nullptr;
     uint64_t file_ = 0;
     std::vector<ObjectExtent> extents_;  // the phase's, adjacent ones merged
+    std::vector<double> folios_;  // a page cache's: target -> the folios the phase's writes make there
+    uint64_t write_folio_bytes_ = 4096;  // the folio the current write call makes
     ExtentLocks locks_;
     TokenServer token_server_;    // GPFS: the file's token server (token_server.hpp)
     ClientRangeLocks range_locks_;  // Lustre: each node's range locks of the file (client_range_locks.hpp)

@@ -176,6 +176,8 @@ void parse_lustre_client(const json& data, Platform& p)
     double page_bytes = optional(data, section, "page_bytes", 4096);
     p.cache.close_flushes = flag(data, section, "close_flushes", true);
     p.cache.holds_dirty_pages = flag(data, section, "holds_dirty_pages", false);
+    p.cache.writeback_folio_s = optional(data, section, "writeback_folio_s", 0);
+    double max_folio_bytes = optional(data, section, "max_folio_bytes", page_bytes);
     if (p.cache.process_write_Bps < 0)
         throw std::invalid_argument("platform.lustre_client.process_write_mbs: must be >= 0");
     if (p.cache.node_write_Bps < 0)
@@ -188,7 +190,12 @@ void parse_lustre_client(const json& data, Platform& p)
         throw std::invalid_argument("platform.lustre_client.locked_write_s: must be >= 0");
     if (page_bytes < 1)
         throw std::invalid_argument("platform.lustre_client.page_bytes: must be >= 1");
+    if (p.cache.writeback_folio_s < 0)
+        throw std::invalid_argument("platform.lustre_client.writeback_folio_s: must be >= 0");
+    if (max_folio_bytes < page_bytes)
+        throw std::invalid_argument("platform.lustre_client.max_folio_bytes: must be >= page_bytes");
     p.cache.page_bytes = static_cast<uint64_t>(page_bytes);
+    p.cache.max_folio_bytes = static_cast<uint64_t>(max_folio_bytes);
 }
 
 }  // namespace

@@ -115,6 +115,10 @@ struct ClientCache {
     // Lustre's OSC, which sends an RPC as soon as it fills): a write over them changes them
     // there, and the targets take them once (fs/dirty_pages.hpp).
     bool holds_dirty_pages = false;
+    // Such a cache's write-back of one folio, besides its bytes (dirty_pages.hpp: a folio is as
+    // large as the write that made it, from a page to `max_folio_bytes`); 0: none.
+    double writeback_folio_s = 0;
+    uint64_t max_folio_bytes = 4096;
 };
 
 struct Hdf5Costs {
