@@ -170,3 +170,27 @@ def test_impossible_folio_leaves_are_refused_by_name(leaf: str, value: float) ->
     tree["lustre_client"][leaf] = {"value": value, "assumption": "test"}
     with pytest.raises(Exception, match=leaf):
         run(parse_platform(tree, "test"), workload(1, MiB))
+
+
+def writes_apart_then_flushed() -> dict[str, Any]:
+    """One process writes 4 MiB, computes for 1 s, writes 4 MiB more, then flushes the file:
+    a captured program's session (calls with computation between them)."""
+    def write(origin: int, compute_s: float) -> dict[str, Any]:
+        return {"write": ["bytes@0"], "transfer": "independent", "compute_before_s": compute_s,
+                "selections": [{"grid": [1], "block": [4 * MiB], "origin": [origin]}]}
+    return {"iotwin_workload": 1, "name": "t", "ranks": 1, "files": [
+        {"name": "t.dat", "mode": "shared", "api": "mpiio", "create": True,
+         "datasets": [{"name": "bytes@0", "element_bytes": 1, "dims": [SIZE]}],
+         "calls": [write(0, 0.0), write(4 * MiB, 1.0), {"flush": True}]}]}
+
+
+def test_a_page_cache_does_not_drain_while_its_program_computes() -> None:
+    """Held pages wait for the flush, inside the I/O time: the run's ceiling is the disk's
+    (100 MB/s). Sent as RPCs fill, the first write drains during the second of computation,
+    so the storage is off the I/O path and the ceiling is the copy's (1,000 MB/s)."""
+    wl = writes_apart_then_flushed()
+    [held] = run(page_cache(True), wl)
+    [sent] = run(page_cache(False), wl)
+    assert held.ceiling_mbs == pytest.approx(100, rel=1e-6)
+    assert held.bound_by["ceiling"] == "OSTs"
+    assert sent.ceiling_mbs == pytest.approx(COPY_MBS, rel=1e-6)
