@@ -54,7 +54,7 @@ uint64_t object_of(uint64_t component, int target)
 }  // namespace
 
 WritePhaseBuilder::WritePhaseBuilder(const Platform& p, Breakdown& bd)
-    : platform_(p), locks_(!p.fs.gpfs && p.fs.expanded_grants),
+    : platform_(p), folios_(storage_targets(p), 0.0), locks_(!p.fs.gpfs && p.fs.expanded_grants),
       token_server_(p.fs.gpfs ? p.fs.token_ops_per_s : 0),
       range_locks_(p.fs.gpfs || p.cache.locked_write_s <= 0 ? 0 : p.cache.page_bytes),
       revocation_s_((token_server_.serves() ? token_server_.request_s() : p.fs.lock_conflict_s) +
@@ -127,8 +127,6 @@ void WritePhaseBuilder::add_to_target(int client, int key, int target, int compo
     breakdown_.bytes_per_target[target] += bytes;
     if (platform_.cache.holds_dirty_pages) {  // its requests are its write-back's: finish()
         note_extent(client, target, component, object_offset, bytes);
-        if (static_cast<size_t>(target) >= folios_.size())
-            folios_.resize(static_cast<size_t>(target) + 1, 0);
         folios_[static_cast<size_t>(target)] += static_cast<double>(bytes) / static_cast<double>(write_folio_bytes_);
         return;
     }
@@ -142,7 +140,6 @@ void WritePhaseBuilder::add_to_target(int client, int key, int target, int compo
 void WritePhaseBuilder::charge_writeback()
 {
     std::vector<uint64_t> requests = DirtyPages::writeback_requests(extents_, platform_.fs.rpc_max_bytes, slots_.size());
-    folios_.resize(slots_.size(), 0);
     std::vector<uint64_t> target_bytes(slots_.size(), 0);
     for (const Flow& f : flows_)
         target_bytes[static_cast<size_t>(f.dst)] += f.bytes;
@@ -291,7 +288,8 @@ void WritePhaseBuilder::add(int client, int key, int process, uint64_t offset, u
     if (length == 0)
         return;
     count_process_write(process, length);
-    write_folio_bytes_ = DirtyPages::folio_bytes(length, platform_.cache.page_bytes, platform_.cache.max_folio_bytes);
+    if (platform_.cache.holds_dirty_pages)
+        write_folio_bytes_ = DirtyPages::folio_bytes(length, platform_.cache.page_bytes, platform_.cache.max_folio_bytes);
     range_locks_.write(client, process, offset, offset + length);
     count_sent(breakdown_.bytes_per_node, client, length);
     count_sent(breakdown_.bytes_per_process, process, length);

@@ -100,7 +100,7 @@ private:
     uint64_t file_ = 0;
     std::vector<ObjectExtent> extents_;  // the phase's, adjacent ones merged
     std::vector<double> folios_;  // a page cache's: target -> the folios the phase's writes make there
-    uint64_t write_folio_bytes_ = 4096;  // the folio the current write call makes
+    uint64_t write_folio_bytes_ = 4096;  // a page cache's: the folio the current write call makes
     ExtentLocks locks_;
     TokenServer token_server_;    // GPFS: the file's token server (token_server.hpp)
     ClientRangeLocks range_locks_;  // Lustre: each node's range locks of the file (client_range_locks.hpp)
