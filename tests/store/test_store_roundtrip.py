@@ -78,6 +78,8 @@ def test_calibrations_of_one_campaign(tmp_path: Path) -> None:
                for i in range(4)]
         store.add_calibration("local", {"ost_bw": 9.0}, fit_error=None, heldout_error=None)
         assert [c.id for c in store.calibrations(campaign_id=campaigns[1])] == ids[1::2]
+        latest = store.latest_calibration(campaign_id=campaigns[0])
+        assert latest is not None and latest.id == ids[2]
         assert [c.id for c in store.calibrations("hopper", campaign_id=campaigns[1])] == []
         assert len(store.calibrations("local")) == 5
 

@@ -125,9 +125,9 @@ def _summary(page: Page, rows: list[Any]) -> None:
 
 def _explained(page: Page, campaign: Campaign, rows: list[Any],
                calibration: dict[str, float]) -> None:
-    """Default and tuned simulated on the campaign's platform model as its last calibration
-    left it: each measured median as a share of its ceiling, what binds each, their breakdowns
-    side by side."""
+    """Default and tuned simulated on the campaign's platform model (or its last calibration,
+    where that predicts the measured medians better: tuning.explanation): each measured median
+    as a share of its ceiling, what binds each, their breakdowns side by side."""
     tuned = next((row.config for row in rows if row.details.get("label") == "tuned"), None)
     if tuned is None or campaign.kind != "tune":
         return

@@ -597,8 +597,10 @@ class Store:
         return [Calibration(**row) for row in self._rows(
             "calibrations", {"platform": platform, "campaign_id": campaign_id})]
 
-    def latest_calibration(self, platform: str) -> Calibration | None:
-        found = self.calibrations(platform)
+    def latest_calibration(self, platform: str | None = None,
+                           campaign_id: int | None = None) -> Calibration | None:
+        """The newest of ``calibrations(platform, campaign_id)``, if any."""
+        found = self.calibrations(platform, campaign_id)
         return found[-1] if found else None
 
     # -- jobs ---------------------------------------------------------------------------------

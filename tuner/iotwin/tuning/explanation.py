@@ -4,9 +4,10 @@ of a campaign simulated side by side on its platform model and workload, each wi
 ceiling any config of the campaign's space could reach (IOSIM.md "Ceiling and binding
 mechanism"). ``iotwin tune`` prints it under its summary, and ``iotwin report`` shows it.
 
-The model is the campaign's last calibration when it has one: a machine whose disk writes at a
-third of what its platform file says is explained, and its runs set against ceilings, as its
-own runs have shown it, not as the file had it."""
+The model is the platform file, or the campaign's last calibration where that predicts the
+summary's measured medians better: a machine whose disk writes at a third of what its file says
+is explained, and its runs set against ceilings, as its own runs have shown it; a fit to a few
+noisy search runs that says less about the machine than the file does not replace it."""
 
 from __future__ import annotations
 
@@ -85,8 +86,8 @@ def summary_configs(tuned: Config, yours: Config | None) -> dict[str, Config]:
 
 def last_fit(store: Store, campaign_id: int) -> dict[str, float]:
     """The values of a campaign's last calibration (empty before its first)."""
-    found = store.calibrations(campaign_id=campaign_id)
-    return dict(found[-1].parameters) if found else {}
+    found = store.latest_calibration(campaign_id=campaign_id)
+    return dict(found.parameters) if found else {}
 
 
 def explain(spec: CampaignSpec, tuned: Config, space: BoundSpace | None,
@@ -112,11 +113,13 @@ def explain(spec: CampaignSpec, tuned: Config, space: BoundSpace | None,
         return dict(zip(configs, simulate(platform, workload, list(configs.values()),
                                           options=options), strict=True))
 
-    runs, calibrated = simulated(loaded), changed_values(loaded, calibration or {})
+    runs, medians = simulated(loaded), measured or {}
+    # nothing measured, nothing to judge a fit by: the file's model
+    calibrated = changed_values(loaded, calibration or {}) if any(medians.values()) else {}
     if calibrated:
         fitted = simulated(loaded.with_values({path: value for path, (value, _) in
                                                calibrated.items()}))
-        if _error(fitted, measured or {}) < _error(runs, measured or {}):
+        if _error(fitted, medians) < _error(runs, medians):
             runs = fitted
         else:
             calibrated = {}
