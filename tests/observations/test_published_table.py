@@ -184,7 +184,7 @@ def test_an_interrupted_fit_exits_at_once_and_stores_no_calibration(
         assert "fitting..." in running.stderr.readline()
         # each stage told as it starts: the interrupt comes in the first one's simulations
         assert running.stderr.readline().strip() == (
-            "iotwin: which of the 17 free parameters move these cases most (one simulation of "
+            "iotwin: which of the 18 free parameters move these cases most (one simulation of "
             "them each)")
         running.send_signal(signum)
         assert running.wait(timeout=60) == status

@@ -57,10 +57,14 @@ def test_more_osts_are_not_slower_once_tuned(predictions: list[Any]) -> None:
     for platform in ("archer", "hopper"):
         tuned = [p.tuned_mbs for p in predictions if p.platform == platform]
         # equal up to rounding counts as not slower: a rate bound by something the OSTs do
-        # not change (ARCHER's HDF5 fill by rank 0) is the same on 48 and 96 OSTs
-        assert all(after >= before * (1 - 1e-9) for before, after in itertools.pairwise(tuned)), \
+        # not change (ARCHER's HDF5 fill by rank 0, its nodes' clients) is the same on 8 and 96
+        assert all(after >= before * (1 - 1e-6) for before, after in itertools.pairwise(tuned)), \
             (platform, tuned)
-        assert tuned[-1] > tuned[0]  # 8 OSTs cap a 1 GiB checkpoint; 96 do not
+
+
+def test_where_the_osts_bind_more_of_them_are_faster_once_tuned(predictions: list[Any]) -> None:
+    tuned = [p.tuned_mbs for p in predictions if p.platform == "hopper"]
+    assert tuned[-1] > 1.1 * tuned[0]  # 8 OSTs cap a 1 GiB checkpoint; 96 do not
 
 
 @pytest.mark.parametrize("platform", ["archer", "hopper"])

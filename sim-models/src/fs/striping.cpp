@@ -239,8 +239,8 @@ struct StripeCursor {
 
 }  // namespace
 
-// A write call of `process` and its bytes (every piece add() takes is one call).
-void WritePhaseBuilder::count_process_write(int process, uint64_t bytes)
+// A write call of `process` on `client` and its bytes (every piece add() takes is one call).
+void WritePhaseBuilder::count_process_write(int client, int process, uint64_t bytes)
 {
     if (static_cast<size_t>(process) >= process_bytes_.size()) {
         process_bytes_.resize(static_cast<size_t>(process) + 1, 0);
@@ -248,11 +248,22 @@ void WritePhaseBuilder::count_process_write(int process, uint64_t bytes)
         process_waits_.resize(static_cast<size_t>(process) + 1, 0);
     }
     uint64_t& sum = process_bytes_[process];
-    if (sum == 0)
+    if (sum == 0) {
         processes_.push_back(process);
+        count_node_writer(client);
+    }
     sum += bytes;
     max_process_bytes_ = std::max(max_process_bytes_, sum);
     max_process_calls_ = std::max(max_process_calls_, ++process_calls_[process]);
+}
+
+void WritePhaseBuilder::count_node_writer(int client)
+{
+    if (static_cast<size_t>(client) >= node_writers_.size())
+        node_writers_.resize(static_cast<size_t>(client) + 1, 0);
+    if (node_writers_[client] == 0)
+        writing_nodes_.push_back(client);
+    max_node_writers_ = std::max(max_node_writers_, ++node_writers_[client]);
 }
 
 // The bytes [offset, end) of one extent of the layout: a Data-on-MDT extent to its MDT whole,
@@ -287,7 +298,7 @@ void WritePhaseBuilder::add(int client, int key, int process, uint64_t offset, u
 {
     if (length == 0)
         return;
-    count_process_write(process, length);
+    count_process_write(client, process, length);
     if (platform_.cache.holds_dirty_pages)
         write_folio_bytes_ = DirtyPages::folio_bytes(length, platform_.cache.page_bytes, platform_.cache.max_folio_bytes);
     range_locks_.write(client, process, offset, offset + length);
@@ -315,6 +326,7 @@ Phase WritePhaseBuilder::finish(const std::string& label, double fixed_s)
     phase.fixed_s = fixed_s;
     phase.max_process_bytes = max_process_bytes_;
     phase.max_process_calls = max_process_calls_;
+    phase.max_node_writers = max_node_writers_;
     if (platform_.cache.holds_dirty_pages)
         charge_writeback();
     phase.extents = std::move(extents_);
@@ -363,6 +375,10 @@ Phase WritePhaseBuilder::finish(const std::string& label, double fixed_s)
     for (int process : processes_)
         process_bytes_[process] = process_calls_[process] = process_waits_[process] = 0;
     processes_.clear();
+    for (int client : writing_nodes_)
+        node_writers_[client] = 0;
+    writing_nodes_.clear();
+    max_node_writers_ = 0;
     max_process_bytes_ = 0;
     max_process_calls_ = 0;
     max_process_waits_ = 0;

@@ -170,6 +170,7 @@ void parse_lustre_client(const json& data, Platform& p)
     p.cache.osc_dirty_bytes = static_cast<uint64_t>(optional(data, section, "osc_dirty_bytes", 0));
     p.cache.process_write_Bps = optional(data, section, "process_write_mbs", 0) * MB;
     p.cache.node_write_Bps = optional(data, section, "node_write_mbs", 0) * MB;
+    p.cache.contended_write_Bps = optional(data, section, "contended_write_mbs", 0) * MB;
     p.cache.write_call_s = optional(data, section, "write_call_s", 0);
     p.cache.cached_read_Bps = optional(data, section, "cached_read_mbs", 0) * MB;
     p.cache.locked_write_s = optional(data, section, "locked_write_s", 0);
@@ -182,6 +183,8 @@ void parse_lustre_client(const json& data, Platform& p)
         throw std::invalid_argument("platform.lustre_client.process_write_mbs: must be >= 0");
     if (p.cache.node_write_Bps < 0)
         throw std::invalid_argument("platform.lustre_client.node_write_mbs: must be >= 0");
+    if (p.cache.contended_write_Bps < 0)
+        throw std::invalid_argument("platform.lustre_client.contended_write_mbs: must be >= 0");
     if (p.cache.write_call_s < 0)
         throw std::invalid_argument("platform.lustre_client.write_call_s: must be >= 0");
     if (p.cache.cached_read_Bps < 0)

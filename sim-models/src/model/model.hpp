@@ -107,6 +107,9 @@ struct ClientCache {
     double process_write_Bps = 0;   // what one client process can copy into the cache and send
     double write_call_s = 0;        // one write call of a process: the library stack and the system call
     double node_write_Bps = 0;      // what one client node's client can send
+    // What one node's client takes into one file while many of its processes write it (a
+    // client that lets one write of a file in at a time: contended_writes.hpp); 0: not modelled.
+    double contended_write_Bps = 0;
     double cached_read_Bps = 0;     // what one process reads of pages the cache holds; 0: read from the targets
     double locked_write_s = 0;      // one write call under the client's range lock (client_range_locks.hpp); 0: none
     uint64_t page_bytes = 4096;     // the client's page: the unit of its range locks
@@ -290,6 +293,7 @@ struct Phase {
     uint64_t repeat = 1;  // identical consecutive phases
     uint64_t max_process_bytes = 0;  // most bytes one process writes to storage in the phase
     uint64_t max_process_calls = 0;  // most write calls one process makes in the phase
+    uint32_t max_node_writers = 0;   // most processes of one client node writing in the phase
     // What the phase's writers wait for extent-lock revocations (extent_locks.hpp): a wait in
     // the writing processes, before their data reaches the cache or the targets.
     double lock_wait_s = 0;
