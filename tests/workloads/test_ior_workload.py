@@ -102,6 +102,23 @@ def test_a_bad_option_is_one_error_naming_it(command: str, says: str) -> None:
         parse_ior(shlex.split(command))
 
 
+@pytest.mark.parametrize(("path", "name"), [
+    ("/lustre/scratch/ior-hard/file", "ior-hard/file"),  # the directory a site's layout goes by
+    ("/scratch/ior.h5", "scratch/ior.h5"),
+    ("../up/file", "up/file"),
+])
+def test_a_tenders_absolute_test_file_lands_in_the_runs_directory(path: str, name: str) -> None:
+    run = parse_ior(["-w", "-o", path])
+    assert run.test_file == name
+    assert run.notes == (f"IOR option -o {path}: simulated as {name} in the run's directory",)
+    assert ior_workload(run, 4, 1, "ior")["files"][0]["name"] == name
+
+
+def test_a_relative_test_file_is_kept_as_it_is() -> None:
+    run = parse_ior(["-w", "-o", "ior-easy/file"])
+    assert (run.test_file, run.notes) == ("ior-easy/file", ())
+
+
 def test_io500_phases_follow_its_rules() -> None:
     hard = parse_ior(io500_arguments("hard-write", 10, segments=7))
     assert (hard.api, hard.transfer, hard.block, hard.segments, hard.file_per_process) == (

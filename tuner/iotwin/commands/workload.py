@@ -91,6 +91,8 @@ def _from_ior(args: argparse.Namespace) -> int:
     for what in run.ignored:
         print(f"iotwin: IOR option {what}: does not change what is written, not modelled",
               file=sys.stderr)
+    for note in run.notes:
+        print(f"iotwin: {note}", file=sys.stderr)
     if run.reads:
         print("iotwin: IOR's read phase is not simulated: the workload is its write phase",
               file=sys.stderr)
@@ -177,7 +179,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Read IOR's options as IOR does (-a POSIX|MPIIO|HDF5, -F, -t, -b, -s, -c, "
         "-e, -C, -w/-r, -o, -E; sizes as 47008, 2048k, 2m) into the workload of its write "
         "phase on N processes over M nodes: each transfer one call, a shared file's blocks "
-        "interleaved by segment as IOR places them. --io500 gives IO500's write phases "
+        "interleaved by segment as IOR places them; an absolute -o (/lustre/scratch/ior-hard/f) "
+        "keeps its last directory and name, in the run's directory. --io500 gives IO500's write phases "
         "(POSIX, -C -e -w; easy: -F -t 2048k; hard: one shared file, -t 47008 -b 47008) in "
         "IO500's directories, writing 300 s at the platform's peak or --segments a process.")
     ior.add_argument("--ranks", type=int, required=True, metavar="N")

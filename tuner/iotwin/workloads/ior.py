@@ -29,6 +29,7 @@ import re
 import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 from typing import Any
 
 from iotwin.core.cost import Cost, Driver, Limits, constant
@@ -72,6 +73,7 @@ class IorRun:
     existing: bool = False
     test_file: str = "testFile"
     ignored: tuple[str, ...] = field(default=())
+    notes: tuple[str, ...] = field(default=())  # what the model made of an option, to tell
 
 
 def ior_size(text: str, option: str) -> int:
@@ -99,6 +101,7 @@ def parse_ior(arguments: Sequence[str]) -> IorRun:
             flags.add(option)
         else:
             options[option] = value
+    test_file, notes = _workload_file(options.get("-o", "testFile"))
     api = options.get("-a", "POSIX").upper()
     if api not in _APIS:
         raise UserError(f"IOR option -a: expected one of {', '.join(_APIS)}, got "
@@ -109,13 +112,26 @@ def parse_ior(arguments: Sequence[str]) -> IorRun:
                  segments=_whole(options.get("-s", "1"), "-s"),
                  file_per_process="-F" in flags, collective="-c" in flags, fsync="-e" in flags,
                  writes=writes, reads=reads, existing="-E" in flags,
-                 test_file=options.get("-o", "testFile"), ignored=tuple(ignored))
+                 test_file=test_file, ignored=tuple(ignored), notes=notes)
     if not run.writes:
         raise UserError("IOR without -w (only -r): the read phase is not simulated")
     if run.block % run.transfer:
         raise UserError(f"IOR options -b {run.block} and -t {run.transfer}: the block must be "
                         "a whole number of transfers (IOR refuses it too)")
     return run
+
+
+def _workload_file(path: str) -> tuple[str, tuple[str, ...]]:
+    """IOR's -o as a workload's file name, which is relative to the run's directory: an absolute
+    path (a tender's /lustre/scratch/ior-hard/file) keeps its last directory and file name,
+    the directory being what a site's per-directory default layout goes by."""
+    parts = [p for p in PurePosixPath(path).parts if p not in ("/", ".", "..")]
+    if not parts:
+        raise UserError(f"IOR option -o: expected a file name, got {path!r}")
+    name = "/".join(parts[-2:])
+    if name == path:
+        return name, ()
+    return name, (f"IOR option -o {path}: simulated as {name} in the run's directory",)
 
 
 def _options(arguments: Sequence[str]) -> list[tuple[str, str | None]]:
