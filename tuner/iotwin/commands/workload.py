@@ -180,9 +180,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "-e, -C, -w/-r, -o, -E; sizes as 47008, 2048k, 2m) into the workload of its write "
         "phase on N processes over M nodes: each transfer one call, a shared file's blocks "
         "interleaved by segment as IOR places them; an absolute -o (/lustre/scratch/ior-hard/f) "
-        "keeps its last directory and name, in the run's directory. --io500 gives IO500's write phases "
-        "(POSIX, -C -e -w; easy: -F -t 2048k; hard: one shared file, -t 47008 -b 47008) in "
-        "IO500's directories, writing 300 s at the platform's peak or --segments a process.")
+        "keeps its last directory and name, in the run's directory. --io500 gives IO500's "
+        "write phases (POSIX, -C -e -w; easy: -F -t 2048k; hard: one shared file, -t 47008 "
+        "-b 47008) in IO500's directories, writing 300 s at the platform's peak or "
+        "--segments a process.")
     ior.add_argument("--ranks", type=int, required=True, metavar="N")
     ior.add_argument("--nodes", type=int, required=True, metavar="M")
     ior.add_argument("--io500", choices=tuple(IO500_PHASES), help="one of IO500's write phases")
