@@ -14,6 +14,10 @@
 //
 //     1 / rate(w) = 1 / process + (1 / contended - 1 / process) * (1 - 1 / w)
 //
+// Each file has its own mutex: a node's writers of different files (one file per process)
+// do not wait for each other, and a phase's contended copy is its longest (node, file) one
+// (WritePhaseBuilder::contended_write_s).
+//
 // The form is an assumption; its one constant is fitted to benchio's shared-file rows on
 // ARCHER, where a node's rate into a file striped over every OST (24 aggregators a node, Cray's
 // cb_nodes being the stripe count) is 650 MB/s against 900 on 4 OSTs (4 aggregators), and

@@ -5,8 +5,6 @@
 #include <cstring>
 #include <unordered_map>
 
-#include "fs/contended_writes.hpp"
-
 namespace iosim {
 
 namespace {
@@ -115,15 +113,11 @@ LustreClient::Copy LustreClient::copy_s(const Phase& phase, uint64_t busiest_nod
     // Many small calls cost a process more than their bytes: each is a trip through the
     // library stack and a system call (bench/write_call_cost.py measures it).
     copy.seconds += static_cast<double>(phase.max_process_calls) * platform_.cache.write_call_s;
-    double node_Bps = platform_.cache.node_write_Bps;
-    double contended_Bps = contended_write_Bps(platform_.cache, phase.max_node_writers);
-    if (contended_Bps > 0 && (node_Bps <= 0 || contended_Bps < node_Bps))
-        node_Bps = contended_Bps;
-    if (node_Bps > 0) {
-        double node_s = static_cast<double>(busiest_node_bytes) / node_Bps;
-        if (node_s > copy.seconds)
-            copy = {node_s, Mechanism::client_nodes};
-    }
+    double node_s = phase.contended_write_s;
+    if (platform_.cache.node_write_Bps > 0)
+        node_s = std::max(node_s, static_cast<double>(busiest_node_bytes) / platform_.cache.node_write_Bps);
+    if (node_s > copy.seconds)
+        copy = {node_s, Mechanism::client_nodes};
     return copy;
 }
 

@@ -4,6 +4,7 @@
 #include <numeric>
 #include <tuple>
 
+#include "fs/contended_writes.hpp"
 #include "fs/dirty_pages.hpp"
 #include "fs/partial_stripe_writes.hpp"
 
@@ -252,6 +253,7 @@ void WritePhaseBuilder::count_process_write(int client, int process, uint64_t by
         processes_.push_back(process);
         count_node_writer(client);
     }
+    node_bytes_[client] += bytes;
     sum += bytes;
     max_process_bytes_ = std::max(max_process_bytes_, sum);
     max_process_calls_ = std::max(max_process_calls_, ++process_calls_[process]);
@@ -259,11 +261,27 @@ void WritePhaseBuilder::count_process_write(int client, int process, uint64_t by
 
 void WritePhaseBuilder::count_node_writer(int client)
 {
-    if (static_cast<size_t>(client) >= node_writers_.size())
+    if (static_cast<size_t>(client) >= node_writers_.size()) {
         node_writers_.resize(static_cast<size_t>(client) + 1, 0);
-    if (node_writers_[client] == 0)
+        node_bytes_.resize(static_cast<size_t>(client) + 1, 0);
+    }
+    if (node_writers_[client]++ == 0)
         writing_nodes_.push_back(client);
-    max_node_writers_ = std::max(max_node_writers_, ++node_writers_[client]);
+}
+
+// The longest a node's writers of the file take to copy their bytes in one call at a time
+// (contended_writes.hpp); 0 where the client lets them in side by side.
+double WritePhaseBuilder::contended_write_s() const
+{
+    double longest = 0;
+    if (platform_.cache.contended_write_Bps <= 0)
+        return longest;
+    for (int client : writing_nodes_) {
+        double Bps = contended_write_Bps(platform_.cache, node_writers_[client]);
+        if (Bps > 0)
+            longest = std::max(longest, static_cast<double>(node_bytes_[client]) / Bps);
+    }
+    return longest;
 }
 
 // The bytes [offset, end) of one extent of the layout: a Data-on-MDT extent to its MDT whole,
@@ -326,7 +344,7 @@ Phase WritePhaseBuilder::finish(const std::string& label, double fixed_s)
     phase.fixed_s = fixed_s;
     phase.max_process_bytes = max_process_bytes_;
     phase.max_process_calls = max_process_calls_;
-    phase.max_node_writers = max_node_writers_;
+    phase.contended_write_s = contended_write_s();
     if (platform_.cache.holds_dirty_pages)
         charge_writeback();
     phase.extents = std::move(extents_);
@@ -376,9 +394,8 @@ Phase WritePhaseBuilder::finish(const std::string& label, double fixed_s)
         process_bytes_[process] = process_calls_[process] = process_waits_[process] = 0;
     processes_.clear();
     for (int client : writing_nodes_)
-        node_writers_[client] = 0;
+        node_writers_[client] = node_bytes_[client] = 0;
     writing_nodes_.clear();
-    max_node_writers_ = 0;
     max_process_bytes_ = 0;
     max_process_calls_ = 0;
     max_process_waits_ = 0;

@@ -293,7 +293,9 @@ struct Phase {
     uint64_t repeat = 1;  // identical consecutive phases
     uint64_t max_process_bytes = 0;  // most bytes one process writes to storage in the phase
     uint64_t max_process_calls = 0;  // most write calls one process makes in the phase
-    uint32_t max_node_writers = 0;   // most processes of one client node writing in the phase
+    // The longest a node's writers of one file take to copy their bytes in, where the client
+    // lets them in one call at a time (contended_writes.hpp; files go side by side); 0: none.
+    double contended_write_s = 0;
     // What the phase's writers wait for extent-lock revocations (extent_locks.hpp): a wait in
     // the writing processes, before their data reaches the cache or the targets.
     double lock_wait_s = 0;

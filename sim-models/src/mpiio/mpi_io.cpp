@@ -159,7 +159,7 @@ void add_flows(Phase& into, Phase&& from)
     into.extents.insert(into.extents.end(), from.extents.begin(), from.extents.end());
     into.max_process_bytes = std::max(into.max_process_bytes, from.max_process_bytes);
     into.max_process_calls = std::max(into.max_process_calls, from.max_process_calls);
-    into.max_node_writers = std::max(into.max_node_writers, from.max_node_writers);
+    into.contended_write_s = std::max(into.contended_write_s, from.contended_write_s);
     into.lock_wait_s = std::max(into.lock_wait_s, from.lock_wait_s);
     into.range_lock_wait_s = std::max(into.range_lock_wait_s, from.range_lock_wait_s);
 }

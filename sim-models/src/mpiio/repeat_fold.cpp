@@ -194,7 +194,7 @@ uint64_t hash_of(const std::vector<Phase>& phases, const Added& a, const TargetR
         h.value(ph.repeat);
         h.value(ph.max_process_bytes);
         h.value(ph.max_process_calls);
-        h.value(ph.max_node_writers);
+        h.value(ph.contended_write_s);
         h.value(ph.lock_wait_s);
         h.value(ph.range_lock_wait_s);
         h.value(ph.sync);
