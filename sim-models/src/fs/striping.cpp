@@ -249,33 +249,33 @@ void WritePhaseBuilder::count_process_write(int client, int process, uint64_t by
         process_waits_.resize(static_cast<size_t>(process) + 1, 0);
     }
     uint64_t& sum = process_bytes_[process];
-    if (sum == 0) {
+    if (sum == 0)
         processes_.push_back(process);
-        count_node_writer(client);
-    }
-    node_bytes_[client] += bytes;
+    if (platform_.cache.contended_write_Bps > 0)  // only a contended client counts them
+        count_node_write(client, sum == 0, bytes);
     sum += bytes;
     max_process_bytes_ = std::max(max_process_bytes_, sum);
     max_process_calls_ = std::max(max_process_calls_, ++process_calls_[process]);
 }
 
-void WritePhaseBuilder::count_node_writer(int client)
+// `bytes` of a write on `client`, by a process writing for the first time this phase or not.
+void WritePhaseBuilder::count_node_write(int client, bool new_writer, uint64_t bytes)
 {
     if (static_cast<size_t>(client) >= node_writers_.size()) {
         node_writers_.resize(static_cast<size_t>(client) + 1, 0);
         node_bytes_.resize(static_cast<size_t>(client) + 1, 0);
     }
-    if (node_writers_[client]++ == 0)
+    if (node_bytes_[client] == 0)
         writing_nodes_.push_back(client);
+    node_writers_[client] += new_writer ? 1 : 0;
+    node_bytes_[client] += bytes;
 }
 
 // The longest a node's writers of the file take to copy their bytes in one call at a time
-// (contended_writes.hpp); 0 where the client lets them in side by side.
+// (contended_writes.hpp); 0 where the client lets them in side by side (nothing counted).
 double WritePhaseBuilder::contended_write_s() const
 {
     double longest = 0;
-    if (platform_.cache.contended_write_Bps <= 0)
-        return longest;
     for (int client : writing_nodes_) {
         double Bps = contended_write_Bps(platform_.cache, node_writers_[client]);
         if (Bps > 0)

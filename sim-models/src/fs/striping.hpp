@@ -91,7 +91,7 @@ private:
     TargetSlot& slot(int client, int key, int target, int component);
     void lock_boundary(int client, int process, uint64_t offset);
     void count_process_write(int client, int process, uint64_t bytes);
-    void count_node_writer(int client);
+    void count_node_write(int client, bool new_writer, uint64_t bytes);
     double contended_write_s() const;
     // Where the platform's cache keeps overwrites in place: the object bytes written.
     void note_extent(int client, int target, int component, uint64_t object_offset, uint64_t bytes);
@@ -124,9 +124,11 @@ private:
     std::vector<uint64_t> process_calls_;  // process -> write calls it makes this phase
     std::vector<uint64_t> process_waits_;  // process -> lock waits of its writes this phase
     std::vector<int> processes_;           // processes whose process_bytes_ is set
-    std::vector<uint32_t> node_writers_;   // client node -> its processes writing this phase
-    std::vector<uint64_t> node_bytes_;     // client node -> what they write this phase
-    std::vector<int> writing_nodes_;       // clients whose node_writers_ is set
+    // A contended client's (contended_writes.hpp): per client node, its processes writing this
+    // phase and their bytes; the nodes whose counts are set.
+    std::vector<uint32_t> node_writers_;
+    std::vector<uint64_t> node_bytes_;
+    std::vector<int> writing_nodes_;
     uint64_t max_process_waits_ = 0;
     // Target -> revocations of the file's object there this phase: one after another (extent_locks.hpp),
     // unless a token server serves them all.
