@@ -95,16 +95,23 @@ def _confirmation(page: Page, rows: list[Any]) -> None:
                 for key, runs in ranked])
 
 
+def _re_measured(rows: list[Any]) -> dict[str, list[Any]]:
+    """The default's and the tuned config's re-measurements after the search that ran, by label
+    (a label without any left out)."""
+    by_label = {label: [row for row in rows if row.details.get("label") == label and _measured(row)]
+                for label in ("default", "tuned")}
+    return {label: found for label, found in by_label.items() if found}
+
+
 def _summary(page: Page, rows: list[Any]) -> None:
     """The default and tuned re-measurements `iotwin tune` makes after the search, in pairs
     (one of each per round)."""
     labelled: dict[str, list[float]] = {}
     rounds: dict[str, dict[int, float]] = {}
-    for row in rows:
-        label = row.details.get("label")
-        if label in ("default", "tuned") and _measured(row):
-            labelled.setdefault(label, []).append(row.rate_mbs)
-            by_round = rounds.setdefault(label, {})
+    for label, runs in _re_measured(rows).items():
+        labelled[label] = [row.rate_mbs for row in runs]
+        by_round = rounds.setdefault(label, {})
+        for row in runs:
             by_round[row.details.get("round", len(by_round))] = row.rate_mbs
     if not labelled:
         return
@@ -136,10 +143,8 @@ def _explained(page: Page, campaign: Campaign, rows: list[Any],
         return  # a program whose workload was never captured: nothing to simulate
     search = replace(search, space=search.space or default_space(search))
     medians: dict[str, float | None] = {
-        label: statistics.median(r.rate_mbs for r in rows
-                                 if r.details.get("label") == label and _measured(r))
-        for label in ("default", "tuned")
-        if any(r.details.get("label") == label and _measured(r) for r in rows)}
+        label: statistics.median(row.rate_mbs for row in runs)
+        for label, runs in _re_measured(rows).items()}
     explanation = explain(search, tuned, campaign_space(search), calibration=calibration,
                           measured=medians)
     if explanation is None:
