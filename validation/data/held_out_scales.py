@@ -22,20 +22,18 @@ def given_cases(machine: str) -> list[Case]:
     return read_cases(TABLE, machine)
 
 
-def ratios(machine: str, constant: str, value: float, cases: Sequence[Case]) -> list[float]:
-    """Predicted / measured of each case, the machine's shipped model but for ``constant``."""
-    shipped = load_platform(machine)
-    platform = shipped.with_values({constant: value})
-    return [simulate(platform, o.workload, [o.config])[0].rate_mbs / case.rate_mbs
-            for case, o in zip(cases, observations(cases, shipped), strict=True)]
-
-
 def on_grid(machine: str, constant: str, values: Iterable[float],
             cases: Sequence[Case]) -> dict[float, list[float]]:
+    """Per value of ``constant``: predicted / measured of each case, on the machine's shipped
+    model but for that constant."""
+    shipped = load_platform(machine)
+    found = observations(cases, shipped)
     grid = {}
     for value in values:
         print(f"{machine}: {constant} = {value:g}", file=sys.stderr)
-        grid[value] = ratios(machine, constant, value, cases)
+        platform = shipped.with_values({constant: value})
+        grid[value] = [simulate(platform, o.workload, [o.config])[0].rate_mbs / case.rate_mbs
+                       for case, o in zip(cases, found, strict=True)]
     return grid
 
 
