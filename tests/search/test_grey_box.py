@@ -117,6 +117,27 @@ def test_the_knowledge_gradient_repeats_contenders_within_noise_and_runs_what_is
     assert settled == pytest.approx(0.0, abs=1e-6)
 
 
+def test_where_no_run_gains_anything_the_batch_runs_the_most_hopeful_new_configs() -> None:
+    # the best measured (0) is settled far above everything: every gain is ~0, and the runs go
+    # to the unmeasured options in the order given, not to repeats of the measured in theirs
+    mean = np.array([1.0, 0.3, 0.2, 0.5, 0.4])
+    cov = np.diag([1e-6] * 5)
+    chosen = choose_runs(mean, cov, [0, 1, 2], [0, 1, 2, 3, 4], 3, noise_variance=0.04)
+    assert chosen[:2] == [3, 4]
+    assert chosen[2] in (0, 1, 2)  # nothing new left: a repeat, as the gains rank them
+
+
+def test_a_first_batch_the_simulator_predicts_exactly_leaves_doubt_on_unmeasured_configs(
+) -> None:
+    points = random.Random(0).sample(distinct_points(SPACE), 8)
+    rates = [100.0 * (1 + i) for i in range(8)]
+    surrogate = GreyBox(SPACE, SETTINGS)
+    surrogate.fit(points[:6], rates[:6], [[r] for r in rates[:6]],
+                  estimate([], prior_sd=0.2, weight=2))
+    _, sds = surrogate.marginals(points[6:], rates[6:])
+    assert all(sd >= SETTINGS["residual_min_sd"] for sd in sds)  # a kernel term's floor
+
+
 def test_a_batch_spreads_over_configs_that_teach_different_things() -> None:
     # options 1 and 2 are one config in two copies (fully correlated), 3 is independent
     mean = np.array([1.0, 1.0, 1.0, 0.98])

@@ -17,7 +17,9 @@ which one number compares a new config with a repeat of a contender: a new confi
 what its beliefs leave open, a repeat what it would settle among contenders whose runs lie
 within the noise. A batch is chosen greedily, each choice's run taken as if it had come back
 at its mean (the kriging believer: the covariance shrinks, the means stay), so that the next
-choice goes where the first does not already teach.
+choice goes where the first does not already teach. Where no run promises anything (the beliefs
+hold the best measured settled), the run goes to the first unmeasured option, the screening's
+most hopeful, rather than to a repeat that cannot change the recommendation either.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
+
+_NOTHING = 1e-6  # a gain in the best log rate below this is none (a millionth of the rate)
 
 
 def expected_max(means: Sequence[float], slopes: Sequence[float]) -> float:
@@ -65,19 +69,28 @@ def knowledge_gradient(mean: np.ndarray, cov: np.ndarray, measured: Sequence[int
 def choose_runs(mean: np.ndarray, cov: np.ndarray, measured: Sequence[int],
                 options: Sequence[int], count: int, noise_variance: float) -> list[int]:
     """Up to ``count`` of ``options`` (indices; a measured one is a repeat), one at a time,
-    each the highest knowledge gradient once the runs chosen before it are believed."""
+    each the highest knowledge gradient once the runs chosen before it are believed; where
+    none gains anything, the first unmeasured option left (``options`` in order of hope)."""
     cov = np.array(cov, dtype=float)
     measured, left = list(measured), list(options)
     chosen: list[int] = []
     while left and len(chosen) < count:
         gains = [knowledge_gradient(mean, cov, measured, o, noise_variance) for o in left]
-        option = left.pop(int(np.argmax(gains)))
+        option = left.pop(_most_promising(gains, [o not in measured for o in left]))
         chosen.append(option)
         cov = cov - np.outer(cov[:, option], cov[option, :]) / (cov[option, option]
                                                                 + noise_variance)
         if option not in measured:
             measured.append(option)
     return chosen
+
+
+def _most_promising(gains: Sequence[float], unmeasured: Sequence[bool]) -> int:
+    """The option of highest gain, or while none gains anything, the first unmeasured one."""
+    best = int(np.argmax(gains))
+    if gains[best] > _NOTHING:
+        return best
+    return next((i for i, new in enumerate(unmeasured) if new), best)
 
 
 def _cdf(x: float) -> float:

@@ -15,10 +15,14 @@ for "inactive"), with the kernel
              + interaction^2 * exp(-|x - x'|^2 / 2 l^2)   configs alike in most settings
 
 whose amplitudes and length l are fitted by marginal likelihood within bounds, from the same
-start each time (deterministic given the runs). The noise is not fitted: a config's mean log
-rate over its n runs carries the noise model's variance / n (iotwin.search.noise). The
-mechanisms tie configs that differ only in settings they give no cost; the effect term learns
-such a setting's factor from every run that has it, which no platform parameter carries.
+start each time (deterministic given the runs). Each amplitude keeps a floor: a first batch
+that the simulator happens to predict within the noise would otherwise fit no residual at all,
+and the beliefs would hold the simulator exact on every config nobody ran (a twin's campaign
+then saw no gain in any run and stopped on a config 10% from the best). The noise is not
+fitted: a config's mean log rate over its n runs carries the noise model's variance / n
+(iotwin.search.noise). The mechanisms tie configs that differ only in settings they give no
+cost; the effect term learns such a setting's factor from every run that has it, which no
+platform parameter carries.
 
 This is Kennedy and O'Hagan's calibration with a model-discrepancy term ("Bayesian calibration
 of computer models", JRSS B 63, 2001), fitted in the modular way (Liu, Bayarri and Berger,
@@ -87,6 +91,7 @@ class GreyBox:
     def __init__(self, space: BoundSpace, settings: Mapping[str, Any]) -> None:
         self.space = space
         self._start = float(settings["residual_sd"])
+        self._smallest = float(settings["residual_min_sd"])
         self._largest = float(settings["residual_max_sd"])
         self._model_prior = float(settings["model_prior"])
         self._with: _Hypothesis | None = None  # the simulator as the mean, once fitted
@@ -190,7 +195,7 @@ class GreyBox:
     def _initial_kernel(self) -> Any:
         kernels = _gaussian_process().kernels
         variance = self._start ** 2
-        bounds = (1e-6, self._largest ** 2)
+        bounds = (self._smallest ** 2, self._largest ** 2)
         return (kernels.ConstantKernel(variance, bounds)
                 + kernels.ConstantKernel(variance, bounds) * kernels.DotProduct(0.0, "fixed")
                 + kernels.ConstantKernel(variance, bounds) * kernels.RBF(2.0, _LENGTH_BOUNDS))
