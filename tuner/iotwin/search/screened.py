@@ -74,6 +74,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 from deap import base
 
 from iotwin.search.acquisition import choose_runs
@@ -84,6 +85,8 @@ from iotwin.search.surrogate import GreyBox
 from iotwin.search.transfer import SettingFactors
 from iotwin.search.trust import SearchState, measured_order
 from iotwin.space.parameters import Point
+
+_DRAWS = 4000  # joint draws of the beliefs that judge the stop (a chance of 10%: +-0.5%)
 
 
 def sim_screened(evaluator: Evaluator, rng: random.Random, settings: Mapping[str, Any]) -> None:
@@ -215,8 +218,10 @@ class Beliefs:
 
     def chance_missed(self, candidates: Sequence[Point]) -> float | None:
         """The beliefs' chance that some candidate or other measured config beats the best
-        measured by more than ``target`` (summed over them: a union bound; None: nothing
-        measured)."""
+        measured by more than ``target`` (None: nothing measured): the share of joint draws
+        from the beliefs in which one does. Configs that share settings share their doubt, so
+        the draws count a plateau of alike configs about once, where a sum over them (a union
+        bound) counted each, and a campaign on a plateau could never stop."""
         others = list(dict.fromkeys([*self.measured, *candidates]))
         simulated = self.prior(others)
         known = [i for i, rate in enumerate(simulated) if rate]
@@ -226,13 +231,12 @@ class Beliefs:
             return None
         mean, cov = self.surrogate.beliefs(points, [simulated[i] or 0.0 for i in known])
         best = max(measured, key=lambda i: mean[i])
-        gap = math.log1p(self.settings["target"])
-        chance = 0.0
-        for i in range(len(points)):
-            if i != best:
-                spread = math.sqrt(max(cov[i, i] + cov[best, best] - 2 * cov[i, best], 1e-12))
-                chance += _upper_tail((gap - mean[i] + mean[best]) / spread)
-        return chance
+        # each config's lead over the best: mean and covariance of (x_i - x_best)
+        lead = np.eye(len(points)) - np.eye(len(points))[best]
+        lead_mean, lead_cov = lead @ mean, lead @ cov @ lead.T
+        draws = np.random.default_rng(0).multivariate_normal(
+            lead_mean, lead_cov, size=_DRAWS, method="eigh", check_valid="ignore")
+        return float(np.mean(draws.max(axis=1) > math.log1p(self.settings["target"])))
 
     def settled(self, candidates: Sequence[Point]) -> bool:
         """Whether the user's target is met: less than 1 - ``confidence`` that a candidate or
@@ -325,10 +329,6 @@ class Beliefs:
     def _noise(self) -> Noise:
         return estimate((self.evaluator.runs_of(p) for p in self.measured),
                         self.settings["noise_sd"], self.settings["noise_weight"])
-
-
-def _upper_tail(z: float) -> float:
-    return 0.5 * math.erfc(z / math.sqrt(2.0))
 
 
 def _unmodelled(evaluator: Evaluator, toolbox: base.Toolbox, chosen: list[Point],
