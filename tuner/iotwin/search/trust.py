@@ -10,8 +10,8 @@ backwards).
 
 The target is the user's: within ``target`` of the best, with ``confidence``. The chance that it
 is not met is the beliefs' probability that some config (a candidate, or another measured one)
-beats the best measured by more than ``target``, summed over them (a union bound: it errs on the
-side of running on).
+beats the best measured by more than ``target``: the share of joint draws from the beliefs in
+which one does (configs that share settings share their doubt).
 """
 
 from __future__ import annotations
