@@ -175,6 +175,13 @@ def test_the_stop_waits_while_a_contender_may_beat_the_best_by_more_than_the_noi
     beliefs.run([], low[:2])
     assert beliefs.noise.dof == SETTINGS["noise_dof"]
     assert not beliefs.settled(high[:5])
+    # the noise is known, but not yet the best's own rate to 5%: its runs are too few
+    assert beliefs.chance_missed(low[10:20]) <= 1 - SETTINGS["confidence"]
+    assert not beliefs.best_known() and not beliefs.settled(low[10:20])
+    for _ in range(6):
+        beliefs.run([], low[:10])
+    assert beliefs.best_known()
+    assert not beliefs.settled(high[:5])
     assert beliefs.settled(low[10:20])  # the rest of the group it ran: no better in sight
     # settings the runs showed to matter (quiet runs): configs that combine the good ones
     for seed in (0, 2):
@@ -189,6 +196,9 @@ def test_the_stop_comes_once_the_users_target_is_met_and_not_before(tmp_path: Pa
     plateau = Truth(SPACE, spread=0.0)  # no hidden factor: the top group is one rate
     quiet, rest = beliefs_after_the_top_group(tmp_path, plateau, 0.05, 1)
     assert quiet.noise_known
+    for _ in range(6):  # the best's own rate known to 5%, whichever of the 12 it is
+        quiet.run([], quiet.measured)
+    assert quiet.best_known()
     loose = Beliefs.fitted_to(quiet.evaluator, quiet.measured, {**SETTINGS, "target": 0.5})
     assert loose.settled(rest)
     assert quiet.settled(rest)  # a plateau: what it has not run is the best within 5%
@@ -198,6 +208,7 @@ def test_the_stop_comes_once_the_users_target_is_met_and_not_before(tmp_path: Pa
     assert noisy.noise.dof == 6 and noisy.noise.sd > 0.2
     chance = noisy.chance_missed(rest)
     assert chance is not None and chance > 1 - SETTINGS["confidence"]
+    assert not noisy.best_known()  # 4 runs of a 30% spread: the best's rate to +-20%
     assert not noisy.settled(rest)
 
 

@@ -144,7 +144,7 @@ BUDGET = 20
 #: a small space: 10 stripe counts x 8 stripe sizes
 SMALL = {"alignment": None, "cb_nodes": 24}
 #: settings under which a strategy that may stop early does, cheaply (its own stop criterion)
-STOPS_EARLY_WITH = {"h5evolve": {"generations": 3}, "sim-screened": {},
+STOPS_EARLY_WITH = {"h5evolve": {"generations": 3}, "sim-screened": {"target": 0.5},
                     "optuna-tpe": {"stale_asks": 3}, "optuna-gp": {"stale_asks": 3},
                     "skopt-gp": {"stale_asks": 3}}
 
@@ -385,8 +385,9 @@ def test_sim_screened_stops_by_itself_once_the_model_expects_no_gain(tmp_path: P
     run_strategy("sim-screened", campaign, seed=5, settings=settings)
     best = campaign.best()
     assert best is not None and best.rate >= 0.95 * optimum(campaign.space)
-    # well before the budget, and not before a batch after the first
-    assert settings["top_k"] + settings["explore"] < len(executor.runs) < 60
+    # well before the budget, and not before a batch after the first (nor before the best's
+    # runs know its rate to 5%: with the noise's prior of 20% a run, some 14 of them)
+    assert settings["top_k"] + settings["explore"] < len(executor.runs) < 100
 
 
 @pytest.mark.parametrize(("trust_z", "stops_early"), [(0.01, False), (1.0, True)])
