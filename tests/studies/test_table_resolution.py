@@ -3,6 +3,8 @@ repetitions that are pure noise resolve none."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from iotwin.executors.table import Landscape
 from iotwin.studies.table_resolution import resolution
@@ -51,3 +53,15 @@ def test_unequal_repeats_resample_each_config_among_its_own_runs() -> None:
     # empty cells and reported 0%)
     assert 0.05 < found.median_se < 0.4
     assert found.contenders >= 5
+
+
+def test_unequal_repeats_are_halved_among_each_configs_own_runs() -> None:
+    # real differences, each config run 2 to 6 times: every half of every config has a run
+    rng = np.random.default_rng(4)
+    levels = np.linspace(80.0, 100.0, 30)[:, None] * rng.lognormal(0.0, 0.02, size=(30, 6))
+    rows = [row[:2 + i % 5] + [None] * (4 - i % 5) for i, row in enumerate(levels.tolist())]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no all-empty half (numpy's "All-NaN slice")
+        found = resolution(Landscape("imported", [{"mpiio.cb_nodes": i} for i in range(30)],
+                                     rows), resamples=200)
+    assert found.agreement is not None and found.agreement > 0.8

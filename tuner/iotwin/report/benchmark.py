@@ -168,7 +168,7 @@ def resolution_text(resolution: Resolution) -> str:
             f"the optimum stays best in {100 * resolution.optimum_kept:.0f}% of bootstrap "
             f"resamples ({resolution.contenders} configs are best in some); the "
             f"{resolution.near_best} configs within {100 * resolution.near:g}% of it are "
-            f"ordered alike by two halves of the passes with Spearman {agreement}")
+            f"ordered alike by two halves of their runs with Spearman {agreement}")
 
 
 def plot(result: TableBenchmark, targets: Sequence[float]) -> bytes:

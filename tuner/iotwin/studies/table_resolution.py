@@ -14,9 +14,9 @@ a table can resolve:
         median_se      <- median over configs of the bootstrap spread (standard deviation)
                           of its median, relative to its median
         near_best      <- configs whose median is within `near` of the optimum
-        agreement      <- Spearman of their medians between two disjoint halves of the
-                          passes, averaged over random splits: does the table order the
-                          near-best configs reproducibly?
+        agreement      <- Spearman of their medians between two disjoint halves of each
+                          config's runs, averaged over random splits: does the table order
+                          the near-best configs reproducibly?
 """
 
 from __future__ import annotations
@@ -80,12 +80,20 @@ def _runs_first(rates: np.ndarray) -> np.ndarray:
 
 def _split_half_agreement(rates: np.ndarray, rng: np.random.Generator,
                           splits: int = 200) -> float | None:
-    if rates.shape[0] < 4 or rates.shape[1] < 4:
+    """Spearman of the configs' medians between two halves of each config's own runs, split
+    at random, averaged over the splits (None: fewer than 4 configs run twice, or no config
+    run 4 times). Each config is halved among its own runs: an imported table's configs have
+    unequal numbers of them, and a split of the table's columns could leave one with none."""
+    counts = np.count_nonzero(~np.isnan(rates), axis=1)
+    rates, counts = rates[counts >= 2], counts[counts >= 2]
+    if rates.shape[0] < 4 or counts.max(initial=0) < 4:
         return None
-    half = rates.shape[1] // 2
-    orders = [rng.permutation(rates.shape[1]) for _ in range(splits)]
-    first = np.array([np.nanmedian(rates[:, order[:half]], axis=1) for order in orders])
-    second = np.array([np.nanmedian(rates[:, order[half:]], axis=1) for order in orders])
-    values = row_spearman(first, second)
-    values[np.isnan(first).any(axis=1) | np.isnan(second).any(axis=1)] = np.nan  # as scipy's
-    return float(np.nanmean(values))
+    half = (counts // 2)[:, None]
+    present = ~np.isnan(rates)
+    first, second = np.empty((splits, rates.shape[0])), np.empty((splits, rates.shape[0]))
+    for split in range(splits):
+        keys = np.where(present, rng.random(rates.shape), np.inf)  # the empty cells last
+        rank = np.argsort(np.argsort(keys, axis=1), axis=1)
+        first[split] = np.nanmedian(np.where(rank < half, rates, np.nan), axis=1)
+        second[split] = np.nanmedian(np.where((rank >= half) & present, rates, np.nan), axis=1)
+    return float(np.nanmean(row_spearman(first, second)))
