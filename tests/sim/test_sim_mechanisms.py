@@ -35,6 +35,15 @@ def test_more_stripes_write_faster_until_the_nic_limits() -> None:
     assert nic_bound.phases["write"] == pytest.approx(size / (150 * MB), rel=1e-6)
 
 
+def test_nodes_share_the_storage_fabric_max_min_fair_and_the_smallest_ends_first() -> None:
+    # node 0 runs 2 ranks, node 1 one: 2B and B bytes through NICs of 150 MB/s into a fabric
+    # of 200 MB/s. Both get 100 MB/s until node 1 ends, then node 0 its NIC's 150.
+    block = 30 * MiB
+    plat = small_platform(nic_mbs=150, storage_fabric_mbs=200, target_mbs=1e6)
+    [r] = run(plat, workload(3, block, ranks_per_node=2), {"lustre": {"stripe_count": 4}})
+    assert r.phases["write"] == pytest.approx(block / (100 * MB) + block / (150 * MB), rel=1e-6)
+
+
 def test_concurrent_streams_degrade_an_ost() -> None:
     wl = workload(4, 16 * MiB)
     clean, = run(small_platform(), wl)

@@ -1,6 +1,7 @@
 #include <simgrid/s4u.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <exception>
 #include <string>
 #include <vector>
@@ -12,6 +13,26 @@ namespace sg4 = simgrid::s4u;
 namespace iosim {
 
 namespace {
+
+// Max-min sharing (SimGrid's CM02 model without latency) of one link of `shared_Bps` by
+// transfers that each cross one other link of `own_Bps` alone: all in flight get the same
+// rate, min(own, shared / in flight), so they end smallest first. Seconds until the last ends.
+double one_shared_link_s(const std::vector<ResourceTotal>& transfers, double own_Bps, double shared_Bps)
+{
+    std::vector<uint64_t> bytes;
+    for (const auto& t : transfers)
+        if (t.bytes > 0)
+            bytes.push_back(t.bytes);
+    std::sort(bytes.begin(), bytes.end());
+    double seconds = 0;
+    uint64_t sent = 0;
+    for (size_t i = 0; i < bytes.size(); i++) {
+        double rate = std::min(own_Bps, shared_Bps / static_cast<double>(bytes.size() - i));
+        seconds += static_cast<double>(bytes[i] - sent) / rate;
+        sent = bytes[i];
+    }
+    return seconds;
+}
 
 // A star: every host reaches the centre through its own links. A client node has two hosts
 // sharing its NIC: one for storage traffic (through the routers, when they sit on the client
@@ -30,11 +51,26 @@ public:
         return in_own_actor([this, &phase]() { return coupled_flows(phase); });
     }
 
+    // What crosses shared links (a NIC's up link, the fabrics, client-side routers) is solved
+    // by SimGrid; a resource that no other transfer of the loads reaches (an OST's disk, a
+    // server's link below server-side routers, a NIC's down link) takes its bytes over its
+    // bandwidth, computed here: SimGrid's solver costs each completion a pass over every
+    // transfer in flight, so a phase's cost grew with the square of all its resources.
     double time_loads(const ResourceLoads& loads) override
     {
-        for (const auto& t : loads.targets)
-            set_target_bandwidth(t.target, t.bandwidth);
-        return in_own_actor([this, &loads]() { return decoupled_flows(loads); });
+        double alone = lone_resources_s(loads);
+        if (routers_below_servers() && !loads.server_in.empty())
+            return std::max(alone, in_own_actor([this, &loads]() { return shared_flows(loads); }));
+        bool storage = !loads.node_out.empty(), mpi = !loads.mpi_out.empty();
+        // One fabric shared by NIC links that each carry one transfer: max-min in closed form.
+        if (storage && !mpi && p_.routers.side != RouterSide::client)
+            return std::max(alone, one_shared_link_s(loads.node_out, p_.compute.nic_Bps,
+                                                     p_.network.storage_fabric_Bps));
+        if (mpi && !storage)
+            return std::max(alone, one_shared_link_s(loads.mpi_out, p_.compute.nic_Bps, p_.network.mpi_fabric_Bps));
+        if (!storage && !mpi)
+            return alone;
+        return std::max(alone, in_own_actor([this, &loads]() { return shared_flows(loads); }));
     }
 
 private:
@@ -79,27 +115,43 @@ private:
     // For speed: each resource sees the total it must carry, all at once: per client node one
     // transfer of what it sends to other nodes (its NIC, the MPI fabric), one of what it
     // receives, one of what it sends to storage (its NIC, routers, storage fabric); one transfer
-    // per server (its link and routers), one I/O per OST. Every bottleneck is kept; what is lost is a slow node holding back an OST that
-    // would otherwise serve another node faster (the coupled mode keeps that, at a cost).
-    double decoupled_flows(const ResourceLoads& loads)
+    // per server (its link and routers), one I/O per OST. Every bottleneck is kept; what is
+    // lost is a slow node holding back an OST that would otherwise serve another node faster
+    // (the coupled mode keeps that, at a cost). The transfers that share a link, through SimGrid:
+    double shared_flows(const ResourceLoads& loads)
     {
         double start = sg4::Engine::get_clock();
         std::vector<sg4::ActivityPtr> all;
         for (const auto& n : loads.mpi_out)
             all.push_back(sg4::Comm::sendto_async(mpi_host_[n.id], hub_, n.bytes));
-        for (const auto& n : loads.mpi_in)
-            all.push_back(sg4::Comm::sendto_async(hub_, mpi_host_[n.id], n.bytes));
         for (const auto& n : loads.node_out)
             all.push_back(sg4::Comm::sendto_async(storage_host_[n.id], hub_, n.bytes));
-        for (const auto& s : loads.server_in)
-            all.push_back(sg4::Comm::sendto_async(hub_, server_host_[s.id], s.bytes));
-        for (const auto& t : loads.targets)
-            if (t.bytes >= 1)
-                all.push_back(disks_[t.target]->write_async(static_cast<sg_size_t>(t.bytes)));
+        if (routers_below_servers())
+            for (const auto& s : loads.server_in)
+                all.push_back(sg4::Comm::sendto_async(hub_, server_host_[s.id], s.bytes));
         for (auto& a : all)
             a->wait();
         return sg4::Engine::get_clock() - start;
     }
+
+    // The longest of the transfers alone on their resources: a node's receipts on its NIC's
+    // down link, a server's bytes on its link (unless routers above it are shared), an OST's
+    // work at its degraded bandwidth (whole bytes, as a disk I/O counts them).
+    double lone_resources_s(const ResourceLoads& loads) const
+    {
+        double longest = 0;
+        for (const auto& n : loads.mpi_in)
+            longest = std::max(longest, static_cast<double>(n.bytes) / p_.compute.nic_Bps);
+        if (!routers_below_servers())
+            for (const auto& s : loads.server_in)
+                longest = std::max(longest, static_cast<double>(s.bytes) / p_.fs.server_Bps);
+        for (const auto& t : loads.targets)
+            if (t.bytes >= 1)
+                longest = std::max(longest, std::floor(t.bytes) / t.bandwidth);
+        return longest;
+    }
+
+    bool routers_below_servers() const { return p_.routers.side == RouterSide::server; }
 
     void set_target_bandwidth(int target, double bw)
     {
