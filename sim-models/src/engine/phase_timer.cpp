@@ -77,12 +77,12 @@ Timing PhaseTimer::timed(const Phase& phase)
             BudgetPause simgrid;
             seconds = backend_.time_flows(phase) + phase.fixed_s;
         }
-        return {seconds, binding_of(platform_, resource_loads(platform_, phase))};
+        return {seconds, binding_of(platform_, summer_.loads(platform_, phase))};
     }
     std::string quick = phase_key(phase);
     const PhaseCache::Entry* entry = cache_.find_phase(quick);
     if (!entry) {
-        ResourceLoads loads = resource_loads(platform_, phase);
+        ResourceLoads loads = summer_.loads(platform_, phase);
         entry = &cache_.find_or_time(symmetric_key(platform_, loads), [this, &loads]() {
             double seconds = 0;
             {

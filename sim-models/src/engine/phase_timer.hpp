@@ -11,6 +11,7 @@
 
 #include "engine/backend.hpp"
 #include "engine/binding.hpp"
+#include "engine/resource_loads.hpp"
 
 namespace iosim {
 
@@ -62,7 +63,7 @@ private:
     uint64_t timed_ = 0;
     std::vector<int> node_name_;  // scratch of phase_key(): node -> name, -1 when unnamed
     std::vector<int> renamed_;    // scratch of phase_key(): the nodes named
-
+    LoadSummer summer_;
 };
 
 }  // namespace iosim

@@ -6,50 +6,19 @@
 
 namespace iosim {
 
-namespace {
-
-// (target, client node) pairs of the phase, sorted, each once.
-std::vector<std::pair<int, int>> target_client_pairs(const Phase& phase)
-{
-    std::vector<std::pair<int, int>> pairs;
-    for (const Flow& f : phase.flows)
-        if (f.to_target)
-            pairs.emplace_back(f.dst, f.src);
-    std::sort(pairs.begin(), pairs.end());
-    pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
-    return pairs;
-}
-
-// Amounts summed per id, in id order; the amounts of one id are added in the order given.
-template <typename Amount>
-std::vector<std::pair<int, Amount>> sum_by_id(std::vector<std::pair<int, Amount>> items)
-{
-    std::stable_sort(items.begin(), items.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    std::vector<std::pair<int, Amount>> sums;
-    for (const auto& [id, amount] : items) {
-        if (!sums.empty() && sums.back().first == id)
-            sums.back().second += amount;
-        else
-            sums.emplace_back(id, amount);
-    }
-    return sums;
-}
-
-std::vector<ResourceTotal> totals(std::vector<std::pair<int, uint64_t>> items)
-{
-    std::vector<ResourceTotal> out;
-    for (const auto& [id, bytes] : sum_by_id(std::move(items)))
-        out.push_back({id, bytes});
-    return out;
-}
-
-}  // namespace
-
 std::vector<int> target_clients(const Platform& p, const Phase& phase)
 {
-    std::vector<int> clients(storage_targets(p), 0);
-    for (const auto& pair : target_client_pairs(phase))
-        clients[pair.first]++;
+    TargetClients listed;
+    std::vector<char> written(static_cast<size_t>(storage_targets(p)), 0);
+    for (const Flow& f : phase.flows)
+        if (f.to_target) {
+            listed.add(f.dst, f.src);
+            written[f.dst] = 1;
+        }
+    std::vector<int> clients(written.size(), 0);
+    for (size_t t = 0; t < written.size(); t++)
+        if (written[t])
+            clients[t] = listed.take(static_cast<int>(t));
     return clients;
 }
 
@@ -63,44 +32,67 @@ double degraded_bandwidth(const Platform& p, int target, int clients)
     return target_bandwidth(p, target) * (f + (1 - f) / (1 + p.fs.degradation * (std::max(1, clients) - 1)));
 }
 
-// Sums by sorting what the flows carry, not by arrays over every node or OST: a phase of a
-// huge run often has a handful of flows, and there may be millions of such phases.
-ResourceLoads resource_loads(const Platform& p, const Phase& phase)
+ResourceLoads LoadSummer::loads(const Platform& p, const Phase& phase)
 {
-    std::vector<std::pair<int, uint64_t>> mpi_out, mpi_in, node_out, server_in, target_bytes;
-    std::vector<std::pair<int, double>> target_busy_s;
     for (const Flow& f : phase.flows) {
         if (!f.to_target) {
             // A node's traffic to itself is a local copy (SimGrid's loopback), not its NIC's.
             if (f.src != f.dst) {
-                mpi_out.emplace_back(f.src, f.bytes);
-                mpi_in.emplace_back(f.dst, f.bytes);
+                mpi_out_.add(f.src, f.bytes);
+                mpi_in_.add(f.dst, f.bytes);
             }
             continue;
         }
-        node_out.emplace_back(f.src, f.bytes);
-        server_in.emplace_back(server_of_target(p, f.dst), f.bytes);
-        target_bytes.emplace_back(f.dst, f.bytes);
-        target_busy_s.emplace_back(f.dst, f.target_busy_s);
+        node_out_.add(f.src, f.bytes);
+        server_in_.add(server_of_target(p, f.dst), f.bytes);
+        target_bytes_.add(f.dst, f.bytes);
+        target_busy_s_.add(f.dst, f.target_busy_s);
+        clients_.add(f.dst, f.src);
     }
     ResourceLoads loads;
-    loads.mpi_out = totals(std::move(mpi_out));
-    loads.mpi_in = totals(std::move(mpi_in));
-    loads.node_out = totals(std::move(node_out));
-    loads.server_in = totals(std::move(server_in));
-    auto bytes = sum_by_id(std::move(target_bytes));
-    auto busy = sum_by_id(std::move(target_busy_s));
-    auto clients = target_client_pairs(phase);
-    size_t c = 0;
-    for (size_t i = 0; i < bytes.size(); i++) {
-        int target = bytes[i].first, n = 0;
-        for (; c < clients.size() && clients[c].first <= target; c++)
-            n += clients[c].first == target;
-        double bw = degraded_bandwidth(p, target, n);
-        auto data = static_cast<double>(bytes[i].second);
-        loads.targets.push_back({target, bw, data + busy[i].second * bw, data, target_bandwidth(p, target)});
-    }
+    auto into = [](std::vector<ResourceTotal>& out) {
+        return [&out](int id, uint64_t bytes) { out.push_back({id, bytes}); };
+    };
+    mpi_out_.take(into(loads.mpi_out));
+    mpi_in_.take(into(loads.mpi_in));
+    node_out_.take(into(loads.node_out));
+    server_in_.take(into(loads.server_in));
+    target_bytes_.take([&](int target, uint64_t bytes) {
+        double bw = degraded_bandwidth(p, target, clients_.take(target));
+        auto data = static_cast<double>(bytes);
+        loads.targets.push_back({target, bw, data, data, target_bandwidth(p, target)});
+    });
+    size_t i = 0;
+    target_busy_s_.take([&](int, double busy_s) {
+        TargetLoad& t = loads.targets[i++];
+        t.bytes += busy_s * t.bandwidth;
+    });
     return loads;
+}
+
+void TargetClients::add(int target, int client)
+{
+    if (static_cast<size_t>(target) >= clients_of_.size())
+        clients_of_.resize(static_cast<size_t>(target) + 1);
+    clients_of_[target].push_back(client);
+}
+
+int TargetClients::take(int target)
+{
+    std::vector<int>& clients = clients_of_[target];
+    count_++;
+    int n = 0;
+    for (int c : clients) {
+        auto at = static_cast<size_t>(c);
+        if (at >= counted_.size())
+            counted_.resize(at + 1, 0);
+        if (counted_[at] != count_) {
+            counted_[at] = count_;
+            n++;
+        }
+    }
+    clients.clear();
+    return n;
 }
 
 namespace {
