@@ -105,6 +105,14 @@ def test_a_search_over_every_config_of_an_exact_table_finds_its_optimum(tmp_path
         assert reached is not None and reached <= trajectory.costs[-1]
         # the cost counts the confirmation: 3 candidates and the default, 3 runs each
         assert trajectory.costs[-1] == trajectory.runs + 12
+        # found: the optimum is found the run it runs, and no recommendation comes before
+        assert len(trajectory.measured_best) == trajectory.runs
+        assert trajectory.measured_best == sorted(trajectory.measured_best)
+        found = trajectory.found_in(0.0)
+        assert found is not None and trajectory.measured_best[found - 1] == 1.0
+        for fraction in (0.0, 0.05, 0.2):
+            recommended = trajectory.search_runs_to(fraction)
+            assert recommended is None or trajectory.found_in(fraction) <= recommended
     summary = figures.summary(0.02)
     assert summary["misses"] == 0 and summary["q1"] <= summary["median"] <= summary["q3"]
 
@@ -154,6 +162,11 @@ def test_the_benchmark_command_writes_its_figures_page_and_readme_table(tmp_path
                                        strict=True):
             assert (searched is None) == (confirmed is None)
             assert searched is None or 0 < searched < confirmed
+        # what the search had found, beside what it would have recommended
+        for searched, found in zip(figures["runs_each_within_10pct"],
+                                   figures["found_each_within_10pct"], strict=True):
+            assert searched is None or (found is not None and found <= searched)
+        assert figures["found_within_10pct"]["median"] <= figures["within_10pct"]["median"]
     assert 0 < results["resolution"]["optimum_kept"] <= 1
     loaded = results["model_ties"]["loaded"]
     assert 1 <= loaded["tied"] <= 25 and 1 <= loaded["optimum_place"] <= 25

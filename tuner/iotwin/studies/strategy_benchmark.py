@@ -145,6 +145,9 @@ class Trajectory:
     believed: list[float | None] | None = None
     #: sim-screened only: the prior's weight after each real batch (iotwin.search.trust)
     prior_weights: list[float] = field(default_factory=list)
+    #: after each search run: the best median of the table among the configs run so far, over
+    #: the optimum (what the search had found, whether its confirmation could tell or not)
+    measured_best: list[float] = field(default_factory=list)
 
     def cost_to(self, fraction: float) -> int | None:
         return next((c for c, r in zip(self.costs, self.ratios, strict=True)
@@ -155,6 +158,11 @@ class Trajectory:
         within ``fraction``."""
         return next((b for b, r in zip(self.searched, self.ratios, strict=True)
                      if r >= 1 - fraction), None)
+
+    def found_in(self, fraction: float) -> int | None:
+        """The search runs until it had run a config within ``fraction`` (by the table's
+        median), recommended or not."""
+        return next((b for b, r in enumerate(self.measured_best, 1) if r >= 1 - fraction), None)
 
 
 @dataclass
@@ -169,12 +177,25 @@ class StrategyFigures:
         return [t.search_runs_to(fraction) if searched else t.cost_to(fraction)
                 for t in self.trajectories]
 
+    def found_in(self, fraction: float) -> list[int | None]:
+        """Each seed's search runs until a config within ``fraction`` had run; None: never."""
+        return [t.found_in(fraction) for t in self.trajectories]
+
     def summary(self, fraction: float, *, searched: bool = False) -> dict[str, Any]:
         """Median and quartiles of runs to ``fraction``, a miss counted as the cap's cost
         (``searched``: of the search runs alone, a miss counted as the cap)."""
-        runs = self.runs_to(fraction, searched=searched)
-        counted = [r if r is not None else self.cap if searched else self.cap_cost
-                   for r in runs]
+        return self._quartiles(self.runs_to(fraction, searched=searched),
+                               self.cap if searched else self.cap_cost)
+
+    def found_summary(self, fraction: float) -> dict[str, Any] | None:
+        """Median and quartiles of :meth:`found_in`, never counted as the cap; None when a
+        campaign was recorded without its measured configs' medians."""
+        if any(t.runs and not t.measured_best for t in self.trajectories):
+            return None
+        return self._quartiles(self.found_in(fraction), self.cap)
+
+    def _quartiles(self, runs: Sequence[int | None], miss: int) -> dict[str, Any]:
+        counted = [r if r is not None else miss for r in runs]
         q1, median, q3 = np.percentile(counted, [25, 50, 75])
         return {"median": float(median), "q1": float(q1), "q3": float(q3),
                 "misses": sum(r is None for r in runs), "seeds": len(runs)}
@@ -336,8 +357,20 @@ def _trajectory(table: Landscape, campaign: CampaignEvaluator, replay: TableExec
         costs.append(b + spent[0])
         search_runs.append(b)
         ratios.append((table.median_of(confirmed[0].config) or 0.0) / table.optimum)
+    configs = [campaign.measured[key].config for key in campaign.order]
     return Trajectory(costs, ratios, len(campaign.order), search_runs,
-                      _model_figures(table, campaign), _believed(table, campaign))
+                      _model_figures(table, campaign), _believed(table, campaign),
+                      measured_best=best_measured(table, configs))
+
+
+def best_measured(table: Landscape, configs: Sequence[Config]) -> list[float]:
+    """After each of ``configs`` (a search's runs in order): the best table median among
+    those run so far, over the optimum."""
+    best, found = 0.0, []
+    for config in configs:
+        best = max(best, (table.median_of(config) or 0.0) / table.optimum)
+        found.append(best)
+    return found
 
 
 @dataclass(frozen=True)
