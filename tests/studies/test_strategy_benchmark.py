@@ -181,6 +181,38 @@ def test_the_benchmark_command_writes_its_figures_page_and_readme_table(tmp_path
     assert not (tmp_path / "out" / "campaigns").exists()  # a finished run leaves none to resume
 
 
+def test_kept_campaigns_outlive_the_benchmark_and_report_again_without_running(
+        tmp_path: Path) -> None:
+    full = read_table(VPIC_TABLE)
+    landscape = tmp_path / "small.yaml"
+    landscape.write_text((VPIC_TABLE.with_suffix(".yaml")).read_text())
+    write_table(replace(full, configs=full.configs[:10], rates=full.rates[:10]),
+                landscape.with_suffix(".csv"))
+    spec = tmp_path / "kept.yaml"
+    spec.write_text("seeds: 1\ntargets: [0.1]\nstrategies: {random: 6}\n"
+                    "tables: {small: small.yaml}\n")
+
+    def benchmark() -> dict:
+        done = subprocess.run(
+            [sys.executable, "-m", "iotwin", "landscape", "benchmark", str(spec), "--output",
+             str(tmp_path / "out"), "--force", "--model-analysis", "off", "--keep-campaigns"],
+            capture_output=True, text=True,
+            env={**os.environ, "PYTHONPATH": str(ROOT / "tuner")}, timeout=300)
+        assert done.returncode == 0, done.stderr
+        return json.loads((tmp_path / "out" / "results.json").read_text())
+
+    first = benchmark()
+    kept = tmp_path / "out" / "campaigns"
+    stores = list(kept.glob("*.db"))
+    assert len(stores) == 1 and len(list(kept.glob("*.finished.json"))) == 1
+    with Store(stores[0]) as store:
+        runs = len(store.evaluations(source="real"))
+    assert runs == first["tables"]["small"]["strategies"]["random"]["cap"] == 6
+    assert benchmark() == first  # read back from the kept figures
+    with Store(stores[0]) as store:
+        assert len(store.evaluations(source="real")) == runs  # nothing ran again
+
+
 def test_a_twin_table_binds_its_space_to_the_platform_it_was_measured_on() -> None:
     from iotwin.tuning.parts import campaign_space
     from iotwin.tuning.spec import CampaignSpec

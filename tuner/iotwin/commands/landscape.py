@@ -103,7 +103,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "table between the README's `<!-- NAME results: begin/end -->` markers, "
                     "NAME being the spec's file name without .yaml. Its campaigns are "
                     "kept in DIR/campaigns until then: a benchmark cut short and run again "
-                    "resumes them.")
+                    "resumes them (--keep-campaigns: after it too).")
     benchmark.add_argument("spec", type=Path, metavar="SPEC", nargs="?",
                            default=_default_benchmark(),
                            help="benchmark spec (default experiments/strategy-benchmark.yaml)")
@@ -121,6 +121,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                            help="the platform model on each whole table, as loaded and "
                                 "refitted to it: off, full (default), or a budget of "
                                 "simulations for its refit")
+    benchmark.add_argument("--keep-campaigns", action="store_true",
+                           help="keep DIR/campaigns (each campaign's store and figures) when "
+                                "the benchmark has finished: to look into a campaign's runs, "
+                                "or to report from them again without running them")
     add_cost_limit_arguments(benchmark)
     benchmark.set_defaults(func=_benchmark)
     imported = actions.add_parser(
@@ -227,7 +231,8 @@ def _benchmark(args: argparse.Namespace) -> int:
     output.claim(written)
     for path in written:
         print(f"wrote {path}", file=sys.stderr)
-    output.remove_own(CAMPAIGNS)  # kept only for a run cut short to resume
+    if not args.keep_campaigns:
+        output.remove_own(CAMPAIGNS)  # kept only for a run cut short to resume
     table = report.markdown(results, settings)
     if args.readme:
         fill_block(args.readme, args.spec.stem, f"`{command}`\n\n{table}")
