@@ -27,6 +27,7 @@ namespace {
 
 constexpr const char* usage =
     "usage: iosim [--jobs N] [--max-steps N] [--memory-limit BYTES] [INPUT.json | -]\n"
+    "       iosim --serve [--jobs N] [--max-steps N] [--memory-limit BYTES]\n"
     "       iosim --check-workload WORKLOAD.json...\n"
     "       iosim --io-libraries\n"
     "  INPUT: {\"platform\": {...}, \"workload\": {...}, \"configs\": [{\"files\": [...]}, ...],\n"
@@ -37,6 +38,9 @@ constexpr const char* usage =
     "    machine's memory shared by the workers, 1 to 16 GiB each); the input's\n"
     "    options.max_steps and options.memory_limit override them. IOSIM.md, 'What the\n"
     "    simulation costs'.\n"
+    "  --serve: one INPUT per line on stdin, its answer on a line of stdout ({\"error\": ...}\n"
+    "    for an input it cannot read), until stdin ends: a caller of many small batches\n"
+    "    starts iosim (its libraries loaded and linked, most of a small batch's time) once.\n"
     "  --check-workload: a JSON line per file, its verdict (accepted or refused) with the\n"
     "  error or the normal form; status 0 all accepted, 2 one refused.\n"
     "  --io-libraries: each workload api and the I/O library model that simulates it.\n";
@@ -96,6 +100,33 @@ wl_verdict check_workload_file(const std::string& path)
     return WL_ACCEPTED;
 }
 
+// One batch's answer; an input without configs is simulated under the defaults.
+nlohmann::json answer(nlohmann::json input, int jobs, const iosim::Limits& limits)
+{
+    if (!input.contains("configs"))
+        input["configs"] = nlohmann::json::array({nlohmann::json::object()});
+    return iosim::simulate_batch(input, jobs, limits);
+}
+
+// --serve: a batch per line until stdin ends. A batch is simulated as a one-shot run would
+// (its workers forked from this process for it alone), so its answer is the same bits.
+int serve(int jobs, const iosim::Limits& limits)
+{
+    std::string line;
+    while (std::getline(std::cin, line)) {
+        if (line.find_first_not_of(" \t\r") == std::string::npos)
+            continue;
+        nlohmann::json reply;
+        try {
+            reply = answer(nlohmann::json::parse(line), jobs, limits);
+        } catch (const std::exception& e) {
+            reply = {{"error", e.what()}};
+        }
+        std::cout << reply.dump() << "\n" << std::flush;
+    }
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
@@ -106,7 +137,7 @@ int main(int argc, char** argv)
     mallopt(M_MMAP_MAX, 0);
     int jobs = 1;
     iosim::Limits limits;
-    bool memory_given = false;
+    bool memory_given = false, serving = false;
     std::string path = "-";
     for (int i = 1; i < argc; i++) {
         std::string arg = argv[i];
@@ -123,6 +154,10 @@ int main(int argc, char** argv)
             for (int k = i + 1; k < argc; k++)
                 worst = workload_worse_verdict(worst, check_workload_file(argv[k]));
             return workload_verdict_status(worst);
+        }
+        if (arg == "--serve") {
+            serving = true;
+            continue;
         }
         try {
             if (arg == "--jobs" && i + 1 < argc) {
@@ -146,6 +181,8 @@ int main(int argc, char** argv)
     }
     if (!memory_given)
         limits.memory_bytes = default_memory_limit(jobs);
+    if (serving)
+        return serve(jobs, limits);
     nlohmann::json input;
     try {
         if (path == "-") {
@@ -158,9 +195,7 @@ int main(int argc, char** argv)
             }
             input = nlohmann::json::parse(in);
         }
-        if (!input.contains("configs"))
-            input["configs"] = nlohmann::json::array({nlohmann::json::object()});
-        std::cout << iosim::simulate_batch(input, jobs, limits).dump() << "\n";
+        std::cout << answer(std::move(input), jobs, limits).dump() << "\n";
     } catch (const std::exception& e) {
         std::cerr << "iosim: " << path << ": " << e.what() << "\n";
         return 2;

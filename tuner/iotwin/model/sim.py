@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import json
 import math
 import random
-import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
@@ -13,7 +11,6 @@ from typing import Any
 
 from iotwin.config import resolution
 from iotwin.config.types import Config
-from iotwin.core.errors import UserError
 from iotwin.model import iosim_process, sim_cluster, sim_memo
 from iotwin.model.platforms import Platform
 from iotwin.model.site_rules import platform_space_context
@@ -122,8 +119,9 @@ def result_of(entry: Mapping[str, Any]) -> SimResult:
 
 def run_iosim(payload: Mapping[str, Any], jobs: int = 2) -> list[dict[str, Any]]:
     """Raw iosim results for a prepared input (see sim-models/IOSIM.md): on the Dask cluster
-    that ``IOTWIN_SIM_CLUSTER`` names (iotwin.model.sim_cluster), else in one local process;
-    within ``sim_memo.memoised``, only the configs its memo lacks."""
+    that ``IOTWIN_SIM_CLUSTER`` names (iotwin.model.sim_cluster), else by this process's
+    long-lived iosim (iotwin.model.iosim_process.served); within ``sim_memo.memoised``, only
+    the configs its memo lacks."""
     memo = sim_memo.active()
     if memo is not None:
         return memo.answers(payload, lambda missing: _simulated(missing, jobs))
@@ -134,11 +132,7 @@ def _simulated(payload: Mapping[str, Any], jobs: int) -> list[dict[str, Any]]:
     address = sim_cluster.cluster_address()
     if address:
         return sim_cluster.run_on_cluster(payload, address)
-    done = subprocess.run(iosim_process.argv(jobs),
-                          input=json.dumps(payload), capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        raise UserError(f"iosim failed: {done.stderr.strip()}")
-    return iosim_process.results(done.stdout)
+    return iosim_process.served(payload, jobs)
 
 
 def simulate(platform: Platform, workload: Mapping[str, Any], configs: Sequence[Config], *,
