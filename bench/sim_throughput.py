@@ -16,6 +16,7 @@ from typing import Any
 from failures import simulate_all
 from iotwin.config.types import Config
 from iotwin.config.validation import validate_config
+from iotwin.model import iosim_process
 from iotwin.model.platforms import load_platform
 
 VARIABLES = ("x", "y", "z", "id1", "id2", "px", "py", "pz")
@@ -49,6 +50,7 @@ def random_configs(n: int, seed: int = 0) -> list[Config]:
 
 
 def child_cpu_s() -> float:
+    iosim_process.close_servers()  # what the batch's iosim used counts once it has ended
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
 

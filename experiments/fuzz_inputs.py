@@ -23,6 +23,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tuner"))
 
 from iotwin.formats.bounds import load_bounds  # noqa: E402
+from iotwin.model import iosim_process  # noqa: E402
 from iotwin.model.platform_sheet import parse_sheet, platform_tree  # noqa: E402
 from iotwin.model.platforms import parse_platform  # noqa: E402
 from iotwin.model.sim import simulate  # noqa: E402
@@ -71,6 +72,7 @@ def iosim_at(targets: int) -> tuple[float, float]:
     start = time.monotonic()
     [result] = simulate(platform, work, [{"lustre": {"stripe_count": -1}}], jobs=1)
     assert result.ok, result.error
+    iosim_process.close_servers()  # its workers' peak counts once the server has ended
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     return time.monotonic() - start, peak
 

@@ -115,7 +115,7 @@ def test_a_case_no_constant_reaches_is_simulated_only_before_and_after() -> None
 def test_the_bound_refuses_a_million_cases_naming_the_input() -> None:
     run = FamilyRun(10**6, 10**5, len(FAMILY_CONSTANTS), 40, 13)
     with pytest.raises(UserError) as refused:
-        family_run_bound(run, "--io500 big.json", limits())
+        family_run_bound(run, "--io500 big.json", limits(max_time="1h"))
     assert str(refused.value).startswith("--io500 big.json = 1000000 cases: estimated ")
     assert str(refused.value).endswith("lower --io500 big.json or raise --max-time")
     small = FamilyRun(44, 10, len(FAMILY_CONSTANTS), 40, 13)
@@ -138,8 +138,8 @@ def test_calibrate_family_refuses_a_million_cases_before_any_work(tmp_path: Path
     big.write_text(json.dumps({"submissions": [dict(record, id=i) for i in range(500_000)]}))
     out = tmp_path / "family.yaml"
     done = subprocess.run([sys.executable, "-m", "iotwin", "calibrate", "--family", "--io500",
-                           str(big), "-o", str(out)], capture_output=True, text=True,
-                          timeout=600)
+                           str(big), "-o", str(out), "--max-time", "1h"], capture_output=True,
+                          text=True, timeout=600)
     assert done.returncode == 2, done.stderr
     [line] = done.stderr.splitlines()
     assert line.startswith(f"iotwin: error: --io500 {big} = 1000000 cases: estimated "), line

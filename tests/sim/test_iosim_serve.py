@@ -36,7 +36,7 @@ def _server_pid() -> int:
 
 @pytest.fixture(autouse=True)
 def no_servers() -> None:
-    iosim_process._close_all()
+    iosim_process.close_servers()
 
 
 def test_a_served_batch_answers_as_a_one_shot_run_and_one_server_serves_them_all() -> None:
@@ -77,7 +77,7 @@ def test_a_forked_child_starts_its_own_server_and_leaves_the_parents() -> None:
         ok = (not iosim_process._started
               and iosim_process.served(_payload(), 2) == _one_shot(_payload())
               and _server_pid() != pid)
-        iosim_process._close_all()
+        iosim_process.close_servers()
         os._exit(0 if ok else 1)
     _, status = os.waitpid(child, 0)
     assert os.WEXITSTATUS(status) == 0

@@ -141,7 +141,10 @@ def _start(binary: Path, jobs: int) -> Server:
     return server
 
 
-def _close_all() -> None:
+def close_servers() -> None:
+    """Ends this process's iosim servers and waits for them: what they used then counts in
+    the process's children's resource usage (``getrusage(RUSAGE_CHILDREN)``), as a one-shot
+    iosim's did once it ended. The next batch starts a server again."""
     with _lock:
         for server in _started:
             server.close()
@@ -158,5 +161,5 @@ def _forget_all() -> None:
     _idle.clear()
 
 
-atexit.register(_close_all)
+atexit.register(close_servers)
 os.register_at_fork(after_in_child=_forget_all)
