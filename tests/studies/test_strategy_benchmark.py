@@ -133,15 +133,23 @@ def test_the_baselines_are_registered_strategies() -> None:
     assert not STRATEGIES["optuna-tpe"].needs_model and not STRATEGIES["skopt-gp"].needs_model
 
 
-def test_the_benchmark_command_writes_its_figures_page_and_readme_table(tmp_path: Path) -> None:
+def _small_benchmark(folder: Path, configs: int, name: str, settings: str) -> Path:
+    """A benchmark spec ``name`` (``settings``, then its table) over the first ``configs``
+    configs of vpic-io-4's table, as the table ``small``."""
     full = read_table(VPIC_TABLE)
-    landscape = tmp_path / "small.yaml"
+    landscape = folder / "small.yaml"
     landscape.write_text((VPIC_TABLE.with_suffix(".yaml")).read_text())
-    write_table(replace(full, configs=full.configs[:25], rates=full.rates[:25]),
+    write_table(replace(full, configs=full.configs[:configs], rates=full.rates[:configs]),
                 landscape.with_suffix(".csv"))
-    spec = tmp_path / "strategy-benchmark.yaml"
-    spec.write_text("seeds: 2\ntargets: [0.1, 0.02]\nstrategies: {random: 25, optuna-tpe: 25}\n"
-                    "tables: {small: small.yaml}\n")
+    spec = folder / name
+    spec.write_text(settings + "tables: {small: small.yaml}\n")
+    return spec
+
+
+def test_the_benchmark_command_writes_its_figures_page_and_readme_table(tmp_path: Path) -> None:
+    spec = _small_benchmark(tmp_path, 25, "strategy-benchmark.yaml",
+                            "seeds: 2\ntargets: [0.1, 0.02]\n"
+                            "strategies: {random: 25, optuna-tpe: 25}\n")
     readme = tmp_path / "README.md"
     readme.write_text("<!-- strategy-benchmark results: begin -->\n"
                       "<!-- strategy-benchmark results: end -->\n")
@@ -183,14 +191,8 @@ def test_the_benchmark_command_writes_its_figures_page_and_readme_table(tmp_path
 
 def test_kept_campaigns_outlive_the_benchmark_and_report_again_without_running(
         tmp_path: Path) -> None:
-    full = read_table(VPIC_TABLE)
-    landscape = tmp_path / "small.yaml"
-    landscape.write_text((VPIC_TABLE.with_suffix(".yaml")).read_text())
-    write_table(replace(full, configs=full.configs[:10], rates=full.rates[:10]),
-                landscape.with_suffix(".csv"))
-    spec = tmp_path / "kept.yaml"
-    spec.write_text("seeds: 1\ntargets: [0.1]\nstrategies: {random: 6}\n"
-                    "tables: {small: small.yaml}\n")
+    spec = _small_benchmark(tmp_path, 10, "kept.yaml",
+                            "seeds: 1\ntargets: [0.1]\nstrategies: {random: 6}\n")
 
     def benchmark() -> dict:
         done = subprocess.run(
