@@ -9,16 +9,12 @@ namespace iosim {
 std::vector<int> target_clients(const Platform& p, const Phase& phase)
 {
     TargetClients listed;
-    std::vector<char> written(static_cast<size_t>(storage_targets(p)), 0);
     for (const Flow& f : phase.flows)
-        if (f.to_target) {
+        if (f.to_target)
             listed.add(f.dst, f.src);
-            written[f.dst] = 1;
-        }
-    std::vector<int> clients(written.size(), 0);
-    for (size_t t = 0; t < written.size(); t++)
-        if (written[t])
-            clients[t] = listed.take(static_cast<int>(t));
+    std::vector<int> clients(static_cast<size_t>(storage_targets(p)));
+    for (size_t t = 0; t < clients.size(); t++)
+        clients[t] = listed.take(static_cast<int>(t));
     return clients;
 }
 
@@ -45,8 +41,7 @@ ResourceLoads LoadSummer::loads(const Platform& p, const Phase& phase)
         }
         node_out_.add(f.src, f.bytes);
         server_in_.add(server_of_target(p, f.dst), f.bytes);
-        target_bytes_.add(f.dst, f.bytes);
-        target_busy_s_.add(f.dst, f.target_busy_s);
+        targets_.add(f.dst, {f.bytes, f.target_busy_s});
         clients_.add(f.dst, f.src);
     }
     ResourceLoads loads;
@@ -57,15 +52,10 @@ ResourceLoads LoadSummer::loads(const Platform& p, const Phase& phase)
     mpi_in_.take(into(loads.mpi_in));
     node_out_.take(into(loads.node_out));
     server_in_.take(into(loads.server_in));
-    target_bytes_.take([&](int target, uint64_t bytes) {
+    targets_.take([&](int target, const TargetWork& work) {
         double bw = degraded_bandwidth(p, target, clients_.take(target));
-        auto data = static_cast<double>(bytes);
-        loads.targets.push_back({target, bw, data, data, target_bandwidth(p, target)});
-    });
-    size_t i = 0;
-    target_busy_s_.take([&](int, double busy_s) {
-        TargetLoad& t = loads.targets[i++];
-        t.bytes += busy_s * t.bandwidth;
+        auto data = static_cast<double>(work.bytes);
+        loads.targets.push_back({target, bw, data + work.busy_s * bw, data, target_bandwidth(p, target)});
     });
     return loads;
 }
@@ -79,6 +69,8 @@ void TargetClients::add(int target, int client)
 
 int TargetClients::take(int target)
 {
+    if (static_cast<size_t>(target) >= clients_of_.size())
+        return 0;
     std::vector<int>& clients = clients_of_[target];
     count_++;
     int n = 0;

@@ -82,7 +82,7 @@ private:
 class TargetClients {
 public:
     void add(int target, int client);
-    // How many distinct clients `target` had; its list is then empty.
+    // How many distinct clients `target` had (0: none added); its list is then empty.
     int take(int target);
 
 private:
@@ -97,8 +97,19 @@ public:
     ResourceLoads loads(const Platform& p, const Phase& phase);
 
 private:
-    SumsById<uint64_t> mpi_out_, mpi_in_, node_out_, server_in_, target_bytes_;
-    SumsById<double> target_busy_s_;
+    // An OST's data and the seconds of its per-request and lock costs, added flow by flow.
+    struct TargetWork {
+        uint64_t bytes = 0;
+        double busy_s = 0;
+        TargetWork& operator+=(const TargetWork& w)
+        {
+            bytes += w.bytes;
+            busy_s += w.busy_s;
+            return *this;
+        }
+    };
+    SumsById<uint64_t> mpi_out_, mpi_in_, node_out_, server_in_;
+    SumsById<TargetWork> targets_;
     TargetClients clients_;
 };
 

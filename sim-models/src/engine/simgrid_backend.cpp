@@ -51,26 +51,14 @@ public:
         return in_own_actor([this, &phase]() { return coupled_flows(phase); });
     }
 
-    // What crosses shared links (a NIC's up link, the fabrics, client-side routers) is solved
-    // by SimGrid; a resource that no other transfer of the loads reaches (an OST's disk, a
-    // server's link below server-side routers, a NIC's down link) takes its bytes over its
-    // bandwidth, computed here: SimGrid's solver costs each completion a pass over every
-    // transfer in flight, so a phase's cost grew with the square of all its resources.
+    // What crosses shared links (a NIC's up link, the fabrics, routers) is timed by
+    // shared_links_s(); a resource that no other transfer of the loads reaches (an OST's disk, a
+    // server's link unless server-side routers sit above it, a NIC's down link) takes its bytes
+    // over its bandwidth: SimGrid's solver costs each completion a pass over every transfer in
+    // flight, so a phase's cost grew with the square of all its resources.
     double time_loads(const ResourceLoads& loads) override
     {
-        double alone = lone_resources_s(loads);
-        if (routers_below_servers() && !loads.server_in.empty())
-            return std::max(alone, in_own_actor([this, &loads]() { return shared_flows(loads); }));
-        bool storage = !loads.node_out.empty(), mpi = !loads.mpi_out.empty();
-        // One fabric shared by NIC links that each carry one transfer: max-min in closed form.
-        if (storage && !mpi && p_.routers.side != RouterSide::client)
-            return std::max(alone, one_shared_link_s(loads.node_out, p_.compute.nic_Bps,
-                                                     p_.network.storage_fabric_Bps));
-        if (mpi && !storage)
-            return std::max(alone, one_shared_link_s(loads.mpi_out, p_.compute.nic_Bps, p_.network.mpi_fabric_Bps));
-        if (!storage && !mpi)
-            return alone;
-        return std::max(alone, in_own_actor([this, &loads]() { return shared_flows(loads); }));
+        return std::max(lone_resources_s(loads), shared_links_s(loads));
     }
 
 private:
@@ -132,6 +120,22 @@ private:
         for (auto& a : all)
             a->wait();
         return sg4::Engine::get_clock() - start;
+    }
+
+    // The transfers that share links: where they share one fabric, each alone on its NIC's up
+    // link, max-min in closed form; else through SimGrid.
+    double shared_links_s(const ResourceLoads& loads)
+    {
+        bool storage = !loads.node_out.empty(), mpi = !loads.mpi_out.empty();
+        if (!routers_below_servers() || loads.server_in.empty()) {
+            if (!storage && !mpi)
+                return 0;
+            if (mpi && !storage)
+                return one_shared_link_s(loads.mpi_out, p_.compute.nic_Bps, p_.network.mpi_fabric_Bps);
+            if (storage && !mpi && p_.routers.side != RouterSide::client)
+                return one_shared_link_s(loads.node_out, p_.compute.nic_Bps, p_.network.storage_fabric_Bps);
+        }
+        return in_own_actor([this, &loads]() { return shared_flows(loads); });
     }
 
     // The longest of the transfers alone on their resources: a node's receipts on its NIC's
