@@ -68,7 +68,7 @@ class Server:
             stdin.write(line)
             stdin.flush()
             answer = stdout.readline()
-        except (BrokenPipeError, OSError):
+        except OSError:  # a broken pipe: the server has died
             answer = ""
         if not answer:
             raise UserError(f"iosim failed: {self._error_output()}")

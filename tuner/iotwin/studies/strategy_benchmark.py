@@ -44,6 +44,7 @@ leaves its figures beside its store, and a run again reads them instead of repla
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 import math
 import statistics
@@ -357,20 +358,11 @@ def _trajectory(table: Landscape, campaign: CampaignEvaluator, replay: TableExec
         costs.append(b + spent[0])
         search_runs.append(b)
         ratios.append((table.median_of(confirmed[0].config) or 0.0) / table.optimum)
-    configs = [campaign.measured[key].config for key in campaign.order]
+    medians = [(table.median_of(campaign.measured[key].config) or 0.0) / table.optimum
+               for key in campaign.order]
     return Trajectory(costs, ratios, len(campaign.order), search_runs,
                       _model_figures(table, campaign), _believed(table, campaign),
-                      measured_best=best_measured(table, configs))
-
-
-def best_measured(table: Landscape, configs: Sequence[Config]) -> list[float]:
-    """After each of ``configs`` (a search's runs in order): the best table median among
-    those run so far, over the optimum."""
-    best, found = 0.0, []
-    for config in configs:
-        best = max(best, (table.median_of(config) or 0.0) / table.optimum)
-        found.append(best)
-    return found
+                      measured_best=list(itertools.accumulate(medians, max)))
 
 
 @dataclass(frozen=True)
