@@ -23,8 +23,11 @@ from iotwin.studies.strategy_benchmark import (
     BenchmarkSettings,
     StrategyFigures,
     TableCase,
+    Trajectory,
     run_benchmark,
     run_in_parallel,
+    runs_relative_interval,
+    runs_relative_to,
 )
 from iotwin.tuning.transfer import earlier_residuals
 from support.programs import REPO_ROOT
@@ -447,3 +450,28 @@ def test_a_campaign_runs_and_ends_alike_with_and_without_the_memo_of_simulations
         assert with_memo.prior_weights == without.prior_weights
         assert with_memo.model == without.model
         assert with_memo.believed == without.believed
+
+
+def _reaching(runs: int | None, cap: int) -> Trajectory:
+    """A campaign whose recommendation is first within 10% after ``runs`` search runs (None:
+    never, in ``cap``)."""
+    last = cap if runs is None else runs
+    ratios = [0.5] * (last - 1) + [0.5 if runs is None else 1.0]
+    return Trajectory(list(range(1, last + 1)), ratios, last, list(range(1, last + 1)))
+
+
+def test_each_strategy_is_set_against_sim_screened_with_an_interval_over_the_seeds() -> None:
+    sim = StrategyFigures("sim-screened", 40, [_reaching(r, 40) for r in (2, 3, 2, 5, 4, 2)])
+    other = StrategyFigures("random", 150, [_reaching(r, 150) for r in (8, 12, 8, 20, 30, 8)])
+    assert runs_relative_to([sim, other], 0.1)["random"] == 10 / 2.5
+    low, high = runs_relative_interval([sim, other], 0.1)["random"]
+    # every seed of sim-screened needed fewer: so does every resample of them
+    assert 8 / 5 <= low <= 10 / 2.5 <= high <= 30 / 2
+    # a seed that missed counts as the cap (40 runs): resamples that draw it twice or more
+    # give sim-screened the larger median, and the interval reaches below 1
+    missed = StrategyFigures("sim-screened", 40,
+                             [_reaching(r, 40) for r in (2, 3, 2, 5, None, 2)])
+    assert missed.counted_runs(0.1, searched=True) == [2, 3, 2, 5, 40, 2]
+    assert runs_relative_interval([missed, other], 0.1)["random"][0] < 1
+    assert runs_relative_interval([other], 0.1) == {}  # no sim-screened, nothing to set against
+

@@ -100,6 +100,26 @@ def row_ranks(values: np.ndarray) -> np.ndarray:
     return ranks
 
 
+def median_ratio_interval(numerators: Sequence[float], denominators: Sequence[float], *,
+                          level: float = 0.95, resamples: int = 4000,
+                          seed: int = 0) -> tuple[float, float]:
+    """A percentile bootstrap interval of median(numerators) / median(denominators), the two
+    paired by index (e.g. two strategies' runs on the same replay seeds): each resample draws
+    indices with replacement and takes both medians over them. Seeded: the same figures give
+    the same interval."""
+    import numpy as np
+
+    a, b = np.asarray(numerators, dtype=float), np.asarray(denominators, dtype=float)
+    if a.shape != b.shape or a.size == 0:
+        raise ValueError("median_ratio_interval needs two equally long, non-empty samples")
+    draws = np.random.default_rng(seed).integers(0, a.size, size=(resamples, a.size))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratios = np.median(a[draws], axis=1) / np.median(b[draws], axis=1)
+    tail = 100 * (1 - level) / 2
+    low, high = np.nanpercentile(ratios, [tail, 100 - tail])
+    return float(low), float(high)
+
+
 def wilcoxon_p(differences: Sequence[float]) -> float:
     """The two-sided p-value of Wilcoxon's signed-rank test of paired differences."""
     return float(_scipy_stats().wilcoxon(differences).pvalue)

@@ -61,7 +61,7 @@ from iotwin.core.errors import InputError, UserError
 from iotwin.core.hashing import canonical_json, config_hash
 from iotwin.core.progress import say
 from iotwin.core.run_records import Target
-from iotwin.core.stats import median_relative_error, paired_spearman
+from iotwin.core.stats import median_ratio_interval, median_relative_error, paired_spearman
 from iotwin.core.worker_pool import worker_pool
 from iotwin.core.yaml_files import read_input
 from iotwin.executors.table import Landscape, TableExecutor, read_table
@@ -187,6 +187,11 @@ class StrategyFigures:
         (``searched``: of the search runs alone, a miss counted as the cap)."""
         return self._quartiles(self.runs_to(fraction, searched=searched),
                                self.cap if searched else self.cap_cost)
+
+    def counted_runs(self, fraction: float, *, searched: bool = False) -> list[int]:
+        """Each seed's runs to ``fraction``, a miss counted as :meth:`summary` counts it."""
+        miss = self.cap if searched else self.cap_cost
+        return [r if r is not None else miss for r in self.runs_to(fraction, searched=searched)]
 
     def found_summary(self, fraction: float) -> dict[str, Any] | None:
         """Median and quartiles of :meth:`found_in`, never counted as the cap; None when a
@@ -451,6 +456,19 @@ def runs_relative_to(figures: Sequence[StrategyFigures], fraction: float,
         return {}
     return {name: value / medians[reference] for name, value in medians.items()
             if name != reference}
+
+
+def runs_relative_interval(figures: Sequence[StrategyFigures], fraction: float,
+                           reference: str = "sim-screened", *, level: float = 0.95
+                           ) -> dict[str, tuple[float, float]]:
+    """:func:`runs_relative_to`'s ratios (search runs) with their ``level`` bootstrap
+    intervals over the seeds, each strategy paired with ``reference`` seed by seed (both ran
+    the same replay seeds; a miss counted as its cap)."""
+    counted = {f.strategy: f.counted_runs(fraction, searched=True) for f in figures}
+    if reference not in counted:
+        return {}
+    return {name: median_ratio_interval(runs, counted[reference], level=level)
+            for name, runs in counted.items() if name != reference}
 
 
 def curve(figures: StrategyFigures, max_cost: int) -> np.ndarray:
