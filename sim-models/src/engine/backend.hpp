@@ -17,6 +17,10 @@ public:
     virtual double time_flows(const Phase& phase) = 0;
     // Simulated seconds for every resource to carry its total, all at once (fast).
     virtual double time_loads(const ResourceLoads& loads) = 0;
+    // Called before the engine's clock moves for a phase (most phases are timed in closed
+    // form and never move it): where a batch forks a config that needs the clock, so that it
+    // starts at time zero whatever ran before it (run/batch.cpp). May throw.
+    std::function<void()> before_clock_moves;
 };
 
 // Builds the platform for `nodes` client nodes and runs `body` inside the simulation with a

@@ -45,10 +45,12 @@ public:
 
     double time_flows(const Phase& phase) override
     {
-        std::vector<int> clients = target_clients(p_, phase);
-        for (int t = 0; t < storage_targets(p_); t++)
-            set_target_bandwidth(t, degraded_bandwidth(p_, t, clients[t]));
-        return in_own_actor([this, &phase]() { return coupled_flows(phase); });
+        return in_own_actor([this, &phase]() {
+            std::vector<int> clients = target_clients(p_, phase);
+            for (int t = 0; t < storage_targets(p_); t++)
+                set_target_bandwidth(t, degraded_bandwidth(p_, t, clients[t]));
+            return coupled_flows(phase);
+        });
     }
 
     // What crosses shared links (a NIC's up link, the fabrics, routers) is timed by
@@ -66,6 +68,8 @@ private:
     // ends, and scans that list whenever a wait ends: a phase runs in an actor of its own.
     double in_own_actor(const std::function<double()>& timing)
     {
+        if (before_clock_moves)
+            before_clock_moves();
         double seconds = 0;
         sg4::Actor::create("phase", hub_, [&timing, &seconds]() { seconds = timing(); })->join();
         return seconds;

@@ -180,18 +180,37 @@ void cap_memory(const json& input, const Limits& limits)
     _exit(WIFEXITED(status) && WEXITSTATUS(status) != 0 ? WEXITSTATUS(status) : 1);
 }
 
-// Each config is simulated in a child forked from the worker as it stands after building the
-// engine: from simulated time zero, with empty phase caches. A phase's seconds are differences
-// of SimGrid's clock, whose rounding grows with the time simulated before, and a phase timed
-// for one config would answer the next from cache: without the fork, a config's last bits
-// would depend on which configs its worker ran before it. With it, a config's answer is the
-// one it gets alone, whatever the batch, the order or the number of workers. The file layouts
-// are the exception: the worker lays out each config before the fork (its settings, estimate
-// and files' layouts: the child simulates what it laid out, and a config refused there is
-// answered by the worker) and keeps the layouts for later configs' children (a layout is the
-// same whoever computes it, and costs HDF5 a file written and removed).
-void simulate_in_child(Scenario& scenario, Backend& backend, const json& config, uint64_t index,
-                       WorkerChannel& channel, EstimateBoard& board, size_t slot)
+// The child a config went on in, waited for: its death is the worker's.
+void wait_for(pid_t child)
+{
+    int status = 0;
+    while (waitpid(child, &status, 0) < 0)
+        if (errno != EINTR)
+            _exit(1);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        end_as(status);
+}
+
+// Thrown in the worker where a config it simulates needs the engine's clock: the config goes
+// on in a child forked there, and the worker unwinds it to wait for the child.
+struct HandedToChild {
+    pid_t child;
+};
+
+// A config is simulated in the worker, which stays as it was after building the engine: at
+// simulated time zero, with an empty phase cache. A phase's seconds are differences of
+// SimGrid's clock, whose rounding grows with the time simulated before, and a phase timed for
+// one config would answer the next from cache: a config whose phases need the clock (most are
+// timed in closed form and never move it) is forked to a child at its first such phase, so
+// that its answer is the one it gets alone, whatever the batch, the order or the number of
+// workers, and the clock the worker keeps stays at zero. The phase cache is each config's own.
+// Forking every config cost 2-3 ms of page tables and faults each (more than a small config's
+// whole simulation). The file layouts are kept from config to config: the worker lays out
+// each config (its settings, estimate and files' layouts; a config refused there is answered
+// at once) and keeps the layouts for later configs (a layout is the same whoever computes it,
+// and costs HDF5 a file written and removed).
+void simulate_one(Scenario& scenario, Backend& backend, const json& config, uint64_t index,
+                  WorkerChannel& channel, EstimateBoard& board, size_t slot)
 {
     board.post(slot, "");
     try {
@@ -199,23 +218,29 @@ void simulate_in_child(Scenario& scenario, Backend& backend, const json& config,
     } catch (const std::exception&) {
         return channel.reply(index, refusal(scenario));
     }
-    fflush(nullptr);
-    pid_t pid = fork();
-    if (pid == 0) {
+    bool forked = false;
+    backend.before_clock_moves = [&forked]() {
+        if (forked)
+            return;
+        forked = true;
+        fflush(nullptr);
+        pid_t pid = fork();
+        if (pid != 0)
+            throw HandedToChild{pid};  // the worker (or no child: pid < 0)
+    };
+    try {
         PhaseCache cache;
-        channel.reply(index, simulate_config(scenario, backend, cache));
-        _exit(0);
+        json answer = simulate_config(scenario, backend, cache);
+        channel.reply(index, answer);
+    } catch (const HandedToChild& handed) {
+        backend.before_clock_moves = nullptr;
+        if (handed.child < 0)
+            return channel.reply(index, error_entry("fork failed"));
+        return wait_for(handed.child);
     }
-    if (pid < 0) {
-        channel.reply(index, error_entry("fork failed"));
-        return;
-    }
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR)
-            _exit(1);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        end_as(status);
+    if (forked)
+        _exit(0);  // the child: its config answered
+    backend.before_clock_moves = nullptr;
 }
 
 [[noreturn]] void worker_main(const json& input, const Limits& limits, WorkerChannel channel, EstimateBoard& board,
@@ -228,7 +253,7 @@ void simulate_in_child(Scenario& scenario, Backend& backend, const json& config,
         Scenario scenario(input, limits);
         run_simgrid(scenario.platform(), scenario.nodes(), [&](Backend& backend) {
             while (channel.next(index))
-                simulate_in_child(scenario, backend, configs.at(index), index, channel, board, slot);
+                simulate_one(scenario, backend, configs.at(index), index, channel, board, slot);
         });
     } catch (const std::bad_alloc&) {  // reading the workload
         std::string message = out_of_memory(estimate_workload(input.at("workload")), limits);
