@@ -1,6 +1,6 @@
 // The layouts of one workload's files, each computed once per combination of the settings
 // that decide it (alignment, metadata block size, chunk dims): configs of a batch share them
-// (a worker lays them out before it forks each config's child: Scenario::lay_out).
+// (a worker lays them out before it simulates each config: Scenario::lay_out).
 #pragma once
 
 #include <map>
