@@ -135,13 +135,14 @@ def markdown(results: Sequence[TableBenchmark], settings: BenchmarkSettings) -> 
     targets = settings.targets
     head = ("| table | strategy | cap | " + " | ".join(
         f"runs to {100 * t:g}%: median [quartiles] (misses) · / sim-screened [95% interval] "
-        f"· with its "
-        f"confirmation · found" for t in targets) + " |")
+        f"· with its confirmation · found" for t in targets) + " |")
     lines = [RUNS_COUNTED[0].upper() + RUNS_COUNTED[1:] + ".", "", head,
              "|" + "---|" * (3 + len(targets))]
     for result in results:
+        against = {t: (runs_relative_to(result.figures, t),
+                       runs_relative_interval(result.figures, t)) for t in targets}
         lines += [f"| {result.case.name} | {f.strategy} | {f.cap} | "
-                  + " | ".join(_runs_cell(result, f, t) for t in targets) + " |"
+                  + " | ".join(_runs_cell(f, t, *against[t]) for t in targets) + " |"
                   for f in result.figures]
     lines.append("")
     lines.extend(f"- {r.case.name}: {resolution_text(r.resolution)}" for r in results)
@@ -150,12 +151,14 @@ def markdown(results: Sequence[TableBenchmark], settings: BenchmarkSettings) -> 
     return "\n".join(lines)
 
 
-def _runs_cell(result: TableBenchmark, figures: StrategyFigures, fraction: float) -> str:
-    """Search runs to ``fraction``: median [quartiles] (misses), over sim-screened's, and the
+def _runs_cell(figures: StrategyFigures, fraction: float, ratios: dict[str, float],
+               intervals: dict[str, tuple[float, float]]) -> str:
+    """Search runs to ``fraction``: median [quartiles] (misses), over sim-screened's (its
+    table's ``ratios`` and ``intervals``, reckoned once for all its strategies), and the
     median with the confirmation's runs."""
     s = figures.summary(fraction, searched=True)
-    ratio = runs_relative_to(result.figures, fraction).get(figures.strategy)
-    interval = runs_relative_interval(result.figures, fraction).get(figures.strategy)
+    ratio = ratios.get(figures.strategy)
+    interval = intervals.get(figures.strategy)
     confirmed = figures.summary(fraction)["median"]
     found = figures.found_summary(fraction)
     return (f"{s['median']:g} [{s['q1']:g}-{s['q3']:g}] ({s['misses']}/{s['seeds']})"
