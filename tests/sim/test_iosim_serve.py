@@ -4,16 +4,15 @@ serving, a server that dies replaced, a forked child with a server of its own.""
 
 from __future__ import annotations
 
-import json
 import os
 import signal
-import subprocess
 
 import pytest
 from iotwin.config.validation import validate_config
 from iotwin.core.errors import UserError
 from iotwin.model import iosim_process
 from iotwin.model.sim import simulator_input
+from support.one_shot_iosim import one_shot_stdout
 from support.small_platform import MiB, small_platform, workload
 
 CONFIGS = [validate_config({"lustre": {"stripe_count": n}}, "a test's config") for n in (1, 2, 4)]
@@ -24,9 +23,7 @@ def _payload(block: int = MiB) -> dict:
 
 
 def _one_shot(payload: dict) -> list[dict]:
-    done = subprocess.run(iosim_process.argv(2), input=json.dumps(payload), capture_output=True,
-                          text=True, check=True)
-    return iosim_process.results(done.stdout)
+    return iosim_process.results(one_shot_stdout(payload, 2))
 
 
 def _server_pid() -> int:

@@ -6,14 +6,12 @@ from __future__ import annotations
 
 import json
 import random
-import subprocess
-from typing import Any
 
 import pytest
 from iotwin.config.validation import validate_config
-from iotwin.model import iosim_process
 from iotwin.model.platforms import load_platform
 from iotwin.model.sim import simulate, simulator_input
+from support.one_shot_iosim import one_shot_stdout
 from support.small_platform import MB, MiB, small_platform, workload
 
 
@@ -39,12 +37,6 @@ def test_configs_simulated_together_match_configs_simulated_alone(aggregate: boo
         assert t.breakdown == a.breakdown
 
 
-def iosim_stdout(payload: dict[str, Any], jobs: int) -> str:
-    done = subprocess.run(iosim_process.argv(jobs), input=json.dumps(payload),
-                          capture_output=True, text=True, check=True)
-    return done.stdout
-
-
 def test_a_batch_answers_the_same_bits_whatever_its_workers_and_order() -> None:
     # VPIC-IO's eight variables on hopper at 512 ranks, configs as a search draws them: many
     # distinct phases, timed over a simulated clock that a shared engine would keep running.
@@ -60,12 +52,12 @@ def test_a_batch_answers_the_same_bits_whatever_its_workers_and_order() -> None:
               {"name": f"/Step#0/{v}", "element_bytes": 4,
                "decomposition": {"grid": [512], "block": [2**20]}} for v in "xyzabcde"]}]}
     payload = simulator_input(load_platform("hopper"), wl, configs)
-    serial = iosim_stdout(payload, jobs=1)
+    serial = one_shot_stdout(payload, jobs=1)
     assert all(r["ok"] for r in json.loads(serial)["results"])
-    assert iosim_stdout(payload, jobs=2) == serial
-    assert iosim_stdout(payload, jobs=2) == serial
+    assert one_shot_stdout(payload, jobs=2) == serial
+    assert one_shot_stdout(payload, jobs=2) == serial
     backwards = {**payload, "configs": payload["configs"][::-1]}
-    answers = json.loads(iosim_stdout(backwards, jobs=2))["results"]
+    answers = json.loads(one_shot_stdout(backwards, jobs=2))["results"]
     assert answers[::-1] == json.loads(serial)["results"]
 
 
@@ -84,14 +76,14 @@ def test_configs_that_need_the_engine_clock_answer_alike_among_configs_that_do_n
     # NICs slower than the OSTs: the overlapped phases' shared links bind, not the disks
     plat = small_platform(rpc_overhead_s=0.001, lock_conflict_s=0.01, nic_mbs=70)
     payload = simulator_input(plat, wl, configs)
-    serial = iosim_stdout(payload, jobs=1)
+    serial = one_shot_stdout(payload, jobs=1)
     answers = json.loads(serial)["results"]
     assert all(a["ok"] for a in answers)
-    alone = [json.loads(iosim_stdout({**payload, "configs": [c]}, jobs=1))["results"][0]
+    alone = [json.loads(one_shot_stdout({**payload, "configs": [c]}, jobs=1))["results"][0]
              for c in payload["configs"]]
     assert answers == alone
     backwards = {**payload, "configs": payload["configs"][::-1]}
-    assert json.loads(iosim_stdout(backwards, jobs=2))["results"][::-1] == answers
+    assert json.loads(one_shot_stdout(backwards, jobs=2))["results"][::-1] == answers
 
 
 def test_rounds_on_rotating_osts_are_one_distinct_phase() -> None:
