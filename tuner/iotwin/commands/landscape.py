@@ -1,10 +1,12 @@
-"""`iotwin landscape measure | benchmark`: a measured table of configs, and strategies
-benchmarked against it.
+"""`iotwin landscape measure | import | benchmark`: a measured table of configs, and
+strategies benchmarked against it.
 
 ``measure``: a stratified sample of a space's configs, each run several times on this
 machine in interleaved passes, stored, and exported as a CSV table with a page saying when
 and how (iotwin.studies.landscape). Resumable: measuring the same spec again runs only the
-missing runs.
+missing runs. ``import``: a table from a CSV of runs measured elsewhere (a site's own),
+its values mapped to the space's grid (iotwin.studies.table_import). ``benchmark``: every
+strategy from many seeds against one or more tables (iotwin.studies.strategy_benchmark).
 """
 
 from __future__ import annotations
