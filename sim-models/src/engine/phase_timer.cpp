@@ -48,17 +48,17 @@ std::string PhaseTimer::phase_key(const Phase& phase)
         }
         return node_name_[node];
     };
-    std::string key;
-    key.reserve(phase.flows.size() * 25);
+    constexpr size_t flow_bytes = 25;
+    std::string key(phase.flows.size() * flow_bytes, '\0');
+    char* at = key.data();
     for (const Flow& f : phase.flows) {
         int src = name(f.src), dst = f.to_target ? f.dst : name(f.dst);
-        char buf[25];
-        std::memcpy(buf, &src, 4);
-        std::memcpy(buf + 4, &dst, 4);
-        buf[8] = f.to_target ? 1 : 0;
-        std::memcpy(buf + 9, &f.bytes, 8);
-        std::memcpy(buf + 17, &f.target_busy_s, 8);
-        key.append(buf, sizeof buf);
+        std::memcpy(at, &src, 4);
+        std::memcpy(at + 4, &dst, 4);
+        at[8] = f.to_target ? 1 : 0;
+        std::memcpy(at + 9, &f.bytes, 8);
+        std::memcpy(at + 17, &f.target_busy_s, 8);
+        at += flow_bytes;
     }
     for (int node : renamed_)
         node_name_[node] = -1;
