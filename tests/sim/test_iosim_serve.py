@@ -1,6 +1,7 @@
 """`iosim --serve`, the long-lived iosim a process sends its batches to
 (iotwin.model.iosim_process): the same answers as a one-shot run, a refused batch that leaves it
-serving, a server that dies replaced, a forked child with a server of its own."""
+serving, a server that dies reported and one that died replaced, a forked child with a server
+of its own."""
 
 from __future__ import annotations
 
@@ -56,12 +57,23 @@ def test_a_batch_iosim_cannot_read_is_refused_and_the_server_goes_on() -> None:
     assert _server_pid() == pid
 
 
-def test_a_server_that_dies_is_reported_and_replaced() -> None:
+def _killed_server() -> iosim_process.Server:
+    """The server of a batch, killed and reaped: dead before anything is sent to it."""
     iosim_process.served(_payload(), 2)
-    pid = _server_pid()
-    os.kill(pid, signal.SIGKILL)
+    [server] = iosim_process._started
+    os.kill(_server_pid(), signal.SIGKILL)
+    server._process.wait(timeout=60)
+    return server
+
+
+def test_a_server_that_dies_is_reported() -> None:
+    # sent to directly: served() would not take a server it sees dead (the next test)
     with pytest.raises(UserError, match=r"iosim failed: iosim ended with status -9"):
-        iosim_process.served(_payload(), 2)
+        _killed_server().answers(_payload())
+
+
+def test_a_server_that_died_between_batches_is_replaced() -> None:
+    pid = _killed_server()._process.pid
     assert iosim_process.served(_payload(), 2) == _one_shot(_payload())
     assert _server_pid() != pid
 
