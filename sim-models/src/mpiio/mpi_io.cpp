@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <utility>
+#include <vector>
 
 #include "mpiio/data_sieving.hpp"
 #include "mpiio/ompio.hpp"
@@ -153,10 +154,25 @@ void independent_write(const MpiIoContext& ctx, const WriteCall& call, bool data
     ctx.sink(std::move(all));
 }
 
+namespace {
+
+// `from` appended to `into`, taken whole where `into` is empty (a call's first file, each
+// round's write phase): no copy.
+template <class T>
+void append(std::vector<T>& into, std::vector<T>&& from)
+{
+    if (into.empty())
+        into = std::move(from);
+    else
+        into.insert(into.end(), from.begin(), from.end());
+}
+
+}  // namespace
+
 void add_flows(Phase& into, Phase&& from)
 {
-    into.flows.insert(into.flows.end(), from.flows.begin(), from.flows.end());
-    into.extents.insert(into.extents.end(), from.extents.begin(), from.extents.end());
+    append(into.flows, std::move(from.flows));
+    append(into.extents, std::move(from.extents));
     into.max_process_bytes = std::max(into.max_process_bytes, from.max_process_bytes);
     into.max_process_calls = std::max(into.max_process_calls, from.max_process_calls);
     into.contended_write_s = std::max(into.contended_write_s, from.contended_write_s);
