@@ -305,13 +305,12 @@ void BoxRegion::visit(size_t a, uint64_t off, uint64_t writer, uint64_t l, uint6
     const AxisSlots& ax = axes_[a];
     if (a + 1 == dims_.size()) {
         uint64_t x = l - off, y = h - off;
-        if (step_[a] != 0) {  // inside one slot (a stripe of one rank's block): its writer alone
-            uint64_t s = ax.first_ending_after(x);
-            if (s < ax.count() && ax.start(s) <= x && y <= ax.end(s)) {
-                sink.covered(l, h);
-                sink.writers(writer + s * step_[a], 1, 0, y - x);
-                return;
-            }
+        // the first slot that ends after x (none looked up where one writer holds every slot)
+        uint64_t s = step_[a] != 0 ? ax.first_ending_after(x) : ax.count();
+        if (s < ax.count() && ax.start(s) <= x && y <= ax.end(s)) {  // inside it: its writer alone
+            sink.covered(l, h);
+            sink.writers(writer + s * step_[a], 1, 0, y - x);
+            return;
         }
         uint64_t first = ax.first_selected(x), end = ax.last_selected_end(y);
         if (first == no_offset || end <= first)
@@ -321,7 +320,7 @@ void BoxRegion::visit(size_t a, uint64_t off, uint64_t writer, uint64_t l, uint6
             sink.writers(writer, 1, 0, ax.overlap(x, y));
             return;
         }
-        uint64_t s = ax.first_ending_after(x), t = ax.first_ending_after(y);  // slots before t end by y
+        uint64_t t = ax.first_ending_after(y);  // slots before t end by y
         if (s < ax.count() && ax.start(s) < x) {  // cut at its start
             sink.writers(writer + s * step_[a], 1, 0, std::min(y, ax.end(s)) - x);
             s++;
