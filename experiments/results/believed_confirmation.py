@@ -23,7 +23,6 @@ from typing import Any
 
 import iotwin.search.screened as screened
 import iotwin.studies.strategy_benchmark as benchmark
-from iotwin.config.types import Config
 from iotwin.core.hashing import config_hash
 from iotwin.store.database import Store
 from iotwin.tuning.confirmation import confirm
@@ -55,13 +54,8 @@ def _trajectory_beside(original: Any) -> Any:
 def _ratios_by_beliefs_rule(table: Any, campaign: Any, replay: Any, settings: Any) -> list[float]:
     """After each run b, the recommended config's median over the optimum, its candidates
     taken from the beliefs (benchmark._trajectory's confirmation otherwise)."""
-    searched = {key: len(entry.runs) for key, entry in campaign.measured.items()}
+    run = benchmark.confirmation_run(campaign, replay)
     has_default = table.rates_of({}) is not None
-
-    def run(config: Config, slot: int, round_index: int) -> float | None:
-        draws = searched.get(config_hash(config), campaign.spec.repetitions)
-        return replay.replay(config, draws + round_index).rate_mbs
-
     ratios = []
     for b in range(1, len(campaign.order) + 1):
         measured = benchmark.measured_after(campaign, b)

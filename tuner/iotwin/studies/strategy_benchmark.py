@@ -81,7 +81,7 @@ from iotwin.tuning.campaign import (
     open_campaign,
     run_campaign,
 )
-from iotwin.tuning.confirmation import confirm
+from iotwin.tuning.confirmation import ConfirmationRun, confirm
 from iotwin.tuning.parts import assemble, campaign_space
 from iotwin.tuning.spec import CampaignSpec
 from iotwin.validation.local import load_suite
@@ -340,11 +340,21 @@ def stored_campaign(store: Store, name: str, spec: CampaignSpec) -> int | None:
                  if c.name == name and canonical_json(c.spec) == wanted), None)
 
 
-def _trajectory(table: Landscape, campaign: CampaignEvaluator, replay: TableExecutor,
-                settings: BenchmarkSettings) -> Trajectory:
-    """``replay``: the executor the campaign ran on; a confirmation run of a config is its
+def confirmation_run(campaign: CampaignEvaluator, replay: TableExecutor) -> ConfirmationRun:
+    """A confirmation run of a config on ``replay`` (the executor the campaign ran on): its
     next draw there after every search run of it (its repeats included), the same at every b."""
     searched = {key: len(entry.runs) for key, entry in campaign.measured.items()}
+
+    def run(config: Config, slot: int, round_index: int) -> float | None:
+        draws = searched.get(config_hash(config), campaign.spec.repetitions)
+        return replay.replay(config, draws + round_index).rate_mbs
+    return run
+
+
+def _trajectory(table: Landscape, campaign: CampaignEvaluator, replay: TableExecutor,
+                settings: BenchmarkSettings) -> Trajectory:
+    """``replay``: the executor the campaign ran on (:func:`confirmation_run`)."""
+    replayed = confirmation_run(campaign, replay)
     has_default = table.rates_of({}) is not None  # an imported table may not hold it
     costs, ratios, search_runs = [], [], []
     for b in range(1, len(campaign.order) + 1):
@@ -353,8 +363,7 @@ def _trajectory(table: Landscape, campaign: CampaignEvaluator, replay: TableExec
         def run(config: Config, slot: int, round_index: int,
                 spent: list[int] = spent) -> float | None:
             spent[0] += 1
-            draws = searched.get(config_hash(config), campaign.spec.repetitions)
-            return replay.replay(config, draws + round_index).rate_mbs
+            return replayed(config, slot, round_index)
 
         confirmed = confirm(measured_after(campaign, b), settings.confirm,
                             settings.confirm_runs, run, default=has_default)
