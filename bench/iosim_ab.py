@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
 import statistics
 import subprocess
 import tempfile
@@ -25,12 +24,7 @@ from iotwin.core import paths
 from iotwin.core.stats import paired_speedup
 from iotwin.model.platforms import load_platform
 from iotwin.model.sim import simulator_input
-from sim_throughput import random_configs, vpic_workload
-
-
-def child_cpu_s() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
+from sim_throughput import child_cpu_s, random_configs, vpic_workload
 
 
 def run(binary: Path, input_path: Path) -> tuple[float, bytes]:
