@@ -125,6 +125,13 @@ def wilcoxon_p(differences: Sequence[float]) -> float:
     return float(_scipy_stats().wilcoxon(differences).pvalue)
 
 
+def below_p(runs: Sequence[float], others: Sequence[float]) -> float:
+    """The p-value of Mann-Whitney's exact one-sided test that ``runs`` come from a
+    distribution below ``others``' (three runs each, all of them below: 0.05)."""
+    return float(_scipy_stats().mannwhitneyu(runs, others, alternative="less",
+                                             method="exact").pvalue)
+
+
 def friedman_p(*groups: Sequence[float]) -> float:
     """The p-value of Friedman's test that the groups' (blocked) values come from one
     distribution."""

@@ -155,8 +155,14 @@ def rotated_rounds(count: int, rounds: int) -> Iterator[tuple[int, int]]:
     rotated by one each round: drift and load during a round hit every item alike, and no
     item always runs first (two items: ABBAAB...)."""
     for round_index in range(rounds):
-        for position in range(count):
-            yield round_index, (position + round_index) % count
+        for item in rotation(range(count), round_index):
+            yield round_index, item
+
+
+def rotation(items: Sequence[V], round_index: int) -> list[V]:
+    """The items in the order of round ``round_index`` of :func:`rotated_rounds`: the first
+    of them moved to the back once a round."""
+    return [items[(position + round_index) % len(items)] for position in range(len(items))]
 
 
 def interleaved_rounds(keys: Sequence[str], rounds: int, stored: Mapping[str, Sequence[V]],
