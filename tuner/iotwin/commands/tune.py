@@ -95,7 +95,8 @@ SPEC_OPTIONS: dict[str, str] = {
     "--seed": "search.seed", "--truth-seed": "search.truth_seed", "--site": "search.site",
     "--table": "search.table", "--fix": "search.fixed", "--set": "search.settings",
     "--workload": "search.workload", "--confirm": "pipeline.confirm",
-    "--confirm-runs": "pipeline.confirm_runs", "--summary-repeat": "pipeline.summary_repeat",
+    "--confirm-runs": "pipeline.confirm_runs", "--confirm-max-runs": "pipeline.confirm_max_runs",
+    "--summary-repeat": "pipeline.summary_repeat",
     "--workdir": "search.workdir", "--config": "pipeline.yours",
     "--objective": "search.objective",
 }
@@ -181,6 +182,12 @@ def add_tune_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--confirm-runs", type=int, metavar="R",
                         help="fresh runs of each candidate, interleaved; the median of these "
                              f"decides (default {_pipeline_default('confirm_runs')})")
+    parser.add_argument("--confirm-max-runs", type=int, metavar="R",
+                        help="fresh runs, at most, of candidates the first runs cannot tell "
+                             "from the best: they race on, one round at a time, until their "
+                             "runs do (one-sided Mann-Whitney, 5%%) or R is reached (R at "
+                             "most --confirm-runs: no race; default "
+                             f"{_pipeline_default('confirm_max_runs')})")
     parser.add_argument("--summary-repeat", type=int, metavar="R",
                         help="re-measure default and tuned in R rounds of one run each, the "
                              "order alternating; the speedup's interval is taken on these "
@@ -429,7 +436,8 @@ def _report(result: TuneResult, effect: SettingsEffect, output: Path | None,
             "stopped_by_user": result.stopped,
             "best_measured_mbs": best.rate, "best_measured_runs": len(best.rates),
             "confirmed": [{"candidate": c.candidate, "search_mbs": c.search_rate,
-                           "median_mbs": c.rate, "runs": len(c.rates)} for c in confirmed],
+                           "median_mbs": c.rate, "runs": len(c.rates),
+                           "raced_out": c.raced_out} for c in confirmed],
             "objective": objective,
             "io_and_wall": {label: io_and_wall(m) for label, m in summary.items()},
             "config_file": str(output) if output else None,
@@ -448,8 +456,10 @@ def _report(result: TuneResult, effect: SettingsEffect, output: Path | None,
             search = (f"search run {format_mbs(candidate.search_rate)} MB/s"
                       if candidate.search_rate else "not run in the search")
             chosen = "  <- tuned" if candidate is best else ""
+            out = ("; its runs lay below the leader's: out of the race" if candidate.raced_out
+                   else "")
             print(f"  candidate {candidate.candidate}: median {format_mbs(candidate.rate or 0)} "
-                  f"MB/s of {len(candidate.rates)} fresh runs ({search}){label}{chosen}")
+                  f"MB/s of {len(candidate.rates)} fresh runs ({search}{out}){label}{chosen}")
     written = (f"tuned config written to {output}" if output else
                "no config is offered: keep the default (below)")
     print(f"objective: {OBJECTIVE_TEXT[objective]}")

@@ -41,7 +41,9 @@ class TableBenchmark:
 
 def as_json(results: Sequence[TableBenchmark], settings: BenchmarkSettings) -> dict[str, Any]:
     return {"settings": {"seeds": settings.seeds, "confirm": settings.confirm,
-                         "confirm_runs": settings.confirm_runs, "caps": dict(settings.caps),
+                         "confirm_runs": settings.confirm_runs,
+                         "confirm_max_runs": settings.confirm_max_runs,
+                         "caps": dict(settings.caps),
                          "targets": list(settings.targets)},
             "tables": {r.case.name: _case_json(r, settings) for r in results}}
 
@@ -211,7 +213,8 @@ def write(results: Sequence[TableBenchmark], settings: BenchmarkSettings, out: P
         f"Each strategy ran {settings.seeds} times (seeds) against each table: a campaign "
         f"replays the table's measured runs and ends at its own stop or its cap. Had it been "
         f"stopped after b runs, the tuning pipeline's confirmation ({settings.confirm} best "
-        f"configs and the default, {settings.confirm_runs} more runs each: a config's next "
+        f"configs and the default, {settings.confirm_runs} more runs each, up to "
+        f"{settings.confirm_max_runs} for those that race on: a config's next "
         f"stored repetitions, the same at every b) would have recommended a config. "
         f"{RUNS_COUNTED[0].upper() + RUNS_COUNTED[1:]}.")
     page.table([{"table": r.case.name, "configs": len(r.case.table.configs),

@@ -28,7 +28,8 @@ def benchmark_cost(cases: Sequence[TableCase], settings: BenchmarkSettings, spec
     ``seeds`` or ``--seeds``); ``model_analysis``: 0 none, None the full refit, else at most
     this many simulations for it."""
     replays = settings.seeds * sum(
-        settings.cap(strategy, case) + settings.confirm * settings.confirm_runs
+        settings.cap(strategy, case)
+        + settings.confirm * max(settings.confirm_runs, settings.confirm_max_runs)
         for case in cases for strategy in settings.caps)
     campaigns = Driver(seeds, settings.seeds, f"{replays} replayed runs")
     total = Cost(replays * constant("strategy_benchmark", "seconds_per_replay"),

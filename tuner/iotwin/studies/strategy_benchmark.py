@@ -10,7 +10,8 @@
                 recommended(b) <- the tuning pipeline's confirmation of its first b runs
                                   (iotwin.tuning.confirmation.confirm: the best `confirm`
                                   configs and the default where the table holds it,
-                                  `confirm_runs` further runs each,
+                                  `confirm_runs` further runs each, up to
+                                  `confirm_max_runs` for those that race,
                                   best median); a config's further runs are its next stored
                                   repetitions after the search's, the same whatever b
                 cost(b) = b + the confirmation's runs
@@ -83,7 +84,7 @@ from iotwin.tuning.campaign import (
 )
 from iotwin.tuning.confirmation import ConfirmationRun, confirm
 from iotwin.tuning.parts import assemble, campaign_space
-from iotwin.tuning.spec import CampaignSpec
+from iotwin.tuning.spec import CampaignSpec, PipelineOptions
 from iotwin.validation.local import load_suite
 from iotwin.workloads.replication.output import write_atomically
 from iotwin.workloads.types import Workload
@@ -123,6 +124,7 @@ class BenchmarkSettings:
     seeds: int = 20
     confirm: int = 3
     confirm_runs: int = 3
+    confirm_max_runs: int = PipelineOptions.confirm_max_runs
     targets: tuple[float, ...] = (0.05, 0.02)
     caps: Mapping[str, int] = field(default_factory=dict)  # strategy -> its real-run cap
 
@@ -271,6 +273,7 @@ def _finished_key(spec: CampaignSpec, settings: BenchmarkSettings) -> dict[str, 
     record's JSON reads back (tuples as lists), to compare with the key a record holds."""
     return json.loads(canonical_json({"spec": spec.to_json(), "confirm": settings.confirm,
                                       "confirm_runs": settings.confirm_runs,
+                                      "confirm_max_runs": settings.confirm_max_runs,
                                       "targets": list(settings.targets)}))
 
 
@@ -366,7 +369,8 @@ def _trajectory(table: Landscape, campaign: CampaignEvaluator, replay: TableExec
             return replayed(config, slot, round_index)
 
         confirmed = confirm(measured_after(campaign, b), settings.confirm,
-                            settings.confirm_runs, run, default=has_default)
+                            settings.confirm_runs, run, default=has_default,
+                            most_runs=settings.confirm_max_runs)
         if not confirmed:
             continue
         costs.append(b + spent[0])
@@ -515,6 +519,7 @@ def _parse_benchmark(document: Any, origin: str) -> tuple[list[TableCase], Bench
     settings = BenchmarkSettings(
         seeds=data.get("seeds", 20), confirm=data.get("confirm", 3),
         confirm_runs=data.get("confirm_runs", 3),
+        confirm_max_runs=data.get("confirm_max_runs", PipelineOptions.confirm_max_runs),
         targets=tuple(data.get("targets", (0.05, 0.02))), caps=dict(strategies))
     return cases, settings
 

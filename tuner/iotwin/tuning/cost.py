@@ -24,7 +24,8 @@ def tune_cost(spec: TuneSpec, limits: Limits, budget_name: str = "--real-budget"
     ``budget_name``: --real-budget, or a demo description's field) when it is beyond
     ``limits``."""
     search, pipeline = spec.search, spec.pipeline
-    runs = (search.real_budget * search.repetitions + pipeline.confirm * pipeline.confirm_runs
+    runs = (search.real_budget * search.repetitions
+            + pipeline.confirm * max(pipeline.confirm_runs, pipeline.confirm_max_runs)
             + pipeline.summary_repeat * (2 + (pipeline.yours is not None)))
     budget = Driver(budget_name, search.real_budget, f"{runs} runs")
     total = Cost(0, constant("python", "process_bytes"), budget, budget)

@@ -7,7 +7,9 @@
                   (of the default config, stored as a measurement)
         search:   the strategy asks for points until it is done or the real budget is spent
         confirm:  the search's `confirm` best configs each run `confirm_runs` more times,
-                  interleaved; the best median of these fresh runs is the tuned config
+                  interleaved, and those the runs cannot tell from the best race on up to
+                  `confirm_max_runs` (tuning.confirmation); the best median of these fresh
+                  runs is the tuned config
         summary:  default and tuned (and the user's own config, given one) measured in
                   `summary_repeat` rounds of one run each, the order alternating (ABBA...):
                   each round is a pair, on which the speedup and its interval are taken
@@ -138,7 +140,8 @@ def tune(spec: TuneSpec, store: Store, campaign_id: int | None = None, *,
     try:
         run_campaign(campaign)
         step = "confirmation"
-        confirmed = confirm_best(campaign, options.confirm, options.confirm_runs, progress)
+        confirmed = confirm_best(campaign, options.confirm, options.confirm_runs, progress,
+                                 options.confirm_max_runs)
         step = "summary"
         yours = (validate_config(options.yours, "--config") if options.yours is not None
                  else None)

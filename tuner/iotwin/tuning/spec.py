@@ -71,12 +71,16 @@ class PipelineOptions:
 
     confirm: int = 3  # the search's best configs re-measured (< 2: the best single run wins)
     confirm_runs: int = 3  # fresh runs of each
+    # ... and at most this many of those the first runs cannot tell from the best (they race:
+    # iotwin.tuning.confirmation; at most confirm_runs: no race)
+    confirm_max_runs: int = 6
     summary_repeat: int = 6  # rounds of one default and one tuned run at the end (0: none)
     yours: dict[str, Any] | None = None  # a user's own config, measured beside them (--config)
 
     def check(self) -> None:
-        if min(self.confirm, self.confirm_runs, self.summary_repeat) < 0:
-            raise UserError("--confirm, --confirm-runs and --summary-repeat must be >= 0")
+        if min(self.confirm, self.confirm_runs, self.confirm_max_runs, self.summary_repeat) < 0:
+            raise UserError("--confirm, --confirm-runs, --confirm-max-runs and --summary-repeat "
+                            "must be >= 0")
 
 
 @dataclass(frozen=True)
