@@ -22,6 +22,9 @@ import iotwin.studies.strategy_benchmark as benchmark
 from iotwin.model.iosim_process import close_servers
 from iotwin.store.database import Store
 
+#: the suite's run (tests/bench): one campaign on a small table
+SMOKE_ARGS = ["--tables", "block3d-2", "--seeds", "0", "--rounds", "1"]
+
 
 def one_campaign(job: tuple[Path, str, str, int]) -> tuple[float, int, int]:
     """CPU seconds, configs in the table and runs of one campaign (in this process)."""
