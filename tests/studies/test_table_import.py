@@ -14,7 +14,9 @@ from pathlib import Path
 import yaml
 from iotwin.core.hashing import config_hash
 from iotwin.executors.table import read_table
+from iotwin.space.parameters import SpaceContext, load_space
 from iotwin.studies.strategy_benchmark import timed_region
+from iotwin.studies.table_import import import_runs
 from support.programs import REPO_ROOT
 
 SPEC = REPO_ROOT / "experiments" / "landscape" / "vpic-io-4.yaml"
@@ -95,3 +97,16 @@ def test_a_programs_table_is_timed_over_the_region_its_workload_states(tmp_path:
                                                                   "timed": "writes"}))
     assert timed_region(spec) == "writes"
     assert timed_region(SPEC) == "open-to-close"  # a kernel's
+
+
+def test_an_empty_cell_is_a_setting_not_written_and_says_so() -> None:
+    space = load_space("local").bind(SpaceContext("ufs", 2))
+    rows = [{"transfer_mode": "independent", "romio_ds_write": "", "rate": "600"},
+            {"transfer_mode": "independent", "romio_ds_write": "automatic", "rate": "610"},
+            {"transfer_mode": "independent", "romio_ds_write": "disable", "rate": "500"}]
+    imported = import_runs(rows, space, "rate", "site.csv")
+    # empty and the space's first value are one config, its runs pooled
+    assert [sorted(r for r in row if r) for row in imported.table.rates] == [[600.0, 610.0],
+                                                                             [500.0]]
+    assert ("romio_ds_write empty -> 'automatic' (the space's first value, as for a setting "
+            "no column names), 1 rows") in imported.texts()

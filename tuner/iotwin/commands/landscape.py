@@ -135,7 +135,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "named as the spec's space names it, and a rate column in MB/s) and write "
                     "it as a landscape table of the spec's space: each value becomes the "
                     "space's value written the same way, or its nearest (numbers; the "
-                    "mapping is reported), runs of the same config pooled (configs may have "
+                    "mapping is reported; an empty cell: the space's first value, as for a "
+                    "setting no column names), runs of the same config pooled (configs may have "
                     "unequal numbers of runs). The table goes beside SPEC (SPEC with .csv, "
                     "as `landscape benchmark` reads it) with a page saying how it was mapped "
                     "and how finely it tells configs apart.")

@@ -8,6 +8,8 @@ and a column of rates (MB/s). Each row's settings become a point of the space:
         the space's value written the same way (4MiB, 4194304 and "4 MiB" alike), or else, for
         a number, the space's nearest value (on a log scale when both are positive: 3 MiB and
         5 MiB are as far from 4 MiB) -- a snapped value, reported with its distance
+        an empty cell (a setting the site did not write, often where it did not apply): the
+        space's first value, as for a column not written (reported)
     a parameter no column names is left at the space's first value (reported)
     rows whose settings give the same config are one config, their runs its runs: configs may
     have unequal numbers of runs, and the table keeps them so (empty cells after its runs)
@@ -45,6 +47,9 @@ class Mapped:
     distance: float  # |log(written / value)| of a snapped number; 0: the same value
 
     def text(self) -> str:
+        if not self.written:
+            return (f"{self.column} empty -> {self.value!r} (the space's first value, as for a "
+                    f"setting no column names), {self.rows} rows")
         how = ("" if self.distance == 0 else
                f" (snapped: {100 * math.expm1(self.distance):.0f}% away)")
         return f"{self.column} = {self.written} -> {self.value!r}{how}, {self.rows} rows"
@@ -124,6 +129,8 @@ def _gene(space: BoundSpace, column: str) -> Parameter:
 
 def _snapped(gene: Parameter, written: str, where: str) -> tuple[Any, float]:
     """The space's value ``written`` stands for, and its log distance (0: the same)."""
+    if not written:
+        return gene.values[0], 0.0
     parsed = _parsed(written)
     same = next((value for value in gene.values if _same(value, parsed)), _NONE)
     if same is not _NONE:
