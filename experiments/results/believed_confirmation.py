@@ -9,7 +9,8 @@ measured rates). The same confirmation runs (the table's next repetitions) decid
         experiments/strategy-benchmark-found.yaml [SEEDS]
 
 An experiment, not a strategy: it records the beliefs by wrapping ``Beliefs.state`` (called
-once a generation, after the refit) and replays the confirmation beside the benchmark's own.
+once a generation, after the refit) and replays the confirmation beside the benchmark's own
+(``strategy_benchmark.trajectory``) on the same played campaign.
 """
 
 from __future__ import annotations
@@ -32,7 +33,6 @@ CAP = 40
 
 # (runs measured when the beliefs were fitted, the hashes of the three believed best)
 _beliefs: list[tuple[int, list[str]]] = []
-_ratios_by_beliefs: list[float] = []
 
 
 def _recording_state(original: Any) -> Any:
@@ -44,16 +44,9 @@ def _recording_state(original: Any) -> Any:
     return state
 
 
-def _trajectory_beside(original: Any) -> Any:
-    def trajectory(table: Any, campaign: Any, replay: Any, settings: Any) -> Any:
-        _ratios_by_beliefs[:] = _ratios_by_beliefs_rule(table, campaign, replay, settings)
-        return original(table, campaign, replay, settings)
-    return trajectory
-
-
 def _ratios_by_beliefs_rule(table: Any, campaign: Any, replay: Any, settings: Any) -> list[float]:
     """After each run b, the recommended config's median over the optimum, its candidates
-    taken from the beliefs (benchmark._trajectory's confirmation otherwise)."""
+    taken from the beliefs (benchmark.trajectory's confirmation otherwise)."""
     run = benchmark.confirmation_run(campaign, replay)
     has_default = table.rates_of({}) is not None
     ratios = []
@@ -63,7 +56,7 @@ def _ratios_by_beliefs_rule(table: Any, campaign: Any, replay: Any, settings: An
         believed = [key for key in (fitted[-1] if fitted else []) if key in measured]
         by_rate = sorted((key for key in measured
                           if key not in believed and measured[key].rate is not None),
-                         key=lambda key: measured[key].rate, reverse=True)
+                         key=lambda key: measured[key].rate or 0.0, reverse=True)
         chosen = (believed + by_rate)[:settings.confirm]
         confirmed = confirm({key: measured[key] for key in chosen}, settings.confirm,
                             settings.confirm_runs, run, default=has_default)
@@ -83,8 +76,8 @@ def _summary(runs: Sequence[int | None]) -> str:
 
 def main() -> None:
     spec, seeds = Path(sys.argv[1]), int(sys.argv[2]) if len(sys.argv) > 2 else 20
-    screened.Beliefs.state = _recording_state(screened.Beliefs.state)
-    benchmark._trajectory = _trajectory_beside(benchmark._trajectory)
+    screened.Beliefs.state = _recording_state(  # type: ignore[method-assign]  # recording
+        screened.Beliefs.state)
     cases, settings = benchmark.load_benchmark(spec)
     for case in cases:
         by_rates: dict[float, list[int | None]] = {f: [] for f in TARGETS}
@@ -92,11 +85,14 @@ def main() -> None:
         for seed in range(seeds):
             _beliefs.clear()
             with tempfile.TemporaryDirectory() as scratch, Store(Path(scratch) / "s.db") as store:
-                trajectory = benchmark.run_one(case, "sim-screened", seed, settings, store,
-                                               progress=None)
+                played = benchmark.play(case, "sim-screened", seed, settings, store)
+                judged = benchmark.trajectory(case.table, played.campaign, played.replay,
+                                              settings)
+                by_beliefs_ratios = _ratios_by_beliefs_rule(case.table, played.campaign,
+                                                            played.replay, settings)
             for f in TARGETS:
-                by_rates[f].append(trajectory.search_runs_to(f))
-                by_beliefs[f].append(_runs_to(_ratios_by_beliefs, f))
+                by_rates[f].append(judged.search_runs_to(f))
+                by_beliefs[f].append(_runs_to(by_beliefs_ratios, f))
             print(f"{case.name} seed {seed}: to 10% {by_rates[0.1][-1]} by rates, "
                   f"{by_beliefs[0.1][-1]} by beliefs", flush=True)
         for f in TARGETS:

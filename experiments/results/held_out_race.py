@@ -4,10 +4,10 @@ and the confirmation draw, so a confirmation that draws more of them agrees with
 more by construction. Here each config's runs are split, per seed, into runs the campaign and
 its confirmation may draw and runs held out (a third of them: 3 of vpic-io-2's 9; a table
 of fewer than 7 runs a config is left out, its held-out median too rough to judge by). Each
-campaign runs once; its recommendation after every run b is confirmed twice from the same
-drawn runs, without the race (``confirm_max_runs`` = ``confirm_runs``) and with it, and where
-the two recommend different configs, the held-out runs alone judge them: their medians'
-ratio (race over plain).
+campaign runs once (``strategy_benchmark.play``); its recommendation after every run b is
+confirmed twice from the same drawn runs (``strategy_benchmark.trajectory``), without the race
+(``confirm_max_runs`` = ``confirm_runs``) and with it, and where the two recommend different
+configs, the held-out runs alone judge them: their medians' ratio (race over plain).
 
     PYTHONPATH=tuner .venv/bin/python experiments/results/held_out_race.py \\
         experiments/strategy-benchmark-race.yaml [--seeds 20] [--jobs 2] [--tables A,B]
@@ -28,15 +28,11 @@ import statistics
 import tempfile
 from multiprocessing import Pool
 from pathlib import Path
-from typing import Any
 
 import iotwin.studies.strategy_benchmark as benchmark
 from iotwin.core.hashing import config_hash
 from iotwin.executors.table import Landscape
 from iotwin.store.database import Store
-
-_TRAJECTORY = benchmark._trajectory  # the benchmark's own, wrapped in each campaign below
-
 
 #: the fewest runs a config a table must hold to be judged (a third of them held out)
 FEWEST_RUNS = 7
@@ -63,20 +59,13 @@ def one_campaign(job: tuple[Path, str, str, int]) -> tuple[str, str, int, list[f
     cases, settings = benchmark.load_benchmark(spec)
     case = next(c for c in cases if c.name == table_name)
     campaign_table, held = split(case.table, seed)
-    judged: dict[int, list[float]] = {}
-
-    def held_out_trajectory(table: Any, campaign: Any, replay: Any, settings: Any) -> Any:
-        for most in (settings.confirm_runs, settings.confirm_max_runs):
-            judged[most] = _TRAJECTORY(held, campaign, replay,
-                                       dataclasses.replace(settings, confirm_max_runs=most)
-                                       ).ratios
-        return _TRAJECTORY(table, campaign, replay, settings)
-
-    benchmark._trajectory = held_out_trajectory
     with tempfile.TemporaryDirectory() as scratch, Store(Path(scratch) / "s.db") as store:
-        benchmark.run_one(dataclasses.replace(case, table=campaign_table), strategy, seed,
-                          settings, store, progress=None)
-    plain, raced = judged[settings.confirm_runs], judged[settings.confirm_max_runs]
+        played = benchmark.play(dataclasses.replace(case, table=campaign_table), strategy, seed,
+                                settings, store)
+        plain, raced = (benchmark.trajectory(held, played.campaign, played.replay,
+                                             dataclasses.replace(settings, confirm_max_runs=most)
+                                             ).ratios
+                        for most in (settings.confirm_runs, settings.confirm_max_runs))
     return table_name, strategy, seed, [r / p if p else math.nan
                                         for r, p in zip(raced, plain, strict=True)]
 

@@ -298,10 +298,19 @@ def campaign_spec(case: TableCase, strategy: str, seed: int,
                         workload=case.workload, table=str(case.table_path))
 
 
-def run_one(case: TableCase, strategy: str, seed: int, settings: BenchmarkSettings,
-            store: Store, progress: TextIO | None = sys.stderr) -> Trajectory:
-    """One campaign: ``strategy`` from ``seed`` against the table, to its own stop or its cap,
-    and what its recommendation was worth after each run; a line of progress when done."""
+@dataclass(frozen=True)
+class PlayedCampaign:
+    """A benchmark campaign run to its end against a table, before it is judged."""
+
+    campaign: CampaignEvaluator
+    replay: TableExecutor  # the executor it ran on: its confirmation runs come from there
+    prior_weights: list[float]  # sim-screened only: the prior's weight after each real batch
+
+
+def play(case: TableCase, strategy: str, seed: int, settings: BenchmarkSettings,
+         store: Store) -> PlayedCampaign:
+    """``strategy`` from ``seed`` against the table, to its own stop or its cap (a campaign
+    of the same spec left in ``store`` resumed)."""
     spec = campaign_spec(case, strategy, seed, settings)
     name = f"benchmark {case.name} {strategy} seed {seed}"
     campaign_id = (stored_campaign(store, name, spec)
@@ -315,10 +324,18 @@ def run_one(case: TableCase, strategy: str, seed: int, settings: BenchmarkSettin
 
     campaign = open_campaign(store, campaign_id, assemble(spec, executor=replay), prior_weight)
     run_campaign(campaign)
-    trajectory = _trajectory(case.table, campaign, replay, settings)
-    trajectory.prior_weights = weights
-    say(progress, _progress_line(case, strategy, seed, trajectory, settings))
-    return trajectory
+    return PlayedCampaign(campaign, replay, weights)
+
+
+def run_one(case: TableCase, strategy: str, seed: int, settings: BenchmarkSettings,
+            store: Store, progress: TextIO | None = sys.stderr) -> Trajectory:
+    """One campaign (:func:`play`) and what its recommendation was worth after each run,
+    judged on its own table (:func:`trajectory`); a line of progress when done."""
+    played = play(case, strategy, seed, settings, store)
+    judged = trajectory(case.table, played.campaign, played.replay, settings)
+    judged.prior_weights = played.prior_weights
+    say(progress, _progress_line(case, strategy, seed, judged, settings))
+    return judged
 
 
 def _progress_line(case: TableCase, strategy: str, seed: int, trajectory: Trajectory,
@@ -354,9 +371,11 @@ def confirmation_run(campaign: CampaignEvaluator, replay: TableExecutor) -> Conf
     return run
 
 
-def _trajectory(table: Landscape, campaign: CampaignEvaluator, replay: TableExecutor,
-                settings: BenchmarkSettings) -> Trajectory:
-    """``replay``: the executor the campaign ran on (:func:`confirmation_run`)."""
+def trajectory(table: Landscape, campaign: CampaignEvaluator, replay: TableExecutor,
+               settings: BenchmarkSettings) -> Trajectory:
+    """What the campaign's recommendation was worth after each of its runs, judged by
+    ``table``'s medians (the table it ran on, or runs of it held out); its confirmation runs
+    drawn from ``replay``, the executor the campaign ran on (:func:`confirmation_run`)."""
     replayed = confirmation_run(campaign, replay)
     has_default = table.rates_of({}) is not None  # an imported table may not hold it
     costs, ratios, search_runs = [], [], []
