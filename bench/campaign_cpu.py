@@ -21,6 +21,7 @@ from pathlib import Path
 import iotwin.studies.strategy_benchmark as benchmark
 from iotwin.model.iosim_process import close_servers
 from iotwin.store.database import Store
+from iotwin.tuning.repetitions import rotation
 
 #: the suite's run (tests/bench): one campaign on a small table
 SMOKE_ARGS = ["--tables", "block3d-2", "--seeds", "0", "--rounds", "1"]
@@ -55,8 +56,7 @@ def main() -> None:
     seeds = [int(s) for s in args.seeds.split(",")]
     fresh = get_context("spawn")  # a fresh process: its RUSAGE counts this campaign alone
     for round_index in range(args.rounds):
-        for shift in range(len(tables)):
-            name = tables[(shift + round_index) % len(tables)]
+        for name in rotation(tables, round_index):
             for seed in seeds:
                 with fresh.Pool(1, maxtasksperchild=1) as pool:
                     cpu, configs, runs = pool.apply(

@@ -18,6 +18,7 @@ Config i runs in passes 0 .. passes - 1 - (i % 3): a third of them one run fewer
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import datetime
 import json
@@ -27,6 +28,8 @@ import tempfile
 from pathlib import Path
 
 import yaml
+from iotwin.space.parameters import load_space
+from iotwin.tuning.repetitions import rotation
 
 #: the settings as a site writes them: every column filled, values off the local space's grid
 CONFIGS = [
@@ -49,21 +52,25 @@ COLUMNS = ["transfer_mode", "romio_cb_write", "cb_nodes", "cb_buffer_size", "rom
 FILLER = {"romio_cb_write": "automatic", "cb_nodes": "1", "cb_buffer_size": "4MiB",
           "romio_ds_write": "automatic"}  # what the site's sheet says where a setting is moot
 PROGRAM_ARGS = ["--block", "128", "--no-sync"]
-KEYS = {"transfer_mode": ("dataset", "transfer_mode"), "romio_cb_write": ("mpiio", None),
-        "cb_nodes": ("mpiio", None), "cb_buffer_size": ("mpiio", None),
-        "romio_ds_write": ("mpiio", None)}
+SPACE = load_space("local")  # the columns are its parameters' names
 
 
 def tuning_config(settings: dict[str, str]) -> dict[str, dict[str, object]]:
-    """The interposer's config (interposer/CONFIG.md) of a row's settings; cb_nodes also
-    sets cb_config_list "*:N", as the local space does, so that N aggregators fit one node."""
+    """The interposer's config (interposer/CONFIG.md) of a row's settings, written as they are
+    (off the space's grid too), each at its parameter's key; a parameter the space derives
+    from them (cb_config_list "*:{cb_nodes}") formatted as the space formats it."""
     config: dict[str, dict[str, object]] = {}
-    for column, written in settings.items():
-        section, key = KEYS[column]
-        value: object = int(written) if written.isdigit() else written
-        config.setdefault(section, {})[key or column] = value
-    if "cb_nodes" in settings:
-        config["mpiio"]["cb_config_list"] = f"*:{settings['cb_nodes']}"
+    for parameter in SPACE.parameters:
+        value: object = None
+        if parameter.name in settings:
+            written = settings[parameter.name]
+            value = int(written) if written.isdigit() else written
+        elif parameter.template is not None:
+            with contextlib.suppress(KeyError):  # an input not set: the key left to its default
+                value = parameter.template.format(**settings)
+        if value is not None:
+            section, key = parameter.keys[0].split(".")
+            config.setdefault(section, {})[key] = value
     return config
 
 
@@ -92,8 +99,7 @@ def main() -> None:
         writer = csv.writer(out)
         writer.writerow(["date", "pass", *COLUMNS, "bandwidth"])
         for done in range(args.passes):
-            shift = done % len(CONFIGS)
-            for i in [*range(shift, len(CONFIGS)), *range(shift)]:
+            for i in rotation(range(len(CONFIGS)), done):
                 if done >= args.passes - (i % 3):
                     continue
                 rate = one_run(CONFIGS[i], Path(scratch))
