@@ -71,12 +71,13 @@ def one_campaign(job: tuple[Path, str, str, int]) -> tuple[str, str, int, list[f
 
 
 def summary(seeds: dict[int, list[float]]) -> str:
-    ratios = [r for by_b in seeds.values() for r in by_b if not math.isnan(r)]
+    judged = {seed: [r for r in by_b if not math.isnan(r)] for seed, by_b in seeds.items()}
+    ratios = [r for by_b in judged.values() for r in by_b]
     differ = [r for r in ratios if r != 1.0]
     if not differ:
         return f"{len(seeds)} seeds, {len(ratios)} recommendations: the race changed none"
-    by_seed = [statistics.fmean(math.log(r) for r in by_b if r != 1.0 and not math.isnan(r))
-               for by_b in seeds.values() if any(r != 1.0 and not math.isnan(r) for r in by_b)]
+    by_seed = [statistics.fmean(math.log(r) for r in by_b if r != 1.0)
+               for by_b in judged.values() if any(r != 1.0 for r in by_b)]
     return (f"{len(seeds)} seeds, {len(ratios)} recommendations, {len(differ)} differ: the "
             f"race's held out higher in {sum(r > 1 for r in differ)}, lower in "
             f"{sum(r < 1 for r in differ)}, geometric mean ratio "
