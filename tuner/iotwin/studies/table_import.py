@@ -114,7 +114,7 @@ def import_runs(rows: Sequence[Mapping[str, str]], space: BoundSpace, rate_colum
     return Imported(table,
                     [Mapped(column, written, value, count, distance)
                      for (column, written), (value, distance, count) in mapping.items()],
-                    {g.name: g.values[0] for g in space.genes if g.name not in named},
+                    {g.name: _not_written(g) for g in space.genes if g.name not in named},
                     len(rows))
 
 
@@ -127,10 +127,16 @@ def _gene(space: BoundSpace, column: str) -> Parameter:
                     f"leave out: --ignore {column})")
 
 
+def _not_written(gene: Parameter) -> Any:
+    """The value of a setting the site did not write (no column, or an empty cell): the
+    space's first."""
+    return gene.values[0]
+
+
 def _snapped(gene: Parameter, written: str, where: str) -> tuple[Any, float]:
     """The space's value ``written`` stands for, and its log distance (0: the same)."""
     if not written:
-        return gene.values[0], 0.0
+        return _not_written(gene), 0.0
     parsed = _parsed(written)
     same = next((value for value in gene.values if _same(value, parsed)), _NONE)
     if same is not _NONE:
