@@ -15,10 +15,10 @@ from __future__ import annotations
 import argparse
 import resource
 import tempfile
-from multiprocessing import get_context
 from pathlib import Path
 
 import iotwin.studies.strategy_benchmark as benchmark
+from iotwin.core.worker_pool import worker_pool
 from iotwin.model.iosim_process import close_servers
 from iotwin.store.database import Store
 from iotwin.tuning.repetitions import rotation
@@ -54,11 +54,11 @@ def main() -> None:
     args = parser.parse_args()
     tables = args.tables.split(",")
     seeds = [int(s) for s in args.seeds.split(",")]
-    fresh = get_context("spawn")  # a fresh process: its RUSAGE counts this campaign alone
     for round_index in range(args.rounds):
         for name in rotation(tables, round_index):
             for seed in seeds:
-                with fresh.Pool(1, maxtasksperchild=1) as pool:
+                # a fresh process (its RUSAGE counts this campaign alone), as the benchmark's
+                with worker_pool(1) as pool:
                     cpu, configs, runs = pool.apply(
                         one_campaign, ((args.spec, name, args.strategy, seed),))
                 print(f"round {round_index} {name} ({configs} configs) {args.strategy} seed "

@@ -22,8 +22,8 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-#: read by OpenBLAS, OpenMP, MKL and BLIS when they load; a user's own setting is kept
-_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
+#: the thread counts OpenBLAS, OpenMP, MKL and BLIS read when they load
+LIBRARY_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
                      "BLIS_NUM_THREADS")
 
 
@@ -38,7 +38,7 @@ def worker_pool(workers: int, initializer: Callable[..., object] | None = None,
 def _start_worker(initializer: Callable[..., object] | None, initargs: tuple[Any, ...]) -> None:
     """Before the worker's work imports numpy (a spawned worker has not): the libraries read
     their thread counts once, when they load."""
-    for name in _THREAD_VARIABLES:
-        os.environ.setdefault(name, "1")
+    for name in LIBRARY_THREAD_VARIABLES:
+        os.environ.setdefault(name, "1")  # a user's own setting is kept
     if initializer is not None:
         initializer(*initargs)

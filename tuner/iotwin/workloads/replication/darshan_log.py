@@ -27,6 +27,7 @@ from typing import Any
 
 from iotwin.core.errors import UserError
 from iotwin.core.text import printable
+from iotwin.core.worker_pool import LIBRARY_THREAD_VARIABLES
 
 #: modules that say what a parallel application wrote; a log needs at least one of them
 WRITE_MODULES = ("MPI-IO", "H5F")
@@ -133,7 +134,7 @@ def read_records(path: Path, *, timeout_s: float = READ_TIMEOUT_S,
         raise UserError(f"{path}: no such Darshan log" if not path.exists() else
                         f"{path}: not a Darshan log (not a regular file)")
     check_complete(path)
-    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
+    env = {**os.environ, **dict.fromkeys(LIBRARY_THREAD_VARIABLES, "1")}
     try:
         done = subprocess.run([sys.executable, "-m", _READER, str(path), str(memory_bytes)],
                               capture_output=True, text=True, errors="replace", env=env,
