@@ -22,9 +22,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-#: the thread counts OpenBLAS, OpenMP, MKL and BLIS read when they load
-LIBRARY_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
-                     "BLIS_NUM_THREADS")
+from iotwin.core.library_threads import LIBRARY_THREAD_VARIABLES
 
 
 def worker_pool(workers: int, initializer: Callable[..., object] | None = None,

@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from iotwin.core.errors import UserError
+from iotwin.core.library_threads import LIBRARY_THREAD_VARIABLES
 from iotwin.core.text import printable
-from iotwin.core.worker_pool import LIBRARY_THREAD_VARIABLES
 
 #: modules that say what a parallel application wrote; a log needs at least one of them
 WRITE_MODULES = ("MPI-IO", "H5F")
