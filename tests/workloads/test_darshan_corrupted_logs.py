@@ -3,6 +3,7 @@ in one line naming the log, whatever darshan-util does with it (crash, abort, ha
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from collections.abc import Callable
@@ -116,6 +117,29 @@ def test_the_reader_is_held_to_its_memory_cap(tmp_path: Path) -> None:
     message = str(refused.value)
     assert message.startswith(f"{log}: ") and "\n" not in message
     assert "64 MiB of memory" in message
+
+
+def test_a_binding_that_fails_in_many_lines_is_refused_in_one(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a darshan package first on the child's path whose reader raises as numpy's import does
+    # under a tight memory cap: a message of many lines, blank ones among them
+    binding = tmp_path / "binding"
+    binding.mkdir()
+    (binding / "darshan.py").write_text(
+        "def DarshanReport(*args, **kwargs):\n"
+        "    raise ImportError('numpy could not be imported\\n\\n"
+        "Importing the numpy C-extensions failed.\\nOriginal error was: out of memory')\n")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
+        [str(binding), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    log = tmp_path / "ior.darshan"
+    log.write_bytes(IOR_HDF5)
+    with pytest.raises(UserError) as refused:
+        read_records(log)
+    message = str(refused.value)
+    assert "\n" not in message
+    assert message == (f"{log}: cannot be read as a Darshan log (ImportError: numpy could not "
+                       "be imported; Importing the numpy C-extensions failed; Original error "
+                       "was: out of memory)")
 
 
 def test_the_reader_is_held_to_its_time_limit(tmp_path: Path) -> None:

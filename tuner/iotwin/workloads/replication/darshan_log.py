@@ -169,14 +169,17 @@ def _answer(path: Path, done: subprocess.CompletedProcess[str], cap: str) -> dic
     if "refused" in answer:
         raise UserError(str(answer["refused"]))
     if "error" in answer:
-        raise UserError(f"{path}: cannot be read as a Darshan log ({answer['error']})")
+        # one line, as every refusal: an exception's message may run to a traceback's length
+        raise UserError(f"{path}: cannot be read as a Darshan log "
+                        f"({_quoted(str(answer['error']).splitlines())})")
     return dict(answer["records"])
 
 
 def _quoted(lines: list[str]) -> str:
-    """darshan-util's messages as one short phrase: "unable to inflate ...; failed to ..."."""
-    said = "; ".join(dict.fromkeys(line.removeprefix("Error:").strip().rstrip(".")
-                                   for line in lines))
+    """darshan-util's (or its binding's) messages as one short phrase: "unable to inflate ...;
+    failed to ..."."""
+    phrases = (line.removeprefix("Error:").strip().rstrip(".") for line in lines)
+    said = "; ".join(dict.fromkeys(phrase for phrase in phrases if phrase))
     return said if len(said) <= _MESSAGE_CHARS else said[:_MESSAGE_CHARS - 3] + "..."
 
 
