@@ -159,7 +159,9 @@ def add_tune_arguments(parser: argparse.ArgumentParser) -> None:
                              "(iotwin landscape measure); the space is restricted to its "
                              "configs")
     parser.add_argument("--real-budget", type=bounded("evaluation_budget"), metavar="R",
-                        help=f"distinct configs run for real (default {_default('real_budget')})")
+                        help="real measurements during the search: a new config (its "
+                             "--repetitions runs) or one more run of a measured one, each "
+                             f"counts one (default {_default('real_budget')})")
     parser.add_argument("--repetitions", type=int, metavar="R",
                         help="runs per config during the search; the median counts "
                              f"(default {_default('repetitions')})")

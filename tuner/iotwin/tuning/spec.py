@@ -25,7 +25,9 @@ class CampaignSpec:
     space: str = ""  # empty: the space for the file system the runs write to
     strategy: str = "sim-screened"
     executor: str = "local"
-    real_budget: int = 20  # distinct configs run for real
+    #: measurements during the search: a new config's first (``repetitions`` runs) or one
+    #: more run of a measured config, each counts one
+    real_budget: int = 20
     kernel: str | None = None
     args: tuple[str, ...] = ()
     command: tuple[str, ...] = ()
