@@ -47,3 +47,15 @@ def test_the_report_command_starts_without_the_report_of_any_campaign_kind() -> 
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                           check=True)
     assert done.stdout == "[]\n"
+
+
+def test_tune_help_states_the_stop_target_the_strategy_file_ships(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from iotwin.search import strategy_settings
+
+    shipped = strategy_settings("sim-screened")
+    with pytest.raises(SystemExit):
+        main(["tune", "--help"])
+    said = " ".join(capsys.readouterr().out.split())  # argparse's line breaks undone
+    assert f"target={shipped['target']:g}" in said
+    assert f"confidence={shipped['confidence']:g}" in said

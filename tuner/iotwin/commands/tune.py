@@ -65,7 +65,7 @@ from iotwin.report.mechanisms import (
     rate_text,
     reasons,
 )
-from iotwin.search import STRATEGIES
+from iotwin.search import STRATEGIES, strategy_settings
 from iotwin.store.database import Store, StoreError, resolve_path
 from iotwin.tuning.campaign import Progress, Screening
 from iotwin.tuning.cost import tune_cost
@@ -145,8 +145,13 @@ def add_tune_arguments(parser: argparse.ArgumentParser) -> None:
                         help="pin a space parameter to one value (repeatable)")
     parser.add_argument("--strategy", choices=sorted(STRATEGIES),
                         help=f"search strategy (default {_default('strategy')})")
+    stop = strategy_settings("sim-screened")
     parser.add_argument("--set", action="append", metavar="SETTING=VALUE",
-                        help="override a strategy setting of search/strategies.yaml")
+                        help="override a strategy setting of search/strategies.yaml; "
+                             "sim-screened's target is one: it stops once the best measured "
+                             f"config is within target={stop['target']:g} of every config's "
+                             f"rate at confidence={stop['confidence']:g}, else its budget "
+                             "ends and it says so")
     parser.add_argument("--executor", choices=sorted(EXECUTORS),
                         help="where real runs happen: this machine (local, the default), "
                              "one Slurm job per run (slurm, with --site), the platform's "
