@@ -148,10 +148,10 @@ def add_tune_arguments(parser: argparse.ArgumentParser) -> None:
     stop = strategy_settings("sim-screened")
     parser.add_argument("--set", action="append", metavar="SETTING=VALUE",
                         help="override a strategy setting of search/strategies.yaml; "
-                             "sim-screened's target is one: it stops once the best measured "
-                             f"config is within target={stop['target']:g} of every config's "
-                             f"rate at confidence={stop['confidence']:g}, else its budget "
-                             "ends and it says so")
+                             "sim-screened's target is one: it stops once, at "
+                             f"confidence={stop['confidence']:g}, no config beats the best "
+                             f"measured by more than target={stop['target']:g} (a fraction), "
+                             "else its budget ends and it says so")
     parser.add_argument("--executor", choices=sorted(EXECUTORS),
                         help="where real runs happen: this machine (local, the default), "
                              "one Slurm job per run (slurm, with --site), the platform's "
