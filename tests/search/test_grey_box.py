@@ -18,7 +18,7 @@ from iotwin.core.run_records import RunResult, Target
 from iotwin.core.stats import row_spearman, spearman
 from iotwin.search import run_strategy, strategy_settings
 from iotwin.search.acquisition import choose_runs, expected_max, knowledge_gradient
-from iotwin.search.noise import estimate
+from iotwin.search.noise import Noise, estimate
 from iotwin.search.screened import Beliefs
 from iotwin.search.surrogate import GreyBox
 from iotwin.space.parameters import Point
@@ -81,6 +81,17 @@ def test_the_noise_model_recovers_the_machines_noise_from_repeats(tmp_path: Path
     # a config's rate is the median of its runs
     assert campaign.measured[config_hash(SPACE.config(points[0]))].rate == pytest.approx(
         float(np.median(campaign.runs_of(points[0]))))
+
+
+def test_the_runs_that_know_a_rate_to_a_target_grow_with_the_noise_and_the_target() -> None:
+    # z(90%) = 1.2816: a run spreading 25% gives a mean within 5% (log 1.05 = 0.0488) after
+    # (1.2816 x 0.25 / 0.0488)^2 = 43.1 runs, so 44; at 20% noise after 28 (27 runs give
+    # 1.2816 x 0.2 / sqrt(27) = 0.0493, above log 1.05)
+    assert Noise(0.25 ** 2, 10).runs_to_know(0.05, 0.9) == 44
+    assert Noise(0.20 ** 2, 10).runs_to_know(0.05, 0.9) == 28
+    assert Noise(0.20 ** 2, 10).runs_to_know(0.01, 0.99) > 2000  # a tight target: thousands
+    assert Noise(0.01 ** 2, 10).runs_to_know(0.05, 0.9) == 1  # a quiet machine: one run
+    assert Noise(0.30 ** 2, 10).runs_to_know(0.05, 0.5) == 1  # 50%: any one run will do
 
 
 def test_the_bootstraps_rank_correlations_are_spearmans_of_each_resample() -> None:

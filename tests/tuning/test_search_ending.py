@@ -5,7 +5,9 @@ without a target, its budget or its own stop; or the user, who stopped it (Ctrl-
 from __future__ import annotations
 
 import json
+import math
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -51,6 +53,16 @@ def test_a_budget_too_small_for_the_target_says_so(tmp_path: Path) -> None:
     assert result["search_ended"].startswith(
         "budget ended before the target was reached (target within 1% of the best at 99%")
     assert result["search_ended"].endswith("after 6 of 6 runs")
+    # and why: at the noise its repeats measured, the best config's own runs needed thousands
+    # of runs to know its rate within 1% at 99%
+    why = re.search(r"; a run spreads (\d+)% here, so the best config's rate is known within "
+                    r"1% only after ([\d,]+) runs of it \(it had (\d)\)\) after 6 of 6 runs$",
+                    result["search_ended"])
+    assert why is not None, result["search_ended"]
+    spread, needed, had = int(why[1]), int(why[2].replace(",", "")), int(why[3])
+    assert 1 <= had < 6 and spread > 0
+    # z(99%) = 2.3263; the spread is printed to a whole per cent
+    assert needed == pytest.approx((2.3263 * spread / 100 / math.log1p(0.01)) ** 2, rel=0.06)
 
 
 @pytest.mark.parametrize("strategy", ["random", "optuna-tpe"])

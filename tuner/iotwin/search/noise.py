@@ -17,6 +17,7 @@ the machine shows.
 from __future__ import annotations
 
 import math
+import statistics
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -34,6 +35,14 @@ class Noise:
     def of_mean(self, runs: int) -> float:
         """Variance of the mean log rate of ``runs`` runs."""
         return self.variance / max(runs, 1)
+
+    def runs_to_know(self, fraction: float, confidence: float) -> int:
+        """The runs of one config whose mean gives its rate within ``fraction`` with
+        ``confidence``: z * sd / sqrt(runs) <= log(1 + fraction), z one-sided."""
+        z = statistics.NormalDist().inv_cdf(confidence)
+        if z <= 0:  # a confidence of 50% or less: one run's rate is as good a guess as any
+            return 1
+        return max(1, math.ceil((z * self.sd / math.log1p(fraction)) ** 2))
 
 
 def estimate(runs_by_config: Iterable[Sequence[float]], prior_sd: float,

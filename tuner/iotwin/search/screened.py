@@ -39,7 +39,8 @@ surrogate pools configs it holds alike, and where runs spread far more than the 
 hold a whole table alike; the best's own runs do not pool. On a machine whose runs spread 38%
 a 5% target takes some 100 runs of the best: the campaign runs to its budget and says so. Each
 generation reports the prior's weight and why, and the chance that the target is missed; the
-last says how the campaign ended (the budget before the target, plainly, when it did).
+last says how the campaign ended (the budget before the target, plainly, when it did, and how
+many runs of the best the noise asked for when its own runs were too few).
 
 The loop (:func:`sim_screened`), in the manner of DEAP's ``algorithms.py``::
 
@@ -256,14 +257,18 @@ class Beliefs:
 
     def best_known(self) -> bool:
         """Whether the runs of the best measured config give its rate within ``target`` at
-        ``confidence``: z * noise sd / sqrt(runs) <= log(1 + target). What the beliefs say of
-        the other configs is relative to it, and they may pool configs they hold alike."""
+        ``confidence`` (iotwin.search.noise.Noise.runs_to_know). What the beliefs say of the
+        other configs is relative to it, and they may pool configs they hold alike."""
+        runs, needed = self.best_runs()
+        return runs > 0 and runs >= needed
+
+    def best_runs(self) -> tuple[int, int]:
+        """The runs of the best measured config (0: none measured), and the runs that give
+        its rate within ``target`` at ``confidence`` at the campaign's noise."""
         best = self.best_measured(1)
-        if not best:
-            return False
-        runs = len(self.evaluator.runs_of(best[0]))
-        z = statistics.NormalDist().inv_cdf(self.settings["confidence"])
-        return z * self.noise.sd / math.sqrt(runs) <= math.log1p(self.settings["target"])
+        runs = len(self.evaluator.runs_of(best[0])) if best else 0
+        return runs, self.noise.runs_to_know(self.settings["target"],
+                                             self.settings["confidence"])
 
     def state(self, candidates: Sequence[Point], ended: str | None = None) -> SearchState:
         """What the campaign tells of itself: the prior's weight and why, and its target."""
@@ -273,7 +278,8 @@ class Beliefs:
         return SearchState(self.surrogate.weight, self.surrogate.log_bayes_factor,
                            measured_order([x for x, _ in pairs], [y for _, y in pairs]),
                            self.settings["target"], self.settings["confidence"],
-                           self.chance_missed(candidates), ended, self.transfer.configs)
+                           self.chance_missed(candidates), ended, self.transfer.configs,
+                           self.best_runs(), self.noise.sd)
 
     # -- what it asks for -----------------------------------------------------------------------
 

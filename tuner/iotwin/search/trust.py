@@ -50,6 +50,10 @@ class SearchState:
     chance_missed: float | None  # that some config beats the best measured by > target
     ended: str | None = None  # a key of ENDINGS
     transferred: int = 0  # earlier campaigns' measured configs its prior learnt from
+    #: the runs of the best measured config, and those that give its rate within target at
+    #: confidence at the campaign's noise (iotwin.search.noise.Noise.runs_to_know)
+    best_runs: tuple[int, int] = (0, 0)
+    run_spread: float | None = None  # one run's log rate: its standard deviation (the noise)
 
     def text(self) -> str:
         """One line: the prior's weight and why, and the target."""
@@ -59,11 +63,21 @@ class SearchState:
                "too few measured configs to rank")
         evidence = ("" if self.log_bayes_factor is None else
                     f", evidence for it {self.log_bayes_factor:+.1f} log units")
-        ended = f"; {ENDINGS[self.ended]}" if self.ended else ""
+        ended = f"; {ENDINGS[self.ended]}{self.shortfall()}" if self.ended else ""
         prior = (f"the model with the residuals of {self.transferred} configs earlier "
                  f"campaigns on the platform measured; " if self.transferred else "")
         return (f"prior weight {self.prior_weight:.2f} ({prior}{why}{evidence}); target "
                 f"{self.target_text()}{ended}")
+
+    def shortfall(self) -> str:
+        """Where the budget ended before the best config's own runs could give its rate to
+        the target, why: what the machine's noise asks of a target this tight."""
+        runs, needed = self.best_runs
+        if self.ended != "budget" or self.run_spread is None or runs >= needed:
+            return ""
+        return (f"; a run spreads {100 * self.run_spread:.0f}% here, so the best config's rate "
+                f"is known within {100 * self.target:g}% only after {needed:,} runs of it (it "
+                f"had {runs})")
 
     def target_text(self) -> str:
         """The user's target, and the chance (by the beliefs) that it is missed."""

@@ -15,7 +15,8 @@ def ending(campaign: CampaignEvaluator, stopped_by_user: bool = False) -> str:
     if stopped_by_user:
         return f"stopped by the user after {spent}"
     if state is not None and state.ended is not None:
-        return f"{ENDINGS[state.ended]} (target {state.target_text()}) after {spent}"
+        return (f"{ENDINGS[state.ended]} (target {state.target_text()}{state.shortfall()}) "
+                f"after {spent}")
     if campaign.runs_left() <= 0:
         return f"budget ended after {spent} ({spec.strategy} has no target of its own)"
     return (f"{spec.strategy} stopped by itself after {spent} (its search converged or ran "
